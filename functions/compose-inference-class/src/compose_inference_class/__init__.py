@@ -1,0 +1,1 @@
+"""compose-inference-class: validates an InferenceClass beyond its schema."""

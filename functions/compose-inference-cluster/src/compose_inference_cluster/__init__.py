@@ -1,0 +1,1 @@
+"""compose-inference-cluster: connects a cluster and publishes its GPU pools."""

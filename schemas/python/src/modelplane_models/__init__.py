@@ -1,0 +1,8 @@
+"""Pydantic models of Modelplane's APIs, generated from apis/*/definition.yaml."""
+
+from modelplane_models.inference_class import InferenceClass
+from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.model_deployment import ModelDeployment
+from modelplane_models.model_replica import ModelReplica
+
+__all__ = ["InferenceClass", "InferenceCluster", "ModelDeployment", "ModelReplica"]

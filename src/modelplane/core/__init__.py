@@ -1,0 +1,1 @@
+"""The pure core shared by every Modelplane function: vocabulary, names, labels."""

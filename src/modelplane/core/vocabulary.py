@@ -1,0 +1,87 @@
+"""One vocabulary for conditions, reasons, event reasons and label keys.
+
+Code, status, events and docs use these words and nothing else. Add a word here
+before using it anywhere.
+"""
+
+from typing import Final
+
+GROUP: Final = "modelplane.ai"
+VERSION: Final = "v1alpha1"
+API_VERSION: Final = f"{GROUP}/{VERSION}"
+
+# Kinds.
+INFERENCE_CLASS: Final = "InferenceClass"
+INFERENCE_CLUSTER: Final = "InferenceCluster"
+MODEL_DEPLOYMENT: Final = "ModelDeployment"
+MODEL_REPLICA: Final = "ModelReplica"
+
+# Condition types. Crossplane owns Ready and Synced; functions never set them.
+VALID: Final = "Valid"
+CONNECTED: Final = "Connected"
+POOLS_RESOLVED: Final = "PoolsResolved"
+SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
+REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
+REPLICAS_READY: Final = "ReplicasReady"
+ACCEPTED: Final = "Accepted"
+SERVING: Final = "Serving"
+
+
+class Reason:
+    """Condition and event reasons, CamelCase as Kubernetes writes them."""
+
+    # Validity of platform objects.
+    VALID: Final = "Valid"
+    INVALID_SPEC: Final = "InvalidSpec"
+
+    # InferenceCluster.
+    PROVIDER_CONFIG_COMPOSED: Final = "ProviderConfigComposed"
+    CLASSES_RESOLVED: Final = "ClassesResolved"
+    CLASS_NOT_FOUND: Final = "ClassNotFound"
+    CLASS_INVALID: Final = "ClassInvalid"
+    WAITING_FOR_CLASSES: Final = "WaitingForClasses"
+    SCHEDULING_VALID: Final = "SchedulingValid"
+    INVALID_SCHEDULING: Final = "InvalidScheduling"
+
+    # ModelDeployment (the fleet scheduler).
+    ALL_SCHEDULED: Final = "AllReplicasScheduled"
+    INSUFFICIENT_CAPACITY: Final = "InsufficientCapacity"
+    NO_CLUSTERS: Final = "NoClusters"
+    INVALID_NODE_SELECTOR: Final = "InvalidNodeSelector"
+    INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"
+    WAITING_FOR_FLEET: Final = "WaitingForFleet"
+    REPLICA_PLACED: Final = "ReplicaPlaced"
+    REPLICA_REMOVED: Final = "ReplicaRemoved"
+    ALL_READY: Final = "AllReplicasReady"
+    REPLICAS_NOT_READY: Final = "ReplicasNotReady"
+
+    # ModelReplica (the workload renderer).
+    CLUSTER_NOT_FOUND: Final = "ClusterNotFound"
+    CLUSTER_NOT_CONNECTED: Final = "ClusterNotConnected"
+    POOL_NOT_FOUND: Final = "PoolNotFound"
+    WORKLOAD_COMPOSED: Final = "WorkloadComposed"
+    WORKLOAD_AVAILABLE: Final = "WorkloadAvailable"
+    WORKLOAD_NOT_AVAILABLE: Final = "WorkloadNotAvailable"
+    INVALID_SCHEDULING_TEMPLATE: Final = "InvalidSchedulingTemplate"
+    PLATFORM_KEY_OVERRIDDEN: Final = "PlatformKeyOverridden"
+    QUEUE_WITHOUT_QUOTA: Final = "QueueWithoutQuota"
+    NAME_TOO_LONG: Final = "NameTooLong"
+
+    # Any function.
+    WAITING_FOR_RESOURCES: Final = "WaitingForResources"
+    INTERNAL_ERROR: Final = "InternalError"
+
+
+# Label and annotation keys Modelplane owns.
+LABEL_DEPLOYMENT: Final = f"{GROUP}/deployment"
+LABEL_CLUSTER: Final = f"{GROUP}/cluster"
+LABEL_REPLICA_INDEX: Final = f"{GROUP}/replica-index"
+LABEL_REPLICA: Final = f"{GROUP}/replica"
+LABEL_ROLE: Final = f"{GROUP}/role"
+LABEL_POOL: Final = f"{GROUP}/pool"
+LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
+MANAGED_BY: Final = "modelplane"
+
+# Crossplane's composed-resource metadata.
+LABEL_COMPOSITE: Final = "crossplane.io/composite"
+ANNOTATION_COMPOSITION_RESOURCE_NAME: Final = "crossplane.io/composition-resource-name"

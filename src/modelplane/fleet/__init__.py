@@ -1,0 +1,1 @@
+"""The platform side of the fleet: InferenceClass validation and cluster pool views."""

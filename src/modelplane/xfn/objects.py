@@ -1,0 +1,60 @@
+"""provider-kubernetes Objects: how a manifest reaches a workload cluster."""
+
+from typing import Any, Final
+
+OBJECT_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
+OBJECT_KIND: Final = "Object"
+PROVIDER_CONFIG_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
+CLUSTER_PROVIDER_CONFIG_KIND: Final = "ClusterProviderConfig"
+
+
+def wrap(
+    name: str,
+    manifest: dict[str, Any],
+    provider_config: dict[str, str],
+    readiness: dict[str, Any] | None = None,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """An Object that keeps `manifest` applied on the cluster `provider_config` reaches."""
+    spec: dict[str, Any] = {
+        "forProvider": {"manifest": manifest},
+        "providerConfigRef": dict(provider_config),
+    }
+    if readiness:
+        spec["readiness"] = readiness
+    metadata: dict[str, Any] = {"name": name}
+    if labels:
+        metadata["labels"] = dict(sorted(labels.items()))
+    return {
+        "apiVersion": OBJECT_API_VERSION,
+        "kind": OBJECT_KIND,
+        "metadata": metadata,
+        "spec": spec,
+    }
+
+
+def cluster_provider_config(name: str, secret_ref: dict[str, str]) -> dict[str, Any]:
+    """A ClusterProviderConfig that reaches a cluster through its kubeconfig Secret."""
+    return {
+        "apiVersion": PROVIDER_CONFIG_API_VERSION,
+        "kind": CLUSTER_PROVIDER_CONFIG_KIND,
+        "metadata": {"name": name},
+        "spec": {
+            "credentials": {
+                "source": "Secret",
+                "secretRef": {
+                    "name": secret_ref["name"],
+                    "namespace": secret_ref["namespace"],
+                    "key": secret_ref.get("key", "kubeconfig"),
+                },
+            }
+        },
+    }
+
+
+def is_ready(observed: dict[str, Any] | None) -> bool:
+    """Whether a managed resource reports Ready=True."""
+    if not observed:
+        return False
+    conditions = observed.get("status", {}).get("conditions", [])
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)

@@ -1,0 +1,86 @@
+"""The base of every Modelplane function: RunFunction never raises.
+
+A bug must not take a running model down. An exception escaping RunFunction
+would fail the reconcile anyway; turning it into a fatal result is strictly
+better, because Crossplane stops a pipeline at a fatal result before it garbage
+collects or applies anything, so every composed resource stays as it was.
+"""
+
+import abc
+from typing import Any
+
+import grpc
+from crossplane.function import logging, response
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+
+from modelplane.core.vocabulary import Reason
+from modelplane.xfn import report
+from modelplane.xfn.structs import to_dict
+
+
+class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
+    """Subclasses implement compose(); the base owns the safety net."""
+
+    def __init__(self) -> None:
+        self.log = logging.get_logger()
+
+    async def RunFunction(  # noqa: N802 (the gRPC method name)
+        self, req: fnv1.RunFunctionRequest, context: grpc.aio.ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
+        rsp = response.to(req)
+        try:
+            self.compose(req, rsp)
+        except Exception as exc:  # the safety net itself: see the module docstring
+            self.log.exception("compose failed", tag=req.meta.tag)
+            rsp = response.to(req)
+            report.fatal(rsp, Reason.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+        return rsp
+
+    @abc.abstractmethod
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        """Fill rsp from req. Bad input becomes conditions and events, never an exception."""
+
+
+def observed_composite(req: fnv1.RunFunctionRequest) -> dict[str, Any]:
+    return to_dict(req.observed.composite.resource)
+
+
+def observed_resources(req: fnv1.RunFunctionRequest) -> dict[str, dict[str, Any]]:
+    """Composed resources as Crossplane observed them, keyed by composition resource name."""
+    return {key: to_dict(item.resource) for key, item in req.observed.resources.items()}
+
+
+_SERVER_SET_METADATA = ("name", "namespace", "labels", "annotations")
+
+
+def keep_observed(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, keys: set[str] | None = None
+) -> list[str]:
+    """Re-emit observed composed resources that the desired state lacks.
+
+    Used when input is bad: Crossplane deletes whatever a function stops
+    emitting, so we hand back what exists, as it is, instead of nothing. Only
+    what a composed resource's owner may set (metadata identity and spec) is
+    re-emitted; server-set fields such as resourceVersion would make the apply fail.
+    Returns the keys re-emitted, sorted.
+    """
+    kept: list[str] = []
+    for key in sorted(req.observed.resources):
+        if (keys is not None and key not in keys) or key in rsp.desired.resources:
+            continue
+        observed = to_dict(req.observed.resources[key].resource)
+        metadata = observed.get("metadata", {})
+        body: dict[str, Any] = {
+            "apiVersion": observed.get("apiVersion"),
+            "kind": observed.get("kind"),
+            "metadata": {k: metadata[k] for k in _SERVER_SET_METADATA if k in metadata},
+        }
+        if "spec" in observed:
+            body["spec"] = observed["spec"]
+        rsp.desired.resources[key].resource.update(body)
+        rsp.desired.resources[key].ready = (
+            req.observed.resources[key].ready or fnv1.READY_UNSPECIFIED
+        )
+        kept.append(key)
+    return kept
