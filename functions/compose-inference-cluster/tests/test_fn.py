@@ -1,0 +1,207 @@
+"""compose-inference-cluster: whole-response tests, table-driven."""
+
+from typing import Any
+
+import pytest
+from compose_inference_cluster.fn import FunctionRunner
+
+from modelplane.xfn.testing import as_dict, request, run, run_over_grpc
+
+
+def cluster(pools: list[dict[str, Any]], status: dict[str, Any] | None = None) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceCluster",
+        "metadata": {"name": "prod-us-east"},
+        "spec": {
+            "cluster": {
+                "source": "Existing",
+                "existing": {
+                    "secretRef": {
+                        "name": "kc",
+                        "namespace": "modelplane-system",
+                        "key": "kubeconfig",
+                    }
+                },
+            },
+            "nodePools": pools,
+        },
+    }
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+GPU = {
+    "name": "gpu",
+    "claim": "DRA",
+    "driver": "gpu.nvidia.com",
+    "deviceClassName": "gpu.nvidia.com",
+    "count": 8,
+    "attributes": {"architecture": {"string": "Hopper"}},
+    "capacity": {"memory": {"value": "81559Mi"}},
+}
+
+
+def inference_class(name: str, devices: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceClass",
+        "metadata": {"name": name},
+        "spec": {"devices": devices},
+    }
+
+
+PROVIDER_CONFIG = {
+    "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+    "kind": "ClusterProviderConfig",
+    "metadata": {"name": "prod-us-east"},
+    "spec": {
+        "credentials": {
+            "source": "Secret",
+            "secretRef": {"name": "kc", "namespace": "modelplane-system", "key": "kubeconfig"},
+        }
+    },
+}
+REQUIREMENT = {
+    "inferenceclass-h100-8x": {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceClass",
+        "matchName": "h100-8x",
+    }
+}
+PROVIDER_REF = {"kind": "ClusterProviderConfig", "name": "prod-us-east"}
+H100_POOL = {"name": "h100", "className": "h100-8x", "nodeCount": 4}
+PUBLISHED_H100 = {"name": "h100", "className": "h100-8x", "nodes": 4, "devices": [GPU]}
+
+
+def expected(
+    status: dict[str, Any],
+    condition: dict[str, Any],
+    results: list[dict[str, Any]] | None = None,
+    provider_config_ready: bool = False,
+) -> dict[str, Any]:
+    resource: dict[str, Any] = {"resource": PROVIDER_CONFIG}
+    if provider_config_ready:
+        resource["ready"] = "READY_TRUE"
+    want: dict[str, Any] = {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {
+            "composite": {"resource": {"status": status}},
+            "resources": {"provider-config": resource},
+        },
+        "requirements": {"resources": REQUIREMENT},
+        "conditions": [{"target": "TARGET_COMPOSITE", **condition}],
+    }
+    if results:
+        want["results"] = [{"target": "TARGET_COMPOSITE", **r} for r in results]
+    return want
+
+
+CASES = [
+    pytest.param(
+        request(cluster([H100_POOL])),
+        expected(
+            {"gpuPools": [], "providerConfigRef": PROVIDER_REF},
+            {
+                "type": "PoolsResolved",
+                "status": "STATUS_CONDITION_UNKNOWN",
+                "reason": "WaitingForClasses",
+                "message": "waiting for InferenceClass h100-8x",
+            },
+        ),
+        id="first call asks for the class and publishes nothing yet",
+    ),
+    pytest.param(
+        request(
+            cluster([H100_POOL]),
+            required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]},
+            observed={"provider-config": PROVIDER_CONFIG},
+        ),
+        expected(
+            {"gpuPools": [PUBLISHED_H100], "providerConfigRef": PROVIDER_REF},
+            {
+                "type": "PoolsResolved",
+                "status": "STATUS_CONDITION_TRUE",
+                "reason": "ClassesResolved",
+                "message": "1 pools published",
+            },
+            provider_config_ready=True,
+        ),
+        id="class found: pool published with the class's devices",
+    ),
+    pytest.param(
+        request(
+            cluster([{**H100_POOL, "nodeCount": 6}], status={"gpuPools": [PUBLISHED_H100]}),
+            required={"inferenceclass-h100-8x": []},
+        ),
+        expected(
+            {
+                "gpuPools": [{**PUBLISHED_H100, "nodes": 6}],
+                "providerConfigRef": PROVIDER_REF,
+            },
+            {
+                "type": "PoolsResolved",
+                "status": "STATUS_CONDITION_FALSE",
+                "reason": "ClassNotFound",
+                "message": "spec.nodePools[0].className: InferenceClass 'h100-8x' not found",
+            },
+            results=[
+                {
+                    "severity": "SEVERITY_WARNING",
+                    "reason": "ClassNotFound",
+                    "message": "spec.nodePools[0].className: InferenceClass 'h100-8x' not found",
+                }
+            ],
+        ),
+        id="class deleted: keeps what was published, names the field",
+    ),
+    pytest.param(
+        request(cluster([H100_POOL]), required={"inferenceclass-h100-8x": []}),
+        expected(
+            {"gpuPools": [], "providerConfigRef": PROVIDER_REF},
+            {
+                "type": "PoolsResolved",
+                "status": "STATUS_CONDITION_FALSE",
+                "reason": "ClassNotFound",
+                "message": "spec.nodePools[0].className: InferenceClass 'h100-8x' not found",
+            },
+            results=[
+                {
+                    "severity": "SEVERITY_WARNING",
+                    "reason": "ClassNotFound",
+                    "message": "spec.nodePools[0].className: InferenceClass 'h100-8x' not found",
+                }
+            ],
+        ),
+        id="class never existed: nothing to keep",
+    ),
+]
+
+
+@pytest.mark.parametrize(("req", "want"), CASES)
+def test_compose(req: Any, want: dict[str, Any]) -> None:
+    assert as_dict(run(FunctionRunner(), req)) == want
+
+
+def test_invalid_class_keeps_published_pool() -> None:
+    bad_gpu = {**GPU, "capacity": {"memory": {"value": "80 Gi"}}}
+    req = request(
+        cluster([H100_POOL], status={"gpuPools": [PUBLISHED_H100]}),
+        required={"inferenceclass-h100-8x": [inference_class("h100-8x", [bad_gpu])]},
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]
+    (condition,) = got["conditions"]
+    assert condition["status"] == "STATUS_CONDITION_FALSE"
+    assert condition["reason"] == "ClassInvalid"
+    assert condition["message"].startswith("spec.nodePools[0].className:")
+    (event,) = got["results"]
+    assert event["severity"] == "SEVERITY_WARNING"
+    assert "spec.devices[0]" in event["message"]
+    assert "80 Gi" in event["message"]
+
+
+def test_serves_over_grpc() -> None:
+    req = CASES[1].values[0]
+    assert as_dict(run_over_grpc(FunctionRunner(), req)) == CASES[1].values[1]
