@@ -42,6 +42,7 @@ class Reason:
     WAITING_FOR_CLASSES: Final = "WaitingForClasses"
     SCHEDULING_VALID: Final = "SchedulingValid"
     INVALID_SCHEDULING: Final = "InvalidScheduling"
+    SCHEDULING_FIELD_IGNORED: Final = "SchedulingFieldIgnored"
 
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"
@@ -66,6 +67,9 @@ class Reason:
     PLATFORM_KEY_OVERRIDDEN: Final = "PlatformKeyOverridden"
     QUEUE_WITHOUT_QUOTA: Final = "QueueWithoutQuota"
     NAME_TOO_LONG: Final = "NameTooLong"
+    PRIORITY_NOT_ALLOWED: Final = "PriorityNotAllowed"
+    QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
+    GANG_LIMITED: Final = "GangLimited"
 
     # Any function.
     WAITING_FOR_RESOURCES: Final = "WaitingForResources"
@@ -79,6 +83,8 @@ LABEL_REPLICA_INDEX: Final = f"{GROUP}/replica-index"
 LABEL_REPLICA: Final = f"{GROUP}/replica"
 LABEL_ROLE: Final = f"{GROUP}/role"
 LABEL_POOL: Final = f"{GROUP}/pool"
+LABEL_SERVING: Final = f"{GROUP}/serving"  # on pods that answer requests (not gang followers)
+LABEL_TENANT_NAMESPACE: Final = f"{GROUP}/namespace"  # on a workload-cluster tenant namespace
 LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
 MANAGED_BY: Final = "modelplane"
 

@@ -1,0 +1,73 @@
+"""The per-cluster workload renderer: what a placed ModelReplica runs.
+
+Pure: no Crossplane or gRPC imports. `parse_replica` and `parse_cluster` read
+the observed objects, `render_replica` turns them into `RemoteObject`s (the
+tenant Namespace, one DRA ResourceClaimTemplate per claiming role, and the
+workloads: Deployment or LeaderWorkerSet per role on Native clusters, one
+LLMInferenceService per replica on KServe clusters), and `workload_status`
+reads a workload back for the replica's Serving condition.
+"""
+
+from .claims import POD_CLAIM_NAME
+from .errors import RenderError
+from .identity import tenant_namespace
+from .kserve import KSERVE_ENGINE_CONTAINER
+from .model import (
+    ROLES,
+    SHARED_MANAGEMENT_POLICIES,
+    Backend,
+    ClusterInput,
+    DeviceRequest,
+    RemoteObject,
+    ReplicaInput,
+    Role,
+    RoleInput,
+    Topology,
+)
+from .parse import DEFAULT_KUBERNETES_VERSION, parse_cluster, parse_replica
+from .pods import (
+    CONTRACT_ENV,
+    ENGINE_CONTAINER,
+    ENGINE_PORT,
+    ENV_LEADER_ADDRESS,
+    ENV_NODE_COUNT,
+    ENV_NODE_RANK,
+    GPU_TAINT_KEY,
+)
+from .readiness import SERVING_CONDITION, replica_status, workload_readiness, workload_status
+from .render import NAMESPACE_KEY, claims_key, render_replica, workload_key
+
+__all__ = [
+    "CONTRACT_ENV",
+    "DEFAULT_KUBERNETES_VERSION",
+    "ENGINE_CONTAINER",
+    "ENGINE_PORT",
+    "ENV_LEADER_ADDRESS",
+    "ENV_NODE_COUNT",
+    "ENV_NODE_RANK",
+    "GPU_TAINT_KEY",
+    "KSERVE_ENGINE_CONTAINER",
+    "NAMESPACE_KEY",
+    "POD_CLAIM_NAME",
+    "ROLES",
+    "SERVING_CONDITION",
+    "SHARED_MANAGEMENT_POLICIES",
+    "Backend",
+    "ClusterInput",
+    "DeviceRequest",
+    "RemoteObject",
+    "RenderError",
+    "ReplicaInput",
+    "Role",
+    "RoleInput",
+    "Topology",
+    "claims_key",
+    "parse_cluster",
+    "parse_replica",
+    "render_replica",
+    "replica_status",
+    "tenant_namespace",
+    "workload_key",
+    "workload_readiness",
+    "workload_status",
+]

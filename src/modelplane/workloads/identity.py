@@ -1,0 +1,109 @@
+"""Names and identity labels of the objects a replica puts on a workload cluster.
+
+Names are readable when they fit (`<replica>-<role>`) and a stable hash when
+they do not; either way they are a pure function of the replica's identity, so
+re-rendering never renames anything.
+"""
+
+from modelplane.core import labels as label_syntax
+from modelplane.core import naming
+from modelplane.core.vocabulary import (
+    LABEL_DEPLOYMENT,
+    LABEL_MANAGED_BY,
+    LABEL_REPLICA,
+    LABEL_ROLE,
+    MANAGED_BY,
+    Reason,
+)
+
+from .errors import RenderError
+from .model import ReplicaInput, Role
+
+# A Deployment's name reaches its pods' hostnames, so keep it a DNS label.
+DEPLOYMENT_NAME_MAX = naming.DNS_LABEL_MAX
+# A LeaderWorkerSet's name reaches StatefulSet revision-hash and pod-name labels
+# (63 characters): LWS documents 51 - digits; Kueue's pod-group-name label cuts
+# it to 39. Rendering within 39 keeps every scheduler convention open.
+LEADER_WORKER_SET_NAME_MAX = 39
+# KServe derives `<name>-kserve-mn-prefill` for the multi-node prefill LWS, and
+# that LWS name must itself fit the 39 above: 39 - 18 = 21.
+LLM_INFERENCE_SERVICE_NAME_MAX = 21
+CLAIM_TEMPLATE_NAME_MAX = naming.DNS_LABEL_MAX
+
+TENANT_NAMESPACE_PREFIX = "mp-"
+_TENANT_DIGEST_LEN = 16
+
+
+def tenant_namespace(namespace: str) -> str:
+    """The workload-cluster namespace for one control-plane namespace.
+
+    `mp-<namespace>` when it fits a DNS label; otherwise `mp--<head>-<digest>`.
+    The doubled dash cannot come from the readable form (a namespace never
+    starts with '-'), so no tenant can pick a namespace name whose readable
+    form lands in another tenant's hashed one.
+    """
+    readable = f"{TENANT_NAMESPACE_PREFIX}{namespace}"
+    if naming.is_dns_label(readable):
+        return readable
+    digest = naming.digest(namespace, length=_TENANT_DIGEST_LEN)
+    room = naming.DNS_LABEL_MAX - len(TENANT_NAMESPACE_PREFIX) - 1 - len(digest) - 1
+    head = namespace[:room].rstrip("-.").replace(".", "-")
+    return f"{TENANT_NAMESPACE_PREFIX}-{head}-{digest}"
+
+
+def _fit(readable: str, max_len: int, *identity: str) -> str:
+    if naming.is_dns_label(readable) and len(readable) <= max_len:
+        return readable
+    # A replica name may hold dots (a DNS subdomain); a hashed name keeps the
+    # readable head but the digest over the real identity keeps it unique.
+    return naming.hashed_name(readable.replace(".", "-"), *identity, max_len=max_len)
+
+
+def workload_name(replica: ReplicaInput, role: Role, max_len: int) -> str:
+    """The name of a role's Deployment or LeaderWorkerSet."""
+    return _fit(f"{replica.name}-{role}", max_len, replica.namespace, replica.name, role)
+
+
+def service_name(replica: ReplicaInput) -> str:
+    """The name of a replica's LLMInferenceService (one per replica)."""
+    return _fit(replica.name, LLM_INFERENCE_SERVICE_NAME_MAX, replica.namespace, replica.name)
+
+
+def claim_template_name(replica: ReplicaInput, role: Role) -> str:
+    return _fit(
+        f"{replica.name}-{role}-devices",
+        CLAIM_TEMPLATE_NAME_MAX,
+        replica.namespace,
+        replica.name,
+        role,
+        "devices",
+    )
+
+
+def check_identity(replica: ReplicaInput) -> None:
+    """Reject identities that cannot be label values (they select the pods)."""
+    for field, value in (
+        ("metadata.name", replica.name),
+        ("spec.deploymentName", replica.deployment_name),
+    ):
+        problem = label_syntax.value_error(value)
+        if problem:
+            too_long = len(value) > label_syntax.LABEL_VALUE_MAX
+            reason = Reason.NAME_TOO_LONG if too_long else Reason.INVALID_SPEC
+            raise RenderError(field, f"{value!r} is used as a label value and {problem}", reason)
+
+
+def identity_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:
+    """The labels that say whose a workload object is, sorted by key."""
+    labels = {
+        LABEL_DEPLOYMENT: replica.deployment_name,
+        LABEL_MANAGED_BY: MANAGED_BY,
+        LABEL_REPLICA: replica.name,
+        LABEL_ROLE: role,
+    }
+    return dict(sorted(labels.items()))
+
+
+def selector_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:
+    """The immutable subset that selects a role's pods within the tenant namespace."""
+    return {LABEL_REPLICA: replica.name, LABEL_ROLE: role}

@@ -1,0 +1,95 @@
+"""The KServe backend: one LLMInferenceService per replica.
+
+KServe merges its well-known presets into the service by container name, and
+its presets call the engine container `main`, so the team's `engine` container
+is renamed `main` here: under any other name KServe would run the preset's
+container beside it. KServe owns ports, probes and routing, so Modelplane adds
+only the pool pin, toleration, claim, labels and the node-rank env.
+
+The replica carries no model URI (the engine's own args say what to load), so
+no `spec.model` is rendered and KServe's storage initializer stays unused.
+"""
+
+from typing import Any
+
+from .errors import RenderError
+from .identity import identity_labels, service_name
+from .model import ReplicaInput, RoleInput
+from .pods import PodShape, shape_pod
+
+KSERVE_ENGINE_CONTAINER = "main"
+
+
+def parallelism(role: RoleInput) -> dict[str, int]:
+    """`spec.parallelism` for a role, in the form KServe's webhook accepts.
+
+    KServe sizes a multi-node worker from data/dataLocal when data parallelism
+    is set and from pipeline otherwise, and refuses both at once; a field set
+    to 1 still counts as set. So only degrees above 1 are written, and a
+    topology needing both cannot be expressed.
+    """
+    topology = role.topology
+    data_parallel = topology.data > 1 or topology.data_local > 1
+    if data_parallel and topology.pipeline > 1:
+        raise RenderError(
+            f"{role.path}.topology",
+            "KServe cannot combine pipeline and data parallelism in one worker; "
+            "use a Native cluster for this topology",
+        )
+    result = {"tensor": topology.tensor}
+    if topology.pipeline > 1:
+        result["pipeline"] = topology.pipeline
+    if data_parallel:
+        result["data"] = topology.data
+        result["dataLocal"] = topology.data_local
+    return result
+
+
+def _workload(replica: ReplicaInput, role: RoleInput, claim: str | None) -> dict[str, Any]:
+    """A WorkloadSpec (replicas, parallelism, labels, template, worker) for one role."""
+    shape = PodShape(
+        labels=identity_labels(replica, role.role),
+        pool=role.node_pool_name,
+        claim_template=claim,
+        claims_gpu=role.claims_gpu,
+        nodes=role.topology.nodes_per_worker,
+        serving=False,
+        container_name=KSERVE_ENGINE_CONTAINER,
+    )
+    pod = shape_pod(role.template, f"{role.path}.template", shape)
+    workload: dict[str, Any] = {
+        "replicas": role.count,
+        "parallelism": parallelism(role),
+        # KServe copies these onto the pod templates only, never the workload.
+        "labels": pod["metadata"]["labels"],
+    }
+    if "annotations" in pod["metadata"]:
+        workload["annotations"] = pod["metadata"]["annotations"]
+    workload["template"] = pod["spec"]
+    if role.topology.nodes_per_worker > 1:
+        # The presence of `worker` is what makes KServe build a LeaderWorkerSet;
+        # head and followers are the same engine on different ranks.
+        workload["worker"] = shape_pod(role.template, f"{role.path}.template", shape)["spec"]
+    return workload
+
+
+def llm_inference_service(
+    replica: ReplicaInput, *, namespace: str, claims: dict[str, str]
+) -> dict[str, Any]:
+    """The replica's LLMInferenceService; `claims` maps role to claim template name."""
+    main = replica.workers or replica.decode
+    if main is None:
+        raise RenderError("spec.workers", "is required: a replica is unified or decode and prefill")
+    spec = _workload(replica, main, claims.get(main.role))
+    if replica.prefill is not None:
+        spec["prefill"] = _workload(replica, replica.prefill, claims.get("prefill"))
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceService",
+        "metadata": {
+            "name": service_name(replica),
+            "namespace": namespace,
+            "labels": identity_labels(replica, main.role),
+        },
+        "spec": spec,
+    }

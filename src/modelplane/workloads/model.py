@@ -1,0 +1,131 @@
+"""The renderer's typed inputs and its one output type."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+Role = Literal["workers", "decode", "prefill"]
+ROLES: tuple[Role, ...] = ("workers", "decode", "prefill")
+
+# Management policies for an object several composites compose: everything but
+# Delete, so that removing one of them never deletes what the others still use.
+SHARED_MANAGEMENT_POLICIES: tuple[str, ...] = ("Observe", "Create", "Update", "LateInitialize")
+
+
+class Backend(StrEnum):
+    """How an InferenceCluster runs models (`spec.backend.type`)."""
+
+    NATIVE = "Native"
+    KSERVE = "KServe"
+
+
+@dataclass(frozen=True)
+class RemoteObject:
+    """One object to create on the workload cluster, ready for Object wrapping.
+
+    `readiness` is the provider-kubernetes Object `spec.readiness` block and
+    `management_policies` its `spec.managementPolicies`; the glue copies both
+    verbatim.
+    """
+
+    key: str
+    manifest: dict[str, Any] = field(hash=False)
+    readiness: dict[str, Any] = field(hash=False)
+    is_workload: bool
+    management_policies: tuple[str, ...] = ("*",)
+
+
+@dataclass(frozen=True)
+class Topology:
+    """How one worker of a role is sharded; every degree is at least 1."""
+
+    tensor: int = 1
+    pipeline: int = 1
+    data: int = 1
+    data_local: int = 1
+
+    @property
+    def nodes_per_worker(self) -> int:
+        # Parsing guarantees data_local divides data, so this is exact.
+        return self.pipeline * self.data // self.data_local
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    """One DRA request the replica's pool resolved, per node of a worker."""
+
+    name: str
+    device_class_name: str
+    count: int
+    selectors: tuple[str, ...] = ()
+
+    @property
+    def claims_gpu(self) -> bool:
+        """Whether this request claims a GPU.
+
+        The test is a case-insensitive "gpu" in the DeviceClass name: the same
+        heuristic KAI uses to charge a DRA claim to a queue's GPU quota, so a
+        pod tolerates GPU nodes exactly when its scheduler counts it as GPU work.
+        """
+        return "gpu" in self.device_class_name.lower()
+
+
+@dataclass(frozen=True)
+class RoleInput:
+    """One self-contained role of a replica: unified `workers`, or `decode`/`prefill`."""
+
+    role: Role
+    count: int
+    topology: Topology
+    template: Mapping[str, Any] = field(hash=False)
+    node_pool_name: str
+    device_requests: tuple[DeviceRequest, ...]
+
+    @property
+    def claims_gpu(self) -> bool:
+        return any(request.claims_gpu for request in self.device_requests)
+
+    @property
+    def path(self) -> str:
+        """Where this role lives in the ModelReplica, for error messages."""
+        return f"spec.{self.role}"
+
+
+@dataclass(frozen=True)
+class ReplicaInput:
+    """A parsed ModelReplica: one replica pinned to one cluster and its pools."""
+
+    namespace: str
+    name: str
+    labels: Mapping[str, str] = field(hash=False)
+    deployment_name: str
+    cluster_name: str
+    index: int
+    priority: str | None
+    workers: RoleInput | None = None
+    decode: RoleInput | None = None
+    prefill: RoleInput | None = None
+
+    @property
+    def disaggregated(self) -> bool:
+        return self.decode is not None
+
+    @property
+    def roles(self) -> tuple[RoleInput, ...]:
+        """The roles in a fixed order: workers, or decode then prefill."""
+        return tuple(r for r in (self.workers, self.decode, self.prefill) if r is not None)
+
+
+@dataclass(frozen=True)
+class ClusterInput:
+    """What the renderer needs to know about the InferenceCluster a replica is on."""
+
+    name: str
+    backend: Backend
+    pools: tuple[str, ...]
+    kubernetes_version: str = "1.34"
+
+    @property
+    def minor(self) -> int:
+        return int(self.kubernetes_version.split(".")[1])

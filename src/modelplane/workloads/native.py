@@ -1,0 +1,91 @@
+"""The Native backend: a Deployment per single-node role, a LeaderWorkerSet per gang."""
+
+from typing import Any
+
+from .identity import (
+    DEPLOYMENT_NAME_MAX,
+    LEADER_WORKER_SET_NAME_MAX,
+    identity_labels,
+    selector_labels,
+    workload_name,
+)
+from .model import ReplicaInput, RoleInput
+from .pods import PodShape, shape_pod
+
+
+def _shape(replica: ReplicaInput, role: RoleInput, claim: str | None, *, serving: bool) -> PodShape:
+    return PodShape(
+        labels=identity_labels(replica, role.role),
+        pool=role.node_pool_name,
+        claim_template=claim,
+        claims_gpu=role.claims_gpu,
+        nodes=role.topology.nodes_per_worker,
+        serving=serving,
+    )
+
+
+def deployment(
+    replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
+) -> dict[str, Any]:
+    """One Deployment whose pods are the role's single-node workers."""
+    template = shape_pod(
+        role.template, f"{role.path}.template", _shape(replica, role, claim, serving=True)
+    )
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": workload_name(replica, role.role, DEPLOYMENT_NAME_MAX),
+            "namespace": namespace,
+            "labels": identity_labels(replica, role.role),
+        },
+        "spec": {
+            "replicas": role.count,
+            "selector": {"matchLabels": selector_labels(replica, role.role)},
+            # The fleet scheduler charged the pool exactly `count` nodes, so
+            # there is no spare GPU to surge onto: replace one pod at a time.
+            "strategy": {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
+            },
+            "template": template,
+        },
+    }
+
+
+def leader_worker_set(
+    replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
+) -> dict[str, Any]:
+    """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
+    path = f"{role.path}.template"
+    leader = _shape(replica, role, claim, serving=True)
+    follower = _shape(replica, role, claim, serving=False)
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {
+            "name": workload_name(replica, role.role, LEADER_WORKER_SET_NAME_MAX),
+            "namespace": namespace,
+            "labels": identity_labels(replica, role.role),
+        },
+        "spec": {
+            "replicas": role.count,
+            # Create the whole group at once (a gang scheduler sees it whole),
+            # and restart it whole: a sharded engine cannot lose one rank.
+            "startupPolicy": "LeaderCreated",
+            "leaderWorkerTemplate": {
+                "size": role.topology.nodes_per_worker,
+                "restartPolicy": "RecreateGroupOnPodRestart",
+                "leaderTemplate": shape_pod(role.template, path, leader),
+                "workerTemplate": shape_pod(role.template, path, follower),
+            },
+        },
+    }
+
+
+def native_workload(
+    replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
+) -> dict[str, Any]:
+    if role.topology.nodes_per_worker == 1:
+        return deployment(replica, role, namespace=namespace, claim=claim)
+    return leader_worker_set(replica, role, namespace=namespace, claim=claim)

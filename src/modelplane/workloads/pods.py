@@ -1,0 +1,248 @@
+"""Shape the ML team's pod template into a serving pod on its pinned pool.
+
+The engine container's image, command, args and env pass through untouched.
+Modelplane adds only what it owns: the pool pin, the GPU toleration, the DRA
+claim, its identity labels, the engine port and readiness probe on pods that
+answer requests, and the node-rank contract below. Fields Modelplane or the
+scheduler conventions set are refused in the template rather than merged, so
+nobody's intent is silently dropped.
+
+The node-rank contract (every engine container, every backend):
+
+- MODELPLANE_NODE_RANK: this pod's rank in its worker, 0 on the leader. On a
+  LeaderWorkerSet it expands LWS_WORKER_INDEX, which LWS prepends to every
+  container's env; on a single-node worker it is "0".
+- MODELPLANE_NODE_COUNT: nodes per worker (pipeline * data / dataLocal).
+- MODELPLANE_LEADER_ADDRESS: where rank 0 listens. It expands LWS_LEADER_ADDRESS
+  (the leader's stable DNS name) on a gang, or is the pod's own IP otherwise.
+
+They come before the team's own env, so the team's entries may reference them
+as $(MODELPLANE_NODE_RANK) and so on.
+"""
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from modelplane.core import labels as label_syntax
+from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING
+
+from .claims import POD_CLAIM_NAME
+from .errors import RenderError
+
+ENGINE_CONTAINER = "engine"
+ENGINE_PORT = 8000
+ENGINE_PORT_NAME = "http"
+HEALTH_PATH = "/health"
+GPU_TAINT_KEY = "nvidia.com/gpu"
+SERVING_VALUE = "true"
+
+ENV_NODE_RANK = "MODELPLANE_NODE_RANK"
+ENV_NODE_COUNT = "MODELPLANE_NODE_COUNT"
+ENV_LEADER_ADDRESS = "MODELPLANE_LEADER_ADDRESS"
+CONTRACT_ENV = (ENV_NODE_RANK, ENV_NODE_COUNT, ENV_LEADER_ADDRESS)
+
+# Pod fields Modelplane (pool pin, claims, toleration) or the scheduler
+# conventions (scheduler, priority) own.
+OWNED_POD_FIELDS = (
+    "nodeName",
+    "nodeSelector",
+    "priority",
+    "priorityClassName",
+    "resourceClaims",
+    "schedulerName",
+    "tolerations",
+)
+# GPUs bind through DRA claims only; a device-plugin request would double-book.
+DEVICE_PLUGIN_RESOURCES = ("nvidia.com/gpu",)
+
+
+@dataclass(frozen=True)
+class PodShape:
+    """What Modelplane adds to one pod template of one role."""
+
+    labels: Mapping[str, str] = field(hash=False)
+    pool: str
+    claim_template: str | None
+    claims_gpu: bool
+    nodes: int
+    # The pod answers requests itself: gets the engine port, a readiness probe
+    # and the serving label. Gang followers and KServe pods (KServe owns ports
+    # and probes) do not.
+    serving: bool
+    container_name: str = ENGINE_CONTAINER
+
+
+def _as_mapping(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RenderError(path, "must be an object")
+    return cast(Mapping[str, Any], value)
+
+
+def _as_list(value: object, path: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RenderError(path, "must be a list")
+    return cast(list[Any], value)
+
+
+def _string_map(raw: object, path: str, *, values_are_labels: bool) -> dict[str, str]:
+    checked: dict[str, str] = {}
+    for key, value in _as_mapping(raw if raw is not None else {}, path).items():
+        where = f"{path}[{key}]"
+        if not isinstance(value, str):
+            raise RenderError(where, "must be a string")
+        problem = label_syntax.key_error(str(key))
+        if problem is None and values_are_labels:
+            problem = label_syntax.value_error(value)
+        if problem:
+            raise RenderError(where, problem)
+        checked[str(key)] = value
+    return checked
+
+
+def _engine_index(containers: list[Any], path: str, container_name: str) -> int:
+    names = [_as_mapping(c, f"{path}[{i}]").get("name") for i, c in enumerate(containers)]
+    engines = [i for i, name in enumerate(names) if name == ENGINE_CONTAINER]
+    if len(engines) != 1:
+        raise RenderError(
+            path,
+            f"must hold exactly one container named {ENGINE_CONTAINER!r}, found {len(engines)}",
+        )
+    if container_name != ENGINE_CONTAINER and container_name in names:
+        raise RenderError(
+            f"{path}[{names.index(container_name)}].name",
+            f"{container_name!r} is the name the backend gives the engine container",
+        )
+    return engines[0]
+
+
+def _check_container(container: Mapping[str, Any], path: str) -> None:
+    resources = _as_mapping(container.get("resources") or {}, f"{path}.resources")
+    if resources.get("claims"):
+        raise RenderError(f"{path}.resources.claims", "is set by Modelplane from deviceRequests")
+    for section in ("limits", "requests"):
+        amounts = _as_mapping(resources.get(section) or {}, f"{path}.resources.{section}")
+        for resource in DEVICE_PLUGIN_RESOURCES:
+            if resource in amounts:
+                raise RenderError(
+                    f"{path}.resources.{section}[{resource}]",
+                    "GPUs bind through the replica's DRA claim, not a device-plugin resource",
+                )
+
+
+def _contract_env(nodes: int) -> list[dict[str, Any]]:
+    if nodes == 1:
+        return [
+            {"name": ENV_NODE_RANK, "value": "0"},
+            {"name": ENV_NODE_COUNT, "value": "1"},
+            {"name": ENV_LEADER_ADDRESS, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+        ]
+    return [
+        {"name": ENV_NODE_RANK, "value": "$(LWS_WORKER_INDEX)"},
+        {"name": ENV_NODE_COUNT, "value": str(nodes)},
+        {"name": ENV_LEADER_ADDRESS, "value": "$(LWS_LEADER_ADDRESS)"},
+    ]
+
+
+def _serving_port(ports: list[Any], path: str) -> list[Any]:
+    for i, port in enumerate(ports):
+        entry = _as_mapping(port, f"{path}[{i}]")
+        if entry.get("containerPort") == ENGINE_PORT:
+            return ports
+        if entry.get("name") == ENGINE_PORT_NAME:
+            raise RenderError(
+                f"{path}[{i}].containerPort",
+                f"the engine serves on port {ENGINE_PORT}; "
+                f"port {ENGINE_PORT_NAME!r} must be {ENGINE_PORT}",
+            )
+    return [
+        *ports,
+        {"name": ENGINE_PORT_NAME, "containerPort": ENGINE_PORT, "protocol": "TCP"},
+    ]
+
+
+def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[str, Any]:
+    engine = copy.deepcopy(dict(container))
+    env = _as_list(engine.get("env"), f"{path}.env")
+    for i, entry in enumerate(env):
+        name = _as_mapping(entry, f"{path}.env[{i}]").get("name")
+        if name in CONTRACT_ENV:
+            raise RenderError(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
+    engine["name"] = shape.container_name
+    engine["env"] = [*_contract_env(shape.nodes), *env]
+    if shape.claim_template is not None:
+        resources = dict(_as_mapping(engine.get("resources") or {}, f"{path}.resources"))
+        resources["claims"] = [{"name": POD_CLAIM_NAME}]
+        engine["resources"] = resources
+    if shape.serving:
+        ports = f"{path}.ports"
+        engine["ports"] = _serving_port(_as_list(engine.get("ports"), ports), ports)
+        # Readiness only: a liveness probe would kill an engine still loading
+        # weights. The team's own probe, if any, knows its engine better.
+        engine.setdefault(
+            "readinessProbe",
+            {
+                "httpGet": {"path": HEALTH_PATH, "port": ENGINE_PORT},
+                "periodSeconds": 10,
+                "timeoutSeconds": 5,
+                "failureThreshold": 3,
+            },
+        )
+    return engine
+
+
+def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[str, Any]:
+    """A PodTemplateSpec for one pod of a role; `path` locates `template` in the replica."""
+    metadata = _as_mapping(template.get("metadata") or {}, f"{path}.metadata")
+    spec = copy.deepcopy(dict(_as_mapping(template.get("spec"), f"{path}.spec")))
+    for owned in OWNED_POD_FIELDS:
+        if owned in spec:
+            raise RenderError(f"{path}.spec.{owned}", "is set by Modelplane, not the template")
+
+    containers = _as_list(spec.get("containers"), f"{path}.spec.containers")
+    engine_at = _engine_index(containers, f"{path}.spec.containers", shape.container_name)
+    for section in ("initContainers", "containers"):
+        for i, container in enumerate(_as_list(spec.get(section), f"{path}.spec.{section}")):
+            where = f"{path}.spec.{section}[{i}]"
+            _check_container(_as_mapping(container, where), where)
+    containers[engine_at] = _engine(
+        containers[engine_at], f"{path}.spec.containers[{engine_at}]", shape
+    )
+    spec["containers"] = containers
+
+    spec["nodeSelector"] = {LABEL_POOL: shape.pool}
+    if shape.claims_gpu:
+        spec["tolerations"] = [
+            {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
+        ]
+    if shape.claim_template is not None:
+        spec["resourceClaims"] = [
+            {"name": POD_CLAIM_NAME, "resourceClaimTemplateName": shape.claim_template},
+        ]
+
+    labels = _string_map(metadata.get("labels"), f"{path}.metadata.labels", values_are_labels=True)
+    # Modelplane's keys win: they are how its own selectors and routing find pods,
+    # and only Modelplane may say a pod serves (a gang follower must never).
+    labels.pop(LABEL_SERVING, None)
+    labels.update(shape.labels)
+    if shape.serving:
+        labels[LABEL_SERVING] = SERVING_VALUE
+    pod_metadata: dict[str, Any] = {"labels": dict(sorted(labels.items()))}
+    annotations = _string_map(
+        metadata.get("annotations"), f"{path}.metadata.annotations", values_are_labels=False
+    )
+    if annotations:
+        pod_metadata["annotations"] = dict(sorted(annotations.items()))
+    return {"metadata": pod_metadata, "spec": spec}
+
+
+def check_pool(pool: str, path: str) -> None:
+    """The pool name becomes a nodeSelector value, so it must be a label value."""
+    problem = label_syntax.value_error(pool)
+    if problem or not pool:
+        raise RenderError(
+            path, f"{pool!r} is used as a node label value and {problem or 'is empty'}"
+        )

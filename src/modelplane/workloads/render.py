@@ -1,0 +1,132 @@
+"""Render what one ModelReplica runs on its cluster."""
+
+from typing import Any
+
+from modelplane.core.vocabulary import (
+    LABEL_MANAGED_BY,
+    LABEL_TENANT_NAMESPACE,
+    MANAGED_BY,
+    Reason,
+)
+
+from .claims import claim_template
+from .errors import RenderError
+from .identity import check_identity, claim_template_name, identity_labels, tenant_namespace
+from .kserve import llm_inference_service
+from .model import (
+    SHARED_MANAGEMENT_POLICIES,
+    Backend,
+    ClusterInput,
+    RemoteObject,
+    ReplicaInput,
+    RoleInput,
+)
+from .native import native_workload
+from .pods import check_pool
+from .readiness import OBSERVED_READINESS, workload_readiness
+
+NAMESPACE_KEY = "namespace"
+
+
+def claims_key(role: str) -> str:
+    return f"claims-{role}"
+
+
+def workload_key(role: str) -> str:
+    return f"workload-{role}"
+
+
+def _namespace(replica: ReplicaInput, name: str) -> RemoteObject:
+    # Every replica from one control-plane namespace composes this same
+    # Namespace, so none of them may delete it when it goes away.
+    labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: replica.namespace}
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": dict(sorted(labels.items()))},
+    }
+    return RemoteObject(
+        key=NAMESPACE_KEY,
+        manifest=manifest,
+        readiness=dict(OBSERVED_READINESS),
+        is_workload=False,
+        management_policies=SHARED_MANAGEMENT_POLICIES,
+    )
+
+
+def _check_placement(replica: ReplicaInput, cluster: ClusterInput) -> None:
+    if replica.cluster_name != cluster.name:
+        raise RenderError(
+            "spec.clusterName",
+            f"names {replica.cluster_name!r} but the cluster given is {cluster.name!r}",
+            Reason.CLUSTER_NOT_FOUND,
+        )
+    for role in replica.roles:
+        path = f"{role.path}.nodePoolName"
+        check_pool(role.node_pool_name, path)
+        if role.node_pool_name not in cluster.pools:
+            known = ", ".join(cluster.pools) or "none"
+            raise RenderError(
+                path,
+                f"pool {role.node_pool_name!r} is not on InferenceCluster {cluster.name} "
+                f"(pools: {known})",
+                Reason.POOL_NOT_FOUND,
+            )
+
+
+def _claims(
+    replica: ReplicaInput, role: RoleInput, namespace: str, cluster: ClusterInput
+) -> RemoteObject:
+    manifest = claim_template(
+        role,
+        name=claim_template_name(replica, role.role),
+        namespace=namespace,
+        labels=identity_labels(replica, role.role),
+        cluster=cluster,
+    )
+    return RemoteObject(
+        key=claims_key(role.role),
+        manifest=manifest,
+        readiness=dict(OBSERVED_READINESS),
+        is_workload=False,
+    )
+
+
+def _workload(key: str, manifest: dict[str, Any]) -> RemoteObject:
+    return RemoteObject(
+        key=key,
+        manifest=manifest,
+        readiness=workload_readiness(manifest["kind"]),
+        is_workload=True,
+    )
+
+
+def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> list[RemoteObject]:
+    """Everything the replica runs on `cluster`, sorted by key.
+
+    Deterministic: the same inputs give equal objects in the same order. Raises
+    RenderError for inputs at fault (unknown pool, no engine container, an
+    identity too long to be a label value, a topology the backend cannot run).
+    """
+    check_identity(replica)
+    _check_placement(replica, cluster)
+    namespace = tenant_namespace(replica.namespace)
+    objects = [_namespace(replica, namespace)]
+    claims: dict[str, str] = {}
+    for role in replica.roles:
+        if role.device_requests:
+            claim = _claims(replica, role, namespace, cluster)
+            claims[role.role] = claim.manifest["metadata"]["name"]
+            objects.append(claim)
+
+    if cluster.backend is Backend.KSERVE:
+        service = llm_inference_service(replica, namespace=namespace, claims=claims)
+        main = "decode" if replica.disaggregated else "workers"
+        objects.append(_workload(workload_key(main), service))
+    else:
+        for role in replica.roles:
+            manifest = native_workload(
+                replica, role, namespace=namespace, claim=claims.get(role.role)
+            )
+            objects.append(_workload(workload_key(role.role), manifest))
+    return sorted(objects, key=lambda o: o.key)

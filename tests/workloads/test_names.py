@@ -1,0 +1,155 @@
+"""Tenant namespaces and object names: stable, unique, within Kubernetes limits."""
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from modelplane.core.naming import is_dns_label
+from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE, Reason
+from modelplane.workloads import (
+    RenderError,
+    parse_cluster,
+    parse_replica,
+    render_replica,
+    tenant_namespace,
+)
+
+DNS_LABEL = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", fullmatch=True)
+# Replica names are DNS subdomains, but must also be label values (<= 63).
+REPLICA_NAME = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?", fullmatch=True).filter(
+    lambda s: ".." not in s and ".-" not in s and "-." not in s
+)
+
+LIMITS = {"Deployment": 63, "LeaderWorkerSet": 39, "LLMInferenceService": 21}
+
+
+@pytest.mark.parametrize(
+    ("namespace", "expected"),
+    [
+        ("ml-team-prod", "mp-ml-team-prod"),
+        ("a" * 60, "mp-" + "a" * 60),
+    ],
+)
+def test_short_namespaces_read_plainly(namespace: str, expected: str) -> None:
+    assert tenant_namespace(namespace) == expected
+
+
+def test_long_namespaces_are_hashed_apart() -> None:
+    first, second = "a" * 61, "a" * 62
+    assert tenant_namespace(first) != tenant_namespace(second)
+    for name in (tenant_namespace(first), tenant_namespace(second)):
+        assert is_dns_label(name)
+        assert name.startswith("mp--a")
+
+
+@given(DNS_LABEL)
+def test_tenant_namespace_is_a_dns_label(namespace: str) -> None:
+    name = tenant_namespace(namespace)
+    assert is_dns_label(name)
+    assert tenant_namespace(namespace) == name
+
+
+@given(DNS_LABEL, DNS_LABEL)
+def test_no_namespace_can_land_in_anothers_tenant_namespace(a: str, b: str) -> None:
+    if a != b:
+        assert tenant_namespace(a) != tenant_namespace(b)
+
+
+def test_a_forged_namespace_cannot_reach_a_hashed_one() -> None:
+    """The readable form of any namespace never looks like a hashed form."""
+    victim = tenant_namespace("v" * 63)
+    forged = victim.removeprefix("mp-")  # what an attacker would name theirs
+    assert not is_dns_label(forged) or tenant_namespace(forged) != victim
+
+
+def test_namespace_object(build: Any) -> None:
+    objects = render_replica(parse_replica(build.replica()), parse_cluster(build.cluster()))
+    namespace = next(o for o in objects if o.key == "namespace").manifest
+    assert namespace == {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": "mp-ml-team-prod",
+            "labels": {
+                "app.kubernetes.io/managed-by": "modelplane",
+                LABEL_TENANT_NAMESPACE: "ml-team-prod",
+            },
+        },
+    }
+    # Not `default`, and every namespaced object goes into it.
+    for obj in objects:
+        if obj.key != "namespace":
+            assert obj.manifest["metadata"]["namespace"] == "mp-ml-team-prod"
+
+
+def _names(build: Any, replica_name: str, backend: str, topology: dict[str, int]) -> list[Any]:
+    obj = build.replica(
+        name=replica_name,
+        decode=build.role(topology=topology, count=12),
+        prefill=build.role(),
+    )
+    return render_replica(parse_replica(obj), parse_cluster(build.cluster(backend=backend)))
+
+
+@given(REPLICA_NAME, st.sampled_from(["Native", "KServe"]), st.sampled_from([1, 2, 16]))
+def test_every_name_fits_its_kind(
+    build: Any, replica_name: str, backend: str, pipeline: int
+) -> None:
+    for obj in _names(build, replica_name, backend, {"pipeline": pipeline}):
+        name = obj.manifest["metadata"]["name"]
+        assert is_dns_label(name), name
+        limit = LIMITS.get(obj.manifest["kind"], 63)
+        assert len(name) <= limit
+
+
+def test_leader_worker_set_names_leave_room_for_statefulset_labels(build: Any) -> None:
+    replica_name = "r" * 63
+    objects = _names(build, replica_name, "Native", {"pipeline": 16})
+    lws = next(o for o in objects if o.manifest["kind"] == "LeaderWorkerSet").manifest
+    name, groups = lws["metadata"]["name"], lws["spec"]["replicas"]
+    size = lws["spec"]["leaderWorkerTemplate"]["size"]
+    last_group, last_rank = str(groups - 1), str(size - 1)
+    # Worker StatefulSet `<lws>-<group>` gets a `<sts>-<hash (<=10)>` revision label,
+    # and each worker pod `<lws>-<group>-<rank>` a pod-name label: both <= 63.
+    assert len(f"{name}-{last_group}-{'h' * 10}") <= 63
+    assert len(f"{name}-{last_group}-{last_rank}") <= 63
+
+
+def test_readable_names_when_they_fit(build: Any) -> None:
+    objects = {o.key: o.manifest for o in _names(build, "kimi-k2-5ab63", "Native", {"pipeline": 2})}
+    assert objects["workload-decode"]["metadata"]["name"] == "kimi-k2-5ab63-decode"
+    assert objects["workload-prefill"]["metadata"]["name"] == "kimi-k2-5ab63-prefill"
+    assert objects["claims-decode"]["metadata"]["name"] == "kimi-k2-5ab63-decode-devices"
+
+
+def test_dotted_replica_names_become_dns_labels(build: Any) -> None:
+    objects = _names(build, "kimi.k2.5ab63", "Native", {"pipeline": 1})
+    for obj in objects:
+        assert is_dns_label(obj.manifest["metadata"]["name"])
+
+
+def test_two_replicas_never_share_a_name(build: Any) -> None:
+    names: set[str] = set()
+    for replica_name in ("x" * 60 + "abc", "x" * 60 + "abd", "x" * 59 + "ab.c", "kimi"):
+        for obj in _names(build, replica_name, "Native", {"pipeline": 2}):
+            if obj.key != "namespace":
+                name = obj.manifest["metadata"]["name"]
+                assert name not in names
+                names.add(name)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"name": "r" * 64}, "metadata.name"),
+        ({"deployment": "d" * 64}, "spec.deploymentName"),
+    ],
+)
+def test_identities_too_long_for_labels_are_refused(
+    build: Any, overrides: dict[str, str], field: str
+) -> None:
+    with pytest.raises(RenderError) as caught:
+        render_replica(parse_replica(build.replica(**overrides)), parse_cluster(build.cluster()))
+    assert (caught.value.field, caught.value.reason) == (field, Reason.NAME_TOO_LONG)

@@ -1,0 +1,212 @@
+"""Parsing observed objects into typed inputs, and naming the field at fault."""
+
+import copy
+from typing import Any
+
+import pytest
+
+from modelplane.core.vocabulary import Reason
+from modelplane.workloads import (
+    Backend,
+    DeviceRequest,
+    RenderError,
+    Topology,
+    parse_cluster,
+    parse_replica,
+)
+
+
+def test_unified_replica_parses(build: Any) -> None:
+    obj = build.replica(
+        workers=build.role(
+            count=2, topology={"tensor": 8, "pipeline": 2, "data": 4, "dataLocal": 2}
+        )
+    )
+    replica = parse_replica(obj)
+    assert (replica.namespace, replica.name) == ("ml-team-prod", "kimi-k2-5ab63")
+    assert (replica.deployment_name, replica.cluster_name, replica.index) == (
+        "kimi-k2",
+        "prod-us-east",
+        0,
+    )
+    assert replica.priority == "production-critical"
+    assert replica.labels == {"x": "y"}
+    assert not replica.disaggregated
+    assert [r.role for r in replica.roles] == ["workers"]
+    workers = replica.roles[0]
+    assert workers.count == 2
+    assert workers.topology == Topology(tensor=8, pipeline=2, data=4, data_local=2)
+    assert workers.topology.nodes_per_worker == 4
+    assert workers.node_pool_name == "h100"
+    assert workers.device_requests == (
+        DeviceRequest("gpu", "gpu.nvidia.com", 8, ('device.driver == "gpu.nvidia.com"',)),
+    )
+    assert workers.path == "spec.workers"
+
+
+def test_disaggregated_replica_parses_in_role_order(build: Any) -> None:
+    replica = parse_replica(
+        build.replica(decode=build.role(count=3), prefill=build.role(count=5, pool="l4"))
+    )
+    assert replica.disaggregated
+    assert [(r.role, r.count, r.node_pool_name) for r in replica.roles] == [
+        ("decode", 3, "h100"),
+        ("prefill", 5, "l4"),
+    ]
+
+
+def test_defaults(build: Any) -> None:
+    obj = build.replica()
+    workers = obj["spec"]["workers"]
+    del workers["count"], workers["topology"], workers["deviceRequests"][0]["count"]
+    del obj["spec"]["priority"], obj["spec"]["index"]
+    replica = parse_replica(obj)
+    role = replica.roles[0]
+    assert (role.count, role.topology, role.device_requests[0].count) == (1, Topology(), 1)
+    assert (replica.priority, replica.index) == (None, 0)
+
+
+def test_parse_copies_the_template(build: Any) -> None:
+    obj = build.replica()
+    replica = parse_replica(obj)
+    obj["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "changed"
+    assert replica.roles[0].template["spec"]["containers"][0]["image"] != "changed"
+
+
+def _set(obj: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    node: Any = obj
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if value is _DELETE:
+        del node[last]
+    elif isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+_DELETE = object()
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("metadata.name", _DELETE, "metadata.name"),
+        ("metadata.namespace", "", "metadata.namespace"),
+        ("spec.deploymentName", 7, "spec.deploymentName"),
+        ("spec.clusterName", _DELETE, "spec.clusterName"),
+        ("spec.index", -1, "spec.index"),
+        ("spec.index", True, "spec.index"),
+        ("spec.workers.count", 0, "spec.workers.count"),
+        ("spec.workers.count", "2", "spec.workers.count"),
+        ("spec.workers.topology.tensor", 0, "spec.workers.topology.tensor"),
+        ("spec.workers.topology", {"data": 4, "dataLocal": 3}, "spec.workers.topology.dataLocal"),
+        ("spec.workers.topology", [], "spec.workers.topology"),
+        ("spec.workers.template", _DELETE, "spec.workers.template"),
+        ("spec.workers.nodePoolName", _DELETE, "spec.workers.nodePoolName"),
+        ("spec.workers.deviceRequests", {}, "spec.workers.deviceRequests"),
+        ("spec.workers.deviceRequests.0.name", "GPU_0", "spec.workers.deviceRequests[0].name"),
+        (
+            "spec.workers.deviceRequests.0.deviceClassName",
+            "Not A Class",
+            "spec.workers.deviceRequests[0].deviceClassName",
+        ),
+        ("spec.workers.deviceRequests.0.count", 0, "spec.workers.deviceRequests[0].count"),
+        (
+            "spec.workers.deviceRequests.0.selectors",
+            [{"expression": "true"}],
+            "spec.workers.deviceRequests[0].selectors[0].cel",
+        ),
+        ("spec.workers", _DELETE, "spec.workers"),
+        ("spec", "nope", "spec"),
+    ],
+)
+def test_replica_errors_name_the_field(build: Any, path: str, value: Any, field: str) -> None:
+    obj = build.replica()
+    _set(obj, path, value)
+    with pytest.raises(RenderError) as caught:
+        parse_replica(obj)
+    assert caught.value.field == field
+    assert str(caught.value).startswith(f"{field}: ")
+    assert caught.value.reason == Reason.INVALID_SPEC
+    assert isinstance(caught.value, ValueError)
+
+
+def test_duplicate_request_names_are_rejected(build: Any) -> None:
+    request = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
+    obj = build.replica(workers=build.role(requests=[request, copy.deepcopy(request)]))
+    with pytest.raises(RenderError) as caught:
+        parse_replica(obj)
+    assert caught.value.field == "spec.workers.deviceRequests[1].name"
+
+
+@pytest.mark.parametrize(
+    ("roles", "field"),
+    [
+        ({"workers": True, "decode": True}, "spec.decode"),
+        ({"decode": True}, "spec.prefill"),
+        ({"prefill": True}, "spec.decode"),
+    ],
+)
+def test_role_shapes_are_exclusive(build: Any, roles: dict[str, bool], field: str) -> None:
+    obj = build.replica()
+    spec = obj["spec"]
+    if not roles.get("workers"):
+        del spec["workers"]
+    for name in ("decode", "prefill"):
+        if roles.get(name):
+            spec[name] = build.role()
+    with pytest.raises(RenderError) as caught:
+        parse_replica(obj)
+    assert caught.value.field == field
+
+
+def test_cluster_parses(build: Any) -> None:
+    cluster = parse_cluster(build.cluster(backend="KServe", pools=("l4", "h100", "l4")))
+    assert cluster.name == "prod-us-east"
+    assert cluster.backend is Backend.KSERVE
+    assert cluster.pools == ("h100", "l4")
+    assert cluster.kubernetes_version == "1.34"
+
+
+def test_cluster_backend_defaults_to_native(build: Any) -> None:
+    assert parse_cluster(build.cluster(backend=None)).backend is Backend.NATIVE
+
+
+@pytest.mark.parametrize(
+    ("status", "spec", "expected"),
+    [
+        (None, None, "1.34"),
+        ("1.33", None, "1.33"),
+        ("v1.35.2", None, "1.35"),
+        (None, "1.36", "1.36"),
+        ("1.32", "1.36", "1.32"),
+    ],
+)
+def test_cluster_kubernetes_version(
+    build: Any, status: str | None, spec: str | None, expected: str
+) -> None:
+    obj = build.cluster(version=status)
+    if spec is not None:
+        obj["spec"]["kubernetesVersion"] = spec
+    cluster = parse_cluster(obj)
+    assert cluster.kubernetes_version == expected
+    assert cluster.minor == int(expected.split(".")[1])
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda o: o["spec"].update(backend={"type": "Dynamo"}), "spec.backend.type"),
+        (lambda o: o["spec"].update(nodePools=[{"className": "x"}]), "spec.nodePools[0].name"),
+        (lambda o: o.update(status={"kubernetesVersion": "latest"}), "status.kubernetesVersion"),
+        (lambda o: o.pop("metadata"), "metadata"),
+    ],
+)
+def test_cluster_errors_name_the_field(build: Any, mutate: Any, field: str) -> None:
+    obj = build.cluster()
+    mutate(obj)
+    with pytest.raises(RenderError) as caught:
+        parse_cluster(obj)
+    assert caught.value.field == field

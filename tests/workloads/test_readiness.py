@@ -1,0 +1,120 @@
+"""Readiness policies for remote objects, and reading a workload's status back."""
+
+from typing import Any
+
+import celpy
+import pytest
+from celpy.adapter import json_to_cel
+
+from modelplane.workloads import (
+    SHARED_MANAGEMENT_POLICIES,
+    parse_cluster,
+    parse_replica,
+    render_replica,
+    replica_status,
+    workload_readiness,
+    workload_status,
+)
+
+
+def _conditions(*pairs: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "metadata": {"name": "w"},
+        "status": {"conditions": [{"type": t, "status": s, "reason": "R"} for t, s in pairs]},
+    }
+
+
+def _cel(query: str, obj: dict[str, Any]) -> bool:
+    env = celpy.Environment()
+    return bool(env.program(env.compile(query)).evaluate({"object": json_to_cel(obj)}))
+
+
+@pytest.mark.parametrize(
+    ("kind", "observed", "ready"),
+    [
+        ("Deployment", {}, False),
+        ("Deployment", {"status": {}}, False),
+        ("Deployment", _conditions(("Available", "True")), True),
+        ("Deployment", _conditions(("Progressing", "True"), ("Available", "False")), False),
+        ("Deployment", _conditions(("Ready", "True")), False),
+        ("LeaderWorkerSet", _conditions(("Available", "True")), True),
+        ("LeaderWorkerSet", _conditions(("Available", "Unknown")), False),
+        ("LLMInferenceService", _conditions(("Ready", "True")), True),
+        ("LLMInferenceService", _conditions(("Available", "True")), False),
+    ],
+)
+def test_workload_readiness_checks_the_kinds_own_condition(
+    kind: str, observed: dict[str, Any], ready: bool
+) -> None:
+    block = workload_readiness(kind)
+    assert block["policy"] == "DeriveFromCelQuery"
+    assert _cel(block["celQuery"], observed) is ready
+    # The status helper agrees with the readiness policy.
+    assert workload_status(kind, observed)[0] is ready
+
+
+@pytest.mark.parametrize("backend", ["Native", "KServe"])
+def test_rendered_readiness(build: Any, backend: str) -> None:
+    objects = render_replica(
+        parse_replica(build.replica(decode=build.role(), prefill=build.role())),
+        parse_cluster(build.cluster(backend=backend)),
+    )
+    for obj in objects:
+        if obj.is_workload:
+            assert obj.readiness == workload_readiness(obj.manifest["kind"])
+        else:
+            assert obj.readiness == {"policy": "SuccessfulCreate"}
+    namespace = next(o for o in objects if o.key == "namespace")
+    # Every replica in the namespace composes it: none may delete it.
+    assert namespace.management_policies == SHARED_MANAGEMENT_POLICIES
+    assert "Delete" not in namespace.management_policies
+    assert all(o.management_policies == ("*",) for o in objects if o.key != "namespace")
+
+
+def test_workload_status_messages() -> None:
+    assert workload_status("Deployment", None) == (False, "Deployment has not been observed yet")
+    assert workload_status("Deployment", {"metadata": {"name": "w"}}) == (
+        False,
+        "Deployment w has not reported Available yet",
+    )
+    failing = {
+        "metadata": {"name": "w"},
+        "status": {
+            "conditions": [
+                {"type": "Available", "status": "False", "message": "0/3 replicas available"}
+            ]
+        },
+    }
+    assert workload_status("Deployment", failing) == (
+        False,
+        "Deployment w is not Available: 0/3 replicas available",
+    )
+    assert workload_status("LLMInferenceService", _conditions(("Ready", "True"))) == (
+        True,
+        "LLMInferenceService w is Ready",
+    )
+    assert workload_status("Deployment", {"status": {"conditions": "junk"}})[0] is False
+
+
+def test_workload_status_rejects_other_kinds() -> None:
+    with pytest.raises(ValueError, match="not a workload kind"):
+        workload_status("Namespace", {})
+    with pytest.raises(ValueError):
+        workload_readiness("StatefulSet")
+
+
+def test_replica_serves_only_when_every_workload_does(build: Any) -> None:
+    objects = render_replica(
+        parse_replica(build.replica(decode=build.role(), prefill=build.role())),
+        parse_cluster(build.cluster()),
+    )
+    up = _conditions(("Available", "True"))
+    down = _conditions(("Available", "False"))
+    serving, message = replica_status(objects, {"workload-decode": up, "workload-prefill": up})
+    assert serving and "is Available" in message
+    serving, message = replica_status(objects, {"workload-decode": up, "workload-prefill": down})
+    assert not serving
+    assert message == "Deployment w is not Available: R"
+    serving, message = replica_status(objects, {"workload-decode": up})
+    assert not serving and "not been observed" in message
+    assert replica_status([o for o in objects if not o.is_workload], {})[0] is False
