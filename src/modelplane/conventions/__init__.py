@@ -1,0 +1,31 @@
+"""In-cluster scheduler conventions: hand every pod Modelplane emits to the
+cluster's GPU scheduler (KAI, Kueue, Volcano, Coscheduling or the default
+scheduler) with exactly the keys, fields and gang objects it reads.
+
+Pure: no Crossplane imports, no I/O, never raises on bad input (every problem
+is a Finding).
+"""
+
+from modelplane.conventions.apply import ConventionResult, apply_conventions
+from modelplane.conventions.config import (
+    KAISettings,
+    KueueSettings,
+    SchedulingConfig,
+    VolcanoSettings,
+)
+from modelplane.conventions.findings import Finding, has_errors
+from modelplane.conventions.parse import parse_scheduling
+from modelplane.conventions.template import TemplateContext
+
+__all__ = [
+    "ConventionResult",
+    "Finding",
+    "KAISettings",
+    "KueueSettings",
+    "SchedulingConfig",
+    "TemplateContext",
+    "VolcanoSettings",
+    "apply_conventions",
+    "has_errors",
+    "parse_scheduling",
+]

@@ -1,0 +1,141 @@
+"""Writing platform-owned labels, annotations and pod fields, reporting what they replace."""
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from modelplane.conventions.findings import ERROR, WARNING, Finding
+from modelplane.core.labels import ANNOTATIONS_TOTAL_MAX
+from modelplane.core.vocabulary import Reason
+
+# The default scheduler's own name means the same as leaving schedulerName unset.
+_DEFAULT_SCHEDULER = "default-scheduler"
+
+
+def _section(meta: dict[str, Any], section: str) -> dict[str, Any]:
+    value = meta.get(section)
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _store(meta: dict[str, Any], section: str, values: dict[str, Any]) -> None:
+    if values:
+        meta[section] = dict(sorted(values.items()))
+    else:
+        meta.pop(section, None)
+
+
+def write(
+    meta: dict[str, Any],
+    section: str,
+    owned: dict[str, str],
+    where: str,
+    title: str,
+    findings: list[Finding],
+) -> None:
+    """Set every platform-owned key, warning where it replaces a different value."""
+    if not owned:
+        return
+    values = dict(_section(meta, section))
+    for key, value in sorted(owned.items()):
+        existing = values.get(key)
+        if existing is not None and existing != value:
+            findings.append(
+                Finding(
+                    WARNING,
+                    Reason.PLATFORM_KEY_OVERRIDDEN,
+                    f"{where}.{section}[{key}]",
+                    f"{title}: {key}={existing!r} is owned by the cluster's scheduling "
+                    f"conventions; overridden with {value!r}",
+                )
+            )
+        values[key] = value
+    _store(meta, section, values)
+
+
+def strip(
+    meta: dict[str, Any],
+    section: str,
+    owned: Callable[[str], bool],
+    keep: dict[str, str],
+    where: str,
+    title: str,
+    findings: list[Finding],
+) -> None:
+    """Remove platform-owned keys the platform does not set here, with a Warning."""
+    values = dict(_section(meta, section))
+    for key in sorted(values):
+        if owned(key) and key not in keep:
+            findings.append(
+                Finding(
+                    WARNING,
+                    Reason.PLATFORM_KEY_OVERRIDDEN,
+                    f"{where}.{section}[{key}]",
+                    f"{title}: {key} is owned by the cluster's scheduling conventions "
+                    "and is not set on pod templates here; removed",
+                )
+            )
+            del values[key]
+    _store(meta, section, values)
+
+
+def set_pod_field(
+    spec: dict[str, Any],
+    name: str,
+    value: str | None,
+    where: str,
+    title: str,
+    findings: list[Finding],
+) -> None:
+    """Make pod field `name` equal `value` (absent when None), warning on a change."""
+    existing = spec.get(name)
+    if existing == value:
+        return
+    if value is None and name == "schedulerName" and existing == _DEFAULT_SCHEDULER:
+        return
+    if existing is not None:
+        outcome = "removed" if value is None else f"overridden with {value!r}"
+        findings.append(
+            Finding(
+                WARNING,
+                Reason.PLATFORM_KEY_OVERRIDDEN,
+                f"{where}.{name}",
+                f"{title}: {name}={existing!r} is owned by the cluster's scheduling "
+                f"conventions; {outcome}",
+            )
+        )
+    if value is None:
+        del spec[name]
+    else:
+        spec[name] = value
+
+
+def drop_pod_priority(
+    spec: dict[str, Any], where: str, title: str, findings: list[Finding]
+) -> None:
+    """Pods may not carry an integer priority: admission derives it from the class."""
+    if "priority" in spec:
+        findings.append(
+            Finding(
+                WARNING,
+                Reason.PLATFORM_KEY_OVERRIDDEN,
+                f"{where}.priority",
+                f"{title}: spec.priority is set by admission from priorityClassName; removed",
+            )
+        )
+        del spec["priority"]
+
+
+def check_annotation_size(
+    meta: dict[str, Any], where: str, title: str, findings: list[Finding]
+) -> None:
+    values = _section(meta, "annotations")
+    total = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in values.items())
+    if total > ANNOTATIONS_TOTAL_MAX:
+        findings.append(
+            Finding(
+                ERROR,
+                Reason.INVALID_SCHEDULING_TEMPLATE,
+                f"{where}.annotations",
+                f"{title}: annotations total {total} bytes, over the "
+                f"{ANNOTATIONS_TOTAL_MAX}-byte limit",
+            )
+        )

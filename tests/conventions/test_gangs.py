@@ -1,0 +1,177 @@
+"""Gang objects: when Modelplane composes them, their shape, and how pods join them."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+
+CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
+
+
+def _apply(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
+    config, findings = parse_scheduling(spec)
+    assert findings == []
+    return apply_conventions(manifests, config, CONTEXT)
+
+
+def _worker_meta(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]
+
+
+def test_coscheduling_lws_gang(build: Any, schema_check: Any) -> None:
+    result = _apply({"provider": "Coscheduling"}, [build.lws(size=4, replicas=1)])
+    (group,) = result.extra
+    schema_check(group)
+    assert group["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
+    assert group["spec"] == {"minMember": 4}
+    (obj,) = result.workloads
+    lwt = obj["spec"]["leaderWorkerTemplate"]
+    for key in ("leaderTemplate", "workerTemplate"):
+        assert (
+            lwt[key]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"]
+            == group["metadata"]["name"]
+        )
+    assert result.findings == []
+
+
+def test_gang_spanning_several_workers_is_reported(build: Any) -> None:
+    result = _apply({"provider": "Coscheduling"}, [build.lws(size=2, replicas=3)])
+    (group,) = result.extra
+    assert group["spec"]["minMember"] == 6
+    (finding,) = result.findings
+    assert finding.severity == "Warning"
+    assert finding.reason == "GangLimited"
+    assert "3 workers of 2 pods" in finding.message
+
+
+def test_leader_ready_is_never_ganged_by_hand(build: Any) -> None:
+    result = _apply({"provider": "Coscheduling"}, [build.lws(size=2, startup="LeaderReady")])
+    assert result.extra == []
+    assert "scheduling.x-k8s.io/pod-group" not in _worker_meta(result.workloads[0])["labels"]
+    assert [f.reason for f in result.findings] == ["GangLimited"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "manifest"),
+    [
+        ({"provider": "Coscheduling", "gang": {"enabled": False}}, "lws"),
+        ({"provider": "Coscheduling"}, "lws-size-1"),
+        ({"provider": "Coscheduling"}, "lws-no-replicas"),
+        ({"provider": "Coscheduling"}, "deployment"),
+        ({"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}}, "lws"),
+        ({"provider": "Kueue"}, "lws"),
+        ({"provider": "Volcano"}, "lws"),
+        ({"provider": "Default"}, "lws"),
+    ],
+)
+def test_no_gang_object(spec: dict[str, Any], manifest: str, build: Any) -> None:
+    manifests = {
+        "lws": [build.lws(size=4)],
+        "lws-size-1": [build.lws(size=1, replicas=3)],
+        "lws-no-replicas": [build.lws(size=4, replicas=0)],
+        "deployment": [build.deployment(replicas=5)],
+    }[manifest]
+    result = _apply(spec, manifests)
+    assert result.extra == []
+    assert result.findings == []
+
+
+def test_volcano_without_lws_provider_composes_its_podgroup(build: Any, schema_check: Any) -> None:
+    spec = {
+        "provider": "Volcano",
+        "queue": "{{ .Namespace }}",
+        "volcano": {"lwsGangScheduling": False},
+    }
+    result = _apply(spec, [build.lws(size=3)])
+    (group,) = result.extra
+    schema_check(group)
+    assert group["apiVersion"] == "scheduling.volcano.sh/v1beta1"
+    assert group["spec"] == {"minMember": 3, "queue": "ml-team", "priorityClassName": "batch"}
+    annotations = _worker_meta(result.workloads[0])["annotations"]
+    assert annotations["scheduling.k8s.io/group-name"] == group["metadata"]["name"]
+    assert annotations["scheduling.volcano.sh/queue-name"] == "ml-team"
+
+
+def test_volcano_own_podgroup_carries_the_kserve_queue(build: Any) -> None:
+    svc = build.llmisvc(main=build.kserve_block(worker=True, parallelism=build.pipeline2))
+    spec = {"provider": "Volcano", "queue": "gpu", "volcano": {"lwsGangScheduling": False}}
+    result = _apply(spec, [svc])
+    (group,) = result.extra
+    assert group["spec"]["queue"] == "gpu"
+    assert (
+        result.workloads[0]["spec"]["annotations"]["scheduling.k8s.io/group-name"]
+        == (group["metadata"]["name"])
+    )
+    assert result.findings == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "queue", "priority", "context_priority"),
+    [
+        ({"queue": "team-a"}, "team-a", "batch", "batch"),
+        ({}, "default-queue", "train", None),
+        ({"defaultLabels": {"kai.scheduler/queue": "from-label"}}, "from-label", "train", None),
+    ],
+)
+def test_kai_modelplane_grouping(
+    spec: dict[str, Any],
+    queue: str,
+    priority: str,
+    context_priority: str | None,
+    build: Any,
+    schema_check: Any,
+) -> None:
+    config, findings = parse_scheduling(
+        {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}, **spec}
+    )
+    assert findings == []
+    context = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", context_priority)
+    result = apply_conventions([build.lws(size=2)], config, context)
+    (group,) = result.extra
+    schema_check(group)
+    assert group["apiVersion"] == "scheduling.run.ai/v2alpha2"
+    assert group["spec"] == {"minMember": 2, "queue": queue, "priorityClassName": priority}
+    for key in ("leaderTemplate", "workerTemplate"):
+        annotations = result.workloads[0]["spec"]["leaderWorkerTemplate"][key]["metadata"][
+            "annotations"
+        ]
+        assert annotations == {
+            "kai.scheduler/skip-podgrouper": "true",
+            "pod-group-name": group["metadata"]["name"],
+        }
+
+
+def test_kai_grouping_copies_platform_preemptibility(build: Any) -> None:
+    spec = {
+        "provider": "KAI",
+        "queue": "q",
+        "defaultLabels": {"kai.scheduler/preemptibility": "preemptible"},
+        "kai": {"podGrouper": "Modelplane"},
+    }
+    result = _apply(spec, [build.lws(size=2)])
+    assert result.extra[0]["spec"]["preemptibility"] == "preemptible"
+
+
+def test_kai_grouping_leaves_single_pod_workers_to_the_podgrouper(build: Any) -> None:
+    spec = {
+        "provider": "KAI",
+        "queue": "q",
+        "kai": {"podGrouper": "Modelplane", "queuesWithQuota": ["q"]},
+    }
+    result = _apply(spec, [build.deployment()])
+    assert result.extra == []
+    assert "annotations" not in result.workloads[0]["spec"]["template"]["metadata"]
+
+
+def test_gang_names_are_stable_and_distinct(build: Any) -> None:
+    spec = {"provider": "Coscheduling"}
+    manifests, _ = build.shapes["lws-disaggregated"]()
+    first = _apply(spec, manifests)
+    second = _apply(spec, manifests)
+    assert first.extra == second.extra
+    names = [o["metadata"]["name"] for o in first.extra]
+    assert len(set(names)) == 2
+    long_name = build.lws(name="x" * 50, size=2)
+    (group,) = _apply(spec, [long_name]).extra
+    assert len(group["metadata"]["name"]) <= 63

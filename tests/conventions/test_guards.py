@@ -1,0 +1,247 @@
+"""Guard rails: findings for what a scheduler would silently mishandle."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+
+
+def _context(priority: str | None = None, name: str = "kimi") -> TemplateContext:
+    return TemplateContext("ml-team", name, "kimi-0", "prod-east", priority)
+
+
+def _reasons(result: Any) -> list[tuple[str, str]]:
+    return [(f.severity, f.reason) for f in result.findings]
+
+
+# --- templates rendered for one replica -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("labels", "name", "fragment"),
+    [
+        ({"example.com/owner": "{{ .Name }}"}, "n" * 64, "at most 63"),
+        ({"example.com/owner": "team-{{ .Name }}"}, "x" * 60, "at most 63"),
+        ({"example.com/owner": "{{ .Name }}!"}, "kimi", "alphanumerics"),
+        ({"example.com/owner": "-{{ .Priority }}"}, "kimi", "alphanumerics"),
+    ],
+)
+def test_invalid_rendered_label_value_is_an_error(
+    labels: dict[str, str], name: str, fragment: str, build: Any
+) -> None:
+    config, findings = parse_scheduling({"defaultLabels": labels})
+    assert findings == []
+    result = apply_conventions([build.deployment()], config, _context(name=name))
+    (finding,) = result.findings
+    assert (finding.severity, finding.reason) == ("Error", "InvalidSchedulingTemplate")
+    assert finding.field == "spec.scheduling.defaultLabels[example.com/owner]"
+    assert fragment in finding.message
+    assert "example.com/owner" not in result.workloads[0]["metadata"]["labels"]
+
+
+def test_annotations_take_any_rendered_value(build: Any) -> None:
+    config, _ = parse_scheduling({"defaultAnnotations": {"example.com/owner": "{{ .Name }} !"}})
+    result = apply_conventions([build.deployment()], config, _context(name="n" * 80))
+    assert result.ok
+    assert result.workloads[0]["metadata"]["annotations"]["example.com/owner"] == "n" * 80 + " !"
+
+
+@pytest.mark.parametrize("provider", ["KAI", "Kueue", "Volcano"])
+def test_queue_that_renders_empty_is_an_error(provider: str, build: Any) -> None:
+    config, findings = parse_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
+    assert findings == []
+    result = apply_conventions([build.lws()], config, _context(None))
+    errors = [f for f in result.findings if f.severity == "Error"]
+    assert [(f.reason, f.field) for f in errors] == [
+        ("InvalidSchedulingTemplate", "spec.scheduling.queue")
+    ]
+    assert "renders empty" in errors[0].message
+    assert apply_conventions([build.lws()], config, _context("batch")).workloads
+
+
+@pytest.mark.parametrize(("provider", "ok"), [("KAI", False), ("Kueue", False), ("Volcano", True)])
+def test_queue_length_limits_per_provider(provider: str, ok: bool, build: Any) -> None:
+    config, _ = parse_scheduling({"provider": provider, "queue": "{{ .Name }}"})
+    result = apply_conventions([build.deployment()], config, _context("p", name="q" * 70))
+    assert result.ok is ok
+
+
+def test_oversized_annotations_are_an_error(build: Any) -> None:
+    config, _ = parse_scheduling({"defaultAnnotations": {"example.com/blob": "{{ .Name }}"}})
+    result = apply_conventions([build.deployment()], config, _context(name="x" * 300_000))
+    assert ("Error", "InvalidSchedulingTemplate") in _reasons(result)
+    assert not result.ok
+
+
+# --- KAI quota for non-preemptible work -------------------------------------------------
+
+PRIORITY_CLASSES = [
+    {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "low"},
+        "value": 10,
+    },
+    {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high"},
+        "value": 1000,
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("kai", "queue", "priority", "kind", "warned"),
+    [
+        # Undeclared quota: only KAI's own default-queue is known to have none.
+        ({}, None, None, "deployment", True),  # inference (125) by default
+        ({}, None, None, "lws", False),  # train (50) by default
+        ({}, "team-a", None, "deployment", False),
+        ({}, None, "build", "lws", True),
+        ({}, None, "build-preemptible", "deployment", False),
+        ({}, None, "high", "lws", True),  # supplied PriorityClass, value 1000
+        ({}, None, "low", "deployment", False),  # supplied PriorityClass, value 10
+        ({}, None, "mystery", "deployment", True),  # unknown value
+        # Declared quota.
+        ({"queuesWithQuota": ["team-a"]}, "team-a", "high", "deployment", False),
+        ({"queuesWithQuota": ["team-a"]}, "team-b", "high", "deployment", True),
+        ({"queuesWithQuota": ["team-a"]}, "team-b", None, "lws", False),
+        ({"queuesWithQuota": []}, "team-b", "mystery", "lws", True),
+        ({"queuesWithQuota": ["default-queue"]}, None, None, "deployment", False),
+        # Declared preemptible priorities win over values.
+        ({"preemptiblePriorities": ["high"]}, None, "high", "deployment", False),
+        ({"preemptiblePriorities": ["mystery"]}, None, "mystery", "deployment", False),
+    ],
+)
+def test_kai_non_preemptible_work_without_quota(
+    kai: dict[str, Any],
+    queue: str | None,
+    priority: str | None,
+    kind: str,
+    warned: bool,
+    build: Any,
+) -> None:
+    spec: dict[str, Any] = {"provider": "KAI", "kai": kai}
+    if queue:
+        spec["queue"] = queue
+    config, findings = parse_scheduling(spec)
+    assert findings == []
+    result = apply_conventions(
+        [getattr(build, kind)()], config, _context(priority), priority_classes=PRIORITY_CLASSES
+    )
+    quota = [f for f in result.findings if f.reason == "QueueWithoutQuota"]
+    assert bool(quota) == warned, result.findings
+    assert all(f.severity == "Warning" for f in quota)
+    assert result.ok
+
+
+@pytest.mark.parametrize(("label", "warned"), [("preemptible", False), ("non-preemptible", True)])
+def test_kai_platform_preemptibility_label_decides(label: str, warned: bool, build: Any) -> None:
+    config, _ = parse_scheduling(
+        {"provider": "KAI", "defaultLabels": {"kai.scheduler/preemptibility": label}}
+    )
+    result = apply_conventions(
+        [build.lws()], config, _context("high"), priority_classes=PRIORITY_CLASSES
+    )
+    assert any(f.reason == "QueueWithoutQuota" for f in result.findings) == warned
+
+
+def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
+    svc = build.llmisvc(
+        role="decode",
+        main=build.kserve_block(worker=True, parallelism=build.pipeline2),
+        prefill=build.kserve_block(worker=False),
+    )
+    config, _ = parse_scheduling({"provider": "KAI"})
+    result = apply_conventions([svc], config, _context(None))
+    quota = [f for f in result.findings if f.reason == "QueueWithoutQuota"]
+    # KServe makes an LWS (train by default) for decode and a Deployment
+    # (inference by default) for prefill: only prefill is non-preemptible.
+    assert len(quota) == 1
+    assert "(prefill)" in quota[0].message
+
+
+# --- names KServe and LWS derive --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "kind", "name", "replicas", "too_long"),
+    [
+        ("Kueue", "lws", "l" * 39, 1, False),
+        ("Kueue", "lws", "l" * 40, 1, True),
+        ("Default", "lws", "l" * 40, 1, False),
+        ("Default", "lws", "l" * 51, 1, False),
+        ("Default", "lws", "l" * 51, 10, True),
+        ("Default", "lws", "l" * 52, 1, True),
+        ("Kueue", "deployment", "d" * 60, 1, False),
+        # <name>-kserve-mn-prefill must fit 39 under Kueue: 21 characters.
+        ("Kueue", "llmisvc-prefill", "s" * 21, 1, False),
+        ("Kueue", "llmisvc-prefill", "s" * 22, 1, True),
+        # <name>-kserve-mn: 29 characters under Kueue.
+        ("Kueue", "llmisvc", "s" * 29, 1, False),
+        ("Kueue", "llmisvc", "s" * 30, 1, True),
+        ("Volcano", "llmisvc", "s" * 41, 1, False),
+        ("Volcano", "llmisvc", "s" * 42, 1, True),
+        # A single-node service becomes a Deployment: no LWS limit applies.
+        ("Kueue", "llmisvc-single", "s" * 50, 1, False),
+    ],
+)
+def test_lws_name_limits(
+    provider: str, kind: str, name: str, replicas: int, too_long: bool, build: Any
+) -> None:
+    multi = build.kserve_block(worker=True, parallelism=build.pipeline2, replicas=replicas)
+    manifest = {
+        "lws": lambda: build.lws(name=name, replicas=replicas),
+        "deployment": lambda: build.deployment(name=name),
+        "llmisvc": lambda: build.llmisvc(name=name, main=multi),
+        "llmisvc-prefill": lambda: build.llmisvc(
+            name=name, role="decode", main=multi, prefill=multi
+        ),
+        "llmisvc-single": lambda: build.llmisvc(name=name),
+    }[kind]()
+    config, _ = parse_scheduling({"provider": provider})
+    result = apply_conventions([manifest], config, _context("p"))
+    names = [f for f in result.findings if f.reason == "NameTooLong"]
+    assert bool(names) == too_long, result.findings
+    assert all(f.severity == "Error" and f.field == "metadata.name" for f in names)
+
+
+# --- Volcano and KServe -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("queue", "lws_provider", "multi_node", "warned"),
+    [
+        ("gpu", True, True, True),
+        ("default", True, True, False),
+        ("gpu", False, True, False),
+        ("gpu", True, False, False),
+    ],
+)
+def test_volcano_queue_through_kserve(
+    queue: str, lws_provider: bool, multi_node: bool, warned: bool, build: Any
+) -> None:
+    config, _ = parse_scheduling(
+        {"provider": "Volcano", "queue": queue, "volcano": {"lwsGangScheduling": lws_provider}}
+    )
+    svc = build.llmisvc(main=build.kserve_block(worker=multi_node, parallelism=build.pipeline2))
+    result = apply_conventions([svc], config, _context("p"))
+    found = [f for f in result.findings if f.reason == "QueueNotExpressible"]
+    assert bool(found) == warned
+    assert result.workloads[0]["spec"]["annotations"]["scheduling.volcano.sh/queue-name"] == queue
+    assert "annotations" not in result.workloads[0]["metadata"]
+
+
+def test_non_workloads_pass_through_untouched(build: Any) -> None:
+    config, _ = parse_scheduling({"provider": "KAI", "queue": "q", "defaultLabels": {"a": "b"}})
+    rct = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "gpus"},
+        "spec": {"spec": {"devices": {"requests": []}}},
+    }
+    result = apply_conventions([rct], config, _context("p"))
+    assert result.workloads == [rct]
+    assert result.findings == []

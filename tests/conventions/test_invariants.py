@@ -1,0 +1,88 @@
+"""Properties that hold for any scheduling block and any workload shape."""
+
+import copy
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+
+SHAPES = [
+    "deployment-unified",
+    "lws-disaggregated",
+    "lws-disaggregated-mixed",
+    "llmisvc-unified-multi",
+    "llmisvc-disaggregated",
+]
+
+_templates = st.sampled_from(
+    ["{{ .Namespace }}", "{{ .Cluster }}-gpu", "fixed", "{{ .Replica }}", "{{ .Priority }}x"]
+)
+_blocks = st.fixed_dictionaries(
+    {"provider": st.sampled_from(["Default", "KAI", "Kueue", "Volcano", "Coscheduling"])},
+    optional={
+        "queue": _templates,
+        "defaultPriority": st.sampled_from(["standard", "batch"]),
+        "gang": st.fixed_dictionaries({"enabled": st.booleans()}),
+        "defaultLabels": st.dictionaries(
+            st.sampled_from(["example.com/team", "tier", "runai/project"]), _templates, max_size=3
+        ),
+        "defaultAnnotations": st.dictionaries(
+            st.sampled_from(["example.com/cost", "note"]), _templates, max_size=2
+        ),
+        "kai": st.fixed_dictionaries({"podGrouper": st.sampled_from(["Automatic", "Modelplane"])}),
+        "volcano": st.fixed_dictionaries({"lwsGangScheduling": st.booleans()}),
+    },
+)
+_contexts = st.builds(
+    TemplateContext,
+    namespace=st.sampled_from(["ml-team", "research"]),
+    name=st.sampled_from(["kimi", "qwen"]),
+    replica=st.sampled_from(["kimi-0", "qwen-3"]),
+    cluster=st.sampled_from(["prod-east", "lab"]),
+    priority=st.sampled_from([None, "critical", "standard"]),
+)
+
+_settings = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@_settings
+@given(block=_blocks, context=_contexts, shape=st.sampled_from(SHAPES))
+def test_deterministic_idempotent_and_pure(
+    block: dict[str, Any], context: TemplateContext, shape: str, build: Any
+) -> None:
+    manifests, _ = build.shapes[shape]()
+    pristine = copy.deepcopy(manifests)
+    config, _ = parse_scheduling(block)
+
+    first = apply_conventions(manifests, config, context)
+    second = apply_conventions(manifests, config, context)
+    assert manifests == pristine
+    dump = json.dumps([first.workloads, first.extra], sort_keys=True)
+    assert dump == json.dumps([second.workloads, second.extra], sort_keys=True)
+    assert first.findings == second.findings
+
+    again = apply_conventions(first.workloads, config, context)
+    assert again.workloads == first.workloads
+    assert again.extra == first.extra
+    assert not [f for f in again.findings if f.reason == "PlatformKeyOverridden"]
+
+
+@_settings
+@given(block=_blocks, context=_contexts, shape=st.sampled_from(SHAPES))
+def test_every_pod_goes_to_the_platform_scheduler(
+    block: dict[str, Any], context: TemplateContext, shape: str, build: Any
+) -> None:
+    manifests, _ = build.shapes[shape]()
+    config, _ = parse_scheduling(block)
+    result = apply_conventions(manifests, config, context)
+    for obj in result.workloads:
+        for _, _, specs in build.pod_sites(obj):
+            for pod_spec in specs:
+                assert pod_spec.get("schedulerName") == config.scheduler_name
+    names = [o["metadata"]["name"] for o in result.extra]
+    assert len(names) == len(set(names))

@@ -1,0 +1,148 @@
+"""Platform-owned keys always win over what an ML team's pod template says."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+
+CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
+
+
+def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
+    config, findings = parse_scheduling(spec)
+    assert findings == []
+    return apply_conventions(manifests, config, CONTEXT)
+
+
+@pytest.mark.parametrize(
+    ("spec", "section", "key", "want"),
+    [
+        (
+            {"defaultLabels": {"example.com/team": "{{ .Namespace }}"}},
+            "labels",
+            "example.com/team",
+            "ml-team",
+        ),
+        (
+            {"defaultAnnotations": {"example.com/cost": "{{ .Cluster }}"}},
+            "annotations",
+            "example.com/cost",
+            "prod-east",
+        ),
+        (
+            {"provider": "KAI", "queue": "gold", "kai": {"queuesWithQuota": ["gold"]}},
+            "labels",
+            "kai.scheduler/queue",
+            "gold",
+        ),
+        (
+            {"provider": "Volcano", "queue": "gold"},
+            "annotations",
+            "scheduling.volcano.sh/queue-name",
+            "gold",
+        ),
+    ],
+)
+@pytest.mark.parametrize("kind", ["deployment", "lws", "llmisvc"])
+def test_template_value_under_a_platform_key_is_overridden(
+    spec: dict[str, Any], section: str, key: str, want: str, kind: str, build: Any
+) -> None:
+    extra = {section: {key: "team-choice"}}
+    if kind == "llmisvc":
+        manifest = build.llmisvc(main=build.kserve_block(worker=True, **extra))
+    else:
+        template = build.pod_template(**extra)
+        manifest = getattr(build, kind)(template=template)
+    result = _run(spec, [manifest])
+    sites = list(build.pod_sites(result.workloads[0]))
+    for _, meta, _ in sites:
+        assert meta[section][key] == want
+    overridden = [f for f in result.findings if f.reason == "PlatformKeyOverridden"]
+    assert len(overridden) == len(sites)
+    for finding in overridden:
+        assert finding.severity == "Warning"
+        assert finding.field.endswith(f".{section}[{key}]")
+        assert key in finding.message and "team-choice" in finding.message
+
+
+def test_same_value_is_not_reported(build: Any) -> None:
+    template = build.pod_template(labels={"example.com/team": "ml-team"})
+    result = _run(
+        {"defaultLabels": {"example.com/team": "{{ .Namespace }}"}},
+        [build.deployment(template=template)],
+    )
+    assert result.findings == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "section", "key"),
+    [
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "labels",
+            "kai.scheduler/queue",
+        ),
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "labels",
+            "priorityClassName",
+        ),
+        ({"provider": "Kueue", "queue": "q"}, "labels", "kueue.x-k8s.io/queue-name"),
+        ({"provider": "Kueue"}, "labels", "kueue.x-k8s.io/priority-class"),
+        ({"provider": "Volcano"}, "annotations", "scheduling.volcano.sh/queue-name"),
+        ({"provider": "Volcano"}, "annotations", "scheduling.k8s.io/group-name"),
+        ({"provider": "Coscheduling"}, "labels", "scheduling.x-k8s.io/pod-group"),
+    ],
+)
+def test_scheduler_keys_the_platform_does_not_set_are_removed(
+    spec: dict[str, Any], section: str, key: str, build: Any
+) -> None:
+    template = build.pod_template(**{section: {key: "team-choice"}})
+    result = _run(spec, [build.lws(size=1, template=template)])
+    for _, meta, _ in build.pod_sites(result.workloads[0]):
+        assert key not in meta.get(section, {})
+    reasons = {(f.reason, f.severity) for f in result.findings if key in f.field}
+    assert reasons == {("PlatformKeyOverridden", "Warning")}
+
+
+def test_unrelated_keys_pass_through(build: Any) -> None:
+    template = build.pod_template(
+        labels={"kai.scheduler/queue": "kept"}, annotations={"prometheus.io/scrape": "true"}
+    )
+    result = _run({"provider": "Kueue"}, [build.deployment(template=template)])
+    meta = result.workloads[0]["spec"]["template"]["metadata"]
+    assert meta["labels"]["kai.scheduler/queue"] == "kept"
+    assert meta["annotations"] == {"prometheus.io/scrape": "true"}
+    assert result.findings == []
+
+
+@pytest.mark.parametrize(
+    ("provider", "existing", "want", "reported"),
+    [
+        ("KAI", "default-scheduler", "kai-scheduler", True),
+        ("Volcano", "volcano", "volcano", False),
+        ("Default", "my-scheduler", None, True),
+        ("Kueue", "default-scheduler", "default-scheduler", False),
+    ],
+)
+def test_scheduler_name_is_platform_owned(
+    provider: str, existing: str, want: str | None, reported: bool, build: Any
+) -> None:
+    template = build.pod_template(schedulerName=existing)
+    spec: dict[str, Any] = {"provider": provider}
+    if provider == "KAI":
+        spec["kai"] = {"queuesWithQuota": ["default-queue"]}
+    result = _run(spec, [build.deployment(template=template)])
+    assert result.workloads[0]["spec"]["template"]["spec"].get("schedulerName") == want
+    fields = [f.field for f in result.findings]
+    assert fields == (["spec.template.spec.schedulerName"] if reported else [])
+
+
+def test_object_label_override_is_reported(build: Any) -> None:
+    manifest = build.lws()
+    manifest["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "elsewhere"
+    result = _run({"provider": "Kueue", "queue": "mine"}, [manifest])
+    assert result.workloads[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "mine"
+    (finding,) = result.findings
+    assert finding.field == "metadata.labels[kueue.x-k8s.io/queue-name]"

@@ -1,0 +1,291 @@
+"""parse_scheduling: the validator behind an InferenceCluster's own conditions."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.conventions import (
+    Finding,
+    SchedulingConfig,
+    TemplateContext,
+    apply_conventions,
+    parse_scheduling,
+)
+from modelplane.core.vocabulary import Reason
+
+
+def _by_field(findings: list[Finding]) -> dict[str, Finding]:
+    return {f.field: f for f in findings}
+
+
+def test_absent_block_is_the_default_scheduler() -> None:
+    for spec in (None, {}):
+        config, findings = parse_scheduling(spec)
+        assert findings == []
+        assert config == SchedulingConfig()
+        assert config.provider == "Default"
+        assert config.scheduler_name is None
+        assert config.gang_enabled
+
+
+@pytest.mark.parametrize(
+    ("provider", "scheduler"),
+    [
+        ("Default", None),
+        ("KAI", "kai-scheduler"),
+        ("Kueue", None),
+        ("Volcano", "volcano"),
+        ("Coscheduling", "scheduler-plugins-scheduler"),
+    ],
+)
+def test_provider_default_scheduler_name(provider: str, scheduler: str | None) -> None:
+    config, findings = parse_scheduling({"provider": provider})
+    assert findings == []
+    assert config.scheduler_name == scheduler
+    explicit, _ = parse_scheduling({"provider": provider, "schedulerName": "my-sched"})
+    assert explicit.scheduler_name == "my-sched"
+
+
+def test_full_kai_block_parses() -> None:
+    config, findings = parse_scheduling(
+        {
+            "provider": "KAI",
+            "queue": "{{ .Namespace }}",
+            "defaultPriority": "production-standard",
+            "allowedPriorities": ["production-critical", "production-standard", "batch"],
+            "gang": {"enabled": False},
+            "defaultLabels": {"runai/project": "{{ .Namespace }}"},
+            "defaultAnnotations": {"example.com/cost-center": "{{ .Cluster }}"},
+            "kai": {
+                "queuesWithQuota": ["b", "a", "a"],
+                "preemptiblePriorities": ["batch"],
+                "podGrouper": "Modelplane",
+            },
+        }
+    )
+    assert findings == []
+    assert config.queue is not None and config.queue.source == "{{ .Namespace }}"
+    assert config.default_priority == "production-standard"
+    assert config.allowed_priorities == ("batch", "production-critical", "production-standard")
+    assert not config.gang_enabled
+    assert config.kai.queues_with_quota == frozenset({"a", "b"})
+    assert config.kai.preemptible_priorities == frozenset({"batch"})
+    assert config.kai.pod_grouper == "Modelplane"
+    assert [k for k, _ in config.default_labels] == ["runai/project"]
+
+
+ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
+    ({"provider": "Slurm"}, "spec.scheduling.provider", Reason.INVALID_SCHEDULING),
+    ({"schedulerName": "Bad_Name"}, "spec.scheduling.schedulerName", Reason.INVALID_SCHEDULING),
+    ({"schedulerName": 7}, "spec.scheduling.schedulerName", Reason.INVALID_SCHEDULING),
+    (
+        {"provider": "KAI", "queue": "{{ .Team }}"},
+        "spec.scheduling.queue",
+        Reason.INVALID_SCHEDULING_TEMPLATE,
+    ),
+    ({"provider": "KAI", "queue": ""}, "spec.scheduling.queue", Reason.INVALID_SCHEDULING_TEMPLATE),
+    (
+        {"provider": "Kueue", "queue": "Not_A_Queue"},
+        "spec.scheduling.queue",
+        Reason.INVALID_SCHEDULING_TEMPLATE,
+    ),
+    (
+        {"provider": "KAI", "queue": "q" * 64},
+        "spec.scheduling.queue",
+        Reason.INVALID_SCHEDULING_TEMPLATE,
+    ),
+    (
+        {"defaultLabels": {"team": "{{ .Owner }}"}},
+        "spec.scheduling.defaultLabels[team]",
+        Reason.INVALID_SCHEDULING_TEMPLATE,
+    ),
+    (
+        {"defaultLabels": {"team": "has spaces"}},
+        "spec.scheduling.defaultLabels[team]",
+        Reason.INVALID_SCHEDULING_TEMPLATE,
+    ),
+    (
+        {"defaultLabels": {"bad key!": "x"}},
+        "spec.scheduling.defaultLabels[bad key!]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"defaultAnnotations": {"modelplane.ai/role": "x"}},
+        "spec.scheduling.defaultAnnotations[modelplane.ai/role]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"defaultAnnotations": {"a/b": "{{ .Name | quote }}"}},
+        "spec.scheduling.defaultAnnotations[a/b]",
+        Reason.INVALID_SCHEDULING_TEMPLATE,
+    ),
+    ({"defaultLabels": ["team"]}, "spec.scheduling.defaultLabels", Reason.INVALID_SCHEDULING),
+    (
+        {"defaultLabels": {"team": 3}},
+        "spec.scheduling.defaultLabels[team]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"defaultPriority": "system-cluster-critical"},
+        "spec.scheduling.defaultPriority",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"defaultPriority": "gold", "allowedPriorities": ["silver"]},
+        "spec.scheduling.defaultPriority",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"allowedPriorities": ["ok", "Not OK"]},
+        "spec.scheduling.allowedPriorities[1]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    ({"gang": {"enabled": "yes"}}, "spec.scheduling.gang.enabled", Reason.INVALID_SCHEDULING),
+    (
+        {"provider": "KAI", "queue": "q", "defaultLabels": {"kai.scheduler/queue": "other"}},
+        "spec.scheduling.defaultLabels[kai.scheduler/queue]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "Kueue", "queue": "q", "defaultLabels": {"kueue.x-k8s.io/queue-name": "q"}},
+        "spec.scheduling.defaultLabels[kueue.x-k8s.io/queue-name]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {
+            "provider": "Volcano",
+            "queue": "q",
+            "defaultAnnotations": {"scheduling.volcano.sh/queue-name": "q"},
+        },
+        "spec.scheduling.defaultAnnotations[scheduling.volcano.sh/queue-name]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "Coscheduling", "defaultLabels": {"scheduling.x-k8s.io/pod-group": "g"}},
+        "spec.scheduling.defaultLabels[scheduling.x-k8s.io/pod-group]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "KAI", "defaultAnnotations": {"kai.scheduler/skip-podgrouper": "true"}},
+        "spec.scheduling.defaultAnnotations[kai.scheduler/skip-podgrouper]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "Volcano", "defaultAnnotations": {"scheduling.k8s.io/group-name": "g"}},
+        "spec.scheduling.defaultAnnotations[scheduling.k8s.io/group-name]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "KAI", "kai": {"podGrouper": "Manual"}},
+        "spec.scheduling.kai.podGrouper",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "KAI", "kai": {"queuesWithQuota": "team-a"}},
+        "spec.scheduling.kai.queuesWithQuota",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "Kueue", "kueue": {"workloadPriorityClasses": ["Bad!"]}},
+        "spec.scheduling.kueue.workloadPriorityClasses[0]",
+        Reason.INVALID_SCHEDULING,
+    ),
+    (
+        {"provider": "Volcano", "volcano": {"lwsGangScheduling": "no"}},
+        "spec.scheduling.volcano.lwsGangScheduling",
+        Reason.INVALID_SCHEDULING,
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "field", "reason"), ERROR_CASES)
+def test_invalid_blocks_are_errors_on_the_field(
+    spec: dict[str, Any], field: str, reason: str
+) -> None:
+    config, findings = parse_scheduling(spec)
+    finding = _by_field(findings)[field]
+    assert finding.severity == "Error"
+    assert finding.reason == reason
+    assert finding in config.errors
+
+
+def test_not_a_mapping_is_an_error() -> None:
+    config, findings = parse_scheduling(["KAI"])  # type: ignore[arg-type]
+    assert [f.field for f in findings] == ["spec.scheduling"]
+    assert config.errors
+
+
+WARNING_CASES: list[tuple[dict[str, Any], str]] = [
+    ({"provider": "Default", "queue": "q"}, "spec.scheduling.queue"),
+    ({"provider": "Coscheduling", "queue": "q"}, "spec.scheduling.queue"),
+    ({"priority": "x"}, "spec.scheduling.priority"),
+    ({"gang": {"enabled": True, "minMember": 2}}, "spec.scheduling.gang.minMember"),
+    ({"provider": "Kueue", "kai": {"queuesWithQuota": []}}, "spec.scheduling.kai"),
+    ({"provider": "KAI", "volcano": {}}, "spec.scheduling.volcano"),
+    ({"provider": "Default", "gang": {"enabled": True}}, "spec.scheduling.gang.enabled"),
+    (
+        {"provider": "KAI", "defaultLabels": {"runai/queue": "{{ .Namespace }}"}},
+        "spec.scheduling.defaultLabels[runai/queue]",
+    ),
+    (
+        {"provider": "KAI", "defaultAnnotations": {"kai.scheduler/queue": "q"}},
+        "spec.scheduling.defaultAnnotations[kai.scheduler/queue]",
+    ),
+    (
+        {"provider": "Kueue", "defaultAnnotations": {"kueue.x-k8s.io/queue-name": "q"}},
+        "spec.scheduling.defaultAnnotations[kueue.x-k8s.io/queue-name]",
+    ),
+    (
+        {"provider": "Volcano", "defaultLabels": {"scheduling.volcano.sh/queue-name": "q"}},
+        "spec.scheduling.defaultLabels[scheduling.volcano.sh/queue-name]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "field"), WARNING_CASES)
+def test_ignored_or_misplaced_settings_are_warnings(spec: dict[str, Any], field: str) -> None:
+    config, findings = parse_scheduling(spec)
+    finding = _by_field(findings)[field]
+    assert finding.severity == "Warning"
+    assert finding.reason == Reason.SCHEDULING_FIELD_IGNORED
+    assert config.errors == ()
+
+
+def test_ignored_queue_is_dropped() -> None:
+    config, _ = parse_scheduling({"provider": "Coscheduling", "queue": "q"})
+    assert config.queue is None
+
+
+def test_legacy_queue_key_is_fine_when_pinned() -> None:
+    _, findings = parse_scheduling(
+        {
+            "provider": "KAI",
+            "defaultLabels": {"runai/queue": "{{ .Namespace }}"},
+            "kai": {"queueLabelKey": "runai/queue"},
+        }
+    )
+    assert findings == []
+
+
+def test_invalid_entries_are_dropped_and_the_rest_kept() -> None:
+    config, _ = parse_scheduling({"defaultLabels": {"team": "{{ .Owner }}", "tier": "gold"}})
+    assert [k for k, _ in config.default_labels] == ["tier"]
+
+
+def test_config_errors_block_rendering() -> None:
+    config, findings = parse_scheduling({"provider": "KAI", "queue": "{{ .Owner }}"})
+    context = TemplateContext("ml", "kimi", "kimi-0", "c", None)
+    result = apply_conventions([], config, context)
+    assert not result.ok
+    assert [f for f in result.findings if f.severity == "Error"] == [
+        f for f in findings if f.severity == "Error"
+    ]
+
+
+def test_parsing_is_deterministic() -> None:
+    spec = {
+        "provider": "KAI",
+        "defaultLabels": {"b": "2", "a": "1", "c": "{{ .Name }}"},
+        "kai": {"queuesWithQuota": ["z", "y"]},
+    }
+    assert parse_scheduling(spec) == parse_scheduling(dict(reversed(list(spec.items()))))
