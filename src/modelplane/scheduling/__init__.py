@@ -1,0 +1,137 @@
+"""The fleet scheduler: which cluster, index and pool each replica of a ModelDeployment gets.
+
+Pure: no Crossplane or gRPC. The glue parses the ModelDeployment, every
+InferenceCluster and every ModelReplica with the `parse_*` helpers, calls
+`schedule(...)`, and composes exactly `Decision.replicas`.
+
+Rules, in the order a decision applies them:
+
+1. Validate. A clusterSelector the API server would reject, or a device selector
+   that does not compile, puts the decision in *hold*: every existing replica
+   whose cluster still exists is kept exactly as recorded, nothing is placed, and
+   the condition says InvalidClusterSelector / InvalidNodeSelector.
+2. Filter. A cluster is *selected* when it passes the clusterSelector (Kubernetes
+   LabelSelector semantics) and its `allowedPriorities` admit the deployment's
+   resolved priority (`spec.priority`, else the cluster's `defaultPriority`). It
+   is *eligible* when every role also has a pool whose node satisfies the role's
+   device requests: exact matching of requests to device kinds with counts
+   consumed across requests, at least one request on a DRA kind (a
+   Synthetic-only match claims nothing and is no match), and a selector that
+   fails at evaluation time counting as false with its error in the trace.
+3. Hold on an edit that matches nothing: when no cluster is eligible but the
+   deployment has replicas, they are held as in 1, and the condition says
+   NoClusters or InsufficientCapacity.
+4. Retain (see `retain`): a replica stays on its (cluster, index) while its
+   cluster exists and is still selected, and every role's pinned pool still
+   exists and still matches; it is never moved to improve the picture.
+5. Scale down: highest index on the most-loaded cluster first.
+6. Fill (see `fill`): one replica at a time onto the eligible cluster hosting
+   fewest of this deployment's replicas (ties: name), each role on the first
+   pool with room, all roles of a replica on one cluster; against a ledger of
+   free devices per node that charges every committed replica and never
+   overcommits. Synthetic devices gate matching but are not charged.
+
+Replica identity is (cluster, index), carried in labels; names are opaque
+hashes (`replica_name`). The match trace lists every rejected cluster and pool
+with the reason.
+"""
+
+from modelplane.scheduling.decision import (
+    ClusterTrace,
+    Condition,
+    Decision,
+    DesiredReplica,
+    Event,
+    EventType,
+    Origin,
+    PoolTrace,
+    RemovedReplica,
+    RolePlacement,
+)
+from modelplane.scheduling.errors import InputError
+from modelplane.scheduling.model import (
+    DECODE_ROLE,
+    PREFILL_ROLE,
+    UNIFIED_ROLE,
+    Claim,
+    ClaimRequest,
+    Cluster,
+    Deployment,
+    DeviceRequest,
+    DeviceSpec,
+    ExistingReplica,
+    LabelRequirement,
+    LabelSelector,
+    Pool,
+    PoolHardware,
+    RecordedRole,
+    Role,
+    Topology,
+)
+from modelplane.scheduling.parse import (
+    parse_deployment,
+    parse_label_selector,
+    parse_replica,
+    parse_replicas,
+)
+from modelplane.scheduling.parse_fleet import (
+    Interner,
+    parse_cluster,
+    parse_clusters,
+    parse_device,
+    parse_pool,
+)
+from modelplane.scheduling.scheduler import default_engine, replica_name, schedule
+from modelplane.scheduling.selectors import (
+    CompiledSelector,
+    SelectorCompileError,
+    SelectorEngine,
+    SelectorRuntimeError,
+)
+
+__all__ = [
+    "DECODE_ROLE",
+    "PREFILL_ROLE",
+    "UNIFIED_ROLE",
+    "Claim",
+    "ClaimRequest",
+    "Cluster",
+    "ClusterTrace",
+    "CompiledSelector",
+    "Condition",
+    "Decision",
+    "Deployment",
+    "DesiredReplica",
+    "DeviceRequest",
+    "DeviceSpec",
+    "Event",
+    "EventType",
+    "ExistingReplica",
+    "InputError",
+    "Interner",
+    "LabelRequirement",
+    "LabelSelector",
+    "Origin",
+    "Pool",
+    "PoolHardware",
+    "PoolTrace",
+    "RecordedRole",
+    "RemovedReplica",
+    "Role",
+    "RolePlacement",
+    "SelectorCompileError",
+    "SelectorEngine",
+    "SelectorRuntimeError",
+    "Topology",
+    "default_engine",
+    "parse_cluster",
+    "parse_clusters",
+    "parse_deployment",
+    "parse_device",
+    "parse_label_selector",
+    "parse_pool",
+    "parse_replica",
+    "parse_replicas",
+    "replica_name",
+    "schedule",
+]

@@ -1,0 +1,38 @@
+"""The default SelectorEngine: Modelplane's Kubernetes-faithful CEL evaluator."""
+
+from collections.abc import Mapping
+
+from modelplane import cel
+from modelplane.scheduling.selectors import (
+    CompiledSelector,
+    SelectorCompileError,
+    SelectorRuntimeError,
+)
+
+
+class _CelSelector:
+    __slots__ = ("_selector",)
+
+    def __init__(self, selector: cel.DeviceSelector) -> None:
+        self._selector = selector
+
+    def matches(self, device: object) -> bool:
+        if not isinstance(device, cel.Device):
+            raise SelectorRuntimeError(f"not a CEL device: {type(device).__name__}")
+        try:
+            return self._selector.matches(device)
+        except cel.CelRuntimeError as error:
+            raise SelectorRuntimeError(str(error)) from error
+
+
+class CelEngine:
+    """Compiles with `modelplane.cel` (which caches compiled programs) and builds its devices."""
+
+    def compile(self, expression: str) -> CompiledSelector:
+        try:
+            return _CelSelector(cel.compile_device_selector(expression))
+        except cel.CelCompileError as error:
+            raise SelectorCompileError(str(error)) from error
+
+    def device(self, spec: Mapping[str, object]) -> object:
+        return cel.device_from_spec(dict(spec))

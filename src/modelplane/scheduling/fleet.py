@@ -1,0 +1,158 @@
+"""Filter: which clusters and pools can host a replica of the deployment, and why not.
+
+A cluster is considered when it passes the clusterSelector and its allow-list
+admits the deployment's resolved priority; it is eligible when, in addition,
+every role has at least one pool whose node satisfies the role's requests.
+Capacity is not looked at here: the ledger decides that when filling.
+
+Matching is memoised per distinct pool hardware, and so are the trace entries
+of rejected pools, so a fleet of thousands of clusters built from a few classes
+costs a few dictionary lookups per pool.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from modelplane.core.priority import priority_allowed, resolve_priority
+from modelplane.scheduling.decision import PoolTrace
+from modelplane.scheduling.label_selector import CompiledLabelSelector
+from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
+from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
+
+RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterView:
+    """One cluster as the filter saw it.
+
+    `excluded` says why the clusterSelector or the priority allow-list rejects
+    the cluster; `unmatched` says which role no pool can serve. `options[r]` are
+    the pools (in published order) whose nodes satisfy role r, with the match.
+    """
+
+    cluster: Cluster
+    excluded: str | None
+    unmatched: str | None
+    options: tuple[RoleOptions, ...]
+    rejected_pools: tuple[PoolTrace, ...]
+
+    @property
+    def selected(self) -> bool:
+        return self.excluded is None
+
+    @property
+    def eligible(self) -> bool:
+        return self.excluded is None and self.unmatched is None
+
+    @property
+    def rejection(self) -> str | None:
+        return self.excluded or self.unmatched
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What a cluster's pools offer the deployment, whatever the cluster."""
+
+    options: tuple[RoleOptions, ...]
+    rejected: tuple[PoolTrace, ...]
+    unmatched: str | None
+
+
+def _role_label(role: str) -> str:
+    return "the nodeSelector" if role == UNIFIED_ROLE else f"role {role}"
+
+
+class FleetFilter:
+    """Evaluates clusters for one deployment, memoising per pool hardware."""
+
+    def __init__(
+        self, deployment: Deployment, selector: CompiledLabelSelector, matcher: Matcher
+    ) -> None:
+        self._deployment = deployment
+        self._selector = selector
+        self._matcher = matcher
+        self._roles = deployment.roles
+        self._hardware: dict[PoolHardware, tuple[RoleMatch | Mismatch, ...]] = {}
+        self._by_identity: dict[int, tuple[PoolHardware, tuple[RoleMatch | Mismatch, ...]]] = {}
+        # Keyed by the hardware's id, which `matches` keeps alive for the decision.
+        self._pool_traces: dict[tuple[str, int], tuple[PoolTrace, ...]] = {}
+        self._layouts: dict[int, tuple[tuple[Pool, ...], _Layout]] = {}
+
+    def matches(self, hardware: PoolHardware) -> tuple[RoleMatch | Mismatch, ...]:
+        """Each role's match against one node of this hardware."""
+        # Identity first (parsed fleets share hardware objects), content second.
+        known = self._by_identity.get(id(hardware))
+        if known is not None:
+            return known[1]
+        results = self._hardware.get(hardware)
+        if results is None:
+            results = tuple(self._matcher.match(role.requests, hardware) for role in self._roles)
+            self._hardware[hardware] = results
+        self._by_identity[id(hardware)] = (hardware, results)
+        return results
+
+    def _pool_trace(self, pool: Pool) -> tuple[PoolTrace, ...]:
+        key = (pool.name, id(pool.hardware))
+        traces = self._pool_traces.get(key)
+        if traces is None:
+            results = self.matches(pool.hardware)
+            single = len(self._roles) == 1
+            traces = tuple(
+                PoolTrace(pool.name, result.reason if single else f"{role.name}: {result.reason}")
+                for role, result in zip(self._roles, results, strict=True)
+                if isinstance(result, Mismatch)
+            )
+            self._pool_traces[key] = traces
+        return traces
+
+    def excluded(self, cluster: Cluster) -> str | None:
+        """Why the clusterSelector or the allow-list rejects the cluster, if they do."""
+        if self._selector.requirements:
+            reason = self._selector.explain(cluster.labels)
+            if reason is not None:
+                return f"clusterSelector does not match: {reason}"
+        allowed = cluster.allowed_priorities
+        if not allowed:
+            return None
+        resolved = resolve_priority(self._deployment.priority, cluster.default_priority)
+        if not priority_allowed(resolved, list(allowed)):
+            listed = ", ".join(allowed)
+            return f"priority {resolved!r} is not in allowedPriorities [{listed}]"
+        return None
+
+    def _layout(self, pools: tuple[Pool, ...]) -> "_Layout":
+        # Keyed by identity: the parser shares one tuple between clusters with the
+        # same pools, so a fleet stamped from a few layouts costs one lookup per
+        # cluster. The value keeps the tuple alive, so its id cannot be reused.
+        entry = self._layouts.get(id(pools))
+        if entry is not None:
+            return entry[1]
+        options: list[list[tuple[Pool, RoleMatch]]] = [[] for _ in self._roles]
+        rejected: list[PoolTrace] = []
+        for pool in pools:
+            for r, result in enumerate(self.matches(pool.hardware)):
+                if isinstance(result, RoleMatch):
+                    options[r].append((pool, result))
+            rejected.extend(self._pool_trace(pool))
+        unmatched = None
+        if not pools:
+            unmatched = "publishes no GPU pools"
+        else:
+            missing = [role.name for role, o in zip(self._roles, options, strict=True) if not o]
+            if missing:
+                labels = " or ".join(_role_label(name) for name in missing)
+                unmatched = f"no pool matches {labels}"
+        layout = _Layout(tuple(tuple(o) for o in options), tuple(rejected), unmatched)
+        self._layouts[id(pools)] = (pools, layout)
+        return layout
+
+    def view(self, cluster: Cluster) -> ClusterView:
+        excluded = self.excluded(cluster)
+        if excluded is not None:
+            return ClusterView(cluster, excluded, None, (), ())
+        layout = self._layout(cluster.pools)
+        return ClusterView(cluster, None, layout.unmatched, layout.options, layout.rejected)
+
+    def views(self, clusters: Sequence[Cluster]) -> dict[str, ClusterView]:
+        return {cluster.name: self.view(cluster) for cluster in clusters}

@@ -1,0 +1,130 @@
+"""Kubernetes LabelSelector semantics over InferenceCluster labels, with explanations.
+
+Validation follows the API server's `ValidateLabelSelector`: keys are qualified
+names, values are label values, `In`/`NotIn` need at least one value and
+`Exists`/`DoesNotExist` take none; operators are case-sensitive. Matching ANDs
+every requirement; `NotIn` and `DoesNotExist` hold when the label is absent. An
+absent or empty selector selects every cluster.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from modelplane.core.labels import key_error, value_error
+from modelplane.scheduling.model import LabelRequirement, LabelSelector
+
+IN = "In"
+NOT_IN = "NotIn"
+EXISTS = "Exists"
+DOES_NOT_EXIST = "DoesNotExist"
+_WITH_VALUES = (IN, NOT_IN)
+_WITHOUT_VALUES = (EXISTS, DOES_NOT_EXIST)
+
+
+class LabelSelectorError(ValueError):
+    """A selector the API server would reject; `problems` lists every reason."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class _Requirement:
+    key: str
+    operator: str
+    values: frozenset[str]
+    text: str
+
+    def explain(self, labels: Mapping[str, str]) -> str | None:
+        """None when the labels satisfy this requirement, else why not."""
+        value = labels.get(self.key)
+        if self.operator == IN:
+            ok = value is not None and value in self.values
+        elif self.operator == NOT_IN:
+            ok = value is None or value not in self.values
+        elif self.operator == EXISTS:
+            ok = value is not None
+        else:
+            ok = value is None
+        if ok:
+            return None
+        found = f"no label {self.key}" if value is None else f"label {self.key} is {value!r}"
+        return f"{self.text}: {found}"
+
+
+@dataclass(frozen=True)
+class CompiledLabelSelector:
+    requirements: tuple[_Requirement, ...]
+
+    def explain(self, labels: Mapping[str, str]) -> str | None:
+        """None when the labels match, else the first failed requirement and why."""
+        for requirement in self.requirements:
+            reason = requirement.explain(labels)
+            if reason is not None:
+                return reason
+        return None
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        return self.explain(labels) is None
+
+
+MATCH_ALL = CompiledLabelSelector(())
+
+
+def _check_key(key: str, where: str, problems: list[str]) -> None:
+    error = key_error(key)
+    if error is not None:
+        problems.append(f"{where}: invalid label key {key!r}: {error}")
+
+
+def _check_value(value: str, where: str, problems: list[str]) -> None:
+    error = value_error(value)
+    if error is not None:
+        problems.append(f"{where}: invalid label value {value!r}: {error}")
+
+
+def _expression(
+    requirement: LabelRequirement, where: str, problems: list[str]
+) -> _Requirement | None:
+    _check_key(requirement.key, f"{where}.key", problems)
+    operator = requirement.operator
+    if operator in _WITH_VALUES:
+        if not requirement.values:
+            problems.append(f"{where}.values: must be non-empty for operator {operator}")
+        for i, value in enumerate(requirement.values):
+            _check_value(value, f"{where}.values[{i}]", problems)
+        listed = ", ".join(sorted(set(requirement.values)))
+        text = f"{requirement.key} {operator} ({listed})"
+    elif operator in _WITHOUT_VALUES:
+        if requirement.values:
+            problems.append(f"{where}.values: must be empty for operator {operator}")
+        text = f"{requirement.key} {operator}"
+    else:
+        problems.append(
+            f"{where}.operator: {operator!r} is not one of In, NotIn, Exists, DoesNotExist"
+        )
+        return None
+    return _Requirement(requirement.key, operator, frozenset(requirement.values), text)
+
+
+def compile_label_selector(
+    selector: LabelSelector | None, path: str = "spec.clusterSelector"
+) -> CompiledLabelSelector:
+    """Validate a selector; raises LabelSelectorError listing every problem."""
+    if selector is None:
+        return MATCH_ALL
+    problems: list[str] = []
+    requirements: list[_Requirement] = []
+    for key, value in selector.match_labels:
+        where = f"{path}.matchLabels.{key}"
+        _check_key(key, where, problems)
+        _check_value(value, where, problems)
+        requirements.append(_Requirement(key, IN, frozenset((value,)), f"{key}={value}"))
+    for i, requirement in enumerate(selector.match_expressions):
+        compiled = _expression(requirement, f"{path}.matchExpressions[{i}]", problems)
+        if compiled is not None:
+            requirements.append(compiled)
+    if problems:
+        raise LabelSelectorError(problems)
+    return CompiledLabelSelector(tuple(requirements))

@@ -1,0 +1,193 @@
+"""Retain and scale down: what happens to the replicas this deployment already has.
+
+Retain (the spec evaluates): an existing replica keeps its (cluster, index) when
+  1. it carries an identity (cluster and index labels, or spec fields),
+  2. no other replica of the deployment claims the same (cluster, index)
+     (the first by name wins),
+  3. its cluster still exists, still passes the clusterSelector and still admits
+     the deployment's priority,
+  4. it has exactly the deployment's roles (a switch between unified and
+     disaggregated serving re-places it), and
+  5. every role's pinned pool still exists and one of its nodes still satisfies
+     the role's current requests.
+A retained replica is re-derived from the current spec: its pool is kept and its
+workers, topology and device requests follow the deployment. Nothing else moves
+it: not a better-scored cluster, not capacity (it is charged, never evicted).
+
+Hold (the spec cannot be evaluated: a selector does not compile, or an edit
+leaves no eligible cluster): every identified, non-duplicate replica whose
+cluster still exists is kept exactly as its ModelReplica records it. A replica
+whose cluster is gone is dropped in both modes: deleting a cluster is a fact,
+not an edit the scheduler can second-guess.
+
+Scale down (both modes): while more replicas are kept than wanted, drop the
+highest index on the cluster hosting most of them, ties broken towards the
+later cluster name; the mirror image of fill, so a scale down undoes the last
+scale up.
+"""
+
+import heapq
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica, RolePlacement
+from modelplane.scheduling.fleet import ClusterView, FleetFilter
+from modelplane.scheduling.ledger import Vector
+from modelplane.scheduling.matching import Mismatch
+from modelplane.scheduling.model import Deployment, ExistingReplica
+
+Charge = tuple[str, Vector, int]
+"""(pool, per-kind demand of one pod, pods): what a replica takes from a pool."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    replica: DesiredReplica
+    charges: tuple[Charge, ...]
+
+
+def _identified(
+    own: Sequence[ExistingReplica], removed: list[RemovedReplica]
+) -> list[tuple[ExistingReplica, str, int]]:
+    """Own replicas with a unique (cluster, index), first by name winning."""
+    seen: dict[tuple[str, int], str] = {}
+    result: list[tuple[ExistingReplica, str, int]] = []
+    for replica in sorted(own, key=lambda r: r.name):
+        if replica.cluster is None or replica.index is None:
+            removed.append(
+                RemovedReplica(
+                    replica.name,
+                    replica.cluster,
+                    replica.index,
+                    "carries no (cluster, index) identity",
+                )
+            )
+            continue
+        identity = (replica.cluster, replica.index)
+        if identity in seen:
+            removed.append(
+                RemovedReplica(
+                    replica.name,
+                    replica.cluster,
+                    replica.index,
+                    f"duplicates replica {seen[identity]} at index {replica.index}",
+                )
+            )
+            continue
+        seen[identity] = replica.name
+        result.append((replica, *identity))
+    return result
+
+
+def _retain_one(
+    deployment: Deployment,
+    replica: ExistingReplica,
+    index: int,
+    view: ClusterView,
+    fleet: FleetFilter,
+) -> Kept | str:
+    if view.excluded is not None:
+        return f"cluster is no longer selected: {view.excluded}"
+    wanted = sorted(role.name for role in deployment.roles)
+    recorded = {role.name: role for role in replica.roles}
+    if sorted(recorded) != wanted:
+        return f"its roles ({', '.join(sorted(recorded)) or 'none'}) differ from the deployment's"
+    placements: list[RolePlacement] = []
+    charges: list[Charge] = []
+    for r, role in enumerate(deployment.roles):
+        pinned = recorded[role.name].pool
+        pool = view.cluster.pool(pinned)
+        if pool is None:
+            return f"its pool {pinned} for {role.name} no longer exists"
+        match = fleet.matches(pool.hardware)[r]
+        if isinstance(match, Mismatch):
+            return f"its pool {pinned} no longer matches {role.name}: {match.reason}"
+        placements.append(
+            RolePlacement(role.name, pinned, role.workers, role.topology, match.claims)
+        )
+        charges.append((pinned, match.demand, role.pods))
+    desired = DesiredReplica(
+        replica.name, view.cluster.name, index, tuple(placements), Origin.RETAINED
+    )
+    return Kept(desired, tuple(charges))
+
+
+def retain(
+    deployment: Deployment,
+    own: Sequence[ExistingReplica],
+    views: Mapping[str, ClusterView],
+    fleet: FleetFilter,
+) -> tuple[list[Kept], list[RemovedReplica]]:
+    """Keep what may stay (retain rules above); the rest is removed with a reason."""
+    removed: list[RemovedReplica] = []
+    kept: list[Kept] = []
+    for replica, cluster, index in _identified(own, removed):
+        view = views.get(cluster)
+        if view is None:
+            removed.append(RemovedReplica(replica.name, cluster, index, "cluster no longer exists"))
+            continue
+        outcome = _retain_one(deployment, replica, index, view, fleet)
+        if isinstance(outcome, str):
+            removed.append(RemovedReplica(replica.name, cluster, index, outcome))
+        else:
+            kept.append(outcome)
+    return kept, removed
+
+
+def hold(
+    own: Sequence[ExistingReplica], cluster_names: set[str]
+) -> tuple[list[Kept], list[RemovedReplica]]:
+    """Keep every replica whose cluster exists exactly as recorded (hold rules above)."""
+    removed: list[RemovedReplica] = []
+    kept: list[Kept] = []
+    for replica, cluster, index in _identified(own, removed):
+        if cluster not in cluster_names:
+            removed.append(RemovedReplica(replica.name, cluster, index, "cluster no longer exists"))
+            continue
+        roles = tuple(
+            RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
+            for role in replica.roles
+        )
+        kept.append(Kept(DesiredReplica(replica.name, cluster, index, roles, Origin.HELD), ()))
+    return kept, removed
+
+
+class _Descending:
+    """Orders strings backwards inside a min-heap."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __lt__(self, other: "_Descending") -> bool:
+        return self.value > other.value
+
+
+def scale_down(kept: list[Kept], wanted: int, removed: list[RemovedReplica]) -> list[Kept]:
+    """Drop replicas until `wanted` remain: highest index on the most-loaded cluster first."""
+    if len(kept) <= wanted:
+        return kept
+    by_cluster: dict[str, list[Kept]] = {}
+    for item in kept:
+        by_cluster.setdefault(item.replica.cluster, []).append(item)
+    for items in by_cluster.values():
+        items.sort(key=lambda item: item.replica.index)
+    heap = [(-len(items), _Descending(name), name) for name, items in by_cluster.items()]
+    heapq.heapify(heap)
+    dropped: set[int] = set()
+    for _ in range(len(kept) - wanted):
+        load, key, name = heapq.heappop(heap)
+        victim = by_cluster[name].pop()
+        dropped.add(id(victim))
+        removed.append(
+            RemovedReplica(
+                victim.replica.name,
+                name,
+                victim.replica.index,
+                f"scaled down to {wanted} replica{'s' if wanted != 1 else ''}",
+            )
+        )
+        if load + 1 < 0:
+            heapq.heappush(heap, (load + 1, key, name))
+    return [item for item in kept if id(item) not in dropped]

@@ -1,0 +1,265 @@
+"""The entry point: one scheduling decision for one ModelDeployment."""
+
+import itertools
+from collections.abc import Sequence
+
+from modelplane.core.naming import hashed_name
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling.decision import (
+    ClusterTrace,
+    Condition,
+    Decision,
+    DesiredReplica,
+    Event,
+    EventType,
+    RemovedReplica,
+)
+from modelplane.scheduling.errors import InputError
+from modelplane.scheduling.fill import CapacityBook, CapacityRejection, fill
+from modelplane.scheduling.fleet import ClusterView, FleetFilter
+from modelplane.scheduling.label_selector import (
+    MATCH_ALL,
+    CompiledLabelSelector,
+    LabelSelectorError,
+    compile_label_selector,
+)
+from modelplane.scheduling.matching import Matcher
+from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, ExistingReplica
+from modelplane.scheduling.retain import Kept, hold, retain, scale_down
+from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
+
+
+def replica_name(deployment: Deployment, cluster: str, index: int) -> str:
+    """A replica's object name: the deployment's name and an opaque hash of its identity.
+
+    Stable for a given (namespace, deployment, cluster, index), at most 63
+    characters, and it never spells out the cluster or the index.
+    """
+    return hashed_name(deployment.name, deployment.namespace, deployment.name, cluster, str(index))
+
+
+def default_engine() -> SelectorEngine:
+    from modelplane.scheduling.cel_engine import CelEngine
+
+    return CelEngine()
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[str]:
+    problems: list[str] = []
+    for role in deployment.roles:
+        base = (
+            "spec.nodeSelector" if role.name == UNIFIED_ROLE else f"spec.{role.name}.nodeSelector"
+        )
+        for i, request in enumerate(role.requests):
+            for j, expression in enumerate(request.selectors):
+                error = evaluator.compile_error(expression)
+                if error is not None:
+                    problems.append(f"{base}.devices[{i}].selectors[{j}].cel: {error}")
+    return problems
+
+
+def _trace(
+    views: dict[str, ClusterView], capacity: dict[str, CapacityRejection]
+) -> tuple[ClusterTrace, ...]:
+    entries: list[ClusterTrace] = []
+    for name in sorted(views):
+        view = views[name]
+        full = capacity.get(name)
+        reason = view.rejection or (full.reason if full else None)
+        pools = view.rejected_pools + (full.pools if full else ())
+        if reason is not None or pools:
+            entries.append(ClusterTrace(name, reason, pools))
+    return tuple(entries)
+
+
+def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica]) -> list[Event]:
+    events = [
+        Event(
+            EventType.NORMAL,
+            Reason.REPLICA_REMOVED,
+            f"Removed replica {r.name} from cluster {r.cluster or '(unknown)'}: {r.reason}",
+        )
+        for r in removed
+    ]
+    for replica in replicas:
+        if replica.new:
+            pools = ", ".join(
+                p.pool if p.role == UNIFIED_ROLE else f"{p.role} on {p.pool}" for p in replica.roles
+            )
+            events.append(
+                Event(
+                    EventType.NORMAL,
+                    Reason.REPLICA_PLACED,
+                    f"Placed replica {replica.name} on cluster {replica.cluster} (pool {pools})",
+                )
+            )
+    return events
+
+
+def _decision(
+    kept: list[Kept],
+    placed: list[DesiredReplica],
+    removed: list[RemovedReplica],
+    trace: tuple[ClusterTrace, ...],
+    condition: Condition,
+    warnings: Sequence[Event] = (),
+) -> Decision:
+    replicas = sorted(
+        [item.replica for item in kept] + placed, key=lambda r: (r.cluster, r.index, r.name)
+    )
+    gone = sorted(removed, key=lambda r: (r.name, r.cluster or "", r.index or 0))
+    events = [*warnings, *_events(replicas, gone)]
+    return Decision(tuple(replicas), tuple(gone), trace, condition, tuple(events))
+
+
+def _hold_note(kept: Sequence[Kept]) -> str:
+    return f"; keeping {_plural(len(kept), 'existing replica')} as recorded and placing nothing new"
+
+
+def _invalid(
+    deployment: Deployment,
+    own: Sequence[ExistingReplica],
+    clusters: Sequence[Cluster],
+    reason: str,
+    problems: list[str],
+) -> Decision:
+    kept, removed = hold(own, {cluster.name for cluster in clusters})
+    kept = scale_down(kept, deployment.replicas, removed)
+    message = "; ".join(problems) + _hold_note(kept)
+    warning = Event(EventType.WARNING, reason, message)
+    return _decision(kept, [], removed, (), Condition(False, reason, message), [warning])
+
+
+def schedule(
+    deployment: Deployment,
+    clusters: Sequence[Cluster],
+    replicas: Sequence[ExistingReplica],
+    *,
+    engine: SelectorEngine | None = None,
+) -> Decision:
+    """Decide where every replica of `deployment` runs. Pure and deterministic.
+
+    - `clusters`: every InferenceCluster of the fleet (names must be unique), with
+      its published `status.gpuPools`; order does not matter.
+    - `replicas`: every ModelReplica in the fleet, of this deployment and of every
+      other; order does not matter. This deployment's own are those labelled with
+      its name in its namespace; the rest are charged to the capacity ledger.
+    - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
+
+    Inputs must be complete: the glue waits until the fleet has been fetched.
+    The same inputs give the same Decision, byte for byte. Raises InputError only
+    for duplicate cluster names; everything else wrong with the spec or the fleet
+    is reported in the Decision (see `modelplane.scheduling` for the rules).
+    """
+    ordered = sorted(clusters, key=lambda cluster: cluster.name)
+    for before, after in itertools.pairwise(ordered):
+        if before.name == after.name:
+            raise InputError("clusters", f"duplicate cluster {before.name!r}")
+    own = [
+        r
+        for r in replicas
+        if r.namespace == deployment.namespace and r.deployment == deployment.name
+    ]
+    others = sorted(
+        (
+            r
+            for r in replicas
+            if not (r.namespace == deployment.namespace and r.deployment == deployment.name)
+        ),
+        key=lambda r: (r.namespace, r.name),
+    )
+    evaluator = SelectorEvaluator(engine if engine is not None else default_engine())
+
+    selector: CompiledLabelSelector = MATCH_ALL
+    selector_problems: list[str] = []
+    try:
+        selector = compile_label_selector(deployment.cluster_selector)
+    except LabelSelectorError as error:
+        selector_problems = error.problems
+    problems = _node_selector_problems(deployment, evaluator)
+    if selector_problems or problems:
+        reason = (
+            Reason.INVALID_CLUSTER_SELECTOR if selector_problems else Reason.INVALID_NODE_SELECTOR
+        )
+        return _invalid(deployment, own, ordered, reason, selector_problems + problems)
+
+    matcher = Matcher(evaluator)
+    fleet = FleetFilter(deployment, selector, matcher)
+    views = {cluster.name: fleet.view(cluster) for cluster in ordered}
+    selected = sum(1 for view in views.values() if view.selected)
+    eligible = sum(1 for view in views.values() if view.eligible)
+
+    holding = eligible == 0 and bool(own) and deployment.replicas > 0
+    removed: list[RemovedReplica]
+    if holding:
+        # An edit that leaves nothing eligible is far likelier a mistake than a
+        # wish to tear the deployment down: keep what runs, and say so.
+        kept, removed = hold(own, set(views))
+    else:
+        kept, removed = retain(deployment, own, views, fleet)
+    kept = scale_down(kept, deployment.replicas, removed)
+
+    placed: list[DesiredReplica] = []
+    capacity: dict[str, CapacityRejection] = {}
+    shortfall = deployment.replicas - len(kept)
+    if shortfall > 0 and not holding:
+        book = CapacityBook(views, kept, others, matcher)
+        placed, capacity = fill(
+            deployment,
+            views,
+            kept,
+            book,
+            shortfall,
+            lambda cluster, index: replica_name(deployment, cluster, index),
+        )
+    trace = _trace(views, capacity)
+    condition, warnings = _condition(
+        deployment, views, kept, placed, selected=selected, eligible=eligible, holding=holding
+    )
+    return _decision(kept, placed, removed, trace, condition, warnings)
+
+
+def _condition(
+    deployment: Deployment,
+    views: dict[str, ClusterView],
+    kept: Sequence[Kept],
+    placed: Sequence[DesiredReplica],
+    *,
+    selected: int,
+    eligible: int,
+    holding: bool,
+) -> tuple[Condition, list[Event]]:
+    """ReplicasScheduled, and a warning event whenever it is False."""
+    scheduled = len(kept) + len(placed)
+    wanted = deployment.replicas
+    if not views:
+        reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
+    elif selected == 0:
+        reason = Reason.NO_CLUSTERS
+        why = (
+            "no InferenceCluster passes the clusterSelector and the priority allow-list "
+            f"({_plural(len(views), 'cluster')} checked)"
+        )
+    elif eligible == 0:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = f"no pool on the {_plural(selected, 'selected cluster')} matches the nodeSelector"
+    else:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = f"no room for more on the {_plural(eligible, 'eligible cluster')}"
+    if holding:
+        message = f"{why}{_hold_note(kept)}"
+    elif wanted == 0:
+        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
+    elif scheduled >= wanted:
+        hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
+        message = (
+            f"{scheduled} of {wanted} replicas scheduled across {_plural(len(hosts), 'cluster')}"
+        )
+        return Condition(True, Reason.ALL_SCHEDULED, message), []
+    else:
+        message = f"{scheduled} of {wanted} replicas scheduled: {why}"
+    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]

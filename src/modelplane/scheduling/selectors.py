@@ -1,0 +1,113 @@
+"""The device-selector evaluator the scheduler is written against, and its memo.
+
+The scheduler never imports a CEL library: it takes any `SelectorEngine`. The
+default one (`modelplane.scheduling.cel_engine`) wraps `modelplane.cel`; tests
+can pass a small fake. `SelectorEvaluator` memoises for one decision, so each
+distinct expression compiles once, each distinct device kind is converted once
+(keyed by its content), and each (expression, device kind) pair evaluates once
+however many clusters share that kind.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from modelplane.scheduling.model import DeviceSpec
+
+
+class SelectorCompileError(ValueError):
+    """An expression that does not compile as a DRA device selector."""
+
+
+class SelectorRuntimeError(RuntimeError):
+    """An expression that failed while evaluating against one device."""
+
+
+class CompiledSelector(Protocol):
+    def matches(self, device: object) -> bool:
+        """Whether the selector holds; raises SelectorRuntimeError on evaluation errors."""
+        ...
+
+
+class SelectorEngine(Protocol):
+    def compile(self, expression: str) -> CompiledSelector:
+        """Compile one selector; raises SelectorCompileError."""
+        ...
+
+    def device(self, spec: Mapping[str, object]) -> object:
+        """Build the evaluator's device from an InferenceClass device dict; raises ValueError."""
+        ...
+
+
+@dataclass(frozen=True)
+class SelectorResult:
+    """One selector against one device: it holds, it is false, or it failed (`error`)."""
+
+    holds: bool
+    error: str | None = None
+
+    def describe(self, expression: str) -> str:
+        if self.error is not None:
+            return f"selector {expression!r} failed: {self.error}"
+        return f"selector {expression!r} is {'true' if self.holds else 'false'}"
+
+
+HOLDS = SelectorResult(True)
+FALSE = SelectorResult(False)
+
+
+class SelectorEvaluator:
+    """Memoised selector evaluation for one scheduling decision."""
+
+    def __init__(self, engine: SelectorEngine) -> None:
+        self._engine = engine
+        self._compiled: dict[str, CompiledSelector | SelectorCompileError] = {}
+        self._devices: dict[DeviceSpec, object | ValueError] = {}
+        self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
+
+    def compile_error(self, expression: str) -> str | None:
+        """None when the expression compiles, else the compiler's message."""
+        compiled = self._compile(expression)
+        return str(compiled) if isinstance(compiled, SelectorCompileError) else None
+
+    def _compile(self, expression: str) -> CompiledSelector | SelectorCompileError:
+        compiled = self._compiled.get(expression)
+        if compiled is None:
+            try:
+                compiled = self._engine.compile(expression)
+            except SelectorCompileError as error:
+                compiled = error
+            self._compiled[expression] = compiled
+        return compiled
+
+    def _device(self, device: DeviceSpec) -> object | ValueError:
+        if device in self._devices:
+            return self._devices[device]
+        try:
+            converted: object | ValueError = self._engine.device(device.as_spec())
+        except ValueError as error:
+            converted = error
+        self._devices[device] = converted
+        return converted
+
+    def evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
+        key = (expression, device)
+        result = self._results.get(key)
+        if result is None:
+            result = self._evaluate(expression, device)
+            self._results[key] = result
+        return result
+
+    def _evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
+        compiled = self._compile(expression)
+        if isinstance(compiled, SelectorCompileError):
+            return SelectorResult(False, f"does not compile: {compiled}")
+        converted = self._device(device)
+        if isinstance(converted, ValueError):
+            return SelectorResult(False, f"device {device.name} is malformed: {converted}")
+        try:
+            # An evaluation error is a non-match, never a crash: arbitrary user CEL
+            # must not be able to stop a reconcile.
+            return HOLDS if compiled.matches(converted) else FALSE
+        except SelectorRuntimeError as error:
+            return SelectorResult(False, str(error))

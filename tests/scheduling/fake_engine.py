@@ -1,0 +1,104 @@
+"""A tiny stand-in for the CEL evaluator, so scheduler tests do not depend on it.
+
+Expressions are `<field> <op> <value>`: field is an attribute name, `capacity.<name>`
+(compared as integers), `name`, `driver` or `count`; op is one of == != >= <= > <.
+`true` and `false` are constants; `boom` compiles but fails at evaluation time;
+anything else does not compile.
+"""
+
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from modelplane.scheduling import SelectorCompileError, SelectorRuntimeError
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+
+
+class FakeDevice:
+    def __init__(self, spec: Mapping[str, object]) -> None:
+        self.spec = spec
+
+    def lookup(self, field: str) -> object:
+        if field in ("name", "driver", "count"):
+            return self.spec[field]
+        if field.startswith("capacity."):
+            capacity: Any = self.spec["capacity"]
+            entry = capacity.get(field.removeprefix("capacity."))
+            if entry is None:
+                raise SelectorRuntimeError(f"no such capacity {field}")
+            return int(entry["value"])
+        attributes: Any = self.spec["attributes"]
+        entry = attributes.get(field)
+        if entry is None:
+            raise SelectorRuntimeError(f"no such key: {field}")
+        return next(iter(entry.values()))
+
+
+class FakeSelector:
+    def __init__(self, test: Callable[[FakeDevice], bool]) -> None:
+        self._test = test
+
+    def matches(self, device: object) -> bool:
+        assert isinstance(device, FakeDevice)
+        return self._test(device)
+
+
+def _literal(text: str) -> object:
+    if text.lstrip("-").isdigit():
+        return int(text)
+    if text in ("true", "false"):
+        return text == "true"
+    return text.strip("'\"")
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.compiled: list[str] = []
+        self.devices = 0
+        self.evaluations = 0
+
+    def compile(self, expression: str) -> FakeSelector:
+        self.compiled.append(expression)
+        text = expression.strip()
+        if text in ("true", "false"):
+            return self._counting(lambda _: text == "true")
+        if text == "boom":
+
+            def fail(_: FakeDevice) -> bool:
+                raise SelectorRuntimeError("boom: evaluation failed")
+
+            return self._counting(fail)
+        parts = text.split(" ", 2)
+        if len(parts) != 3 or parts[1] not in _OPS:
+            raise SelectorCompileError(f"cannot parse {expression!r}")
+        field, op, raw = parts
+        value = _literal(raw)
+        compare = _OPS[op]
+
+        def test(device: FakeDevice) -> bool:
+            found = device.lookup(field)
+            try:
+                return compare(found, value)
+            except TypeError as error:
+                raise SelectorRuntimeError(str(error)) from error
+
+        return self._counting(test)
+
+    def _counting(self, test: Callable[[FakeDevice], bool]) -> FakeSelector:
+        def counted(device: FakeDevice) -> bool:
+            self.evaluations += 1
+            return test(device)
+
+        return FakeSelector(counted)
+
+    def device(self, spec: Mapping[str, object]) -> FakeDevice:
+        self.devices += 1
+        return FakeDevice(spec)

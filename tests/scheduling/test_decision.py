@@ -1,0 +1,198 @@
+"""What a Decision carries: names, role placements, origins, events, trace."""
+
+from modelplane.core.naming import is_dns_label
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling import EventType, Origin, parse_deployment, parse_replicas, replica_name
+
+from .builders import (
+    HOPPER,
+    claim,
+    cluster,
+    deployment,
+    h100,
+    l4,
+    recorded_role,
+    replica,
+    request,
+    role,
+    run,
+)
+from .fake_engine import FakeEngine
+
+
+def test_new_replica_names_are_opaque_and_stable() -> None:
+    name = "a-rather-long-model-deployment-name-that-goes-on-and-on-forever"
+    dep = deployment(3, name=name)
+    first = run(dep, [cluster("cluster-east", h100(nodes=3))])
+    again = run(dep, [cluster("cluster-east", h100(nodes=3))])
+    names = [r.name for r in first.replicas]
+    assert names == [r.name for r in again.replicas]
+    assert len(set(names)) == 3
+    for replica_ in first.replicas:
+        assert is_dns_label(replica_.name)
+        assert "east" not in replica_.name
+        assert replica_.name == replica_name(
+            parse_deployment(dep), replica_.cluster, replica_.index
+        )
+
+
+def test_names_differ_by_namespace() -> None:
+    a = parse_deployment(deployment(1, namespace="one"))
+    b = parse_deployment(deployment(1, namespace="two"))
+    assert replica_name(a, "c", 0) != replica_name(b, "c", 0)
+
+
+def test_placed_replica_roles() -> None:
+    decision = run(deployment(1), [cluster("a", h100())])
+    (placed,) = decision.replicas
+    assert placed.origin is Origin.PLACED
+    assert placed.new
+    assert not placed.retained
+    (workers,) = placed.roles
+    assert workers.as_dict() == {
+        "count": 1,
+        "topology": {"tensor": 1, "pipeline": 1, "data": 1, "dataLocal": 1},
+        "nodePoolName": "h100",
+        "deviceRequests": [
+            {
+                "name": "gpu",
+                "deviceClassName": "gpu.nvidia.com",
+                "count": 8,
+                "selectors": [{"cel": "arch == Hopper"}],
+            }
+        ],
+    }
+
+
+def test_retained_replica_follows_the_current_spec_and_keeps_its_name() -> None:
+    dep = deployment(1, request("gpu", 4, "capacity.memory >= 40"), workers=2)
+    existing = replica("a", 5, "h100", claim("gpu", 8, "arch == Hopper"), name="kept-name")
+    decision = run(dep, [cluster("a", h100())], [existing])
+    (kept,) = decision.replicas
+    assert (kept.name, kept.cluster, kept.index, kept.origin) == (
+        "kept-name",
+        "a",
+        5,
+        Origin.RETAINED,
+    )
+    assert kept.retained
+    (workers,) = kept.roles
+    assert workers.workers == 2
+    assert [r.as_dict() for r in workers.device_requests] == [
+        {
+            "name": "gpu",
+            "deviceClassName": "gpu.nvidia.com",
+            "count": 4,
+            "selectors": [{"cel": "capacity.memory >= 40"}],
+        }
+    ]
+    assert decision.events == ()
+
+
+def test_held_replica_is_kept_exactly_as_recorded() -> None:
+    existing = replica(
+        "a",
+        0,
+        roles={
+            "decode": recorded_role("h100", claim("gpu", 8, "old"), workers=3),
+            "prefill": recorded_role("l4", claim("gpu", 1)),
+        },
+    )
+    broken = deployment(1, decode=role(request("gpu", 8, "arch ~ x")), prefill=role(HOPPER))
+    decision = run(broken, [cluster("a", h100(), l4())], [existing])
+    (held,) = decision.replicas
+    assert held.origin is Origin.HELD
+    assert held.retained
+    assert [(r.role, r.pool, r.workers) for r in held.roles] == [
+        ("decode", "h100", 3),
+        ("prefill", "l4", 1),
+    ]
+    assert held.roles[0].device_requests[0].selectors == ("old",)
+    assert decision.condition.reason == Reason.INVALID_NODE_SELECTOR
+    assert "spec.decode.nodeSelector.devices[0].selectors[0].cel" in decision.condition.message
+    assert decision.trace == ()
+
+
+def test_events() -> None:
+    decision = run(
+        deployment(3, decode=role(HOPPER), prefill=role(request("gpu", 1, "arch == Ada"))),
+        [cluster("a", h100(), l4())],
+        [replica("gone", 0)],
+    )
+    assert [(e.type, e.reason) for e in decision.events] == [
+        (EventType.WARNING, Reason.INSUFFICIENT_CAPACITY),
+        (EventType.NORMAL, Reason.REPLICA_REMOVED),
+        (EventType.NORMAL, Reason.REPLICA_PLACED),
+        (EventType.NORMAL, Reason.REPLICA_PLACED),
+    ]
+    assert decision.events[1].message == (
+        "Removed replica model-gone-0 from cluster gone: cluster no longer exists"
+    )
+    assert decision.events[2].message.endswith("on cluster a (pool decode on h100, prefill on l4)")
+
+
+def test_trace_lines_limit() -> None:
+    clusters = [cluster(f"c{i}", l4()) for i in range(5)]
+    decision = run(deployment(1), clusters)
+    assert len(decision.trace_lines()) == 10
+    limited = decision.trace_lines(limit=3)
+    assert limited[-1] == "... and 7 more rejections"
+    assert len(limited) == 4
+
+
+def test_evaluation_cost_does_not_grow_with_clusters_sharing_a_class() -> None:
+    counts: list[tuple[int, int]] = []
+    for size in (3, 60):
+        engine = FakeEngine()
+        decision = run(
+            deployment(size, request("gpu", 1, "arch == Hopper", "capacity.memory >= 40")),
+            [cluster(f"c{i}", h100(), l4()) for i in range(size)],
+            engine=engine,
+        )
+        assert decision.placed == size
+        counts.append((engine.devices, engine.evaluations))
+    assert counts[0] == counts[1] == (2, 3)
+
+
+def test_same_inputs_same_decision() -> None:
+    args = (
+        deployment(7, request("gpu", 4, "arch == Hopper")),
+        [cluster(f"c{i}", h100(nodes=i % 3)) for i in range(6)],
+        [replica("c1", 0, deployment_name="other"), replica("c2", 4)],
+    )
+    assert run(*args) == run(*args)
+
+
+def test_identity_labels_round_trip_through_the_parser() -> None:
+    (placed,) = run(deployment(1), [cluster("east", h100())]).replicas
+    labels = placed.identity_labels("model")
+    obj = replica("ignored", 9)
+    obj["metadata"]["labels"] = labels
+    del obj["spec"]["clusterName"], obj["spec"]["index"]
+    parsed = parse_replicas([obj])[0]
+    assert (parsed.deployment, parsed.cluster, parsed.index) == ("model", "east", 0)
+    assert placed.as_status() == {
+        "name": placed.name,
+        "cluster": "east",
+        "index": 0,
+        "pools": {"workers": "h100"},
+    }
+
+
+def test_every_selector_problem_is_reported() -> None:
+    decision = run(
+        deployment(
+            1,
+            request("gpu", 8, "arch ~ Hopper", "true"),
+            request("nic", 1, "link ~ x"),
+            cluster_selector={"matchExpressions": [{"key": "k", "operator": "In"}]},
+        ),
+        [cluster("a", h100())],
+    )
+    assert decision.condition.reason == Reason.INVALID_CLUSTER_SELECTOR
+    message = decision.condition.message
+    assert message.startswith("spec.clusterSelector.matchExpressions[0].values: must be non-empty")
+    assert "spec.nodeSelector.devices[0].selectors[0].cel: cannot parse" in message
+    assert "spec.nodeSelector.devices[1].selectors[0].cel: cannot parse" in message
+    assert "selectors[1]" not in message
+    assert decision.events[0].type is EventType.WARNING

@@ -1,0 +1,148 @@
+"""Matching a role's device requests against one node of a pool."""
+
+import pytest
+
+from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
+from modelplane.scheduling.model import ClaimRequest, DeviceRequest
+from modelplane.scheduling.parse_fleet import Interner, parse_pool
+from modelplane.scheduling.selectors import SelectorEvaluator
+
+from .builders import Obj, gpu, nic, pool
+from .fake_engine import FakeEngine
+
+
+def _match(devices: list[Obj], *requests: tuple[str, int, tuple[str, ...]]) -> RoleMatch | Mismatch:
+    hardware = parse_pool(pool("p", 1, *devices), "pool").hardware
+    matcher = Matcher(SelectorEvaluator(FakeEngine()))
+    return matcher.match(tuple(DeviceRequest(n, c, s) for n, c, s in requests), hardware)
+
+
+HOPPER = ("arch == Hopper",)
+
+MATCHES = [
+    # (id, node devices, requests, kind names each request takes)
+    ("one request, one kind", [gpu(8)], [("g", 8, HOPPER)], ["gpu"]),
+    ("no selectors match any kind", [gpu(8)], [("g", 2, ())], ["gpu"]),
+    (
+        "requests share a kind's count",
+        [gpu(8)],
+        [("a", 4, HOPPER), ("b", 4, HOPPER)],
+        ["gpu", "gpu"],
+    ),
+    (
+        "greedy would put the flexible request on the only kind the strict one fits",
+        [gpu(4, memory=80, name="big"), gpu(4, memory=40, name="small")],
+        [("any", 4, HOPPER), ("big", 4, ("capacity.memory >= 80",))],
+        ["small", "big"],
+    ),
+    (
+        "larger requests are placed first so small ones fill the gaps",
+        [gpu(2, name="two"), gpu(6, name="six")],
+        [("s", 2, HOPPER), ("l", 6, HOPPER)],
+        ["two", "six"],
+    ),
+    (
+        "a request that fits DRA and Synthetic kinds is claimed through DRA",
+        [nic(8, name="fabric"), gpu(8)],
+        [("g", 8, ())],
+        ["gpu"],
+    ),
+    (
+        "a synthetic co-request next to a claimable one",
+        [gpu(8), nic(8)],
+        [("g", 8, HOPPER), ("n", 8, ("link == infiniband",))],
+        ["gpu", "nic"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("devices", "requests", "kinds"), [c[1:] for c in MATCHES], ids=[c[0] for c in MATCHES]
+)
+def test_matches(
+    devices: list[Obj], requests: list[tuple[str, int, tuple[str, ...]]], kinds: list[str]
+) -> None:
+    result = _match(devices, *requests)
+    assert isinstance(result, RoleMatch), result
+    names = [devices[k]["name"] for k in result.kinds]
+    assert names == kinds
+    claimed = [r for r, name in zip(requests, names, strict=True) if name != "nic"]
+    assert [c.name for c in result.claims] == [r[0] for r in claimed if r[0] != "n"]
+    for device, taken in zip(devices, result.demand, strict=True):
+        used = sum(r[1] for r, name in zip(requests, names, strict=True) if name == device["name"])
+        assert taken == (used if device["claim"] == "DRA" else 0)
+
+
+MISMATCHES = [
+    (
+        "a selector is false",
+        [gpu(8, arch="Ada")],
+        [("g", 1, HOPPER)],
+        "selector 'arch == Hopper' is false",
+    ),
+    ("too few per node", [gpu(4)], [("g", 8, HOPPER)], "gpu has only 4 per node"),
+    ("evaluation error", [gpu(8)], [("g", 1, ("boom",))], "failed: boom: evaluation failed"),
+    ("missing attribute", [gpu(8)], [("g", 1, ("rack == r1",))], "failed: no such key: rack"),
+    (
+        "only synthetic",
+        [gpu(8), nic(8)],
+        [("n", 8, ("link == infiniband",))],
+        "matches only Synthetic devices (nic)",
+    ),
+    (
+        "counts consumed across requests",
+        [gpu(8)],
+        [("a", 4, HOPPER), ("b", 4, HOPPER), ("c", 1, HOPPER)],
+        "requests 'a', 'b', 'c' cannot all be satisfied by one node at once",
+    ),
+    ("a pool without devices", [], [("g", 1, ())], "the pool declares no devices"),
+]
+
+
+@pytest.mark.parametrize(
+    ("devices", "requests", "reason"), [c[1:] for c in MISMATCHES], ids=[c[0] for c in MISMATCHES]
+)
+def test_mismatches(
+    devices: list[Obj], requests: list[tuple[str, int, tuple[str, ...]]], reason: str
+) -> None:
+    result = _match(devices, *requests)
+    assert isinstance(result, Mismatch)
+    assert reason in result.reason
+
+
+def test_claims_carry_the_matched_kind_device_class() -> None:
+    result = _match([gpu(8, device_class="h100.example.com")], ("g", 2, HOPPER))
+    assert isinstance(result, RoleMatch)
+    assert result.claims == (ClaimRequest("g", "h100.example.com", 2, HOPPER),)
+    assert result.claims[0].as_dict() == {
+        "name": "g",
+        "deviceClassName": "h100.example.com",
+        "count": 2,
+        "selectors": [{"cel": "arch == Hopper"}],
+    }
+
+
+def test_each_expression_and_device_is_evaluated_once_per_decision() -> None:
+    interner = Interner()
+    pools = [parse_pool(pool(f"p{i}", 1, gpu(8), nic(8)), "pool", interner) for i in range(50)]
+    engine = FakeEngine()
+    matcher = Matcher(SelectorEvaluator(engine))
+    requests = (DeviceRequest("g", 8, ("arch == Hopper", "capacity.memory >= 40")),)
+    for p in pools:
+        matcher.match(requests, p.hardware)
+        # A content-equal but distinct hardware object hits the same memo.
+        matcher.match(requests, parse_pool(pool("q", 1, gpu(8), nic(8)), "pool").hardware)
+    assert engine.devices == 2
+    assert engine.evaluations == 3  # gpu: both selectors hold; nic: the first fails
+    assert sorted(engine.compiled) == sorted(set(engine.compiled))
+
+
+def test_recorded_claims_are_charged_to_their_kind() -> None:
+    hardware = parse_pool(
+        pool("p", 1, gpu(4, device_class="a.example.com"), gpu(8, name="g2")), "pool"
+    ).hardware
+    matcher = Matcher(SelectorEvaluator(FakeEngine()))
+    claims = (ClaimRequest("x", "gpu.nvidia.com", 8, HOPPER),)
+    assert matcher.recorded_demand(claims, hardware) == (0, 8)
+    gone = (ClaimRequest("x", "gone.example.com", 1, ()),)
+    assert matcher.recorded_demand(gone, hardware) is None

@@ -1,0 +1,225 @@
+"""Invariants over generated fleets: never overcommit, always deterministic."""
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modelplane.scheduling import (
+    Decision,
+    Origin,
+    parse_clusters,
+    parse_deployment,
+    parse_replicas,
+    schedule,
+)
+
+from .builders import Obj, claim, cluster, deployment, gpu, nic, pool, replica, request, role
+from .fake_engine import FakeEngine
+
+# Every generated pool has exactly one claimable kind (class gpu.nvidia.com), so the
+# checker below can recompute usage without reimplementing the matcher.
+POOL_SHAPES: dict[str, list[Obj]] = {
+    "h100": [gpu(8, "Hopper", 80)],
+    "l4": [gpu(1, "Ada", 24)],
+    "l40s": [gpu(4, "Ada", 48)],
+    "ib": [gpu(8, "Hopper", 80), nic(8)],
+}
+PER_NODE = {name: devices[0]["count"] for name, devices in POOL_SHAPES.items()}
+CLUSTER_NAMES = ["a", "b", "c", "d", "e", "f"]
+SELECTORS = ["arch == Hopper", "arch == Ada", "capacity.memory >= 40", "true"]
+
+
+@st.composite
+def fleets(draw: st.DrawFn) -> list[Obj]:
+    names = draw(st.lists(st.sampled_from(CLUSTER_NAMES), min_size=0, max_size=5, unique=True))
+    clusters: list[Obj] = []
+    for name in names:
+        shapes = draw(
+            st.lists(st.sampled_from(sorted(POOL_SHAPES)), min_size=1, max_size=3, unique=True)
+        )
+        pools = [pool(s, draw(st.integers(0, 4)), *POOL_SHAPES[s]) for s in shapes]
+        allowed = draw(st.sampled_from([None, None, ["high"], ["high", "low"]]))
+        tier = draw(st.sampled_from(["prod", "prod", "dev"]))
+        clusters.append(cluster(name, *pools, labels={"tier": tier}, allowed=allowed))
+    return clusters
+
+
+@st.composite
+def roles(draw: st.DrawFn) -> Obj:
+    gpus = draw(st.sampled_from([1, 2, 4, 8]))
+    requests = [request("gpu", gpus, draw(st.sampled_from(SELECTORS)))]
+    extra = draw(st.sampled_from(["none", "none", "fabric", "more"]))
+    if extra == "fabric":
+        requests.append(request("fabric", draw(st.sampled_from([1, 8])), "link == infiniband"))
+    elif extra == "more":
+        requests.append(request("more", draw(st.sampled_from([1, 2, 4])), "true"))
+    return role(
+        *requests,
+        workers=draw(st.integers(1, 2)),
+        topology={"pipeline": draw(st.sampled_from([1, 1, 2]))},
+    )
+
+
+@st.composite
+def deployments(draw: st.DrawFn) -> Obj:
+    replicas = draw(st.integers(0, 8))
+    selector = draw(st.sampled_from([None, None, {"matchLabels": {"tier": "prod"}}]))
+    priority = draw(st.sampled_from([None, None, "high", "low", "batch"]))
+    if draw(st.integers(0, 2)) == 0:
+        return deployment(
+            replicas,
+            decode=draw(roles()),
+            prefill=draw(roles()),
+            cluster_selector=selector,
+            priority=priority,
+        )
+    obj = deployment(replicas, cluster_selector=selector, priority=priority)
+    obj["spec"].update(draw(roles()))
+    return obj
+
+
+@st.composite
+def existing(draw: st.DrawFn, clusters: list[Obj]) -> list[Obj]:
+    """Replicas of this deployment and of others, mostly on pools that exist."""
+    places = [
+        (c["metadata"]["name"], p["name"]) for c in clusters for p in c["status"]["gpuPools"]
+    ] + [("gone", "h100")]
+    replicas: list[Obj] = []
+    for i in range(draw(st.integers(0, 8))):
+        mine = draw(st.booleans())
+        where, shape = draw(st.sampled_from(places))
+        claims = [
+            claim("gpu", draw(st.sampled_from([1, 2, 4, 8])))
+            for _ in range(draw(st.integers(1, 2)))
+        ]
+        replicas.append(
+            replica(
+                where,
+                draw(st.integers(0, 3)),
+                shape,
+                *claims,
+                deployment_name="model" if mine else f"other{i % 3}",
+                name=f"r{i}",
+                workers=draw(st.integers(1, 2)),
+            )
+        )
+    return replicas
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> tuple[Obj, list[Obj], list[Obj]]:
+    clusters = draw(fleets())
+    return draw(deployments()), clusters, draw(existing(clusters))
+
+
+def _decide(dep: Obj, clusters: list[Obj], replicas: list[Obj]) -> Decision:
+    return schedule(
+        parse_deployment(dep),
+        parse_clusters(clusters),
+        parse_replicas(replicas),
+        engine=FakeEngine(),
+    )
+
+
+def _packs(sizes: list[int], nodes: int, capacity: int) -> bool:
+    """Exact bin packing: can these pods share `nodes` nodes of `capacity` devices?"""
+    items = sorted(sizes, reverse=True)
+    if any(size > capacity for size in items):
+        return False
+    free = [capacity] * nodes
+
+    def place(i: int) -> bool:
+        if i == len(items):
+            return True
+        tried: set[int] = set()
+        for n in range(nodes):
+            if free[n] >= items[i] and free[n] not in tried:
+                tried.add(free[n])
+                free[n] -= items[i]
+                if place(i + 1):
+                    return True
+                free[n] += items[i]
+        return False
+
+    return place(0)
+
+
+def _pods(role_obj: dict[str, Any], claims: int) -> list[int]:
+    topology = role_obj.get("topology") or {}
+    count = role_obj.get("count", 1) * topology.get("pipeline", 1)
+    return [claims] * count
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenario=scenarios())
+def test_no_pool_is_ever_overcommitted(scenario: tuple[Obj, list[Obj], list[Obj]]) -> None:
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    nodes = {
+        (c["metadata"]["name"], p["name"]): p["nodes"]
+        for c in clusters
+        for p in c["status"]["gpuPools"]
+    }
+    usage: dict[tuple[str, str], list[int]] = {key: [] for key in nodes}
+    for other in replicas:
+        if other["metadata"]["labels"]["modelplane.ai/deployment"] == "model":
+            continue
+        spec = other["spec"]
+        role_obj = spec["workers"]
+        key = (spec["clusterName"], role_obj["nodePoolName"])
+        if key in usage:
+            capacity = PER_NODE[key[1]]
+            demand = sum(c["count"] for c in role_obj["deviceRequests"])
+            # Claims that no longer fit a node are charged a whole node each.
+            usage[key].extend(_pods(role_obj, min(demand, capacity)))
+    for desired in decision.replicas:
+        for placement in desired.roles:
+            key = (desired.cluster, placement.pool)
+            demand = sum(r.count for r in placement.device_requests)
+            # A held replica may be pinned to a pool that is gone; nothing is placed then.
+            usage.setdefault(key, []).extend(_pods(placement.as_dict(), demand))
+    touched = {
+        (r.cluster, p.pool) for r in decision.replicas if r.origin is Origin.PLACED for p in r.roles
+    }
+    for key in touched:
+        assert _packs(usage[key], nodes[key], PER_NODE[key[1]]), (key, usage[key])
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenario=scenarios(), data=st.data())
+def test_order_of_inputs_does_not_matter(
+    scenario: tuple[Obj, list[Obj], list[Obj]], data: st.DataObject
+) -> None:
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    shuffled_clusters = data.draw(st.permutations(clusters))
+    shuffled_replicas = data.draw(st.permutations(replicas))
+    assert _decide(dep, shuffled_clusters, shuffled_replicas) == decision
+    assert _decide(dep, clusters, replicas) == decision
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenario=scenarios())
+def test_identity_and_retention(scenario: tuple[Obj, list[Obj], list[Obj]]) -> None:
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    identities = [(r.cluster, r.index) for r in decision.replicas]
+    assert len(set(identities)) == len(identities)
+    assert len({r.name for r in decision.replicas}) == len(decision.replicas)
+    assert len(decision.replicas) <= dep["spec"]["replicas"]
+    own = {
+        r["metadata"]["name"]: (r["spec"]["clusterName"], r["spec"]["index"])
+        for r in replicas
+        if r["metadata"]["labels"]["modelplane.ai/deployment"] == "model"
+    }
+    removed = {r.name for r in decision.removed}
+    for desired in decision.replicas:
+        if desired.retained:
+            assert own[desired.name] == (desired.cluster, desired.index)
+    # Every existing replica of the deployment is either still desired or removed.
+    kept = {r.name for r in decision.replicas if r.retained}
+    assert kept | removed == set(own)
+    assert not kept & removed
+    fleet = {c["metadata"]["name"] for c in clusters}
+    assert all(r.cluster in fleet for r in decision.replicas)

@@ -1,0 +1,136 @@
+"""The scheduler with the real CEL evaluator (`modelplane.cel`), the default engine."""
+
+import argparse
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from modelplane.cli import bench_command
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling import default_engine
+
+from .builders import Obj, cluster, deployment, placements, pool, request, run
+from .test_bench_command import FLEET
+
+
+def _gpu(count: int, arch: str, memory: str, compute: str) -> Obj:
+    return {
+        "name": "gpu",
+        "driver": "gpu.nvidia.com",
+        "deviceClassName": "gpu.nvidia.com",
+        "count": count,
+        "attributes": {
+            "architecture": {"string": arch},
+            "cudaComputeCapability": {"version": compute},
+        },
+        "capacity": {"memory": {"value": memory}},
+    }
+
+
+IB = {
+    "name": "nic",
+    "claim": "Synthetic",
+    "driver": "nic.nvidia.com",
+    "count": 8,
+    "attributes": {"linkType": {"string": "infiniband"}},
+}
+FLEET_OBJS = [
+    cluster("a", pool("l4", 8, _gpu(1, "Ada Lovelace", "23034Mi", "8.9.0"))),
+    cluster(
+        "b",
+        pool("l4", 8, _gpu(1, "Ada Lovelace", "23034Mi", "8.9.0")),
+        pool("h100", 2, _gpu(8, "Hopper", "81559Mi", "9.0.0"), IB),
+    ),
+]
+MEMORY = 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0'
+HOPPER = 'device.attributes["gpu.nvidia.com"].architecture == "Hopper"'
+NEWER = 'device.attributes["gpu.nvidia.com"].cudaComputeCapability.isGreaterThan(semver("8.9.0"))'
+FABRIC = 'device.attributes["nic.nvidia.com"].linkType == "infiniband"'
+
+PLACES = [
+    ("quantity", [request("gpu", 8, MEMORY)], ["b/0:h100"]),
+    ("string attribute and quantity", [request("gpu", 1, HOPPER, MEMORY)], ["b/0:h100"]),
+    ("semver", [request("gpu", 1, NEWER)], ["b/0:h100"]),
+    (
+        "a small model fits anywhere",
+        [request("gpu", 1, 'device.driver == "gpu.nvidia.com"')],
+        ["a/0:l4", "b/0:l4"],
+    ),
+    ("synthetic co-selector", [request("gpu", 8, HOPPER), request("nic", 8, FABRIC)], ["b/0:h100"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("requests", "expected"), [c[1:] for c in PLACES], ids=[c[0] for c in PLACES]
+)
+def test_places_with_real_selectors(requests: list[Obj], expected: list[str]) -> None:
+    decision = run(
+        deployment(2 if len(expected) == 2 else 1, *requests), FLEET_OBJS, engine=default_engine()
+    )
+    assert placements(decision) == expected
+    assert decision.condition.reason == Reason.ALL_SCHEDULED
+
+
+def test_claims_keep_only_dra_requests() -> None:
+    decision = run(
+        deployment(1, request("gpu", 8, HOPPER), request("nic", 8, FABRIC)),
+        FLEET_OBJS,
+        engine=default_engine(),
+    )
+    (placed,) = decision.replicas
+    assert [r.name for r in placed.roles[0].device_requests] == ["gpu"]
+
+
+def test_a_selector_that_does_not_compile_is_reported_with_its_path() -> None:
+    decision = run(
+        deployment(1, request("gpu", 1, "device.attributes[")), FLEET_OBJS, engine=default_engine()
+    )
+    assert decision.condition.reason == Reason.INVALID_NODE_SELECTOR
+    assert decision.condition.message.startswith("spec.nodeSelector.devices[0].selectors[0].cel: ")
+    assert decision.replicas == ()
+
+
+def test_a_runtime_error_is_a_non_match_with_its_text_traced() -> None:
+    missing = 'device.attributes["gpu.nvidia.com"].nvlinkDomain == "x"'
+    decision = run(deployment(1, request("gpu", 1, missing)), FLEET_OBJS, engine=default_engine())
+    assert decision.replicas == ()
+    assert decision.condition.reason == Reason.INSUFFICIENT_CAPACITY
+    assert any("failed:" in line for line in decision.trace_lines()), decision.trace_lines()
+
+
+def test_bench_prints_one_json_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fleet = copy.deepcopy(FLEET)
+    fleet["selectors"] = [MEMORY, HOPPER]
+    for p in fleet["pools"]:
+        for device in p["devices"]:
+            arch = device.get("attributes", {}).get("arch", {"string": "none"})
+            device["attributes"] = {"architecture": arch}
+            device["capacity"] = {"memory": "80Gi"}
+    path = tmp_path / "fleet.json"
+    path.write_text(json.dumps(fleet))
+    parser = argparse.ArgumentParser()
+    bench_command.register(parser.add_subparsers())
+    args = parser.parse_args(
+        [
+            "bench",
+            "schedule",
+            "--fleet",
+            str(path),
+            "--clusters",
+            "5",
+            "--replicas",
+            "7",
+            "--runs",
+            "2",
+        ]
+    )
+    assert args.func(args) == bench_command.EXIT_OK
+    (line,) = capsys.readouterr().out.splitlines()
+    result = json.loads(line)
+    assert list(result) == ["clusters", "replicas", "placed", "median_ms", "min_ms"]
+    assert result["clusters"] == 5
+    assert result["replicas"] == 7
+    assert result["placed"] == 7
+    assert 0 < result["min_ms"] <= result["median_ms"]
