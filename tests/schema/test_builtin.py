@@ -1,0 +1,141 @@
+"""Built-in kinds through kubernetes-validate's strict schemas."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import pytest
+
+from modelplane.schema import builtin_versions, validate_builtin
+
+from .support import Obj
+
+
+def deployment() -> Obj:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "kimi", "namespace": "ml-team", "labels": {"app": "kimi"}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "kimi"}},
+            "template": {
+                "metadata": {"labels": {"app": "kimi"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "server",
+                            "image": "vllm/vllm-openai:v0.11.0",
+                            "ports": [{"containerPort": 8000}],
+                            "resources": {
+                                "limits": {"nvidia.com/gpu": 8},
+                                "claims": [{"name": "gpu"}],
+                            },
+                        }
+                    ],
+                    "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "kimi-gpu"}],
+                },
+            },
+        },
+    }
+
+
+def claim_template() -> Obj:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "kimi-gpu", "namespace": "ml-team"},
+        "spec": {
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "exactly": {
+                                "deviceClassName": "gpu.nvidia.com",
+                                "count": 8,
+                                "selectors": [
+                                    {
+                                        "cel": {
+                                            "expression": "device.attributes['gpu.nvidia.com']"
+                                            ".productName == 'H100'"
+                                        }
+                                    }
+                                ],
+                            },
+                        }
+                    ]
+                }
+            }
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "build", [deployment, claim_template], ids=["Deployment", "ResourceClaimTemplate"]
+)
+def test_valid_objects(build: Callable[[], Obj]) -> None:
+    assert validate_builtin(build()) == []
+
+
+def test_unknown_field_in_a_deployment() -> None:
+    obj = deployment()
+    obj["spec"]["template"]["spec"]["containers"][0]["gpus"] = 8
+    path = "spec.template.spec.containers[0].gpus"
+    assert [str(e) for e in validate_builtin(obj)] == [f'{path}: unknown field "{path}"']
+
+
+def test_unknown_field_in_a_claim_template() -> None:
+    obj = claim_template()
+    obj["spec"]["spec"]["devices"]["requests"][0]["exactly"]["gpus"] = 8
+    path = "spec.spec.devices.requests[0].exactly.gpus"
+    assert [str(e) for e in validate_builtin(obj)] == [f'{path}: unknown field "{path}"']
+
+
+def test_every_error_is_reported() -> None:
+    obj = deployment()
+    obj["spec"]["replicas"] = "one"
+    obj["metadata"]["labels"]["tier"] = 5
+    del obj["spec"]["selector"]
+    assert [str(e) for e in validate_builtin(obj)] == [
+        'metadata.labels.tier: Invalid value: "integer": metadata.labels.tier in body must be of '
+        'type string: "integer"',
+        'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: '
+        '"string"',
+        "spec.selector: Required value",
+    ]
+
+
+def test_dra_v1_arrived_in_1_34() -> None:
+    with pytest.raises(LookupError):
+        validate_builtin(claim_template(), "1.33")
+    beta = copy.deepcopy(claim_template())
+    beta["apiVersion"] = "resource.k8s.io/v1beta1"
+    beta["spec"]["spec"]["devices"]["requests"][0] = {
+        "name": "gpu",
+        "deviceClassName": "gpu.nvidia.com",
+        "count": 8,
+    }
+    assert validate_builtin(beta, "1.33") == []
+
+
+def test_versions() -> None:
+    versions = builtin_versions()
+    assert {"1.34", "1.35", "1.36", "1.37"} <= set(versions)
+    assert versions == sorted(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
+    # A patch version resolves to its minor.
+    assert validate_builtin(deployment(), "v1.34.2") == []
+    with pytest.raises(ValueError, match="no schemas"):
+        validate_builtin(deployment(), "1.99")
+    with pytest.raises(ValueError, match="not a Kubernetes version"):
+        validate_builtin(deployment(), "latest")
+
+
+def test_namespace_and_unknown_kinds() -> None:
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml-team"}}
+    assert validate_builtin(namespace) == []
+    with pytest.raises(LookupError):
+        validate_builtin(
+            {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"}}
+        )
