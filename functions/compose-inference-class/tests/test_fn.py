@@ -35,6 +35,7 @@ def response(condition: dict[str, Any], warnings: list[str] | None = None) -> di
     want: dict[str, Any] = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {},
+        "context": {},
         "conditions": [{"type": "Valid", "target": "TARGET_COMPOSITE", **condition}],
     }
     if warnings:

@@ -70,6 +70,12 @@ REQUIREMENT = {
         "matchName": "h100-8x",
     }
 }
+SCHEDULING_VALID = {
+    "type": "SchedulingConfigured",
+    "status": "STATUS_CONDITION_TRUE",
+    "reason": "SchedulingValid",
+    "message": "scheduling conventions valid",
+}
 PROVIDER_REF = {"kind": "ClusterProviderConfig", "name": "prod-us-east"}
 H100_POOL = {"name": "h100", "className": "h100-8x", "nodeCount": 4}
 PUBLISHED_H100 = {"name": "h100", "className": "h100-8x", "nodes": 4, "devices": [GPU]}
@@ -91,7 +97,11 @@ def expected(
             "resources": {"provider-config": resource},
         },
         "requirements": {"resources": REQUIREMENT},
-        "conditions": [{"target": "TARGET_COMPOSITE", **condition}],
+        "context": {},
+        "conditions": [
+            {"target": "TARGET_COMPOSITE", **condition},
+            {"target": "TARGET_COMPOSITE", **SCHEDULING_VALID},
+        ],
     }
     if results:
         want["results"] = [{"target": "TARGET_COMPOSITE", **r} for r in results]
@@ -192,7 +202,7 @@ def test_invalid_class_keeps_published_pool() -> None:
     )
     got = as_dict(run(FunctionRunner(), req))
     assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]
-    (condition,) = got["conditions"]
+    condition, _ = got["conditions"]
     assert condition["status"] == "STATUS_CONDITION_FALSE"
     assert condition["reason"] == "ClassInvalid"
     assert condition["message"].startswith("spec.nodePools[0].className:")
@@ -205,3 +215,35 @@ def test_invalid_class_keeps_published_pool() -> None:
 def test_serves_over_grpc() -> None:
     req = CASES[1].values[0]
     assert as_dict(run_over_grpc(FunctionRunner(), req)) == CASES[1].values[1]
+
+
+def test_invalid_scheduling_block_is_reported_on_the_cluster() -> None:
+    obj = cluster([H100_POOL])
+    obj["spec"]["scheduling"] = {
+        "provider": "KAI",
+        "queue": "{{ .Namespace }}",
+        "defaultLabels": {"team": "{{ .Tenant }}"},
+    }
+    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    got = as_dict(run(FunctionRunner(), req))
+    why = (
+        "spec.scheduling.defaultLabels[team]: unknown variable .Tenant; only {{ .Namespace }}, "
+        "{{ .Name }}, {{ .Replica }}, {{ .Cluster }}, {{ .Priority }} are allowed"
+    )
+    assert got["conditions"][1] == {
+        "type": "SchedulingConfigured",
+        "status": "STATUS_CONDITION_FALSE",
+        "reason": "InvalidScheduling",
+        "message": why,
+        "target": "TARGET_COMPOSITE",
+    }
+    assert got["results"] == [
+        {
+            "severity": "SEVERITY_WARNING",
+            "reason": "InvalidSchedulingTemplate",
+            "message": why,
+            "target": "TARGET_COMPOSITE",
+        }
+    ]
+    # The pools are still published: a broken scheduling block blocks rendering, not placement.
+    assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]

@@ -1,5 +1,6 @@
 """provider-kubernetes Objects: how a manifest reaches a workload cluster."""
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 OBJECT_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
@@ -14,14 +15,22 @@ def wrap(
     provider_config: dict[str, str],
     readiness: dict[str, Any] | None = None,
     labels: dict[str, str] | None = None,
+    management_policies: Sequence[str] = ("*",),
 ) -> dict[str, Any]:
-    """An Object that keeps `manifest` applied on the cluster `provider_config` reaches."""
+    """An Object that keeps `manifest` applied on the cluster `provider_config` reaches.
+
+    `management_policies` other than the default full control let several
+    Objects share one remote object (a tenant Namespace) without any of them
+    deleting it.
+    """
     spec: dict[str, Any] = {
         "forProvider": {"manifest": manifest},
         "providerConfigRef": dict(provider_config),
     }
     if readiness:
         spec["readiness"] = readiness
+    if tuple(management_policies) != ("*",):
+        spec["managementPolicies"] = list(management_policies)
     metadata: dict[str, Any] = {"name": name}
     if labels:
         metadata["labels"] = dict(sorted(labels.items()))

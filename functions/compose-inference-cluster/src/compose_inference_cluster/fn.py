@@ -11,7 +11,14 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane.core.vocabulary import API_VERSION, INFERENCE_CLASS, POOLS_RESOLVED, Reason
+from modelplane.conventions import Finding, has_errors, parse_scheduling
+from modelplane.core.vocabulary import (
+    API_VERSION,
+    INFERENCE_CLASS,
+    POOLS_RESOLVED,
+    SCHEDULING_CONFIGURED,
+    Reason,
+)
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import ComposeFunction, observed_composite, observed_resources
@@ -69,6 +76,11 @@ class FunctionRunner(ComposeFunction):
                 f"{path}: InferenceClass {class_name!r} is invalid: {why}",
             )
 
+        _, findings = parse_scheduling(spec.get("scheduling"))
+        report.set_condition(rsp, scheduling_condition(findings))
+        for finding in findings:
+            report.warning(rsp, finding.reason, f"{finding.field}: {finding.message}")
+
 
 def pools_condition(view: PoolView) -> report.Condition:
     if view.missing or view.invalid:
@@ -85,3 +97,20 @@ def pools_condition(view: PoolView) -> report.Condition:
     return report.Condition(
         POOLS_RESOLVED, True, Reason.CLASSES_RESOLVED, f"{len(pools)} pools published"
     )
+
+
+def scheduling_condition(findings: list[Finding]) -> report.Condition:
+    """Whether replicas can be rendered against this cluster's scheduling block.
+
+    Errors block rendering (each replica keeps what it runs); warnings do not,
+    so the condition stays True and the warnings are events.
+    """
+    if has_errors(findings):
+        errors = [f"{f.field}: {f.message}" for f in findings if f.severity == "Error"]
+        return report.Condition(
+            SCHEDULING_CONFIGURED, False, Reason.INVALID_SCHEDULING, "; ".join(errors)
+        )
+    message = "scheduling conventions valid"
+    if findings:
+        message += f" with {len(findings)} warning{'s' if len(findings) != 1 else ''}"
+    return report.Condition(SCHEDULING_CONFIGURED, True, Reason.SCHEDULING_VALID, message)

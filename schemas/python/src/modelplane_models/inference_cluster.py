@@ -108,6 +108,11 @@ class Gang(BaseModel):
     ] = True
 
 
+class PodGrouper(StrEnum):
+    AUTOMATIC = "Automatic"
+    MODELPLANE = "Modelplane"
+
+
 class PreemptiblePriority(RootModel[str]):
     root: Annotated[str, Field(max_length=253, min_length=1)]
 
@@ -117,6 +122,12 @@ class QueuesWithQuotaItem(RootModel[str]):
 
 
 class Kai(BaseModel):
+    podGrouper: Annotated[
+        PodGrouper | None,
+        Field(
+            description="Who creates PodGroups for multi-pod workers. Automatic: KAI's podgrouper (one gang per LeaderWorkerSet group). Modelplane: Modelplane composes the PodGroup and marks pods to skip the podgrouper."
+        ),
+    ] = "Automatic"
     preemptiblePriorities: Annotated[
         list[PreemptiblePriority] | None,
         Field(
@@ -124,6 +135,14 @@ class Kai(BaseModel):
             max_length=32,
         ),
     ] = None
+    queueLabelKey: Annotated[
+        str | None,
+        Field(
+            description="The label KAI reads the queue from (its kai-config spec.global.queueLabelKey).",
+            max_length=317,
+            min_length=1,
+        ),
+    ] = "kai.scheduler/queue"
     queuesWithQuota: Annotated[
         list[QueuesWithQuotaItem] | None,
         Field(
@@ -153,6 +172,15 @@ class Provider(StrEnum):
     KUEUE = "Kueue"
     VOLCANO = "Volcano"
     COSCHEDULING = "Coscheduling"
+
+
+class Volcano(BaseModel):
+    lwsGangScheduling: Annotated[
+        bool | None,
+        Field(
+            description="Whether the LeaderWorkerSet controller runs its Volcano provider and creates PodGroups itself. When false, Modelplane composes them."
+        ),
+    ] = True
 
 
 class Scheduling(BaseModel):
@@ -208,6 +236,9 @@ class Scheduling(BaseModel):
             min_length=1,
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
         ),
+    ] = None
+    volcano: Annotated[
+        Volcano | None, Field(description="Volcano settings (provider Volcano).")
     ] = None
 
 
