@@ -1,0 +1,1 @@
+"""compose-model-deployment: the fleet scheduler's Crossplane glue."""

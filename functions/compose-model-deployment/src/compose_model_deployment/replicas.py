@@ -1,0 +1,85 @@
+"""The ModelReplica objects a scheduling decision composes, and the status it reports.
+
+Pure functions of the decision, the deployment object and the observed replicas,
+so the function body stays a short story: fetch, decide, emit, report.
+"""
+
+from typing import Any
+
+from modelplane.core.vocabulary import (
+    API_VERSION,
+    LABEL_CLUSTER,
+    LABEL_DEPLOYMENT,
+    LABEL_REPLICA_INDEX,
+    MODEL_REPLICA,
+    SERVING,
+)
+from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
+
+
+def role_template(deployment: dict[str, Any], role: str) -> dict[str, Any]:
+    spec = deployment.get("spec", {})
+    workers = (
+        spec.get("workers", {}) if role == UNIFIED_ROLE else spec.get(role, {}).get("workers", {})
+    )
+    return workers.get("template", {})
+
+
+def replica_object(deployment: dict[str, Any], replica: DesiredReplica) -> dict[str, Any]:
+    """The ModelReplica for a retained or newly placed replica, from the current spec."""
+    spec: dict[str, Any] = {
+        "deploymentName": deployment["metadata"]["name"],
+        "clusterName": replica.cluster,
+        "index": replica.index,
+    }
+    priority = deployment.get("spec", {}).get("priority")
+    if priority:
+        spec["priority"] = priority
+    for role in replica.roles:
+        spec[role.role] = {**role.as_dict(), "template": role_template(deployment, role.role)}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": MODEL_REPLICA,
+        "metadata": {
+            "name": replica.name,
+            "labels": {
+                LABEL_DEPLOYMENT: deployment["metadata"]["name"],
+                LABEL_CLUSTER: replica.cluster,
+                LABEL_REPLICA_INDEX: str(replica.index),
+            },
+        },
+        "spec": spec,
+    }
+
+
+def serving(observed: dict[str, Any] | None) -> bool:
+    """Whether an observed ModelReplica reports its model serving."""
+    if not observed:
+        return False
+    conditions = observed.get("status", {}).get("conditions", [])
+    return any(c.get("type") == SERVING and c.get("status") == "True" for c in conditions)
+
+
+def placements(decision: Decision, observed: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "replica": replica.name,
+            "cluster": replica.cluster,
+            "index": replica.index,
+            "pools": {role.role: role.pool for role in replica.roles},
+            "serving": serving(observed.get(replica.name)),
+        }
+        for replica in decision.replicas
+    ]
+
+
+def match_trace(decision: Decision) -> list[dict[str, str]]:
+    entries: list[dict[str, str]] = []
+    for cluster in decision.trace:
+        if cluster.reason:
+            entries.append({"cluster": cluster.cluster, "message": cluster.reason})
+        entries.extend(
+            {"cluster": cluster.cluster, "pool": pool.pool, "message": pool.reason}
+            for pool in cluster.pools
+        )
+    return entries
