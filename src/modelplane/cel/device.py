@@ -1,0 +1,171 @@
+"""The DRA `device` variable: a hashable Device and the value CEL sees for it.
+
+Kubernetes builds `device` from a ResourceSlice device (dynamic-resource-allocation
+cel/compile.go): a bare attribute or capacity name takes the driver as its
+domain, a qualified "domain/name" splits at the first "/", an unknown domain
+reads as an empty map and an unknown name inside a domain is an error.
+
+Capacities are kept the way the kube-scheduler receives them: the API server
+stores a quantity in its String() form, so "1.5Gi" reaches the scheduler as
+"1536Mi". Parsing the spec and then the canonical string gives the same
+representation (and so the same isInteger and asApproximateFloat) upstream sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from modelplane.cel.quantity import Quantity, QuantityError
+from modelplane.cel.semver import Semver
+from modelplane.cel.values import INT64_MAX, INT64_MIN, DomainMap
+
+AttributeValue = str | int | bool | Semver
+
+_ATTRIBUTE_KINDS: Final = ("string", "int", "bool", "version")
+
+
+@dataclass(frozen=True, eq=False)
+class Device:
+    """One device as a DRA selector sees it. Equal devices give equal selector results."""
+
+    driver: str
+    attributes: tuple[tuple[str, str, AttributeValue], ...] = ()
+    capacity: tuple[tuple[str, str, Quantity], ...] = ()
+    allow_multiple_allocations: bool = False
+    _key: tuple[Any, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Python's 1 == True and Quantity("1Ki") == Quantity("1024") would merge
+        # devices a selector can tell apart, so the key records types and representations.
+        attributes = tuple(
+            (domain, name, type(value).__name__, str(value) if isinstance(value, Semver) else value)
+            for domain, name, value in self.attributes
+        )
+        capacity = tuple((domain, name, q.identity()) for domain, name, q in self.capacity)
+        key = (self.driver, attributes, capacity, self.allow_multiple_allocations)
+        object.__setattr__(self, "_key", key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Device):
+            return NotImplemented
+        return self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+
+def split_name(name: str, driver: str) -> tuple[str, str]:
+    domain, slash, identifier = name.partition("/")
+    return (domain, identifier) if slash else (driver, name)
+
+
+def _attribute(name: str, raw: Any) -> AttributeValue:
+    where = f'attributes["{name}"]'
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: must be an object with one of {', '.join(_ATTRIBUTE_KINDS)}")
+    entry: Mapping[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
+    kinds = [kind for kind in _ATTRIBUTE_KINDS if kind in entry]
+    if len(kinds) != 1 or len(entry) != 1:
+        raise ValueError(f"{where}: must set exactly one of {', '.join(_ATTRIBUTE_KINDS)}")
+    kind = kinds[0]
+    value = entry[kind]
+    if kind == "string" and isinstance(value, str):
+        return value
+    if kind == "bool" and isinstance(value, bool):
+        return value
+    if kind == "int" and not isinstance(value, bool):
+        # A protobuf Struct carries every number as a double.
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, int) and INT64_MIN <= value <= INT64_MAX:
+            return value
+        raise ValueError(f"{where}: int must be a 64-bit integer, got {value!r}")
+    if kind == "version" and isinstance(value, str):
+        try:
+            return Semver.parse(value)
+        except ValueError as error:
+            raise ValueError(f'{where}: invalid version "{value}": {error}') from None
+    raise ValueError(f"{where}: {kind} value has the wrong type: {value!r}")
+
+
+def _quantity_text(raw: Any) -> str:
+    if isinstance(raw, Mapping):
+        raw = raw.get("value")  # pyright: ignore[reportUnknownMemberType]
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return str(raw)
+    if isinstance(raw, str):
+        return raw
+    raise ValueError(f"must be a quantity string, got {raw!r}")
+
+
+def _capacity(name: str, raw: Any) -> Quantity:
+    where = f'capacity["{name}"]'
+    try:
+        text = _quantity_text(raw)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    try:
+        return Quantity.parse(str(Quantity.parse(text)))
+    except QuantityError as error:
+        raise ValueError(f'{where}: invalid quantity "{text}": {error}') from None
+
+
+def _mapping(spec: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = spec.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{key}: must be an object keyed by name")
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def device_from_spec(spec: Mapping[str, Any]) -> Device:
+    """A Device from an InferenceClass device (or a ResourceSlice-like mapping)."""
+    driver = spec.get("driver", "")
+    if not isinstance(driver, str):
+        raise ValueError(f"driver: must be a string, got {driver!r}")
+    allow = spec.get("allowMultipleAllocations", False)
+    if not isinstance(allow, bool):
+        raise ValueError(f"allowMultipleAllocations: must be a boolean, got {allow!r}")
+    attributes: dict[tuple[str, str], AttributeValue] = {}
+    for name, raw in _mapping(spec, "attributes").items():
+        qualified = split_name(str(name), driver)
+        if qualified in attributes:
+            raise ValueError(f'attributes["{name}"]: names {qualified[0]}/{qualified[1]} twice')
+        attributes[qualified] = _attribute(str(name), raw)
+    capacity: dict[tuple[str, str], Quantity] = {}
+    for name, raw in _mapping(spec, "capacity").items():
+        qualified = split_name(str(name), driver)
+        if qualified in capacity:
+            raise ValueError(f'capacity["{name}"]: names {qualified[0]}/{qualified[1]} twice')
+        capacity[qualified] = _capacity(str(name), raw)
+    return Device(
+        driver=driver,
+        attributes=tuple((d, n, v) for (d, n), v in sorted(attributes.items(), key=_by_name)),
+        capacity=tuple((d, n, q) for (d, n), q in sorted(capacity.items(), key=_by_name)),
+        allow_multiple_allocations=allow,
+    )
+
+
+def _by_name(item: tuple[tuple[str, str], Any]) -> tuple[str, str]:
+    return item[0]
+
+
+def activation(device: Device) -> dict[str, Any]:
+    """The runtime value of `device`: a map of its four fields."""
+    attributes = DomainMap()
+    for domain, name, value in device.attributes:
+        attributes.setdefault(domain, {})[name] = value
+    capacity = DomainMap()
+    for domain, name, quantity in device.capacity:
+        capacity.setdefault(domain, {})[name] = quantity
+    return {
+        "driver": device.driver,
+        "attributes": attributes,
+        "capacity": capacity,
+        "allowMultipleAllocations": device.allow_multiple_allocations,
+    }

@@ -1,0 +1,153 @@
+"""Parsing with celpy, compiling, running under a budget, and the compile cache.
+
+Why not celpy's runners. Both were measured (see design/cel-divergences.md):
+the InterpretedRunner spends ~400 us per evaluation, evaluates both sides of
+&& and ||, treats any truthy value as true and offers no hook to count work;
+the CompiledRunner is faster but execs its generated code in celpy's module
+globals (not re-entrant, not thread-safe) and cannot see functions defined
+outside celpy.evaluation (cel-python#145). So celpy parses (its Lark grammar is
+the CEL grammar), and compiler.py evaluates the tree. Only lark.Tree's interface
+is used, so the parser singleton works whichever tree class built it first; no
+celpy.Environment is created, which also keeps celpy from raising the process
+recursion limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
+
+import lark
+from celpy.celparser import CELParseError, CELParser
+
+from modelplane.cel import budget as budgets
+from modelplane.cel import types as t
+from modelplane.cel.compiler import MAX_NESTING, Compiler, Fn, nesting_depth
+from modelplane.cel.errors import CelCompileError, CelRuntimeError
+from modelplane.cel.functions import FUNCTIONS
+from modelplane.cel.values import EvalError
+
+# CELSelectorExpressionMaxLength in k8s.io/api resource/v1, counted in bytes like Go's len().
+MAX_EXPRESSION_BYTES: Final = 10 * 1024
+CACHE_SIZE: Final = 1024
+
+_parser_lock = threading.Lock()
+
+
+@functools.cache
+def _parser() -> CELParser:
+    return CELParser()
+
+
+def parse(expression: str) -> lark.Tree[Any]:
+    size = len(expression.encode("utf-8"))
+    if size > MAX_EXPRESSION_BYTES:
+        raise CelCompileError(
+            f"expression is too long: {size} bytes, the limit is {MAX_EXPRESSION_BYTES}"
+        )
+    with _parser_lock:
+        try:
+            tree = _parser().parse(expression)
+        except CELParseError as error:
+            raise CelCompileError(_syntax_error(expression, error)) from None
+        except lark.exceptions.LarkError as error:
+            raise CelCompileError(f"Syntax error: {error}") from None
+    if nesting_depth(tree) > MAX_NESTING:
+        raise CelCompileError(f"expression nesting exceeds the limit of {MAX_NESTING}")
+    return tree
+
+
+def _syntax_error(expression: str, error: CELParseError) -> str:
+    """One line in the spirit of cel-go's "ERROR: <input>:1:3: Syntax error: ..."."""
+    cause = error.__context__
+    line = getattr(error, "line", None) or getattr(cause, "line", "?")
+    column = getattr(error, "column", None) or getattr(cause, "column", "?")
+    if isinstance(cause, lark.exceptions.UnexpectedToken):
+        found = "end of input" if cause.token.type == "$END" else f"'{cause.token}'"
+    elif isinstance(cause, lark.exceptions.UnexpectedCharacters):
+        found = f"'{cause.char}'"
+    else:
+        found = "input"
+    return f"ERROR: <input>:{line}:{column}: Syntax error: unexpected {found}"
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A compiled expression: its static result type and its evaluator."""
+
+    expression: str
+    result_type: t.CelType
+    fn: Fn
+
+    def run(self, variables: dict[str, Any]) -> Any:
+        """Evaluate under a fresh budget; every failure becomes a CelRuntimeError."""
+        budget = budgets.Budget()
+        token = budgets.activate(budget)
+        try:
+            return self.fn(variables, budget)
+        except EvalError as error:
+            raise CelRuntimeError(str(error)) from None
+        except budgets.BudgetExceededError as error:
+            raise CelRuntimeError(str(error)) from None
+        except RecursionError:
+            raise CelRuntimeError("expression nesting too deep to evaluate") from None
+        except Exception as error:  # a selector must never crash a reconcile
+            raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
+        finally:
+            budgets.release(token)
+
+
+def compile_program(expression: str, variables: Mapping[str, t.CelType]) -> Program:
+    tree = parse(expression)
+    try:
+        node = Compiler(variables, FUNCTIONS).compile(tree)
+    except RecursionError:
+        raise CelCompileError("expression nesting too deep to compile") from None
+    except CelCompileError:
+        raise
+    except Exception as error:  # report, never crash the caller
+        raise CelCompileError(f"internal compile error: {error!r}") from error
+    return Program(expression, node.type, node.fn)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """A small thread-safe LRU map that also remembers failures."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[K, V | Exception] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, build: Callable[[K], V]) -> V:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+        if entry is None:
+            try:
+                entry = build(key)
+            except CelCompileError as error:
+                entry = error
+            with self._lock:
+                self._entries[key] = entry
+                if len(self._entries) > self._size:
+                    self._entries.popitem(last=False)
+        if isinstance(entry, Exception):
+            # A fresh instance each time, so tracebacks do not pile up on the cached one.
+            raise type(entry)(*entry.args)
+        return entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

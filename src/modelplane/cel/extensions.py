@@ -1,0 +1,228 @@
+"""Libraries of the Kubernetes CEL environment beyond the standard ones.
+
+The string extensions of cel-go's ext.Strings (version 2, without format and
+strings.quote), the Kubernetes regex library (find, findAll) and the Kubernetes
+lists library (isSorted, sum, min, max, indexOf, lastIndexOf). Indices count
+Unicode code points, as cel-go's do.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Final
+
+from modelplane.cel import budget
+from modelplane.cel import types as t
+from modelplane.cel.operators import add
+from modelplane.cel.stdlib import compile_regex
+from modelplane.cel.values import EvalError, compare, equal, type_name
+
+_NO_OVERLOAD: Final = "no such overload"
+_SUMMABLE_NAMES: Final = frozenset({"int", "uint", "double", t.DURATION.name})
+
+
+def _str(value: Any) -> str:
+    if type(value) is not str:
+        raise EvalError(_NO_OVERLOAD)
+    return value
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int:
+        raise EvalError(_NO_OVERLOAD)
+    return value
+
+
+def _list(value: Any) -> tuple[Any, ...]:
+    if not isinstance(value, tuple):
+        raise EvalError(_NO_OVERLOAD)
+    items: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
+    budget.charge_size(len(items))
+    return items
+
+
+def _out_of_range(index: int) -> EvalError:
+    return EvalError(f"index out of range: {index}")
+
+
+def char_at(text: Any, index: Any) -> str:
+    source, position = _str(text), _int(index)
+    if not 0 <= position <= len(source):
+        raise _out_of_range(position)
+    return source[position : position + 1]
+
+
+def index_of(receiver: Any, item: Any, offset: Any = None) -> int:
+    if isinstance(receiver, tuple):
+        if offset is not None:
+            raise EvalError(_NO_OVERLOAD)
+        for position, element in enumerate(_list(receiver)):
+            if equal(element, item):
+                return position
+        return -1
+    source, needle = _str(receiver), _str(item)
+    start = 0 if offset is None else _int(offset)
+    if not 0 <= start <= len(source):
+        raise _out_of_range(start)
+    budget.charge_size(len(source), 10)
+    return source.find(needle, start)
+
+
+def last_index_of(receiver: Any, item: Any, offset: Any = None) -> int:
+    if isinstance(receiver, tuple):
+        if offset is not None:
+            raise EvalError(_NO_OVERLOAD)
+        elements = _list(receiver)
+        for position in range(len(elements) - 1, -1, -1):
+            if equal(elements[position], item):
+                return position
+        return -1
+    source, needle = _str(receiver), _str(item)
+    budget.charge_size(len(source), 10)
+    if offset is None:
+        return source.rfind(needle)
+    start = _int(offset)
+    if not 0 <= start <= len(source):
+        raise _out_of_range(start)
+    return source.rfind(needle, 0, start + len(needle))
+
+
+def lower_ascii(text: Any) -> str:
+    source = _str(text)
+    budget.charge_size(len(source), 10)
+    return "".join(c.lower() if "A" <= c <= "Z" else c for c in source)
+
+
+def upper_ascii(text: Any) -> str:
+    source = _str(text)
+    budget.charge_size(len(source), 10)
+    return "".join(c.upper() if "a" <= c <= "z" else c for c in source)
+
+
+def replace(text: Any, old: Any, new: Any, limit: Any = -1) -> str:
+    source, target, replacement, count = _str(text), _str(old), _str(new), _int(limit)
+    budget.charge_size(len(source) * max(1, len(replacement)), 10)
+    return source.replace(target, replacement, count)
+
+
+def split(text: Any, separator: Any, limit: Any = -1) -> tuple[str, ...]:
+    source, sep, count = _str(text), _str(separator), _int(limit)
+    budget.charge_size(len(source), 10)
+    if count == 0:
+        return ()
+    if sep:
+        return tuple(source.split(sep, count - 1 if count > 0 else -1))
+    runes = list(source)
+    if 0 < count < len(runes):
+        return (*runes[: count - 1], "".join(runes[count - 1 :]))
+    return tuple(runes)
+
+
+def substring(text: Any, start: Any, end: Any = None) -> str:
+    source, first = _str(text), _int(start)
+    last = len(source) if end is None else _int(end)
+    if not 0 <= first <= len(source):
+        raise _out_of_range(first)
+    if end is not None and last < first:
+        raise EvalError(f"invalid substring range. start: {first}, end: {last}")
+    if last > len(source):
+        raise _out_of_range(last)
+    return source[first:last]
+
+
+def trim(text: Any) -> str:
+    return _str(text).strip()
+
+
+def join(items: Any, separator: Any = "") -> str:
+    parts = _list(items)
+    if any(type(part) is not str for part in parts):
+        raise EvalError(_NO_OVERLOAD)
+    return _str(separator).join(parts)
+
+
+def find(text: Any, pattern: Any) -> str:
+    source = _str(text)
+    budget.charge_size(len(source), 10)
+    found = compile_regex(_str(pattern)).search(source)
+    return "" if found is None else str(found.group(0))
+
+
+def find_all(text: Any, pattern: Any, limit: Any = -1) -> tuple[str, ...]:
+    source, count = _str(text), _int(limit)
+    budget.charge_size(len(source), 10)
+    if count == 0:
+        return ()
+    found: list[str] = []
+    for match in compile_regex(_str(pattern)).finditer(source):
+        found.append(str(match.group(0)))
+        if len(found) == count:
+            break
+    return tuple(found)
+
+
+def is_sorted(items: Any) -> bool:
+    elements = _list(items)
+    return all((compare(a, b) or 0) <= 0 for a, b in itertools.pairwise(elements))
+
+
+def total(items: Any) -> Any:
+    elements = _list(items)
+    if any(type_name(element) not in _SUMMABLE_NAMES for element in elements):
+        raise EvalError(_NO_OVERLOAD)
+    if not elements:
+        return 0
+    result = elements[0]
+    for element in elements[1:]:
+        result = add(result, element)
+    return result
+
+
+def _extreme(items: Any, name: str, sign: int) -> Any:
+    elements = _list(items)
+    if not elements:
+        raise EvalError(f"{name} called on empty list")
+    best = elements[0]
+    for element in elements[1:]:
+        if (compare(element, best) or 0) * sign > 0:
+            best = element
+    return best
+
+
+def minimum(items: Any) -> Any:
+    return _extreme(items, "min", -1)
+
+
+def maximum(items: Any) -> Any:
+    return _extreme(items, "max", 1)
+
+
+_S, _I, _LA = t.STRING, t.INT, t.list_of(t.A)
+_SUMMABLE: Final = (t.INT, t.UINT, t.DOUBLE, t.DURATION)
+
+EXTENSIONS: Final = (
+    t.Function("charAt", t.members(((_S, _I), _S)), char_at),
+    t.Function(
+        "indexOf", t.members(((_S, _S), _I), ((_S, _S, _I), _I), ((_LA, t.A), _I)), index_of
+    ),
+    t.Function(
+        "lastIndexOf",
+        t.members(((_S, _S), _I), ((_S, _S, _I), _I), ((_LA, t.A), _I)),
+        last_index_of,
+    ),
+    t.Function("lowerAscii", t.members(((_S,), _S)), lower_ascii),
+    t.Function("upperAscii", t.members(((_S,), _S)), upper_ascii),
+    t.Function("replace", t.members(((_S, _S, _S), _S), ((_S, _S, _S, _I), _S)), replace),
+    t.Function("split", t.members(((_S, _S), t.list_of(_S)), ((_S, _S, _I), t.list_of(_S))), split),
+    t.Function("substring", t.members(((_S, _I), _S), ((_S, _I, _I), _S)), substring),
+    t.Function("trim", t.members(((_S,), _S)), trim),
+    t.Function("join", t.members(((t.list_of(_S),), _S), ((t.list_of(_S), _S), _S)), join),
+    t.Function("find", t.members(((_S, _S), _S)), find),
+    t.Function(
+        "findAll", t.members(((_S, _S), t.list_of(_S)), ((_S, _S, _I), t.list_of(_S))), find_all
+    ),
+    t.Function("isSorted", t.members(((_LA,), t.BOOL)), is_sorted),
+    t.Function("sum", t.members(*(((t.list_of(x),), x) for x in _SUMMABLE)), total),
+    t.Function("min", t.members(((_LA,), t.A)), minimum),
+    t.Function("max", t.members(((_LA,), t.A)), maximum),
+)

@@ -1,0 +1,115 @@
+"""DRA device selectors and general evaluation: the public entry points.
+
+A selector compiles once per process (a bounded LRU keyed by the expression,
+failures included) and evaluates against a Device through a cached activation.
+As in the kube-scheduler, a compile error rejects the selector, and a runtime
+error, including a non-bool result, is an error rather than a non-match.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Final
+
+from modelplane.cel import types as t
+from modelplane.cel.device import Device, activation
+from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_program
+from modelplane.cel.errors import CelCompileError, CelRuntimeError
+from modelplane.cel.quantity import Quantity
+from modelplane.cel.semver import Semver
+from modelplane.cel.values import TypeValue, to_python, type_name
+
+CelValue = bool | int | float | str | bytes | None | Quantity | Semver | list[Any] | dict[Any, Any]
+
+_SELECTOR_VARIABLES: Final = {"device": t.DEVICE}
+_ACTIVATION_CACHE_SIZE: Final = 4096
+
+
+class _ActivationCache:
+    """Device -> the `device` value, so repeated matches skip rebuilding the maps."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[Device, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, device: Device) -> dict[str, Any]:
+        with self._lock:
+            found = self._entries.get(device)
+            if found is not None:
+                self._entries.move_to_end(device)
+                return found
+        built = {"device": activation(device)}
+        with self._lock:
+            self._entries[device] = built
+            if len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return built
+
+
+_activations = _ActivationCache(_ACTIVATION_CACHE_SIZE)
+
+
+class DeviceSelector:
+    """A compiled DRA selector expression."""
+
+    __slots__ = ("_program", "expression")
+
+    def __init__(self, program: Program) -> None:
+        self._program = program
+        self.expression = program.expression
+
+    def matches(self, device: Device) -> bool:
+        """Whether the device satisfies the selector; raises CelRuntimeError on any error."""
+        result = self._program.run(_activations.get(device))
+        if type(result) is not bool:
+            raise CelRuntimeError(
+                f"CEL result of type {type_name(result)} could not be converted to bool"
+            )
+        return result
+
+    def __repr__(self) -> str:
+        return f"DeviceSelector({self.expression!r})"
+
+
+def _build_selector(expression: str) -> DeviceSelector:
+    program = compile_program(expression, _SELECTOR_VARIABLES)
+    if program.result_type != t.BOOL and not t.is_dyn(program.result_type):
+        raise CelCompileError(
+            f"must evaluate to bool or the unknown type, not {program.result_type}"
+        )
+    return DeviceSelector(program)
+
+
+def _build_program(expression: str) -> Program:
+    return compile_program(expression, {})
+
+
+_selectors: LruCache[str, DeviceSelector] = LruCache(CACHE_SIZE)
+_programs: LruCache[str, Program] = LruCache(CACHE_SIZE)
+
+
+def compile_device_selector(expression: str) -> DeviceSelector:
+    """Compile (or fetch from the per-process cache) a DRA selector."""
+    return _selectors.get(expression, _build_selector)
+
+
+def evaluate(expression: str, device: Device | None = None) -> CelValue:
+    """Evaluate an expression. With a device it is a DRA selector and yields a bool.
+
+    Without one, `device` is undeclared and any result type is allowed: bool,
+    int, float, str, bytes, None, Quantity, Semver, or lists and dicts of them.
+    """
+    if device is not None:
+        return compile_device_selector(expression).matches(device)
+    result = _programs.get(expression, _build_program).run({})
+    if isinstance(result, TypeValue):
+        return result.name
+    return to_python(result)
+
+
+def clear_caches() -> None:
+    """Drop compiled programs; tests use this to measure compilation."""
+    _selectors.clear()
+    _programs.clear()

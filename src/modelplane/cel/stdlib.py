@@ -1,0 +1,295 @@
+"""The CEL standard functions: size, string predicates, matches, conversions, time.
+
+Timestamps and durations reuse celpy's TimestampType and DurationType.
+`matches` uses RE2 (google-re2, which celpy already depends on), so patterns
+mean what they mean in cel-go.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from decimal import Decimal
+from typing import Any, Final
+
+import re2
+from celpy.celtypes import DurationType, TimestampType
+
+from modelplane.cel import budget
+from modelplane.cel import types as t
+from modelplane.cel.values import (
+    UINT64_MAX,
+    EvalError,
+    TypeValue,
+    Uint,
+    check_int,
+    type_name,
+)
+
+_NO_OVERLOAD: Final = "no such overload"
+_GO_INT: Final = re.compile(r"[+-]?[0-9]+")
+_GO_UINT: Final = re.compile(r"\+?[0-9]+")
+_GO_FLOAT: Final = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)",
+    re.IGNORECASE,
+)
+_TRUE_STRINGS: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE_STRINGS: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def size(value: Any) -> int:
+    if isinstance(value, str | bytes | tuple | dict):
+        return len(value)  # pyright: ignore[reportUnknownArgumentType]
+    raise EvalError(_NO_OVERLOAD)
+
+
+def _strings(*values: Any) -> tuple[str, ...]:
+    if any(type(v) is not str for v in values):
+        raise EvalError(_NO_OVERLOAD)
+    return values
+
+
+def contains(text: Any, part: Any) -> bool:
+    haystack, needle = _strings(text, part)
+    budget.charge_size(len(haystack), 10)
+    return needle in haystack
+
+
+def starts_with(text: Any, prefix: Any) -> bool:
+    haystack, needle = _strings(text, prefix)
+    return haystack.startswith(needle)
+
+
+def ends_with(text: Any, suffix: Any) -> bool:
+    haystack, needle = _strings(text, suffix)
+    return haystack.endswith(needle)
+
+
+def compile_regex(pattern: str) -> Any:
+    try:
+        return re2.compile(pattern)
+    except re2.error as error:
+        raise EvalError(f"invalid regular expression {pattern!r}: {error}") from None
+
+
+def matches(text: Any, pattern: Any) -> bool:
+    haystack, regex = _strings(text, pattern)
+    budget.charge_size(len(haystack) + len(regex), 10)
+    return compile_regex(regex).search(haystack) is not None
+
+
+def to_int(value: Any) -> int:
+    kind = type(value)
+    if kind is int:
+        return value
+    if kind is Uint:
+        return check_int(int(value))
+    if kind is float:
+        if math.isnan(value) or not -(2.0**63) <= value < 2.0**63:
+            raise EvalError("integer overflow")
+        return int(value)
+    if kind is str:
+        if not _GO_INT.fullmatch(value):
+            raise EvalError(f"type conversion error from 'string' to 'int': {value!r}")
+        return check_int(int(value))
+    if isinstance(value, TimestampType):
+        return check_int(int(value.timestamp() // 1))
+    raise EvalError(_NO_OVERLOAD)
+
+
+def to_uint(value: Any) -> Uint:
+    kind = type(value)
+    if kind in (int, Uint):
+        if not 0 <= value <= UINT64_MAX:
+            raise EvalError("unsigned integer overflow")
+        return Uint(value)
+    if kind is float:
+        if math.isnan(value) or not 0 <= value < 2.0**64:
+            raise EvalError("unsigned integer overflow")
+        return Uint(int(value))
+    if kind is str:
+        if not _GO_UINT.fullmatch(value) or int(value) > UINT64_MAX:
+            raise EvalError(f"type conversion error from 'string' to 'uint': {value!r}")
+        return Uint(int(value))
+    raise EvalError(_NO_OVERLOAD)
+
+
+def to_double(value: Any) -> float:
+    kind = type(value)
+    if kind in (int, Uint, float):
+        return float(value)
+    if kind is str:
+        if not _GO_FLOAT.fullmatch(value):
+            raise EvalError(f"type conversion error from 'string' to 'double': {value!r}")
+        return float(value)
+    raise EvalError(_NO_OVERLOAD)
+
+
+def format_double(value: float) -> str:
+    """Go's strconv.FormatFloat(value, 'g', -1, 64), which cel-go uses for string(double)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digit_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(str(d) for d in digit_tuple)
+    point = len(digits) + int(exponent)  # decimal point position, as Go's digs.dp
+    prefix = "-" if sign else ""
+    if point - 1 < -4 or point - 1 >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        power = point - 1
+        return f"{prefix}{mantissa}e{'-' if power < 0 else '+'}{abs(power):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return prefix + digits + "0" * (point - len(digits))
+    return f"{prefix}{digits[:point]}.{digits[point:]}"
+
+
+def to_string(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is bool:
+        return "true" if value else "false"
+    if kind in (int, Uint):
+        return str(int(value))
+    if kind is float:
+        return format_double(value)
+    if kind is bytes:
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
+    if isinstance(value, TimestampType | DurationType):
+        return str(value)
+    raise EvalError(_NO_OVERLOAD)
+
+
+def to_bytes(value: Any) -> bytes:
+    if type(value) is bytes:
+        return value
+    if type(value) is str:
+        return value.encode("utf-8")
+    raise EvalError(_NO_OVERLOAD)
+
+
+def to_bool(value: Any) -> bool:
+    if type(value) is bool:
+        return value
+    if type(value) is str:
+        if value in _TRUE_STRINGS:
+            return True
+        if value in _FALSE_STRINGS:
+            return False
+        raise EvalError(f"type conversion error from 'string' to 'bool': {value!r}")
+    raise EvalError(_NO_OVERLOAD)
+
+
+def type_of(value: Any) -> TypeValue:
+    return TypeValue(type_name(value))
+
+
+def to_timestamp(value: Any) -> TimestampType:
+    if isinstance(value, TimestampType):
+        return value
+    try:
+        if type(value) is str:
+            return TimestampType(value)
+        if type(value) is int:
+            return TimestampType.fromtimestamp(value, tz=datetime.UTC)
+    except (ValueError, OverflowError, OSError) as error:
+        raise EvalError(f"timestamp conversion error: {error}") from None
+    raise EvalError(_NO_OVERLOAD)
+
+
+def to_duration(value: Any) -> DurationType:
+    if isinstance(value, DurationType):
+        return value
+    if type(value) is str:
+        try:
+            return DurationType(value)
+        except (ValueError, OverflowError) as error:
+            raise EvalError(f"duration conversion error: {error}") from None
+    raise EvalError(_NO_OVERLOAD)
+
+
+def _accessor(name: str) -> Any:
+    def access(value: Any, zone: Any = None) -> int:
+        if not isinstance(value, TimestampType | DurationType):
+            raise EvalError(_NO_OVERLOAD)
+        if zone is not None and (type(zone) is not str or isinstance(value, DurationType)):
+            raise EvalError(_NO_OVERLOAD)
+        try:
+            result = getattr(value, name)(zone) if zone is not None else getattr(value, name)()
+        except (ValueError, KeyError) as error:
+            raise EvalError(f"{name}: {error}") from None
+        return check_int(int(result))
+
+    return access
+
+
+_TS, _DUR = t.TIMESTAMP, t.DURATION
+_DATE_PARTS: Final = ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate")
+_TIME_PARTS: Final = ("getDayOfWeek", "getHours", "getMinutes", "getSeconds", "getMilliseconds")
+_SIZED: Final = (t.STRING, t.BYTES, t.list_of(t.A), t.map_of(t.A, t.B))
+
+STANDARD: Final = (
+    t.Function(
+        "size",
+        t.overloads(*(((x,), t.INT) for x in _SIZED)) + t.members(*(((x,), t.INT) for x in _SIZED)),
+        size,
+    ),
+    t.Function("contains", t.members(((t.STRING, t.STRING), t.BOOL)), contains),
+    t.Function("startsWith", t.members(((t.STRING, t.STRING), t.BOOL)), starts_with),
+    t.Function("endsWith", t.members(((t.STRING, t.STRING), t.BOOL)), ends_with),
+    t.Function(
+        "matches",
+        t.overloads(((t.STRING, t.STRING), t.BOOL)) + t.members(((t.STRING, t.STRING), t.BOOL)),
+        matches,
+    ),
+    t.Function(
+        "int",
+        t.overloads(*(((x,), t.INT) for x in (t.INT, t.UINT, t.DOUBLE, t.STRING, _TS))),
+        to_int,
+    ),
+    t.Function(
+        "uint", t.overloads(*(((x,), t.UINT) for x in (t.UINT, t.INT, t.DOUBLE, t.STRING))), to_uint
+    ),
+    t.Function(
+        "double",
+        t.overloads(*(((x,), t.DOUBLE) for x in (t.DOUBLE, t.INT, t.UINT, t.STRING))),
+        to_double,
+    ),
+    t.Function(
+        "string",
+        t.overloads(
+            *(((x,), t.STRING) for x in (t.STRING, t.INT, t.UINT, t.DOUBLE, t.BOOL, t.BYTES)),
+            ((_TS,), t.STRING),
+            ((_DUR,), t.STRING),
+        ),
+        to_string,
+    ),
+    t.Function("bytes", t.overloads(((t.BYTES,), t.BYTES), ((t.STRING,), t.BYTES)), to_bytes),
+    t.Function("bool", t.overloads(((t.BOOL,), t.BOOL), ((t.STRING,), t.BOOL)), to_bool),
+    t.Function("type", t.overloads(((t.A,), t.type_of(t.A))), type_of),
+    t.Function(
+        "timestamp", t.overloads(*(((x,), _TS) for x in (_TS, t.STRING, t.INT))), to_timestamp
+    ),
+    t.Function("duration", t.overloads(((_DUR,), _DUR), ((t.STRING,), _DUR)), to_duration),
+    *(
+        t.Function(name, t.members(((_TS,), t.INT), ((_TS, t.STRING), t.INT)), _accessor(name))
+        for name in (*_DATE_PARTS, "getDayOfWeek")
+    ),
+    *(
+        t.Function(
+            name,
+            t.members(((_TS,), t.INT), ((_TS, t.STRING), t.INT), ((_DUR,), t.INT)),
+            _accessor(name),
+        )
+        for name in _TIME_PARTS[1:]
+    ),
+)

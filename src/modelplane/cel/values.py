@@ -1,0 +1,210 @@
+"""Runtime values and their CEL semantics: equality, ordering, runtime type names.
+
+Values are plain Python objects: bool, int, Uint, float, str, bytes, None,
+tuple (list), dict (map), Quantity, Semver, TypeValue, and celpy's
+TimestampType / DurationType. Plain values keep evaluation cheap and make the
+results directly usable by callers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final
+
+from celpy.celtypes import DurationType, TimestampType
+
+from modelplane.cel import budget
+from modelplane.cel import types as t
+from modelplane.cel.quantity import Quantity
+from modelplane.cel.semver import Semver
+
+INT64_MIN: Final = -(1 << 63)
+INT64_MAX: Final = (1 << 63) - 1
+UINT64_MAX: Final = (1 << 64) - 1
+
+
+class EvalError(Exception):
+    """A CEL runtime error value, raised to unwind to whoever absorbs or reports it."""
+
+
+class Uint(int):
+    """A CEL uint, kept apart from int so overloads and type() can tell them apart."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{int(self)}u"
+
+
+class DerivedQuantity(Quantity):
+    """A quantity produced by add() or sub().
+
+    Upstream returns these as *Quantity while quantity() returns Quantity, and
+    Quantity.Equal only accepts the latter: `q == x.add(y)` is false whatever the
+    values. This marker lets == reproduce that; everything else treats it as a Quantity.
+    """
+
+    __slots__ = ()
+
+
+class DomainMap(dict[str, Any]):
+    """device.attributes / device.capacity: an unknown domain reads as an empty map."""
+
+    __slots__ = ()
+
+
+EMPTY_MAP: Final[dict[str, Any]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class TypeValue:
+    """A CEL type used as a value, from type(x) or an identifier such as `int`."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def check_int(value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise EvalError("integer overflow")
+    return value
+
+
+def check_uint(value: int) -> Uint:
+    if not 0 <= value <= UINT64_MAX:
+        raise EvalError("unsigned integer overflow")
+    return Uint(value)
+
+
+def type_name(value: Any) -> str:
+    """The CEL name of a runtime value's type."""
+    kind = type(value)
+    name = _TYPE_NAMES.get(kind)
+    if name is not None:
+        return name
+    if isinstance(value, Quantity):
+        return t.QUANTITY.name
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, TimestampType):
+        return t.TIMESTAMP.name
+    if isinstance(value, DurationType):
+        return t.DURATION.name
+    return kind.__name__
+
+
+_TYPE_NAMES: Final[dict[type, str]] = {
+    bool: "bool",
+    int: "int",
+    Uint: "uint",
+    float: "double",
+    str: "string",
+    bytes: "bytes",
+    type(None): "null_type",
+    tuple: "list",
+    dict: "map",
+    DomainMap: "map",
+    Quantity: t.QUANTITY.name,
+    DerivedQuantity: t.QUANTITY.name,
+    Semver: t.SEMVER.name,
+    TypeValue: "type",
+    TimestampType: t.TIMESTAMP.name,
+    DurationType: t.DURATION.name,
+}
+
+
+def matches_type(param: t.CelType, value: Any) -> bool:
+    """Runtime overload dispatch: does the value have the parameter's type?"""
+    if param.is_param or t.is_dyn(param):
+        return True
+    return type_name(value) == param.name
+
+
+def is_number(value: Any) -> bool:
+    return type(value) in (int, Uint, float)
+
+
+def equal(left: Any, right: Any) -> bool:
+    """CEL runtime (heterogeneous) equality, as cel-go's types.Equal."""
+    if left is None or right is None:
+        return left is None and right is None
+    left_kind, right_kind = type_name(left), type_name(right)
+    if is_number(left) and is_number(right):
+        return left == right
+    if left_kind == t.SEMVER.name:
+        if right_kind != t.SEMVER.name:
+            raise EvalError("no such overload")
+        return left.compare(right) == 0
+    if left_kind != right_kind:
+        return False
+    if left_kind == t.QUANTITY.name:
+        return not isinstance(right, DerivedQuantity) and left.cmp(right) == 0
+    if left_kind == "list":
+        budget.charge_size(len(left))
+        return len(left) == len(right) and all(
+            equal(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if left_kind == "map":
+        budget.charge_size(len(left))
+        if len(left) != len(right):
+            return False
+        for key, value in left.items():
+            found, other = lookup_key(right, key)
+            if not found or not equal(value, other):
+                return False
+        return True
+    if left_kind in ("string", "bytes"):
+        budget.charge_size(min(len(left), len(right)), 10)
+    return bool(left == right)
+
+
+def lookup_key(mapping: dict[Any, Any], key: Any) -> tuple[bool, Any]:
+    """Map lookup with CEL key semantics: 1, 1u and 1.0 name the same key."""
+    kind = type(key)
+    if kind is float:
+        if not key.is_integer():
+            return False, None
+    elif kind not in (bool, int, Uint, str):
+        raise EvalError(f"unsupported key type: {type_name(key)}")
+    if key in mapping:
+        return True, mapping[key]
+    return False, None
+
+
+def _is_nan(value: Any) -> bool:
+    return type(value) is float and math.isnan(value)
+
+
+def compare(left: Any, right: Any) -> int | None:
+    """Ordering for <, <=, >, >=: -1/0/1, None when unordered (NaN); raises on bad types."""
+    if is_number(left) and is_number(right):
+        if _is_nan(left) or _is_nan(right):
+            return None
+        return (left > right) - (left < right)
+    kind = type_name(left)
+    if kind != type_name(right) or kind not in _ORDERED:
+        raise EvalError("no such overload")
+    if kind in ("string", "bytes"):
+        budget.charge_size(min(len(left), len(right)), 10)
+    return (left > right) - (left < right)
+
+
+_ORDERED: Final = frozenset({"bool", "string", "bytes", t.TIMESTAMP.name, t.DURATION.name})
+
+
+def to_python(value: Any) -> Any:
+    """A result for callers: lists and dicts, plain ints, library values as they are."""
+    if isinstance(value, tuple):
+        items: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
+        return [to_python(item) for item in items]
+    if isinstance(value, dict):
+        entries: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return {to_python(k): to_python(v) for k, v in entries.items()}
+    if type(value) is Uint:
+        return int(value)
+    if isinstance(value, DerivedQuantity):
+        return Quantity(value.coef, value.exp, value.big, value.format, value.text)
+    return value

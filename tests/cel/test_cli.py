@@ -1,0 +1,175 @@
+"""`modelplane cel eval`, in process and once as a subprocess."""
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelplane.cli import cel_command
+
+DEVICE_YAML = """\
+name: gpu
+driver: gpu.nvidia.com
+count: 8
+attributes:
+  architecture: {string: Hopper}
+  cudaComputeCapability: {version: "9.0.0"}
+capacity:
+  memory: {value: "81559Mi"}
+"""
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="modelplane")
+    cel_command.register(parser.add_subparsers(dest="command"))
+    return parser.parse_args(argv)
+
+
+def run(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cel_command.run_eval(parse(argv), io.StringIO(stdin), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def device_file(tmp_path: Path) -> Path:
+    path = tmp_path / "device.yaml"
+    path.write_text(DEVICE_YAML)
+    return path
+
+
+_SYNTAX = "Syntax error: unexpected end of input"
+
+
+@pytest.mark.parametrize(
+    ("expression", "code", "output"),
+    [
+        ("1 + 1", 0, {"result": 2}),
+        ("'a' + 'b'", 0, {"result": "ab"}),
+        ("2.5", 0, {"result": 2.5}),
+        ("[1, true]", 1, {"error": "compile", "message": "expected type 'int' but found 'bool'"}),
+        ('quantity("1.5Gi")', 0, {"result": "1536Mi", "type": "quantity"}),
+        ('semver("v1.2", true)', 0, {"result": "1.2.0", "type": "semver"}),
+        ("[quantity('1k')]", 0, {"result": ["1k"]}),
+        ("1.0 / 0.0", 0, {"result": "+Inf", "type": "double"}),
+        ("b'hi'", 0, {"result": "aGk=", "type": "bytes"}),
+        ("null", 0, {"result": None}),
+        ("1 / 0", 1, {"error": "runtime", "message": "division by zero"}),
+        ("1 +", 1, {"error": "compile", "message": f"ERROR: <input>:1:3: {_SYNTAX}"}),
+    ],
+)  # fmt: skip
+def test_eval_prints_one_json_object(expression: str, code: int, output: dict[str, Any]) -> None:
+    status, out, _ = run(["cel", "eval", expression])
+    assert status == code
+    assert json.loads(out) == output
+
+
+@pytest.mark.parametrize(
+    ("expression", "code", "output"),
+    [
+        ('device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("80Gi")) >= 0', 0, False),
+        ('device.attributes["gpu.nvidia.com"].architecture == "Hopper"', 0, True),
+        ('device.attributes["gpu.nvidia.com"].cudaComputeCapability.major() >= 9', 0, True),
+    ],
+)
+def test_eval_with_device(device_file: Path, expression: str, code: int, output: bool) -> None:
+    status, out, _ = run(["cel", "eval", "--device", str(device_file), expression])
+    assert (status, json.loads(out)) == (code, {"result": output})
+
+
+def test_selector_must_yield_bool(device_file: Path) -> None:
+    status, out, _ = run(["cel", "eval", "--device", str(device_file), "device.driver"])
+    assert status == 1
+    assert json.loads(out)["error"] == "compile"
+    status, out, _ = run(
+        [
+            "cel",
+            "eval",
+            "--device",
+            str(device_file),
+            'device.attributes["gpu.nvidia.com"].architecture',
+        ]
+    )
+    assert status == 1
+    assert json.loads(out) == {
+        "error": "runtime",
+        "message": "CEL result of type string could not be converted to bool",
+    }
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["cel", "eval"],
+        ["cel", "eval", "--jsonl", "1"],
+        ["cel", "eval", "--device", "/nonexistent/device.yaml", "true"],
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str]) -> None:
+    status, out, err = run(argv)
+    assert status == 2
+    assert out == ""
+    assert "error" in err
+
+
+def test_invalid_device_file_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "device.json"
+    path.write_text(json.dumps({"driver": "d", "capacity": {"memory": "8O Gi"}}))
+    status, _, err = run(["cel", "eval", "--device", str(path), "true"])
+    assert status == 2
+    assert 'capacity["memory"]: invalid quantity "8O Gi"' in err
+
+
+def test_jsonl_answers_every_line_in_order(device_file: Path) -> None:
+    lines = [
+        json.dumps({"expr": "1 + 1"}),
+        "not json",
+        json.dumps({"expr": 'device.driver == "x"', "device": {"driver": "x"}}),
+        json.dumps({"expr": 'device.driver == "gpu.nvidia.com"', "device": {"driver": "y"}}),
+        json.dumps({"expr": 'semver("1.0")'}),
+        json.dumps({"expr": "x"}),
+        json.dumps(["expr"]),
+        json.dumps({"expr": 5}),
+        json.dumps({"expr": "true", "device": {"capacity": {"m": "8O Gi"}}}),
+        "",
+    ]
+    status, out, _ = run(["cel", "eval", "--jsonl"], "\n".join(lines) + "\n")
+    assert status == 0
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r.get("result", r.get("error")) for r in results] == [
+        2, "input", True, False, "runtime", "compile", "input", "input", "input", "input",
+    ]  # fmt: skip
+    assert results[4]["message"] == "No Major.Minor.Patch elements found"
+    assert 'capacity["m"]' in results[8]["message"]
+
+
+def test_jsonl_device_option_serves_lines_without_a_device(device_file: Path) -> None:
+    lines = [
+        json.dumps({"expr": 'device.driver == "gpu.nvidia.com"'}),
+        json.dumps({"expr": 'device.driver == "gpu.nvidia.com"', "device": {"driver": "z"}}),
+    ]
+    status, out, _ = run(["cel", "eval", "--jsonl", "--device", str(device_file)], "\n".join(lines))
+    assert status == 0
+    assert [json.loads(line) for line in out.splitlines()] == [{"result": True}, {"result": False}]
+
+
+def test_output_is_deterministic() -> None:
+    expression = "{'b': [quantity('1')], 'a': [quantity('2k')]}"
+    first = run(["cel", "eval", expression])
+    assert first == run(["cel", "eval", expression])
+    assert first[1] == '{"result": {"a": ["2k"], "b": ["1"]}}\n'
+
+
+def test_subprocess_through_main(device_file: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "modelplane.cli.main", "cel", "eval", "--device", str(device_file),
+         'device.capacity["gpu.nvidia.com"].memory.isGreaterThan(quantity("40Gi"))'],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout) == {"result": True}

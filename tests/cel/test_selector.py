@@ -1,0 +1,256 @@
+"""DRA device selectors, after k8s.io/dynamic-resource-allocation cel/compile_test.go."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.cel import (
+    CelCompileError,
+    CelRuntimeError,
+    Device,
+    Quantity,
+    Semver,
+    compile_device_selector,
+    device_from_spec,
+)
+
+DRIVER = "dra.example.com"
+
+
+def device(**spec: Any) -> Device:
+    return device_from_spec({"driver": DRIVER, **spec})
+
+
+FULL = device(
+    attributes={
+        "bool": {"bool": True},
+        "int": {"int": 1},
+        "string": {"string": "fish"},
+        "version": {"version": "1.0.0"},
+        "services": {"string": "some_example_value"},
+        "other.example.com/name": {"bool": True},
+    },
+    capacity={"quantity": {"value": "1Mi"}, "memory": "1Mi"},
+)
+EMPTY = device_from_spec({})
+
+_ALL = " && ".join(
+    [
+        'device.capacity["dra.example.com"].quantity.isGreaterThan(quantity("1Ki"))',
+        'device.attributes["dra.example.com"].bool',
+        'device.attributes["dra.example.com"].int > 0',
+        'device.attributes["dra.example.com"].string == "fish"',
+        'device.attributes["dra.example.com"].version.isGreaterThan(semver("0.0.1"))',
+        'device.capacity["dra.example.com"]["quantity"].isGreaterThan(quantity("1Ki"))',
+        'device.attributes["dra.example.com"]["bool"]',
+        'device.attributes["dra.example.com"]["int"] > 0',
+        'device.attributes["dra.example.com"]["string"] == "fish"',
+        'device.attributes["dra.example.com"]["version"].isGreaterThan(semver("0.0.1"))',
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("expression", "target", "expected"),
+    [
+        ("true", EMPTY, True),
+        ("false", EMPTY, False),
+        ('"no-such-domain" in device.attributes', EMPTY, False),
+        ('"dra.example.com" in device.attributes', FULL, True),
+        ('device.driver == ""', EMPTY, True),
+        ('device.driver == "dra.example.com"', FULL, True),
+        ('device.attributes["dra.example.com"].bool', FULL, True),
+        ('device.attributes["dra.example.com"]["bool"]', FULL, True),
+        ('cel.bind(dra, device.attributes["dra.example.com"], dra.bool)', FULL, True),
+        ('device.attributes["other.example.com"].name', FULL, True),
+        ('device.attributes["dra.example.com"].int > 0', FULL, True),
+        ('device.attributes["dra.example.com"].string == "fish"', FULL, True),
+        ('device.attributes["dra.example.com"].version.isGreaterThan(semver("0.0.1"))', FULL, True),
+        (
+            'device.attributes["dra.example.com"].version.isGreaterThan(semver("v0.0.1", true))'
+            ' && isSemver("v1.0.0", true)',
+            FULL,
+            True,
+        ),
+        ('device.capacity["dra.example.com"].quantity.isGreaterThan(quantity("1Ki"))', FULL, True),
+        (
+            '"quantity" in device.capacity["dra.example.com"]'
+            ' && device.capacity["dra.example.com"].quantity.isGreaterThan(quantity("1Ki"))',
+            FULL,
+            True,
+        ),
+        (
+            '!("name" in device.capacity["dra.example.com"])'
+            ' || device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki"))',
+            EMPTY,
+            True,
+        ),
+        (_ALL, FULL, True),
+        ('device.attributes.exists_one(x, x == "dra.example.com")', FULL, True),
+        ('device.attributes["dra.example.com"].exists_one(x, x == "services")', FULL, True),
+        ('device.capacity.exists_one(x, x == "dra.example.com")', FULL, True),
+        (
+            'device.attributes["dra.example.com"].services.split("example").size() >= 2',
+            FULL,
+            True,
+        ),
+        ('device.attributes["dra.example.com"].services.matches("[^a]?ex")', FULL, True),
+        ("device.allowMultipleAllocations == false", FULL, True),
+        ('device.attributes["dra.example.com"].version.includes(semver("1.0.0"))', FULL, True),
+        ('device.attributes["dra.example.com"].string.includes("bird")', FULL, False),
+        ('has(device.attributes["dra.example.com"].bool)', FULL, True),
+        ('has(device.attributes["nowhere"].bool)', FULL, False),
+        ('size(device.attributes["nowhere"]) == 0', FULL, True),
+    ],
+)
+def test_selector_matches(expression: str, target: Device, expected: bool) -> None:
+    assert compile_device_selector(expression).matches(target) is expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("?!", "Syntax error"),
+        ("1", "must evaluate to bool or the unknown type, not int"),
+        ('"fish"', "must evaluate to bool or the unknown type, not string"),
+        ("1 + 2", "must evaluate to bool or the unknown type, not int"),
+        ("device.driver", "must evaluate to bool or the unknown type, not string"),
+        (
+            'device.capacity["d"].memory',
+            "must evaluate to bool or the unknown type, not kubernetes.Quantity",
+        ),
+        ('quantity("1")', "not kubernetes.Quantity"),
+        ("device.noSuchField", "undefined field 'noSuchField'"),
+        ("device.allowMultipleAllocations.x", "does not support field selection"),
+        ("devices.driver == ''", "undeclared reference to 'devices'"),
+        ("frobnicate(device.driver)", "undeclared reference to 'frobnicate'"),
+        ("isQuantity([1, 2, 3])", "found no matching overload for 'isQuantity'"),
+        ('quantity("1").sign() == 1', "found no matching overload for 'sign'"),
+        ("device.driver == 1", "found no matching overload for '_==_'"),
+        ("device.attributes[1].x", "found no matching overload for '_[_]'"),
+        ('[1, "a"].size() == 2', "expected type 'int' but found 'string'"),
+        ('has(device.attributes["d"]["x"])', "invalid argument to has() macro"),
+        ('device.driver.exists(c, c == "d")', "cannot be range of a comprehension"),
+        ('url("https://x").getHost() == "x"', "does not support"),
+    ],
+)
+def test_compile_errors(expression: str, message: str) -> None:
+    with pytest.raises(CelCompileError) as raised:
+        compile_device_selector(expression)
+    assert message in str(raised.value)
+
+
+_DRA = 'device.attributes["dra.example.com"]'
+_NOWHERE = 'device.attributes["no-such-domain"]'
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        (f"{_NOWHERE}.noSuchAttr.isGreaterThan(quantity('0'))", "no such key: noSuchAttr"),
+        (f"{_NOWHERE}['noSuchAttr'].isGreaterThan(quantity('0'))", "no such key: noSuchAttr"),
+        (f"{_DRA}.int.exists(x, x > 0)", "got 'types.Int', expected iterable type"),
+        (f"{_DRA}.bool.exists(x, x == true)", "got 'types.Bool', expected iterable type"),
+        (f"{_DRA}.string.exists(x, x == 'f')", "got 'types.String', expected iterable type"),
+        (f"{_DRA}.version.exists(x, x.isGreaterThan(semver('0.0.1')))", "got 'cel.Semver'"),
+        (f"{_DRA}.string", "CEL result of type string could not be converted to bool"),
+        ('sign(quantity("8O Gi")) == 0', "quantities must match the regular expression"),
+        ('semver("1.0") == semver("1.0.0")', "No Major.Minor.Patch elements found"),
+        (f"{_DRA}.string > 1", "no such overload"),
+    ],
+)
+def test_runtime_errors(expression: str, message: str) -> None:
+    selector = compile_device_selector(expression)
+    with pytest.raises(CelRuntimeError) as raised:
+        selector.matches(FULL)
+    assert message in str(raised.value)
+
+
+def test_compiles_once_per_process() -> None:
+    expression = 'device.driver == "cache-probe.example.com"'
+    assert compile_device_selector(expression) is compile_device_selector(expression)
+
+
+def test_compile_errors_are_cached_and_raised_again() -> None:
+    for _ in range(2):
+        with pytest.raises(CelCompileError):
+            compile_device_selector("device.nope")
+
+
+def test_expression_length_limit() -> None:
+    padding = " " * (10 * 1024)
+    with pytest.raises(CelCompileError, match="too long"):
+        compile_device_selector("true" + padding)
+
+
+def test_nesting_limit() -> None:
+    with pytest.raises(CelCompileError, match="nesting"):
+        compile_device_selector("!" * 300 + "true")
+    # Parentheses build no CEL node, so they do not count.
+    assert compile_device_selector("(" * 300 + "true" + ")" * 300).matches(EMPTY)
+    assert compile_device_selector("!" * 200 + "true").matches(EMPTY)
+
+
+class TestDeviceFromSpec:
+    def test_inference_class_shape(self) -> None:
+        spec = {
+            "name": "gpu",
+            "claim": "DRA",
+            "driver": "gpu.nvidia.com",
+            "count": 8,
+            "attributes": {
+                "architecture": {"string": "Hopper"},
+                "cudaComputeCapability": {"version": "9.0.0"},
+                "cores": {"int": 132.0},
+                "example.com/fabric": {"bool": True},
+            },
+            "capacity": {"memory": {"value": "81559Mi"}, "example.com/bandwidth": "400G"},
+            "allowMultipleAllocations": True,
+        }
+        assert device_from_spec(spec) == Device(
+            driver="gpu.nvidia.com",
+            attributes=(
+                ("example.com", "fabric", True),
+                ("gpu.nvidia.com", "architecture", "Hopper"),
+                ("gpu.nvidia.com", "cores", 132),
+                ("gpu.nvidia.com", "cudaComputeCapability", Semver.parse("9.0.0")),
+            ),
+            capacity=(
+                ("example.com", "bandwidth", Quantity.parse("400G")),
+                ("gpu.nvidia.com", "memory", Quantity.parse("81559Mi")),
+            ),
+            allow_multiple_allocations=True,
+        )
+
+    def test_capacity_reaches_cel_as_the_api_server_stores_it(self) -> None:
+        stored = device(capacity={"memory": "1.5Gi"})
+        assert compile_device_selector(
+            'device.capacity["dra.example.com"].memory.isInteger()'
+        ).matches(stored)
+
+    def test_devices_that_cel_tells_apart_are_not_equal(self) -> None:
+        assert device(attributes={"a": {"bool": True}}) != device(attributes={"a": {"int": 1}})
+        assert device(capacity={"m": "1Ki"}) != device(capacity={"m": "1024"})
+        assert hash(device(capacity={"m": "1Ki"})) == hash(device(capacity={"m": "1Ki"}))
+
+    @pytest.mark.parametrize(
+        ("spec", "message"),
+        [
+            ({"capacity": {"memory": {"value": "8O Gi"}}}, 'invalid quantity "8O Gi"'),
+            ({"capacity": {"memory": True}}, "must be a quantity string"),
+            ({"attributes": {"v": {"version": "9.0"}}}, 'invalid version "9.0"'),
+            ({"attributes": {"v": {"string": "a", "int": 1}}}, "must set exactly one"),
+            ({"attributes": {"v": {"int": 1.5}}}, "int must be a 64-bit integer"),
+            ({"attributes": {"v": {"bool": "yes"}}}, "bool value has the wrong type"),
+            ({"attributes": {"v": "plain"}}, 'attributes["v"]: must be an object'),
+            ({"attributes": {"a": {"int": 1}, "dra.example.com/a": {"int": 2}}}, "twice"),
+            ({"driver": 5}, "driver: must be a string"),
+            ({"allowMultipleAllocations": "yes"}, "allowMultipleAllocations: must be a boolean"),
+        ],
+    )
+    def test_invalid_specs_name_the_field(self, spec: dict[str, Any], message: str) -> None:
+        with pytest.raises(ValueError) as raised:
+            device_from_spec({"driver": DRIVER, **spec})
+        assert message in str(raised.value)
+        field = next(iter(spec))
+        assert str(raised.value).startswith(field)
