@@ -4,7 +4,8 @@
 injects into composite resources); each `Schema` defaults, prunes and validates
 an object the way a Kubernetes API server handles a create, reporting
 `FieldError`s with Kubernetes field paths. `validate_builtin` checks built-in
-kinds against the schemas kubernetes-validate ships. `rule_cost_problems` is a
+kinds against the schemas kubernetes-validate ships, and `ManifestValidator`
+checks any rendered object with whichever of the two applies. `rule_cost_problems` is a
 static lint over a schema's CEL rules, not the API server's cost estimator.
 """
 
@@ -12,12 +13,14 @@ from modelplane.schema.builtin import builtin_versions, validate_builtin
 from modelplane.schema.cost import rule_cost_problems
 from modelplane.schema.definitions import DefinitionError
 from modelplane.schema.errors import FieldError
+from modelplane.schema.manifests import ManifestValidator
 from modelplane.schema.registry import SchemaRegistry
 from modelplane.schema.resource import Schema
 
 __all__ = [
     "DefinitionError",
     "FieldError",
+    "ManifestValidator",
     "Schema",
     "SchemaRegistry",
     "builtin_versions",

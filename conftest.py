@@ -1,0 +1,36 @@
+"""Fixtures every test directory shares (pytest loads a rootdir conftest for all).
+
+The upstream CRDs every rendered object is validated against live in the shared
+directory beside this checkout (`../shared/crds`), or wherever MODELPLANE_CRDS
+points. Without them the validating tests skip on a laptop, and fail under CI,
+where a skipped validation would pass unnoticed.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from modelplane.schema import ManifestValidator
+
+ROOT = Path(__file__).resolve().parent
+
+
+def crd_directory() -> Path | None:
+    configured = os.environ.get("MODELPLANE_CRDS")
+    candidate = Path(configured) if configured else ROOT.parent / "shared" / "crds"
+    return candidate if candidate.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def manifest_validator() -> ManifestValidator:
+    """Validates CRD kinds (upstream CRDs and Modelplane's XRDs) and built-in kinds."""
+    crds = crd_directory()
+    if crds is None:
+        message = (
+            "the upstream CRDs are not beside this checkout (../shared/crds or MODELPLANE_CRDS)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return ManifestValidator.from_directories(crds, ROOT / "apis")

@@ -1,0 +1,1 @@
+"""compose-model-replica: the workload renderer's Crossplane glue."""

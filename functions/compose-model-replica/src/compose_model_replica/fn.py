@@ -1,0 +1,179 @@
+"""One placed replica, rendered onto its cluster.
+
+Fetch the replica's InferenceCluster (and, for KAI, the PriorityClasses that
+tell preemptible work from non-preemptible), render the workloads, apply the
+cluster's scheduler conventions, and compose each remote object as a
+provider-kubernetes Object. Whenever the replica cannot be rendered (its cluster
+is gone or not connected, its pool is unknown, a platform template is broken)
+it says so on the Accepted condition and keeps every Object it composed before:
+a running model is never taken down by bad input.
+"""
+
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from compose_model_replica.remote import remote_observed, with_conventions, wrap_all
+from modelplane.conventions import (
+    Finding,
+    SchedulingConfig,
+    TemplateContext,
+    apply_conventions,
+    parse_scheduling,
+)
+from modelplane.core.vocabulary import (
+    ACCEPTED,
+    API_VERSION,
+    INFERENCE_CLUSTER,
+    LABEL_ROLE,
+    SERVING,
+    Reason,
+)
+from modelplane.workloads import (
+    RenderError,
+    parse_cluster,
+    parse_replica,
+    render_replica,
+    replica_status,
+)
+from modelplane.xfn import objects, report, required
+from modelplane.xfn.runner import (
+    ComposeFunction,
+    keep_observed,
+    observed_composite,
+    observed_resources,
+)
+
+CLUSTER = "inferencecluster"
+PRIORITY_CLASSES = "priorityclasses"
+
+
+class RefusalError(Exception):
+    """The replica cannot be rendered now; keep what runs and say why."""
+
+    def __init__(self, condition_status: bool | None, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.status = condition_status
+        self.reason = reason
+        self.message = message
+
+
+class FunctionRunner(ComposeFunction):
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        replica = observed_composite(req)
+        try:
+            self.render(req, rsp, replica)
+        except RefusalError as refusal:
+            keep_observed(req, rsp)
+            report.set_condition(
+                rsp, report.Condition(ACCEPTED, refusal.status, refusal.reason, refusal.message)
+            )
+            if refusal.status is False:
+                report.warning(rsp, refusal.reason, refusal.message)
+
+    def render(
+        self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, replica: dict[str, Any]
+    ) -> None:
+        cluster_name = replica["spec"]["clusterName"]
+        required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, cluster_name)
+        found = required.resolve(req, CLUSTER)
+        if not found.resolved:
+            raise RefusalError(
+                None, Reason.WAITING_FOR_RESOURCES, f"waiting for InferenceCluster {cluster_name}"
+            )
+        cluster = found.first()
+        if cluster is None:
+            raise RefusalError(
+                False,
+                Reason.CLUSTER_NOT_FOUND,
+                f"spec.clusterName: InferenceCluster {cluster_name!r} not found",
+            )
+        provider_config = cluster.get("status", {}).get("providerConfigRef")
+        if not provider_config or not provider_config.get("name"):
+            raise RefusalError(
+                False,
+                Reason.CLUSTER_NOT_CONNECTED,
+                f"InferenceCluster {cluster_name!r} has no status.providerConfigRef yet",
+            )
+
+        config, _ = parse_scheduling(cluster.get("spec", {}).get("scheduling"))
+        priority_classes = self.priority_classes(req, rsp, config)
+
+        try:
+            rendered = render_replica(parse_replica(replica), parse_cluster(cluster))
+        except RenderError as error:
+            raise RefusalError(False, error.reason, str(error)) from error
+
+        metadata = replica["metadata"]
+        context = TemplateContext(
+            namespace=metadata.get("namespace", ""),
+            name=replica["spec"]["deploymentName"],
+            replica=metadata["name"],
+            cluster=cluster_name,
+            priority=replica["spec"].get("priority") or None,
+        )
+        workloads = [o.manifest for o in rendered if o.is_workload]
+        result = apply_conventions(workloads, config, context, priority_classes=priority_classes)
+        if not result.ok:
+            errors = [f for f in result.findings if f.severity == "Error"]
+            for finding in result.findings:
+                report.warning(rsp, finding.reason, describe(finding))
+            raise RefusalError(False, errors[0].reason, "; ".join(map(describe, errors)))
+        for finding in result.findings:
+            report.warning(rsp, finding.reason, describe(finding))
+
+        remote = with_conventions(rendered, result.workloads, result.extra)
+        observed = observed_resources(req)
+        for key, wrapped in wrap_all(remote, replica, provider_config).items():
+            desired = rsp.desired.resources[key]
+            desired.resource.update(wrapped)
+            desired.ready = (
+                fnv1.READY_TRUE if objects.is_ready(observed.get(key)) else fnv1.READY_FALSE
+            )
+
+        seen = {o.key: remote_observed(observed.get(o.key)) for o in remote}
+        workloads_status = [
+            {
+                "role": o.manifest.get("metadata", {}).get("labels", {}).get(LABEL_ROLE, ""),
+                "kind": o.manifest["kind"],
+                "name": o.manifest["metadata"]["name"],
+                "available": replica_status([o], seen)[0],
+            }
+            for o in remote
+            if o.is_workload
+        ]
+        namespace = next(
+            (o.manifest["metadata"]["name"] for o in remote if o.manifest["kind"] == "Namespace"),
+            "",
+        )
+        rsp.desired.composite.resource.update(
+            {"status": {"namespace": namespace, "workloads": workloads_status}}
+        )
+        report.set_condition(
+            rsp,
+            report.Condition(
+                ACCEPTED,
+                True,
+                Reason.WORKLOAD_COMPOSED,
+                f"{len(remote)} objects composed for InferenceCluster {cluster_name}",
+            ),
+        )
+        serving, why = replica_status(remote, seen)
+        reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
+        report.set_condition(rsp, report.Condition(SERVING, serving, reason, why))
+
+    def priority_classes(
+        self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, config: SchedulingConfig
+    ) -> list[dict[str, Any]]:
+        """PriorityClasses, which only KAI's preemptibility rules read."""
+        if config.provider != "KAI":
+            return []
+        required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
+        found = required.resolve(req, PRIORITY_CLASSES)
+        if not found.resolved:
+            raise RefusalError(None, Reason.WAITING_FOR_RESOURCES, "waiting for PriorityClasses")
+        return found.items
+
+
+def describe(finding: Finding) -> str:
+    return f"{finding.field}: {finding.message}" if finding.field else finding.message

@@ -1,0 +1,67 @@
+"""From rendered remote objects to the provider-kubernetes Objects that carry them."""
+
+from dataclasses import replace
+from typing import Any
+
+from modelplane.core.naming import hashed_name
+from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
+from modelplane.workloads import RemoteObject
+from modelplane.xfn import objects
+
+GANG_KEY_PREFIX = "gang-"
+
+
+def with_conventions(
+    rendered: list[RemoteObject], workloads: list[dict[str, Any]], extra: list[dict[str, Any]]
+) -> list[RemoteObject]:
+    """The rendered objects with their workloads swapped for the convention-applied
+    ones (same order), plus gang objects, each under a key stable across renders."""
+    swapped = iter(workloads)
+    result = [replace(o, manifest=next(swapped)) if o.is_workload else o for o in rendered]
+    for manifest in extra:
+        kind = manifest["kind"].lower()
+        result.append(
+            RemoteObject(
+                key=f"{GANG_KEY_PREFIX}{kind}-{manifest['metadata']['name']}",
+                manifest=manifest,
+                readiness={"policy": "SuccessfulCreate"},
+                is_workload=False,
+            )
+        )
+    return sorted(result, key=lambda o: o.key)
+
+
+def object_name(replica: str, key: str) -> str:
+    """The Object's name in the replica's namespace: unique per (replica, key)."""
+    return hashed_name(f"{replica}-{key}", replica, key)
+
+
+def wrap_all(
+    remote: list[RemoteObject],
+    replica: dict[str, Any],
+    provider_config: dict[str, str],
+) -> dict[str, dict[str, Any]]:
+    name = replica["metadata"]["name"]
+    labels = {
+        LABEL_DEPLOYMENT: replica["spec"]["deploymentName"],
+        LABEL_REPLICA: name,
+    }
+    return {
+        o.key: objects.wrap(
+            object_name(name, o.key),
+            o.manifest,
+            provider_config,
+            readiness=o.readiness,
+            labels=labels,
+            management_policies=o.management_policies,
+        )
+        for o in remote
+    }
+
+
+def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What provider-kubernetes read back from the cluster for an Object."""
+    if not observed:
+        return None
+    manifest = observed.get("status", {}).get("atProvider", {}).get("manifest")
+    return manifest if isinstance(manifest, dict) else None
