@@ -116,6 +116,7 @@ def test_invalid_device_is_named(device: dict[str, Any], field: str, text: str) 
     assert got["desired"] == {}
 
 
-def test_serves_over_grpc() -> None:
-    composite = inference_class("h100-8x", GPU)
-    assert as_dict(run_over_grpc(FunctionRunner(), request(composite))) == response(VALID)
+@pytest.mark.parametrize(("composite", "want"), CASES)
+def test_same_response_over_grpc(composite: dict[str, Any], want: dict[str, Any]) -> None:
+    """Served over a real gRPC channel on loopback, the function answers exactly as in-process."""
+    assert as_dict(run_over_grpc(FunctionRunner(), request(composite))) == want

@@ -335,6 +335,7 @@ def test_same_input_same_bytes() -> None:
     assert run(FunctionRunner(), req).SerializeToString(deterministic=True) == first
 
 
-def test_serves_over_grpc() -> None:
-    req, want = REFUSALS[1].values
+@pytest.mark.parametrize(("req", "want"), REFUSALS)
+def test_same_response_over_grpc(req: Any, want: dict[str, Any]) -> None:
+    """Served over a real gRPC channel on loopback, the function answers exactly as in-process."""
     assert as_dict(run_over_grpc(FunctionRunner(), req)) == want

@@ -26,8 +26,9 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         self.log = logging.get_logger()
 
     async def RunFunction(  # noqa: N802 (the gRPC method name)
-        self, req: fnv1.RunFunctionRequest, context: grpc.aio.ServicerContext | None = None
+        self, request: fnv1.RunFunctionRequest, context: grpc.aio.ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
+        req = request
         rsp = response.to(req)
         try:
             self.compose(req, rsp)
