@@ -1,0 +1,75 @@
+"""Each function's console script serves the Crossplane protocol with the standard flags."""
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+
+from modelplane.xfn.testing import request
+
+FUNCTIONS = [
+    "compose-inference-class",
+    "compose-inference-cluster",
+    "compose-model-deployment",
+    "compose-model-replica",
+]
+MINIMAL_CLASS = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "InferenceClass",
+    "metadata": {"name": "tiny"},
+    "spec": {"devices": [{"name": "gpu", "driver": "gpu.example.com", "deviceClassName": "gpu"}]},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(params=FUNCTIONS)
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    name = str(request.param)
+    script = Path(sys.executable).parent / name
+    address = f"127.0.0.1:{free_port()}"
+    process = subprocess.Popen(
+        [str(script), "--insecure", "--address", address],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+        yield name, address
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_serves_run_function(served: tuple[str, str]) -> None:
+    name, address = served
+    with grpc.insecure_channel(address) as channel:
+        stub = grpcv1.FunctionRunnerServiceStub(channel)
+        rsp: fnv1.RunFunctionResponse = stub.RunFunction(
+            request(MINIMAL_CLASS, tag=name), timeout=30
+        )
+    assert rsp.meta.tag == name
+    answers = {
+        "compose-inference-class": "condition Valid=True",
+        # Handed a composite of another kind, the safety net answers with a fatal
+        # result (Crossplane then changes nothing) instead of failing the RPC.
+        "compose-inference-cluster": "fatal InternalError",
+        "compose-model-replica": "fatal InternalError",
+        # The fleet scheduler asks for the fleet before it reads the spec.
+        "compose-model-deployment": "condition ReplicasScheduled=Unknown",
+    }
+    got = [f"fatal {r.reason}" for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
+    names = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_UNKNOWN: "Unknown"}
+    got += [f"condition {c.type}={names.get(c.status, 'False')}" for c in rsp.conditions]
+    assert got == [answers[name]]
