@@ -1,0 +1,287 @@
+"""The simulated API server's object store: every object of the rendered world.
+
+Objects are plain JSON-shaped dicts. The store owns its copies: `put` copies what
+it is given, and readers get read-only views they must not mutate. A revision
+counter moves only when an object really changes, which is how a round knows the
+world reached its fixed point.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
+
+Obj = dict[str, Any]
+View = Mapping[str, Any]
+
+# Fixed so that fake uids are the same on every machine and every run.
+_UID_NAMESPACE = uuid.UUID("6f1c7a52-3b0e-4d8e-9a51-0c2b6de0a7f4")
+
+
+@dataclass(frozen=True, order=True)
+class ObjectKey:
+    """An object's identity: apiVersion, kind, namespace ("" when cluster-scoped), name."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+
+    @classmethod
+    def of(cls, obj: View) -> ObjectKey:
+        metadata = obj.get("metadata") or {}
+        return cls(
+            str(obj.get("apiVersion", "")),
+            str(obj.get("kind", "")),
+            str(metadata.get("namespace") or ""),
+            str(metadata.get("name") or ""),
+        )
+
+    @property
+    def group(self) -> str:
+        return group_of(self.api_version)
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind} {where}"
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of JSON-shaped data; several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+def group_of(api_version: str) -> str:
+    """The API group of an apiVersion; "" for the core group (`v1`)."""
+    group, _, _ = api_version.rpartition("/")
+    return group
+
+
+def metadata(obj: View) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def labels_of(obj: View) -> Mapping[str, str]:
+    return metadata(obj).get("labels") or {}
+
+
+def annotations_of(obj: View) -> Mapping[str, str]:
+    return metadata(obj).get("annotations") or {}
+
+
+def owner_references(obj: View) -> list[Mapping[str, Any]]:
+    return list(metadata(obj).get("ownerReferences") or [])
+
+
+def controller_reference(obj: View) -> Mapping[str, Any] | None:
+    for ref in owner_references(obj):
+        if ref.get("controller") is True:
+            return ref
+    return None
+
+
+def fake_uid(key: ObjectKey) -> str:
+    """A stable stand-in for the uid the API server would assign."""
+    return str(
+        uuid.uuid5(_UID_NAMESPACE, f"{key.api_version}/{key.kind}/{key.namespace}/{key.name}")
+    )
+
+
+def reference_matches(ref: Mapping[str, Any], owner: View) -> bool:
+    """Whether an owner reference names `owner`.
+
+    Versions of one group are the same object to the API server, so only the
+    group is compared. The uid is compared only when both sides carry one, so a
+    hand-edited document without uids still finds its owner.
+    """
+    key = ObjectKey.of(owner)
+    if ref.get("kind") != key.kind or ref.get("name") != key.name:
+        return False
+    if group_of(str(ref.get("apiVersion", ""))) != key.group:
+        return False
+    ref_uid = ref.get("uid")
+    owner_uid = metadata(owner).get("uid")
+    return not (ref_uid and owner_uid and ref_uid != owner_uid)
+
+
+def matches_labels(obj: View, selector: Mapping[str, str]) -> bool:
+    labels = labels_of(obj)
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+class World:
+    """Objects by identity, with indexes for the questions the engine asks."""
+
+    def __init__(self, objects: Iterable[View] = ()) -> None:
+        self._objects: dict[ObjectKey, Obj] = {}
+        # (apiVersion, kind) -> keys, so required-resource lists stay cheap.
+        self._by_type: dict[tuple[str, str], set[ObjectKey]] = {}
+        # (kind, name) of any owner -> dependents, for controller and cascade lookups.
+        self._dependents: dict[tuple[str, str], set[ObjectKey]] = {}
+        # Composite label -> objects that carry composed-resource metadata but no controller.
+        self._uncontrolled: dict[str, set[ObjectKey]] = {}
+        # The revision at which each object last changed, for "what changed this round".
+        self._changed_at: dict[ObjectKey, int] = {}
+        self.revision = 0
+        for obj in objects:
+            self.put(obj)
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._objects
+
+    def all_keys(self) -> list[ObjectKey]:
+        return sorted(self._objects)
+
+    def get(self, key: ObjectKey) -> View | None:
+        return self._objects.get(key)
+
+    def copy_of(self, key: ObjectKey) -> Obj | None:
+        obj = self._objects.get(key)
+        return clone(obj) if obj is not None else None
+
+    def objects(self) -> Iterator[View]:
+        for key in sorted(self._objects):
+            yield self._objects[key]
+
+    def put(self, obj: View) -> bool:
+        """Store a copy of `obj`; return whether the world changed."""
+        key = ObjectKey.of(obj)
+        old = self._objects.get(key)
+        if old == obj:
+            return False
+        if old is not None:
+            self._unindex(key, old)
+        stored: Obj = clone(dict(obj))
+        self._objects[key] = stored
+        self._index(key, stored)
+        self.revision += 1
+        self._changed_at[key] = self.revision
+        return True
+
+    def delete(self, key: ObjectKey) -> bool:
+        old = self._objects.pop(key, None)
+        if old is None:
+            return False
+        self._unindex(key, old)
+        self._changed_at.pop(key, None)
+        self.revision += 1
+        return True
+
+    def changed_since(self, revision: int) -> list[ObjectKey]:
+        """Objects written after `revision` that still exist."""
+        return sorted(k for k, at in self._changed_at.items() if at > revision)
+
+    def delete_cascade(self, key: ObjectKey) -> list[ObjectKey]:
+        """Delete an object and, as the garbage collector would, everything it owns."""
+        deleted: list[ObjectKey] = []
+        pending = [key]
+        while pending:
+            current = pending.pop()
+            obj = self._objects.get(current)
+            if obj is None:
+                continue
+            pending.extend(self.dependents(obj))
+            self.delete(current)
+            deleted.append(current)
+        return sorted(deleted)
+
+    def select(
+        self,
+        api_version: str,
+        kind: str,
+        *,
+        namespace: str | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> list[View]:
+        """Objects of one type, sorted by namespace then name, as a List call returns them."""
+        found: list[View] = [
+            self._objects[key]
+            for key in sorted(
+                self._by_type.get((api_version, kind), ()), key=lambda k: (k.namespace, k.name)
+            )
+            if namespace is None or key.namespace == namespace
+        ]
+        if labels:
+            found = [obj for obj in found if matches_labels(obj, labels)]
+        return found
+
+    def dependents(self, owner: View) -> list[ObjectKey]:
+        """Objects with any owner reference naming `owner`."""
+        key = ObjectKey.of(owner)
+        found: list[ObjectKey] = []
+        for dep in sorted(self._dependents.get((key.kind, key.name), ())):
+            obj = self._objects[dep]
+            if key.namespace and dep.namespace != key.namespace:
+                continue
+            if any(reference_matches(ref, owner) for ref in owner_references(obj)):
+                found.append(dep)
+        return found
+
+    def controlled_by(self, owner: View) -> list[ObjectKey]:
+        """Objects whose controller reference names `owner`."""
+        found: list[ObjectKey] = []
+        for dep in self.dependents(owner):
+            ref = controller_reference(self._objects[dep])
+            if ref is not None and reference_matches(ref, owner):
+                found.append(dep)
+        return found
+
+    def labelled_composed(self, root: str) -> list[ObjectKey]:
+        """Objects with no controller that still carry composed-resource metadata for `root`.
+
+        Hand-written documents may drop owner references but keep Crossplane's
+        label and annotation; those are adopted by the composite they name.
+        """
+        return sorted(self._uncontrolled.get(root, ()))
+
+    def find_owner(self, ref: Mapping[str, Any], dependent: ObjectKey) -> View | None:
+        """The object an owner reference points at, in the dependent's namespace or cluster-wide."""
+        kind = str(ref.get("kind", ""))
+        name = str(ref.get("name", ""))
+        group = group_of(str(ref.get("apiVersion", "")))
+        for namespace in dict.fromkeys((dependent.namespace, "")):
+            for (api_version, type_kind), keys in self._by_type.items():
+                if type_kind != kind or group_of(api_version) != group:
+                    continue
+                candidate = ObjectKey(api_version, kind, namespace, name)
+                if candidate in keys and reference_matches(ref, self._objects[candidate]):
+                    return self._objects[candidate]
+        return None
+
+    def _index(self, key: ObjectKey, obj: View) -> None:
+        self._by_type.setdefault((key.api_version, key.kind), set()).add(key)
+        for ref in owner_references(obj):
+            owner = (str(ref.get("kind", "")), str(ref.get("name", "")))
+            self._dependents.setdefault(owner, set()).add(key)
+        root = _uncontrolled_root(obj)
+        if root is not None:
+            self._uncontrolled.setdefault(root, set()).add(key)
+
+    def _unindex(self, key: ObjectKey, obj: View) -> None:
+        self._by_type.get((key.api_version, key.kind), set()).discard(key)
+        for ref in owner_references(obj):
+            owner = (str(ref.get("kind", "")), str(ref.get("name", "")))
+            self._dependents.get(owner, set()).discard(key)
+        root = _uncontrolled_root(obj)
+        if root is not None:
+            self._uncontrolled.get(root, set()).discard(key)
+
+
+def _uncontrolled_root(obj: View) -> str | None:
+    """The composite label of an object with composed-resource metadata but no controller."""
+    if controller_reference(obj) is not None:
+        return None
+    if ANNOTATION_COMPOSITION_RESOURCE_NAME not in annotations_of(obj):
+        return None
+    return labels_of(obj).get(LABEL_COMPOSITE)

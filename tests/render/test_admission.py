@@ -1,0 +1,121 @@
+"""Composites are defaulted and validated by their XRDs, as the API server would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import pytest
+from crossplane.function import resource
+
+from modelplane.render import Apis, SchemaAdmission, output
+
+from .support import (
+    PARENT,
+    ParentRunner,
+    condition,
+    default_runners,
+    find,
+    one,
+    render_text,
+    write_apis,
+)
+
+
+@pytest.fixture
+def apis_dir(tmp_path: Path) -> Path:
+    return write_apis(tmp_path)
+
+
+@pytest.fixture
+def admission(apis_dir: Path) -> SchemaAdmission:
+    return SchemaAdmission.from_files(Apis.load(apis_dir).definition_files)
+
+
+@pytest.mark.parametrize(
+    ("spec", "error"),
+    [
+        (
+            "{children: 11}",
+            "spec.children: Invalid value: 11: "
+            "spec.children in body should be less than or equal to 10",
+        ),
+        ("{}", "spec.children: Required value"),
+        (
+            "{children: two}",
+            'spec.children: Invalid value: "string": '
+            'spec.children in body must be of type integer: "string"',
+        ),
+        (
+            "{children: 1, colour: red}",
+            'spec.colour: unknown field "spec.colour"',
+        ),
+    ],
+)
+def test_invalid_input_composites_are_rejected_with_the_field_path(
+    apis_dir: Path, admission: SchemaAdmission, spec: str, error: str
+) -> None:
+    bad = PARENT.replace("name: web,", "name: bad,").replace("{children: 2}", spec)
+    result = render_text(apis_dir, PARENT + "---" + bad, admission=admission)
+
+    assert not result.ok
+    assert result.input_errors == [f'<test>#1: XParent.example.org "bad" is invalid: {error}']
+    assert find(result, "XParent", "bad") == []
+    # The rest of the world is still rendered.
+    assert condition(one(result, "XParent", "web"), "Ready")["status"] == "True"
+
+
+def test_input_and_composed_composites_are_defaulted(
+    apis_dir: Path, admission: SchemaAdmission
+) -> None:
+    class NoReplicas(ParentRunner):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = await super().RunFunction(request, context)
+            for name in rsp.desired.resources:
+                child = resource.struct_to_dict(rsp.desired.resources[name].resource)
+                del child["spec"]["replicas"]
+                rsp.desired.resources[name].resource.Clear()
+                resource.update(rsp.desired.resources[name], child)
+            return rsp
+
+    runners = {**default_runners(), "fn-parent": NoReplicas()}
+    result = render_text(apis_dir, PARENT, runners, admission=admission)
+
+    assert result.ok, result.errors
+    assert one(result, "XParent")["spec"]["image"] == "engine:v1"
+    assert [c["spec"]["replicas"] for c in find(result, "XChild")] == [1, 1]
+
+
+def test_an_invalid_composed_composite_is_an_error_on_its_parent(
+    apis_dir: Path, admission: SchemaAdmission
+) -> None:
+    text = PARENT.replace("{children: 2}", '{children: 2, image: ""}')
+
+    result = render_text(apis_dir, text, admission=admission)
+
+    assert not result.ok
+    assert find(result, "XChild") == []
+    synced = condition(one(result, "XParent"), "Synced")
+    assert synced["status"] == "False"
+    assert synced["message"].startswith(
+        'cannot compose resources: cannot apply composed resource "child-0": '
+        'XChild.example.org "web-0" is invalid: spec.image: Invalid value: "": '
+    )
+    assert synced["message"].endswith("(and 1 more, see events)")
+    invalid = [e["message"] for e in result.events if "is invalid" in e["message"]]
+    assert len(invalid) == 2
+
+
+def test_rendered_output_is_admitted_again_unchanged(
+    apis_dir: Path, admission: SchemaAdmission
+) -> None:
+    text = output.to_yaml(render_text(apis_dir, PARENT, admission=admission))
+
+    again = render_text(apis_dir, text, admission=admission)
+
+    assert again.ok, again.errors
+    assert again.rounds == 1
+    assert output.to_yaml(again) == text

@@ -1,0 +1,300 @@
+"""Multi-round scenarios over the small test API in `support`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import pytest
+from crossplane.function import resource, response
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+
+from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
+
+from .support import (
+    PARENT,
+    ChildRunner,
+    ParentRunner,
+    condition,
+    default_runners,
+    find,
+    one,
+    render_text,
+    write_apis,
+)
+
+SETTINGS = """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: team-a}
+data: {replicas: "3"}
+"""
+PLATFORM = """
+apiVersion: example.org/v1
+kind: XPlatform
+metadata: {name: east, namespace: ignored}
+spec: {region: us-east}
+"""
+
+
+@pytest.fixture
+def apis_dir(tmp_path: Path) -> Path:
+    return write_apis(tmp_path)
+
+
+def test_chain_converges_with_everything_ready(apis_dir: Path) -> None:
+    result = render_text(apis_dir, PARENT)
+
+    assert result.converged, result.errors
+    assert result.ok
+    parent = one(result, "XParent", "web")
+    assert condition(parent, "Ready")["status"] == "True"
+    assert condition(parent, "Synced") == {
+        "type": "Synced",
+        "status": "True",
+        "reason": "ReconcileSuccess",
+    }
+    assert parent["status"]["readyChildren"] == 2
+    children = find(result, "XChild")
+    assert [c["metadata"]["name"] for c in children] == ["web-0", "web-1"]
+    for child in children:
+        assert child["metadata"]["namespace"] == "team-a"
+        assert child["metadata"]["labels"][LABEL_COMPOSITE] == "web"
+        assert child["metadata"]["ownerReferences"][0]["uid"] == parent["metadata"]["uid"]
+        assert condition(child, "Ready")["status"] == "True"
+        assert child["status"]["phase"] == "Serving"
+    objects = find(result, "Object")
+    assert len(objects) == 2
+    for obj in objects:
+        # Nested composites carry the root's name down in the composite label.
+        assert obj["metadata"]["labels"][LABEL_COMPOSITE] == "web"
+        assert obj["metadata"]["annotations"][ANNOTATION_COMPOSITION_RESOURCE_NAME] == "workload"
+        assert obj["metadata"]["namespace"] == "team-a"
+        assert obj["metadata"]["name"].startswith("web-")
+        replicas = obj["spec"]["forProvider"]["manifest"]["spec"]["replicas"]
+        assert replicas == 1
+        assert type(replicas) is int
+        assert condition(obj, "Ready")["status"] == "True"
+
+
+def test_managed_resources_become_ready_one_round_after_they_appear(apis_dir: Path) -> None:
+    # Round 1 composes the children, round 2 their Objects, round 3 sees the
+    # Objects healthy (and the children, then the parent, ready), round 4 changes nothing.
+    assert render_text(apis_dir, PARENT).rounds == 4
+    stopped = render_text(apis_dir, PARENT, max_rounds=2)
+    assert not stopped.converged
+    assert any("did not converge within 2 rounds" in e for e in stopped.errors)
+    for obj in find(stopped, "Object"):
+        assert "status" not in obj
+    assert condition(one(stopped, "XParent"), "Ready")["status"] == "False"
+
+
+def test_required_resource_is_resolved_from_the_world(apis_dir: Path) -> None:
+    settings = SETTINGS
+    result = render_text(apis_dir, PARENT + settings)
+
+    assert result.ok
+    for obj in find(result, "Object"):
+        assert obj["spec"]["forProvider"]["manifest"]["spec"]["replicas"] == 3
+    assert not [e for e in result.events if e["type"] == "Warning"]
+
+
+def test_requirement_that_finds_nothing_comes_back_present_and_empty(apis_dir: Path) -> None:
+    result = render_text(apis_dir, PARENT)
+
+    warnings = [e["message"] for e in result.events if e["type"] == "Warning"]
+    assert warnings == [
+        'Pipeline step "step-0": ConfigMap settings not found; using one replica per child'
+    ]
+
+
+def test_readiness_waits_for_every_composed_resource(apis_dir: Path) -> None:
+    class NeverReadyChild(ChildRunner):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = await super().RunFunction(request, context)
+            rsp.desired.resources["workload"].ready = fnv1.READY_UNSPECIFIED
+            return rsp
+
+    runners = {**default_runners(), "fn-child": NeverReadyChild()}
+    text = PARENT.replace("children: 2", "children: 4")
+    result = render_text(apis_dir, text, runners)
+
+    assert result.converged
+    child = one(result, "XChild", "web-0")
+    assert condition(child, "Ready") == {
+        "type": "Ready",
+        "status": "False",
+        "reason": "Creating",
+        "message": "Unready resources: workload",
+    }
+    parent = one(result, "XParent")
+    assert condition(parent, "Ready")["message"] == (
+        "Unready resources: child-0, child-1, child-2, and 1 more"
+    )
+    assert condition(parent, "ChildrenReady")["status"] == "False"
+
+
+def test_explicit_composite_readiness_supersedes_derived(apis_dir: Path) -> None:
+    class HeldBack(ParentRunner):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = await super().RunFunction(request, context)
+            rsp.desired.composite.ready = fnv1.READY_FALSE
+            return rsp
+
+    result = render_text(apis_dir, PARENT, {**default_runners(), "fn-parent": HeldBack()})
+
+    assert condition(one(result, "XParent"), "Ready") == {
+        "type": "Ready",
+        "status": "False",
+        "reason": "Creating",
+    }
+
+
+def test_a_composite_that_never_settles_does_not_converge(apis_dir: Path) -> None:
+    class Counter(grpcv1.FunctionRunnerServiceServicer):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = response.to(request)
+            xr = resource.struct_to_dict(request.observed.composite.resource)
+            seen = int(xr.get("status", {}).get("generation", 0))
+            resource.update(rsp.desired.composite, {"status": {"generation": seen + 1}})
+            return rsp
+
+    result = render_text(apis_dir, PARENT, {"fn-parent": Counter()}, max_rounds=5)
+
+    assert not result.converged
+    assert result.rounds == 5
+    assert one(result, "XParent")["status"]["generation"] == 5
+    assert result.errors == ["the world did not converge within 5 rounds"]
+
+
+def test_namespaced_composite_overrides_a_foreign_namespace_with_a_warning(
+    apis_dir: Path,
+) -> None:
+    class Elsewhere(ChildRunner):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = await super().RunFunction(request, context)
+            resource.update(
+                rsp.desired.resources["workload"],
+                {"metadata": {"namespace": "kube-system"}},
+            )
+            return rsp
+
+    result = render_text(apis_dir, PARENT, {**default_runners(), "fn-child": Elsewhere()})
+
+    assert result.ok
+    assert {o["metadata"]["namespace"] for o in find(result, "Object")} == {"team-a"}
+    warnings = [e["message"] for e in result.events if e["type"] == "Warning"]
+    assert any('"kube-system" was overridden to "team-a"' in w for w in warnings)
+
+
+def test_namespaced_composite_cannot_compose_cluster_scoped_kinds(apis_dir: Path) -> None:
+    class Clustered(grpcv1.FunctionRunnerServiceServicer):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = response.to(request)
+            resource.update(
+                rsp.desired.resources["priority"],
+                {
+                    "apiVersion": "scheduling.k8s.io/v1",
+                    "kind": "PriorityClass",
+                    "metadata": {"name": "high"},
+                    "value": 1000,
+                },
+            )
+            return rsp
+
+    result = render_text(apis_dir, PARENT, {"fn-parent": Clustered()})
+
+    assert not result.ok
+    assert find(result, "PriorityClass") == []
+    synced = condition(one(result, "XParent"), "Synced")
+    assert synced["status"] == "False"
+    assert (
+        'cannot apply composed resource "priority": PriorityClass is cluster-scoped'
+        in (synced["message"])
+    )
+
+
+def test_an_object_controlled_by_another_composite_is_not_taken_over(apis_dir: Path) -> None:
+    class Greedy(grpcv1.FunctionRunnerServiceServicer):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = response.to(request)
+            resource.update(
+                rsp.desired.resources["shared"],
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "shared"},
+                    "data": {"owner": "me"},
+                },
+            )
+            rsp.desired.resources["shared"].ready = fnv1.READY_TRUE
+            return rsp
+
+    text = PARENT + "---" + PARENT.replace("name: web,", "name: api,")
+    result = render_text(apis_dir, text, {"fn-parent": Greedy()})
+
+    # "api" reconciles first and wins; "web" is refused.
+    config_map = one(result, "ConfigMap", "shared")
+    assert config_map["metadata"]["ownerReferences"][0]["name"] == "api"
+    web = one(result, "XParent", "web")
+    assert condition(web, "Synced")["status"] == "False"
+    assert (
+        "existing ConfigMap team-a/shared is controlled by XParent api"
+        in (condition(web, "Synced")["message"])
+    )
+    assert condition(one(result, "XParent", "api"), "Synced")["status"] == "True"
+
+
+def test_generated_names_are_stable_and_kept(apis_dir: Path) -> None:
+    first = render_text(apis_dir, PARENT)
+    again = render_text(apis_dir, PARENT)
+
+    names = sorted(o["metadata"]["name"] for o in find(first, "Object"))
+    assert names == sorted(o["metadata"]["name"] for o in find(again, "Object"))
+    assert all(len(n) == len("web-") + 5 for n in names)
+    assert len(set(names)) == 2
+
+
+def test_identical_events_fold_into_one_with_a_count(apis_dir: Path) -> None:
+    class Chatty(ParentRunner):
+        async def RunFunction(
+            self, request: fnv1.RunFunctionRequest, context: Any
+        ) -> fnv1.RunFunctionResponse:
+            rsp = await super().RunFunction(request, context)
+            response.normal(rsp, "hello")
+            response.normal(rsp, "hello")
+            return rsp
+
+    result = render_text(apis_dir, PARENT, {**default_runners(), "fn-parent": Chatty()})
+
+    hellos = [e for e in result.events if e["message"] == 'Pipeline step "step-0": hello']
+    assert len(hellos) == 1
+    assert hellos[0]["count"] == 2
+    assert hellos[0]["involvedObject"]["name"] == "web"
+
+
+def test_cluster_scoped_composite_composes_cluster_scoped_config(apis_dir: Path) -> None:
+    text = PLATFORM
+    result = render_text(apis_dir, text)
+
+    assert result.ok
+    platform = one(result, "XPlatform")
+    assert "namespace" not in platform["metadata"]
+    config = one(result, "ClusterProviderConfig", "east")
+    assert "namespace" not in config["metadata"]
+    # Provider configuration is applied, never given a provider's status.
+    assert "status" not in config

@@ -1,0 +1,160 @@
+"""Reading documents and APIs."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from modelplane.render import ApiError, Apis, InputError, default_apis_dir, read_documents
+from modelplane.render.apis import CompositionSelectionError
+
+from .support import write_apis
+
+CM = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: %s, namespace: ns}
+"""
+
+
+def test_directories_are_read_recursively_in_path_order(tmp_path: Path) -> None:
+    (tmp_path / "b" / "deep").mkdir(parents=True)
+    (tmp_path / "b" / "deep" / "one.yaml").write_text(CM % "one")
+    (tmp_path / "a.yml").write_text(CM % "two" + "---\n" + CM % "three")
+    (tmp_path / "c.json").write_text(
+        '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "four"}}'
+    )
+    (tmp_path / "notes.txt").write_text("not yaml: [")
+
+    docs = read_documents([str(tmp_path)])
+
+    assert [d.obj["metadata"]["name"] for d in docs] == ["two", "three", "one", "four"]
+    assert docs[1].source.endswith("a.yml#1")
+
+
+def test_lists_are_expanded_and_render_events_dropped() -> None:
+    text = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: a.1}
+  source: {component: modelplane-render}
+- apiVersion: v1
+  kind: Event
+  metadata: {name: a.2}
+  source: {component: kubelet}
+"""
+    docs = read_documents(["-"], stdin=io.StringIO(text))
+
+    assert [d.obj["metadata"]["name"] for d in docs] == ["a", "a.2"]
+
+
+def test_timestamps_stay_strings() -> None:
+    text = CM % "a" + "data: {when: 2024-01-01T00:00:00Z, day: 2024-01-01}\n"
+
+    (doc,) = read_documents(["-"], stdin=io.StringIO(text))
+
+    assert doc.obj["data"] == {"when": "2024-01-01T00:00:00Z", "day": "2024-01-01"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- just\n- a list\n", "a document must be a mapping"),
+        ("kind: ConfigMap\nmetadata: {name: a}\n", "apiVersion is required"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "metadata.name is required"),
+        ("apiVersion: v1\nkind: [\n", "<stdin>"),
+        (CM % "a" + "---\n" + CM % "a", "ConfigMap ns/a is also defined at <stdin>#0"),
+        (CM % "a" + "data: {1: one}\n", "data: key 1 must be a string"),
+        (CM % "a" + "data: {x: [.nan]}\n", "data.x[0]: nan is not a JSON number"),
+        (CM % "a" + "binaryData: {x: !!binary aGk=}\n", "binaryData.x: a bytes value is not JSON"),
+    ],
+)
+def test_bad_documents_are_rejected_with_their_source(text: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        read_documents(["-"], stdin=io.StringIO(text))
+    assert message in str(caught.value)
+
+
+def test_a_missing_path_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file or directory"):
+        read_documents([str(tmp_path / "absent.yaml")])
+
+
+def test_apis_are_indexed_by_kind(tmp_path: Path) -> None:
+    apis = Apis.load(write_apis(tmp_path))
+
+    assert apis.is_composite("example.org/v1", "XParent")
+    assert not apis.is_composite("example.org/v2", "XParent")
+    assert not apis.is_composite("v1", "ConfigMap")
+    assert apis.is_namespaced_composite_kind("example.org/v1", "XPlatform") is False
+    assert apis.is_namespaced_composite_kind("example.org/v1", "XChild") is True
+    assert [
+        s.function
+        for s in apis.composition_for({"apiVersion": "example.org/v1", "kind": "XChild"}).steps
+    ] == ["fn-child"]
+    assert [p.name for p in apis.definition_files] == ["definition.yaml"] * 3
+
+
+def test_composition_selection_by_reference_and_ambiguity(tmp_path: Path) -> None:
+    apis_dir = write_apis(tmp_path)
+    extra = (apis_dir / "xchildren" / "composition.yaml").read_text()
+    extra = extra.replace("name: xchildren.example.org", "name: fast, labels: {speed: fast}")
+    (apis_dir / "xchildren" / "fast.yaml").write_text(extra)
+    apis = Apis.load(apis_dir)
+    child = {"apiVersion": "example.org/v1", "kind": "XChild"}
+
+    with pytest.raises(CompositionSelectionError, match="2 compositions match XChild"):
+        apis.composition_for(child)
+    by_ref = {**child, "spec": {"crossplane": {"compositionRef": {"name": "fast"}}}}
+    assert apis.composition_for(by_ref).name == "fast"
+    by_label = {
+        **child,
+        "spec": {"crossplane": {"compositionSelector": {"matchLabels": {"speed": "fast"}}}},
+    }
+    assert apis.composition_for(by_label).name == "fast"
+    with pytest.raises(CompositionSelectionError, match="'slow' does not exist"):
+        apis.composition_for(
+            {**child, "spec": {"crossplane": {"compositionRef": {"name": "slow"}}}}
+        )
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace("mode: Pipeline", "mode: Resources"), "only Pipeline is supported"),
+        (
+            lambda t: t.replace("functionRef: {name: fn-child}", "functionRef: {}"),
+            "functionRef.name is required",
+        ),
+    ],
+)
+def test_unusable_compositions_are_rejected(
+    tmp_path: Path, edit: Callable[[str], str], message: str
+) -> None:
+    apis_dir = write_apis(tmp_path)
+    path = apis_dir / "xchildren" / "composition.yaml"
+    path.write_text(edit(path.read_text()))
+
+    with pytest.raises(ApiError, match=message):
+        Apis.load(apis_dir)
+
+
+def test_a_composition_without_its_xrd_is_rejected(tmp_path: Path) -> None:
+    apis_dir = write_apis(tmp_path)
+    (apis_dir / "xchildren" / "definition.yaml").unlink()
+
+    with pytest.raises(ApiError, match="composes XChild, which no XRD defines"):
+        Apis.load(apis_dir)
+
+
+def test_the_default_apis_directory_is_the_repositorys() -> None:
+    found = default_apis_dir(Path("/"))
+    assert found.name == "apis"
+    assert (found.parent / "pyproject.toml").is_file()

@@ -1,0 +1,151 @@
+"""The human summary: composites, what is not true, status tables, workloads, warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modelplane.render import RenderResult
+from modelplane.render.summary import summarize, table
+
+DEPLOYMENT: dict[str, Any] = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelDeployment",
+    "metadata": {"name": "kimi", "namespace": "ml", "uid": "u-md"},
+    "status": {
+        "conditions": [
+            {
+                "type": "ReplicasScheduled",
+                "status": "False",
+                "reason": "InsufficientCapacity",
+                "message": "1 of 2 replicas placed",
+            },
+            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
+            {"type": "Ready", "status": "False", "reason": "Creating"},
+        ],
+        "placements": [
+            {"replica": "kimi-a1", "cluster": "east", "pools": {"workers": "h100"}},
+            {
+                "replica": "kimi-b2",
+                "cluster": "west",
+                "pools": {"decode": "h200", "prefill": "h100"},
+            },
+        ],
+        "matchTrace": [{"cluster": "north", "reason": "NoMatchingPool", "pool": None}],
+    },
+}
+REPLICA: dict[str, Any] = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelReplica",
+    "metadata": {"name": "kimi-a1", "namespace": "ml", "uid": "u-r"},
+    "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]},
+}
+
+
+def _object(name: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+        "kind": "Object",
+        "metadata": {
+            "name": name,
+            "namespace": "ml",
+            "ownerReferences": [
+                {
+                    "apiVersion": "modelplane.ai/v1alpha1",
+                    "kind": "ModelReplica",
+                    "name": "kimi-a1",
+                    "uid": "u-r",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {"providerConfigRef": {"name": "east"}, "forProvider": {"manifest": manifest}},
+    }
+
+
+LWS = {
+    "apiVersion": "leaderworkerset.x-k8s.io/v1",
+    "kind": "LeaderWorkerSet",
+    "spec": {"replicas": 2, "leaderWorkerTemplate": {"size": 3}},
+}
+CLAIM = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate"}
+KSERVE = {
+    "apiVersion": "serving.kserve.io/v1alpha2",
+    "kind": "LLMInferenceService",
+    "spec": {
+        "replicas": 2,
+        "parallelism": {"tensor": 8, "pipeline": 2},
+        "worker": {},
+        "prefill": {"replicas": 3, "parallelism": {"tensor": 8}},
+    },
+}
+WARNING = {
+    "apiVersion": "v1",
+    "kind": "Event",
+    "type": "Warning",
+    "reason": "InsufficientCapacity",
+    "message": 'Pipeline step "schedule": replica 2 does not fit',
+    "involvedObject": {"kind": "ModelDeployment", "name": "kimi", "namespace": "ml"},
+}
+
+
+def render_summary() -> str:
+    result = RenderResult(
+        objects=[DEPLOYMENT, REPLICA, _object("a", LWS), _object("b", CLAIM), _object("c", KSERVE)],
+        events=[WARNING, {**WARNING, "type": "Normal", "message": "fine"}],
+        reports=[],
+        converged=True,
+        rounds=3,
+    )
+    return summarize(result, ["ModelDeployment", "ModelReplica"])
+
+
+def test_summary_sections() -> None:
+    text = render_summary()
+
+    assert text.startswith("Rendered 5 objects in 3 rounds (converged).\n\nCOMPOSITES\n")
+    assert (
+        "ModelDeployment  ml         kimi     False  True    "
+        "ReplicasScheduled=False (InsufficientCapacity)"
+    ) in text
+    assert "ModelReplica     ml         kimi-a1  True   -" in text
+    assert (
+        "ModelDeployment ml/kimi  ReplicasScheduled  InsufficientCapacity  1 of 2 replicas placed"
+        in text
+    )
+
+
+def test_status_records_become_tables_whatever_their_shape() -> None:
+    text = render_summary()
+
+    assert "PLACEMENTS  ModelDeployment ml/kimi\nREPLICA  CLUSTER  POOLS\n" in text
+    assert "kimi-b2  west     decode=h200, prefill=h100" in text
+    assert (
+        "MATCH TRACE  ModelDeployment ml/kimi\nCLUSTER  POOL  REASON\nnorth    -     NoMatchingPool"
+        in text
+    )
+
+
+def test_workloads_count_objects_by_wrapped_kind_and_pods() -> None:
+    text = render_summary()
+
+    assert "WORKLOADS\nCOMPOSITE                PROVIDERCONFIG  OBJECTS" in text
+    # 2 groups of 3 (LeaderWorkerSet) + 2 replicas over 2 nodes + 3 prefill pods (KServe).
+    assert (
+        "ModelReplica ml/kimi-a1  east            "
+        "LLMInferenceService=1, LeaderWorkerSet=1, ResourceClaimTemplate=1  13" in text
+    )
+
+
+def test_only_warning_events_are_listed() -> None:
+    text = render_summary()
+
+    assert (
+        'ModelDeployment ml/kimi  InsufficientCapacity  Pipeline step "schedule": replica 2' in text
+    )
+    assert "fine" not in text
+
+
+def test_table_pads_all_but_the_last_column() -> None:
+    assert table(["A", "LONGER"], [["xyz", "1"], ["x", "multi\nline"]]) == (
+        "A    LONGER\nxyz  1\nx    multi line"
+    )

@@ -1,0 +1,159 @@
+"""The object store, struct round-trips, and Crossplane's name-list formatting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from modelplane.render.protos import from_struct, restore_ints, to_struct
+from modelplane.render.reconcile import first_n
+from modelplane.render.world import ObjectKey, World, fake_uid
+
+
+def cm(name: str, namespace: str = "ns", **labels: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
+
+
+def owned(name: str, owner: dict[str, Any], *, controller: bool = True) -> dict[str, Any]:
+    obj = cm(name, owner["metadata"].get("namespace", "ns"))
+    obj["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": owner["apiVersion"],
+            "kind": owner["kind"],
+            "name": owner["metadata"]["name"],
+            "uid": owner["metadata"].get("uid", ""),
+            "controller": controller,
+        }
+    ]
+    return obj
+
+
+def xroot(uid: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "example.org/v1",
+        "kind": "XRoot",
+        "metadata": {"name": "r", "namespace": "ns", "uid": uid},
+    }
+
+
+def test_select_sorts_by_namespace_then_name_and_filters() -> None:
+    world = World([cm("b", "y", tier="a"), cm("a", "y"), cm("c", "x", tier="a")])
+
+    names = [
+        (o["metadata"]["namespace"], o["metadata"]["name"]) for o in world.select("v1", "ConfigMap")
+    ]
+    assert names == [("x", "c"), ("y", "a"), ("y", "b")]
+    assert [
+        o["metadata"]["name"] for o in world.select("v1", "ConfigMap", labels={"tier": "a"})
+    ] == [
+        "c",
+        "b",
+    ]
+    assert [o["metadata"]["name"] for o in world.select("v1", "ConfigMap", namespace="y")] == [
+        "a",
+        "b",
+    ]
+    assert world.select("v2", "ConfigMap") == []
+
+
+def test_revision_moves_only_on_real_change() -> None:
+    world = World([cm("a")])
+    start = world.revision
+
+    assert not world.put(cm("a"))
+    assert world.revision == start
+    changed = cm("a")
+    changed["data"] = {"k": "v"}
+    assert world.put(changed)
+    assert world.revision == start + 1
+    assert world.changed_since(start) == [ObjectKey("v1", "ConfigMap", "ns", "a")]
+
+
+def test_put_copies_so_callers_cannot_reach_into_the_store() -> None:
+    obj = cm("a")
+    world = World([obj])
+    obj["metadata"]["name"] = "changed"
+
+    assert world.get(ObjectKey("v1", "ConfigMap", "ns", "a")) is not None
+
+
+def test_cascade_deletes_the_owned_tree_only() -> None:
+    root = {
+        "apiVersion": "example.org/v1",
+        "kind": "XRoot",
+        "metadata": {"name": "r", "namespace": "ns", "uid": "u1"},
+    }
+    child = owned("child", root)
+    child["metadata"]["uid"] = "u2"
+    grandchild = owned("grandchild", child)
+    other = owned("other", {**root, "metadata": {"name": "elsewhere", "namespace": "ns"}})
+    world = World([root, child, grandchild, other])
+
+    deleted = world.delete_cascade(ObjectKey.of(root))
+
+    assert sorted(k.name for k in deleted) == ["child", "grandchild", "r"]
+    assert [k.name for k in world.all_keys()] == ["other"]
+
+
+def test_controlled_by_respects_uid_and_controller_flag() -> None:
+    owner = xroot("u1")
+    mine = owned("mine", owner)
+    stale = owned("stale", xroot("old"))
+    merely_owned = owned("merely", owner, controller=False)
+    world = World([owner, mine, stale, merely_owned])
+
+    assert [k.name for k in world.controlled_by(owner)] == ["mine"]
+    assert [k.name for k in world.dependents(owner)] == ["merely", "mine"]
+
+
+def test_fake_uids_are_stable_and_distinct() -> None:
+    a = ObjectKey("v1", "ConfigMap", "ns", "a")
+    assert fake_uid(a) == fake_uid(ObjectKey("v1", "ConfigMap", "ns", "a"))
+    assert fake_uid(a) != fake_uid(ObjectKey("v1", "ConfigMap", "ns", "b"))
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        ([], ""),
+        (["a"], "a"),
+        (["b", "a"], "a, b"),
+        (["c", "a", "b"], "a, b, and c"),
+        (["d", "c", "b", "a", "e"], "a, b, c, and 2 more"),
+    ],
+)
+def test_first_n_formats_like_crossplane(names: list[str], expected: str) -> None:
+    assert first_n(names) == expected
+
+
+_SAFE_INT = st.integers(min_value=-(2**53), max_value=2**53)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | _SAFE_INT
+    | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=6), _JSON, max_size=5))
+def test_struct_round_trip_restores_ints(value: dict[str, Any]) -> None:
+    assert from_struct(to_struct(value)) == value
+    assert from_struct(to_struct(value)) == restore_ints(value)
+
+
+@given(_SAFE_INT)
+def test_integral_floats_become_ints(n: int) -> None:
+    restored = restore_ints({"n": float(n), "l": [float(n)]})
+    assert restored == {"n": n, "l": [n]}
+    assert type(restored["n"]) is int
