@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
 RUN := $(UV) run --frozen
-EXAMPLE ?= examples/fleet
+SCHEDULERS := kai kueue volcano coscheduling default
 
 .PHONY: help
 help: ## List the targets.
@@ -20,8 +20,12 @@ sync: uv ## Install the workspace and its tools into .venv.
 	@$(UV) sync --frozen --quiet
 
 .PHONY: run
-run: sync ## Render the bundled example fleet and print the summary.
-	$(RUN) modelplane render $(EXAMPLE)
+run: sync ## Render the example fleet, then one fleet per in-cluster scheduler.
+	$(RUN) modelplane render examples/catalog examples/fleet
+	@for scheduler in $(SCHEDULERS); do \
+	  echo; echo "=== examples/schedulers/$$scheduler"; \
+	  $(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/schedulers/$$scheduler || exit 1; \
+	done
 
 .PHONY: test
 test: sync lint typecheck check-generated pytest ## Lint, type-check, drift-check and test.

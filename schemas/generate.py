@@ -72,6 +72,7 @@ def generate(out_dir: Path) -> None:
                     "--target-python-version",
                     "3.11",
                     "--use-annotated",
+                    "--reuse-model",
                     "--use-double-quotes",
                     "--use-standard-collections",
                     "--use-union-operator",

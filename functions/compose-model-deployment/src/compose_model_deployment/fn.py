@@ -9,7 +9,9 @@ an unfetched fleet is not an empty one.
 
 from typing import Any
 
+from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import ModelReplica
 
 from compose_model_deployment.replicas import match_trace, placements, replica_object, serving
 from modelplane.core.vocabulary import (
@@ -104,7 +106,8 @@ def emit(
             held.add(replica.name)
             continue
         desired = rsp.desired.resources[replica.name]
-        desired.resource.update(replica_object(deployment, replica))
+        # Through the generated model: never compose what our own XRD would reject.
+        resource.update(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
         desired.ready = fnv1.READY_TRUE if serving(observed.get(replica.name)) else fnv1.READY_FALSE
     # A replica the scheduler holds keeps exactly the spec it runs with.
     keep_observed(req, rsp, held)

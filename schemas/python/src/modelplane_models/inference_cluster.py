@@ -98,14 +98,17 @@ DefaultAnnotationsAdditionalProperty = TypeAliasType(
 
 
 DefaultLabelsAdditionalProperty = TypeAliasType(
-    "DefaultLabelsAdditionalProperty", Annotated[str, Field(max_length=1024)]
+    "DefaultLabelsAdditionalProperty", DefaultAnnotationsAdditionalProperty
 )
 
 
 class Gang(BaseModel):
     enabled: Annotated[
-        bool | None, Field(description="Gang-schedule the pods of a multi-pod worker.")
-    ] = True
+        bool | None,
+        Field(
+            description="Gang-schedule the pods of a multi-pod worker. Unset means true for every provider that can gang."
+        ),
+    ] = None
 
 
 class PodGrouper(StrEnum):
@@ -117,8 +120,8 @@ class PreemptiblePriority(RootModel[str]):
     root: Annotated[str, Field(max_length=253, min_length=1)]
 
 
-class QueuesWithQuotaItem(RootModel[str]):
-    root: Annotated[str, Field(max_length=253, min_length=1)]
+class QueuesWithQuotaItem(PreemptiblePriority):
+    pass
 
 
 class Kai(BaseModel):
@@ -152,8 +155,8 @@ class Kai(BaseModel):
     ] = None
 
 
-class WorkloadPriorityClass(RootModel[str]):
-    root: Annotated[str, Field(max_length=253, min_length=1)]
+class WorkloadPriorityClass(PreemptiblePriority):
+    pass
 
 
 class Kueue(BaseModel):
@@ -214,7 +217,7 @@ class Scheduling(BaseModel):
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
         ),
     ] = None
-    gang: Annotated[Gang | None, Field(validate_default=True)] = {}
+    gang: Gang | None = None
     kai: Annotated[Kai | None, Field(description="KAI settings (provider KAI).")] = None
     kueue: Annotated[
         Kueue | None, Field(description="Kueue settings (provider Kueue).")

@@ -102,7 +102,7 @@ class Container(BaseModel):
 
 
 NodeSelectorAdditionalProperty = TypeAliasType(
-    "NodeSelectorAdditionalProperty", Annotated[str, Field(max_length=63)]
+    "NodeSelectorAdditionalProperty", MatchLabelsAdditionalProperty
 )
 
 
@@ -166,64 +166,28 @@ class Decode(BaseModel):
     workers: Workers
 
 
-class Device1(BaseModel):
-    count: Annotated[
-        int | None, Field(description="Devices each node needs.", ge=1, le=64)
-    ] = 1
-    name: Annotated[
-        str,
-        Field(
-            description="The request's name; also names it in the ResourceClaimTemplate.",
-            max_length=63,
-            min_length=1,
-            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-        ),
-    ]
-    selectors: Annotated[list[Selector] | None, Field(max_length=8)] = None
+class Device1(Device):
+    pass
 
 
 class NodeSelector1(BaseModel):
     devices: Annotated[list[Device1], Field(max_length=16, min_length=1)]
 
 
-class Device2(BaseModel):
-    count: Annotated[
-        int | None, Field(description="Devices each node needs.", ge=1, le=64)
-    ] = 1
-    name: Annotated[
-        str,
-        Field(
-            description="The request's name; also names it in the ResourceClaimTemplate.",
-            max_length=63,
-            min_length=1,
-            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-        ),
-    ]
-    selectors: Annotated[list[Selector] | None, Field(max_length=8)] = None
+class Device2(Device):
+    pass
 
 
 class NodeSelector2(BaseModel):
     devices: Annotated[list[Device2], Field(max_length=16, min_length=1)]
 
 
-class Metadata1(BaseModel):
-    annotations: Annotated[
-        dict[str, AnnotationsAdditionalProperty] | None, Field(max_length=32)
-    ] = None
-    labels: Annotated[
-        dict[str, LabelsAdditionalProperty] | None, Field(max_length=32)
-    ] = None
+class Metadata1(Metadata):
+    pass
 
 
-class Spec2(BaseModel):
-    affinity: dict[str, Any] | None = None
-    containers: Annotated[list[Container], Field(max_length=8, min_length=1)]
-    nodeSelector: Annotated[
-        dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
-    ] = None
-    priorityClassName: Annotated[str | None, Field(max_length=253)] = None
-    schedulerName: Annotated[str | None, Field(max_length=253)] = None
-    tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
+class Spec2(Spec1):
+    pass
 
 
 class Template1(BaseModel):
@@ -265,24 +229,12 @@ class Prefill(BaseModel):
     workers: Workers1
 
 
-class Metadata2(BaseModel):
-    annotations: Annotated[
-        dict[str, AnnotationsAdditionalProperty] | None, Field(max_length=32)
-    ] = None
-    labels: Annotated[
-        dict[str, LabelsAdditionalProperty] | None, Field(max_length=32)
-    ] = None
+class Metadata2(Metadata):
+    pass
 
 
-class Spec3(BaseModel):
-    affinity: dict[str, Any] | None = None
-    containers: Annotated[list[Container], Field(max_length=8, min_length=1)]
-    nodeSelector: Annotated[
-        dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
-    ] = None
-    priorityClassName: Annotated[str | None, Field(max_length=253)] = None
-    schedulerName: Annotated[str | None, Field(max_length=253)] = None
-    tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
+class Spec3(Spec1):
+    pass
 
 
 class Template2(BaseModel):

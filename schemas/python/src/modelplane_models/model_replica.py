@@ -49,11 +49,8 @@ class Decode(BaseModel):
     topology: Annotated[Topology | None, Field(validate_default=True)] = {}
 
 
-class DeviceRequest1(BaseModel):
-    count: Annotated[int, Field(ge=1, le=64)]
-    deviceClassName: Annotated[str, Field(max_length=253, min_length=1)]
-    name: Annotated[str, Field(max_length=63, min_length=1)]
-    selectors: Annotated[list[Selector] | None, Field(max_length=8)] = None
+class DeviceRequest1(DeviceRequest):
+    pass
 
 
 class Prefill(BaseModel):
@@ -80,11 +77,8 @@ class Prefill(BaseModel):
     topology: Annotated[Topology | None, Field(validate_default=True)] = {}
 
 
-class DeviceRequest2(BaseModel):
-    count: Annotated[int, Field(ge=1, le=64)]
-    deviceClassName: Annotated[str, Field(max_length=253, min_length=1)]
-    name: Annotated[str, Field(max_length=63, min_length=1)]
-    selectors: Annotated[list[Selector] | None, Field(max_length=8)] = None
+class DeviceRequest2(DeviceRequest):
+    pass
 
 
 class Workers(BaseModel):
