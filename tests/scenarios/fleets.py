@@ -1,0 +1,93 @@
+"""Render fleets through the real APIs and functions, and edit what came out.
+
+A scenario renders a fleet, edits the rendered world the way a user edits YAML
+(scale, change a selector, add or delete a cluster), and renders the edit: the
+preview `modelplane render` gives of a change to a running fleet.
+"""
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from modelplane.render import (
+    Apis,
+    Document,
+    FunctionRegistry,
+    RenderResult,
+    SchemaAdmission,
+    default_apis_dir,
+    read_documents,
+    render,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+Obj = dict[str, Any]
+
+
+class Fleet:
+    """One rendered world, and how to edit and re-render it."""
+
+    def __init__(self, renderer: "Renderer", result: RenderResult) -> None:
+        self.renderer = renderer
+        self.result = result
+
+    @property
+    def objects(self) -> list[Obj]:
+        return self.result.objects
+
+    def all(self, kind: str, **labels: str) -> list[Obj]:
+        return [
+            o
+            for o in self.objects
+            if o["kind"] == kind
+            and all(o["metadata"].get("labels", {}).get(k) == v for k, v in labels.items())
+        ]
+
+    def one(self, kind: str, name: str) -> Obj:
+        (found,) = [o for o in self.objects if o["kind"] == kind and o["metadata"]["name"] == name]
+        return found
+
+    def condition(self, kind: str, name: str, type_: str) -> Obj:
+        conditions = self.one(kind, name).get("status", {}).get("conditions", [])
+        (found,) = [c for c in conditions if c["type"] == type_]
+        return found
+
+    def placements(self, deployment: str) -> list[tuple[str, str, int]]:
+        status = self.one("ModelDeployment", deployment)["status"]
+        return [(p["replica"], p["cluster"], p["index"]) for p in status["placements"]]
+
+    def edit(self, change: Callable[[list[Obj]], None]) -> "Fleet":
+        """Render again after `change` edits (a deep copy of) this world's objects."""
+        objects = [_copy(o) for o in self.objects if o["kind"] != "Event"]
+        change(objects)
+        return self.renderer.documents(Document("edited", o) for o in objects)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def find(objects: list[Obj], kind: str, name: str) -> Obj:
+    (found,) = [o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name]
+    return found
+
+
+class Renderer:
+    def __init__(self) -> None:
+        self.apis = Apis.load(default_apis_dir())
+        self.registry = FunctionRegistry()
+        self.admission = SchemaAdmission.from_files(self.apis.definition_files)
+
+    def documents(self, documents: Iterable[Document], *, in_process: bool = True) -> Fleet:
+        result = render(
+            list(documents), self.apis, self.registry, self.admission, in_process=in_process
+        )
+        return Fleet(self, result)
+
+    def paths(self, *relative: str, in_process: bool = True) -> Fleet:
+        docs = read_documents([str(EXAMPLES / path) for path in relative])
+        return self.documents(docs, in_process=in_process)

@@ -1,0 +1,179 @@
+"""Preview a change to a running fleet: render, edit the output, render again.
+
+The main example fleet runs kimi-k2 on both clusters (one LeaderWorkerSet on
+prod-us-east, one LLMInferenceService on prod-eu-west), llama-8b twice on
+prod-eu-west's L4s, and deepseek-r1 disaggregated on prod-us-east.
+"""
+
+from typing import Any
+
+from .fleets import Fleet, find
+
+Obj = dict[str, Any]
+KIMI = "kimi-k2"
+KIMI_EU = ("kimi-k2-7cfa0a1295", "prod-eu-west", 0)
+KIMI_US = ("kimi-k2-cef100b736", "prod-us-east", 0)
+
+
+def kimi(objects: list[Obj]) -> Obj:
+    return find(objects, "ModelDeployment", KIMI)
+
+
+def scheduled(fleet: Fleet, name: str = KIMI) -> tuple[str, str]:
+    condition = fleet.condition("ModelDeployment", name, "ReplicasScheduled")
+    return condition["status"], condition["reason"]
+
+
+def objects_of(fleet: Fleet, replica: str) -> list[Obj]:
+    return [
+        o
+        for o in fleet.all("Object")
+        if o["metadata"]["labels"]["modelplane.ai/replica"] == replica
+    ]
+
+
+def test_the_fleet_as_rendered(fleet: Fleet) -> None:
+    assert fleet.placements(KIMI) == [KIMI_EU, KIMI_US]
+    assert scheduled(fleet) == ("True", "AllReplicasScheduled")
+
+
+def test_scaling_past_capacity_keeps_what_runs_and_says_why(fleet: Fleet) -> None:
+    edited = fleet.edit(lambda objects: kimi(objects)["spec"].update(replicas=3))
+    assert edited.result.ok, edited.result.errors
+    assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
+    assert scheduled(edited) == ("False", "InsufficientCapacity")
+    trace = edited.one("ModelDeployment", KIMI)["status"]["matchTrace"]
+    h100 = [t for t in trace if t.get("pool") == "h100"]
+    assert {t["cluster"] for t in h100} == {"prod-eu-west", "prod-us-east"}
+    assert all("not enough free devices" in t["message"] for t in h100)
+
+
+def test_a_new_cluster_takes_the_next_replica(fleet: Fleet) -> None:
+    def add_cluster_and_scale(objects: list[Obj]) -> None:
+        kimi(objects)["spec"]["replicas"] = 3
+        cluster = find(objects, "InferenceCluster", "prod-us-east")
+        objects.append(
+            {
+                "apiVersion": "modelplane.ai/v1alpha1",
+                "kind": "InferenceCluster",
+                "metadata": {
+                    "name": "prod-us-west",
+                    "labels": {"tier": "production", "region": "us-west"},
+                },
+                "spec": {
+                    **cluster["spec"],
+                    "nodePools": [{"name": "h100", "className": "h100-8x", "nodeCount": 2}],
+                },
+            }
+        )
+
+    edited = fleet.edit(add_cluster_and_scale)
+    assert edited.result.ok, edited.result.errors
+    placements = edited.placements(KIMI)
+    assert placements[:1] == [KIMI_EU] and KIMI_US in placements
+    assert [p[1:] for p in placements if p not in (KIMI_EU, KIMI_US)] == [("prod-us-west", 0)]
+    assert scheduled(edited) == ("True", "AllReplicasScheduled")
+    assert edited.one("ModelDeployment", KIMI)["status"]["replicas"] == {"total": 3, "ready": 3}
+
+
+def test_scale_down_drops_one_replica_and_its_workload(fleet: Fleet) -> None:
+    edited = fleet.edit(lambda objects: kimi(objects)["spec"].update(replicas=1))
+    assert edited.result.ok, edited.result.errors
+    # Tied at one replica each, the later cluster name gives one up.
+    assert edited.placements(KIMI) == [KIMI_EU]
+    assert objects_of(edited, KIMI_US[0]) == []
+    assert objects_of(edited, KIMI_EU[0]) == objects_of(fleet, KIMI_EU[0])
+
+
+def test_a_selector_that_does_not_compile_changes_nothing_that_runs(fleet: Fleet) -> None:
+    def break_selector(objects: list[Obj]) -> None:
+        kimi(objects)["spec"]["nodeSelector"]["devices"][0]["selectors"][0]["cel"] = (
+            "device.capacity[ >= 1"
+        )
+
+    edited = fleet.edit(break_selector)
+    assert edited.result.ok, edited.result.errors
+    assert scheduled(edited) == ("False", "InvalidNodeSelector")
+    message = edited.condition("ModelDeployment", KIMI, "ReplicasScheduled")["message"]
+    assert message.startswith("spec.nodeSelector.devices[0].selectors[0].cel:")
+    for name, _, _ in (KIMI_EU, KIMI_US):
+        assert edited.one("ModelReplica", name)["spec"] == fleet.one("ModelReplica", name)["spec"]
+        assert objects_of(edited, name) == objects_of(fleet, name)
+
+
+def test_an_edit_that_matches_nothing_holds_every_replica(fleet: Fleet) -> None:
+    def impossible(objects: list[Obj]) -> None:
+        selector = kimi(objects)["spec"]["nodeSelector"]["devices"][0]["selectors"][0]
+        selector["cel"] = 'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("1Ti")) >= 0'
+
+    edited = fleet.edit(impossible)
+    assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
+    assert scheduled(edited) == ("False", "InsufficientCapacity")
+    for name, _, _ in (KIMI_EU, KIMI_US):
+        assert objects_of(edited, name) == objects_of(fleet, name)
+
+
+def test_deleting_a_cluster_drops_what_ran_there(fleet: Fleet) -> None:
+    edited = fleet.edit(
+        lambda objects: objects.remove(find(objects, "InferenceCluster", "prod-eu-west"))
+    )
+    assert edited.result.ok, edited.result.errors
+    assert edited.placements(KIMI) == [KIMI_US]
+    # llama-8b fits only prod-eu-west's L4s: nothing is left for it.
+    assert edited.placements("llama-8b") == []
+    assert scheduled(edited, "llama-8b") == ("False", "InsufficientCapacity")
+    assert not [
+        o for o in edited.all("Object") if o["spec"]["providerConfigRef"]["name"] == "prod-eu-west"
+    ]
+    assert not [
+        o
+        for o in edited.objects
+        if o["kind"] == "ClusterProviderConfig" and o["metadata"]["name"] == "prod-eu-west"
+    ]
+
+
+def test_a_priority_the_cluster_does_not_allow_moves_off_it(fleet: Fleet) -> None:
+    edited = fleet.edit(lambda objects: kimi(objects)["spec"].update(priority="batch"))
+    assert edited.placements(KIMI) == [KIMI_EU]
+    trace = edited.one("ModelDeployment", KIMI)["status"]["matchTrace"]
+    (us,) = [t for t in trace if t["cluster"] == "prod-us-east"]
+    assert "not in allowedPriorities" in us["message"]
+
+
+def test_an_unhealthy_workload_is_not_serving(fleet: Fleet) -> None:
+    (workload,) = [
+        o
+        for o in objects_of(fleet, KIMI_US[0])
+        if o["spec"]["forProvider"]["manifest"]["kind"] == "LeaderWorkerSet"
+    ]
+
+    def break_workload(objects: list[Obj]) -> None:
+        obj = find(objects, "Object", workload["metadata"]["name"])
+        obj["status"]["conditions"] = [
+            {"type": "Ready", "status": "False", "reason": "Unavailable"},
+            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
+        ]
+        obj["status"]["atProvider"]["manifest"]["status"] = {
+            "conditions": [{"type": "Available", "status": "False"}]
+        }
+
+    edited = fleet.edit(break_workload)
+    serving = edited.condition("ModelReplica", KIMI_US[0], "Serving")
+    assert (serving["status"], serving["reason"]) == ("False", "WorkloadNotAvailable")
+    status = edited.one("ModelDeployment", KIMI)["status"]
+    assert status["replicas"] == {"total": 2, "ready": 1}
+    ready = edited.condition("ModelDeployment", KIMI, "ReplicasReady")
+    assert (ready["status"], ready["reason"]) == ("False", "ReplicasNotReady")
+
+
+def test_a_broken_scheduling_template_keeps_the_cluster_running(fleet: Fleet) -> None:
+    def break_template(objects: list[Obj]) -> None:
+        cluster = find(objects, "InferenceCluster", "prod-us-east")
+        cluster["spec"]["scheduling"]["defaultLabels"] = {"example.com/team": "{{ .Tenant }}"}
+
+    edited = fleet.edit(break_template)
+    configured = edited.condition("InferenceCluster", "prod-us-east", "SchedulingConfigured")
+    assert (configured["status"], configured["reason"]) == ("False", "InvalidScheduling")
+    accepted = edited.condition("ModelReplica", KIMI_US[0], "Accepted")
+    assert accepted["status"] == "False"
+    assert objects_of(edited, KIMI_US[0]) == objects_of(fleet, KIMI_US[0])
