@@ -30,7 +30,20 @@ DEPLOYMENT: dict[str, Any] = {
                 "pools": {"decode": "h200", "prefill": "h100"},
             },
         ],
-        "matchTrace": [{"cluster": "north", "reason": "NoMatchingPool", "pool": None}],
+        "matchTrace": [
+            {
+                "cluster": "north",
+                "reason": "NoMatchingPool",
+                "message": "no pool matches role prefill",
+            },
+            {
+                "cluster": "north",
+                "pool": "l4",
+                "role": "prefill",
+                "reason": "TooFewDevices",
+                "message": "request 'gpu' (count 8): gpu has only 1 per node",
+            },
+        ],
     },
 }
 REPLICA: dict[str, Any] = {
@@ -119,10 +132,13 @@ def test_status_records_become_tables_whatever_their_shape() -> None:
 
     assert "PLACEMENTS  ModelDeployment ml/kimi\nREPLICA  CLUSTER  POOLS\n" in text
     assert "kimi-b2  west     decode=h200, prefill=h100" in text
+    # Reason before message: the short word lines up, the long text ends the row.
     assert (
-        "MATCH TRACE  ModelDeployment ml/kimi\nCLUSTER  POOL  REASON\nnorth    -     NoMatchingPool"
-        in text
-    )
+        "MATCH TRACE  ModelDeployment ml/kimi\n"
+        "CLUSTER  POOL  ROLE     REASON          MESSAGE\n"
+        "north    -     -        NoMatchingPool  no pool matches role prefill\n"
+        "north    l4    prefill  TooFewDevices   request 'gpu' (count 8): gpu has only 1 per node\n"
+    ) in text
 
 
 def test_workloads_count_objects_by_wrapped_kind_and_pods() -> None:

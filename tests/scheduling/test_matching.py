@@ -5,6 +5,7 @@ import pytest
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import ClaimRequest, DeviceRequest
 from modelplane.scheduling.parse_fleet import Interner, parse_pool
+from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 
 from .builders import Obj, gpu, nic, pool
@@ -74,40 +75,95 @@ def test_matches(
 
 
 MISMATCHES = [
+    # (id, node devices, requests, reason, a fragment of the message)
     (
         "a selector is false",
         [gpu(8, arch="Ada")],
         [("g", 1, HOPPER)],
+        Rejection.SELECTOR_MISMATCH,
         "selector 'arch == Hopper' is false",
     ),
-    ("too few per node", [gpu(4)], [("g", 8, HOPPER)], "gpu has only 4 per node"),
-    ("evaluation error", [gpu(8)], [("g", 1, ("boom",))], "failed: boom: evaluation failed"),
-    ("missing attribute", [gpu(8)], [("g", 1, ("rack == r1",))], "failed: no such key: rack"),
+    (
+        "too few per node",
+        [gpu(4)],
+        [("g", 8, HOPPER)],
+        Rejection.TOO_FEW_DEVICES,
+        "gpu has only 4 per node",
+    ),
+    (
+        "too few per node without selectors",
+        [gpu(2)],
+        [("g", 4, ())],
+        Rejection.TOO_FEW_DEVICES,
+        "request 'g' (count 4): gpu has only 2 per node",
+    ),
+    (
+        "a small kind the selector rejects is reported for its selector",
+        [gpu(1, arch="Ada")],
+        [("g", 8, HOPPER)],
+        Rejection.SELECTOR_MISMATCH,
+        "gpu: selector 'arch == Hopper' is false",
+    ),
+    (
+        "one selected kind too small among rejected ones",
+        [gpu(8, arch="Ada", name="ada"), gpu(4, name="small")],
+        [("g", 8, HOPPER)],
+        Rejection.TOO_FEW_DEVICES,
+        "ada: selector 'arch == Hopper' is false; small has only 4 per node",
+    ),
+    (
+        "evaluation error",
+        [gpu(8)],
+        [("g", 1, ("boom",))],
+        Rejection.SELECTOR_MISMATCH,
+        "failed: boom: evaluation failed",
+    ),
+    (
+        "missing attribute",
+        [gpu(8)],
+        [("g", 1, ("rack == r1",))],
+        Rejection.SELECTOR_MISMATCH,
+        "failed: no such key: rack",
+    ),
     (
         "only synthetic",
         [gpu(8), nic(8)],
         [("n", 8, ("link == infiniband",))],
+        Rejection.SYNTHETIC_ONLY,
         "matches only Synthetic devices (nic)",
     ),
     (
         "counts consumed across requests",
         [gpu(8)],
         [("a", 4, HOPPER), ("b", 4, HOPPER), ("c", 1, HOPPER)],
+        Rejection.REQUESTS_CONFLICT,
         "requests 'a', 'b', 'c' cannot all be satisfied by one node at once",
     ),
-    ("a pool without devices", [], [("g", 1, ())], "the pool declares no devices"),
+    (
+        "a pool without devices",
+        [],
+        [("g", 1, ())],
+        Rejection.NO_DEVICES,
+        "the pool declares no devices",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("devices", "requests", "reason"), [c[1:] for c in MISMATCHES], ids=[c[0] for c in MISMATCHES]
+    ("devices", "requests", "reason", "message"),
+    [c[1:] for c in MISMATCHES],
+    ids=[c[0] for c in MISMATCHES],
 )
 def test_mismatches(
-    devices: list[Obj], requests: list[tuple[str, int, tuple[str, ...]]], reason: str
+    devices: list[Obj],
+    requests: list[tuple[str, int, tuple[str, ...]]],
+    reason: Rejection,
+    message: str,
 ) -> None:
     result = _match(devices, *requests)
     assert isinstance(result, Mismatch)
-    assert reason in result.reason
+    assert result.reason is reason
+    assert message in result.message
 
 
 def test_claims_carry_the_matched_kind_device_class() -> None:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from modelplane.scheduling import (
     Decision,
     Origin,
+    Rejection,
     parse_clusters,
     parse_deployment,
     parse_replicas,
@@ -223,3 +224,32 @@ def test_identity_and_retention(scenario: tuple[Obj, list[Obj], list[Obj]]) -> N
     assert not kept & removed
     fleet = {c["metadata"]["name"] for c in clusters}
     assert all(r.cluster in fleet for r in decision.replicas)
+
+
+# Rejections that keep a cluster from hosting any new replica of the deployment.
+_WHOLE_CLUSTER = {
+    Rejection.CLUSTER_SELECTOR_MISMATCH,
+    Rejection.PRIORITY_NOT_ALLOWED,
+    Rejection.NO_POOLS,
+    Rejection.NO_MATCHING_POOL,
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenario=scenarios())
+def test_match_trace_is_well_formed(scenario: tuple[Obj, list[Obj], list[Obj]]) -> None:
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    trace = decision.match_trace()
+    split = "decode" in dep["spec"]
+    keys = [(e["cluster"], "pool" in e, e.get("pool", ""), e.get("role", "")) for e in trace]
+    assert keys == sorted(keys)
+    assert len(set(keys)) == len(keys)
+    new_hosts = {r.cluster for r in decision.replicas if r.new}
+    for entry in trace:
+        reason = Rejection(entry["reason"])
+        assert entry["message"]
+        # A role is named exactly on the pool entries of a disaggregated deployment.
+        assert ("role" in entry) == (split and "pool" in entry), entry
+        if "pool" not in entry and reason in _WHOLE_CLUSTER:
+            assert entry["cluster"] not in new_hosts, entry

@@ -183,7 +183,10 @@ CASES = [
         ),
         [cluster("a", h100()), cluster("b", h100(), l4(nodes=3))],
         ["b/0:h100+l4"],
-        trace=["cluster a: no pool matches role prefill", "cluster a pool h100: prefill: request"],
+        trace=[
+            "cluster a: no pool matches role prefill",
+            "cluster a pool h100 (prefill): request 'gpu' (count 1): gpu: selector",
+        ],
     ),
     Case(
         "disaggregated roles search pool combinations instead of taking the first",

@@ -296,7 +296,16 @@ def test_nothing_fits_is_not_ready() -> None:
     assert got["desired"]["composite"]["ready"] == "READY_FALSE"
     assert "resources" not in got["desired"]
     assert got["conditions"][0]["reason"] == "InsufficientCapacity"
-    assert got["desired"]["composite"]["resource"]["status"]["matchTrace"]
+    trace = got["desired"]["composite"]["resource"]["status"]["matchTrace"]
+    # Both clusters are too small for 8 pipeline stages: each is rejected as a
+    # whole and through its one pool; a unified deployment's entries carry no role.
+    assert [(e["cluster"], e.get("pool"), e["reason"]) for e in trace] == [
+        ("a", None, "InsufficientCapacity"),
+        ("a", "h100", "InsufficientCapacity"),
+        ("b", None, "InsufficientCapacity"),
+        ("b", "h100", "InsufficientCapacity"),
+    ]
+    assert all("role" not in e and e["message"] for e in trace)
 
 
 def test_other_deployments_use_capacity() -> None:

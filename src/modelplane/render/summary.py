@@ -16,7 +16,18 @@ from modelplane.render.engine import RenderResult
 from modelplane.render.world import ObjectKey, View, World, group_of
 
 _STATUS_TABLES = (("placements", "PLACEMENTS"), ("matchTrace", "MATCH TRACE"))
-_LEADING_COLUMNS = ("replica", "name", "index", "cluster", "clusterName", "pool", "pools", "role")
+# Identity first, then a short reason word, so long free text (messages) ends the row.
+_LEADING_COLUMNS = (
+    "replica",
+    "name",
+    "index",
+    "cluster",
+    "clusterName",
+    "pool",
+    "pools",
+    "role",
+    "reason",
+)
 _OBJECT_GROUPS = frozenset({"kubernetes.crossplane.io", "kubernetes.m.crossplane.io"})
 
 

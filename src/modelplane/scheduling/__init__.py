@@ -33,7 +33,9 @@ Rules, in the order a decision applies them:
 
 Replica identity is (cluster, index), carried in labels; names are opaque
 hashes (`replica_name`). The match trace lists every rejected cluster and pool
-with the reason.
+(and, for a disaggregated deployment, the role a pool failed) with a machine
+reason from `Rejection` and a message for people; `Decision.match_trace()` is
+its `status.matchTrace`.
 """
 
 from modelplane.scheduling.decision import (
@@ -81,6 +83,7 @@ from modelplane.scheduling.parse_fleet import (
     parse_device,
     parse_pool,
 )
+from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.scheduler import default_engine, replica_name, schedule
 from modelplane.scheduling.selectors import (
     CompiledSelector,
@@ -116,6 +119,8 @@ __all__ = [
     "PoolHardware",
     "PoolTrace",
     "RecordedRole",
+    "Rejected",
+    "Rejection",
     "RemovedReplica",
     "Role",
     "RolePlacement",

@@ -10,6 +10,7 @@ from modelplane.core.vocabulary import (
     REPLICAS_SCHEDULED,
 )
 from modelplane.scheduling.model import ClaimRequest, Topology
+from modelplane.scheduling.rejections import Rejection
 
 
 class Origin(StrEnum):
@@ -90,26 +91,56 @@ class RemovedReplica:
 
 @dataclass(frozen=True, slots=True)
 class PoolTrace:
+    """Why a pool was rejected; `role` names the role it failed, None for a unified deployment."""
+
     pool: str
-    reason: str
+    reason: Rejection
+    message: str
+    role: str | None = None
+
+    def label(self) -> str:
+        return f"pool {self.pool}" if self.role is None else f"pool {self.pool} ({self.role})"
 
 
 @dataclass(frozen=True, slots=True)
 class ClusterTrace:
     """Why a cluster, or some of its pools, were rejected.
 
-    `reason` is set when the whole cluster was rejected; `pools` lists rejected
-    pools of a cluster that was otherwise considered.
+    `reason` and `message` are set when the whole cluster was rejected; `pools`
+    lists rejected pools of a cluster that was otherwise considered, sorted by
+    pool, then role.
     """
 
     cluster: str
-    reason: str | None
+    reason: Rejection | None
+    message: str | None
     pools: tuple[PoolTrace, ...] = ()
 
+    def __post_init__(self) -> None:
+        if (self.reason is None) != (self.message is None):
+            raise ValueError("a cluster rejection needs both a reason and a message")
+
     def lines(self) -> list[str]:
-        lines = [f"cluster {self.cluster}: {self.reason}"] if self.reason else []
-        lines.extend(f"cluster {self.cluster} pool {p.pool}: {p.reason}" for p in self.pools)
+        lines = [f"cluster {self.cluster}: {self.message}"] if self.message is not None else []
+        lines.extend(f"cluster {self.cluster} {p.label()}: {p.message}" for p in self.pools)
         return lines
+
+    def as_status(self) -> list[dict[str, str]]:
+        """This cluster's `status.matchTrace` entries: the cluster's own first, then its pools.
+
+        `pool` and `role` are present only where they apply.
+        """
+        entries: list[dict[str, str]] = []
+        if self.reason is not None and self.message is not None:
+            entries.append(
+                {"cluster": self.cluster, "reason": self.reason.value, "message": self.message}
+            )
+        for pool in self.pools:
+            entry = {"cluster": self.cluster, "pool": pool.pool}
+            if pool.role is not None:
+                entry["role"] = pool.role
+            entries.append({**entry, "reason": pool.reason.value, "message": pool.message})
+        return entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +174,7 @@ class Decision:
     existing replicas left out, sorted by name; a removed replica whose name
     reappears in `replicas` was re-placed on the same (cluster, index) and is
     updated in place. `trace` lists every rejected cluster and pool, sorted by
-    cluster name.
+    cluster name; `match_trace()` is the same as status entries.
     """
 
     replicas: tuple[DesiredReplica, ...]
@@ -163,3 +194,7 @@ class Decision:
             rest = len(lines) - limit
             return [*lines[:limit], f"... and {rest} more rejection{'s' if rest != 1 else ''}"]
         return lines
+
+    def match_trace(self) -> list[dict[str, str]]:
+        """The trace as `status.matchTrace`: ordered by cluster, then pool, then role."""
+        return [entry for cluster in self.trace for entry in cluster.as_status()]

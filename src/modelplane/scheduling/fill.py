@@ -25,18 +25,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
-from modelplane.scheduling.fleet import ClusterView, RoleOptions
+from modelplane.scheduling.fleet import ClusterView, RoleOptions, trace_role
 from modelplane.scheduling.ledger import PoolLedger, Vector, describe_demand, order_charges
 from modelplane.scheduling.matching import Matcher, RoleMatch
 from modelplane.scheduling.model import Deployment, ExistingReplica, Pool
+from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Kept
 
 
 @dataclass(frozen=True)
 class CapacityRejection:
-    """Why a cluster could take no (more) replicas."""
+    """Why a cluster could take no (more) replicas, and which of its pools were full."""
 
-    reason: str
+    cluster: Rejected
     pools: tuple[PoolTrace, ...]
 
 
@@ -130,7 +131,6 @@ def _rejection(
 ) -> CapacityRejection:
     traces: list[PoolTrace] = []
     alone = True
-    single = len(deployment.roles) == 1
     for role, options in zip(deployment.roles, view.options, strict=True):
         fits_somewhere = False
         for pool, match in options:
@@ -139,21 +139,24 @@ def _rejection(
                 fits_somewhere = True
                 continue
             needs = describe_demand(pool, match.demand, role.pods)
-            prefix = "" if single else f"{role.name}: "
             traces.append(
                 PoolTrace(
                     pool.name,
-                    f"{prefix}not enough free devices: needs {needs}; {ledger.describe_free()}",
+                    Rejection.INSUFFICIENT_CAPACITY,
+                    f"not enough free devices: needs {needs}; {ledger.describe_free()}",
+                    trace_role(role.name),
                 )
             )
         alone = alone and fits_somewhere
     if alone:
-        reason = "its pools fit each role alone but not all roles of one replica together"
+        reason = Rejection.ROLES_DO_NOT_FIT_TOGETHER
+        message = "its pools fit each role alone but not all roles of one replica together"
     else:
-        reason = "not enough free capacity for a replica"
+        reason = Rejection.INSUFFICIENT_CAPACITY
+        message = "not enough free capacity for a replica"
     if hosted:
-        reason += f" (it already hosts {hosted} of this deployment's replicas)"
-    return CapacityRejection(reason, tuple(traces))
+        message += f" (it already hosts {hosted} of this deployment's replicas)"
+    return CapacityRejection(Rejected(reason, message), tuple(traces))
 
 
 def fill(

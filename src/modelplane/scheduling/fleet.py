@@ -18,6 +18,7 @@ from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.label_selector import CompiledLabelSelector
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
+from modelplane.scheduling.rejections import Rejected, Rejection
 
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
@@ -32,8 +33,8 @@ class ClusterView:
     """
 
     cluster: Cluster
-    excluded: str | None
-    unmatched: str | None
+    excluded: Rejected | None
+    unmatched: Rejected | None
     options: tuple[RoleOptions, ...]
     rejected_pools: tuple[PoolTrace, ...]
 
@@ -46,7 +47,7 @@ class ClusterView:
         return self.excluded is None and self.unmatched is None
 
     @property
-    def rejection(self) -> str | None:
+    def rejection(self) -> Rejected | None:
         return self.excluded or self.unmatched
 
 
@@ -56,11 +57,16 @@ class _Layout:
 
     options: tuple[RoleOptions, ...]
     rejected: tuple[PoolTrace, ...]
-    unmatched: str | None
+    unmatched: Rejected | None
 
 
 def _role_label(role: str) -> str:
     return "the nodeSelector" if role == UNIFIED_ROLE else f"role {role}"
+
+
+def trace_role(role: str) -> str | None:
+    """The role a pool trace names: none for a unified deployment, whose one role is implied."""
+    return None if role == UNIFIED_ROLE else role
 
 
 class FleetFilter:
@@ -97,28 +103,33 @@ class FleetFilter:
         traces = self._pool_traces.get(key)
         if traces is None:
             results = self.matches(pool.hardware)
-            single = len(self._roles) == 1
             traces = tuple(
-                PoolTrace(pool.name, result.reason if single else f"{role.name}: {result.reason}")
+                PoolTrace(pool.name, result.reason, result.message, trace_role(role.name))
                 for role, result in zip(self._roles, results, strict=True)
                 if isinstance(result, Mismatch)
             )
             self._pool_traces[key] = traces
         return traces
 
-    def excluded(self, cluster: Cluster) -> str | None:
+    def excluded(self, cluster: Cluster) -> Rejected | None:
         """Why the clusterSelector or the allow-list rejects the cluster, if they do."""
         if self._selector.requirements:
             reason = self._selector.explain(cluster.labels)
             if reason is not None:
-                return f"clusterSelector does not match: {reason}"
+                return Rejected(
+                    Rejection.CLUSTER_SELECTOR_MISMATCH,
+                    f"clusterSelector does not match: {reason}",
+                )
         allowed = cluster.allowed_priorities
         if not allowed:
             return None
         resolved = resolve_priority(self._deployment.priority, cluster.default_priority)
         if not priority_allowed(resolved, list(allowed)):
             listed = ", ".join(allowed)
-            return f"priority {resolved!r} is not in allowedPriorities [{listed}]"
+            return Rejected(
+                Rejection.PRIORITY_NOT_ALLOWED,
+                f"priority {resolved!r} is not in allowedPriorities [{listed}]",
+            )
         return None
 
     def _layout(self, pools: tuple[Pool, ...]) -> "_Layout":
@@ -137,12 +148,12 @@ class FleetFilter:
             rejected.extend(self._pool_trace(pool))
         unmatched = None
         if not pools:
-            unmatched = "publishes no GPU pools"
+            unmatched = Rejected(Rejection.NO_POOLS, "publishes no GPU pools")
         else:
             missing = [role.name for role, o in zip(self._roles, options, strict=True) if not o]
             if missing:
                 labels = " or ".join(_role_label(name) for name in missing)
-                unmatched = f"no pool matches {labels}"
+                unmatched = Rejected(Rejection.NO_MATCHING_POOL, f"no pool matches {labels}")
         layout = _Layout(tuple(tuple(o) for o in options), tuple(rejected), unmatched)
         self._layouts[id(pools)] = (pools, layout)
         return layout

@@ -21,6 +21,7 @@ prefers DRA kinds, in declared order, so every request that can be claimed is.
 from dataclasses import dataclass
 
 from modelplane.scheduling.model import ClaimRequest, DeviceRequest, PoolHardware
+from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 
 
@@ -40,9 +41,10 @@ class RoleMatch:
 
 @dataclass(frozen=True)
 class Mismatch:
-    """No node of the pool satisfies the role; `reason` says why, for the trace."""
+    """No node of the pool satisfies the role: the trace's reason and message say why."""
 
-    reason: str
+    reason: Rejection
+    message: str
 
 
 def _assign(
@@ -104,29 +106,40 @@ class Matcher:
             self._roles[key] = result
         return result
 
-    def _why_not(self, request: DeviceRequest, hardware: PoolHardware) -> list[int] | str:
-        """The kinds a request may take, or why it may take none."""
+    def _why_not(self, request: DeviceRequest, hardware: PoolHardware) -> list[int] | Mismatch:
+        """The kinds a request may take, or why it may take none.
+
+        Selectors are checked before counts, so a kind the request would never
+        select is reported for its selector, and TooFewDevices means a kind was
+        selected but is too small.
+        """
         fits: list[int] = []
         reasons: list[str] = []
+        too_small = False
         for index, device in enumerate(hardware.devices):
-            if device.count < request.count:
-                reasons.append(f"{device.name} has only {device.count} per node")
-                continue
             failed = None
             for expression in request.selectors:
                 result = self._evaluator.evaluate(expression, device)
                 if not result.holds:
                     failed = result.describe(expression)
                     break
-            if failed is None:
-                fits.append(index)
-            else:
+            if failed is not None:
                 reasons.append(f"{device.name}: {failed}")
+            elif device.count < request.count:
+                too_small = True
+                reasons.append(f"{device.name} has only {device.count} per node")
+            else:
+                fits.append(index)
         if fits:
             return fits
         if not reasons:
-            return f"request {request.name!r}: the pool declares no devices"
-        return f"request {request.name!r} (count {request.count}): " + "; ".join(reasons)
+            return Mismatch(
+                Rejection.NO_DEVICES, f"request {request.name!r}: the pool declares no devices"
+            )
+        return Mismatch(
+            Rejection.TOO_FEW_DEVICES if too_small else Rejection.SELECTOR_MISMATCH,
+            f"request {request.name!r} (count {request.count}): " + "; ".join(reasons),
+        )
 
     def _match(
         self, requests: tuple[DeviceRequest, ...], hardware: PoolHardware
@@ -136,13 +149,14 @@ class Matcher:
         candidates: list[list[int]] = []
         for request in requests:
             fits = self._why_not(request, hardware)
-            if isinstance(fits, str):
-                return Mismatch(fits)
+            if isinstance(fits, Mismatch):
+                return fits
             candidates.append(_ordered(fits, claimable))
         if not any(claimable[k] for kinds in candidates for k in kinds):
             matched = sorted({devices[k].name for kinds in candidates for k in kinds})
             return Mismatch(
-                f"matches only Synthetic devices ({', '.join(matched)}): nothing claimable"
+                Rejection.SYNTHETIC_ONLY,
+                f"matches only Synthetic devices ({', '.join(matched)}): nothing claimable",
             )
         counts = [request.count for request in requests]
         capacity = [device.count for device in devices]
@@ -152,7 +166,10 @@ class Matcher:
             # moving that request onto its (then untouched) DRA kind would give one
             # with a claim: failing here means no assignment exists.
             names = ", ".join(repr(request.name) for request in requests)
-            return Mismatch(f"requests {names} cannot all be satisfied by one node at once")
+            return Mismatch(
+                Rejection.REQUESTS_CONFLICT,
+                f"requests {names} cannot all be satisfied by one node at once",
+            )
         demand = [0] * len(devices)
         claims: list[ClaimRequest] = []
         for request, kind in zip(requests, chosen, strict=True):

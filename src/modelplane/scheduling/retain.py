@@ -87,7 +87,7 @@ def _retain_one(
     fleet: FleetFilter,
 ) -> Kept | str:
     if view.excluded is not None:
-        return f"cluster is no longer selected: {view.excluded}"
+        return f"cluster is no longer selected: {view.excluded.message}"
     wanted = sorted(role.name for role in deployment.roles)
     recorded = {role.name: role for role in replica.roles}
     if sorted(recorded) != wanted:
@@ -101,7 +101,7 @@ def _retain_one(
             return f"its pool {pinned} for {role.name} no longer exists"
         match = fleet.matches(pool.hardware)[r]
         if isinstance(match, Mismatch):
-            return f"its pool {pinned} no longer matches {role.name}: {match.reason}"
+            return f"its pool {pinned} no longer matches {role.name}: {match.message}"
         placements.append(
             RolePlacement(role.name, pinned, role.workers, role.topology, match.claims)
         )

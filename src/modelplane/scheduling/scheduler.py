@@ -69,10 +69,15 @@ def _trace(
     for name in sorted(views):
         view = views[name]
         full = capacity.get(name)
-        reason = view.rejection or (full.reason if full else None)
-        pools = view.rejected_pools + (full.pools if full else ())
-        if reason is not None or pools:
-            entries.append(ClusterTrace(name, reason, pools))
+        rejected = view.rejection or (full.cluster if full else None)
+        pools = sorted(
+            view.rejected_pools + (full.pools if full else ()),
+            key=lambda p: (p.pool, p.role or ""),
+        )
+        if rejected is not None:
+            entries.append(ClusterTrace(name, rejected.reason, rejected.message, tuple(pools)))
+        elif pools:
+            entries.append(ClusterTrace(name, None, None, tuple(pools)))
     return tuple(entries)
 
 

@@ -74,12 +74,5 @@ def placements(decision: Decision, observed: dict[str, dict[str, Any]]) -> list[
 
 
 def match_trace(decision: Decision) -> list[dict[str, str]]:
-    entries: list[dict[str, str]] = []
-    for cluster in decision.trace:
-        if cluster.reason:
-            entries.append({"cluster": cluster.cluster, "message": cluster.reason})
-        entries.extend(
-            {"cluster": cluster.cluster, "pool": pool.pool, "message": pool.reason}
-            for pool in cluster.pools
-        )
-    return entries
+    """`status.matchTrace`: cluster, pool and role where they apply, reason and message."""
+    return decision.match_trace()

@@ -1,0 +1,53 @@
+"""Why the scheduler turned a cluster or a pool down: the machine words of the match trace.
+
+Each trace entry carries one of these as `reason` (stable, CamelCase, for
+alerts and tooling) next to a `message` written for people. The words describe
+the cause, not the remedy, and one word covers one cause wherever in the
+decision it is found.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Rejection(StrEnum):
+    """A kind of rejection, as `status.matchTrace[].reason` spells it."""
+
+    # A whole cluster, before its pools are looked at.
+    CLUSTER_SELECTOR_MISMATCH = "ClusterSelectorMismatch"
+    """The cluster's labels do not satisfy the deployment's clusterSelector."""
+    PRIORITY_NOT_ALLOWED = "PriorityNotAllowed"
+    """The deployment's resolved priority is not in the cluster's allowedPriorities."""
+
+    # A whole cluster, from what its pools offer.
+    NO_POOLS = "NoPools"
+    """The cluster publishes no GPU pools."""
+    NO_MATCHING_POOL = "NoMatchingPool"
+    """Some role has no pool whose node satisfies its device requests."""
+
+    # One pool against one role's device requests.
+    NO_DEVICES = "NoDevices"
+    """The pool declares no devices, so no request can be satisfied on it."""
+    SELECTOR_MISMATCH = "SelectorMismatch"
+    """A request's selectors hold on no device kind of the pool (an evaluation error
+    counts as not holding)."""
+    TOO_FEW_DEVICES = "TooFewDevices"
+    """A device kind satisfies a request's selectors but has fewer than its count per node."""
+    SYNTHETIC_ONLY = "SyntheticOnly"
+    """The requests match only Synthetic devices, so the replica would claim nothing."""
+    REQUESTS_CONFLICT = "RequestsConflict"
+    """Each request fits on its own, but one node cannot satisfy them all at once."""
+
+    # Capacity, from the ledger of free devices.
+    INSUFFICIENT_CAPACITY = "InsufficientCapacity"
+    """Not enough free devices: on a pool for a role, or on the cluster for a replica."""
+    ROLES_DO_NOT_FIT_TOGETHER = "RolesDoNotFitTogether"
+    """Every role of a disaggregated replica has room on some pool, but not all at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """One rejection: its machine reason and the sentence that explains it."""
+
+    reason: Rejection
+    message: str

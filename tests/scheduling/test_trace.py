@@ -1,0 +1,256 @@
+"""The match trace: a machine reason and, for disaggregated deployments, a role per rejection."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from modelplane.scheduling import ClusterTrace, PoolTrace, Rejection
+
+from .builders import (
+    HOPPER,
+    Obj,
+    cluster,
+    deployment,
+    gpu,
+    h100,
+    l4,
+    nic,
+    pool,
+    request,
+    role,
+    run,
+)
+
+Entry = tuple[str, str | None, str | None, Rejection]
+"""(cluster, pool, role, reason) of one `status.matchTrace` entry."""
+
+
+@dataclass
+class Case:
+    id: str
+    dep: Obj
+    clusters: list[Obj]
+    entries: list[Entry]
+    message: str = ""
+    """A fragment the message of the last entry must contain."""
+
+
+ADA_1 = request("gpu", 1, "arch == Ada")
+
+CASES = [
+    Case(
+        "clusterSelector",
+        deployment(1, cluster_selector={"matchLabels": {"tier": "prod"}}),
+        [
+            cluster("a", h100(), labels={"tier": "dev"}),
+            cluster("b", h100(), labels={"tier": "prod"}),
+        ],
+        [("a", None, None, Rejection.CLUSTER_SELECTOR_MISMATCH)],
+        "clusterSelector does not match: tier=prod: label tier is 'dev'",
+    ),
+    Case(
+        "priority allow-list",
+        deployment(1, priority="prod"),
+        [cluster("a", h100(), allowed=["batch"]), cluster("b", h100())],
+        [("a", None, None, Rejection.PRIORITY_NOT_ALLOWED)],
+        "priority 'prod' is not in allowedPriorities [batch]",
+    ),
+    Case(
+        "a cluster without pools",
+        deployment(1),
+        [cluster("a"), cluster("b", h100())],
+        [("a", None, None, Rejection.NO_POOLS)],
+        "publishes no GPU pools",
+    ),
+    Case(
+        "a selector that holds on no kind",
+        deployment(1),
+        [cluster("a", l4())],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "l4", None, Rejection.SELECTOR_MISMATCH),
+        ],
+        "request 'gpu' (count 8): gpu: selector 'arch == Hopper' is false",
+    ),
+    Case(
+        "a selector that fails at evaluation",
+        deployment(1, request("gpu", 1, "boom")),
+        [cluster("a", h100())],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "h100", None, Rejection.SELECTOR_MISMATCH),
+        ],
+        "selector 'boom' failed: boom: evaluation failed",
+    ),
+    Case(
+        "a selected kind with too few devices per node",
+        deployment(1, request("gpu", 8, "arch == Ada")),
+        [cluster("a", l4())],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "l4", None, Rejection.TOO_FEW_DEVICES),
+        ],
+        "request 'gpu' (count 8): gpu has only 1 per node",
+    ),
+    Case(
+        "a pool without devices next to one that fits",
+        deployment(1),
+        [cluster("a", pool("bare", 2), h100())],
+        [("a", "bare", None, Rejection.NO_DEVICES)],
+        "request 'gpu': the pool declares no devices",
+    ),
+    Case(
+        "only Synthetic devices match",
+        deployment(1, request("nic", 8, "link == infiniband")),
+        [cluster("a", pool("ib", 1, gpu(8), nic(8)))],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "ib", None, Rejection.SYNTHETIC_ONLY),
+        ],
+        "matches only Synthetic devices (nic): nothing claimable",
+    ),
+    Case(
+        "requests that one node cannot satisfy together",
+        deployment(1, *(request(f"g{i}", 4, "arch == Hopper") for i in range(3))),
+        [cluster("a", h100())],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "h100", None, Rejection.REQUESTS_CONFLICT),
+        ],
+        "requests 'g0', 'g1', 'g2' cannot all be satisfied by one node at once",
+    ),
+    Case(
+        "no free devices left",
+        deployment(2),
+        [cluster("a", h100(nodes=1))],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.INSUFFICIENT_CAPACITY),
+        ],
+        "not enough free devices: needs 1 pod of {gpu 8}; no free devices on its 1 node",
+    ),
+    Case(
+        "roles that fit alone but not together",
+        deployment(1, decode=role(HOPPER), prefill=role(HOPPER)),
+        [cluster("a", h100(nodes=1))],
+        [("a", None, None, Rejection.ROLES_DO_NOT_FIT_TOGETHER)],
+        "its pools fit each role alone but not all roles of one replica together",
+    ),
+    Case(
+        "a full pool names each role it has no room for",
+        deployment(2, decode=role(HOPPER), prefill=role(HOPPER)),
+        [cluster("a", h100(nodes=2))],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", "decode", Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", "prefill", Rejection.INSUFFICIENT_CAPACITY),
+        ],
+        "not enough free devices: needs 1 pod of {gpu 8}; no free devices on its 2 nodes",
+    ),
+    Case(
+        "a role no pool serves names the role, not in its message",
+        deployment(1, decode=role(HOPPER), prefill=role(ADA_1)),
+        [cluster("a", h100())],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "h100", "prefill", Rejection.SELECTOR_MISMATCH),
+        ],
+        "request 'gpu' (count 1): gpu: selector 'arch == Ada' is false",
+    ),
+    Case(
+        "pools are ordered by name, then role, whatever their published order",
+        deployment(1, decode=role(ADA_1), prefill=role(request("gpu", 4, "arch == Ada"))),
+        [cluster("a", h100(name="zeta"), h100(name="alpha"))],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "alpha", "decode", Rejection.SELECTOR_MISMATCH),
+            ("a", "alpha", "prefill", Rejection.SELECTOR_MISMATCH),
+            ("a", "zeta", "decode", Rejection.SELECTOR_MISMATCH),
+            ("a", "zeta", "prefill", Rejection.SELECTOR_MISMATCH),
+        ],
+        "request 'gpu' (count 4): gpu: selector 'arch == Ada' is false",
+    ),
+]
+
+
+def _entries(trace: list[dict[str, str]]) -> list[Entry]:
+    return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_reason_and_role_of_each_rejection(case: Case) -> None:
+    trace = run(case.dep, case.clusters).match_trace()
+    assert _entries(trace) == case.entries
+    assert case.message in trace[-1]["message"]
+    for entry in trace:
+        # The role is a field now; no message repeats it as a prefix.
+        assert not entry["message"].startswith(("decode:", "prefill:", "workers:")), entry
+
+
+def test_every_rejection_has_a_case() -> None:
+    covered = {entry[3] for case in CASES for entry in case.entries}
+    assert covered == set(Rejection)
+
+
+def test_status_entries_carry_only_the_keys_that_apply() -> None:
+    decision = run(deployment(1, decode=role(HOPPER), prefill=role(ADA_1)), [cluster("a", h100())])
+    unified = run(deployment(1), [cluster("b", l4())])
+    shapes = [sorted(e) for e in decision.match_trace() + unified.match_trace()]
+    assert shapes == [
+        ["cluster", "message", "reason"],
+        ["cluster", "message", "pool", "reason", "role"],
+        ["cluster", "message", "reason"],
+        ["cluster", "message", "pool", "reason"],
+    ]
+    # Plain strings, so the status serialises as YAML and protobuf alike.
+    for entry in decision.match_trace():
+        assert all(type(value) is str for value in entry.values()), entry
+
+
+def test_trace_lines_name_the_role() -> None:
+    decision = run(deployment(1, decode=role(HOPPER), prefill=role(ADA_1)), [cluster("a", h100())])
+    assert decision.trace_lines() == [
+        "cluster a: no pool matches role prefill",
+        "cluster a pool h100 (prefill): request 'gpu' (count 1): gpu: selector 'arch == Ada' "
+        "is false",
+    ]
+
+
+def test_a_cluster_trace_as_status() -> None:
+    trace = ClusterTrace(
+        "a",
+        Rejection.NO_MATCHING_POOL,
+        "no pool matches role decode",
+        (PoolTrace("h100", Rejection.TOO_FEW_DEVICES, "gpu has only 4 per node", "decode"),),
+    )
+    assert trace.as_status() == [
+        {"cluster": "a", "reason": "NoMatchingPool", "message": "no pool matches role decode"},
+        {
+            "cluster": "a",
+            "pool": "h100",
+            "role": "decode",
+            "reason": "TooFewDevices",
+            "message": "gpu has only 4 per node",
+        },
+    ]
+    pools_only = ClusterTrace("a", None, None, trace.pools)
+    assert [sorted(e) for e in pools_only.as_status()] == [
+        ["cluster", "message", "pool", "reason", "role"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reason", "message"),
+    [(Rejection.NO_POOLS, None), (None, "publishes no GPU pools")],
+    ids=["reason without message", "message without reason"],
+)
+def test_a_cluster_rejection_needs_reason_and_message(
+    reason: Rejection | None, message: str | None
+) -> None:
+    with pytest.raises(ValueError, match="both a reason and a message"):
+        ClusterTrace("a", reason, message)
+
+
+def test_reasons_are_camel_case_words() -> None:
+    for reason in Rejection:
+        assert reason.value[0].isupper() and reason.value.isalpha(), reason
