@@ -175,5 +175,10 @@ def test_a_broken_scheduling_template_keeps_the_cluster_running(fleet: Fleet) ->
     configured = edited.condition("InferenceCluster", "prod-us-east", "SchedulingConfigured")
     assert (configured["status"], configured["reason"]) == ("False", "InvalidScheduling")
     accepted = edited.condition("ModelReplica", KIMI_US[0], "Accepted")
-    assert accepted["status"] == "False"
+    assert (accepted["status"], accepted["reason"]) == ("False", "InvalidSchedulingTemplate")
     assert objects_of(edited, KIMI_US[0]) == objects_of(fleet, KIMI_US[0])
+    # The deployment says so too, naming the replica, while the replica keeps serving.
+    refused = edited.condition("ModelDeployment", KIMI, "ReplicasAccepted")
+    assert (refused["status"], refused["reason"]) == ("False", "ReplicasNotAccepted")
+    assert refused["message"].startswith(f"{KIMI_US[0]}: InvalidSchedulingTemplate: ")
+    assert edited.one("ModelDeployment", KIMI)["status"]["replicas"] == {"total": 2, "ready": 2}

@@ -169,6 +169,9 @@ def response(
 
 
 FLEET = [cluster("a", 4), cluster("b", 2)]
+ALL_ACCEPTED = condition(
+    "ReplicasAccepted", True, "AllReplicasAccepted", "no replica was refused by its cluster"
+)
 SCHEDULED_3 = condition(
     "ReplicasScheduled", True, "AllReplicasScheduled", "3 of 3 replicas scheduled across 2 clusters"
 )
@@ -199,6 +202,7 @@ CASES = [
             conditions=[
                 SCHEDULED_3,
                 condition("ReplicasReady", False, "ReplicasNotReady", "0 of 3 replicas serving"),
+                ALL_ACCEPTED,
             ],
             results=[
                 event("NORMAL", "ReplicaPlaced", f"Placed replica {A0} on cluster a (pool h100)"),
@@ -236,6 +240,7 @@ CASES = [
             conditions=[
                 SCHEDULED_3,
                 condition("ReplicasReady", True, "AllReplicasReady", "3 of 3 replicas serving"),
+                ALL_ACCEPTED,
             ],
         ),
         id="steady state: retained, serving, no events",
@@ -249,6 +254,7 @@ CASES = [
                     "ReplicasScheduled", True, "AllReplicasScheduled", "no replicas requested"
                 ),
                 condition("ReplicasReady", True, "AllReplicasReady", "0 of 0 replicas serving"),
+                ALL_ACCEPTED,
             ],
         ),
         id="replicas 0 is valid",
@@ -328,3 +334,32 @@ def test_other_deployments_use_capacity() -> None:
 def test_same_response_over_grpc(req: Any, want: dict[str, Any]) -> None:
     """Served over a real gRPC channel on loopback, the function answers exactly as in-process."""
     assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+
+
+def test_a_replica_refused_by_its_cluster_shows_on_the_deployment() -> None:
+    refused = observed_in_namespace(replica(B0, "b", 0, serving=True))
+    refused["status"]["conditions"].append(
+        {
+            "type": "Accepted",
+            "status": "False",
+            "reason": "InvalidSchedulingTemplate",
+            "message": "spec.scheduling.queue: renders to an invalid label value",
+        }
+    )
+    running = {
+        A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
+        A1: observed_in_namespace(replica(A1, "a", 1, serving=True)),
+        B0: refused,
+    }
+    req = request(
+        deployment(3), required={"inferenceclusters": FLEET, "modelreplicas": []}, observed=running
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    assert got["conditions"][2] == condition(
+        "ReplicasAccepted",
+        False,
+        "ReplicasNotAccepted",
+        f"{B0}: InvalidSchedulingTemplate: spec.scheduling.queue: renders to an invalid label value",
+    )
+    # Still serving what it ran before: the replica stays, and counts as ready.
+    assert got["desired"]["composite"]["resource"]["status"]["replicas"] == {"total": 3, "ready": 3}

@@ -282,7 +282,8 @@ def test_renders_and_validates(
         assert manifest_validator.validate(obj) == [], key
         assert value["ready"] == "READY_FALSE"
     accepted, serving = got["conditions"]
-    assert (accepted["type"], accepted["status"]) == ("Accepted", "STATUS_CONDITION_TRUE")
+    # Composed, not yet applied: the cluster has not answered.
+    assert (accepted["type"], accepted["status"]) == ("Accepted", "STATUS_CONDITION_UNKNOWN")
     assert (serving["type"], serving["status"]) == ("Serving", "STATUS_CONDITION_FALSE")
     if provider == "Coscheduling":
         assert any(key.startswith("gang-") for key in resources)
@@ -303,7 +304,10 @@ def test_serving_once_the_workload_is_available() -> None:
         observed[key] = {
             **obj,
             "status": {
-                "conditions": [{"type": "Ready", "status": "True"}],
+                "conditions": [
+                    {"type": "Ready", "status": "True"},
+                    {"type": "Synced", "status": "True"},
+                ],
                 "atProvider": {"manifest": atprovider},
             },
         }
@@ -314,7 +318,8 @@ def test_serving_once_the_workload_is_available() -> None:
         )
     )
     assert {value["ready"] for value in got["desired"]["resources"].values()} == {"READY_TRUE"}
-    serving = got["conditions"][1]
+    accepted, serving = got["conditions"]
+    assert (accepted["status"], accepted["reason"]) == ("STATUS_CONDITION_TRUE", "WorkloadApplied")
     assert (serving["type"], serving["status"], serving["reason"]) == (
         "Serving",
         "STATUS_CONDITION_TRUE",
@@ -339,3 +344,39 @@ def test_same_input_same_bytes() -> None:
 def test_same_response_over_grpc(req: Any, want: dict[str, Any]) -> None:
     """Served over a real gRPC channel on loopback, the function answers exactly as in-process."""
     assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+
+
+def test_an_apply_the_cluster_refuses_is_named() -> None:
+    first = as_dict(
+        run(FunctionRunner(), request(replica(), required={"inferencecluster": [cluster()]}))
+    )
+    observed = {
+        key: {
+            **value["resource"],
+            "status": {
+                "conditions": [
+                    {"type": "Synced", "status": "True"}
+                    if key != "workload-workers"
+                    else {
+                        "type": "Synced",
+                        "status": "False",
+                        "reason": "ReconcileError",
+                        "message": "admission webhook denied the request",
+                    }
+                ]
+            },
+        }
+        for key, value in first["desired"]["resources"].items()
+    }
+    got = as_dict(
+        run(
+            FunctionRunner(),
+            request(replica(), observed=observed, required={"inferencecluster": [cluster()]}),
+        )
+    )
+    accepted = got["conditions"][0]
+    assert (accepted["status"], accepted["reason"], accepted["message"]) == (
+        "STATUS_CONDITION_FALSE",
+        "WorkloadRejected",
+        "workload-workers: admission webhook denied the request",
+    )

@@ -24,6 +24,7 @@ SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
 REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
 REPLICAS_READY: Final = "ReplicasReady"
 ACCEPTED: Final = "Accepted"
+REPLICAS_ACCEPTED: Final = "ReplicasAccepted"
 SERVING: Final = "Serving"
 
 
@@ -54,6 +55,8 @@ class Reason:
     REPLICA_PLACED: Final = "ReplicaPlaced"
     REPLICA_REMOVED: Final = "ReplicaRemoved"
     ALL_READY: Final = "AllReplicasReady"
+    ALL_ACCEPTED: Final = "AllReplicasAccepted"
+    REPLICAS_NOT_ACCEPTED: Final = "ReplicasNotAccepted"
     REPLICAS_NOT_READY: Final = "ReplicasNotReady"
 
     # ModelReplica (the workload renderer).
@@ -61,6 +64,8 @@ class Reason:
     CLUSTER_NOT_CONNECTED: Final = "ClusterNotConnected"
     POOL_NOT_FOUND: Final = "PoolNotFound"
     WORKLOAD_COMPOSED: Final = "WorkloadComposed"
+    WORKLOAD_APPLIED: Final = "WorkloadApplied"
+    WORKLOAD_REJECTED: Final = "WorkloadRejected"
     WORKLOAD_AVAILABLE: Final = "WorkloadAvailable"
     WORKLOAD_NOT_AVAILABLE: Final = "WorkloadNotAvailable"
     INVALID_SCHEDULING_TEMPLATE: Final = "InvalidSchedulingTemplate"

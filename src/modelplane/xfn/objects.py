@@ -61,9 +61,21 @@ def cluster_provider_config(name: str, secret_ref: dict[str, str]) -> dict[str, 
     }
 
 
+def condition(observed: dict[str, Any] | None, type_: str) -> dict[str, Any] | None:
+    """A managed resource's condition of the given type, if it reports one."""
+    for entry in (observed or {}).get("status", {}).get("conditions", []):
+        if entry.get("type") == type_:
+            return entry
+    return None
+
+
 def is_ready(observed: dict[str, Any] | None) -> bool:
     """Whether a managed resource reports Ready=True."""
-    if not observed:
-        return False
-    conditions = observed.get("status", {}).get("conditions", [])
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+    found = condition(observed, "Ready")
+    return found is not None and found.get("status") == "True"
+
+
+def is_synced(observed: dict[str, Any] | None) -> bool:
+    """Whether a managed resource reports Synced=True: its last apply succeeded."""
+    found = condition(observed, "Synced")
+    return found is not None and found.get("status") == "True"

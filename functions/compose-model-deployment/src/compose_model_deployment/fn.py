@@ -13,11 +13,18 @@ from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelReplica
 
-from compose_model_deployment.replicas import match_trace, placements, replica_object, serving
+from compose_model_deployment.replicas import (
+    match_trace,
+    placements,
+    refusal,
+    replica_object,
+    serving,
+)
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
     MODEL_REPLICA,
+    REPLICAS_ACCEPTED,
     REPLICAS_READY,
     REPLICAS_SCHEDULED,
     Reason,
@@ -132,11 +139,27 @@ def emit(
         rsp, report.Condition(condition.type, condition.status, condition.reason, condition.message)
     )
     report.set_condition(rsp, ready_condition(ready, decision.placed, wanted))
+    refusals = {r.name: refusal(observed.get(r.name)) for r in decision.replicas}
+    report.set_condition(rsp, accepted_condition(refusals))
     for event in decision.events:
         if event.type is EventType.WARNING:
             report.warning(rsp, event.reason, event.message)
         else:
             report.normal(rsp, event.reason, event.message)
+
+
+def accepted_condition(refusals: dict[str, str | None]) -> report.Condition:
+    """Whether every replica's cluster accepted it. A replica refused at render time
+    (a broken platform template, a disallowed priority) keeps running what it ran,
+    so without this the deployment would look healthy while it can no longer change."""
+    refused = [f"{name}: {why}" for name, why in sorted(refusals.items()) if why]
+    if refused:
+        return report.Condition(
+            REPLICAS_ACCEPTED, False, Reason.REPLICAS_NOT_ACCEPTED, "; ".join(refused)
+        )
+    return report.Condition(
+        REPLICAS_ACCEPTED, True, Reason.ALL_ACCEPTED, "no replica was refused by its cluster"
+    )
 
 
 def ready_condition(ready: int, placed: int, wanted: int) -> report.Condition:

@@ -7,6 +7,7 @@ so the function body stays a short story: fetch, decide, emit, report.
 from typing import Any
 
 from modelplane.core.vocabulary import (
+    ACCEPTED,
     API_VERSION,
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
@@ -50,6 +51,15 @@ def replica_object(deployment: dict[str, Any], replica: DesiredReplica) -> dict[
         },
         "spec": spec,
     }
+
+
+def refusal(observed: dict[str, Any] | None) -> str | None:
+    """Why an observed ModelReplica's cluster did not accept it, or None."""
+    conditions = (observed or {}).get("status", {}).get("conditions", [])
+    for condition in conditions:
+        if condition.get("type") == ACCEPTED and condition.get("status") == "False":
+            return f"{condition.get('reason', '')}: {condition.get('message', '')}"
+    return None
 
 
 def serving(observed: dict[str, Any] | None) -> bool:

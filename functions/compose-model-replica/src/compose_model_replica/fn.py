@@ -30,6 +30,7 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 from modelplane.workloads import (
+    RemoteObject,
     RenderError,
     parse_cluster,
     parse_replica,
@@ -149,15 +150,7 @@ class FunctionRunner(ComposeFunction):
         rsp.desired.composite.resource.update(
             {"status": {"namespace": namespace, "workloads": workloads_status}}
         )
-        report.set_condition(
-            rsp,
-            report.Condition(
-                ACCEPTED,
-                True,
-                Reason.WORKLOAD_COMPOSED,
-                f"{len(remote)} objects composed for InferenceCluster {cluster_name}",
-            ),
-        )
+        report.set_condition(rsp, accepted_condition(remote_keys(remote), observed, cluster_name))
         serving, why = replica_status(remote, seen)
         reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
         report.set_condition(rsp, report.Condition(SERVING, serving, reason, why))
@@ -173,6 +166,44 @@ class FunctionRunner(ComposeFunction):
         if not found.resolved:
             raise RefusalError(None, Reason.WAITING_FOR_RESOURCES, "waiting for PriorityClasses")
         return found.items
+
+
+def remote_keys(remote: list[RemoteObject]) -> list[str]:
+    return [o.key for o in remote]
+
+
+def accepted_condition(
+    keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
+) -> report.Condition:
+    """Whether the cluster took every object: each Object's own Synced condition.
+
+    provider-kubernetes sets Synced=False with the API server's answer when an
+    apply is refused (a webhook, a quota, a missing CRD), so that message is the
+    most useful thing to show.
+    """
+    refused = [
+        f"{key}: {synced.get('message', synced.get('reason', 'not synced'))}"
+        for key in keys
+        if (synced := objects.condition(observed.get(key), "Synced")) is not None
+        and synced.get("status") == "False"
+    ]
+    if refused:
+        return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
+    applied = [key for key in keys if objects.is_synced(observed.get(key))]
+    if len(applied) == len(keys):
+        return report.Condition(
+            ACCEPTED,
+            True,
+            Reason.WORKLOAD_APPLIED,
+            f"{len(keys)} objects applied to InferenceCluster {cluster}",
+        )
+    waiting = len(keys) - len(applied)
+    return report.Condition(
+        ACCEPTED,
+        None,
+        Reason.WORKLOAD_COMPOSED,
+        f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",
+    )
 
 
 def describe(finding: Finding) -> str:
