@@ -12,20 +12,15 @@ from pathlib import Path
 import pytest
 
 from modelplane.schema import ManifestValidator
+from modelplane.schema.manifests import reference_crd_directory
 
 ROOT = Path(__file__).resolve().parent
-
-
-def crd_directory() -> Path | None:
-    configured = os.environ.get("MODELPLANE_CRDS")
-    candidate = Path(configured) if configured else ROOT.parent / "shared" / "crds"
-    return candidate if candidate.is_dir() else None
 
 
 @pytest.fixture(scope="session")
 def manifest_validator() -> ManifestValidator:
     """Validates CRD kinds (upstream CRDs and Modelplane's XRDs) and built-in kinds."""
-    crds = crd_directory()
+    crds = reference_crd_directory()
     if crds is None:
         message = (
             "the upstream CRDs are not beside this checkout (../shared/crds or MODELPLANE_CRDS)"

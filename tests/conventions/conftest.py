@@ -1,40 +1,18 @@
-"""Workload builders, a pod-site reader and a schema validator for the convention tests.
+"""Workload builders and shape fixtures for the convention tests.
 
-Gang objects and conventioned workloads are validated against the upstream CRDs
-in shared/crds: with `modelplane.schema.SchemaRegistry` when that package offers
-it, otherwise with jsonschema over the CRD's openAPIV3Schema, made to reject
-unknown fields wherever the API server would prune them. Deployments are
-validated with kubernetes_validate.
+Conventioned workloads and gang objects are validated with the root conftest's
+`manifest_validator`; pod templates are read with `modelplane.schema.manifests.pod_sites`.
 """
 
 import copy
-import importlib
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
-import jsonschema
-import kubernetes_validate
 import pytest
-import yaml
 
 Obj = dict[str, Any]
 
 NAMESPACE = "ml-team"
-
-CRD_FILES = {
-    ("scheduling.x-k8s.io/v1alpha1", "PodGroup"): "scheduling.x-k8s.io_podgroups.yaml",
-    ("scheduling.volcano.sh/v1beta1", "PodGroup"): "scheduling.volcano.sh_podgroups.yaml",
-    ("scheduling.run.ai/v2alpha2", "PodGroup"): "scheduling.run.ai_podgroups.yaml",
-    (
-        "leaderworkerset.x-k8s.io/v1",
-        "LeaderWorkerSet",
-    ): "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
-    (
-        "serving.kserve.io/v1alpha2",
-        "LLMInferenceService",
-    ): "serving.kserve.io_llminferenceservices.yaml",
-}
 
 
 def pod_template(
@@ -190,102 +168,8 @@ SHAPES: dict[str, Callable[[], tuple[list[Obj], list[int]]]] = {
 }
 
 
-def pod_sites(obj: Obj) -> Iterator[tuple[str, Obj, list[Obj]]]:
-    """(where, metadata holding labels/annotations, pod specs) for each pod template."""
-    spec = obj["spec"]
-    if obj["kind"] == "Deployment":
-        yield "spec.template", spec["template"]["metadata"], [spec["template"]["spec"]]
-    elif obj["kind"] == "LeaderWorkerSet":
-        lwt = spec["leaderWorkerTemplate"]
-        for key in ("leaderTemplate", "workerTemplate"):
-            if key in lwt:
-                yield key, lwt[key]["metadata"], [lwt[key]["spec"]]
-    else:
-        for where, block in (("spec", spec), ("spec.prefill", spec.get("prefill"))):
-            if block is not None:
-                yield where, block, [block[k] for k in ("template", "worker") if k in block]
-
-
-def _crd_dir() -> Path | None:
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[3] / "shared" / "crds", here.parents[2] / "crds"):
-        if (candidate / "scheduling.x-k8s.io_podgroups.yaml").exists():
-            return candidate
-    return None
-
-
-def _closed(schema: Any) -> Any:
-    """Reject unknown fields where the API server would prune them."""
-    if isinstance(schema, list):
-        return [_closed(item) for item in cast(list[Any], schema)]
-    if not isinstance(schema, dict):
-        return schema
-    out = {key: _closed(value) for key, value in cast(dict[str, Any], schema).items()}
-    if (
-        "properties" in out
-        and "additionalProperties" not in out
-        and not out.get("x-kubernetes-preserve-unknown-fields")
-    ):
-        out["additionalProperties"] = False
-    return out
-
-
-class SchemaCheck:
-    def __init__(self, crd_dir: Path) -> None:
-        self.crd_dir = crd_dir
-        self._compiled: dict[tuple[str, str], Any] = {}
-        self.registry = self._registry()
-
-    def _registry(self) -> Any:
-        try:
-            module = importlib.import_module("modelplane.schema")
-        except ImportError:
-            return None
-        registry = getattr(module, "SchemaRegistry", None)
-        if registry is None:
-            return None
-        return registry.from_files([self.crd_dir / name for name in sorted(CRD_FILES.values())])
-
-    def _jsonschema(self, key: tuple[str, str]) -> Any:
-        if key not in self._compiled:
-            crd = yaml.safe_load((self.crd_dir / CRD_FILES[key]).read_text())
-            version = key[0].split("/")[1]
-            (served,) = [v for v in crd["spec"]["versions"] if v["name"] == version]
-            self._compiled[key] = jsonschema.Draft7Validator(
-                _closed(served["schema"]["openAPIV3Schema"])
-            )
-        return self._compiled[key]
-
-    def problems(self, obj: Obj) -> list[str]:
-        key = (obj["apiVersion"], obj["kind"])
-        if key not in CRD_FILES:
-            try:
-                kubernetes_validate.validate(obj, "1.34", strict=True)
-            except kubernetes_validate.ValidationError as error:
-                return [f"{list(error.path)}: {error.message}"]
-            return []
-        if self.registry is not None:
-            return [str(e) for e in self.registry.get(*key).validate(obj)]
-        return [
-            f"{'.'.join(map(str, e.path))}: {e.message}"
-            for e in self._jsonschema(key).iter_errors(obj)
-        ]
-
-    def __call__(self, obj: Obj) -> None:
-        problems = self.problems(obj)
-        assert not problems, f"{obj['kind']} {obj['metadata'].get('name')}: {problems}"
-
-
-@pytest.fixture(scope="session")
-def schema_check() -> SchemaCheck:
-    crd_dir = _crd_dir()
-    if crd_dir is None:
-        pytest.skip("the upstream CRDs (shared/crds) are not beside this checkout")
-    return SchemaCheck(crd_dir)
-
-
 class Builders:
-    """The builders as one fixture, since test modules cannot import conftest."""
+    """The builders as one fixture: build.lws(...), build.shapes[...], ..."""
 
     namespace = NAMESPACE
     pod_template = staticmethod(pod_template)
@@ -293,7 +177,6 @@ class Builders:
     lws = staticmethod(lws)
     kserve_block = staticmethod(kserve_block)
     llmisvc = staticmethod(llmisvc)
-    pod_sites = staticmethod(pod_sites)
     shapes = SHAPES
     pipeline2 = PIPELINE2
     data4_local2 = DATA4_LOCAL2

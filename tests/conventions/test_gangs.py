@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.schema import ManifestValidator
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 
@@ -19,10 +20,10 @@ def _worker_meta(obj: dict[str, Any]) -> dict[str, Any]:
     return obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]
 
 
-def test_coscheduling_lws_gang(build: Any, schema_check: Any) -> None:
+def test_coscheduling_lws_gang(build: Any, manifest_validator: ManifestValidator) -> None:
     result = _apply({"provider": "Coscheduling"}, [build.lws(size=4, replicas=1)])
     (group,) = result.extra
-    schema_check(group)
+    assert manifest_validator.validate(group) == []
     assert group["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
     assert group["spec"] == {"minMember": 4}
     (obj,) = result.workloads
@@ -77,7 +78,9 @@ def test_no_gang_object(spec: dict[str, Any], manifest: str, build: Any) -> None
     assert result.findings == []
 
 
-def test_volcano_without_lws_provider_composes_its_podgroup(build: Any, schema_check: Any) -> None:
+def test_volcano_without_lws_provider_composes_its_podgroup(
+    build: Any, manifest_validator: ManifestValidator
+) -> None:
     spec = {
         "provider": "Volcano",
         "queue": "{{ .Namespace }}",
@@ -85,7 +88,7 @@ def test_volcano_without_lws_provider_composes_its_podgroup(build: Any, schema_c
     }
     result = _apply(spec, [build.lws(size=3)])
     (group,) = result.extra
-    schema_check(group)
+    assert manifest_validator.validate(group) == []
     assert group["apiVersion"] == "scheduling.volcano.sh/v1beta1"
     assert group["spec"] == {"minMember": 3, "queue": "ml-team", "priorityClassName": "batch"}
     annotations = _worker_meta(result.workloads[0])["annotations"]
@@ -120,7 +123,7 @@ def test_kai_modelplane_grouping(
     priority: str,
     context_priority: str | None,
     build: Any,
-    schema_check: Any,
+    manifest_validator: ManifestValidator,
 ) -> None:
     config, findings = parse_scheduling(
         {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}, **spec}
@@ -129,7 +132,7 @@ def test_kai_modelplane_grouping(
     context = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", context_priority)
     result = apply_conventions([build.lws(size=2)], config, context)
     (group,) = result.extra
-    schema_check(group)
+    assert manifest_validator.validate(group) == []
     assert group["apiVersion"] == "scheduling.run.ai/v2alpha2"
     assert group["spec"] == {"minMember": 2, "queue": queue, "priorityClassName": priority}
     for key in ("leaderTemplate", "workerTemplate"):

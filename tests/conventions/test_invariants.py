@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.schema.manifests import pod_sites
 
 SHAPES = [
     "deployment-unified",
@@ -81,8 +82,8 @@ def test_every_pod_goes_to_the_platform_scheduler(
     config, _ = parse_scheduling(block)
     result = apply_conventions(manifests, config, context)
     for obj in result.workloads:
-        for _, _, specs in build.pod_sites(obj):
-            for pod_spec in specs:
+        for site in pod_sites(obj):
+            for _, pod_spec in site.specs:
                 assert pod_spec.get("schedulerName") == config.scheduler_name
     names = [o["metadata"]["name"] for o in result.extra]
     assert len(names) == len(set(names))

@@ -5,6 +5,8 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.schema import ManifestValidator
+from modelplane.schema.manifests import pod_sites
 
 PROVIDERS = ["Default", "KAI", "Kueue", "Volcano", "Coscheduling"]
 SHAPES = [
@@ -82,7 +84,7 @@ def test_shape_table_is_complete(build: Any) -> None:
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_conventions_land_where_the_scheduler_reads_them(
-    provider: str, shape: str, build: Any, schema_check: Any
+    provider: str, shape: str, build: Any, manifest_validator: ManifestValidator
 ) -> None:
     manifests, gangs = build.shapes[shape]()
     config, parse_findings = parse_scheduling(_spec(provider))
@@ -92,7 +94,7 @@ def test_conventions_land_where_the_scheduler_reads_them(
     assert result.ok, result.findings
     assert len(result.workloads) == len(manifests)
     for obj in result.workloads:
-        schema_check(obj)
+        assert manifest_validator.validate(obj, pods=True) == []
         want_labels, want_annotations = _expected_object_keys(provider, obj["kind"])
         meta = obj["metadata"]
         assert {k: meta["labels"][k] for k in want_labels} == want_labels
@@ -101,23 +103,24 @@ def test_conventions_land_where_the_scheduler_reads_them(
         assert meta.get("annotations", {}) == want_annotations
 
         pod_labels, pod_annotations = _expected_pod_keys(provider)
-        for where, pod_meta, specs in build.pod_sites(obj):
-            labels = pod_meta["labels"]
-            annotations = pod_meta.get("annotations", {})
+        for site in pod_sites(obj):
+            where = site.path
+            labels = site.metadata["labels"]
+            annotations = site.metadata.get("annotations", {})
             assert {k: labels[k] for k in pod_labels} == pod_labels, where
             gang_label = labels.pop("scheduling.x-k8s.io/pod-group", None)
             assert (gang_label is not None) == (provider == "Coscheduling" and _is_gang(obj, where))
             assert set(labels) - set(pod_labels) <= {"app"}, where
             assert annotations == pod_annotations, where
             assert not any(k.startswith("kueue.x-k8s.io/") for k in labels), where
-            for pod_spec in specs:
+            for _, pod_spec in site.specs:
                 assert pod_spec.get("schedulerName") == SCHEDULERS[provider], where
                 assert pod_spec["priorityClassName"] == PRIORITY, where
 
     expected_gangs = sorted(gangs) if provider == "Coscheduling" else []
     assert sorted(o["spec"]["minMember"] for o in result.extra) == expected_gangs
     for gang in result.extra:
-        schema_check(gang)
+        assert manifest_validator.validate(gang) == []
         assert gang["metadata"]["namespace"] == build.namespace
         assert len(gang["metadata"]["name"]) <= 63
 
@@ -146,18 +149,22 @@ def test_disaggregated_roles_get_identical_conventions(provider: str, build: Any
 
     def scheduling_view(obj: dict[str, Any]) -> list[Any]:
         view: list[Any] = []
-        for _, meta, specs in build.pod_sites(obj):
+        for site in pod_sites(obj):
             labels = {
-                k: v for k, v in meta["labels"].items() if k != "scheduling.x-k8s.io/pod-group"
+                k: v
+                for k, v in site.metadata["labels"].items()
+                if k != "scheduling.x-k8s.io/pod-group"
             }
-            view.append((labels, meta.get("annotations")))
-            view.extend((s.get("schedulerName"), s.get("priorityClassName")) for s in specs)
+            view.append((labels, site.metadata.get("annotations")))
+            view.extend((s.get("schedulerName"), s.get("priorityClassName")) for _, s in site.specs)
         return view
 
     assert scheduling_view(decode) == scheduling_view(prefill)
 
 
-def test_disaggregated_kserve_gangs_are_per_role(build: Any, schema_check: Any) -> None:
+def test_disaggregated_kserve_gangs_are_per_role(
+    build: Any, manifest_validator: ManifestValidator
+) -> None:
     manifests, _ = build.shapes["llmisvc-disaggregated"]()
     config, _ = parse_scheduling(_spec("Coscheduling"))
     result = apply_conventions(manifests, config, CONTEXT)
@@ -170,4 +177,4 @@ def test_disaggregated_kserve_gangs_are_per_role(build: Any, schema_check: Any) 
     assert groups[decode_group]["metadata"]["labels"]["modelplane.ai/role"] == "decode"
     assert groups[prefill_group]["metadata"]["labels"]["modelplane.ai/role"] == "prefill"
     for gang in groups.values():
-        schema_check(gang)
+        assert manifest_validator.validate(gang) == []

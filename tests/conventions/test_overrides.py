@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.schema.manifests import pod_sites
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 
@@ -55,9 +56,9 @@ def test_template_value_under_a_platform_key_is_overridden(
         template = build.pod_template(**extra)
         manifest = getattr(build, kind)(template=template)
     result = _run(spec, [manifest])
-    sites = list(build.pod_sites(result.workloads[0]))
-    for _, meta, _ in sites:
-        assert meta[section][key] == want
+    sites = pod_sites(result.workloads[0])
+    for site in sites:
+        assert site.metadata[section][key] == want
     overridden = [f for f in result.findings if f.reason == "PlatformKeyOverridden"]
     assert len(overridden) == len(sites)
     for finding in overridden:
@@ -100,8 +101,8 @@ def test_scheduler_keys_the_platform_does_not_set_are_removed(
 ) -> None:
     template = build.pod_template(**{section: {key: "team-choice"}})
     result = _run(spec, [build.lws(size=1, template=template)])
-    for _, meta, _ in build.pod_sites(result.workloads[0]):
-        assert key not in meta.get(section, {})
+    for site in pod_sites(result.workloads[0]):
+        assert key not in site.metadata.get(section, {})
     reasons = {(f.reason, f.severity) for f in result.findings if key in f.field}
     assert reasons == {("PlatformKeyOverridden", "Warning")}
 

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.schema.manifests import pod_sites
 
 
 def _context(priority: str | None) -> TemplateContext:
@@ -12,7 +13,7 @@ def _context(priority: str | None) -> TemplateContext:
 
 
 def _pod_specs(result: Any, build: Any) -> list[dict[str, Any]]:
-    return [s for obj in result.workloads for _, _, specs in build.pod_sites(obj) for s in specs]
+    return [s for obj in result.workloads for site in pod_sites(obj) for _, s in site.specs]
 
 
 @pytest.mark.parametrize(

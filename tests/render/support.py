@@ -124,23 +124,40 @@ def ready(req: fnv1.RunFunctionRequest, name: str) -> bool:
     return resource.get_condition(req.observed.resources.get(name), "Ready").status == "True"
 
 
-class ParentRunner(grpcv1.FunctionRunnerServiceServicer):
+class FakeFunction(grpcv1.FunctionRunnerServiceServicer):
+    """A test composition function: `compose` adds to the response the SDK starts from.
+
+    A fake that builds on another (`ParentRunner`, say) calls `super().compose` first.
+    """
+
     async def RunFunction(
         self, request: fnv1.RunFunctionRequest, context: Any
     ) -> fnv1.RunFunctionResponse:
-        req = request
-        rsp = response.to(req)
-        xr = resource.struct_to_dict(req.observed.composite.resource)
+        rsp = response.to(request)
+        self.compose(request, rsp)
+        return rsp
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        """What the function desires; the base passes the desired state on unchanged."""
+
+
+def observed_composite(request: fnv1.RunFunctionRequest) -> Obj:
+    return resource.struct_to_dict(request.observed.composite.resource)
+
+
+class ParentRunner(FakeFunction):
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        xr = observed_composite(request)
         namespace = xr["metadata"]["namespace"]
         response.require_resources(
             rsp, "settings", "v1", "ConfigMap", match_name="settings", namespace=namespace
         )
-        settings = sdk_request.get_required_resource(req, "settings")
+        settings = sdk_request.get_required_resource(request, "settings")
         image = str(xr["spec"].get("image", "engine:v1"))
         replicas = 1
         if settings is not None:
             replicas = int(settings.get("data", {}).get("replicas", "1"))
-        elif "settings" in req.required_resources:
+        elif "settings" in request.required_resources:
             response.warning(rsp, "ConfigMap settings not found; using one replica per child")
         ready_children = 0
         for i in range(int(xr["spec"]["children"])):
@@ -154,7 +171,7 @@ class ParentRunner(grpcv1.FunctionRunnerServiceServicer):
                     "spec": {"index": i, "image": image, "replicas": replicas},
                 },
             )
-            if ready(req, key):
+            if ready(request, key):
                 rsp.desired.resources[key].ready = fnv1.READY_TRUE
                 ready_children += 1
         resource.update(rsp.desired.composite, {"status": {"readyChildren": ready_children}})
@@ -166,16 +183,11 @@ class ParentRunner(grpcv1.FunctionRunnerServiceServicer):
                 reason="AllReady" if ready_children == int(xr["spec"]["children"]) else "Waiting",
             ),
         )
-        return rsp
 
 
-class ChildRunner(grpcv1.FunctionRunnerServiceServicer):
-    async def RunFunction(
-        self, request: fnv1.RunFunctionRequest, context: Any
-    ) -> fnv1.RunFunctionResponse:
-        req = request
-        rsp = response.to(req)
-        xr = resource.struct_to_dict(req.observed.composite.resource)
+class ChildRunner(FakeFunction):
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        xr = observed_composite(request)
         name = xr["metadata"]["name"]
         resource.update(
             rsp.desired.resources["workload"],
@@ -200,7 +212,7 @@ class ChildRunner(grpcv1.FunctionRunnerServiceServicer):
                 },
             },
         )
-        observed = req.observed.resources.get("workload")
+        observed = request.observed.resources.get("workload")
         available = False
         if observed is not None:
             manifest = (
@@ -213,21 +225,16 @@ class ChildRunner(grpcv1.FunctionRunnerServiceServicer):
             available = any(
                 c.get("type") == "Available" and c.get("status") == "True" for c in conditions
             )
-        if ready(req, "workload") and available:
+        if ready(request, "workload") and available:
             rsp.desired.resources["workload"].ready = fnv1.READY_TRUE
         resource.update(
             rsp.desired.composite, {"status": {"phase": "Serving" if available else "Pending"}}
         )
-        return rsp
 
 
-class PlatformRunner(grpcv1.FunctionRunnerServiceServicer):
-    async def RunFunction(
-        self, request: fnv1.RunFunctionRequest, context: Any
-    ) -> fnv1.RunFunctionResponse:
-        req = request
-        rsp = response.to(req)
-        xr = resource.struct_to_dict(req.observed.composite.resource)
+class PlatformRunner(FakeFunction):
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        xr = observed_composite(request)
         resource.update(
             rsp.desired.resources["provider-config"],
             {
@@ -238,7 +245,6 @@ class PlatformRunner(grpcv1.FunctionRunnerServiceServicer):
             },
         )
         rsp.desired.resources["provider-config"].ready = fnv1.READY_TRUE
-        return rsp
 
 
 def default_runners() -> dict[str, Runner]:
@@ -259,35 +265,12 @@ def render_text(
     max_rounds: int = 20,
 ) -> RenderResult:
     """Render `text` against the API in `apis_dir` on a fresh event loop."""
-    return asyncio.run(
-        run(
-            apis_dir,
-            text,
-            runners,
-            in_process=in_process,
-            admission=admission,
-            max_rounds=max_rounds,
-        )
-    )
-
-
-async def run(
-    apis_dir: Path,
-    text: str,
-    runners: Mapping[str, Runner] | None = None,
-    *,
-    in_process: bool = True,
-    admission: Admission | None = None,
-    max_rounds: int = 20,
-) -> RenderResult:
     registry = FunctionRegistry(default_runners() if runners is None else runners)
     functions = InProcessFunctions(registry) if in_process else GrpcFunctions(registry)
-    return await render_async(
-        docs(text),
-        Apis.load(apis_dir),
-        functions,
-        admission or NoAdmission(),
-        max_rounds,
+    return asyncio.run(
+        render_async(
+            docs(text), Apis.load(apis_dir), functions, admission or NoAdmission(), max_rounds
+        )
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
@@ -19,13 +18,7 @@ from .support import (
     find,
     one,
     render_text,
-    write_apis,
 )
-
-
-@pytest.fixture
-def apis_dir(tmp_path: Path) -> Path:
-    return write_apis(tmp_path)
 
 
 @pytest.fixture
@@ -70,16 +63,13 @@ def test_input_and_composed_composites_are_defaulted(
     apis_dir: Path, admission: SchemaAdmission
 ) -> None:
     class NoReplicas(ParentRunner):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = await super().RunFunction(request, context)
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
             for name in rsp.desired.resources:
                 child = resource.struct_to_dict(rsp.desired.resources[name].resource)
                 del child["spec"]["replicas"]
                 rsp.desired.resources[name].resource.Clear()
                 resource.update(rsp.desired.resources[name], child)
-            return rsp
 
     runners = {**default_runners(), "fn-parent": NoReplicas()}
     result = render_text(apis_dir, PARENT, runners, admission=admission)

@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
-import pytest
 from crossplane.function import resource, response
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 
 from .support import (
     PARENT,
     ChildRunner,
+    FakeFunction,
     ParentRunner,
     condition,
     default_runners,
     find,
+    observed_composite,
     one,
     render_text,
-    write_apis,
 )
 
 SETTINGS = """
@@ -37,11 +35,6 @@ kind: XPlatform
 metadata: {name: east, namespace: ignored}
 spec: {region: us-east}
 """
-
-
-@pytest.fixture
-def apis_dir(tmp_path: Path) -> Path:
-    return write_apis(tmp_path)
 
 
 def test_chain_converges_with_everything_ready(apis_dir: Path) -> None:
@@ -112,12 +105,9 @@ def test_requirement_that_finds_nothing_comes_back_present_and_empty(apis_dir: P
 
 def test_readiness_waits_for_every_composed_resource(apis_dir: Path) -> None:
     class NeverReadyChild(ChildRunner):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = await super().RunFunction(request, context)
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
             rsp.desired.resources["workload"].ready = fnv1.READY_UNSPECIFIED
-            return rsp
 
     runners = {**default_runners(), "fn-child": NeverReadyChild()}
     text = PARENT.replace("children: 2", "children: 4")
@@ -140,12 +130,9 @@ def test_readiness_waits_for_every_composed_resource(apis_dir: Path) -> None:
 
 def test_explicit_composite_readiness_supersedes_derived(apis_dir: Path) -> None:
     class HeldBack(ParentRunner):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = await super().RunFunction(request, context)
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
             rsp.desired.composite.ready = fnv1.READY_FALSE
-            return rsp
 
     result = render_text(apis_dir, PARENT, {**default_runners(), "fn-parent": HeldBack()})
 
@@ -157,15 +144,11 @@ def test_explicit_composite_readiness_supersedes_derived(apis_dir: Path) -> None
 
 
 def test_a_composite_that_never_settles_does_not_converge(apis_dir: Path) -> None:
-    class Counter(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
-            xr = resource.struct_to_dict(request.observed.composite.resource)
+    class Counter(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            xr = observed_composite(request)
             seen = int(xr.get("status", {}).get("generation", 0))
             resource.update(rsp.desired.composite, {"status": {"generation": seen + 1}})
-            return rsp
 
     result = render_text(apis_dir, PARENT, {"fn-parent": Counter()}, max_rounds=5)
 
@@ -179,15 +162,12 @@ def test_namespaced_composite_overrides_a_foreign_namespace_with_a_warning(
     apis_dir: Path,
 ) -> None:
     class Elsewhere(ChildRunner):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = await super().RunFunction(request, context)
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
             resource.update(
                 rsp.desired.resources["workload"],
                 {"metadata": {"namespace": "kube-system"}},
             )
-            return rsp
 
     result = render_text(apis_dir, PARENT, {**default_runners(), "fn-child": Elsewhere()})
 
@@ -198,11 +178,8 @@ def test_namespaced_composite_overrides_a_foreign_namespace_with_a_warning(
 
 
 def test_namespaced_composite_cannot_compose_cluster_scoped_kinds(apis_dir: Path) -> None:
-    class Clustered(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Clustered(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             resource.update(
                 rsp.desired.resources["priority"],
                 {
@@ -212,7 +189,6 @@ def test_namespaced_composite_cannot_compose_cluster_scoped_kinds(apis_dir: Path
                     "value": 1000,
                 },
             )
-            return rsp
 
     result = render_text(apis_dir, PARENT, {"fn-parent": Clustered()})
 
@@ -227,11 +203,8 @@ def test_namespaced_composite_cannot_compose_cluster_scoped_kinds(apis_dir: Path
 
 
 def test_an_object_controlled_by_another_composite_is_not_taken_over(apis_dir: Path) -> None:
-    class Greedy(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Greedy(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             resource.update(
                 rsp.desired.resources["shared"],
                 {
@@ -242,7 +215,6 @@ def test_an_object_controlled_by_another_composite_is_not_taken_over(apis_dir: P
                 },
             )
             rsp.desired.resources["shared"].ready = fnv1.READY_TRUE
-            return rsp
 
     text = PARENT + "---" + PARENT.replace("name: web,", "name: api,")
     result = render_text(apis_dir, text, {"fn-parent": Greedy()})
@@ -271,13 +243,10 @@ def test_generated_names_are_stable_and_kept(apis_dir: Path) -> None:
 
 def test_identical_events_fold_into_one_with_a_count(apis_dir: Path) -> None:
     class Chatty(ParentRunner):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = await super().RunFunction(request, context)
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
             response.normal(rsp, "hello")
             response.normal(rsp, "hello")
-            return rsp
 
     result = render_text(apis_dir, PARENT, {**default_runners(), "fn-parent": Chatty()})
 

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
-import pytest
 from crossplane.function import response
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.render import output, parse_stream, yamlio
 
-from .support import PARENT, condition, default_runners, find, one, render_text, write_apis
-
-
-@pytest.fixture
-def apis_dir(tmp_path: Path) -> Path:
-    return write_apis(tmp_path)
+from .support import (
+    PARENT,
+    FakeFunction,
+    condition,
+    default_runners,
+    find,
+    one,
+    render_text,
+)
 
 
 def test_round_trip_of_yaml_output_is_a_fixed_point(apis_dir: Path) -> None:
@@ -73,14 +73,10 @@ def test_removing_a_composite_from_the_documents_collects_its_tree(apis_dir: Pat
 def test_fatal_result_applies_and_deletes_nothing(apis_dir: Path) -> None:
     running = output.to_yaml(render_text(apis_dir, PARENT))
 
-    class Refusing(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Refusing(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             response.warning(rsp, "looking closely")
             response.fatal(rsp, "children must not shrink")
-            return rsp
 
     edited = running.replace("children: 2", "children: 1")
     result = render_text(apis_dir, edited, {**default_runners(), "fn-parent": Refusing()})

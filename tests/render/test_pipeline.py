@@ -11,12 +11,20 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 from crossplane.function import request as sdk_request
 from crossplane.function import resource, response
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.render import FunctionRegistry, runners
 from modelplane.render.runners import ENTRY_POINT_GROUP, FunctionNotFoundError
 
-from .support import PARENT, ChildRunner, condition, find, one, render_text, write_apis
+from .support import (
+    PARENT,
+    ChildRunner,
+    FakeFunction,
+    condition,
+    find,
+    one,
+    render_text,
+    write_apis,
+)
 
 
 def _config_map(rsp: fnv1.RunFunctionResponse, key: str, data: dict[str, str]) -> None:
@@ -27,29 +35,21 @@ def _config_map(rsp: fnv1.RunFunctionResponse, key: str, data: dict[str, str]) -
     rsp.desired.resources[key].ready = fnv1.READY_TRUE
 
 
-class First(grpcv1.FunctionRunnerServiceServicer):
-    async def RunFunction(
-        self, request: fnv1.RunFunctionRequest, context: Any
-    ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(request)
+class First(FakeFunction):
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         _config_map(rsp, "first", {"from": "step-0"})
         rsp.context.update({"greeting": "hello from step-0"})
-        return rsp
 
 
-class Second(grpcv1.FunctionRunnerServiceServicer):
+class Second(FakeFunction):
     def __init__(self) -> None:
         self.saw_desired: list[str] = []
 
-    async def RunFunction(
-        self, request: fnv1.RunFunctionRequest, context: Any
-    ) -> fnv1.RunFunctionResponse:
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         self.saw_desired = sorted(request.desired.resources)
-        rsp = response.to(request)
         context_values = resource.struct_to_dict(request.context)
         greeting = context_values.get("greeting", "none")
         _config_map(rsp, "second", {"context": str(greeting)})
-        return rsp
 
 
 def test_steps_run_in_order_passing_desired_state_and_context(tmp_path: Path) -> None:
@@ -65,13 +65,9 @@ def test_steps_run_in_order_passing_desired_state_and_context(tmp_path: Path) ->
 
 
 def test_a_resource_a_later_step_drops_is_not_composed(tmp_path: Path) -> None:
-    class Dropper(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Dropper(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             del rsp.desired.resources["first"]
-            return rsp
 
     apis = write_apis(tmp_path, {"XParent": ["fn-first", "fn-drop"]})
     result = render_text(apis, PARENT, {"fn-first": First(), "fn-drop": Dropper()})
@@ -79,17 +75,14 @@ def test_a_resource_a_later_step_drops_is_not_composed(tmp_path: Path) -> None:
     assert find(result, "ConfigMap") == []
 
 
-class Selector(grpcv1.FunctionRunnerServiceServicer):
+class Selector(FakeFunction):
     """Asks for ConfigMaps three ways and writes what it got into a ConfigMap."""
 
     def __init__(self) -> None:
         self.calls = 0
 
-    async def RunFunction(
-        self, request: fnv1.RunFunctionRequest, context: Any
-    ) -> fnv1.RunFunctionResponse:
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         self.calls += 1
-        rsp = response.to(request)
         response.require_resources(rsp, "labelled", "v1", "ConfigMap", match_labels={"tier": "a"})
         response.require_resources(rsp, "all", "v1", "ConfigMap")
         response.require_resources(
@@ -107,7 +100,6 @@ class Selector(grpcv1.FunctionRunnerServiceServicer):
         }
         found["missing-present"] = str("missing" in request.required_resources)
         _config_map(rsp, "answer", found)
-        return rsp
 
 
 WORLD = """
@@ -154,19 +146,15 @@ def test_requirements_loop_stops_once_requirements_repeat(tmp_path: Path) -> Non
 
 
 def test_requirements_that_never_settle_fail_after_six_calls(tmp_path: Path) -> None:
-    class Restless(grpcv1.FunctionRunnerServiceServicer):
+    class Restless(FakeFunction):
         def __init__(self) -> None:
             self.calls = 0
 
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             self.calls += 1
-            rsp = response.to(request)
             response.require_resources(
                 rsp, "next", "v1", "ConfigMap", match_name=f"cm-{self.calls}"
             )
-            return rsp
 
     restless = Restless()
     result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": restless}, max_rounds=1)
@@ -180,16 +168,12 @@ def test_requirements_that_never_settle_fail_after_six_calls(tmp_path: Path) -> 
 
 
 def test_context_is_carried_between_requirement_iterations(tmp_path: Path) -> None:
-    class Counting(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Counting(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             seen = int(resource.struct_to_dict(request.context).get("calls", 0))
             rsp.context.update({"calls": seen + 1})
             response.require_resources(rsp, "x", "v1", "ConfigMap", match_name="x")
             _config_map(rsp, "calls", {"seen": str(seen)})
-            return rsp
 
     result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": Counting()})
 
@@ -216,21 +200,17 @@ def test_credentials_and_bootstrap_requirements_come_from_the_world(tmp_path: Pa
 """
     )
 
-    class Reader(grpcv1.FunctionRunnerServiceServicer):
+    class Reader(FakeFunction):
         def __init__(self) -> None:
             self.first_call_had_zed = False
             self.calls = 0
 
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             self.calls += 1
             if self.calls == 1:
                 self.first_call_had_zed = bool(sdk_request.get_required_resources(request, "zed"))
-            rsp = response.to(request)
             token = sdk_request.get_credentials(request, "token").data
             _config_map(rsp, "seen", {str(k): str(v) for k, v in sorted(token.items())})
-            return rsp
 
     secret = f"""
 ---
@@ -251,10 +231,8 @@ stringData: {{user: admin}}
     assert any("Secret team-a/api-token not found" in e for e in missing.errors)
 
 
-class Exploding(grpcv1.FunctionRunnerServiceServicer):
-    async def RunFunction(
-        self, request: fnv1.RunFunctionRequest, context: Any
-    ) -> fnv1.RunFunctionResponse:
+class Exploding(FakeFunction):
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         raise ValueError("boom")
 
 
@@ -304,13 +282,9 @@ def test_a_function_that_is_not_installed_is_reported(tmp_path: Path, in_process
 def test_malformed_desired_resources_are_refused_not_crashed_on(
     tmp_path: Path, desired: dict[str, Any], error: str
 ) -> None:
-    class Sloppy(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Sloppy(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             resource.update(rsp.desired.resources["thing"], desired)
-            return rsp
 
     result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": Sloppy()})
 
@@ -328,14 +302,10 @@ def test_step_input_reaches_the_function(tmp_path: Path) -> None:
         composition.read_text() + "\n    input: {apiVersion: example.org/v1, kind: Input, n: 3}\n"
     )
 
-    class Echo(grpcv1.FunctionRunnerServiceServicer):
-        async def RunFunction(
-            self, request: fnv1.RunFunctionRequest, context: Any
-        ) -> fnv1.RunFunctionResponse:
-            rsp = response.to(request)
+    class Echo(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             given = resource.struct_to_dict(request.input)
             _config_map(rsp, "echo", {k: str(v) for k, v in sorted(given.items())})
-            return rsp
 
     result = render_text(apis, PARENT, {"fn-parent": Echo()})
 

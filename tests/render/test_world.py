@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelplane.render.protos import from_struct, restore_ints, to_struct
+from modelplane.render.protos import to_struct
 from modelplane.render.reconcile import first_n
 from modelplane.render.world import ObjectKey, World, fake_uid
+from modelplane.xfn.structs import restore_ints, to_dict
 
 
 def cm(name: str, namespace: str = "ns", **labels: str) -> dict[str, Any]:
@@ -148,8 +149,8 @@ _JSON = st.recursive(
 
 @given(st.dictionaries(st.text(max_size=6), _JSON, max_size=5))
 def test_struct_round_trip_restores_ints(value: dict[str, Any]) -> None:
-    assert from_struct(to_struct(value)) == value
-    assert from_struct(to_struct(value)) == restore_ints(value)
+    assert to_dict(to_struct(value)) == value
+    assert to_dict(to_struct(value)) == restore_ints(value)
 
 
 @given(_SAFE_INT)

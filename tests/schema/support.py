@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from modelplane.schema import Schema
 
 Obj = dict[str, Any]
-CRDS = Path(__file__).resolve().parents[3] / "shared" / "crds"
 API_VERSION = "example.org/v1"
 KIND = "Widget"
 

@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from modelplane.schema import Schema, SchemaRegistry
+from modelplane.schema import ManifestValidator, Schema, SchemaRegistry
 from modelplane.schema.cel_rules import compile_rule
 from modelplane.schema.cost import rule_sources
+from modelplane.schema.manifests import reference_crd_directory
 
-from .support import CRDS, Obj
+from .support import Obj
 
-CRD_FILES = sorted(CRDS.glob("*.yaml")) if CRDS.is_dir() else []
+CRDS = reference_crd_directory()
+CRD_FILES = sorted(CRDS.glob("*.yaml")) if CRDS is not None else []
 NS = "ml-team"
 SKIPPED = (
     "Invalid value: null: some validation rules were not checked because the object was "
@@ -191,8 +193,8 @@ NEGATIVE: list[tuple[str, Callable[[], Obj], Callable[[Obj], None], list[str]]] 
 VALID = [lws, provider_object, kai_pod_group, local_queue, coscheduling_pod_group]
 
 
-def _schema(registry: SchemaRegistry, obj: Obj) -> Schema:
-    schema = registry.get(obj["apiVersion"], obj["kind"])
+def _schema(validator: ManifestValidator, obj: Obj) -> Schema:
+    schema = validator.registry.get(obj["apiVersion"], obj["kind"])
     assert schema is not None, f"{obj['apiVersion']} {obj['kind']} is not loaded"
     return schema
 
@@ -211,10 +213,10 @@ def test_every_crd_loads_and_its_rules_parse(path: Path) -> None:
 
 @pytest.mark.parametrize("build", VALID, ids=[b.__name__ for b in VALID])
 def test_realistic_objects_are_admitted(
-    crd_registry: SchemaRegistry, build: Callable[[], Obj]
+    manifest_validator: ManifestValidator, build: Callable[[], Obj]
 ) -> None:
     obj = build()
-    defaulted, errors = _schema(crd_registry, obj).admit(obj)
+    defaulted, errors = _schema(manifest_validator, obj).admit(obj)
     assert [str(e) for e in errors] == []
     assert defaulted["metadata"] == obj["metadata"]
 
@@ -223,7 +225,7 @@ def test_realistic_objects_are_admitted(
     ("build", "mutate", "expected"), [c[1:] for c in NEGATIVE], ids=[c[0] for c in NEGATIVE]
 )
 def test_realistic_mistakes_are_rejected(
-    crd_registry: SchemaRegistry,
+    manifest_validator: ManifestValidator,
     build: Callable[[], Obj],
     mutate: Callable[[Obj], None],
     expected: list[str],
@@ -231,7 +233,7 @@ def test_realistic_mistakes_are_rejected(
     obj = build()
     mutate(obj)
     obj = _drop_nones(obj)
-    assert [str(e) for e in _schema(crd_registry, obj).admit(obj)[1]] == expected
+    assert [str(e) for e in _schema(manifest_validator, obj).admit(obj)[1]] == expected
 
 
 def _drop_nones(value: Any) -> Any:
@@ -242,23 +244,23 @@ def _drop_nones(value: Any) -> Any:
     return value
 
 
-def test_defaults_come_from_the_crd(crd_registry: SchemaRegistry) -> None:
-    defaulted, _ = _schema(crd_registry, lws()).admit(lws())
+def test_defaults_come_from_the_crd(manifest_validator: ManifestValidator) -> None:
+    defaulted, _ = _schema(manifest_validator, lws()).admit(lws())
     template = defaulted["spec"]["leaderWorkerTemplate"]
     assert template["restartPolicy"] == "RecreateGroupOnPodRestart"
     container = template["workerTemplate"]["spec"]["containers"][0]
     assert container["ports"][0]["protocol"] == "TCP"
-    queue, _ = _schema(crd_registry, local_queue()).admit(local_queue())
+    queue, _ = _schema(manifest_validator, local_queue()).admit(local_queue())
     assert queue["spec"]["stopPolicy"] == "None"
-    obj, _ = _schema(crd_registry, provider_object()).admit(provider_object())
+    obj, _ = _schema(manifest_validator, provider_object()).admit(provider_object())
     assert obj["spec"]["managementPolicies"] == ["*"]
     assert obj["spec"]["forProvider"]["deletionPropagationPolicy"] == "Background"
 
 
-def test_unknown_fields_in_realistic_objects(crd_registry: SchemaRegistry) -> None:
+def test_unknown_fields_in_realistic_objects(manifest_validator: ManifestValidator) -> None:
     obj = copy.deepcopy(lws())
     obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["gpu"] = 8
     path = "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].gpu"
-    assert [str(e) for e in _schema(crd_registry, obj).validate(obj)] == [
+    assert [str(e) for e in _schema(manifest_validator, obj).validate(obj)] == [
         f'{path}: unknown field "{path}"'
     ]

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
-from modelplane.schema import DefinitionError, Schema, SchemaRegistry
+from modelplane.schema import DefinitionError, ManifestValidator, Schema, SchemaRegistry
 
-from .support import CRDS, Obj
+from .support import Obj
 
 USER_SCHEMA: Obj = {
     "type": "object",
@@ -288,13 +288,10 @@ def test_from_files_skips_other_documents(tmp_path: Path) -> None:
     assert SchemaRegistry.from_files([path]).kinds() == [("example.org/v1alpha1", "XWidget")]
 
 
-def test_xrds_validate_against_crossplanes_own_crd() -> None:
-    if not CRDS.is_dir():
-        pytest.skip("shared/crds is not beside this checkout")
-    registry = SchemaRegistry.from_files(
-        [CRDS / "apiextensions.crossplane.io_compositeresourcedefinitions.yaml"]
+def test_xrds_validate_against_crossplanes_own_crd(manifest_validator: ManifestValidator) -> None:
+    schema = manifest_validator.registry.get(
+        "apiextensions.crossplane.io/v2", "CompositeResourceDefinition"
     )
-    schema = registry.get("apiextensions.crossplane.io/v2", "CompositeResourceDefinition")
     assert schema is not None and not schema.namespaced
     assert [str(e) for e in schema.admit(xrd())[1]] == []
     claimed = xrd(claimNames={"kind": "Widget", "plural": "widgets"})

@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from modelplane.conventions.workload import kserve_lws_size
 from modelplane.core.vocabulary import LABEL_ROLE, LABEL_SERVING
 from modelplane.workloads import (
     KSERVE_ENGINE_CONTAINER,
@@ -73,15 +74,13 @@ def test_data_parallel_on_one_node_stays_single_node(build: Any) -> None:
 
 
 def test_kserve_lws_size_matches_nodes_per_worker(build: Any) -> None:
-    """KServe sizes its LWS from parallelism; it must agree with the fleet's charge."""
+    """The LWS size KServe (and the conventions) derive from parallelism is what the fleet charged."""
     for topology in ({"pipeline": 4}, {"data": 6, "dataLocal": 2}, {"data": 8, "dataLocal": 8}):
         replica = parse_replica(build.replica(workers=build.role(topology=topology)))
         spec = render_replica(replica, parse_cluster(build.cluster(backend="KServe")))[-1].manifest[
             "spec"
         ]
-        p = spec["parallelism"]
-        size = p["data"] // p["dataLocal"] if "data" in p else p.get("pipeline", 1)
-        assert size == replica.roles[0].topology.nodes_per_worker
+        assert kserve_lws_size(spec["parallelism"]) == replica.roles[0].topology.nodes_per_worker
 
 
 def test_disaggregated_is_one_service_with_prefill(build: Any) -> None:

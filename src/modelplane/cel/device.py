@@ -13,9 +13,9 @@ representation (and so the same isInteger and asApproximateFloat) upstream sees.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from modelplane.cel.quantity import Quantity, QuantityError
 from modelplane.cel.semver import Semver
@@ -24,6 +24,7 @@ from modelplane.cel.values import INT64_MAX, INT64_MIN, DomainMap
 AttributeValue = str | int | bool | Semver
 
 _ATTRIBUTE_KINDS: Final = ("string", "int", "bool", "version")
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +124,19 @@ def _mapping(spec: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value  # pyright: ignore[reportUnknownVariableType]
 
 
+def _qualified(
+    spec: Mapping[str, Any], key: str, driver: str, parse: Callable[[str, Any], _V]
+) -> dict[tuple[str, str], _V]:
+    """`spec[key]` by (domain, name), each entry parsed; two names for one entry are refused."""
+    parsed: dict[tuple[str, str], _V] = {}
+    for name, raw in _mapping(spec, key).items():
+        qualified = split_name(str(name), driver)
+        if qualified in parsed:
+            raise ValueError(f'{key}["{name}"]: names {qualified[0]}/{qualified[1]} twice')
+        parsed[qualified] = parse(str(name), raw)
+    return parsed
+
+
 def device_from_spec(spec: Mapping[str, Any]) -> Device:
     """A Device from an InferenceClass device (or a ResourceSlice-like mapping)."""
     driver = spec.get("driver", "")
@@ -131,18 +145,8 @@ def device_from_spec(spec: Mapping[str, Any]) -> Device:
     allow = spec.get("allowMultipleAllocations", False)
     if not isinstance(allow, bool):
         raise ValueError(f"allowMultipleAllocations: must be a boolean, got {allow!r}")
-    attributes: dict[tuple[str, str], AttributeValue] = {}
-    for name, raw in _mapping(spec, "attributes").items():
-        qualified = split_name(str(name), driver)
-        if qualified in attributes:
-            raise ValueError(f'attributes["{name}"]: names {qualified[0]}/{qualified[1]} twice')
-        attributes[qualified] = _attribute(str(name), raw)
-    capacity: dict[tuple[str, str], Quantity] = {}
-    for name, raw in _mapping(spec, "capacity").items():
-        qualified = split_name(str(name), driver)
-        if qualified in capacity:
-            raise ValueError(f'capacity["{name}"]: names {qualified[0]}/{qualified[1]} twice')
-        capacity[qualified] = _capacity(str(name), raw)
+    attributes = _qualified(spec, "attributes", driver, _attribute)
+    capacity = _qualified(spec, "capacity", driver, _capacity)
     return Device(
         driver=driver,
         attributes=tuple((d, n, v) for (d, n), v in sorted(attributes.items(), key=_by_name)),

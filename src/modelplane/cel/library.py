@@ -9,6 +9,7 @@ and each implementation dispatches on the runtime types of its arguments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from modelplane.cel import budget
@@ -44,14 +45,19 @@ def parse_quantity(text: Any) -> Quantity:
         raise EvalError(str(error)) from None
 
 
-def is_quantity(text: Any) -> bool:
+def _parses(parse: Callable[..., object], *args: Any) -> bool:
+    """Whether `parse` accepts its arguments; a wrong argument type is still no overload."""
     try:
-        parse_quantity(text)
+        parse(*args)
     except EvalError as error:
         if str(error) == _NO_OVERLOAD:
             raise
         return False
     return True
+
+
+def is_quantity(text: Any) -> bool:
+    return _parses(parse_quantity, text)
 
 
 def quantity_sign(value: Any) -> int:
@@ -125,13 +131,7 @@ def parse_semver(text: Any, normalize: Any = False) -> Semver:
 
 
 def is_semver(text: Any, normalize: Any = False) -> bool:
-    try:
-        parse_semver(text, normalize)
-    except EvalError as error:
-        if str(error) == _NO_OVERLOAD:
-            raise
-        return False
-    return True
+    return _parses(parse_semver, text, normalize)
 
 
 def _int64(value: int) -> int:

@@ -16,9 +16,10 @@ from google.protobuf import struct_pb2
 
 from modelplane.render import requirements
 from modelplane.render.apis import Apis, Composition, PipelineStep
-from modelplane.render.protos import from_struct, request_tag, requirements_fingerprint, to_struct
+from modelplane.render.protos import request_tag, requirements_fingerprint, to_struct
 from modelplane.render.runners import FunctionCallError, FunctionClient, FunctionNotFoundError
 from modelplane.render.world import Obj, View, World
+from modelplane.xfn.structs import to_dict
 
 # Crossplane's MaxRequirementsIterations: one call plus this many re-calls.
 MAX_REQUIREMENTS_ITERATIONS = 5
@@ -202,7 +203,7 @@ def quote(text: str) -> str:
 
 def _read_desired(desired: fnv1.State, outcome: PipelineOutcome) -> None:
     if desired.HasField("composite"):
-        composite = from_struct(desired.composite.resource)
+        composite = to_dict(desired.composite.resource)
         status = composite.get("status")
         outcome.composite_status = status if isinstance(status, dict) else None
         if desired.composite.ready != fnv1.READY_UNSPECIFIED:
@@ -210,5 +211,5 @@ def _read_desired(desired: fnv1.State, outcome: PipelineOutcome) -> None:
     for name in sorted(desired.resources):
         resource = desired.resources[name]
         outcome.resources[name] = DesiredResource(
-            obj=from_struct(resource.resource), ready=resource.ready == fnv1.READY_TRUE
+            obj=to_dict(resource.resource), ready=resource.ready == fnv1.READY_TRUE
         )

@@ -108,11 +108,8 @@ class FunctionClient(Protocol):
         ...
 
 
-class InProcessFunctions:
-    """Awaits each runner's RunFunction directly, with no server in between."""
-
-    def __init__(self, registry: FunctionRegistry) -> None:
-        self._registry = registry
+class _Session:
+    """A FunctionClient's `async with`: whatever it set up is released by `close`."""
 
     async def __aenter__(self) -> Self:
         return self
@@ -123,7 +120,17 @@ class InProcessFunctions:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        return None
+        await self.close()
+
+    async def close(self) -> None:
+        """Release servers and channels; a client that opens none has nothing to do."""
+
+
+class InProcessFunctions(_Session):
+    """Awaits each runner's RunFunction directly, with no server in between."""
+
+    def __init__(self, registry: FunctionRegistry) -> None:
+        self._registry = registry
 
     async def run(self, name: str, request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         runner = self._registry.runner(name)
@@ -141,7 +148,7 @@ class InProcessFunctions:
         return fnv1.RunFunctionResponse.FromString(response.SerializeToString())
 
 
-class GrpcFunctions:
+class GrpcFunctions(_Session):
     """Serves each function on loopback the first time it is needed and calls it over gRPC."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
@@ -150,15 +157,7 @@ class GrpcFunctions:
         self._channels: list[grpc.aio.Channel] = []
         self._stubs: dict[str, grpcv1.FunctionRunnerServiceStub] = {}
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def close(self) -> None:
         for channel in self._channels:
             await channel.close()
         for server in self._servers:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from modelplane.conventions.workload import kserve_lws_size
 from modelplane.render.engine import RenderResult
 from modelplane.render.world import ObjectKey, View, World, group_of
 
@@ -177,19 +178,14 @@ def _pods(manifest: Mapping[str, Any]) -> int:
 
 
 def _kserve_pods(workload: Mapping[str, Any]) -> int:
-    """Pods of one KServe workload: a multi-node worker spans data/dataLocal or pipeline nodes."""
+    """Pods of one KServe workload: a multi-node worker is a LeaderWorkerSet group."""
     if not workload:
         return 0
     replicas = workload.get("replicas", 1)
     replicas = replicas if isinstance(replicas, int) else 1
     if "worker" not in workload:
         return replicas
-    degrees = workload.get("parallelism") or {}
-    if "data" in degrees:
-        nodes = int(degrees.get("data", 1)) // max(int(degrees.get("dataLocal", 1)), 1)
-    else:
-        nodes = int(degrees.get("pipeline", 1))
-    return replicas * max(nodes, 1)
+    return replicas * kserve_lws_size(workload.get("parallelism"))
 
 
 def _warnings(events: Sequence[View]) -> str:

@@ -259,23 +259,24 @@ class World:
                     return self._objects[candidate]
         return None
 
-    def _index(self, key: ObjectKey, obj: View) -> None:
-        self._by_type.setdefault((key.api_version, key.kind), set()).add(key)
+    def _index_entries(self, key: ObjectKey, obj: View) -> list[set[ObjectKey]]:
+        """Every index set `key` belongs in, given `obj`; one list serves add and remove."""
+        entries = [self._by_type.setdefault((key.api_version, key.kind), set())]
         for ref in owner_references(obj):
             owner = (str(ref.get("kind", "")), str(ref.get("name", "")))
-            self._dependents.setdefault(owner, set()).add(key)
+            entries.append(self._dependents.setdefault(owner, set()))
         root = _uncontrolled_root(obj)
         if root is not None:
-            self._uncontrolled.setdefault(root, set()).add(key)
+            entries.append(self._uncontrolled.setdefault(root, set()))
+        return entries
+
+    def _index(self, key: ObjectKey, obj: View) -> None:
+        for entry in self._index_entries(key, obj):
+            entry.add(key)
 
     def _unindex(self, key: ObjectKey, obj: View) -> None:
-        self._by_type.get((key.api_version, key.kind), set()).discard(key)
-        for ref in owner_references(obj):
-            owner = (str(ref.get("kind", "")), str(ref.get("name", "")))
-            self._dependents.get(owner, set()).discard(key)
-        root = _uncontrolled_root(obj)
-        if root is not None:
-            self._uncontrolled.get(root, set()).discard(key)
+        for entry in self._index_entries(key, obj):
+            entry.discard(key)
 
 
 def _uncontrolled_root(obj: View) -> str | None:

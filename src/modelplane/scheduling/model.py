@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from modelplane.core.topology import Topology
+
 UNIFIED_ROLE = "workers"
 DECODE_ROLE = "decode"
 PREFILL_ROLE = "prefill"
@@ -133,34 +135,13 @@ class DeviceRequest:
 
 
 @dataclass(frozen=True)
-class Topology:
-    tensor: int = 1
-    pipeline: int = 1
-    data: int = 1
-    data_local: int = 1
-
-    @property
-    def nodes_per_worker(self) -> int:
-        # The parser guarantees dataLocal divides data, so this is exact.
-        return self.pipeline * self.data // self.data_local
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "tensor": self.tensor,
-            "pipeline": self.pipeline,
-            "data": self.data,
-            "dataLocal": self.data_local,
-        }
-
-
-@dataclass(frozen=True)
 class Role:
     """What one role of a replica needs: `workers` — `workers`, or `decode`/`prefill`."""
 
     name: str
     requests: tuple[DeviceRequest, ...]
     workers: int = 1
-    topology: Topology = Topology()
+    topology: Topology = field(default_factory=Topology)
 
     @property
     def pods(self) -> int:
@@ -225,7 +206,7 @@ class RecordedRole:
     pool: str
     requests: tuple[ClaimRequest, ...]
     workers: int = 1
-    topology: Topology = Topology()
+    topology: Topology = field(default_factory=Topology)
 
     @property
     def pods(self) -> int:

@@ -6,14 +6,116 @@ Object both as itself and through the manifest it carries, so one call covers
 an Object and the Deployment, LeaderWorkerSet or PodGroup inside it.
 """
 
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from modelplane.schema.builtin import validate_builtin
-from modelplane.schema.errors import FieldError
+from modelplane.schema.errors import FieldError, go_quote, subject
 from modelplane.schema.registry import SchemaRegistry
 
+
+def reference_crd_directory() -> Path | None:
+    """Where the upstream CRDs rendered objects are checked against live.
+
+    MODELPLANE_CRDS when set; otherwise the `shared/crds` directory beside a source
+    checkout of this repository. None when neither exists.
+    """
+    configured = os.environ.get("MODELPLANE_CRDS")
+    checkout = Path(__file__).resolve().parents[3]
+    candidate = Path(configured) if configured else checkout.parent / "shared" / "crds"
+    return candidate if candidate.is_dir() else None
+
+
 _OBJECT_GROUPS = ("kubernetes.m.crossplane.io/", "kubernetes.crossplane.io/")
+_WORKLOAD_GROUPS = {
+    "Deployment": "apps",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+    "LLMInferenceService": "serving.kserve.io",
+}
+
+
+@dataclass(frozen=True)
+class PodSite:
+    """One place a workload keeps pod metadata, and the pod specs created with it.
+
+    `path` is where `metadata` (the labels and annotations the pods get) lives.
+    For a Deployment or LeaderWorkerSet template that is the template's
+    `metadata`; for an LLMInferenceService it is the spec block (main or
+    `prefill`) whose labels and annotations KServe copies onto the pods of its
+    `template` and `worker`. `specs` pairs each pod spec with its path.
+    """
+
+    path: str
+    metadata: dict[str, Any]
+    specs: tuple[tuple[str, dict[str, Any]], ...]
+
+
+def _mapping(value: object) -> dict[str, Any] | None:
+    return cast(dict[str, Any], value) if isinstance(value, dict) else None
+
+
+def _template_site(parent: dict[str, Any], key: str, path: str) -> list[PodSite]:
+    template = _mapping(parent.get(key))
+    if template is None:
+        return []
+    spec = _mapping(template.get("spec")) or {}
+    return [
+        PodSite(
+            path=f"{path}.{key}.metadata",
+            metadata=_mapping(template.get("metadata")) or {},
+            specs=((f"{path}.{key}.spec", spec),),
+        )
+    ]
+
+
+def pod_sites(manifest: Mapping[str, Any]) -> list[PodSite]:
+    """Every pod template a Deployment, LeaderWorkerSet or LLMInferenceService embeds.
+
+    Other kinds, and templates a manifest leaves out, yield nothing. The result
+    shares its dicts with `manifest`, so a caller may inspect or edit them in place.
+    """
+    kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
+    group = _WORKLOAD_GROUPS.get(kind) if isinstance(kind, str) else None
+    spec = _mapping(manifest.get("spec"))
+    if group is None or not isinstance(api_version, str) or spec is None:
+        return []
+    if api_version.partition("/")[0] != group:
+        return []
+    if kind == "Deployment":
+        return _template_site(spec, "template", "spec")
+    if kind == "LeaderWorkerSet":
+        lwt = _mapping(spec.get("leaderWorkerTemplate")) or {}
+        path = "spec.leaderWorkerTemplate"
+        return _template_site(lwt, "leaderTemplate", path) + _template_site(
+            lwt, "workerTemplate", path
+        )
+    sites: list[PodSite] = []
+    for path, block in (("spec", spec), ("spec.prefill", _mapping(spec.get("prefill")))):
+        if block is None:
+            continue
+        specs = tuple(
+            (f"{path}.{key}", pod_spec)
+            for key in ("template", "worker")
+            if (pod_spec := _mapping(block.get(key))) is not None
+        )
+        if specs:
+            sites.append(PodSite(path=path, metadata=block, specs=specs))
+    return sites
+
+
+def _moved(error: FieldError, old: str, new: str) -> FieldError:
+    """`error` reported under `new` instead of its path prefix `old`, message included.
+
+    Built-in schema messages name the field as `unknown field "<path>"` or
+    `<path> in body`; only those mentions are rewritten.
+    """
+    path = new + error.path[len(old) :]
+    message = error.message.replace(go_quote(error.path), go_quote(path))
+    message = message.replace(subject(error.path), subject(path))
+    return FieldError(path, message)
 
 
 class ManifestValidator:
@@ -29,17 +131,26 @@ class ManifestValidator:
         files = sorted(path for d in directories for path in d.rglob("*.yaml"))
         return cls(SchemaRegistry.from_files(files), kubernetes_version)
 
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+    def validate(self, obj: dict[str, Any], *, pods: bool = False) -> list[FieldError]:
         """Problems with `obj` and, for a provider-kubernetes Object, with its manifest.
+
+        With `pods`, every pod spec a custom resource embeds (see `pod_sites`) is
+        also validated as a v1 Pod of the cluster's version, with the labels and
+        annotations its pods get: a CRD carries its own copy of PodSpec, which can
+        be older or looser than the cluster's. A built-in kind's schema already
+        includes its pod template.
 
         Raises LookupError for a kind with no CRD here and no built-in schema.
         """
         schema = self.registry.get(obj.get("apiVersion", ""), obj.get("kind", ""))
-        problems = (
-            schema.validate(obj)
-            if schema is not None
-            else validate_builtin(obj, self.kubernetes_version)
-        )
+        if schema is None:
+            problems = validate_builtin(obj, self.kubernetes_version)
+        else:
+            problems = schema.validate(obj)
+            if pods:
+                # A field both schemas reject, or that a KServe block's template and
+                # worker share, is reported once.
+                problems = sorted(set(problems) | set(self._pod_problems(obj)))
         if obj.get("kind") == "Object" and str(obj.get("apiVersion", "")).startswith(
             _OBJECT_GROUPS
         ):
@@ -48,6 +159,25 @@ class ManifestValidator:
                 prefix = "spec.forProvider.manifest"
                 problems += [
                     FieldError(f"{prefix}.{p.path}" if p.path else prefix, p.message)
-                    for p in self.validate(manifest)
+                    for p in self.validate(manifest, pods=pods)
                 ]
         return sorted(problems)
+
+    def _pod_problems(self, manifest: dict[str, Any]) -> list[FieldError]:
+        problems: list[FieldError] = []
+        for site in pod_sites(manifest):
+            # A template leaves the pod's name to its controller; the schema wants one.
+            metadata: dict[str, Any] = {"name": "pod"}
+            for key in ("labels", "annotations"):
+                if key in site.metadata:
+                    metadata[key] = site.metadata[key]
+            for spec_path, spec in site.specs:
+                pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+                for problem in validate_builtin(pod, self.kubernetes_version):
+                    # The pod was built from `metadata` and `spec` alone, so every
+                    # problem lies under one of the two.
+                    if problem.path.startswith("metadata"):
+                        problems.append(_moved(problem, "metadata", site.path))
+                    else:
+                        problems.append(_moved(problem, "spec", spec_path))
+        return problems

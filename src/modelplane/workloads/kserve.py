@@ -15,7 +15,7 @@ from typing import Any
 from .errors import RenderError
 from .identity import identity_labels, service_name
 from .model import ReplicaInput, RoleInput
-from .pods import PodShape, shape_pod
+from .pods import role_shape, shape_pod
 
 KSERVE_ENGINE_CONTAINER = "main"
 
@@ -47,15 +47,7 @@ def parallelism(role: RoleInput) -> dict[str, int]:
 
 def _workload(replica: ReplicaInput, role: RoleInput, claim: str | None) -> dict[str, Any]:
     """A WorkloadSpec (replicas, parallelism, labels, template, worker) for one role."""
-    shape = PodShape(
-        labels=identity_labels(replica, role.role),
-        pool=role.node_pool_name,
-        claim_template=claim,
-        claims_gpu=role.claims_gpu,
-        nodes=role.topology.nodes_per_worker,
-        serving=False,
-        container_name=KSERVE_ENGINE_CONTAINER,
-    )
+    shape = role_shape(replica, role, claim, serving=False, container_name=KSERVE_ENGINE_CONTAINER)
     pod = shape_pod(role.template, f"{role.path}.template", shape)
     workload: dict[str, Any] = {
         "replicas": role.count,

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from modelplane.core.topology import Topology
+
 Role = Literal["workers", "decode", "prefill"]
 ROLES: tuple[Role, ...] = ("workers", "decode", "prefill")
 
@@ -34,21 +36,6 @@ class RemoteObject:
     readiness: dict[str, Any] = field(hash=False)
     is_workload: bool
     management_policies: tuple[str, ...] = ("*",)
-
-
-@dataclass(frozen=True)
-class Topology:
-    """How one worker of a role is sharded; every degree is at least 1."""
-
-    tensor: int = 1
-    pipeline: int = 1
-    data: int = 1
-    data_local: int = 1
-
-    @property
-    def nodes_per_worker(self) -> int:
-        # Parsing guarantees data_local divides data, so this is exact.
-        return self.pipeline * self.data // self.data_local
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,7 @@ from .identity import (
     workload_name,
 )
 from .model import ReplicaInput, RoleInput
-from .pods import PodShape, shape_pod
-
-
-def _shape(replica: ReplicaInput, role: RoleInput, claim: str | None, *, serving: bool) -> PodShape:
-    return PodShape(
-        labels=identity_labels(replica, role.role),
-        pool=role.node_pool_name,
-        claim_template=claim,
-        claims_gpu=role.claims_gpu,
-        nodes=role.topology.nodes_per_worker,
-        serving=serving,
-    )
+from .pods import role_shape, shape_pod
 
 
 def deployment(
@@ -29,7 +18,7 @@ def deployment(
 ) -> dict[str, Any]:
     """One Deployment whose pods are the role's single-node workers."""
     template = shape_pod(
-        role.template, f"{role.path}.template", _shape(replica, role, claim, serving=True)
+        role.template, f"{role.path}.template", role_shape(replica, role, claim, serving=True)
     )
     return {
         "apiVersion": "apps/v1",
@@ -58,8 +47,8 @@ def leader_worker_set(
 ) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
-    leader = _shape(replica, role, claim, serving=True)
-    follower = _shape(replica, role, claim, serving=False)
+    leader = role_shape(replica, role, claim, serving=True)
+    follower = role_shape(replica, role, claim, serving=False)
     return {
         "apiVersion": "leaderworkerset.x-k8s.io/v1",
         "kind": "LeaderWorkerSet",

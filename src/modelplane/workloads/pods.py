@@ -30,6 +30,8 @@ from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING
 
 from .claims import POD_CLAIM_NAME
 from .errors import RenderError
+from .identity import identity_labels
+from .model import ReplicaInput, RoleInput
 
 ENGINE_CONTAINER = "engine"
 ENGINE_PORT = 8000
@@ -72,6 +74,26 @@ class PodShape:
     # and probes) do not.
     serving: bool
     container_name: str = ENGINE_CONTAINER
+
+
+def role_shape(
+    replica: ReplicaInput,
+    role: RoleInput,
+    claim: str | None,
+    *,
+    serving: bool,
+    container_name: str = ENGINE_CONTAINER,
+) -> PodShape:
+    """The shape of a role's pods: its identity labels, pool, claim and node count."""
+    return PodShape(
+        labels=identity_labels(replica, role.role),
+        pool=role.node_pool_name,
+        claim_template=claim,
+        claims_gpu=role.claims_gpu,
+        nodes=role.topology.nodes_per_worker,
+        serving=serving,
+        container_name=container_name,
+    )
 
 
 def _as_mapping(value: object, path: str) -> Mapping[str, Any]:
