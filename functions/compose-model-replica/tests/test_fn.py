@@ -28,6 +28,14 @@ TEMPLATE = {
     "spec": {"containers": [{"name": "engine", "image": "vllm"}]},
 }
 REPLICA = "kimi-488f6e0d09"
+OWNER = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelDeployment",
+    "name": "kimi",
+    "uid": "5d0c9f1e-2b1a-4c3d-9e8f-7a6b5c4d3e2f",
+    "controller": True,
+    "blockOwnerDeletion": True,
+}
 CLUSTER_REQUIREMENT = {
     "inferencecluster": {
         "apiVersion": "modelplane.ai/v1alpha1",
@@ -77,6 +85,7 @@ def replica(**roles: dict[str, Any]) -> dict[str, Any]:
             "name": REPLICA,
             "namespace": "ml",
             "labels": {"modelplane.ai/deployment": "kimi"},
+            "ownerReferences": [OWNER],
         },
         "spec": {
             "deploymentName": "kimi",
@@ -380,3 +389,18 @@ def test_an_apply_the_cluster_refuses_is_named() -> None:
         "WorkloadRejected",
         "workload-workers: admission webhook denied the request",
     )
+
+
+def test_a_replica_no_deployment_controls_is_not_rendered() -> None:
+    """Written by hand, a replica would skip placement, capacity and the allow-list."""
+    forged = replica()
+    forged["metadata"]["ownerReferences"] = [{**OWNER, "name": "someone-else"}]
+    got = as_dict(run(FunctionRunner(), request(forged, observed=RUNNING)))
+    assert list(got["desired"]["resources"]) == ["workload-workers"]
+    (accepted,) = got["conditions"]
+    assert (accepted["status"], accepted["reason"]) == (
+        "STATUS_CONDITION_FALSE",
+        "NotComposedByDeployment",
+    )
+    assert accepted["message"].startswith("metadata.ownerReferences: ")
+    assert "requirements" not in got

@@ -61,6 +61,7 @@ class Reason:
 
     # ModelReplica (the workload renderer).
     CLUSTER_NOT_FOUND: Final = "ClusterNotFound"
+    NOT_COMPOSED: Final = "NotComposedByDeployment"
     CLUSTER_NOT_CONNECTED: Final = "ClusterNotConnected"
     POOL_NOT_FOUND: Final = "PoolNotFound"
     WORKLOAD_COMPOSED: Final = "WorkloadComposed"

@@ -26,6 +26,7 @@ from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
     LABEL_ROLE,
+    MODEL_DEPLOYMENT,
     SERVING,
     Reason,
 )
@@ -75,6 +76,16 @@ class FunctionRunner(ComposeFunction):
     def render(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, replica: dict[str, Any]
     ) -> None:
+        if not controlled_by_its_deployment(replica):
+            # Placement, capacity and the priority allow-list are decided by the
+            # fleet scheduler; a replica written by hand would skip all three.
+            raise RefusalError(
+                False,
+                Reason.NOT_COMPOSED,
+                "metadata.ownerReferences: a ModelReplica is rendered only when the "
+                f"ModelDeployment {replica['spec']['deploymentName']!r} controls it; "
+                "create ModelDeployments, not ModelReplicas",
+            )
         cluster_name = replica["spec"]["clusterName"]
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, cluster_name)
         found = required.resolve(req, CLUSTER)
@@ -166,6 +177,17 @@ class FunctionRunner(ComposeFunction):
         if not found.resolved:
             raise RefusalError(None, Reason.WAITING_FOR_RESOURCES, "waiting for PriorityClasses")
         return found.items
+
+
+def controlled_by_its_deployment(replica: dict[str, Any]) -> bool:
+    deployment = replica["spec"]["deploymentName"]
+    return any(
+        owner.get("controller") is True
+        and owner.get("apiVersion") == API_VERSION
+        and owner.get("kind") == MODEL_DEPLOYMENT
+        and owner.get("name") == deployment
+        for owner in replica["metadata"].get("ownerReferences", [])
+    )
 
 
 def remote_keys(remote: list[RemoteObject]) -> list[str]:
