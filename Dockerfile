@@ -17,7 +17,8 @@ RUN uv export --frozen --no-dev --no-editable --no-emit-workspace --package "${F
  && uv build --wheel --package modelplane -o /wheels \
  && uv build --wheel --package "${FUNCTION}" -o /wheels \
  && python3 -m venv /venv/fn \
- && /venv/fn/bin/pip install --no-cache-dir -r /tmp/requirements.txt /wheels/*.whl \
+ && /venv/fn/bin/pip install --no-cache-dir --require-hashes -r /tmp/requirements.txt \
+ && /venv/fn/bin/pip install --no-cache-dir --no-deps /wheels/*.whl \
  && ln -s "/venv/fn/bin/${FUNCTION}" /venv/fn/bin/function
 
 FROM gcr.io/distroless/python3-debian12 AS image
