@@ -10,11 +10,18 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from modelplane.schema import ManifestValidator
 from modelplane.schema.manifests import reference_crd_directory
 
 ROOT = Path(__file__).resolve().parent
+
+# Speed goals live in benchmarks, so no property test has a deadline. Under CI the
+# examples are derandomized: a run is reproducible, and a red one can be replayed.
+settings.register_profile("dev", deadline=None)
+settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture(scope="session")
