@@ -182,3 +182,34 @@ def test_a_broken_scheduling_template_keeps_the_cluster_running(fleet: Fleet) ->
     assert (refused["status"], refused["reason"]) == ("False", "ReplicasNotAccepted")
     assert refused["message"].startswith(f"{KIMI_US[0]}: InvalidSchedulingTemplate: ")
     assert edited.one("ModelDeployment", KIMI)["status"]["replicas"] == {"total": 2, "ready": 2}
+
+
+def test_an_ml_team_cannot_choose_its_own_queue(fleet: Fleet) -> None:
+    """prod-us-east runs KAI with queue {{ .Namespace }}: a pod label naming another
+    queue is overwritten by the platform's, and the replica says so, naming the key."""
+
+    def sneak(objects: list[Obj]) -> None:
+        labels = kimi(objects)["spec"]["workers"]["template"]["metadata"]["labels"]
+        labels["kai.scheduler/queue"] = "vip"
+
+    edited = fleet.edit(sneak)
+    assert edited.result.ok, edited.result.errors
+    (lws,) = [
+        o["spec"]["forProvider"]["manifest"]
+        for o in objects_of(edited, KIMI_US[0])
+        if o["spec"]["forProvider"]["manifest"]["kind"] == "LeaderWorkerSet"
+    ]
+    templates = lws["spec"]["leaderWorkerTemplate"]
+    queues = {
+        lws["metadata"]["labels"]["kai.scheduler/queue"],
+        templates["leaderTemplate"]["metadata"]["labels"]["kai.scheduler/queue"],
+        templates["workerTemplate"]["metadata"]["labels"]["kai.scheduler/queue"],
+    }
+    assert queues == {"ml-team-prod"}
+    warnings = [
+        e["message"]
+        for e in edited.result.events
+        if e["involvedObject"]["name"] == KIMI_US[0] and e["reason"] == "PlatformKeyOverridden"
+    ]
+    assert len(warnings) == 2
+    assert all("metadata.labels[kai.scheduler/queue]" in message for message in warnings)
