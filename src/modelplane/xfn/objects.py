@@ -3,6 +3,8 @@
 from collections.abc import Sequence
 from typing import Any, Final
 
+from modelplane.core.conditions import condition_is
+
 OBJECT_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
 OBJECT_KIND: Final = "Object"
 PROVIDER_CONFIG_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
@@ -61,21 +63,11 @@ def cluster_provider_config(name: str, secret_ref: dict[str, str]) -> dict[str, 
     }
 
 
-def condition(observed: dict[str, Any] | None, type_: str) -> dict[str, Any] | None:
-    """A managed resource's condition of the given type, if it reports one."""
-    for entry in (observed or {}).get("status", {}).get("conditions", []):
-        if entry.get("type") == type_:
-            return entry
-    return None
-
-
 def is_ready(observed: dict[str, Any] | None) -> bool:
     """Whether a managed resource reports Ready=True."""
-    found = condition(observed, "Ready")
-    return found is not None and found.get("status") == "True"
+    return condition_is(observed, "Ready", "True")
 
 
 def is_synced(observed: dict[str, Any] | None) -> bool:
     """Whether a managed resource reports Synced=True: its last apply succeeded."""
-    found = condition(observed, "Synced")
-    return found is not None and found.get("status") == "True"
+    return condition_is(observed, "Synced", "True")

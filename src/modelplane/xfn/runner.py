@@ -78,7 +78,9 @@ def keep_observed(
             "metadata": {k: metadata[k] for k in _SERVER_SET_METADATA if k in metadata},
         }
         if "spec" in observed:
-            body["spec"] = observed["spec"]
+            # A composed composite's spec.crossplane (resourceRefs, compositionRef, ...)
+            # belongs to Crossplane's reconciler of that composite, not to its parent.
+            body["spec"] = {k: v for k, v in observed["spec"].items() if k != "crossplane"}
         rsp.desired.resources[key].resource.update(body)
         rsp.desired.resources[key].ready = (
             req.observed.resources[key].ready or fnv1.READY_UNSPECIFIED

@@ -14,7 +14,6 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelReplica
 
 from compose_model_deployment.replicas import (
-    match_trace,
     placements,
     refusal,
     replica_object,
@@ -72,8 +71,9 @@ class FunctionRunner(ComposeFunction):
             return
 
         try:
+            wanted = parse_deployment(deployment)
             decision = schedule(
-                parse_deployment(deployment),
+                wanted,
                 parse_clusters(clusters.items),
                 parse_replicas(merge_replicas(fleet_replicas.items, observed)),
             )
@@ -85,7 +85,7 @@ class FunctionRunner(ComposeFunction):
             )
             return
 
-        emit(req, rsp, deployment, decision, observed)
+        emit(req, rsp, deployment, wanted.replicas, decision, observed)
 
 
 def merge_replicas(
@@ -104,9 +104,11 @@ def emit(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
     deployment: dict[str, Any],
+    wanted: int,
     decision: Decision,
     observed: dict[str, dict[str, Any]],
 ) -> None:
+    serving_now = {r.name: serving(observed.get(r.name)) for r in decision.replicas}
     held: set[str] = set()
     for replica in decision.replicas:
         if replica.origin is Origin.HELD and replica.name in observed:
@@ -115,21 +117,20 @@ def emit(
         desired = rsp.desired.resources[replica.name]
         # Through the generated model: never compose what our own XRD would reject.
         resource.update(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
-        desired.ready = fnv1.READY_TRUE if serving(observed.get(replica.name)) else fnv1.READY_FALSE
+        desired.ready = fnv1.READY_TRUE if serving_now[replica.name] else fnv1.READY_FALSE
     # A replica the scheduler holds keeps exactly the spec it runs with.
     keep_observed(req, rsp, held)
 
-    ready = sum(1 for replica in decision.replicas if serving(observed.get(replica.name)))
+    ready = sum(serving_now.values())
     rsp.desired.composite.resource.update(
         {
             "status": {
                 "replicas": {"total": decision.placed, "ready": ready},
-                "placements": placements(decision, observed),
-                "matchTrace": match_trace(decision),
+                "placements": placements(decision, serving_now),
+                "matchTrace": decision.match_trace(),
             }
         }
     )
-    wanted = int(deployment.get("spec", {}).get("replicas", 1))
     if wanted > 0 and decision.placed == 0:
         # With nothing composed Crossplane would call the deployment Available.
         rsp.desired.composite.ready = fnv1.READY_FALSE

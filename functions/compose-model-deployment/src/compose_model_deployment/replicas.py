@@ -6,6 +6,7 @@ so the function body stays a short story: fetch, decide, emit, report.
 
 from typing import Any
 
+from modelplane.core.conditions import condition_is, find_condition
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
@@ -55,34 +56,25 @@ def replica_object(deployment: dict[str, Any], replica: DesiredReplica) -> dict[
 
 def refusal(observed: dict[str, Any] | None) -> str | None:
     """Why an observed ModelReplica's cluster did not accept it, or None."""
-    conditions = (observed or {}).get("status", {}).get("conditions", [])
-    for condition in conditions:
-        if condition.get("type") == ACCEPTED and condition.get("status") == "False":
-            return f"{condition.get('reason', '')}: {condition.get('message', '')}"
-    return None
+    accepted = find_condition(observed, ACCEPTED)
+    if accepted is None or accepted.get("status") != "False":
+        return None
+    return f"{accepted.get('reason', '')}: {accepted.get('message', '')}"
 
 
 def serving(observed: dict[str, Any] | None) -> bool:
     """Whether an observed ModelReplica reports its model serving."""
-    if not observed:
-        return False
-    conditions = observed.get("status", {}).get("conditions", [])
-    return any(c.get("type") == SERVING and c.get("status") == "True" for c in conditions)
+    return condition_is(observed, SERVING, "True")
 
 
-def placements(decision: Decision, observed: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def placements(decision: Decision, serving_now: dict[str, bool]) -> list[dict[str, Any]]:
     return [
         {
             "replica": replica.name,
             "cluster": replica.cluster,
             "index": replica.index,
             "pools": {role.role: role.pool for role in replica.roles},
-            "serving": serving(observed.get(replica.name)),
+            "serving": serving_now[replica.name],
         }
         for replica in decision.replicas
     ]
-
-
-def match_trace(decision: Decision) -> list[dict[str, str]]:
-    """`status.matchTrace`: cluster, pool and role where they apply, reason and message."""
-    return decision.match_trace()

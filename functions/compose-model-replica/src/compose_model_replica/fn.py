@@ -21,6 +21,7 @@ from modelplane.conventions import (
     apply_conventions,
     parse_scheduling,
 )
+from modelplane.core.conditions import find_condition
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
@@ -37,6 +38,7 @@ from modelplane.workloads import (
     parse_replica,
     render_replica,
     replica_status,
+    workload_status,
 )
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
@@ -149,7 +151,7 @@ class FunctionRunner(ComposeFunction):
                 "role": o.manifest.get("metadata", {}).get("labels", {}).get(LABEL_ROLE, ""),
                 "kind": o.manifest["kind"],
                 "name": o.manifest["metadata"]["name"],
-                "available": replica_status([o], seen)[0],
+                "available": workload_status(o.manifest["kind"], seen[o.key])[0],
             }
             for o in remote
             if o.is_workload
@@ -206,7 +208,7 @@ def accepted_condition(
     refused = [
         f"{key}: {synced.get('message', synced.get('reason', 'not synced'))}"
         for key in keys
-        if (synced := objects.condition(observed.get(key), "Synced")) is not None
+        if (synced := find_condition(observed.get(key), "Synced")) is not None
         and synced.get("status") == "False"
     ]
     if refused:

@@ -1,0 +1,64 @@
+"""The shared safety net: never raise, never drop what was composed before."""
+
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane.xfn.runner import ComposeFunction, keep_observed
+from modelplane.xfn.structs import to_dict
+from modelplane.xfn.testing import as_dict, request, run
+
+COMPOSITE = {"apiVersion": "example.org/v1", "kind": "XThing", "metadata": {"name": "x"}}
+CHILD: dict[str, Any] = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelReplica",
+    "metadata": {
+        "name": "kimi-0",
+        "namespace": "ml",
+        "labels": {"app": "kimi"},
+        "uid": "0b9c",
+        "resourceVersion": "42",
+        "ownerReferences": [{"kind": "ModelDeployment", "name": "kimi"}],
+    },
+    "spec": {
+        "clusterName": "a",
+        "crossplane": {"resourceRefs": [{"kind": "Object", "name": "o"}]},
+    },
+    "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+}
+
+
+class Exploding(ComposeFunction):
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        rsp.desired.resources["half"].resource.update({"kind": "Half"})
+        raise KeyError("spec")
+
+
+class KeepsEverything(ComposeFunction):
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        keep_observed(req, rsp)
+
+
+def test_an_exception_is_a_fatal_result_that_changes_nothing() -> None:
+    got = as_dict(run(Exploding(), request(COMPOSITE, observed={"child": CHILD})))
+    assert got["results"] == [
+        {
+            "severity": "SEVERITY_FATAL",
+            "reason": "InternalError",
+            "message": "internal error: KeyError: 'spec'",
+            "target": "TARGET_COMPOSITE",
+        }
+    ]
+    # Nothing half-built leaks out: a fatal result stops Crossplane before it applies.
+    assert "half" not in got.get("desired", {}).get("resources", {})
+
+
+def test_keep_observed_re_emits_only_what_the_parent_owns() -> None:
+    rsp = run(KeepsEverything(), request(COMPOSITE, observed={"child": CHILD}))
+    kept = to_dict(rsp.desired.resources["child"].resource)
+    assert kept == {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+        "metadata": {"name": "kimi-0", "namespace": "ml", "labels": {"app": "kimi"}},
+        "spec": {"clusterName": "a"},
+    }
