@@ -102,7 +102,6 @@ def test_compose(composite: dict[str, Any], want: dict[str, Any]) -> None:
             "spec.devices[0]",
             "v9.0.0",
         ),
-        ({**GPU, "deviceClassName": ""}, "spec.devices[0].deviceClassName", "required"),
     ],
 )
 def test_invalid_device_is_named(device: dict[str, Any], field: str, text: str) -> None:
