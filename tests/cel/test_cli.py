@@ -59,6 +59,7 @@ _SYNTAX = "Syntax error: unexpected end of input"
         ("1.0 / 0.0", 0, {"result": "+Inf", "type": "double"}),
         ("b'hi'", 0, {"result": "aGk=", "type": "bytes"}),
         ("null", 0, {"result": None}),
+        ("[int, type(1)]", 0, {"result": ["int", "int"]}),
         ("1 / 0", 1, {"error": "runtime", "message": "division by zero"}),
         ("1 +", 1, {"error": "compile", "message": f"ERROR: <input>:1:3: {_SYNTAX}"}),
     ],
@@ -146,6 +147,24 @@ def test_jsonl_answers_every_line_in_order(device_file: Path) -> None:
     ]  # fmt: skip
     assert results[4]["message"] == "No Major.Minor.Patch elements found"
     assert 'capacity["m"]' in results[8]["message"]
+
+
+def test_jsonl_goes_on_after_a_line_nested_too_deeply() -> None:
+    lines = ["[" * 100_000 + "]" * 100_000, json.dumps({"expr": "1 + 1"})]
+    status, out, _ = run(["cel", "eval", "--jsonl"], "\n".join(lines) + "\n")
+    assert status == 0
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"error": "input", "message": "the line is nested too deeply to decode"},
+        {"result": 2},
+    ]
+
+
+def test_a_device_file_nested_too_deeply_is_a_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "device.yaml"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    status, out, err = run(["cel", "eval", "--device", str(path), "true"])
+    assert (status, out) == (2, "")
+    assert "nested too deeply" in err
 
 
 def test_jsonl_device_option_serves_lines_without_a_device(device_file: Path) -> None:

@@ -247,6 +247,8 @@ def test_results_are_python_values() -> None:
     assert evaluate('semver("1.0.0-rc.1")') == Semver.parse("1.0.0-rc.1")
     assert type(evaluate("1u")) is int
     assert evaluate("{'a': [1u]}") == {"a": [1]}
+    assert evaluate("type(1)") == "int"
+    assert evaluate("{'k': [type('a')]}") == {"k": ["string"]}
 
 
 _TOKENS = st.sampled_from(

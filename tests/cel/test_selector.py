@@ -8,11 +8,13 @@ from modelplane.cel import (
     CelCompileError,
     CelRuntimeError,
     Device,
+    DeviceSelector,
     Quantity,
     Semver,
     compile_device_selector,
     device_from_spec,
 )
+from modelplane.cel import selector as selector_module
 
 DRIVER = "dra.example.com"
 
@@ -171,10 +173,19 @@ def test_compiles_once_per_process() -> None:
     assert compile_device_selector(expression) is compile_device_selector(expression)
 
 
-def test_compile_errors_are_cached_and_raised_again() -> None:
-    for _ in range(2):
-        with pytest.raises(CelCompileError):
-            compile_device_selector("device.nope")
+def test_compile_errors_are_cached_and_raised_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    builds: list[str] = []
+    build = selector_module._build_selector
+
+    def counting(expression: str) -> DeviceSelector:
+        builds.append(expression)
+        return build(expression)
+
+    monkeypatch.setattr(selector_module, "_build_selector", counting)
+    for _ in range(3):
+        with pytest.raises(CelCompileError, match="undefined field 'nope'"):
+            compile_device_selector("device.nope == 1")
+    assert builds == ["device.nope == 1"]
 
 
 def test_expression_length_limit() -> None:

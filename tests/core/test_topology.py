@@ -25,6 +25,25 @@ def test_nodes_per_worker(topology: Topology, nodes: int) -> None:
     assert topology.nodes_per_worker == nodes
 
 
+@pytest.mark.parametrize(
+    ("topology", "workers", "pods"),
+    [
+        (Topology(), 1, 1),
+        (Topology(tensor=8), 3, 3),
+        (Topology(pipeline=2, data=4, data_local=2), 3, 12),
+    ],
+)
+def test_pods_of_several_workers(topology: Topology, workers: int, pods: int) -> None:
+    assert topology.pods(workers) == pods
+
+
+def test_scheduler_roles_count_pods_through_the_topology() -> None:
+    topology = Topology(pipeline=2, data=4, data_local=2)
+    wanted = scheduling.Role("decode", (), workers=3, topology=topology)
+    recorded = scheduling.RecordedRole("decode", "h100", (), workers=3, topology=topology)
+    assert wanted.pods == recorded.pods == topology.pods(3) == 12
+
+
 def test_as_dict_writes_every_degree_under_its_api_name() -> None:
     topology = Topology(tensor=8, pipeline=2, data=4, data_local=2)
     assert topology.as_dict() == {"tensor": 8, "pipeline": 2, "data": 4, "dataLocal": 2}

@@ -82,6 +82,11 @@ BAD_FILES = [
     ("no pools", {"pools": [], "selectors": []}, "pools must be a non-empty list"),
     ("bad selectors", {"pools": FLEET["pools"], "selectors": [1]}, "selectors must be a list"),
     (
+        "devices not a list",
+        {"pools": [{"name": "p", "nodes": 1, "devices": 8}], "selectors": []},
+        "a pool's devices must be a list",
+    ),
+    (
         "bad pool",
         {"pools": [{"name": "p", "nodes": -1, "devices": []}], "selectors": []},
         "status.gpuPools[0].nodes: must be at least 0",

@@ -2,7 +2,15 @@
 
 from modelplane.core.naming import is_dns_label
 from modelplane.core.vocabulary import Reason
-from modelplane.scheduling import EventType, Origin, parse_deployment, parse_replicas, replica_name
+from modelplane.scheduling import (
+    EventType,
+    Origin,
+    parse_cluster,
+    parse_deployment,
+    parse_replicas,
+    replica_name,
+    schedule,
+)
 
 from .builders import (
     HOPPER,
@@ -152,6 +160,18 @@ def test_evaluation_cost_does_not_grow_with_clusters_sharing_a_class() -> None:
         assert decision.placed == size
         counts.append((engine.devices, engine.evaluations))
     assert counts[0] == counts[1] == (2, 3)
+
+
+def test_clusters_parsed_apart_still_share_their_matches() -> None:
+    # No interner: every cluster brings its own, content-equal hardware objects.
+    engine = FakeEngine()
+    clusters = [parse_cluster(cluster(f"c{i}", h100(nodes=1 + i % 2), l4())) for i in range(40)]
+    dep = parse_deployment(deployment(40, request("gpu", 1, "arch == Hopper", "boom")))
+    decision = schedule(dep, clusters, [], engine=engine)
+    assert decision.placed == 0
+    assert len(decision.trace) == 40
+    assert (engine.devices, engine.evaluations) == (2, 3)
+    assert sorted(engine.compiled) == ["arch == Hopper", "boom"]
 
 
 def test_same_inputs_same_decision() -> None:

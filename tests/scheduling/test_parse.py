@@ -30,7 +30,6 @@ def test_unified_deployment_with_defaults() -> None:
     assert dep.replicas == 1
     assert dep.priority is None
     assert dep.cluster_selector is None
-    assert not dep.disaggregated
     (only,) = dep.roles
     assert only.name == "workers"
     assert only.workers == 1
@@ -48,7 +47,6 @@ def test_disaggregated_deployment() -> None:
             priority="high",
         )
     )
-    assert dep.disaggregated
     assert [r.name for r in dep.roles] == ["decode", "prefill"]
     assert dep.roles[0].pods == 2 * 4 // 2 * 3
     assert dep.roles[1].pods == 5
@@ -151,11 +149,9 @@ def test_deployment_errors_name_the_field(obj: Obj, message: str) -> None:
 
 def test_cluster() -> None:
     obj = cluster("a", h100(), labels={"tier": "prod"}, default_priority="p", allowed=["p", "q"])
-    obj["spec"]["backend"] = {"type": "KServe"}
     parsed = parse_cluster(obj)
     assert parsed.name == "a"
     assert parsed.labels == {"tier": "prod"}
-    assert parsed.backend == "KServe"
     assert parsed.default_priority == "p"
     assert parsed.allowed_priorities == ("p", "q")
     (h,) = parsed.pools
@@ -262,6 +258,43 @@ def test_replica_identity_from_labels_then_spec() -> None:
     malformed["metadata"]["labels"][vocabulary.LABEL_REPLICA_INDEX] = "two"
     del malformed["spec"]["index"]
     assert parse_replica(malformed).index is None
+
+
+INDEXES = [
+    # (id, index label, spec.index, parsed index)
+    ("label", "7", None, 7),
+    ("label with leading zeros", "007", None, 7),
+    ("a digit only to str.isdigit", "\u00b2", None, None),
+    ("negative label", "-1", None, None),
+    ("integral float from a Struct", None, 4.0, 4),
+    ("fractional float", None, 4.5, None),
+    ("negative spec index", None, -2, None),
+    ("boolean", None, True, None),
+    ("too large for a float", None, 10**400, 10**400),
+    ("infinity", None, float("inf"), None),
+    ("a malformed label falls back to the spec", "x", 3, 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "spec_index", "index"), [c[1:] for c in INDEXES], ids=[c[0] for c in INDEXES]
+)
+def test_replica_index_is_read_or_left_unknown(
+    label: str | None, spec_index: object, index: int | None
+) -> None:
+    obj = replica("a", 0)
+    labels = obj["metadata"]["labels"]
+    del labels[vocabulary.LABEL_REPLICA_INDEX]
+    if label is not None:
+        labels[vocabulary.LABEL_REPLICA_INDEX] = label
+    obj["spec"]["index"] = spec_index
+    assert parse_replica(obj).index == index
+
+
+def test_cluster_fields_the_scheduler_does_not_read_are_not_checked() -> None:
+    obj = cluster("a", h100())
+    obj["spec"]["backend"] = "not an object"
+    assert parse_cluster(obj).name == "a"
 
 
 def test_replica_errors_name_the_replica() -> None:

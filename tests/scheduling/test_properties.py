@@ -5,6 +5,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from modelplane.core.vocabulary import LABEL_DEPLOYMENT
 from modelplane.scheduling import (
     Decision,
     Origin,
@@ -164,7 +165,7 @@ def test_no_pool_is_ever_overcommitted(scenario: tuple[Obj, list[Obj], list[Obj]
     }
     usage: dict[tuple[str, str], list[int]] = {key: [] for key in nodes}
     for other in replicas:
-        if other["metadata"]["labels"]["modelplane.ai/deployment"] == "model":
+        if other["metadata"]["labels"][LABEL_DEPLOYMENT] == "model":
             continue
         spec = other["spec"]
         role_obj = spec["workers"]
@@ -212,7 +213,7 @@ def test_identity_and_retention(scenario: tuple[Obj, list[Obj], list[Obj]]) -> N
     own = {
         r["metadata"]["name"]: (r["spec"]["clusterName"], r["spec"]["index"])
         for r in replicas
-        if r["metadata"]["labels"]["modelplane.ai/deployment"] == "model"
+        if r["metadata"]["labels"][LABEL_DEPLOYMENT] == "model"
     }
     removed = {r.name for r in decision.removed}
     for desired in decision.replicas:

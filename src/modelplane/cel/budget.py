@@ -51,10 +51,6 @@ class Budget:
 _CURRENT: ContextVar[Budget | None] = ContextVar("modelplane_cel_budget", default=None)
 
 
-def current() -> Budget | None:
-    return _CURRENT.get()
-
-
 def activate(budget: Budget) -> object:
     """Make `budget` the one library functions charge; returns a token for release()."""
     return _CURRENT.set(budget)

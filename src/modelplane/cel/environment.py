@@ -144,10 +144,3 @@ class LruCache(Generic[K, V]):
             # A fresh instance each time, so tracebacks do not pile up on the cached one.
             raise type(entry)(*entry.args)
         return entry
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-    def __len__(self) -> int:
-        return len(self._entries)

@@ -90,9 +90,6 @@ class Quantity:
     def sign(self) -> int:
         return (self.coef > 0) - (self.coef < 0)
 
-    def is_zero(self) -> bool:
-        return self.coef == 0
-
     def cmp(self, other: Quantity) -> int:
         """-1, 0 or 1 by value, whatever the formats or representations."""
         return dec.compare(self.coef, self.exp, other.coef, other.exp)

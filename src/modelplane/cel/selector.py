@@ -18,7 +18,7 @@ from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_pr
 from modelplane.cel.errors import CelCompileError, CelRuntimeError
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
-from modelplane.cel.values import TypeValue, to_python, type_name
+from modelplane.cel.values import to_python, type_name
 
 CelValue = bool | int | float | str | bytes | None | Quantity | Semver | list[Any] | dict[Any, Any]
 
@@ -103,13 +103,4 @@ def evaluate(expression: str, device: Device | None = None) -> CelValue:
     """
     if device is not None:
         return compile_device_selector(expression).matches(device)
-    result = _programs.get(expression, _build_program).run({})
-    if isinstance(result, TypeValue):
-        return result.name
-    return to_python(result)
-
-
-def clear_caches() -> None:
-    """Drop compiled programs; tests use this to measure compilation."""
-    _selectors.clear()
-    _programs.clear()
+    return to_python(_programs.get(expression, _build_program).run({}))

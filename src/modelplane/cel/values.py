@@ -196,7 +196,7 @@ _ORDERED: Final = frozenset({"bool", "string", "bytes", t.TIMESTAMP.name, t.DURA
 
 
 def to_python(value: Any) -> Any:
-    """A result for callers: lists and dicts, plain ints, library values as they are."""
+    """A result for callers: lists and dicts, plain ints, type names, library values as they are."""
     if isinstance(value, tuple):
         items: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
         return [to_python(item) for item in items]
@@ -205,6 +205,8 @@ def to_python(value: Any) -> Any:
         return {to_python(k): to_python(v) for k, v in entries.items()}
     if type(value) is Uint:
         return int(value)
+    if type(value) is TypeValue:
+        return value.name
     if isinstance(value, DerivedQuantity):
         return Quantity(value.coef, value.exp, value.big, value.format, value.text)
     return value

@@ -86,8 +86,11 @@ def _pool(raw: Any) -> dict[str, Any]:
     """A fleet-file pool as InferenceCluster status publishes it."""
     if not isinstance(raw, dict):
         raise FleetFileError("every pool must be an object")
+    raw_devices = raw.get("devices", [])
+    if not isinstance(raw_devices, list):
+        raise FleetFileError("a pool's devices must be a list")
     devices: list[dict[str, Any]] = []
-    for device in raw.get("devices", []):
+    for device in raw_devices:
         if not isinstance(device, dict):
             raise FleetFileError("every device must be an object")
         copy: dict[str, Any] = dict(device)

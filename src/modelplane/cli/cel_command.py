@@ -109,6 +109,8 @@ def _load_device(path: Path) -> Device:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise InputError(f"cannot read device file {path}: {error}") from None
+    except RecursionError:
+        raise InputError(f"cannot read device file {path}: nested too deeply") from None
     return _device(document, f"device file {path}")
 
 
@@ -135,6 +137,9 @@ def _evaluate_line(line: str, default_device: Device | None) -> dict[str, Any]:
             device = _device(entry["device"], "device")
     except (json.JSONDecodeError, InputError) as error:
         return {"error": "input", "message": str(error)}
+    except RecursionError:
+        # The decoder recurses per nesting level; one hostile line must not end the batch.
+        return {"error": "input", "message": "the line is nested too deeply to decode"}
     return evaluate_to_json(expression, device)
 
 

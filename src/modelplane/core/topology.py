@@ -26,6 +26,10 @@ class Topology:
         # Both parsers reject a data_local that does not divide data, so this is exact.
         return self.pipeline * self.data // self.data_local
 
+    def pods(self, workers: int) -> int:
+        """Pods that `workers` workers of this shape run: one per node each worker spans."""
+        return self.nodes_per_worker * workers
+
     def as_dict(self) -> dict[str, int]:
         """The API's `topology` object, every degree written out."""
         return {

@@ -35,4 +35,4 @@ class CelEngine:
             raise SelectorCompileError(str(error)) from error
 
     def device(self, spec: Mapping[str, object]) -> object:
-        return cel.device_from_spec(dict(spec))
+        return cel.device_from_spec(spec)

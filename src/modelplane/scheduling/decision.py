@@ -101,6 +101,10 @@ class PoolTrace:
     def label(self) -> str:
         return f"pool {self.pool}" if self.role is None else f"pool {self.pool} ({self.role})"
 
+    def order(self) -> tuple[str, str]:
+        """The sort key of a cluster's pool entries: pool, then role."""
+        return self.pool, self.role or ""
+
 
 @dataclass(frozen=True, slots=True)
 class ClusterTrace:

@@ -23,7 +23,9 @@ from modelplane.scheduling.rejections import Rejected, Rejection
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one view is built per cluster on every decision, and a frozen
+# dataclass's __init__ costs three times as much. Nothing assigns to a view.
+@dataclass(slots=True)
 class ClusterView:
     """One cluster as the filter saw it.
 
@@ -79,27 +81,22 @@ class FleetFilter:
         self._selector = selector
         self._matcher = matcher
         self._roles = deployment.roles
+        # PoolHardware caches its hash, and a dict compares identity before
+        # content, so the parser's shared hardware objects hit at pointer cost.
         self._hardware: dict[PoolHardware, tuple[RoleMatch | Mismatch, ...]] = {}
-        self._by_identity: dict[int, tuple[PoolHardware, tuple[RoleMatch | Mismatch, ...]]] = {}
-        # Keyed by the hardware's id, which `matches` keeps alive for the decision.
-        self._pool_traces: dict[tuple[str, int], tuple[PoolTrace, ...]] = {}
+        self._pool_traces: dict[tuple[str, PoolHardware], tuple[PoolTrace, ...]] = {}
         self._layouts: dict[int, tuple[tuple[Pool, ...], _Layout]] = {}
 
     def matches(self, hardware: PoolHardware) -> tuple[RoleMatch | Mismatch, ...]:
         """Each role's match against one node of this hardware."""
-        # Identity first (parsed fleets share hardware objects), content second.
-        known = self._by_identity.get(id(hardware))
-        if known is not None:
-            return known[1]
         results = self._hardware.get(hardware)
         if results is None:
             results = tuple(self._matcher.match(role.requests, hardware) for role in self._roles)
             self._hardware[hardware] = results
-        self._by_identity[id(hardware)] = (hardware, results)
         return results
 
     def _pool_trace(self, pool: Pool) -> tuple[PoolTrace, ...]:
-        key = (pool.name, id(pool.hardware))
+        key = (pool.name, pool.hardware)
         traces = self._pool_traces.get(key)
         if traces is None:
             results = self.matches(pool.hardware)
@@ -154,6 +151,9 @@ class FleetFilter:
             if missing:
                 labels = " or ".join(_role_label(name) for name in missing)
                 unmatched = Rejected(Rejection.NO_MATCHING_POOL, f"no pool matches {labels}")
+        # Sorted once here, so the trace of a cluster with no capacity rejection
+        # is this tuple as it stands.
+        rejected.sort(key=PoolTrace.order)
         layout = _Layout(tuple(tuple(o) for o in options), tuple(rejected), unmatched)
         self._layouts[id(pools)] = (pools, layout)
         return layout

@@ -91,11 +91,6 @@ class PoolHardware:
     def __hash__(self) -> int:
         return self._hash
 
-    @property
-    def claimable_indexes(self) -> tuple[int, ...]:
-        """Positions of the DRA kinds: the only devices the capacity ledger charges."""
-        return tuple(i for i, device in enumerate(self.devices) if device.claimable)
-
 
 @dataclass(frozen=True)
 class Pool:
@@ -114,7 +109,6 @@ class Cluster:
     name: str
     labels: Mapping[str, str]
     pools: tuple[Pool, ...]
-    backend: str = "Native"
     default_priority: str | None = None
     allowed_priorities: tuple[str, ...] | None = None
 
@@ -136,7 +130,7 @@ class DeviceRequest:
 
 @dataclass(frozen=True)
 class Role:
-    """What one role of a replica needs: `workers` — `workers`, or `decode`/`prefill`."""
+    """What one role of a replica needs; `name` is `workers`, or `decode` or `prefill`."""
 
     name: str
     requests: tuple[DeviceRequest, ...]
@@ -146,7 +140,7 @@ class Role:
     @property
     def pods(self) -> int:
         """Pods of this role in one replica; each asks its node for `requests`."""
-        return self.topology.nodes_per_worker * self.workers
+        return self.topology.pods(self.workers)
 
 
 @dataclass(frozen=True)
@@ -174,10 +168,6 @@ class Deployment:
     roles: tuple[Role, ...]
     priority: str | None = None
     cluster_selector: LabelSelector | None = None
-
-    @property
-    def disaggregated(self) -> bool:
-        return any(role.name != UNIFIED_ROLE for role in self.roles)
 
 
 @dataclass(frozen=True)
@@ -210,7 +200,8 @@ class RecordedRole:
 
     @property
     def pods(self) -> int:
-        return self.topology.nodes_per_worker * self.workers
+        """Pods of this role in the replica; each holds its node's share of `requests`."""
+        return self.topology.pods(self.workers)
 
 
 @dataclass(frozen=True)

@@ -174,11 +174,16 @@ def _recorded_role(name: str, value: object, path: str) -> RecordedRole:
 
 def _index(value: object) -> int | None:
     # A malformed index makes the replica unidentifiable rather than failing the
-    # whole fleet's parse: the scheduler drops it and says why.
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
-        return int(value) if value >= 0 else None
+    # whole fleet's parse: the scheduler drops it and says why. str.isdigit alone
+    # admits digits int() refuses ("²"); a huge int is compared, never made a float.
+    if isinstance(value, str):
+        return int(value) if value.isascii() and value.isdigit() else None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and value >= 0 else None
+    if isinstance(value, int):
+        return value if value >= 0 else None
     return None
 
 

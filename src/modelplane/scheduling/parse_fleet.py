@@ -123,7 +123,6 @@ def parse_cluster(obj: Mapping[str, Any], interner: Interner | None = None) -> C
     status = fields.optional_mapping(obj, "status", "")
     labels = fields.optional_mapping(metadata, "labels", "metadata")
     scheduling = fields.optional_mapping(spec, "scheduling", "spec")
-    backend = fields.optional_mapping(spec, "backend", "spec")
     raw_allowed = scheduling.get("allowedPriorities")
     allowed = (
         None
@@ -140,7 +139,6 @@ def parse_cluster(obj: Mapping[str, Any], interner: Interner | None = None) -> C
         pools=interner.pools(
             tuple(parse_pool(p, f"status.gpuPools[{i}]", interner) for i, p in enumerate(pools))
         ),
-        backend=fields.optional_string(backend, "type", "spec.backend.type") or "Native",
         default_priority=fields.optional_string(
             scheduling, "defaultPriority", "spec.scheduling.defaultPriority"
         ),

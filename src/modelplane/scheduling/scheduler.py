@@ -12,6 +12,7 @@ from modelplane.scheduling.decision import (
     DesiredReplica,
     Event,
     EventType,
+    PoolTrace,
     RemovedReplica,
 )
 from modelplane.scheduling.errors import InputError
@@ -66,18 +67,17 @@ def _trace(
     views: dict[str, ClusterView], capacity: dict[str, CapacityRejection]
 ) -> tuple[ClusterTrace, ...]:
     entries: list[ClusterTrace] = []
-    for name in sorted(views):
-        view = views[name]
+    # `views` is in cluster-name order: schedule builds it from the sorted fleet.
+    for name, view in views.items():
         full = capacity.get(name)
         rejected = view.rejection or (full.cluster if full else None)
-        pools = sorted(
-            view.rejected_pools + (full.pools if full else ()),
-            key=lambda p: (p.pool, p.role or ""),
-        )
+        pools = view.rejected_pools
+        if full is not None:
+            pools = tuple(sorted(pools + full.pools, key=PoolTrace.order))
         if rejected is not None:
-            entries.append(ClusterTrace(name, rejected.reason, rejected.message, tuple(pools)))
+            entries.append(ClusterTrace(name, rejected.reason, rejected.message, pools))
         elif pools:
-            entries.append(ClusterTrace(name, None, None, tuple(pools)))
+            entries.append(ClusterTrace(name, None, None, pools))
     return tuple(entries)
 
 
@@ -164,19 +164,12 @@ def schedule(
     for before, after in itertools.pairwise(ordered):
         if before.name == after.name:
             raise InputError("clusters", f"duplicate cluster {before.name!r}")
-    own = [
-        r
-        for r in replicas
-        if r.namespace == deployment.namespace and r.deployment == deployment.name
-    ]
-    others = sorted(
-        (
-            r
-            for r in replicas
-            if not (r.namespace == deployment.namespace and r.deployment == deployment.name)
-        ),
-        key=lambda r: (r.namespace, r.name),
-    )
+    own: list[ExistingReplica] = []
+    others: list[ExistingReplica] = []
+    for r in replicas:
+        mine = r.namespace == deployment.namespace and r.deployment == deployment.name
+        (own if mine else others).append(r)
+    others.sort(key=lambda r: (r.namespace, r.name))
     evaluator = SelectorEvaluator(engine if engine is not None else default_engine())
 
     selector: CompiledLabelSelector = MATCH_ALL
@@ -194,9 +187,11 @@ def schedule(
 
     matcher = Matcher(evaluator)
     fleet = FleetFilter(deployment, selector, matcher)
-    views = {cluster.name: fleet.view(cluster) for cluster in ordered}
-    selected = sum(1 for view in views.values() if view.selected)
-    eligible = sum(1 for view in views.values() if view.eligible)
+    views = fleet.views(ordered)
+    selected = eligible = 0
+    for view in views.values():
+        selected += view.selected
+        eligible += view.eligible
 
     holding = eligible == 0 and bool(own) and deployment.replicas > 0
     removed: list[RemovedReplica]
