@@ -1,7 +1,8 @@
 """Workload builders and shape fixtures for the convention tests.
 
 Conventioned workloads and gang objects are validated with the root conftest's
-`manifest_validator`; pod templates are read with `modelplane.schema.manifests.pod_sites`.
+`manifest_validator`; pod templates are read with
+`modelplane.core.pod_templates.pod_sites`.
 """
 
 import copy

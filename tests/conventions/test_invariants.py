@@ -2,13 +2,13 @@
 
 import copy
 import json
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.schema.manifests import pod_sites
+from modelplane.core.pod_templates import pod_sites
 
 SHAPES = [
     "deployment-unified",
@@ -87,3 +87,50 @@ def test_every_pod_goes_to_the_platform_scheduler(
                 assert pod_spec.get("schedulerName") == config.scheduler_name
     names = [o["metadata"]["name"] for o in result.extra]
     assert len(names) == len(set(names))
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every value inside `node`, containers included."""
+    children: list[tuple[Any, Any]] = []
+    if isinstance(node, dict):
+        children = list(cast(dict[str, Any], node).items())
+    elif isinstance(node, list):
+        children = list(enumerate(cast(list[Any], node)))
+    out: list[tuple[Any, ...]] = []
+    for key, value in children:
+        out.append((*prefix, key))
+        out.extend(_paths(value, (*prefix, key)))
+    return out
+
+
+_GANG_BLOCKS = [
+    {"provider": "Coscheduling"},
+    {"provider": "KAI", "queue": "q", "kai": {"podGrouper": "Modelplane"}},
+    {"provider": "Volcano", "queue": "q", "volcano": {"lwsGangScheduling": False}},
+    {"provider": "Kueue", "queue": "q", "defaultLabels": {"example.com/team": "t"}},
+]
+_CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
+_JUNK = st.sampled_from(["x", 7, -1, True, None, [], [1], {}, {"a": 1}])
+
+
+@_settings
+@given(
+    shape=st.sampled_from(SHAPES),
+    block=st.sampled_from(_GANG_BLOCKS),
+    junk=_JUNK,
+    data=st.data(),
+)
+def test_a_malformed_workload_never_raises(
+    shape: str, block: dict[str, Any], junk: object, data: st.DataObject, build: Any
+) -> None:
+    """Whatever one field of a workload holds, the conventions report, never raise."""
+    manifests, _ = build.shapes[shape]()
+    target = data.draw(st.sampled_from(manifests))
+    path = data.draw(st.sampled_from(_paths(target)))
+    node: Any = target
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = junk
+    config, _ = parse_scheduling(block)
+    result = apply_conventions(manifests, config, _CONTEXT)
+    assert len(result.workloads) == len(manifests)

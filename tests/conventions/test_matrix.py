@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.core.pod_templates import pod_sites
 from modelplane.schema import ManifestValidator
-from modelplane.schema.manifests import pod_sites
 
 PROVIDERS = ["Default", "KAI", "Kueue", "Volcano", "Coscheduling"]
 SHAPES = [

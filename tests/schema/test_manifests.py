@@ -287,6 +287,27 @@ def test_unknown_kinds_raise(open_validator: ManifestValidator) -> None:
         open_validator.validate({"apiVersion": "example.org/v1", "kind": "Widget"})
 
 
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        (
+            {"apiVersion": ["v1"], "kind": "Namespace", "metadata": {"name": "n"}},
+            ['apiVersion: Invalid value: "array": apiVersion in body must be of type string: '
+             '"array"'],
+        ),
+        (
+            {"apiVersion": "kubernetes.m.crossplane.io/v1alpha1", "kind": "Object",
+             "metadata": {"name": "o", "namespace": NS}, "spec": "not an object"},
+            ['spec: Invalid value: "string": spec in body must be of type object: "string"'],
+        ),
+    ],
+)  # fmt: skip
+def test_malformed_objects_are_reported_not_raised(
+    open_validator: ManifestValidator, obj: Obj, expected: list[str]
+) -> None:
+    assert [str(p) for p in open_validator.validate(obj)] == expected
+
+
 def test_upstream_crds_and_the_object_wrapper(manifest_validator: ManifestValidator) -> None:
     obj = lws()
     assert manifest_validator.validate(provider_object(obj), pods=True) == []

@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from modelplane.core.pod_templates import pod_sites
 from modelplane.core.vocabulary import (
     LABEL_DEPLOYMENT,
     LABEL_MANAGED_BY,
@@ -145,15 +146,11 @@ def test_workloads_and_pods_carry_identity_labels(build: Any, role_name: str) ->
         LABEL_MANAGED_BY: "modelplane",
     }
     assert manifest["metadata"]["labels"] == expected
-    spec = manifest["spec"]
-    pods = (
-        [spec["template"]]
-        if manifest["kind"] == "Deployment"
-        else [spec["leaderWorkerTemplate"][k] for k in ("leaderTemplate", "workerTemplate")]
-    )
-    for pod in pods:
-        assert expected.items() <= pod["metadata"]["labels"].items()
-        assert pod["metadata"]["labels"]["app"] == "kimi"
+    sites = pod_sites(manifest)
+    assert len(sites) == (1 if manifest["kind"] == "Deployment" else 2)
+    for site in sites:
+        assert expected.items() <= site.metadata["labels"].items()
+        assert site.metadata["labels"]["app"] == "kimi"
 
 
 def test_no_scheduler_fields_are_set(build: Any) -> None:

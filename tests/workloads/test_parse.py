@@ -24,13 +24,8 @@ def test_unified_replica_parses(build: Any) -> None:
     )
     replica = parse_replica(obj)
     assert (replica.namespace, replica.name) == ("ml-team-prod", "kimi-k2-5ab63")
-    assert (replica.deployment_name, replica.cluster_name, replica.index) == (
-        "kimi-k2",
-        "prod-us-east",
-        0,
-    )
+    assert (replica.deployment_name, replica.cluster_name) == ("kimi-k2", "prod-us-east")
     assert replica.priority == "production-critical"
-    assert replica.labels == {"x": "y"}
     assert not replica.disaggregated
     assert [r.role for r in replica.roles] == ["workers"]
     workers = replica.roles[0]
@@ -63,7 +58,7 @@ def test_defaults(build: Any) -> None:
     replica = parse_replica(obj)
     role = replica.roles[0]
     assert (role.count, role.topology, role.device_requests[0].count) == (1, Topology(), 1)
-    assert (replica.priority, replica.index) == (None, 0)
+    assert replica.priority is None
 
 
 def test_parse_copies_the_template(build: Any) -> None:
@@ -96,8 +91,6 @@ _DELETE = object()
         ("metadata.namespace", "", "metadata.namespace"),
         ("spec.deploymentName", 7, "spec.deploymentName"),
         ("spec.clusterName", _DELETE, "spec.clusterName"),
-        ("spec.index", -1, "spec.index"),
-        ("spec.index", True, "spec.index"),
         ("spec.workers.count", 0, "spec.workers.count"),
         ("spec.workers.count", "2", "spec.workers.count"),
         ("spec.workers.topology.tensor", 0, "spec.workers.topology.tensor"),

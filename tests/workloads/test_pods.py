@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from modelplane.core.pod_templates import pod_sites
 from modelplane.core.vocabulary import LABEL_ROLE, Reason
 from modelplane.workloads import (
     GPU_TAINT_KEY,
@@ -26,22 +27,12 @@ def _render(build: Any, obj: dict[str, Any], backend: str = "Native") -> list[An
 
 def _pods(objects: list[Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(pod spec, engine container) for every pod template of every workload."""
-    for obj in objects:
-        if not obj.is_workload:
-            continue
-        manifest, spec = obj.manifest, obj.manifest["spec"]
-        if manifest["kind"] == "Deployment":
-            specs = [spec["template"]["spec"]]
-        elif manifest["kind"] == "LeaderWorkerSet":
-            lwt = spec["leaderWorkerTemplate"]
-            specs = [lwt["leaderTemplate"]["spec"], lwt["workerTemplate"]["spec"]]
-        else:
-            blocks = [spec, spec.get("prefill") or {}]
-            specs = [b[k] for b in blocks for k in ("template", "worker") if k in b]
-        for pod in specs:
-            engines = [c for c in pod["containers"] if c["name"] in ("engine", "main")]
-            assert len(engines) == 1
-            yield pod, engines[0]
+    specs = [spec for obj in objects for site in pod_sites(obj.manifest) for _, spec in site.specs]
+    assert specs
+    for pod in specs:
+        engines = [c for c in pod["containers"] if c["name"] in ("engine", "main")]
+        assert len(engines) == 1
+        yield pod, engines[0]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -6,17 +6,16 @@ from typing import Any, cast
 
 from modelplane.conventions import metadata as md
 from modelplane.conventions import providers as pv
-from modelplane.conventions.config import SchedulingConfig, priority_error, queue_error
+from modelplane.conventions.config import ROOT, SchedulingConfig, priority_error, queue_error
 from modelplane.conventions.findings import ERROR, WARNING, Finding, dedupe, has_errors
 from modelplane.conventions.gang import plan_gang
 from modelplane.conventions.kai import priority_values, quota_finding
 from modelplane.conventions.template import Template, TemplateContext, context_values
-from modelplane.conventions.workload import LLMISVC, LWS, Unit, Workload, child, classify
+from modelplane.conventions.workload import Unit, Workload, child, classify
 from modelplane.core.labels import value_error
+from modelplane.core.pod_templates import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
 from modelplane.core.priority import priority_allowed, resolve_priority
 from modelplane.core.vocabulary import Reason
-
-_ROOT = "spec.scheduling"
 
 
 @dataclass
@@ -130,7 +129,7 @@ def _render(
                 Finding(
                     ERROR,
                     Reason.INVALID_SCHEDULING_TEMPLATE,
-                    f"{_ROOT}.{kind}[{key}]",
+                    f"{ROOT}.{kind}[{key}]",
                     f"{template.source!r} renders label value {rendered!r}, which {problem}",
                 )
             )
@@ -151,7 +150,7 @@ def _render_queue(
             Finding(
                 ERROR,
                 Reason.INVALID_SCHEDULING_TEMPLATE,
-                f"{_ROOT}.queue",
+                f"{ROOT}.queue",
                 f"{config.queue.source!r}: {problem}",
             )
         )
@@ -170,7 +169,7 @@ def _object_keys(workload: Workload, p: _Platform) -> tuple[dict[str, str], dict
             labels[pv.KUEUE_QUEUE_LABEL] = queue
         if p.priority and p.priority in p.config.kueue.workload_priority_classes:
             labels[pv.KUEUE_PRIORITY_LABEL] = p.priority
-    elif provider == pv.VOLCANO and queue and workload.kind == LWS:
+    elif provider == pv.VOLCANO and queue and workload.kind == LEADER_WORKER_SET:
         annotations[pv.VOLCANO_QUEUE_ANNOTATION] = queue
     return labels, annotations
 
@@ -211,7 +210,7 @@ def _apply(workload: Workload, p: _Platform) -> list[dict[str, Any]]:
         labels.update(gang.pod_labels)
         annotations.update(gang.pod_annotations)
         for site in unit.sites:
-            where, meta = site.path, site.meta
+            where, meta = site.path, site.metadata
             md.strip(meta, "labels", owned_label, labels, where, unit.title, findings)
             md.strip(
                 meta, "annotations", owned_annotation, annotations, where, unit.title, findings
@@ -245,7 +244,7 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
         if len(unit.lws_name) > limit:
             derived = (
                 f"the LeaderWorkerSet {unit.lws_name!r} KServe derives from it"
-                if workload.kind == LLMISVC
+                if workload.kind == LLM_INFERENCE_SERVICE
                 else "its name"
             )
             rule = (
@@ -268,8 +267,8 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
             findings.append(finding)
     if (
         config.provider == pv.VOLCANO
-        and workload.kind == LLMISVC
-        and unit.owner == LWS
+        and workload.kind == LLM_INFERENCE_SERVICE
+        and unit.owner == LEADER_WORKER_SET
         and config.volcano.lws_gang_scheduling
         and p.queue
         and p.queue != pv.VOLCANO_DEFAULT_QUEUE
@@ -278,7 +277,7 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
             Finding(
                 WARNING,
                 Reason.QUEUE_NOT_EXPRESSIBLE,
-                f"{_ROOT}.queue",
+                f"{ROOT}.queue",
                 f"{unit.title}: the LWS Volcano provider reads the queue only from the "
                 f"LeaderWorkerSet's {pv.VOLCANO_QUEUE_ANNOTATION} annotation, which KServe "
                 f"does not copy from an LLMInferenceService, so its PodGroups go to queue "

@@ -1,12 +1,16 @@
 """The parsed form of `InferenceCluster.spec.scheduling`."""
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from modelplane.conventions import providers as pv
 from modelplane.conventions.findings import Finding
 from modelplane.conventions.template import Template
 from modelplane.core.labels import value_error
 from modelplane.core.naming import is_dns_subdomain
+
+# Where the block lives on an InferenceCluster; every Finding names a field under it.
+ROOT: Final = "spec.scheduling"
 
 
 @dataclass(frozen=True)

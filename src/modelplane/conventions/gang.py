@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane.conventions import providers as pv
-from modelplane.conventions.config import SchedulingConfig
+from modelplane.conventions.config import ROOT, SchedulingConfig
 from modelplane.conventions.findings import WARNING, Finding
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.naming import hashed_name
@@ -121,8 +121,14 @@ def gang_name(workload: Workload, unit: Unit, provider: str) -> str:
 
 
 def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
-    source = workload.manifest.get("metadata", {}).get("labels") or {}
-    labels = {k: v for k, v in source.items() if k.partition("/")[0] == GROUP}
+    source = workload.manifest.get("metadata", {}).get("labels")
+    # Only Modelplane's own identity labels carry over; anything else the object
+    # holds, well-formed or not, is the workload's business.
+    labels = {
+        k: v
+        for k, v in (source.items() if isinstance(source, dict) else ())
+        if isinstance(v, str) and k.partition("/")[0] == GROUP
+    }
     labels[LABEL_MANAGED_BY] = MANAGED_BY
     if unit.role:
         labels[LABEL_ROLE] = unit.role
@@ -133,4 +139,4 @@ def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
 
 
 def _limited(unit: Unit, why: str) -> Finding:
-    return Finding(WARNING, Reason.GANG_LIMITED, "spec.scheduling.gang", f"{unit.title} {why}")
+    return Finding(WARNING, Reason.GANG_LIMITED, f"{ROOT}.gang", f"{unit.title} {why}")

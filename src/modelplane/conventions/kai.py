@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from modelplane.conventions import providers as pv
-from modelplane.conventions.config import SchedulingConfig
+from modelplane.conventions.config import ROOT, SchedulingConfig
 from modelplane.conventions.findings import WARNING, Finding
 from modelplane.conventions.workload import Unit
 from modelplane.core.vocabulary import Reason
@@ -95,7 +95,7 @@ def quota_finding(
     return Finding(
         WARNING,
         Reason.QUEUE_WITHOUT_QUOTA,
-        "spec.scheduling.queue",
+        f"{ROOT}.queue",
         f"{unit.title} {state} ({why}) and goes to KAI queue {queue!r}, which has no "
         "declared quota: KAI admits non-preemptible work only within quota, so its pods "
         "stay Pending. Give the queue quota (and list it in kai.queuesWithQuota), or use "

@@ -6,6 +6,7 @@ from typing import Any, Final, cast
 
 from modelplane.conventions import providers as pv
 from modelplane.conventions.config import (
+    ROOT,
     KAISettings,
     KueueSettings,
     SchedulingConfig,
@@ -19,7 +20,6 @@ from modelplane.core.labels import key_error, value_error
 from modelplane.core.naming import is_dns_subdomain
 from modelplane.core.vocabulary import GROUP, Reason
 
-ROOT: Final = "spec.scheduling"
 _FIELDS: Final = frozenset(
     {
         "provider",

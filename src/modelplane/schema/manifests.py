@@ -7,14 +7,16 @@ an Object and the Deployment, LeaderWorkerSet or PodGroup inside it.
 """
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from modelplane.core.pod_templates import PodSite, pod_sites
 from modelplane.schema.builtin import validate_builtin
 from modelplane.schema.errors import FieldError, go_quote, subject
 from modelplane.schema.registry import SchemaRegistry
+
+# PodSite and pod_sites are re-exported: callers that validate pod templates read them too.
+__all__ = ["ManifestValidator", "PodSite", "pod_sites", "reference_crd_directory"]
 
 
 def reference_crd_directory() -> Path | None:
@@ -30,80 +32,6 @@ def reference_crd_directory() -> Path | None:
 
 
 _OBJECT_GROUPS = ("kubernetes.m.crossplane.io/", "kubernetes.crossplane.io/")
-_WORKLOAD_GROUPS = {
-    "Deployment": "apps",
-    "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
-    "LLMInferenceService": "serving.kserve.io",
-}
-
-
-@dataclass(frozen=True)
-class PodSite:
-    """One place a workload keeps pod metadata, and the pod specs created with it.
-
-    `path` is where `metadata` (the labels and annotations the pods get) lives.
-    For a Deployment or LeaderWorkerSet template that is the template's
-    `metadata`; for an LLMInferenceService it is the spec block (main or
-    `prefill`) whose labels and annotations KServe copies onto the pods of its
-    `template` and `worker`. `specs` pairs each pod spec with its path.
-    """
-
-    path: str
-    metadata: dict[str, Any]
-    specs: tuple[tuple[str, dict[str, Any]], ...]
-
-
-def _mapping(value: object) -> dict[str, Any] | None:
-    return cast(dict[str, Any], value) if isinstance(value, dict) else None
-
-
-def _template_site(parent: dict[str, Any], key: str, path: str) -> list[PodSite]:
-    template = _mapping(parent.get(key))
-    if template is None:
-        return []
-    spec = _mapping(template.get("spec")) or {}
-    return [
-        PodSite(
-            path=f"{path}.{key}.metadata",
-            metadata=_mapping(template.get("metadata")) or {},
-            specs=((f"{path}.{key}.spec", spec),),
-        )
-    ]
-
-
-def pod_sites(manifest: Mapping[str, Any]) -> list[PodSite]:
-    """Every pod template a Deployment, LeaderWorkerSet or LLMInferenceService embeds.
-
-    Other kinds, and templates a manifest leaves out, yield nothing. The result
-    shares its dicts with `manifest`, so a caller may inspect or edit them in place.
-    """
-    kind, api_version = manifest.get("kind"), manifest.get("apiVersion")
-    group = _WORKLOAD_GROUPS.get(kind) if isinstance(kind, str) else None
-    spec = _mapping(manifest.get("spec"))
-    if group is None or not isinstance(api_version, str) or spec is None:
-        return []
-    if api_version.partition("/")[0] != group:
-        return []
-    if kind == "Deployment":
-        return _template_site(spec, "template", "spec")
-    if kind == "LeaderWorkerSet":
-        lwt = _mapping(spec.get("leaderWorkerTemplate")) or {}
-        path = "spec.leaderWorkerTemplate"
-        return _template_site(lwt, "leaderTemplate", path) + _template_site(
-            lwt, "workerTemplate", path
-        )
-    sites: list[PodSite] = []
-    for path, block in (("spec", spec), ("spec.prefill", _mapping(spec.get("prefill")))):
-        if block is None:
-            continue
-        specs = tuple(
-            (f"{path}.{key}", pod_spec)
-            for key in ("template", "worker")
-            if (pod_spec := _mapping(block.get(key))) is not None
-        )
-        if specs:
-            sites.append(PodSite(path=path, metadata=block, specs=specs))
-    return sites
 
 
 def _moved(error: FieldError, old: str, new: str) -> FieldError:
@@ -116,6 +44,16 @@ def _moved(error: FieldError, old: str, new: str) -> FieldError:
     message = error.message.replace(go_quote(error.path), go_quote(path))
     message = message.replace(subject(error.path), subject(path))
     return FieldError(path, message)
+
+
+def _nested(obj: dict[str, Any], *keys: str) -> Any:
+    """`obj[k1][k2]...`, or None where a level is missing or not an object."""
+    value: Any = obj
+    for name in keys:
+        if not isinstance(value, dict):
+            return None
+        value = cast(dict[str, Any], value).get(name)
+    return value
 
 
 class ManifestValidator:
@@ -142,7 +80,10 @@ class ManifestValidator:
 
         Raises LookupError for a kind with no CRD here and no built-in schema.
         """
-        schema = self.registry.get(obj.get("apiVersion", ""), obj.get("kind", ""))
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        schema = None
+        if isinstance(api_version, str) and isinstance(kind, str):
+            schema = self.registry.get(api_version, kind)
         if schema is None:
             problems = validate_builtin(obj, self.kubernetes_version)
         else:
@@ -151,10 +92,12 @@ class ManifestValidator:
                 # A field both schemas reject, or that a KServe block's template and
                 # worker share, is reported once.
                 problems = sorted(set(problems) | set(self._pod_problems(obj)))
-        if obj.get("kind") == "Object" and str(obj.get("apiVersion", "")).startswith(
-            _OBJECT_GROUPS
+        if (
+            kind == "Object"
+            and isinstance(api_version, str)
+            and api_version.startswith(_OBJECT_GROUPS)
         ):
-            manifest = obj.get("spec", {}).get("forProvider", {}).get("manifest")
+            manifest = _nested(obj, "spec", "forProvider", "manifest")
             if isinstance(manifest, dict):
                 prefix = "spec.forProvider.manifest"
                 problems += [

@@ -13,7 +13,7 @@ from .errors import RenderError
 from .identity import tenant_namespace
 from .kserve import KSERVE_ENGINE_CONTAINER
 from .model import (
-    ROLES,
+    DEFAULT_KUBERNETES_VERSION,
     SHARED_MANAGEMENT_POLICIES,
     Backend,
     ClusterInput,
@@ -24,7 +24,7 @@ from .model import (
     RoleInput,
     Topology,
 )
-from .parse import DEFAULT_KUBERNETES_VERSION, parse_cluster, parse_replica
+from .parse import parse_cluster, parse_replica
 from .pods import (
     CONTRACT_ENV,
     ENGINE_CONTAINER,
@@ -49,7 +49,6 @@ __all__ = [
     "KSERVE_ENGINE_CONTAINER",
     "NAMESPACE_KEY",
     "POD_CLAIM_NAME",
-    "ROLES",
     "SERVING_CONDITION",
     "SHARED_MANAGEMENT_POLICIES",
     "Backend",

@@ -5,6 +5,7 @@ they do not; either way they are a pure function of the replica's identity, so
 re-rendering never renames anything.
 """
 
+from modelplane.conventions import providers as pv
 from modelplane.core import labels as label_syntax
 from modelplane.core import naming
 from modelplane.core.vocabulary import (
@@ -23,11 +24,11 @@ from .model import ReplicaInput, Role
 DEPLOYMENT_NAME_MAX = naming.DNS_LABEL_MAX
 # A LeaderWorkerSet's name reaches StatefulSet revision-hash and pod-name labels
 # (63 characters): LWS documents 51 - digits; Kueue's pod-group-name label cuts
-# it to 39. Rendering within 39 keeps every scheduler convention open.
-LEADER_WORKER_SET_NAME_MAX = 39
+# it to 39. Rendering within Kueue's limit keeps every scheduler convention open.
+LEADER_WORKER_SET_NAME_MAX = pv.KUEUE_LWS_NAME_MAX
 # KServe derives `<name>-kserve-mn-prefill` for the multi-node prefill LWS, and
-# that LWS name must itself fit the 39 above: 39 - 18 = 21.
-LLM_INFERENCE_SERVICE_NAME_MAX = 21
+# that LWS name must itself fit the limit above (39 - 18 = 21).
+LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(pv.KSERVE_PREFILL_LWS_SUFFIX)
 CLAIM_TEMPLATE_NAME_MAX = naming.DNS_LABEL_MAX
 
 TENANT_NAMESPACE_PREFIX = "mp-"

@@ -12,6 +12,8 @@ no `spec.model` is rendered and KServe's storage initializer stays unused.
 
 from typing import Any
 
+from modelplane.core.pod_templates import LLM_INFERENCE_SERVICE
+
 from .errors import RenderError
 from .identity import identity_labels, service_name
 from .model import ReplicaInput, RoleInput
@@ -77,7 +79,7 @@ def llm_inference_service(
         spec["prefill"] = _workload(replica, replica.prefill, claims.get("prefill"))
     return {
         "apiVersion": "serving.kserve.io/v1alpha2",
-        "kind": "LLMInferenceService",
+        "kind": LLM_INFERENCE_SERVICE,
         "metadata": {
             "name": service_name(replica),
             "namespace": namespace,

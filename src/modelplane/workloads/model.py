@@ -8,7 +8,9 @@ from typing import Any, Literal
 from modelplane.core.topology import Topology
 
 Role = Literal["workers", "decode", "prefill"]
-ROLES: tuple[Role, ...] = ("workers", "decode", "prefill")
+
+# The version a cluster is rendered for when it states none.
+DEFAULT_KUBERNETES_VERSION = "1.34"
 
 # Management policies for an object several composites compose: everything but
 # Delete, so that removing one of them never deletes what the others still use.
@@ -85,10 +87,8 @@ class ReplicaInput:
 
     namespace: str
     name: str
-    labels: Mapping[str, str] = field(hash=False)
     deployment_name: str
     cluster_name: str
-    index: int
     priority: str | None
     workers: RoleInput | None = None
     decode: RoleInput | None = None
@@ -111,7 +111,7 @@ class ClusterInput:
     name: str
     backend: Backend
     pools: tuple[str, ...]
-    kubernetes_version: str = "1.34"
+    kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
 
     @property
     def minor(self) -> int:

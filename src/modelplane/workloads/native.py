@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from modelplane.core.pod_templates import DEPLOYMENT, LEADER_WORKER_SET
+
 from .identity import (
     DEPLOYMENT_NAME_MAX,
     LEADER_WORKER_SET_NAME_MAX,
@@ -22,7 +24,7 @@ def deployment(
     )
     return {
         "apiVersion": "apps/v1",
-        "kind": "Deployment",
+        "kind": DEPLOYMENT,
         "metadata": {
             "name": workload_name(replica, role.role, DEPLOYMENT_NAME_MAX),
             "namespace": namespace,
@@ -51,7 +53,7 @@ def leader_worker_set(
     follower = role_shape(replica, role, claim, serving=False)
     return {
         "apiVersion": "leaderworkerset.x-k8s.io/v1",
-        "kind": "LeaderWorkerSet",
+        "kind": LEADER_WORKER_SET,
         "metadata": {
             "name": workload_name(replica, role.role, LEADER_WORKER_SET_NAME_MAX),
             "namespace": namespace,

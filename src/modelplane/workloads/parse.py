@@ -12,9 +12,17 @@ from typing import Any, cast
 from modelplane.core import naming
 
 from .errors import RenderError
-from .model import Backend, ClusterInput, DeviceRequest, ReplicaInput, Role, RoleInput, Topology
+from .model import (
+    DEFAULT_KUBERNETES_VERSION,
+    Backend,
+    ClusterInput,
+    DeviceRequest,
+    ReplicaInput,
+    Role,
+    RoleInput,
+    Topology,
+)
 
-DEFAULT_KUBERNETES_VERSION = "1.34"
 _VERSION = re.compile(r"^v?(1)\.(\d+)(?:\.\d+)?$")
 
 
@@ -131,7 +139,6 @@ def parse_replica(obj: Mapping[str, Any]) -> ReplicaInput:
     """Parse an observed ModelReplica; raises RenderError naming the bad field."""
     metadata = _mapping(obj.get("metadata"), "metadata")
     spec = _mapping(obj.get("spec"), "spec")
-    labels = _optional_mapping(metadata, "labels", "metadata")
     unified = spec.get("workers") is not None
     split = [role for role in ("decode", "prefill") if spec.get(role) is not None]
     if unified and split:
@@ -145,10 +152,8 @@ def parse_replica(obj: Mapping[str, Any]) -> ReplicaInput:
     return ReplicaInput(
         namespace=_string(metadata, "namespace", "metadata"),
         name=_string(metadata, "name", "metadata"),
-        labels={str(k): str(v) for k, v in sorted(labels.items())},
         deployment_name=_string(spec, "deploymentName", "spec"),
         cluster_name=_string(spec, "clusterName", "spec"),
-        index=_integer(spec, "index", "spec", default=0, minimum=0),
         priority=priority or None,
         workers=_role(spec, "workers") if unified else None,
         decode=None if unified else _role(spec, "decode"),

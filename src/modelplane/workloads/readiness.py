@@ -11,12 +11,14 @@ controller has not written status yet is simply not ready.
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from modelplane.core.pod_templates import DEPLOYMENT, LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
+
 from .model import RemoteObject
 
 SERVING_CONDITION: dict[str, str] = {
-    "Deployment": "Available",
-    "LeaderWorkerSet": "Available",
-    "LLMInferenceService": "Ready",
+    DEPLOYMENT: "Available",
+    LEADER_WORKER_SET: "Available",
+    LLM_INFERENCE_SERVICE: "Ready",
 }
 
 # Namespaces and claim templates have no runtime state: created is ready.

@@ -114,17 +114,17 @@ class FunctionRunner(ComposeFunction):
         priority_classes = self.priority_classes(req, rsp, config)
 
         try:
-            rendered = render_replica(parse_replica(replica), parse_cluster(cluster))
+            parsed = parse_replica(replica)
+            rendered = render_replica(parsed, parse_cluster(cluster))
         except RenderError as error:
             raise RefusalError(False, error.reason, str(error)) from error
 
-        metadata = replica["metadata"]
         context = TemplateContext(
-            namespace=metadata.get("namespace", ""),
-            name=replica["spec"]["deploymentName"],
-            replica=metadata["name"],
-            cluster=cluster_name,
-            priority=replica["spec"].get("priority") or None,
+            namespace=parsed.namespace,
+            name=parsed.deployment_name,
+            replica=parsed.name,
+            cluster=parsed.cluster_name,
+            priority=parsed.priority,
         )
         workloads = [o.manifest for o in rendered if o.is_workload]
         result = apply_conventions(workloads, config, context, priority_classes=priority_classes)

@@ -1,0 +1,95 @@
+"""The renderer's output handed to every scheduler convention: all of it validates.
+
+The convention tests feed hand-built workloads; these feed what `render_replica`
+really emits, so every kind either package puts on a workload cluster (Namespace,
+ResourceClaimTemplate, Deployment, LeaderWorkerSet, LLMInferenceService and the
+three PodGroups) is checked against its CRD or the Kubernetes schema as composed.
+"""
+
+from typing import Any
+
+import pytest
+
+from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.schema import ManifestValidator
+from modelplane.workloads import parse_cluster, parse_replica, render_replica
+
+PIPELINE = {"tensor": 8, "pipeline": 2}
+DATA = {"tensor": 4, "data": 4, "dataLocal": 2}
+
+# One block per way of handing pods over, the gang-composing ones included.
+BLOCKS: dict[str, dict[str, Any]] = {
+    "Default": {"provider": "Default"},
+    "KAI": {"provider": "KAI", "queue": "{{ .Namespace }}", "kai": {"queuesWithQuota": ["ml"]}},
+    "KAI-Modelplane": {
+        "provider": "KAI",
+        "queue": "{{ .Namespace }}",
+        "defaultLabels": {"kai.scheduler/preemptibility": "preemptible"},
+        "kai": {"podGrouper": "Modelplane"},
+    },
+    "Kueue": {
+        "provider": "Kueue",
+        "queue": "{{ .Namespace }}-gpu",
+        "kueue": {"workloadPriorityClasses": ["production-critical"]},
+    },
+    "Volcano": {"provider": "Volcano", "queue": "{{ .Namespace }}"},
+    "Volcano-Modelplane": {
+        "provider": "Volcano",
+        "queue": "{{ .Namespace }}",
+        "volcano": {"lwsGangScheduling": False},
+    },
+    "Coscheduling": {"provider": "Coscheduling"},
+}
+# The PodGroup each gang-composing block yields for a multi-node worker.
+GANG_API = {
+    "KAI-Modelplane": "scheduling.run.ai/v2alpha2",
+    "Volcano-Modelplane": "scheduling.volcano.sh/v1beta1",
+    "Coscheduling": "scheduling.x-k8s.io/v1alpha1",
+}
+
+
+def _replica(build: Any, shape: str) -> dict[str, Any]:
+    # The longest replica name there is: every derived name is at its limit.
+    name = "kimi-k2-" + "r" * 55
+    if shape == "unified-multi-node":
+        return build.replica(name=name, workers=build.role(count=2, topology=PIPELINE))
+    if shape == "disaggregated":
+        return build.replica(
+            name=name,
+            decode=build.role(topology=PIPELINE),
+            prefill=build.role(count=2, topology=DATA, pool="l4"),
+        )
+    return build.replica(name=name, workers=build.role(count=3))
+
+
+@pytest.mark.parametrize("shape", ["unified-single-node", "unified-multi-node", "disaggregated"])
+@pytest.mark.parametrize("backend", ["Native", "KServe"])
+@pytest.mark.parametrize("block", sorted(BLOCKS))
+def test_rendered_and_conventioned_objects_validate(
+    build: Any, manifest_validator: ManifestValidator, block: str, backend: str, shape: str
+) -> None:
+    obj = _replica(build, shape)
+    rendered = render_replica(parse_replica(obj), parse_cluster(build.cluster(backend=backend)))
+    config, parse_findings = parse_scheduling(BLOCKS[block])
+    assert parse_findings == []
+    context = TemplateContext(
+        namespace="ml",
+        name=obj["spec"]["deploymentName"],
+        replica=obj["metadata"]["name"],
+        cluster=obj["spec"]["clusterName"],
+        priority=obj["spec"]["priority"],
+    )
+    result = apply_conventions([o.manifest for o in rendered if o.is_workload], config, context)
+
+    # Rendered names fit every scheduler's limits, so no convention refuses them.
+    assert result.ok, result.findings
+    others = [o.manifest for o in rendered if not o.is_workload]
+    for manifest in [*others, *result.workloads, *result.extra]:
+        assert manifest_validator.validate(manifest, pods=True) == [], manifest["kind"]
+
+    multi_node = shape != "unified-single-node"
+    expected = GANG_API.get(block) if multi_node else None
+    assert {o["apiVersion"] for o in result.extra} == ({expected} if expected else set())
+    if expected:
+        # Decode and prefill are ganged apart; a unified replica is one gang.
+        assert len(result.extra) == (2 if shape == "disaggregated" else 1)
