@@ -139,3 +139,24 @@ def test_namespace_and_unknown_kinds() -> None:
         validate_builtin(
             {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"}}
         )
+
+
+@pytest.mark.parametrize(
+    ("identity", "expected"),
+    [
+        ({"kind": "Namespace"}, ["apiVersion: Required value"]),
+        ({"apiVersion": "", "kind": ""}, ["apiVersion: Required value", "kind: Required value"]),
+        (
+            {"apiVersion": ["v1"], "kind": "Namespace"},
+            ['apiVersion: Invalid value: "array": apiVersion in body must be of type string: '
+             '"array"'],
+        ),
+        (
+            {"apiVersion": "v1", "kind": 7},
+            ['kind: Invalid value: "integer": kind in body must be of type string: "integer"'],
+        ),
+    ],
+)  # fmt: skip
+def test_unusable_api_version_or_kind_is_reported(identity: Obj, expected: list[str]) -> None:
+    obj = {**identity, "metadata": {"name": "ml-team"}}
+    assert [str(e) for e in validate_builtin(obj)] == expected

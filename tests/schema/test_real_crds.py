@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from modelplane.cel.types import STRING
 from modelplane.schema import ManifestValidator, Schema, SchemaRegistry
 from modelplane.schema.cel_rules import compile_rule
-from modelplane.schema.cost import rule_sources
+from modelplane.schema.cost import schema_rules
 from modelplane.schema.manifests import reference_crd_directory
 
 from .support import Obj
@@ -200,15 +201,18 @@ def _schema(validator: ManifestValidator, obj: Obj) -> Schema:
 
 
 @pytest.mark.parametrize("path", CRD_FILES, ids=[p.name for p in CRD_FILES])
-def test_every_crd_loads_and_its_rules_parse(path: Path) -> None:
+def test_every_crd_loads_and_its_rules_compile(path: Path) -> None:
     registry = SchemaRegistry.from_files([path])
     assert registry.kinds(), f"{path.name} defines no served kind"
     for api_version, kind in registry.kinds():
         schema = registry.get(api_version, kind)
         assert schema is not None
         assert {"apiVersion", "kind", "metadata"} <= schema.node.properties.keys()
-        for source in rule_sources(schema):
-            assert compile_rule(source).runner is not None, source
+        for _, rule in schema_rules(schema):
+            assert compile_rule(rule.rule).program is not None, rule.rule
+            if rule.message_expression:
+                compiled = compile_rule(rule.message_expression, STRING)
+                assert compiled.program is not None, rule.message_expression
 
 
 @pytest.mark.parametrize("build", VALID, ids=[b.__name__ for b in VALID])

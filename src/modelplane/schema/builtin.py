@@ -84,16 +84,23 @@ def _read(directory: str, filename: str) -> Any:
 
 
 @cache
+def _definitions(directory: str) -> Any:
+    """The shared definitions every kind's schema refers to, read once per version."""
+    from referencing import Registry, Resource
+
+    registry: Any = Resource.from_contents(_read(directory, "_definitions.json")) @ Registry()
+    return registry
+
+
+@cache
 def _validator(directory: str, filename: str) -> Any:
     from jsonschema import Draft202012Validator
-    from referencing import Registry, Resource
+    from referencing import Resource
 
     schema = _read(directory, filename)
     if schema is None:
         return None
-    definitions = _read(directory, "_definitions.json")
-    registry: Any = Resource.from_contents(schema) @ Registry()
-    registry = Resource.from_contents(definitions) @ registry
+    registry = Resource.from_contents(schema) @ _definitions(directory)
     return Draft202012Validator(schema, registry=registry)
 
 
@@ -105,9 +112,10 @@ def validate_builtin(obj: dict[str, Any], kubernetes_version: str = "1.34") -> l
     it does not ship.
     """
     version, directory = _resolve(kubernetes_version)
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return [FieldError(f, required()) for f in ("apiVersion", "kind") if not obj.get(f)]
+    identity = _identity_errors(obj)
+    if identity:
+        return identity
+    api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
     validator = _validator(directory, _schema_file(api_version, kind))
     if validator is None:
         raise LookupError(f"no schema for {api_version} {kind} in Kubernetes {version}")
@@ -115,6 +123,20 @@ def validate_builtin(obj: dict[str, Any], kubernetes_version: str = "1.34") -> l
     for error in validator.iter_errors(obj):
         errors.update(_convert(error))
     return sorted(errors)
+
+
+def _identity_errors(obj: dict[str, Any]) -> list[FieldError]:
+    """Why apiVersion or kind cannot name a schema: absent, empty or not a string."""
+    errors: list[FieldError] = []
+    for field in ("apiVersion", "kind"):
+        value = obj.get(field)
+        if value is None or value == "":
+            errors.append(FieldError(field, required()))
+        elif not isinstance(value, str):
+            actual = json_type(value)
+            detail = f"{subject(field)} must be of type string: {go_quote(actual)}"
+            errors.append(FieldError(field, invalid(actual, detail)))
+    return errors
 
 
 def _path(parts: Iterable[Any]) -> str:

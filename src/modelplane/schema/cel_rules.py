@@ -1,24 +1,29 @@
-"""`x-kubernetes-validations` rules, evaluated with celpy the way the API server does.
+"""`x-kubernetes-validations` rules, evaluated the way the API server does.
 
-Each rule is compiled once per Schema. On create there is no old object, so
-transition rules (any rule naming `oldSelf`) are skipped, as the API server skips
-them. celpy parses but does not type-check, so what cel-go rejects at CRD
-creation surfaces here only when a rule runs.
+Rules compile with `modelplane.cel`'s compiler, which checks them as cel-go
+does (with `self` and `oldSelf` typed dyn, as no schema types are declared to
+it) and evaluates them under the same 1,000,000-unit cost limit the API server
+gives each rule. Each rule is compiled once per Schema. On create there is no
+old object, so transition rules (any rule naming `oldSelf`) are skipped, as the
+API server skips them. The API server does run an `optionalOldSelf` rule on
+create, with `oldSelf` an empty optional; `modelplane.cel` has no optional
+values, so those are skipped too.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
+from typing import Any, Final
 
-import celpy
-from celpy import celtypes
-from celpy.celparser import CELParseError
-from lark import Token, Tree
+import lark
 
-from modelplane.schema.cel_library import FUNCTIONS, SETS
+from modelplane.cel import types as t
+from modelplane.cel.compiler import Compiler
+from modelplane.cel.environment import Program, parse
+from modelplane.cel.errors import CelCompileError, CelRuntimeError
+from modelplane.cel.values import type_name
+from modelplane.schema.cel_library import RULE_FUNCTIONS, SETS_FUNCTIONS, SETS_NAMESPACE
 from modelplane.schema.cel_values import to_cel
 from modelplane.schema.errors import (
     FieldError,
@@ -35,75 +40,83 @@ from modelplane.schema.errors import (
 )
 from modelplane.schema.node import Node, Rule
 
-
-@cache
-def environment() -> celpy.Environment:
-    """The one celpy environment; building its parser costs about 0.1 s, so it is shared."""
-    return celpy.Environment()
+_VARIABLES: Final = {"self": t.DYN, "oldSelf": t.DYN}
+_NO_OVERLOAD: Final = "no such overload"
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """A parsed rule: its runner, or why it could not be parsed."""
+    """A compiled rule or messageExpression: its program, or why it does not compile."""
 
     text: str
-    runner: celpy.Runner | None
+    program: Program | None
     error: str
     uses_old_self: bool
 
 
-def _uses_old_self(ast: Tree[Any]) -> bool:
-    for ident in ast.find_data("ident"):
-        token = ident.children[0] if ident.children else None
-        if isinstance(token, Token) and token.value == "oldSelf":
-            return True
-    return False
+def _uses_old_self(tree: lark.Tree[Any]) -> bool:
+    return any(
+        sub.data in ("ident", "dot_ident") and str(sub.children[0]) == "oldSelf"
+        for sub in tree.iter_subtrees()
+    )
 
 
-def compile_rule(text: str) -> Compiled:
-    env = environment()
+def _namespace(tree: Any) -> str | None:
+    """The identifier `tree` is, when it is a bare one (`sets` in `sets.contains(...)`)."""
+    while isinstance(tree, lark.Tree) and tree.data in ("member", "primary"):
+        if len(tree.children) != 1:
+            return None
+        tree = tree.children[0]
+    if isinstance(tree, lark.Tree) and tree.data == "ident":
+        return str(tree.children[0])
+    return None
+
+
+def _qualify_sets_calls(tree: lark.Tree[Any]) -> None:
+    """Rewrite `sets.f(a, b)` into a call of the function named `sets.f`, in place."""
+    for call in list(tree.find_data("member_dot_arg")):
+        receiver, name, *args = call.children
+        if str(name) in SETS_FUNCTIONS and _namespace(receiver) == SETS_NAMESPACE:
+            call.data = "ident_arg"
+            call.children = [lark.Token("IDENT", f"{SETS_NAMESPACE}.{name}"), *args]
+
+
+def compile_rule(text: str, result: t.CelType = t.BOOL) -> Compiled:
+    """Compile a rule (`result` bool) or a messageExpression (`result` string)."""
     try:
-        ast = env.compile(text)
-    except CELParseError as exc:
-        # celpy's own message is the source line with a caret; the position says the same.
-        where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
-        return Compiled(text, None, f"syntax error{where}", False)
-    return Compiled(text, env.program(ast, FUNCTIONS), "", _uses_old_self(ast))
+        tree = parse(text)
+    except CelCompileError as error:
+        return Compiled(text, None, str(error), False)
+    uses_old_self = _uses_old_self(tree)
+    _qualify_sets_calls(tree)
+    try:
+        node = Compiler(_VARIABLES, RULE_FUNCTIONS).compile(tree)
+    except CelCompileError as error:
+        return Compiled(text, None, str(error), uses_old_self)
+    except RecursionError:
+        return Compiled(text, None, "expression nesting too deep to compile", uses_old_self)
+    except Exception as error:  # a broken rule is reported, never raised to the caller
+        return Compiled(text, None, f"internal compile error: {error!r}", uses_old_self)
+    if node.type != result and not t.is_dyn(node.type):
+        error = f"must evaluate to {result}, not {node.type}"
+        return Compiled(text, None, error, uses_old_self)
+    return Compiled(text, Program(text, node.type, node.fn), "", uses_old_self)
 
 
 class RuleCache:
-    """Compiled rules by source text; one per Schema."""
+    """Compiled rules and messageExpressions by source text; one per Schema."""
 
     def __init__(self) -> None:
-        self._compiled: dict[str, Compiled] = {}
+        self._compiled: dict[tuple[str, t.CelType], Compiled] = {}
 
-    def get(self, text: str) -> Compiled:
-        found = self._compiled.get(text)
+    def get(self, text: str, result: t.CelType = t.BOOL) -> Compiled:
+        found = self._compiled.get((text, result))
         if found is None:
-            found = self._compiled[text] = compile_rule(text)
+            found = self._compiled[(text, result)] = compile_rule(text, result)
         return found
 
     def __len__(self) -> int:
         return len(self._compiled)
-
-
-# celpy nests operand errors as reprs, so the quotes may arrive escaped.
-_MISSING_KEY = re.compile(r"no such member in mapping: \\?'([^'\\]*)\\?'")
-
-
-def describe_error(exc: BaseException) -> str:
-    """A celpy evaluation error in cel-go's words, without celpy's activation dump."""
-    text = " ".join(str(a) for a in exc.args)
-    if m := _MISSING_KEY.search(text):
-        return f"no such key: {m[1]}"
-    if "divide by zero" in text:
-        return "division by zero"
-    if "index out of range" in text or "IndexError" in text:
-        return "index out of bounds"
-    if "no such overload" in text or "no matching overload" in text:
-        return "no such overload"
-    first = str(exc.args[0]) if exc.args else type(exc).__name__
-    return first.split(" (in activation", 1)[0]
 
 
 _FIELD_PATH_PART = re.compile(r"\.([^.\[\]]+)|\[\s*'([^']*)'\s*\]|\[\s*\"([^\"]*)\"\s*\]|\[(\d+)\]")
@@ -127,22 +140,18 @@ def join_field_path(path: str, field_path: str) -> str:
     return out
 
 
-def _evaluate(runner: celpy.Runner, activation: dict[str, Any]) -> Any:
-    try:
-        return runner.evaluate(activation)
-    except Exception as exc:  # celpy leaks raw Python errors from some builtins
-        return exc
-
-
 def _message(rule: Rule, cache: RuleCache, activation: dict[str, Any]) -> str:
     fallback = rule.message or f"failed rule: {rule.rule.strip()}"
     if not rule.message_expression:
         return fallback
-    compiled = cache.get(rule.message_expression)
-    if compiled.runner is None:
+    compiled = cache.get(rule.message_expression, t.STRING)
+    if compiled.program is None:
         return fallback
-    result = _evaluate(compiled.runner, activation)
-    if not isinstance(result, str):
+    try:
+        result = compiled.program.run(activation)
+    except CelRuntimeError:
+        return fallback
+    if type(result) is not str:
         return fallback
     text = result.strip()
     return text if text and "\n" not in text else fallback
@@ -186,29 +195,30 @@ def _walk(value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem
 
 
 def _check_node(value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem]) -> None:
-    activation: dict[str, Any] = {"self": to_cel(value, node), "sets": SETS}
+    activation: dict[str, Any] = {"self": to_cel(value, node)}
     value_type = node.type
     for rule in node.rules:
         compiled = cache.get(rule.rule)
         if compiled.uses_old_self:
             continue
-        if compiled.runner is None:
+        if compiled.program is None:
             detail = f"rule compile error: {compiled.error}: {rule.rule.strip()}"
             out.append(Problem(Kind.INTERNAL, FieldError(path, internal(detail))))
             continue
-        result = _evaluate(compiled.runner, activation)
-        if isinstance(result, BaseException):
-            reason = describe_error(result)
-            if reason == "no such overload":
+        try:
+            result = compiled.program.run(activation)
+        except CelRuntimeError as error:
+            if str(error) == _NO_OVERLOAD:
                 detail = (
-                    f"'{reason}': call arguments did not match a supported operator, "
+                    f"'{_NO_OVERLOAD}': call arguments did not match a supported operator, "
                     f"function or macro signature for rule: {rule.rule.strip()}"
                 )
             else:
-                detail = f"{reason} evaluating rule: {rule.rule.strip()}"
+                detail = f"{error} evaluating rule: {rule.rule.strip()}"
             out.append(Problem(Kind.INVALID, FieldError(path, invalid(value_type, detail))))
-        elif not isinstance(result, celtypes.BoolType):
-            detail = f"rule must evaluate to a bool, not {type(result).__name__}: {rule.rule}"
+            continue
+        if type(result) is not bool:
+            detail = f"rule must evaluate to a bool, not {type_name(result)}: {rule.rule.strip()}"
             out.append(Problem(Kind.INVALID, FieldError(path, invalid(value_type, detail))))
         elif not result:
             message = _message(rule, cache, activation)

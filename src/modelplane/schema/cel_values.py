@@ -1,10 +1,12 @@
 """JSON values as CEL sees them, typed by the schema node they sit under.
 
-Follows apiserver/pkg/cel/common's UnstructuredToVal: integers stay integers (an
-integral float in an integer field becomes one), `number` fields are doubles,
-date/date-time/duration/byte strings become timestamps, durations and bytes, and
-property names that are not CEL identifiers are escaped (`x-y` is `self.x__dash__y`).
-A resource's `metadata` exposes only `name` and `generateName`.
+The values are `modelplane.cel`'s: plain Python scalars, tuples for lists, dicts
+for maps, and celpy's timestamp and duration types. Follows apiserver/pkg/cel/
+common's UnstructuredToVal: integers stay integers (an integral float in an
+integer field becomes one), `number` fields are doubles, date/date-time/duration/
+byte strings become timestamps, durations and bytes, and property names that are
+not CEL identifiers are escaped (`x-y` is `self.x__dash__y`). A resource's
+`metadata` exposes only `name` and `generateName`.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import base64
 import binascii
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-from celpy import celtypes
+from celpy.celtypes import DurationType, TimestampType
 
 from modelplane.schema.node import Node
 from modelplane.schema.values import is_int, is_integral_float
@@ -36,6 +39,7 @@ _DURATION_UNITS = {
 _META_FIELDS = ("name", "generateName")
 
 
+@lru_cache(maxsize=4096)
 def escape(name: str) -> str | None:
     """The CEL identifier for a property name, or None when CEL cannot reach it."""
     if name in _RESERVED:
@@ -55,31 +59,31 @@ def _timestamp(text: str, date_only: bool) -> Any:
             parsed = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=UTC)
-        return celtypes.TimestampType(parsed)
+        return TimestampType(parsed)
     except ValueError:
-        return celtypes.StringType(text)
+        return text
 
 
 def _duration(text: str) -> Any:
     body = text.lstrip("+-")
     sign = -1.0 if text.startswith("-") else 1.0
     if body == "0":
-        return celtypes.DurationType(timedelta(0))
+        return DurationType(timedelta(0))
     parts = _GO_DURATION_PART.findall(body)
     if not parts or "".join(n + u for n, u in parts) != body:
-        return celtypes.StringType(text)
+        return text
     seconds = sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
     try:
-        return celtypes.DurationType(timedelta(seconds=sign * seconds))
+        return DurationType(timedelta(seconds=sign * seconds))
     except (ValueError, OverflowError):
-        return celtypes.StringType(text)
+        return text
 
 
 def _bytes(text: str) -> Any:
     try:
-        return celtypes.BytesType(base64.b64decode(text, validate=True))
+        return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        return celtypes.StringType(text)
+        return text
 
 
 def _string(text: str, node: Node) -> Any:
@@ -92,23 +96,19 @@ def _string(text: str, node: Node) -> Any:
         return _duration(text)
     if fmt == "byte":
         return _bytes(text)
-    return celtypes.StringType(text)
+    return text
 
 
 def to_cel(value: Any, node: Node | None) -> Any:
-    """Convert a decoded JSON value to celpy values, typed by `node`."""
-    if value is None:
-        return None
-    if node is None:
+    """Convert a decoded JSON value to CEL values, typed by `node`."""
+    if node is None or value is None or isinstance(value, bool):
         return _untyped(value)
-    if isinstance(value, bool):
-        return celtypes.BoolType(value)
     if isinstance(value, int | float):
         return _number(value, node)
     if isinstance(value, str):
-        return _string(value, node) if node.type == "string" else celtypes.StringType(value)
+        return _string(value, node) if node.type == "string" else value
     if isinstance(value, list):
-        return celtypes.ListType(to_cel(v, node.items) for v in value)
+        return tuple(to_cel(v, node.items) for v in value)
     if isinstance(value, dict):
         return _object(value, node)
     return _untyped(value)
@@ -116,45 +116,41 @@ def to_cel(value: Any, node: Node | None) -> Any:
 
 def _untyped(value: Any) -> Any:
     """A value no schema describes (under preserve-unknown-fields): typed by JSON alone."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return celtypes.BoolType(value)
+    if value is None or isinstance(value, bool | str):
+        return value
     if is_int(value):
-        return celtypes.IntType(value)
+        return int(value)
     if isinstance(value, int | float):
-        return celtypes.DoubleType(float(value))
-    if isinstance(value, list):
-        return celtypes.ListType(_untyped(v) for v in value)
+        return float(value)
+    if isinstance(value, list | tuple):
+        return tuple(_untyped(v) for v in value)
     if isinstance(value, dict):
-        return celtypes.MapType({celtypes.StringType(k): _untyped(v) for k, v in value.items()})
-    return celtypes.StringType(str(value))
+        return {str(k): _untyped(v) for k, v in value.items()}
+    return str(value)
 
 
 def _number(value: int | float, node: Node) -> Any:
     # Integers beyond int64 decode as float64 in the API server.
     if node.type == "number" or not (is_int(value) or is_integral_float(value)):
-        return celtypes.DoubleType(float(value))
-    return celtypes.IntType(int(value))
+        return float(value)
+    return int(value)
 
 
-def _object(obj: dict[str, Any], node: Node) -> celtypes.MapType:
-    out = celtypes.MapType()
+def _object(obj: dict[str, Any], node: Node) -> dict[str, Any]:
     if node.is_map:
         extra = node.additional
-        for k, v in obj.items():
-            out[celtypes.StringType(k)] = to_cel(v, extra)
-        return out
+        return {k: to_cel(v, extra) for k, v in obj.items()}
+    out: dict[str, Any] = {}
     props = node.properties
     for k, v in obj.items():
         prop = props.get(k)
         if node.is_resource and k == "metadata" and isinstance(v, dict):
             meta = {f: v[f] for f in _META_FIELDS if f in v}
-            out[celtypes.StringType(k)] = to_cel(meta, prop)
+            out[k] = to_cel(meta, prop)
             continue
         if prop is None and not node.preserve_unknown:
             continue
         name = escape(k) if prop is not None else k
         if name is not None:
-            out[celtypes.StringType(name)] = to_cel(v, prop)
+            out[name] = to_cel(v, prop)
     return out

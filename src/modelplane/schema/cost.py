@@ -16,10 +16,11 @@ from typing import Any
 
 from lark import Token, Tree
 
-from modelplane.schema.cel_rules import environment
+from modelplane.cel.environment import parse
+from modelplane.cel.errors import CelCompileError
 from modelplane.schema.cel_values import escape
 from modelplane.schema.errors import go_quote
-from modelplane.schema.node import Node
+from modelplane.schema.node import Node, Rule
 from modelplane.schema.resource import Schema
 
 _WRAPPERS = frozenset(
@@ -166,35 +167,29 @@ def _nodes(root: Node) -> list[Node]:
     return out
 
 
-def rule_sources(schema: Schema) -> list[str]:
-    """Every distinct rule and messageExpression in `schema`, sorted."""
-    found: set[str] = set()
-    for node in _nodes(schema.node):
-        for rule in node.rules:
-            found.update(s for s in (rule.rule, rule.message_expression) if s)
-    return sorted(found)
+def schema_rules(schema: Schema) -> list[tuple[Node, Rule]]:
+    """Every rule in `schema` with the node it sits on."""
+    return [(node, rule) for node in _nodes(schema.node) for rule in node.rules]
 
 
 def rule_cost_problems(schema: Schema) -> list[str]:
     """Rules whose cost grows with an unbounded list, map or string; sorted messages."""
     problems: set[str] = set()
-    env_parser = environment()
-    for node in _nodes(schema.node):
+    for node, rule in schema_rules(schema):
         where = node.path or "<root>"
-        for rule in node.rules:
-            if (why := unbounded(node)) is not None:
-                problems.add(f"{where}: rule {go_quote(rule.rule)} is evaluated on {why}")
-            # The API server charges a messageExpression against the same budget.
-            for source in (rule.rule, rule.message_expression):
-                if source:
-                    problems.update(_scan_source(env_parser, node, where, source))
+        if (why := unbounded(node)) is not None:
+            problems.add(f"{where}: rule {go_quote(rule.rule)} is evaluated on {why}")
+        # The API server charges a messageExpression against the same budget.
+        for source in (rule.rule, rule.message_expression):
+            if source:
+                problems.update(_scan_source(node, where, source))
     return sorted(problems)
 
 
-def _scan_source(parser: Any, node: Node, where: str, source: str) -> list[str]:
+def _scan_source(node: Node, where: str, source: str) -> list[str]:
     try:
-        ast = parser.compile(source)
-    except Exception:
+        ast = parse(source)
+    except CelCompileError:
         return [f"{where}: rule {go_quote(source)} does not parse"]
     scan = _Scan()
     scan.walk(ast, {"self": node, "oldSelf": node})

@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from modelplane.core.labels import LABEL_VALUE_MAX
 from modelplane.schema.values import copy_json
 
 NAMESPACED = "Namespaced"
 CLUSTER = "Cluster"
 LEGACY_CLUSTER = "LegacyCluster"
-_MAX_NAME = 63
+# The composite name becomes the crossplane.io/composite label value.
+_MAX_NAME = LABEL_VALUE_MAX
 
 _STRING: dict[str, Any] = {"type": "string"}
 _MATCH_LABELS: dict[str, Any] = {

@@ -97,12 +97,19 @@ def _is_ipv6(text: str) -> bool:
     return True
 
 
-def _is_cidr(text: str) -> bool:
+def parse_cidr(text: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface | None:
+    """An address with a prefix length, as Go's parsers take it; None when it is not one.
+
+    Python alone would also take a bare address, a netmask (`/255.0.0.0`) or a
+    zone (`%eth0`), which net.ParseCIDR and netip.ParsePrefix refuse.
+    """
+    address, slash, length = text.partition("/")
+    if not slash or "%" in address or not (length.isascii() and length.isdigit()):
+        return None
     try:
-        ipaddress.ip_network(text, strict=False)
+        return ipaddress.ip_interface(text)
     except ValueError:
-        return False
-    return "/" in text
+        return None
 
 
 def _is_hostname(text: str) -> bool:
@@ -162,7 +169,7 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "hostname": _is_hostname,
     "ipv4": _is_ipv4,
     "ipv6": _is_ipv6,
-    "cidr": _is_cidr,
+    "cidr": lambda s: parse_cidr(s) is not None,
     "mac": lambda s: bool(_MAC.match(s)),
     "uuid": lambda s: bool(_UUID.match(s)),
     "uuid3": lambda s: bool(_UUID3.match(s)),

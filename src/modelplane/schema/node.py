@@ -28,7 +28,6 @@ class Rule:
     message_expression: str = ""
     field_path: str = ""
     reason: str = ""
-    optional_old_self: bool = False
 
 
 def _str(raw: Mapping[str, Any], name: str) -> str:
@@ -269,7 +268,6 @@ class Node:
                 message_expression=_str(entry, "messageExpression"),
                 field_path=_str(entry, "fieldPath"),
                 reason=_str(entry, "reason"),
-                optional_old_self=entry.get("optionalOldSelf") is True,
             )
             for entry in entries
             if isinstance(entry, Mapping) and isinstance(entry.get("rule"), str)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from modelplane.core import labels
+from modelplane.core.naming import DNS_LABEL_MAX, DNS_SUBDOMAIN_MAX
 from modelplane.schema.errors import (
     FieldError,
     Kind,
@@ -132,8 +133,8 @@ _DNS1035_MSG = (
 
 def dns1123_label_errors(value: str) -> list[str]:
     out: list[str] = []
-    if len(value) > 63:
-        out.append("must be no more than 63 characters")
+    if len(value) > DNS_LABEL_MAX:
+        out.append(f"must be no more than {DNS_LABEL_MAX} characters")
     if not _DNS1123_LABEL.match(value):
         out.append(_LABEL_MSG)
     return out
@@ -141,8 +142,8 @@ def dns1123_label_errors(value: str) -> list[str]:
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
     out: list[str] = []
-    if len(value) > 253:
-        out.append("must be no more than 253 characters")
+    if len(value) > DNS_SUBDOMAIN_MAX:
+        out.append(f"must be no more than {DNS_SUBDOMAIN_MAX} characters")
     if not _DNS1123_SUBDOMAIN.match(value):
         out.append(_SUBDOMAIN_MSG)
     return out
@@ -150,8 +151,8 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
 
 def dns1035_label_errors(value: str) -> list[str]:
     out: list[str] = []
-    if len(value) > 63:
-        out.append("must be no more than 63 characters")
+    if len(value) > DNS_LABEL_MAX:
+        out.append(f"must be no more than {DNS_LABEL_MAX} characters")
     if not _DNS1035_LABEL.match(value):
         out.append(_DNS1035_MSG)
     return out

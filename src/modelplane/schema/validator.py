@@ -168,6 +168,8 @@ def _branch_problems(value: Any, branch: Node, path: str) -> list[Problem]:
 
 
 def _check_junctors(value: Any, node: Node, path: str, out: list[Problem]) -> None:
+    if not (node.all_of or node.any_of or node.one_of or node.not_ is not None):
+        return
     quoted = go_quote(path)
     if node.all_of:
         results = [_branch_problems(value, b, path) for b in node.all_of]
