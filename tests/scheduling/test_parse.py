@@ -231,7 +231,7 @@ def test_cluster_errors_name_the_field(obj: Obj, message: str) -> None:
 def test_fleet_errors_name_the_cluster() -> None:
     with pytest.raises(InputError) as error:
         parse_clusters([CLUSTER, _without(CLUSTER, *GPU_PATH, "driver")])
-    assert error.value.path == "clusters[1].status.gpuPools[0].devices[0].driver"
+    assert error.value.path == "inferenceclusters[a].status.gpuPools[0].devices[0].driver"
 
 
 def test_fleet_shares_equal_hardware() -> None:

@@ -363,3 +363,23 @@ def test_a_replica_refused_by_its_cluster_shows_on_the_deployment() -> None:
     )
     # Still serving what it ran before: the replica stays, and counts as ready.
     assert got["desired"]["composite"]["resource"]["status"]["replicas"] == {"total": 3, "ready": 3}
+
+
+def test_a_cluster_that_has_not_published_its_pools_keeps_its_replicas() -> None:
+    """A restored or re-created InferenceCluster has spec.nodePools but no status yet:
+    its hardware is not gone, so the replica on it must not be dropped."""
+    restored = {**cluster("b", 2)}
+    del restored["status"]
+    running = {
+        A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
+        B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
+    }
+    req = request(
+        deployment(2),
+        required={"inferenceclusters": [cluster("a", 4), restored], "modelreplicas": []},
+        observed=running,
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    assert sorted(got["desired"]["resources"]) == sorted([A0, B0])
+    kept = got["desired"]["resources"][B0]["resource"]
+    assert kept["spec"] == running[B0]["spec"]

@@ -111,6 +111,9 @@ class Cluster:
     pools: tuple[Pool, ...]
     default_priority: str | None = None
     allowed_priorities: tuple[str, ...] | None = None
+    declared_pools: frozenset[str] = frozenset()
+    """`spec.nodePools` names. A declared pool missing from `pools` is not yet
+    published (a new or restored cluster), which is not the same as removed."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:

@@ -133,6 +133,7 @@ def parse_cluster(obj: Mapping[str, Any], interner: Interner | None = None) -> C
         )
     )
     pools = fields.optional_sequence(status, "gpuPools", "status.gpuPools")
+    declared = fields.optional_sequence(spec, "nodePools", "spec.nodePools")
     return Cluster(
         name=fields.required_string(metadata, "name", "metadata.name"),
         labels={k: fields.string(v, f"metadata.labels.{k}") for k, v in sorted(labels.items())},
@@ -143,6 +144,12 @@ def parse_cluster(obj: Mapping[str, Any], interner: Interner | None = None) -> C
             scheduling, "defaultPriority", "spec.scheduling.defaultPriority"
         ),
         allowed_priorities=allowed,
+        declared_pools=frozenset(
+            fields.required_string(
+                fields.mapping(p, f"spec.nodePools[{i}]"), "name", f"spec.nodePools[{i}].name"
+            )
+            for i, p in enumerate(declared)
+        ),
     )
 
 
@@ -154,5 +161,8 @@ def parse_clusters(objs: Iterable[Mapping[str, Any]]) -> list[Cluster]:
         try:
             clusters.append(parse_cluster(obj, interner))
         except InputError as error:
-            raise InputError(f"clusters[{i}].{error.path}", error.message) from error
+            metadata = obj.get("metadata")
+            name = metadata.get("name") if isinstance(metadata, Mapping) else None
+            which = f"inferenceclusters[{name}]" if isinstance(name, str) else f"clusters[{i}]"
+            raise InputError(f"{which}.{error.path}", error.message) from error
     return clusters

@@ -10,6 +10,10 @@ Retain (the spec evaluates): an existing replica keeps its (cluster, index) when
      disaggregated serving re-places it), and
   5. every role's pinned pool still exists and one of its nodes still satisfies
      the role's current requests.
+A replica whose pinned pool is still declared in the cluster's spec.nodePools but
+not (yet) published in status.gpuPools is held exactly as recorded: a cluster
+that is new, restored or waiting for its classes has not lost its hardware, and
+dropping the replica would take a running model down.
 A retained replica is re-derived from the current spec: its pool is kept and its
 workers, topology and device requests follow the deployment. Nothing else moves
 it: not a better-scored cluster, not capacity (it is charged, never evicted).
@@ -97,6 +101,8 @@ def _retain_one(
     for r, role in enumerate(deployment.roles):
         pinned = recorded[role.name].pool
         pool = view.cluster.pool(pinned)
+        if pool is None and pinned in view.cluster.declared_pools:
+            return _as_recorded(replica, view.cluster.name, index)
         if pool is None:
             return f"its pool {pinned} for {role.name} no longer exists"
         match = fleet.matches(pool.hardware)[r]
@@ -144,12 +150,17 @@ def hold(
         if cluster not in cluster_names:
             removed.append(RemovedReplica(replica.name, cluster, index, "cluster no longer exists"))
             continue
-        roles = tuple(
-            RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
-            for role in replica.roles
-        )
-        kept.append(Kept(DesiredReplica(replica.name, cluster, index, roles, Origin.HELD), ()))
+        kept.append(_as_recorded(replica, cluster, index))
     return kept, removed
+
+
+def _as_recorded(replica: ExistingReplica, cluster: str, index: int) -> Kept:
+    """The replica exactly as its ModelReplica records it, charged nothing: held."""
+    roles = tuple(
+        RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
+        for role in replica.roles
+    )
+    return Kept(DesiredReplica(replica.name, cluster, index, roles, Origin.HELD), ())
 
 
 class _Descending:
