@@ -16,6 +16,12 @@ INFERENCE_CLUSTER: Final = "InferenceCluster"
 MODEL_DEPLOYMENT: Final = "ModelDeployment"
 MODEL_REPLICA: Final = "ModelReplica"
 
+# Roles of a replica: one unified role, or decode and prefill (disaggregated
+# serving). Also the names of the spec fields that describe them.
+ROLE_WORKERS: Final = "workers"
+ROLE_DECODE: Final = "decode"
+ROLE_PREFILL: Final = "prefill"
+
 # Condition types. Crossplane owns Ready and Synced; functions never set them.
 VALID: Final = "Valid"
 CONNECTED: Final = "Connected"

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from modelplane.core.topology import Topology
+from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
-UNIFIED_ROLE = "workers"
-DECODE_ROLE = "decode"
-PREFILL_ROLE = "prefill"
+UNIFIED_ROLE = ROLE_WORKERS
+DECODE_ROLE = ROLE_DECODE
+PREFILL_ROLE = ROLE_PREFILL
 ROLE_NAMES = (UNIFIED_ROLE, DECODE_ROLE, PREFILL_ROLE)
 
 AttributeValue = str | int | bool

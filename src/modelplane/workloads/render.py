@@ -6,6 +6,8 @@ from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
     LABEL_TENANT_NAMESPACE,
     MANAGED_BY,
+    ROLE_DECODE,
+    ROLE_WORKERS,
     Reason,
 )
 
@@ -121,7 +123,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> list[RemoteO
 
     if cluster.backend is Backend.KSERVE:
         service = llm_inference_service(replica, namespace=namespace, claims=claims)
-        main = "decode" if replica.disaggregated else "workers"
+        main = ROLE_DECODE if replica.disaggregated else ROLE_WORKERS
         objects.append(_workload(workload_key(main), service))
     else:
         for role in replica.roles:
