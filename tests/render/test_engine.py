@@ -8,6 +8,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 from crossplane.function import resource, response
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
+from modelplane.schema import validate_builtin
 
 from .support import (
     PARENT,
@@ -267,3 +268,13 @@ def test_cluster_scoped_composite_composes_cluster_scoped_config(apis_dir: Path)
     assert "namespace" not in config["metadata"]
     # Provider configuration is applied, never given a provider's status.
     assert "status" not in config
+
+
+def test_events_are_valid_v1_events(apis_dir: Path) -> None:
+    # Warnings and Normals, on a namespaced and on a cluster-scoped composite.
+    result = render_text(apis_dir, PARENT + "---" + PLATFORM)
+
+    assert {e["type"] for e in result.events} == {"Normal", "Warning"}
+    assert {e["involvedObject"]["kind"] for e in result.events} >= {"XParent", "XPlatform"}
+    for event in result.events:
+        assert validate_builtin(event, "1.34") == [], event

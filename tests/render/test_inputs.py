@@ -13,6 +13,13 @@ from modelplane.render.apis import CompositionSelectionError
 
 from .support import write_apis
 
+# A step's bootstrap requirement, completed by the field under test.
+_REQUIRED = """
+    requirements:
+      requiredResources:
+      - {requirementName: x, apiVersion: v1, kind: ConfigMap, %s}
+"""
+
 CM = """
 apiVersion: v1
 kind: ConfigMap
@@ -74,6 +81,20 @@ def test_timestamps_stay_strings() -> None:
         (CM % "a" + "data: {1: one}\n", "data: key 1 must be a string"),
         (CM % "a" + "data: {x: [.nan]}\n", "data.x[0]: nan is not a JSON number"),
         (CM % "a" + "binaryData: {x: !!binary aGk=}\n", "binaryData.x: a bytes value is not JSON"),
+        # Shapes the engine reads on every object; each used to crash it.
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, ownerReferences: [x]}\n",
+            "<stdin>#0: metadata.ownerReferences: must be a list of objects",
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {tier: 1}}\n",
+            "<stdin>#0: metadata.labels: must be a map of strings",
+        ),
+        (CM % "a" + "status: Ready\n", "<stdin>#0: status: must be an object"),
+        (
+            CM % "a" + "status: {conditions: [Ready]}\n",
+            "<stdin>#0: status.conditions: must be a list of objects",
+        ),
     ],
 )
 def test_bad_documents_are_rejected_with_their_source(text: str, message: str) -> None:
@@ -133,6 +154,17 @@ def test_composition_selection_by_reference_and_ambiguity(tmp_path: Path) -> Non
             lambda t: t.replace("functionRef: {name: fn-child}", "functionRef: {}"),
             "functionRef.name is required",
         ),
+        # Each of these used to crash the loader instead of naming the field.
+        (
+            lambda t: t[: t.index("  pipeline:")] + "  pipeline: {a: b}\n",
+            "spec.pipeline must be a list",
+        ),
+        (lambda t: t[: t.index("  pipeline:")] + "  pipeline: []\n", "spec.pipeline is required"),
+        (lambda t: t + "\n    credentials: [token]\n", "credentials must be a list of objects"),
+        (lambda t: t + _REQUIRED % "matchLabels: [a]", "matchLabels must be an object"),
+        (lambda t: t + _REQUIRED % "matchLabels: {a: 1}", "matchLabels must be a map of strings"),
+        (lambda t: t + _REQUIRED % "name: a, namespace: 3", "namespace must be a string"),
+        (lambda t: t + _REQUIRED % "name: [a]", "name must be a string"),
     ],
 )
 def test_unusable_compositions_are_rejected(
@@ -140,6 +172,28 @@ def test_unusable_compositions_are_rejected(
 ) -> None:
     apis_dir = write_apis(tmp_path)
     path = apis_dir / "xchildren" / "composition.yaml"
+    path.write_text(edit(path.read_text()))
+
+    with pytest.raises(ApiError, match=message):
+        Apis.load(apis_dir)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda t: t[: t.index("  versions:")] + "  versions: v1\n",
+            "spec.versions must be a list",
+        ),
+        (lambda t: t.replace("scope: Namespaced", "scope: [Namespaced]"), "spec.scope must be a"),
+        (lambda t: t.replace("kind: XChild", "kind: {name: XChild}"), "spec.names.kind must be a"),
+    ],
+)
+def test_unusable_xrds_are_rejected(
+    tmp_path: Path, edit: Callable[[str], str], message: str
+) -> None:
+    apis_dir = write_apis(tmp_path)
+    path = apis_dir / "xchildren" / "definition.yaml"
     path.write_text(edit(path.read_text()))
 
     with pytest.raises(ApiError, match=message):

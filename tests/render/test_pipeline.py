@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
@@ -270,12 +271,24 @@ def test_a_function_that_is_not_installed_is_reported(tmp_path: Path, in_process
             "metadata.labels: must be a map of strings",
         ),
         (
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"a": 1}}},
+            "metadata.labels: must be a map of strings",
+        ),
+        (
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_Valid"}},
-            "metadata.name: Invalid value: 'Not_Valid'",
+            'metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain',
         ),
         (
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"a": "b c"}}},
-            "metadata.labels[a]: Invalid value: 'b c'",
+            'metadata.labels: Invalid value: "b c"',
+        ),
+        (
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"annotations": {"big": "x" * (256 * 1024)}},
+            },
+            "metadata.annotations: Too long: may not be more than 262144 bytes",
         ),
     ],
 )
@@ -332,3 +345,68 @@ def test_functions_are_found_by_entry_point_name(monkeypatch: pytest.MonkeyPatch
         registry.runner("fn-broken")
     with pytest.raises(FunctionNotFoundError, match="'fn-absent' is not installed"):
         registry.runner("fn-absent")
+
+
+def test_metadata_the_api_server_accepts_is_composed(tmp_path: Path) -> None:
+    # The API server checks annotation keys lower-cased, so an upper-case prefix is fine.
+    metadata = {
+        "name": "tidy.config",
+        "labels": {"app.kubernetes.io/name": "web", "empty": ""},
+        "annotations": {"Example.com/Owner": "Team A", "Note": "free text: any characters"},
+    }
+
+    class Tidy(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            resource.update(
+                rsp.desired.resources["thing"],
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata},
+            )
+
+    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": Tidy()})
+
+    assert result.ok, result.errors
+    annotations = one(result, "ConfigMap", "tidy.config")["metadata"]["annotations"]
+    assert annotations["Example.com/Owner"] == "Team A"
+
+
+def test_meta_tag_is_the_hash_of_the_request_without_its_tag(tmp_path: Path) -> None:
+    class Recorder(FakeFunction):
+        def __init__(self) -> None:
+            self.tags: list[str] = []
+            self.expected: list[str] = []
+
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            untagged = fnv1.RunFunctionRequest()
+            untagged.CopyFrom(request)
+            untagged.meta.tag = ""
+            digest = hashlib.sha256(untagged.SerializeToString(deterministic=True)).hexdigest()
+            self.tags.append(request.meta.tag)
+            self.expected.append(digest)
+            response.require_resources(rsp, "x", "v1", "ConfigMap", match_name="x")
+
+    recorder = Recorder()
+    render_text(write_apis(tmp_path), PARENT + WORLD, {"fn-parent": recorder}, max_rounds=1)
+
+    assert recorder.tags == recorder.expected
+    # The second call carries the required resources, so it is a different request.
+    assert len(set(recorder.tags)) == 2
+
+
+def test_each_function_is_served_once_per_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[object] = []
+    make_server = runners.grpc.aio.server
+
+    def counting_server(*args: Any, **kwargs: Any) -> Any:
+        server = make_server(*args, **kwargs)
+        started.append(server)
+        return server
+
+    monkeypatch.setattr(runners.grpc.aio, "server", counting_server)
+
+    result = render_text(write_apis(tmp_path), PARENT, in_process=False)
+
+    assert result.ok, result.errors
+    assert result.rounds > 1
+    assert len(started) == 2  # fn-parent and fn-child, whatever the number of calls

@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelplane.render.protos import to_struct
 from modelplane.render.reconcile import first_n
-from modelplane.render.world import ObjectKey, World, fake_uid
-from modelplane.xfn.structs import restore_ints, to_dict
+from modelplane.render.world import ObjectKey, World, fake_uid, shape_error
+from modelplane.xfn.structs import restore_ints, to_dict, to_struct
 
 
 def cm(name: str, namespace: str = "ns", **labels: str) -> dict[str, Any]:
@@ -43,24 +42,85 @@ def xroot(uid: str) -> dict[str, Any]:
     }
 
 
+def _names(keys: list[ObjectKey]) -> list[tuple[str, str]]:
+    return [(k.namespace, k.name) for k in keys]
+
+
 def test_select_sorts_by_namespace_then_name_and_filters() -> None:
     world = World([cm("b", "y", tier="a"), cm("a", "y"), cm("c", "x", tier="a")])
 
-    names = [
-        (o["metadata"]["namespace"], o["metadata"]["name"]) for o in world.select("v1", "ConfigMap")
-    ]
-    assert names == [("x", "c"), ("y", "a"), ("y", "b")]
-    assert [
-        o["metadata"]["name"] for o in world.select("v1", "ConfigMap", labels={"tier": "a"})
-    ] == [
-        "c",
-        "b",
-    ]
-    assert [o["metadata"]["name"] for o in world.select("v1", "ConfigMap", namespace="y")] == [
-        "a",
-        "b",
-    ]
+    assert _names(world.select("v1", "ConfigMap")) == [("x", "c"), ("y", "a"), ("y", "b")]
+    assert _names(world.select("v1", "ConfigMap", labels={"tier": "a"})) == [("x", "c"), ("y", "b")]
+    assert _names(world.select("v1", "ConfigMap", namespace="y")) == [("y", "a"), ("y", "b")]
     assert world.select("v2", "ConfigMap") == []
+
+
+def test_select_follows_objects_added_changed_and_deleted() -> None:
+    world = World([cm("b"), cm("d")])
+    assert _names(world.select("v1", "ConfigMap")) == [("ns", "b"), ("ns", "d")]
+
+    world.put(cm("a"))
+    world.put(cm("c", tier="a"))
+    world.delete(ObjectKey("v1", "ConfigMap", "ns", "d"))
+    relabelled = cm("b", tier="a")
+    world.put(relabelled)
+
+    assert _names(world.select("v1", "ConfigMap")) == [("ns", "a"), ("ns", "b"), ("ns", "c")]
+    assert _names(world.select("v1", "ConfigMap", labels={"tier": "a"})) == [
+        ("ns", "b"),
+        ("ns", "c"),
+    ]
+
+
+def test_struct_is_made_once_per_change_of_the_object() -> None:
+    key = ObjectKey("v1", "ConfigMap", "ns", "a")
+    world = World([cm("a")])
+
+    first = world.struct(key)
+    assert world.struct(key) is first
+    assert not world.put(cm("a"))
+    assert world.struct(key) is first
+
+    changed = cm("a")
+    changed["data"] = {"replicas": 3}
+    world.put(changed)
+    assert to_dict(world.struct(key)) == changed
+
+    world.delete(key)
+    world.put(cm("a"))
+    assert to_dict(world.struct(key)) == cm("a")
+
+
+@pytest.mark.parametrize(
+    ("obj", "error"),
+    [
+        ({"metadata": "x"}, "metadata: must be an object"),
+        ({"metadata": {"name": 3}}, "metadata.name: must be a string"),
+        ({"metadata": {"namespace": ["ns"]}}, "metadata.namespace: must be a string"),
+        ({"metadata": {"labels": ["a"]}}, "metadata.labels: must be a map of strings"),
+        ({"metadata": {"labels": {"a": 1}}}, "metadata.labels: must be a map of strings"),
+        ({"metadata": {"annotations": "a"}}, "metadata.annotations: must be a map of strings"),
+        ({"metadata": {"ownerReferences": "x"}}, "metadata.ownerReferences: must be a list"),
+        ({"metadata": {"ownerReferences": ["x"]}}, "metadata.ownerReferences: must be a list"),
+        ({"status": "Ready"}, "status: must be an object"),
+        ({"status": {"conditions": [1]}}, "status.conditions: must be a list of objects"),
+        ({"status": {"conditions": {"type": "Ready"}}}, "status.conditions: must be a list"),
+    ],
+)
+def test_shapes_the_engine_cannot_read_are_named(obj: dict[str, Any], error: str) -> None:
+    found = shape_error({"apiVersion": "v1", "kind": "ConfigMap", **obj})
+
+    assert found is not None
+    assert found.startswith(error)
+
+
+def test_well_formed_objects_have_no_shape_error() -> None:
+    obj = owned("a", xroot("u1"))
+    obj["metadata"]["annotations"] = {"note": "x"}
+    obj["status"] = {"conditions": [{"type": "Ready", "status": "True"}], "phase": 3}
+
+    assert shape_error(obj) is None
+    assert shape_error({"apiVersion": "v1", "kind": "ConfigMap"}) is None
 
 
 def test_revision_moves_only_on_real_change() -> None:

@@ -6,19 +6,19 @@ spec are admitted: a status travels with a document that was rendered before
 (round trip) and is the engine's own to rewrite.
 
 Composed resources that are not composites get the checks every kind gets
-(metadata name, labels), since their schemas are not known here.
+(`ValidateObjectMetaAccessor`: name, labels, annotations), since their schemas
+are not known here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol
 
-from modelplane.core import labels as label_syntax
-from modelplane.core import naming
 from modelplane.render.world import Obj, View, clone, metadata
 from modelplane.schema import SchemaRegistry
+from modelplane.schema.objectmeta import check_root_meta
 
 
 class Admission(Protocol):
@@ -42,8 +42,8 @@ class SchemaAdmission:
         if schema is None:
             return clone(dict(obj)), []
         status = obj.get("status")
-        body = {k: clone(v) for k, v in obj.items() if k != "status"}
-        defaulted, errors = schema.admit(body)
+        # Schema.admit defaults a deep copy, so the body need not be copied here.
+        defaulted, errors = schema.admit({k: v for k, v in obj.items() if k != "status"})
         admitted: Obj = dict(defaulted)
         if status is not None:
             admitted["status"] = clone(status)
@@ -58,35 +58,9 @@ class NoAdmission:
 
 
 def metadata_errors(obj: View) -> list[str]:
-    """What the API server rejects in any object's metadata, whatever its kind."""
+    """What the API server rejects in any object's metadata, whatever its kind.
+
+    Scope is the engine's own check, so a namespace is checked only when present.
+    """
     meta = metadata(obj)
-    errors: list[str] = []
-    name = str(meta.get("name") or "")
-    if not name:
-        errors.append("metadata.name: Required value: name or generateName is required")
-    elif not naming.is_dns_subdomain(name):
-        errors.append(
-            f"metadata.name: Invalid value: {name!r}: a lowercase RFC 1123 subdomain must consist "
-            "of lower case alphanumeric characters, '-' or '.', and must start and end with an "
-            "alphanumeric character"
-        )
-    errors.extend(_map_errors(meta.get("labels"), "metadata.labels", check_values=True))
-    errors.extend(_map_errors(meta.get("annotations"), "metadata.annotations", check_values=False))
-    return errors
-
-
-def _map_errors(values: Any, path: str, *, check_values: bool) -> list[str]:
-    if values is None:
-        return []
-    if not isinstance(values, Mapping):
-        return [f"{path}: Invalid value: must be a map of strings"]
-    errors: list[str] = []
-    for key, value in sorted(cast(Mapping[str, Any], values).items()):
-        problem = label_syntax.key_error(str(key))
-        if problem is not None:
-            errors.append(f"{path}: Invalid value: {key!r}: {problem}")
-        if not isinstance(value, str):
-            errors.append(f"{path}[{key}]: Invalid value: must be a string")
-        elif check_values and (problem := label_syntax.value_error(value)) is not None:
-            errors.append(f"{path}[{key}]: Invalid value: {value!r}: {problem}")
-    return errors
+    return [str(p.error) for p in check_root_meta(meta, namespaced=bool(meta.get("namespace")))]

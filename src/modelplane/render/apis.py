@@ -204,83 +204,118 @@ def default_apis_dir(cwd: Path | None = None) -> Path:
     return candidates[0]
 
 
-def _require(doc: Mapping[str, Any], path: Path, *keys: str) -> Any:
+# What a field must be, in the words an error uses.
+_EXPECTED: dict[type, str] = {str: "a string", dict: "an object", list: "a list"}
+
+
+def _lookup(doc: Mapping[str, Any], path: Path, keys: Sequence[str], expected: type) -> Any:
+    """The value at `keys`, None when absent or empty; ApiError when it has the wrong type."""
     value: Any = doc
     for key in keys:
         value = value.get(key) if isinstance(value, Mapping) else None
     if value is None or value == "":
+        return None
+    if not isinstance(value, expected):
+        raise ApiError(f"{path}: {'.'.join(keys)} must be {_EXPECTED[expected]}")
+    return value
+
+
+def _require(doc: Mapping[str, Any], path: Path, *keys: str) -> str:
+    value = _lookup(doc, path, keys, str)
+    if value is None:
         raise ApiError(f"{path}: {'.'.join(keys)} is required")
     return value
 
 
+def _optional(doc: Mapping[str, Any], path: Path, *keys: str) -> str | None:
+    return _lookup(doc, path, keys, str)
+
+
+def _object(doc: Mapping[str, Any], path: Path, *keys: str) -> Mapping[str, Any]:
+    return _lookup(doc, path, keys, dict) or {}
+
+
+def _objects(doc: Mapping[str, Any], path: Path, *keys: str) -> list[Mapping[str, Any]]:
+    items: list[Any] = _lookup(doc, path, keys, list) or []
+    if not all(isinstance(item, Mapping) for item in items):
+        raise ApiError(f"{path}: {'.'.join(keys)} must be a list of objects")
+    return items
+
+
+def _string_map(doc: Mapping[str, Any], path: Path, *keys: str) -> dict[str, str] | None:
+    found = _lookup(doc, path, keys, dict)
+    if found is None:
+        return None
+    if not all(isinstance(v, str) for v in found.values()):
+        raise ApiError(f"{path}: {'.'.join(keys)} must be a map of strings")
+    return {str(k): v for k, v in found.items()}
+
+
 def _parse_xrd(doc: Mapping[str, Any], path: Path) -> CompositeType:
-    spec = _require(doc, path, "spec")
-    versions: Sequence[Mapping[str, Any]] = spec.get("versions") or []
-    served = tuple(str(v["name"]) for v in versions if v.get("served", True) and "name" in v)
-    schemas = {
-        str(v["name"]): (v.get("schema") or {}).get("openAPIV3Schema") or {}
-        for v in versions
-        if "name" in v
-    }
-    scope = spec.get("scope", "Namespaced")
+    versions = _objects(doc, path, "spec", "versions")
+    named = [(v, _optional(v, path, "name")) for v in versions]
+    served = tuple(name for v, name in named if name and v.get("served", True))
+    schemas = {name: _object(v, path, "schema", "openAPIV3Schema") for v, name in named if name}
+    scope = _optional(doc, path, "spec", "scope") or "Namespaced"
     if scope not in ("Namespaced", "Cluster"):
         raise ApiError(f"{path}: spec.scope must be Namespaced or Cluster, not {scope!r}")
     return CompositeType(
-        group=str(_require(doc, path, "spec", "group")),
-        kind=str(_require(doc, path, "spec", "names", "kind")),
-        plural=str(_require(doc, path, "spec", "names", "plural")),
+        group=_require(doc, path, "spec", "group"),
+        kind=_require(doc, path, "spec", "names", "kind"),
+        plural=_require(doc, path, "spec", "names", "plural"),
         namespaced=scope == "Namespaced",
         served_versions=served,
         schemas=schemas,
-        default_composition=(spec.get("defaultCompositionRef") or {}).get("name"),
+        default_composition=_optional(doc, path, "spec", "defaultCompositionRef", "name"),
         source=path,
     )
 
 
 def _parse_composition(doc: Mapping[str, Any], path: Path) -> Composition:
-    name = str(_require(doc, path, "metadata", "name"))
-    mode = (doc.get("spec") or {}).get("mode", "Pipeline")
+    name = _require(doc, path, "metadata", "name")
+    mode = _optional(doc, path, "spec", "mode") or "Pipeline"
     if mode != "Pipeline":
         raise ApiError(
             f"{path}: composition {name!r} has mode {mode!r}; only Pipeline is supported"
         )
-    pipeline: Sequence[Mapping[str, Any]] = _require(doc, path, "spec", "pipeline")
-    steps = tuple(_parse_step(step, path) for step in pipeline)
+    pipeline = _objects(doc, path, "spec", "pipeline")
+    if not pipeline:
+        raise ApiError(f"{path}: spec.pipeline is required")
     return Composition(
         name=name,
-        labels=dict((doc.get("metadata") or {}).get("labels") or {}),
-        composite_api_version=str(_require(doc, path, "spec", "compositeTypeRef", "apiVersion")),
-        composite_kind=str(_require(doc, path, "spec", "compositeTypeRef", "kind")),
-        steps=steps,
+        labels=_string_map(doc, path, "metadata", "labels") or {},
+        composite_api_version=_require(doc, path, "spec", "compositeTypeRef", "apiVersion"),
+        composite_kind=_require(doc, path, "spec", "compositeTypeRef", "kind"),
+        steps=tuple(_parse_step(step, path) for step in pipeline),
     )
 
 
 def _parse_step(step: Mapping[str, Any], path: Path) -> PipelineStep:
     credentials = tuple(
         CredentialSource(
-            name=str(_require(c, path, "name")),
-            secret_namespace=str(_require(c, path, "secretRef", "namespace")),
-            secret_name=str(_require(c, path, "secretRef", "name")),
+            name=_require(c, path, "name"),
+            secret_namespace=_require(c, path, "secretRef", "namespace"),
+            secret_name=_require(c, path, "secretRef", "name"),
         )
-        for c in step.get("credentials") or []
+        for c in _objects(step, path, "credentials")
     )
     requirements = tuple(
         RequiredResource(
-            name=str(_require(r, path, "requirementName")),
-            api_version=str(_require(r, path, "apiVersion")),
-            kind=str(_require(r, path, "kind")),
-            namespace=r.get("namespace"),
-            match_name=r.get("name"),
-            match_labels=r.get("matchLabels"),
+            name=_require(r, path, "requirementName"),
+            api_version=_require(r, path, "apiVersion"),
+            kind=_require(r, path, "kind"),
+            namespace=_optional(r, path, "namespace"),
+            match_name=_optional(r, path, "name"),
+            match_labels=_string_map(r, path, "matchLabels"),
         )
-        for r in (step.get("requirements") or {}).get("requiredResources") or []
+        for r in _objects(step, path, "requirements", "requiredResources")
     )
     step_input = step.get("input")
     if step_input is not None and not isinstance(step_input, Mapping):
         raise ApiError(f"{path}: the input of step {step.get('step')!r} must be an object")
     return PipelineStep(
-        name=str(_require(step, path, "step")),
-        function=str(_require(step, path, "functionRef", "name")),
+        name=_require(step, path, "step"),
+        function=_require(step, path, "functionRef", "name"),
         input=step_input,
         credentials=credentials,
         requirements=requirements,

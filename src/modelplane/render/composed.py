@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from modelplane.core import naming
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
@@ -25,12 +24,12 @@ from modelplane.render.world import (
     View,
     World,
     annotations_of,
-    clone,
     controller_reference,
     fake_uid,
     labels_of,
     metadata,
     reference_matches,
+    shape_error,
 )
 
 # Kubernetes keeps 5 characters of a generated name for its random suffix.
@@ -151,12 +150,14 @@ def _render(
     apis: Apis,
     result: Plan,
 ) -> tuple[Obj, list[str]]:
-    obj: Obj = {k: clone(v) for k, v in desired.items() if k != "status"}
+    # `desired` is the pipeline's own fresh dict and nothing below changes what it
+    # nests (metadata is rebuilt, and the world copies what it stores), so no deep copy.
+    obj: Obj = {k: v for k, v in desired.items() if k != "status"}
     api_version = obj.get("apiVersion")
     kind = obj.get("kind")
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
         return obj, ["apiVersion and kind are required"]
-    shape = _metadata_shape_error(obj.get("metadata"))
+    shape = shape_error(obj)
     if shape is not None:
         return obj, [shape]
     meta: Obj = dict(obj.get("metadata") or {})
@@ -200,24 +201,6 @@ def _render(
     return obj, metadata_errors(obj)
 
 
-def _metadata_shape_error(meta: object) -> str | None:
-    """Metadata a function returned in a shape no API server would decode."""
-    if meta is None:
-        return None
-    if not isinstance(meta, dict):
-        return "metadata: must be an object"
-    fields = cast(dict[str, Any], meta)
-    for name in ("labels", "annotations"):
-        if fields.get(name) is not None and not isinstance(fields[name], dict):
-            return f"metadata.{name}: must be a map of strings"
-    refs = fields.get("ownerReferences")
-    if refs is not None and not (isinstance(refs, list) and all(isinstance(r, dict) for r in refs)):
-        return "metadata.ownerReferences: must be a list of objects"
-    if fields.get("name") is not None and not isinstance(fields["name"], str):
-        return "metadata.name: must be a string"
-    return None
-
-
 def _generated_name(xr: ObjectKey, prefix: str, resource_name: str) -> str:
     head = f"{prefix}-"[:_GENERATED_PREFIX_MAX]
     suffix = naming.digest(
@@ -254,11 +237,14 @@ def _conflicts(
 
 
 def _merge(desired: Obj, existing: View | None) -> Obj:
-    """Server-side apply of the composite's intent: its fields win, status is kept."""
+    """Server-side apply of the composite's intent: its fields win, status is kept.
+
+    The kept status is shared with the stored object until `World.put` copies it.
+    """
     merged = desired
     if existing is not None:
         if "status" in existing:
-            merged["status"] = clone(existing["status"])
+            merged["status"] = existing["status"]
         uid = metadata(existing).get("uid")
         if uid:
             merged["metadata"]["uid"] = uid

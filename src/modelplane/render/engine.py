@@ -236,8 +236,11 @@ async def render_async(
     admission: Admission,
     max_rounds: int = DEFAULT_ROUNDS,
 ) -> RenderResult:
-    async with functions:
+    """Render with `functions`, closing them afterwards."""
+    try:
         return await Engine(apis, functions, admission, max_rounds).render(documents)
+    finally:
+        await functions.close()
 
 
 def render(

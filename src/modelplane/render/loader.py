@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from modelplane.render import yamlio
-from modelplane.render.world import Obj, ObjectKey
+from modelplane.render.world import Obj, ObjectKey, shape_error
 
 STDIN = "-"
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -93,7 +93,7 @@ def _document(raw: Any, source: str) -> Document:
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
         raise InputError(f"{source}: metadata.name is required")
-    problem = _json_problem(obj, "")
+    problem = _json_problem(obj, "") or shape_error(obj)
     if problem is not None:
         raise InputError(f"{source}: {problem}")
     return Document(source=source, obj=obj)

@@ -7,6 +7,7 @@ result (or failed call) stops the pipeline, and the caller then applies nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,10 +17,9 @@ from google.protobuf import struct_pb2
 
 from modelplane.render import requirements
 from modelplane.render.apis import Apis, Composition, PipelineStep
-from modelplane.render.protos import request_tag, requirements_fingerprint, to_struct
 from modelplane.render.runners import FunctionCallError, FunctionClient, FunctionNotFoundError
-from modelplane.render.world import Obj, View, World
-from modelplane.xfn.structs import to_dict
+from modelplane.render.world import Obj, ObjectKey, View, World
+from modelplane.xfn.structs import to_dict, to_struct
 
 # Crossplane's MaxRequirementsIterations: one call plus this many re-calls.
 MAX_REQUIREMENTS_ITERATIONS = 5
@@ -92,11 +92,14 @@ async def run_pipeline(
 ) -> PipelineOutcome:
     outcome = PipelineOutcome()
     observed_state = fnv1.State(
-        composite=fnv1.Resource(resource=to_struct(xr)),
-        resources={name: fnv1.Resource(resource=to_struct(obj)) for name, obj in observed.items()},
+        composite=fnv1.Resource(resource=to_struct(dict(xr))),
+        resources={
+            name: fnv1.Resource(resource=world.struct(ObjectKey.of(obj)))
+            for name, obj in observed.items()
+        },
     )
     desired = fnv1.State()
-    context = to_struct({})
+    context = struct_pb2.Struct()
     for step in composition.steps:
         try:
             response = await _run_step(
@@ -130,7 +133,7 @@ async def _run_step(
     )
     request.context.CopyFrom(context)
     if step.input is not None:
-        request.input.CopyFrom(to_struct(step.input))
+        request.input.CopyFrom(to_struct(dict(step.input)))
     try:
         for source in step.credentials:
             request.credentials[source.name].CopyFrom(requirements.credentials(world, source))
@@ -145,14 +148,14 @@ async def _run_step(
 
     previous: bytes | None = None
     for _ in range(MAX_REQUIREMENTS_ITERATIONS + 1):
-        request.meta.tag = request_tag(request)
+        _tag(request)
         try:
             response = await functions.run(step.function, request)
         except (FunctionCallError, FunctionNotFoundError) as exc:
             raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
         if any(r.severity == fnv1.SEVERITY_FATAL for r in response.results):
             return response
-        current = requirements_fingerprint(response)
+        current = _requirements_fingerprint(response)
         if current == previous:
             return response
         previous = current
@@ -170,6 +173,23 @@ async def _run_step(
         f"cannot run pipeline step {quote(step.name)}: requirements didn't stabilize after the "
         f"maximum number of iterations ({MAX_REQUIREMENTS_ITERATIONS})"
     )
+
+
+def _tag(request: fnv1.RunFunctionRequest) -> None:
+    """Set meta.tag as Crossplane does: a hash of the request without its tag."""
+    request.meta.tag = ""
+    request.meta.tag = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
+
+
+def _requirements_fingerprint(response: fnv1.RunFunctionResponse) -> bytes | None:
+    """Requirements in a comparable form; None when the response set none at all.
+
+    Crossplane compares successive requirements with proto.Equal, for which an
+    unset message differs from a set empty one; None keeps that distinction.
+    """
+    if not response.HasField("requirements"):
+        return None
+    return response.requirements.SerializeToString(deterministic=True)
 
 
 def _collect(

@@ -57,7 +57,7 @@ async def reconcile(
     meta["labels"] = {LABEL_COMPOSITE: key.name, **(meta.get("labels") or {})}
 
     if annotations_of(xr).get(ANNOTATION_PAUSED) == "true":
-        _set(xr, [Condition("Synced", "False", "ReconcilePaused", _PAUSED_MESSAGE)])
+        _set(xr, [Condition("Synced", "False", REASON_PAUSED, _PAUSED_MESSAGE)])
         world.put(xr)
         return Report(key, [Event("Normal", REASON_PAUSED, _PAUSED_MESSAGE)])
 

@@ -13,8 +13,8 @@ import binascii
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 
 from modelplane.render.apis import Apis, CredentialSource, RequiredResource
-from modelplane.render.protos import to_struct
-from modelplane.render.world import ObjectKey, View, World
+from modelplane.render.world import ObjectKey, World
+from modelplane.xfn.structs import to_struct
 
 
 class CredentialsError(Exception):
@@ -25,16 +25,12 @@ def fetch(world: World, selector: fnv1.ResourceSelector) -> fnv1.Resources:
     namespace = selector.namespace if selector.HasField("namespace") else None
     which = selector.WhichOneof("match")
     if which == "match_name":
-        found = world.get(
-            ObjectKey(selector.api_version, selector.kind, namespace or "", selector.match_name)
-        )
-        objects: list[View] = [found] if found is not None else []
+        key = ObjectKey(selector.api_version, selector.kind, namespace or "", selector.match_name)
+        keys = [key] if key in world else []
     else:
         labels = dict(selector.match_labels.labels) if which == "match_labels" else None
-        objects = world.select(
-            selector.api_version, selector.kind, namespace=namespace, labels=labels
-        )
-    return fnv1.Resources(items=[fnv1.Resource(resource=to_struct(obj)) for obj in objects])
+        keys = world.select(selector.api_version, selector.kind, namespace=namespace, labels=labels)
+    return fnv1.Resources(items=[fnv1.Resource(resource=world.struct(key)) for key in keys])
 
 
 def bootstrap_selector(requirement: RequiredResource) -> fnv1.ResourceSelector:
@@ -56,7 +52,7 @@ def schema(apis: Apis, selector: fnv1.SchemaSelector) -> fnv1.Schema:
     found = apis.schema_for(selector.api_version, selector.kind)
     if not found:
         return fnv1.Schema()
-    return fnv1.Schema(openapi_v3=to_struct(found))
+    return fnv1.Schema(openapi_v3=to_struct(dict(found)))
 
 
 def credentials(world: World, source: CredentialSource) -> fnv1.Credentials:

@@ -14,8 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from importlib.metadata import entry_points
-from types import TracebackType
-from typing import Any, Protocol, Self, cast
+from typing import Any, Protocol, cast
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import crossplane.function.proto.v1.run_function_pb2_grpc as grpcv1
@@ -92,45 +91,23 @@ class FunctionRegistry:
 
 
 class FunctionClient(Protocol):
-    """How the engine calls a function. Used as an async context manager."""
-
-    async def __aenter__(self) -> Self: ...
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
+    """How the engine calls functions; `close` releases whatever serving them took."""
 
     async def run(self, name: str, request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         """Call function `name`. Raises FunctionNotFoundError or FunctionCallError."""
         ...
 
-
-class _Session:
-    """A FunctionClient's `async with`: whatever it set up is released by `close`."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Release servers and channels; a client that opens none has nothing to do."""
+    async def close(self) -> None: ...
 
 
-class InProcessFunctions(_Session):
+class InProcessFunctions:
     """Awaits each runner's RunFunction directly, with no server in between."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
         self._registry = registry
+
+    async def close(self) -> None:
+        """Nothing to release: no server or channel was opened."""
 
     async def run(self, name: str, request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         runner = self._registry.runner(name)
@@ -148,7 +125,7 @@ class InProcessFunctions(_Session):
         return fnv1.RunFunctionResponse.FromString(response.SerializeToString())
 
 
-class GrpcFunctions(_Session):
+class GrpcFunctions:
     """Serves each function on loopback the first time it is needed and calls it over gRPC."""
 
     def __init__(self, registry: FunctionRegistry) -> None:

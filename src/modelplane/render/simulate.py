@@ -29,7 +29,8 @@ _CROSSPLANE_CORE_GROUPS = frozenset(
 _CONFIG_KINDS = frozenset(
     {"ProviderConfig", "ClusterProviderConfig", "ProviderConfigUsage", "ClusterProviderConfigUsage"}
 )
-_OBJECT_GROUPS = frozenset({"kubernetes.crossplane.io", "kubernetes.m.crossplane.io"})
+# provider-kubernetes, legacy and namespaced: its Object wraps a manifest for a workload cluster.
+OBJECT_GROUPS = frozenset({"kubernetes.crossplane.io", "kubernetes.m.crossplane.io"})
 
 # Kinds the API server serves cluster-scoped, which a namespaced composite may not compose.
 # Legacy (cluster-scoped) provider groups are matched whole by _CLUSTER_SCOPED_GROUPS.
@@ -83,7 +84,7 @@ def provider_status(obj: View) -> Obj:
     conditions.append({"type": "Ready", "status": "True", "reason": "Available"})
     conditions.append({"type": "Synced", "status": "True", "reason": "ReconcileSuccess"})
     status["conditions"] = conditions
-    if group_of(str(obj.get("apiVersion", ""))) in _OBJECT_GROUPS and obj.get("kind") == "Object":
+    if group_of(str(obj.get("apiVersion", ""))) in OBJECT_GROUPS and obj.get("kind") == "Object":
         manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
         if isinstance(manifest, Mapping):
             at_provider: Obj = dict(status.get("atProvider") or {})

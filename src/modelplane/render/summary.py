@@ -14,6 +14,7 @@ from typing import Any
 
 from modelplane.conventions.workload import kserve_lws_size
 from modelplane.render.engine import RenderResult
+from modelplane.render.simulate import OBJECT_GROUPS
 from modelplane.render.world import ObjectKey, View, World, group_of
 
 _STATUS_TABLES = (("placements", "PLACEMENTS"), ("matchTrace", "MATCH TRACE"))
@@ -29,7 +30,6 @@ _LEADING_COLUMNS = (
     "role",
     "reason",
 )
-_OBJECT_GROUPS = frozenset({"kubernetes.crossplane.io", "kubernetes.m.crossplane.io"})
 
 
 def summarize(result: RenderResult, composite_kinds: Sequence[str]) -> str:
@@ -134,7 +134,7 @@ def _workloads(world: World, composites: Sequence[View]) -> str:
         pods = 0
         for key in world.controlled_by(xr):
             obj = world.get(key)
-            if obj is None or key.kind != "Object" or key.group not in _OBJECT_GROUPS:
+            if obj is None or key.kind != "Object" or key.group not in OBJECT_GROUPS:
                 continue
             spec = obj.get("spec") or {}
             manifest = (spec.get("forProvider") or {}).get("manifest") or {}

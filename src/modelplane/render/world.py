@@ -3,7 +3,9 @@
 Objects are plain JSON-shaped dicts. The store owns its copies: `put` copies what
 it is given, and readers get read-only views they must not mutate. A revision
 counter moves only when an object really changes, which is how a round knows the
-world reached its fixed point.
+world reached its fixed point. Every object goes to functions as a protobuf
+Struct, in requirements and observed state, many times a round; the store makes
+that Struct once per change of the object.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
+from modelplane.xfn.structs import to_struct
 
 Obj = dict[str, Any]
 View = Mapping[str, Any]
@@ -112,6 +117,49 @@ def reference_matches(ref: Mapping[str, Any], owner: View) -> bool:
     return not (ref_uid and owner_uid and ref_uid != owner_uid)
 
 
+def shape_error(obj: View) -> str | None:
+    """Why no API server would decode `obj`, in the parts the engine reads; None when it would.
+
+    Checked wherever an object enters the world (input documents, composed
+    resources), so the accessors above can rely on metadata's maps and lists and
+    on status conditions being objects.
+    """
+    meta = obj.get("metadata")
+    if meta is not None:
+        if not isinstance(meta, dict):
+            return "metadata: must be an object"
+        fields = cast(dict[str, Any], meta)
+        for name in ("name", "namespace"):
+            if fields.get(name) is not None and not isinstance(fields[name], str):
+                return f"metadata.{name}: must be a string"
+        for name in ("labels", "annotations"):
+            values = fields.get(name)
+            if values is not None and not _is_string_map(values):
+                return f"metadata.{name}: must be a map of strings"
+        if not _is_list_of_objects(fields.get("ownerReferences")):
+            return "metadata.ownerReferences: must be a list of objects"
+    status = obj.get("status")
+    if status is not None:
+        if not isinstance(status, dict):
+            return "status: must be an object"
+        if not _is_list_of_objects(cast(dict[str, Any], status).get("conditions")):
+            return "status.conditions: must be a list of objects"
+    return None
+
+
+def _is_string_map(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, str) for v in cast(dict[str, Any], value).values()
+    )
+
+
+def _is_list_of_objects(value: object) -> bool:
+    """True for None (absent) or a list of mappings."""
+    return value is None or (
+        isinstance(value, list) and all(isinstance(v, dict) for v in cast(list[Any], value))
+    )
+
+
 def matches_labels(obj: View, selector: Mapping[str, str]) -> bool:
     labels = labels_of(obj)
     return all(labels.get(k) == v for k, v in selector.items())
@@ -124,6 +172,11 @@ class World:
         self._objects: dict[ObjectKey, Obj] = {}
         # (apiVersion, kind) -> keys, so required-resource lists stay cheap.
         self._by_type: dict[tuple[str, str], set[ObjectKey]] = {}
+        # The same keys in List order, sorted once for every select until the type
+        # gains or loses an object (a change to an object keeps its place).
+        self._listed: dict[tuple[str, str], list[ObjectKey]] = {}
+        # Each object as a Struct, made on first request after it last changed.
+        self._structs: dict[ObjectKey, struct_pb2.Struct] = {}
         # (kind, name) of any owner -> dependents, for controller and cascade lookups.
         self._dependents: dict[tuple[str, str], set[ObjectKey]] = {}
         # Composite label -> objects that carry composed-resource metadata but no controller.
@@ -146,6 +199,14 @@ class World:
     def get(self, key: ObjectKey) -> View | None:
         return self._objects.get(key)
 
+    def struct(self, key: ObjectKey) -> struct_pb2.Struct:
+        """The stored object as a protobuf Struct; shared, so callers copy it, never change it."""
+        found = self._structs.get(key)
+        if found is None:
+            found = to_struct(self._objects[key])
+            self._structs[key] = found
+        return found
+
     def copy_of(self, key: ObjectKey) -> Obj | None:
         obj = self._objects.get(key)
         return clone(obj) if obj is not None else None
@@ -160,8 +221,11 @@ class World:
         old = self._objects.get(key)
         if old == obj:
             return False
-        if old is not None:
+        if old is None:
+            self._listed.pop((key.api_version, key.kind), None)
+        else:
             self._unindex(key, old)
+            self._structs.pop(key, None)
         stored: Obj = clone(dict(obj))
         self._objects[key] = stored
         self._index(key, stored)
@@ -174,6 +238,8 @@ class World:
         if old is None:
             return False
         self._unindex(key, old)
+        self._listed.pop((key.api_version, key.kind), None)
+        self._structs.pop(key, None)
         self._changed_at.pop(key, None)
         self.revision += 1
         return True
@@ -203,18 +269,19 @@ class World:
         *,
         namespace: str | None = None,
         labels: Mapping[str, str] | None = None,
-    ) -> list[View]:
-        """Objects of one type, sorted by namespace then name, as a List call returns them."""
-        found: list[View] = [
-            self._objects[key]
-            for key in sorted(
-                self._by_type.get((api_version, kind), ()), key=lambda k: (k.namespace, k.name)
-            )
-            if namespace is None or key.namespace == namespace
+    ) -> list[ObjectKey]:
+        """Keys of one type's objects, sorted by namespace then name, as a List returns them."""
+        listed = self._listed.get((api_version, kind))
+        if listed is None:
+            keys = self._by_type.get((api_version, kind), ())
+            listed = sorted(keys, key=lambda k: (k.namespace, k.name))
+            self._listed[(api_version, kind)] = listed
+        return [
+            key
+            for key in listed
+            if (namespace is None or key.namespace == namespace)
+            and (not labels or matches_labels(self._objects[key], labels))
         ]
-        if labels:
-            found = [obj for obj in found if matches_labels(obj, labels)]
-        return found
 
     def dependents(self, owner: View) -> list[ObjectKey]:
         """Objects with any owner reference naming `owner`."""
