@@ -11,34 +11,13 @@ from __future__ import annotations
 import itertools
 from typing import Any, Final
 
-from modelplane.cel import budget
+from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
 from modelplane.cel.operators import add
 from modelplane.cel.stdlib import compile_regex
 from modelplane.cel.values import EvalError, compare, equal, type_name
 
-_NO_OVERLOAD: Final = "no such overload"
 _SUMMABLE_NAMES: Final = frozenset({"int", "uint", "double", t.DURATION.name})
-
-
-def _str(value: Any) -> str:
-    if type(value) is not str:
-        raise EvalError(_NO_OVERLOAD)
-    return value
-
-
-def _int(value: Any) -> int:
-    if type(value) is not int:
-        raise EvalError(_NO_OVERLOAD)
-    return value
-
-
-def _list(value: Any) -> tuple[Any, ...]:
-    if not isinstance(value, tuple):
-        raise EvalError(_NO_OVERLOAD)
-    items: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
-    budget.charge_size(len(items))
-    return items
 
 
 def _out_of_range(index: int) -> EvalError:
@@ -46,7 +25,7 @@ def _out_of_range(index: int) -> EvalError:
 
 
 def char_at(text: Any, index: Any) -> str:
-    source, position = _str(text), _int(index)
+    source, position = arguments.text(text), arguments.integer(index)
     if not 0 <= position <= len(source):
         raise _out_of_range(position)
     return source[position : position + 1]
@@ -55,13 +34,13 @@ def char_at(text: Any, index: Any) -> str:
 def index_of(receiver: Any, item: Any, offset: Any = None) -> int:
     if isinstance(receiver, tuple):
         if offset is not None:
-            raise EvalError(_NO_OVERLOAD)
-        for position, element in enumerate(_list(receiver)):
+            raise EvalError(arguments.NO_OVERLOAD)
+        for position, element in enumerate(arguments.items(receiver)):
             if equal(element, item):
                 return position
         return -1
-    source, needle = _str(receiver), _str(item)
-    start = 0 if offset is None else _int(offset)
+    source, needle = arguments.text(receiver), arguments.text(item)
+    start = 0 if offset is None else arguments.integer(offset)
     if not 0 <= start <= len(source):
         raise _out_of_range(start)
     budget.charge_size(len(source), 10)
@@ -71,42 +50,47 @@ def index_of(receiver: Any, item: Any, offset: Any = None) -> int:
 def last_index_of(receiver: Any, item: Any, offset: Any = None) -> int:
     if isinstance(receiver, tuple):
         if offset is not None:
-            raise EvalError(_NO_OVERLOAD)
-        elements = _list(receiver)
+            raise EvalError(arguments.NO_OVERLOAD)
+        elements = arguments.items(receiver)
         for position in range(len(elements) - 1, -1, -1):
             if equal(elements[position], item):
                 return position
         return -1
-    source, needle = _str(receiver), _str(item)
+    source, needle = arguments.text(receiver), arguments.text(item)
     budget.charge_size(len(source), 10)
     if offset is None:
         return source.rfind(needle)
-    start = _int(offset)
+    start = arguments.integer(offset)
     if not 0 <= start <= len(source):
         raise _out_of_range(start)
     return source.rfind(needle, 0, start + len(needle))
 
 
 def lower_ascii(text: Any) -> str:
-    source = _str(text)
+    source = arguments.text(text)
     budget.charge_size(len(source), 10)
     return "".join(c.lower() if "A" <= c <= "Z" else c for c in source)
 
 
 def upper_ascii(text: Any) -> str:
-    source = _str(text)
+    source = arguments.text(text)
     budget.charge_size(len(source), 10)
     return "".join(c.upper() if "a" <= c <= "z" else c for c in source)
 
 
 def replace(text: Any, old: Any, new: Any, limit: Any = -1) -> str:
-    source, target, replacement, count = _str(text), _str(old), _str(new), _int(limit)
+    source, target, replacement, count = (
+        arguments.text(text),
+        arguments.text(old),
+        arguments.text(new),
+        arguments.integer(limit),
+    )
     budget.charge_size(len(source) * max(1, len(replacement)), 10)
     return source.replace(target, replacement, count)
 
 
 def split(text: Any, separator: Any, limit: Any = -1) -> tuple[str, ...]:
-    source, sep, count = _str(text), _str(separator), _int(limit)
+    source, sep, count = arguments.text(text), arguments.text(separator), arguments.integer(limit)
     budget.charge_size(len(source), 10)
     if count == 0:
         return ()
@@ -119,8 +103,8 @@ def split(text: Any, separator: Any, limit: Any = -1) -> tuple[str, ...]:
 
 
 def substring(text: Any, start: Any, end: Any = None) -> str:
-    source, first = _str(text), _int(start)
-    last = len(source) if end is None else _int(end)
+    source, first = arguments.text(text), arguments.integer(start)
+    last = len(source) if end is None else arguments.integer(end)
     if not 0 <= first <= len(source):
         raise _out_of_range(first)
     if end is not None and last < first:
@@ -131,30 +115,30 @@ def substring(text: Any, start: Any, end: Any = None) -> str:
 
 
 def trim(text: Any) -> str:
-    return _str(text).strip()
+    return arguments.text(text).strip()
 
 
 def join(items: Any, separator: Any = "") -> str:
-    parts = _list(items)
+    parts = arguments.items(items)
     if any(type(part) is not str for part in parts):
-        raise EvalError(_NO_OVERLOAD)
-    return _str(separator).join(parts)
+        raise EvalError(arguments.NO_OVERLOAD)
+    return arguments.text(separator).join(parts)
 
 
 def find(text: Any, pattern: Any) -> str:
-    source = _str(text)
+    source = arguments.text(text)
     budget.charge_size(len(source), 10)
-    found = compile_regex(_str(pattern)).search(source)
+    found = compile_regex(arguments.text(pattern)).search(source)
     return "" if found is None else str(found.group(0))
 
 
 def find_all(text: Any, pattern: Any, limit: Any = -1) -> tuple[str, ...]:
-    source, count = _str(text), _int(limit)
+    source, count = arguments.text(text), arguments.integer(limit)
     budget.charge_size(len(source), 10)
     if count == 0:
         return ()
     found: list[str] = []
-    for match in compile_regex(_str(pattern)).finditer(source):
+    for match in compile_regex(arguments.text(pattern)).finditer(source):
         found.append(str(match.group(0)))
         if len(found) == count:
             break
@@ -162,14 +146,14 @@ def find_all(text: Any, pattern: Any, limit: Any = -1) -> tuple[str, ...]:
 
 
 def is_sorted(items: Any) -> bool:
-    elements = _list(items)
+    elements = arguments.items(items)
     return all((compare(a, b) or 0) <= 0 for a, b in itertools.pairwise(elements))
 
 
 def total(items: Any) -> Any:
-    elements = _list(items)
+    elements = arguments.items(items)
     if any(type_name(element) not in _SUMMABLE_NAMES for element in elements):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if not elements:
         return 0
     result = elements[0]
@@ -179,7 +163,7 @@ def total(items: Any) -> Any:
 
 
 def _extreme(items: Any, name: str, sign: int) -> Any:
-    elements = _list(items)
+    elements = arguments.items(items)
     if not elements:
         raise EvalError(f"{name} called on empty list")
     best = elements[0]

@@ -12,32 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from modelplane.cel import budget
+from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
 from modelplane.cel._decimal import QuantityRangeError
 from modelplane.cel.quantity import DECIMAL_EXPONENT, Quantity
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import DerivedQuantity, EvalError, equal
 
-_NO_OVERLOAD: Final = "no such overload"
 # ResourceSliceMaxAttributeValuesPerDevice: includes() refuses longer lists.
 _MAX_INCLUDES_LIST: Final = 48
 
 
-def _string(value: Any) -> str:
-    if type(value) is not str:
-        raise EvalError(_NO_OVERLOAD)
-    return value
-
-
 def _quantity(value: Any) -> Quantity:
     if not isinstance(value, Quantity):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     return value
 
 
 def parse_quantity(text: Any) -> Quantity:
-    source = _string(text)
+    source = arguments.text(text)
     budget.charge_size(len(source), 10)
     try:
         return Quantity.parse(source)
@@ -50,7 +43,7 @@ def _parses(parse: Callable[..., object], *args: Any) -> bool:
     try:
         parse(*args)
     except EvalError as error:
-        if str(error) == _NO_OVERLOAD:
+        if str(error) == arguments.NO_OVERLOAD:
             raise
         return False
     return True
@@ -108,7 +101,7 @@ def compare_to(left: Any, right: Any) -> int:
         return left.cmp(right)
     if isinstance(left, Semver) and isinstance(right, Semver):
         return left.compare(right)
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def is_greater_than(left: Any, right: Any) -> bool:
@@ -120,9 +113,9 @@ def is_less_than(left: Any, right: Any) -> bool:
 
 
 def parse_semver(text: Any, normalize: Any = False) -> Semver:
-    source = _string(text)
+    source = arguments.text(text)
     if type(normalize) is not bool:
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     budget.charge_size(len(source), 10)
     try:
         return Semver.parse(source, normalize=normalize)
@@ -141,7 +134,7 @@ def _int64(value: int) -> int:
 
 def _semver(value: Any) -> Semver:
     if not isinstance(value, Semver):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     return value
 
 

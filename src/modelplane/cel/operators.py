@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from celpy.celtypes import DurationType, TimestampType
 
-from modelplane.cel import budget
+from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
 from modelplane.cel.values import (
     EMPTY_MAP,
@@ -29,8 +29,6 @@ from modelplane.cel.values import (
     lookup_key,
     type_name,
 )
-
-_NO_OVERLOAD: Final = "no such overload"
 
 
 def add(left: Any, right: Any) -> Any:
@@ -65,7 +63,7 @@ def _timestamp_op(left: Any, right: Any, op: str) -> Any:
         "-": {(TimestampType,) * 2, (TimestampType, DurationType), (DurationType,) * 2},
     }[op]
     if (type(left), type(right)) not in allowed:
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     try:
         return left + right if op == "+" else left - right
     except (OverflowError, ValueError) as error:
@@ -75,20 +73,20 @@ def _timestamp_op(left: Any, right: Any, op: str) -> Any:
 def multiply(left: Any, right: Any) -> Any:
     kind = type(left)
     if kind is not type(right):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if kind is int:
         return check_int(left * right)
     if kind is Uint:
         return check_uint(left * right)
     if kind is float:
         return left * right
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def divide(left: Any, right: Any) -> Any:
     kind = type(left)
     if kind is not type(right):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if kind is float:
         if right == 0:
             if left == 0 or math.isnan(left):
@@ -96,7 +94,7 @@ def divide(left: Any, right: Any) -> Any:
             return math.copysign(math.inf, left) * math.copysign(1.0, right)
         return left / right
     if kind not in (int, Uint):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if right == 0:
         raise EvalError("division by zero")
     if kind is Uint:
@@ -110,7 +108,7 @@ def divide(left: Any, right: Any) -> Any:
 def modulo(left: Any, right: Any) -> Any:
     kind = type(left)
     if kind is not type(right) or kind not in (int, Uint):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if right == 0:
         raise EvalError("modulus by zero")
     if kind is Uint:
@@ -127,12 +125,12 @@ def negate(value: Any) -> Any:
         return check_int(-value)
     if kind is float:
         return -value
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def logical_not(value: Any) -> Any:
     if type(value) is not bool:
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     return not value
 
 
@@ -181,7 +179,7 @@ def contained_in(item: Any, container: Any) -> bool:
     if isinstance(container, dict):
         found, _ = lookup_key(container, item)  # pyright: ignore[reportUnknownArgumentType]
         return found
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def index(container: Any, key: Any) -> Any:
@@ -191,7 +189,7 @@ def index(container: Any, key: Any) -> Any:
         if kind is float and key.is_integer():
             key = int(key)
         elif kind not in (int, Uint):
-            raise EvalError(_NO_OVERLOAD)
+            raise EvalError(arguments.NO_OVERLOAD)
         if not 0 <= key < len(elements):
             raise EvalError(f"index '{key}' out of range in list size '{len(elements)}'")
         return elements[key]
@@ -202,7 +200,7 @@ def index(container: Any, key: Any) -> Any:
         if type(container) is DomainMap:
             return EMPTY_MAP
         raise EvalError(f"no such key: {format_key(key)}")
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def select(operand: Any, field: str) -> Any:

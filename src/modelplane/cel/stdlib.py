@@ -16,7 +16,7 @@ from typing import Any, Final
 import re2
 from celpy.celtypes import DurationType, TimestampType
 
-from modelplane.cel import budget
+from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
 from modelplane.cel.values import (
     UINT64_MAX,
@@ -27,7 +27,6 @@ from modelplane.cel.values import (
     type_name,
 )
 
-_NO_OVERLOAD: Final = "no such overload"
 _GO_INT: Final = re.compile(r"[+-]?[0-9]+")
 _GO_UINT: Final = re.compile(r"\+?[0-9]+")
 _GO_FLOAT: Final = re.compile(
@@ -41,12 +40,12 @@ _FALSE_STRINGS: Final = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 def size(value: Any) -> int:
     if isinstance(value, str | bytes | tuple | dict):
         return len(value)  # pyright: ignore[reportUnknownArgumentType]
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def _strings(*values: Any) -> tuple[str, ...]:
     if any(type(v) is not str for v in values):
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     return values
 
 
@@ -95,7 +94,7 @@ def to_int(value: Any) -> int:
         return check_int(int(value))
     if isinstance(value, TimestampType):
         return check_int(int(value.timestamp() // 1))
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def to_uint(value: Any) -> Uint:
@@ -112,7 +111,7 @@ def to_uint(value: Any) -> Uint:
         if not _GO_UINT.fullmatch(value) or int(value) > UINT64_MAX:
             raise EvalError(f"type conversion error from 'string' to 'uint': {value!r}")
         return Uint(int(value))
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def to_double(value: Any) -> float:
@@ -123,7 +122,7 @@ def to_double(value: Any) -> float:
         if not _GO_FLOAT.fullmatch(value):
             raise EvalError(f"type conversion error from 'string' to 'double': {value!r}")
         return float(value)
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def format_double(value: float) -> str:
@@ -166,7 +165,7 @@ def to_string(value: Any) -> str:
             raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
     if isinstance(value, TimestampType | DurationType):
         return str(value)
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def to_bytes(value: Any) -> bytes:
@@ -174,7 +173,7 @@ def to_bytes(value: Any) -> bytes:
         return value
     if type(value) is str:
         return value.encode("utf-8")
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def to_bool(value: Any) -> bool:
@@ -186,7 +185,7 @@ def to_bool(value: Any) -> bool:
         if value in _FALSE_STRINGS:
             return False
         raise EvalError(f"type conversion error from 'string' to 'bool': {value!r}")
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def type_of(value: Any) -> TypeValue:
@@ -203,7 +202,7 @@ def to_timestamp(value: Any) -> TimestampType:
             return TimestampType.fromtimestamp(value, tz=datetime.UTC)
     except (ValueError, OverflowError, OSError) as error:
         raise EvalError(f"timestamp conversion error: {error}") from None
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def to_duration(value: Any) -> DurationType:
@@ -214,15 +213,15 @@ def to_duration(value: Any) -> DurationType:
             return DurationType(value)
         except (ValueError, OverflowError) as error:
             raise EvalError(f"duration conversion error: {error}") from None
-    raise EvalError(_NO_OVERLOAD)
+    raise EvalError(arguments.NO_OVERLOAD)
 
 
 def _accessor(name: str) -> Any:
     def access(value: Any, zone: Any = None) -> int:
         if not isinstance(value, TimestampType | DurationType):
-            raise EvalError(_NO_OVERLOAD)
+            raise EvalError(arguments.NO_OVERLOAD)
         if zone is not None and (type(zone) is not str or isinstance(value, DurationType)):
-            raise EvalError(_NO_OVERLOAD)
+            raise EvalError(arguments.NO_OVERLOAD)
         try:
             result = getattr(value, name)(zone) if zone is not None else getattr(value, name)()
         except (ValueError, KeyError) as error:

@@ -15,31 +15,16 @@ import ipaddress
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from modelplane.cel import budget
+from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
 from modelplane.cel.functions import FUNCTIONS
 from modelplane.cel.values import EvalError, compare, equal
 from modelplane.schema.formats import parse_cidr
 
-_NO_OVERLOAD: Final = "no such overload"
 # ext.Sets functions are named `sets.<name>`; the rule compiler resolves the call
 # `sets.contains(a, b)` to that qualified name, as cel-go's checker does.
 SETS_NAMESPACE: Final = "sets"
 SETS_FUNCTIONS: Final = frozenset({"contains", "equivalent", "intersects"})
-
-
-def _text(value: Any) -> str:
-    if type(value) is not str:
-        raise EvalError(_NO_OVERLOAD)
-    return value
-
-
-def _list(value: Any) -> tuple[Any, ...]:
-    if not isinstance(value, tuple):
-        raise EvalError(_NO_OVERLOAD)
-    items: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
-    budget.charge_size(len(items))
-    return items
 
 
 # IP, CIDR and URL (k8s.io/apiserver/pkg/cel/library) -----------------------------------
@@ -47,7 +32,7 @@ def _list(value: Any) -> tuple[Any, ...]:
 
 def is_ip(text: Any) -> bool:
     """netip.ParseAddr without zones or IPv4-mapped IPv6 addresses, which upstream refuses."""
-    source = _text(text)
+    source = arguments.text(text)
     if "%" in source:
         return False
     try:
@@ -59,7 +44,7 @@ def is_ip(text: Any) -> bool:
 
 def is_cidr(text: Any) -> bool:
     """netip.ParsePrefix, refusing IPv4-mapped IPv6 prefixes as upstream does."""
-    prefix = parse_cidr(_text(text))
+    prefix = parse_cidr(arguments.text(text))
     if prefix is None:
         return False
     return not (isinstance(prefix, ipaddress.IPv6Interface) and prefix.ip.ipv4_mapped is not None)
@@ -67,7 +52,7 @@ def is_cidr(text: Any) -> bool:
 
 def is_url(text: Any) -> bool:
     """url.ParseRequestURI: an absolute URL or an absolute path, without whitespace."""
-    source = _text(text)
+    source = arguments.text(text)
     if not source or any(c.isspace() for c in source):
         return False
     try:
@@ -85,17 +70,17 @@ def _has(items: tuple[Any, ...], value: Any) -> bool:
 
 
 def sets_contains(container: Any, subset: Any) -> bool:
-    items, wanted = _list(container), _list(subset)
+    items, wanted = arguments.items(container), arguments.items(subset)
     return all(_has(items, value) for value in wanted)
 
 
 def sets_equivalent(left: Any, right: Any) -> bool:
-    a, b = _list(left), _list(right)
+    a, b = arguments.items(left), arguments.items(right)
     return all(_has(b, value) for value in a) and all(_has(a, value) for value in b)
 
 
 def sets_intersects(left: Any, right: Any) -> bool:
-    a, b = _list(left), _list(right)
+    a, b = arguments.items(left), arguments.items(right)
     return any(_has(b, value) for value in a)
 
 
@@ -103,9 +88,9 @@ def sets_intersects(left: Any, right: Any) -> bool:
 
 
 def slice_(items: Any, start: Any, end: Any) -> tuple[Any, ...]:
-    elements = _list(items)
+    elements = arguments.items(items)
     if type(start) is not int or type(end) is not int:
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if start < 0 or end < 0:
         raise EvalError(f"cannot slice({start}, {end}), negative indexes not supported")
     if start > end:
@@ -118,9 +103,9 @@ def slice_(items: Any, start: Any, end: Any) -> tuple[Any, ...]:
 
 
 def flatten(items: Any, depth: Any = 1) -> tuple[Any, ...]:
-    elements = _list(items)
+    elements = arguments.items(items)
     if type(depth) is not int:
-        raise EvalError(_NO_OVERLOAD)
+        raise EvalError(arguments.NO_OVERLOAD)
     if depth < 0:
         raise EvalError("level must be non-negative")
     out: list[Any] = []
@@ -134,7 +119,7 @@ def flatten(items: Any, depth: Any = 1) -> tuple[Any, ...]:
 
 def distinct(items: Any) -> tuple[Any, ...]:
     kept: list[Any] = []
-    for element in _list(items):
+    for element in arguments.items(items):
         budget.charge_size(len(kept))
         if not any(equal(element, seen) for seen in kept):
             kept.append(element)
@@ -144,7 +129,7 @@ def distinct(items: Any) -> tuple[Any, ...]:
 def reverse(value: Any) -> Any:
     if type(value) is str:
         return value[::-1]
-    return _list(value)[::-1]
+    return arguments.items(value)[::-1]
 
 
 def _order(left: Any, right: Any) -> int:
@@ -152,7 +137,7 @@ def _order(left: Any, right: Any) -> int:
 
 
 def sort(items: Any) -> tuple[Any, ...]:
-    return tuple(sorted(_list(items), key=functools.cmp_to_key(_order)))
+    return tuple(sorted(arguments.items(items), key=functools.cmp_to_key(_order)))
 
 
 _S, _LA = t.STRING, t.list_of(t.A)

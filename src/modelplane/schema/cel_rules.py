@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import lark
 
+from modelplane.cel import arguments
 from modelplane.cel import types as t
 from modelplane.cel.compiler import Compiler
 from modelplane.cel.environment import Program, parse
@@ -41,7 +42,6 @@ from modelplane.schema.errors import (
 from modelplane.schema.node import Node, Rule
 
 _VARIABLES: Final = {"self": t.DYN, "oldSelf": t.DYN}
-_NO_OVERLOAD: Final = "no such overload"
 
 
 @dataclass(frozen=True)
@@ -208,10 +208,10 @@ def _check_node(value: Any, node: Node, path: str, cache: RuleCache, out: list[P
         try:
             result = compiled.program.run(activation)
         except CelRuntimeError as error:
-            if str(error) == _NO_OVERLOAD:
+            if str(error) == arguments.NO_OVERLOAD:
                 detail = (
-                    f"'{_NO_OVERLOAD}': call arguments did not match a supported operator, "
-                    f"function or macro signature for rule: {rule.rule.strip()}"
+                    f"'{arguments.NO_OVERLOAD}': call arguments did not match a supported "
+                    f"operator, function or macro signature for rule: {rule.rule.strip()}"
                 )
             else:
                 detail = f"{error} evaluating rule: {rule.rule.strip()}"
