@@ -31,9 +31,10 @@ run: sync ## Render the example fleet, then one fleet per in-cluster scheduler.
 test: sync lint typecheck check-generated pytest ## Lint, type-check, drift-check and test.
 
 .PHONY: lint
-lint: sync ## ruff format check and ruff lint.
+lint: sync ## ruff format check, ruff lint, and the import layering contracts.
 	$(RUN) ruff format --check .
 	$(RUN) ruff check .
+	$(RUN) lint-imports
 
 .PHONY: typecheck
 typecheck: sync ## pyright, strict.
@@ -45,7 +46,7 @@ check-generated: sync ## Fail if schemas/python is stale against apis/.
 
 .PHONY: pytest
 pytest: sync ## The test suite.
-	$(RUN) pytest
+	UV=$(UV) $(RUN) pytest
 
 .PHONY: generate
 generate: sync ## Regenerate the pydantic models from the XRDs.

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from modelplane.schema import ManifestValidator
-from modelplane.schema.manifests import reference_crd_directory
+from modelplane_cli.schema import ManifestValidator
+from modelplane_cli.schema.manifests import reference_crd_directory
 
 ROOT = Path(__file__).resolve().parent
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.schema import SchemaRegistry, rule_cost_problems
+from modelplane_cli.schema import SchemaRegistry, rule_cost_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 XRDS = sorted((ROOT / "apis").glob("*/definition.yaml"))

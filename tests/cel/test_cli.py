@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.cli import cel_command
+from modelplane_cli import cel_command
 
 DEVICE_YAML = """\
 name: gpu
@@ -186,7 +186,7 @@ def test_output_is_deterministic() -> None:
 
 def test_subprocess_through_main(device_file: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "modelplane.cli.main", "cel", "eval", "--device", str(device_file),
+        [sys.executable, "-m", "modelplane_cli.main", "cel", "eval", "--device", str(device_file),
          'device.capacity["gpu.nvidia.com"].memory.isGreaterThan(quantity("40Gi"))'],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip

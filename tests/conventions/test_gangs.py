@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.schema import ManifestValidator
+from modelplane_cli.schema import ManifestValidator
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 

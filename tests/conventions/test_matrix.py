@@ -6,7 +6,7 @@ import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
 from modelplane.core.pod_templates import pod_sites
-from modelplane.schema import ManifestValidator
+from modelplane_cli.schema import ManifestValidator
 
 PROVIDERS = ["Default", "KAI", "Kueue", "Volcano", "Coscheduling"]
 SHAPES = [

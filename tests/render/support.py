@@ -20,7 +20,7 @@ from crossplane.function import request as sdk_request
 from crossplane.function import resource, response
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
-from modelplane.render import (
+from modelplane_cli.render import (
     Apis,
     FunctionRegistry,
     GrpcFunctions,
@@ -30,8 +30,8 @@ from modelplane.render import (
     parse_stream,
     render_async,
 )
-from modelplane.render.admission import Admission
-from modelplane.render.runners import Runner
+from modelplane_cli.render.admission import Admission
+from modelplane_cli.render.runners import Runner
 
 Obj = dict[str, Any]
 API_VERSION = "example.org/v1"

@@ -8,7 +8,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 from crossplane.function import resource
 
-from modelplane.render import Apis, SchemaAdmission, output
+from modelplane_cli.render import Apis, SchemaAdmission, output
 
 from .support import (
     PARENT,

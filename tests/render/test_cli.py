@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from modelplane.cli import render_command
-from modelplane.render import FunctionRegistry, parse_stream
-from modelplane.render.runners import Runner
+from modelplane_cli import render_command
+from modelplane_cli.render import FunctionRegistry, parse_stream
+from modelplane_cli.render.runners import Runner
 
 from .support import PARENT, default_runners, write_apis
 

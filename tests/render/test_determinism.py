@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from modelplane.render import output
+from modelplane_cli.render import output
 
 from .support import PARENT, render_text, write_apis
 

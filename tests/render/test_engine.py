@@ -8,7 +8,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 from crossplane.function import resource, response
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
-from modelplane.schema import validate_builtin
+from modelplane_cli.schema import validate_builtin
 
 from .support import (
     PARENT,

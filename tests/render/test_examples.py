@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from modelplane.render import (
+from modelplane_cli.render import (
     Apis,
     FunctionRegistry,
     SchemaAdmission,
@@ -17,7 +17,7 @@ from modelplane.render import (
     read_documents,
     render,
 )
-from modelplane.render.runners import ENTRY_POINT_GROUP, FunctionNotFoundError
+from modelplane_cli.render.runners import ENTRY_POINT_GROUP, FunctionNotFoundError
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

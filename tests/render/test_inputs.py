@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from modelplane.render import ApiError, Apis, InputError, default_apis_dir, read_documents
-from modelplane.render.apis import CompositionSelectionError
+from modelplane_cli.render import ApiError, Apis, InputError, default_apis_dir, read_documents
+from modelplane_cli.render.apis import CompositionSelectionError
 
 from .support import write_apis
 

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import grpc
 import pytest
 from crossplane.function import request as sdk_request
 from crossplane.function import resource, response
 
-from modelplane.render import FunctionRegistry, runners
-from modelplane.render.runners import ENTRY_POINT_GROUP, FunctionNotFoundError
+from modelplane_cli.render import FunctionRegistry, runners
+from modelplane_cli.render.runners import ENTRY_POINT_GROUP, FunctionNotFoundError
 
 from .support import (
     PARENT,
@@ -396,14 +397,14 @@ def test_each_function_is_served_once_per_render(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[object] = []
-    make_server = runners.grpc.aio.server
+    make_server = grpc.aio.server
 
     def counting_server(*args: Any, **kwargs: Any) -> Any:
         server = make_server(*args, **kwargs)
         started.append(server)
         return server
 
-    monkeypatch.setattr(runners.grpc.aio, "server", counting_server)
+    monkeypatch.setattr(grpc.aio, "server", counting_server)
 
     result = render_text(write_apis(tmp_path), PARENT, in_process=False)
 

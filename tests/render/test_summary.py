@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelplane.render import RenderResult
-from modelplane.render.summary import summarize, table
+from modelplane_cli.render import RenderResult
+from modelplane_cli.render.summary import summarize, table
 
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "modelplane.ai/v1alpha1",

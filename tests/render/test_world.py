@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelplane.render.reconcile import first_n
-from modelplane.render.world import ObjectKey, World, fake_uid, shape_error
 from modelplane.xfn.structs import restore_ints, to_dict, to_struct
+from modelplane_cli.render.reconcile import first_n
+from modelplane_cli.render.world import ObjectKey, World, fake_uid, shape_error
 
 
 def cm(name: str, namespace: str = "ns", **labels: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from modelplane.render import (
+from modelplane_cli.render import (
     Apis,
     Document,
     FunctionRegistry,

@@ -12,7 +12,7 @@ import modelplane_models
 import pytest
 from pydantic import BaseModel
 
-from modelplane.schema import ManifestValidator
+from modelplane_cli.schema import ManifestValidator
 
 from .fleets import Fleet, Renderer
 

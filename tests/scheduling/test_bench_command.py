@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from modelplane.cli import bench_command
 from modelplane.scheduling import schedule
+from modelplane_cli import bench_command
 
 from .fake_engine import FakeEngine
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from modelplane.cli import bench_command
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import default_engine
+from modelplane_cli import bench_command
 
 from .builders import Obj, cluster, deployment, placements, pool, request, run
 from .test_bench_command import FLEET

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelplane.schema import Schema
+from modelplane_cli.schema import Schema
 
 Obj = dict[str, Any]
 API_VERSION = "example.org/v1"

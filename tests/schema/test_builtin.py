@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from modelplane.schema import builtin_versions, validate_builtin
+from modelplane_cli.schema import builtin_versions, validate_builtin
 
 from .support import Obj
 

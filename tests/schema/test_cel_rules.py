@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.schema.cel_rules import join_field_path
+from modelplane_cli.schema.cel_rules import join_field_path
 
 from .support import Obj, errors_of, make_object, make_schema
 

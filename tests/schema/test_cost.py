@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from modelplane.schema import rule_cost_problems
+from modelplane_cli.schema import rule_cost_problems
 
 from .support import Obj, make_schema
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelplane.schema import FieldError
-from modelplane.schema.errors import go_json, go_number, go_quote, not_supported, render
+from modelplane_cli.schema import FieldError
+from modelplane_cli.schema.errors import go_json, go_number, go_quote, not_supported, render
 
 
 @pytest.mark.parametrize(

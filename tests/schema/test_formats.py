@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from modelplane.schema.formats import conforms, is_checked
+from modelplane_cli.schema.formats import conforms, is_checked
 
 CASES: list[tuple[str, str, bool]] = [
     ("date-time", "2026-11-22T04:52:00Z", True),

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelplane.schema import FieldError
+from modelplane_cli.schema import FieldError
 
 from .support import Obj, make_object, make_schema
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from modelplane.schema import ManifestValidator, SchemaRegistry
-from modelplane.schema.manifests import PodSite, pod_sites
+from modelplane_cli.schema import ManifestValidator, SchemaRegistry
+from modelplane_cli.schema.manifests import PodSite, pod_sites
 
 from .support import Obj
 

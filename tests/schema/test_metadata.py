@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.schema import Schema
+from modelplane_cli.schema import Schema
 
 from .support import API_VERSION, KIND, Obj, errors_of, make_schema
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from modelplane.schema import DefinitionError, ManifestValidator, Schema, SchemaRegistry
+from modelplane_cli.schema import DefinitionError, ManifestValidator, Schema, SchemaRegistry
 
 from .support import Obj
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.schema import ManifestValidator
 from modelplane.workloads import parse_cluster, parse_replica, render_replica
+from modelplane_cli.schema import ManifestValidator
 
 PIPELINE = {"tensor": 8, "pipeline": 2}
 DATA = {"tensor": 4, "data": 4, "dataLocal": 2}

@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
-from modelplane.schema import ManifestValidator
-from modelplane.schema.errors import RULES_SKIPPED
 from modelplane.workloads import parse_cluster, parse_replica, render_replica
+from modelplane_cli.schema import ManifestValidator
+from modelplane_cli.schema.errors import RULES_SKIPPED
 
 SINGLE = {"tensor": 8}
 PIPELINE = {"tensor": 8, "pipeline": 2}

@@ -6,7 +6,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.xfn.runner import ComposeFunction, keep_observed
 from modelplane.xfn.structs import to_dict
-from modelplane.xfn.testing import as_dict, request, run
+from modelplane_cli.testing import as_dict, request, run
 
 COMPOSITE = {"apiVersion": "example.org/v1", "kind": "XThing", "metadata": {"name": "x"}}
 CHILD: dict[str, Any] = {

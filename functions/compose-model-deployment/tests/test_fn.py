@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from compose_model_deployment.fn import FunctionRunner
 
-from modelplane.xfn.testing import as_dict, request, run, run_over_grpc
+from modelplane_cli.testing import as_dict, request, run, run_over_grpc
 
 HOPPER = 'device.attributes["gpu.nvidia.com"].architecture == "Hopper"'
 GPU: dict[str, Any] = {

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 from compose_model_replica.fn import FunctionRunner
 
-from modelplane.schema import ManifestValidator
-from modelplane.xfn.testing import as_dict, request, run, run_over_grpc
+from modelplane_cli.schema import ManifestValidator
+from modelplane_cli.testing import as_dict, request, run, run_over_grpc
 
 GPU: dict[str, Any] = {
     "name": "gpu",

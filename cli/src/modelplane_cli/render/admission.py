@@ -1,0 +1,66 @@
+"""What the API server does to a composite before storing it: default, then validate.
+
+The schema work itself lives in `modelplane_cli.schema`; this module adapts it to the
+engine (and lets tests admit everything with `NoAdmission`). Only metadata and
+spec are admitted: a status travels with a document that was rendered before
+(round trip) and is the engine's own to rewrite.
+
+Composed resources that are not composites get the checks every kind gets
+(`ValidateObjectMetaAccessor`: name, labels, annotations), since their schemas
+are not known here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from modelplane_cli.render.world import Obj, View, clone, metadata
+from modelplane_cli.schema import SchemaRegistry
+from modelplane_cli.schema.objectmeta import check_root_meta
+
+
+class Admission(Protocol):
+    def admit(self, obj: View) -> tuple[Obj, list[str]]:
+        """`obj` defaulted as the API server would, and its errors as "path: message"."""
+        ...
+
+
+class SchemaAdmission:
+    """Admission by the XRDs' OpenAPI schemas and CEL rules, through `modelplane_cli.schema`."""
+
+    def __init__(self, registry: SchemaRegistry) -> None:
+        self._registry = registry
+
+    @classmethod
+    def from_files(cls, xrd_files: Sequence[Path]) -> SchemaAdmission:
+        return cls(SchemaRegistry.from_files(xrd_files))
+
+    def admit(self, obj: View) -> tuple[Obj, list[str]]:
+        schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        if schema is None:
+            return clone(dict(obj)), []
+        status = obj.get("status")
+        # Schema.admit defaults a deep copy, so the body need not be copied here.
+        defaulted, errors = schema.admit({k: v for k, v in obj.items() if k != "status"})
+        admitted: Obj = dict(defaulted)
+        if status is not None:
+            admitted["status"] = clone(status)
+        return admitted, [str(e) for e in errors]
+
+
+class NoAdmission:
+    """Stores objects as given; for tests and for worlds without schemas."""
+
+    def admit(self, obj: View) -> tuple[Obj, list[str]]:
+        return clone(dict(obj)), []
+
+
+def metadata_errors(obj: View) -> list[str]:
+    """What the API server rejects in any object's metadata, whatever its kind.
+
+    Scope is the engine's own check, so a namespace is checked only when present.
+    """
+    meta = metadata(obj)
+    return [str(p.error) for p in check_root_meta(meta, namespaced=bool(meta.get("namespace")))]

@@ -1,0 +1,235 @@
+"""Running one composite's Composition pipeline, the way Crossplane's reconciler does.
+
+Steps run in order; each sees the same observed snapshot, the desired state and
+context the previous step returned, and its own requirements loop. The first fatal
+result (or failed call) stops the pipeline, and the caller then applies nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
+
+from modelplane.xfn.structs import to_dict, to_struct
+from modelplane_cli.render import requirements
+from modelplane_cli.render.apis import Apis, Composition, PipelineStep
+from modelplane_cli.render.runners import FunctionCallError, FunctionClient, FunctionNotFoundError
+from modelplane_cli.render.world import Obj, ObjectKey, View, World
+
+# Crossplane's MaxRequirementsIterations: one call plus this many re-calls.
+MAX_REQUIREMENTS_ITERATIONS = 5
+REASON_COMPOSE = "ComposeResources"
+
+_CAPABILITIES = (
+    fnv1.CAPABILITY_CAPABILITIES,
+    fnv1.CAPABILITY_REQUIRED_RESOURCES,
+    fnv1.CAPABILITY_CREDENTIALS,
+    fnv1.CAPABILITY_CONDITIONS,
+    fnv1.CAPABILITY_REQUIRED_SCHEMAS,
+)
+_EVENT_TYPE = {fnv1.SEVERITY_WARNING: "Warning", fnv1.SEVERITY_NORMAL: "Normal"}
+_STATUS = {
+    fnv1.STATUS_CONDITION_TRUE: "True",
+    fnv1.STATUS_CONDITION_FALSE: "False",
+}
+
+
+@dataclass(frozen=True)
+class Event:
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Condition:
+    type: str
+    status: str
+    reason: str
+    message: str = ""
+
+    def as_dict(self) -> Obj:
+        out: Obj = {"type": self.type, "status": self.status, "reason": self.reason}
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+@dataclass(frozen=True)
+class DesiredResource:
+    obj: Obj
+    ready: bool
+
+
+@dataclass
+class PipelineOutcome:
+    """The desired state after the last step, or why the pipeline stopped."""
+
+    composite_status: Obj | None = None
+    composite_ready: bool | None = None
+    resources: dict[str, DesiredResource] = field(default_factory=dict)
+    conditions: list[Condition] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    error: str | None = None
+
+
+class _StepFailedError(Exception):
+    pass
+
+
+async def run_pipeline(
+    xr: View,
+    composition: Composition,
+    observed: Mapping[str, View],
+    world: World,
+    apis: Apis,
+    functions: FunctionClient,
+) -> PipelineOutcome:
+    outcome = PipelineOutcome()
+    observed_state = fnv1.State(
+        composite=fnv1.Resource(resource=to_struct(dict(xr))),
+        resources={
+            name: fnv1.Resource(resource=world.struct(ObjectKey.of(obj)))
+            for name, obj in observed.items()
+        },
+    )
+    desired = fnv1.State()
+    context = struct_pb2.Struct()
+    for step in composition.steps:
+        try:
+            response = await _run_step(
+                step, observed_state, desired, context, world, apis, functions
+            )
+        except _StepFailedError as exc:
+            outcome.error = str(exc)
+            return outcome
+        fatal = _collect(step, response, outcome)
+        if fatal is not None:
+            outcome.error = f"pipeline step {quote(step.name)} returned a fatal result: {fatal}"
+            return outcome
+        desired = response.desired
+        if response.HasField("context"):
+            context = response.context
+    _read_desired(desired, outcome)
+    return outcome
+
+
+async def _run_step(
+    step: PipelineStep,
+    observed: fnv1.State,
+    desired: fnv1.State,
+    context: struct_pb2.Struct,
+    world: World,
+    apis: Apis,
+    functions: FunctionClient,
+) -> fnv1.RunFunctionResponse:
+    request = fnv1.RunFunctionRequest(
+        meta=fnv1.RequestMeta(capabilities=_CAPABILITIES), observed=observed, desired=desired
+    )
+    request.context.CopyFrom(context)
+    if step.input is not None:
+        request.input.CopyFrom(to_struct(dict(step.input)))
+    try:
+        for source in step.credentials:
+            request.credentials[source.name].CopyFrom(requirements.credentials(world, source))
+    except requirements.CredentialsError as exc:
+        raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
+    bootstrap = {
+        r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
+        for r in step.requirements
+    }
+    for name, resources in bootstrap.items():
+        request.required_resources[name].CopyFrom(resources)
+
+    previous: bytes | None = None
+    for _ in range(MAX_REQUIREMENTS_ITERATIONS + 1):
+        _tag(request)
+        try:
+            response = await functions.run(step.function, request)
+        except (FunctionCallError, FunctionNotFoundError) as exc:
+            raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
+        if any(r.severity == fnv1.SEVERITY_FATAL for r in response.results):
+            return response
+        current = _requirements_fingerprint(response)
+        if current == previous:
+            return response
+        previous = current
+        request.ClearField("required_resources")
+        for name, resources in bootstrap.items():
+            request.required_resources[name].CopyFrom(resources)
+        for name, selector in sorted(response.requirements.resources.items()):
+            request.required_resources[name].CopyFrom(requirements.fetch(world, selector))
+        request.ClearField("required_schemas")
+        for name, schema_selector in sorted(response.requirements.schemas.items()):
+            request.required_schemas[name].CopyFrom(requirements.schema(apis, schema_selector))
+        if response.HasField("context"):
+            request.context.CopyFrom(response.context)
+    raise _StepFailedError(
+        f"cannot run pipeline step {quote(step.name)}: requirements didn't stabilize after the "
+        f"maximum number of iterations ({MAX_REQUIREMENTS_ITERATIONS})"
+    )
+
+
+def _tag(request: fnv1.RunFunctionRequest) -> None:
+    """Set meta.tag as Crossplane does: a hash of the request without its tag."""
+    request.meta.tag = ""
+    request.meta.tag = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
+
+
+def _requirements_fingerprint(response: fnv1.RunFunctionResponse) -> bytes | None:
+    """Requirements in a comparable form; None when the response set none at all.
+
+    Crossplane compares successive requirements with proto.Equal, for which an
+    unset message differs from a set empty one; None keeps that distinction.
+    """
+    if not response.HasField("requirements"):
+        return None
+    return response.requirements.SerializeToString(deterministic=True)
+
+
+def _collect(
+    step: PipelineStep, response: fnv1.RunFunctionResponse, outcome: PipelineOutcome
+) -> str | None:
+    """Record a step's conditions and results; return the first fatal message, if any."""
+    for condition in response.conditions:
+        outcome.conditions.append(
+            Condition(
+                type=condition.type,
+                status=_STATUS.get(condition.status, "Unknown"),
+                reason=condition.reason,
+                message=condition.message if condition.HasField("message") else "",
+            )
+        )
+    for result in response.results:
+        reason = result.reason if result.HasField("reason") else REASON_COMPOSE
+        if result.severity == fnv1.SEVERITY_FATAL:
+            return result.message
+        kind = _EVENT_TYPE.get(result.severity)
+        if kind is not None:
+            message = f"Pipeline step {quote(step.name)}: {result.message}"
+            outcome.events.append(Event(kind, reason, message))
+    return None
+
+
+def quote(text: str) -> str:
+    """Quote a name the way Go's %q does in Crossplane's messages."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _read_desired(desired: fnv1.State, outcome: PipelineOutcome) -> None:
+    if desired.HasField("composite"):
+        composite = to_dict(desired.composite.resource)
+        status = composite.get("status")
+        outcome.composite_status = status if isinstance(status, dict) else None
+        if desired.composite.ready != fnv1.READY_UNSPECIFIED:
+            outcome.composite_ready = desired.composite.ready == fnv1.READY_TRUE
+    for name in sorted(desired.resources):
+        resource = desired.resources[name]
+        outcome.resources[name] = DesiredResource(
+            obj=to_dict(resource.resource), ready=resource.ready == fnv1.READY_TRUE
+        )

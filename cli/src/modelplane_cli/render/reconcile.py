@@ -1,0 +1,181 @@
+"""One reconcile of one composite, as Crossplane's XR reconciler performs it.
+
+Select the Composition, observe the composed resources, run the pipeline, and
+then either report why nothing was applied (a fatal result, a failed call, a
+resource the API server would refuse) or collect, apply, and write the
+composite's status: the functions' status and conditions, Synced, and Ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelplane.core.vocabulary import LABEL_COMPOSITE
+from modelplane_cli.render import composed
+from modelplane_cli.render.admission import Admission
+from modelplane_cli.render.apis import Apis, CompositionSelectionError
+from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, run_pipeline
+from modelplane_cli.render.runners import FunctionClient
+from modelplane_cli.render.world import Obj, ObjectKey, World, annotations_of, fake_uid
+
+SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced"})
+REASON_SELECT_COMPOSITION = "SelectComposition"
+REASON_FATAL_ERROR = "FatalError"
+_FATAL_UNKNOWN_MESSAGE = (
+    "A fatal error occurred before the status of this condition could be determined."
+)
+ANNOTATION_PAUSED = "crossplane.io/paused"
+REASON_PAUSED = "ReconcilePaused"
+_PAUSED_MESSAGE = "Reconciliation is paused via the pause annotation"
+# Crossplane's resource.DefaultFirstN: how many names a condition message lists.
+_FIRST_N = 3
+
+SYNCED_OK = Condition("Synced", "True", "ReconcileSuccess")
+READY_OK = Condition("Ready", "True", "Available")
+
+
+@dataclass
+class Report:
+    """What one reconcile of a composite said: its events and, if it failed, why."""
+
+    key: ObjectKey
+    events: list[Event] = field(default_factory=list)
+    error: str | None = None
+
+
+async def reconcile(
+    key: ObjectKey, world: World, apis: Apis, functions: FunctionClient, admission: Admission
+) -> Report | None:
+    xr = world.copy_of(key)
+    if xr is None:
+        return None
+    meta: Obj = xr.setdefault("metadata", {})
+    meta.setdefault("uid", fake_uid(key))
+    # Crossplane labels a root composite with its own name; nested ones inherit the root's.
+    meta["labels"] = {LABEL_COMPOSITE: key.name, **(meta.get("labels") or {})}
+
+    if annotations_of(xr).get(ANNOTATION_PAUSED) == "true":
+        _set(xr, [Condition("Synced", "False", REASON_PAUSED, _PAUSED_MESSAGE)])
+        world.put(xr)
+        return Report(key, [Event("Normal", REASON_PAUSED, _PAUSED_MESSAGE)])
+
+    try:
+        composition = apis.composition_for(xr)
+    except CompositionSelectionError as exc:
+        message = f"cannot select composition: {exc}"
+        _set(xr, [Condition("Synced", "False", "ReconcileError", message)])
+        world.put(xr)
+        return Report(key, [Event("Warning", REASON_SELECT_COMPOSITION, message)], message)
+
+    observed, observe_errors = composed.observe(world, xr)
+    if observe_errors:
+        errors = [f"cannot observe composed resources: {e}" for e in observe_errors]
+        return _fail(world, xr, errors, [], [])
+
+    outcome = await run_pipeline(xr, composition, observed, world, apis, functions)
+    if outcome.error is not None:
+        return _fail(world, xr, [outcome.error], outcome.events, outcome.conditions)
+
+    planned = composed.plan(xr, outcome.resources, observed, world, apis, admission)
+    events = [*outcome.events, *planned.events]
+    if planned.errors:
+        return _fail(world, xr, planned.errors, events, outcome.conditions)
+
+    composed.apply(world, observed, planned)
+
+    status: Obj = {k: v for k, v in (outcome.composite_status or {}).items() if k != "conditions"}
+    status["conditions"] = list((xr.get("status") or {}).get("conditions") or [])
+    xr["status"] = status
+    _set(xr, _custom(_status_conditions(outcome.composite_status), outcome.conditions))
+    unready = [name for name, resource in outcome.resources.items() if not resource.ready]
+    _set(xr, [SYNCED_OK, _ready(outcome.composite_ready, unready)])
+    world.put(xr)
+
+    if not any(e.type == "Warning" for e in events):
+        events.append(Event("Normal", REASON_COMPOSE, "Successfully composed resources"))
+    return Report(key, events)
+
+
+def _fail(
+    world: World,
+    xr: Obj,
+    errors: Sequence[str],
+    events: Sequence[Event],
+    conditions: Sequence[Condition],
+) -> Report:
+    """Report a compose failure: nothing is applied, unseen custom conditions go Unknown.
+
+    Each error becomes a Warning event; the Synced condition names the first.
+    """
+    message = f"cannot compose resources: {errors[0]}"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more, see events)"
+    reported = [
+        *events,
+        *(Event("Warning", REASON_COMPOSE, f"cannot compose resources: {e}") for e in errors),
+    ]
+    seen = _custom([], conditions)
+    _set(xr, [Condition("Synced", "False", "ReconcileError", message), *seen])
+    seen_types = {c.type for c in seen}
+    stale = [
+        Condition(str(c.get("type")), "Unknown", REASON_FATAL_ERROR, _FATAL_UNKNOWN_MESSAGE)
+        for c in (xr.get("status") or {}).get("conditions") or []
+        if c.get("type") not in SYSTEM_CONDITION_TYPES and c.get("type") not in seen_types
+    ]
+    _set(xr, stale)
+    world.put(xr)
+    return Report(ObjectKey.of(xr), reported, message)
+
+
+def _ready(composite_ready: bool | None, unready: list[str]) -> Condition:
+    # An explicit composite readiness from the pipeline supersedes the derived one.
+    if composite_ready is True:
+        return READY_OK
+    if composite_ready is False:
+        return Condition("Ready", "False", "Creating")
+    if unready:
+        return Condition("Ready", "False", "Creating", f"Unready resources: {first_n(unready)}")
+    return READY_OK
+
+
+def first_n(names: Iterable[str], n: int = _FIRST_N) -> str:
+    """Crossplane's StableNAndSomeMore: sorted names, the first n, then how many more."""
+    ordered = sorted(names)
+    if len(ordered) > n:
+        return f"{', '.join(ordered[:n])}, and {len(ordered) - n} more"
+    if len(ordered) == n and n > 1:
+        return f"{', '.join(ordered[: n - 1])}, and {ordered[n - 1]}"
+    return ", ".join(ordered)
+
+
+def _status_conditions(status: Mapping[str, Any] | None) -> list[Condition]:
+    """Conditions a function wrote into the desired composite's status directly."""
+    return [
+        Condition(
+            str(c["type"]), str(c["status"]), str(c.get("reason", "")), str(c.get("message", ""))
+        )
+        for c in (status or {}).get("conditions") or []
+        if isinstance(c, Mapping) and c.get("type") and c.get("status")
+    ]
+
+
+def _custom(*groups: Sequence[Condition]) -> list[Condition]:
+    """Function conditions, without the system types Crossplane keeps for itself."""
+    return [c for group in groups for c in group if c.type not in SYSTEM_CONDITION_TYPES]
+
+
+def _set(xr: Obj, conditions: Iterable[Condition]) -> None:
+    """Crossplane's SetConditions: replace a condition of the same type in place, else append."""
+    status: Obj = xr.setdefault("status", {})
+    current: list[Obj] = list(status.get("conditions") or [])
+    for condition in conditions:
+        new = condition.as_dict()
+        for i, existing in enumerate(current):
+            if existing.get("type") == condition.type:
+                current[i] = new
+                break
+        else:
+            current.append(new)
+    status["conditions"] = current

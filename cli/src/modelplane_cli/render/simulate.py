@@ -1,0 +1,145 @@
+"""What the rest of the cluster would do: providers, and which kinds are cluster-scoped.
+
+The engine runs no providers. A managed resource a composite composes is taken as
+applied and healthy the round after it appears (or changes): Ready and Synced,
+and a provider-kubernetes Object reports back the manifest it wraps with the
+status a healthy workload of that kind would show, so functions that derive
+readiness from it see what they would see on a working cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from modelplane_cli.render.world import Obj, View, clone, group_of
+
+# Groups whose kinds are managed resources reconciled by a provider.
+_PROVIDER_GROUP_SUFFIXES = (".crossplane.io", ".upbound.io")
+# Crossplane's own groups under crossplane.io: nothing there is a managed resource.
+_CROSSPLANE_CORE_GROUPS = frozenset(
+    {
+        "apiextensions.crossplane.io",
+        "pkg.crossplane.io",
+        "protection.crossplane.io",
+        "ops.crossplane.io",
+    }
+)
+# Provider configuration kinds: applied, but no provider reports status on them.
+_CONFIG_KINDS = frozenset(
+    {"ProviderConfig", "ClusterProviderConfig", "ProviderConfigUsage", "ClusterProviderConfigUsage"}
+)
+# provider-kubernetes, legacy and namespaced: its Object wraps a manifest for a workload cluster.
+OBJECT_GROUPS = frozenset({"kubernetes.crossplane.io", "kubernetes.m.crossplane.io"})
+
+# Kinds the API server serves cluster-scoped, which a namespaced composite may not compose.
+# Legacy (cluster-scoped) provider groups are matched whole by _CLUSTER_SCOPED_GROUPS.
+_CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("storage.k8s.io", "StorageClass"),
+        ("resource.k8s.io", "DeviceClass"),
+        ("kubernetes.m.crossplane.io", "ClusterProviderConfig"),
+        ("helm.m.crossplane.io", "ClusterProviderConfig"),
+        ("kueue.x-k8s.io", "ClusterQueue"),
+        ("kueue.x-k8s.io", "ResourceFlavor"),
+        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+        ("scheduling.run.ai", "Queue"),
+        ("scheduling.volcano.sh", "Queue"),
+    }
+)
+_CLUSTER_SCOPED_GROUPS = frozenset({"kubernetes.crossplane.io", "helm.crossplane.io"})
+
+
+def is_cluster_scoped(api_version: str, kind: str) -> bool:
+    group = group_of(api_version)
+    return (group, kind) in _CLUSTER_SCOPED_KINDS or group in _CLUSTER_SCOPED_GROUPS
+
+
+def is_managed(api_version: str, kind: str) -> bool:
+    """Whether a provider would reconcile this kind and report Ready/Synced on it."""
+    group = group_of(api_version)
+    if group in _CROSSPLANE_CORE_GROUPS or kind in _CONFIG_KINDS:
+        return False
+    return group.endswith(_PROVIDER_GROUP_SUFFIXES)
+
+
+def has_conditions(obj: View) -> bool:
+    return bool((obj.get("status") or {}).get("conditions"))
+
+
+def provider_status(obj: View) -> Obj:
+    """`obj` as its provider leaves it after a successful reconcile."""
+    out = clone(dict(obj))
+    status: Obj = dict(out.get("status") or {})
+    conditions = [
+        c for c in status.get("conditions") or [] if c.get("type") not in ("Ready", "Synced")
+    ]
+    conditions.append({"type": "Ready", "status": "True", "reason": "Available"})
+    conditions.append({"type": "Synced", "status": "True", "reason": "ReconcileSuccess"})
+    status["conditions"] = conditions
+    if group_of(str(obj.get("apiVersion", ""))) in OBJECT_GROUPS and obj.get("kind") == "Object":
+        manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
+        if isinstance(manifest, Mapping):
+            at_provider: Obj = dict(status.get("atProvider") or {})
+            at_provider["manifest"] = healthy(manifest)
+            status["atProvider"] = at_provider
+    out["status"] = status
+    return out
+
+
+def healthy(manifest: Mapping[str, Any]) -> Obj:
+    """A wrapped manifest with the status its controller reports once it is serving."""
+    out = clone(dict(manifest))
+    simulate = _HEALTHY.get(
+        (group_of(str(manifest.get("apiVersion", ""))), str(manifest.get("kind")))
+    )
+    if simulate is not None:
+        out["status"] = simulate(out.get("spec") or {})
+    return out
+
+
+def _replicas(spec: Mapping[str, Any]) -> int:
+    value = spec.get("replicas", 1)
+    return value if isinstance(value, int) else 1
+
+
+def _deployment(spec: Mapping[str, Any]) -> Obj:
+    n = _replicas(spec)
+    return {
+        "replicas": n,
+        "readyReplicas": n,
+        "availableReplicas": n,
+        "updatedReplicas": n,
+        "conditions": [
+            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
+            {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
+        ],
+    }
+
+
+def _leader_worker_set(spec: Mapping[str, Any]) -> Obj:
+    n = _replicas(spec)
+    return {
+        "replicas": n,
+        "readyReplicas": n,
+        "updatedReplicas": n,
+        "conditions": [{"type": "Available", "status": "True", "reason": "AllGroupsReady"}],
+    }
+
+
+def _llm_inference_service(_spec: Mapping[str, Any]) -> Obj:
+    return {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}]}
+
+
+_HEALTHY: Mapping[tuple[str, str], Callable[[Mapping[str, Any]], Obj]] = {
+    ("apps", "Deployment"): _deployment,
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _leader_worker_set,
+    ("serving.kserve.io", "LLMInferenceService"): _llm_inference_service,
+}

@@ -1,0 +1,225 @@
+"""`x-kubernetes-validations` rules, evaluated the way the API server does.
+
+Rules compile with `modelplane.cel`'s compiler, which checks them as cel-go
+does (with `self` and `oldSelf` typed dyn, as no schema types are declared to
+it) and evaluates them under the same 1,000,000-unit cost limit the API server
+gives each rule. Each rule is compiled once per Schema. On create there is no
+old object, so transition rules (any rule naming `oldSelf`) are skipped, as the
+API server skips them. The API server does run an `optionalOldSelf` rule on
+create, with `oldSelf` an empty optional; `modelplane.cel` has no optional
+values, so those are skipped too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+import lark
+
+from modelplane.cel import arguments
+from modelplane.cel import types as t
+from modelplane.cel.compiler import Compiler
+from modelplane.cel.environment import Program, parse
+from modelplane.cel.errors import CelCompileError, CelRuntimeError
+from modelplane.cel.values import type_name
+from modelplane_cli.schema.cel_library import RULE_FUNCTIONS, SETS_FUNCTIONS, SETS_NAMESPACE
+from modelplane_cli.schema.cel_values import to_cel
+from modelplane_cli.schema.errors import (
+    FieldError,
+    Kind,
+    Problem,
+    child,
+    duplicate,
+    forbidden,
+    index,
+    internal,
+    invalid,
+    key,
+    required,
+)
+from modelplane_cli.schema.node import Node, Rule
+
+_VARIABLES: Final = {"self": t.DYN, "oldSelf": t.DYN}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled rule or messageExpression: its program, or why it does not compile."""
+
+    text: str
+    program: Program | None
+    error: str
+    uses_old_self: bool
+
+
+def _uses_old_self(tree: lark.Tree[Any]) -> bool:
+    return any(
+        sub.data in ("ident", "dot_ident") and str(sub.children[0]) == "oldSelf"
+        for sub in tree.iter_subtrees()
+    )
+
+
+def _namespace(tree: Any) -> str | None:
+    """The identifier `tree` is, when it is a bare one (`sets` in `sets.contains(...)`)."""
+    while isinstance(tree, lark.Tree) and tree.data in ("member", "primary"):
+        if len(tree.children) != 1:
+            return None
+        tree = tree.children[0]
+    if isinstance(tree, lark.Tree) and tree.data == "ident":
+        return str(tree.children[0])
+    return None
+
+
+def _qualify_sets_calls(tree: lark.Tree[Any]) -> None:
+    """Rewrite `sets.f(a, b)` into a call of the function named `sets.f`, in place."""
+    for call in list(tree.find_data("member_dot_arg")):
+        receiver, name, *args = call.children
+        if str(name) in SETS_FUNCTIONS and _namespace(receiver) == SETS_NAMESPACE:
+            call.data = "ident_arg"
+            call.children = [lark.Token("IDENT", f"{SETS_NAMESPACE}.{name}"), *args]
+
+
+def compile_rule(text: str, result: t.CelType = t.BOOL) -> Compiled:
+    """Compile a rule (`result` bool) or a messageExpression (`result` string)."""
+    try:
+        tree = parse(text)
+    except CelCompileError as error:
+        return Compiled(text, None, str(error), False)
+    uses_old_self = _uses_old_self(tree)
+    _qualify_sets_calls(tree)
+    try:
+        node = Compiler(_VARIABLES, RULE_FUNCTIONS).compile(tree)
+    except CelCompileError as error:
+        return Compiled(text, None, str(error), uses_old_self)
+    except RecursionError:
+        return Compiled(text, None, "expression nesting too deep to compile", uses_old_self)
+    except Exception as error:  # a broken rule is reported, never raised to the caller
+        return Compiled(text, None, f"internal compile error: {error!r}", uses_old_self)
+    if node.type != result and not t.is_dyn(node.type):
+        error = f"must evaluate to {result}, not {node.type}"
+        return Compiled(text, None, error, uses_old_self)
+    return Compiled(text, Program(text, node.type, node.fn), "", uses_old_self)
+
+
+class RuleCache:
+    """Compiled rules and messageExpressions by source text; one per Schema."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[tuple[str, t.CelType], Compiled] = {}
+
+    def get(self, text: str, result: t.CelType = t.BOOL) -> Compiled:
+        found = self._compiled.get((text, result))
+        if found is None:
+            found = self._compiled[(text, result)] = compile_rule(text, result)
+        return found
+
+    def __len__(self) -> int:
+        return len(self._compiled)
+
+
+_FIELD_PATH_PART = re.compile(r"\.([^.\[\]]+)|\[\s*'([^']*)'\s*\]|\[\s*\"([^\"]*)\"\s*\]|\[(\d+)\]")
+
+
+def join_field_path(path: str, field_path: str) -> str:
+    """Append a rule's `fieldPath` (`.a.b['c.d']`) to a field path."""
+    pos = 0
+    out = path
+    while pos < len(field_path):
+        m = _FIELD_PATH_PART.match(field_path, pos)
+        if m is None:
+            return child(out, field_path[pos:].lstrip("."))
+        if m[1] is not None:
+            out = child(out, m[1])
+        elif m[4] is not None:
+            out = index(out, int(m[4]))
+        else:
+            out = key(out, m[2] if m[2] is not None else m[3])
+        pos = m.end()
+    return out
+
+
+def _message(rule: Rule, cache: RuleCache, activation: dict[str, Any]) -> str:
+    fallback = rule.message or f"failed rule: {rule.rule.strip()}"
+    if not rule.message_expression:
+        return fallback
+    compiled = cache.get(rule.message_expression, t.STRING)
+    if compiled.program is None:
+        return fallback
+    try:
+        result = compiled.program.run(activation)
+    except CelRuntimeError:
+        return fallback
+    if type(result) is not str:
+        return fallback
+    text = result.strip()
+    return text if text and "\n" not in text else fallback
+
+
+def _failure(rule: Rule, value_type: str, path: str, message: str) -> Problem:
+    where = join_field_path(path, rule.field_path) if rule.field_path else path
+    if rule.reason == "FieldValueForbidden":
+        return Problem(Kind.FORBIDDEN, FieldError(where, forbidden(message)))
+    if rule.reason == "FieldValueRequired":
+        return Problem(Kind.REQUIRED, FieldError(where, required(message)))
+    if rule.reason == "FieldValueDuplicate":
+        return Problem(Kind.DUPLICATE, FieldError(where, duplicate(value_type)))
+    return Problem(Kind.INVALID, FieldError(where, invalid(value_type, message)))
+
+
+def evaluate_rules(value: Any, node: Node, path: str, cache: RuleCache) -> list[Problem]:
+    """Evaluate the rules of `node` and every node below it that has a value."""
+    out: list[Problem] = []
+    _walk(value, node, path, cache, out)
+    return out
+
+
+def _walk(value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem]) -> None:
+    if value is None:
+        return
+    if node.rules:
+        _check_node(value, node, path, cache, out)
+    if isinstance(value, dict):
+        props = node.properties
+        extra = node.additional
+        for name, sub in value.items():
+            prop = props.get(name)
+            if prop is not None:
+                _walk(sub, prop, child(path, name), cache, out)
+            elif extra is not None:
+                _walk(sub, extra, key(path, name), cache, out)
+    elif isinstance(value, list) and node.items is not None:
+        for i, item in enumerate(value):
+            _walk(item, node.items, index(path, i), cache, out)
+
+
+def _check_node(value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem]) -> None:
+    activation: dict[str, Any] = {"self": to_cel(value, node)}
+    value_type = node.type
+    for rule in node.rules:
+        compiled = cache.get(rule.rule)
+        if compiled.uses_old_self:
+            continue
+        if compiled.program is None:
+            detail = f"rule compile error: {compiled.error}: {rule.rule.strip()}"
+            out.append(Problem(Kind.INTERNAL, FieldError(path, internal(detail))))
+            continue
+        try:
+            result = compiled.program.run(activation)
+        except CelRuntimeError as error:
+            if str(error) == arguments.NO_OVERLOAD:
+                detail = (
+                    f"'{arguments.NO_OVERLOAD}': call arguments did not match a supported "
+                    f"operator, function or macro signature for rule: {rule.rule.strip()}"
+                )
+            else:
+                detail = f"{error} evaluating rule: {rule.rule.strip()}"
+            out.append(Problem(Kind.INVALID, FieldError(path, invalid(value_type, detail))))
+            continue
+        if type(result) is not bool:
+            detail = f"rule must evaluate to a bool, not {type_name(result)}: {rule.rule.strip()}"
+            out.append(Problem(Kind.INVALID, FieldError(path, invalid(value_type, detail))))
+        elif not result:
+            message = _message(rule, cache, activation)
+            out.append(_failure(rule, value_type, path, message))

@@ -1,0 +1,61 @@
+"""Schemas by apiVersion and kind, loaded from CRD and XRD documents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from modelplane_cli.schema.definitions import definitions, is_definition
+from modelplane_cli.schema.resource import Schema
+
+# libyaml parses the multi-megabyte CRDs (KServe, LWS, Kueue) several times faster.
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_documents(path: Path) -> list[dict[str, Any]]:
+    """Every non-empty mapping document of a YAML file."""
+    with path.open(encoding="utf-8") as stream:
+        return [doc for doc in yaml.load_all(stream, Loader=_Loader) if isinstance(doc, dict)]
+
+
+class SchemaRegistry:
+    """Every served kind of the CRDs and XRDs added to it."""
+
+    def __init__(self) -> None:
+        self._schemas: dict[tuple[str, str], Schema] = {}
+
+    @classmethod
+    def from_files(cls, paths: Iterable[Path]) -> SchemaRegistry:
+        """Load every CRD and XRD document in `paths`.
+
+        Other documents in the same files (a Composition next to its XRD, say) are
+        skipped; a malformed CRD or XRD raises DefinitionError.
+        """
+        registry = cls()
+        for path in paths:
+            for doc in load_documents(Path(path)):
+                if is_definition(doc):
+                    registry.add_document(doc)
+        return registry
+
+    def add_document(self, doc: Mapping[str, Any]) -> None:
+        """Add a CRD (apiextensions.k8s.io/v1) or XRD (apiextensions.crossplane.io/v1, v2).
+
+        A later definition of the same apiVersion and kind replaces the earlier one.
+        """
+        for found in definitions(doc):
+            key = (found.api_version, found.kind)
+            self._schemas[key] = Schema(found.api_version, found.kind, found.namespaced, found.root)
+
+    def get(self, api_version: str, kind: str) -> Schema | None:
+        return self._schemas.get((api_version, kind))
+
+    def kinds(self) -> list[tuple[str, str]]:
+        """Every (apiVersion, kind) served, sorted."""
+        return sorted(self._schemas)
+
+    def __len__(self) -> int:
+        return len(self._schemas)
