@@ -29,6 +29,44 @@ def module_name(kind: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", kind).lower()
 
 
+# The part of Kubernetes' ObjectMeta a function reads: identity, labels, annotations
+# and owner references. Server-set fields are kept as plain strings.
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+OBJECT_META = {
+    "title": "ObjectMeta",
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "generateName": {"type": "string"},
+        "namespace": {"type": "string"},
+        "uid": {"type": "string"},
+        "resourceVersion": {"type": "string"},
+        "generation": {"type": "integer"},
+        "creationTimestamp": {"type": "string"},
+        "deletionTimestamp": {"type": "string"},
+        "labels": _STRING_MAP,
+        "annotations": _STRING_MAP,
+        "finalizers": {"type": "array", "items": {"type": "string"}},
+        "ownerReferences": {
+            "type": "array",
+            "items": {
+                "title": "OwnerReference",
+                "type": "object",
+                "required": ["apiVersion", "kind", "name"],
+                "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "name": {"type": "string"},
+                    "uid": {"type": "string"},
+                    "controller": {"type": "boolean"},
+                    "blockOwnerDeletion": {"type": "boolean"},
+                },
+            },
+        },
+    },
+}
+
+
 def object_schema(xrd: dict, version: dict) -> dict:
     """The XR's whole object schema: the XRD's spec/status plus the Kubernetes envelope."""
     schema = dict(version["schema"]["openAPIV3Schema"])
@@ -37,12 +75,43 @@ def object_schema(xrd: dict, version: dict) -> dict:
     properties = {
         "apiVersion": {"type": "string", "const": f"{group}/{version['name']}"},
         "kind": {"type": "string", "const": kind},
-        "metadata": {"type": "object", "additionalProperties": True},
+        "metadata": OBJECT_META,
     }
     properties.update(schema.get("properties", {}))
     schema["properties"] = properties
+    definitions: dict[str, dict] = {}
+    schema = {key: hoist(value, definitions) for key, value in schema.items()}
+    schema["$defs"] = dict(sorted(definitions.items()))
     schema["title"] = kind
     return schema
+
+
+def hoist(node: object, definitions: dict[str, dict]) -> object:
+    """Move every titled sub-schema into `$defs` and refer to it, so one shape is one class.
+
+    The XRDs share sub-schemas through YAML anchors (a role, its workers, a device
+    request); without this, the generator would emit Workers, Workers1, Workers2.
+    Two sub-schemas with one title must be identical, or the XRDs disagree about
+    what the shape is.
+    """
+    if isinstance(node, list):
+        return [hoist(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    hoisted = {key: hoist(value, definitions) for key, value in node.items()}
+    if hoisted.get("x-kubernetes-preserve-unknown-fields") is True:
+        # Fields the schema does not list are kept (a PodSpec's image, env, ...).
+        hoisted.setdefault("additionalProperties", True)
+    title = hoisted.get("title")
+    if not isinstance(title, str):
+        return hoisted
+    if definitions.setdefault(title, hoisted) != hoisted:
+        raise SystemExit(f"two different sub-schemas are titled {title}: give them one shape")
+    reference: dict[str, object] = {"$ref": f"#/$defs/{title}"}
+    # A default belongs to the field that holds the shape, as the API server applies it.
+    if "default" in hoisted:
+        reference["default"] = hoisted["default"]
+    return reference
 
 
 def generate(out_dir: Path) -> None:
@@ -73,6 +142,7 @@ def generate(out_dir: Path) -> None:
                     "3.11",
                     "--use-annotated",
                     "--reuse-model",
+                    "--use-title-as-name",
                     "--use-double-quotes",
                     "--use-standard-collections",
                     "--use-union-operator",

@@ -3,8 +3,9 @@
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import ModelReplica
 
-from modelplane.xfn.runner import ComposeFunction, keep_observed
+from modelplane.xfn.runner import ComposeFunction, keep_observed, observed_composite
 from modelplane.xfn.structs import to_dict
 from modelplane_cli.testing import as_dict, request, run
 
@@ -29,12 +30,16 @@ CHILD: dict[str, Any] = {
 
 
 class Exploding(ComposeFunction):
+    validity_condition = "Valid"
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         rsp.desired.resources["half"].resource.update({"kind": "Half"})
         raise KeyError("spec")
 
 
 class KeepsEverything(ComposeFunction):
+    validity_condition = "Valid"
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         keep_observed(req, rsp)
 
@@ -62,3 +67,24 @@ def test_keep_observed_re_emits_only_what_the_parent_owns() -> None:
         "metadata": {"name": "kimi-0", "namespace": "ml", "labels": {"app": "kimi"}},
         "spec": {"clusterName": "a"},
     }
+
+
+class ReadsAModel(ComposeFunction):
+    validity_condition = "Valid"
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        observed_composite(req, ModelReplica)
+        rsp.desired.resources["new"].resource.update({"kind": "New"})
+
+
+def test_unreadable_input_is_a_condition_and_keeps_what_was_composed() -> None:
+    bad = {**CHILD, "spec": {"index": "first", "clusterName": 7}, "metadata": {"name": ["x"]}}
+    got = as_dict(run(ReadsAModel(), request(bad, observed={"child": CHILD})))
+    paths = ["metadata.name", "spec.clusterName", "spec.deploymentName", "spec.index"]
+    assert [c["type"] for c in got["conditions"]] == ["Valid"]
+    assert got["conditions"][0]["status"] == "STATUS_CONDITION_FALSE"
+    assert got["conditions"][0]["reason"] == "InvalidSpec"
+    assert [r["message"].split(":")[0] for r in got["results"]] == paths
+    assert all(r["severity"] == "SEVERITY_WARNING" for r in got["results"])
+    # What was composed stays; nothing the failed compose began leaks out.
+    assert sorted(got["desired"]["resources"]) == ["child"]

@@ -1,8 +1,11 @@
 """Conditions and events, with reasons from the shared vocabulary."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane.core.issues import Issue, errors, unique
 
 _STATUS = {
     True: fnv1.STATUS_CONDITION_TRUE,
@@ -59,3 +62,31 @@ def _result(rsp: fnv1.RunFunctionResponse, severity: int, reason: str, message: 
             target=fnv1.TARGET_COMPOSITE,
         )
     )
+
+
+def report_issues(
+    rsp: fnv1.RunFunctionResponse,
+    condition_type: str,
+    issues: Sequence[Issue],
+    ok: Condition,
+) -> bool:
+    """Turn a list of issues into `condition_type` plus one Warning event each.
+
+    With any Error the condition is False, carries the first error's reason and
+    lists every error; otherwise it is `ok`, whose message notes how many warnings
+    there were. Every issue, Error or Warning, is a Warning event naming its field,
+    in the order given, each once. Returns whether there was no Error.
+    """
+    found = unique(issues)
+    for issue in found:
+        warning(rsp, issue.reason, str(issue))
+    failed = errors(found)
+    if failed:
+        message = "; ".join(map(str, failed))
+        set_condition(rsp, Condition(condition_type, False, failed[0].reason, message))
+        return False
+    message = ok.message
+    if found:
+        message += f" ({len(found)} warning{'s' if len(found) != 1 else ''})"
+    set_condition(rsp, Condition(condition_type, ok.status, ok.reason, message))
+    return True

@@ -3,16 +3,25 @@
 The SDK returns an empty list both before Crossplane has resolved a requirement
 and after it resolved to nothing. Treating the first as the second would make a
 function believe a cluster or class vanished and stop emitting what runs there.
+
+With a model, each resource is read into it once, here; one that does not parse is
+kept aside with its issues instead of being dropped silently, so the caller can
+hold whatever depends on it rather than treat it as gone.
 """
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from pydantic import BaseModel
 
+from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn.structs import to_dict
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 
 class State(enum.Enum):
@@ -22,23 +31,55 @@ class State(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Required:
+class Unreadable:
+    """A required resource that did not parse: its name when readable, and why."""
+
+    name: str
+    issues: tuple[Issue, ...]
+
+
+@dataclass(frozen=True)
+class Required(Generic[T]):
     state: State
-    items: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    items: list[T] = field(default_factory=list[T])
+    unreadable: list[Unreadable] = field(default_factory=list[Unreadable])
 
     @property
     def resolved(self) -> bool:
         return self.state is not State.UNRESOLVED
 
-    def first(self) -> dict[str, Any] | None:
+    def first(self) -> T | None:
         return self.items[0] if self.items else None
 
 
-def resolve(req: fnv1.RunFunctionRequest, name: str) -> Required:
+@overload
+def resolve(req: fnv1.RunFunctionRequest, name: str) -> Required[dict[str, Any]]: ...
+@overload
+def resolve(req: fnv1.RunFunctionRequest, name: str, model: type[M]) -> Required[M]: ...
+def resolve(
+    req: fnv1.RunFunctionRequest, name: str, model: type[M] | None = None
+) -> Required[dict[str, Any]] | Required[M]:
+    """What Crossplane fetched for requirement `name`, as dicts or read into `model`."""
     if name not in req.required_resources:
         return Required(State.UNRESOLVED)
-    items = [to_dict(item.resource) for item in req.required_resources[name].items]
-    return Required(State.PRESENT if items else State.ABSENT, items)
+    raw = [to_dict(item.resource) for item in req.required_resources[name].items]
+    state = State.PRESENT if raw else State.ABSENT
+    if model is None:
+        return Required(state, raw)
+    items: list[M] = []
+    unreadable: list[Unreadable] = []
+    for index, obj in enumerate(raw):
+        try:
+            items.append(parse_object(model, obj))
+        except InvalidInputError as error:
+            unreadable.append(Unreadable(_name_of(obj, index), error.issues))
+    return Required(state, items, unreadable)
+
+
+def _name_of(obj: dict[str, Any], index: int) -> str:
+    metadata = obj.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) and name else f"#{index}"
 
 
 def require_named(

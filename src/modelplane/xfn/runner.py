@@ -7,20 +7,33 @@ collects or applies anything, so every composed resource stays as it was.
 """
 
 import abc
-from typing import Any
+from typing import Any, ClassVar, TypeVar, overload
 
 import grpc
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from pydantic import BaseModel
 
+from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import report
 from modelplane.xfn.structs import to_dict
 
+M = TypeVar("M", bound=BaseModel)
+
 
 class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
-    """Subclasses implement compose(); the base owns the safety net."""
+    """Subclasses implement compose(); the base owns the safety net.
+
+    `validity_condition` is the condition a function reports its composite's
+    validity on. Input the function cannot read (`InvalidInputError` from reading
+    an object into its model, or from any layer below) sets it False with every
+    issue, one Warning event each, and re-emits every composed resource as
+    observed: Crossplane would delete what a function stops emitting.
+    """
+
+    validity_condition: ClassVar[str]
 
     def __init__(self) -> None:
         self.log = logging.get_logger()
@@ -29,22 +42,42 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         self, request: fnv1.RunFunctionRequest, context: grpc.aio.ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
         req = request
+        log = self.log.bind(tag=req.meta.tag)
+        log.info("Running function")
         rsp = response.to(req)
         try:
             self.compose(req, rsp)
+        except InvalidInputError as invalid:
+            rsp = response.to(req)
+            keep_observed(req, rsp)
+            report.report_issues(rsp, self.validity_condition, invalid.issues, _UNREACHABLE)
         except Exception as exc:  # the safety net itself: see the module docstring
-            self.log.exception("compose failed", tag=req.meta.tag)
+            log.exception("compose failed")
             rsp = response.to(req)
             report.fatal(rsp, Reason.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}")
         return rsp
 
     @abc.abstractmethod
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        """Fill rsp from req. Bad input becomes conditions and events, never an exception."""
+        """Fill rsp from req. Bad input becomes conditions and events, never an exception
+        other than InvalidInputError."""
 
 
-def observed_composite(req: fnv1.RunFunctionRequest) -> dict[str, Any]:
-    return to_dict(req.observed.composite.resource)
+# InvalidInputError always carries an error, so report_issues never uses this.
+_UNREACHABLE = report.Condition("", True, "")
+
+
+@overload
+def observed_composite(req: fnv1.RunFunctionRequest) -> dict[str, Any]: ...
+@overload
+def observed_composite(req: fnv1.RunFunctionRequest, model: type[M]) -> M: ...
+def observed_composite(
+    req: fnv1.RunFunctionRequest, model: type[M] | None = None
+) -> dict[str, Any] | M:
+    """The composite as observed; read into `model` (InvalidInputError naming every bad
+    field) when one is given."""
+    composite = to_dict(req.observed.composite.resource)
+    return composite if model is None else parse_object(model, composite)
 
 
 def observed_resources(req: fnv1.RunFunctionRequest) -> dict[str, dict[str, Any]]:

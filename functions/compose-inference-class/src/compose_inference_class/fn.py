@@ -13,6 +13,8 @@ from modelplane.xfn.runner import ComposeFunction, observed_composite
 
 
 class FunctionRunner(ComposeFunction):
+    validity_condition = VALID
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         problems = class_problems(observed_composite(req))
         if problems:

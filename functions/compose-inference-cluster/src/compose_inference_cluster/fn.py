@@ -31,6 +31,8 @@ def class_requirement(class_name: str) -> str:
 
 
 class FunctionRunner(ComposeFunction):
+    validity_condition = POOLS_RESOLVED
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req)
         name = cluster["metadata"]["name"]

@@ -51,6 +51,8 @@ REPLICAS = "modelreplicas"
 
 
 class FunctionRunner(ComposeFunction):
+    validity_condition = REPLICAS_SCHEDULED
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         deployment = observed_composite(req)
         # Requirements are the same on every call, so Crossplane's fetch loop settles.

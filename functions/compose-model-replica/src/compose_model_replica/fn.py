@@ -63,6 +63,8 @@ class RefusalError(Exception):
 
 
 class FunctionRunner(ComposeFunction):
+    validity_condition = ACCEPTED
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         replica = observed_composite(req)
         try:

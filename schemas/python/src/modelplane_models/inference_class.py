@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
 
-class Attributes(BaseModel):
+class Provider(StrEnum):
+    EKS = "EKS"
+    GKE = "GKE"
+    AKS = "AKS"
+
+
+class Accelerator(BaseModel):
+    count: Annotated[int, Field(ge=1, le=64)]
+    type: Annotated[str, Field(max_length=64, min_length=1)]
+
+
+class Claim(StrEnum):
+    DRA = "DRA"
+    SYNTHETIC = "Synthetic"
+
+
+class DeviceAttribute(BaseModel):
     bool_: Annotated[bool | None, Field(alias="bool")] = None
     int_: Annotated[int | None, Field(alias="int")] = None
     string: Annotated[str | None, Field(max_length=64)] = None
@@ -18,15 +34,41 @@ class Attributes(BaseModel):
     ] = None
 
 
-class Capacity(BaseModel):
+class DeviceCapacity(BaseModel):
     value: Annotated[
         str, Field(max_length=64, pattern="^[+-]?[0-9.]+([eEinumkKMGTP]*[-+]?[0-9]*)$")
     ]
 
 
-class Claim(StrEnum):
-    DRA = "DRA"
-    SYNTHETIC = "Synthetic"
+class OwnerReference(BaseModel):
+    apiVersion: str
+    blockOwnerDeletion: bool | None = None
+    controller: bool | None = None
+    kind: str
+    name: str
+    uid: str | None = None
+
+
+class Aks(BaseModel):
+    accelerator: Accelerator | None = None
+    vmSize: Annotated[str, Field(max_length=64, min_length=1)]
+
+
+class Eks(BaseModel):
+    accelerator: Accelerator | None = None
+    instanceType: Annotated[str, Field(max_length=64, min_length=1)]
+
+
+class Gke(BaseModel):
+    accelerator: Accelerator | None = None
+    machineType: Annotated[str, Field(max_length=64, min_length=1)]
+
+
+class Provisioning(BaseModel):
+    aks: Aks | None = None
+    eks: Eks | None = None
+    gke: Gke | None = None
+    provider: Provider
 
 
 class Device(BaseModel):
@@ -37,14 +79,14 @@ class Device(BaseModel):
         ),
     ] = None
     attributes: Annotated[
-        dict[str, Attributes] | None,
+        dict[str, DeviceAttribute] | None,
         Field(
             description="Typed attributes, as a DRA driver publishes them. Keys are bare names (in the driver's domain) or domain/name.",
             max_length=32,
         ),
     ] = None
     capacity: Annotated[
-        dict[str, Capacity] | None,
+        dict[str, DeviceCapacity] | None,
         Field(
             description="Capacities as Kubernetes quantities. Give real usable figures (for GPU memory, what the driver reports), not nominal sizes.",
             max_length=32,
@@ -88,37 +130,19 @@ class Device(BaseModel):
     ]
 
 
-class Accelerator(BaseModel):
-    count: Annotated[int, Field(ge=1, le=64)]
-    type: Annotated[str, Field(max_length=64, min_length=1)]
-
-
-class Aks(BaseModel):
-    accelerator: Accelerator | None = None
-    vmSize: Annotated[str, Field(max_length=64, min_length=1)]
-
-
-class Eks(BaseModel):
-    accelerator: Accelerator | None = None
-    instanceType: Annotated[str, Field(max_length=64, min_length=1)]
-
-
-class Gke(BaseModel):
-    accelerator: Accelerator | None = None
-    machineType: Annotated[str, Field(max_length=64, min_length=1)]
-
-
-class Provider(StrEnum):
-    EKS = "EKS"
-    GKE = "GKE"
-    AKS = "AKS"
-
-
-class Provisioning(BaseModel):
-    aks: Aks | None = None
-    eks: Eks | None = None
-    gke: Gke | None = None
-    provider: Provider
+class ObjectMeta(BaseModel):
+    annotations: dict[str, str] | None = None
+    creationTimestamp: str | None = None
+    deletionTimestamp: str | None = None
+    finalizers: list[str] | None = None
+    generateName: str | None = None
+    generation: int | None = None
+    labels: dict[str, str] | None = None
+    name: str | None = None
+    namespace: str | None = None
+    ownerReferences: list[OwnerReference] | None = None
+    resourceVersion: str | None = None
+    uid: str | None = None
 
 
 class Spec(BaseModel):
@@ -145,5 +169,5 @@ class Spec(BaseModel):
 class InferenceClass(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["InferenceClass"] | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: ObjectMeta | None = None
     spec: Spec | None = None

@@ -5,8 +5,34 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 from typing_extensions import TypeAliasType
+
+
+class Container(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    name: Annotated[
+        str,
+        Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
+    ]
+
+
+class DeviceSelector(BaseModel):
+    cel: Annotated[
+        str,
+        Field(
+            description="A DRA device selector: a CEL expression over `device` (driver, attributes, capacity) that must yield a bool.",
+            max_length=10240,
+            min_length=1,
+        ),
+    ]
+
+
+MatchLabelsAdditionalProperty = TypeAliasType(
+    "MatchLabelsAdditionalProperty", Annotated[str, Field(max_length=63)]
+)
 
 
 class Operator(StrEnum):
@@ -20,55 +46,59 @@ class Value(RootModel[str]):
     root: Annotated[str, Field(max_length=63)]
 
 
-class MatchExpression(BaseModel):
+class LabelSelectorRequirement(BaseModel):
     key: Annotated[str, Field(max_length=317, min_length=1)]
     operator: Operator
     values: Annotated[list[Value] | None, Field(max_length=64)] = None
 
 
-MatchLabelsAdditionalProperty = TypeAliasType(
-    "MatchLabelsAdditionalProperty", Annotated[str, Field(max_length=63)]
+class MatchTraceEntry(BaseModel):
+    cluster: str | None = None
+    message: str | None = None
+    pool: str | None = None
+    reason: str | None = None
+    role: str | None = None
+
+
+class OwnerReference(BaseModel):
+    apiVersion: str
+    blockOwnerDeletion: bool | None = None
+    controller: bool | None = None
+    kind: str
+    name: str
+    uid: str | None = None
+
+
+class Placement(BaseModel):
+    cluster: str | None = None
+    index: int | None = None
+    pools: Annotated[
+        dict[str, str] | None,
+        Field(
+            description="The node pool of each role (workers, or decode and prefill)."
+        ),
+    ] = None
+    replica: str | None = None
+    serving: bool | None = None
+
+
+NodeSelectorAdditionalProperty = TypeAliasType(
+    "NodeSelectorAdditionalProperty", MatchLabelsAdditionalProperty
 )
 
 
-class ClusterSelector(BaseModel):
-    matchExpressions: Annotated[list[MatchExpression] | None, Field(max_length=16)] = (
-        None
+class PodSpec(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
     )
-    matchLabels: Annotated[
-        dict[str, MatchLabelsAdditionalProperty] | None, Field(max_length=32)
+    affinity: dict[str, Any] | None = None
+    containers: Annotated[list[Container], Field(max_length=8, min_length=1)]
+    nodeSelector: Annotated[
+        dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
     ] = None
-
-
-class Selector(BaseModel):
-    cel: Annotated[
-        str,
-        Field(
-            description="A DRA device selector: a CEL expression over `device` (driver, attributes, capacity) that must yield a bool.",
-            max_length=10240,
-            min_length=1,
-        ),
-    ]
-
-
-class Device(BaseModel):
-    count: Annotated[
-        int | None, Field(description="Devices each node needs.", ge=1, le=64)
-    ] = 1
-    name: Annotated[
-        str,
-        Field(
-            description="The request's name; also names it in the ResourceClaimTemplate.",
-            max_length=63,
-            min_length=1,
-            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-        ),
-    ]
-    selectors: Annotated[list[Selector] | None, Field(max_length=8)] = None
-
-
-class NodeSelector(BaseModel):
-    devices: Annotated[list[Device], Field(max_length=16, min_length=1)]
+    priorityClassName: Annotated[str | None, Field(max_length=253)] = None
+    schedulerName: Annotated[str | None, Field(max_length=253)] = None
+    tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
 
 
 AnnotationsAdditionalProperty = TypeAliasType(
@@ -85,7 +115,7 @@ LabelsAdditionalProperty = TypeAliasType(
 )
 
 
-class Metadata(BaseModel):
+class PodTemplateMetadata(BaseModel):
     annotations: Annotated[
         dict[str, AnnotationsAdditionalProperty] | None, Field(max_length=32)
     ] = None
@@ -94,32 +124,13 @@ class Metadata(BaseModel):
     ] = None
 
 
-class Container(BaseModel):
-    name: Annotated[
-        str,
-        Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
-    ]
-
-
-NodeSelectorAdditionalProperty = TypeAliasType(
-    "NodeSelectorAdditionalProperty", MatchLabelsAdditionalProperty
-)
-
-
-class Spec1(BaseModel):
-    affinity: dict[str, Any] | None = None
-    containers: Annotated[list[Container], Field(max_length=8, min_length=1)]
-    nodeSelector: Annotated[
-        dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
-    ] = None
-    priorityClassName: Annotated[str | None, Field(max_length=253)] = None
-    schedulerName: Annotated[str | None, Field(max_length=253)] = None
-    tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
-
-
-class Template(BaseModel):
-    metadata: Metadata | None = None
-    spec: Annotated[Spec1, Field(description="A Kubernetes PodSpec.")]
+class ReplicaCounts(BaseModel):
+    ready: Annotated[int | None, Field(description="Replicas whose model serves.")] = (
+        None
+    )
+    total: Annotated[int | None, Field(description="Replicas placed on a cluster.")] = (
+        None
+    )
 
 
 class Topology(BaseModel):
@@ -132,6 +143,68 @@ class Topology(BaseModel):
     tensor: Annotated[int | None, Field(ge=1, le=64)] = 1
 
 
+class Status(BaseModel):
+    matchTrace: Annotated[
+        list[MatchTraceEntry] | None,
+        Field(
+            description="Why the scheduler rejected each cluster and pool it did not use."
+        ),
+    ] = None
+    placements: Annotated[
+        list[Placement] | None, Field(description="Where each replica runs.")
+    ] = None
+    replicas: ReplicaCounts | None = None
+
+
+class DeviceRequest(BaseModel):
+    count: Annotated[
+        int | None, Field(description="Devices each node needs.", ge=1, le=64)
+    ] = 1
+    name: Annotated[
+        str,
+        Field(
+            description="The request's name; also names it in the ResourceClaimTemplate.",
+            max_length=63,
+            min_length=1,
+            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        ),
+    ]
+    selectors: Annotated[list[DeviceSelector] | None, Field(max_length=8)] = None
+
+
+class LabelSelector(BaseModel):
+    matchExpressions: Annotated[
+        list[LabelSelectorRequirement] | None, Field(max_length=16)
+    ] = None
+    matchLabels: Annotated[
+        dict[str, MatchLabelsAdditionalProperty] | None, Field(max_length=32)
+    ] = None
+
+
+class NodeSelector(BaseModel):
+    devices: Annotated[list[DeviceRequest], Field(max_length=16, min_length=1)]
+
+
+class ObjectMeta(BaseModel):
+    annotations: dict[str, str] | None = None
+    creationTimestamp: str | None = None
+    deletionTimestamp: str | None = None
+    finalizers: list[str] | None = None
+    generateName: str | None = None
+    generation: int | None = None
+    labels: dict[str, str] | None = None
+    name: str | None = None
+    namespace: str | None = None
+    ownerReferences: list[OwnerReference] | None = None
+    resourceVersion: str | None = None
+    uid: str | None = None
+
+
+class PodTemplate(BaseModel):
+    metadata: PodTemplateMetadata | None = None
+    spec: PodSpec
+
+
 class Workers(BaseModel):
     count: Annotated[
         int | None,
@@ -141,154 +214,20 @@ class Workers(BaseModel):
             le=64,
         ),
     ] = 1
-    template: Annotated[
-        Template,
-        Field(
-            description="The engine's pod template. Scheduling fields belong to the platform and are rejected here: schedulerName, priorityClassName, nodeSelector, affinity and tolerations."
-        ),
-    ]
-    topology: Annotated[
-        Topology | None,
-        Field(
-            description="Parallelism of one worker. Nodes per worker = pipeline * data / dataLocal.",
-            validate_default=True,
-        ),
-    ] = {}
+    template: PodTemplate
+    topology: Annotated[Topology | None, Field(validate_default=True)] = {}
 
 
-class Decode(BaseModel):
-    nodeSelector: Annotated[
-        NodeSelector,
-        Field(
-            description="What each node of a worker needs, as DRA device requests in CEL. A pool matches when every request finds enough devices whose selectors all hold."
-        ),
-    ]
+class Role(BaseModel):
+    nodeSelector: NodeSelector
     workers: Workers
 
 
-class Device1(Device):
-    pass
-
-
-class NodeSelector1(BaseModel):
-    devices: Annotated[list[Device1], Field(max_length=16, min_length=1)]
-
-
-class Device2(Device):
-    pass
-
-
-class NodeSelector2(BaseModel):
-    devices: Annotated[list[Device2], Field(max_length=16, min_length=1)]
-
-
-class Metadata1(Metadata):
-    pass
-
-
-class Spec2(Spec1):
-    pass
-
-
-class Template1(BaseModel):
-    metadata: Metadata1 | None = None
-    spec: Annotated[Spec2, Field(description="A Kubernetes PodSpec.")]
-
-
-class Workers1(BaseModel):
-    count: Annotated[
-        int | None,
-        Field(
-            description="Independent workers in one replica (Deployment or LeaderWorkerSet replicas).",
-            ge=1,
-            le=64,
-        ),
-    ] = 1
-    template: Annotated[
-        Template1,
-        Field(
-            description="The engine's pod template. Scheduling fields belong to the platform and are rejected here: schedulerName, priorityClassName, nodeSelector, affinity and tolerations."
-        ),
-    ]
-    topology: Annotated[
-        Topology | None,
-        Field(
-            description="Parallelism of one worker. Nodes per worker = pipeline * data / dataLocal.",
-            validate_default=True,
-        ),
-    ] = {}
-
-
-class Prefill(BaseModel):
-    nodeSelector: Annotated[
-        NodeSelector2,
-        Field(
-            description="What each node of a worker needs, as DRA device requests in CEL. A pool matches when every request finds enough devices whose selectors all hold."
-        ),
-    ]
-    workers: Workers1
-
-
-class Metadata2(Metadata):
-    pass
-
-
-class Spec3(Spec1):
-    pass
-
-
-class Template2(BaseModel):
-    metadata: Metadata2 | None = None
-    spec: Annotated[Spec3, Field(description="A Kubernetes PodSpec.")]
-
-
-class Workers2(BaseModel):
-    count: Annotated[
-        int | None,
-        Field(
-            description="Independent workers in one replica (Deployment or LeaderWorkerSet replicas).",
-            ge=1,
-            le=64,
-        ),
-    ] = 1
-    template: Annotated[
-        Template2,
-        Field(
-            description="The engine's pod template. Scheduling fields belong to the platform and are rejected here: schedulerName, priorityClassName, nodeSelector, affinity and tolerations."
-        ),
-    ]
-    topology: Annotated[
-        Topology | None,
-        Field(
-            description="Parallelism of one worker. Nodes per worker = pipeline * data / dataLocal.",
-            validate_default=True,
-        ),
-    ] = {}
-
-
 class Spec(BaseModel):
-    clusterSelector: Annotated[
-        ClusterSelector | None,
-        Field(description="A Kubernetes label selector over InferenceCluster labels."),
-    ] = None
-    decode: Annotated[
-        Decode | None,
-        Field(
-            description="The decode role of disaggregated serving. Lands on the same cluster as prefill."
-        ),
-    ] = None
-    nodeSelector: Annotated[
-        NodeSelector1 | None,
-        Field(
-            description="What each node of a worker needs, as DRA device requests in CEL. A pool matches when every request finds enough devices whose selectors all hold."
-        ),
-    ] = None
-    prefill: Annotated[
-        Prefill | None,
-        Field(
-            description="The prefill role of disaggregated serving. Lands on the same cluster as decode."
-        ),
-    ] = None
+    clusterSelector: LabelSelector | None = None
+    decode: Role | None = None
+    nodeSelector: NodeSelector | None = None
+    prefill: Role | None = None
     priority: Annotated[
         str | None,
         Field(
@@ -306,55 +245,12 @@ class Spec(BaseModel):
             le=1000,
         ),
     ] = 1
-    workers: Workers2 | None = None
-
-
-class MatchTraceItem(BaseModel):
-    cluster: str | None = None
-    message: str | None = None
-    pool: str | None = None
-    reason: str | None = None
-    role: str | None = None
-
-
-class Placement(BaseModel):
-    cluster: str | None = None
-    index: int | None = None
-    pools: Annotated[
-        dict[str, str] | None,
-        Field(
-            description="The node pool of each role (workers, or decode and prefill)."
-        ),
-    ] = None
-    replica: str | None = None
-    serving: bool | None = None
-
-
-class Replicas(BaseModel):
-    ready: Annotated[int | None, Field(description="Replicas whose model serves.")] = (
-        None
-    )
-    total: Annotated[int | None, Field(description="Replicas placed on a cluster.")] = (
-        None
-    )
-
-
-class Status(BaseModel):
-    matchTrace: Annotated[
-        list[MatchTraceItem] | None,
-        Field(
-            description="Why the scheduler rejected each cluster and pool it did not use."
-        ),
-    ] = None
-    placements: Annotated[
-        list[Placement] | None, Field(description="Where each replica runs.")
-    ] = None
-    replicas: Replicas | None = None
+    workers: Workers | None = None
 
 
 class ModelDeployment(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["ModelDeployment"] | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: ObjectMeta | None = None
     spec: Spec | None = None
     status: Status | None = None

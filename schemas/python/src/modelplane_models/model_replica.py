@@ -7,84 +7,82 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 
-class Selector(BaseModel):
-    cel: Annotated[str, Field(max_length=10240, min_length=1)]
+class DeviceSelector(BaseModel):
+    cel: Annotated[
+        str,
+        Field(
+            description="A DRA device selector: a CEL expression over `device` (driver, attributes, capacity) that must yield a bool.",
+            max_length=10240,
+            min_length=1,
+        ),
+    ]
 
 
-class DeviceRequest(BaseModel):
-    count: Annotated[int, Field(ge=1, le=64)]
-    deviceClassName: Annotated[str, Field(max_length=253, min_length=1)]
-    name: Annotated[str, Field(max_length=63, min_length=1)]
-    selectors: Annotated[list[Selector] | None, Field(max_length=8)] = None
+class OwnerReference(BaseModel):
+    apiVersion: str
+    blockOwnerDeletion: bool | None = None
+    controller: bool | None = None
+    kind: str
+    name: str
+    uid: str | None = None
 
 
 class Topology(BaseModel):
     data: Annotated[int | None, Field(ge=1, le=64)] = 1
-    dataLocal: Annotated[int | None, Field(ge=1, le=64)] = 1
+    dataLocal: Annotated[
+        int | None,
+        Field(description="Data-parallel ranks that share one node.", ge=1, le=64),
+    ] = 1
     pipeline: Annotated[int | None, Field(ge=1, le=64)] = 1
     tensor: Annotated[int | None, Field(ge=1, le=64)] = 1
 
 
-class Decode(BaseModel):
-    count: Annotated[int | None, Field(ge=1, le=64)] = 1
-    deviceRequests: Annotated[
-        list[DeviceRequest] | None,
+class WorkloadStatus(BaseModel):
+    available: bool | None = None
+    kind: str | None = None
+    name: str | None = None
+    role: str | None = None
+
+
+class Status(BaseModel):
+    namespace: Annotated[
+        str | None,
         Field(
-            description="The DRA devices each node claims (the pool's DRA matches only).",
-            max_length=16,
+            description="The namespace on the workload cluster that holds this replica's objects."
         ),
     ] = None
-    nodePoolName: Annotated[
-        str,
-        Field(
-            description="The pool of the cluster every pod of this role is pinned to.",
-            max_length=63,
-            min_length=1,
-        ),
-    ]
-    template: Annotated[
-        dict[str, Any],
-        Field(description="The engine's pod template, as the deployment gave it."),
-    ]
-    topology: Annotated[Topology | None, Field(validate_default=True)] = {}
-
-
-class DeviceRequest1(DeviceRequest):
-    pass
-
-
-class Prefill(BaseModel):
-    count: Annotated[int | None, Field(ge=1, le=64)] = 1
-    deviceRequests: Annotated[
-        list[DeviceRequest1] | None,
-        Field(
-            description="The DRA devices each node claims (the pool's DRA matches only).",
-            max_length=16,
-        ),
+    workloads: Annotated[
+        list[WorkloadStatus] | None,
+        Field(description="The workload objects rendered on the cluster."),
     ] = None
-    nodePoolName: Annotated[
-        str,
-        Field(
-            description="The pool of the cluster every pod of this role is pinned to.",
-            max_length=63,
-            min_length=1,
-        ),
-    ]
-    template: Annotated[
-        dict[str, Any],
-        Field(description="The engine's pod template, as the deployment gave it."),
-    ]
-    topology: Annotated[Topology | None, Field(validate_default=True)] = {}
 
 
-class DeviceRequest2(DeviceRequest):
-    pass
+class ClaimRequest(BaseModel):
+    count: Annotated[int, Field(ge=1, le=64)]
+    deviceClassName: Annotated[str, Field(max_length=253, min_length=1)]
+    name: Annotated[str, Field(max_length=63, min_length=1)]
+    selectors: Annotated[list[DeviceSelector] | None, Field(max_length=8)] = None
 
 
-class Workers(BaseModel):
+class ObjectMeta(BaseModel):
+    annotations: dict[str, str] | None = None
+    creationTimestamp: str | None = None
+    deletionTimestamp: str | None = None
+    finalizers: list[str] | None = None
+    generateName: str | None = None
+    generation: int | None = None
+    labels: dict[str, str] | None = None
+    name: str | None = None
+    namespace: str | None = None
+    ownerReferences: list[OwnerReference] | None = None
+    resourceVersion: str | None = None
+    uid: str | None = None
+
+
+class ReplicaRole(BaseModel):
     count: Annotated[int | None, Field(ge=1, le=64)] = 1
     deviceRequests: Annotated[
-        list[DeviceRequest2] | None,
+        list[ClaimRequest] | None,
         Field(
             description="The DRA devices each node claims (the pool's DRA matches only).",
             max_length=16,
@@ -114,7 +112,7 @@ class Spec(BaseModel):
             min_length=1,
         ),
     ]
-    decode: Decode | None = None
+    decode: ReplicaRole | None = None
     deploymentName: Annotated[str, Field(max_length=253, min_length=1)]
     index: Annotated[
         int,
@@ -124,7 +122,7 @@ class Spec(BaseModel):
             le=100000,
         ),
     ]
-    prefill: Prefill | None = None
+    prefill: ReplicaRole | None = None
     priority: Annotated[
         str | None,
         Field(
@@ -132,32 +130,12 @@ class Spec(BaseModel):
             max_length=253,
         ),
     ] = None
-    workers: Workers | None = None
-
-
-class Workload(BaseModel):
-    available: bool | None = None
-    kind: str | None = None
-    name: str | None = None
-    role: str | None = None
-
-
-class Status(BaseModel):
-    namespace: Annotated[
-        str | None,
-        Field(
-            description="The namespace on the workload cluster that holds this replica's objects."
-        ),
-    ] = None
-    workloads: Annotated[
-        list[Workload] | None,
-        Field(description="The workload objects rendered on the cluster."),
-    ] = None
+    workers: ReplicaRole | None = None
 
 
 class ModelReplica(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["ModelReplica"] | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: ObjectMeta | None = None
     spec: Spec | None = None
     status: Status | None = None

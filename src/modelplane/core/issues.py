@@ -1,0 +1,113 @@
+"""One issue type for every layer: what is wrong, where, and how bad.
+
+Like apimachinery's `field.ErrorList`: the adapters that read API objects, the
+scheduler, the renderer, the scheduler conventions and the platform checks all
+report problems as `Issue`s naming the field path inside the object at fault.
+The glue turns a list of them into one condition and one Warning event each, the
+same way in every function (`modelplane.xfn.report.report_issues`).
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from modelplane.core.vocabulary import Reason
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Severity(StrEnum):
+    ERROR = "Error"
+    """The input cannot be acted on: keep whatever was composed from it before."""
+    WARNING = "Warning"
+    """Reported as a Warning event; the work goes ahead."""
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Issue:
+    """One problem: the field path at fault (empty for the object as a whole), what is
+    wrong, the `Reason` word a condition or event carries, and its severity."""
+
+    path: str
+    message: str
+    reason: str = Reason.INVALID_SPEC
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def under(self, prefix: str) -> "Issue":
+        """The same issue, its path placed under `prefix` (an object inside a larger one)."""
+        if not prefix:
+            return self
+        if not self.path or self.path.startswith("["):
+            path = f"{prefix}{self.path}"
+        else:
+            path = f"{prefix}.{self.path}"
+        return Issue(path, self.message, self.reason, self.severity)
+
+
+def warning(path: str, message: str, reason: str = Reason.INVALID_SPEC) -> Issue:
+    return Issue(path, message, reason, Severity.WARNING)
+
+
+def errors(issues: Iterable[Issue]) -> list[Issue]:
+    return [issue for issue in issues if issue.is_error]
+
+
+def has_errors(issues: Iterable[Issue]) -> bool:
+    return any(issue.is_error for issue in issues)
+
+
+def unique(issues: Iterable[Issue]) -> list[Issue]:
+    """Drop repeats, keeping the first occurrence's position."""
+    return list(dict.fromkeys(issues))
+
+
+class InvalidInputError(ValueError):
+    """Raised where a layer cannot go on; carries every issue it found, in order."""
+
+    def __init__(self, issues: Sequence[Issue]) -> None:
+        if not issues:
+            raise ValueError("InvalidInputError needs at least one issue")
+        self.issues = tuple(issues)
+        super().__init__("; ".join(map(str, self.issues)))
+
+
+def field_path(location: Sequence[int | str]) -> str:
+    """A pydantic error location as a Kubernetes field path: `spec.devices[1].count`."""
+    path = ""
+    for part in location:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path = f"{path}.{part}" if path else part
+    return path
+
+
+def from_validation_error(error: ValidationError, reason: str = Reason.INVALID_SPEC) -> list[Issue]:
+    """Every error of a pydantic validation, as issues sorted by path.
+
+    Sorted because the order of a protobuf Struct's map, and so of the errors, may
+    differ from one process to the next; a condition message must not.
+    """
+    found = {
+        Issue(field_path(e["loc"]), e["msg"], reason)
+        for e in error.errors(include_url=False, include_input=False)
+    }
+    return sorted(found)
+
+
+def parse_object(model: type[M], obj: Mapping[str, Any]) -> M:
+    """`obj` read into its generated model; InvalidInputError naming every bad field."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as error:
+        raise InvalidInputError(from_validation_error(error)) from error
