@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import datetime
 import json
 import math
 import sys
@@ -25,8 +24,10 @@ from modelplane.cel import (
     CelCompileError,
     CelRuntimeError,
     Device,
+    Duration,
     Quantity,
     Semver,
+    Timestamp,
     device_from_spec,
     evaluate,
 )
@@ -169,9 +170,9 @@ def _typed(value: Any) -> tuple[str, str] | None:
         return base64.b64encode(value).decode("ascii"), "bytes"
     if isinstance(value, float) and not math.isfinite(value):
         return ("NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"), "double"
-    if isinstance(value, datetime.datetime):
+    if isinstance(value, Timestamp):
         return str(value), "timestamp"
-    if isinstance(value, datetime.timedelta):
+    if isinstance(value, Duration):
         return str(value), "duration"
     return None
 

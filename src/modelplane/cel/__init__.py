@@ -8,6 +8,7 @@ error semantics and a runtime cost limit. Divergences that remain are listed in
 design/cel-divergences.md.
 """
 
+from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.device import AttributeValue, Device, device_from_spec
 from modelplane.cel.errors import CelCompileError, CelError, CelRuntimeError
 from modelplane.cel.quantity import Quantity
@@ -27,8 +28,10 @@ __all__ = [
     "CelValue",
     "Device",
     "DeviceSelector",
+    "Duration",
     "Quantity",
     "Semver",
+    "Timestamp",
     "compile_device_selector",
     "device_from_spec",
     "evaluate",

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from modelplane.cel import types as t
+from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.device import Device, activation
 from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_program
 from modelplane.cel.errors import CelCompileError, CelRuntimeError
@@ -20,7 +21,20 @@ from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import to_python, type_name
 
-CelValue = bool | int | float | str | bytes | None | Quantity | Semver | list[Any] | dict[Any, Any]
+CelValue = (
+    bool
+    | int
+    | float
+    | str
+    | bytes
+    | None
+    | Quantity
+    | Semver
+    | Timestamp
+    | Duration
+    | list[Any]
+    | dict[Any, Any]
+)
 
 _SELECTOR_VARIABLES: Final = {"device": t.DEVICE}
 _ACTIVATION_CACHE_SIZE: Final = 4096
@@ -99,7 +113,8 @@ def evaluate(expression: str, device: Device | None = None) -> CelValue:
     """Evaluate an expression. With a device it is a DRA selector and yields a bool.
 
     Without one, `device` is undeclared and any result type is allowed: bool,
-    int, float, str, bytes, None, Quantity, Semver, or lists and dicts of them.
+    int, float, str, bytes, None, Quantity, Semver, Timestamp, Duration, or lists
+    and dicts of them.
     """
     if device is not None:
         return compile_device_selector(expression).matches(device)

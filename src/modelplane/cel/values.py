@@ -1,8 +1,8 @@
 """Runtime values and their CEL semantics: equality, ordering, runtime type names.
 
 Values are plain Python objects: bool, int, Uint, float, str, bytes, None,
-tuple (list), dict (map), Quantity, Semver, TypeValue, and celpy's
-TimestampType / DurationType. Plain values keep evaluation cheap and make the
+tuple (list), dict (map), Quantity, Semver, TypeValue, and chrono's
+Timestamp and Duration. Plain values keep evaluation cheap and make the
 results directly usable by callers.
 """
 
@@ -12,10 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final
 
-from celpy.celtypes import DurationType, TimestampType
-
 from modelplane.cel import budget
 from modelplane.cel import types as t
+from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 
@@ -89,10 +88,6 @@ def type_name(value: Any) -> str:
         return t.QUANTITY.name
     if isinstance(value, dict):
         return "map"
-    if isinstance(value, TimestampType):
-        return t.TIMESTAMP.name
-    if isinstance(value, DurationType):
-        return t.DURATION.name
     return kind.__name__
 
 
@@ -111,8 +106,8 @@ _TYPE_NAMES: Final[dict[type, str]] = {
     DerivedQuantity: t.QUANTITY.name,
     Semver: t.SEMVER.name,
     TypeValue: "type",
-    TimestampType: t.TIMESTAMP.name,
-    DurationType: t.DURATION.name,
+    Timestamp: t.TIMESTAMP.name,
+    Duration: t.DURATION.name,
 }
 
 
@@ -133,7 +128,7 @@ def equal(left: Any, right: Any) -> bool:
         return left is None and right is None
     left_kind, right_kind = type_name(left), type_name(right)
     if is_number(left) and is_number(right):
-        return left == right
+        return compare(left, right) == 0
     if left_kind == t.SEMVER.name:
         if right_kind != t.SEMVER.name:
             raise EvalError("no such overload")
@@ -180,15 +175,37 @@ def _is_nan(value: Any) -> bool:
 
 def compare(left: Any, right: Any) -> int | None:
     """Ordering for <, <=, >, >=: -1/0/1, None when unordered (NaN); raises on bad types."""
-    if is_number(left) and is_number(right):
-        if _is_nan(left) or _is_nan(right):
-            return None
+    left_kind, right_kind = type(left), type(right)
+    if left_kind in _NUMBERS and right_kind in _NUMBERS:
+        if left_kind is float or right_kind is float:
+            return _compare_with_double(left, right)
         return (left > right) - (left < right)
     kind = type_name(left)
     if kind != type_name(right) or kind not in _ORDERED:
         raise EvalError("no such overload")
     if kind in ("string", "bytes"):
         budget.charge_size(min(len(left), len(right)), 10)
+    return (left > right) - (left < right)
+
+
+_NUMBERS: Final = frozenset({int, Uint, float})
+
+
+def _compare_with_double(left: Any, right: Any) -> int | None:
+    """cel-go's mixed comparison: the integer becomes a double unless the double is beyond
+    the integer type's range, so 2**63-1 equals 2.0**63 as it does in Kubernetes."""
+    if _is_nan(left) or _is_nan(right):
+        return None
+    if type(right) is not float:
+        order = _compare_with_double(right, left)
+        return None if order is None else -order
+    if type(left) is not float:
+        low, high = (0.0, 2.0**64) if type(left) is Uint else (-(2.0**63), 2.0**63)
+        if right < low:
+            return 1
+        if right > high:
+            return -1
+        left = float(left)
     return (left > right) - (left < right)
 
 
