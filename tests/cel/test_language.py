@@ -133,7 +133,7 @@ def test_evaluates(expression: str, expected: Any) -> None:
         ("[].min()", "min called on empty list"),
         ("'abc'.substring(2, 1)", "invalid substring range"),
         ("'abc'.charAt(4)", "index out of range: 4"),
-        ("'a'.matches('(')", "invalid regular expression"),
+        ("'a'.matches(dyn('('))", "invalid regular expression"),
     ],
 )
 def test_runtime_errors(expression: str, message: str) -> None:
@@ -170,6 +170,11 @@ def test_runtime_errors(expression: str, message: str) -> None:
         ("ip('1.2.3.4').family() == 4", "Modelplane does not support"),
         ("[1].transformList(i, v, v)", "Modelplane does not support"),
         ("a.?b", "Syntax error"),
+        # Kubernetes validates literal arguments when the expression is written (1.29+).
+        ("'a'.matches('(')", "invalid matches argument"),
+        ("duration('1d') > duration('1h')", "invalid duration argument"),
+        ("timestamp('2024-02-30T00:00:00Z') != timestamp(0)", "invalid timestamp argument"),
+        ("[1, dyn(2)]", "expected type 'int' but found 'dyn'"),
     ],
 )
 def test_compile_errors(expression: str, message: str) -> None:

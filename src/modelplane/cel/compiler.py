@@ -22,6 +22,7 @@ from modelplane.cel.errors import CelCompileError
 from modelplane.cel.literals import literal
 from modelplane.cel.nodes import Fn, Node, Vars, const
 from modelplane.cel.operators import select
+from modelplane.cel.validators import check_literal_argument
 from modelplane.cel.values import EvalError, TypeValue, Uint
 
 # cel-go's parser stops at this recursion depth by default.
@@ -47,7 +48,10 @@ _BINARY_OPERATORS: Final = {
 }
 _TYPE_NAMES: Final = {
     name: t.CelType(name)
-    for name in ("bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type")
+    for name in (
+        *("bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type"),
+        *("type", t.TIMESTAMP.name, t.DURATION.name),
+    )
 }
 # Functions of the Kubernetes CEL environment that Modelplane does not implement:
 # naming them in the error tells the user the expression is valid upstream.
@@ -203,7 +207,8 @@ class Compiler:
                 "found no matching overload for "
                 + t.describe_call(name, member, [a.type for a in args])
             )
-        return Node(_caller(function.impl, [a.fn for a in args]), resolution.result)
+        impl = function.implementation([a.type for a in args])
+        return Node(_caller(impl, [a.fn for a in args]), resolution.result)
 
     def _member_dot_arg(self, tree: lark.Tree[Any]) -> Node:
         receiver_tree, name_token = tree.children[0], tree.children[1]
@@ -215,6 +220,7 @@ class Compiler:
         if special is not None:
             return special
         self.declared(name)
+        check_literal_argument(name, arg_trees)
         receiver = self.compile(receiver_tree)
         return self.call(name, True, [receiver, *(self.compile(a) for a in arg_trees)])
 
@@ -227,6 +233,7 @@ class Compiler:
         if special is not None:
             return special
         self.declared(name)
+        check_literal_argument(name, arg_trees)
         return self.call(name, False, [self.compile(a) for a in arg_trees])
 
     def _dot_ident_arg(self, tree: lark.Tree[Any]) -> Node:
@@ -235,6 +242,9 @@ class Compiler:
     # Selection and indexing.
 
     def _member_dot(self, tree: lark.Tree[Any]) -> Node:
+        qualified = self._qualified_name(tree)
+        if qualified is not None and qualified in _TYPE_NAMES:
+            return const(TypeValue(qualified), t.type_of(_TYPE_NAMES[qualified]))
         operand = self.compile(tree.children[0])
         field = str(tree.children[1])
         return self.select(operand, field)
@@ -259,6 +269,26 @@ class Compiler:
 
     def _member_object(self, tree: lark.Tree[Any]) -> Node:
         raise self.error("message construction is not supported: no message types are declared")
+
+    def _qualified_name(self, tree: lark.Tree[Any]) -> str | None:
+        """`a.b.c` as one dotted name when `a` is no variable (type names such as
+        google.protobuf.Timestamp), else None."""
+        parts: list[str] = []
+        node: Any = tree
+        while isinstance(node, lark.Tree):
+            if node.data == "member_dot":
+                parts.append(str(node.children[1]))
+                node = node.children[0]
+            elif node.data in ("ident", "dot_ident"):
+                root = str(node.children[0])
+                if node.data == "ident" and root in self.scope:
+                    return None
+                return ".".join([root, *reversed(parts)])
+            elif node.data in _PASS_THROUGH and len(node.children) == 1:
+                node = node.children[0]
+            else:
+                return None
+        return None
 
     # Names.
 
@@ -317,12 +347,12 @@ class Compiler:
         return Node(make_map, t.map_of(key_type, value_type))
 
     def _homogeneous(self, types: list[t.CelType]) -> t.CelType:
-        """Kubernetes enables homogeneous aggregate literals: mixed element types fail."""
+        """Kubernetes validates homogeneous aggregate literals: mixed element types fail."""
         if not types:
-            return t.DYN
+            return t.FREE
         joined = types[0]
         for cel_type in types[1:]:
-            merged = t.join(joined, cel_type)
+            merged = t.unify_literal(joined, cel_type)
             if merged is None:
                 raise self.error(f"expected type '{joined}' but found '{cel_type}'")
             joined = merged
