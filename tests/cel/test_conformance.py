@@ -19,6 +19,10 @@ them for users. A known divergence that starts to pass fails the suite too, so
 the table stays true.
 """
 
+import argparse
+import base64
+import io
+import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +32,7 @@ from modelplane.cel import CelCompileError, CelRuntimeError, Duration, Timestamp
 from modelplane.cel import types as t
 from modelplane.cel.environment import compile_program
 from modelplane.cel.values import TypeValue, Uint, type_name
+from modelplane_cli import cel_command
 
 PASS_RATE: Final = 0.99
 # Case id -> why Modelplane answers differently from Kubernetes. Every entry is
@@ -214,3 +219,74 @@ def test_known_divergences_are_documented() -> None:
     design = (Path(__file__).resolve().parents[2] / "design" / "cel-divergences.md").read_text()
     for case_id in KNOWN_DIVERGENCES:
         assert case_id in design, f"{case_id} is not recorded in design/cel-divergences.md"
+
+
+# The same cases through `modelplane cel eval --jsonl`, fed their `cli_expr` (bindings
+# inlined with cel.bind). The CLI's JSON keeps values JSON can carry as themselves
+# and tags the others at the top level, so expectations are mapped the same way.
+
+_NON_FINITE: Final = {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}
+
+
+def cli_json(typed: list[Any], top: bool = True) -> Any:
+    """What `cel eval` prints for an expected typed value."""
+    kind = typed[0]
+    if kind == "double":
+        value = float(typed[1])
+        if math.isfinite(value):
+            return {"result": value} if top else value
+        text = _NON_FINITE[str(value)]
+        return {"result": text, "type": "double"} if top else text
+    if kind == "bytes":
+        text = base64.b64encode(bytes.fromhex(typed[1])).decode("ascii")
+        return {"result": text, "type": "bytes"} if top else text
+    if kind == "list":
+        plain: Any = [cli_json(item, top=False) for item in typed[1]]
+    elif kind == "map":
+        plain = {_cli_key(key): cli_json(value, top=False) for key, value in typed[1]}
+    elif kind == "null":
+        plain = None
+    else:  # int, uint, bool, string, type: JSON carries them as they are
+        plain = typed[1]
+    return {"result": plain} if top else plain
+
+
+def _cli_key(typed: list[Any]) -> str:
+    if typed[0] == "bool":
+        return "true" if typed[1] else "false"
+    return str(typed[1])
+
+
+def _same_json(left: Any, right: Any) -> bool:
+    if isinstance(left, float) and isinstance(right, float):
+        return same(left, right)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            _same_json(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same_json(left[k], right[k]) for k in left)
+    return type(left) is type(right) and left == right
+
+
+def test_relevant_cases_through_the_cli(cel_spec_cases: list[dict[str, Any]]) -> None:
+    cases = relevant(cel_spec_cases)
+    stdin = "".join(json.dumps({"expr": case["cli_expr"]}) + "\n" for case in cases)
+    out = io.StringIO()
+    args = argparse.Namespace(expr=None, jsonl=True, device=None, kubernetes_version=None)
+    assert cel_command.run_eval(args, io.StringIO(stdin), out, io.StringIO()) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(answers) == len(cases)
+    failures: list[str] = []
+    for case, answer in zip(cases, answers, strict=True):
+        kind, value = expectation(case)
+        if kind == "value":
+            ok = _same_json(answer, cli_json(value))
+        else:
+            got = answer.get("error")
+            ok = got == kind or (
+                kind == "runtime" and got == "compile" and answer["message"] in _LITERAL_VALIDATORS
+            )
+        if not ok and case["id"] not in KNOWN_DIVERGENCES:
+            failures.append(f"  {case['id']}: {case['cli_expr']!r} printed {answer}")
+    assert not failures, "the CLI answers differently:\n" + "\n".join(failures)

@@ -83,10 +83,17 @@ def nesting_depth(tree: lark.Tree[Any]) -> int:
 class Compiler:
     """Compiles one expression against declared variables and functions."""
 
-    def __init__(self, variables: Mapping[str, t.CelType], functions: Mapping[str, t.Function]):
+    def __init__(
+        self,
+        variables: Mapping[str, t.CelType],
+        functions: Mapping[str, t.Function],
+        structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+    ):
         self.roots = dict(variables)
         self.scope: dict[str, t.CelType] = dict(variables)
         self.functions = functions
+        # Object types and their fields: `device`, unless the environment says otherwise.
+        self.structs = {t.DEVICE: t.DEVICE_FIELDS} if structs is None else structs
 
     def compile(self, tree: lark.Tree[Any]) -> Node:
         while tree.data in _PASS_THROUGH and len(tree.children) == 1:
@@ -251,10 +258,11 @@ class Compiler:
 
     def select(self, operand: Node, field: str) -> Node:
         operand_fn = operand.fn
-        if operand.type == t.DEVICE:
-            if field not in t.DEVICE_FIELDS:
+        fields = self.structs.get(operand.type)
+        if fields is not None:
+            if field not in fields:
                 raise self.error(f"undefined field '{field}'")
-            return Node(lambda v, b: operand_fn(v, b)[field], t.DEVICE_FIELDS[field])
+            return Node(lambda v, b: operand_fn(v, b)[field], fields[field])
         if operand.type.name == "map":
             result = operand.type.params[1]
         elif t.is_dyn(operand.type):

@@ -101,10 +101,16 @@ class Program:
             budgets.release(token)
 
 
-def compile_program(expression: str, variables: Mapping[str, t.CelType]) -> Program:
+def compile_program(
+    expression: str,
+    variables: Mapping[str, t.CelType],
+    functions: Mapping[str, t.Function] = FUNCTIONS,
+    structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+) -> Program:
+    """Parse and check against the declared variables, functions and object types."""
     tree = parse(expression)
     try:
-        node = Compiler(variables, FUNCTIONS).compile(tree)
+        node = Compiler(variables, functions, structs).compile(tree)
     except RecursionError:
         raise CelCompileError("expression nesting too deep to compile") from None
     except CelCompileError:
