@@ -5,7 +5,8 @@ the expression and the environment, failures included) and evaluates against a
 Device through a cached activation. As in the kube-scheduler, a compile error
 rejects the selector, and a runtime error, including a non-bool result, is an
 error rather than a non-match. The environment follows the cluster's Kubernetes
-version when the caller gives one (versions.py).
+version when the caller gives one (versions.py); evaluations may share a
+CostBudget (budget.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from modelplane.cel import types as t
+from modelplane.cel.budget import CostBudget
 from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.device import Device, activation
 from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_program
@@ -78,9 +80,13 @@ class DeviceSelector:
         self.expression = program.expression
         self.environment = environment
 
-    def matches(self, device: Device) -> bool:
-        """Whether the device satisfies the selector; raises CelRuntimeError on any error."""
-        result = self._program.run(_activations.get(device))
+    def matches(self, device: Device, budget: CostBudget | None = None) -> bool:
+        """Whether the device satisfies the selector; raises CelRuntimeError on any error.
+
+        With a budget the evaluation draws on it (CelBudgetExhaustedError when it
+        runs out), besides the per-expression limit every evaluation has.
+        """
+        result = self._program.run(_activations.get(device), budget)
         if type(result) is not bool:
             raise CelRuntimeError(
                 f"CEL result of type {type_name(result)} could not be converted to bool"
@@ -131,14 +137,15 @@ def evaluate(
     device: Device | None = None,
     *,
     kubernetes_version: str | None = None,
+    budget: CostBudget | None = None,
 ) -> CelValue:
     """Evaluate an expression. With a device it is a DRA selector and yields a bool.
 
     Without one, `device` is undeclared and any result type is allowed: bool,
     int, float, str, bytes, None, Quantity, Semver, Timestamp, Duration, or lists
     and dicts of them. `kubernetes_version` picks the selector environment (see
-    compile_device_selector).
+    compile_device_selector); `budget` is a CostBudget the evaluation draws on.
     """
     if device is not None:
-        return compile_device_selector(expression, kubernetes_version).matches(device)
-    return to_python(_programs.get(expression, _build_program).run({}))
+        return compile_device_selector(expression, kubernetes_version).matches(device, budget)
+    return to_python(_programs.get(expression, _build_program).run({}, budget))
