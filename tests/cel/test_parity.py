@@ -15,6 +15,7 @@ from modelplane.cel import (
     CelRuntimeError,
     evaluate,
 )
+from modelplane_cli.schema.cel_library import is_url
 
 
 # The Kubernetes quantity library table (apiserver cel/library quantity_test.go).
@@ -161,3 +162,25 @@ def test_is_quantity_of_a_non_string_is_no_overload() -> None:
         evaluate("isQuantity([1, 2, 3])")
     with pytest.raises(CelRuntimeError, match="no such overload"):
         evaluate("isQuantity(dyn(1))")
+
+
+# CRD rules' isURL() is Go's url.ParseRequestURI (apiserver library/urls.go): an
+# absolute URI or an absolute path; spaces are fine in a path, not in a host.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("https://kubernetes.io/docs/", True), ("/a/path", True), ("/a b", True), ("*", True),
+        ("http:", True), ("mailto:x@y", True), ("HTTP://EXAMPLE.com", True),
+        ("a+b-c.d://x", True), ("//host/path", True), ("http://h/?", True),
+        ("http://h?q=%zz", True), ("https://h/%41", True), ("https://h%c3%a9/", True),
+        ("https://a.com:80/", True), ("https://[::1]:80/", True), ("https://u:p@h/", True),
+        ("https://[fe80::1%25en0]/", True), ("http:///no-host", True),
+        ("", False), ("not a url", False), ("relative/path", False), ("1http://x", False),
+        (":x", False), ("+x://y", False), ("https://a b.com/", False), ("http://h#frag", False),
+        ("https://a.com:8x/", False), ("https://[::1/", False), ("https://u p@h/", False),
+        ("https://\u00fc@h/", False), ("https://h/%zz", False), ("https://h%41/", False),
+        ("https://h/\x7f", False), ("http://h^/", False), ("https://[fe80::1%25%00]/", False),
+    ],
+)  # fmt: skip
+def test_is_url_is_parse_request_uri(text: str, expected: bool) -> None:
+    assert is_url(text) is expected
