@@ -43,18 +43,21 @@ class TimeLimitExceededError(BudgetExceededError):
 class Budget:
     """A countdown of cost units with a deadline; one per evaluation."""
 
-    __slots__ = ("_deadline", "_next_check", "limit", "remaining", "spent")
+    __slots__ = ("_deadline", "_next_check", "remaining", "spent")
 
-    def __init__(
-        self, limit: int = COST_LIMIT, seconds: float = TIME_LIMIT_SECONDS, deadline: float = 0.0
-    ) -> None:
-        self.limit = limit
+    def __init__(self, limit: int = COST_LIMIT, seconds: float = TIME_LIMIT_SECONDS) -> None:
         self.remaining = limit
         self.spent = 0
-        backstop = time.monotonic() + seconds
-        # A shared budget's deadline may come first; 0.0 means none.
-        self._deadline = min(backstop, deadline) if deadline else backstop
+        self._deadline = time.monotonic() + seconds
         self._next_check = _CHECK_EVERY
+
+    @property
+    def limit(self) -> int:
+        return self.remaining + self.spent
+
+    def stop_by(self, deadline: float) -> None:
+        """Bring the deadline forward to `deadline` (time.monotonic()), if it is earlier."""
+        self._deadline = min(self._deadline, deadline)
 
     def charge(self, units: int = 1) -> None:
         self.remaining -= units
@@ -127,6 +130,7 @@ def release(token: object) -> None:
 
 def charge_size(size: int, per_unit: int = 1) -> None:
     """Charge for touching `size` elements (or characters, `per_unit` to a unit)."""
-    budget = _CURRENT.get()
-    if budget is not None and size >= per_unit:
-        budget.charge(size // per_unit)
+    if size >= per_unit:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(size // per_unit)

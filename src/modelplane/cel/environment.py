@@ -84,28 +84,42 @@ class Program:
     result_type: t.CelType
     fn: Fn
 
-    def run(self, variables: dict[str, Any], shared: budgets.CostBudget | None = None) -> Any:
-        """Evaluate under a fresh budget; every failure becomes a CelRuntimeError.
-
-        With a shared budget the evaluation may spend at most what is left of it
-        (and never more than the per-expression limit), and what it spends is taken
-        from it; running it dry raises CelBudgetExhaustedError.
-        """
-        if shared is None:
-            budget = budgets.Budget()
-        else:
-            if shared.exhausted_by is not None:
-                raise _exhausted(shared, self.expression)
-            budget = budgets.Budget(
-                min(budgets.COST_LIMIT, shared.remaining), deadline=shared.deadline
-            )
+    def run(self, variables: dict[str, Any]) -> Any:
+        """Evaluate under a fresh budget; every failure becomes a CelRuntimeError."""
+        budget = budgets.Budget()
         token = budgets.activate(budget)
         try:
             return self.fn(variables, budget)
         except EvalError as error:
             raise CelRuntimeError(str(error)) from None
         except budgets.BudgetExceededError as error:
-            if shared is not None and _shared_ran_out(shared, budget, error):
+            raise CelRuntimeError(str(error)) from None
+        except RecursionError:
+            raise CelRuntimeError("expression nesting too deep to evaluate") from None
+        except Exception as error:  # a selector must never crash a reconcile
+            raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
+        finally:
+            budgets.release(token)
+
+    def run_shared(self, variables: dict[str, Any], shared: budgets.CostBudget) -> Any:
+        """run(), drawing on a budget shared with other evaluations.
+
+        The evaluation may spend at most what is left of it (and never more than
+        the per-expression limit), and what it spends is taken from it; running it
+        dry raises CelBudgetExhaustedError. A separate method keeps run() lean.
+        """
+        if shared.exhausted_by is not None:
+            raise _exhausted(shared, self.expression)
+        budget = budgets.Budget(min(budgets.COST_LIMIT, shared.remaining))
+        if shared.deadline:
+            budget.stop_by(shared.deadline)
+        token = budgets.activate(budget)
+        try:
+            return self.fn(variables, budget)
+        except EvalError as error:
+            raise CelRuntimeError(str(error)) from None
+        except budgets.BudgetExceededError as error:
+            if _shared_ran_out(shared, budget, error):
                 shared.exhaust(self.expression)
                 raise _exhausted(shared, self.expression) from None
             raise CelRuntimeError(str(error)) from None
@@ -115,8 +129,7 @@ class Program:
             raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
         finally:
             budgets.release(token)
-            if shared is not None:
-                shared.take(min(budget.spent, budget.limit))
+            shared.take(min(budget.spent, budget.limit))
 
 
 def _shared_ran_out(

@@ -86,7 +86,11 @@ class DeviceSelector:
         With a budget the evaluation draws on it (CelBudgetExhaustedError when it
         runs out), besides the per-expression limit every evaluation has.
         """
-        result = self._program.run(_activations.get(device), budget)
+        variables = _activations.get(device)
+        if budget is None:
+            result = self._program.run(variables)
+        else:
+            result = self._program.run_shared(variables, budget)
         if type(result) is not bool:
             raise CelRuntimeError(
                 f"CEL result of type {type_name(result)} could not be converted to bool"
@@ -148,4 +152,5 @@ def evaluate(
     """
     if device is not None:
         return compile_device_selector(expression, kubernetes_version).matches(device, budget)
-    return to_python(_programs.get(expression, _build_program).run({}, budget))
+    program = _programs.get(expression, _build_program)
+    return to_python(program.run({}) if budget is None else program.run_shared({}, budget))
