@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelplane.cel import CelCompileError, CelError, CelRuntimeError, Quantity, Semver, evaluate
+from modelplane_cli.schema.cel_rules import compile_rule
 
 
 @pytest.mark.parametrize(
@@ -209,3 +210,12 @@ _TOKENS = st.sampled_from(
 def test_never_raises_anything_but_cel_errors(expression: str) -> None:
     with contextlib.suppress(CelError):
         evaluate(expression)
+
+
+def test_literals_mixing_a_rule_self_with_typed_values_compile() -> None:
+    # A CRD rule's `self` is typed by its schema upstream and dyn here: the
+    # homogeneous-literal check cannot tell, so it lets dyn join there, and only there.
+    assert compile_rule("[self.replicas, 1].all(x, x > 0)").program is not None
+    assert compile_rule("[self.name, 1].size() == 2").program is not None
+    with pytest.raises(CelCompileError, match="expected type 'dyn' but found 'int'"):
+        evaluate("[dyn(1), 1].size() == 2")

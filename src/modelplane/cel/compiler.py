@@ -88,8 +88,11 @@ class Compiler:
         variables: Mapping[str, t.CelType],
         functions: Mapping[str, t.Function],
         structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+        dyn_is_unknown: bool = False,
     ):
         self.roots = dict(variables)
+        # dyn variables stand for types the checker does not know (see unify_literal).
+        self.dyn_is_unknown = dyn_is_unknown
         self.scope: dict[str, t.CelType] = dict(variables)
         self.functions = functions
         # Object types and their fields: `device`, unless the environment says otherwise.
@@ -360,7 +363,7 @@ class Compiler:
             return t.FREE
         joined = types[0]
         for cel_type in types[1:]:
-            merged = t.unify_literal(joined, cel_type)
+            merged = t.unify_literal(joined, cel_type, self.dyn_is_unknown)
             if merged is None:
                 raise self.error(f"expected type '{joined}' but found '{cel_type}'")
             joined = merged

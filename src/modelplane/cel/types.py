@@ -90,23 +90,25 @@ def is_dyn(t: CelType) -> bool:
     return t.name in ("dyn", "any")
 
 
-def unify_literal(left: CelType, right: CelType) -> CelType | None:
+def unify_literal(left: CelType, right: CelType, dyn_is_unknown: bool = False) -> CelType | None:
     """Two element types of one list or map literal, or None when Kubernetes refuses them.
 
     Kubernetes checks literals with cel-go's homogeneous-aggregate validator: every
     element must have an equivalent type, so `[1, dyn(2)]` is an error although the
     checker alone would accept it. Only the free element type of an empty literal
     (`[[], [1]]`) takes the other side's type, as cel-go's type inference does.
+    With `dyn_is_unknown`, dyn stands for a type the checker does not know (a CRD
+    rule's `self`, typed by a schema upstream) and joins any type too.
     """
-    if left.free:
+    if left.free or (dyn_is_unknown and left.name == "dyn"):
         return right
-    if right.free:
+    if right.free or (dyn_is_unknown and right.name == "dyn"):
         return left
     if left.name != right.name or len(left.params) != len(right.params):
         return None
     params: list[CelType] = []
     for a, b in zip(left.params, right.params, strict=True):
-        joined = unify_literal(a, b)
+        joined = unify_literal(a, b, dyn_is_unknown)
         if joined is None:
             return None
         params.append(joined)
