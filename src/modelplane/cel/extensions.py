@@ -9,6 +9,7 @@ Unicode code points, as cel-go's do.
 from __future__ import annotations
 
 import itertools
+import string
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -19,6 +20,9 @@ from modelplane.cel.operators import add
 from modelplane.cel.stdlib import compile_regex
 from modelplane.cel.values import EvalError, Uint, compare, equal, type_name
 
+# ASCII letters only, as cel-go's lowerAscii/upperAscii.
+_TO_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_TO_UPPER: Final = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
 _SUMMABLE_NAMES: Final = frozenset({"int", "uint", "double", t.DURATION.name})
 
 
@@ -85,13 +89,13 @@ def last_index_of(receiver: Any, item: Any, offset: Any = None) -> int:
 def lower_ascii(text: Any) -> str:
     source = arguments.text(text)
     budget.charge_size(len(source), 10)
-    return "".join(c.lower() if "A" <= c <= "Z" else c for c in source)
+    return source.translate(_TO_LOWER)
 
 
 def upper_ascii(text: Any) -> str:
     source = arguments.text(text)
     budget.charge_size(len(source), 10)
-    return "".join(c.upper() if "a" <= c <= "z" else c for c in source)
+    return source.translate(_TO_UPPER)
 
 
 def replace(text: Any, old: Any, new: Any, limit: Any = -1) -> str:
