@@ -192,3 +192,26 @@ def test_subprocess_through_main(device_file: Path) -> None:
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout) == {"result": True}
+
+
+def test_kubernetes_version_gates_list_attributes_and_includes(tmp_path: Path) -> None:
+    path = tmp_path / "device.yaml"
+    path.write_text("driver: d\nattributes:\n  ids: {ints: [1, 2]}\n")
+    selector = 'device.attributes["d"].ids.includes(2)'
+    status, out, _ = run(["cel", "eval", "--kubernetes-version", "1.36", "--device", str(path),
+                          selector])  # fmt: skip
+    assert (status, json.loads(out)) == (0, {"result": True})
+    status, _, err = run(["cel", "eval", "--device", str(path), selector])
+    assert status == 2
+    assert "needs Kubernetes 1.36 or later" in err
+    status, out, _ = run(["cel", "eval", "--kubernetes-version", "1.35", "--jsonl"],
+                         json.dumps({"expr": selector, "device": {"driver": "d"}}) + "\n")  # fmt: skip
+    assert status == 0
+    assert json.loads(out)["error"] == "compile"
+    assert "undeclared reference to 'includes'" in json.loads(out)["message"]
+
+
+def test_a_malformed_kubernetes_version_is_a_usage_error() -> None:
+    status, out, err = run(["cel", "eval", "--kubernetes-version", "latest", "true"])
+    assert (status, out) == (2, "")
+    assert "not a Kubernetes version: 'latest'" in err

@@ -15,6 +15,7 @@ from modelplane.cel import (
     device_from_spec,
 )
 from modelplane.cel import selector as selector_module
+from modelplane.cel.versions import SelectorEnvironment
 
 DRIVER = "dra.example.com"
 
@@ -177,9 +178,9 @@ def test_compile_errors_are_cached_and_raised_again(monkeypatch: pytest.MonkeyPa
     builds: list[str] = []
     build = selector_module._build_selector
 
-    def counting(expression: str) -> DeviceSelector:
-        builds.append(expression)
-        return build(expression)
+    def counting(key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
+        builds.append(key[0])
+        return build(key)
 
     monkeypatch.setattr(selector_module, "_build_selector", counting)
     for _ in range(3):

@@ -25,6 +25,7 @@ from modelplane.scheduling import (
     schedule,
 )
 from modelplane.scheduling.errors import InputError
+from modelplane_cli import bench_cel
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -64,6 +65,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--runs", type=_count(1), default=DEFAULT_RUNS, help=f"timed runs (default {DEFAULT_RUNS})"
     )
     command.set_defaults(func=run)
+    bench_cel.register_command(commands)
 
 
 def _load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:

@@ -4,14 +4,15 @@ Results are JSON objects, one per expression: {"result": value}, with "type"
 added for values JSON cannot carry as themselves (quantity, semver, bytes,
 non-finite doubles, timestamps, durations), or {"error": kind,
 "message": text} where kind is "compile", "runtime", or "input" for a line or
-device that is not valid input.
+device that is not valid input. --kubernetes-version picks the selector
+environment and whether devices may carry list-typed attributes, as
+modelplane.cel's kubernetes_version arguments do.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
-import datetime
 import json
 import math
 import sys
@@ -25,11 +26,14 @@ from modelplane.cel import (
     CelCompileError,
     CelRuntimeError,
     Device,
+    Duration,
     Quantity,
     Semver,
+    Timestamp,
     device_from_spec,
     evaluate,
 )
+from modelplane.cel.versions import parse_version
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -67,6 +71,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a JSON or YAML InferenceClass device to evaluate the selector against",
     )
     run.add_argument("--jsonl", action="store_true", help="read JSON lines from stdin")
+    run.add_argument(
+        "--kubernetes-version",
+        metavar="VERSION",
+        help=(
+            "the cluster's Kubernetes version (e.g. 1.36): selectors are checked as its API "
+            "server checks new ones, and devices may carry list-typed attributes from 1.36; "
+            "without it, selectors are checked as stored ones and devices have no lists"
+        ),
+    )
     run.set_defaults(func=lambda args: run_eval(args, sys.stdin, sys.stdout, sys.stderr))
 
 
@@ -83,19 +96,22 @@ def run_eval(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: 
         problem = "EXPR and --jsonl exclude each other" if args.jsonl else "EXPR is required"
         print(f"modelplane cel eval: error: {problem}", file=stderr)
         return EXIT_USAGE
+    version: str | None = args.kubernetes_version
     device: Device | None = None
-    if args.device is not None:
-        try:
-            device = _load_device(args.device)
-        except InputError as error:
-            print(f"modelplane cel eval: error: {error}", file=stderr)
-            return EXIT_USAGE
+    try:
+        if version is not None:
+            parse_version(version)
+        if args.device is not None:
+            device = _load_device(args.device, version)
+    except (InputError, ValueError) as error:
+        print(f"modelplane cel eval: error: {error}", file=stderr)
+        return EXIT_USAGE
     if expression is not None:
-        result = evaluate_to_json(expression, device)
+        result = evaluate_to_json(expression, device, version)
         _write(stdout, result)
         return EXIT_ERROR if "error" in result else EXIT_OK
     for line in stdin:
-        _write(stdout, _evaluate_line(line, device))
+        _write(stdout, _evaluate_line(line, device, version))
         stdout.flush()
     return EXIT_OK
 
@@ -104,26 +120,26 @@ def _write(stdout: IO[str], result: Mapping[str, Any]) -> None:
     stdout.write(json.dumps(result, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _load_device(path: Path) -> Device:
+def _load_device(path: Path, version: str | None) -> Device:
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise InputError(f"cannot read device file {path}: {error}") from None
     except RecursionError:
         raise InputError(f"cannot read device file {path}: nested too deeply") from None
-    return _device(document, f"device file {path}")
+    return _device(document, f"device file {path}", version)
 
 
-def _device(document: Any, where: str) -> Device:
+def _device(document: Any, where: str, version: str | None) -> Device:
     if not isinstance(document, Mapping):
         raise InputError(f"{where}: must be a device object")
     try:
-        return device_from_spec(document)  # pyright: ignore[reportUnknownArgumentType]
+        return device_from_spec(document, version)  # pyright: ignore[reportUnknownArgumentType]
     except ValueError as error:
         raise InputError(f"{where}: {error}") from None
 
 
-def _evaluate_line(line: str, default_device: Device | None) -> dict[str, Any]:
+def _evaluate_line(line: str, default_device: Device | None, version: str | None) -> dict[str, Any]:
     try:
         request = json.loads(line)
         if not isinstance(request, dict):
@@ -134,18 +150,20 @@ def _evaluate_line(line: str, default_device: Device | None) -> dict[str, Any]:
             raise InputError('"expr" must be a string')
         device = default_device
         if entry.get("device") is not None:
-            device = _device(entry["device"], "device")
+            device = _device(entry["device"], "device", version)
     except (json.JSONDecodeError, InputError) as error:
         return {"error": "input", "message": str(error)}
     except RecursionError:
         # The decoder recurses per nesting level; one hostile line must not end the batch.
         return {"error": "input", "message": "the line is nested too deeply to decode"}
-    return evaluate_to_json(expression, device)
+    return evaluate_to_json(expression, device, version)
 
 
-def evaluate_to_json(expression: str, device: Device | None) -> dict[str, Any]:
+def evaluate_to_json(
+    expression: str, device: Device | None, version: str | None = None
+) -> dict[str, Any]:
     try:
-        value = evaluate(expression, device)
+        value = evaluate(expression, device, kubernetes_version=version)
     except CelCompileError as error:
         return {"error": "compile", "message": str(error)}
     except CelRuntimeError as error:
@@ -169,9 +187,9 @@ def _typed(value: Any) -> tuple[str, str] | None:
         return base64.b64encode(value).decode("ascii"), "bytes"
     if isinstance(value, float) and not math.isfinite(value):
         return ("NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"), "double"
-    if isinstance(value, datetime.datetime):
+    if isinstance(value, Timestamp):
         return str(value), "timestamp"
-    if isinstance(value, datetime.timedelta):
+    if isinstance(value, Duration):
         return str(value), "duration"
     return None
 

@@ -1,4 +1,4 @@
-"""The evaluation budget that keeps a hostile selector from stalling a reconcile.
+"""The cost budgets that keep hostile expressions from stalling a reconcile.
 
 Kubernetes stops a DRA selector after 1,000,000 cost units. celpy counts nothing,
 so evaluation here counts its own units, close to cel-go's runtime cost: one per
@@ -7,10 +7,18 @@ size of strings and lists that an operation builds or scans. The count is
 deterministic. A wall-clock deadline, checked every few hundred units, backs it
 up in case a single unit is slow on a loaded machine; it only fires for
 expressions that already cost a large part of the limit.
+
+Two budgets exist. `Budget` is one evaluation's: the per-expression limit and the
+one-second backstop, as Kubernetes gives each expression. `CostBudget` is shared
+by many evaluations, for example all the selector matches of one scheduling
+decision: each evaluation may spend at most what is left of it (and never more
+than the per-expression limit), and the evaluation that runs it dry is named in
+the error, as is every one refused after it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from contextvars import ContextVar
 from typing import Final
@@ -24,6 +32,14 @@ class BudgetExceededError(Exception):
     """Evaluation ran out of cost units or time. Never absorbed by && or macros."""
 
 
+class CostLimitExceededError(BudgetExceededError):
+    """The evaluation spent more units than its limit allows."""
+
+
+class TimeLimitExceededError(BudgetExceededError):
+    """The evaluation ran past its deadline."""
+
+
 class Budget:
     """A countdown of cost units with a deadline; one per evaluation."""
 
@@ -35,17 +51,69 @@ class Budget:
         self._deadline = time.monotonic() + seconds
         self._next_check = _CHECK_EVERY
 
+    @property
+    def limit(self) -> int:
+        return self.remaining + self.spent
+
+    def stop_by(self, deadline: float) -> None:
+        """Bring the deadline forward to `deadline` (time.monotonic()), if it is earlier."""
+        self._deadline = min(self._deadline, deadline)
+
     def charge(self, units: int = 1) -> None:
         self.remaining -= units
         self.spent += units
         if self.remaining < 0:
-            raise BudgetExceededError(
-                f"operation cancelled: actual cost limit exceeded ({COST_LIMIT} units)"
+            raise CostLimitExceededError(
+                f"operation cancelled: actual cost limit exceeded ({self.limit} units)"
             )
         if self.spent >= self._next_check:
             self._next_check = self.spent + _CHECK_EVERY
             if time.monotonic() > self._deadline:
-                raise BudgetExceededError("operation cancelled: evaluation time limit exceeded")
+                raise TimeLimitExceededError("operation cancelled: evaluation time limit exceeded")
+
+
+class CostBudget:
+    """Cost units, and optionally seconds, that several evaluations share.
+
+    Give one to every evaluation of a single decision (`DeviceSelector.matches`,
+    `evaluate`). Each evaluation runs under the smaller of the per-expression
+    limit and what is left here, and what it spends is taken from here, errors
+    included. When an evaluation runs the shared budget dry it fails with
+    CelBudgetExhaustedError naming its expression, and so does every later
+    evaluation, naming the same one. The counters are thread-safe; evaluations
+    running at the same moment may together overshoot by their own limits.
+    """
+
+    def __init__(self, limit: int, seconds: float | None = None) -> None:
+        if limit < 0:
+            raise ValueError(f"a cost budget cannot be negative: {limit}")
+        self.limit = limit
+        self.seconds = seconds
+        self.spent = 0
+        self.exhausted_by: str | None = None
+        self._deadline = 0.0 if seconds is None else time.monotonic() + seconds
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.spent)
+
+    @property
+    def deadline(self) -> float:
+        """time.monotonic() value the shared time runs out at; 0.0 when unbounded."""
+        return self._deadline
+
+    def take(self, units: int) -> None:
+        """Record what an evaluation spent."""
+        with self._lock:
+            self.spent += units
+
+    def exhaust(self, expression: str) -> str:
+        """Mark the budget exhausted by `expression` (the first one wins); the one named."""
+        with self._lock:
+            if self.exhausted_by is None:
+                self.exhausted_by = expression
+            return self.exhausted_by
 
 
 _CURRENT: ContextVar[Budget | None] = ContextVar("modelplane_cel_budget", default=None)
@@ -62,6 +130,7 @@ def release(token: object) -> None:
 
 def charge_size(size: int, per_unit: int = 1) -> None:
     """Charge for touching `size` elements (or characters, `per_unit` to a unit)."""
-    budget = _CURRENT.get()
-    if budget is not None and size >= per_unit:
-        budget.charge(size // per_unit)
+    if size >= per_unit:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(size // per_unit)

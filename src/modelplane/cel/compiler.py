@@ -22,6 +22,7 @@ from modelplane.cel.errors import CelCompileError
 from modelplane.cel.literals import literal
 from modelplane.cel.nodes import Fn, Node, Vars, const
 from modelplane.cel.operators import select
+from modelplane.cel.validators import check_literal_argument
 from modelplane.cel.values import EvalError, TypeValue, Uint
 
 # cel-go's parser stops at this recursion depth by default.
@@ -47,7 +48,10 @@ _BINARY_OPERATORS: Final = {
 }
 _TYPE_NAMES: Final = {
     name: t.CelType(name)
-    for name in ("bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type")
+    for name in (
+        *("bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type"),
+        *("type", t.TIMESTAMP.name, t.DURATION.name),
+    )
 }
 # Functions of the Kubernetes CEL environment that Modelplane does not implement:
 # naming them in the error tells the user the expression is valid upstream.
@@ -79,10 +83,20 @@ def nesting_depth(tree: lark.Tree[Any]) -> int:
 class Compiler:
     """Compiles one expression against declared variables and functions."""
 
-    def __init__(self, variables: Mapping[str, t.CelType], functions: Mapping[str, t.Function]):
+    def __init__(
+        self,
+        variables: Mapping[str, t.CelType],
+        functions: Mapping[str, t.Function],
+        structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+        dyn_is_unknown: bool = False,
+    ):
         self.roots = dict(variables)
+        # dyn variables stand for types the checker does not know (see unify_literal).
+        self.dyn_is_unknown = dyn_is_unknown
         self.scope: dict[str, t.CelType] = dict(variables)
         self.functions = functions
+        # Object types and their fields: `device`, unless the environment says otherwise.
+        self.structs = {t.DEVICE: t.DEVICE_FIELDS} if structs is None else structs
 
     def compile(self, tree: lark.Tree[Any]) -> Node:
         while tree.data in _PASS_THROUGH and len(tree.children) == 1:
@@ -203,7 +217,8 @@ class Compiler:
                 "found no matching overload for "
                 + t.describe_call(name, member, [a.type for a in args])
             )
-        return Node(_caller(function.impl, [a.fn for a in args]), resolution.result)
+        impl = function.implementation([a.type for a in args])
+        return Node(_caller(impl, [a.fn for a in args]), resolution.result)
 
     def _member_dot_arg(self, tree: lark.Tree[Any]) -> Node:
         receiver_tree, name_token = tree.children[0], tree.children[1]
@@ -215,6 +230,7 @@ class Compiler:
         if special is not None:
             return special
         self.declared(name)
+        check_literal_argument(name, arg_trees)
         receiver = self.compile(receiver_tree)
         return self.call(name, True, [receiver, *(self.compile(a) for a in arg_trees)])
 
@@ -227,6 +243,7 @@ class Compiler:
         if special is not None:
             return special
         self.declared(name)
+        check_literal_argument(name, arg_trees)
         return self.call(name, False, [self.compile(a) for a in arg_trees])
 
     def _dot_ident_arg(self, tree: lark.Tree[Any]) -> Node:
@@ -235,16 +252,20 @@ class Compiler:
     # Selection and indexing.
 
     def _member_dot(self, tree: lark.Tree[Any]) -> Node:
+        qualified = self._qualified_name(tree)
+        if qualified is not None and qualified in _TYPE_NAMES:
+            return const(TypeValue(qualified), t.type_of(_TYPE_NAMES[qualified]))
         operand = self.compile(tree.children[0])
         field = str(tree.children[1])
         return self.select(operand, field)
 
     def select(self, operand: Node, field: str) -> Node:
         operand_fn = operand.fn
-        if operand.type == t.DEVICE:
-            if field not in t.DEVICE_FIELDS:
+        fields = self.structs.get(operand.type)
+        if fields is not None:
+            if field not in fields:
                 raise self.error(f"undefined field '{field}'")
-            return Node(lambda v, b: operand_fn(v, b)[field], t.DEVICE_FIELDS[field])
+            return Node(lambda v, b: operand_fn(v, b)[field], fields[field])
         if operand.type.name == "map":
             result = operand.type.params[1]
         elif t.is_dyn(operand.type):
@@ -259,6 +280,26 @@ class Compiler:
 
     def _member_object(self, tree: lark.Tree[Any]) -> Node:
         raise self.error("message construction is not supported: no message types are declared")
+
+    def _qualified_name(self, tree: lark.Tree[Any]) -> str | None:
+        """`a.b.c` as one dotted name when `a` is no variable (type names such as
+        google.protobuf.Timestamp), else None."""
+        parts: list[str] = []
+        node: Any = tree
+        while isinstance(node, lark.Tree):
+            if node.data == "member_dot":
+                parts.append(str(node.children[1]))
+                node = node.children[0]
+            elif node.data in ("ident", "dot_ident"):
+                root = str(node.children[0])
+                if node.data == "ident" and root in self.scope:
+                    return None
+                return ".".join([root, *reversed(parts)])
+            elif node.data in _PASS_THROUGH and len(node.children) == 1:
+                node = node.children[0]
+            else:
+                return None
+        return None
 
     # Names.
 
@@ -317,12 +358,12 @@ class Compiler:
         return Node(make_map, t.map_of(key_type, value_type))
 
     def _homogeneous(self, types: list[t.CelType]) -> t.CelType:
-        """Kubernetes enables homogeneous aggregate literals: mixed element types fail."""
+        """Kubernetes validates homogeneous aggregate literals: mixed element types fail."""
         if not types:
-            return t.DYN
+            return t.FREE
         joined = types[0]
         for cel_type in types[1:]:
-            merged = t.join(joined, cel_type)
+            merged = t.unify_literal(joined, cel_type, self.dyn_is_unknown)
             if merged is None:
                 raise self.error(f"expected type '{joined}' but found '{cel_type}'")
             joined = merged

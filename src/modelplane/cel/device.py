@@ -5,6 +5,10 @@ cel/compile.go): a bare attribute or capacity name takes the driver as its
 domain, a qualified "domain/name" splits at the first "/", an unknown domain
 reads as an empty map and an unknown name inside a domain is an error.
 
+List-typed attributes (`ints`, `bools`, `strings`, `versions`; KEP-5491) exist
+from Kubernetes 1.36: a device built for an older cluster, or for a caller that
+names no version, refuses them, as such a cluster's API server drops them.
+
 Capacities are kept the way the kube-scheduler receives them: the API server
 stores a quantity in its String() form, so "1.5Gi" reaches the scheduler as
 "1536Mi". Parsing the spec and then the canonical string gives the same
@@ -20,10 +24,16 @@ from typing import Any, Final, TypeVar
 from modelplane.cel.quantity import Quantity, QuantityError
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import INT64_MAX, INT64_MIN, DomainMap
+from modelplane.cel.versions import list_attributes_enabled
 
-AttributeValue = str | int | bool | Semver
+Scalar = str | int | bool | Semver
+AttributeValue = Scalar | tuple[Scalar, ...]
 
 _ATTRIBUTE_KINDS: Final = ("string", "int", "bool", "version")
+_LIST_KINDS: Final = {"strings": "string", "ints": "int", "bools": "bool", "versions": "version"}
+# ResourceSliceMaxAttributeValuesPerDevice bounds all of a device's values, so no
+# single list can be longer.
+MAX_LIST_VALUES: Final = 48
 _V = TypeVar("_V")
 
 
@@ -41,8 +51,7 @@ class Device:
         # Python's 1 == True and Quantity("1Ki") == Quantity("1024") would merge
         # devices a selector can tell apart, so the key records types and representations.
         attributes = tuple(
-            (domain, name, type(value).__name__, str(value) if isinstance(value, Semver) else value)
-            for domain, name, value in self.attributes
+            (domain, name, _identity(value)) for domain, name, value in self.attributes
         )
         capacity = tuple((domain, name, q.identity()) for domain, name, q in self.capacity)
         key = (self.driver, attributes, capacity, self.allow_multiple_allocations)
@@ -62,16 +71,41 @@ def split_name(name: str, driver: str) -> tuple[str, str]:
     return (domain, identifier) if slash else (driver, name)
 
 
-def _attribute(name: str, raw: Any) -> AttributeValue:
+def _identity(value: AttributeValue) -> tuple[Any, ...]:
+    if isinstance(value, tuple):
+        return ("list", tuple(_identity(item) for item in value))
+    return (type(value).__name__, str(value) if isinstance(value, Semver) else value)
+
+
+def _attribute(name: str, raw: Any, lists: bool) -> AttributeValue:
     where = f'attributes["{name}"]'
+    kinds_allowed = (*_ATTRIBUTE_KINDS, *_LIST_KINDS) if lists else _ATTRIBUTE_KINDS
     if not isinstance(raw, Mapping):
-        raise ValueError(f"{where}: must be an object with one of {', '.join(_ATTRIBUTE_KINDS)}")
+        raise ValueError(f"{where}: must be an object with one of {', '.join(kinds_allowed)}")
     entry: Mapping[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
-    kinds = [kind for kind in _ATTRIBUTE_KINDS if kind in entry]
+    kinds = [kind for kind in (*_ATTRIBUTE_KINDS, *_LIST_KINDS) if kind in entry]
     if len(kinds) != 1 or len(entry) != 1:
-        raise ValueError(f"{where}: must set exactly one of {', '.join(_ATTRIBUTE_KINDS)}")
+        raise ValueError(f"{where}: must set exactly one of {', '.join(kinds_allowed)}")
     kind = kinds[0]
-    value = entry[kind]
+    if kind in _LIST_KINDS:
+        if not lists:
+            raise ValueError(
+                f"{where}: {kind} is a list-typed attribute, which needs Kubernetes 1.36 "
+                "or later (KEP-5491)"
+            )
+        values = entry[kind]
+        if not isinstance(values, list):
+            raise ValueError(f"{where}: {kind} must be a list, got {values!r}")
+        items: list[Any] = values  # pyright: ignore[reportUnknownVariableType]
+        if len(items) > MAX_LIST_VALUES:
+            raise ValueError(f"{where}: {kind} has {len(items)} values, at most {MAX_LIST_VALUES}")
+        return tuple(
+            _scalar(f"{where}.{kind}[{i}]", _LIST_KINDS[kind], v) for i, v in enumerate(items)
+        )
+    return _scalar(where, kind, entry[kind])
+
+
+def _scalar(where: str, kind: str, value: Any) -> Scalar:
     if kind == "string" and isinstance(value, str):
         return value
     if kind == "bool" and isinstance(value, bool):
@@ -137,15 +171,23 @@ def _qualified(
     return parsed
 
 
-def device_from_spec(spec: Mapping[str, Any]) -> Device:
-    """A Device from an InferenceClass device (or a ResourceSlice-like mapping)."""
+def device_from_spec(spec: Mapping[str, Any], kubernetes_version: str | None = None) -> Device:
+    """A Device from an InferenceClass device (or a ResourceSlice-like mapping).
+
+    With the version of the cluster the device lives in, list-typed attributes are
+    accepted from 1.36 on; without one they are refused, as they always were.
+    Raises ValueError naming the field that is wrong (or the version, if malformed).
+    """
+    lists = list_attributes_enabled(kubernetes_version)
     driver = spec.get("driver", "")
     if not isinstance(driver, str):
         raise ValueError(f"driver: must be a string, got {driver!r}")
     allow = spec.get("allowMultipleAllocations", False)
     if not isinstance(allow, bool):
         raise ValueError(f"allowMultipleAllocations: must be a boolean, got {allow!r}")
-    attributes = _qualified(spec, "attributes", driver, _attribute)
+    attributes = _qualified(
+        spec, "attributes", driver, lambda name, raw: _attribute(name, raw, lists)
+    )
     capacity = _qualified(spec, "capacity", driver, _capacity)
     return Device(
         driver=driver,

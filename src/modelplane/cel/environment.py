@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from celpy.celparser import CELParseError, CELParser
 from modelplane.cel import budget as budgets
 from modelplane.cel import types as t
 from modelplane.cel.compiler import MAX_NESTING, Compiler, Fn, nesting_depth
-from modelplane.cel.errors import CelCompileError, CelRuntimeError
+from modelplane.cel.errors import CelBudgetExhaustedError, CelCompileError, CelRuntimeError
 from modelplane.cel.functions import FUNCTIONS
 from modelplane.cel.values import EvalError
 
@@ -100,11 +101,68 @@ class Program:
         finally:
             budgets.release(token)
 
+    def run_shared(self, variables: dict[str, Any], shared: budgets.CostBudget) -> Any:
+        """run(), drawing on a budget shared with other evaluations.
 
-def compile_program(expression: str, variables: Mapping[str, t.CelType]) -> Program:
+        The evaluation may spend at most what is left of it (and never more than
+        the per-expression limit), and what it spends is taken from it; running it
+        dry raises CelBudgetExhaustedError. A separate method keeps run() lean.
+        """
+        if shared.exhausted_by is not None:
+            raise _exhausted(shared, self.expression)
+        budget = budgets.Budget(min(budgets.COST_LIMIT, shared.remaining))
+        if shared.deadline:
+            budget.stop_by(shared.deadline)
+        token = budgets.activate(budget)
+        try:
+            return self.fn(variables, budget)
+        except EvalError as error:
+            raise CelRuntimeError(str(error)) from None
+        except budgets.BudgetExceededError as error:
+            if _shared_ran_out(shared, budget, error):
+                shared.exhaust(self.expression)
+                raise _exhausted(shared, self.expression) from None
+            raise CelRuntimeError(str(error)) from None
+        except RecursionError:
+            raise CelRuntimeError("expression nesting too deep to evaluate") from None
+        except Exception as error:  # a selector must never crash a reconcile
+            raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
+        finally:
+            budgets.release(token)
+            shared.take(min(budget.spent, budget.limit))
+
+
+def _shared_ran_out(
+    shared: budgets.CostBudget, budget: budgets.Budget, error: budgets.BudgetExceededError
+) -> bool:
+    """Whether the shared budget, not the per-expression limit, stopped the evaluation."""
+    if isinstance(error, budgets.CostLimitExceededError):
+        return budget.limit < budgets.COST_LIMIT
+    return shared.deadline != 0.0 and time.monotonic() >= shared.deadline
+
+
+def _exhausted(shared: budgets.CostBudget, expression: str) -> CelBudgetExhaustedError:
+    culprit = shared.exhausted_by or expression
+    bound = f"{shared.limit} units" + (
+        f" or {shared.seconds:g} s" if shared.seconds is not None else ""
+    )
+    if culprit == expression:
+        message = f"CEL budget of {bound} exhausted by {expression!r}"
+    else:
+        message = f"CEL budget of {bound} exhausted by {culprit!r}; {expression!r} not evaluated"
+    return CelBudgetExhaustedError(message, culprit, shared.limit)
+
+
+def compile_program(
+    expression: str,
+    variables: Mapping[str, t.CelType],
+    functions: Mapping[str, t.Function] = FUNCTIONS,
+    structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+) -> Program:
+    """Parse and check against the declared variables, functions and object types."""
     tree = parse(expression)
     try:
-        node = Compiler(variables, FUNCTIONS).compile(tree)
+        node = Compiler(variables, functions, structs).compile(tree)
     except RecursionError:
         raise CelCompileError("expression nesting too deep to compile") from None
     except CelCompileError:

@@ -9,14 +9,20 @@ Unicode code points, as cel-go's do.
 from __future__ import annotations
 
 import itertools
+import string
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
+from modelplane.cel.chrono import Duration
 from modelplane.cel.operators import add
 from modelplane.cel.stdlib import compile_regex
-from modelplane.cel.values import EvalError, compare, equal, type_name
+from modelplane.cel.values import EvalError, Uint, compare, equal, type_name
 
+# ASCII letters only, as cel-go's lowerAscii/upperAscii.
+_TO_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_TO_UPPER: Final = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
 _SUMMABLE_NAMES: Final = frozenset({"int", "uint", "double", t.DURATION.name})
 
 
@@ -41,8 +47,14 @@ def index_of(receiver: Any, item: Any, offset: Any = None) -> int:
         return -1
     source, needle = arguments.text(receiver), arguments.text(item)
     start = 0 if offset is None else arguments.integer(offset)
-    if not 0 <= start <= len(source):
+    # cel-go (ext/strings.go since v0.22): an empty needle is found at the offset
+    # itself, and an offset past the end finds nothing rather than failing.
+    if not needle:
+        return start
+    if start < 0:
         raise _out_of_range(start)
+    if start >= len(source):
+        return -1
     budget.charge_size(len(source), 10)
     return source.find(needle, start)
 
@@ -57,25 +69,33 @@ def last_index_of(receiver: Any, item: Any, offset: Any = None) -> int:
                 return position
         return -1
     source, needle = arguments.text(receiver), arguments.text(item)
-    budget.charge_size(len(source), 10)
     if offset is None:
-        return source.rfind(needle)
+        budget.charge_size(len(source), 10)
+        return source.rfind(needle) if needle else len(source)
     start = arguments.integer(offset)
-    if not 0 <= start <= len(source):
+    if not needle:
+        return start
+    if start < 0:
         raise _out_of_range(start)
+    if start >= len(source):
+        return -1
+    budget.charge_size(len(source), 10)
+    start = min(start, len(source) - len(needle))
+    if start < 0:
+        return -1
     return source.rfind(needle, 0, start + len(needle))
 
 
 def lower_ascii(text: Any) -> str:
     source = arguments.text(text)
     budget.charge_size(len(source), 10)
-    return "".join(c.lower() if "A" <= c <= "Z" else c for c in source)
+    return source.translate(_TO_LOWER)
 
 
 def upper_ascii(text: Any) -> str:
     source = arguments.text(text)
     budget.charge_size(len(source), 10)
-    return "".join(c.upper() if "a" <= c <= "z" else c for c in source)
+    return source.translate(_TO_UPPER)
 
 
 def replace(text: Any, old: Any, new: Any, limit: Any = -1) -> str:
@@ -150,16 +170,32 @@ def is_sorted(items: Any) -> bool:
     return all((compare(a, b) or 0) <= 0 for a, b in itertools.pairwise(elements))
 
 
-def total(items: Any) -> Any:
+def total(items: Any, zero: Any = 0) -> Any:
     elements = arguments.items(items)
     if any(type_name(element) not in _SUMMABLE_NAMES for element in elements):
         raise EvalError(arguments.NO_OVERLOAD)
     if not elements:
-        return 0
+        return zero
     result = elements[0]
     for element in elements[1:]:
         result = add(result, element)
     return result
+
+
+def _sum_of(args: Sequence[t.CelType]) -> Callable[[Any], Any]:
+    """sum() with the zero of the list's static element type, as cel-go's overloads have:
+    `[].sum()` is 0, but an empty list(double) sums to 0.0 and list(duration) to 0s."""
+    receiver = args[0]
+    element = receiver.params[0].name if receiver.name == "list" else "dyn"
+    zero = _ZEROS.get(element, 0)
+    return lambda items: total(items, zero)
+
+
+_ZEROS: Final[dict[str, Any]] = {
+    "uint": Uint(0),
+    "double": 0.0,
+    t.DURATION.name: Duration(0),
+}
 
 
 def _extreme(items: Any, name: str, sign: int) -> Any:
@@ -206,7 +242,7 @@ EXTENSIONS: Final = (
         "findAll", t.members(((_S, _S), t.list_of(_S)), ((_S, _S, _I), t.list_of(_S))), find_all
     ),
     t.Function("isSorted", t.members(((_LA,), t.BOOL)), is_sorted),
-    t.Function("sum", t.members(*(((t.list_of(x),), x) for x in _SUMMABLE)), total),
+    t.Function("sum", t.members(*(((t.list_of(x),), x) for x in _SUMMABLE)), total, _sum_of),
     t.Function("min", t.members(((_LA,), t.A)), minimum),
     t.Function("max", t.members(((_LA,), t.A)), maximum),
 )

@@ -125,7 +125,7 @@ def _element_type(compiler: Compiler, range_type: t.CelType) -> t.CelType:
         return range_type.params[0]
     if range_type.name == "map":
         return range_type.params[0]
-    if t.is_dyn(range_type):
+    if range_type.name == "dyn":
         return t.DYN
     raise compiler.error(
         f"expression of type '{range_type}' cannot be range of a comprehension "

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from celpy.celtypes import DurationType, TimestampType
-
-from modelplane.cel import arguments, budget
+from modelplane.cel import arguments, budget, chrono
 from modelplane.cel import types as t
+from modelplane.cel.chrono import ChronoError, Duration, Timestamp
 from modelplane.cel.values import (
     EMPTY_MAP,
     INT64_MIN,
@@ -58,16 +57,25 @@ def subtract(left: Any, right: Any) -> Any:
 
 
 def _timestamp_op(left: Any, right: Any, op: str) -> Any:
-    allowed = {
-        "+": {(TimestampType, DurationType), (DurationType, TimestampType), (DurationType,) * 2},
-        "-": {(TimestampType,) * 2, (TimestampType, DurationType), (DurationType,) * 2},
-    }[op]
-    if (type(left), type(right)) not in allowed:
-        raise EvalError(arguments.NO_OVERLOAD)
+    kinds = (type(left), type(right))
     try:
-        return left + right if op == "+" else left - right
-    except (OverflowError, ValueError) as error:
-        raise EvalError(f"timestamp or duration out of range: {error}") from None
+        if op == "+":
+            if kinds == (Timestamp, Duration):
+                return left + right
+            if kinds == (Duration, Timestamp):
+                return right + left
+            if kinds == (Duration, Duration):
+                return chrono.add_durations(left, right)
+        elif kinds in _SUBTRACTABLE:
+            return chrono.subtract(left, right)
+    except ChronoError as error:
+        raise EvalError(str(error)) from None
+    raise EvalError(arguments.NO_OVERLOAD)
+
+
+_SUBTRACTABLE: Final = frozenset(
+    {(Timestamp, Timestamp), (Timestamp, Duration), (Duration, Duration)}
+)
 
 
 def multiply(left: Any, right: Any) -> Any:

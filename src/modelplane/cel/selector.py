@@ -1,9 +1,12 @@
 """DRA device selectors and general evaluation: the public entry points.
 
-A selector compiles once per process (a bounded LRU keyed by the expression,
-failures included) and evaluates against a Device through a cached activation.
-As in the kube-scheduler, a compile error rejects the selector, and a runtime
-error, including a non-bool result, is an error rather than a non-match.
+A selector compiles once per process and environment (a bounded LRU keyed by
+the expression and the environment, failures included) and evaluates against a
+Device through a cached activation. As in the kube-scheduler, a compile error
+rejects the selector, and a runtime error, including a non-bool result, is an
+error rather than a non-match. The environment follows the cluster's Kubernetes
+version when the caller gives one (versions.py); evaluations may share a
+CostBudget (budget.py).
 """
 
 from __future__ import annotations
@@ -13,14 +16,30 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from modelplane.cel import types as t
+from modelplane.cel.budget import CostBudget
+from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.device import Device, activation
 from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_program
 from modelplane.cel.errors import CelCompileError, CelRuntimeError
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import to_python, type_name
+from modelplane.cel.versions import SelectorEnvironment, selector_environment
 
-CelValue = bool | int | float | str | bytes | None | Quantity | Semver | list[Any] | dict[Any, Any]
+CelValue = (
+    bool
+    | int
+    | float
+    | str
+    | bytes
+    | None
+    | Quantity
+    | Semver
+    | Timestamp
+    | Duration
+    | list[Any]
+    | dict[Any, Any]
+)
 
 _SELECTOR_VARIABLES: Final = {"device": t.DEVICE}
 _ACTIVATION_CACHE_SIZE: Final = 4096
@@ -54,15 +73,24 @@ _activations = _ActivationCache(_ACTIVATION_CACHE_SIZE)
 class DeviceSelector:
     """A compiled DRA selector expression."""
 
-    __slots__ = ("_program", "expression")
+    __slots__ = ("_program", "environment", "expression")
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, environment: SelectorEnvironment) -> None:
         self._program = program
         self.expression = program.expression
+        self.environment = environment
 
-    def matches(self, device: Device) -> bool:
-        """Whether the device satisfies the selector; raises CelRuntimeError on any error."""
-        result = self._program.run(_activations.get(device))
+    def matches(self, device: Device, budget: CostBudget | None = None) -> bool:
+        """Whether the device satisfies the selector; raises CelRuntimeError on any error.
+
+        With a budget the evaluation draws on it (CelBudgetExhaustedError when it
+        runs out), besides the per-expression limit every evaluation has.
+        """
+        variables = _activations.get(device)
+        if budget is None:
+            result = self._program.run(variables)
+        else:
+            result = self._program.run_shared(variables, budget)
         if type(result) is not bool:
             raise CelRuntimeError(
                 f"CEL result of type {type_name(result)} could not be converted to bool"
@@ -73,34 +101,56 @@ class DeviceSelector:
         return f"DeviceSelector({self.expression!r})"
 
 
-def _build_selector(expression: str) -> DeviceSelector:
-    program = compile_program(expression, _SELECTOR_VARIABLES)
-    if program.result_type != t.BOOL and not t.is_dyn(program.result_type):
+def _build_selector(key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
+    expression, environment = key
+    program = compile_program(
+        expression, _SELECTOR_VARIABLES, environment.functions, environment.structs
+    )
+    if not environment.accepts_result(program.result_type):
         raise CelCompileError(
             f"must evaluate to bool or the unknown type, not {program.result_type}"
         )
-    return DeviceSelector(program)
+    return DeviceSelector(program, environment)
 
 
 def _build_program(expression: str) -> Program:
     return compile_program(expression, {})
 
 
-_selectors: LruCache[str, DeviceSelector] = LruCache(CACHE_SIZE)
+_selectors: LruCache[tuple[str, SelectorEnvironment], DeviceSelector] = LruCache(CACHE_SIZE)
 _programs: LruCache[str, Program] = LruCache(CACHE_SIZE)
 
 
-def compile_device_selector(expression: str) -> DeviceSelector:
-    """Compile (or fetch from the per-process cache) a DRA selector."""
-    return _selectors.get(expression, _build_selector)
+def compile_device_selector(
+    expression: str, kubernetes_version: str | None = None
+) -> DeviceSelector:
+    """Compile (or fetch from the per-process cache) a DRA selector.
+
+    Without a Kubernetes version the selector is checked as the kube-scheduler
+    checks stored selectors (everything the newest release declares). With the
+    version of the cluster it is meant for, it is checked as that cluster's API
+    server checks a new selector: before 1.36 `includes()` and iterating an
+    attribute value are compile errors. A malformed version raises ValueError.
+    """
+    environment = selector_environment(kubernetes_version)
+    return _selectors.get((expression, environment), _build_selector)
 
 
-def evaluate(expression: str, device: Device | None = None) -> CelValue:
+def evaluate(
+    expression: str,
+    device: Device | None = None,
+    *,
+    kubernetes_version: str | None = None,
+    budget: CostBudget | None = None,
+) -> CelValue:
     """Evaluate an expression. With a device it is a DRA selector and yields a bool.
 
     Without one, `device` is undeclared and any result type is allowed: bool,
-    int, float, str, bytes, None, Quantity, Semver, or lists and dicts of them.
+    int, float, str, bytes, None, Quantity, Semver, Timestamp, Duration, or lists
+    and dicts of them. `kubernetes_version` picks the selector environment (see
+    compile_device_selector); `budget` is a CostBudget the evaluation draws on.
     """
     if device is not None:
-        return compile_device_selector(expression).matches(device)
-    return to_python(_programs.get(expression, _build_program).run({}))
+        return compile_device_selector(expression, kubernetes_version).matches(device, budget)
+    program = _programs.get(expression, _build_program)
+    return to_python(program.run({}) if budget is None else program.run_shared({}, budget))

@@ -1,6 +1,6 @@
 """The CEL standard functions: size, string predicates, matches, conversions, time.
 
-Timestamps and durations reuse celpy's TimestampType and DurationType.
+Timestamps and durations are chrono's, with cel-go's nanosecond semantics.
 `matches` uses RE2 (google-re2, which celpy already depends on), so patterns
 mean what they mean in cel-go.
 """
@@ -10,14 +10,15 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Final
 
 import re2
-from celpy.celtypes import DurationType, TimestampType
 
-from modelplane.cel import arguments, budget
+from modelplane.cel import arguments, budget, chrono
 from modelplane.cel import types as t
+from modelplane.cel.chrono import ChronoError, Duration, Timestamp
 from modelplane.cel.values import (
     UINT64_MAX,
     EvalError,
@@ -85,15 +86,18 @@ def to_int(value: Any) -> int:
     if kind is Uint:
         return check_int(int(value))
     if kind is float:
-        if math.isnan(value) or not -(2.0**63) <= value < 2.0**63:
+        # cel-go refuses both ends: float64(MinInt64) itself is out of range.
+        if math.isnan(value) or not -(2.0**63) < value < 2.0**63:
             raise EvalError("integer overflow")
         return int(value)
     if kind is str:
         if not _GO_INT.fullmatch(value):
             raise EvalError(f"type conversion error from 'string' to 'int': {value!r}")
         return check_int(int(value))
-    if isinstance(value, TimestampType):
-        return check_int(int(value.timestamp() // 1))
+    if kind is Timestamp:
+        return value.unix_seconds
+    if kind is Duration:
+        return value.nanos
     raise EvalError(arguments.NO_OVERLOAD)
 
 
@@ -163,8 +167,11 @@ def to_string(value: Any) -> str:
             return value.decode("utf-8")
         except UnicodeDecodeError:
             raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
-    if isinstance(value, TimestampType | DurationType):
-        return str(value)
+    if kind is Timestamp or kind is Duration:
+        try:
+            return str(value)
+        except ChronoError as error:
+            raise EvalError(str(error)) from None
     raise EvalError(arguments.NO_OVERLOAD)
 
 
@@ -192,48 +199,78 @@ def type_of(value: Any) -> TypeValue:
     return TypeValue(type_name(value))
 
 
-def to_timestamp(value: Any) -> TimestampType:
-    if isinstance(value, TimestampType):
-        return value
+def to_timestamp(value: Any) -> Timestamp:
+    kind = type(value)
     try:
-        if type(value) is str:
-            return TimestampType(value)
-        if type(value) is int:
-            return TimestampType.fromtimestamp(value, tz=datetime.UTC)
-    except (ValueError, OverflowError, OSError) as error:
-        raise EvalError(f"timestamp conversion error: {error}") from None
+        if kind is Timestamp:
+            return value
+        if kind is str:
+            return chrono.parse_timestamp(value)
+        if kind is int:
+            return Timestamp.from_unix_seconds(value)
+    except ChronoError as error:
+        raise EvalError(str(error)) from None
     raise EvalError(arguments.NO_OVERLOAD)
 
 
-def to_duration(value: Any) -> DurationType:
-    if isinstance(value, DurationType):
-        return value
-    if type(value) is str:
-        try:
-            return DurationType(value)
-        except (ValueError, OverflowError) as error:
-            raise EvalError(f"duration conversion error: {error}") from None
+def to_duration(value: Any) -> Duration:
+    kind = type(value)
+    try:
+        if kind is Duration:
+            return value
+        if kind is str:
+            return Duration.parse(value)
+        if kind is int:
+            return Duration(value)
+    except ChronoError as error:
+        raise EvalError(str(error)) from None
     raise EvalError(arguments.NO_OVERLOAD)
 
 
-def _accessor(name: str) -> Any:
-    def access(value: Any, zone: Any = None) -> int:
-        if not isinstance(value, TimestampType | DurationType):
-            raise EvalError(arguments.NO_OVERLOAD)
-        if zone is not None and (type(zone) is not str or isinstance(value, DurationType)):
+def _calendar(field: Callable[[datetime.datetime, int], int]) -> Callable[..., int]:
+    """A timestamp accessor: the field in UTC, or in the zone given as a second argument."""
+
+    def access(value: Any, zone: Any = "UTC") -> int:
+        if type(value) is not Timestamp or type(zone) is not str:
             raise EvalError(arguments.NO_OVERLOAD)
         try:
-            result = getattr(value, name)(zone) if zone is not None else getattr(value, name)()
-        except (ValueError, KeyError) as error:
-            raise EvalError(f"{name}: {error}") from None
-        return check_int(int(result))
+            local = value.in_zone(chrono.zone(zone))
+        except ChronoError as error:
+            raise EvalError(str(error)) from None
+        return field(local, value.unix_nanos % chrono.NANOS)
+
+    return access
+
+
+def _clock(
+    field: Callable[[datetime.datetime, int], int], of_duration: Callable[[Duration], int]
+) -> Callable[..., int]:
+    """An accessor timestamps and durations share: a clock field, or a duration's total."""
+    of_timestamp = _calendar(field)
+
+    def access(value: Any, *zone: Any) -> int:
+        if type(value) is Duration and not zone:
+            return of_duration(value)
+        return of_timestamp(value, *zone)
 
     return access
 
 
 _TS, _DUR = t.TIMESTAMP, t.DURATION
-_DATE_PARTS: Final = ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate")
-_TIME_PARTS: Final = ("getDayOfWeek", "getHours", "getMinutes", "getSeconds", "getMilliseconds")
+_DATE_PARTS: Final[dict[str, Callable[[datetime.datetime, int], int]]] = {
+    "getFullYear": lambda d, _n: d.year,
+    "getMonth": lambda d, _n: d.month - 1,
+    "getDayOfYear": lambda d, _n: d.timetuple().tm_yday - 1,
+    "getDayOfMonth": lambda d, _n: d.day - 1,
+    "getDate": lambda d, _n: d.day,
+    "getDayOfWeek": lambda d, _n: (d.weekday() + 1) % 7,
+}
+_CLOCK_PARTS: Final[dict[str, tuple[Callable[[datetime.datetime, int], int], Any]]] = {
+    "getHours": (lambda d, _n: d.hour, Duration.hours),
+    "getMinutes": (lambda d, _n: d.minute, Duration.minutes),
+    "getSeconds": (lambda d, _n: d.second, Duration.seconds),
+    "getMilliseconds": (lambda _d, n: n // 1_000_000, Duration.milliseconds),
+}
 _SIZED: Final = (t.STRING, t.BYTES, t.list_of(t.A), t.map_of(t.A, t.B))
 
 STANDARD: Final = (
@@ -252,7 +289,7 @@ STANDARD: Final = (
     ),
     t.Function(
         "int",
-        t.overloads(*(((x,), t.INT) for x in (t.INT, t.UINT, t.DOUBLE, t.STRING, _TS))),
+        t.overloads(*(((x,), t.INT) for x in (t.INT, t.UINT, t.DOUBLE, t.STRING, _TS, _DUR))),
         to_int,
     ),
     t.Function(
@@ -278,17 +315,19 @@ STANDARD: Final = (
     t.Function(
         "timestamp", t.overloads(*(((x,), _TS) for x in (_TS, t.STRING, t.INT))), to_timestamp
     ),
-    t.Function("duration", t.overloads(((_DUR,), _DUR), ((t.STRING,), _DUR)), to_duration),
+    t.Function(
+        "duration", t.overloads(*(((x,), _DUR) for x in (_DUR, t.STRING, t.INT))), to_duration
+    ),
     *(
-        t.Function(name, t.members(((_TS,), t.INT), ((_TS, t.STRING), t.INT)), _accessor(name))
-        for name in (*_DATE_PARTS, "getDayOfWeek")
+        t.Function(name, t.members(((_TS,), t.INT), ((_TS, t.STRING), t.INT)), _calendar(field))
+        for name, field in _DATE_PARTS.items()
     ),
     *(
         t.Function(
             name,
             t.members(((_TS,), t.INT), ((_TS, t.STRING), t.INT), ((_DUR,), t.INT)),
-            _accessor(name),
+            _clock(field, of_duration),
         )
-        for name in _TIME_PARTS[1:]
+        for name, (field, of_duration) in _CLOCK_PARTS.items()
     ),
 )

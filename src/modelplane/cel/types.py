@@ -21,6 +21,9 @@ class CelType:
 
     name: str
     params: tuple[CelType, ...] = ()
+    # The element type of an empty literal, which cel-go leaves as a free type
+    # variable: it joins any type in a literal. It behaves as dyn everywhere else.
+    free: bool = False
 
     def __str__(self) -> str:
         if self.params:
@@ -33,6 +36,10 @@ class CelType:
 
 
 DYN: Final = CelType("dyn")
+FREE: Final = CelType("dyn", free=True)
+# google.protobuf.Any: what DRA attribute values are before list-typed attributes
+# (KEP-5491). The checker treats it as dyn, except that it is no comprehension range.
+ANY: Final = CelType("any")
 BOOL: Final = CelType("bool")
 INT: Final = CelType("int")
 UINT: Final = CelType("uint")
@@ -65,16 +72,47 @@ LIST_DYN: Final = list_of(DYN)
 MAP_DYN: Final = map_of(DYN, DYN)
 NUMERIC: Final = (INT, UINT, DOUBLE)
 
-DEVICE_FIELDS: Final = {
-    "driver": STRING,
-    "attributes": map_of(STRING, map_of(STRING, DYN)),
-    "capacity": map_of(STRING, map_of(STRING, QUANTITY)),
-    "allowMultipleAllocations": BOOL,
-}
+
+def device_fields(attribute: CelType) -> dict[str, CelType]:
+    """The fields of `device`, with attribute values of the given type (dyn or any)."""
+    return {
+        "driver": STRING,
+        "attributes": map_of(STRING, map_of(STRING, attribute)),
+        "capacity": map_of(STRING, map_of(STRING, QUANTITY)),
+        "allowMultipleAllocations": BOOL,
+    }
+
+
+DEVICE_FIELDS: Final = device_fields(DYN)
 
 
 def is_dyn(t: CelType) -> bool:
-    return t.name == "dyn"
+    return t.name in ("dyn", "any")
+
+
+def unify_literal(left: CelType, right: CelType, dyn_is_unknown: bool = False) -> CelType | None:
+    """Two element types of one list or map literal, or None when Kubernetes refuses them.
+
+    Kubernetes checks literals with cel-go's homogeneous-aggregate validator: every
+    element must have an equivalent type, so `[1, dyn(2)]` is an error although the
+    checker alone would accept it. Only the free element type of an empty literal
+    (`[[], [1]]`) takes the other side's type, as cel-go's type inference does.
+    With `dyn_is_unknown`, dyn stands for a type the checker does not know (a CRD
+    rule's `self`, typed by a schema upstream) and joins any type too.
+    """
+    if left.free or (dyn_is_unknown and left.name == "dyn"):
+        return right
+    if right.free or (dyn_is_unknown and right.name == "dyn"):
+        return left
+    if left.name != right.name or len(left.params) != len(right.params):
+        return None
+    params: list[CelType] = []
+    for a, b in zip(left.params, right.params, strict=True):
+        joined = unify_literal(a, b, dyn_is_unknown)
+        if joined is None:
+            return None
+        params.append(joined)
+    return CelType(left.name, tuple(params))
 
 
 def _assign(param: CelType, arg: CelType, bindings: dict[str, CelType]) -> bool:
@@ -94,6 +132,9 @@ def _assign(param: CelType, arg: CelType, bindings: dict[str, CelType]) -> bool:
             return True
         return False
     if is_dyn(param) or is_dyn(arg):
+        return True
+    if param.name == "type" and arg.name == "type":
+        # cel-go checks type values as `type` whatever they denote: type(1) == type(1u).
         return True
     if param.name != arg.name or len(param.params) != len(arg.params):
         return False
@@ -153,6 +194,12 @@ class Function:
     name: str
     overloads: tuple[Overload, ...]
     impl: Impl
+    # For the rare function whose result depends on static types (the zero of an
+    # empty list's sum): builds the implementation from the argument types.
+    specialize: Callable[[Sequence[CelType]], Impl] | None = None
+
+    def implementation(self, args: Sequence[CelType]) -> Impl:
+        return self.impl if self.specialize is None else self.specialize(args)
 
 
 def overloads(*signatures: tuple[tuple[CelType, ...], CelType]) -> tuple[Overload, ...]:

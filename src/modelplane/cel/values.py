@@ -1,8 +1,8 @@
 """Runtime values and their CEL semantics: equality, ordering, runtime type names.
 
 Values are plain Python objects: bool, int, Uint, float, str, bytes, None,
-tuple (list), dict (map), Quantity, Semver, TypeValue, and celpy's
-TimestampType / DurationType. Plain values keep evaluation cheap and make the
+tuple (list), dict (map), Quantity, Semver, TypeValue, and chrono's
+Timestamp and Duration. Plain values keep evaluation cheap and make the
 results directly usable by callers.
 """
 
@@ -12,10 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final
 
-from celpy.celtypes import DurationType, TimestampType
-
 from modelplane.cel import budget
 from modelplane.cel import types as t
+from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 
@@ -89,10 +88,6 @@ def type_name(value: Any) -> str:
         return t.QUANTITY.name
     if isinstance(value, dict):
         return "map"
-    if isinstance(value, TimestampType):
-        return t.TIMESTAMP.name
-    if isinstance(value, DurationType):
-        return t.DURATION.name
     return kind.__name__
 
 
@@ -111,8 +106,8 @@ _TYPE_NAMES: Final[dict[type, str]] = {
     DerivedQuantity: t.QUANTITY.name,
     Semver: t.SEMVER.name,
     TypeValue: "type",
-    TimestampType: t.TIMESTAMP.name,
-    DurationType: t.DURATION.name,
+    Timestamp: t.TIMESTAMP.name,
+    Duration: t.DURATION.name,
 }
 
 
@@ -129,11 +124,18 @@ def is_number(value: Any) -> bool:
 
 def equal(left: Any, right: Any) -> bool:
     """CEL runtime (heterogeneous) equality, as cel-go's types.Equal."""
+    kind = type(left)
+    if kind is type(right):  # the common cases first
+        if kind in _PLAIN_EQUALITY:
+            return bool(left == right)  # numbers and bools; NaN is unequal to itself
+        if kind is str:
+            budget.charge_size(min(len(left), len(right)), 10)
+            return bool(left == right)
     if left is None or right is None:
         return left is None and right is None
     left_kind, right_kind = type_name(left), type_name(right)
     if is_number(left) and is_number(right):
-        return left == right
+        return compare(left, right) == 0
     if left_kind == t.SEMVER.name:
         if right_kind != t.SEMVER.name:
             raise EvalError("no such overload")
@@ -161,6 +163,9 @@ def equal(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
+_PLAIN_EQUALITY: Final = frozenset({bool, int, Uint, float})
+
+
 def lookup_key(mapping: dict[Any, Any], key: Any) -> tuple[bool, Any]:
     """Map lookup with CEL key semantics: 1, 1u and 1.0 name the same key."""
     kind = type(key)
@@ -174,22 +179,52 @@ def lookup_key(mapping: dict[Any, Any], key: Any) -> tuple[bool, Any]:
     return False, None
 
 
-def _is_nan(value: Any) -> bool:
-    return type(value) is float and math.isnan(value)
-
-
 def compare(left: Any, right: Any) -> int | None:
     """Ordering for <, <=, >, >=: -1/0/1, None when unordered (NaN); raises on bad types."""
-    if is_number(left) and is_number(right):
-        if _is_nan(left) or _is_nan(right):
-            return None
+    kind = type(left)
+    if kind is type(right):
+        if kind is int or kind is Uint:
+            return (left > right) - (left < right)
+        if kind is float:
+            if math.isnan(left) or math.isnan(right):
+                return None
+            return (left > right) - (left < right)
+    elif kind in _NUMBERS and type(right) in _NUMBERS:
+        if kind is float or type(right) is float:
+            return _compare_with_double(left, right)
         return (left > right) - (left < right)
-    kind = type_name(left)
-    if kind != type_name(right) or kind not in _ORDERED:
+    name = type_name(left)
+    if name != type_name(right) or name not in _ORDERED:
         raise EvalError("no such overload")
-    if kind in ("string", "bytes"):
+    if name in ("string", "bytes"):
         budget.charge_size(min(len(left), len(right)), 10)
     return (left > right) - (left < right)
+
+
+_NUMBERS: Final = frozenset({int, Uint, float})
+
+
+def _compare_with_double(left: Any, right: Any) -> int | None:
+    """An int or uint against a double as cel-go compares them (Kubernetes' cross-type
+    comparisons): the integer becomes a double unless the double lies beyond the
+    integer type's range, so 2**63-1 equals 2.0**63 as it does upstream."""
+    if math.isnan(left) or math.isnan(right):  # integers never are NaN
+        return None
+    if type(left) is not float:
+        return _integer_against_double(left, right)
+    if type(right) is not float:
+        return -_integer_against_double(right, left)
+    return (left > right) - (left < right)
+
+
+def _integer_against_double(integer: int, double: float) -> int:
+    low, high = (0.0, 2.0**64) if type(integer) is Uint else (-(2.0**63), 2.0**63)
+    if double < low:
+        return 1
+    if double > high:
+        return -1
+    value = float(integer)
+    return (value > double) - (value < double)
 
 
 _ORDERED: Final = frozenset({"bool", "string", "bytes", t.TIMESTAMP.name, t.DURATION.name})

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import ipaddress
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from modelplane.cel import arguments, budget
 from modelplane.cel import types as t
@@ -51,15 +50,110 @@ def is_cidr(text: Any) -> bool:
 
 
 def is_url(text: Any) -> bool:
-    """url.ParseRequestURI: an absolute URL or an absolute path, without whitespace."""
-    source = arguments.text(text)
-    if not source or any(c.isspace() for c in source):
+    """Go's url.ParseRequestURI succeeds: an absolute URI or an absolute path (urls.go)."""
+    return _parses_as_request_uri(arguments.text(text))
+
+
+# Go's net/url, as url.ParseRequestURI parses (no fragment is split off).
+_LETTERS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ALNUM: Final = _LETTERS | frozenset("0123456789")
+_SCHEME_REST: Final = _ALNUM | frozenset("+-.")
+_HOST_ASCII: Final = _ALNUM | frozenset("-_.~!$&'()*+,;=:[]<>\"")
+_USERINFO: Final = _ALNUM | frozenset("-._:~!$&'()*+,;=%@")
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+
+
+def _parses_as_request_uri(raw: str) -> bool:
+    if not raw or any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
         return False
-    try:
-        parts = urlsplit(source)
-    except ValueError:
+    if raw == "*":
+        return True
+    scheme, rest = "", raw
+    for index, char in enumerate(raw):  # getScheme: [a-zA-Z][a-zA-Z0-9+-.]* then ':'
+        if char == ":":
+            if index == 0:
+                return False  # missing protocol scheme
+            scheme, rest = raw[:index], raw[index + 1 :]
+            break
+        if char not in _SCHEME_REST or (index == 0 and char not in _LETTERS):
+            break
+    rest = rest.partition("?")[0]  # the query is not checked
+    if not rest.startswith("/"):
+        return bool(scheme)  # scheme:opaque is not checked further; no scheme is no request URI
+    if scheme and rest.startswith("//"):
+        authority, slash, path = rest[2:].partition("/")
+        if not _valid_authority(authority):
+            return False
+        rest = slash + path
+    return _valid_escapes(rest)
+
+
+def _valid_escapes(text: str, host: bool = False) -> bool:
+    """unescape(): every % starts two hex digits; a host escapes only non-ASCII (or %25)."""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "%":
+            digits = text[index + 1 : index + 3]
+            if len(digits) < 2 or not set(digits) <= _HEX:
+                return False
+            if host and int(digits[0], 16) < 8 and digits != "25":
+                return False
+            index += 3
+            continue
+        if host and ord(char) < 0x80 and char not in _HOST_ASCII:
+            return False
+        index += 1
+    return True
+
+
+def _valid_authority(authority: str) -> bool:
+    userinfo, at, host = authority.rpartition("@")
+    if not _valid_host(host):
         return False
-    return bool(parts.scheme) or source.startswith("/")
+    if not at:
+        return True
+    if any(c not in _USERINFO for c in userinfo):  # validUserinfo: ASCII only
+        return False
+    return all(_valid_escapes(part) for part in userinfo.split(":", 1))
+
+
+def _valid_host(host: str) -> bool:
+    if host.startswith("["):
+        close = host.rfind("]")
+        if close < 0 or not _valid_port(host[close + 1 :]):
+            return False
+        zone = host.find("%25", 0, close)
+        if zone >= 0:
+            # RFC 6874 zone: escapes only of bytes a host could hold, a space, or %25.
+            return _valid_escapes(host[:zone], host=True) and _valid_zone(host[zone:close])
+    else:
+        colon = host.rfind(":")
+        if colon >= 0 and not _valid_port(host[colon:]):
+            return False
+    return _valid_escapes(host, host=True)
+
+
+def _valid_zone(zone: str) -> bool:
+    index = 0
+    while index < len(zone):
+        if zone[index] == "%":
+            digits = zone[index + 1 : index + 3]
+            if len(digits) < 2 or not set(digits) <= _HEX:
+                return False
+            value = chr(int(digits, 16))
+            if digits != "25" and value != " " and value not in _HOST_ASCII:
+                return False
+            index += 3
+            continue
+        if ord(zone[index]) < 0x80 and zone[index] not in _HOST_ASCII:
+            return False
+        index += 1
+    return True
+
+
+def _valid_port(port: str) -> bool:
+    return port == "" or (port[0] == ":" and all("0" <= c <= "9" for c in port[1:]))
 
 
 # ext.Sets ----------------------------------------------------------------------------------

@@ -90,7 +90,9 @@ def compile_rule(text: str, result: t.CelType = t.BOOL) -> Compiled:
     uses_old_self = _uses_old_self(tree)
     _qualify_sets_calls(tree)
     try:
-        node = Compiler(_VARIABLES, RULE_FUNCTIONS).compile(tree)
+        # `self` is typed by the schema upstream and dyn here, so literals mixing
+        # it with typed values are not refused (Kubernetes decides by schema type).
+        node = Compiler(_VARIABLES, RULE_FUNCTIONS, dyn_is_unknown=True).compile(tree)
     except CelCompileError as error:
         return Compiled(text, None, str(error), uses_old_self)
     except RecursionError:

@@ -1,7 +1,7 @@
 """JSON values as CEL sees them, typed by the schema node they sit under.
 
 The values are `modelplane.cel`'s: plain Python scalars, tuples for lists, dicts
-for maps, and celpy's timestamp and duration types. Follows apiserver/pkg/cel/
+for maps, and its Timestamp and Duration. Follows apiserver/pkg/cel/
 common's UnstructuredToVal: integers stay integers (an integral float in an
 integer field becomes one), `number` fields are doubles, date/date-time/duration/
 byte strings become timestamps, durations and bytes, and property names that are
@@ -14,12 +14,12 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from celpy.celtypes import DurationType, TimestampType
-
+from modelplane.cel.chrono import ChronoError, Duration, Timestamp
 from modelplane_cli.schema.node import Node
 from modelplane_cli.schema.values import is_int, is_integral_float
 
@@ -34,7 +34,8 @@ _ESCAPABLE = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
 _ESCAPES = (("__", "__underscores__"), (".", "__dot__"), ("-", "__dash__"), ("/", "__slash__"))
 _GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _DURATION_UNITS = {
-    "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0,
+    "ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9,
+    "m": 60 * 10**9, "h": 3600 * 10**9,
 }  # fmt: skip
 _META_FIELDS = ("name", "generateName")
 
@@ -59,23 +60,23 @@ def _timestamp(text: str, date_only: bool) -> Any:
             parsed = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=UTC)
-        return TimestampType(parsed)
-    except ValueError:
+        return Timestamp.from_datetime(parsed)
+    except ValueError:  # ChronoError included: outside CEL's timestamp range
         return text
 
 
 def _duration(text: str) -> Any:
     body = text.lstrip("+-")
-    sign = -1.0 if text.startswith("-") else 1.0
+    sign = -1 if text.startswith("-") else 1
     if body == "0":
-        return DurationType(timedelta(0))
+        return Duration(0)
     parts = _GO_DURATION_PART.findall(body)
     if not parts or "".join(n + u for n, u in parts) != body:
         return text
-    seconds = sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
+    nanos = sum(Decimal(n) * _DURATION_UNITS[u] for n, u in parts)
     try:
-        return DurationType(timedelta(seconds=sign * seconds))
-    except (ValueError, OverflowError):
+        return Duration(sign * int(nanos))
+    except ChronoError:
         return text
 
 
