@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.core.pod_templates import pod_sites
+from modelplane.core.kinds import pod_sites
 
 SHAPES = [
     "deployment-unified",

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.core.pod_templates import pod_sites
+from modelplane.core.kinds import pod_sites
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 

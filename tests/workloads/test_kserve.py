@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions.workload import kserve_lws_size
+from modelplane.core.kinds.llm_inference_service import lws_size as kserve_lws_size
 from modelplane.core.vocabulary import LABEL_ROLE, LABEL_SERVING
 from modelplane.workloads import (
     KSERVE_ENGINE_CONTAINER,

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.core.pod_templates import pod_sites
+from modelplane.core.kinds import pod_sites
 from modelplane.core.vocabulary import (
     LABEL_DEPLOYMENT,
     LABEL_MANAGED_BY,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.core.pod_templates import pod_sites
+from modelplane.core.kinds import pod_sites
 from modelplane.core.vocabulary import LABEL_ROLE, Reason
 from modelplane.workloads import (
     GPU_TAINT_KEY,

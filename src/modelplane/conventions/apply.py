@@ -12,8 +12,9 @@ from modelplane.conventions.gang import plan_gang
 from modelplane.conventions.kai import priority_values, quota_finding
 from modelplane.conventions.template import Template, TemplateContext, context_values
 from modelplane.conventions.workload import Unit, Workload, child, classify
+from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
+from modelplane.core.kinds import leader_worker_set as lws
 from modelplane.core.labels import value_error
-from modelplane.core.pod_templates import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
 from modelplane.core.priority import priority_allowed, resolve_priority
 from modelplane.core.vocabulary import Reason
 
@@ -169,7 +170,7 @@ def _object_keys(workload: Workload, p: _Platform) -> tuple[dict[str, str], dict
             labels[pv.KUEUE_QUEUE_LABEL] = queue
         if p.priority and p.priority in p.config.kueue.workload_priority_classes:
             labels[pv.KUEUE_PRIORITY_LABEL] = p.priority
-    elif provider == pv.VOLCANO and queue and workload.kind == LEADER_WORKER_SET:
+    elif provider == pv.VOLCANO and queue and workload.kind is LEADER_WORKER_SET:
         annotations[pv.VOLCANO_QUEUE_ANNOTATION] = queue
     return labels, annotations
 
@@ -209,7 +210,7 @@ def _apply(workload: Workload, p: _Platform) -> list[dict[str, Any]]:
         labels, annotations = _pod_keys(p)
         labels.update(gang.pod_labels)
         annotations.update(gang.pod_annotations)
-        for site in unit.sites:
+        for site in unit.pod_set.sites:
             where, meta = site.path, site.metadata
             md.strip(meta, "labels", owned_label, labels, where, unit.title, findings)
             md.strip(
@@ -238,13 +239,16 @@ def _kai_queue(p: _Platform) -> str:
 
 def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
     config, findings = p.config, p.findings
-    if unit.lws_name is not None:
+    pods = unit.pod_set
+    if pods.lws_name is not None:
         kueue = config.provider == pv.KUEUE
-        limit = pv.lws_name_max(unit.replicas, kueue)
-        if len(unit.lws_name) > limit:
+        limit = lws.name_max(pods.replicas)
+        if kueue:
+            limit = min(limit, pv.KUEUE_LWS_NAME_MAX)
+        if len(pods.lws_name) > limit:
             derived = (
-                f"the LeaderWorkerSet {unit.lws_name!r} KServe derives from it"
-                if workload.kind == LLM_INFERENCE_SERVICE
+                f"the LeaderWorkerSet {pods.lws_name!r} KServe derives from it"
+                if workload.kind is LLM_INFERENCE_SERVICE
                 else "its name"
             )
             rule = (
@@ -257,7 +261,7 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
                     ERROR,
                     Reason.NAME_TOO_LONG,
                     "metadata.name",
-                    f"{unit.title}: {derived} has {len(unit.lws_name)} characters; "
+                    f"{unit.title}: {derived} has {len(pods.lws_name)} characters; "
                     f"{rule} allow at most {limit}",
                 )
             )
@@ -267,8 +271,8 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
             findings.append(finding)
     if (
         config.provider == pv.VOLCANO
-        and workload.kind == LLM_INFERENCE_SERVICE
-        and unit.owner == LEADER_WORKER_SET
+        and workload.kind is LLM_INFERENCE_SERVICE
+        and pods.owner is LEADER_WORKER_SET
         and config.volcano.lws_gang_scheduling
         and p.queue
         and p.queue != pv.VOLCANO_DEFAULT_QUEUE

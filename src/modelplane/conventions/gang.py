@@ -55,11 +55,12 @@ def plan_gang(
     platform_labels: dict[str, str],
 ) -> Gang:
     gang = Gang()
-    if not (config.gang_enabled and unit.multi_pod and composes_gang(config)):
+    pods = unit.pod_set
+    if not (config.gang_enabled and pods.multi_pod and composes_gang(config)):
         return gang
-    if unit.replicas <= 0:
+    if pods.replicas <= 0:
         return gang
-    if unit.leader_ready:
+    if pods.leader_ready:
         gang.findings.append(
             _limited(
                 unit,
@@ -68,17 +69,17 @@ def plan_gang(
             )
         )
         return gang
-    if unit.replicas > 1:
+    if pods.replicas > 1:
         gang.findings.append(
             _limited(
                 unit,
-                f"has {unit.replicas} workers of {unit.size} pods; {config.provider} cannot "
+                f"has {pods.replicas} workers of {pods.size} pods; {config.provider} cannot "
                 "tell LWS groups apart from a static template, so one PodGroup of "
-                f"{unit.replicas * unit.size} pods gangs them all together",
+                f"{pods.replicas * pods.size} pods gangs them all together",
             )
         )
     name = gang_name(workload, unit, config.provider)
-    min_member = unit.replicas * unit.size
+    min_member = pods.replicas * pods.size
     metadata = _metadata(workload, unit, name)
     if config.provider == pv.COSCHEDULING:
         gang.pod_labels[pv.COSCHEDULING_POD_GROUP_LABEL] = name
@@ -100,7 +101,7 @@ def plan_gang(
         spec = {
             "minMember": min_member,
             "queue": queue or pv.KAI_DEFAULT_QUEUE,
-            "priorityClassName": priority or pv.KAI_KIND_DEFAULT_PRIORITY[unit.owner],
+            "priorityClassName": priority or pv.KAI_KIND_DEFAULT_PRIORITY[pods.owner.kind],
         }
         explicit = platform_labels.get(pv.KAI_PREEMPTIBILITY_LABEL)
         if explicit in (pv.PREEMPTIBLE, pv.NON_PREEMPTIBLE):
@@ -114,9 +115,10 @@ def plan_gang(
 
 def gang_name(workload: Workload, unit: Unit, provider: str) -> str:
     """Stable, at most 63 characters: it is also a label value (Coscheduling)."""
-    base = f"{workload.name}-{unit.part}" if unit.part else workload.name
+    part = unit.pod_set.part
+    base = f"{workload.name}-{part}" if part else workload.name
     return hashed_name(
-        base, provider, workload.kind, workload.namespace or "", workload.name, unit.part
+        base, provider, workload.kind.kind, workload.namespace or "", workload.name, part
     )
 
 

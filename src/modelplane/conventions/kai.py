@@ -88,7 +88,9 @@ def quota_finding(
 ) -> Finding | None:
     if not lacks_quota(queue, config):
         return None
-    verdict, why = preemptibility(priority, unit.owner, config, values, platform_labels)
+    verdict, why = preemptibility(
+        priority, unit.pod_set.owner.kind, config, values, platform_labels
+    )
     if verdict == pv.PREEMPTIBLE:
         return None
     state = "is non-preemptible" if verdict else "may be non-preemptible"

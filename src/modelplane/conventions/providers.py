@@ -74,15 +74,6 @@ VOLCANO_PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
 COSCHEDULING_POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 COSCHEDULING_PODGROUP_API: Final = "scheduling.x-k8s.io/v1alpha1"
 
-# LeaderWorkerSet: the StatefulSet pod labels cap the name at 51 characters,
-# one fewer per ten replicas.
-LWS_NAME_BASE_MAX: Final = 51
-LWS_LEADER_READY: Final = "LeaderReady"
-
-# KServe names the LWS of a multi-node LLMInferenceService after it.
-KSERVE_LWS_SUFFIX: Final = "-kserve-mn"
-KSERVE_PREFILL_LWS_SUFFIX: Final = "-kserve-mn-prefill"
-
 # Keys an ML team's pod template may never set for a provider, whether or not
 # the cluster's scheduling block sets them: choosing a queue, a gang or a
 # scheduler-level priority is the platform's call. Prefixes end with "/".
@@ -115,9 +106,3 @@ def is_reserved(provider: str, key: str) -> bool:
         if (entry.endswith("/") and key.startswith(entry)) or key == entry:
             return True
     return False
-
-
-def lws_name_max(replicas: int, kueue: bool) -> int:
-    """The longest LeaderWorkerSet name that still yields valid pod labels."""
-    base = LWS_NAME_BASE_MAX - replicas // 10
-    return min(base, KUEUE_LWS_NAME_MAX) if kueue else base

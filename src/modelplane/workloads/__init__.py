@@ -34,7 +34,7 @@ from .pods import (
     ENV_NODE_RANK,
     GPU_TAINT_KEY,
 )
-from .readiness import SERVING_CONDITION, replica_status, workload_readiness, workload_status
+from .readiness import replica_status, workload_readiness, workload_status
 from .render import NAMESPACE_KEY, claims_key, render_replica, workload_key
 
 __all__ = [
@@ -49,7 +49,6 @@ __all__ = [
     "KSERVE_ENGINE_CONTAINER",
     "NAMESPACE_KEY",
     "POD_CLAIM_NAME",
-    "SERVING_CONDITION",
     "SHARED_MANAGEMENT_POLICIES",
     "Backend",
     "ClusterInput",

@@ -8,6 +8,7 @@ re-rendering never renames anything.
 from modelplane.conventions import providers as pv
 from modelplane.core import labels as label_syntax
 from modelplane.core import naming
+from modelplane.core.kinds import llm_inference_service as kserve
 from modelplane.core.vocabulary import (
     LABEL_DEPLOYMENT,
     LABEL_MANAGED_BY,
@@ -28,7 +29,7 @@ DEPLOYMENT_NAME_MAX = naming.DNS_LABEL_MAX
 LEADER_WORKER_SET_NAME_MAX = pv.KUEUE_LWS_NAME_MAX
 # KServe derives `<name>-kserve-mn-prefill` for the multi-node prefill LWS, and
 # that LWS name must itself fit the limit above (39 - 18 = 21).
-LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(pv.KSERVE_PREFILL_LWS_SUFFIX)
+LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(kserve.PREFILL_LWS_SUFFIX)
 CLAIM_TEMPLATE_NAME_MAX = naming.DNS_LABEL_MAX
 
 TENANT_NAMESPACE_PREFIX = "mp-"

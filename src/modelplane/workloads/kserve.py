@@ -12,7 +12,7 @@ no `spec.model` is rendered and KServe's storage initializer stays unused.
 
 from typing import Any
 
-from modelplane.core.pod_templates import LLM_INFERENCE_SERVICE
+from modelplane.core.kinds import LLM_INFERENCE_SERVICE
 
 from .errors import RenderError
 from .identity import identity_labels, service_name
@@ -78,8 +78,8 @@ def llm_inference_service(
     if replica.prefill is not None:
         spec["prefill"] = _workload(replica, replica.prefill, claims.get("prefill"))
     return {
-        "apiVersion": "serving.kserve.io/v1alpha2",
-        "kind": LLM_INFERENCE_SERVICE,
+        "apiVersion": LLM_INFERENCE_SERVICE.api_version,
+        "kind": LLM_INFERENCE_SERVICE.kind,
         "metadata": {
             "name": service_name(replica),
             "namespace": namespace,
