@@ -11,8 +11,8 @@ CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 
 
 def _apply(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, findings = parse_scheduling(spec)
-    assert findings == []
+    config, issues = parse_scheduling(spec)
+    assert issues == []
     return apply_conventions(manifests, config, CONTEXT)
 
 
@@ -33,24 +33,24 @@ def test_coscheduling_lws_gang(build: Any, manifest_validator: ManifestValidator
             lwt[key]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"]
             == group["metadata"]["name"]
         )
-    assert result.findings == []
+    assert result.issues == []
 
 
 def test_gang_spanning_several_workers_is_reported(build: Any) -> None:
     result = _apply({"provider": "Coscheduling"}, [build.lws(size=2, replicas=3)])
     (group,) = result.extra
     assert group["spec"]["minMember"] == 6
-    (finding,) = result.findings
-    assert finding.severity == "Warning"
-    assert finding.reason == "GangLimited"
-    assert "3 workers of 2 pods" in finding.message
+    (issue,) = result.issues
+    assert issue.severity == "Warning"
+    assert issue.reason == "GangLimited"
+    assert "3 workers of 2 pods" in issue.message
 
 
 def test_leader_ready_is_never_ganged_by_hand(build: Any) -> None:
     result = _apply({"provider": "Coscheduling"}, [build.lws(size=2, startup="LeaderReady")])
     assert result.extra == []
     assert "scheduling.x-k8s.io/pod-group" not in _worker_meta(result.workloads[0])["labels"]
-    assert [f.reason for f in result.findings] == ["GangLimited"]
+    assert [f.reason for f in result.issues] == ["GangLimited"]
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_no_gang_object(spec: dict[str, Any], manifest: str, build: Any) -> None
     }[manifest]
     result = _apply(spec, manifests)
     assert result.extra == []
-    assert result.findings == []
+    assert result.issues == []
 
 
 def test_volcano_without_lws_provider_composes_its_podgroup(
@@ -106,7 +106,7 @@ def test_volcano_own_podgroup_carries_the_kserve_queue(build: Any) -> None:
         result.workloads[0]["spec"]["annotations"]["scheduling.k8s.io/group-name"]
         == (group["metadata"]["name"])
     )
-    assert result.findings == []
+    assert result.issues == []
 
 
 @pytest.mark.parametrize(
@@ -125,10 +125,10 @@ def test_kai_modelplane_grouping(
     build: Any,
     manifest_validator: ManifestValidator,
 ) -> None:
-    config, findings = parse_scheduling(
+    config, issues = parse_scheduling(
         {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}, **spec}
     )
-    assert findings == []
+    assert issues == []
     context = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", context_priority)
     result = apply_conventions([build.lws(size=2)], config, context)
     (group,) = result.extra

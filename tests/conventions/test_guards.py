@@ -1,4 +1,4 @@
-"""Guard rails: findings for what a scheduler would silently mishandle."""
+"""Guard rails: issues for what a scheduler would silently mishandle."""
 
 from typing import Any
 
@@ -12,7 +12,7 @@ def _context(priority: str | None = None, name: str = "kimi") -> TemplateContext
 
 
 def _reasons(result: Any) -> list[tuple[str, str]]:
-    return [(f.severity, f.reason) for f in result.findings]
+    return [(f.severity, f.reason) for f in result.issues]
 
 
 # --- templates rendered for one replica -------------------------------------------------
@@ -30,13 +30,13 @@ def _reasons(result: Any) -> list[tuple[str, str]]:
 def test_invalid_rendered_label_value_is_an_error(
     labels: dict[str, str], name: str, fragment: str, build: Any
 ) -> None:
-    config, findings = parse_scheduling({"defaultLabels": labels})
-    assert findings == []
+    config, issues = parse_scheduling({"defaultLabels": labels})
+    assert issues == []
     result = apply_conventions([build.deployment()], config, _context(name=name))
-    (finding,) = result.findings
-    assert (finding.severity, finding.reason) == ("Error", "InvalidSchedulingTemplate")
-    assert finding.field == "spec.scheduling.defaultLabels[example.com/owner]"
-    assert fragment in finding.message
+    (issue,) = result.issues
+    assert (issue.severity, issue.reason) == ("Error", "InvalidSchedulingTemplate")
+    assert issue.path == "spec.scheduling.defaultLabels[example.com/owner]"
+    assert fragment in issue.message
     assert "example.com/owner" not in result.workloads[0]["metadata"]["labels"]
 
 
@@ -49,11 +49,11 @@ def test_annotations_take_any_rendered_value(build: Any) -> None:
 
 @pytest.mark.parametrize("provider", ["KAI", "Kueue", "Volcano"])
 def test_queue_that_renders_empty_is_an_error(provider: str, build: Any) -> None:
-    config, findings = parse_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
-    assert findings == []
+    config, issues = parse_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
+    assert issues == []
     result = apply_conventions([build.lws()], config, _context(None))
-    errors = [f for f in result.findings if f.severity == "Error"]
-    assert [(f.reason, f.field) for f in errors] == [
+    errors = [f for f in result.issues if f.severity == "Error"]
+    assert [(f.reason, f.path) for f in errors] == [
         ("InvalidSchedulingTemplate", "spec.scheduling.queue")
     ]
     assert "renders empty" in errors[0].message
@@ -126,13 +126,13 @@ def test_kai_non_preemptible_work_without_quota(
     spec: dict[str, Any] = {"provider": "KAI", "kai": kai}
     if queue:
         spec["queue"] = queue
-    config, findings = parse_scheduling(spec)
-    assert findings == []
+    config, issues = parse_scheduling(spec)
+    assert issues == []
     result = apply_conventions(
         [getattr(build, kind)()], config, _context(priority), priority_classes=PRIORITY_CLASSES
     )
-    quota = [f for f in result.findings if f.reason == "QueueWithoutQuota"]
-    assert bool(quota) == warned, result.findings
+    quota = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
+    assert bool(quota) == warned, result.issues
     assert all(f.severity == "Warning" for f in quota)
     assert result.ok
 
@@ -145,7 +145,7 @@ def test_kai_platform_preemptibility_label_decides(label: str, warned: bool, bui
     result = apply_conventions(
         [build.lws()], config, _context("high"), priority_classes=PRIORITY_CLASSES
     )
-    assert any(f.reason == "QueueWithoutQuota" for f in result.findings) == warned
+    assert any(f.reason == "QueueWithoutQuota" for f in result.issues) == warned
 
 
 def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
@@ -156,7 +156,7 @@ def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
     )
     config, _ = parse_scheduling({"provider": "KAI"})
     result = apply_conventions([svc], config, _context(None))
-    quota = [f for f in result.findings if f.reason == "QueueWithoutQuota"]
+    quota = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
     # KServe makes an LWS (train by default) for decode and a Deployment
     # (inference by default) for prefill: only prefill is non-preemptible.
     assert len(quota) == 1
@@ -203,9 +203,9 @@ def test_lws_name_limits(
     }[kind]()
     config, _ = parse_scheduling({"provider": provider})
     result = apply_conventions([manifest], config, _context("p"))
-    names = [f for f in result.findings if f.reason == "NameTooLong"]
-    assert bool(names) == too_long, result.findings
-    assert all(f.severity == "Error" and f.field == "metadata.name" for f in names)
+    names = [f for f in result.issues if f.reason == "NameTooLong"]
+    assert bool(names) == too_long, result.issues
+    assert all(f.severity == "Error" and f.path == "metadata.name" for f in names)
 
 
 # --- Volcano and KServe -----------------------------------------------------------------
@@ -228,7 +228,7 @@ def test_volcano_queue_through_kserve(
     )
     svc = build.llmisvc(main=build.kserve_block(worker=multi_node, parallelism=build.pipeline2))
     result = apply_conventions([svc], config, _context("p"))
-    found = [f for f in result.findings if f.reason == "QueueNotExpressible"]
+    found = [f for f in result.issues if f.reason == "QueueNotExpressible"]
     assert bool(found) == warned
     assert result.workloads[0]["spec"]["annotations"]["scheduling.volcano.sh/queue-name"] == queue
     assert "annotations" not in result.workloads[0]["metadata"]
@@ -244,4 +244,4 @@ def test_non_workloads_pass_through_untouched(build: Any) -> None:
     }
     result = apply_conventions([rct], config, _context("p"))
     assert result.workloads == [rct]
-    assert result.findings == []
+    assert result.issues == []

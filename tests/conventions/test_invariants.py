@@ -65,12 +65,12 @@ def test_deterministic_idempotent_and_pure(
     assert manifests == pristine
     dump = json.dumps([first.workloads, first.extra], sort_keys=True)
     assert dump == json.dumps([second.workloads, second.extra], sort_keys=True)
-    assert first.findings == second.findings
+    assert first.issues == second.issues
 
     again = apply_conventions(first.workloads, config, context)
     assert again.workloads == first.workloads
     assert again.extra == first.extra
-    assert not [f for f in again.findings if f.reason == "PlatformKeyOverridden"]
+    assert not [f for f in again.issues if f.reason == "PlatformKeyOverridden"]
 
 
 @_settings

@@ -87,11 +87,11 @@ def test_conventions_land_where_the_scheduler_reads_them(
     provider: str, shape: str, build: Any, manifest_validator: ManifestValidator
 ) -> None:
     manifests, gangs = build.shapes[shape]()
-    config, parse_findings = parse_scheduling(_spec(provider))
-    assert parse_findings == []
+    config, parse_issues = parse_scheduling(_spec(provider))
+    assert parse_issues == []
     result = apply_conventions(manifests, config, CONTEXT)
 
-    assert result.ok, result.findings
+    assert result.ok, result.issues
     assert len(result.workloads) == len(manifests)
     for obj in result.workloads:
         assert manifest_validator.validate(obj, pods=True) == []
@@ -128,7 +128,7 @@ def test_conventions_land_where_the_scheduler_reads_them(
     # queue from the LWS object, which KServe creates without it.
     unexpressible = provider == "Volcano" and shape.startswith("llmisvc")
     expected = ["QueueNotExpressible"] * len(gangs) if unexpressible else []
-    assert [f.reason for f in result.findings] == expected, result.findings
+    assert [f.reason for f in result.issues] == expected, result.issues
 
 
 def _is_gang(obj: dict[str, Any], where: str) -> bool:

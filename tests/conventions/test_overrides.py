@@ -11,8 +11,8 @@ CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 
 
 def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, findings = parse_scheduling(spec)
-    assert findings == []
+    config, issues = parse_scheduling(spec)
+    assert issues == []
     return apply_conventions(manifests, config, CONTEXT)
 
 
@@ -59,12 +59,12 @@ def test_template_value_under_a_platform_key_is_overridden(
     sites = pod_sites(result.workloads[0])
     for site in sites:
         assert site.metadata[section][key] == want
-    overridden = [f for f in result.findings if f.reason == "PlatformKeyOverridden"]
+    overridden = [f for f in result.issues if f.reason == "PlatformKeyOverridden"]
     assert len(overridden) == len(sites)
-    for finding in overridden:
-        assert finding.severity == "Warning"
-        assert finding.field.endswith(f".{section}[{key}]")
-        assert key in finding.message and "team-choice" in finding.message
+    for issue in overridden:
+        assert issue.severity == "Warning"
+        assert issue.path.endswith(f".{section}[{key}]")
+        assert key in issue.message and "team-choice" in issue.message
 
 
 def test_same_value_is_not_reported(build: Any) -> None:
@@ -73,7 +73,7 @@ def test_same_value_is_not_reported(build: Any) -> None:
         {"defaultLabels": {"example.com/team": "{{ .Namespace }}"}},
         [build.deployment(template=template)],
     )
-    assert result.findings == []
+    assert result.issues == []
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_scheduler_keys_the_platform_does_not_set_are_removed(
     result = _run(spec, [build.lws(size=1, template=template)])
     for site in pod_sites(result.workloads[0]):
         assert key not in site.metadata.get(section, {})
-    reasons = {(f.reason, f.severity) for f in result.findings if key in f.field}
+    reasons = {(f.reason, f.severity) for f in result.issues if key in f.path}
     assert reasons == {("PlatformKeyOverridden", "Warning")}
 
 
@@ -115,7 +115,7 @@ def test_unrelated_keys_pass_through(build: Any) -> None:
     meta = result.workloads[0]["spec"]["template"]["metadata"]
     assert meta["labels"]["kai.scheduler/queue"] == "kept"
     assert meta["annotations"] == {"prometheus.io/scrape": "true"}
-    assert result.findings == []
+    assert result.issues == []
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ def test_scheduler_name_is_platform_owned(
         spec["kai"] = {"queuesWithQuota": ["default-queue"]}
     result = _run(spec, [build.deployment(template=template)])
     assert result.workloads[0]["spec"]["template"]["spec"].get("schedulerName") == want
-    fields = [f.field for f in result.findings]
+    fields = [f.path for f in result.issues]
     assert fields == (["spec.template.spec.schedulerName"] if reported else [])
 
 
@@ -145,5 +145,5 @@ def test_object_label_override_is_reported(build: Any) -> None:
     manifest["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "elsewhere"
     result = _run({"provider": "Kueue", "queue": "mine"}, [manifest])
     assert result.workloads[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "mine"
-    (finding,) = result.findings
-    assert finding.field == "metadata.labels[kueue.x-k8s.io/queue-name]"
+    (issue,) = result.issues
+    assert issue.path == "metadata.labels[kueue.x-k8s.io/queue-name]"

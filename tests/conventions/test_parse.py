@@ -5,23 +5,23 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import (
-    Finding,
     SchedulingConfig,
     TemplateContext,
     apply_conventions,
     parse_scheduling,
 )
+from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
 
 
-def _by_field(findings: list[Finding]) -> dict[str, Finding]:
-    return {f.field: f for f in findings}
+def _by_field(issues: list[Issue]) -> dict[str, Issue]:
+    return {f.path: f for f in issues}
 
 
 def test_absent_block_is_the_default_scheduler() -> None:
     for spec in (None, {}):
-        config, findings = parse_scheduling(spec)
-        assert findings == []
+        config, issues = parse_scheduling(spec)
+        assert issues == []
         assert config == SchedulingConfig()
         assert config.provider == "Default"
         assert config.scheduler_name is None
@@ -39,15 +39,15 @@ def test_absent_block_is_the_default_scheduler() -> None:
     ],
 )
 def test_provider_default_scheduler_name(provider: str, scheduler: str | None) -> None:
-    config, findings = parse_scheduling({"provider": provider})
-    assert findings == []
+    config, issues = parse_scheduling({"provider": provider})
+    assert issues == []
     assert config.scheduler_name == scheduler
     explicit, _ = parse_scheduling({"provider": provider, "schedulerName": "my-sched"})
     assert explicit.scheduler_name == "my-sched"
 
 
 def test_full_kai_block_parses() -> None:
-    config, findings = parse_scheduling(
+    config, issues = parse_scheduling(
         {
             "provider": "KAI",
             "queue": "{{ .Namespace }}",
@@ -63,7 +63,7 @@ def test_full_kai_block_parses() -> None:
             },
         }
     )
-    assert findings == []
+    assert issues == []
     assert config.queue is not None and config.queue.source == "{{ .Namespace }}"
     assert config.default_priority == "production-standard"
     assert config.allowed_priorities == ("batch", "production-critical", "production-standard")
@@ -202,16 +202,16 @@ ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
 def test_invalid_blocks_are_errors_on_the_field(
     spec: dict[str, Any], field: str, reason: str
 ) -> None:
-    config, findings = parse_scheduling(spec)
-    finding = _by_field(findings)[field]
-    assert finding.severity == "Error"
-    assert finding.reason == reason
-    assert finding in config.errors
+    config, issues = parse_scheduling(spec)
+    issue = _by_field(issues)[field]
+    assert issue.severity == "Error"
+    assert issue.reason == reason
+    assert issue in config.errors
 
 
 def test_not_a_mapping_is_an_error() -> None:
-    config, findings = parse_scheduling(["KAI"])  # type: ignore[arg-type]
-    assert [f.field for f in findings] == ["spec.scheduling"]
+    config, issues = parse_scheduling(["KAI"])  # type: ignore[arg-type]
+    assert [f.path for f in issues] == ["spec.scheduling"]
     assert config.errors
 
 
@@ -244,10 +244,10 @@ WARNING_CASES: list[tuple[dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("spec", "field"), WARNING_CASES)
 def test_ignored_or_misplaced_settings_are_warnings(spec: dict[str, Any], field: str) -> None:
-    config, findings = parse_scheduling(spec)
-    finding = _by_field(findings)[field]
-    assert finding.severity == "Warning"
-    assert finding.reason == Reason.SCHEDULING_FIELD_IGNORED
+    config, issues = parse_scheduling(spec)
+    issue = _by_field(issues)[field]
+    assert issue.severity == "Warning"
+    assert issue.reason == Reason.SCHEDULING_FIELD_IGNORED
     assert config.errors == ()
 
 
@@ -257,14 +257,14 @@ def test_ignored_queue_is_dropped() -> None:
 
 
 def test_legacy_queue_key_is_fine_when_pinned() -> None:
-    _, findings = parse_scheduling(
+    _, issues = parse_scheduling(
         {
             "provider": "KAI",
             "defaultLabels": {"runai/queue": "{{ .Namespace }}"},
             "kai": {"queueLabelKey": "runai/queue"},
         }
     )
-    assert findings == []
+    assert issues == []
 
 
 def test_invalid_entries_are_dropped_and_the_rest_kept() -> None:
@@ -273,12 +273,12 @@ def test_invalid_entries_are_dropped_and_the_rest_kept() -> None:
 
 
 def test_config_errors_block_rendering() -> None:
-    config, findings = parse_scheduling({"provider": "KAI", "queue": "{{ .Owner }}"})
+    config, issues = parse_scheduling({"provider": "KAI", "queue": "{{ .Owner }}"})
     context = TemplateContext("ml", "kimi", "kimi-0", "c", None)
     result = apply_conventions([], config, context)
     assert not result.ok
-    assert [f for f in result.findings if f.severity == "Error"] == [
-        f for f in findings if f.severity == "Error"
+    assert [f for f in result.issues if f.severity == "Error"] == [
+        f for f in issues if f.severity == "Error"
     ]
 
 

@@ -70,8 +70,8 @@ def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, b
     config, _ = parse_scheduling(spec)
     result = apply_conventions([build.deployment()], config, _context(requested))
     assert not result.ok
-    (finding,) = result.findings
-    assert (finding.severity, finding.reason, finding.field) == (
+    (issue,) = result.issues
+    assert (issue.severity, issue.reason, issue.path) == (
         "Error",
         "PriorityNotAllowed",
         "spec.priority",
@@ -93,11 +93,11 @@ def test_no_priority_removes_a_template_priority(build: Any) -> None:
     (pod_spec,) = _pod_specs(result, build)
     assert "priorityClassName" not in pod_spec
     assert "priority" not in pod_spec
-    assert sorted(f.field for f in result.findings) == [
+    assert sorted(f.path for f in result.issues) == [
         "spec.template.spec.priority",
         "spec.template.spec.priorityClassName",
     ]
-    assert {f.reason for f in result.findings} == {"PlatformKeyOverridden"}
+    assert {f.reason for f in result.issues} == {"PlatformKeyOverridden"}
 
 
 @pytest.mark.parametrize(

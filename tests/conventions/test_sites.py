@@ -11,8 +11,8 @@ KAI = {"provider": "KAI", "queue": "gold", "kai": {"queuesWithQuota": ["gold"]}}
 
 
 def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, findings = parse_scheduling(spec)
-    assert findings == []
+    config, issues = parse_scheduling(spec)
+    assert issues == []
     return apply_conventions(manifests, config, CONTEXT)
 
 

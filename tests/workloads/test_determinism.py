@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelplane.workloads import RenderError, parse_cluster, parse_replica, render_replica
+from modelplane.core.issues import InvalidInputError
+from modelplane.workloads import parse_cluster, parse_replica, render_replica
 
 DEGREE = st.sampled_from([1, 2, 4])
 
@@ -89,9 +90,9 @@ def test_rendering_is_deterministic(obj: dict[str, Any], backend: str) -> None:
     cluster = parse_cluster(_cluster(backend))
     try:
         first = render_replica(replica, cluster)
-    except RenderError as error:
+    except InvalidInputError as error:
         # The only topology refused here: KServe cannot mix pipeline and data.
-        assert backend == "KServe" and error.field.endswith(".topology")
+        assert backend == "KServe" and error.issues[0].path.endswith(".topology")
         return
     second = render_replica(parse_replica(copy.deepcopy(obj)), cluster)
     assert first == second

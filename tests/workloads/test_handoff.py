@@ -82,7 +82,7 @@ def test_rendered_and_conventioned_objects_validate(
     result = apply_conventions([o.manifest for o in rendered if o.is_workload], config, context)
 
     # Rendered names fit every scheduler's limits, so no convention refuses them.
-    assert result.ok, result.findings
+    assert result.ok, result.issues
     others = [o.manifest for o in rendered if not o.is_workload]
     for manifest in [*others, *result.workloads, *result.extra]:
         assert manifest_validator.validate(manifest, pods=True) == [], manifest["kind"]

@@ -4,12 +4,12 @@ from typing import Any
 
 import pytest
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds.llm_inference_service import lws_size as kserve_lws_size
 from modelplane.core.vocabulary import LABEL_ROLE, LABEL_SERVING
 from modelplane.workloads import (
     KSERVE_ENGINE_CONTAINER,
     RemoteObject,
-    RenderError,
     parse_cluster,
     parse_replica,
     render_replica,
@@ -123,16 +123,16 @@ def test_pipeline_with_data_parallel_is_refused(build: Any) -> None:
         decode=build.role(),
         prefill=build.role(topology={"pipeline": 2, "data": 2}),
     )
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, obj)
-    assert caught.value.field == "spec.prefill.topology"
+    assert caught.value.issues[0].path == "spec.prefill.topology"
 
 
 def test_a_container_named_main_is_refused(build: Any) -> None:
     template = {"spec": {"containers": [build.engine(), {"name": "main", "image": "sidecar"}]}}
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, build.replica(workers=build.role(template=template)))
-    assert caught.value.field == "spec.workers.template.spec.containers[1].name"
+    assert caught.value.issues[0].path == "spec.workers.template.spec.containers[1].name"
 
 
 def test_service_name_leaves_room_for_kserve_suffixes(build: Any) -> None:

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.naming import is_dns_label
 from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE, Reason
 from modelplane.workloads import (
-    RenderError,
     parse_cluster,
     parse_replica,
     render_replica,
@@ -150,6 +150,9 @@ def test_two_replicas_never_share_a_name(build: Any) -> None:
 def test_identities_too_long_for_labels_are_refused(
     build: Any, overrides: dict[str, str], field: str
 ) -> None:
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         render_replica(parse_replica(build.replica(**overrides)), parse_cluster(build.cluster()))
-    assert (caught.value.field, caught.value.reason) == (field, Reason.NAME_TOO_LONG)
+    assert (caught.value.issues[0].path, caught.value.issues[0].reason) == (
+        field,
+        Reason.NAME_TOO_LONG,
+    )

@@ -5,11 +5,11 @@ from typing import Any
 
 import pytest
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 from modelplane.workloads import (
     Backend,
     DeviceRequest,
-    RenderError,
     Topology,
     parse_cluster,
     parse_replica,
@@ -118,20 +118,20 @@ _DELETE = object()
 def test_replica_errors_name_the_field(build: Any, path: str, value: Any, field: str) -> None:
     obj = build.replica()
     _set(obj, path, value)
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         parse_replica(obj)
-    assert caught.value.field == field
+    assert caught.value.issues[0].path == field
     assert str(caught.value).startswith(f"{field}: ")
-    assert caught.value.reason == Reason.INVALID_SPEC
+    assert caught.value.issues[0].reason == Reason.INVALID_SPEC
     assert isinstance(caught.value, ValueError)
 
 
 def test_duplicate_request_names_are_rejected(build: Any) -> None:
     request = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
     obj = build.replica(workers=build.role(requests=[request, copy.deepcopy(request)]))
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         parse_replica(obj)
-    assert caught.value.field == "spec.workers.deviceRequests[1].name"
+    assert caught.value.issues[0].path == "spec.workers.deviceRequests[1].name"
 
 
 @pytest.mark.parametrize(
@@ -150,9 +150,9 @@ def test_role_shapes_are_exclusive(build: Any, roles: dict[str, bool], field: st
     for name in ("decode", "prefill"):
         if roles.get(name):
             spec[name] = build.role()
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         parse_replica(obj)
-    assert caught.value.field == field
+    assert caught.value.issues[0].path == field
 
 
 def test_cluster_parses(build: Any) -> None:
@@ -200,6 +200,6 @@ def test_cluster_kubernetes_version(
 def test_cluster_errors_name_the_field(build: Any, mutate: Any, field: str) -> None:
     obj = build.cluster()
     mutate(obj)
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         parse_cluster(obj)
-    assert caught.value.field == field
+    assert caught.value.issues[0].path == field

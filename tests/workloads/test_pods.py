@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds import pod_sites
 from modelplane.core.vocabulary import LABEL_ROLE, Reason
 from modelplane.workloads import (
     GPU_TAINT_KEY,
     DeviceRequest,
-    RenderError,
     parse_cluster,
     parse_replica,
     render_replica,
@@ -154,16 +154,16 @@ def test_every_pod_is_pinned_to_its_pool(build: Any, backend: str) -> None:
 
 
 def test_unknown_pool_is_the_inputs_fault(build: Any) -> None:
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, build.replica(decode=build.role(), prefill=build.role(pool="a100")))
-    assert caught.value.field == "spec.prefill.nodePoolName"
-    assert caught.value.reason == Reason.POOL_NOT_FOUND
+    assert caught.value.issues[0].path == "spec.prefill.nodePoolName"
+    assert caught.value.issues[0].reason == Reason.POOL_NOT_FOUND
 
 
 def test_wrong_cluster_is_refused(build: Any) -> None:
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, build.replica(cluster="elsewhere"))
-    assert (caught.value.field, caught.value.reason) == (
+    assert (caught.value.issues[0].path, caught.value.issues[0].reason) == (
         "spec.clusterName",
         Reason.CLUSTER_NOT_FOUND,
     )
@@ -345,14 +345,14 @@ def _template(**spec: Any) -> dict[str, Any]:
     ],
 )
 def test_template_refusals_name_the_field(build: Any, template: dict[str, Any], field: str) -> None:
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, build.replica(workers=build.role(template=template)))
-    assert caught.value.field == field
+    assert caught.value.issues[0].path == field
 
 
 def test_pool_must_be_a_label_value(build: Any) -> None:
     obj = build.replica(workers=build.role(pool="bad pool"))
     cluster = build.cluster(pools=("bad pool",))
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         render_replica(parse_replica(obj), parse_cluster(cluster))
-    assert caught.value.field == "spec.workers.nodePoolName"
+    assert caught.value.issues[0].path == "spec.workers.nodePoolName"

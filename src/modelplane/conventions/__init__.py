@@ -3,7 +3,7 @@ cluster's GPU scheduler (KAI, Kueue, Volcano, Coscheduling or the default
 scheduler) with exactly the keys, fields and gang objects it reads.
 
 Pure: no Crossplane imports, no I/O, never raises on bad input (every problem
-is a Finding).
+is a `modelplane.core.issues.Issue`).
 """
 
 from modelplane.conventions.apply import ConventionResult, apply_conventions
@@ -13,19 +13,16 @@ from modelplane.conventions.config import (
     SchedulingConfig,
     VolcanoSettings,
 )
-from modelplane.conventions.findings import Finding, has_errors
 from modelplane.conventions.parse import parse_scheduling
 from modelplane.conventions.template import TemplateContext
 
 __all__ = [
     "ConventionResult",
-    "Finding",
     "KAISettings",
     "KueueSettings",
     "SchedulingConfig",
     "TemplateContext",
     "VolcanoSettings",
     "apply_conventions",
-    "has_errors",
     "parse_scheduling",
 ]

@@ -7,11 +7,11 @@ from typing import Any, cast
 from modelplane.conventions import metadata as md
 from modelplane.conventions import providers as pv
 from modelplane.conventions.config import ROOT, SchedulingConfig, priority_error, queue_error
-from modelplane.conventions.findings import ERROR, WARNING, Finding, dedupe, has_errors
 from modelplane.conventions.gang import plan_gang
-from modelplane.conventions.kai import priority_values, quota_finding
+from modelplane.conventions.kai import priority_values, quota_issue
 from modelplane.conventions.template import Template, TemplateContext, context_values
 from modelplane.conventions.workload import Unit, Workload, child, classify
+from modelplane.core.issues import Issue, has_errors, unique, warning
 from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
 from modelplane.core.kinds import leader_worker_set as lws
 from modelplane.core.labels import value_error
@@ -23,12 +23,12 @@ from modelplane.core.vocabulary import Reason
 class ConventionResult:
     workloads: list[dict[str, Any]]
     extra: list[dict[str, Any]]
-    findings: list[Finding]
+    issues: list[Issue]
 
     @property
     def ok(self) -> bool:
         """No Error: the workloads may be composed as returned."""
-        return not has_errors(self.findings)
+        return not has_errors(self.issues)
 
 
 @dataclass
@@ -41,7 +41,7 @@ class _Platform:
     labels: dict[str, str]
     annotations: dict[str, str]
     class_values: dict[str, int]
-    findings: list[Finding] = field(default_factory=list[Finding])
+    issues: list[Issue] = field(default_factory=list[Issue])
 
 
 def apply_conventions(
@@ -58,18 +58,18 @@ def apply_conventions(
     PriorityClass objects observed on the cluster, used only to tell whether a
     priority is preemptible under KAI. Never raises; inputs are not modified.
     """
-    findings: list[Finding] = list(config.errors)
+    issues: list[Issue] = list(config.errors)
     resolved = resolve_priority(context.priority, config.default_priority)
-    priority = _priority(resolved, config, findings)
+    priority = _priority(resolved, config, issues)
     values = context_values(context, priority)
     platform = _Platform(
         config=config,
         priority=priority,
-        queue=_render_queue(config, values, findings),
-        labels=_render(config.default_labels, values, "defaultLabels", findings),
-        annotations=_render(config.default_annotations, values, "defaultAnnotations", findings),
+        queue=_render_queue(config, values, issues),
+        labels=_render(config.default_labels, values, "defaultLabels", issues),
+        annotations=_render(config.default_annotations, values, "defaultAnnotations", issues),
         class_values=priority_values(priority_classes),
-        findings=findings,
+        issues=issues,
     )
     out: list[dict[str, Any]] = []
     extra: list[dict[str, Any]] = []
@@ -80,7 +80,7 @@ def apply_conventions(
             extra.extend(_apply(workload, platform))
         out.append(doc)
     extra.sort(key=lambda o: (o["apiVersion"], o["kind"], o["metadata"]["name"]))
-    return ConventionResult(workloads=out, extra=extra, findings=dedupe(findings))
+    return ConventionResult(workloads=out, extra=extra, issues=unique(issues))
 
 
 def _plain(value: object) -> object:
@@ -92,9 +92,7 @@ def _plain(value: object) -> object:
     return value
 
 
-def _priority(
-    resolved: str | None, config: SchedulingConfig, findings: list[Finding]
-) -> str | None:
+def _priority(resolved: str | None, config: SchedulingConfig, issues: list[Issue]) -> str | None:
     if resolved is None:
         return None
     problem = priority_error(resolved)
@@ -111,7 +109,7 @@ def _priority(
     ):
         problem = f"{resolved!r} as label {pv.KUEUE_PRIORITY_LABEL} {label_problem}"
     if problem is not None:
-        findings.append(Finding(ERROR, Reason.PRIORITY_NOT_ALLOWED, "spec.priority", problem))
+        issues.append(Issue("spec.priority", problem, Reason.PRIORITY_NOT_ALLOWED))
         return None
     return resolved
 
@@ -120,18 +118,17 @@ def _render(
     entries: tuple[tuple[str, Template], ...],
     values: dict[str, str],
     kind: str,
-    findings: list[Finding],
+    issues: list[Issue],
 ) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, template in entries:
         rendered = template.render(values)
         if kind == "defaultLabels" and (problem := value_error(rendered)) is not None:
-            findings.append(
-                Finding(
-                    ERROR,
-                    Reason.INVALID_SCHEDULING_TEMPLATE,
+            issues.append(
+                Issue(
                     f"{ROOT}.{kind}[{key}]",
                     f"{template.source!r} renders label value {rendered!r}, which {problem}",
+                    Reason.INVALID_SCHEDULING_TEMPLATE,
                 )
             )
             continue
@@ -140,19 +137,18 @@ def _render(
 
 
 def _render_queue(
-    config: SchedulingConfig, values: dict[str, str], findings: list[Finding]
+    config: SchedulingConfig, values: dict[str, str], issues: list[Issue]
 ) -> str | None:
     if config.queue is None:
         return None
     rendered = config.queue.render(values)
     problem = queue_error(config.provider, rendered)
     if problem is not None:
-        findings.append(
-            Finding(
-                ERROR,
-                Reason.INVALID_SCHEDULING_TEMPLATE,
+        issues.append(
+            Issue(
                 f"{ROOT}.queue",
                 f"{config.queue.source!r}: {problem}",
+                Reason.INVALID_SCHEDULING_TEMPLATE,
             )
         )
         return None
@@ -186,12 +182,12 @@ def _pod_keys(p: _Platform) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _apply(workload: Workload, p: _Platform) -> list[dict[str, Any]]:
-    config, findings = p.config, p.findings
+    config, issues = p.config, p.issues
     meta = child(workload.manifest, "metadata")
     obj_labels, obj_annotations = _object_keys(workload, p)
-    md.write(meta, "labels", obj_labels, "metadata", workload.title, findings)
-    md.write(meta, "annotations", obj_annotations, "metadata", workload.title, findings)
-    md.check_annotation_size(meta, "metadata", workload.title, findings)
+    md.write(meta, "labels", obj_labels, "metadata", workload.title, issues)
+    md.write(meta, "annotations", obj_annotations, "metadata", workload.title, issues)
+    md.check_annotation_size(meta, "metadata", workload.title, issues)
     owned_labels = config.preset_labels() | {k for k, _ in config.default_labels}
     owned_annotations = config.preset_annotations() | {k for k, _ in config.default_annotations}
 
@@ -205,20 +201,18 @@ def _apply(workload: Workload, p: _Platform) -> list[dict[str, Any]]:
     extra: list[dict[str, Any]] = []
     for unit in workload.units:
         gang = plan_gang(workload, unit, config, gang_queue, p.priority, p.labels)
-        findings.extend(gang.findings)
+        issues.extend(gang.issues)
         extra.extend(gang.objects)
         labels, annotations = _pod_keys(p)
         labels.update(gang.pod_labels)
         annotations.update(gang.pod_annotations)
         for site in unit.pod_set.sites:
             where, meta = site.path, site.metadata
-            md.strip(meta, "labels", owned_label, labels, where, unit.title, findings)
-            md.strip(
-                meta, "annotations", owned_annotation, annotations, where, unit.title, findings
-            )
-            md.write(meta, "labels", labels, where, unit.title, findings)
-            md.write(meta, "annotations", annotations, where, unit.title, findings)
-            md.check_annotation_size(meta, where, unit.title, findings)
+            md.strip(meta, "labels", owned_label, labels, where, unit.title, issues)
+            md.strip(meta, "annotations", owned_annotation, annotations, where, unit.title, issues)
+            md.write(meta, "labels", labels, where, unit.title, issues)
+            md.write(meta, "annotations", annotations, where, unit.title, issues)
+            md.check_annotation_size(meta, where, unit.title, issues)
             for path, spec in site.specs:
                 _pod_fields(spec, path, unit.title, p)
         _guard(workload, unit, p)
@@ -226,10 +220,10 @@ def _apply(workload: Workload, p: _Platform) -> list[dict[str, Any]]:
 
 
 def _pod_fields(spec: dict[str, Any], path: str, title: str, p: _Platform) -> None:
-    findings = p.findings
-    md.set_pod_field(spec, "schedulerName", p.config.scheduler_name, path, title, findings)
-    md.set_pod_field(spec, "priorityClassName", p.priority, path, title, findings)
-    md.drop_pod_priority(spec, path, title, findings)
+    issues = p.issues
+    md.set_pod_field(spec, "schedulerName", p.config.scheduler_name, path, title, issues)
+    md.set_pod_field(spec, "priorityClassName", p.priority, path, title, issues)
+    md.drop_pod_priority(spec, path, title, issues)
 
 
 def _kai_queue(p: _Platform) -> str:
@@ -238,7 +232,7 @@ def _kai_queue(p: _Platform) -> str:
 
 
 def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
-    config, findings = p.config, p.findings
+    config, issues = p.config, p.issues
     pods = unit.pod_set
     if pods.lws_name is not None:
         kueue = config.provider == pv.KUEUE
@@ -256,19 +250,18 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
                 if kueue and limit == pv.KUEUE_LWS_NAME_MAX
                 else "LWS pod labels"
             )
-            findings.append(
-                Finding(
-                    ERROR,
-                    Reason.NAME_TOO_LONG,
+            issues.append(
+                Issue(
                     "metadata.name",
                     f"{unit.title}: {derived} has {len(pods.lws_name)} characters; "
                     f"{rule} allow at most {limit}",
+                    Reason.NAME_TOO_LONG,
                 )
             )
     if config.provider == pv.KAI:
-        finding = quota_finding(unit, _kai_queue(p), p.priority, config, p.class_values, p.labels)
-        if finding is not None:
-            findings.append(finding)
+        issue = quota_issue(unit, _kai_queue(p), p.priority, config, p.class_values, p.labels)
+        if issue is not None:
+            issues.append(issue)
     if (
         config.provider == pv.VOLCANO
         and workload.kind is LLM_INFERENCE_SERVICE
@@ -277,15 +270,14 @@ def _guard(workload: Workload, unit: Unit, p: _Platform) -> None:
         and p.queue
         and p.queue != pv.VOLCANO_DEFAULT_QUEUE
     ):
-        findings.append(
-            Finding(
-                WARNING,
-                Reason.QUEUE_NOT_EXPRESSIBLE,
+        issues.append(
+            warning(
                 f"{ROOT}.queue",
                 f"{unit.title}: the LWS Volcano provider reads the queue only from the "
                 f"LeaderWorkerSet's {pv.VOLCANO_QUEUE_ANNOTATION} annotation, which KServe "
                 f"does not copy from an LLMInferenceService, so its PodGroups go to queue "
                 f"'{pv.VOLCANO_DEFAULT_QUEUE}', not {p.queue!r}; enable Volcano's namespace "
                 "queue policy, or set volcano.lwsGangScheduling: false",
+                Reason.QUEUE_NOT_EXPRESSIBLE,
             )
         )

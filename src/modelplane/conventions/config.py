@@ -4,12 +4,12 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from modelplane.conventions import providers as pv
-from modelplane.conventions.findings import Finding
 from modelplane.conventions.template import Template
+from modelplane.core.issues import Issue
 from modelplane.core.labels import value_error
 from modelplane.core.naming import is_dns_subdomain
 
-# Where the block lives on an InferenceCluster; every Finding names a field under it.
+# Where the block lives on an InferenceCluster; every Issue names a field under it.
 ROOT: Final = "spec.scheduling"
 
 
@@ -60,7 +60,7 @@ class SchedulingConfig:
     kai: KAISettings = field(default_factory=KAISettings)
     kueue: KueueSettings = field(default_factory=KueueSettings)
     volcano: VolcanoSettings = field(default_factory=VolcanoSettings)
-    errors: tuple[Finding, ...] = ()
+    errors: tuple[Issue, ...] = ()
 
     def queue_object_labels(self) -> tuple[str, ...]:
         """Label keys the queue preset puts on workload objects."""

@@ -21,8 +21,8 @@ from typing import Any
 
 from modelplane.conventions import providers as pv
 from modelplane.conventions.config import ROOT, SchedulingConfig
-from modelplane.conventions.findings import WARNING, Finding
 from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.issues import Issue, warning
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import GROUP, LABEL_MANAGED_BY, LABEL_ROLE, MANAGED_BY, Reason
 
@@ -32,7 +32,7 @@ class Gang:
     pod_labels: dict[str, str] = field(default_factory=dict[str, str])
     pod_annotations: dict[str, str] = field(default_factory=dict[str, str])
     objects: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
-    findings: list[Finding] = field(default_factory=list[Finding])
+    issues: list[Issue] = field(default_factory=list[Issue])
 
 
 def composes_gang(config: SchedulingConfig) -> bool:
@@ -61,7 +61,7 @@ def plan_gang(
     if pods.replicas <= 0:
         return gang
     if pods.leader_ready:
-        gang.findings.append(
+        gang.issues.append(
             _limited(
                 unit,
                 "uses startupPolicy LeaderReady: its workers are created only once the "
@@ -70,7 +70,7 @@ def plan_gang(
         )
         return gang
     if pods.replicas > 1:
-        gang.findings.append(
+        gang.issues.append(
             _limited(
                 unit,
                 f"has {pods.replicas} workers of {pods.size} pods; {config.provider} cannot "
@@ -140,5 +140,5 @@ def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
     return metadata
 
 
-def _limited(unit: Unit, why: str) -> Finding:
-    return Finding(WARNING, Reason.GANG_LIMITED, f"{ROOT}.gang", f"{unit.title} {why}")
+def _limited(unit: Unit, why: str) -> Issue:
+    return warning(f"{ROOT}.gang", f"{unit.title} {why}", Reason.GANG_LIMITED)

@@ -22,8 +22,8 @@ from typing import Any, cast
 
 from modelplane.conventions import providers as pv
 from modelplane.conventions.config import ROOT, SchedulingConfig
-from modelplane.conventions.findings import WARNING, Finding
 from modelplane.conventions.workload import Unit
+from modelplane.core.issues import Issue, warning
 from modelplane.core.vocabulary import Reason
 
 
@@ -78,14 +78,14 @@ def lacks_quota(queue: str, config: SchedulingConfig) -> bool:
     return queue not in declared
 
 
-def quota_finding(
+def quota_issue(
     unit: Unit,
     queue: str,
     priority: str | None,
     config: SchedulingConfig,
     values: Mapping[str, int],
     platform_labels: Mapping[str, str],
-) -> Finding | None:
+) -> Issue | None:
     if not lacks_quota(queue, config):
         return None
     verdict, why = preemptibility(
@@ -94,12 +94,11 @@ def quota_finding(
     if verdict == pv.PREEMPTIBLE:
         return None
     state = "is non-preemptible" if verdict else "may be non-preemptible"
-    return Finding(
-        WARNING,
-        Reason.QUEUE_WITHOUT_QUOTA,
+    return warning(
         f"{ROOT}.queue",
         f"{unit.title} {state} ({why}) and goes to KAI queue {queue!r}, which has no "
         "declared quota: KAI admits non-preemptible work only within quota, so its pods "
         "stay Pending. Give the queue quota (and list it in kai.queuesWithQuota), or use "
         "a preemptible priority",
+        Reason.QUEUE_WITHOUT_QUOTA,
     )

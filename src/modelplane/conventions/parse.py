@@ -14,8 +14,9 @@ from modelplane.conventions.config import (
     priority_error,
     queue_error,
 )
-from modelplane.conventions.findings import ERROR, WARNING, Finding
 from modelplane.conventions.template import Template, TemplateError, parse_template
+from modelplane.core.issues import Issue, warning
+from modelplane.core.issues import errors as errors_of
 from modelplane.core.labels import key_error, value_error
 from modelplane.core.naming import is_dns_subdomain
 from modelplane.core.vocabulary import GROUP, Reason
@@ -40,13 +41,13 @@ _SUB_BLOCKS: Final = {"kai": pv.KAI, "kueue": pv.KUEUE, "volcano": pv.VOLCANO}
 
 class _Parser:
     def __init__(self) -> None:
-        self.findings: list[Finding] = []
+        self.issues: list[Issue] = []
 
     def error(self, path: str, message: str, reason: str = Reason.INVALID_SCHEDULING) -> None:
-        self.findings.append(Finding(ERROR, reason, path, message))
+        self.issues.append(Issue(path, message, reason))
 
     def warn(self, path: str, message: str) -> None:
-        self.findings.append(Finding(WARNING, Reason.SCHEDULING_FIELD_IGNORED, path, message))
+        self.issues.append(warning(path, message, Reason.SCHEDULING_FIELD_IGNORED))
 
     def mapping(self, value: object, path: str) -> Mapping[str, Any] | None:
         if value is None:
@@ -130,11 +131,11 @@ def _modelplane_owned(key: str) -> bool:
     return bool(slash) and (prefix == GROUP or prefix.endswith(f".{GROUP}"))
 
 
-def parse_scheduling(spec: Mapping[str, Any] | None) -> tuple[SchedulingConfig, list[Finding]]:
+def parse_scheduling(spec: Mapping[str, Any] | None) -> tuple[SchedulingConfig, list[Issue]]:
     """Parse and validate an InferenceCluster's `spec.scheduling` block.
 
     Pass the block itself (`cluster["spec"].get("scheduling")`); None means the
-    cluster has none. Never raises: every problem is a Finding, and Errors are
+    cluster has none. Never raises: every problem is an Issue, and errors are
     also kept on the returned config so `apply_conventions` refuses to render
     with it.
     """
@@ -179,11 +180,11 @@ def parse_scheduling(spec: Mapping[str, Any] | None) -> tuple[SchedulingConfig, 
     return _finish(config, p)
 
 
-def _finish(config: SchedulingConfig, p: _Parser) -> tuple[SchedulingConfig, list[Finding]]:
-    errors = tuple(f for f in p.findings if f.severity == ERROR)
+def _finish(config: SchedulingConfig, p: _Parser) -> tuple[SchedulingConfig, list[Issue]]:
+    errors = tuple(errors_of(p.issues))
     if errors:
         config = replace(config, errors=errors)
-    return config, p.findings
+    return config, p.issues
 
 
 def _provider(p: _Parser, value: object) -> pv.Provider:

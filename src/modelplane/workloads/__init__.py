@@ -9,7 +9,6 @@ reads a workload back for the replica's Serving condition.
 """
 
 from .claims import POD_CLAIM_NAME
-from .errors import RenderError
 from .identity import tenant_namespace
 from .kserve import KSERVE_ENGINE_CONTAINER
 from .model import (
@@ -54,7 +53,6 @@ __all__ = [
     "ClusterInput",
     "DeviceRequest",
     "RemoteObject",
-    "RenderError",
     "ReplicaInput",
     "Role",
     "RoleInput",

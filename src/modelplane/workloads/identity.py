@@ -8,6 +8,7 @@ re-rendering never renames anything.
 from modelplane.conventions import providers as pv
 from modelplane.core import labels as label_syntax
 from modelplane.core import naming
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds import llm_inference_service as kserve
 from modelplane.core.vocabulary import (
     LABEL_DEPLOYMENT,
@@ -18,7 +19,6 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 
-from .errors import RenderError
 from .model import ReplicaInput, Role
 
 # A Deployment's name reaches its pods' hostnames, so keep it a DNS label.
@@ -92,7 +92,9 @@ def check_identity(replica: ReplicaInput) -> None:
         if problem:
             too_long = len(value) > label_syntax.LABEL_VALUE_MAX
             reason = Reason.NAME_TOO_LONG if too_long else Reason.INVALID_SPEC
-            raise RenderError(field, f"{value!r} is used as a label value and {problem}", reason)
+            raise InvalidInputError.at(
+                field, f"{value!r} is used as a label value and {problem}", reason
+            )
 
 
 def identity_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:

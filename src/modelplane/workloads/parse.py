@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from modelplane.core import naming
+from modelplane.core.issues import InvalidInputError
 
-from .errors import RenderError
 from .model import (
     DEFAULT_KUBERNETES_VERSION,
     Backend,
@@ -32,7 +32,7 @@ def _join(path: str, key: str) -> str:
 
 def _mapping(value: object, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise RenderError(path, "must be an object")
+        raise InvalidInputError.at(path, "must be an object")
     return cast(Mapping[str, Any], value)
 
 
@@ -45,10 +45,10 @@ def _string(parent: Mapping[str, Any], key: str, path: str, *, required: bool = 
     value = parent.get(key)
     if value is None or value == "":
         if required:
-            raise RenderError(f"{path}.{key}", "is required")
+            raise InvalidInputError.at(f"{path}.{key}", "is required")
         return ""
     if not isinstance(value, str):
-        raise RenderError(f"{path}.{key}", "must be a string")
+        raise InvalidInputError.at(f"{path}.{key}", "must be a string")
     return value
 
 
@@ -56,9 +56,9 @@ def _integer(parent: Mapping[str, Any], key: str, path: str, *, default: int, mi
     value = parent.get(key, default)
     # bool is an int in Python but never a count in an API object.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RenderError(f"{path}.{key}", "must be an integer")
+        raise InvalidInputError.at(f"{path}.{key}", "must be an integer")
     if value < minimum:
-        raise RenderError(f"{path}.{key}", f"must be at least {minimum}, not {value}")
+        raise InvalidInputError.at(f"{path}.{key}", f"must be at least {minimum}, not {value}")
     return value
 
 
@@ -67,7 +67,7 @@ def _list(parent: Mapping[str, Any], key: str, path: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise RenderError(f"{path}.{key}", "must be a list")
+        raise InvalidInputError.at(f"{path}.{key}", "must be a list")
     return cast(list[Any], value)
 
 
@@ -81,7 +81,7 @@ def _topology(role: Mapping[str, Any], path: str) -> Topology:
         data_local=_integer(raw, "dataLocal", where, default=1, minimum=1),
     )
     if topology.data % topology.data_local:
-        raise RenderError(
+        raise InvalidInputError.at(
             f"{where}.dataLocal",
             f"must divide data ({topology.data}): a node holds a whole number of "
             f"data-parallel ranks, not {topology.data}/{topology.data_local}",
@@ -93,10 +93,14 @@ def _device_request(raw: object, path: str) -> DeviceRequest:
     request = _mapping(raw, path)
     name = _string(request, "name", path)
     if not naming.is_dns_label(name):
-        raise RenderError(f"{path}.name", f"{name!r} must be a DNS label (a DRA request name)")
+        raise InvalidInputError.at(
+            f"{path}.name", f"{name!r} must be a DNS label (a DRA request name)"
+        )
     device_class = _string(request, "deviceClassName", path)
     if not naming.is_dns_subdomain(device_class):
-        raise RenderError(f"{path}.deviceClassName", f"{device_class!r} must be a DNS subdomain")
+        raise InvalidInputError.at(
+            f"{path}.deviceClassName", f"{device_class!r} must be a DNS subdomain"
+        )
     selectors: list[str] = []
     for i, selector in enumerate(_list(request, "selectors", path)):
         where = f"{path}.selectors[{i}]"
@@ -120,7 +124,7 @@ def _role(spec: Mapping[str, Any], role: Role) -> RoleInput:
     seen: set[str] = set()
     for i, request in enumerate(requests):
         if request.name in seen:
-            raise RenderError(
+            raise InvalidInputError.at(
                 f"{path}.deviceRequests[{i}].name", f"duplicate request name {request.name!r}"
             )
         seen.add(request.name)
@@ -136,16 +140,16 @@ def _role(spec: Mapping[str, Any], role: Role) -> RoleInput:
 
 
 def parse_replica(obj: Mapping[str, Any]) -> ReplicaInput:
-    """Parse an observed ModelReplica; raises RenderError naming the bad field."""
+    """Parse an observed ModelReplica; raises InvalidInputError naming the bad field."""
     metadata = _mapping(obj.get("metadata"), "metadata")
     spec = _mapping(obj.get("spec"), "spec")
     unified = spec.get("workers") is not None
     split = [role for role in ("decode", "prefill") if spec.get(role) is not None]
     if unified and split:
-        raise RenderError(f"spec.{split[0]}", "must not be set together with spec.workers")
+        raise InvalidInputError.at(f"spec.{split[0]}", "must not be set together with spec.workers")
     if not unified and len(split) != 2:
         missing = {"decode": "prefill", "prefill": "decode"}[split[0]] if split else "workers"
-        raise RenderError(
+        raise InvalidInputError.at(
             f"spec.{missing}", "is required: a replica is unified (workers) or decode and prefill"
         )
     priority = _string(spec, "priority", "spec", required=False)
@@ -171,13 +175,13 @@ def _kubernetes_version(obj: Mapping[str, Any]) -> str:
         where = f"{section}.kubernetesVersion"
         match = _VERSION.match(str(value))
         if not match:
-            raise RenderError(where, f"{value!r} must look like 1.<minor>")
+            raise InvalidInputError.at(where, f"{value!r} must look like 1.<minor>")
         return f"{match.group(1)}.{int(match.group(2))}"
     return DEFAULT_KUBERNETES_VERSION
 
 
 def parse_cluster(obj: Mapping[str, Any]) -> ClusterInput:
-    """Parse an InferenceCluster; raises RenderError naming the bad field."""
+    """Parse an InferenceCluster; raises InvalidInputError naming the bad field."""
     metadata = _mapping(obj.get("metadata"), "metadata")
     spec = _optional_mapping(obj, "spec", "")
     backend_raw = _optional_mapping(spec, "backend", "spec")
@@ -186,7 +190,9 @@ def parse_cluster(obj: Mapping[str, Any]) -> ClusterInput:
         backend = Backend(backend_type)
     except ValueError:
         known = ", ".join(b.value for b in Backend)
-        raise RenderError("spec.backend.type", f"{backend_type!r} is not one of {known}") from None
+        raise InvalidInputError.at(
+            "spec.backend.type", f"{backend_type!r} is not one of {known}"
+        ) from None
     pools: list[str] = []
     for i, pool in enumerate(_list(spec, "nodePools", "spec")):
         pools.append(

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
     LABEL_TENANT_NAMESPACE,
@@ -12,7 +13,6 @@ from modelplane.core.vocabulary import (
 )
 
 from .claims import claim_template
-from .errors import RenderError
 from .identity import check_identity, claim_template_name, identity_labels, tenant_namespace
 from .kserve import llm_inference_service
 from .model import (
@@ -58,7 +58,7 @@ def _namespace(replica: ReplicaInput, name: str) -> RemoteObject:
 
 def _check_placement(replica: ReplicaInput, cluster: ClusterInput) -> None:
     if replica.cluster_name != cluster.name:
-        raise RenderError(
+        raise InvalidInputError.at(
             "spec.clusterName",
             f"names {replica.cluster_name!r} but the cluster given is {cluster.name!r}",
             Reason.CLUSTER_NOT_FOUND,
@@ -68,7 +68,7 @@ def _check_placement(replica: ReplicaInput, cluster: ClusterInput) -> None:
         check_pool(role.node_pool_name, path)
         if role.node_pool_name not in cluster.pools:
             known = ", ".join(cluster.pools) or "none"
-            raise RenderError(
+            raise InvalidInputError.at(
                 path,
                 f"pool {role.node_pool_name!r} is not on InferenceCluster {cluster.name} "
                 f"(pools: {known})",
@@ -107,7 +107,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> list[RemoteO
     """Everything the replica runs on `cluster`, sorted by key.
 
     Deterministic: the same inputs give equal objects in the same order. Raises
-    RenderError for inputs at fault (unknown pool, no engine container, an
+    InvalidInputError naming the field for inputs at fault (unknown pool, no engine container, an
     identity too long to be a label value, a topology the backend cannot run).
     """
     check_identity(replica)

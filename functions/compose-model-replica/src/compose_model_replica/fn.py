@@ -15,13 +15,13 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from compose_model_replica.remote import remote_observed, with_conventions, wrap_all
 from modelplane.conventions import (
-    Finding,
     SchedulingConfig,
     TemplateContext,
     apply_conventions,
     parse_scheduling,
 )
 from modelplane.core.conditions import find_condition
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
@@ -33,7 +33,6 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.workloads import (
     RemoteObject,
-    RenderError,
     parse_cluster,
     parse_replica,
     render_replica,
@@ -52,14 +51,8 @@ CLUSTER = "inferencecluster"
 PRIORITY_CLASSES = "priorityclasses"
 
 
-class RefusalError(Exception):
-    """The replica cannot be rendered now; keep what runs and say why."""
-
-    def __init__(self, condition_status: bool | None, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.status = condition_status
-        self.reason = reason
-        self.message = message
+class WaitingError(Exception):
+    """A required resource is not fetched yet: keep what runs and say what is awaited."""
 
 
 class FunctionRunner(ComposeFunction):
@@ -69,13 +62,12 @@ class FunctionRunner(ComposeFunction):
         replica = observed_composite(req)
         try:
             self.render(req, rsp, replica)
-        except RefusalError as refusal:
+        except WaitingError as waiting:
             keep_observed(req, rsp)
             report.set_condition(
-                rsp, report.Condition(ACCEPTED, refusal.status, refusal.reason, refusal.message)
+                rsp,
+                report.Condition(ACCEPTED, None, Reason.WAITING_FOR_RESOURCES, str(waiting)),
             )
-            if refusal.status is False:
-                report.warning(rsp, refusal.reason, refusal.message)
 
     def render(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, replica: dict[str, Any]
@@ -83,43 +75,38 @@ class FunctionRunner(ComposeFunction):
         if not controlled_by_its_deployment(replica):
             # Placement, capacity and the priority allow-list are decided by the
             # fleet scheduler; a replica written by hand would skip all three.
-            raise RefusalError(
-                False,
-                Reason.NOT_COMPOSED,
-                "metadata.ownerReferences: a ModelReplica is rendered only when the "
+            raise InvalidInputError.at(
+                "metadata.ownerReferences",
+                "a ModelReplica is rendered only when the "
                 f"ModelDeployment {replica['spec']['deploymentName']!r} controls it; "
                 "create ModelDeployments, not ModelReplicas",
+                Reason.NOT_COMPOSED,
             )
         cluster_name = replica["spec"]["clusterName"]
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, cluster_name)
         found = required.resolve(req, CLUSTER)
         if not found.resolved:
-            raise RefusalError(
-                None, Reason.WAITING_FOR_RESOURCES, f"waiting for InferenceCluster {cluster_name}"
-            )
+            raise WaitingError(f"waiting for InferenceCluster {cluster_name}")
         cluster = found.first()
         if cluster is None:
-            raise RefusalError(
-                False,
+            raise InvalidInputError.at(
+                "spec.clusterName",
+                f"InferenceCluster {cluster_name!r} not found",
                 Reason.CLUSTER_NOT_FOUND,
-                f"spec.clusterName: InferenceCluster {cluster_name!r} not found",
             )
         provider_config = cluster.get("status", {}).get("providerConfigRef")
         if not provider_config or not provider_config.get("name"):
-            raise RefusalError(
-                False,
-                Reason.CLUSTER_NOT_CONNECTED,
+            raise InvalidInputError.at(
+                "",
                 f"InferenceCluster {cluster_name!r} has no status.providerConfigRef yet",
+                Reason.CLUSTER_NOT_CONNECTED,
             )
 
         config, _ = parse_scheduling(cluster.get("spec", {}).get("scheduling"))
         priority_classes = self.priority_classes(req, rsp, config)
 
-        try:
-            parsed = parse_replica(replica)
-            rendered = render_replica(parsed, parse_cluster(cluster))
-        except RenderError as error:
-            raise RefusalError(False, error.reason, str(error)) from error
+        parsed = parse_replica(replica)
+        rendered = render_replica(parsed, parse_cluster(cluster))
 
         context = TemplateContext(
             namespace=parsed.namespace,
@@ -131,12 +118,9 @@ class FunctionRunner(ComposeFunction):
         workloads = [o.manifest for o in rendered if o.is_workload]
         result = apply_conventions(workloads, config, context, priority_classes=priority_classes)
         if not result.ok:
-            errors = [f for f in result.findings if f.severity == "Error"]
-            for finding in result.findings:
-                report.warning(rsp, finding.reason, describe(finding))
-            raise RefusalError(False, errors[0].reason, "; ".join(map(describe, errors)))
-        for finding in result.findings:
-            report.warning(rsp, finding.reason, describe(finding))
+            raise InvalidInputError(result.issues)
+        for issue in result.issues:
+            report.warning(rsp, issue.reason, str(issue))
 
         remote = with_conventions(rendered, result.workloads, result.extra)
         observed = observed_resources(req)
@@ -179,7 +163,7 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         found = required.resolve(req, PRIORITY_CLASSES)
         if not found.resolved:
-            raise RefusalError(None, Reason.WAITING_FOR_RESOURCES, "waiting for PriorityClasses")
+            raise WaitingError("waiting for PriorityClasses")
         return found.items
 
 
@@ -230,7 +214,3 @@ def accepted_condition(
         Reason.WORKLOAD_COMPOSED,
         f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",
     )
-
-
-def describe(finding: Finding) -> str:
-    return f"{finding.field}: {finding.message}" if finding.field else finding.message
