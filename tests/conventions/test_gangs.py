@@ -4,14 +4,16 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane_cli.schema import ManifestValidator
+
+from .blocks import read_scheduling
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 
 
 def _apply(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, issues = parse_scheduling(spec)
+    config, issues = read_scheduling(spec)
     assert issues == []
     return apply_conventions(manifests, config, CONTEXT)
 
@@ -125,7 +127,7 @@ def test_kai_modelplane_grouping(
     build: Any,
     manifest_validator: ManifestValidator,
 ) -> None:
-    config, issues = parse_scheduling(
+    config, issues = read_scheduling(
         {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}, **spec}
     )
     assert issues == []

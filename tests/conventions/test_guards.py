@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
+
+from .blocks import read_scheduling
 
 
 def _context(priority: str | None = None, name: str = "kimi") -> TemplateContext:
@@ -30,7 +32,7 @@ def _reasons(result: Any) -> list[tuple[str, str]]:
 def test_invalid_rendered_label_value_is_an_error(
     labels: dict[str, str], name: str, fragment: str, build: Any
 ) -> None:
-    config, issues = parse_scheduling({"defaultLabels": labels})
+    config, issues = read_scheduling({"defaultLabels": labels})
     assert issues == []
     result = apply_conventions([build.deployment()], config, _context(name=name))
     (issue,) = result.issues
@@ -41,7 +43,7 @@ def test_invalid_rendered_label_value_is_an_error(
 
 
 def test_annotations_take_any_rendered_value(build: Any) -> None:
-    config, _ = parse_scheduling({"defaultAnnotations": {"example.com/owner": "{{ .Name }} !"}})
+    config, _ = read_scheduling({"defaultAnnotations": {"example.com/owner": "{{ .Name }} !"}})
     result = apply_conventions([build.deployment()], config, _context(name="n" * 80))
     assert result.ok
     assert result.workloads[0]["metadata"]["annotations"]["example.com/owner"] == "n" * 80 + " !"
@@ -49,7 +51,7 @@ def test_annotations_take_any_rendered_value(build: Any) -> None:
 
 @pytest.mark.parametrize("provider", ["KAI", "Kueue", "Volcano"])
 def test_queue_that_renders_empty_is_an_error(provider: str, build: Any) -> None:
-    config, issues = parse_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
+    config, issues = read_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
     assert issues == []
     result = apply_conventions([build.lws()], config, _context(None))
     errors = [f for f in result.issues if f.severity == "Error"]
@@ -62,13 +64,13 @@ def test_queue_that_renders_empty_is_an_error(provider: str, build: Any) -> None
 
 @pytest.mark.parametrize(("provider", "ok"), [("KAI", False), ("Kueue", False), ("Volcano", True)])
 def test_queue_length_limits_per_provider(provider: str, ok: bool, build: Any) -> None:
-    config, _ = parse_scheduling({"provider": provider, "queue": "{{ .Name }}"})
+    config, _ = read_scheduling({"provider": provider, "queue": "{{ .Name }}"})
     result = apply_conventions([build.deployment()], config, _context("p", name="q" * 70))
     assert result.ok is ok
 
 
 def test_oversized_annotations_are_an_error(build: Any) -> None:
-    config, _ = parse_scheduling({"defaultAnnotations": {"example.com/blob": "{{ .Name }}"}})
+    config, _ = read_scheduling({"defaultAnnotations": {"example.com/blob": "{{ .Name }}"}})
     result = apply_conventions([build.deployment()], config, _context(name="x" * 300_000))
     assert ("Error", "InvalidSchedulingTemplate") in _reasons(result)
     assert not result.ok
@@ -126,7 +128,7 @@ def test_kai_non_preemptible_work_without_quota(
     spec: dict[str, Any] = {"provider": "KAI", "kai": kai}
     if queue:
         spec["queue"] = queue
-    config, issues = parse_scheduling(spec)
+    config, issues = read_scheduling(spec)
     assert issues == []
     result = apply_conventions(
         [getattr(build, kind)()], config, _context(priority), priority_classes=PRIORITY_CLASSES
@@ -139,7 +141,7 @@ def test_kai_non_preemptible_work_without_quota(
 
 @pytest.mark.parametrize(("label", "warned"), [("preemptible", False), ("non-preemptible", True)])
 def test_kai_platform_preemptibility_label_decides(label: str, warned: bool, build: Any) -> None:
-    config, _ = parse_scheduling(
+    config, _ = read_scheduling(
         {"provider": "KAI", "defaultLabels": {"kai.scheduler/preemptibility": label}}
     )
     result = apply_conventions(
@@ -154,7 +156,7 @@ def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
         main=build.kserve_block(worker=True, parallelism=build.pipeline2),
         prefill=build.kserve_block(worker=False),
     )
-    config, _ = parse_scheduling({"provider": "KAI"})
+    config, _ = read_scheduling({"provider": "KAI"})
     result = apply_conventions([svc], config, _context(None))
     quota = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
     # KServe makes an LWS (train by default) for decode and a Deployment
@@ -201,7 +203,7 @@ def test_lws_name_limits(
         ),
         "llmisvc-single": lambda: build.llmisvc(name=name),
     }[kind]()
-    config, _ = parse_scheduling({"provider": provider})
+    config, _ = read_scheduling({"provider": provider})
     result = apply_conventions([manifest], config, _context("p"))
     names = [f for f in result.issues if f.reason == "NameTooLong"]
     assert bool(names) == too_long, result.issues
@@ -223,7 +225,7 @@ def test_lws_name_limits(
 def test_volcano_queue_through_kserve(
     queue: str, lws_provider: bool, multi_node: bool, warned: bool, build: Any
 ) -> None:
-    config, _ = parse_scheduling(
+    config, _ = read_scheduling(
         {"provider": "Volcano", "queue": queue, "volcano": {"lwsGangScheduling": lws_provider}}
     )
     svc = build.llmisvc(main=build.kserve_block(worker=multi_node, parallelism=build.pipeline2))
@@ -235,7 +237,7 @@ def test_volcano_queue_through_kserve(
 
 
 def test_non_workloads_pass_through_untouched(build: Any) -> None:
-    config, _ = parse_scheduling({"provider": "KAI", "queue": "q", "defaultLabels": {"a": "b"}})
+    config, _ = read_scheduling({"provider": "KAI", "queue": "q", "defaultLabels": {"a": "b"}})
     rct = {
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",

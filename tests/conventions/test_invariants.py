@@ -7,8 +7,10 @@ from typing import Any, cast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
+
+from .blocks import read_scheduling
 
 SHAPES = [
     "deployment-unified",
@@ -58,7 +60,7 @@ def test_deterministic_idempotent_and_pure(
 ) -> None:
     manifests, _ = build.shapes[shape]()
     pristine = copy.deepcopy(manifests)
-    config, _ = parse_scheduling(block)
+    config, _ = read_scheduling(block)
 
     first = apply_conventions(manifests, config, context)
     second = apply_conventions(manifests, config, context)
@@ -79,7 +81,7 @@ def test_every_pod_goes_to_the_platform_scheduler(
     block: dict[str, Any], context: TemplateContext, shape: str, build: Any
 ) -> None:
     manifests, _ = build.shapes[shape]()
-    config, _ = parse_scheduling(block)
+    config, _ = read_scheduling(block)
     result = apply_conventions(manifests, config, context)
     for obj in result.workloads:
         for site in pod_sites(obj):
@@ -131,6 +133,6 @@ def test_a_malformed_workload_never_raises(
     for part in path[:-1]:
         node = node[part]
     node[path[-1]] = junk
-    config, _ = parse_scheduling(block)
+    config, _ = read_scheduling(block)
     result = apply_conventions(manifests, config, _CONTEXT)
     assert len(result.workloads) == len(manifests)

@@ -4,9 +4,11 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
 from modelplane_cli.schema import ManifestValidator
+
+from .blocks import read_scheduling
 
 PROVIDERS = ["Default", "KAI", "Kueue", "Volcano", "Coscheduling"]
 SHAPES = [
@@ -87,7 +89,7 @@ def test_conventions_land_where_the_scheduler_reads_them(
     provider: str, shape: str, build: Any, manifest_validator: ManifestValidator
 ) -> None:
     manifests, gangs = build.shapes[shape]()
-    config, parse_issues = parse_scheduling(_spec(provider))
+    config, parse_issues = read_scheduling(_spec(provider))
     assert parse_issues == []
     result = apply_conventions(manifests, config, CONTEXT)
 
@@ -144,7 +146,7 @@ def _is_gang(obj: dict[str, Any], where: str) -> bool:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_disaggregated_roles_get_identical_conventions(provider: str, build: Any) -> None:
     manifests, _ = build.shapes["lws-disaggregated"]()
-    config, _ = parse_scheduling(_spec(provider))
+    config, _ = read_scheduling(_spec(provider))
     decode, prefill = apply_conventions(manifests, config, CONTEXT).workloads
 
     def scheduling_view(obj: dict[str, Any]) -> list[Any]:
@@ -166,7 +168,7 @@ def test_disaggregated_kserve_gangs_are_per_role(
     build: Any, manifest_validator: ManifestValidator
 ) -> None:
     manifests, _ = build.shapes["llmisvc-disaggregated"]()
-    config, _ = parse_scheduling(_spec("Coscheduling"))
+    config, _ = read_scheduling(_spec("Coscheduling"))
     result = apply_conventions(manifests, config, CONTEXT)
     (svc,) = result.workloads
     decode_group = svc["spec"]["labels"]["scheduling.x-k8s.io/pod-group"]

@@ -4,14 +4,16 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
+
+from .blocks import read_scheduling
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 
 
 def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, issues = parse_scheduling(spec)
+    config, issues = read_scheduling(spec)
     assert issues == []
     return apply_conventions(manifests, config, CONTEXT)
 

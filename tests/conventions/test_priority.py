@@ -4,8 +4,10 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
+
+from .blocks import read_scheduling
 
 
 def _context(priority: str | None) -> TemplateContext:
@@ -33,7 +35,7 @@ def test_fallback_chain(
     requested: str | None, cluster_default: str | None, expected: str | None, shape: str, build: Any
 ) -> None:
     spec = {"defaultPriority": cluster_default} if cluster_default else {}
-    config, _ = parse_scheduling(spec)
+    config, _ = read_scheduling(spec)
     manifests, _ = build.shapes[shape]()
     result = apply_conventions(manifests, config, _context(requested))
     assert result.ok
@@ -43,7 +45,7 @@ def test_fallback_chain(
 
 
 def test_priority_template_variable_uses_the_resolved_priority(build: Any) -> None:
-    config, _ = parse_scheduling(
+    config, _ = read_scheduling(
         {
             "defaultPriority": "standard",
             "defaultLabels": {"example.com/priority": "{{ .Priority }}"},
@@ -67,7 +69,7 @@ def test_priority_template_variable_uses_the_resolved_priority(build: Any) -> No
     ],
 )
 def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, build: Any) -> None:
-    config, _ = parse_scheduling(spec)
+    config, _ = read_scheduling(spec)
     result = apply_conventions([build.deployment()], config, _context(requested))
     assert not result.ok
     (issue,) = result.issues
@@ -81,14 +83,14 @@ def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, b
 
 
 def test_allowed_priority_passes(build: Any) -> None:
-    config, _ = parse_scheduling({"allowedPriorities": ["batch", "standard"]})
+    config, _ = read_scheduling({"allowedPriorities": ["batch", "standard"]})
     for requested in ("batch", None):
         assert apply_conventions([build.deployment()], config, _context(requested)).ok
 
 
 def test_no_priority_removes_a_template_priority(build: Any) -> None:
     template = build.pod_template(priorityClassName="sneaky", priority=1000000)
-    config, _ = parse_scheduling(None)
+    config, _ = read_scheduling(None)
     result = apply_conventions([build.deployment(template=template)], config, _context(None))
     (pod_spec,) = _pod_specs(result, build)
     assert "priorityClassName" not in pod_spec
@@ -110,7 +112,7 @@ def test_kueue_workload_priority_class_label(
     spec: dict[str, Any] = {"provider": "Kueue", "defaultPriority": "production-standard"}
     if wpcs:
         spec["kueue"] = {"workloadPriorityClasses": wpcs}
-    config, _ = parse_scheduling(spec)
+    config, _ = read_scheduling(spec)
     result = apply_conventions([build.lws()], config, _context(None))
     labels = result.workloads[0]["metadata"]["labels"]
     assert labels.get("kueue.x-k8s.io/priority-class") == expected

@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelplane.core.issues import InvalidInputError
-from modelplane.workloads import parse_cluster, parse_replica, render_replica
+from modelplane.workloads import Backend, ClusterInput, render_replica
+
+from .inputs import read_replica
 
 DEGREE = st.sampled_from([1, 2, 4])
 
@@ -69,11 +71,8 @@ def _replica(draw: st.DrawFn) -> dict[str, Any]:
     return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-def _cluster(backend: str) -> dict[str, Any]:
-    return {
-        "metadata": {"name": "c1"},
-        "spec": {"backend": {"type": backend}, "nodePools": [{"name": "h100"}, {"name": "l4"}]},
-    }
+def _cluster(backend: str) -> ClusterInput:
+    return ClusterInput(name="c1", backend=Backend(backend), pools=("h100", "l4"))
 
 
 def _dump(objects: list[Any]) -> str:
@@ -86,15 +85,15 @@ def _dump(objects: list[Any]) -> str:
 @given(_replica(), st.sampled_from(["Native", "KServe"]))
 def test_rendering_is_deterministic(obj: dict[str, Any], backend: str) -> None:
     original = copy.deepcopy(obj)
-    replica = parse_replica(obj)
-    cluster = parse_cluster(_cluster(backend))
+    replica = read_replica(obj)
+    cluster = _cluster(backend)
     try:
         first = render_replica(replica, cluster)
     except InvalidInputError as error:
         # The only topology refused here: KServe cannot mix pipeline and data.
         assert backend == "KServe" and error.issues[0].path.endswith(".topology")
         return
-    second = render_replica(parse_replica(copy.deepcopy(obj)), cluster)
+    second = render_replica(read_replica(copy.deepcopy(obj)), cluster)
     assert first == second
     assert _dump(first) == _dump(second)
     assert [o.key for o in first] == sorted(o.key for o in first)
@@ -107,8 +106,8 @@ def test_rendering_is_deterministic(obj: dict[str, Any], backend: str) -> None:
 @settings(max_examples=30, deadline=None)
 @given(_replica())
 def test_every_workload_carries_identity_and_pool(obj: dict[str, Any]) -> None:
-    replica = parse_replica(obj)
-    objects = render_replica(replica, parse_cluster(_cluster("Native")))
+    replica = read_replica(obj)
+    objects = render_replica(replica, _cluster("Native"))
     workloads = [o for o in objects if o.is_workload]
     assert len(workloads) == len(replica.roles)
     for role, workload in zip(replica.roles, workloads, strict=True):

@@ -9,10 +9,13 @@ three PodGroups) is checked against its CRD or the Kubernetes schema as composed
 from typing import Any
 
 import pytest
+from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.workloads import parse_cluster, parse_replica, render_replica
+from modelplane.workloads import render_replica
 from modelplane_cli.schema import ManifestValidator
+
+from .inputs import read_cluster, read_replica
 
 PIPELINE = {"tensor": 8, "pipeline": 2}
 DATA = {"tensor": 4, "data": 4, "dataLocal": 2}
@@ -69,9 +72,9 @@ def test_rendered_and_conventioned_objects_validate(
     build: Any, manifest_validator: ManifestValidator, block: str, backend: str, shape: str
 ) -> None:
     obj = _replica(build, shape)
-    rendered = render_replica(parse_replica(obj), parse_cluster(build.cluster(backend=backend)))
-    config, parse_findings = parse_scheduling(BLOCKS[block])
-    assert parse_findings == []
+    rendered = render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend)))
+    config, parse_issues = parse_scheduling(Scheduling.model_validate(BLOCKS[block]))
+    assert parse_issues == []
     context = TemplateContext(
         namespace="ml",
         name=obj["spec"]["deploymentName"],

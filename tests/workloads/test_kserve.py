@@ -10,15 +10,15 @@ from modelplane.core.vocabulary import LABEL_ROLE, LABEL_SERVING
 from modelplane.workloads import (
     KSERVE_ENGINE_CONTAINER,
     RemoteObject,
-    parse_cluster,
-    parse_replica,
     render_replica,
 )
 
+from .inputs import read_cluster, read_replica
+
 
 def _render(build: Any, obj: dict[str, Any]) -> dict[str, RemoteObject]:
-    cluster = parse_cluster(build.cluster(backend="KServe"))
-    return {o.key: o for o in render_replica(parse_replica(obj), cluster)}
+    cluster = read_cluster(build.cluster(backend="KServe"))
+    return {o.key: o for o in render_replica(read_replica(obj), cluster)}
 
 
 def test_single_node_unified(build: Any) -> None:
@@ -76,8 +76,8 @@ def test_data_parallel_on_one_node_stays_single_node(build: Any) -> None:
 def test_kserve_lws_size_matches_nodes_per_worker(build: Any) -> None:
     """The LWS size KServe (and the conventions) derive from parallelism is what the fleet charged."""
     for topology in ({"pipeline": 4}, {"data": 6, "dataLocal": 2}, {"data": 8, "dataLocal": 8}):
-        replica = parse_replica(build.replica(workers=build.role(topology=topology)))
-        spec = render_replica(replica, parse_cluster(build.cluster(backend="KServe")))[-1].manifest[
+        replica = read_replica(build.replica(workers=build.role(topology=topology)))
+        spec = render_replica(replica, read_cluster(build.cluster(backend="KServe")))[-1].manifest[
             "spec"
         ]
         assert kserve_lws_size(spec["parallelism"]) == replica.roles[0].topology.nodes_per_worker

@@ -15,14 +15,14 @@ from modelplane.core.vocabulary import (
 from modelplane.workloads import (
     ENGINE_PORT,
     RemoteObject,
-    parse_cluster,
-    parse_replica,
     render_replica,
 )
 
+from .inputs import read_cluster, read_replica
+
 
 def _render(build: Any, obj: dict[str, Any]) -> dict[str, RemoteObject]:
-    return {o.key: o for o in render_replica(parse_replica(obj), parse_cluster(build.cluster()))}
+    return {o.key: o for o in render_replica(read_replica(obj), read_cluster(build.cluster()))}
 
 
 def _env(container: dict[str, Any]) -> dict[str, Any]:

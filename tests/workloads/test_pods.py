@@ -2,6 +2,7 @@
 
 import copy
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,17 +13,17 @@ from modelplane.core.vocabulary import LABEL_ROLE, Reason
 from modelplane.workloads import (
     GPU_TAINT_KEY,
     DeviceRequest,
-    parse_cluster,
-    parse_replica,
     render_replica,
 )
+
+from .inputs import read_cluster, read_replica
 
 BACKENDS = ["Native", "KServe"]
 TOPOLOGIES = [{"tensor": 8}, {"tensor": 8, "pipeline": 2}]
 
 
 def _render(build: Any, obj: dict[str, Any], backend: str = "Native") -> list[Any]:
-    return render_replica(parse_replica(obj), parse_cluster(build.cluster(backend=backend)))
+    return render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend)))
 
 
 def _pods(objects: list[Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
@@ -69,7 +70,7 @@ def test_claim_template_carries_the_requests(build: Any) -> None:
             "count": 8,
             "selectors": [{"cel": "a"}, {"cel": "b"}],
         },
-        {"name": "nic", "deviceClassName": "rdma.example.com"},
+        {"name": "nic", "deviceClassName": "rdma.example.com", "count": 1},
     ]
     objects = {
         o.key: o for o in _render(build, build.replica(workers=build.role(requests=requests)))
@@ -122,7 +123,9 @@ def test_a_role_without_requests_claims_nothing(build: Any) -> None:
 def test_gpu_toleration_only_with_a_gpu_claim(
     build: Any, device_classes: list[str], tolerates: bool, backend: str
 ) -> None:
-    requests = [{"name": f"r{i}", "deviceClassName": c} for i, c in enumerate(device_classes)]
+    requests = [
+        {"name": f"r{i}", "deviceClassName": c, "count": 1} for i, c in enumerate(device_classes)
+    ]
     objects = _render(
         build,
         build.replica(workers=build.role(requests=requests, topology={"pipeline": 2})),
@@ -352,7 +355,8 @@ def test_template_refusals_name_the_field(build: Any, template: dict[str, Any], 
 
 def test_pool_must_be_a_label_value(build: Any) -> None:
     obj = build.replica(workers=build.role(pool="bad pool"))
-    cluster = build.cluster(pools=("bad pool",))
+    # The InferenceCluster schema would refuse such a pool; the renderer still checks.
+    cluster = replace(read_cluster(build.cluster()), pools=("bad pool",))
     with pytest.raises(InvalidInputError) as caught:
-        render_replica(parse_replica(obj), parse_cluster(cluster))
+        render_replica(read_replica(obj), cluster)
     assert caught.value.issues[0].path == "spec.workers.nodePoolName"

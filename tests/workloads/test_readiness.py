@@ -8,13 +8,13 @@ from celpy.adapter import json_to_cel
 
 from modelplane.workloads import (
     SHARED_MANAGEMENT_POLICIES,
-    parse_cluster,
-    parse_replica,
     render_replica,
     replica_status,
     workload_readiness,
     workload_status,
 )
+
+from .inputs import read_cluster, read_replica
 
 
 def _conditions(*pairs: tuple[str, str]) -> dict[str, Any]:
@@ -56,8 +56,8 @@ def test_workload_readiness_checks_the_kinds_own_condition(
 @pytest.mark.parametrize("backend", ["Native", "KServe"])
 def test_rendered_readiness(build: Any, backend: str) -> None:
     objects = render_replica(
-        parse_replica(build.replica(decode=build.role(), prefill=build.role())),
-        parse_cluster(build.cluster(backend=backend)),
+        read_replica(build.replica(decode=build.role(), prefill=build.role())),
+        read_cluster(build.cluster(backend=backend)),
     )
     for obj in objects:
         if obj.is_workload:
@@ -105,8 +105,8 @@ def test_workload_status_rejects_other_kinds() -> None:
 
 def test_replica_serves_only_when_every_workload_does(build: Any) -> None:
     objects = render_replica(
-        parse_replica(build.replica(decode=build.role(), prefill=build.role())),
-        parse_cluster(build.cluster()),
+        read_replica(build.replica(decode=build.role(), prefill=build.role())),
+        read_cluster(build.cluster()),
     )
     up = _conditions(("Available", "True"))
     down = _conditions(("Available", "False"))

@@ -60,6 +60,10 @@ def cluster(
         "spec": {
             "backend": {"type": backend},
             "kubernetesVersion": "1.34",
+            "cluster": {
+                "source": "Existing",
+                "existing": {"secretRef": {"name": "a", "namespace": "crossplane-system"}},
+            },
             "nodePools": [{"name": "h100", "className": "h100-8x", "nodeCount": 4}],
             "scheduling": scheduling or {"provider": "Default"},
         },
@@ -404,3 +408,40 @@ def test_a_replica_no_deployment_controls_is_not_rendered() -> None:
     )
     assert accepted["message"].startswith("metadata.ownerReferences: ")
     assert "requirements" not in got
+
+
+def test_a_replica_it_cannot_read_keeps_what_runs() -> None:
+    """Read into its model and the renderer's input first: every bad field is named."""
+    bad = replica(workers={**role(), "topology": {"data": 4, "dataLocal": 3}})
+    bad["spec"]["index"] = "first"
+    got = as_dict(run(FunctionRunner(), request(bad, observed=RUNNING)))
+    message = "spec.index: Input should be a valid integer, unable to parse string as an integer"
+    want = refused("FALSE", "InvalidSpec", message, kept=True)
+    # Nothing is required for a replica that cannot be read.
+    del want["requirements"]
+    assert got == want
+
+    bad["spec"]["index"] = 0
+    got = as_dict(run(FunctionRunner(), request(bad, observed=RUNNING)))
+    assert got["conditions"][0]["message"] == (
+        "spec.workers.topology.dataLocal: must divide data (4): a node holds a whole number "
+        "of data-parallel ranks, not 4/3"
+    )
+
+
+def test_a_cluster_it_cannot_read_keeps_what_runs() -> None:
+    unreadable = cluster()
+    unreadable["spec"]["backend"] = {"type": "Dynamo"}
+    got = as_dict(
+        run(
+            FunctionRunner(),
+            request(replica(), observed=RUNNING, required={"inferencecluster": [unreadable]}),
+        )
+    )
+    assert got == refused(
+        "FALSE",
+        "InvalidSpec",
+        "spec.clusterName: InferenceCluster 'a' is invalid: "
+        "spec.backend.type: Input should be 'Native' or 'KServe'",
+        kept=True,
+    )

@@ -1,8 +1,19 @@
-"""Validate `InferenceCluster.spec.scheduling` into a SchedulingConfig."""
+"""Validate an InferenceCluster's typed `spec.scheduling` block into a SchedulingConfig.
 
-from collections.abc import Mapping
+The generated model already holds what the XRD's schema says (types, enums,
+name patterns, lengths); the API server prunes unknown fields. What the schema
+cannot say is checked here: templates, label keys and rendered values, keys only
+Modelplane or a scheduler may set, the rules the XRD states in CEL (system
+priorities, defaultPriority among allowedPriorities), and settings that do
+nothing for the chosen provider.
+"""
+
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Final, cast
+from typing import Final, cast
+
+from modelplane_models.inference_cluster import Kai, Scheduling
+from pydantic import RootModel
 
 from modelplane.conventions import providers as pv
 from modelplane.conventions.config import (
@@ -21,25 +32,10 @@ from modelplane.core.labels import key_error, value_error
 from modelplane.core.naming import is_dns_subdomain
 from modelplane.core.vocabulary import GROUP, Reason
 
-_FIELDS: Final = frozenset(
-    {
-        "provider",
-        "schedulerName",
-        "queue",
-        "defaultPriority",
-        "allowedPriorities",
-        "gang",
-        "defaultLabels",
-        "defaultAnnotations",
-        "kai",
-        "kueue",
-        "volcano",
-    }
-)
 _SUB_BLOCKS: Final = {"kai": pv.KAI, "kueue": pv.KUEUE, "volcano": pv.VOLCANO}
 
 
-class _Parser:
+class _Checks:
     def __init__(self) -> None:
         self.issues: list[Issue] = []
 
@@ -49,47 +45,18 @@ class _Parser:
     def warn(self, path: str, message: str) -> None:
         self.issues.append(warning(path, message, Reason.SCHEDULING_FIELD_IGNORED))
 
-    def mapping(self, value: object, path: str) -> Mapping[str, Any] | None:
-        if value is None:
-            return None
-        if not isinstance(value, Mapping):
-            self.error(path, "must be an object")
-            return None
-        return cast(Mapping[str, Any], value)
-
-    def unknown(self, block: Mapping[str, Any], known: frozenset[str], path: str) -> None:
-        for key in sorted(set(block) - known):
-            self.warn(f"{path}.{key}", f"unknown field {key!r} is ignored")
-
-    def string(self, value: object, path: str) -> str | None:
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            self.error(path, "must be a string")
-            return None
-        return value
-
-    def boolean(self, value: object, path: str, default: bool) -> bool:
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            self.error(path, "must be true or false")
-            return default
-        return value
-
-    def names(self, value: object, path: str, what: str) -> tuple[str, ...] | None:
+    def names(
+        self, value: Sequence[RootModel[str]] | None, path: str, what: str
+    ) -> tuple[str, ...] | None:
         """A list of object names, sorted and without repeats; None when absent."""
         if value is None:
             return None
-        if not isinstance(value, list):
-            self.error(path, "must be a list of strings")
-            return ()
         out: set[str] = set()
-        for i, item in enumerate(cast(list[object], value)):
-            if not isinstance(item, str) or not is_dns_subdomain(item):
-                self.error(f"{path}[{i}]", f"{item!r} is not a valid {what} name")
+        for i, item in enumerate(value):
+            if not is_dns_subdomain(item.root):
+                self.error(f"{path}[{i}]", f"{item.root!r} is not a valid {what} name")
                 continue
-            out.add(item)
+            out.add(item.root)
         return tuple(sorted(out))
 
     def template(self, value: str, path: str) -> Template | None:
@@ -99,10 +66,11 @@ class _Parser:
             self.error(path, str(exc), Reason.INVALID_SCHEDULING_TEMPLATE)
             return None
 
-    def metadata(self, value: object, path: str, labels: bool) -> dict[str, Template]:
-        block = self.mapping(value, path)
+    def metadata(
+        self, block: dict[str, str] | None, path: str, labels: bool
+    ) -> dict[str, Template]:
         out: dict[str, Template] = {}
-        for key, raw in sorted((block or {}).items()):
+        for key, text in sorted((block or {}).items()):
             where = f"{path}[{key}]"
             problem = key_error(key)
             if problem is not None:
@@ -110,9 +78,6 @@ class _Parser:
                 continue
             if _modelplane_owned(key):
                 self.error(where, f"keys under {GROUP}/ belong to Modelplane itself")
-                continue
-            text = self.string(raw, where)
-            if text is None:
                 continue
             parsed = self.template(text, where)
             if parsed is None:
@@ -131,160 +96,112 @@ def _modelplane_owned(key: str) -> bool:
     return bool(slash) and (prefix == GROUP or prefix.endswith(f".{GROUP}"))
 
 
-def parse_scheduling(spec: Mapping[str, Any] | None) -> tuple[SchedulingConfig, list[Issue]]:
-    """Parse and validate an InferenceCluster's `spec.scheduling` block.
+def parse_scheduling(block: Scheduling | None) -> tuple[SchedulingConfig, list[Issue]]:
+    """Validate an InferenceCluster's `spec.scheduling` block, as its model holds it.
 
-    Pass the block itself (`cluster["spec"].get("scheduling")`); None means the
-    cluster has none. Never raises: every problem is an Issue, and errors are
-    also kept on the returned config so `apply_conventions` refuses to render
-    with it.
+    None means the cluster has none. Never raises: every problem is an Issue, and
+    errors are also kept on the returned config so `apply_conventions` refuses to
+    render with it.
     """
-    p = _Parser()
-    block = p.mapping(spec, ROOT)
+    c = _Checks()
     if block is None:
-        return _finish(SchedulingConfig(), p)
-    p.unknown(block, _FIELDS, ROOT)
-
-    provider = _provider(p, block.get("provider"))
-    scheduler_name = p.string(block.get("schedulerName"), f"{ROOT}.schedulerName")
-    if scheduler_name is not None and not is_dns_subdomain(scheduler_name):
-        p.error(f"{ROOT}.schedulerName", f"{scheduler_name!r} is not a valid scheduler name")
-        scheduler_name = None
-    kai, kueue, volcano = _sub_blocks(p, block, provider)
-    allowed = p.names(block.get("allowedPriorities"), f"{ROOT}.allowedPriorities", "PriorityClass")
-    gang = p.mapping(block.get("gang"), f"{ROOT}.gang") or {}
-    p.unknown(gang, frozenset({"enabled"}), f"{ROOT}.gang")
+        return SchedulingConfig(), c.issues
+    # str(): an unvalidated schema default is the plain string, not the enum member.
+    provider = cast(pv.Provider, str(block.provider or pv.DEFAULT))
+    kai, kueue, volcano = _sub_blocks(c, block, provider)
+    allowed = tuple(sorted({p.root for p in block.allowedPriorities or ()}))
     config = SchedulingConfig(
         provider=provider,
-        scheduler_name=scheduler_name or pv.DEFAULT_SCHEDULER_NAMES[provider],
-        queue=_queue(p, block.get("queue"), provider),
-        default_priority=_default_priority(p, block.get("defaultPriority"), allowed),
-        allowed_priorities=allowed or (),
-        gang_enabled=p.boolean(gang.get("enabled"), f"{ROOT}.gang.enabled", True),
+        scheduler_name=block.schedulerName or pv.DEFAULT_SCHEDULER_NAMES[provider],
+        queue=_queue(c, block.queue, provider),
+        default_priority=_default_priority(c, block.defaultPriority, allowed),
+        allowed_priorities=allowed,
+        gang_enabled=block.gang is None or block.gang.enabled is not False,
         default_labels=tuple(
-            p.metadata(block.get("defaultLabels"), f"{ROOT}.defaultLabels", True).items()
+            c.metadata(block.defaultLabels, f"{ROOT}.defaultLabels", True).items()
         ),
         default_annotations=tuple(
-            p.metadata(block.get("defaultAnnotations"), f"{ROOT}.defaultAnnotations", False).items()
+            c.metadata(block.defaultAnnotations, f"{ROOT}.defaultAnnotations", False).items()
         ),
         kai=kai,
         kueue=kueue,
         volcano=volcano,
     )
-    if provider == pv.DEFAULT and gang.get("enabled") is True:
-        p.warn(
+    if provider == pv.DEFAULT and block.gang is not None and block.gang.enabled is True:
+        c.warn(
             f"{ROOT}.gang.enabled",
             "the default scheduler has no gang scheduling; multi-pod workers start pod by pod",
         )
-    _conflicts(p, config)
-    return _finish(config, p)
+    _conflicts(c, config)
+    errors = tuple(errors_of(c.issues))
+    return (replace(config, errors=errors) if errors else config), c.issues
 
 
-def _finish(config: SchedulingConfig, p: _Parser) -> tuple[SchedulingConfig, list[Issue]]:
-    errors = tuple(errors_of(p.issues))
-    if errors:
-        config = replace(config, errors=errors)
-    return config, p.issues
-
-
-def _provider(p: _Parser, value: object) -> pv.Provider:
-    if value is None:
-        return "Default"
-    if value not in pv.PROVIDERS:
-        p.error(f"{ROOT}.provider", f"{value!r} is not one of {', '.join(pv.PROVIDERS)}")
-        return "Default"
-    return value
-
-
-def _queue(p: _Parser, value: object, provider: str) -> Template | None:
+def _queue(c: _Checks, text: str | None, provider: str) -> Template | None:
     path = f"{ROOT}.queue"
-    text = p.string(value, path)
     if text is None:
         return None
     if provider in (pv.DEFAULT, pv.COSCHEDULING):
-        p.warn(path, f"{provider} has no queues; the queue is ignored")
+        c.warn(path, f"{provider} has no queues; the queue is ignored")
         return None
-    parsed = p.template(text, path)
+    parsed = c.template(text, path)
     if parsed is not None and parsed.is_constant and (problem := queue_error(provider, text)):
-        p.error(path, problem, Reason.INVALID_SCHEDULING_TEMPLATE)
+        c.error(path, problem, Reason.INVALID_SCHEDULING_TEMPLATE)
         return None
     return parsed
 
 
-def _default_priority(p: _Parser, value: object, allowed: tuple[str, ...] | None) -> str | None:
+def _default_priority(c: _Checks, name: str | None, allowed: tuple[str, ...]) -> str | None:
     path = f"{ROOT}.defaultPriority"
-    name = p.string(value, path)
     if not name:
         return None
     if (problem := priority_error(name)) is not None:
-        p.error(path, problem)
+        c.error(path, problem)
         return None
     if allowed and name not in allowed:
-        p.error(path, f"default priority {name!r} is not in allowedPriorities")
+        c.error(path, f"default priority {name!r} is not in allowedPriorities")
         return None
     return name
 
 
 def _sub_blocks(
-    p: _Parser, block: Mapping[str, Any], provider: str
+    c: _Checks, block: Scheduling, provider: str
 ) -> tuple[KAISettings, KueueSettings, VolcanoSettings]:
+    present = {"kai": block.kai, "kueue": block.kueue, "volcano": block.volcano}
     for name, owner in _SUB_BLOCKS.items():
-        if block.get(name) is not None and provider != owner:
-            p.warn(f"{ROOT}.{name}", f"only read when provider is {owner}; ignored for {provider}")
+        if present[name] is not None and provider != owner:
+            c.warn(f"{ROOT}.{name}", f"only read when provider is {owner}; ignored for {provider}")
     kai, kueue, volcano = KAISettings(), KueueSettings(), VolcanoSettings()
-    if provider == pv.KAI and (raw := p.mapping(block.get("kai"), f"{ROOT}.kai")) is not None:
-        kai = _kai(p, raw)
-    if provider == pv.KUEUE and (raw := p.mapping(block.get("kueue"), f"{ROOT}.kueue")) is not None:
-        path = f"{ROOT}.kueue"
-        p.unknown(raw, frozenset({"workloadPriorityClasses"}), path)
-        names = p.names(
-            raw.get("workloadPriorityClasses"),
-            f"{path}.workloadPriorityClasses",
-            "WorkloadPriorityClass",
-        )
+    if provider == pv.KAI and block.kai is not None:
+        kai = _kai(c, block.kai)
+    if provider == pv.KUEUE and block.kueue is not None:
+        path = f"{ROOT}.kueue.workloadPriorityClasses"
+        names = c.names(block.kueue.workloadPriorityClasses, path, "WorkloadPriorityClass")
         kueue = KueueSettings(workload_priority_classes=frozenset(names or ()))
-    if (
-        provider == pv.VOLCANO
-        and (raw := p.mapping(block.get("volcano"), f"{ROOT}.volcano")) is not None
-    ):
-        path = f"{ROOT}.volcano"
-        p.unknown(raw, frozenset({"lwsGangScheduling"}), path)
-        volcano = VolcanoSettings(
-            lws_gang_scheduling=p.boolean(
-                raw.get("lwsGangScheduling"), f"{path}.lwsGangScheduling", True
-            )
-        )
+    if provider == pv.VOLCANO and block.volcano is not None:
+        volcano = VolcanoSettings(lws_gang_scheduling=block.volcano.lwsGangScheduling is not False)
     return kai, kueue, volcano
 
 
-def _kai(p: _Parser, raw: Mapping[str, Any]) -> KAISettings:
+def _kai(c: _Checks, raw: Kai) -> KAISettings:
     path = f"{ROOT}.kai"
-    p.unknown(
-        raw,
-        frozenset({"queueLabelKey", "queuesWithQuota", "preemptiblePriorities", "podGrouper"}),
-        path,
-    )
-    key = p.string(raw.get("queueLabelKey"), f"{path}.queueLabelKey") or pv.KAI_QUEUE_LABEL
+    key = raw.queueLabelKey or pv.KAI_QUEUE_LABEL
     if (problem := key_error(key)) is not None:
-        p.error(f"{path}.queueLabelKey", f"invalid label key {key!r}: {problem}")
+        c.error(f"{path}.queueLabelKey", f"invalid label key {key!r}: {problem}")
         key = pv.KAI_QUEUE_LABEL
-    grouper = p.string(raw.get("podGrouper"), f"{path}.podGrouper") or "Automatic"
-    if grouper not in pv.KAI_POD_GROUPERS:
-        p.error(f"{path}.podGrouper", f"{grouper!r} is not one of {', '.join(pv.KAI_POD_GROUPERS)}")
-        grouper = "Automatic"
-    quota = p.names(raw.get("queuesWithQuota"), f"{path}.queuesWithQuota", "Queue")
-    preemptible = p.names(
-        raw.get("preemptiblePriorities"), f"{path}.preemptiblePriorities", "PriorityClass"
+    quota = c.names(raw.queuesWithQuota, f"{path}.queuesWithQuota", "Queue")
+    preemptible = c.names(
+        raw.preemptiblePriorities, f"{path}.preemptiblePriorities", "PriorityClass"
     )
     return KAISettings(
         queue_label_key=key,
         queues_with_quota=None if quota is None else frozenset(quota),
         preemptible_priorities=frozenset(preemptible or ()),
-        pod_grouper=grouper,
+        pod_grouper=str(raw.podGrouper or "Automatic"),
     )
 
 
-def _conflicts(p: _Parser, config: SchedulingConfig) -> None:
+def _conflicts(c: _Checks, config: SchedulingConfig) -> None:
     """Keys that two parts of the block, or the block and the scheduler, both claim."""
     provider = config.provider
     labels = dict(config.default_labels)
@@ -296,9 +213,9 @@ def _conflicts(p: _Parser, config: SchedulingConfig) -> None:
         for key in sorted(keys):
             path = f"{ROOT}.{kind}[{key}]"
             if key in pv.GANG_KEYS[provider]:
-                p.error(path, f"{key} joins pods to a gang; Modelplane manages it (gang.enabled)")
+                c.error(path, f"{key} joins pods to a gang; Modelplane manages it (gang.enabled)")
             elif key in preset:
-                p.error(path, f"{key} is set by the {provider} preset; it cannot also be a default")
+                c.error(path, f"{key} is set by the {provider} preset; it cannot also be a default")
     wrong_place = {
         pv.KAI: (annotations, (config.kai.queue_label_key,), "a label"),
         pv.KUEUE: (annotations, (pv.KUEUE_QUEUE_LABEL, pv.KUEUE_PRIORITY_LABEL), "a label"),
@@ -309,13 +226,13 @@ def _conflicts(p: _Parser, config: SchedulingConfig) -> None:
         where = "defaultAnnotations" if present is annotations else "defaultLabels"
         for key in keys:
             if key in present:
-                p.warn(f"{ROOT}.{where}[{key}]", f"{provider} reads {key} only as {form}")
+                c.warn(f"{ROOT}.{where}[{key}]", f"{provider} reads {key} only as {form}")
     if (
         provider == pv.KAI
         and pv.KAI_LEGACY_QUEUE_LABEL in labels
         and config.kai.queue_label_key != pv.KAI_LEGACY_QUEUE_LABEL
     ):
-        p.warn(
+        c.warn(
             f"{ROOT}.defaultLabels[{pv.KAI_LEGACY_QUEUE_LABEL}]",
             f"KAI v0.6+ reads the queue from {config.kai.queue_label_key}, not "
             f"{pv.KAI_LEGACY_QUEUE_LABEL}; use spec.scheduling.queue, or set "

@@ -1,7 +1,7 @@
 """The per-cluster workload renderer: what a placed ModelReplica runs.
 
-Pure: no Crossplane or gRPC imports. `parse_replica` and `parse_cluster` read
-the observed objects, `render_replica` turns them into `RemoteObject`s (the
+Pure: no Crossplane or gRPC imports. `replica_input` and `cluster_input` build
+its inputs from the generated models, `render_replica` turns them into `RemoteObject`s (the
 tenant Namespace, one DRA ResourceClaimTemplate per claiming role, and the
 workloads: Deployment or LeaderWorkerSet per role on Native clusters, one
 LLMInferenceService per replica on KServe clusters), and `workload_status`
@@ -10,6 +10,7 @@ reads a workload back for the replica's Serving condition.
 
 from .claims import POD_CLAIM_NAME
 from .identity import tenant_namespace
+from .inputs import cluster_input, replica_input
 from .kserve import KSERVE_ENGINE_CONTAINER
 from .model import (
     DEFAULT_KUBERNETES_VERSION,
@@ -23,7 +24,6 @@ from .model import (
     RoleInput,
     Topology,
 )
-from .parse import parse_cluster, parse_replica
 from .pods import (
     CONTRACT_ENV,
     ENGINE_CONTAINER,
@@ -58,9 +58,9 @@ __all__ = [
     "RoleInput",
     "Topology",
     "claims_key",
-    "parse_cluster",
-    "parse_replica",
+    "cluster_input",
     "render_replica",
+    "replica_input",
     "replica_status",
     "tenant_namespace",
     "workload_key",

@@ -10,9 +10,11 @@ is named in a condition; the pools already published stay as they were.
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.inference_cluster import Scheduling
+from pydantic import ValidationError
 
 from modelplane.conventions import parse_scheduling
-from modelplane.core.issues import Issue, has_errors
+from modelplane.core.issues import Issue, from_validation_error, has_errors
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLASS,
@@ -79,7 +81,13 @@ class FunctionRunner(ComposeFunction):
                 f"{path}: InferenceClass {class_name!r} is invalid: {why}",
             )
 
-        _, findings = parse_scheduling(spec.get("scheduling"))
+        try:
+            scheduling = Scheduling.model_validate(spec.get("scheduling") or {})
+        except ValidationError as error:
+            issues = from_validation_error(error, Reason.INVALID_SCHEDULING)
+            findings = [issue.under("spec.scheduling") for issue in issues]
+        else:
+            _, findings = parse_scheduling(scheduling)
         report.set_condition(rsp, scheduling_condition(findings))
         for finding in findings:
             report.warning(rsp, finding.reason, str(finding))

@@ -12,6 +12,8 @@ a running model is never taken down by bad input.
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.model_replica import ModelReplica
 
 from compose_model_replica.remote import remote_observed, with_conventions, wrap_all
 from modelplane.conventions import (
@@ -21,7 +23,7 @@ from modelplane.conventions import (
     parse_scheduling,
 )
 from modelplane.core.conditions import find_condition
-from modelplane.core.issues import InvalidInputError
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
@@ -33,9 +35,10 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.workloads import (
     RemoteObject,
-    parse_cluster,
-    parse_replica,
+    ReplicaInput,
+    cluster_input,
     render_replica,
+    replica_input,
     replica_status,
     workload_status,
 )
@@ -59,9 +62,10 @@ class FunctionRunner(ComposeFunction):
     validity_condition = ACCEPTED
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        replica = observed_composite(req)
+        replica = observed_composite(req, ModelReplica)
+        parsed = replica_input(replica)
         try:
-            self.render(req, rsp, replica)
+            self.render(req, rsp, replica, parsed)
         except WaitingError as waiting:
             keep_observed(req, rsp)
             report.set_condition(
@@ -70,43 +74,34 @@ class FunctionRunner(ComposeFunction):
             )
 
     def render(
-        self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, replica: dict[str, Any]
+        self,
+        req: fnv1.RunFunctionRequest,
+        rsp: fnv1.RunFunctionResponse,
+        replica: ModelReplica,
+        parsed: ReplicaInput,
     ) -> None:
-        if not controlled_by_its_deployment(replica):
+        if not controlled_by_its_deployment(replica, parsed.deployment_name):
             # Placement, capacity and the priority allow-list are decided by the
             # fleet scheduler; a replica written by hand would skip all three.
             raise InvalidInputError.at(
                 "metadata.ownerReferences",
                 "a ModelReplica is rendered only when the "
-                f"ModelDeployment {replica['spec']['deploymentName']!r} controls it; "
+                f"ModelDeployment {parsed.deployment_name!r} controls it; "
                 "create ModelDeployments, not ModelReplicas",
                 Reason.NOT_COMPOSED,
             )
-        cluster_name = replica["spec"]["clusterName"]
-        required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, cluster_name)
-        found = required.resolve(req, CLUSTER)
-        if not found.resolved:
-            raise WaitingError(f"waiting for InferenceCluster {cluster_name}")
-        cluster = found.first()
-        if cluster is None:
-            raise InvalidInputError.at(
-                "spec.clusterName",
-                f"InferenceCluster {cluster_name!r} not found",
-                Reason.CLUSTER_NOT_FOUND,
-            )
-        provider_config = cluster.get("status", {}).get("providerConfigRef")
-        if not provider_config or not provider_config.get("name"):
+        cluster = self.cluster(req, rsp, parsed.cluster_name)
+        provider_config = cluster.status.providerConfigRef if cluster.status else None
+        if provider_config is None or not provider_config.name:
             raise InvalidInputError.at(
                 "",
-                f"InferenceCluster {cluster_name!r} has no status.providerConfigRef yet",
+                f"InferenceCluster {parsed.cluster_name!r} has no status.providerConfigRef yet",
                 Reason.CLUSTER_NOT_CONNECTED,
             )
 
-        config, _ = parse_scheduling(cluster.get("spec", {}).get("scheduling"))
+        config, _ = parse_scheduling(cluster.spec.scheduling if cluster.spec else None)
         priority_classes = self.priority_classes(req, rsp, config)
-
-        parsed = parse_replica(replica)
-        rendered = render_replica(parsed, parse_cluster(cluster))
+        rendered = render_replica(parsed, cluster_input(cluster))
 
         context = TemplateContext(
             namespace=parsed.namespace,
@@ -124,7 +119,9 @@ class FunctionRunner(ComposeFunction):
 
         remote = with_conventions(rendered, result.workloads, result.extra)
         observed = observed_resources(req)
-        for key, wrapped in wrap_all(remote, replica, provider_config).items():
+        for key, wrapped in wrap_all(
+            remote, parsed, provider_config.model_dump(exclude_none=True)
+        ).items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
             desired.ready = (
@@ -149,10 +146,35 @@ class FunctionRunner(ComposeFunction):
         rsp.desired.composite.resource.update(
             {"status": {"namespace": namespace, "workloads": workloads_status}}
         )
-        report.set_condition(rsp, accepted_condition(remote_keys(remote), observed, cluster_name))
+        report.set_condition(
+            rsp, accepted_condition(remote_keys(remote), observed, parsed.cluster_name)
+        )
         serving, why = replica_status(remote, seen)
         reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
         report.set_condition(rsp, report.Condition(SERVING, serving, reason, why))
+
+    def cluster(
+        self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str
+    ) -> InferenceCluster:
+        """The replica's InferenceCluster, read into its model."""
+        required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, name)
+        found = required.resolve(req, CLUSTER, InferenceCluster)
+        if not found.resolved:
+            raise WaitingError(f"waiting for InferenceCluster {name}")
+        cluster = found.first()
+        if cluster is not None:
+            return cluster
+        if found.unreadable:
+            raise InvalidInputError(
+                [
+                    Issue("spec.clusterName", f"InferenceCluster {name!r} is invalid: {issue}")
+                    for unreadable in found.unreadable
+                    for issue in unreadable.issues
+                ]
+            )
+        raise InvalidInputError.at(
+            "spec.clusterName", f"InferenceCluster {name!r} not found", Reason.CLUSTER_NOT_FOUND
+        )
 
     def priority_classes(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, config: SchedulingConfig
@@ -167,14 +189,14 @@ class FunctionRunner(ComposeFunction):
         return found.items
 
 
-def controlled_by_its_deployment(replica: dict[str, Any]) -> bool:
-    deployment = replica["spec"]["deploymentName"]
+def controlled_by_its_deployment(replica: ModelReplica, deployment: str) -> bool:
+    owners = replica.metadata.ownerReferences if replica.metadata else None
     return any(
-        owner.get("controller") is True
-        and owner.get("apiVersion") == API_VERSION
-        and owner.get("kind") == MODEL_DEPLOYMENT
-        and owner.get("name") == deployment
-        for owner in replica["metadata"].get("ownerReferences", [])
+        owner.controller is True
+        and owner.apiVersion == API_VERSION
+        and owner.kind == MODEL_DEPLOYMENT
+        and owner.name == deployment
+        for owner in owners or ()
     )
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
-from modelplane.workloads import RemoteObject
+from modelplane.workloads import RemoteObject, ReplicaInput
 from modelplane.xfn import objects
 
 GANG_KEY_PREFIX = "gang-"
@@ -38,14 +38,11 @@ def object_name(replica: str, key: str) -> str:
 
 def wrap_all(
     remote: list[RemoteObject],
-    replica: dict[str, Any],
+    replica: ReplicaInput,
     provider_config: dict[str, str],
 ) -> dict[str, dict[str, Any]]:
-    name = replica["metadata"]["name"]
-    labels = {
-        LABEL_DEPLOYMENT: replica["spec"]["deploymentName"],
-        LABEL_REPLICA: name,
-    }
+    name = replica.name
+    labels = {LABEL_DEPLOYMENT: replica.deployment_name, LABEL_REPLICA: name}
     return {
         o.key: objects.wrap(
             object_name(name, o.key),
