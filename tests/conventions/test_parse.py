@@ -14,6 +14,7 @@ from modelplane.conventions import (
     TemplateContext,
     apply_conventions,
 )
+from modelplane.conventions.schedulers import KAI
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import Reason
 
@@ -74,9 +75,11 @@ def test_full_kai_block_parses() -> None:
     assert config.default_priority == "production-standard"
     assert config.allowed_priorities == ("batch", "production-critical", "production-standard")
     assert not config.gang_enabled
-    assert config.kai.queues_with_quota == frozenset({"a", "b"})
-    assert config.kai.preemptible_priorities == frozenset({"batch"})
-    assert config.kai.pod_grouper == "Modelplane"
+    assert config.scheduler == KAI(
+        queues_with_quota=frozenset({"a", "b"}),
+        preemptible_priorities=frozenset({"batch"}),
+        pod_grouper="Modelplane",
+    )
     assert [k for k, _ in config.default_labels] == ["runai/project"]
 
 

@@ -7,22 +7,14 @@ is a `modelplane.core.issues.Issue`).
 """
 
 from modelplane.conventions.apply import ConventionResult, apply_conventions
-from modelplane.conventions.config import (
-    KAISettings,
-    KueueSettings,
-    SchedulingConfig,
-    VolcanoSettings,
-)
+from modelplane.conventions.config import SchedulingConfig
 from modelplane.conventions.parse import parse_scheduling
 from modelplane.conventions.template import TemplateContext
 
 __all__ = [
     "ConventionResult",
-    "KAISettings",
-    "KueueSettings",
     "SchedulingConfig",
     "TemplateContext",
-    "VolcanoSettings",
     "apply_conventions",
     "parse_scheduling",
 ]

@@ -4,12 +4,14 @@ Rules (see docs/schedulers/):
 - Only a LeaderWorkerSet worker is ever a gang. A Deployment worker is one pod,
   and a Deployment's replicas are independent workers, so none is ganged.
 - Where the scheduler groups LWS replica groups itself, Modelplane composes
-  nothing: KAI's podgrouper (podGrouper Automatic), Kueue's LWS integration, and
-  Volcano through the LWS controller's Volcano provider (lwsGangScheduling).
-- Otherwise Modelplane composes one PodGroup per LWS and joins its pods to it
-  through the pod template. A template is static, so with several replicas the
-  group spans all of them (minMember = replicas x size): the whole set starts
-  together or not at all, which is reported as a Warning.
+  nothing (`Scheduler.composes_gang` is false): KAI's podgrouper (podGrouper
+  Automatic), Kueue's LWS integration, and Volcano through the LWS controller's
+  Volcano provider (lwsGangScheduling).
+- Otherwise Modelplane composes one PodGroup per LWS (its form is the
+  scheduler's, `Scheduler.gang`) and joins its pods to it through the pod
+  template. A template is static, so with several replicas the group spans all of
+  them (minMember = replicas x size): the whole set starts together or not at
+  all, which is reported as a Warning.
 - A LeaderReady LWS creates its workers only after the leader is ready, so a
   group of all its pods could never fill: no group is composed, with a Warning.
 - Prefill and decode are separate units, each ganged on its own, as every
@@ -19,8 +21,8 @@ Rules (see docs/schedulers/):
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelplane.conventions import providers as pv
-from modelplane.conventions.config import ROOT, SchedulingConfig
+from modelplane.conventions.config import SchedulingConfig
+from modelplane.conventions.schedulers import ROOT, Platform
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.issues import Issue, warning
 from modelplane.core.naming import hashed_name
@@ -35,28 +37,10 @@ class Gang:
     issues: list[Issue] = field(default_factory=list[Issue])
 
 
-def composes_gang(config: SchedulingConfig) -> bool:
-    """Whether Modelplane, rather than the scheduler, groups LWS pods on this cluster."""
-    if config.provider == pv.COSCHEDULING:
-        return True
-    if config.provider == pv.KAI:
-        return config.kai.pod_grouper == "Modelplane"
-    if config.provider == pv.VOLCANO:
-        return not config.volcano.lws_gang_scheduling
-    return False
-
-
-def plan_gang(
-    workload: Workload,
-    unit: Unit,
-    config: SchedulingConfig,
-    queue: str | None,
-    priority: str | None,
-    platform_labels: dict[str, str],
-) -> Gang:
+def plan_gang(workload: Workload, unit: Unit, config: SchedulingConfig, platform: Platform) -> Gang:
     gang = Gang()
-    pods = unit.pod_set
-    if not (config.gang_enabled and pods.multi_pod and composes_gang(config)):
+    pods, scheduler = unit.pod_set, config.scheduler
+    if not (config.gang_enabled and pods.multi_pod and scheduler.composes_gang()):
         return gang
     if pods.replicas <= 0:
         return gang
@@ -73,42 +57,24 @@ def plan_gang(
         gang.issues.append(
             _limited(
                 unit,
-                f"has {pods.replicas} workers of {pods.size} pods; {config.provider} cannot "
+                f"has {pods.replicas} workers of {pods.size} pods; {scheduler.name} cannot "
                 "tell LWS groups apart from a static template, so one PodGroup of "
-                f"{pods.replicas * pods.size} pods gangs them all together",
+                f"{pods.pods} pods gangs them all together",
             )
         )
-    name = gang_name(workload, unit, config.provider)
-    min_member = pods.replicas * pods.size
-    metadata = _metadata(workload, unit, name)
-    if config.provider == pv.COSCHEDULING:
-        gang.pod_labels[pv.COSCHEDULING_POD_GROUP_LABEL] = name
-        spec: dict[str, Any] = {"minMember": min_member}
-        api_version = pv.COSCHEDULING_PODGROUP_API
-    elif config.provider == pv.VOLCANO:
-        gang.pod_annotations[pv.VOLCANO_GROUP_ANNOTATION] = name
-        spec = {"minMember": min_member}
-        if queue:
-            spec["queue"] = queue
-        if priority:
-            spec["priorityClassName"] = priority
-        api_version = pv.VOLCANO_PODGROUP_API
-    else:
-        gang.pod_annotations[pv.KAI_POD_GROUP_ANNOTATION] = name
-        gang.pod_annotations[pv.KAI_SKIP_PODGROUPER] = "true"
-        # Mirror what KAI's podgrouper would have written: the queue is read from
-        # the PodGroup, never from the pods, once the podgrouper is skipped.
-        spec = {
-            "minMember": min_member,
-            "queue": queue or pv.KAI_DEFAULT_QUEUE,
-            "priorityClassName": priority or pv.KAI_KIND_DEFAULT_PRIORITY[pods.owner.kind],
-        }
-        explicit = platform_labels.get(pv.KAI_PREEMPTIBILITY_LABEL)
-        if explicit in (pv.PREEMPTIBLE, pv.NON_PREEMPTIBLE):
-            spec["preemptibility"] = explicit
-        api_version = pv.KAI_PODGROUP_API
+    name = gang_name(workload, unit, scheduler.name)
+    group = scheduler.gang(name, pods, platform)
+    if group is None:
+        return gang
+    gang.pod_labels.update(group.pod_labels)
+    gang.pod_annotations.update(group.pod_annotations)
     gang.objects.append(
-        {"apiVersion": api_version, "kind": "PodGroup", "metadata": metadata, "spec": spec}
+        {
+            "apiVersion": group.api_version,
+            "kind": "PodGroup",
+            "metadata": _metadata(workload, unit, name),
+            "spec": group.spec,
+        }
     )
     return gang
 

@@ -179,8 +179,8 @@ class FunctionRunner(ComposeFunction):
     def priority_classes(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, config: SchedulingConfig
     ) -> list[dict[str, Any]]:
-        """PriorityClasses, which only KAI's preemptibility rules read."""
-        if config.provider != "KAI":
+        """PriorityClasses, for schedulers whose rules weigh priorities by value (KAI)."""
+        if not config.scheduler.reads_priority_classes:
             return []
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         found = required.resolve(req, PRIORITY_CLASSES)
