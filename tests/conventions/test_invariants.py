@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
 
-from .blocks import read_scheduling
+from .support import handed, read_scheduling, typed
 
 SHAPES = [
     "deployment-unified",
@@ -62,16 +62,16 @@ def test_deterministic_idempotent_and_pure(
     pristine = copy.deepcopy(manifests)
     config, _ = read_scheduling(block)
 
-    first = apply_conventions(manifests, config, context)
-    second = apply_conventions(manifests, config, context)
+    first = apply_conventions(typed(manifests), config, context)
+    second = apply_conventions(typed(manifests), config, context)
     assert manifests == pristine
-    dump = json.dumps([first.workloads, first.extra], sort_keys=True)
-    assert dump == json.dumps([second.workloads, second.extra], sort_keys=True)
+    dump = json.dumps([handed(first), first.gangs], sort_keys=True)
+    assert dump == json.dumps([handed(second), second.gangs], sort_keys=True)
     assert first.issues == second.issues
 
     again = apply_conventions(first.workloads, config, context)
-    assert again.workloads == first.workloads
-    assert again.extra == first.extra
+    assert handed(again) == handed(first)
+    assert again.gangs == first.gangs
     assert not [f for f in again.issues if f.reason == "PlatformKeyOverridden"]
 
 
@@ -82,12 +82,12 @@ def test_every_pod_goes_to_the_platform_scheduler(
 ) -> None:
     manifests, _ = build.shapes[shape]()
     config, _ = read_scheduling(block)
-    result = apply_conventions(manifests, config, context)
-    for obj in result.workloads:
+    result = apply_conventions(typed(manifests), config, context)
+    for obj in handed(result):
         for site in pod_sites(obj):
             for _, pod_spec in site.specs:
                 assert pod_spec.get("schedulerName") == config.scheduler_name
-    names = [o["metadata"]["name"] for o in result.extra]
+    names = [o["metadata"]["name"] for o in result.gangs]
     assert len(names) == len(set(names))
 
 
@@ -127,6 +127,8 @@ def test_a_malformed_workload_never_raises(
 ) -> None:
     """Whatever one field of a workload holds, the conventions report, never raise."""
     manifests, _ = build.shapes[shape]()
+    # Typed as rendered first: the kind travels with the workload, whatever its manifest says.
+    workloads = typed(manifests)
     target = data.draw(st.sampled_from(manifests))
     path = data.draw(st.sampled_from(_paths(target)))
     node: Any = target
@@ -134,5 +136,5 @@ def test_a_malformed_workload_never_raises(
         node = node[part]
     node[path[-1]] = junk
     config, _ = read_scheduling(block)
-    result = apply_conventions(manifests, config, _CONTEXT)
-    assert len(result.workloads) == len(manifests)
+    result = apply_conventions(workloads, config, _CONTEXT)
+    assert len(handed(result)) == len(manifests)

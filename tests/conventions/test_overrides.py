@@ -7,7 +7,7 @@ import pytest
 from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
 
-from .blocks import read_scheduling
+from .support import handed, read_scheduling, typed
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 
@@ -15,7 +15,7 @@ CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
     config, issues = read_scheduling(spec)
     assert issues == []
-    return apply_conventions(manifests, config, CONTEXT)
+    return apply_conventions(typed(manifests), config, CONTEXT)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_template_value_under_a_platform_key_is_overridden(
         template = build.pod_template(**extra)
         manifest = getattr(build, kind)(template=template)
     result = _run(spec, [manifest])
-    sites = pod_sites(result.workloads[0])
+    sites = pod_sites(handed(result)[0])
     for site in sites:
         assert site.metadata[section][key] == want
     overridden = [f for f in result.issues if f.reason == "PlatformKeyOverridden"]
@@ -103,7 +103,7 @@ def test_scheduler_keys_the_platform_does_not_set_are_removed(
 ) -> None:
     template = build.pod_template(**{section: {key: "team-choice"}})
     result = _run(spec, [build.lws(size=1, template=template)])
-    for site in pod_sites(result.workloads[0]):
+    for site in pod_sites(handed(result)[0]):
         assert key not in site.metadata.get(section, {})
     reasons = {(f.reason, f.severity) for f in result.issues if key in f.path}
     assert reasons == {("PlatformKeyOverridden", "Warning")}
@@ -114,7 +114,7 @@ def test_unrelated_keys_pass_through(build: Any) -> None:
         labels={"kai.scheduler/queue": "kept"}, annotations={"prometheus.io/scrape": "true"}
     )
     result = _run({"provider": "Kueue"}, [build.deployment(template=template)])
-    meta = result.workloads[0]["spec"]["template"]["metadata"]
+    meta = handed(result)[0]["spec"]["template"]["metadata"]
     assert meta["labels"]["kai.scheduler/queue"] == "kept"
     assert meta["annotations"] == {"prometheus.io/scrape": "true"}
     assert result.issues == []
@@ -137,7 +137,7 @@ def test_scheduler_name_is_platform_owned(
     if provider == "KAI":
         spec["kai"] = {"queuesWithQuota": ["default-queue"]}
     result = _run(spec, [build.deployment(template=template)])
-    assert result.workloads[0]["spec"]["template"]["spec"].get("schedulerName") == want
+    assert handed(result)[0]["spec"]["template"]["spec"].get("schedulerName") == want
     fields = [f.path for f in result.issues]
     assert fields == (["spec.template.spec.schedulerName"] if reported else [])
 
@@ -146,6 +146,6 @@ def test_object_label_override_is_reported(build: Any) -> None:
     manifest = build.lws()
     manifest["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "elsewhere"
     result = _run({"provider": "Kueue", "queue": "mine"}, [manifest])
-    assert result.workloads[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "mine"
+    assert handed(result)[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "mine"
     (issue,) = result.issues
     assert issue.path == "metadata.labels[kueue.x-k8s.io/queue-name]"

@@ -18,7 +18,7 @@ from modelplane.conventions.schedulers import KAI
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import Reason
 
-from .blocks import read_scheduling
+from .support import read_scheduling, typed
 
 
 def _by_field(issues: list[Issue]) -> dict[str, Issue]:
@@ -281,7 +281,7 @@ def test_invalid_entries_are_dropped_and_the_rest_kept() -> None:
 def test_config_errors_block_rendering() -> None:
     config, issues = read_scheduling({"provider": "KAI", "queue": "{{ .Owner }}"})
     context = TemplateContext("ml", "kimi", "kimi-0", "c", None)
-    result = apply_conventions([], config, context)
+    result = apply_conventions(typed([]), config, context)
     assert not result.ok
     assert [f for f in result.issues if f.severity == "Error"] == [
         f for f in issues if f.severity == "Error"

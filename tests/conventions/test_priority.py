@@ -7,7 +7,7 @@ import pytest
 from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane.core.kinds import pod_sites
 
-from .blocks import read_scheduling
+from .support import handed, read_scheduling, typed
 
 
 def _context(priority: str | None) -> TemplateContext:
@@ -15,7 +15,7 @@ def _context(priority: str | None) -> TemplateContext:
 
 
 def _pod_specs(result: Any, build: Any) -> list[dict[str, Any]]:
-    return [s for obj in result.workloads for site in pod_sites(obj) for _, s in site.specs]
+    return [s for obj in handed(result) for site in pod_sites(obj) for _, s in site.specs]
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,7 @@ def test_fallback_chain(
     spec = {"defaultPriority": cluster_default} if cluster_default else {}
     config, _ = read_scheduling(spec)
     manifests, _ = build.shapes[shape]()
-    result = apply_conventions(manifests, config, _context(requested))
+    result = apply_conventions(typed(manifests), config, _context(requested))
     assert result.ok
     for pod_spec in _pod_specs(result, build):
         assert pod_spec.get("priorityClassName") == expected
@@ -52,8 +52,8 @@ def test_priority_template_variable_uses_the_resolved_priority(build: Any) -> No
         }
     )
     for requested, label in ((None, "standard"), ("critical", "critical")):
-        result = apply_conventions([build.deployment()], config, _context(requested))
-        assert result.workloads[0]["metadata"]["labels"]["example.com/priority"] == label
+        result = apply_conventions(typed([build.deployment()]), config, _context(requested))
+        assert handed(result)[0]["metadata"]["labels"]["example.com/priority"] == label
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_priority_template_variable_uses_the_resolved_priority(build: Any) -> No
 )
 def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, build: Any) -> None:
     config, _ = read_scheduling(spec)
-    result = apply_conventions([build.deployment()], config, _context(requested))
+    result = apply_conventions(typed([build.deployment()]), config, _context(requested))
     assert not result.ok
     (issue,) = result.issues
     assert (issue.severity, issue.reason, issue.path) == (
@@ -85,13 +85,13 @@ def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, b
 def test_allowed_priority_passes(build: Any) -> None:
     config, _ = read_scheduling({"allowedPriorities": ["batch", "standard"]})
     for requested in ("batch", None):
-        assert apply_conventions([build.deployment()], config, _context(requested)).ok
+        assert apply_conventions(typed([build.deployment()]), config, _context(requested)).ok
 
 
 def test_no_priority_removes_a_template_priority(build: Any) -> None:
     template = build.pod_template(priorityClassName="sneaky", priority=1000000)
     config, _ = read_scheduling(None)
-    result = apply_conventions([build.deployment(template=template)], config, _context(None))
+    result = apply_conventions(typed([build.deployment(template=template)]), config, _context(None))
     (pod_spec,) = _pod_specs(result, build)
     assert "priorityClassName" not in pod_spec
     assert "priority" not in pod_spec
@@ -113,6 +113,6 @@ def test_kueue_workload_priority_class_label(
     if wpcs:
         spec["kueue"] = {"workloadPriorityClasses": wpcs}
     config, _ = read_scheduling(spec)
-    result = apply_conventions([build.lws()], config, _context(None))
-    labels = result.workloads[0]["metadata"]["labels"]
+    result = apply_conventions(typed([build.lws()]), config, _context(None))
+    labels = handed(result)[0]["metadata"]["labels"]
     assert labels.get("kueue.x-k8s.io/priority-class") == expected

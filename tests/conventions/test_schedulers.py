@@ -18,6 +18,8 @@ from modelplane.conventions.schedulers import (
 from modelplane.core.kinds import PodSet, WorkloadKind
 from modelplane.workloads.identity import LEADER_WORKER_SET_NAME_MAX
 
+from .support import handed, typed
+
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 
 
@@ -72,14 +74,14 @@ class Flux(Scheduler):
 def test_a_sixth_scheduler_needs_nothing_but_its_own_class(build: Any) -> None:
     template = build.pod_template(annotations={"flux.example.com/queue": "mine"})
     config = SchedulingConfig(scheduler=Flux(), scheduler_name=Flux.default_scheduler_name)
-    result = apply_conventions([build.lws(size=4, template=template)], config, CONTEXT)
-    (group,) = result.extra
+    result = apply_conventions(typed([build.lws(size=4, template=template)]), config, CONTEXT)
+    (group,) = result.gangs
     assert (group["apiVersion"], group["kind"], group["spec"]) == (
         "flux.example.com/v1",
         "PodGroup",
         {"size": 4},
     )
-    (obj,) = result.workloads
+    (obj,) = handed(result)
     assert obj["metadata"]["labels"]["flux.example.com/kind"] == "LeaderWorkerSet"
     for key in ("leaderTemplate", "workerTemplate"):
         pod = obj["spec"]["leaderWorkerTemplate"][key]

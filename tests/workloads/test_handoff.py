@@ -6,6 +6,7 @@ ResourceClaimTemplate, Deployment, LeaderWorkerSet, LLMInferenceService and the
 three PodGroups) is checked against its CRD or the Kubernetes schema as composed.
 """
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -82,17 +83,19 @@ def test_rendered_and_conventioned_objects_validate(
         cluster=obj["spec"]["clusterName"],
         priority=obj["spec"]["priority"],
     )
-    result = apply_conventions([o.manifest for o in rendered if o.is_workload], config, context)
+    result = apply_conventions(rendered.workloads, config, context)
 
     # Rendered names fit every scheduler's limits, so no convention refuses them.
     assert result.ok, result.issues
-    others = [o.manifest for o in rendered if not o.is_workload]
-    for manifest in [*others, *result.workloads, *result.extra]:
+    # Handed back by key, each workload as it was rendered but for the conventions.
+    assert [w.key for w in result.workloads] == [w.key for w in rendered.workloads]
+    handed = replace(rendered, workloads=tuple(result.workloads))
+    for manifest in [*(o.manifest for o in handed.objects()), *result.gangs]:
         assert manifest_validator.validate(manifest, pods=True) == [], manifest["kind"]
 
     multi_node = shape != "unified-single-node"
     expected = GANG_API.get(block) if multi_node else None
-    assert {o["apiVersion"] for o in result.extra} == ({expected} if expected else set())
+    assert {o["apiVersion"] for o in result.gangs} == ({expected} if expected else set())
     if expected:
         # Decode and prefill are ganged apart; a unified replica is one gang.
-        assert len(result.extra) == (2 if shape == "disaggregated" else 1)
+        assert len(result.gangs) == (2 if shape == "disaggregated" else 1)

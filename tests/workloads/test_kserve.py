@@ -18,7 +18,7 @@ from .inputs import read_cluster, read_replica
 
 def _render(build: Any, obj: dict[str, Any]) -> dict[str, RemoteObject]:
     cluster = read_cluster(build.cluster(backend="KServe"))
-    return {o.key: o for o in render_replica(read_replica(obj), cluster)}
+    return {o.key: o for o in render_replica(read_replica(obj), cluster).objects()}
 
 
 def test_single_node_unified(build: Any) -> None:
@@ -77,9 +77,11 @@ def test_kserve_lws_size_matches_nodes_per_worker(build: Any) -> None:
     """The LWS size KServe (and the conventions) derive from parallelism is what the fleet charged."""
     for topology in ({"pipeline": 4}, {"data": 6, "dataLocal": 2}, {"data": 8, "dataLocal": 8}):
         replica = read_replica(build.replica(workers=build.role(topology=topology)))
-        spec = render_replica(replica, read_cluster(build.cluster(backend="KServe")))[-1].manifest[
-            "spec"
-        ]
+        spec = (
+            render_replica(replica, read_cluster(build.cluster(backend="KServe")))
+            .objects()[-1]
+            .manifest["spec"]
+        )
         assert kserve_lws_size(spec["parallelism"]) == replica.roles[0].topology.nodes_per_worker
 
 

@@ -65,7 +65,7 @@ def test_a_forged_namespace_cannot_reach_a_hashed_one() -> None:
 
 
 def test_namespace_object(build: Any) -> None:
-    objects = render_replica(read_replica(build.replica()), read_cluster(build.cluster()))
+    objects = render_replica(read_replica(build.replica()), read_cluster(build.cluster())).objects()
     namespace = next(o for o in objects if o.key == "namespace").manifest
     assert namespace == {
         "apiVersion": "v1",
@@ -90,7 +90,7 @@ def _names(build: Any, replica_name: str, backend: str, topology: dict[str, int]
         decode=build.role(topology=topology, count=12),
         prefill=build.role(),
     )
-    return render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend)))
+    return render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend))).objects()
 
 
 @given(REPLICA_NAME, st.sampled_from(["Native", "KServe"]), st.sampled_from([1, 2, 16]))

@@ -13,6 +13,7 @@ from modelplane.core.vocabulary import LABEL_ROLE, Reason
 from modelplane.workloads import (
     GPU_TAINT_KEY,
     DeviceRequest,
+    RemoteObject,
     render_replica,
 )
 
@@ -22,11 +23,11 @@ BACKENDS = ["Native", "KServe"]
 TOPOLOGIES = [{"tensor": 8}, {"tensor": 8, "pipeline": 2}]
 
 
-def _render(build: Any, obj: dict[str, Any], backend: str = "Native") -> list[Any]:
-    return render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend)))
+def _render(build: Any, obj: dict[str, Any], backend: str = "Native") -> list[RemoteObject]:
+    return render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend))).objects()
 
 
-def _pods(objects: list[Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def _pods(objects: list[RemoteObject]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(pod spec, engine container) for every pod template of every workload."""
     specs = [spec for obj in objects for site in pod_sites(obj.manifest) for _, spec in site.specs]
     assert specs
@@ -98,7 +99,6 @@ def test_claim_template_carries_the_requests(build: Any) -> None:
         },
     ]
     assert objects["claims-workers"].readiness == {"policy": "SuccessfulCreate"}
-    assert not objects["claims-workers"].is_workload
 
 
 def test_a_role_without_requests_claims_nothing(build: Any) -> None:
@@ -238,9 +238,9 @@ def test_modelplane_labels_win_over_the_template(build: Any) -> None:
         "spec": {"containers": [build.engine()]},
     }
     objects = _render(build, build.replica(workers=build.role(template=template)))
-    labels = next(o for o in objects if o.is_workload).manifest["spec"]["template"]["metadata"][
-        "labels"
-    ]
+    labels = next(o for o in objects if o.key == "workload-workers").manifest["spec"]["template"][
+        "metadata"
+    ]["labels"]
     assert labels["modelplane.ai/role"] == "workers"
     assert labels["team"] == "a"
     assert list(labels) == sorted(labels)
@@ -254,7 +254,9 @@ def test_only_modelplane_marks_a_pod_serving(build: Any) -> None:
     objects = _render(
         build, build.replica(workers=build.role(template=template, topology={"pipeline": 2}))
     )
-    lwt = next(o for o in objects if o.is_workload).manifest["spec"]["leaderWorkerTemplate"]
+    lwt = next(o for o in objects if o.key == "workload-workers").manifest["spec"][
+        "leaderWorkerTemplate"
+    ]
     assert lwt["leaderTemplate"]["metadata"]["labels"]["modelplane.ai/serving"] == "true"
     assert "modelplane.ai/serving" not in lwt["workerTemplate"]["metadata"]["labels"]
 

@@ -67,7 +67,7 @@ def test_every_object_validates(
 ) -> None:
     objects = render_replica(
         read_replica(_shapes(build)[shape]), read_cluster(build.cluster(backend=backend))
-    )
+    ).objects()
     assert objects
     for obj in objects:
         assert manifest_validator.validate(obj.manifest, pods=True) == [], obj.key
@@ -88,7 +88,7 @@ def test_claim_templates_validate_on_each_minor(
 ) -> None:
     # The XRD admits 1.34 and later; older minors reach the renderer only as a typed input.
     cluster = replace(read_cluster(build.cluster()), kubernetes_version=version)
-    rendered = render_replica(read_replica(_shapes(build)["many-requests"]), cluster)
+    rendered = render_replica(read_replica(_shapes(build)["many-requests"]), cluster).objects()
     claims = next(o for o in rendered if o.key == "claims-workers")
     assert claims.manifest["apiVersion"] == api_version
     on_cluster = ManifestValidator(manifest_validator.registry, version)
@@ -160,7 +160,7 @@ def test_validator_rejects_what_the_api_server_would(
     rendered = render_replica(
         read_replica(_shapes(build)[shape]), read_cluster(build.cluster(backend=backend))
     )
-    manifest = next(o for o in rendered if o.key == "workload-workers").manifest
+    manifest = next(w for w in rendered.workloads if w.key == "workload-workers").manifest
     target = manifest
     for part in field[:-1]:
         target = target[part]

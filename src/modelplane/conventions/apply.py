@@ -1,7 +1,7 @@
 """Hand a replica's rendered workloads to the cluster's in-cluster scheduler."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from modelplane.conventions import metadata as md
@@ -9,9 +9,9 @@ from modelplane.conventions.config import SchedulingConfig, priority_error
 from modelplane.conventions.gang import plan_gang
 from modelplane.conventions.schedulers import ROOT, Platform
 from modelplane.conventions.template import Template, TemplateContext, context_values
-from modelplane.conventions.workload import Unit, Workload, child, classify
+from modelplane.conventions.workload import Unit, Workload, child, view
 from modelplane.core.issues import Issue, has_errors, unique
-from modelplane.core.kinds import LLM_INFERENCE_SERVICE
+from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload
 from modelplane.core.kinds import leader_worker_set as lws
 from modelplane.core.labels import value_error
 from modelplane.core.priority import priority_allowed, resolve_priority
@@ -20,8 +20,11 @@ from modelplane.core.vocabulary import Reason
 
 @dataclass
 class ConventionResult:
-    workloads: list[dict[str, Any]]
-    extra: list[dict[str, Any]]
+    """The workloads as handed back (same keys, conventions applied), the gang
+    objects they need, and every issue found."""
+
+    workloads: list[RenderedWorkload]
+    gangs: list[dict[str, Any]]
     issues: list[Issue]
 
     @property
@@ -31,7 +34,7 @@ class ConventionResult:
 
 
 def apply_conventions(
-    workloads: Sequence[Mapping[str, Any]],
+    workloads: Sequence[RenderedWorkload],
     config: SchedulingConfig,
     context: TemplateContext,
     *,
@@ -56,16 +59,14 @@ def apply_conventions(
         annotations=_render(config.default_annotations, values, "defaultAnnotations", issues),
         priority_values=priority_values(priority_classes),
     )
-    out: list[dict[str, Any]] = []
-    extra: list[dict[str, Any]] = []
-    for manifest in workloads:
-        doc = cast(dict[str, Any], _plain(manifest))
-        workload = classify(doc)
-        if workload is not None:
-            extra.extend(_apply(workload, config, platform, issues))
-        out.append(doc)
-    extra.sort(key=lambda o: (o["apiVersion"], o["kind"], o["metadata"]["name"]))
-    return ConventionResult(workloads=out, extra=extra, issues=unique(issues))
+    handed: list[RenderedWorkload] = []
+    gangs: list[dict[str, Any]] = []
+    for rendered in workloads:
+        workload = view(rendered)
+        gangs.extend(_apply(workload, config, platform, issues))
+        handed.append(replace(rendered, manifest=workload.manifest))
+    gangs.sort(key=lambda o: (o["apiVersion"], o["kind"], o["metadata"]["name"]))
+    return ConventionResult(workloads=handed, gangs=gangs, issues=unique(issues))
 
 
 def priority_values(priority_classes: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -80,15 +81,6 @@ def priority_values(priority_classes: Sequence[Mapping[str, Any]]) -> dict[str, 
         if isinstance(name, str) and isinstance(value, int) and not isinstance(value, bool):
             out[name] = value
     return out
-
-
-def _plain(value: object) -> object:
-    """A deep copy made of plain dicts and lists."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in cast(Mapping[Any, Any], value).items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in cast(Sequence[Any], value)]
-    return value
 
 
 def _priority(resolved: str | None, config: SchedulingConfig, issues: list[Issue]) -> str | None:
@@ -170,11 +162,11 @@ def _apply(
         return key in owned_annotations or scheduler.reserves(key)
 
     on_pods = scheduler.pod_keys(platform)
-    extra: list[dict[str, Any]] = []
+    gangs: list[dict[str, Any]] = []
     for unit in workload.units:
         gang = plan_gang(workload, unit, config, platform)
         issues.extend(gang.issues)
-        extra.extend(gang.objects)
+        gangs.extend(gang.objects)
         labels = {**platform.labels, **on_pods.labels, **gang.pod_labels}
         annotations = {**platform.annotations, **on_pods.annotations, **gang.pod_annotations}
         for site in unit.pod_set.sites:
@@ -194,7 +186,7 @@ def _apply(
                 md.drop_pod_priority(spec, path, unit.title, issues)
         issues.extend(_name_limit(workload, unit, config))
         issues.extend(scheduler.guard(workload, unit, platform))
-    return extra
+    return gangs
 
 
 def _name_limit(workload: Workload, unit: Unit, config: SchedulingConfig) -> list[Issue]:

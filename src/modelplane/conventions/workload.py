@@ -1,16 +1,16 @@
 """How a rendered workload's pods gang up, as the conventions see them.
 
-The workload kind says where its pod templates are and how its pods group
-(`modelplane.core.kinds`); everything is read from the manifest itself, so the
-renderer and the conventions share no hidden state.
+The workload's kind says where its pod templates are and how its pods group
+(`modelplane.core.kinds`), read from the manifest itself, so the renderer and the
+conventions share no hidden state beyond the typed workload they hand over.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from modelplane.core.kinds import PodSet, WorkloadKind, workload_kind
+from modelplane.core.kinds import PodSet, RenderedWorkload, WorkloadKind
 from modelplane.core.kinds.base import mapping
-from modelplane.core.vocabulary import LABEL_ROLE
 
 
 @dataclass(frozen=True)
@@ -44,27 +44,32 @@ def child(parent: dict[str, Any], key: str) -> dict[str, Any]:
     return cast(dict[str, Any], value)
 
 
-def classify(manifest: dict[str, Any]) -> Workload | None:
-    """The workload view of a manifest, or None for kinds that carry no pods.
+def view(workload: RenderedWorkload) -> Workload:
+    """The conventions' view of a rendered workload, over a private copy of its manifest.
 
-    Its sites share their dicts with `manifest`, so the conventions edit it in place.
+    Its sites share their dicts with that copy, so the conventions edit it in place.
     """
-    kind = workload_kind(manifest)
-    if kind is None:
-        return None
+    manifest = cast(dict[str, Any], _plain(workload.manifest))
     metadata = child(manifest, "metadata")
     name, namespace = metadata.get("name"), metadata.get("namespace")
-    role = mapping(metadata.get("labels")).get(LABEL_ROLE)
-    workload = Workload(
+    seen = Workload(
         manifest=manifest,
-        kind=kind,
+        kind=workload.kind,
         name=name if isinstance(name, str) else "",
         namespace=namespace if isinstance(namespace, str) else None,
         units=[],
     )
-    role_name = role if isinstance(role, str) else ""
-    for pod_set in kind.pod_sets(workload.name, mapping(manifest.get("spec")), fill=True):
+    for pod_set in workload.kind.pod_sets(seen.name, mapping(manifest.get("spec")), fill=True):
         # A block of its own (KServe's prefill) is its own role.
-        title = f"{workload.title} ({pod_set.part})" if pod_set.part else workload.title
-        workload.units.append(Unit(title, pod_set.part or role_name, pod_set))
-    return workload
+        title = f"{seen.title} ({pod_set.part})" if pod_set.part else seen.title
+        seen.units.append(Unit(title, pod_set.part or workload.role, pod_set))
+    return seen
+
+
+def _plain(value: object) -> object:
+    """A deep copy made of plain dicts and lists."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in cast(Mapping[Any, Any], value).items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in cast(Sequence[Any], value)]
+    return value

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from modelplane.core.kinds import DEPLOYMENT, LEADER_WORKER_SET
+from modelplane.core.kinds import DEPLOYMENT, LEADER_WORKER_SET, WorkloadKind
 
 from .identity import (
     DEPLOYMENT_NAME_MAX,
@@ -76,7 +76,8 @@ def leader_worker_set(
 
 def native_workload(
     replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
-) -> dict[str, Any]:
+) -> tuple[WorkloadKind, dict[str, Any]]:
+    """The role's workload and its kind: a Deployment for single-node workers, else an LWS."""
     if role.topology.nodes_per_worker == 1:
-        return deployment(replica, role, namespace=namespace, claim=claim)
-    return leader_worker_set(replica, role, namespace=namespace, claim=claim)
+        return DEPLOYMENT, deployment(replica, role, namespace=namespace, claim=claim)
+    return LEADER_WORKER_SET, leader_worker_set(replica, role, namespace=namespace, claim=claim)

@@ -9,38 +9,34 @@ it says so on the Accepted condition and keeps every Object it composed before:
 a running model is never taken down by bad input.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import ModelReplica
 
-from compose_model_replica.remote import remote_observed, with_conventions, wrap_all
+from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
+from compose_model_replica.status import accepted_condition, composite_status, serving_condition
 from modelplane.conventions import (
     SchedulingConfig,
     TemplateContext,
     apply_conventions,
     parse_scheduling,
 )
-from modelplane.core.conditions import find_condition
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
     INFERENCE_CLUSTER,
-    LABEL_ROLE,
     MODEL_DEPLOYMENT,
-    SERVING,
     Reason,
 )
 from modelplane.workloads import (
-    RemoteObject,
     ReplicaInput,
     cluster_input,
     render_replica,
     replica_input,
-    replica_status,
-    workload_status,
 )
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
@@ -110,48 +106,30 @@ class FunctionRunner(ComposeFunction):
             cluster=parsed.cluster_name,
             priority=parsed.priority,
         )
-        workloads = [o.manifest for o in rendered if o.is_workload]
-        result = apply_conventions(workloads, config, context, priority_classes=priority_classes)
+        result = apply_conventions(
+            rendered.workloads, config, context, priority_classes=priority_classes
+        )
         if not result.ok:
             raise InvalidInputError(result.issues)
         for issue in result.issues:
             report.warning(rsp, issue.reason, str(issue))
 
-        remote = with_conventions(rendered, result.workloads, result.extra)
+        handed = replace(rendered, workloads=tuple(result.workloads))
+        remote = remote_objects(handed, result.gangs)
         observed = observed_resources(req)
-        for key, wrapped in wrap_all(
-            remote, parsed, provider_config.model_dump(exclude_none=True)
-        ).items():
+        reference = provider_config.model_dump(exclude_none=True)
+        for key, wrapped in wrap_all(remote, parsed, reference).items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
             desired.ready = (
                 fnv1.READY_TRUE if objects.is_ready(observed.get(key)) else fnv1.READY_FALSE
             )
 
-        seen = {o.key: remote_observed(observed.get(o.key)) for o in remote}
-        workloads_status = [
-            {
-                "role": o.manifest.get("metadata", {}).get("labels", {}).get(LABEL_ROLE, ""),
-                "kind": o.manifest["kind"],
-                "name": o.manifest["metadata"]["name"],
-                "available": workload_status(o.manifest["kind"], seen[o.key])[0],
-            }
-            for o in remote
-            if o.is_workload
-        ]
-        namespace = next(
-            (o.manifest["metadata"]["name"] for o in remote if o.manifest["kind"] == "Namespace"),
-            "",
-        )
-        rsp.desired.composite.resource.update(
-            {"status": {"namespace": namespace, "workloads": workloads_status}}
-        )
-        report.set_condition(
-            rsp, accepted_condition(remote_keys(remote), observed, parsed.cluster_name)
-        )
-        serving, why = replica_status(remote, seen)
-        reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
-        report.set_condition(rsp, report.Condition(SERVING, serving, reason, why))
+        seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
+        rsp.desired.composite.resource.update({"status": composite_status(handed, seen)})
+        keys = [o.key for o in remote]
+        report.set_condition(rsp, accepted_condition(keys, observed, parsed.cluster_name))
+        report.set_condition(rsp, serving_condition(handed, seen))
 
     def cluster(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str
@@ -197,42 +175,4 @@ def controlled_by_its_deployment(replica: ModelReplica, deployment: str) -> bool
         and owner.kind == MODEL_DEPLOYMENT
         and owner.name == deployment
         for owner in owners or ()
-    )
-
-
-def remote_keys(remote: list[RemoteObject]) -> list[str]:
-    return [o.key for o in remote]
-
-
-def accepted_condition(
-    keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
-) -> report.Condition:
-    """Whether the cluster took every object: each Object's own Synced condition.
-
-    provider-kubernetes sets Synced=False with the API server's answer when an
-    apply is refused (a webhook, a quota, a missing CRD), so that message is the
-    most useful thing to show.
-    """
-    refused = [
-        f"{key}: {synced.get('message', synced.get('reason', 'not synced'))}"
-        for key in keys
-        if (synced := find_condition(observed.get(key), "Synced")) is not None
-        and synced.get("status") == "False"
-    ]
-    if refused:
-        return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
-    applied = [key for key in keys if objects.is_synced(observed.get(key))]
-    if len(applied) == len(keys):
-        return report.Condition(
-            ACCEPTED,
-            True,
-            Reason.WORKLOAD_APPLIED,
-            f"{len(keys)} objects applied to InferenceCluster {cluster}",
-        )
-    waiting = len(keys) - len(applied)
-    return report.Condition(
-        ACCEPTED,
-        None,
-        Reason.WORKLOAD_COMPOSED,
-        f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",
     )

@@ -1,34 +1,27 @@
 """From rendered remote objects to the provider-kubernetes Objects that carry them."""
 
-from dataclasses import replace
 from typing import Any
 
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
-from modelplane.workloads import RemoteObject, ReplicaInput
+from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
 from modelplane.xfn import objects
 
 GANG_KEY_PREFIX = "gang-"
 
 
-def with_conventions(
-    rendered: list[RemoteObject], workloads: list[dict[str, Any]], extra: list[dict[str, Any]]
-) -> list[RemoteObject]:
-    """The rendered objects with their workloads swapped for the convention-applied
-    ones (same order), plus gang objects, each under a key stable across renders."""
-    swapped = iter(workloads)
-    result = [replace(o, manifest=next(swapped)) if o.is_workload else o for o in rendered]
-    for manifest in extra:
-        kind = manifest["kind"].lower()
-        result.append(
-            RemoteObject(
-                key=f"{GANG_KEY_PREFIX}{kind}-{manifest['metadata']['name']}",
-                manifest=manifest,
-                readiness={"policy": "SuccessfulCreate"},
-                is_workload=False,
-            )
-        )
-    return sorted(result, key=lambda o: o.key)
+def gang_object(manifest: dict[str, Any]) -> RemoteObject:
+    """A gang object, under a key stable across renders (its kind and name)."""
+    kind = manifest["kind"].lower()
+    return RemoteObject(
+        key=f"{GANG_KEY_PREFIX}{kind}-{manifest['metadata']['name']}", manifest=manifest
+    )
+
+
+def remote_objects(replica: RenderedReplica, gangs: list[dict[str, Any]]) -> list[RemoteObject]:
+    """Everything the replica puts on its cluster, sorted by key: its rendered objects
+    (with the workloads as the conventions handed them back) and its gang objects."""
+    return sorted([*replica.objects(), *map(gang_object, gangs)], key=lambda o: o.key)
 
 
 def object_name(replica: str, key: str) -> str:

@@ -10,7 +10,7 @@ its gangs, when it serves and how it looks when healthy.
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .base import PodSet, PodSite, WorkloadKind, mapping
+from .base import PodSet, PodSite, RenderedWorkload, WorkloadKind, mapping
 from .deployment import DEPLOYMENT, Deployment
 from .leader_worker_set import LEADER_WORKER_SET, LeaderWorkerSet
 from .llm_inference_service import LLM_INFERENCE_SERVICE, LLMInferenceService
@@ -75,6 +75,7 @@ __all__ = [
     "LeaderWorkerSet",
     "PodSet",
     "PodSite",
+    "RenderedWorkload",
     "WorkloadKind",
     "named",
     "pod_sets",

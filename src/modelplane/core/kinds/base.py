@@ -138,6 +138,23 @@ class WorkloadKind(abc.ABC):
         return False, f"{label} has not reported {condition} yet"
 
 
+@dataclass(frozen=True)
+class RenderedWorkload:
+    """A workload the renderer produced for one replica, as the scheduler conventions
+    take it and hand it back: its key among the replica's remote objects, the role
+    it runs, its registered kind and its manifest."""
+
+    key: str
+    role: str
+    kind: WorkloadKind
+    manifest: dict[str, Any] = field(hash=False)
+
+    @property
+    def name(self) -> str:
+        name = mapping(self.manifest.get("metadata")).get("name")
+        return name if isinstance(name, str) else ""
+
+
 def mapping(value: object) -> dict[str, Any]:
     """`value` when it is an object, else an empty one."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}
