@@ -424,8 +424,7 @@ def test_a_replica_it_cannot_read_keeps_what_runs() -> None:
     bad["spec"]["index"] = 0
     got = as_dict(run(FunctionRunner(), request(bad, observed=RUNNING)))
     assert got["conditions"][0]["message"] == (
-        "spec.workers.topology.dataLocal: must divide data (4): a node holds a whole number "
-        "of data-parallel ranks, not 4/3"
+        "spec.workers.topology.dataLocal: must divide data (4), not 3"
     )
 
 

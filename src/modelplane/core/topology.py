@@ -1,18 +1,19 @@
 """How one worker of a role is sharded across GPUs and nodes.
 
 The scheduler sizes placements from it and the renderer shapes pods from it, so
-both read the same type, and both build it from the API's `topology` object with
-`Topology.from_model`, the one place it is validated.
+both read the same type, built and validated in one place (`Topology.read`) from
+the `topology` object of any API that carries one.
 """
 
 from dataclasses import dataclass
 from typing import Protocol
 
-from modelplane.core.issues import InvalidInputError
+from modelplane.core.issues import InvalidInputError, Issue
 
 
 class TopologyFields(Protocol):
-    """The API's `topology` object, as any generated model holds it."""
+    """A `topology` object as a generated model holds it (ModelDeployment, ModelReplica):
+    each degree at least 1 by schema, None or absent meaning 1."""
 
     @property
     def tensor(self) -> int | None: ...
@@ -38,29 +39,40 @@ class Topology:
     data_local: int = 1
 
     @classmethod
-    def from_model(cls, model: TopologyFields | None, path: str) -> "Topology":
-        """The topology a model holds (absent degrees are 1), checked for what its
-        schema states only as a CEL rule: `dataLocal` divides `data`. Raises
-        InvalidInputError naming `<path>.dataLocal` otherwise."""
-        if model is None:
+    def read(cls, fields: TopologyFields | None, path: str) -> "Topology":
+        """The topology an API object gives at `path`; InvalidInputError when it is not one.
+
+        The schema bounds each degree; what it leaves to this check is that a node
+        holds a whole number of data-parallel ranks.
+        """
+        if fields is None:
             return cls()
         topology = cls(
-            tensor=model.tensor or 1,
-            pipeline=model.pipeline or 1,
-            data=model.data or 1,
-            data_local=model.dataLocal or 1,
+            tensor=_degree(fields.tensor),
+            pipeline=_degree(fields.pipeline),
+            data=_degree(fields.data),
+            data_local=_degree(fields.dataLocal),
         )
-        if topology.data % topology.data_local:
-            raise InvalidInputError.at(
-                f"{path}.dataLocal",
-                f"must divide data ({topology.data}): a node holds a whole number of "
-                f"data-parallel ranks, not {topology.data}/{topology.data_local}",
+        problems = [
+            Issue(f"{path}.{name}", f"must be at least 1, not {value}")
+            for name, value in topology.as_dict().items()
+            if value < 1
+        ]
+        if not problems and topology.data % topology.data_local:
+            # A remainder would leave the node count (pipeline * data / dataLocal) fractional.
+            problems.append(
+                Issue(
+                    f"{path}.dataLocal",
+                    f"must divide data ({topology.data}), not {topology.data_local}",
+                )
             )
+        if problems:
+            raise InvalidInputError(problems)
         return topology
 
     @property
     def nodes_per_worker(self) -> int:
-        # from_model rejects a data_local that does not divide data, so this is exact.
+        # `read` rejects a data_local that does not divide data, so this is exact.
         return self.pipeline * self.data // self.data_local
 
     def pods(self, workers: int) -> int:
@@ -75,3 +87,7 @@ class Topology:
             "data": self.data,
             "dataLocal": self.data_local,
         }
+
+
+def _degree(value: int | None) -> int:
+    return 1 if value is None else value

@@ -70,7 +70,7 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
             )
         seen.add(request.name)
     try:
-        topology = Topology.from_model(model.topology, f"{path}.topology")
+        topology = Topology.read(model.topology, f"{path}.topology")
     except InvalidInputError as invalid:
         issues.extend(invalid.issues)
         topology = Topology()
