@@ -25,6 +25,7 @@ from modelplane.conventions.config import SchedulingConfig
 from modelplane.conventions.schedulers import ROOT, Platform
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.issues import Issue, warning
+from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import GROUP, LABEL_MANAGED_BY, LABEL_ROLE, MANAGED_BY, Reason
 
@@ -89,13 +90,11 @@ def gang_name(workload: Workload, unit: Unit, provider: str) -> str:
 
 
 def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
-    source = workload.manifest.get("metadata", {}).get("labels")
+    source = mapping(mapping(workload.manifest.get("metadata")).get("labels"))
     # Only Modelplane's own identity labels carry over; anything else the object
     # holds, well-formed or not, is the workload's business.
     labels = {
-        k: v
-        for k, v in (source.items() if isinstance(source, dict) else ())
-        if isinstance(v, str) and k.partition("/")[0] == GROUP
+        k: v for k, v in source.items() if isinstance(v, str) and k.partition("/")[0] == GROUP
     }
     labels[LABEL_MANAGED_BY] = MANAGED_BY
     if unit.role:

@@ -9,6 +9,9 @@ it says so on the Accepted condition and keeps every Object it composed before:
 a running model is never taken down by bad input.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 from dataclasses import replace
 from typing import Any
 

@@ -1,6 +1,6 @@
 """From rendered remote objects to the provider-kubernetes Objects that carry them."""
 
-from typing import Any
+from typing import Any, cast
 
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
@@ -54,4 +54,4 @@ def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
     if not observed:
         return None
     manifest = observed.get("status", {}).get("atProvider", {}).get("manifest")
-    return manifest if isinstance(manifest, dict) else None
+    return cast(dict[str, Any], manifest) if isinstance(manifest, dict) else None

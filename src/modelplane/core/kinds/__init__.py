@@ -8,7 +8,7 @@ its gangs, when it serves and how it looks when healthy.
 """
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .base import PodSet, PodSite, RenderedWorkload, WorkloadKind, mapping
 from .deployment import DEPLOYMENT, Deployment
@@ -46,7 +46,7 @@ def pod_sites(manifest: Mapping[str, Any], *, fill: bool = False) -> list[PodSit
     kind, spec = workload_kind(manifest), manifest.get("spec")
     if kind is None or not isinstance(spec, dict):
         return []
-    return kind.pod_sites(mapping(spec), fill=fill)
+    return kind.pod_sites(cast(dict[str, Any], spec), fill=fill)
 
 
 def pod_sets(manifest: Mapping[str, Any], *, fill: bool = False) -> list[PodSet]:

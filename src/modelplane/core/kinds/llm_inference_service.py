@@ -6,7 +6,7 @@ LeaderWorkerSet when the block has a `worker`. The block's `labels` and
 """
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .base import PodSet, PodSite, WorkloadKind, count, mapping
 from .deployment import DEPLOYMENT
@@ -41,7 +41,7 @@ class LLMInferenceService(WorkloadKind):
         for path, value in (("spec", spec), (PREFILL_PATH, spec.get(PREFILL))):
             if not isinstance(value, dict):
                 continue
-            block = mapping(value)
+            block = cast(dict[str, Any], value)
             specs = tuple(
                 (f"{path}.{key}", mapping(block[key]))
                 for key in ("template", "worker")
