@@ -61,10 +61,10 @@ class FunctionRunner(ComposeFunction):
     validity_condition = ACCEPTED
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        replica = observed_composite(req, ModelReplica)
-        parsed = replica_input(replica)
+        composite = observed_composite(req, ModelReplica)
+        replica = replica_input(composite)
         try:
-            self.render(req, rsp, replica, parsed)
+            self.render(req, rsp, composite, replica)
         except WaitingError as waiting:
             keep_observed(req, rsp)
             report.set_condition(
@@ -76,52 +76,53 @@ class FunctionRunner(ComposeFunction):
         self,
         req: fnv1.RunFunctionRequest,
         rsp: fnv1.RunFunctionResponse,
-        replica: ModelReplica,
-        parsed: ReplicaInput,
+        composite: ModelReplica,
+        replica: ReplicaInput,
     ) -> None:
-        if not controlled_by_its_deployment(replica, parsed.deployment_name):
+        if not controlled_by_its_deployment(composite, replica.deployment_name):
             # Placement, capacity and the priority allow-list are decided by the
             # fleet scheduler; a replica written by hand would skip all three.
             raise InvalidInputError.at(
                 "metadata.ownerReferences",
                 "a ModelReplica is rendered only when the "
-                f"ModelDeployment {parsed.deployment_name!r} controls it; "
+                f"ModelDeployment {replica.deployment_name!r} controls it; "
                 "create ModelDeployments, not ModelReplicas",
                 Reason.NOT_COMPOSED,
             )
-        cluster = self.cluster(req, rsp, parsed.cluster_name)
+        cluster = self.cluster(req, rsp, replica.cluster_name)
         provider_config = cluster.status.providerConfigRef if cluster.status else None
         if provider_config is None or not provider_config.name:
             raise InvalidInputError.at(
                 "",
-                f"InferenceCluster {parsed.cluster_name!r} has no status.providerConfigRef yet",
+                f"InferenceCluster {replica.cluster_name!r} has no status.providerConfigRef yet",
                 Reason.CLUSTER_NOT_CONNECTED,
             )
 
         config, _ = parse_scheduling(cluster.spec.scheduling if cluster.spec else None)
         priority_classes = self.priority_classes(req, rsp, config)
-        rendered = render_replica(parsed, cluster_input(cluster))
+        rendered = render_replica(replica, cluster_input(cluster))
 
         context = TemplateContext(
-            namespace=parsed.namespace,
-            name=parsed.deployment_name,
-            replica=parsed.name,
-            cluster=parsed.cluster_name,
-            priority=parsed.priority,
+            namespace=replica.namespace,
+            name=replica.deployment_name,
+            replica=replica.name,
+            cluster=replica.cluster_name,
+            priority=replica.priority,
         )
-        result = apply_conventions(
+        conventions = apply_conventions(
             rendered.workloads, config, context, priority_classes=priority_classes
         )
-        if not result.ok:
-            raise InvalidInputError(result.issues)
-        for issue in result.issues:
+        if not conventions.ok:
+            raise InvalidInputError(conventions.issues)
+        for issue in conventions.issues:
             report.warning(rsp, issue.reason, str(issue))
 
-        handed = replace(rendered, workloads=tuple(result.workloads))
-        remote = remote_objects(handed, result.gangs)
+        # The workloads as the conventions handed them back, under their own keys.
+        handed = replace(rendered, workloads=tuple(conventions.workloads))
+        remote = remote_objects(handed, conventions.gangs)
         observed = observed_resources(req)
         reference = provider_config.model_dump(exclude_none=True)
-        for key, wrapped in wrap_all(remote, parsed, reference).items():
+        for key, wrapped in wrap_all(remote, replica, reference).items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
             desired.ready = (
@@ -131,7 +132,7 @@ class FunctionRunner(ComposeFunction):
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
         rsp.desired.composite.resource.update({"status": composite_status(handed, seen)})
         keys = [o.key for o in remote]
-        report.set_condition(rsp, accepted_condition(keys, observed, parsed.cluster_name))
+        report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
         report.set_condition(rsp, serving_condition(handed, seen))
 
     def cluster(
