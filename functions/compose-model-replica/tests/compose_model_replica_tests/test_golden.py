@@ -17,6 +17,8 @@ from compose_model_replica.fn import FunctionRunner
 
 from modelplane_cli.testing import as_dict, request, run
 
+from .builders import OWNER, cluster
+
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 GPU_REQUEST = {
@@ -27,14 +29,7 @@ GPU_REQUEST = {
         {"cel": "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('80Gi')) >= 0"}
     ],
 }
-OWNER = {
-    "apiVersion": "modelplane.ai/v1alpha1",
-    "kind": "ModelDeployment",
-    "name": "kimi",
-    "uid": "5d0c9f1e-2b1a-4c3d-9e8f-7a6b5c4d3e2f",
-    "controller": True,
-    "blockOwnerDeletion": True,
-}
+EAST_POOLS = (("h100", 8), ("h200", 4))
 
 
 def template(**labels: str) -> dict[str, Any]:
@@ -80,28 +75,6 @@ def replica(**roles: dict[str, Any]) -> dict[str, Any]:
             "priority": "batch",
             **roles,
         },
-    }
-
-
-def cluster(backend: str, scheduling: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": "modelplane.ai/v1alpha1",
-        "kind": "InferenceCluster",
-        "metadata": {"name": "east"},
-        "spec": {
-            "backend": {"type": backend},
-            "kubernetesVersion": "1.34",
-            "cluster": {
-                "source": "Existing",
-                "existing": {"secretRef": {"name": "east", "namespace": "crossplane-system"}},
-            },
-            "nodePools": [
-                {"name": "h100", "className": "h100-8x", "nodeCount": 8},
-                {"name": "h200", "className": "h200-8x", "nodeCount": 4},
-            ],
-            "scheduling": scheduling,
-        },
-        "status": {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "east"}},
     }
 
 
@@ -173,7 +146,9 @@ CASES = {
             "inferencecluster": [
                 cluster(
                     "Native",
-                    {
+                    name="east",
+                    pools=EAST_POOLS,
+                    scheduling={
                         "provider": "KAI",
                         "queue": "{{ .Namespace }}-{{ .Priority }}",
                         "defaultLabels": {"example.com/team": "{{ .Namespace }}"},
@@ -195,7 +170,9 @@ CASES = {
             "inferencecluster": [
                 cluster(
                     "KServe",
-                    {
+                    name="east",
+                    pools=EAST_POOLS,
+                    scheduling={
                         "provider": "Kueue",
                         "queue": "{{ .Namespace }}",
                         "kueue": {"workloadPriorityClasses": ["batch"]},
