@@ -30,7 +30,7 @@ def test_absent_block_is_the_default_scheduler() -> None:
         config, issues = read_scheduling(spec)
         assert issues == []
         assert config == SchedulingConfig()
-        assert config.provider == "Default"
+        assert config.scheduler.name == "Default"
         assert config.scheduler_name is None
         assert config.gang_enabled
 

@@ -25,10 +25,6 @@ class SchedulingConfig:
     default_annotations: tuple[tuple[str, Template], ...] = ()
     errors: tuple[Issue, ...] = ()
 
-    @property
-    def provider(self) -> str:
-        return self.scheduler.name
-
     def preset_labels(self) -> frozenset[str]:
         """Every label key the provider sets, on objects or pods."""
         return self.scheduler.preset_labels(self.queue is not None)

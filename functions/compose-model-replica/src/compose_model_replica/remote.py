@@ -1,7 +1,8 @@
 """From rendered remote objects to the provider-kubernetes Objects that carry them."""
 
-from typing import Any, cast
+from typing import Any
 
+from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
 from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
@@ -50,8 +51,7 @@ def wrap_all(
 
 
 def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
-    """What provider-kubernetes read back from the cluster for an Object."""
-    if not observed:
-        return None
-    manifest = observed.get("status", {}).get("atProvider", {}).get("manifest")
-    return cast(dict[str, Any], manifest) if isinstance(manifest, dict) else None
+    """What provider-kubernetes read back from the cluster for an Object (None when it
+    has not, or when what it holds is not an object)."""
+    at_provider = mapping(mapping(mapping(observed).get("status")).get("atProvider"))
+    return mapping(at_provider.get("manifest")) or None

@@ -182,3 +182,23 @@ def test_an_apply_the_cluster_refuses_is_named() -> None:
         "WorkloadRejected",
         "workload-workers: admission webhook denied the request",
     )
+
+
+@pytest.mark.parametrize(
+    "status", [["not", "a", "map"], {"atProvider": "x"}, {"atProvider": {"manifest": 7}}]
+)
+def test_observed_objects_of_any_shape_read_as_not_serving(status: object) -> None:
+    observed = {"workload-workers": {"apiVersion": "v1", "kind": "Object", "status": status}}
+    got = as_dict(
+        run(
+            FunctionRunner(),
+            request(replica(), observed=observed, required={"inferencecluster": [cluster()]}),
+        )
+    )
+    assert "results" not in got
+    serving = got["conditions"][1]
+    assert (serving["type"], serving["status"], serving["message"]) == (
+        "Serving",
+        "STATUS_CONDITION_FALSE",
+        "Deployment has not been observed yet",
+    )
