@@ -2,7 +2,7 @@
 
 Conventioned workloads and gang objects are validated with the root conftest's
 `manifest_validator`; pod templates are read with
-`modelplane.core.pod_templates.pod_sites`.
+`modelplane.core.kinds.pod_sites`.
 """
 
 import copy

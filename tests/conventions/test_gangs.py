@@ -4,16 +4,18 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
 from modelplane_cli.schema import ManifestValidator
+
+from .support import handed, read_scheduling, typed
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 
 
 def _apply(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, findings = parse_scheduling(spec)
-    assert findings == []
-    return apply_conventions(manifests, config, CONTEXT)
+    config, issues = read_scheduling(spec)
+    assert issues == []
+    return apply_conventions(typed(manifests), config, CONTEXT)
 
 
 def _worker_meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -22,35 +24,35 @@ def _worker_meta(obj: dict[str, Any]) -> dict[str, Any]:
 
 def test_coscheduling_lws_gang(build: Any, manifest_validator: ManifestValidator) -> None:
     result = _apply({"provider": "Coscheduling"}, [build.lws(size=4, replicas=1)])
-    (group,) = result.extra
+    (group,) = result.gangs
     assert manifest_validator.validate(group) == []
     assert group["apiVersion"] == "scheduling.x-k8s.io/v1alpha1"
     assert group["spec"] == {"minMember": 4}
-    (obj,) = result.workloads
+    (obj,) = handed(result)
     lwt = obj["spec"]["leaderWorkerTemplate"]
     for key in ("leaderTemplate", "workerTemplate"):
         assert (
             lwt[key]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"]
             == group["metadata"]["name"]
         )
-    assert result.findings == []
+    assert result.issues == []
 
 
 def test_gang_spanning_several_workers_is_reported(build: Any) -> None:
     result = _apply({"provider": "Coscheduling"}, [build.lws(size=2, replicas=3)])
-    (group,) = result.extra
+    (group,) = result.gangs
     assert group["spec"]["minMember"] == 6
-    (finding,) = result.findings
-    assert finding.severity == "Warning"
-    assert finding.reason == "GangLimited"
-    assert "3 workers of 2 pods" in finding.message
+    (issue,) = result.issues
+    assert issue.severity == "Warning"
+    assert issue.reason == "GangLimited"
+    assert "3 workers of 2 pods" in issue.message
 
 
 def test_leader_ready_is_never_ganged_by_hand(build: Any) -> None:
     result = _apply({"provider": "Coscheduling"}, [build.lws(size=2, startup="LeaderReady")])
-    assert result.extra == []
-    assert "scheduling.x-k8s.io/pod-group" not in _worker_meta(result.workloads[0])["labels"]
-    assert [f.reason for f in result.findings] == ["GangLimited"]
+    assert result.gangs == []
+    assert "scheduling.x-k8s.io/pod-group" not in _worker_meta(handed(result)[0])["labels"]
+    assert [f.reason for f in result.issues] == ["GangLimited"]
 
 
 @pytest.mark.parametrize(
@@ -74,8 +76,8 @@ def test_no_gang_object(spec: dict[str, Any], manifest: str, build: Any) -> None
         "deployment": [build.deployment(replicas=5)],
     }[manifest]
     result = _apply(spec, manifests)
-    assert result.extra == []
-    assert result.findings == []
+    assert result.gangs == []
+    assert result.issues == []
 
 
 def test_volcano_without_lws_provider_composes_its_podgroup(
@@ -87,11 +89,11 @@ def test_volcano_without_lws_provider_composes_its_podgroup(
         "volcano": {"lwsGangScheduling": False},
     }
     result = _apply(spec, [build.lws(size=3)])
-    (group,) = result.extra
+    (group,) = result.gangs
     assert manifest_validator.validate(group) == []
     assert group["apiVersion"] == "scheduling.volcano.sh/v1beta1"
     assert group["spec"] == {"minMember": 3, "queue": "ml-team", "priorityClassName": "batch"}
-    annotations = _worker_meta(result.workloads[0])["annotations"]
+    annotations = _worker_meta(handed(result)[0])["annotations"]
     assert annotations["scheduling.k8s.io/group-name"] == group["metadata"]["name"]
     assert annotations["scheduling.volcano.sh/queue-name"] == "ml-team"
 
@@ -100,13 +102,13 @@ def test_volcano_own_podgroup_carries_the_kserve_queue(build: Any) -> None:
     svc = build.llmisvc(main=build.kserve_block(worker=True, parallelism=build.pipeline2))
     spec = {"provider": "Volcano", "queue": "gpu", "volcano": {"lwsGangScheduling": False}}
     result = _apply(spec, [svc])
-    (group,) = result.extra
+    (group,) = result.gangs
     assert group["spec"]["queue"] == "gpu"
     assert (
-        result.workloads[0]["spec"]["annotations"]["scheduling.k8s.io/group-name"]
+        handed(result)[0]["spec"]["annotations"]["scheduling.k8s.io/group-name"]
         == (group["metadata"]["name"])
     )
-    assert result.findings == []
+    assert result.issues == []
 
 
 @pytest.mark.parametrize(
@@ -125,18 +127,18 @@ def test_kai_modelplane_grouping(
     build: Any,
     manifest_validator: ManifestValidator,
 ) -> None:
-    config, findings = parse_scheduling(
+    config, issues = read_scheduling(
         {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}, **spec}
     )
-    assert findings == []
+    assert issues == []
     context = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", context_priority)
-    result = apply_conventions([build.lws(size=2)], config, context)
-    (group,) = result.extra
+    result = apply_conventions(typed([build.lws(size=2)]), config, context)
+    (group,) = result.gangs
     assert manifest_validator.validate(group) == []
     assert group["apiVersion"] == "scheduling.run.ai/v2alpha2"
     assert group["spec"] == {"minMember": 2, "queue": queue, "priorityClassName": priority}
     for key in ("leaderTemplate", "workerTemplate"):
-        annotations = result.workloads[0]["spec"]["leaderWorkerTemplate"][key]["metadata"][
+        annotations = handed(result)[0]["spec"]["leaderWorkerTemplate"][key]["metadata"][
             "annotations"
         ]
         assert annotations == {
@@ -153,7 +155,7 @@ def test_kai_grouping_copies_platform_preemptibility(build: Any) -> None:
         "kai": {"podGrouper": "Modelplane"},
     }
     result = _apply(spec, [build.lws(size=2)])
-    assert result.extra[0]["spec"]["preemptibility"] == "preemptible"
+    assert result.gangs[0]["spec"]["preemptibility"] == "preemptible"
 
 
 def test_kai_grouping_leaves_single_pod_workers_to_the_podgrouper(build: Any) -> None:
@@ -163,8 +165,8 @@ def test_kai_grouping_leaves_single_pod_workers_to_the_podgrouper(build: Any) ->
         "kai": {"podGrouper": "Modelplane", "queuesWithQuota": ["q"]},
     }
     result = _apply(spec, [build.deployment()])
-    assert result.extra == []
-    assert "annotations" not in result.workloads[0]["spec"]["template"]["metadata"]
+    assert result.gangs == []
+    assert "annotations" not in handed(result)[0]["spec"]["template"]["metadata"]
 
 
 def test_gang_names_are_stable_and_distinct(build: Any) -> None:
@@ -172,9 +174,9 @@ def test_gang_names_are_stable_and_distinct(build: Any) -> None:
     manifests, _ = build.shapes["lws-disaggregated"]()
     first = _apply(spec, manifests)
     second = _apply(spec, manifests)
-    assert first.extra == second.extra
-    names = [o["metadata"]["name"] for o in first.extra]
+    assert first.gangs == second.gangs
+    names = [o["metadata"]["name"] for o in first.gangs]
     assert len(set(names)) == 2
     long_name = build.lws(name="x" * 50, size=2)
-    (group,) = _apply(spec, [long_name]).extra
+    (group,) = _apply(spec, [long_name]).gangs
     assert len(group["metadata"]["name"]) <= 63

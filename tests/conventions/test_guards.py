@@ -1,10 +1,12 @@
-"""Guard rails: findings for what a scheduler would silently mishandle."""
+"""Guard rails: issues for what a scheduler would silently mishandle."""
 
 from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
+
+from .support import handed, read_scheduling, typed
 
 
 def _context(priority: str | None = None, name: str = "kimi") -> TemplateContext:
@@ -12,7 +14,7 @@ def _context(priority: str | None = None, name: str = "kimi") -> TemplateContext
 
 
 def _reasons(result: Any) -> list[tuple[str, str]]:
-    return [(f.severity, f.reason) for f in result.findings]
+    return [(f.severity, f.reason) for f in result.issues]
 
 
 # --- templates rendered for one replica -------------------------------------------------
@@ -30,46 +32,46 @@ def _reasons(result: Any) -> list[tuple[str, str]]:
 def test_invalid_rendered_label_value_is_an_error(
     labels: dict[str, str], name: str, fragment: str, build: Any
 ) -> None:
-    config, findings = parse_scheduling({"defaultLabels": labels})
-    assert findings == []
-    result = apply_conventions([build.deployment()], config, _context(name=name))
-    (finding,) = result.findings
-    assert (finding.severity, finding.reason) == ("Error", "InvalidSchedulingTemplate")
-    assert finding.field == "spec.scheduling.defaultLabels[example.com/owner]"
-    assert fragment in finding.message
-    assert "example.com/owner" not in result.workloads[0]["metadata"]["labels"]
+    config, issues = read_scheduling({"defaultLabels": labels})
+    assert issues == []
+    result = apply_conventions(typed([build.deployment()]), config, _context(name=name))
+    (issue,) = result.issues
+    assert (issue.severity, issue.reason) == ("Error", "InvalidSchedulingTemplate")
+    assert issue.path == "spec.scheduling.defaultLabels[example.com/owner]"
+    assert fragment in issue.message
+    assert "example.com/owner" not in handed(result)[0]["metadata"]["labels"]
 
 
 def test_annotations_take_any_rendered_value(build: Any) -> None:
-    config, _ = parse_scheduling({"defaultAnnotations": {"example.com/owner": "{{ .Name }} !"}})
-    result = apply_conventions([build.deployment()], config, _context(name="n" * 80))
+    config, _ = read_scheduling({"defaultAnnotations": {"example.com/owner": "{{ .Name }} !"}})
+    result = apply_conventions(typed([build.deployment()]), config, _context(name="n" * 80))
     assert result.ok
-    assert result.workloads[0]["metadata"]["annotations"]["example.com/owner"] == "n" * 80 + " !"
+    assert handed(result)[0]["metadata"]["annotations"]["example.com/owner"] == "n" * 80 + " !"
 
 
 @pytest.mark.parametrize("provider", ["KAI", "Kueue", "Volcano"])
 def test_queue_that_renders_empty_is_an_error(provider: str, build: Any) -> None:
-    config, findings = parse_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
-    assert findings == []
-    result = apply_conventions([build.lws()], config, _context(None))
-    errors = [f for f in result.findings if f.severity == "Error"]
-    assert [(f.reason, f.field) for f in errors] == [
+    config, issues = read_scheduling({"provider": provider, "queue": "{{ .Priority }}"})
+    assert issues == []
+    result = apply_conventions(typed([build.lws()]), config, _context(None))
+    errors = [f for f in result.issues if f.severity == "Error"]
+    assert [(f.reason, f.path) for f in errors] == [
         ("InvalidSchedulingTemplate", "spec.scheduling.queue")
     ]
     assert "renders empty" in errors[0].message
-    assert apply_conventions([build.lws()], config, _context("batch")).workloads
+    assert apply_conventions(typed([build.lws()]), config, _context("batch")).workloads
 
 
 @pytest.mark.parametrize(("provider", "ok"), [("KAI", False), ("Kueue", False), ("Volcano", True)])
 def test_queue_length_limits_per_provider(provider: str, ok: bool, build: Any) -> None:
-    config, _ = parse_scheduling({"provider": provider, "queue": "{{ .Name }}"})
-    result = apply_conventions([build.deployment()], config, _context("p", name="q" * 70))
+    config, _ = read_scheduling({"provider": provider, "queue": "{{ .Name }}"})
+    result = apply_conventions(typed([build.deployment()]), config, _context("p", name="q" * 70))
     assert result.ok is ok
 
 
 def test_oversized_annotations_are_an_error(build: Any) -> None:
-    config, _ = parse_scheduling({"defaultAnnotations": {"example.com/blob": "{{ .Name }}"}})
-    result = apply_conventions([build.deployment()], config, _context(name="x" * 300_000))
+    config, _ = read_scheduling({"defaultAnnotations": {"example.com/blob": "{{ .Name }}"}})
+    result = apply_conventions(typed([build.deployment()]), config, _context(name="x" * 300_000))
     assert ("Error", "InvalidSchedulingTemplate") in _reasons(result)
     assert not result.ok
 
@@ -126,26 +128,29 @@ def test_kai_non_preemptible_work_without_quota(
     spec: dict[str, Any] = {"provider": "KAI", "kai": kai}
     if queue:
         spec["queue"] = queue
-    config, findings = parse_scheduling(spec)
-    assert findings == []
+    config, issues = read_scheduling(spec)
+    assert issues == []
     result = apply_conventions(
-        [getattr(build, kind)()], config, _context(priority), priority_classes=PRIORITY_CLASSES
+        typed([getattr(build, kind)()]),
+        config,
+        _context(priority),
+        priority_classes=PRIORITY_CLASSES,
     )
-    quota = [f for f in result.findings if f.reason == "QueueWithoutQuota"]
-    assert bool(quota) == warned, result.findings
+    quota = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
+    assert bool(quota) == warned, result.issues
     assert all(f.severity == "Warning" for f in quota)
     assert result.ok
 
 
 @pytest.mark.parametrize(("label", "warned"), [("preemptible", False), ("non-preemptible", True)])
 def test_kai_platform_preemptibility_label_decides(label: str, warned: bool, build: Any) -> None:
-    config, _ = parse_scheduling(
+    config, _ = read_scheduling(
         {"provider": "KAI", "defaultLabels": {"kai.scheduler/preemptibility": label}}
     )
     result = apply_conventions(
-        [build.lws()], config, _context("high"), priority_classes=PRIORITY_CLASSES
+        typed([build.lws()]), config, _context("high"), priority_classes=PRIORITY_CLASSES
     )
-    assert any(f.reason == "QueueWithoutQuota" for f in result.findings) == warned
+    assert any(f.reason == "QueueWithoutQuota" for f in result.issues) == warned
 
 
 def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
@@ -154,9 +159,9 @@ def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
         main=build.kserve_block(worker=True, parallelism=build.pipeline2),
         prefill=build.kserve_block(worker=False),
     )
-    config, _ = parse_scheduling({"provider": "KAI"})
-    result = apply_conventions([svc], config, _context(None))
-    quota = [f for f in result.findings if f.reason == "QueueWithoutQuota"]
+    config, _ = read_scheduling({"provider": "KAI"})
+    result = apply_conventions(typed([svc]), config, _context(None))
+    quota = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
     # KServe makes an LWS (train by default) for decode and a Deployment
     # (inference by default) for prefill: only prefill is non-preemptible.
     assert len(quota) == 1
@@ -201,11 +206,11 @@ def test_lws_name_limits(
         ),
         "llmisvc-single": lambda: build.llmisvc(name=name),
     }[kind]()
-    config, _ = parse_scheduling({"provider": provider})
-    result = apply_conventions([manifest], config, _context("p"))
-    names = [f for f in result.findings if f.reason == "NameTooLong"]
-    assert bool(names) == too_long, result.findings
-    assert all(f.severity == "Error" and f.field == "metadata.name" for f in names)
+    config, _ = read_scheduling({"provider": provider})
+    result = apply_conventions(typed([manifest]), config, _context("p"))
+    names = [f for f in result.issues if f.reason == "NameTooLong"]
+    assert bool(names) == too_long, result.issues
+    assert all(f.severity == "Error" and f.path == "metadata.name" for f in names)
 
 
 # --- Volcano and KServe -----------------------------------------------------------------
@@ -223,25 +228,12 @@ def test_lws_name_limits(
 def test_volcano_queue_through_kserve(
     queue: str, lws_provider: bool, multi_node: bool, warned: bool, build: Any
 ) -> None:
-    config, _ = parse_scheduling(
+    config, _ = read_scheduling(
         {"provider": "Volcano", "queue": queue, "volcano": {"lwsGangScheduling": lws_provider}}
     )
     svc = build.llmisvc(main=build.kserve_block(worker=multi_node, parallelism=build.pipeline2))
-    result = apply_conventions([svc], config, _context("p"))
-    found = [f for f in result.findings if f.reason == "QueueNotExpressible"]
+    result = apply_conventions(typed([svc]), config, _context("p"))
+    found = [f for f in result.issues if f.reason == "QueueNotExpressible"]
     assert bool(found) == warned
-    assert result.workloads[0]["spec"]["annotations"]["scheduling.volcano.sh/queue-name"] == queue
-    assert "annotations" not in result.workloads[0]["metadata"]
-
-
-def test_non_workloads_pass_through_untouched(build: Any) -> None:
-    config, _ = parse_scheduling({"provider": "KAI", "queue": "q", "defaultLabels": {"a": "b"}})
-    rct = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaimTemplate",
-        "metadata": {"name": "gpus"},
-        "spec": {"spec": {"devices": {"requests": []}}},
-    }
-    result = apply_conventions([rct], config, _context("p"))
-    assert result.workloads == [rct]
-    assert result.findings == []
+    assert handed(result)[0]["spec"]["annotations"]["scheduling.volcano.sh/queue-name"] == queue
+    assert "annotations" not in handed(result)[0]["metadata"]

@@ -7,8 +7,10 @@ from typing import Any, cast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.core.pod_templates import pod_sites
+from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.core.kinds import pod_sites
+
+from .support import handed, read_scheduling, typed
 
 SHAPES = [
     "deployment-unified",
@@ -58,19 +60,19 @@ def test_deterministic_idempotent_and_pure(
 ) -> None:
     manifests, _ = build.shapes[shape]()
     pristine = copy.deepcopy(manifests)
-    config, _ = parse_scheduling(block)
+    config, _ = read_scheduling(block)
 
-    first = apply_conventions(manifests, config, context)
-    second = apply_conventions(manifests, config, context)
+    first = apply_conventions(typed(manifests), config, context)
+    second = apply_conventions(typed(manifests), config, context)
     assert manifests == pristine
-    dump = json.dumps([first.workloads, first.extra], sort_keys=True)
-    assert dump == json.dumps([second.workloads, second.extra], sort_keys=True)
-    assert first.findings == second.findings
+    dump = json.dumps([handed(first), first.gangs], sort_keys=True)
+    assert dump == json.dumps([handed(second), second.gangs], sort_keys=True)
+    assert first.issues == second.issues
 
     again = apply_conventions(first.workloads, config, context)
-    assert again.workloads == first.workloads
-    assert again.extra == first.extra
-    assert not [f for f in again.findings if f.reason == "PlatformKeyOverridden"]
+    assert handed(again) == handed(first)
+    assert again.gangs == first.gangs
+    assert not [f for f in again.issues if f.reason == "PlatformKeyOverridden"]
 
 
 @_settings
@@ -79,13 +81,13 @@ def test_every_pod_goes_to_the_platform_scheduler(
     block: dict[str, Any], context: TemplateContext, shape: str, build: Any
 ) -> None:
     manifests, _ = build.shapes[shape]()
-    config, _ = parse_scheduling(block)
-    result = apply_conventions(manifests, config, context)
-    for obj in result.workloads:
+    config, _ = read_scheduling(block)
+    result = apply_conventions(typed(manifests), config, context)
+    for obj in handed(result):
         for site in pod_sites(obj):
             for _, pod_spec in site.specs:
                 assert pod_spec.get("schedulerName") == config.scheduler_name
-    names = [o["metadata"]["name"] for o in result.extra]
+    names = [o["metadata"]["name"] for o in result.gangs]
     assert len(names) == len(set(names))
 
 
@@ -125,12 +127,14 @@ def test_a_malformed_workload_never_raises(
 ) -> None:
     """Whatever one field of a workload holds, the conventions report, never raise."""
     manifests, _ = build.shapes[shape]()
+    # Typed as rendered first: the kind travels with the workload, whatever its manifest says.
+    workloads = typed(manifests)
     target = data.draw(st.sampled_from(manifests))
     path = data.draw(st.sampled_from(_paths(target)))
     node: Any = target
     for part in path[:-1]:
         node = node[part]
     node[path[-1]] = junk
-    config, _ = parse_scheduling(block)
-    result = apply_conventions(manifests, config, _CONTEXT)
-    assert len(result.workloads) == len(manifests)
+    config, _ = read_scheduling(block)
+    result = apply_conventions(workloads, config, _CONTEXT)
+    assert len(handed(result)) == len(manifests)

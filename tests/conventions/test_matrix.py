@@ -4,9 +4,11 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.core.pod_templates import pod_sites
+from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.core.kinds import pod_sites
 from modelplane_cli.schema import ManifestValidator
+
+from .support import handed, read_scheduling, typed
 
 PROVIDERS = ["Default", "KAI", "Kueue", "Volcano", "Coscheduling"]
 SHAPES = [
@@ -87,13 +89,13 @@ def test_conventions_land_where_the_scheduler_reads_them(
     provider: str, shape: str, build: Any, manifest_validator: ManifestValidator
 ) -> None:
     manifests, gangs = build.shapes[shape]()
-    config, parse_findings = parse_scheduling(_spec(provider))
-    assert parse_findings == []
-    result = apply_conventions(manifests, config, CONTEXT)
+    config, parse_issues = read_scheduling(_spec(provider))
+    assert parse_issues == []
+    result = apply_conventions(typed(manifests), config, CONTEXT)
 
-    assert result.ok, result.findings
-    assert len(result.workloads) == len(manifests)
-    for obj in result.workloads:
+    assert result.ok, result.issues
+    assert len(handed(result)) == len(manifests)
+    for obj in handed(result):
         assert manifest_validator.validate(obj, pods=True) == []
         want_labels, want_annotations = _expected_object_keys(provider, obj["kind"])
         meta = obj["metadata"]
@@ -118,8 +120,8 @@ def test_conventions_land_where_the_scheduler_reads_them(
                 assert pod_spec["priorityClassName"] == PRIORITY, where
 
     expected_gangs = sorted(gangs) if provider == "Coscheduling" else []
-    assert sorted(o["spec"]["minMember"] for o in result.extra) == expected_gangs
-    for gang in result.extra:
+    assert sorted(o["spec"]["minMember"] for o in result.gangs) == expected_gangs
+    for gang in result.gangs:
         assert manifest_validator.validate(gang) == []
         assert gang["metadata"]["namespace"] == build.namespace
         assert len(gang["metadata"]["name"]) <= 63
@@ -128,7 +130,7 @@ def test_conventions_land_where_the_scheduler_reads_them(
     # queue from the LWS object, which KServe creates without it.
     unexpressible = provider == "Volcano" and shape.startswith("llmisvc")
     expected = ["QueueNotExpressible"] * len(gangs) if unexpressible else []
-    assert [f.reason for f in result.findings] == expected, result.findings
+    assert [f.reason for f in result.issues] == expected, result.issues
 
 
 def _is_gang(obj: dict[str, Any], where: str) -> bool:
@@ -144,8 +146,8 @@ def _is_gang(obj: dict[str, Any], where: str) -> bool:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_disaggregated_roles_get_identical_conventions(provider: str, build: Any) -> None:
     manifests, _ = build.shapes["lws-disaggregated"]()
-    config, _ = parse_scheduling(_spec(provider))
-    decode, prefill = apply_conventions(manifests, config, CONTEXT).workloads
+    config, _ = read_scheduling(_spec(provider))
+    decode, prefill = handed(apply_conventions(typed(manifests), config, CONTEXT))
 
     def scheduling_view(obj: dict[str, Any]) -> list[Any]:
         view: list[Any] = []
@@ -166,13 +168,13 @@ def test_disaggregated_kserve_gangs_are_per_role(
     build: Any, manifest_validator: ManifestValidator
 ) -> None:
     manifests, _ = build.shapes["llmisvc-disaggregated"]()
-    config, _ = parse_scheduling(_spec("Coscheduling"))
-    result = apply_conventions(manifests, config, CONTEXT)
-    (svc,) = result.workloads
+    config, _ = read_scheduling(_spec("Coscheduling"))
+    result = apply_conventions(typed(manifests), config, CONTEXT)
+    (svc,) = handed(result)
     decode_group = svc["spec"]["labels"]["scheduling.x-k8s.io/pod-group"]
     prefill_group = svc["spec"]["prefill"]["labels"]["scheduling.x-k8s.io/pod-group"]
     assert decode_group != prefill_group
-    groups = {o["metadata"]["name"]: o for o in result.extra}
+    groups = {o["metadata"]["name"]: o for o in result.gangs}
     assert set(groups) == {decode_group, prefill_group}
     assert groups[decode_group]["metadata"]["labels"]["modelplane.ai/role"] == "decode"
     assert groups[prefill_group]["metadata"]["labels"]["modelplane.ai/role"] == "prefill"

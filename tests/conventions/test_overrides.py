@@ -4,16 +4,18 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.core.pod_templates import pod_sites
+from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.core.kinds import pod_sites
+
+from .support import handed, read_scheduling, typed
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
 
 
 def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, findings = parse_scheduling(spec)
-    assert findings == []
-    return apply_conventions(manifests, config, CONTEXT)
+    config, issues = read_scheduling(spec)
+    assert issues == []
+    return apply_conventions(typed(manifests), config, CONTEXT)
 
 
 @pytest.mark.parametrize(
@@ -56,15 +58,15 @@ def test_template_value_under_a_platform_key_is_overridden(
         template = build.pod_template(**extra)
         manifest = getattr(build, kind)(template=template)
     result = _run(spec, [manifest])
-    sites = pod_sites(result.workloads[0])
+    sites = pod_sites(handed(result)[0])
     for site in sites:
         assert site.metadata[section][key] == want
-    overridden = [f for f in result.findings if f.reason == "PlatformKeyOverridden"]
+    overridden = [f for f in result.issues if f.reason == "PlatformKeyOverridden"]
     assert len(overridden) == len(sites)
-    for finding in overridden:
-        assert finding.severity == "Warning"
-        assert finding.field.endswith(f".{section}[{key}]")
-        assert key in finding.message and "team-choice" in finding.message
+    for issue in overridden:
+        assert issue.severity == "Warning"
+        assert issue.path.endswith(f".{section}[{key}]")
+        assert key in issue.message and "team-choice" in issue.message
 
 
 def test_same_value_is_not_reported(build: Any) -> None:
@@ -73,7 +75,7 @@ def test_same_value_is_not_reported(build: Any) -> None:
         {"defaultLabels": {"example.com/team": "{{ .Namespace }}"}},
         [build.deployment(template=template)],
     )
-    assert result.findings == []
+    assert result.issues == []
 
 
 @pytest.mark.parametrize(
@@ -101,9 +103,9 @@ def test_scheduler_keys_the_platform_does_not_set_are_removed(
 ) -> None:
     template = build.pod_template(**{section: {key: "team-choice"}})
     result = _run(spec, [build.lws(size=1, template=template)])
-    for site in pod_sites(result.workloads[0]):
+    for site in pod_sites(handed(result)[0]):
         assert key not in site.metadata.get(section, {})
-    reasons = {(f.reason, f.severity) for f in result.findings if key in f.field}
+    reasons = {(f.reason, f.severity) for f in result.issues if key in f.path}
     assert reasons == {("PlatformKeyOverridden", "Warning")}
 
 
@@ -112,10 +114,10 @@ def test_unrelated_keys_pass_through(build: Any) -> None:
         labels={"kai.scheduler/queue": "kept"}, annotations={"prometheus.io/scrape": "true"}
     )
     result = _run({"provider": "Kueue"}, [build.deployment(template=template)])
-    meta = result.workloads[0]["spec"]["template"]["metadata"]
+    meta = handed(result)[0]["spec"]["template"]["metadata"]
     assert meta["labels"]["kai.scheduler/queue"] == "kept"
     assert meta["annotations"] == {"prometheus.io/scrape": "true"}
-    assert result.findings == []
+    assert result.issues == []
 
 
 @pytest.mark.parametrize(
@@ -135,8 +137,8 @@ def test_scheduler_name_is_platform_owned(
     if provider == "KAI":
         spec["kai"] = {"queuesWithQuota": ["default-queue"]}
     result = _run(spec, [build.deployment(template=template)])
-    assert result.workloads[0]["spec"]["template"]["spec"].get("schedulerName") == want
-    fields = [f.field for f in result.findings]
+    assert handed(result)[0]["spec"]["template"]["spec"].get("schedulerName") == want
+    fields = [f.path for f in result.issues]
     assert fields == (["spec.template.spec.schedulerName"] if reported else [])
 
 
@@ -144,6 +146,6 @@ def test_object_label_override_is_reported(build: Any) -> None:
     manifest = build.lws()
     manifest["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "elsewhere"
     result = _run({"provider": "Kueue", "queue": "mine"}, [manifest])
-    assert result.workloads[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "mine"
-    (finding,) = result.findings
-    assert finding.field == "metadata.labels[kueue.x-k8s.io/queue-name]"
+    assert handed(result)[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "mine"
+    (issue,) = result.issues
+    assert issue.path == "metadata.labels[kueue.x-k8s.io/queue-name]"

@@ -1,29 +1,36 @@
-"""parse_scheduling: the validator behind an InferenceCluster's own conditions."""
+"""parse_scheduling: the validator behind an InferenceCluster's own conditions.
+
+The generated model refuses what the XRD's schema refuses (types, enums, name
+patterns, lengths); parse_scheduling checks what the schema cannot say.
+"""
 
 from typing import Any
 
 import pytest
+from modelplane_models.inference_cluster import InferenceCluster
 
 from modelplane.conventions import (
-    Finding,
     SchedulingConfig,
     TemplateContext,
     apply_conventions,
-    parse_scheduling,
 )
+from modelplane.conventions.schedulers import KAI
+from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import Reason
 
+from .support import read_scheduling, typed
 
-def _by_field(findings: list[Finding]) -> dict[str, Finding]:
-    return {f.field: f for f in findings}
+
+def _by_field(issues: list[Issue]) -> dict[str, Issue]:
+    return {f.path: f for f in issues}
 
 
 def test_absent_block_is_the_default_scheduler() -> None:
     for spec in (None, {}):
-        config, findings = parse_scheduling(spec)
-        assert findings == []
+        config, issues = read_scheduling(spec)
+        assert issues == []
         assert config == SchedulingConfig()
-        assert config.provider == "Default"
+        assert config.scheduler.name == "Default"
         assert config.scheduler_name is None
         assert config.gang_enabled
 
@@ -39,15 +46,15 @@ def test_absent_block_is_the_default_scheduler() -> None:
     ],
 )
 def test_provider_default_scheduler_name(provider: str, scheduler: str | None) -> None:
-    config, findings = parse_scheduling({"provider": provider})
-    assert findings == []
+    config, issues = read_scheduling({"provider": provider})
+    assert issues == []
     assert config.scheduler_name == scheduler
-    explicit, _ = parse_scheduling({"provider": provider, "schedulerName": "my-sched"})
+    explicit, _ = read_scheduling({"provider": provider, "schedulerName": "my-sched"})
     assert explicit.scheduler_name == "my-sched"
 
 
 def test_full_kai_block_parses() -> None:
-    config, findings = parse_scheduling(
+    config, issues = read_scheduling(
         {
             "provider": "KAI",
             "queue": "{{ .Namespace }}",
@@ -63,27 +70,25 @@ def test_full_kai_block_parses() -> None:
             },
         }
     )
-    assert findings == []
+    assert issues == []
     assert config.queue is not None and config.queue.source == "{{ .Namespace }}"
     assert config.default_priority == "production-standard"
     assert config.allowed_priorities == ("batch", "production-critical", "production-standard")
     assert not config.gang_enabled
-    assert config.kai.queues_with_quota == frozenset({"a", "b"})
-    assert config.kai.preemptible_priorities == frozenset({"batch"})
-    assert config.kai.pod_grouper == "Modelplane"
+    assert config.scheduler == KAI(
+        queues_with_quota=frozenset({"a", "b"}),
+        preemptible_priorities=frozenset({"batch"}),
+        pod_grouper="Modelplane",
+    )
     assert [k for k, _ in config.default_labels] == ["runai/project"]
 
 
 ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
-    ({"provider": "Slurm"}, "spec.scheduling.provider", Reason.INVALID_SCHEDULING),
-    ({"schedulerName": "Bad_Name"}, "spec.scheduling.schedulerName", Reason.INVALID_SCHEDULING),
-    ({"schedulerName": 7}, "spec.scheduling.schedulerName", Reason.INVALID_SCHEDULING),
     (
         {"provider": "KAI", "queue": "{{ .Team }}"},
         "spec.scheduling.queue",
         Reason.INVALID_SCHEDULING_TEMPLATE,
     ),
-    ({"provider": "KAI", "queue": ""}, "spec.scheduling.queue", Reason.INVALID_SCHEDULING_TEMPLATE),
     (
         {"provider": "Kueue", "queue": "Not_A_Queue"},
         "spec.scheduling.queue",
@@ -119,12 +124,6 @@ ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
         "spec.scheduling.defaultAnnotations[a/b]",
         Reason.INVALID_SCHEDULING_TEMPLATE,
     ),
-    ({"defaultLabels": ["team"]}, "spec.scheduling.defaultLabels", Reason.INVALID_SCHEDULING),
-    (
-        {"defaultLabels": {"team": 3}},
-        "spec.scheduling.defaultLabels[team]",
-        Reason.INVALID_SCHEDULING,
-    ),
     (
         {"defaultPriority": "system-cluster-critical"},
         "spec.scheduling.defaultPriority",
@@ -135,12 +134,6 @@ ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
         "spec.scheduling.defaultPriority",
         Reason.INVALID_SCHEDULING,
     ),
-    (
-        {"allowedPriorities": ["ok", "Not OK"]},
-        "spec.scheduling.allowedPriorities[1]",
-        Reason.INVALID_SCHEDULING,
-    ),
-    ({"gang": {"enabled": "yes"}}, "spec.scheduling.gang.enabled", Reason.INVALID_SCHEDULING),
     (
         {"provider": "KAI", "queue": "q", "defaultLabels": {"kai.scheduler/queue": "other"}},
         "spec.scheduling.defaultLabels[kai.scheduler/queue]",
@@ -176,23 +169,8 @@ ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
         Reason.INVALID_SCHEDULING,
     ),
     (
-        {"provider": "KAI", "kai": {"podGrouper": "Manual"}},
-        "spec.scheduling.kai.podGrouper",
-        Reason.INVALID_SCHEDULING,
-    ),
-    (
-        {"provider": "KAI", "kai": {"queuesWithQuota": "team-a"}},
-        "spec.scheduling.kai.queuesWithQuota",
-        Reason.INVALID_SCHEDULING,
-    ),
-    (
         {"provider": "Kueue", "kueue": {"workloadPriorityClasses": ["Bad!"]}},
         "spec.scheduling.kueue.workloadPriorityClasses[0]",
-        Reason.INVALID_SCHEDULING,
-    ),
-    (
-        {"provider": "Volcano", "volcano": {"lwsGangScheduling": "no"}},
-        "spec.scheduling.volcano.lwsGangScheduling",
         Reason.INVALID_SCHEDULING,
     ),
 ]
@@ -202,24 +180,52 @@ ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
 def test_invalid_blocks_are_errors_on_the_field(
     spec: dict[str, Any], field: str, reason: str
 ) -> None:
-    config, findings = parse_scheduling(spec)
-    finding = _by_field(findings)[field]
-    assert finding.severity == "Error"
-    assert finding.reason == reason
-    assert finding in config.errors
+    config, issues = read_scheduling(spec)
+    issue = _by_field(issues)[field]
+    assert issue.severity == "Error"
+    assert issue.reason == reason
+    assert issue in config.errors
 
 
-def test_not_a_mapping_is_an_error() -> None:
-    config, findings = parse_scheduling(["KAI"])  # type: ignore[arg-type]
-    assert [f.field for f in findings] == ["spec.scheduling"]
-    assert config.errors
+# What the schema says; the model refuses it, naming the field, before any check here.
+SCHEMA_CASES: list[tuple[Any, str]] = [
+    (["KAI"], "spec.scheduling"),
+    ({"provider": "Slurm"}, "spec.scheduling.provider"),
+    ({"schedulerName": "Bad_Name"}, "spec.scheduling.schedulerName"),
+    ({"schedulerName": 7}, "spec.scheduling.schedulerName"),
+    ({"provider": "KAI", "queue": ""}, "spec.scheduling.queue"),
+    ({"defaultLabels": ["team"]}, "spec.scheduling.defaultLabels"),
+    ({"defaultLabels": {"team": 3}}, "spec.scheduling.defaultLabels.team"),
+    ({"allowedPriorities": ["ok", "Not OK"]}, "spec.scheduling.allowedPriorities[1]"),
+    ({"provider": "KAI", "kai": {"podGrouper": "Manual"}}, "spec.scheduling.kai.podGrouper"),
+    (
+        {"provider": "KAI", "kai": {"queuesWithQuota": "team-a"}},
+        "spec.scheduling.kai.queuesWithQuota",
+    ),
+]
+
+
+@pytest.mark.parametrize(("block", "field"), SCHEMA_CASES)
+def test_what_the_schema_says_the_model_refuses(block: Any, field: str) -> None:
+    cluster = {
+        "metadata": {"name": "a"},
+        "spec": {
+            "cluster": {
+                "source": "Existing",
+                "existing": {"secretRef": {"name": "a", "namespace": "b"}},
+            },
+            "nodePools": [{"name": "h100", "className": "h100", "nodeCount": 1}],
+            "scheduling": block,
+        },
+    }
+    with pytest.raises(InvalidInputError) as caught:
+        parse_object(InferenceCluster, cluster)
+    assert [issue.path for issue in caught.value.issues] == [field]
 
 
 WARNING_CASES: list[tuple[dict[str, Any], str]] = [
     ({"provider": "Default", "queue": "q"}, "spec.scheduling.queue"),
     ({"provider": "Coscheduling", "queue": "q"}, "spec.scheduling.queue"),
-    ({"priority": "x"}, "spec.scheduling.priority"),
-    ({"gang": {"enabled": True, "minMember": 2}}, "spec.scheduling.gang.minMember"),
     ({"provider": "Kueue", "kai": {"queuesWithQuota": []}}, "spec.scheduling.kai"),
     ({"provider": "KAI", "volcano": {}}, "spec.scheduling.volcano"),
     ({"provider": "Default", "gang": {"enabled": True}}, "spec.scheduling.gang.enabled"),
@@ -244,41 +250,41 @@ WARNING_CASES: list[tuple[dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("spec", "field"), WARNING_CASES)
 def test_ignored_or_misplaced_settings_are_warnings(spec: dict[str, Any], field: str) -> None:
-    config, findings = parse_scheduling(spec)
-    finding = _by_field(findings)[field]
-    assert finding.severity == "Warning"
-    assert finding.reason == Reason.SCHEDULING_FIELD_IGNORED
+    config, issues = read_scheduling(spec)
+    issue = _by_field(issues)[field]
+    assert issue.severity == "Warning"
+    assert issue.reason == Reason.SCHEDULING_FIELD_IGNORED
     assert config.errors == ()
 
 
 def test_ignored_queue_is_dropped() -> None:
-    config, _ = parse_scheduling({"provider": "Coscheduling", "queue": "q"})
+    config, _ = read_scheduling({"provider": "Coscheduling", "queue": "q"})
     assert config.queue is None
 
 
 def test_legacy_queue_key_is_fine_when_pinned() -> None:
-    _, findings = parse_scheduling(
+    _, issues = read_scheduling(
         {
             "provider": "KAI",
             "defaultLabels": {"runai/queue": "{{ .Namespace }}"},
             "kai": {"queueLabelKey": "runai/queue"},
         }
     )
-    assert findings == []
+    assert issues == []
 
 
 def test_invalid_entries_are_dropped_and_the_rest_kept() -> None:
-    config, _ = parse_scheduling({"defaultLabels": {"team": "{{ .Owner }}", "tier": "gold"}})
+    config, _ = read_scheduling({"defaultLabels": {"team": "{{ .Owner }}", "tier": "gold"}})
     assert [k for k, _ in config.default_labels] == ["tier"]
 
 
 def test_config_errors_block_rendering() -> None:
-    config, findings = parse_scheduling({"provider": "KAI", "queue": "{{ .Owner }}"})
+    config, issues = read_scheduling({"provider": "KAI", "queue": "{{ .Owner }}"})
     context = TemplateContext("ml", "kimi", "kimi-0", "c", None)
-    result = apply_conventions([], config, context)
+    result = apply_conventions(typed([]), config, context)
     assert not result.ok
-    assert [f for f in result.findings if f.severity == "Error"] == [
-        f for f in findings if f.severity == "Error"
+    assert [f for f in result.issues if f.severity == "Error"] == [
+        f for f in issues if f.severity == "Error"
     ]
 
 
@@ -288,4 +294,4 @@ def test_parsing_is_deterministic() -> None:
         "defaultLabels": {"b": "2", "a": "1", "c": "{{ .Name }}"},
         "kai": {"queuesWithQuota": ["z", "y"]},
     }
-    assert parse_scheduling(spec) == parse_scheduling(dict(reversed(list(spec.items()))))
+    assert read_scheduling(spec) == read_scheduling(dict(reversed(list(spec.items()))))

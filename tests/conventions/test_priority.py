@@ -4,8 +4,10 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.core.pod_templates import pod_sites
+from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.core.kinds import pod_sites
+
+from .support import handed, read_scheduling, typed
 
 
 def _context(priority: str | None) -> TemplateContext:
@@ -13,7 +15,7 @@ def _context(priority: str | None) -> TemplateContext:
 
 
 def _pod_specs(result: Any, build: Any) -> list[dict[str, Any]]:
-    return [s for obj in result.workloads for site in pod_sites(obj) for _, s in site.specs]
+    return [s for obj in handed(result) for site in pod_sites(obj) for _, s in site.specs]
 
 
 @pytest.mark.parametrize(
@@ -33,9 +35,9 @@ def test_fallback_chain(
     requested: str | None, cluster_default: str | None, expected: str | None, shape: str, build: Any
 ) -> None:
     spec = {"defaultPriority": cluster_default} if cluster_default else {}
-    config, _ = parse_scheduling(spec)
+    config, _ = read_scheduling(spec)
     manifests, _ = build.shapes[shape]()
-    result = apply_conventions(manifests, config, _context(requested))
+    result = apply_conventions(typed(manifests), config, _context(requested))
     assert result.ok
     for pod_spec in _pod_specs(result, build):
         assert pod_spec.get("priorityClassName") == expected
@@ -43,15 +45,15 @@ def test_fallback_chain(
 
 
 def test_priority_template_variable_uses_the_resolved_priority(build: Any) -> None:
-    config, _ = parse_scheduling(
+    config, _ = read_scheduling(
         {
             "defaultPriority": "standard",
             "defaultLabels": {"example.com/priority": "{{ .Priority }}"},
         }
     )
     for requested, label in ((None, "standard"), ("critical", "critical")):
-        result = apply_conventions([build.deployment()], config, _context(requested))
-        assert result.workloads[0]["metadata"]["labels"]["example.com/priority"] == label
+        result = apply_conventions(typed([build.deployment()]), config, _context(requested))
+        assert handed(result)[0]["metadata"]["labels"]["example.com/priority"] == label
 
 
 @pytest.mark.parametrize(
@@ -67,11 +69,11 @@ def test_priority_template_variable_uses_the_resolved_priority(build: Any) -> No
     ],
 )
 def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, build: Any) -> None:
-    config, _ = parse_scheduling(spec)
-    result = apply_conventions([build.deployment()], config, _context(requested))
+    config, _ = read_scheduling(spec)
+    result = apply_conventions(typed([build.deployment()]), config, _context(requested))
     assert not result.ok
-    (finding,) = result.findings
-    assert (finding.severity, finding.reason, finding.field) == (
+    (issue,) = result.issues
+    assert (issue.severity, issue.reason, issue.path) == (
         "Error",
         "PriorityNotAllowed",
         "spec.priority",
@@ -81,23 +83,23 @@ def test_disallowed_priority_is_an_error(spec: dict[str, Any], requested: str, b
 
 
 def test_allowed_priority_passes(build: Any) -> None:
-    config, _ = parse_scheduling({"allowedPriorities": ["batch", "standard"]})
+    config, _ = read_scheduling({"allowedPriorities": ["batch", "standard"]})
     for requested in ("batch", None):
-        assert apply_conventions([build.deployment()], config, _context(requested)).ok
+        assert apply_conventions(typed([build.deployment()]), config, _context(requested)).ok
 
 
 def test_no_priority_removes_a_template_priority(build: Any) -> None:
     template = build.pod_template(priorityClassName="sneaky", priority=1000000)
-    config, _ = parse_scheduling(None)
-    result = apply_conventions([build.deployment(template=template)], config, _context(None))
+    config, _ = read_scheduling(None)
+    result = apply_conventions(typed([build.deployment(template=template)]), config, _context(None))
     (pod_spec,) = _pod_specs(result, build)
     assert "priorityClassName" not in pod_spec
     assert "priority" not in pod_spec
-    assert sorted(f.field for f in result.findings) == [
+    assert sorted(f.path for f in result.issues) == [
         "spec.template.spec.priority",
         "spec.template.spec.priorityClassName",
     ]
-    assert {f.reason for f in result.findings} == {"PlatformKeyOverridden"}
+    assert {f.reason for f in result.issues} == {"PlatformKeyOverridden"}
 
 
 @pytest.mark.parametrize(
@@ -110,7 +112,7 @@ def test_kueue_workload_priority_class_label(
     spec: dict[str, Any] = {"provider": "Kueue", "defaultPriority": "production-standard"}
     if wpcs:
         spec["kueue"] = {"workloadPriorityClasses": wpcs}
-    config, _ = parse_scheduling(spec)
-    result = apply_conventions([build.lws()], config, _context(None))
-    labels = result.workloads[0]["metadata"]["labels"]
+    config, _ = read_scheduling(spec)
+    result = apply_conventions(typed([build.lws()]), config, _context(None))
+    labels = handed(result)[0]["metadata"]["labels"]
     assert labels.get("kueue.x-k8s.io/priority-class") == expected

@@ -4,22 +4,24 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
+from modelplane.conventions import TemplateContext, apply_conventions
+
+from .support import handed, read_scheduling, typed
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", "batch")
 KAI = {"provider": "KAI", "queue": "gold", "kai": {"queuesWithQuota": ["gold"]}}
 
 
 def _run(spec: dict[str, Any], manifests: list[dict[str, Any]]) -> Any:
-    config, findings = parse_scheduling(spec)
-    assert findings == []
-    return apply_conventions(manifests, config, CONTEXT)
+    config, issues = read_scheduling(spec)
+    assert issues == []
+    return apply_conventions(typed(manifests), config, CONTEXT)
 
 
 def test_a_template_without_metadata_still_gets_the_platform_keys(build: Any) -> None:
     manifest = build.deployment()
     del manifest["spec"]["template"]["metadata"]
-    (obj,) = _run(KAI, [manifest]).workloads
+    (obj,) = handed(_run(KAI, [manifest]))
     template = obj["spec"]["template"]
     assert template["metadata"] == {"labels": {"kai.scheduler/queue": "gold"}}
     assert template["spec"]["schedulerName"] == "kai-scheduler"
@@ -29,7 +31,7 @@ def test_a_missing_template_is_not_invented(build: Any) -> None:
     """An LWS without its workerTemplate is left for the API server to reject."""
     manifest = build.lws(size=2)
     del manifest["spec"]["leaderWorkerTemplate"]["workerTemplate"]
-    (obj,) = _run(KAI, [manifest]).workloads
+    (obj,) = handed(_run(KAI, [manifest]))
     lwt = obj["spec"]["leaderWorkerTemplate"]
     assert "workerTemplate" not in lwt
     assert lwt["leaderTemplate"]["spec"]["schedulerName"] == "kai-scheduler"
@@ -40,7 +42,7 @@ def test_kserve_pods_built_from_presets_still_get_the_platform_keys(build: Any) 
     block's labels and annotations, so the platform keys go there all the same."""
     manifest = build.llmisvc()
     del manifest["spec"]["template"]
-    (obj,) = _run(KAI, [manifest]).workloads
+    (obj,) = handed(_run(KAI, [manifest]))
     assert obj["spec"]["labels"]["kai.scheduler/queue"] == "gold"
 
 
@@ -51,6 +53,6 @@ def test_malformed_workload_labels_never_raise(labels: object, build: Any) -> No
     manifest = build.lws(size=2)
     manifest["metadata"]["labels"] = labels
     result = _run({"provider": "Coscheduling"}, [manifest])
-    (group,) = result.extra
+    (group,) = result.gangs
     assert group["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "modelplane"}
-    assert result.workloads[0]["metadata"]["labels"] == labels
+    assert handed(result)[0]["metadata"]["labels"] == labels

@@ -89,13 +89,18 @@ def cluster(
     name: str = "prod-us-east",
     version: str | None = None,
 ) -> Obj:
-    spec: Obj = {"nodePools": [{"name": p, "className": "c", "nodeCount": 4} for p in pools]}
+    spec: Obj = {
+        "cluster": {
+            "source": "Existing",
+            "existing": {"secretRef": {"name": name, "namespace": "crossplane-system"}},
+        },
+        "nodePools": [{"name": p, "className": "c", "nodeCount": 4} for p in pools],
+    }
     if backend is not None:
         spec["backend"] = {"type": backend}
-    obj: Obj = {"metadata": {"name": name}, "spec": spec}
     if version is not None:
-        obj["status"] = {"kubernetesVersion": version}
-    return obj
+        spec["kubernetesVersion"] = version
+    return {"metadata": {"name": name}, "spec": spec}
 
 
 class Builders:

@@ -7,7 +7,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelplane.workloads import RenderError, parse_cluster, parse_replica, render_replica
+from modelplane.core.issues import InvalidInputError
+from modelplane.workloads import Backend, ClusterInput, RenderedReplica, render_replica
+
+from .inputs import read_replica
 
 DEGREE = st.sampled_from([1, 2, 4])
 
@@ -68,16 +71,14 @@ def _replica(draw: st.DrawFn) -> dict[str, Any]:
     return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-def _cluster(backend: str) -> dict[str, Any]:
-    return {
-        "metadata": {"name": "c1"},
-        "spec": {"backend": {"type": backend}, "nodePools": [{"name": "h100"}, {"name": "l4"}]},
-    }
+def _cluster(backend: str) -> ClusterInput:
+    return ClusterInput(name="c1", backend=Backend(backend), pools=("h100", "l4"))
 
 
-def _dump(objects: list[Any]) -> str:
+def _dump(rendered: RenderedReplica) -> str:
     return json.dumps(
-        [[o.key, o.manifest, o.readiness, o.is_workload, o.management_policies] for o in objects]
+        [[o.key, o.manifest, o.readiness, o.management_policies] for o in rendered.objects()]
+        + [[w.key, w.role, w.kind.kind] for w in rendered.workloads]
     )
 
 
@@ -85,19 +86,20 @@ def _dump(objects: list[Any]) -> str:
 @given(_replica(), st.sampled_from(["Native", "KServe"]))
 def test_rendering_is_deterministic(obj: dict[str, Any], backend: str) -> None:
     original = copy.deepcopy(obj)
-    replica = parse_replica(obj)
-    cluster = parse_cluster(_cluster(backend))
+    replica = read_replica(obj)
+    cluster = _cluster(backend)
     try:
         first = render_replica(replica, cluster)
-    except RenderError as error:
+    except InvalidInputError as error:
         # The only topology refused here: KServe cannot mix pipeline and data.
-        assert backend == "KServe" and error.field.endswith(".topology")
+        assert backend == "KServe" and error.issues[0].path.endswith(".topology")
         return
-    second = render_replica(parse_replica(copy.deepcopy(obj)), cluster)
+    second = render_replica(read_replica(copy.deepcopy(obj)), cluster)
     assert first == second
     assert _dump(first) == _dump(second)
-    assert [o.key for o in first] == sorted(o.key for o in first)
-    assert len({o.key for o in first}) == len(first)
+    keys = [o.key for o in first.objects()]
+    assert keys == sorted(keys)
+    assert len(set(keys)) == len(keys)
     # Neither the observed object nor the parsed input was touched.
     assert obj == original
     assert render_replica(replica, cluster) == first
@@ -106,14 +108,14 @@ def test_rendering_is_deterministic(obj: dict[str, Any], backend: str) -> None:
 @settings(max_examples=30, deadline=None)
 @given(_replica())
 def test_every_workload_carries_identity_and_pool(obj: dict[str, Any]) -> None:
-    replica = parse_replica(obj)
-    objects = render_replica(replica, parse_cluster(_cluster("Native")))
-    workloads = [o for o in objects if o.is_workload]
+    replica = read_replica(obj)
+    workloads = render_replica(replica, _cluster("Native")).workloads
     assert len(workloads) == len(replica.roles)
     for role, workload in zip(replica.roles, workloads, strict=True):
         labels = workload.manifest["metadata"]["labels"]
         assert labels["modelplane.ai/replica"] == replica.name
         assert labels["modelplane.ai/role"] == role.role
         expected_kind = "Deployment" if role.topology.nodes_per_worker == 1 else "LeaderWorkerSet"
-        assert workload.manifest["kind"] == expected_kind
+        assert workload.manifest["kind"] == workload.kind.kind == expected_kind
+        assert workload.role == role.role
         assert f'"modelplane.ai/pool": "{role.node_pool_name}"' in json.dumps(workload.manifest)

@@ -6,13 +6,17 @@ ResourceClaimTemplate, Deployment, LeaderWorkerSet, LLMInferenceService and the
 three PodGroups) is checked against its CRD or the Kubernetes schema as composed.
 """
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions import TemplateContext, apply_conventions, parse_scheduling
-from modelplane.workloads import parse_cluster, parse_replica, render_replica
+from modelplane.workloads import render_replica
 from modelplane_cli.schema import ManifestValidator
+
+from .inputs import read_cluster, read_replica
 
 PIPELINE = {"tensor": 8, "pipeline": 2}
 DATA = {"tensor": 4, "data": 4, "dataLocal": 2}
@@ -69,9 +73,9 @@ def test_rendered_and_conventioned_objects_validate(
     build: Any, manifest_validator: ManifestValidator, block: str, backend: str, shape: str
 ) -> None:
     obj = _replica(build, shape)
-    rendered = render_replica(parse_replica(obj), parse_cluster(build.cluster(backend=backend)))
-    config, parse_findings = parse_scheduling(BLOCKS[block])
-    assert parse_findings == []
+    rendered = render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend)))
+    config, parse_issues = parse_scheduling(Scheduling.model_validate(BLOCKS[block]))
+    assert parse_issues == []
     context = TemplateContext(
         namespace="ml",
         name=obj["spec"]["deploymentName"],
@@ -79,17 +83,19 @@ def test_rendered_and_conventioned_objects_validate(
         cluster=obj["spec"]["clusterName"],
         priority=obj["spec"]["priority"],
     )
-    result = apply_conventions([o.manifest for o in rendered if o.is_workload], config, context)
+    result = apply_conventions(rendered.workloads, config, context)
 
     # Rendered names fit every scheduler's limits, so no convention refuses them.
-    assert result.ok, result.findings
-    others = [o.manifest for o in rendered if not o.is_workload]
-    for manifest in [*others, *result.workloads, *result.extra]:
+    assert result.ok, result.issues
+    # Handed back by key, each workload as it was rendered but for the conventions.
+    assert [w.key for w in result.workloads] == [w.key for w in rendered.workloads]
+    handed = replace(rendered, workloads=tuple(result.workloads))
+    for manifest in [*(o.manifest for o in handed.objects()), *result.gangs]:
         assert manifest_validator.validate(manifest, pods=True) == [], manifest["kind"]
 
     multi_node = shape != "unified-single-node"
     expected = GANG_API.get(block) if multi_node else None
-    assert {o["apiVersion"] for o in result.extra} == ({expected} if expected else set())
+    assert {o["apiVersion"] for o in result.gangs} == ({expected} if expected else set())
     if expected:
         # Decode and prefill are ganged apart; a unified replica is one gang.
-        assert len(result.extra) == (2 if shape == "disaggregated" else 1)
+        assert len(result.gangs) == (2 if shape == "disaggregated" else 1)

@@ -4,21 +4,21 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions.workload import kserve_lws_size
+from modelplane.core.issues import InvalidInputError
+from modelplane.core.kinds.llm_inference_service import lws_size as kserve_lws_size
 from modelplane.core.vocabulary import LABEL_ROLE, LABEL_SERVING
 from modelplane.workloads import (
     KSERVE_ENGINE_CONTAINER,
     RemoteObject,
-    RenderError,
-    parse_cluster,
-    parse_replica,
     render_replica,
 )
 
+from .inputs import read_cluster, read_replica
+
 
 def _render(build: Any, obj: dict[str, Any]) -> dict[str, RemoteObject]:
-    cluster = parse_cluster(build.cluster(backend="KServe"))
-    return {o.key: o for o in render_replica(parse_replica(obj), cluster)}
+    cluster = read_cluster(build.cluster(backend="KServe"))
+    return {o.key: o for o in render_replica(read_replica(obj), cluster).objects()}
 
 
 def test_single_node_unified(build: Any) -> None:
@@ -76,10 +76,12 @@ def test_data_parallel_on_one_node_stays_single_node(build: Any) -> None:
 def test_kserve_lws_size_matches_nodes_per_worker(build: Any) -> None:
     """The LWS size KServe (and the conventions) derive from parallelism is what the fleet charged."""
     for topology in ({"pipeline": 4}, {"data": 6, "dataLocal": 2}, {"data": 8, "dataLocal": 8}):
-        replica = parse_replica(build.replica(workers=build.role(topology=topology)))
-        spec = render_replica(replica, parse_cluster(build.cluster(backend="KServe")))[-1].manifest[
-            "spec"
-        ]
+        replica = read_replica(build.replica(workers=build.role(topology=topology)))
+        spec = (
+            render_replica(replica, read_cluster(build.cluster(backend="KServe")))
+            .objects()[-1]
+            .manifest["spec"]
+        )
         assert kserve_lws_size(spec["parallelism"]) == replica.roles[0].topology.nodes_per_worker
 
 
@@ -123,16 +125,16 @@ def test_pipeline_with_data_parallel_is_refused(build: Any) -> None:
         decode=build.role(),
         prefill=build.role(topology={"pipeline": 2, "data": 2}),
     )
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, obj)
-    assert caught.value.field == "spec.prefill.topology"
+    assert caught.value.issues[0].path == "spec.prefill.topology"
 
 
 def test_a_container_named_main_is_refused(build: Any) -> None:
     template = {"spec": {"containers": [build.engine(), {"name": "main", "image": "sidecar"}]}}
-    with pytest.raises(RenderError) as caught:
+    with pytest.raises(InvalidInputError) as caught:
         _render(build, build.replica(workers=build.role(template=template)))
-    assert caught.value.field == "spec.workers.template.spec.containers[1].name"
+    assert caught.value.issues[0].path == "spec.workers.template.spec.containers[1].name"
 
 
 def test_service_name_leaves_room_for_kserve_suffixes(build: Any) -> None:

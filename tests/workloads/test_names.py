@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.naming import is_dns_label
 from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE, Reason
 from modelplane.workloads import (
-    RenderError,
-    parse_cluster,
-    parse_replica,
     render_replica,
     tenant_namespace,
 )
+
+from .inputs import read_cluster, read_replica
 
 DNS_LABEL = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", fullmatch=True)
 # Replica names are DNS subdomains, but must also be label values (<= 63).
@@ -65,7 +65,7 @@ def test_a_forged_namespace_cannot_reach_a_hashed_one() -> None:
 
 
 def test_namespace_object(build: Any) -> None:
-    objects = render_replica(parse_replica(build.replica()), parse_cluster(build.cluster()))
+    objects = render_replica(read_replica(build.replica()), read_cluster(build.cluster())).objects()
     namespace = next(o for o in objects if o.key == "namespace").manifest
     assert namespace == {
         "apiVersion": "v1",
@@ -90,7 +90,7 @@ def _names(build: Any, replica_name: str, backend: str, topology: dict[str, int]
         decode=build.role(topology=topology, count=12),
         prefill=build.role(),
     )
-    return render_replica(parse_replica(obj), parse_cluster(build.cluster(backend=backend)))
+    return render_replica(read_replica(obj), read_cluster(build.cluster(backend=backend))).objects()
 
 
 @given(REPLICA_NAME, st.sampled_from(["Native", "KServe"]), st.sampled_from([1, 2, 16]))
@@ -150,6 +150,9 @@ def test_two_replicas_never_share_a_name(build: Any) -> None:
 def test_identities_too_long_for_labels_are_refused(
     build: Any, overrides: dict[str, str], field: str
 ) -> None:
-    with pytest.raises(RenderError) as caught:
-        render_replica(parse_replica(build.replica(**overrides)), parse_cluster(build.cluster()))
-    assert (caught.value.field, caught.value.reason) == (field, Reason.NAME_TOO_LONG)
+    with pytest.raises(InvalidInputError) as caught:
+        render_replica(read_replica(build.replica(**overrides)), read_cluster(build.cluster()))
+    assert (caught.value.issues[0].path, caught.value.issues[0].reason) == (
+        field,
+        Reason.NAME_TOO_LONG,
+    )

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.core.pod_templates import pod_sites
+from modelplane.core.kinds import pod_sites
 from modelplane.core.vocabulary import (
     LABEL_DEPLOYMENT,
     LABEL_MANAGED_BY,
@@ -15,14 +15,16 @@ from modelplane.core.vocabulary import (
 from modelplane.workloads import (
     ENGINE_PORT,
     RemoteObject,
-    parse_cluster,
-    parse_replica,
     render_replica,
 )
 
+from .inputs import read_cluster, read_replica
+
 
 def _render(build: Any, obj: dict[str, Any]) -> dict[str, RemoteObject]:
-    return {o.key: o for o in render_replica(parse_replica(obj), parse_cluster(build.cluster()))}
+    return {
+        o.key: o for o in render_replica(read_replica(obj), read_cluster(build.cluster())).objects()
+    }
 
 
 def _env(container: dict[str, Any]) -> dict[str, Any]:
@@ -33,7 +35,6 @@ def test_single_node_worker_is_a_deployment(build: Any) -> None:
     objects = _render(build, build.replica(workers=build.role(count=3, topology={"tensor": 8})))
     assert sorted(objects) == ["claims-workers", "namespace", "workload-workers"]
     workload = objects["workload-workers"]
-    assert workload.is_workload
     deployment = workload.manifest
     assert (deployment["apiVersion"], deployment["kind"]) == ("apps/v1", "Deployment")
     assert deployment["metadata"]["name"] == "kimi-k2-5ab63-workers"

@@ -1,19 +1,20 @@
-"""Parsing observed objects into typed inputs, and naming the field at fault."""
+"""Reading observed objects into the renderer's inputs (through the generated models),
+and naming the field at fault."""
 
 import copy
 from typing import Any
 
 import pytest
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 from modelplane.workloads import (
     Backend,
     DeviceRequest,
-    RenderError,
     Topology,
-    parse_cluster,
-    parse_replica,
 )
+
+from .inputs import read_cluster, read_replica
 
 
 def test_unified_replica_parses(build: Any) -> None:
@@ -22,7 +23,7 @@ def test_unified_replica_parses(build: Any) -> None:
             count=2, topology={"tensor": 8, "pipeline": 2, "data": 4, "dataLocal": 2}
         )
     )
-    replica = parse_replica(obj)
+    replica = read_replica(obj)
     assert (replica.namespace, replica.name) == ("ml-team-prod", "kimi-k2-5ab63")
     assert (replica.deployment_name, replica.cluster_name) == ("kimi-k2", "prod-us-east")
     assert replica.priority == "production-critical"
@@ -40,7 +41,7 @@ def test_unified_replica_parses(build: Any) -> None:
 
 
 def test_disaggregated_replica_parses_in_role_order(build: Any) -> None:
-    replica = parse_replica(
+    replica = read_replica(
         build.replica(decode=build.role(count=3), prefill=build.role(count=5, pool="l4"))
     )
     assert replica.disaggregated
@@ -53,17 +54,17 @@ def test_disaggregated_replica_parses_in_role_order(build: Any) -> None:
 def test_defaults(build: Any) -> None:
     obj = build.replica()
     workers = obj["spec"]["workers"]
-    del workers["count"], workers["topology"], workers["deviceRequests"][0]["count"]
-    del obj["spec"]["priority"], obj["spec"]["index"]
-    replica = parse_replica(obj)
+    del workers["count"], workers["topology"]
+    del obj["spec"]["priority"]
+    replica = read_replica(obj)
     role = replica.roles[0]
-    assert (role.count, role.topology, role.device_requests[0].count) == (1, Topology(), 1)
+    assert (role.count, role.topology) == (1, Topology())
     assert replica.priority is None
 
 
 def test_parse_copies_the_template(build: Any) -> None:
     obj = build.replica()
-    replica = parse_replica(obj)
+    replica = read_replica(obj)
     obj["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "changed"
     assert replica.roles[0].template["spec"]["containers"][0]["image"] != "changed"
 
@@ -92,7 +93,7 @@ _DELETE = object()
         ("spec.deploymentName", 7, "spec.deploymentName"),
         ("spec.clusterName", _DELETE, "spec.clusterName"),
         ("spec.workers.count", 0, "spec.workers.count"),
-        ("spec.workers.count", "2", "spec.workers.count"),
+        ("spec.workers.count", "two", "spec.workers.count"),
         ("spec.workers.topology.tensor", 0, "spec.workers.topology.tensor"),
         ("spec.workers.topology", {"data": 4, "dataLocal": 3}, "spec.workers.topology.dataLocal"),
         ("spec.workers.topology", [], "spec.workers.topology"),
@@ -118,20 +119,20 @@ _DELETE = object()
 def test_replica_errors_name_the_field(build: Any, path: str, value: Any, field: str) -> None:
     obj = build.replica()
     _set(obj, path, value)
-    with pytest.raises(RenderError) as caught:
-        parse_replica(obj)
-    assert caught.value.field == field
+    with pytest.raises(InvalidInputError) as caught:
+        read_replica(obj)
+    assert caught.value.issues[0].path == field
     assert str(caught.value).startswith(f"{field}: ")
-    assert caught.value.reason == Reason.INVALID_SPEC
+    assert caught.value.issues[0].reason == Reason.INVALID_SPEC
     assert isinstance(caught.value, ValueError)
 
 
 def test_duplicate_request_names_are_rejected(build: Any) -> None:
-    request = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
+    request = {"name": "gpu", "deviceClassName": "gpu.nvidia.com", "count": 1}
     obj = build.replica(workers=build.role(requests=[request, copy.deepcopy(request)]))
-    with pytest.raises(RenderError) as caught:
-        parse_replica(obj)
-    assert caught.value.field == "spec.workers.deviceRequests[1].name"
+    with pytest.raises(InvalidInputError) as caught:
+        read_replica(obj)
+    assert caught.value.issues[0].path == "spec.workers.deviceRequests[1].name"
 
 
 @pytest.mark.parametrize(
@@ -150,13 +151,13 @@ def test_role_shapes_are_exclusive(build: Any, roles: dict[str, bool], field: st
     for name in ("decode", "prefill"):
         if roles.get(name):
             spec[name] = build.role()
-    with pytest.raises(RenderError) as caught:
-        parse_replica(obj)
-    assert caught.value.field == field
+    with pytest.raises(InvalidInputError) as caught:
+        read_replica(obj)
+    assert caught.value.issues[0].path == field
 
 
 def test_cluster_parses(build: Any) -> None:
-    cluster = parse_cluster(build.cluster(backend="KServe", pools=("l4", "h100", "l4")))
+    cluster = read_cluster(build.cluster(backend="KServe", pools=("l4", "h100", "l4")))
     assert cluster.name == "prod-us-east"
     assert cluster.backend is Backend.KSERVE
     assert cluster.pools == ("h100", "l4")
@@ -164,26 +165,12 @@ def test_cluster_parses(build: Any) -> None:
 
 
 def test_cluster_backend_defaults_to_native(build: Any) -> None:
-    assert parse_cluster(build.cluster(backend=None)).backend is Backend.NATIVE
+    assert read_cluster(build.cluster(backend=None)).backend is Backend.NATIVE
 
 
-@pytest.mark.parametrize(
-    ("status", "spec", "expected"),
-    [
-        (None, None, "1.34"),
-        ("1.33", None, "1.33"),
-        ("v1.35.2", None, "1.35"),
-        (None, "1.36", "1.36"),
-        ("1.32", "1.36", "1.32"),
-    ],
-)
-def test_cluster_kubernetes_version(
-    build: Any, status: str | None, spec: str | None, expected: str
-) -> None:
-    obj = build.cluster(version=status)
-    if spec is not None:
-        obj["spec"]["kubernetesVersion"] = spec
-    cluster = parse_cluster(obj)
+@pytest.mark.parametrize(("spec", "expected"), [(None, "1.34"), ("1.36", "1.36")])
+def test_cluster_kubernetes_version(build: Any, spec: str | None, expected: str) -> None:
+    cluster = read_cluster(build.cluster(version=spec))
     assert cluster.kubernetes_version == expected
     assert cluster.minor == int(expected.split(".")[1])
 
@@ -192,14 +179,41 @@ def test_cluster_kubernetes_version(
     ("mutate", "field"),
     [
         (lambda o: o["spec"].update(backend={"type": "Dynamo"}), "spec.backend.type"),
-        (lambda o: o["spec"].update(nodePools=[{"className": "x"}]), "spec.nodePools[0].name"),
-        (lambda o: o.update(status={"kubernetesVersion": "latest"}), "status.kubernetesVersion"),
-        (lambda o: o.pop("metadata"), "metadata"),
+        (
+            lambda o: o["spec"].update(nodePools=[{"className": "x", "nodeCount": 1}]),
+            "spec.nodePools[0].name",
+        ),
+        (lambda o: o["spec"].update(kubernetesVersion="1.33"), "spec.kubernetesVersion"),
+        (lambda o: o.pop("metadata"), "metadata.name"),
+        (lambda o: o.pop("spec"), "spec"),
     ],
 )
 def test_cluster_errors_name_the_field(build: Any, mutate: Any, field: str) -> None:
     obj = build.cluster()
     mutate(obj)
-    with pytest.raises(RenderError) as caught:
-        parse_cluster(obj)
-    assert caught.value.field == field
+    with pytest.raises(InvalidInputError) as caught:
+        read_cluster(obj)
+    assert [issue.path for issue in caught.value.issues] == [field]
+
+
+def test_every_problem_of_a_replica_is_named_at_once(build: Any) -> None:
+    obj = build.replica(
+        workers=build.role(
+            topology={"data": 4, "dataLocal": 3},
+            requests=[
+                {"name": "GPU", "deviceClassName": "gpu.nvidia.com", "count": 1},
+                {"name": "GPU", "deviceClassName": "Not A Class", "count": 1},
+            ],
+        )
+    )
+    del obj["metadata"]["namespace"]
+    with pytest.raises(InvalidInputError) as caught:
+        read_replica(obj)
+    assert [issue.path for issue in caught.value.issues] == [
+        "metadata.namespace",
+        "spec.workers.deviceRequests[0].name",
+        "spec.workers.deviceRequests[1].name",
+        "spec.workers.deviceRequests[1].deviceClassName",
+        "spec.workers.deviceRequests[1].name",
+        "spec.workers.topology.dataLocal",
+    ]

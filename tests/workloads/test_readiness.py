@@ -6,15 +6,15 @@ import celpy
 import pytest
 from celpy.adapter import json_to_cel
 
+from modelplane.core import kinds
+from modelplane.core.kinds import DEPLOYMENT, LLM_INFERENCE_SERVICE
 from modelplane.workloads import (
     SHARED_MANAGEMENT_POLICIES,
-    parse_cluster,
-    parse_replica,
     render_replica,
     replica_status,
-    workload_readiness,
-    workload_status,
 )
+
+from .inputs import read_cluster, read_replica
 
 
 def _conditions(*pairs: tuple[str, str]) -> dict[str, Any]:
@@ -46,22 +46,25 @@ def _cel(query: str, obj: dict[str, Any]) -> bool:
 def test_workload_readiness_checks_the_kinds_own_condition(
     kind: str, observed: dict[str, Any], ready: bool
 ) -> None:
-    block = workload_readiness(kind)
+    block = kinds.named(kind).readiness()
     assert block["policy"] == "DeriveFromCelQuery"
     assert _cel(block["celQuery"], observed) is ready
     # The status helper agrees with the readiness policy.
-    assert workload_status(kind, observed)[0] is ready
+    assert kinds.named(kind).serving(observed)[0] is ready
 
 
 @pytest.mark.parametrize("backend", ["Native", "KServe"])
 def test_rendered_readiness(build: Any, backend: str) -> None:
-    objects = render_replica(
-        parse_replica(build.replica(decode=build.role(), prefill=build.role())),
-        parse_cluster(build.cluster(backend=backend)),
+    rendered = render_replica(
+        read_replica(build.replica(decode=build.role(), prefill=build.role())),
+        read_cluster(build.cluster(backend=backend)),
     )
+    objects = rendered.objects()
+    workloads = {w.key: w.kind for w in rendered.workloads}
     for obj in objects:
-        if obj.is_workload:
-            assert obj.readiness == workload_readiness(obj.manifest["kind"])
+        if obj.key in workloads:
+            assert obj.readiness == workloads[obj.key].readiness()
+            assert obj.manifest["kind"] == workloads[obj.key].kind
         else:
             assert obj.readiness == {"policy": "SuccessfulCreate"}
     namespace = next(o for o in objects if o.key == "namespace")
@@ -72,8 +75,8 @@ def test_rendered_readiness(build: Any, backend: str) -> None:
 
 
 def test_workload_status_messages() -> None:
-    assert workload_status("Deployment", None) == (False, "Deployment has not been observed yet")
-    assert workload_status("Deployment", {"metadata": {"name": "w"}}) == (
+    assert DEPLOYMENT.serving(None) == (False, "Deployment has not been observed yet")
+    assert DEPLOYMENT.serving({"metadata": {"name": "w"}}) == (
         False,
         "Deployment w has not reported Available yet",
     )
@@ -85,36 +88,34 @@ def test_workload_status_messages() -> None:
             ]
         },
     }
-    assert workload_status("Deployment", failing) == (
+    assert DEPLOYMENT.serving(failing) == (
         False,
         "Deployment w is not Available: 0/3 replicas available",
     )
-    assert workload_status("LLMInferenceService", _conditions(("Ready", "True"))) == (
+    assert LLM_INFERENCE_SERVICE.serving(_conditions(("Ready", "True"))) == (
         True,
         "LLMInferenceService w is Ready",
     )
-    assert workload_status("Deployment", {"status": {"conditions": "junk"}})[0] is False
+    assert DEPLOYMENT.serving({"status": {"conditions": "junk"}})[0] is False
 
 
-def test_workload_status_rejects_other_kinds() -> None:
+def test_other_kinds_are_not_workloads() -> None:
     with pytest.raises(ValueError, match="not a workload kind"):
-        workload_status("Namespace", {})
-    with pytest.raises(ValueError):
-        workload_readiness("StatefulSet")
+        kinds.named("Namespace")
 
 
 def test_replica_serves_only_when_every_workload_does(build: Any) -> None:
-    objects = render_replica(
-        parse_replica(build.replica(decode=build.role(), prefill=build.role())),
-        parse_cluster(build.cluster()),
-    )
+    workloads = render_replica(
+        read_replica(build.replica(decode=build.role(), prefill=build.role())),
+        read_cluster(build.cluster()),
+    ).workloads
     up = _conditions(("Available", "True"))
     down = _conditions(("Available", "False"))
-    serving, message = replica_status(objects, {"workload-decode": up, "workload-prefill": up})
+    serving, message = replica_status(workloads, {"workload-decode": up, "workload-prefill": up})
     assert serving and "is Available" in message
-    serving, message = replica_status(objects, {"workload-decode": up, "workload-prefill": down})
+    serving, message = replica_status(workloads, {"workload-decode": up, "workload-prefill": down})
     assert not serving
     assert message == "Deployment w is not Available: R"
-    serving, message = replica_status(objects, {"workload-decode": up})
+    serving, message = replica_status(workloads, {"workload-decode": up})
     assert not serving and "not been observed" in message
-    assert replica_status([o for o in objects if not o.is_workload], {})[0] is False
+    assert replica_status([], {})[0] is False

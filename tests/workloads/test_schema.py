@@ -1,12 +1,15 @@
 """Every rendered object is valid for the API that will receive it."""
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from modelplane.workloads import parse_cluster, parse_replica, render_replica
+from modelplane.workloads import render_replica
 from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.schema.errors import RULES_SKIPPED
+
+from .inputs import read_cluster, read_replica
 
 SINGLE = {"tensor": 8}
 PIPELINE = {"tensor": 8, "pipeline": 2}
@@ -63,8 +66,8 @@ def test_every_object_validates(
     build: Any, manifest_validator: ManifestValidator, backend: str, shape: str
 ) -> None:
     objects = render_replica(
-        parse_replica(_shapes(build)[shape]), parse_cluster(build.cluster(backend=backend))
-    )
+        read_replica(_shapes(build)[shape]), read_cluster(build.cluster(backend=backend))
+    ).objects()
     assert objects
     for obj in objects:
         assert manifest_validator.validate(obj.manifest, pods=True) == [], obj.key
@@ -83,10 +86,9 @@ def test_every_object_validates(
 def test_claim_templates_validate_on_each_minor(
     build: Any, manifest_validator: ManifestValidator, version: str, api_version: str
 ) -> None:
-    rendered = render_replica(
-        parse_replica(_shapes(build)["many-requests"]),
-        parse_cluster(build.cluster(version=version)),
-    )
+    # The XRD admits 1.34 and later; older minors reach the renderer only as a typed input.
+    cluster = replace(read_cluster(build.cluster()), kubernetes_version=version)
+    rendered = render_replica(read_replica(_shapes(build)["many-requests"]), cluster).objects()
     claims = next(o for o in rendered if o.key == "claims-workers")
     assert claims.manifest["apiVersion"] == api_version
     on_cluster = ManifestValidator(manifest_validator.registry, version)
@@ -156,9 +158,9 @@ def test_validator_rejects_what_the_api_server_would(
 ) -> None:
     """The checks above can fail: a bad field is caught on each path."""
     rendered = render_replica(
-        parse_replica(_shapes(build)[shape]), parse_cluster(build.cluster(backend=backend))
+        read_replica(_shapes(build)[shape]), read_cluster(build.cluster(backend=backend))
     )
-    manifest = next(o for o in rendered if o.key == "workload-workers").manifest
+    manifest = next(w for w in rendered.workloads if w.key == "workload-workers").manifest
     target = manifest
     for part in field[:-1]:
         target = target[part]

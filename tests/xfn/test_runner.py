@@ -5,6 +5,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelReplica
 
+from modelplane.xfn.required import require_named
 from modelplane.xfn.runner import ComposeFunction, keep_observed, observed_composite
 from modelplane.xfn.structs import to_dict
 from modelplane_cli.testing import as_dict, request, run
@@ -73,6 +74,7 @@ class ReadsAModel(ComposeFunction):
     validity_condition = "Valid"
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        require_named(rsp, "cluster", "modelplane.ai/v1alpha1", "InferenceCluster", "a")
         observed_composite(req, ModelReplica)
         rsp.desired.resources["new"].resource.update({"kind": "New"})
 
@@ -88,3 +90,13 @@ def test_unreadable_input_is_a_condition_and_keeps_what_was_composed() -> None:
     assert all(r["severity"] == "SEVERITY_WARNING" for r in got["results"])
     # What was composed stays; nothing the failed compose began leaks out.
     assert sorted(got["desired"]["resources"]) == ["child"]
+    # What it required stays required, so Crossplane's fetch loop settles.
+    assert got["requirements"] == {
+        "resources": {
+            "cluster": {
+                "apiVersion": "modelplane.ai/v1alpha1",
+                "kind": "InferenceCluster",
+                "matchName": "a",
+            }
+        }
+    }

@@ -4,12 +4,14 @@ Rules (see docs/schedulers/):
 - Only a LeaderWorkerSet worker is ever a gang. A Deployment worker is one pod,
   and a Deployment's replicas are independent workers, so none is ganged.
 - Where the scheduler groups LWS replica groups itself, Modelplane composes
-  nothing: KAI's podgrouper (podGrouper Automatic), Kueue's LWS integration, and
-  Volcano through the LWS controller's Volcano provider (lwsGangScheduling).
-- Otherwise Modelplane composes one PodGroup per LWS and joins its pods to it
-  through the pod template. A template is static, so with several replicas the
-  group spans all of them (minMember = replicas x size): the whole set starts
-  together or not at all, which is reported as a Warning.
+  nothing (`Scheduler.composes_gang` is false): KAI's podgrouper (podGrouper
+  Automatic), Kueue's LWS integration, and Volcano through the LWS controller's
+  Volcano provider (lwsGangScheduling).
+- Otherwise Modelplane composes one PodGroup per LWS (its form is the
+  scheduler's, `Scheduler.gang`) and joins its pods to it through the pod
+  template. A template is static, so with several replicas the group spans all of
+  them (minMember = replicas x size): the whole set starts together or not at
+  all, which is reported as a Warning.
 - A LeaderReady LWS creates its workers only after the leader is ready, so a
   group of all its pods could never fill: no group is composed, with a Warning.
 - Prefill and decode are separate units, each ganged on its own, as every
@@ -19,10 +21,11 @@ Rules (see docs/schedulers/):
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelplane.conventions import providers as pv
-from modelplane.conventions.config import ROOT, SchedulingConfig
-from modelplane.conventions.findings import WARNING, Finding
+from modelplane.conventions.config import SchedulingConfig
+from modelplane.conventions.schedulers import ROOT, Platform
 from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.issues import Issue, warning
+from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import GROUP, LABEL_MANAGED_BY, LABEL_ROLE, MANAGED_BY, Reason
 
@@ -32,35 +35,18 @@ class Gang:
     pod_labels: dict[str, str] = field(default_factory=dict[str, str])
     pod_annotations: dict[str, str] = field(default_factory=dict[str, str])
     objects: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
-    findings: list[Finding] = field(default_factory=list[Finding])
+    issues: list[Issue] = field(default_factory=list[Issue])
 
 
-def composes_gang(config: SchedulingConfig) -> bool:
-    """Whether Modelplane, rather than the scheduler, groups LWS pods on this cluster."""
-    if config.provider == pv.COSCHEDULING:
-        return True
-    if config.provider == pv.KAI:
-        return config.kai.pod_grouper == "Modelplane"
-    if config.provider == pv.VOLCANO:
-        return not config.volcano.lws_gang_scheduling
-    return False
-
-
-def plan_gang(
-    workload: Workload,
-    unit: Unit,
-    config: SchedulingConfig,
-    queue: str | None,
-    priority: str | None,
-    platform_labels: dict[str, str],
-) -> Gang:
+def plan_gang(workload: Workload, unit: Unit, config: SchedulingConfig, platform: Platform) -> Gang:
     gang = Gang()
-    if not (config.gang_enabled and unit.multi_pod and composes_gang(config)):
+    pods, scheduler = unit.pod_set, config.scheduler
+    if not (config.gang_enabled and pods.multi_pod and scheduler.composes_gang()):
         return gang
-    if unit.replicas <= 0:
+    if pods.replicas <= 0:
         return gang
-    if unit.leader_ready:
-        gang.findings.append(
+    if pods.leader_ready:
+        gang.issues.append(
             _limited(
                 unit,
                 "uses startupPolicy LeaderReady: its workers are created only once the "
@@ -68,66 +54,47 @@ def plan_gang(
             )
         )
         return gang
-    if unit.replicas > 1:
-        gang.findings.append(
+    if pods.replicas > 1:
+        gang.issues.append(
             _limited(
                 unit,
-                f"has {unit.replicas} workers of {unit.size} pods; {config.provider} cannot "
+                f"has {pods.replicas} workers of {pods.size} pods; {scheduler.name} cannot "
                 "tell LWS groups apart from a static template, so one PodGroup of "
-                f"{unit.replicas * unit.size} pods gangs them all together",
+                f"{pods.pods} pods gangs them all together",
             )
         )
-    name = gang_name(workload, unit, config.provider)
-    min_member = unit.replicas * unit.size
-    metadata = _metadata(workload, unit, name)
-    if config.provider == pv.COSCHEDULING:
-        gang.pod_labels[pv.COSCHEDULING_POD_GROUP_LABEL] = name
-        spec: dict[str, Any] = {"minMember": min_member}
-        api_version = pv.COSCHEDULING_PODGROUP_API
-    elif config.provider == pv.VOLCANO:
-        gang.pod_annotations[pv.VOLCANO_GROUP_ANNOTATION] = name
-        spec = {"minMember": min_member}
-        if queue:
-            spec["queue"] = queue
-        if priority:
-            spec["priorityClassName"] = priority
-        api_version = pv.VOLCANO_PODGROUP_API
-    else:
-        gang.pod_annotations[pv.KAI_POD_GROUP_ANNOTATION] = name
-        gang.pod_annotations[pv.KAI_SKIP_PODGROUPER] = "true"
-        # Mirror what KAI's podgrouper would have written: the queue is read from
-        # the PodGroup, never from the pods, once the podgrouper is skipped.
-        spec = {
-            "minMember": min_member,
-            "queue": queue or pv.KAI_DEFAULT_QUEUE,
-            "priorityClassName": priority or pv.KAI_KIND_DEFAULT_PRIORITY[unit.owner],
-        }
-        explicit = platform_labels.get(pv.KAI_PREEMPTIBILITY_LABEL)
-        if explicit in (pv.PREEMPTIBLE, pv.NON_PREEMPTIBLE):
-            spec["preemptibility"] = explicit
-        api_version = pv.KAI_PODGROUP_API
+    name = gang_name(workload, unit, scheduler.name)
+    group = scheduler.gang(name, pods, platform)
+    if group is None:
+        return gang
+    gang.pod_labels.update(group.pod_labels)
+    gang.pod_annotations.update(group.pod_annotations)
     gang.objects.append(
-        {"apiVersion": api_version, "kind": "PodGroup", "metadata": metadata, "spec": spec}
+        {
+            "apiVersion": group.api_version,
+            "kind": "PodGroup",
+            "metadata": _metadata(workload, unit, name),
+            "spec": group.spec,
+        }
     )
     return gang
 
 
 def gang_name(workload: Workload, unit: Unit, provider: str) -> str:
     """Stable, at most 63 characters: it is also a label value (Coscheduling)."""
-    base = f"{workload.name}-{unit.part}" if unit.part else workload.name
+    part = unit.pod_set.part
+    base = f"{workload.name}-{part}" if part else workload.name
     return hashed_name(
-        base, provider, workload.kind, workload.namespace or "", workload.name, unit.part
+        base, provider, workload.kind.kind, workload.namespace or "", workload.name, part
     )
 
 
 def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
-    source = workload.manifest.get("metadata", {}).get("labels")
+    source = mapping(mapping(workload.manifest.get("metadata")).get("labels"))
     # Only Modelplane's own identity labels carry over; anything else the object
     # holds, well-formed or not, is the workload's business.
     labels = {
-        k: v
-        for k, v in (source.items() if isinstance(source, dict) else ())
-        if isinstance(v, str) and k.partition("/")[0] == GROUP
+        k: v for k, v in source.items() if isinstance(v, str) and k.partition("/")[0] == GROUP
     }
     labels[LABEL_MANAGED_BY] = MANAGED_BY
     if unit.role:
@@ -138,5 +105,5 @@ def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
     return metadata
 
 
-def _limited(unit: Unit, why: str) -> Finding:
-    return Finding(WARNING, Reason.GANG_LIMITED, f"{ROOT}.gang", f"{unit.title} {why}")
+def _limited(unit: Unit, why: str) -> Issue:
+    return warning(f"{ROOT}.gang", f"{unit.title} {why}", Reason.GANG_LIMITED)

@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import Any, cast
 
-from modelplane.conventions.findings import ERROR, WARNING, Finding
+from modelplane.core.issues import Issue, warning
 from modelplane.core.labels import ANNOTATIONS_TOTAL_MAX
 from modelplane.core.vocabulary import Reason
 
@@ -29,7 +29,7 @@ def write(
     owned: dict[str, str],
     where: str,
     title: str,
-    findings: list[Finding],
+    issues: list[Issue],
 ) -> None:
     """Set every platform-owned key, warning where it replaces a different value."""
     if not owned:
@@ -38,13 +38,12 @@ def write(
     for key, value in sorted(owned.items()):
         existing = values.get(key)
         if existing is not None and existing != value:
-            findings.append(
-                Finding(
-                    WARNING,
-                    Reason.PLATFORM_KEY_OVERRIDDEN,
+            issues.append(
+                warning(
                     f"{where}.{section}[{key}]",
                     f"{title}: {key}={existing!r} is owned by the cluster's scheduling "
                     f"conventions; overridden with {value!r}",
+                    Reason.PLATFORM_KEY_OVERRIDDEN,
                 )
             )
         values[key] = value
@@ -58,19 +57,18 @@ def strip(
     keep: dict[str, str],
     where: str,
     title: str,
-    findings: list[Finding],
+    issues: list[Issue],
 ) -> None:
     """Remove platform-owned keys the platform does not set here, with a Warning."""
     values = dict(_section(meta, section))
     for key in sorted(values):
         if owned(key) and key not in keep:
-            findings.append(
-                Finding(
-                    WARNING,
-                    Reason.PLATFORM_KEY_OVERRIDDEN,
+            issues.append(
+                warning(
                     f"{where}.{section}[{key}]",
                     f"{title}: {key} is owned by the cluster's scheduling conventions "
                     "and is not set on pod templates here; removed",
+                    Reason.PLATFORM_KEY_OVERRIDDEN,
                 )
             )
             del values[key]
@@ -83,7 +81,7 @@ def set_pod_field(
     value: str | None,
     where: str,
     title: str,
-    findings: list[Finding],
+    issues: list[Issue],
 ) -> None:
     """Make pod field `name` equal `value` (absent when None), warning on a change."""
     existing = spec.get(name)
@@ -93,13 +91,12 @@ def set_pod_field(
         return
     if existing is not None:
         outcome = "removed" if value is None else f"overridden with {value!r}"
-        findings.append(
-            Finding(
-                WARNING,
-                Reason.PLATFORM_KEY_OVERRIDDEN,
+        issues.append(
+            warning(
                 f"{where}.{name}",
                 f"{title}: {name}={existing!r} is owned by the cluster's scheduling "
                 f"conventions; {outcome}",
+                Reason.PLATFORM_KEY_OVERRIDDEN,
             )
         )
     if value is None:
@@ -108,34 +105,30 @@ def set_pod_field(
         spec[name] = value
 
 
-def drop_pod_priority(
-    spec: dict[str, Any], where: str, title: str, findings: list[Finding]
-) -> None:
+def drop_pod_priority(spec: dict[str, Any], where: str, title: str, issues: list[Issue]) -> None:
     """Pods may not carry an integer priority: admission derives it from the class."""
     if "priority" in spec:
-        findings.append(
-            Finding(
-                WARNING,
-                Reason.PLATFORM_KEY_OVERRIDDEN,
+        issues.append(
+            warning(
                 f"{where}.priority",
                 f"{title}: spec.priority is set by admission from priorityClassName; removed",
+                Reason.PLATFORM_KEY_OVERRIDDEN,
             )
         )
         del spec["priority"]
 
 
 def check_annotation_size(
-    meta: dict[str, Any], where: str, title: str, findings: list[Finding]
+    meta: dict[str, Any], where: str, title: str, issues: list[Issue]
 ) -> None:
     values = _section(meta, "annotations")
     total = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in values.items())
     if total > ANNOTATIONS_TOTAL_MAX:
-        findings.append(
-            Finding(
-                ERROR,
-                Reason.INVALID_SCHEDULING_TEMPLATE,
+        issues.append(
+            Issue(
                 f"{where}.annotations",
                 f"{title}: annotations total {total} bytes, over the "
                 f"{ANNOTATIONS_TOTAL_MAX}-byte limit",
+                Reason.INVALID_SCHEDULING_TEMPLATE,
             )
         )

@@ -80,6 +80,11 @@ class InvalidInputError(ValueError):
         self.issues = tuple(issues)
         super().__init__("; ".join(map(str, self.issues)))
 
+    @classmethod
+    def at(cls, path: str, message: str, reason: str = Reason.INVALID_SPEC) -> "InvalidInputError":
+        """The error of one issue: `path` is at fault, `message` says how."""
+        return cls([Issue(path, message, reason)])
+
 
 def field_path(location: Sequence[int | str]) -> str:
     """A pydantic error location as a Kubernetes field path: `spec.devices[1].count`."""

@@ -1,30 +1,33 @@
 """The per-cluster workload renderer: what a placed ModelReplica runs.
 
-Pure: no Crossplane or gRPC imports. `parse_replica` and `parse_cluster` read
-the observed objects, `render_replica` turns them into `RemoteObject`s (the
-tenant Namespace, one DRA ResourceClaimTemplate per claiming role, and the
-workloads: Deployment or LeaderWorkerSet per role on Native clusters, one
-LLMInferenceService per replica on KServe clusters), and `workload_status`
-reads a workload back for the replica's Serving condition.
+Pure: no Crossplane or gRPC imports. `replica_input` and `cluster_input` build
+its inputs from the generated models; `render_replica` turns them into a
+`RenderedReplica`: the tenant Namespace, one DRA ResourceClaimTemplate per
+claiming role, and the workloads, typed (`modelplane.core.kinds.RenderedWorkload`)
+so that the scheduler conventions take them and hand them back by key. Workloads
+are a Deployment or LeaderWorkerSet per role on Native clusters, one
+LLMInferenceService per replica on KServe clusters. `replica_status` reads them
+back for the replica's Serving condition.
 """
 
 from .claims import POD_CLAIM_NAME
-from .errors import RenderError
 from .identity import tenant_namespace
+from .inputs import cluster_input, replica_input
 from .kserve import KSERVE_ENGINE_CONTAINER
 from .model import (
     DEFAULT_KUBERNETES_VERSION,
+    OBSERVED_READINESS,
     SHARED_MANAGEMENT_POLICIES,
     Backend,
     ClusterInput,
     DeviceRequest,
     RemoteObject,
+    RenderedReplica,
     ReplicaInput,
     Role,
     RoleInput,
     Topology,
 )
-from .parse import parse_cluster, parse_replica
 from .pods import (
     CONTRACT_ENV,
     ENGINE_CONTAINER,
@@ -34,7 +37,7 @@ from .pods import (
     ENV_NODE_RANK,
     GPU_TAINT_KEY,
 )
-from .readiness import SERVING_CONDITION, replica_status, workload_readiness, workload_status
+from .readiness import replica_status
 from .render import NAMESPACE_KEY, claims_key, render_replica, workload_key
 
 __all__ = [
@@ -48,25 +51,23 @@ __all__ = [
     "GPU_TAINT_KEY",
     "KSERVE_ENGINE_CONTAINER",
     "NAMESPACE_KEY",
+    "OBSERVED_READINESS",
     "POD_CLAIM_NAME",
-    "SERVING_CONDITION",
     "SHARED_MANAGEMENT_POLICIES",
     "Backend",
     "ClusterInput",
     "DeviceRequest",
     "RemoteObject",
-    "RenderError",
+    "RenderedReplica",
     "ReplicaInput",
     "Role",
     "RoleInput",
     "Topology",
     "claims_key",
-    "parse_cluster",
-    "parse_replica",
+    "cluster_input",
     "render_replica",
+    "replica_input",
     "replica_status",
     "tenant_namespace",
     "workload_key",
-    "workload_readiness",
-    "workload_status",
 ]

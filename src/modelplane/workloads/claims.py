@@ -7,9 +7,9 @@ under one pod-level claim name and its engine container claims the whole of it.
 
 from typing import Any
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 
-from .errors import RenderError
 from .model import ClusterInput, DeviceRequest, RoleInput
 
 # The pod-level claim name every serving pod uses for its role's template.
@@ -28,7 +28,7 @@ def claims_api_version(cluster: ClusterInput) -> str:
         return "resource.k8s.io/v1beta2"
     if minor == _DRA_MIN_MINOR:
         return "resource.k8s.io/v1beta1"
-    raise RenderError(
+    raise InvalidInputError.at(
         "spec.kubernetesVersion",
         f"InferenceCluster {cluster.name} runs Kubernetes {cluster.kubernetes_version}, "
         "which has no structured DRA; "

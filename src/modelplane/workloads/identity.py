@@ -5,9 +5,12 @@ they do not; either way they are a pure function of the replica's identity, so
 re-rendering never renames anything.
 """
 
-from modelplane.conventions import providers as pv
+from modelplane.conventions.schedulers import strictest_lws_name_max
 from modelplane.core import labels as label_syntax
 from modelplane.core import naming
+from modelplane.core.issues import InvalidInputError
+from modelplane.core.kinds import leader_worker_set as lws
+from modelplane.core.kinds import llm_inference_service as kserve
 from modelplane.core.vocabulary import (
     LABEL_DEPLOYMENT,
     LABEL_MANAGED_BY,
@@ -17,18 +20,18 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 
-from .errors import RenderError
 from .model import ReplicaInput, Role
 
 # A Deployment's name reaches its pods' hostnames, so keep it a DNS label.
 DEPLOYMENT_NAME_MAX = naming.DNS_LABEL_MAX
 # A LeaderWorkerSet's name reaches StatefulSet revision-hash and pod-name labels
-# (63 characters): LWS documents 51 - digits; Kueue's pod-group-name label cuts
-# it to 39. Rendering within Kueue's limit keeps every scheduler convention open.
-LEADER_WORKER_SET_NAME_MAX = pv.KUEUE_LWS_NAME_MAX
+# (63 characters): LWS documents 51 - digits; a scheduler may cut it further
+# (Kueue's pod-group-name label, to 39). Rendering within the strictest limit
+# keeps every scheduler's conventions open.
+LEADER_WORKER_SET_NAME_MAX = strictest_lws_name_max() or lws.NAME_BASE_MAX
 # KServe derives `<name>-kserve-mn-prefill` for the multi-node prefill LWS, and
 # that LWS name must itself fit the limit above (39 - 18 = 21).
-LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(pv.KSERVE_PREFILL_LWS_SUFFIX)
+LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(kserve.PREFILL_LWS_SUFFIX)
 CLAIM_TEMPLATE_NAME_MAX = naming.DNS_LABEL_MAX
 
 TENANT_NAMESPACE_PREFIX = "mp-"
@@ -91,7 +94,9 @@ def check_identity(replica: ReplicaInput) -> None:
         if problem:
             too_long = len(value) > label_syntax.LABEL_VALUE_MAX
             reason = Reason.NAME_TOO_LONG if too_long else Reason.INVALID_SPEC
-            raise RenderError(field, f"{value!r} is used as a label value and {problem}", reason)
+            raise InvalidInputError.at(
+                field, f"{value!r} is used as a label value and {problem}", reason
+            )
 
 
 def identity_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:

@@ -12,9 +12,9 @@ no `spec.model` is rendered and KServe's storage initializer stays unused.
 
 from typing import Any
 
-from modelplane.core.pod_templates import LLM_INFERENCE_SERVICE
+from modelplane.core.issues import InvalidInputError
+from modelplane.core.kinds import LLM_INFERENCE_SERVICE
 
-from .errors import RenderError
 from .identity import identity_labels, service_name
 from .model import ReplicaInput, RoleInput
 from .pods import role_shape, shape_pod
@@ -33,7 +33,7 @@ def parallelism(role: RoleInput) -> dict[str, int]:
     topology = role.topology
     data_parallel = topology.data > 1 or topology.data_local > 1
     if data_parallel and topology.pipeline > 1:
-        raise RenderError(
+        raise InvalidInputError.at(
             f"{role.path}.topology",
             "KServe cannot combine pipeline and data parallelism in one worker; "
             "use a Native cluster for this topology",
@@ -73,13 +73,15 @@ def llm_inference_service(
     """The replica's LLMInferenceService; `claims` maps role to claim template name."""
     main = replica.workers or replica.decode
     if main is None:
-        raise RenderError("spec.workers", "is required: a replica is unified or decode and prefill")
+        raise InvalidInputError.at(
+            "spec.workers", "is required: a replica is unified or decode and prefill"
+        )
     spec = _workload(replica, main, claims.get(main.role))
     if replica.prefill is not None:
         spec["prefill"] = _workload(replica, replica.prefill, claims.get("prefill"))
     return {
-        "apiVersion": "serving.kserve.io/v1alpha2",
-        "kind": LLM_INFERENCE_SERVICE,
+        "apiVersion": LLM_INFERENCE_SERVICE.api_version,
+        "kind": LLM_INFERENCE_SERVICE.kind,
         "metadata": {
             "name": service_name(replica),
             "namespace": namespace,

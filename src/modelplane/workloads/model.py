@@ -3,8 +3,10 @@
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any, Literal
 
+from modelplane.core.kinds import RenderedWorkload
 from modelplane.core.topology import Topology
 
 Role = Literal["workers", "decode", "prefill"]
@@ -24,6 +26,10 @@ class Backend(StrEnum):
     KSERVE = "KServe"
 
 
+# Namespaces, claim templates and gang objects have no runtime state: created is ready.
+OBSERVED_READINESS: Mapping[str, Any] = MappingProxyType({"policy": "SuccessfulCreate"})
+
+
 @dataclass(frozen=True)
 class RemoteObject:
     """One object to create on the workload cluster, ready for Object wrapping.
@@ -35,9 +41,29 @@ class RemoteObject:
 
     key: str
     manifest: dict[str, Any] = field(hash=False)
-    readiness: dict[str, Any] = field(hash=False)
-    is_workload: bool
+    readiness: dict[str, Any] = field(hash=False, default_factory=lambda: dict(OBSERVED_READINESS))
     management_policies: tuple[str, ...] = ("*",)
+
+    @classmethod
+    def of_workload(cls, workload: RenderedWorkload) -> "RemoteObject":
+        """A workload's object, ready when its kind's serving condition is True."""
+        return cls(workload.key, workload.manifest, workload.kind.readiness())
+
+
+@dataclass(frozen=True)
+class RenderedReplica:
+    """Everything one replica runs on its cluster: its tenant Namespace, one claim
+    template per claiming role, and its workloads, typed so that the scheduler
+    conventions can take them and hand them back by key."""
+
+    namespace: RemoteObject
+    claims: tuple[RemoteObject, ...]
+    workloads: tuple[RenderedWorkload, ...]
+
+    def objects(self) -> list[RemoteObject]:
+        """Every remote object, sorted by key."""
+        workloads = [RemoteObject.of_workload(w) for w in self.workloads]
+        return sorted([self.namespace, *self.claims, *workloads], key=lambda o: o.key)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from modelplane.core.pod_templates import DEPLOYMENT, LEADER_WORKER_SET
+from modelplane.core.kinds import DEPLOYMENT, LEADER_WORKER_SET, WorkloadKind
 
 from .identity import (
     DEPLOYMENT_NAME_MAX,
@@ -23,8 +23,8 @@ def deployment(
         role.template, f"{role.path}.template", role_shape(replica, role, claim, serving=True)
     )
     return {
-        "apiVersion": "apps/v1",
-        "kind": DEPLOYMENT,
+        "apiVersion": DEPLOYMENT.api_version,
+        "kind": DEPLOYMENT.kind,
         "metadata": {
             "name": workload_name(replica, role.role, DEPLOYMENT_NAME_MAX),
             "namespace": namespace,
@@ -52,8 +52,8 @@ def leader_worker_set(
     leader = role_shape(replica, role, claim, serving=True)
     follower = role_shape(replica, role, claim, serving=False)
     return {
-        "apiVersion": "leaderworkerset.x-k8s.io/v1",
-        "kind": LEADER_WORKER_SET,
+        "apiVersion": LEADER_WORKER_SET.api_version,
+        "kind": LEADER_WORKER_SET.kind,
         "metadata": {
             "name": workload_name(replica, role.role, LEADER_WORKER_SET_NAME_MAX),
             "namespace": namespace,
@@ -76,7 +76,8 @@ def leader_worker_set(
 
 def native_workload(
     replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
-) -> dict[str, Any]:
+) -> tuple[WorkloadKind, dict[str, Any]]:
+    """The role's workload and its kind: a Deployment for single-node workers, else an LWS."""
     if role.topology.nodes_per_worker == 1:
-        return deployment(replica, role, namespace=namespace, claim=claim)
-    return leader_worker_set(replica, role, namespace=namespace, claim=claim)
+        return DEPLOYMENT, deployment(replica, role, namespace=namespace, claim=claim)
+    return LEADER_WORKER_SET, leader_worker_set(replica, role, namespace=namespace, claim=claim)

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from modelplane.core import labels as label_syntax
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING
 
 from .claims import POD_CLAIM_NAME
-from .errors import RenderError
 from .identity import identity_labels
 from .model import ReplicaInput, RoleInput
 
@@ -98,7 +98,7 @@ def role_shape(
 
 def _as_mapping(value: object, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise RenderError(path, "must be an object")
+        raise InvalidInputError.at(path, "must be an object")
     return cast(Mapping[str, Any], value)
 
 
@@ -106,7 +106,7 @@ def _as_list(value: object, path: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise RenderError(path, "must be a list")
+        raise InvalidInputError.at(path, "must be a list")
     return cast(list[Any], value)
 
 
@@ -115,12 +115,12 @@ def _string_map(raw: object, path: str, *, values_are_labels: bool) -> dict[str,
     for key, value in _as_mapping(raw if raw is not None else {}, path).items():
         where = f"{path}[{key}]"
         if not isinstance(value, str):
-            raise RenderError(where, "must be a string")
+            raise InvalidInputError.at(where, "must be a string")
         problem = label_syntax.key_error(str(key))
         if problem is None and values_are_labels:
             problem = label_syntax.value_error(value)
         if problem:
-            raise RenderError(where, problem)
+            raise InvalidInputError.at(where, problem)
         checked[str(key)] = value
     return checked
 
@@ -129,12 +129,12 @@ def _engine_index(containers: list[Any], path: str, container_name: str) -> int:
     names = [_as_mapping(c, f"{path}[{i}]").get("name") for i, c in enumerate(containers)]
     engines = [i for i, name in enumerate(names) if name == ENGINE_CONTAINER]
     if len(engines) != 1:
-        raise RenderError(
+        raise InvalidInputError.at(
             path,
             f"must hold exactly one container named {ENGINE_CONTAINER!r}, found {len(engines)}",
         )
     if container_name != ENGINE_CONTAINER and container_name in names:
-        raise RenderError(
+        raise InvalidInputError.at(
             f"{path}[{names.index(container_name)}].name",
             f"{container_name!r} is the name the backend gives the engine container",
         )
@@ -144,12 +144,14 @@ def _engine_index(containers: list[Any], path: str, container_name: str) -> int:
 def _check_container(container: Mapping[str, Any], path: str) -> None:
     resources = _as_mapping(container.get("resources") or {}, f"{path}.resources")
     if resources.get("claims"):
-        raise RenderError(f"{path}.resources.claims", "is set by Modelplane from deviceRequests")
+        raise InvalidInputError.at(
+            f"{path}.resources.claims", "is set by Modelplane from deviceRequests"
+        )
     for section in ("limits", "requests"):
         amounts = _as_mapping(resources.get(section) or {}, f"{path}.resources.{section}")
         for resource in DEVICE_PLUGIN_RESOURCES:
             if resource in amounts:
-                raise RenderError(
+                raise InvalidInputError.at(
                     f"{path}.resources.{section}[{resource}]",
                     "GPUs bind through the replica's DRA claim, not a device-plugin resource",
                 )
@@ -175,7 +177,7 @@ def _serving_port(ports: list[Any], path: str) -> list[Any]:
         if entry.get("containerPort") == ENGINE_PORT:
             return ports
         if entry.get("name") == ENGINE_PORT_NAME:
-            raise RenderError(
+            raise InvalidInputError.at(
                 f"{path}[{i}].containerPort",
                 f"the engine serves on port {ENGINE_PORT}; "
                 f"port {ENGINE_PORT_NAME!r} must be {ENGINE_PORT}",
@@ -192,7 +194,7 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
     for i, entry in enumerate(env):
         name = _as_mapping(entry, f"{path}.env[{i}]").get("name")
         if name in CONTRACT_ENV:
-            raise RenderError(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
+            raise InvalidInputError.at(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
     engine["name"] = shape.container_name
     engine["env"] = [*_contract_env(shape.nodes), *env]
     if shape.claim_template is not None:
@@ -222,7 +224,9 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     spec = copy.deepcopy(dict(_as_mapping(template.get("spec"), f"{path}.spec")))
     for owned in OWNED_POD_FIELDS:
         if owned in spec:
-            raise RenderError(f"{path}.spec.{owned}", "is set by Modelplane, not the template")
+            raise InvalidInputError.at(
+                f"{path}.spec.{owned}", "is set by Modelplane, not the template"
+            )
 
     containers = _as_list(spec.get("containers"), f"{path}.spec.containers")
     engine_at = _engine_index(containers, f"{path}.spec.containers", shape.container_name)
@@ -265,6 +269,6 @@ def check_pool(pool: str, path: str) -> None:
     """The pool name becomes a nodeSelector value, so it must be a label value."""
     problem = label_syntax.value_error(pool)
     if problem or not pool:
-        raise RenderError(
+        raise InvalidInputError.at(
             path, f"{pool!r} is used as a node label value and {problem or 'is empty'}"
         )

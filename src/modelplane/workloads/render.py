@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from modelplane.core.issues import InvalidInputError
+from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload, WorkloadKind
 from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
     LABEL_TENANT_NAMESPACE,
@@ -12,7 +14,6 @@ from modelplane.core.vocabulary import (
 )
 
 from .claims import claim_template
-from .errors import RenderError
 from .identity import check_identity, claim_template_name, identity_labels, tenant_namespace
 from .kserve import llm_inference_service
 from .model import (
@@ -20,12 +21,13 @@ from .model import (
     Backend,
     ClusterInput,
     RemoteObject,
+    RenderedReplica,
     ReplicaInput,
+    Role,
     RoleInput,
 )
 from .native import native_workload
 from .pods import check_pool
-from .readiness import OBSERVED_READINESS, workload_readiness
 
 NAMESPACE_KEY = "namespace"
 
@@ -48,17 +50,13 @@ def _namespace(replica: ReplicaInput, name: str) -> RemoteObject:
         "metadata": {"name": name, "labels": dict(sorted(labels.items()))},
     }
     return RemoteObject(
-        key=NAMESPACE_KEY,
-        manifest=manifest,
-        readiness=dict(OBSERVED_READINESS),
-        is_workload=False,
-        management_policies=SHARED_MANAGEMENT_POLICIES,
+        key=NAMESPACE_KEY, manifest=manifest, management_policies=SHARED_MANAGEMENT_POLICIES
     )
 
 
 def _check_placement(replica: ReplicaInput, cluster: ClusterInput) -> None:
     if replica.cluster_name != cluster.name:
-        raise RenderError(
+        raise InvalidInputError.at(
             "spec.clusterName",
             f"names {replica.cluster_name!r} but the cluster given is {cluster.name!r}",
             Reason.CLUSTER_NOT_FOUND,
@@ -68,7 +66,7 @@ def _check_placement(replica: ReplicaInput, cluster: ClusterInput) -> None:
         check_pool(role.node_pool_name, path)
         if role.node_pool_name not in cluster.pools:
             known = ", ".join(cluster.pools) or "none"
-            raise RenderError(
+            raise InvalidInputError.at(
                 path,
                 f"pool {role.node_pool_name!r} is not on InferenceCluster {cluster.name} "
                 f"(pools: {known})",
@@ -86,49 +84,45 @@ def _claims(
         labels=identity_labels(replica, role.role),
         cluster=cluster,
     )
-    return RemoteObject(
-        key=claims_key(role.role),
-        manifest=manifest,
-        readiness=dict(OBSERVED_READINESS),
-        is_workload=False,
-    )
+    return RemoteObject(key=claims_key(role.role), manifest=manifest)
 
 
-def _workload(key: str, manifest: dict[str, Any]) -> RemoteObject:
-    return RemoteObject(
-        key=key,
-        manifest=manifest,
-        readiness=workload_readiness(manifest["kind"]),
-        is_workload=True,
-    )
+def _workload(role: Role, kind: WorkloadKind, manifest: dict[str, Any]) -> RenderedWorkload:
+    return RenderedWorkload(key=workload_key(role), role=role, kind=kind, manifest=manifest)
 
 
-def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> list[RemoteObject]:
-    """Everything the replica runs on `cluster`, sorted by key.
+def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedReplica:
+    """Everything the replica runs on `cluster`, each part sorted by key.
 
     Deterministic: the same inputs give equal objects in the same order. Raises
-    RenderError for inputs at fault (unknown pool, no engine container, an
-    identity too long to be a label value, a topology the backend cannot run).
+    InvalidInputError naming the field for inputs at fault (unknown pool, no
+    engine container, an identity too long to be a label value, a topology the
+    backend cannot run).
     """
     check_identity(replica)
     _check_placement(replica, cluster)
     namespace = tenant_namespace(replica.namespace)
-    objects = [_namespace(replica, namespace)]
-    claims: dict[str, str] = {}
+    claims: list[RemoteObject] = []
+    claim_names: dict[str, str] = {}
     for role in replica.roles:
         if role.device_requests:
             claim = _claims(replica, role, namespace, cluster)
-            claims[role.role] = claim.manifest["metadata"]["name"]
-            objects.append(claim)
+            claim_names[role.role] = claim.manifest["metadata"]["name"]
+            claims.append(claim)
 
+    workloads: list[RenderedWorkload] = []
     if cluster.backend is Backend.KSERVE:
-        service = llm_inference_service(replica, namespace=namespace, claims=claims)
+        service = llm_inference_service(replica, namespace=namespace, claims=claim_names)
         main = ROLE_DECODE if replica.disaggregated else ROLE_WORKERS
-        objects.append(_workload(workload_key(main), service))
+        workloads.append(_workload(main, LLM_INFERENCE_SERVICE, service))
     else:
         for role in replica.roles:
-            manifest = native_workload(
-                replica, role, namespace=namespace, claim=claims.get(role.role)
+            kind, manifest = native_workload(
+                replica, role, namespace=namespace, claim=claim_names.get(role.role)
             )
-            objects.append(_workload(workload_key(role.role), manifest))
-    return sorted(objects, key=lambda o: o.key)
+            workloads.append(_workload(role.role, kind, manifest))
+    return RenderedReplica(
+        namespace=_namespace(replica, namespace),
+        claims=tuple(sorted(claims, key=lambda o: o.key)),
+        workloads=tuple(sorted(workloads, key=lambda w: w.key)),
+    )

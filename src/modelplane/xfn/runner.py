@@ -30,7 +30,8 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     validity on. Input the function cannot read (`InvalidInputError` from reading
     an object into its model, or from any layer below) sets it False with every
     issue, one Warning event each, and re-emits every composed resource as
-    observed: Crossplane would delete what a function stops emitting.
+    observed: Crossplane would delete what a function stops emitting. The
+    resources it required before the error are still required.
     """
 
     validity_condition: ClassVar[str]
@@ -48,7 +49,12 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         try:
             self.compose(req, rsp)
         except InvalidInputError as invalid:
+            # Start over, so nothing half-composed leaks out, but ask for the same
+            # resources: Crossplane's fetch loop settles only while they stay the same.
+            asked = rsp
             rsp = response.to(req)
+            if asked.HasField("requirements"):
+                rsp.requirements.CopyFrom(asked.requirements)
             keep_observed(req, rsp)
             report.report_issues(rsp, self.validity_condition, invalid.issues, _UNREACHABLE)
         except Exception as exc:  # the safety net itself: see the module docstring

@@ -9,9 +9,10 @@ readiness from it see what they would see on a working cluster.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from modelplane.core.kinds import workload_kind
 from modelplane_cli.render.world import Obj, View, clone, group_of
 
 # Groups whose kinds are managed resources reconciled by a provider.
@@ -97,49 +98,7 @@ def provider_status(obj: View) -> Obj:
 def healthy(manifest: Mapping[str, Any]) -> Obj:
     """A wrapped manifest with the status its controller reports once it is serving."""
     out = clone(dict(manifest))
-    simulate = _HEALTHY.get(
-        (group_of(str(manifest.get("apiVersion", ""))), str(manifest.get("kind")))
-    )
-    if simulate is not None:
-        out["status"] = simulate(out.get("spec") or {})
+    kind = workload_kind(manifest)
+    if kind is not None:
+        out["status"] = kind.healthy_status(out.get("spec") or {})
     return out
-
-
-def _replicas(spec: Mapping[str, Any]) -> int:
-    value = spec.get("replicas", 1)
-    return value if isinstance(value, int) else 1
-
-
-def _deployment(spec: Mapping[str, Any]) -> Obj:
-    n = _replicas(spec)
-    return {
-        "replicas": n,
-        "readyReplicas": n,
-        "availableReplicas": n,
-        "updatedReplicas": n,
-        "conditions": [
-            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
-            {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
-        ],
-    }
-
-
-def _leader_worker_set(spec: Mapping[str, Any]) -> Obj:
-    n = _replicas(spec)
-    return {
-        "replicas": n,
-        "readyReplicas": n,
-        "updatedReplicas": n,
-        "conditions": [{"type": "Available", "status": "True", "reason": "AllGroupsReady"}],
-    }
-
-
-def _llm_inference_service(_spec: Mapping[str, Any]) -> Obj:
-    return {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}]}
-
-
-_HEALTHY: Mapping[tuple[str, str], Callable[[Mapping[str, Any]], Obj]] = {
-    ("apps", "Deployment"): _deployment,
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _leader_worker_set,
-    ("serving.kserve.io", "LLMInferenceService"): _llm_inference_service,
-}

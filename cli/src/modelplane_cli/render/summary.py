@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from modelplane.conventions.workload import kserve_lws_size
+from modelplane.core import kinds
 from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.simulate import OBJECT_GROUPS
 from modelplane_cli.render.world import ObjectKey, View, World, group_of
@@ -160,32 +160,9 @@ def _workloads(world: World, composites: Sequence[View]) -> str:
 
 def _pods(manifest: Mapping[str, Any]) -> int:
     """Pods a workload runs when healthy; 0 for kinds that run none themselves."""
-    group = group_of(str(manifest.get("apiVersion", "")))
-    kind = manifest.get("kind")
-    spec = manifest.get("spec") or {}
-    replicas = spec.get("replicas", 1)
-    replicas = replicas if isinstance(replicas, int) else 1
-    if (group, kind) == ("apps", "Deployment"):
-        return replicas
-    if (group, kind) == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"):
-        size = (spec.get("leaderWorkerTemplate") or {}).get("size", 1)
-        return replicas * (size if isinstance(size, int) else 1)
-    if (group, kind) == ("serving.kserve.io", "LLMInferenceService"):
-        return _kserve_pods(spec) + _kserve_pods(spec.get("prefill") or {})
-    if (group, kind) == ("", "Pod"):
+    if (group_of(str(manifest.get("apiVersion", ""))), manifest.get("kind")) == ("", "Pod"):
         return 1
-    return 0
-
-
-def _kserve_pods(workload: Mapping[str, Any]) -> int:
-    """Pods of one KServe workload: a multi-node worker is a LeaderWorkerSet group."""
-    if not workload:
-        return 0
-    replicas = workload.get("replicas", 1)
-    replicas = replicas if isinstance(replicas, int) else 1
-    if "worker" not in workload:
-        return replicas
-    return replicas * kserve_lws_size(workload.get("parallelism"))
+    return kinds.pods(manifest)
 
 
 def _warnings(events: Sequence[View]) -> str:

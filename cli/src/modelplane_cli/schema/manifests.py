@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, cast
 
-from modelplane.core.pod_templates import PodSite, pod_sites
+from modelplane.core.kinds import PodSite, pod_sites
 from modelplane_cli.schema.builtin import validate_builtin
 from modelplane_cli.schema.errors import FieldError, go_quote, subject
 from modelplane_cli.schema.registry import SchemaRegistry

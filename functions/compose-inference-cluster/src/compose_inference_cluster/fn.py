@@ -10,8 +10,11 @@ is named in a condition; the pools already published stay as they were.
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.inference_cluster import Scheduling
+from pydantic import ValidationError
 
-from modelplane.conventions import Finding, has_errors, parse_scheduling
+from modelplane.conventions import parse_scheduling
+from modelplane.core.issues import Issue, from_validation_error, has_errors
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLASS,
@@ -78,10 +81,16 @@ class FunctionRunner(ComposeFunction):
                 f"{path}: InferenceClass {class_name!r} is invalid: {why}",
             )
 
-        _, findings = parse_scheduling(spec.get("scheduling"))
+        try:
+            scheduling = Scheduling.model_validate(spec.get("scheduling") or {})
+        except ValidationError as error:
+            issues = from_validation_error(error, Reason.INVALID_SCHEDULING)
+            findings = [issue.under("spec.scheduling") for issue in issues]
+        else:
+            _, findings = parse_scheduling(scheduling)
         report.set_condition(rsp, scheduling_condition(findings))
         for finding in findings:
-            report.warning(rsp, finding.reason, f"{finding.field}: {finding.message}")
+            report.warning(rsp, finding.reason, str(finding))
 
 
 def pools_condition(view: PoolView) -> report.Condition:
@@ -101,14 +110,14 @@ def pools_condition(view: PoolView) -> report.Condition:
     )
 
 
-def scheduling_condition(findings: list[Finding]) -> report.Condition:
+def scheduling_condition(findings: list[Issue]) -> report.Condition:
     """Whether replicas can be rendered against this cluster's scheduling block.
 
     Errors block rendering (each replica keeps what it runs); warnings do not,
     so the condition stays True and the warnings are events.
     """
     if has_errors(findings):
-        errors = [f"{f.field}: {f.message}" for f in findings if f.severity == "Error"]
+        errors = [str(f) for f in findings if f.is_error]
         return report.Condition(
             SCHEDULING_CONFIGURED, False, Reason.INVALID_SCHEDULING, "; ".join(errors)
         )

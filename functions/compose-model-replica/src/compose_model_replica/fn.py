@@ -9,36 +9,37 @@ it says so on the Accepted condition and keeps every Object it composed before:
 a running model is never taken down by bad input.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from dataclasses import replace
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.model_replica import ModelReplica
 
-from compose_model_replica.remote import remote_observed, with_conventions, wrap_all
+from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
+from compose_model_replica.status import accepted_condition, composite_status, serving_condition
 from modelplane.conventions import (
-    Finding,
     SchedulingConfig,
     TemplateContext,
     apply_conventions,
     parse_scheduling,
 )
-from modelplane.core.conditions import find_condition
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
     INFERENCE_CLUSTER,
-    LABEL_ROLE,
     MODEL_DEPLOYMENT,
-    SERVING,
     Reason,
 )
 from modelplane.workloads import (
-    RemoteObject,
-    RenderError,
-    parse_cluster,
-    parse_replica,
+    ReplicaInput,
+    cluster_input,
     render_replica,
-    replica_status,
-    workload_status,
+    replica_input,
 )
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
@@ -52,185 +53,130 @@ CLUSTER = "inferencecluster"
 PRIORITY_CLASSES = "priorityclasses"
 
 
-class RefusalError(Exception):
-    """The replica cannot be rendered now; keep what runs and say why."""
-
-    def __init__(self, condition_status: bool | None, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.status = condition_status
-        self.reason = reason
-        self.message = message
+class WaitingError(Exception):
+    """A required resource is not fetched yet: keep what runs and say what is awaited."""
 
 
 class FunctionRunner(ComposeFunction):
     validity_condition = ACCEPTED
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        replica = observed_composite(req)
+        composite = observed_composite(req, ModelReplica)
+        replica = replica_input(composite)
         try:
-            self.render(req, rsp, replica)
-        except RefusalError as refusal:
+            self.render(req, rsp, composite, replica)
+        except WaitingError as waiting:
             keep_observed(req, rsp)
             report.set_condition(
-                rsp, report.Condition(ACCEPTED, refusal.status, refusal.reason, refusal.message)
+                rsp,
+                report.Condition(ACCEPTED, None, Reason.WAITING_FOR_RESOURCES, str(waiting)),
             )
-            if refusal.status is False:
-                report.warning(rsp, refusal.reason, refusal.message)
 
     def render(
-        self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, replica: dict[str, Any]
+        self,
+        req: fnv1.RunFunctionRequest,
+        rsp: fnv1.RunFunctionResponse,
+        composite: ModelReplica,
+        replica: ReplicaInput,
     ) -> None:
-        if not controlled_by_its_deployment(replica):
+        if not controlled_by_its_deployment(composite, replica.deployment_name):
             # Placement, capacity and the priority allow-list are decided by the
             # fleet scheduler; a replica written by hand would skip all three.
-            raise RefusalError(
-                False,
-                Reason.NOT_COMPOSED,
-                "metadata.ownerReferences: a ModelReplica is rendered only when the "
-                f"ModelDeployment {replica['spec']['deploymentName']!r} controls it; "
+            raise InvalidInputError.at(
+                "metadata.ownerReferences",
+                "a ModelReplica is rendered only when the "
+                f"ModelDeployment {replica.deployment_name!r} controls it; "
                 "create ModelDeployments, not ModelReplicas",
+                Reason.NOT_COMPOSED,
             )
-        cluster_name = replica["spec"]["clusterName"]
-        required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, cluster_name)
-        found = required.resolve(req, CLUSTER)
-        if not found.resolved:
-            raise RefusalError(
-                None, Reason.WAITING_FOR_RESOURCES, f"waiting for InferenceCluster {cluster_name}"
-            )
-        cluster = found.first()
-        if cluster is None:
-            raise RefusalError(
-                False,
-                Reason.CLUSTER_NOT_FOUND,
-                f"spec.clusterName: InferenceCluster {cluster_name!r} not found",
-            )
-        provider_config = cluster.get("status", {}).get("providerConfigRef")
-        if not provider_config or not provider_config.get("name"):
-            raise RefusalError(
-                False,
+        cluster = self.cluster(req, rsp, replica.cluster_name)
+        provider_config = cluster.status.providerConfigRef if cluster.status else None
+        if provider_config is None or not provider_config.name:
+            raise InvalidInputError.at(
+                "",
+                f"InferenceCluster {replica.cluster_name!r} has no status.providerConfigRef yet",
                 Reason.CLUSTER_NOT_CONNECTED,
-                f"InferenceCluster {cluster_name!r} has no status.providerConfigRef yet",
             )
 
-        config, _ = parse_scheduling(cluster.get("spec", {}).get("scheduling"))
+        config, _ = parse_scheduling(cluster.spec.scheduling if cluster.spec else None)
         priority_classes = self.priority_classes(req, rsp, config)
-
-        try:
-            parsed = parse_replica(replica)
-            rendered = render_replica(parsed, parse_cluster(cluster))
-        except RenderError as error:
-            raise RefusalError(False, error.reason, str(error)) from error
+        rendered = render_replica(replica, cluster_input(cluster))
 
         context = TemplateContext(
-            namespace=parsed.namespace,
-            name=parsed.deployment_name,
-            replica=parsed.name,
-            cluster=parsed.cluster_name,
-            priority=parsed.priority,
+            namespace=replica.namespace,
+            name=replica.deployment_name,
+            replica=replica.name,
+            cluster=replica.cluster_name,
+            priority=replica.priority,
         )
-        workloads = [o.manifest for o in rendered if o.is_workload]
-        result = apply_conventions(workloads, config, context, priority_classes=priority_classes)
-        if not result.ok:
-            errors = [f for f in result.findings if f.severity == "Error"]
-            for finding in result.findings:
-                report.warning(rsp, finding.reason, describe(finding))
-            raise RefusalError(False, errors[0].reason, "; ".join(map(describe, errors)))
-        for finding in result.findings:
-            report.warning(rsp, finding.reason, describe(finding))
+        conventions = apply_conventions(
+            rendered.workloads, config, context, priority_classes=priority_classes
+        )
+        if not conventions.ok:
+            raise InvalidInputError(conventions.issues)
+        for issue in conventions.issues:
+            report.warning(rsp, issue.reason, str(issue))
 
-        remote = with_conventions(rendered, result.workloads, result.extra)
+        # The workloads as the conventions handed them back, under their own keys.
+        handed = replace(rendered, workloads=tuple(conventions.workloads))
+        remote = remote_objects(handed, conventions.gangs)
         observed = observed_resources(req)
-        for key, wrapped in wrap_all(remote, replica, provider_config).items():
+        reference = provider_config.model_dump(exclude_none=True)
+        for key, wrapped in wrap_all(remote, replica, reference).items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
             desired.ready = (
                 fnv1.READY_TRUE if objects.is_ready(observed.get(key)) else fnv1.READY_FALSE
             )
 
-        seen = {o.key: remote_observed(observed.get(o.key)) for o in remote}
-        workloads_status = [
-            {
-                "role": o.manifest.get("metadata", {}).get("labels", {}).get(LABEL_ROLE, ""),
-                "kind": o.manifest["kind"],
-                "name": o.manifest["metadata"]["name"],
-                "available": workload_status(o.manifest["kind"], seen[o.key])[0],
-            }
-            for o in remote
-            if o.is_workload
-        ]
-        namespace = next(
-            (o.manifest["metadata"]["name"] for o in remote if o.manifest["kind"] == "Namespace"),
-            "",
+        seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
+        rsp.desired.composite.resource.update({"status": composite_status(handed, seen)})
+        keys = [o.key for o in remote]
+        report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
+        report.set_condition(rsp, serving_condition(handed, seen))
+
+    def cluster(
+        self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str
+    ) -> InferenceCluster:
+        """The replica's InferenceCluster, read into its model."""
+        required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, name)
+        found = required.resolve(req, CLUSTER, InferenceCluster)
+        if not found.resolved:
+            raise WaitingError(f"waiting for InferenceCluster {name}")
+        cluster = found.first()
+        if cluster is not None:
+            return cluster
+        if found.unreadable:
+            raise InvalidInputError(
+                [
+                    Issue("spec.clusterName", f"InferenceCluster {name!r} is invalid: {issue}")
+                    for unreadable in found.unreadable
+                    for issue in unreadable.issues
+                ]
+            )
+        raise InvalidInputError.at(
+            "spec.clusterName", f"InferenceCluster {name!r} not found", Reason.CLUSTER_NOT_FOUND
         )
-        rsp.desired.composite.resource.update(
-            {"status": {"namespace": namespace, "workloads": workloads_status}}
-        )
-        report.set_condition(rsp, accepted_condition(remote_keys(remote), observed, cluster_name))
-        serving, why = replica_status(remote, seen)
-        reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
-        report.set_condition(rsp, report.Condition(SERVING, serving, reason, why))
 
     def priority_classes(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, config: SchedulingConfig
     ) -> list[dict[str, Any]]:
-        """PriorityClasses, which only KAI's preemptibility rules read."""
-        if config.provider != "KAI":
+        """PriorityClasses, for schedulers whose rules weigh priorities by value (KAI)."""
+        if not config.scheduler.reads_priority_classes:
             return []
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         found = required.resolve(req, PRIORITY_CLASSES)
         if not found.resolved:
-            raise RefusalError(None, Reason.WAITING_FOR_RESOURCES, "waiting for PriorityClasses")
+            raise WaitingError("waiting for PriorityClasses")
         return found.items
 
 
-def controlled_by_its_deployment(replica: dict[str, Any]) -> bool:
-    deployment = replica["spec"]["deploymentName"]
+def controlled_by_its_deployment(replica: ModelReplica, deployment: str) -> bool:
+    owners = replica.metadata.ownerReferences if replica.metadata else None
     return any(
-        owner.get("controller") is True
-        and owner.get("apiVersion") == API_VERSION
-        and owner.get("kind") == MODEL_DEPLOYMENT
-        and owner.get("name") == deployment
-        for owner in replica["metadata"].get("ownerReferences", [])
+        owner.controller is True
+        and owner.apiVersion == API_VERSION
+        and owner.kind == MODEL_DEPLOYMENT
+        and owner.name == deployment
+        for owner in owners or ()
     )
-
-
-def remote_keys(remote: list[RemoteObject]) -> list[str]:
-    return [o.key for o in remote]
-
-
-def accepted_condition(
-    keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
-) -> report.Condition:
-    """Whether the cluster took every object: each Object's own Synced condition.
-
-    provider-kubernetes sets Synced=False with the API server's answer when an
-    apply is refused (a webhook, a quota, a missing CRD), so that message is the
-    most useful thing to show.
-    """
-    refused = [
-        f"{key}: {synced.get('message', synced.get('reason', 'not synced'))}"
-        for key in keys
-        if (synced := find_condition(observed.get(key), "Synced")) is not None
-        and synced.get("status") == "False"
-    ]
-    if refused:
-        return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
-    applied = [key for key in keys if objects.is_synced(observed.get(key))]
-    if len(applied) == len(keys):
-        return report.Condition(
-            ACCEPTED,
-            True,
-            Reason.WORKLOAD_APPLIED,
-            f"{len(keys)} objects applied to InferenceCluster {cluster}",
-        )
-    waiting = len(keys) - len(applied)
-    return report.Condition(
-        ACCEPTED,
-        None,
-        Reason.WORKLOAD_COMPOSED,
-        f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",
-    )
-
-
-def describe(finding: Finding) -> str:
-    return f"{finding.field}: {finding.message}" if finding.field else finding.message

@@ -1,34 +1,28 @@
 """From rendered remote objects to the provider-kubernetes Objects that carry them."""
 
-from dataclasses import replace
 from typing import Any
 
+from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
-from modelplane.workloads import RemoteObject
+from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
 from modelplane.xfn import objects
 
 GANG_KEY_PREFIX = "gang-"
 
 
-def with_conventions(
-    rendered: list[RemoteObject], workloads: list[dict[str, Any]], extra: list[dict[str, Any]]
-) -> list[RemoteObject]:
-    """The rendered objects with their workloads swapped for the convention-applied
-    ones (same order), plus gang objects, each under a key stable across renders."""
-    swapped = iter(workloads)
-    result = [replace(o, manifest=next(swapped)) if o.is_workload else o for o in rendered]
-    for manifest in extra:
-        kind = manifest["kind"].lower()
-        result.append(
-            RemoteObject(
-                key=f"{GANG_KEY_PREFIX}{kind}-{manifest['metadata']['name']}",
-                manifest=manifest,
-                readiness={"policy": "SuccessfulCreate"},
-                is_workload=False,
-            )
-        )
-    return sorted(result, key=lambda o: o.key)
+def gang_object(manifest: dict[str, Any]) -> RemoteObject:
+    """A gang object, under a key stable across renders (its kind and name)."""
+    kind = manifest["kind"].lower()
+    return RemoteObject(
+        key=f"{GANG_KEY_PREFIX}{kind}-{manifest['metadata']['name']}", manifest=manifest
+    )
+
+
+def remote_objects(replica: RenderedReplica, gangs: list[dict[str, Any]]) -> list[RemoteObject]:
+    """Everything the replica puts on its cluster, sorted by key: its rendered objects
+    (with the workloads as the conventions handed them back) and its gang objects."""
+    return sorted([*replica.objects(), *map(gang_object, gangs)], key=lambda o: o.key)
 
 
 def object_name(replica: str, key: str) -> str:
@@ -38,14 +32,11 @@ def object_name(replica: str, key: str) -> str:
 
 def wrap_all(
     remote: list[RemoteObject],
-    replica: dict[str, Any],
+    replica: ReplicaInput,
     provider_config: dict[str, str],
 ) -> dict[str, dict[str, Any]]:
-    name = replica["metadata"]["name"]
-    labels = {
-        LABEL_DEPLOYMENT: replica["spec"]["deploymentName"],
-        LABEL_REPLICA: name,
-    }
+    name = replica.name
+    labels = {LABEL_DEPLOYMENT: replica.deployment_name, LABEL_REPLICA: name}
     return {
         o.key: objects.wrap(
             object_name(name, o.key),
@@ -60,8 +51,7 @@ def wrap_all(
 
 
 def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
-    """What provider-kubernetes read back from the cluster for an Object."""
-    if not observed:
-        return None
-    manifest = observed.get("status", {}).get("atProvider", {}).get("manifest")
-    return manifest if isinstance(manifest, dict) else None
+    """What provider-kubernetes read back from the cluster for an Object (None when it
+    has not, or when what it holds is not an object)."""
+    at_provider = mapping(mapping(mapping(observed).get("status")).get("atProvider"))
+    return mapping(at_provider.get("manifest")) or None

@@ -1,0 +1,68 @@
+"""What a rendered replica reports: its status block, Accepted and Serving."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from modelplane.core.conditions import find_condition
+from modelplane.core.vocabulary import ACCEPTED, SERVING, Reason
+from modelplane.workloads import RenderedReplica, replica_status
+from modelplane.xfn import objects, report
+
+# Each workload's key to the workload as read back from its cluster, or None.
+Seen = Mapping[str, Mapping[str, Any] | None]
+
+
+def composite_status(replica: RenderedReplica, seen: Seen) -> dict[str, Any]:
+    """`status`: the namespace on the workload cluster and each workload's state."""
+    return {
+        "namespace": replica.namespace.manifest["metadata"]["name"],
+        "workloads": [
+            {
+                "role": w.role,
+                "kind": w.kind.kind,
+                "name": w.name,
+                "available": w.kind.serving(seen.get(w.key))[0],
+            }
+            for w in replica.workloads
+        ],
+    }
+
+
+def serving_condition(replica: RenderedReplica, seen: Seen) -> report.Condition:
+    serving, why = replica_status(replica.workloads, seen)
+    reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
+    return report.Condition(SERVING, serving, reason, why)
+
+
+def accepted_condition(
+    keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
+) -> report.Condition:
+    """Whether the cluster took every object: each Object's own Synced condition.
+
+    provider-kubernetes sets Synced=False with the API server's answer when an
+    apply is refused (a webhook, a quota, a missing CRD), so that message is the
+    most useful thing to show.
+    """
+    refused = [
+        f"{key}: {synced.get('message', synced.get('reason', 'not synced'))}"
+        for key in keys
+        if (synced := find_condition(observed.get(key), "Synced")) is not None
+        and synced.get("status") == "False"
+    ]
+    if refused:
+        return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
+    applied = [key for key in keys if objects.is_synced(observed.get(key))]
+    if len(applied) == len(keys):
+        return report.Condition(
+            ACCEPTED,
+            True,
+            Reason.WORKLOAD_APPLIED,
+            f"{len(keys)} objects applied to InferenceCluster {cluster}",
+        )
+    waiting = len(keys) - len(applied)
+    return report.Condition(
+        ACCEPTED,
+        None,
+        Reason.WORKLOAD_COMPOSED,
+        f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",
+    )

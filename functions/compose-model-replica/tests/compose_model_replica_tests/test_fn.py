@@ -1,0 +1,134 @@
+"""compose-model-replica's refusals, as whole responses: each keeps what runs and
+says why on Accepted, in-process and over a real gRPC channel."""
+
+from typing import Any
+
+import pytest
+from compose_model_replica.fn import FunctionRunner
+
+from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+
+from .builders import OWNER, RUNNING, cluster, refused, replica, role
+
+
+def unreadable_replica() -> dict[str, Any]:
+    bad = replica()
+    bad["spec"]["index"] = "first"
+    return bad
+
+
+def unreadable_cluster() -> dict[str, Any]:
+    bad = cluster()
+    bad["spec"]["backend"] = {"type": "Dynamo"}
+    return bad
+
+
+REFUSALS = [
+    pytest.param(
+        request(replica(), observed=RUNNING),
+        refused("UNKNOWN", "WaitingForResources", "waiting for InferenceCluster a", kept=True),
+        id="cluster not fetched yet",
+    ),
+    pytest.param(
+        request(replica(), observed=RUNNING, required={"inferencecluster": []}),
+        refused(
+            "FALSE",
+            "ClusterNotFound",
+            "spec.clusterName: InferenceCluster 'a' not found",
+            kept=True,
+        ),
+        id="cluster deleted: keeps the running workload",
+    ),
+    pytest.param(
+        request(replica(), required={"inferencecluster": [cluster(connected=False)]}),
+        refused(
+            "FALSE",
+            "ClusterNotConnected",
+            "InferenceCluster 'a' has no status.providerConfigRef yet",
+            kept=False,
+        ),
+        id="cluster not connected yet",
+    ),
+    pytest.param(
+        request(
+            replica(workers=role(pool="a100")),
+            observed=RUNNING,
+            required={"inferencecluster": [cluster()]},
+        ),
+        refused(
+            "FALSE",
+            "PoolNotFound",
+            "spec.workers.nodePoolName: pool 'a100' is not on InferenceCluster a (pools: h100)",
+            kept=True,
+        ),
+        id="unknown pool: keeps the running workload",
+    ),
+    pytest.param(
+        request(unreadable_replica(), observed=RUNNING),
+        # Read before anything is required: nothing is.
+        refused(
+            "FALSE",
+            "InvalidSpec",
+            "spec.index: Input should be a valid integer, unable to parse string as an integer",
+            kept=True,
+            required=False,
+        ),
+        id="replica it cannot read: keeps the running workload",
+    ),
+    pytest.param(
+        request(replica(), observed=RUNNING, required={"inferencecluster": [unreadable_cluster()]}),
+        refused(
+            "FALSE",
+            "InvalidSpec",
+            "spec.clusterName: InferenceCluster 'a' is invalid: "
+            "spec.backend.type: Input should be 'Native' or 'KServe'",
+            kept=True,
+        ),
+        id="cluster it cannot read: keeps the running workload",
+    ),
+]
+
+
+@pytest.mark.parametrize(("req", "want"), REFUSALS)
+def test_refusals_keep_what_runs(req: Any, want: dict[str, Any]) -> None:
+    assert as_dict(run(FunctionRunner(), req)) == want
+
+
+def test_broken_platform_template_keeps_what_runs() -> None:
+    scheduling = {
+        "provider": "KAI",
+        # Renders to 66 characters: too long for the label KAI reads the queue from.
+        "queue": "{{ .Namespace }}-{{ .Replica }}-{{ .Replica }}-{{ .Replica }}-{{ .Replica }}",
+    }
+    req = request(
+        replica(),
+        observed=RUNNING,
+        required={"inferencecluster": [cluster(scheduling=scheduling)], "priorityclasses": []},
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    assert list(got["desired"]["resources"]) == ["workload-workers"]
+    (accepted,) = got["conditions"]
+    assert accepted["status"] == "STATUS_CONDITION_FALSE"
+    assert accepted["reason"] == "InvalidSchedulingTemplate"
+    assert "spec.scheduling.queue" in accepted["message"]
+
+
+@pytest.mark.parametrize(("req", "want"), REFUSALS)
+def test_same_response_over_grpc(req: Any, want: dict[str, Any]) -> None:
+    """Served over a real gRPC channel on loopback, the function answers exactly as in-process."""
+    assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+
+
+def test_a_replica_no_deployment_controls_is_not_rendered() -> None:
+    """Written by hand, a replica would skip placement, capacity and the allow-list."""
+    forged = replica()
+    forged["metadata"]["ownerReferences"] = [{**OWNER, "name": "someone-else"}]
+    got = as_dict(run(FunctionRunner(), request(forged, observed=RUNNING)))
+    assert list(got["desired"]["resources"]) == ["workload-workers"]
+    (accepted,) = got["conditions"]
+    assert (accepted["status"], accepted["reason"]) == (
+        "STATUS_CONDITION_FALSE",
+        "NotComposedByDeployment",
+    )
+    assert accepted["message"].startswith("metadata.ownerReferences: ")
+    assert "requirements" not in got

@@ -1,0 +1,194 @@
+"""Whole responses of successful renders, compared exactly with golden data.
+
+Each case is a complete RunFunctionResponse (every composed Object and its
+manifest, readiness, status, conditions and events) read back as plain data and
+compared with `golden/<case>.json`. Any change to what the function emits shows
+up here, byte for byte. After an intended change, regenerate with
+`MODELPLANE_UPDATE_GOLDEN=1 make pytest` and review the diff.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from compose_model_replica.fn import FunctionRunner
+
+from modelplane_cli.testing import as_dict, request, run
+
+from .builders import OWNER, cluster
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+GPU_REQUEST = {
+    "name": "gpu",
+    "deviceClassName": "gpu.nvidia.com",
+    "count": 8,
+    "selectors": [
+        {"cel": "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('80Gi')) >= 0"}
+    ],
+}
+EAST_POOLS = (("h100", 8), ("h200", 4))
+
+
+def template(**labels: str) -> dict[str, Any]:
+    return {
+        "metadata": {"labels": {"app": "kimi", **labels}, "annotations": {"team": "ml"}},
+        "spec": {
+            "containers": [
+                {
+                    "name": "engine",
+                    "image": "vllm/vllm-openai:v0.8.5",
+                    "args": ["--model", "moonshotai/Kimi-K2"],
+                    "env": [{"name": "RANK", "value": "$(MODELPLANE_NODE_RANK)"}],
+                }
+            ]
+        },
+    }
+
+
+def role(count: int, pipeline: int, pool: str, **labels: str) -> dict[str, Any]:
+    return {
+        "count": count,
+        "topology": {"tensor": 8, "pipeline": pipeline, "data": 1, "dataLocal": 1},
+        "nodePoolName": pool,
+        "deviceRequests": [GPU_REQUEST],
+        "template": template(**labels),
+    }
+
+
+def replica(**roles: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+        "metadata": {
+            "name": "kimi-488f6e0d09",
+            "namespace": "ml",
+            "labels": {"modelplane.ai/deployment": "kimi"},
+            "ownerReferences": [OWNER],
+        },
+        "spec": {
+            "deploymentName": "kimi",
+            "clusterName": "east",
+            "index": 0,
+            "priority": "batch",
+            **roles,
+        },
+    }
+
+
+PRIORITY_CLASSES = [
+    {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "batch"},
+        "value": 50,
+    }
+]
+
+
+def observed(name: str, kind: str, manifest_name: str, condition: str | None) -> dict[str, Any]:
+    """An Object as provider-kubernetes reports it once applied: Ready and Synced, with
+    the workload read back from the cluster (`condition` True on it, when given)."""
+    manifest: dict[str, Any] = {"kind": kind, "metadata": {"name": manifest_name}}
+    if condition is not None:
+        manifest["status"] = {"conditions": [{"type": condition, "status": "True"}]}
+    return {
+        "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+        "kind": "Object",
+        "metadata": {"name": name, "namespace": "ml"},
+        "status": {
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "Available"},
+                {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
+            ],
+            "atProvider": {"manifest": manifest},
+        },
+    }
+
+
+NAMESPACE = observed("kimi-488f6e0d09-namespace-291be085f3", "Namespace", "mp-ml", None)
+# Every Object of the KServe case applied, and the LLMInferenceService Ready.
+KSERVE_SERVING = {
+    "namespace": NAMESPACE,
+    "claims-decode": observed(
+        "kimi-488f6e0d09-claims-decode-adc38a459d",
+        "ResourceClaimTemplate",
+        "kimi-488f6e0d09-decode-devices",
+        None,
+    ),
+    "claims-prefill": observed(
+        "kimi-488f6e0d09-claims-prefill-c078dfed76",
+        "ResourceClaimTemplate",
+        "kimi-488f6e0d09-prefill-devices",
+        None,
+    ),
+    "workload-decode": observed(
+        "kimi-488f6e0d09-workload-decode-c86d57b65d",
+        "LLMInferenceService",
+        "kimi-488f6e0d09",
+        "Ready",
+    ),
+}
+
+CASES = {
+    # KAI with Modelplane-composed PodGroups: a two-worker LWS decode (one gang of
+    # both workers, a GangLimited warning), a Deployment prefill, a queue template,
+    # default labels, and a team label KAI reserves (removed, with a warning).
+    "native-kai-disaggregated": request(
+        replica(
+            decode=role(2, 2, "h100", **{"kai.scheduler/queue": "mine"}),
+            prefill=role(1, 1, "h200"),
+        ),
+        observed={"namespace": NAMESPACE},
+        required={
+            "inferencecluster": [
+                cluster(
+                    "Native",
+                    name="east",
+                    pools=EAST_POOLS,
+                    scheduling={
+                        "provider": "KAI",
+                        "queue": "{{ .Namespace }}-{{ .Priority }}",
+                        "defaultLabels": {"example.com/team": "{{ .Namespace }}"},
+                        "defaultAnnotations": {"example.com/replica": "{{ .Replica }}"},
+                        "kai": {"podGrouper": "Modelplane", "queuesWithQuota": ["ml-batch"]},
+                    },
+                )
+            ],
+            "priorityclasses": PRIORITY_CLASSES,
+        },
+    ),
+    # KServe with Kueue: one LLMInferenceService, a multi-node main block and a
+    # single-node prefill, with the Kueue queue and priority labels; every Object
+    # applied and the service Ready, so the replica is Accepted and Serving.
+    "kserve-kueue-disaggregated": request(
+        replica(decode=role(1, 2, "h100"), prefill=role(2, 1, "h200")),
+        observed=KSERVE_SERVING,
+        required={
+            "inferencecluster": [
+                cluster(
+                    "KServe",
+                    name="east",
+                    pools=EAST_POOLS,
+                    scheduling={
+                        "provider": "Kueue",
+                        "queue": "{{ .Namespace }}",
+                        "kueue": {"workloadPriorityClasses": ["batch"]},
+                    },
+                )
+            ],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_whole_response_matches_the_golden(case: str) -> None:
+    got = as_dict(run(FunctionRunner(), CASES[case]))
+    path = GOLDEN / f"{case}.json"
+    if os.environ.get("MODELPLANE_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(got, indent=2, sort_keys=True) + "\n")
+    assert got == json.loads(path.read_text())

@@ -1,0 +1,166 @@
+"""What every in-cluster scheduler says about itself: the `Scheduler` protocol.
+
+One module per scheduler subclasses `Scheduler` (a frozen dataclass whose fields
+are its settings, read from its own sub-block of `spec.scheduling`) and overrides
+only what it does differently from the default scheduler: the scheduler name it
+implies, the keys it reserves or reads to form gangs, where it reads a queue, how
+a queue or a priority must look, the gang object it needs, the guards that catch
+what it would silently mishandle, and its limit on LeaderWorkerSet names.
+`modelplane.conventions.schedulers.SCHEDULERS` lists them.
+"""
+
+import abc
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, NamedTuple
+
+from modelplane_models.inference_cluster import Scheduling
+
+from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.issues import Issue, warning
+from modelplane.core.kinds import PodSet, WorkloadKind
+from modelplane.core.labels import value_error
+from modelplane.core.naming import is_dns_subdomain
+from modelplane.core.vocabulary import Reason
+
+# Where the block lives on an InferenceCluster; every Issue names a field under it.
+ROOT: Final = "spec.scheduling"
+
+
+class Keys(NamedTuple):
+    """Labels and annotations a scheduler reads, to be set where it reads them."""
+
+    labels: dict[str, str]
+    annotations: dict[str, str]
+
+
+def no_keys() -> Keys:
+    return Keys({}, {})
+
+
+@dataclass(frozen=True)
+class Platform:
+    """What the cluster's block resolves to for one replica, as a scheduler reads it.
+
+    `queue` and `labels`/`annotations` are rendered for the replica, `priority` is
+    resolved against the cluster's default, and `priority_values` maps the
+    PriorityClasses observed on the cluster to their values.
+    """
+
+    queue: str | None
+    priority: str | None
+    labels: Mapping[str, str] = field(hash=False)
+    annotations: Mapping[str, str] = field(hash=False)
+    priority_values: Mapping[str, int] = field(hash=False)
+
+
+@dataclass(frozen=True)
+class GangObject:
+    """The gang object a scheduler reads for one pod set, and how its pods join it."""
+
+    api_version: str
+    spec: dict[str, Any] = field(hash=False)
+    pod_labels: dict[str, str] = field(hash=False, default_factory=dict[str, str])
+    pod_annotations: dict[str, str] = field(hash=False, default_factory=dict[str, str])
+
+
+class Scheduler(abc.ABC):
+    """One in-cluster scheduler. The defaults are the default kube-scheduler's."""
+
+    name: ClassVar[str]
+    """`spec.scheduling.provider`."""
+    default_scheduler_name: ClassVar[str | None] = None
+    """The pods' schedulerName when the platform names none (None: leave it unset)."""
+    settings_field: ClassVar[str | None] = None
+    """The sub-block of `spec.scheduling` it reads its settings from, if any."""
+    has_queues: ClassVar[bool] = True
+    no_gangs: ClassVar[str | None] = None
+    """Why an explicit `gang.enabled: true` does nothing here, when it cannot gang."""
+    reserved_keys: ClassVar[tuple[str, ...]] = ()
+    """Label and annotation keys (prefixes end with "/") no ML team may set on pods."""
+    gang_keys: ClassVar[tuple[str, ...]] = ()
+    """Keys that join a pod to a gang, which no platform default may set either."""
+    lws_name_max: ClassVar[int | None] = None
+    """A limit on LeaderWorkerSet names stricter than LWS's own, and the rule that
+    sets it (`lws_name_rule`)."""
+    lws_name_rule: ClassVar[str] = ""
+    reads_priority_classes: ClassVar[bool] = False
+    """Whether its rules need the cluster's PriorityClass objects."""
+
+    @classmethod
+    def from_block(cls, block: Scheduling, issues: list[Issue]) -> "Scheduler":
+        """This scheduler with its settings read from `block`, appending any issue."""
+        return cls()
+
+    def reserves(self, key: str) -> bool:
+        return any(
+            (entry.endswith("/") and key.startswith(entry)) or key == entry
+            for entry in self.reserved_keys
+        )
+
+    def queue_error(self, queue: str) -> str | None:
+        """Why a rendered queue name cannot be handed over, or None.
+
+        By default the queue is a label value naming a queue object.
+        """
+        if not queue.strip():
+            return "the queue renders empty"
+        problem = value_error(queue)
+        if problem is None and not is_dns_subdomain(queue):
+            problem = "must be a lowercase DNS subdomain naming the queue object"
+        return f"queue {queue!r} is not a valid label value: {problem}" if problem else None
+
+    def priority_error(self, priority: str) -> str | None:
+        """Why this scheduler cannot carry `priority`, beyond the generic rules, or None."""
+        return None
+
+    def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
+        """Keys it reads on the workload object itself."""
+        return no_keys()
+
+    def pod_keys(self, platform: Platform) -> Keys:
+        """Keys it reads on every pod, before any gang keys."""
+        return no_keys()
+
+    def preset_labels(self, queued: bool) -> frozenset[str]:
+        """Every label key `object_keys` or `pod_keys` may set (`queued`: a queue is set)."""
+        return frozenset()
+
+    def preset_annotations(self, queued: bool) -> frozenset[str]:
+        """Every annotation key `object_keys` or `pod_keys` may set."""
+        return frozenset()
+
+    def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
+        """Warnings for default label or annotation keys it reads only in another form."""
+        return []
+
+    def composes_gang(self) -> bool:
+        """Whether Modelplane, rather than the scheduler, groups multi-pod workers."""
+        return False
+
+    def gang(self, name: str, pods: PodSet, platform: Platform) -> GangObject | None:
+        """The gang object for `pods`, named `name`, when `composes_gang()`."""
+        return None
+
+    def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
+        """Issues for what this scheduler would silently mishandle in `unit`."""
+        return []
+
+
+def misplaced_keys(
+    scheduler: Scheduler,
+    present: Collection[str],
+    keys: tuple[str, ...],
+    field_name: str,
+    form: str,
+) -> list[Issue]:
+    """A warning for each of `keys` among `present` (defaultLabels or defaultAnnotations)."""
+    return [
+        warning(
+            f"{ROOT}.{field_name}[{key}]",
+            f"{scheduler.name} reads {key} only as {form}",
+            Reason.SCHEDULING_FIELD_IGNORED,
+        )
+        for key in keys
+        if key in present
+    ]

@@ -1,0 +1,213 @@
+"""KAI (v0.17): queues as labels, gangs by its podgrouper or composed, quota for
+non-preemptible work.
+
+KAI admits a non-preemptible group only within its queue's quota, so such a
+workload in a queue without quota never schedules; `guard` warns before the pods
+go Pending. Whether a workload is preemptible is decided, first match wins, by:
+
+1. the platform's `kai.scheduler/preemptibility` label (a rendered default label);
+2. no priority at all: KAI's default for the pods' owner kind (`inference`,
+   non-preemptible, for a Deployment; `train`, preemptible, for a LeaderWorkerSet);
+3. the priority being listed in `spec.scheduling.kai.preemptiblePriorities`;
+4. the value of a supplied PriorityClass object (KAI: 100 or more is non-preemptible);
+5. the value of one of the PriorityClasses KAI installs;
+6. otherwise unknown, which is reported as possibly non-preemptible.
+
+A queue is known to have quota when `spec.scheduling.kai.queuesWithQuota` lists
+it. With no such list, only KAI's `default-queue` (quota 0 on a fresh install) is
+known to lack it.
+"""
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from modelplane_models.inference_cluster import Scheduling
+
+from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.issues import Issue, warning
+from modelplane.core.kinds import PodSet, WorkloadKind
+from modelplane.core.labels import key_error
+from modelplane.core.vocabulary import Reason
+
+from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
+from .names import read_names
+
+QUEUE_LABEL: Final = "kai.scheduler/queue"
+LEGACY_QUEUE_LABEL: Final = "runai/queue"
+DEFAULT_QUEUE: Final = "default-queue"
+PREEMPTIBILITY_LABEL: Final = "kai.scheduler/preemptibility"
+PRIORITY_LABEL: Final = "priorityClassName"
+SKIP_PODGROUPER: Final = "kai.scheduler/skip-podgrouper"
+POD_GROUP_ANNOTATION: Final = "pod-group-name"
+PODGROUP_API: Final = "scheduling.run.ai/v2alpha2"
+PREEMPTIBLE: Final = "preemptible"
+NON_PREEMPTIBLE: Final = "non-preemptible"
+# KAI treats a PriorityClass value at or above this as non-preemptible.
+NON_PREEMPTIBLE_FROM: Final = 100
+# The PriorityClasses KAI installs, and the class its podgrouper assumes for a
+# pod that names none, by the kind of the pod's top owner.
+BUILTIN_PRIORITIES: Final[Mapping[str, int]] = {
+    "train": 50,
+    "build-preemptible": 75,
+    "build": 100,
+    "inference": 125,
+}
+KIND_DEFAULT_PRIORITY: Final[Mapping[str, str]] = {
+    "Deployment": "inference",
+    "LeaderWorkerSet": "train",
+}
+AUTOMATIC: Final = "Automatic"
+MODELPLANE: Final = "Modelplane"
+
+
+@dataclass(frozen=True)
+class KAI(Scheduler):
+    """`spec.scheduling.kai`: what Modelplane cannot learn from the cluster itself.
+
+    `queues_with_quota` is None when the platform declared nothing; then only
+    KAI's own `default-queue`, which has no quota on a fresh install, is known to
+    lack one.
+    """
+
+    name = "KAI"
+    default_scheduler_name = "kai-scheduler"
+    settings_field = "kai"
+    reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
+    gang_keys = (POD_GROUP_ANNOTATION, SKIP_PODGROUPER)
+    reads_priority_classes = True
+
+    queue_label_key: str = QUEUE_LABEL
+    queues_with_quota: frozenset[str] | None = None
+    preemptible_priorities: frozenset[str] = field(default_factory=frozenset[str])
+    pod_grouper: str = AUTOMATIC
+
+    @classmethod
+    def from_block(cls, block: Scheduling, issues: list[Issue]) -> "KAI":
+        raw = block.kai
+        if raw is None:
+            return cls()
+        path = f"{ROOT}.kai"
+        key = raw.queueLabelKey or QUEUE_LABEL
+        if (problem := key_error(key)) is not None:
+            issues.append(
+                Issue(
+                    f"{path}.queueLabelKey",
+                    f"invalid label key {key!r}: {problem}",
+                    Reason.INVALID_SCHEDULING,
+                )
+            )
+            key = QUEUE_LABEL
+        quota = read_names(raw.queuesWithQuota, f"{path}.queuesWithQuota", "Queue", issues)
+        preemptible = read_names(
+            raw.preemptiblePriorities, f"{path}.preemptiblePriorities", "PriorityClass", issues
+        )
+        return cls(
+            queue_label_key=key,
+            queues_with_quota=None if quota is None else frozenset(quota),
+            preemptible_priorities=frozenset(preemptible or ()),
+            # str(): an unvalidated schema default is the plain string, not the enum.
+            pod_grouper=str(raw.podGrouper or AUTOMATIC),
+        )
+
+    def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
+        return self.pod_keys(platform)
+
+    def pod_keys(self, platform: Platform) -> Keys:
+        keys = no_keys()
+        if platform.queue:
+            keys.labels[self.queue_label_key] = platform.queue
+        return keys
+
+    def preset_labels(self, queued: bool) -> frozenset[str]:
+        return frozenset({self.queue_label_key}) if queued else frozenset()
+
+    def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
+        found = misplaced_keys(
+            self, annotations, (self.queue_label_key,), "defaultAnnotations", "a label"
+        )
+        if LEGACY_QUEUE_LABEL in labels and self.queue_label_key != LEGACY_QUEUE_LABEL:
+            found.append(
+                warning(
+                    f"{ROOT}.defaultLabels[{LEGACY_QUEUE_LABEL}]",
+                    f"KAI v0.6+ reads the queue from {self.queue_label_key}, not "
+                    f"{LEGACY_QUEUE_LABEL}; use spec.scheduling.queue, or set "
+                    f"kai.queueLabelKey if the cluster pins the legacy key",
+                    Reason.SCHEDULING_FIELD_IGNORED,
+                )
+            )
+        return found
+
+    def queue_for(self, platform: Platform) -> str:
+        """The queue KAI's podgrouper will resolve for these pods."""
+        return platform.queue or platform.labels.get(self.queue_label_key) or DEFAULT_QUEUE
+
+    def composes_gang(self) -> bool:
+        return self.pod_grouper == MODELPLANE
+
+    def gang(self, name: str, pods: PodSet, platform: Platform) -> GangObject:
+        # Mirror what KAI's podgrouper would have written: the queue is read from
+        # the PodGroup, never from the pods, once the podgrouper is skipped.
+        spec: dict[str, Any] = {
+            "minMember": pods.pods,
+            "queue": self.queue_for(platform),
+            "priorityClassName": platform.priority or KIND_DEFAULT_PRIORITY[pods.owner.kind],
+        }
+        explicit = platform.labels.get(PREEMPTIBILITY_LABEL)
+        if explicit in (PREEMPTIBLE, NON_PREEMPTIBLE):
+            spec["preemptibility"] = explicit
+        return GangObject(
+            PODGROUP_API,
+            spec,
+            pod_annotations={POD_GROUP_ANNOTATION: name, SKIP_PODGROUPER: "true"},
+        )
+
+    def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
+        queue = self.queue_for(platform)
+        if not self.lacks_quota(queue):
+            return []
+        verdict, why = self.preemptibility(unit.pod_set.owner.kind, platform)
+        if verdict == PREEMPTIBLE:
+            return []
+        state = "is non-preemptible" if verdict else "may be non-preemptible"
+        return [
+            warning(
+                f"{ROOT}.queue",
+                f"{unit.title} {state} ({why}) and goes to KAI queue {queue!r}, which has no "
+                "declared quota: KAI admits non-preemptible work only within quota, so its "
+                "pods stay Pending. Give the queue quota (and list it in "
+                "kai.queuesWithQuota), or use a preemptible priority",
+                Reason.QUEUE_WITHOUT_QUOTA,
+            )
+        ]
+
+    def lacks_quota(self, queue: str) -> bool:
+        if self.queues_with_quota is None:
+            return queue == DEFAULT_QUEUE
+        return queue not in self.queues_with_quota
+
+    def preemptibility(self, owner: str, platform: Platform) -> tuple[str | None, str]:
+        """(`preemptible` | `non-preemptible` | None when unknown, why)."""
+        priority = platform.priority
+        explicit = platform.labels.get(PREEMPTIBILITY_LABEL)
+        if explicit in (PREEMPTIBLE, NON_PREEMPTIBLE):
+            return explicit, f"label {PREEMPTIBILITY_LABEL}={explicit}"
+        if priority is None:
+            default = KIND_DEFAULT_PRIORITY[owner]
+            value = BUILTIN_PRIORITIES[default]
+            return _by_value(value), f"no priority, so KAI's {owner} default {default!r} ({value})"
+        if priority in self.preemptible_priorities:
+            return PREEMPTIBLE, f"{priority!r} is listed in kai.preemptiblePriorities"
+        for source, table in (
+            ("PriorityClass", platform.priority_values),
+            ("KAI built-in class", BUILTIN_PRIORITIES),
+        ):
+            if priority in table:
+                return _by_value(
+                    table[priority]
+                ), f"{source} {priority!r} has value {table[priority]}"
+        return None, f"the value of PriorityClass {priority!r} is unknown"
+
+
+def _by_value(value: int) -> str:
+    return NON_PREEMPTIBLE if value >= NON_PREEMPTIBLE_FROM else PREEMPTIBLE

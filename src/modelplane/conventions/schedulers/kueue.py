@@ -1,0 +1,78 @@
+"""Kueue (v0.19): an admission layer over the pods' own scheduler.
+
+Kueue reads the queue and the WorkloadPriorityClass from labels on the workload
+object (Deployment, LeaderWorkerSet or LLMInferenceService), and groups
+LeaderWorkerSet pods itself, so Modelplane composes no gang.
+"""
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Final
+
+from modelplane_models.inference_cluster import Scheduling
+
+from modelplane.core.issues import Issue
+from modelplane.core.kinds import WorkloadKind
+from modelplane.core.labels import value_error
+
+from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
+from .names import read_names
+
+QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
+POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
+POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
+# Kueue's pod-group-name label for an LWS group is the LWS name plus a suffix,
+# and a label value holds 63 characters: 39 are left for the name.
+LWS_NAME_MAX: Final = 39
+
+
+@dataclass(frozen=True)
+class Kueue(Scheduler):
+    """`workload_priority_classes`: priorities that are also WorkloadPriorityClasses."""
+
+    name = "Kueue"
+    settings_field = "kueue"
+    reserved_keys = ("kueue.x-k8s.io/",)
+    gang_keys = (POD_GROUP_LABEL, POD_GROUP_COUNT)
+    lws_name_max = LWS_NAME_MAX
+    lws_name_rule = "Kueue's pod-group-name label"
+
+    workload_priority_classes: frozenset[str] = field(default_factory=frozenset[str])
+
+    @classmethod
+    def from_block(cls, block: Scheduling, issues: list[Issue]) -> "Kueue":
+        if block.kueue is None:
+            return cls()
+        names = read_names(
+            block.kueue.workloadPriorityClasses,
+            f"{ROOT}.kueue.workloadPriorityClasses",
+            "WorkloadPriorityClass",
+            issues,
+        )
+        return cls(workload_priority_classes=frozenset(names or ()))
+
+    def priority_error(self, priority: str) -> str | None:
+        if priority not in self.workload_priority_classes:
+            return None
+        problem = value_error(priority)
+        return None if problem is None else f"{priority!r} as label {PRIORITY_LABEL} {problem}"
+
+    def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
+        keys = no_keys()
+        if platform.queue:
+            keys.labels[QUEUE_LABEL] = platform.queue
+        if platform.priority and platform.priority in self.workload_priority_classes:
+            keys.labels[PRIORITY_LABEL] = platform.priority
+        return keys
+
+    def preset_labels(self, queued: bool) -> frozenset[str]:
+        keys = {QUEUE_LABEL} if queued else set[str]()
+        if self.workload_priority_classes:
+            keys.add(PRIORITY_LABEL)
+        return frozenset(keys)
+
+    def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
+        return misplaced_keys(
+            self, annotations, (QUEUE_LABEL, PRIORITY_LABEL), "defaultAnnotations", "a label"
+        )

@@ -1,0 +1,104 @@
+"""Volcano (v1.15): queues as annotations; gangs through the LWS controller or composed.
+
+The queue is an annotation on pods and on a LeaderWorkerSet (which the LWS
+controller's Volcano provider reads). With `lwsGangScheduling` the LWS controller
+creates each group's PodGroup; without it Modelplane composes them.
+"""
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, Final
+
+from modelplane_models.inference_cluster import Scheduling
+
+from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.issues import Issue, warning
+from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE, PodSet, WorkloadKind
+from modelplane.core.naming import is_dns_subdomain
+from modelplane.core.vocabulary import Reason
+
+from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
+
+QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
+GROUP_ANNOTATION: Final = "scheduling.k8s.io/group-name"
+JOB_GROUP_ANNOTATION: Final = "scheduling.volcano.sh/group-name"
+DEFAULT_QUEUE: Final = "default"
+PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
+
+
+@dataclass(frozen=True)
+class Volcano(Scheduler):
+    """`lws_gang_scheduling`: whether the cluster's LWS controller creates Volcano
+    PodGroups (`gangSchedulingManagement.schedulerProvider: volcano`)."""
+
+    name = "Volcano"
+    default_scheduler_name = "volcano"
+    settings_field = "volcano"
+    reserved_keys = ("scheduling.volcano.sh/", "volcano.sh/", GROUP_ANNOTATION)
+    gang_keys = (GROUP_ANNOTATION, JOB_GROUP_ANNOTATION)
+
+    lws_gang_scheduling: bool = True
+
+    @classmethod
+    def from_block(cls, block: Scheduling, issues: list[Issue]) -> "Volcano":
+        if block.volcano is None:
+            return cls()
+        return cls(lws_gang_scheduling=block.volcano.lwsGangScheduling is not False)
+
+    def queue_error(self, queue: str) -> str | None:
+        if not queue.strip():
+            return "the queue renders empty"
+        if not is_dns_subdomain(queue):
+            return f"queue {queue!r} must be a DNS subdomain of at most 253 characters"
+        return None
+
+    def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
+        keys = no_keys()
+        if platform.queue and kind is LEADER_WORKER_SET:
+            keys.annotations[QUEUE_ANNOTATION] = platform.queue
+        return keys
+
+    def pod_keys(self, platform: Platform) -> Keys:
+        keys = no_keys()
+        if platform.queue:
+            keys.annotations[QUEUE_ANNOTATION] = platform.queue
+        return keys
+
+    def preset_annotations(self, queued: bool) -> frozenset[str]:
+        return frozenset({QUEUE_ANNOTATION}) if queued else frozenset()
+
+    def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
+        return misplaced_keys(self, labels, (QUEUE_ANNOTATION,), "defaultLabels", "an annotation")
+
+    def composes_gang(self) -> bool:
+        return not self.lws_gang_scheduling
+
+    def gang(self, name: str, pods: PodSet, platform: Platform) -> GangObject:
+        spec: dict[str, Any] = {"minMember": pods.pods}
+        if platform.queue:
+            spec["queue"] = platform.queue
+        if platform.priority:
+            spec["priorityClassName"] = platform.priority
+        return GangObject(PODGROUP_API, spec, pod_annotations={GROUP_ANNOTATION: name})
+
+    def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
+        queue = platform.queue
+        if not (
+            workload.kind is LLM_INFERENCE_SERVICE
+            and unit.pod_set.owner is LEADER_WORKER_SET
+            and self.lws_gang_scheduling
+            and queue
+            and queue != DEFAULT_QUEUE
+        ):
+            return []
+        return [
+            warning(
+                f"{ROOT}.queue",
+                f"{unit.title}: the LWS Volcano provider reads the queue only from the "
+                f"LeaderWorkerSet's {QUEUE_ANNOTATION} annotation, which KServe "
+                f"does not copy from an LLMInferenceService, so its PodGroups go to queue "
+                f"'{DEFAULT_QUEUE}', not {queue!r}; enable Volcano's namespace "
+                "queue policy, or set volcano.lwsGangScheduling: false",
+                Reason.QUEUE_NOT_EXPRESSIBLE,
+            )
+        ]

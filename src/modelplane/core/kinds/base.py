@@ -1,0 +1,191 @@
+"""What every workload kind says about itself, and the shapes it says it in.
+
+A workload kind is a Kubernetes kind Modelplane renders onto a workload cluster
+and whose controller reports whether it serves. Each kind says, once: its API
+version, where it keeps its pods' templates (`pod_sites`), how those pods group
+into gangs (`pod_sets`: size and replicas), the condition that means it serves,
+and the status its controller reports once healthy (what the render simulation
+shows). The renderer, the scheduler conventions, the manifest validator, the
+render simulation and the summary all ask the kind, so they agree.
+"""
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, cast
+
+
+@dataclass(frozen=True)
+class PodSite:
+    """One place a workload keeps pod metadata, and the pod specs created with it.
+
+    `path` is where `metadata` (the labels and annotations the pods get) lives.
+    For a Deployment or LeaderWorkerSet template that is the template's
+    `metadata`; for an LLMInferenceService it is the spec block (main or
+    `prefill`) whose labels and annotations KServe copies onto the pods of its
+    `template` and `worker`. `specs` pairs each pod spec with its path; a KServe
+    block with neither has none (KServe builds its pods from presets).
+    """
+
+    path: str
+    metadata: dict[str, Any] = field(hash=False)
+    specs: tuple[tuple[str, dict[str, Any]], ...] = field(hash=False)
+
+
+@dataclass(frozen=True)
+class PodSet:
+    """Pods an in-cluster scheduler groups the same way: `replicas` gangs of `size` pods.
+
+    `owner` is the kind the scheduler sees owning the pods: for an
+    LLMInferenceService, what KServe creates from the block (a LeaderWorkerSet
+    when it has a `worker`, otherwise a Deployment). `part` names the block of a
+    kind with several (`prefill`), empty otherwise; `lws_name` is the name of the
+    LeaderWorkerSet that runs the pods, when one does.
+    """
+
+    owner: "WorkloadKind"
+    replicas: int
+    sites: tuple[PodSite, ...] = field(hash=False)
+    size: int = 1
+    part: str = ""
+    lws_name: str | None = None
+    leader_ready: bool = False
+
+    @property
+    def pods(self) -> int:
+        return self.replicas * self.size
+
+    @property
+    def multi_pod(self) -> bool:
+        """Whether one worker spans several pods, so a gang scheduler must start them together."""
+        return self.owner.gangs_pods and self.size > 1
+
+
+class WorkloadKind(abc.ABC):
+    """One kind in the registry (`modelplane.core.kinds.WORKLOAD_KINDS`)."""
+
+    kind: ClassVar[str]
+    api_version: ClassVar[str]
+    """The version the renderer writes; any version of the same group is this kind."""
+    serving_condition: ClassVar[str]
+    """The condition type the kind's controller sets True once the workload serves."""
+    gangs_pods: ClassVar[bool] = False
+    """Whether one of its workers is a group of pods that must start together."""
+
+    @property
+    def group(self) -> str:
+        return self.api_version.partition("/")[0]
+
+    def __repr__(self) -> str:
+        return self.kind
+
+    def matches(self, manifest: Mapping[str, Any]) -> bool:
+        """Whether `manifest` is of this kind: its kind, in this group (any version)."""
+        api_version = manifest.get("apiVersion")
+        return (
+            manifest.get("kind") == self.kind
+            and isinstance(api_version, str)
+            and api_version.partition("/")[0] == self.group
+        )
+
+    @abc.abstractmethod
+    def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:
+        """Every pod template the object's `spec` embeds, sharing its dicts (see `pod_sites`)."""
+
+    @abc.abstractmethod
+    def pod_sets(self, name: str, spec: dict[str, Any], *, fill: bool) -> list[PodSet]:
+        """How the pods of the object named `name` group, with their sites."""
+
+    @abc.abstractmethod
+    def healthy_status(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        """The status the kind's controller reports once the object serves."""
+
+    def readiness(self) -> dict[str, Any]:
+        """The provider-kubernetes Object `spec.readiness` block for this kind.
+
+        DeriveFromObject mirrors only a `Ready` condition, so a CEL query over
+        `object.status.conditions` is the one policy that checks the right condition
+        for every kind. It guards with has(), so a workload whose controller has not
+        written status yet is simply not ready.
+        """
+        condition = self.serving_condition
+        query = (
+            "has(object.status) && has(object.status.conditions) && "
+            f"object.status.conditions.exists(c, c.type == '{condition}' && c.status == 'True')"
+        )
+        return {"policy": "DeriveFromCelQuery", "celQuery": query}
+
+    def serving(self, observed: Mapping[str, Any] | None) -> tuple[bool, str]:
+        """Whether an observed object of this kind serves, and a message saying why.
+
+        `observed` is the object as read back from its cluster, or None when it
+        has not been observed yet. The verdict agrees with `readiness()`.
+        """
+        condition = self.serving_condition
+        if not observed:
+            return False, f"{self.kind} has not been observed yet"
+        name = mapping(observed.get("metadata")).get("name", "")
+        label = f"{self.kind} {name}".strip()
+        conditions = mapping(observed.get("status")).get("conditions")
+        for entry in cast(list[Any], conditions) if isinstance(conditions, list) else []:
+            found = mapping(entry)
+            if found.get("type") != condition:
+                continue
+            if found.get("status") == "True":
+                return True, f"{label} is {condition}"
+            detail = found.get("message") or found.get("reason") or f"status {found.get('status')}"
+            return False, f"{label} is not {condition}: {detail}"
+        return False, f"{label} has not reported {condition} yet"
+
+
+@dataclass(frozen=True)
+class RenderedWorkload:
+    """A workload the renderer produced for one replica, as the scheduler conventions
+    take it and hand it back: its key among the replica's remote objects, the role
+    it runs, its registered kind and its manifest."""
+
+    key: str
+    role: str
+    kind: WorkloadKind
+    manifest: dict[str, Any] = field(hash=False)
+
+    @property
+    def name(self) -> str:
+        name = mapping(self.manifest.get("metadata")).get("name")
+        return name if isinstance(name, str) else ""
+
+
+def mapping(value: object) -> dict[str, Any]:
+    """`value` when it is an object, else an empty one."""
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def count(value: object, default: int) -> int:
+    """An integer field as written, or `default` when absent or not an integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def slot(parent: dict[str, Any], key: str, fill: bool) -> dict[str, Any]:
+    """`parent[key]`; when absent, a new dict, stored in `parent` only with `fill`."""
+    value = parent.get(key)
+    if isinstance(value, dict):
+        return cast(dict[str, Any], value)
+    created: dict[str, Any] = {}
+    if fill and key not in parent:
+        parent[key] = created
+    return created
+
+
+def template_site(parent: dict[str, Any], key: str, path: str, fill: bool) -> list[PodSite]:
+    """The site of a PodTemplateSpec at `parent[key]` (none when absent)."""
+    template = parent.get(key)
+    if not isinstance(template, dict):
+        return []
+    template = cast(dict[str, Any], template)
+    return [
+        PodSite(
+            path=f"{path}.{key}.metadata",
+            metadata=slot(template, "metadata", fill),
+            specs=((f"{path}.{key}.spec", slot(template, "spec", fill)),),
+        )
+    ]

@@ -1,0 +1,157 @@
+"""The renderer's inputs, built from the generated models of the API objects.
+
+The glue reads a ModelReplica and its InferenceCluster into `modelplane_models`
+once; the models already hold what the XRDs' schemas say (types, bounds, required
+fields, enums). What a model cannot say is checked here, every problem an Issue
+naming its field: the rules the XRDs state in CEL (one role shape; dataLocal
+divides data), names the API server would take but DRA would not, and the
+identity a renderer needs from metadata.
+"""
+
+import copy
+
+from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.model_replica import ClaimRequest, ModelReplica, ReplicaRole
+from modelplane_models.model_replica import Spec as ReplicaSpec
+
+from modelplane.core import naming
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.topology import Topology
+from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
+
+from .model import (
+    DEFAULT_KUBERNETES_VERSION,
+    Backend,
+    ClusterInput,
+    DeviceRequest,
+    ReplicaInput,
+    Role,
+    RoleInput,
+)
+
+
+def _required(value: str | None, path: str, issues: list[Issue]) -> str:
+    if not value:
+        issues.append(Issue(path, "is required"))
+        return ""
+    return value
+
+
+def _device_request(request: ClaimRequest, path: str, issues: list[Issue]) -> DeviceRequest:
+    if not naming.is_dns_label(request.name):
+        issues.append(
+            Issue(f"{path}.name", f"{request.name!r} must be a DNS label (a DRA request name)")
+        )
+    if not naming.is_dns_subdomain(request.deviceClassName):
+        issues.append(
+            Issue(f"{path}.deviceClassName", f"{request.deviceClassName!r} must be a DNS subdomain")
+        )
+    return DeviceRequest(
+        name=request.name,
+        device_class_name=request.deviceClassName,
+        count=request.count,
+        selectors=tuple(selector.cel for selector in request.selectors or ()),
+    )
+
+
+def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
+    path = f"spec.{role}"
+    requests = tuple(
+        _device_request(request, f"{path}.deviceRequests[{i}]", issues)
+        for i, request in enumerate(model.deviceRequests or ())
+    )
+    seen: set[str] = set()
+    for i, request in enumerate(requests):
+        if request.name in seen:
+            issues.append(
+                Issue(
+                    f"{path}.deviceRequests[{i}].name", f"duplicate request name {request.name!r}"
+                )
+            )
+        seen.add(request.name)
+    try:
+        topology = Topology.read(model.topology, f"{path}.topology")
+    except InvalidInputError as invalid:
+        issues.extend(invalid.issues)
+        topology = Topology()
+    return RoleInput(
+        role=role,
+        count=model.count or 1,
+        topology=topology,
+        # A private deep copy: rendering must never alias the caller's object.
+        template=copy.deepcopy(model.template),
+        node_pool_name=model.nodePoolName,
+        device_requests=requests,
+    )
+
+
+def _roles(spec: ReplicaSpec, issues: list[Issue]) -> dict[Role, RoleInput]:
+    """The replica's roles: unified `workers`, or `decode` and `prefill` together."""
+    declared: tuple[tuple[Role, ReplicaRole | None], ...] = (
+        (ROLE_WORKERS, spec.workers),
+        (ROLE_DECODE, spec.decode),
+        (ROLE_PREFILL, spec.prefill),
+    )
+    given: dict[Role, ReplicaRole] = {r: m for r, m in declared if m is not None}
+    split = [role for role in (ROLE_DECODE, ROLE_PREFILL) if role in given]
+    if ROLE_WORKERS in given and split:
+        issues.append(Issue(f"spec.{split[0]}", "must not be set together with spec.workers"))
+        return {}
+    if ROLE_WORKERS not in given and len(split) != 2:
+        missing = (
+            {ROLE_DECODE: ROLE_PREFILL, ROLE_PREFILL: ROLE_DECODE}[split[0]]
+            if split
+            else ROLE_WORKERS
+        )
+        issues.append(
+            Issue(
+                f"spec.{missing}",
+                "is required: a replica is unified (workers) or decode and prefill",
+            )
+        )
+        return {}
+    return {role: _role(model, role, issues) for role, model in given.items()}
+
+
+def replica_input(replica: ModelReplica) -> ReplicaInput:
+    """What the renderer needs of a ModelReplica; InvalidInputError naming every bad field."""
+    issues: list[Issue] = []
+    metadata = replica.metadata
+    name = _required(metadata.name if metadata else None, "metadata.name", issues)
+    namespace = _required(metadata.namespace if metadata else None, "metadata.namespace", issues)
+    spec = replica.spec
+    if spec is None:
+        raise InvalidInputError([*issues, Issue("spec", "is required")])
+    roles = _roles(spec, issues)
+    if issues:
+        raise InvalidInputError(issues)
+    return ReplicaInput(
+        namespace=namespace,
+        name=name,
+        deployment_name=spec.deploymentName,
+        cluster_name=spec.clusterName,
+        priority=spec.priority or None,
+        workers=roles.get(ROLE_WORKERS),
+        decode=roles.get(ROLE_DECODE),
+        prefill=roles.get(ROLE_PREFILL),
+    )
+
+
+def cluster_input(cluster: InferenceCluster) -> ClusterInput:
+    """What the renderer needs of an InferenceCluster; InvalidInputError naming every bad field."""
+    issues: list[Issue] = []
+    name = _required(cluster.metadata.name if cluster.metadata else None, "metadata.name", issues)
+    spec = cluster.spec
+    if spec is None:
+        issues.append(Issue("spec", "is required"))
+    if spec is None or issues:
+        raise InvalidInputError(issues)
+    # An unvalidated schema default is the plain string, not the enum member:
+    # Backend(...) takes either.
+    backend = spec.backend.type if spec.backend and spec.backend.type else Backend.NATIVE
+    return ClusterInput(
+        name=name,
+        backend=Backend(backend),
+        pools=tuple(sorted({pool.name for pool in spec.nodePools})),
+        kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
+    )

@@ -1,0 +1,139 @@
+"""The workload kind registry: each kind says its facts once, and they agree."""
+
+from typing import Any
+
+import celpy
+import pytest
+from celpy.adapter import json_to_cel
+
+from modelplane.core import kinds
+from modelplane.core.kinds import (
+    DEPLOYMENT,
+    LEADER_WORKER_SET,
+    LLM_INFERENCE_SERVICE,
+    WORKLOAD_KINDS,
+    WorkloadKind,
+)
+
+SPECS: dict[str, dict[str, Any]] = {
+    "Deployment": {"replicas": 3, "template": {"spec": {"containers": []}}},
+    "LeaderWorkerSet": {
+        "replicas": 2,
+        "leaderWorkerTemplate": {"size": 4, "leaderTemplate": {}, "workerTemplate": {}},
+    },
+    "LLMInferenceService": {
+        "replicas": 2,
+        "parallelism": {"tensor": 8, "pipeline": 2},
+        "template": {},
+        "worker": {},
+        "prefill": {"replicas": 3, "template": {}},
+    },
+}
+PODS = {"Deployment": 3, "LeaderWorkerSet": 8, "LLMInferenceService": 2 * 2 + 3}
+
+
+def manifest(kind: WorkloadKind, name: str = "w") -> dict[str, Any]:
+    return {
+        "apiVersion": kind.api_version,
+        "kind": kind.kind,
+        "metadata": {"name": name},
+        "spec": SPECS[kind.kind],
+    }
+
+
+def _cel(query: str, obj: dict[str, Any]) -> bool:
+    env = celpy.Environment()
+    return bool(env.program(env.compile(query)).evaluate({"object": json_to_cel(obj)}))
+
+
+@pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
+def test_a_healthy_object_serves_by_the_readiness_query_and_the_status_reader(
+    kind: WorkloadKind,
+) -> None:
+    """What the render simulation shows is exactly what the kind counts as serving."""
+    obj = {**manifest(kind), "status": kind.healthy_status(SPECS[kind.kind])}
+    assert kind.serving(obj) == (True, f"{kind.kind} w is {kind.serving_condition}")
+    assert _cel(kind.readiness()["celQuery"], obj)
+    assert not _cel(kind.readiness()["celQuery"], manifest(kind))
+    assert kind.serving(manifest(kind))[0] is False
+
+
+@pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
+def test_lookup_by_kind_and_group(kind: WorkloadKind) -> None:
+    assert kinds.workload_kind(manifest(kind)) is kind
+    assert kinds.named(kind.kind) is kind
+    other_version = {**manifest(kind), "apiVersion": f"{kind.group}/v9"}
+    assert kinds.workload_kind(other_version) is kind
+    other_group = {**manifest(kind), "apiVersion": "example.com/v1"}
+    assert kinds.workload_kind(other_group) is None
+    assert kinds.pods(other_group) == 0
+
+
+def test_unknown_kinds_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="'StatefulSet' is not a workload kind"):
+        kinds.named("StatefulSet")
+
+
+@pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
+def test_pod_count_is_the_sum_of_the_pod_sets(kind: WorkloadKind) -> None:
+    assert kinds.pods(manifest(kind)) == PODS[kind.kind]
+
+
+def test_pod_sets_say_who_owns_the_pods_and_how_they_gang() -> None:
+    (deployment,) = kinds.pod_sets(manifest(DEPLOYMENT))
+    assert (deployment.owner, deployment.size, deployment.replicas) == (DEPLOYMENT, 1, 3)
+    assert not deployment.multi_pod and deployment.lws_name is None
+
+    (lws,) = kinds.pod_sets(manifest(LEADER_WORKER_SET, "big"))
+    assert (lws.owner, lws.size, lws.replicas, lws.lws_name) == (LEADER_WORKER_SET, 4, 2, "big")
+    assert lws.multi_pod and not lws.leader_ready
+    assert [s.path for s in lws.sites] == [
+        "spec.leaderWorkerTemplate.leaderTemplate.metadata",
+        "spec.leaderWorkerTemplate.workerTemplate.metadata",
+    ]
+
+    main, prefill = kinds.pod_sets(manifest(LLM_INFERENCE_SERVICE, "svc"))
+    assert (main.part, main.owner, main.size, main.lws_name) == (
+        "",
+        LEADER_WORKER_SET,
+        2,
+        "svc-kserve-mn",
+    )
+    assert (prefill.part, prefill.owner, prefill.size, prefill.replicas) == (
+        "prefill",
+        DEPLOYMENT,
+        1,
+        3,
+    )
+
+
+def test_a_leader_ready_lws_says_so() -> None:
+    obj = manifest(LEADER_WORKER_SET)
+    obj["spec"] = {**obj["spec"], "startupPolicy": "LeaderReady"}
+    (pod_set,) = kinds.pod_sets(obj)
+    assert pod_set.leader_ready
+
+
+@pytest.mark.parametrize(
+    ("spec", "pods"),
+    [
+        ({}, 1),
+        ({"replicas": "three"}, 1),
+        ({"replicas": True}, 1),
+        ({"replicas": 0}, 0),
+        ({"replicas": 2, "leaderWorkerTemplate": ["not", "a", "map"]}, 2),
+    ],
+)
+def test_malformed_fields_count_as_their_defaults(spec: dict[str, Any], pods: int) -> None:
+    obj = {**manifest(LEADER_WORKER_SET), "spec": spec}
+    assert kinds.pods(obj) == pods
+
+
+def test_fill_creates_absent_template_metadata_only_when_asked() -> None:
+    obj = {**manifest(DEPLOYMENT), "spec": {"template": {}}}
+    (site,) = kinds.pod_sites(obj)
+    site.metadata["labels"] = {"a": "b"}
+    assert obj["spec"]["template"] == {}
+    (site,) = kinds.pod_sites(obj, fill=True)
+    site.metadata["labels"] = {"a": "b"}
+    assert obj["spec"]["template"]["metadata"] == {"labels": {"a": "b"}}
