@@ -19,8 +19,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, Final
 
-import yaml
-
 from modelplane.cel import (
     CelCompileError,
     CelRuntimeError,
@@ -30,6 +28,7 @@ from modelplane.cel import (
     device_from_spec,
     evaluate,
 )
+from modelplane_cli import yamlio
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -106,11 +105,9 @@ def _write(stdout: IO[str], result: Mapping[str, Any]) -> None:
 
 def _load_device(path: Path) -> Device:
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        document = yamlio.load_one(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, yamlio.YAMLError) as error:
         raise InputError(f"cannot read device file {path}: {error}") from None
-    except RecursionError:
-        raise InputError(f"cannot read device file {path}: nested too deeply") from None
     return _device(document, f"device file {path}")
 
 
