@@ -261,9 +261,7 @@ def test_list_items_are_named_by_their_own_line() -> None:
         ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, uid: 0b6cbd34}\n", True),
     ],
 )
-def test_a_file_that_carries_observed_state_is_the_running_world(
-    text: str, observed: bool
-) -> None:
+def test_a_file_that_carries_observed_state_is_the_running_world(text: str, observed: bool) -> None:
     docs = read_documents(["-"], stdin=io.StringIO(text))
 
     assert {d.observed for d in docs} == {observed}

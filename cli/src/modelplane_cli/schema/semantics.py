@@ -25,6 +25,7 @@ from modelplane_cli.schema.errors import (
     index,
     invalid,
     not_supported,
+    required,
 )
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
@@ -80,6 +81,8 @@ def pod_spec_problems(spec: Mapping[str, Any], path: str, *, controller: bool) -
 
 def _container_problems(container: Mapping[str, Any], path: str) -> list[FieldError]:
     problems: list[FieldError] = []
+    if not container.get("image"):
+        problems.append(FieldError(child(path, "image"), required()))
     pull = container.get("imagePullPolicy")
     if isinstance(pull, str) and pull not in PULL_POLICIES:
         problems.append(
