@@ -238,10 +238,11 @@ def test_every_load_error_is_reported_at_once_with_file_and_line(tmp_path: Path)
     with pytest.raises(InputError) as caught:
         read_documents([str(tmp_path), str(tmp_path / "absent")])
 
-    assert caught.value.problems == [
+    # The parser's own words differ between libyaml and PyYAML; the place does not.
+    problems = [p.split(": while parsing")[0] for p in caught.value.problems]
+    assert problems == [
         f"{tmp_path / 'a.yaml'}:6: apiVersion is required",
-        f"{tmp_path / 'b.yaml'}:4: while parsing a flow node, expected the node content, "
-        "but found '<stream end>'",
+        f"{tmp_path / 'b.yaml'}:4",
         f'{tmp_path / "c.yaml"}:5: key "stringData" already set in map',
         f"{tmp_path / 'absent'}: no such file or directory",
     ]

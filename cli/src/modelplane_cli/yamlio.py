@@ -26,33 +26,30 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 # libyaml parses several times faster (the CRDs are megabytes of YAML), but its
 # composer recurses in C and crashes the process on a deeply nested document;
 # Python's composer over libyaml's events raises RecursionError instead.
-_Parser: Any = getattr(yaml, "CParser", None) or parser.Parser
-_Reader: Any = object if hasattr(yaml, "CParser") else reader.Reader
-_Scanner: Any = object if hasattr(yaml, "CParser") else scanner.Scanner
+try:
+    from yaml._yaml import CParser as _CParser  # pyright: ignore[reportMissingModuleSource]
+except ImportError:  # PyYAML built without libyaml
+    _CParser = None
+
+
+class _PythonEvents(parser.Parser, scanner.Scanner, reader.Reader):
+    """PyYAML's own event parser, where libyaml is not available."""
+
+    def __init__(self, text: str) -> None:
+        reader.Reader.__init__(self, text)
+        scanner.Scanner.__init__(self)
+        parser.Parser.__init__(self)
+
+
+_Events: Any = _CParser or _PythonEvents
 
 
 class YAMLError(ValueError):
     """A YAML stream that does not load; the message names where."""
 
 
-class _KubeLoader(
-    composer.Composer,
-    _Parser,
-    _Scanner,
-    _Reader,
-    constructor.SafeConstructor,
-    resolver.Resolver,
-):
-    def __init__(self, text: str) -> None:
-        if _Reader is object:
-            _Parser.__init__(self, text)
-        else:
-            _Reader.__init__(self, text)
-            _Scanner.__init__(self)
-            _Parser.__init__(self)
-        composer.Composer.__init__(self)
-        constructor.SafeConstructor.__init__(self)
-        resolver.Resolver.__init__(self)
+class _Strict(constructor.SafeConstructor):
+    """Construction shared by both loaders: a key repeated in a mapping is an error."""
 
     def construct_mapping(self, node: nodes.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[tuple[str, str]] = set()
@@ -71,10 +68,47 @@ class _KubeLoader(
         return super().construct_mapping(node, deep=deep)  # pyright: ignore[reportUnknownMemberType]
 
 
-_KubeLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+class _KubeResolver(resolver.Resolver):
+    """YAML 1.1 resolution without timestamps, which stay strings."""
+
+    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's own class attribute
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
+class _KubeLoader(composer.Composer, _Events, _Strict, _KubeResolver):
+    """Python's composer over libyaml's events: safe at any depth."""
+
+    def __init__(self, text: str) -> None:
+        _Events.__init__(self, text)
+        composer.Composer.__init__(self)
+        _Strict.__init__(self)
+        _KubeResolver.__init__(self)
+
+
+class _FastLoader(_Events, _Strict, _KubeResolver):
+    """libyaml's composer too, for a document too shallow to exhaust the C stack."""
+
+    def __init__(self, text: str) -> None:
+        _Events.__init__(self, text)
+        _Strict.__init__(self)
+        _KubeResolver.__init__(self)
+
+
+# Nesting is bounded by the flow brackets plus the longest line (block levels
+# need indentation, compact sequences two columns a level). Well under this, the
+# C composer's recursion is safe; a document over it is read by Python's.
+_SHALLOW = 5000
+
+
+def _loader(text: str) -> Any:
+    if _CParser is None:
+        return _KubeLoader(text)
+    brackets = text.count("[") + text.count("{")
+    if brackets < _SHALLOW and brackets + max(map(len, text.splitlines()), default=0) < _SHALLOW:
+        return _FastLoader(text)
+    return _KubeLoader(text)
 
 
 @dataclass(frozen=True)
@@ -89,7 +123,7 @@ class Loaded:
 
 def load_documents(text: str, origin: str) -> list[Loaded]:
     """Every document of a YAML stream, empty ones as None; YAMLError names origin:line."""
-    loader = _KubeLoader(text)
+    loader = _loader(text)
     found: list[Loaded] = []
     try:
         while loader.check_node():
