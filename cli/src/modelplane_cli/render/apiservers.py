@@ -24,6 +24,7 @@ crossplane-runtime wrap them in the Object's `Synced` condition.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from typing import Any
 
 from modelplane.workloads import DEFAULT_KUBERNETES_VERSION
 from modelplane_cli.render.world import View, World, controller_reference, group_of
-from modelplane_cli.schema import FieldError, ManifestValidator
+from modelplane_cli.schema import FieldError, ManifestValidator, SchemaRegistry
 from modelplane_cli.schema.builtin import QUANTITY_SYNTAX
 from modelplane_cli.schema.definitions import is_definition
 from modelplane_cli.schema.registry import load_documents
@@ -133,9 +134,19 @@ class CrdFiles:
         self._other = []
         self._loaded.add(group)
         for file in files:
-            for doc in load_documents(file):
-                if is_definition(doc):
-                    validator.registry.add_document(doc)
+            stat = file.stat()
+            validator.registry.merge(_definitions_in(file, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _definitions_in(file: Path, _mtime: int, _size: int) -> SchemaRegistry:
+    """The CRDs of one file, kept while the file is unchanged: one process that
+    renders several worlds (a test run) reads and compiles each file once."""
+    registry = SchemaRegistry()
+    for doc in load_documents(file):
+        if is_definition(doc):
+            registry.add_document(doc)
+    return registry
 
 
 def _definition_files(directory: Path) -> list[Path]:

@@ -60,6 +60,10 @@ class SchemaRegistry:
             key = (found.api_version, found.kind)
             self._schemas[key] = Schema(found.api_version, found.kind, found.namespaced, found.root)
 
+    def merge(self, other: SchemaRegistry) -> None:
+        """Add every schema of `other`; its definitions replace ones of the same kind."""
+        self._schemas.update(other._schemas)
+
     def get(self, api_version: str, kind: str) -> Schema | None:
         return self._schemas.get((api_version, kind))
 
