@@ -6,9 +6,10 @@ cannot be applied), and a world that does not converge.
 
 `error` (the default) adds what would break on a real control plane although the
 world converged: a composed manifest a workload cluster's API server refuses
-(and pods a workload's controller cannot create from a template), and a
-composite ending with one of its own conditions False for a reason that names a
-problem, not progress. `warning` adds every Warning event of the render.
+(and pods a workload's controller cannot create from a template), a pool whose
+devices are overcommitted (`capacity`), and a composite ending with one of its
+own conditions False for a reason that names a problem, not progress.
+`warning` adds every Warning event of the render.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from modelplane.core.vocabulary import Reason
+from modelplane_cli.render.capacity import overcommitted
 from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.world import ObjectKey, View
 
@@ -50,6 +52,7 @@ def failures(result: RenderResult, level: str, composite_kinds: Iterable[str]) -
         return found
     found.extend(f"{m} (the API server would refuse it)" for m in result.rejected_manifests)
     found.extend(result.refused_pods)
+    found.extend(overcommitted(result.objects))
     found.extend(condition_errors(result.objects, set(composite_kinds)))
     if level == WARNING:
         found.extend(warnings(result.events))
