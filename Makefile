@@ -50,16 +50,18 @@ typecheck: sync ## pyright, strict.
 	$(RUN) pyright
 
 .PHONY: check-generated
-check-generated: sync ## Fail if schemas/python is stale against apis/.
+check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is stale.
 	$(RUN) python schemas/generate.py --check
+	$(RUN) python cli/package_apis.py --check
 
 .PHONY: pytest
 pytest: sync ## The test suite.
 	UV=$(UV) $(RUN) pytest
 
 .PHONY: generate
-generate: sync ## Regenerate the pydantic models from the XRDs.
+generate: sync ## Regenerate the pydantic models and the CLI's copy of apis/.
 	$(RUN) python schemas/generate.py
+	$(RUN) python cli/package_apis.py
 
 .PHONY: bench
 bench: sync ## Benchmark the fleet scheduler on the shared bench fleet.

@@ -208,8 +208,12 @@ def test_a_composition_without_its_xrd_is_rejected(tmp_path: Path) -> None:
         Apis.load(apis_dir)
 
 
-def test_the_default_apis_directory_is_the_repositorys() -> None:
-    found = default_apis_dir(Path("/"))
+def test_the_default_apis_directory_is_the_repositorys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "apis").mkdir()  # a fleet repository's own apis/ is not the CLI's
+    found = default_apis_dir()
     assert found.name == "apis"
     assert (found.parent / "pyproject.toml").is_file()
 

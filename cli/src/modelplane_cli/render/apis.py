@@ -204,16 +204,20 @@ class Apis:
         self.types[key] = xr_type
 
 
-def default_apis_dir(cwd: Path | None = None) -> Path:
-    """The repository's apis/: next to the installed package's source tree, else above cwd."""
-    package_root = Path(modelplane_cli.__file__).resolve().parents[3]
-    candidates = [package_root / "apis"]
-    start = (cwd or Path.cwd()).resolve()
-    candidates.extend(directory / "apis" for directory in (start, *start.parents))
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    return candidates[0]
+def default_apis_dir() -> Path:
+    """The XRDs and Compositions this CLI renders.
+
+    Run from a source checkout, the checkout's `apis/`, so an edit there counts at
+    once; installed (pip, uv tool), the copy the package ships (`make generate`
+    keeps it identical to `apis/`). Never a directory found from the working
+    directory: a fleet repository may hold an unrelated `apis/`.
+    """
+    package = Path(modelplane_cli.__file__).resolve().parent
+    if package.parent.name == "src" and package.parents[1].name == "cli":
+        checkout = package.parents[2] / "apis"
+        if checkout.is_dir():
+            return checkout
+    return package / "apis"
 
 
 # What a field must be, in the words an error uses.
