@@ -42,8 +42,15 @@ def reference_crd_directory() -> Path | None:
     checkout of this repository. None when neither exists.
     """
     configured = os.environ.get("MODELPLANE_CRDS")
-    checkout = Path(__file__).resolve().parents[4]
-    candidate = Path(configured) if configured else checkout.parent / "shared" / "crds"
+    if configured:
+        candidate = Path(configured)
+    else:
+        # cli/src/modelplane_cli/schema/manifests.py in a checkout; an installed
+        # package has no checkout, so nothing beside it counts.
+        here = Path(__file__).resolve()
+        if here.parents[3].name != "cli" or here.parents[2].name != "src":
+            return None
+        candidate = here.parents[4].parent / "shared" / "crds"
     return candidate if candidate.is_dir() else None
 
 
