@@ -4,14 +4,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+from modelplane.cel import device_from_spec, evaluate
 from modelplane.conventions.template import parse_template
 from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE
 from modelplane_cli import yamlio
-from modelplane_cli.schema import ManifestValidator
+from modelplane_cli.schema import ManifestValidator, SchemaRegistry
 
 from .cli import EXAMPLES, Fleet, modelplane
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
@@ -66,3 +68,29 @@ def test_the_kueue_guide_puts_the_local_queue_where_the_workloads_land(
     )
     assert namespace["metadata"]["labels"][LABEL_TENANT_NAMESPACE] == "team-a"
     assert (EXAMPLES / "schedulers" / "kueue").is_dir()
+
+
+def test_the_model_deployment_reference_example_matches_an_h100() -> None:
+    """The reference's selectors hold on the catalog's H100 (81559Mi usable), and the
+    example deployment is admitted: what a reader copies works."""
+    deployment = _yaml_blocks(DOCS / "api" / "modeldeployment.md")[0]
+    (h100,) = [
+        d
+        for d in yamlio.load_all((EXAMPLES / "catalog" / "classes.yaml").read_text())
+        if d is not None and d["metadata"]["name"] == "h100-8x"
+    ]
+    (gpu,) = [d for d in h100["spec"]["devices"] if d["name"] == "gpu"]
+    device = device_from_spec(gpu)
+
+    selectors = [
+        s["cel"]
+        for request in deployment["spec"]["nodeSelector"]["devices"]
+        for s in request["selectors"]
+    ]
+    assert selectors
+    assert all(evaluate(expression, device) is True for expression in selectors)
+    assert gpu["count"] >= deployment["spec"]["nodeSelector"]["devices"][0]["count"]
+    registry = SchemaRegistry.from_files(sorted((REPO / "apis").glob("*/definition.yaml")))
+    schema = registry.get(deployment["apiVersion"], deployment["kind"])
+    assert schema is not None
+    assert schema.admit(deployment)[1] == []
