@@ -36,6 +36,10 @@ REASON_UNAVAILABLE = "Unavailable"
 REASON_UPDATING = "Updating"
 REASON_FAILED_CREATE = "FailedCreate"
 _ROLLING_MESSAGE = "the changed spec is rolling out"
+# How crossplane-runtime's managed reconciler ("create failed", "update failed")
+# and provider-kubernetes' Object client wrap the API server's refusal.
+CREATE_FAILED = "create failed: cannot create object"
+UPDATE_FAILED = "update failed: cannot apply object"
 
 
 class Providers:
@@ -87,20 +91,14 @@ class Providers:
             self.rejected.pop(key, None)
             return
         answer = self._apply(world, obj)
+        updating = key in self._applied
+        self.rejected.pop(key, None)
+        self.refused_pods.pop(key, None)
         if answer.rejected is not None:
-            updating = key in self._applied
-            verb = (
-                "update failed: cannot apply object"
-                if updating
-                else ("create failed: cannot create object")
-            )
-            message = f"{verb}: {answer.rejected}"
+            message = f"{UPDATE_FAILED if updating else CREATE_FAILED}: {answer.rejected}"
             self.rejected[key] = message
             world.put(_rejected(obj, message, updating))
             return
-        self.rejected.pop(key, None)
-        self.refused_pods.pop(key, None)
-        updating = key in self._applied
         self._applied[key] = clone(wanted)
         if answer.pods is not None:
             self.refused_pods[key] = answer.pods
