@@ -1,19 +1,24 @@
 # Two commands on a fresh machine: `make run` and `make test`.
-# Everything else is installed here from PyPI by uv, which pip installs if missing.
+# Everything else is installed here from PyPI by uv. uv is used from PATH (or
+# ~/.local/bin, where its installer puts it); otherwise .ci/bootstrap-uv puts a
+# private copy in .tools/bin, which works where python3's pip is externally managed.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-UV ?= $(shell command -v uv 2>/dev/null || echo "$(HOME)/.local/bin/uv")
+TOOLS := $(CURDIR)/.tools
+UV_VERSION := 0.13.9
+UV ?= $(shell command -v uv 2>/dev/null || { test -x "$(HOME)/.local/bin/uv" && echo "$(HOME)/.local/bin/uv"; } || echo "$(TOOLS)/bin/uv")
 RUN := $(UV) run --frozen
 SCHEDULERS := kai kueue volcano coscheduling default
 
 .PHONY: help
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 .PHONY: uv
-uv:
-	@command -v $(UV) >/dev/null 2>&1 || python3 -m pip install --quiet --user uv
+uv: ## Find uv, or install a private copy into .tools/bin.
+	@test -x "$(UV)" || command -v "$(UV)" >/dev/null 2>&1 || \
+	  TOOLS="$(TOOLS)" UV_VERSION="$(UV_VERSION)" .ci/bootstrap-uv
 
 .PHONY: sync
 sync: uv ## Install the workspace and its tools into .venv.
@@ -26,6 +31,10 @@ run: sync ## Render the example fleet, then one fleet per in-cluster scheduler.
 	  echo; echo "=== examples/schedulers/$$scheduler"; \
 	  $(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/schedulers/$$scheduler || exit 1; \
 	done
+
+.PHONY: render
+render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml".
+	$(RUN) modelplane render $(ARGS)
 
 .PHONY: test
 test: sync lint typecheck check-generated pytest ## Lint, type-check, drift-check and test.
@@ -41,16 +50,18 @@ typecheck: sync ## pyright, strict.
 	$(RUN) pyright
 
 .PHONY: check-generated
-check-generated: sync ## Fail if schemas/python is stale against apis/.
+check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is stale.
 	$(RUN) python schemas/generate.py --check
+	$(RUN) python cli/package_apis.py --check
 
 .PHONY: pytest
 pytest: sync ## The test suite.
 	UV=$(UV) $(RUN) pytest
 
 .PHONY: generate
-generate: sync ## Regenerate the pydantic models from the XRDs.
+generate: sync ## Regenerate the pydantic models and the CLI's copy of apis/.
 	$(RUN) python schemas/generate.py
+	$(RUN) python cli/package_apis.py
 
 .PHONY: bench
 bench: sync ## Benchmark the fleet scheduler and CEL on the shared bench fleet.

@@ -2,8 +2,10 @@
 
 The upstream CRDs every rendered object is validated against live in the shared
 directory beside this checkout (`../shared/crds`), or wherever MODELPLANE_CRDS
-points. Without them the validating tests skip on a laptop, and fail under CI,
-where a skipped validation would pass unnoticed.
+points. Tests that need them ask for `manifest_validator` or `reference_crds`, or
+are marked `needs_crds`. Without the CRDs, under CI (`CI` set) the run fails
+before any test runs, since a validation skipped in CI would pass unnoticed; on a
+laptop those tests are deselected and one line at the end says which and why.
 """
 
 import os
@@ -16,6 +18,12 @@ from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.schema.manifests import reference_crd_directory
 
 ROOT = Path(__file__).resolve().parent
+_CRD_FIXTURES = frozenset({"manifest_validator", "reference_crds"})
+_MISSING = (
+    "the upstream CRDs are not beside this checkout (../shared/crds); "
+    "set MODELPLANE_CRDS to a directory of them"
+)
+_deselected: list[pytest.Item] = []
 
 # Speed goals live in benchmarks, so no property test has a deadline. Under CI the
 # examples are derandomized: a run is reproducible, and a red one can be replayed.
@@ -24,15 +32,49 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
-@pytest.fixture(scope="session")
-def manifest_validator() -> ManifestValidator:
-    """Validates CRD kinds (upstream CRDs and Modelplane's XRDs) and built-in kinds."""
-    crds = reference_crd_directory()
-    if crds is None:
-        message = (
-            "the upstream CRDs are not beside this checkout (../shared/crds or MODELPLANE_CRDS)"
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_crds: validates against the upstream CRDs beside the checkout"
+    )
+
+
+def _needs_crds(item: pytest.Item) -> bool:
+    names = set(getattr(item, "fixturenames", ()))
+    return bool(names & _CRD_FIXTURES) or item.get_closest_marker("needs_crds") is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if reference_crd_directory() is not None:
+        return
+    needing = [item for item in items if _needs_crds(item)]
+    if not needing:
+        return
+    if os.environ.get("CI"):
+        raise pytest.UsageError(f"{len(needing)} tests cannot run: {_MISSING}")
+    _deselected.extend(needing)
+    config.hook.pytest_deselected(items=needing)
+    items[:] = [item for item in items if not _needs_crds(item)]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _deselected:
+        terminalreporter.write_line(
+            f"NOT RUN: {len(_deselected)} tests that validate against the upstream CRDs, "
+            f"because {_MISSING}",
+            yellow=True,
+            bold=True,
         )
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return ManifestValidator.from_directories(crds, ROOT / "apis")
+
+
+@pytest.fixture(scope="session")
+def reference_crds() -> Path:
+    """The directory of upstream CRDs (collection deselects or fails without it)."""
+    crds = reference_crd_directory()
+    assert crds is not None, _MISSING
+    return crds
+
+
+@pytest.fixture(scope="session")
+def manifest_validator(reference_crds: Path) -> ManifestValidator:
+    """Validates CRD kinds (upstream CRDs and Modelplane's XRDs) and built-in kinds."""
+    return ManifestValidator.from_directories(reference_crds, ROOT / "apis")

@@ -75,3 +75,87 @@ def test_function_wheel_depends_only_on_the_runtime(tmp_path: Path, function: st
     assert requirements(wheel) == {"modelplane", "modelplane-models"}
     top_level = {name.split("/")[0] for name in wheel.namelist() if "dist-info" not in name}
     assert top_level == {function.replace("-", "_")}
+
+
+def test_cli_wheel_ships_the_apis_it_renders(tmp_path: Path) -> None:
+    wheel = build("modelplane-cli", tmp_path)
+    shipped = sorted(
+        n for n in wheel.namelist() if n.startswith("modelplane_cli/apis/") and n.endswith(".yaml")
+    )
+    source = sorted(
+        f"modelplane_cli/apis/{p.relative_to(ROOT / 'apis')}"
+        for p in (ROOT / "apis").rglob("*.yaml")
+    )
+    assert shipped == source
+    for name in shipped:
+        assert (
+            wheel.read(name)
+            == (ROOT / "apis" / name.removeprefix("modelplane_cli/apis/")).read_bytes()
+        )
+
+
+def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
+    """What a GitOps repository's CI does: install modelplane-cli with its runtime
+    dependencies only (no dev group), as built packages rather than this checkout's
+    sources, and render a fleet from the repository's own directory. uv installs it
+    from the lock, offline: every wheel is in the cache `make sync` filled."""
+    venv = tmp_path / "ci-venv"
+    subprocess.run(
+        [
+            uv(),
+            "sync",
+            "--frozen",
+            "--no-dev",
+            "--package",
+            "modelplane-cli",
+            "--no-editable",
+            "--offline",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(venv)},
+    )
+    site = subprocess.run(
+        [
+            venv / "bin" / "python",
+            "-c",
+            "import modelplane_cli.render.apis as a; print(a.default_apis_dir())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "site-packages/modelplane_cli/apis" in site.stdout
+    assert (
+        subprocess.run(
+            [venv / "bin" / "python", "-c", "import pytest"], check=False, capture_output=True
+        ).returncode
+        != 0
+    )
+    fleet = tmp_path / "fleet-repo"
+    shutil.copytree(ROOT / "examples", fleet)
+    installed = venv / "bin" / "modelplane"
+
+    version = subprocess.run([installed, "--version"], capture_output=True, text=True, check=True)
+    # Both commands validate against the same CRDs, or (without them) neither does.
+    env = {**os.environ, "MODELPLANE_CRDS": os.environ.get("MODELPLANE_CRDS", "")}
+    reference = ROOT.parent / "shared" / "crds"
+    env["MODELPLANE_CRDS"] = env["MODELPLANE_CRDS"] or str(reference)
+    argv = ["render", "catalog", "fleet", "-o", "yaml"]
+    rendered = subprocess.run(
+        [installed, *argv], cwd=fleet, capture_output=True, text=True, check=False, env=env
+    )
+    in_checkout = subprocess.run(
+        [ROOT / ".venv" / "bin" / "modelplane", *argv],
+        cwd=fleet,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+    assert version.stdout.startswith("modelplane ")
+    assert rendered.stdout == in_checkout.stdout
+    assert "kind: ModelReplica" in rendered.stdout
+    assert (rendered.returncode, rendered.stderr) == (in_checkout.returncode, in_checkout.stderr)

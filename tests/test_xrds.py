@@ -221,3 +221,61 @@ def test_a_titled_shape_is_one_shape_across_xrds(title: str) -> None:
     shapes = [s for path in XRDS for s in _titled(yaml.safe_load(path.read_text()), title)]
     assert len(shapes) >= 2
     assert all(shape == shapes[0] for shape in shapes)
+
+
+ENGINE = "spec.workers.template.spec.containers.0"
+CONTAINERS = "spec.workers.template.spec.containers"
+SIDECAR: Obj = {"name": "proxy", "image": "envoy"}
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        pytest.param(
+            edited(DEPLOYMENT, f"{ENGINE}.ports", [{"name": "http", "containerPort": 8080}]),
+            "spec.workers.template.spec.containers[0].ports: Forbidden: the port name http is "
+            "Modelplane's: the engine's port 8000",
+            id="http names only the engine's 8000",
+        ),
+        pytest.param(
+            edited(DEPLOYMENT, f"{ENGINE}.ports", [{"name": "api", "containerPort": 8000}]),
+            "containers[0].ports: Forbidden: port 8000 is the engine's serving port, named http",
+            id="8000 is not renamed",
+        ),
+        pytest.param(
+            edited(
+                DEPLOYMENT,
+                CONTAINERS,
+                [
+                    WORKERS["template"]["spec"]["containers"][0],
+                    {**SIDECAR, "ports": [{"containerPort": 8000}]},
+                ],
+            ),
+            "containers[1].ports: Forbidden: port 8000 is the engine's serving port",
+            id="a sidecar does not take 8000",
+        ),
+        pytest.param(
+            edited(DEPLOYMENT, f"{ENGINE}.env", [{"name": "MODELPLANE_NODE_RANK", "value": "1"}]),
+            "containers[0].env: Forbidden: MODELPLANE_NODE_RANK, MODELPLANE_NODE_COUNT and "
+            "MODELPLANE_LEADER_ADDRESS are set by Modelplane",
+            id="the injected env is Modelplane's",
+        ),
+    ],
+)
+def test_the_engine_contract_is_checked_at_admission(obj: Obj, expected: str) -> None:
+    problems = errors(obj)
+    assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    "ports",
+    [
+        [{"name": "http", "containerPort": 8000}],
+        [{"containerPort": 8000}],
+        [{"name": "metrics", "containerPort": 9090}],
+    ],
+)
+def test_the_engine_may_declare_its_own_port_as_modelplane_does(ports: list[Obj]) -> None:
+    obj = edited(DEPLOYMENT, f"{ENGINE}.ports", ports)
+    obj = edited(obj, f"{ENGINE}.env", [{"name": "MODEL", "value": "kimi"}])
+    assert errors(obj) == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane_cli.render import (
     Apis,
+    Document,
     FunctionRegistry,
     GrpcFunctions,
     InProcessFunctions,
@@ -203,8 +204,14 @@ class ChildRunner(FakeFunction):
                             "metadata": {"name": name, "namespace": "serving"},
                             "spec": {
                                 "replicas": xr["spec"].get("replicas", 1),
+                                "selector": {"matchLabels": {"app": name}},
                                 "template": {
-                                    "spec": {"containers": [{"image": xr["spec"]["image"]}]}
+                                    "metadata": {"labels": {"app": name}},
+                                    "spec": {
+                                        "containers": [
+                                            {"name": "engine", "image": xr["spec"]["image"]}
+                                        ]
+                                    },
                                 },
                             },
                         }
@@ -270,6 +277,29 @@ def render_text(
     return asyncio.run(
         render_async(
             docs(text), Apis.load(apis_dir), functions, admission or NoAdmission(), max_rounds
+        )
+    )
+
+
+def render_documents(
+    apis_dir: Path,
+    documents: Sequence[Document],
+    runners: Mapping[str, Runner] | None = None,
+    *,
+    admission: Admission | None = None,
+    max_rounds: int = 20,
+    concurrent: bool = False,
+) -> RenderResult:
+    """Render `documents` in process against the API in `apis_dir`."""
+    registry = FunctionRegistry(default_runners() if runners is None else runners)
+    return asyncio.run(
+        render_async(
+            documents,
+            Apis.load(apis_dir),
+            InProcessFunctions(registry),
+            admission or NoAdmission(),
+            max_rounds,
+            concurrent=concurrent,
         )
     )
 

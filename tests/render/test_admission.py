@@ -53,7 +53,7 @@ def test_invalid_input_composites_are_rejected_with_the_field_path(
     result = render_text(apis_dir, PARENT + "---" + bad, admission=admission)
 
     assert not result.ok
-    assert result.input_errors == [f'<test>#1: XParent.example.org "bad" is invalid: {error}']
+    assert result.input_errors == [f'<test>:7: XParent.example.org "bad" is invalid: {error}']
     assert find(result, "XParent", "bad") == []
     # The rest of the world is still rendered.
     assert condition(one(result, "XParent", "web"), "Ready")["status"] == "True"

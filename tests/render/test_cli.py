@@ -8,13 +8,22 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
+from crossplane.function import resource, response
 
 from modelplane_cli import render_command
 from modelplane_cli.render import FunctionRegistry, parse_stream
 from modelplane_cli.render.runners import Runner
 
-from .support import PARENT, default_runners, write_apis
+from .support import PARENT, ChildRunner, ParentRunner, default_runners, write_apis
+
+SETTINGS = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: team-a}
+data: {replicas: "1"}
+"""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -122,3 +131,134 @@ def test_unreadable_inputs_exit_one(fleet: tuple[Path, Path], tmp_path: Path, wh
     assert code == 1
     assert out == ""
     assert "absent" in err
+
+
+class _Flagging(ParentRunner):
+    """A parent that reports a condition False for a problem, and a Warning."""
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        super().compose(request, rsp)
+        response.set_conditions(
+            rsp, resource.Condition(typ="Valid", status="False", reason="InvalidSpec")
+        )
+
+
+class _Warning(ParentRunner):
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        super().compose(request, rsp)
+        response.warning(rsp, "spec.image: the tag is mutable")
+
+
+@pytest.mark.parametrize(
+    ("runner", "level", "code"),
+    [
+        (ParentRunner(), "error", 0),
+        (ParentRunner(), "warning", 0),
+        (_Flagging(), "never", 0),
+        (_Flagging(), "error", 1),
+        (_Warning(), "error", 0),
+        (_Warning(), "warning", 1),
+    ],
+    ids=[
+        "clean-error",
+        "clean-warning",
+        "condition-never",
+        "condition-error",
+        "warning-error",
+        "warning-warning",
+    ],
+)
+def test_fail_on_levels(
+    fleet: tuple[Path, Path], runner: ParentRunner, level: str, code: int
+) -> None:
+    apis, inputs = fleet
+    (inputs / "settings.yaml").write_text(SETTINGS)
+    runners = {**default_runners(), "fn-parent": runner}
+
+    status, _, err = cli([str(inputs), "--apis", str(apis), "--fail-on", level], runners)
+
+    assert status == code, err
+    if isinstance(runner, _Flagging) and code:
+        assert "error: XParent team-a/web: Valid=False (InvalidSpec)" in err
+    if isinstance(runner, _Warning) and code:
+        assert (
+            'error: XParent team-a/web: Warning ComposeResources: Pipeline step "step-0": '
+            "spec.image: the tag is mutable"
+        ) in err
+
+
+class _NeverRestart(ChildRunner):
+    """A child whose Deployment template restarts Never, which apps/v1 refuses."""
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        super().compose(request, rsp)
+        workload = resource.struct_to_dict(rsp.desired.resources["workload"].resource)
+        workload["spec"]["forProvider"]["manifest"]["spec"]["template"]["spec"]["restartPolicy"] = (
+            "Never"
+        )
+        resource.update(rsp.desired.resources["workload"], workload)
+
+
+@pytest.mark.parametrize(("level", "code"), [("error", 1), ("never", 0)])
+def test_a_manifest_the_api_server_refuses_fails_unless_never(
+    fleet: tuple[Path, Path], level: str, code: int
+) -> None:
+    apis, inputs = fleet
+    (inputs / "settings.yaml").write_text(SETTINGS)
+    runners = {**default_runners(), "fn-child": _NeverRestart()}
+
+    status, _, err = cli([str(inputs), "--apis", str(apis), "--fail-on", level], runners)
+
+    assert status == code, err
+    refused = (
+        'create failed: cannot create object: Deployment.apps "web-0" is invalid: '
+        'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: '
+        '"Always" (the API server would refuse it)'
+    )
+    assert (refused in err) == bool(code)
+
+
+def test_rejected_input_fails_even_with_fail_on_never(fleet: tuple[Path, Path]) -> None:
+    apis, inputs = fleet
+    (inputs / "web.yaml").write_text(PARENT.replace("example.org/v1", "example.org/v9"))
+
+    status, _, err = cli([str(inputs), "--apis", str(apis), "--fail-on", "never"])
+
+    assert status == 1
+    assert "XParent.example.org is not served at version 'v9'" in err
+
+
+def test_diff_against_the_observed_world(fleet: tuple[Path, Path], tmp_path: Path) -> None:
+    apis, inputs = fleet
+    _, world, _ = cli([str(inputs), "--apis", str(apis), "-o", "yaml"])
+    (tmp_path / "world.yaml").write_text(world)
+    (inputs / "web.yaml").write_text(PARENT.replace("{children: 2}", "{children: 3}"))
+
+    status, out, err = cli(
+        ["--observed", str(tmp_path / "world.yaml"), str(inputs), "--apis", str(apis), "-o", "diff"]
+    )
+
+    assert status == 0, err
+    headers = [line for line in out.splitlines() if line.split(" ")[0] in ("added", "changed")]
+    assert headers[:2] == ["added    XChild team-a/web-2", "changed  XParent team-a/web"]
+    assert headers[2].startswith("added    Object team-a/web-")
+    assert "-  children: 2\n+  children: 3" in out
+    assert out.endswith("2 added, 1 changed, 0 removed; replicas: 0 placed, 0 moved, 0 removed\n")
+
+    # The same world given as a plain PATH is recognised as the running world.
+    again, plain, _ = cli(
+        [str(inputs), str(tmp_path / "world.yaml"), "--apis", str(apis), "-o", "diff"]
+    )
+    assert (again, plain) == (0, out)
+
+
+def test_diff_of_a_converged_world_is_empty(fleet: tuple[Path, Path], tmp_path: Path) -> None:
+    apis, inputs = fleet
+    _, world, _ = cli([str(inputs), "--apis", str(apis), "-o", "yaml"])
+    (tmp_path / "world.yaml").write_text(world)
+
+    status, out, _ = cli(
+        ["--observed", str(tmp_path / "world.yaml"), "--apis", str(apis), "-o", "diff"]
+    )
+
+    assert (status, out) == (0, "No changes.\n")

@@ -39,7 +39,7 @@ def test_directories_are_read_recursively_in_path_order(tmp_path: Path) -> None:
     docs = read_documents([str(tmp_path)])
 
     assert [d.obj["metadata"]["name"] for d in docs] == ["two", "three", "one", "four"]
-    assert docs[1].source.endswith("a.yml#1")
+    assert docs[1].source.endswith("a.yml:7")
 
 
 def test_lists_are_expanded_and_render_events_dropped() -> None:
@@ -77,23 +77,23 @@ def test_timestamps_stay_strings() -> None:
         ("kind: ConfigMap\nmetadata: {name: a}\n", "apiVersion is required"),
         ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "metadata.name is required"),
         ("apiVersion: v1\nkind: [\n", "<stdin>"),
-        (CM % "a" + "---\n" + CM % "a", "ConfigMap ns/a is also defined at <stdin>#0"),
+        (CM % "a" + "data: {x: 1}\ndata: {y: 2}\n", '<stdin>:6: key "data" already set in map'),
         (CM % "a" + "data: {1: one}\n", "data: key 1 must be a string"),
         (CM % "a" + "data: {x: [.nan]}\n", "data.x[0]: nan is not a JSON number"),
         (CM % "a" + "binaryData: {x: !!binary aGk=}\n", "binaryData.x: a bytes value is not JSON"),
         # Shapes the engine reads on every object; each used to crash it.
         (
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, ownerReferences: [x]}\n",
-            "<stdin>#0: metadata.ownerReferences: must be a list of objects",
+            "<stdin>:1: metadata.ownerReferences: must be a list of objects",
         ),
         (
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {tier: 1}}\n",
-            "<stdin>#0: metadata.labels: must be a map of strings",
+            "<stdin>:1: metadata.labels: must be a map of strings",
         ),
-        (CM % "a" + "status: Ready\n", "<stdin>#0: status: must be an object"),
+        (CM % "a" + "status: Ready\n", "<stdin>:2: status: must be an object"),
         (
             CM % "a" + "status: {conditions: [Ready]}\n",
-            "<stdin>#0: status.conditions: must be a list of objects",
+            "<stdin>:2: status.conditions: must be a list of objects",
         ),
     ],
 )
@@ -208,7 +208,65 @@ def test_a_composition_without_its_xrd_is_rejected(tmp_path: Path) -> None:
         Apis.load(apis_dir)
 
 
-def test_the_default_apis_directory_is_the_repositorys() -> None:
-    found = default_apis_dir(Path("/"))
+def test_the_default_apis_directory_is_the_repositorys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "apis").mkdir()  # a fleet repository's own apis/ is not the CLI's
+    found = default_apis_dir()
     assert found.name == "apis"
     assert (found.parent / "pyproject.toml").is_file()
+
+
+def test_hidden_files_and_directories_are_skipped(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "objects").mkdir(parents=True)
+    (tmp_path / ".git" / "objects" / "x.yaml").write_text("not: [yaml")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yaml").write_text("on: push\n")
+    (tmp_path / ".draft.yaml").write_text(CM % "draft")
+    (tmp_path / "fleet").mkdir()
+    (tmp_path / "fleet" / "cm.yaml").write_text(CM % "kept")
+
+    docs = read_documents([str(tmp_path)])
+
+    assert [d.obj["metadata"]["name"] for d in docs] == ["kept"]
+
+
+def test_every_load_error_is_reported_at_once_with_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(CM % "a" + "---\n" + "kind: ConfigMap\nmetadata: {name: b}\n")
+    (tmp_path / "b.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n")
+    (tmp_path / "c.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {k: 1}\nstringData: {}\n"
+    )
+
+    with pytest.raises(InputError) as caught:
+        read_documents([str(tmp_path), str(tmp_path / "absent")])
+
+    # The parser's own words differ between libyaml and PyYAML; the place does not.
+    problems = [p.split(": while parsing")[0] for p in caught.value.problems]
+    assert problems == [
+        f"{tmp_path / 'a.yaml'}:6: apiVersion is required",
+        f"{tmp_path / 'b.yaml'}:4",
+        f'{tmp_path / "c.yaml"}:5: key "stringData" already set in map',
+        f"{tmp_path / 'absent'}: no such file or directory",
+    ]
+
+
+def test_list_items_are_named_by_their_own_line() -> None:
+    text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n"
+    with pytest.raises(InputError, match=r"^<stdin>:4: metadata.name is required$"):
+        read_documents(["-"], stdin=io.StringIO(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "observed"),
+    [
+        (CM % "plain", False),
+        (CM % "a" + "---\n" + CM % "b" + "status: {phase: Ready}\n", True),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, uid: 0b6cbd34}\n", True),
+    ],
+)
+def test_a_file_that_carries_observed_state_is_the_running_world(text: str, observed: bool) -> None:
+    docs = read_documents(["-"], stdin=io.StringIO(text))
+
+    assert {d.observed for d in docs} == {observed}

@@ -7,7 +7,8 @@ from pathlib import Path
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 from crossplane.function import response
 
-from modelplane_cli.render import output, parse_stream, yamlio
+from modelplane_cli import yamlio
+from modelplane_cli.render import output, parse_stream
 
 from .support import (
     PARENT,

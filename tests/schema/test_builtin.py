@@ -160,3 +160,68 @@ def test_namespace_and_unknown_kinds() -> None:
 def test_unusable_api_version_or_kind_is_reported(identity: Obj, expected: list[str]) -> None:
     obj = {**identity, "metadata": {"name": "ml-team"}}
     assert [str(e) for e in validate_builtin(obj)] == expected
+
+
+QUANTITY_SYNTAX = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+TEMPLATE = "spec.template.spec"
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda spec: spec.update(restartPolicy="Never"),
+            [f'{TEMPLATE}.restartPolicy: Unsupported value: "Never": supported values: "Always"'],
+        ),
+        (
+            lambda spec: spec["containers"][0].update(imagePullPolicy="Sometimes"),
+            [
+                f'{TEMPLATE}.containers[0].imagePullPolicy: Unsupported value: "Sometimes": '
+                'supported values: "Always", "IfNotPresent", "Never"'
+            ],
+        ),
+        (
+            lambda spec: spec["containers"][0]["resources"]["limits"].update(memory="lots"),
+            [f"{TEMPLATE}.containers[0].resources.limits.memory: {QUANTITY_SYNTAX}"],
+        ),
+        (
+            lambda spec: spec["containers"].append(dict(spec["containers"][0])),
+            [f'{TEMPLATE}.containers[1].name: Duplicate value: "server"'],
+        ),
+        (
+            lambda spec: spec["containers"][0]["ports"].extend(
+                [{"name": "http", "containerPort": 8000}, {"name": "http", "containerPort": 0}]
+            ),
+            [
+                f"{TEMPLATE}.containers[0].ports[2].containerPort: Invalid value: 0: must be "
+                "between 1 and 65535, inclusive",
+                f'{TEMPLATE}.containers[0].ports[2].name: Duplicate value: "http"',
+            ],
+        ),
+    ],
+    ids=["restartPolicy", "imagePullPolicy", "quantity", "container-name", "ports"],
+)
+def test_what_go_validation_rejects_beyond_the_schema(
+    edit: Callable[[Obj], None], expected: list[str]
+) -> None:
+    obj = deployment()
+    edit(obj["spec"]["template"]["spec"])
+
+    assert [str(e) for e in validate_builtin(obj)] == expected
+
+
+def test_a_pod_may_restart_never_but_not_sometimes() -> None:
+    pod: Obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]},
+    }
+    assert validate_builtin(pod) == []
+    pod["spec"]["restartPolicy"] = "Sometimes"
+    assert [str(e) for e in validate_builtin(pod)] == [
+        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"OnFailure", "Never"'
+    ]

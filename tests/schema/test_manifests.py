@@ -331,3 +331,38 @@ def test_upstream_crds_and_the_object_wrapper(manifest_validator: ManifestValida
         f'spec.forProvider.manifest.{gpus}: unknown field "{gpus}"',
         'spec.pollInterval: unknown field "spec.pollInterval"',
     ]
+
+
+def test_check_separates_what_the_api_server_refuses_from_what_pods_cannot_be(
+    open_validator: ManifestValidator,
+) -> None:
+    lws: Obj = {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "kimi", "namespace": NS},
+        "spec": {"leaderWorkerTemplate": {"workerTemplate": {"spec": pod_spec()}}},
+    }
+    assert open_validator.check(lws).rejected == []
+    assert open_validator.check(lws).pods == []
+
+    lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["restartPolicy"] = "Never"
+    found = open_validator.check(lws)
+
+    assert found.rejected == []
+    assert [str(p) for p in found.pods] == [
+        "spec.leaderWorkerTemplate.workerTemplate.spec.restartPolicy: Unsupported value: "
+        '"Never": supported values: "Always"'
+    ]
+    deployment: Obj = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": NS},
+        "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": pod_spec()},
+        },
+    }
+    deployment["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    assert [p.path for p in open_validator.check(deployment).rejected] == [
+        "spec.template.spec.restartPolicy"
+    ]

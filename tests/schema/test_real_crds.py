@@ -17,6 +17,7 @@ from modelplane_cli.schema.manifests import reference_crd_directory
 
 from .support import Obj
 
+pytestmark = pytest.mark.needs_crds
 CRDS = reference_crd_directory()
 CRD_FILES = sorted(CRDS.glob("*.yaml")) if CRDS is not None else []
 NS = "ml-team"

@@ -20,8 +20,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, Final
 
-import yaml
-
 from modelplane.cel import (
     CelCompileError,
     CelRuntimeError,
@@ -34,6 +32,7 @@ from modelplane.cel import (
     evaluate,
 )
 from modelplane.cel.versions import parse_version
+from modelplane_cli import yamlio
 
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -122,8 +121,8 @@ def _write(stdout: IO[str], result: Mapping[str, Any]) -> None:
 
 def _load_device(path: Path, version: str | None) -> Device:
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        document = yamlio.load_one(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, yamlio.YAMLError) as error:
         raise InputError(f"cannot read device file {path}: {error}") from None
     except RecursionError:
         raise InputError(f"cannot read device file {path}: nested too deeply") from None

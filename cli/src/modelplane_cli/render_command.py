@@ -1,7 +1,9 @@
 """`modelplane render`: preview what Crossplane will do with a fleet's YAML.
 
-Exit status: 0 when the world converged with no failed reconcile and every
-input was admitted; 1 otherwise; 2 on a usage error (argparse's own).
+Exit status: 1 when an input is rejected, a reconcile fails, the world does not
+converge, or (by `--fail-on`) a composed manifest is refused, a composite ends
+with an error condition, or a Warning is raised; 0 otherwise; 2 on a usage
+error (argparse's own).
 """
 
 from __future__ import annotations
@@ -14,17 +16,20 @@ from typing import TextIO
 
 from crossplane.function import logging as function_logging
 
-from modelplane_cli.render import output, summary
+from modelplane_cli.render import diff, output, summary
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
+from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
-from modelplane_cli.render.loader import InputError, read_documents
+from modelplane_cli.render.failures import ERROR, LEVELS, failures
+from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry
 from modelplane_cli.schema import DefinitionError
+from modelplane_cli.schema.manifests import reference_crd_directory
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-FORMATS = ("summary", "yaml", "json")
+FORMATS = ("summary", "yaml", "json", "diff")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,15 +37,47 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "render",
         help="render composites through their functions until the world converges",
         description=(
-            "Read YAML files or directories (recursively; '-' or nothing for standard input). "
-            "Documents whose kind has a Composition are composites; everything else is "
-            "existing state. Every composite's pipeline runs, round after round, until "
-            "nothing changes. Output of -o yaml can be edited and rendered again."
+            "Read YAML files or directories (recursively, skipping hidden ones; '-' or "
+            "nothing for standard input). Documents whose kind has a Composition are "
+            "composites; everything else is existing state. Every composite's pipeline "
+            "runs, round after round, until nothing changes. Output of -o yaml is a "
+            "running world: give it with --observed (or as a PATH) and your sources are "
+            "applied over it."
         ),
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="YAML/JSON file or directory")
     parser.add_argument(
+        "--observed",
+        action="append",
+        default=[],
+        metavar="WORLD",
+        help="the running world (a previous -o yaml, or a cluster export); PATH documents "
+        "replace its objects of the same identity (repeatable)",
+    )
+    parser.add_argument(
         "-o", "--output", choices=FORMATS, default="summary", help="output format (summary)"
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=LEVELS,
+        default=ERROR,
+        help="exit 1 on errors (default: rejected manifests, error conditions), on "
+        "warnings too, or never (rejected input, fatal results and no convergence "
+        "always fail)",
+    )
+    parser.add_argument(
+        "--crds",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="CRD files or directories (e.g. kubectl get crds -o yaml) to validate composed "
+        "custom resources against (repeatable; default: the upstream CRDs beside the "
+        "checkout, when present)",
+    )
+    parser.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="every composite of a round sees the same snapshot, as parallel reconcilers do",
     )
     parser.add_argument(
         "--rounds",
@@ -58,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--apis",
         type=Path,
         metavar="DIR",
-        help="directory of XRDs and Compositions (default: the repository's apis/)",
+        help="directory of XRDs and Compositions (default: the ones this CLI ships)",
     )
     parser.set_defaults(func=run)
 
@@ -69,6 +106,7 @@ def run(
     registry: FunctionRegistry | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    stdin: TextIO | None = None,
 ) -> int:
     """Render `args.paths`; functions come from `registry` (default: installed entry points)."""
     out = stdout or sys.stdout
@@ -77,33 +115,82 @@ def run(
     # stdout carries the rendered YAML, so function logs are dropped.
     function_logging.configure(function_logging.Level.DISABLED)
     apis_dir: Path = args.apis or default_apis_dir()
+    crds = _crd_paths(args.crds)
     try:
         apis = Apis.load(apis_dir)
-        documents = read_documents(args.paths)
+        documents = _documents(args, stdin)
         admission = SchemaAdmission.from_files(apis.definition_files)
     except (ApiError, InputError, DefinitionError) as exc:
-        print(f"error: {exc}", file=err)
+        for line in str(exc).splitlines():
+            print(f"error: {line}", file=err)
+        return EXIT_FAILED
+    missing = [str(p) for p in crds or [] if not p.exists()]
+    if missing:
+        print(f"error: --crds {', '.join(missing)}: no such file or directory", file=err)
         return EXIT_FAILED
     # Anything a function prints must not end up in the YAML on stdout.
     with contextlib.redirect_stdout(err):
-        result = render(
-            documents,
-            apis,
-            registry or FunctionRegistry(),
-            admission,
-            in_process=args.in_process,
-            max_rounds=args.rounds,
-        )
+        try:
+            result = render(
+                documents,
+                apis,
+                registry or FunctionRegistry(),
+                admission,
+                in_process=args.in_process,
+                max_rounds=args.rounds,
+                servers=WorkloadApiServers(crds),
+                concurrent=args.concurrent,
+            )
+        except DefinitionError as exc:
+            print(f"error: --crds: {exc}", file=err)
+            return EXIT_FAILED
+    kinds = sorted({c.composite_kind for c in apis.compositions})
     if args.output == "yaml":
         out.write(output.to_yaml(result))
     elif args.output == "json":
         out.write(output.to_json(result))
+    elif args.output == "diff":
+        out.write(diff.diff(result))
     else:
-        kinds = sorted({c.composite_kind for c in apis.compositions})
         out.write(summary.summarize(result, kinds))
-    for message in result.errors:
+    if result.unchecked_kinds:
+        print(
+            "note: composed manifests of these kinds were not validated (no CRDs; pass "
+            f"--crds): {', '.join(result.unchecked_kinds)}",
+            file=err,
+        )
+    problems = failures(result, args.fail_on, kinds)
+    for message in problems:
         print(f"error: {message}", file=err)
-    return EXIT_OK if result.ok else EXIT_FAILED
+    return EXIT_FAILED if problems else EXIT_OK
+
+
+def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]:
+    """The observed world (`--observed`) and the sources, both read before failing."""
+    problems: list[str] = []
+    documents: list[Document] = []
+    readings: list[tuple[list[str], bool | None]] = []
+    if args.observed:
+        readings.append((list(args.observed), True))
+        if args.paths:
+            readings.append((list(args.paths), False))
+    else:
+        readings.append((list(args.paths), None))
+    for paths, observed in readings:
+        try:
+            documents.extend(read_documents(paths, stdin, observed=observed))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return documents
+
+
+def _crd_paths(given: list[Path] | None) -> list[Path] | None:
+    if given:
+        return given
+    reference = reference_crd_directory()
+    return [reference] if reference is not None else None
 
 
 def _positive_int(text: str) -> int:

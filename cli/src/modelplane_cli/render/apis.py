@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import modelplane_cli
-from modelplane_cli.render import yamlio
+from modelplane_cli import yamlio
 from modelplane_cli.render.world import View, group_of
 
 XRD_KIND = "CompositeResourceDefinition"
@@ -102,6 +102,18 @@ class Apis:
             return None
         return found
 
+    @property
+    def groups(self) -> frozenset[str]:
+        """Every API group an XRD here defines."""
+        return frozenset(group for group, _ in self.types)
+
+    def kinds(self, group: str) -> list[str]:
+        return sorted(kind for g, kind in self.types if g == group)
+
+    def served_versions(self, group: str, kind: str) -> tuple[str, ...]:
+        found = self.types.get((group, kind))
+        return found.served_versions if found is not None else ()
+
     def is_composite(self, api_version: str, kind: str) -> bool:
         return self.composite_type(api_version, kind) is not None
 
@@ -163,9 +175,9 @@ class Apis:
         files = sorted(p for p in directory.rglob("*") if p.suffix in (".yaml", ".yml"))
         for path in files:
             try:
-                docs = [d for d in yamlio.load_all(path.read_text()) if d is not None]
-            except (OSError, yamlio.YAMLError) as exc:
-                raise ApiError(f"{path}: {exc}") from exc
+                docs = yamlio.load_file(path)
+            except yamlio.YAMLError as exc:
+                raise ApiError(str(exc)) from exc
             for doc in docs:
                 if not isinstance(doc, dict) or group_of(str(doc.get("apiVersion", ""))) != (
                     APIEXTENSIONS_GROUP
@@ -192,16 +204,20 @@ class Apis:
         self.types[key] = xr_type
 
 
-def default_apis_dir(cwd: Path | None = None) -> Path:
-    """The repository's apis/: next to the installed package's source tree, else above cwd."""
-    package_root = Path(modelplane_cli.__file__).resolve().parents[3]
-    candidates = [package_root / "apis"]
-    start = (cwd or Path.cwd()).resolve()
-    candidates.extend(directory / "apis" for directory in (start, *start.parents))
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    return candidates[0]
+def default_apis_dir() -> Path:
+    """The XRDs and Compositions this CLI renders.
+
+    Run from a source checkout, the checkout's `apis/`, so an edit there counts at
+    once; installed (pip, uv tool), the copy the package ships (`make generate`
+    keeps it identical to `apis/`). Never a directory found from the working
+    directory: a fleet repository may hold an unrelated `apis/`.
+    """
+    package = Path(modelplane_cli.__file__).resolve().parent
+    if package.parent.name == "src" and package.parents[1].name == "cli":
+        checkout = package.parents[2] / "apis"
+        if checkout.is_dir():
+            return checkout
+    return package / "apis"
 
 
 # What a field must be, in the words an error uses.

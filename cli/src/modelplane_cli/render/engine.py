@@ -1,22 +1,34 @@
 """Rounds: reconcile every composite until the world stops changing.
 
 A round is: providers report on the managed resources composed (or changed) in
-the previous round, then every composite that existed when the round began is
-reconciled once, in (kind, namespace, name) order. The world has converged when
-a whole round changes nothing. The reports of that last round are the answer:
-each composite's events, and whether its reconcile failed.
+the previous round (`providers`), then every composite that existed when the
+round began is reconciled once, in (kind, namespace, name) order. The world has
+converged when a whole round changes nothing.
+
+By default each composite sees what the composites before it wrote that round,
+as one reconciler working through a queue would. `concurrent` gives every
+composite of a round the same snapshot of the world, as parallel reconcilers
+would see it: writes still land, but nobody reads them until the next round.
+
+Events are kept from every round (a replica placed in round two is reported even
+though the last round changed nothing); whether a reconcile failed is read from
+the last round.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from modelplane.core import naming
+from modelplane_cli.render import inputs
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
+from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.loader import RENDER_COMPONENT, Document
+from modelplane_cli.render.pipeline import Event
+from modelplane_cli.render.providers import Providers
 from modelplane_cli.render.reconcile import Report, reconcile
 from modelplane_cli.render.runners import (
     FunctionClient,
@@ -24,29 +36,18 @@ from modelplane_cli.render.runners import (
     GrpcFunctions,
     InProcessFunctions,
 )
-from modelplane_cli.render.simulate import (
-    has_conditions,
-    is_cluster_scoped,
-    is_managed,
-    provider_status,
-)
-from modelplane_cli.render.world import (
-    Obj,
-    ObjectKey,
-    View,
-    World,
-    fake_uid,
-    metadata,
-    owner_references,
-)
+from modelplane_cli.render.simulate import is_managed
+from modelplane_cli.render.world import Obj, ObjectKey, World, fake_uid, metadata
 
 DEFAULT_ROUNDS = 20
-DEFAULT_NAMESPACE = "default"
+DEFAULT_NAMESPACE = inputs.DEFAULT_NAMESPACE
+# An event's identity: type, reason and message.
+EventKey = tuple[str, str, str]
 
 
 @dataclass
 class RenderResult:
-    """The final world, the last round's reports, and what went wrong."""
+    """The final world, its events, the last round's reports, and what went wrong."""
 
     objects: list[Obj]
     events: list[Obj]
@@ -54,9 +55,18 @@ class RenderResult:
     converged: bool
     rounds: int
     input_errors: list[str] = field(default_factory=list)
+    # The observed world the input described, normalized: what `-o diff` compares with.
+    baseline: list[Obj] = field(default_factory=list)
+    # Composed manifests a workload cluster's API server refused, as "Object: message".
+    rejected_manifests: list[str] = field(default_factory=list)
+    # Composed workloads whose controller could not create pods, as "Object: message".
+    refused_pods: list[str] = field(default_factory=list)
+    # Kinds of composed manifests that could not be validated (no CRDs given).
+    unchecked_kinds: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[str]:
+        """What always fails a render: rejected input, failed reconciles, no convergence."""
         found = list(self.input_errors)
         found.extend(f"{r.key}: {r.error}" for r in self.reports if r.error is not None)
         if not self.converged:
@@ -76,6 +86,9 @@ class Engine:
         functions: FunctionClient,
         admission: Admission,
         max_rounds: int = DEFAULT_ROUNDS,
+        *,
+        servers: WorkloadApiServers | None = None,
+        concurrent: bool = False,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
@@ -83,41 +96,57 @@ class Engine:
         self._functions = functions
         self._admission = admission
         self._max_rounds = max_rounds
+        self._servers = servers or WorkloadApiServers(None)
+        self._concurrent = concurrent
 
     async def render(self, documents: Sequence[Document]) -> RenderResult:
-        world, input_errors = self._load(documents)
+        loaded = inputs.load(documents, self._apis, self._admission)
+        world = loaded.world
+        providers = Providers(self._servers)
+        managed = [k for k in world.all_keys() if self._is_managed(k)]
         # Managed resources given without status have not been reconciled by a provider yet.
-        pending = {
-            k
-            for k in world.all_keys()
-            if self._is_managed(k) and not has_conditions(world.get(k) or {})
-        }
+        pending = providers.observe_inputs(world, managed)
         reports: dict[ObjectKey, Report] = {}
+        events: dict[ObjectKey, dict[EventKey, int]] = {}
         converged = False
         rounds = 0
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
-            for key in sorted(pending):
-                current = world.get(key)
-                if current is not None:
-                    world.put(provider_status(current))
+            for key in sorted(pending | providers.rolling):
+                providers.reconcile(world, key)
             composing_start = world.revision
+            snapshot = World(world.objects()) if self._concurrent else None
             reports = {}
             for key in self._composites(world):
-                report = await reconcile(key, world, self._apis, self._functions, self._admission)
+                report = await reconcile(
+                    key, world, self._apis, self._functions, self._admission, snapshot=snapshot
+                )
                 if report is not None:
                     reports[key] = report
+                    _record(events.setdefault(key, {}), report.events)
             pending = {k for k in world.changed_since(composing_start) if self._is_managed(k)}
-            converged = world.revision == round_start
+            converged = world.revision == round_start and not providers.rolling
         final = [reports[k] for k in sorted(reports) if k in world]
         return RenderResult(
             objects=[dict(obj) for obj in world.objects()],
-            events=events_of(final, world),
+            events=events_of(events, world),
             reports=final,
             converged=converged,
             rounds=rounds,
-            input_errors=input_errors,
+            input_errors=loaded.errors,
+            baseline=loaded.baseline,
+            rejected_manifests=[
+                f"{key}: {message}"
+                for key, message in sorted(providers.rejected.items())
+                if key in world
+            ],
+            refused_pods=[
+                f"{key}: {message}"
+                for key, message in sorted(providers.refused_pods.items())
+                if key in world
+            ],
+            unchecked_kinds=sorted(providers.unchecked),
         )
 
     def _is_managed(self, key: ObjectKey) -> bool:
@@ -129,79 +158,26 @@ class Engine:
         keys = [k for k in world.all_keys() if self._apis.is_composite(k.api_version, k.kind)]
         return sorted(keys, key=lambda k: (k.kind, k.namespace, k.name, k.api_version))
 
-    def _load(self, documents: Sequence[Document]) -> tuple[World, list[str]]:
-        """Admit the input the way the API server would; return the world and its rejections."""
-        world = World()
-        errors: list[str] = []
-        rejected: set[ObjectKey] = set()
-        sources: dict[ObjectKey, str] = {}
-        for doc in documents:
-            obj = self._normalize_scope(doc.obj)
-            key = ObjectKey.of(obj)
-            if key in sources:
-                errors.append(f"{doc.source}: {key} is also defined at {sources[key]}")
-                continue
-            sources[key] = doc.source
-            if self._apis.is_composite(key.api_version, key.kind):
-                obj, problems = self._admission.admit(obj)
-                if problems:
-                    errors.extend(
-                        f'{doc.source}: {key.kind}.{key.group} "{key.name}" is invalid: {p}'
-                        for p in problems
-                    )
-                    rejected.add(key)
-                    continue
-                obj.setdefault("metadata", {}).setdefault("uid", fake_uid(key))
-            world.put(obj)
-        _collect_orphans(world, rejected)
-        return world, errors
 
-    def _normalize_scope(self, obj: View) -> Obj:
-        """Namespace the way kubectl and the API server would: default, or drop."""
-        out: Obj = dict(obj)
-        meta: Obj = dict(out.get("metadata") or {})
-        out["metadata"] = meta
-        api_version = str(out.get("apiVersion", ""))
-        kind = str(out.get("kind", ""))
-        namespaced = self._apis.is_namespaced_composite_kind(api_version, kind)
-        if namespaced is False or (namespaced is None and is_cluster_scoped(api_version, kind)):
-            meta.pop("namespace", None)
-        elif namespaced and not meta.get("namespace"):
-            meta["namespace"] = DEFAULT_NAMESPACE
-        return out
+def _record(seen: dict[EventKey, int], events: Sequence[Event]) -> None:
+    """Fold one reconcile's events into what a composite recorded over all rounds.
 
-
-def _collect_orphans(world: World, protected: set[ObjectKey]) -> None:
-    """Delete, as Kubernetes' garbage collector would, objects whose every owner is gone.
-
-    Owners the input tried to change but the API server refused still exist in
-    the cluster, so their dependents stay.
+    The count is how often one reconcile recorded the event, at most, so it does
+    not grow with the number of rounds the simulation happened to take.
     """
-    for key in world.all_keys():
-        obj = world.get(key)
-        refs = owner_references(obj) if obj is not None else []
-        if not refs:
-            continue
-        if any(world.find_owner(ref, key) is not None or _names(ref, protected) for ref in refs):
-            continue
-        world.delete_cascade(key)
+    counts: dict[EventKey, int] = {}
+    for event in events:
+        ident = (event.type, event.reason, event.message)
+        counts[ident] = counts.get(ident, 0) + 1
+    for ident, count in counts.items():
+        seen[ident] = max(seen.get(ident, 0), count)
 
 
-def _names(ref: object, keys: set[ObjectKey]) -> bool:
-    if not isinstance(ref, dict):
-        return False
-    return any(k.kind == ref.get("kind") and k.name == ref.get("name") for k in keys)
-
-
-def events_of(reports: Sequence[Report], world: World) -> list[Obj]:
-    """Each report's events as v1 Events, identical ones folded into one with a count."""
+def events_of(events: Mapping[ObjectKey, Mapping[EventKey, int]], world: World) -> list[Obj]:
+    """Every composite's events, from every round, as v1 Events."""
     out: list[Obj] = []
-    for report in reports:
-        counts: dict[tuple[str, str, str], int] = {}
-        for event in report.events:
-            ident = (event.type, event.reason, event.message)
-            counts[ident] = counts.get(ident, 0) + 1
-        key = report.key
+    for key in sorted(events):
+        counts = events[key]
         for (kind, reason, message), count in counts.items():
             involved: Obj = {"apiVersion": key.api_version, "kind": key.kind, "name": key.name}
             if key.namespace:
@@ -235,10 +211,14 @@ async def render_async(
     functions: FunctionClient,
     admission: Admission,
     max_rounds: int = DEFAULT_ROUNDS,
+    *,
+    servers: WorkloadApiServers | None = None,
+    concurrent: bool = False,
 ) -> RenderResult:
     """Render with `functions`, closing them afterwards."""
+    engine = Engine(apis, functions, admission, max_rounds, servers=servers, concurrent=concurrent)
     try:
-        return await Engine(apis, functions, admission, max_rounds).render(documents)
+        return await engine.render(documents)
     finally:
         await functions.close()
 
@@ -251,6 +231,8 @@ def render(
     *,
     in_process: bool = False,
     max_rounds: int = DEFAULT_ROUNDS,
+    servers: WorkloadApiServers | None = None,
+    concurrent: bool = False,
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
@@ -259,6 +241,14 @@ def render(
         functions: FunctionClient = (
             InProcessFunctions(registry) if in_process else GrpcFunctions(registry)
         )
-        return await render_async(documents, apis, functions, admission, max_rounds)
+        return await render_async(
+            documents,
+            apis,
+            functions,
+            admission,
+            max_rounds,
+            servers=servers,
+            concurrent=concurrent,
+        )
 
     return asyncio.run(run())

@@ -1,15 +1,22 @@
-"""Reading the input: YAML or JSON files and directories, or standard input."""
+"""Reading the input: YAML or JSON files and directories, or standard input.
+
+Every problem of every file is collected before anything is rendered, each named
+by file and 1-based line, so one run shows a user all that is wrong. Directories
+are read recursively in path order, skipping hidden files and directories (`.git`,
+`.github`, editor state), as kubectl's recursive read of manifests would be expected to.
+"""
 
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from modelplane_cli.render import yamlio
+from modelplane_cli import yamlio
 from modelplane_cli.render.world import Obj, ObjectKey, shape_error
 
 STDIN = "-"
@@ -17,86 +24,147 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 # Events this engine wrote are a record of one run, not state: a round-tripped
 # document set regenerates them instead of carrying stale copies forward.
 RENDER_COMPONENT = "modelplane-render"
+# Metadata only an API server writes: a document carrying any of it (or a status)
+# was read from a cluster or a previous render, not written by hand.
+_SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp")
 
 
 class InputError(Exception):
-    """An input path or document cannot be used."""
+    """Input paths or documents that cannot be used: every problem found, one per line."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
 
 
 @dataclass(frozen=True)
 class Document:
+    """One input object; `source` is `file:line`. `observed` marks the running world
+    (`--observed`, or a file that carries observed state) as opposed to desired sources."""
+
     source: str
     obj: Obj
+    observed: bool = False
 
     @property
     def key(self) -> ObjectKey:
         return ObjectKey.of(self.obj)
 
 
-def read_documents(paths: Sequence[str], stdin: TextIO | None = None) -> list[Document]:
-    """Every object in `paths` (files, directories searched recursively, or "-")."""
+def read_documents(
+    paths: Sequence[str], stdin: TextIO | None = None, *, observed: bool | None = None
+) -> list[Document]:
+    """Every object in `paths` (files, directories searched recursively, or "-").
+
+    `observed` forces every document to be the running world (True) or desired
+    sources (False); None decides per file: a file any of whose documents carries a
+    status or server-set metadata is observed world.
+    """
     documents: list[Document] = []
+    problems: list[str] = []
     for raw in paths or [STDIN]:
         if raw == STDIN:
-            documents.extend(parse_stream((stdin or sys.stdin).read(), "<stdin>"))
+            _read_stream((stdin or sys.stdin).read(), "<stdin>", observed, documents, problems)
             continue
         path = Path(raw)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
+            files = _files_under(path)
         elif path.is_file():
             files = [path]
         else:
-            raise InputError(f"{raw}: no such file or directory")
+            problems.append(f"{raw}: no such file or directory")
+            continue
         for file in files:
             try:
-                text = file.read_text()
-            except OSError as exc:
-                raise InputError(f"{file}: {exc.strerror}") from exc
-            documents.extend(parse_stream(text, str(file)))
-    seen: dict[ObjectKey, str] = {}
-    for doc in documents:
-        if doc.key in seen:
-            raise InputError(f"{doc.source}: {doc.key} is also defined at {seen[doc.key]}")
-        seen[doc.key] = doc.source
+                text = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append(f"{file}: {getattr(exc, 'strerror', None) or exc}")
+                continue
+            _read_stream(text, str(file), observed, documents, problems)
+    if problems:
+        raise InputError(problems)
     return documents
 
 
-def parse_stream(text: str, origin: str) -> list[Document]:
+def parse_stream(text: str, origin: str, *, observed: bool | None = None) -> list[Document]:
     """The objects of one YAML stream; `kind: List` documents are expanded."""
-    try:
-        raw_docs = yamlio.load_all(text)
-    except yamlio.YAMLError as exc:
-        raise InputError(f"{origin}: {exc}") from exc
     documents: list[Document] = []
-    for index, raw in enumerate(raw_docs):
+    problems: list[str] = []
+    _read_stream(text, origin, observed, documents, problems)
+    if problems:
+        raise InputError(problems)
+    return documents
+
+
+def _files_under(directory: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found.extend(
+            Path(root) / name
+            for name in files
+            if not name.startswith(".") and name.endswith(_SUFFIXES)
+        )
+    return sorted(found)
+
+
+def _read_stream(
+    text: str,
+    origin: str,
+    observed: bool | None,
+    documents: list[Document],
+    problems: list[str],
+) -> None:
+    try:
+        loaded = yamlio.load_documents(text, origin)
+    except yamlio.YAMLError as exc:
+        problems.append(str(exc))
+        return
+    found: list[Document] = []
+    for doc in loaded:
+        raw = doc.value
         if raw is None:
             continue
-        source = f"{origin}#{index}"
+        source = f"{origin}:{doc.line}"
         if isinstance(raw, Mapping) and raw.get("kind") == "List" and "items" in raw:
             items: Any = raw.get("items") or []
             if not isinstance(items, list):
-                raise InputError(f"{source}: items of a List must be a list")
-            for item_index, item in enumerate(items):
-                documents.append(_document(item, f"{source}.items[{item_index}]"))
+                problems.append(f"{source}: items of a List must be a list")
+                continue
+            for index, item in enumerate(items):
+                line = doc.item_lines[index] if index < len(doc.item_lines) else doc.line
+                _add(item, f"{origin}:{line}", found, problems)
         else:
-            documents.append(_document(raw, source))
-    return [d for d in documents if not _is_render_event(d.obj)]
+            _add(raw, source, found, problems)
+    found = [d for d in found if not _is_render_event(d.obj)]
+    is_observed = observed if observed is not None else any(_carries_state(d.obj) for d in found)
+    documents.extend(Document(d.source, d.obj, is_observed) for d in found)
 
 
-def _document(raw: Any, source: str) -> Document:
+def _add(raw: Any, source: str, found: list[Document], problems: list[str]) -> None:
+    problem = _document_problem(raw)
+    if problem is not None:
+        problems.append(f"{source}: {problem}")
+    else:
+        found.append(Document(source=source, obj={str(k): v for k, v in raw.items()}))
+
+
+def _document_problem(raw: Any) -> str | None:
     if not isinstance(raw, dict):
-        raise InputError(f"{source}: a document must be a mapping, not {type(raw).__name__}")
+        return f"a document must be a mapping, not {type(raw).__name__}"
     obj: Obj = {str(k): v for k, v in raw.items()}
     for field in ("apiVersion", "kind"):
         if not isinstance(obj.get(field), str) or not obj[field]:
-            raise InputError(f"{source}: {field} is required")
+            return f"{field} is required"
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
-        raise InputError(f"{source}: metadata.name is required")
-    problem = _json_problem(obj, "") or shape_error(obj)
-    if problem is not None:
-        raise InputError(f"{source}: {problem}")
-    return Document(source=source, obj=obj)
+        return "metadata.name is required"
+    return _json_problem(obj, "") or shape_error(obj)
+
+
+def _carries_state(obj: Mapping[str, Any]) -> bool:
+    metadata: Mapping[str, Any] = obj.get("metadata") or {}
+    return "status" in obj or any(metadata.get(k) for k in _SERVER_METADATA)
 
 
 def _json_problem(value: Any, path: str) -> str | None:

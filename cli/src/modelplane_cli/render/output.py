@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from modelplane_cli.render import yamlio
+from modelplane_cli import yamlio
 from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.world import Obj, ObjectKey
 

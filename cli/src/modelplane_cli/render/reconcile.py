@@ -46,10 +46,23 @@ class Report:
 
 
 async def reconcile(
-    key: ObjectKey, world: World, apis: Apis, functions: FunctionClient, admission: Admission
+    key: ObjectKey,
+    world: World,
+    apis: Apis,
+    functions: FunctionClient,
+    admission: Admission,
+    *,
+    snapshot: World | None = None,
 ) -> Report | None:
-    xr = world.copy_of(key)
-    if xr is None:
+    """Reconcile one composite, writing to `world`.
+
+    Everything the reconcile reads (the composite, its composed resources, the
+    resources its functions require) comes from `snapshot` when one is given, the
+    world as it was when the round began; writes always go to `world`.
+    """
+    seen = snapshot or world
+    xr = seen.copy_of(key)
+    if xr is None or key not in world:
         return None
     meta: Obj = xr.setdefault("metadata", {})
     meta.setdefault("uid", fake_uid(key))
@@ -58,7 +71,7 @@ async def reconcile(
 
     if annotations_of(xr).get(ANNOTATION_PAUSED) == "true":
         _set(xr, [Condition("Synced", "False", REASON_PAUSED, _PAUSED_MESSAGE)])
-        world.put(xr)
+        _store(world, xr)
         return Report(key, [Event("Normal", REASON_PAUSED, _PAUSED_MESSAGE)])
 
     try:
@@ -66,15 +79,15 @@ async def reconcile(
     except CompositionSelectionError as exc:
         message = f"cannot select composition: {exc}"
         _set(xr, [Condition("Synced", "False", "ReconcileError", message)])
-        world.put(xr)
+        _store(world, xr)
         return Report(key, [Event("Warning", REASON_SELECT_COMPOSITION, message)], message)
 
-    observed, observe_errors = composed.observe(world, xr)
+    observed, observe_errors = composed.observe(seen, xr)
     if observe_errors:
         errors = [f"cannot observe composed resources: {e}" for e in observe_errors]
         return _fail(world, xr, errors, [], [])
 
-    outcome = await run_pipeline(xr, composition, observed, world, apis, functions)
+    outcome = await run_pipeline(xr, composition, observed, seen, apis, functions)
     if outcome.error is not None:
         return _fail(world, xr, [outcome.error], outcome.events, outcome.conditions)
 
@@ -91,7 +104,7 @@ async def reconcile(
     _set(xr, _custom(_status_conditions(outcome.composite_status), outcome.conditions))
     unready = [name for name, resource in outcome.resources.items() if not resource.ready]
     _set(xr, [SYNCED_OK, _ready(outcome.composite_ready, unready)])
-    world.put(xr)
+    _store(world, xr)
 
     if not any(e.type == "Warning" for e in events):
         events.append(Event("Normal", REASON_COMPOSE, "Successfully composed resources"))
@@ -125,8 +138,24 @@ def _fail(
         if c.get("type") not in SYSTEM_CONDITION_TYPES and c.get("type") not in seen_types
     ]
     _set(xr, stale)
-    world.put(xr)
+    _store(world, xr)
     return Report(ObjectKey.of(xr), reported, message)
+
+
+def _store(world: World, xr: Obj) -> None:
+    """Write what a reconcile changes on its composite: status, and the metadata it sets.
+
+    The rest is taken from the stored object, which another composite (the one
+    that composed this) may have changed since this reconcile read it.
+    """
+    key = ObjectKey.of(xr)
+    stored = world.get(key)
+    if stored is None:
+        return
+    meta = dict(stored.get("metadata") or {})
+    meta.setdefault("uid", fake_uid(key))
+    meta["labels"] = {LABEL_COMPOSITE: key.name, **(meta.get("labels") or {})}
+    world.put({**stored, "metadata": meta, "status": xr.get("status")})
 
 
 def _ready(composite_ready: bool | None, unready: list[str]) -> Condition:

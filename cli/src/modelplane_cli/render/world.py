@@ -283,6 +283,16 @@ class World:
             and (not labels or matches_labels(self._objects[key], labels))
         ]
 
+    def named(self, kind: str, name: str, namespace: str = "") -> list[ObjectKey]:
+        """Keys of every object of `kind` called `name` in `namespace`, whatever its apiVersion."""
+        return sorted(
+            candidate
+            for (_, type_kind), keys in self._by_type.items()
+            if type_kind == kind
+            for candidate in keys
+            if candidate.name == name and candidate.namespace == namespace
+        )
+
     def dependents(self, owner: View) -> list[ObjectKey]:
         """Objects with any owner reference naming `owner`."""
         key = ObjectKey.of(owner)

@@ -16,6 +16,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from modelplane.cel.quantity import Quantity, QuantityError
 from modelplane_cli.schema.errors import (
     FieldError,
     child,
@@ -27,11 +28,18 @@ from modelplane_cli.schema.errors import (
     subject,
     unknown_field,
 )
+from modelplane_cli.schema.semantics import builtin_problems
 from modelplane_cli.schema.values import json_type
 
 _SCHEMA_ROOT = "kubernetes-json-schema"
 _VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.\d+-local-strict$")
 _SCALARS = (str, int, float, bool)
+_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+QUANTITY_FORMAT = "quantity"
+# What the API server's decoder answers for a quantity ParseQuantity refuses.
+QUANTITY_SYNTAX = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
 
 
 def _schema_dir() -> Any:
@@ -84,11 +92,34 @@ def _read(directory: str, filename: str) -> Any:
 
 @cache
 def _definitions(directory: str) -> Any:
-    """The shared definitions every kind's schema refers to, read once per version."""
+    """The shared definitions every kind's schema refers to, read once per version.
+
+    Quantity is declared as any string or number; the API server's decoder accepts
+    only what `resource.ParseQuantity` parses, so it gets a format that says so.
+    """
     from referencing import Registry, Resource
 
-    registry: Any = Resource.from_contents(_read(directory, "_definitions.json")) @ Registry()
+    contents = _read(directory, "_definitions.json")
+    quantity = contents.get("$defs", {}).get(_QUANTITY)
+    if isinstance(quantity, dict):
+        quantity["format"] = QUANTITY_FORMAT
+    registry: Any = Resource.from_contents(contents) @ Registry()
     return registry
+
+
+@cache
+def _format_checker() -> Any:
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+
+    @checker.checks(QUANTITY_FORMAT, raises=QuantityError)
+    def _quantity(value: object) -> bool:  # pyright: ignore[reportUnusedFunction]
+        if isinstance(value, str):
+            Quantity.parse(value)
+        return True
+
+    return checker
 
 
 @cache
@@ -100,7 +131,7 @@ def _validator(directory: str, filename: str) -> Any:
     if schema is None:
         return None
     registry = Resource.from_contents(schema) @ _definitions(directory)
-    return Draft202012Validator(schema, registry=registry)
+    return Draft202012Validator(schema, registry=registry, format_checker=_format_checker())
 
 
 def validate_builtin(obj: dict[str, Any], kubernetes_version: str = "1.34") -> list[FieldError]:
@@ -121,6 +152,7 @@ def validate_builtin(obj: dict[str, Any], kubernetes_version: str = "1.34") -> l
     errors: set[FieldError] = set()
     for error in validator.iter_errors(obj):
         errors.update(_convert(error))
+    errors.update(builtin_problems(obj))
     return sorted(errors)
 
 
@@ -168,6 +200,8 @@ def _convert(error: Any) -> list[FieldError]:
     if keyword == "enum":
         allowed = [v for v in error.validator_value if v is not None]
         return [FieldError(path, not_supported(instance, allowed))]
+    if keyword == "format" and error.validator_value == QUANTITY_FORMAT:
+        return [FieldError(path, str(error.cause or QUANTITY_SYNTAX))]
     if keyword in ("oneOf", "anyOf"):
         if instance is None:
             return []

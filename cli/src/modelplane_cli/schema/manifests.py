@@ -7,16 +7,32 @@ an Object and the Deployment, LeaderWorkerSet or PodGroup inside it.
 """
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from modelplane.core.kinds import PodSite, pod_sites
 from modelplane_cli.schema.builtin import validate_builtin
-from modelplane_cli.schema.errors import FieldError, go_quote, subject
+from modelplane_cli.schema.errors import FieldError, go_quote, not_supported, subject
 from modelplane_cli.schema.registry import SchemaRegistry
+from modelplane_cli.schema.semantics import CONTROLLER_RESTART_POLICIES, RESTART_POLICIES
 
 # PodSite and pod_sites are re-exported: callers that validate pod templates read them too.
-__all__ = ["ManifestValidator", "PodSite", "pod_sites", "reference_crd_directory"]
+__all__ = [
+    "ManifestCheck",
+    "ManifestValidator",
+    "PodSite",
+    "pod_sites",
+    "reference_crd_directory",
+]
+
+
+@dataclass(frozen=True)
+class ManifestCheck:
+    """The API server's problems with a manifest, and its pods' (see `check`)."""
+
+    rejected: list[FieldError]
+    pods: list[FieldError]
 
 
 def reference_crd_directory() -> Path | None:
@@ -26,8 +42,15 @@ def reference_crd_directory() -> Path | None:
     checkout of this repository. None when neither exists.
     """
     configured = os.environ.get("MODELPLANE_CRDS")
-    checkout = Path(__file__).resolve().parents[4]
-    candidate = Path(configured) if configured else checkout.parent / "shared" / "crds"
+    if configured:
+        candidate = Path(configured)
+    else:
+        # cli/src/modelplane_cli/schema/manifests.py in a checkout; an installed
+        # package has no checkout, so nothing beside it counts.
+        here = Path(__file__).resolve()
+        if here.parents[3].name != "cli" or here.parents[2].name != "src":
+            return None
+        candidate = here.parents[4].parent / "shared" / "crds"
     return candidate if candidate.is_dir() else None
 
 
@@ -60,6 +83,11 @@ class ManifestValidator:
     def __init__(self, registry: SchemaRegistry, kubernetes_version: str = "1.34") -> None:
         self.registry = registry
         self.kubernetes_version = kubernetes_version
+
+    @classmethod
+    def empty(cls, kubernetes_version: str = "1.34") -> "ManifestValidator":
+        """A validator that knows only the built-in kinds."""
+        return cls(SchemaRegistry(), kubernetes_version)
 
     @classmethod
     def from_directories(
@@ -106,7 +134,33 @@ class ManifestValidator:
                 ]
         return sorted(problems)
 
-    def _pod_problems(self, manifest: dict[str, Any]) -> list[FieldError]:
+    def check(
+        self, manifest: dict[str, Any], kubernetes_version: str | None = None
+    ) -> "ManifestCheck":
+        """What the API server says of `manifest`, and what its workload controller would.
+
+        `rejected` are the API server's problems: the CRD's schema and rules for a
+        custom resource, the strict schema and Go validation of the cluster's
+        version for a built-in kind. `pods` are the problems of the pod templates a
+        custom resource embeds, which the API server does not see but the
+        workload's controller hits when it creates pods from them.
+
+        Raises LookupError for a kind with no CRD here and no built-in schema.
+        """
+        version = kubernetes_version or self.kubernetes_version
+        api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
+        schema = None
+        if isinstance(api_version, str) and isinstance(kind, str):
+            schema = self.registry.get(api_version, kind)
+        if schema is None:
+            return ManifestCheck(validate_builtin(manifest, version), [])
+        pods = sorted(set(self._pod_problems(manifest, version)))
+        return ManifestCheck(sorted(schema.admit(manifest)[1]), pods)
+
+    def _pod_problems(
+        self, manifest: dict[str, Any], kubernetes_version: str | None = None
+    ) -> list[FieldError]:
+        version = kubernetes_version or self.kubernetes_version
         problems: list[FieldError] = []
         for site in pod_sites(manifest):
             # A template leaves the pod's name to its controller; the schema wants one.
@@ -116,7 +170,17 @@ class ManifestValidator:
                     metadata[key] = site.metadata[key]
             for spec_path, spec in site.specs:
                 pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
-                for problem in validate_builtin(pod, self.kubernetes_version):
+                # Every workload controller (StatefulSet for LWS, Deployment or LWS for
+                # KServe) refuses a template that does not restart Always.
+                policy = spec.get("restartPolicy")
+                if policy in RESTART_POLICIES and policy not in CONTROLLER_RESTART_POLICIES:
+                    problems.append(
+                        FieldError(
+                            f"{spec_path}.restartPolicy",
+                            not_supported(policy, CONTROLLER_RESTART_POLICIES),
+                        )
+                    )
+                for problem in validate_builtin(pod, version):
                     # The pod was built from `metadata` and `spec` alone, so every
                     # problem lies under one of the two.
                     if problem.path.startswith("metadata"):

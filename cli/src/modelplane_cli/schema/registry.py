@@ -6,19 +6,29 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from modelplane_cli.schema.definitions import definitions, is_definition
+from modelplane_cli import yamlio
+from modelplane_cli.schema.definitions import DefinitionError, definitions, is_definition
 from modelplane_cli.schema.resource import Schema
-
-# libyaml parses the multi-megabyte CRDs (KServe, LWS, Kueue) several times faster.
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_documents(path: Path) -> list[dict[str, Any]]:
-    """Every non-empty mapping document of a YAML file."""
-    with path.open(encoding="utf-8") as stream:
-        return [doc for doc in yaml.load_all(stream, Loader=_Loader) if isinstance(doc, dict)]
+    """Every mapping document of a YAML file, the items of a `v1 List` expanded
+    (`kubectl get crds -o yaml` prints one). DefinitionError when it does not load."""
+    try:
+        docs = yamlio.load_file(path)
+    except yamlio.YAMLError as exc:
+        raise DefinitionError(str(exc)) from None
+    found: list[dict[str, Any]] = []
+    for doc in docs:
+        if (
+            isinstance(doc, dict)
+            and doc.get("kind") == "List"
+            and isinstance(doc.get("items"), list)
+        ):
+            found.extend(item for item in doc["items"] if isinstance(item, dict))
+        elif isinstance(doc, dict):
+            found.append(doc)
+    return found
 
 
 class SchemaRegistry:
@@ -49,6 +59,10 @@ class SchemaRegistry:
         for found in definitions(doc):
             key = (found.api_version, found.kind)
             self._schemas[key] = Schema(found.api_version, found.kind, found.namespaced, found.root)
+
+    def merge(self, other: SchemaRegistry) -> None:
+        """Add every schema of `other`; its definitions replace ones of the same kind."""
+        self._schemas.update(other._schemas)
 
     def get(self, api_version: str, kind: str) -> Schema | None:
         return self._schemas.get((api_version, kind))

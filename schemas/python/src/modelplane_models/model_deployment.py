@@ -9,14 +9,43 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 from typing_extensions import TypeAliasType
 
 
+class EnvItem(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    name: Annotated[str, Field(max_length=256)]
+
+
+class Port(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    containerPort: Annotated[int, Field(ge=1, le=65535)]
+    name: Annotated[str | None, Field(max_length=15)] = None
+
+
 class Container(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    env: Annotated[
+        list[EnvItem] | None,
+        Field(
+            description="The container's environment. MODELPLANE_NODE_RANK, MODELPLANE_NODE_COUNT and MODELPLANE_LEADER_ADDRESS are set by Modelplane.",
+            max_length=256,
+        ),
+    ] = None
     name: Annotated[
         str,
         Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
     ]
+    ports: Annotated[
+        list[Port] | None,
+        Field(
+            description="The container's ports. Port 8000 and the name http are the engine's; Modelplane declares them.",
+            max_length=64,
+        ),
+    ] = None
 
 
 class DeviceSelector(BaseModel):

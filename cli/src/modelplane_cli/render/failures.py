@@ -1,0 +1,96 @@
+"""What fails a render, by `--fail-on` level.
+
+Always (whatever the level): an input the API server rejects, a reconcile that
+fails (a fatal result, a function that cannot be called, a desired state that
+cannot be applied), and a world that does not converge.
+
+`error` (the default) adds what would break on a real control plane although the
+world converged: a composed manifest a workload cluster's API server refuses
+(and pods a workload's controller cannot create from a template), a pool whose
+devices are overcommitted (`capacity`), and a composite ending with one of its
+own conditions False for a reason that names a problem, not progress.
+`warning` adds every Warning event of the render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from modelplane.core.vocabulary import Reason
+from modelplane_cli.render.capacity import overcommitted
+from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.world import ObjectKey, View
+
+NEVER: Final = "never"
+ERROR: Final = "error"
+WARNING: Final = "warning"
+LEVELS: Final = (NEVER, ERROR, WARNING)
+
+# A condition False for one of these says something has not happened yet (a
+# workload still starting, a resource not yet fetched), not that something is wrong.
+PROGRESS_REASONS: Final = frozenset(
+    {
+        Reason.REPLICAS_NOT_READY,
+        Reason.WORKLOAD_NOT_AVAILABLE,
+        Reason.WORKLOAD_COMPOSED,
+        Reason.WAITING_FOR_FLEET,
+        Reason.WAITING_FOR_CLASSES,
+        Reason.WAITING_FOR_RESOURCES,
+    }
+)
+# Crossplane's own conditions: a failed reconcile is reported as such already.
+_SYSTEM_CONDITIONS = frozenset({"Ready", "Synced"})
+
+
+def failures(result: RenderResult, level: str, composite_kinds: Iterable[str]) -> list[str]:
+    """Every reason this render fails at `level`, one line each."""
+    if level not in LEVELS:
+        raise ValueError(f"--fail-on must be one of {', '.join(LEVELS)}, not {level!r}")
+    found = list(result.errors)
+    if level == NEVER:
+        return found
+    found.extend(f"{m} (the API server would refuse it)" for m in result.rejected_manifests)
+    found.extend(result.refused_pods)
+    found.extend(overcommitted(result.objects))
+    found.extend(condition_errors(result.objects, set(composite_kinds)))
+    if level == WARNING:
+        found.extend(warnings(result.events))
+    return found
+
+
+def condition_errors(objects: Iterable[View], composite_kinds: set[str]) -> list[str]:
+    """Composites' own conditions that are False for a reason naming a problem."""
+    found: list[str] = []
+    for obj in objects:
+        if obj.get("kind") not in composite_kinds:
+            continue
+        for condition in _conditions(obj):
+            kind = condition.get("type")
+            reason = str(condition.get("reason", ""))
+            if kind in _SYSTEM_CONDITIONS or condition.get("status") != "False":
+                continue
+            if reason in PROGRESS_REASONS:
+                continue
+            message = condition.get("message")
+            detail = f": {message}" if message else ""
+            found.append(f"{ObjectKey.of(obj)}: {kind}=False ({reason}){detail}")
+    return found
+
+
+def warnings(events: Iterable[View]) -> list[str]:
+    found: list[str] = []
+    for event in events:
+        if event.get("type") != "Warning":
+            continue
+        ref: Mapping[str, Any] = event.get("involvedObject") or {}
+        name = ref.get("name")
+        where = f"{ref['namespace']}/{name}" if ref.get("namespace") else name
+        found.append(
+            f"{ref.get('kind')} {where}: Warning {event.get('reason')}: {event.get('message')}"
+        )
+    return found
+
+
+def _conditions(obj: View) -> list[Mapping[str, Any]]:
+    return [c for c in (obj.get("status") or {}).get("conditions") or [] if isinstance(c, Mapping)]

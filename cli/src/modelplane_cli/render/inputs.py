@@ -1,0 +1,165 @@
+"""Turning input documents into the world a render starts from, as an API server would.
+
+- **Scope**: namespaces are defaulted or dropped the way kubectl and the API server do.
+- **Overlay**: the running world (`--observed`, or files that carry observed state)
+  and the desired sources may name the same object. A source replaces the world's
+  copy, keeping what only the server writes there (uid, resourceVersion,
+  creationTimestamp, generation, and the status when the source has none), as
+  `kubectl apply` would. Identical duplicates are one object; two different
+  documents on the same side are an error naming both.
+- **Known kinds**: a document in a group the APIs define (`modelplane.ai`) whose
+  version or kind no XRD serves is an error naming it, never ignored.
+- **Admission**: composites are defaulted and validated by their XRDs; a rejected
+  one is left out and what it had composed stays, as the old object would.
+- **Garbage**: objects whose every owner is gone are collected.
+
+The observed documents, normalized, are the baseline `-o diff` compares against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from modelplane_cli.render.admission import Admission
+from modelplane_cli.render.apis import Apis
+from modelplane_cli.render.loader import Document
+from modelplane_cli.render.simulate import is_cluster_scoped
+from modelplane_cli.render.world import (
+    Obj,
+    ObjectKey,
+    View,
+    World,
+    clone,
+    fake_uid,
+    owner_references,
+)
+
+DEFAULT_NAMESPACE = "default"
+# What the API server writes into metadata; a source document never replaces it.
+_SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation")
+
+
+@dataclass
+class Loaded:
+    """The world to render, the observed baseline, and what the input got wrong."""
+
+    world: World
+    baseline: list[Obj] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loaded:
+    loaded = Loaded(World())
+    observed: dict[ObjectKey, tuple[str, Obj]] = {}
+    desired: dict[ObjectKey, tuple[str, Obj]] = {}
+    for doc in documents:
+        obj = normalize_scope(doc.obj, apis)
+        key = ObjectKey.of(obj)
+        problem = _unknown_kind(key, apis)
+        if problem is not None:
+            loaded.errors.append(f"{doc.source}: {problem}")
+            continue
+        side = observed if doc.observed else desired
+        if key in side and side[key][1] != obj:
+            loaded.errors.append(f"{doc.source}: {key} is also defined at {side[key][0]}")
+            continue
+        side.setdefault(key, (doc.source, obj))
+    loaded.baseline = [clone(obj) for _, obj in sorted(observed.values(), key=_by_key)]
+    merged: dict[ObjectKey, tuple[str, Obj]] = dict(observed)
+    for key, (source, obj) in desired.items():
+        merged[key] = (source, _replace(observed[key][1], obj) if key in observed else obj)
+    rejected: set[ObjectKey] = set()
+    for key in sorted(merged):
+        source, obj = merged[key]
+        if apis.is_composite(key.api_version, key.kind):
+            admitted, problems = admission.admit(obj)
+            if problems:
+                loaded.errors.extend(
+                    f'{source}: {key.kind}.{key.group} "{key.name}" is invalid: {p}'
+                    for p in problems
+                )
+                rejected.add(key)
+                # The API server refuses the update and keeps the object it has.
+                if key not in observed:
+                    continue
+                admitted, problems = admission.admit(observed[key][1])
+                if problems:
+                    continue
+            obj = admitted
+            obj.setdefault("metadata", {}).setdefault("uid", fake_uid(key))
+        loaded.world.put(obj)
+    _collect_orphans(loaded.world, rejected)
+    return loaded
+
+
+def normalize_scope(obj: View, apis: Apis) -> Obj:
+    """Namespace the way kubectl and the API server would: default, or drop."""
+    out: Obj = dict(obj)
+    meta: Obj = dict(out.get("metadata") or {})
+    out["metadata"] = meta
+    api_version = str(out.get("apiVersion", ""))
+    kind = str(out.get("kind", ""))
+    namespaced = apis.is_namespaced_composite_kind(api_version, kind)
+    if namespaced is False or (namespaced is None and is_cluster_scoped(api_version, kind)):
+        meta.pop("namespace", None)
+    elif namespaced and not meta.get("namespace"):
+        meta["namespace"] = DEFAULT_NAMESPACE
+    return out
+
+
+def _by_key(entry: tuple[str, Obj]) -> ObjectKey:
+    return ObjectKey.of(entry[1])
+
+
+def _unknown_kind(key: ObjectKey, apis: Apis) -> str | None:
+    """Why no API the XRDs define serves this document's apiVersion and kind, if so."""
+    if key.group not in apis.groups or apis.is_composite(key.api_version, key.kind):
+        return None
+    _, _, version = key.api_version.rpartition("/")
+    what = f'{key.api_version} {key.kind} "{key.name}"'
+    served = apis.served_versions(key.group, key.kind)
+    if version in served:
+        return f"{what}: no Composition composes {key.kind}.{key.group} {version}"
+    if served:
+        return (
+            f"{what}: {key.kind}.{key.group} is not served at version {version!r} "
+            f"(served: {', '.join(served)})"
+        )
+    kinds = ", ".join(apis.kinds(key.group))
+    return f"{what}: no kind {key.kind!r} in {key.group} (its kinds: {kinds})"
+
+
+def _replace(observed: View, source: View) -> Obj:
+    """`source` applied over the observed object: server-written fields stay."""
+    out = clone(dict(source))
+    meta: Obj = out.setdefault("metadata", {})
+    observed_meta = observed.get("metadata") or {}
+    for name in _SERVER_METADATA:
+        if name in observed_meta and name not in meta:
+            meta[name] = clone(observed_meta[name])
+    if "status" not in out and "status" in observed:
+        out["status"] = clone(observed["status"])
+    return out
+
+
+def _collect_orphans(world: World, protected: set[ObjectKey]) -> None:
+    """Delete, as Kubernetes' garbage collector would, objects whose every owner is gone.
+
+    Owners the input tried to change but the API server refused still exist in
+    the cluster, so their dependents stay.
+    """
+    for key in world.all_keys():
+        obj = world.get(key)
+        refs = owner_references(obj) if obj is not None else []
+        if not refs:
+            continue
+        if any(world.find_owner(ref, key) is not None or _names(ref, protected) for ref in refs):
+            continue
+        world.delete_cascade(key)
+
+
+def _names(ref: object, keys: set[ObjectKey]) -> bool:
+    if not isinstance(ref, dict):
+        return False
+    return any(k.kind == ref.get("kind") and k.name == ref.get("name") for k in keys)

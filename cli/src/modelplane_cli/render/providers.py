@@ -1,0 +1,215 @@
+"""The providers of the simulated control plane: what they report on managed resources.
+
+Each round, before composites reconcile, the providers reconcile every managed
+resource composed or changed in the previous round:
+
+- **The live state wins.** A managed resource given with a status (a previous
+  render, a cluster export) keeps it for as long as what it asks the provider to
+  do (`spec.forProvider`, an Object's manifest) is unchanged: the simulation never
+  overwrites an observed unhealthy workload with a healthy one.
+- **New**: applied through the workload cluster's API server (`apiservers`). Accepted,
+  it is Ready and Synced and an Object reports its manifest back with the status a
+  healthy workload of that kind shows; refused, it is `Synced=False` with the
+  server's message as provider-kubernetes reports it, `Ready=False`, and reports
+  nothing back, so nothing derives that it runs.
+- **Changed**: a workload whose manifest changed is applied the same way, but is
+  rolling out for one round (its own conditions False, the Object not Ready)
+  before it is healthy again, so `--rounds N` can show a change in flight.
+- **Pods that cannot be created**: a custom resource the API server stored whose pod
+  templates its controller cannot use is Synced but never available.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
+from modelplane_cli.render.simulate import OBJECT_GROUPS, has_conditions, healthy, provider_status
+from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone, group_of
+
+REASON_RECONCILE_ERROR = "ReconcileError"
+REASON_RECONCILE_SUCCESS = "ReconcileSuccess"
+REASON_CREATING = "Creating"
+REASON_UNAVAILABLE = "Unavailable"
+# The workload's own conditions while a change rolls out, and when pods cannot be made.
+REASON_UPDATING = "Updating"
+REASON_FAILED_CREATE = "FailedCreate"
+_ROLLING_MESSAGE = "the changed spec is rolling out"
+# How crossplane-runtime's managed reconciler ("create failed", "update failed")
+# and provider-kubernetes' Object client wrap the API server's refusal.
+CREATE_FAILED = "create failed: cannot create object"
+UPDATE_FAILED = "update failed: cannot apply object"
+
+
+class Providers:
+    """Provider reconciles, with what each managed resource last had applied."""
+
+    def __init__(self, servers: WorkloadApiServers) -> None:
+        self._servers = servers
+        # spec.forProvider as last accepted, and the status reported with it.
+        self._applied: dict[ObjectKey, Any] = {}
+        self._live: dict[ObjectKey, Any] = {}
+        # Changed workloads reported as rolling out; healthy on their next reconcile.
+        self.rolling: set[ObjectKey] = set()
+        # Objects whose manifest the API server refused, with the Synced message.
+        self.rejected: dict[ObjectKey, str] = {}
+        # Objects stored whose controller cannot create pods from their templates.
+        self.refused_pods: dict[ObjectKey, str] = {}
+        # Kinds that could not be validated (no CRDs given).
+        self.unchecked: set[str] = set()
+
+    def observe_inputs(self, world: World, keys: Iterable[ObjectKey]) -> set[ObjectKey]:
+        """Record what input managed resources had applied; return those never reconciled."""
+        pending: set[ObjectKey] = set()
+        for key in keys:
+            obj = world.get(key)
+            if obj is None:
+                continue
+            if not has_conditions(obj):
+                pending.add(key)
+            elif _condition(obj, "Synced") != "False":
+                self._applied[key] = clone(_for_provider(obj))
+                self._live[key] = clone(obj.get("status"))
+        return pending
+
+    def reconcile(self, world: World, key: ObjectKey) -> None:
+        obj = world.get(key)
+        if obj is None:
+            self._forget(key)
+            return
+        wanted = _for_provider(obj)
+        if key in self.rolling:
+            self.rolling.discard(key)
+            if self._applied.get(key) == wanted:
+                self._report(world, key, provider_status(obj))
+                return
+        elif key in self._applied and self._applied[key] == wanted:
+            # Unchanged: the provider observes what already runs.
+            if self._live.get(key) is not None:
+                self._put_status(world, obj, self._live[key])
+            self.rejected.pop(key, None)
+            return
+        answer = self._apply(world, obj)
+        updating = key in self._applied
+        self.rejected.pop(key, None)
+        self.refused_pods.pop(key, None)
+        if answer.rejected is not None:
+            message = f"{UPDATE_FAILED if updating else CREATE_FAILED}: {answer.rejected}"
+            self.rejected[key] = message
+            world.put(_rejected(obj, message, updating))
+            return
+        self._applied[key] = clone(wanted)
+        if answer.pods is not None:
+            self.refused_pods[key] = answer.pods
+            self._report(world, key, _not_available(obj, REASON_FAILED_CREATE, answer.pods))
+        elif updating and _is_workload(obj):
+            self.rolling.add(key)
+            world.put(_not_available(obj, REASON_UPDATING, _ROLLING_MESSAGE))
+        else:
+            self._report(world, key, provider_status(obj))
+
+    def _apply(self, world: World, obj: View) -> Answer:
+        if not _is_object(obj):
+            return Answer()
+        answer = self._servers.apply(world, obj)
+        if answer.unchecked is not None:
+            self.unchecked.add(answer.unchecked)
+        return answer
+
+    def _report(self, world: World, key: ObjectKey, obj: Obj) -> None:
+        self._live[key] = clone(obj.get("status"))
+        world.put(obj)
+
+    def _put_status(self, world: World, obj: View, status: Any) -> None:
+        out = dict(obj)
+        out["status"] = status
+        world.put(out)
+
+    def _forget(self, key: ObjectKey) -> None:
+        self._applied.pop(key, None)
+        self._live.pop(key, None)
+        self.rolling.discard(key)
+        self.rejected.pop(key, None)
+        self.refused_pods.pop(key, None)
+
+
+def _for_provider(obj: View) -> Any:
+    return (obj.get("spec") or {}).get("forProvider")
+
+
+def _is_object(obj: View) -> bool:
+    return obj.get("kind") == "Object" and group_of(str(obj.get("apiVersion", ""))) in (
+        OBJECT_GROUPS
+    )
+
+
+def _manifest(obj: View) -> Mapping[str, Any] | None:
+    manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
+    return manifest if isinstance(manifest, Mapping) else None
+
+
+def _is_workload(obj: View) -> bool:
+    """An Object wrapping a kind whose controller reports when it serves."""
+    manifest = _manifest(obj) if _is_object(obj) else None
+    if manifest is None:
+        return False
+    return bool((healthy(manifest).get("status") or {}).get("conditions"))
+
+
+def _condition(obj: View, kind: str) -> str | None:
+    for condition in (obj.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == kind:
+            return str(condition.get("status"))
+    return None
+
+
+def _with_conditions(obj: View, ready: Obj, synced: Obj) -> Obj:
+    out = clone(dict(obj))
+    status: Obj = dict(out.get("status") or {})
+    kept = [c for c in status.get("conditions") or [] if c.get("type") not in ("Ready", "Synced")]
+    status["conditions"] = [*kept, ready, synced]
+    out["status"] = status
+    return out
+
+
+def _rejected(obj: View, message: str, updating: bool) -> Obj:
+    """The Object as crossplane-runtime leaves it when the provider's apply fails."""
+    ready = {
+        "type": "Ready",
+        "status": "False",
+        "reason": REASON_UNAVAILABLE if updating else (REASON_CREATING),
+    }
+    synced = {
+        "type": "Synced",
+        "status": "False",
+        "reason": REASON_RECONCILE_ERROR,
+        "message": message,
+    }
+    out = _with_conditions(obj, ready, synced)
+    # Nothing of this manifest runs: report nothing back that could say otherwise.
+    out["status"].pop("atProvider", None)
+    return out
+
+
+def _not_available(obj: View, reason: str, message: str) -> Obj:
+    """Applied, but the workload does not serve: its conditions False, the Object not Ready."""
+    out = _with_conditions(
+        obj,
+        {"type": "Ready", "status": "False", "reason": REASON_UNAVAILABLE},
+        {"type": "Synced", "status": "True", "reason": REASON_RECONCILE_SUCCESS},
+    )
+    manifest = _manifest(obj)
+    if manifest is not None:
+        observed = healthy(manifest)
+        status: Obj = dict(observed.get("status") or {})
+        for field in ("readyReplicas", "availableReplicas", "updatedReplicas"):
+            if field in status:
+                status[field] = 0
+        status["conditions"] = [
+            {**c, "status": "False", "reason": reason, "message": message}
+            for c in status.get("conditions") or []
+        ]
+        observed["status"] = status
+        out["status"]["atProvider"] = {"manifest": observed}
+    return out

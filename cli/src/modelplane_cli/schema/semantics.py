@@ -1,0 +1,128 @@
+"""What the API server's Go validation rejects in pod specs beyond the OpenAPI schema.
+
+The published OpenAPI schemas describe shape only: `restartPolicy: Never` in a
+Deployment, `imagePullPolicy: Sometimes` or two containers named `engine` all pass
+them, yet `kubectl apply` is refused. These are the rules of
+`k8s.io/kubernetes/pkg/apis/core/validation` (and `apps/validation` for the
+controllers' templates) that an ML team's pod template can break, with the API
+server's wording. Resource quantities are checked by the schema validator itself
+(`builtin.py` gives Quantity a format), since they can appear anywhere.
+
+A pod template owned by a workload controller (Deployment, ReplicaSet,
+StatefulSet, DaemonSet, and the LeaderWorkerSet and KServe controllers, which
+create StatefulSets and Deployments from theirs) must restart Always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, cast
+
+from modelplane_cli.schema.errors import (
+    FieldError,
+    child,
+    duplicate,
+    index,
+    invalid,
+    not_supported,
+    required,
+)
+
+RESTART_POLICIES = ["Always", "OnFailure", "Never"]
+CONTROLLER_RESTART_POLICIES = ["Always"]
+PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
+PROTOCOLS = ["SCTP", "TCP", "UDP"]
+# Built-in kinds whose `spec.template` is a pod template a controller runs.
+CONTROLLER_KINDS = frozenset(
+    {
+        ("apps", "Deployment"),
+        ("apps", "ReplicaSet"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+    }
+)
+_CONTAINER_LISTS = ("initContainers", "containers")
+_MAX_PORT = 65535
+
+
+def builtin_problems(obj: Mapping[str, Any]) -> list[FieldError]:
+    """Go-validation problems of a built-in Pod or workload controller's template."""
+    api_version = str(obj.get("apiVersion", ""))
+    group = api_version.rpartition("/")[0]
+    kind = str(obj.get("kind", ""))
+    spec = _mapping(obj.get("spec"))
+    if (group, kind) == ("", "Pod"):
+        return pod_spec_problems(spec, "spec", controller=False)
+    if (group, kind) in CONTROLLER_KINDS:
+        template = _mapping(spec.get("template"))
+        return pod_spec_problems(
+            _mapping(template.get("spec")), "spec.template.spec", controller=True
+        )
+    return []
+
+
+def pod_spec_problems(spec: Mapping[str, Any], path: str, *, controller: bool) -> list[FieldError]:
+    """Problems of one pod spec at `path`; `controller` when a workload controller owns it."""
+    problems: list[FieldError] = []
+    policy = spec.get("restartPolicy")
+    allowed = CONTROLLER_RESTART_POLICIES if controller else RESTART_POLICIES
+    if isinstance(policy, str) and policy not in allowed:
+        problems.append(FieldError(child(path, "restartPolicy"), not_supported(policy, allowed)))
+    names: set[str] = set()
+    for container_path, container in _containers(spec, path):
+        name = container.get("name")
+        if isinstance(name, str):
+            if name in names:
+                problems.append(FieldError(child(container_path, "name"), duplicate(name)))
+            names.add(name)
+        problems.extend(_container_problems(container, container_path))
+    return problems
+
+
+def _container_problems(container: Mapping[str, Any], path: str) -> list[FieldError]:
+    problems: list[FieldError] = []
+    if not container.get("image"):
+        problems.append(FieldError(child(path, "image"), required()))
+    pull = container.get("imagePullPolicy")
+    if isinstance(pull, str) and pull not in PULL_POLICIES:
+        problems.append(
+            FieldError(child(path, "imagePullPolicy"), not_supported(pull, PULL_POLICIES))
+        )
+    port_names: set[str] = set()
+    for i, port in enumerate(_list_of_mappings(container.get("ports"))):
+        port_path = index(child(path, "ports"), i)
+        name = port.get("name")
+        if isinstance(name, str) and name:
+            if name in port_names:
+                problems.append(FieldError(child(port_path, "name"), duplicate(name)))
+            port_names.add(name)
+        number = port.get("containerPort")
+        if isinstance(number, int) and not 1 <= number <= _MAX_PORT:
+            problems.append(
+                FieldError(
+                    child(port_path, "containerPort"),
+                    invalid(number, f"must be between 1 and {_MAX_PORT}, inclusive"),
+                )
+            )
+        protocol = port.get("protocol")
+        if isinstance(protocol, str) and protocol not in PROTOCOLS:
+            problems.append(
+                FieldError(child(port_path, "protocol"), not_supported(protocol, PROTOCOLS))
+            )
+    return problems
+
+
+def _containers(spec: Mapping[str, Any], path: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    for field in _CONTAINER_LISTS:
+        for i, container in enumerate(_list_of_mappings(spec.get(field))):
+            yield index(child(path, field), i), container
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _list_of_mappings(value: object) -> list[Mapping[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [cast(Mapping[str, Any], v) for v in cast(list[Any], value) if isinstance(v, Mapping)]

@@ -1,0 +1,216 @@
+"""YAML the way Kubernetes reads and writes it: the one loader of the whole CLI.
+
+- Unquoted timestamps stay strings. PyYAML's safe loader turns them into datetime
+  objects; Kubernetes keeps them as strings (creationTimestamp, lastTransitionTime),
+  and so must we, or they could not travel through a protobuf Struct to a function.
+- A key repeated in one mapping is an error, as kubectl reports it (`key "x" already
+  set in map`): a concatenated file must not silently lose a class or a cluster.
+- Every document is returned with the 1-based line it starts on, and every error
+  names the line, so a user can find what is wrong.
+
+Resolving is done in Python for either parser, so the C one (libyaml, several times
+faster on the multi-megabyte CRDs) behaves the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml import composer, constructor, nodes, parser, reader, resolver, scanner
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+# libyaml parses several times faster (the CRDs are megabytes of YAML), but its
+# composer recurses in C and crashes the process on a deeply nested document;
+# Python's composer over libyaml's events raises RecursionError instead.
+try:
+    from yaml._yaml import CParser as _CParser  # pyright: ignore[reportMissingModuleSource]
+except ImportError:  # PyYAML built without libyaml
+    _CParser = None
+
+
+class _PythonEvents(parser.Parser, scanner.Scanner, reader.Reader):
+    """PyYAML's own event parser, where libyaml is not available."""
+
+    def __init__(self, text: str) -> None:
+        reader.Reader.__init__(self, text)
+        scanner.Scanner.__init__(self)
+        parser.Parser.__init__(self)
+
+
+_Events: Any = _CParser or _PythonEvents
+
+
+class YAMLError(ValueError):
+    """A YAML stream that does not load; the message names where."""
+
+
+class _Strict(constructor.SafeConstructor):
+    """Construction shared by both loaders: a key repeated in a mapping is an error."""
+
+    def construct_mapping(self, node: nodes.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG or not isinstance(key_node, nodes.ScalarNode):
+                continue
+            ident = (key_node.tag, str(key_node.value))
+            if ident in seen:
+                raise constructor.ConstructorError(
+                    None,
+                    None,
+                    f"key {_go_quote(str(key_node.value))} already set in map",
+                    key_node.start_mark,
+                )
+            seen.add(ident)
+        return super().construct_mapping(node, deep=deep)  # pyright: ignore[reportUnknownMemberType]
+
+
+class _KubeResolver(resolver.Resolver):
+    """YAML 1.1 resolution without timestamps, which stay strings."""
+
+    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's own class attribute
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
+class _KubeLoader(composer.Composer, _Events, _Strict, _KubeResolver):
+    """Python's composer over libyaml's events: safe at any depth."""
+
+    def __init__(self, text: str) -> None:
+        _Events.__init__(self, text)
+        composer.Composer.__init__(self)
+        _Strict.__init__(self)
+        _KubeResolver.__init__(self)
+
+
+class _FastLoader(_Events, _Strict, _KubeResolver):
+    """libyaml's composer too, for a document too shallow to exhaust the C stack."""
+
+    def __init__(self, text: str) -> None:
+        _Events.__init__(self, text)
+        _Strict.__init__(self)
+        _KubeResolver.__init__(self)
+
+
+# Nesting is bounded by the flow brackets plus the longest line (block levels
+# need indentation, compact sequences two columns a level). Well under this, the
+# C composer's recursion is safe; a document over it is read by Python's.
+_SHALLOW = 5000
+
+
+def _loader(text: str) -> Any:
+    if _CParser is None:
+        return _KubeLoader(text)
+    brackets = text.count("[") + text.count("{")
+    if brackets < _SHALLOW and brackets + max(map(len, text.splitlines()), default=0) < _SHALLOW:
+        return _FastLoader(text)
+    return _KubeLoader(text)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One document of a stream: its value, the line it starts on, and where its
+    top-level `items` start when it has a list of them (a `v1 List`)."""
+
+    value: Any
+    line: int
+    item_lines: tuple[int, ...] = ()
+
+
+def load_documents(text: str, origin: str) -> list[Loaded]:
+    """Every document of a YAML stream, empty ones as None; YAMLError names origin:line."""
+    loader = _loader(text)
+    found: list[Loaded] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            value = loader.construct_document(node)
+            found.append(Loaded(value, _line(node), _item_lines(node)))
+    except yaml.MarkedYAMLError as exc:
+        raise YAMLError(_describe(exc, origin)) from None
+    except yaml.YAMLError as exc:
+        raise YAMLError(f"{origin}: {exc}") from None
+    except RecursionError:
+        raise YAMLError(f"{origin}: nested too deeply") from None
+    finally:
+        loader.dispose()
+    return found
+
+
+def load_all(text: str, origin: str = "<input>") -> list[Any]:
+    """Every document's value, empty documents included as None."""
+    return [doc.value for doc in load_documents(text, origin)]
+
+
+def load_one(text: str, origin: str = "<input>") -> Any:
+    """The value of a stream holding one document (None when empty)."""
+    docs = [doc for doc in load_documents(text, origin) if doc.value is not None]
+    if len(docs) > 1:
+        raise YAMLError(f"{origin}:{docs[1].line}: expected one document, found {len(docs)}")
+    return docs[0].value if docs else None
+
+
+def load_file(path: Path) -> list[Any]:
+    """Every non-empty document of a file; YAMLError (also for an unreadable file)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise YAMLError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return [value for value in load_all(text, str(path)) if value is not None]
+
+
+def dump_all(objects: Iterable[Mapping[str, Any]]) -> str:
+    """A multi-document YAML stream with sorted keys and no line folding."""
+    return yaml.dump_all(
+        [dict(obj) for obj in objects],
+        Dumper=yaml.SafeDumper,
+        sort_keys=True,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=1 << 16,
+        explicit_start=True,
+    )
+
+
+def dump(obj: Mapping[str, Any]) -> str:
+    """One object as a YAML document, keys sorted, without the leading `---`."""
+    return yaml.dump(
+        dict(obj),
+        Dumper=yaml.SafeDumper,
+        sort_keys=True,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=1 << 16,
+    )
+
+
+def _line(node: nodes.Node | None) -> int:
+    return node.start_mark.line + 1 if node is not None else 1
+
+
+def _item_lines(node: nodes.Node | None) -> tuple[int, ...]:
+    if not isinstance(node, nodes.MappingNode):
+        return ()
+    for key_node, value_node in node.value:
+        if (
+            isinstance(key_node, nodes.ScalarNode)
+            and key_node.value == "items"
+            and isinstance(value_node, nodes.SequenceNode)
+        ):
+            return tuple(_line(item) for item in value_node.value)
+    return ()
+
+
+def _describe(exc: yaml.MarkedYAMLError, origin: str) -> str:
+    mark = exc.problem_mark or exc.context_mark
+    where = f"{origin}:{mark.line + 1}" if mark is not None else origin
+    parts = [p for p in (exc.context, exc.problem) if p]
+    return f"{where}: {', '.join(parts) or 'invalid YAML'}"
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,63 @@
+"""Overcommitted pools, by totals: what the ModelReplicas on a pool claim against what it has."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modelplane_cli.render.capacity import overcommitted
+
+Obj = dict[str, Any]
+
+
+def _cluster(nodes: int) -> Obj:
+    return {
+        "kind": "InferenceCluster",
+        "metadata": {"name": "east"},
+        "status": {
+            "gpuPools": [
+                {
+                    "name": "h100",
+                    "nodes": nodes,
+                    "devices": [
+                        {"name": "gpu", "claim": "DRA", "count": 8},
+                        {"name": "nic", "claim": "Synthetic", "count": 8},
+                    ],
+                }
+            ]
+        },
+    }
+
+
+def _replica(name: str, pipeline: int = 1, workers: int = 1) -> Obj:
+    return {
+        "kind": "ModelReplica",
+        "metadata": {"name": name},
+        "spec": {
+            "clusterName": "east",
+            "workers": {
+                "count": workers,
+                "nodePoolName": "h100",
+                "topology": {"tensor": 8, "pipeline": pipeline},
+                "deviceRequests": [{"name": "gpu", "count": 8}],
+            },
+        },
+    }
+
+
+def test_a_pool_that_holds_its_replicas_is_not_overcommitted() -> None:
+    # Two nodes of eight DRA GPUs (the Synthetic NICs are never claimed).
+    assert overcommitted([_cluster(2), _replica("a"), _replica("b")]) == []
+    assert overcommitted([_cluster(2), _replica("a", pipeline=2)]) == []
+
+
+def test_more_claimed_than_the_pool_has_is_named() -> None:
+    found = overcommitted([_cluster(2), _replica("a", pipeline=2), _replica("b", workers=1)])
+
+    assert found == [
+        "InferenceCluster east pool h100 is overcommitted: ModelReplicas a, b claim 24 "
+        "devices, it has 16"
+    ]
+
+
+def test_a_pool_the_cluster_does_not_publish_is_not_judged() -> None:
+    assert overcommitted([_replica("a", workers=5)]) == []

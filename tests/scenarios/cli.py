@@ -1,0 +1,92 @@
+"""Driving `modelplane` as a user does: a fleet directory, a command line, its output.
+
+`modelplane(...)` runs the installed command's entry point in this process (the
+real APIs, functions and admission; `--in-process` keeps it fast) and returns its
+exit status, standard output and standard error. `Fleet` is a copy of example
+directories that a test edits the way a user edits YAML in a Git repository.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from modelplane_cli import yamlio
+from modelplane_cli.main import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def objects(self) -> list[Obj]:
+        return [o for o in yamlio.load_all(self.out) if o is not None]
+
+    def one(self, kind: str, name: str) -> Obj:
+        (found,) = [o for o in self.objects if o["kind"] == kind and o["metadata"]["name"] == name]
+        return found
+
+    def condition(self, kind: str, name: str, type_: str) -> Obj:
+        (found,) = [c for c in self.one(kind, name)["status"]["conditions"] if c["type"] == type_]
+        return found
+
+    def errors(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.startswith("error: ")]
+
+
+def modelplane(*argv: str | Path, in_process: bool = True) -> Run:
+    args = [str(a) for a in argv]
+    if in_process and args[:1] == ["render"]:
+        args.insert(1, "--in-process")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+class Fleet:
+    """A copy of example directories under `root`, edited through `edit`."""
+
+    def __init__(self, root: Path, *examples: str) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        for name in examples:
+            source = EXAMPLES / name
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, root / name)
+            else:
+                shutil.copy(source, root / name)
+
+    def path(self, relative: str) -> Path:
+        return self.root / relative
+
+    def text(self, relative: str) -> str:
+        return self.path(relative).read_text()
+
+    def replace(self, relative: str, old: str, new: str, count: int = 1) -> None:
+        """Edit a file by text, as a user does; the old text must be there."""
+        text = self.text(relative)
+        assert old in text, f"{old!r} is not in {relative}"
+        self.path(relative).write_text(text.replace(old, new, count))
+
+    def edit(self, relative: str, kind: str, name: str, change: Callable[[Obj], None]) -> None:
+        """Edit one document of a file as data, writing the file back as YAML."""
+        docs = [d for d in yamlio.load_all(self.text(relative)) if d is not None]
+        (target,) = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name]
+        change(target)
+        self.path(relative).write_text(yamlio.dump_all(docs))

@@ -1,0 +1,96 @@
+"""What the user docs tell people to write agrees with what Modelplane renders."""
+
+import re
+from pathlib import Path
+from typing import Any
+
+from modelplane.cel import device_from_spec, evaluate
+from modelplane.conventions.template import parse_template
+from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE
+from modelplane_cli import yamlio
+from modelplane_cli.schema import ManifestValidator, SchemaRegistry
+
+from .cli import EXAMPLES, Fleet, modelplane
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def _yaml_blocks(page: Path) -> list[Any]:
+    blocks = re.findall(r"```yaml\n(.*?)```", page.read_text(), flags=re.DOTALL)
+    return [doc for block in blocks for doc in yamlio.load_all(block) if doc is not None]
+
+
+def test_the_kueue_guide_puts_the_local_queue_where_the_workloads_land(
+    tmp_path: Path, manifest_validator: ManifestValidator
+) -> None:
+    docs = _yaml_blocks(DOCS / "schedulers" / "kueue.md")
+    (scheduling,) = [d["spec"]["scheduling"] for d in docs if "scheduling" in d.get("spec", {})]
+    (queue,) = [d for d in docs if d.get("kind") == "LocalQueue"]
+    (namespace,) = [d for d in docs if d.get("kind") == "Namespace"]
+    assert manifest_validator.validate(queue) == []
+    assert manifest_validator.validate(namespace) == []
+
+    # The guide's scheduling block, rendered for a team-a deployment on the Kueue example.
+    fleet = Fleet(tmp_path / "kueue", "catalog", "schedulers/models.yaml", "schedulers/kueue")
+    fleet.replace(
+        "schedulers/kueue/clusters.yaml",
+        'queue: "{{ .Namespace }}-local"',
+        f'queue: "{scheduling["queue"]}"',
+        count=2,
+    )
+    run = modelplane("render", fleet.root, "-o", "yaml")
+    assert run.code == 0, run.err
+    workloads = [
+        o["spec"]["forProvider"]["manifest"]
+        for o in run.objects
+        if o["kind"] == "Object"
+        and QUEUE_LABEL in o["spec"]["forProvider"]["manifest"]["metadata"].get("labels", {})
+    ]
+    assert workloads
+    # Every ModelDeployment of the example is in namespace team-a.
+    expected = parse_template(scheduling["queue"]).render({"Namespace": "team-a"})
+    for workload in workloads:
+        labels = workload["metadata"]["labels"]
+        assert labels[QUEUE_LABEL] == expected
+        # Kueue finds a LocalQueue by name in the workload's own namespace.
+        assert workload["metadata"]["namespace"] == queue["metadata"]["namespace"]
+        assert labels[QUEUE_LABEL] == queue["metadata"]["name"]
+    tenant = [
+        o["spec"]["forProvider"]["manifest"]
+        for o in run.objects
+        if o["kind"] == "Object" and o["spec"]["forProvider"]["manifest"]["kind"] == "Namespace"
+    ]
+    assert {n["metadata"]["name"] for n in tenant} == {namespace["metadata"]["name"]}
+    assert all(n["metadata"]["labels"] == namespace["metadata"]["labels"] for n in tenant), (
+        "the guide's Namespace must carry what Modelplane composes, or the two fight over it"
+    )
+    assert namespace["metadata"]["labels"][LABEL_TENANT_NAMESPACE] == "team-a"
+    assert (EXAMPLES / "schedulers" / "kueue").is_dir()
+
+
+def test_the_model_deployment_reference_example_matches_an_h100() -> None:
+    """The reference's selectors hold on the catalog's H100 (81559Mi usable), and the
+    example deployment is admitted: what a reader copies works."""
+    deployment = _yaml_blocks(DOCS / "api" / "modeldeployment.md")[0]
+    (h100,) = [
+        d
+        for d in yamlio.load_all((EXAMPLES / "catalog" / "classes.yaml").read_text())
+        if d is not None and d["metadata"]["name"] == "h100-8x"
+    ]
+    (gpu,) = [d for d in h100["spec"]["devices"] if d["name"] == "gpu"]
+    device = device_from_spec(gpu)
+
+    selectors = [
+        s["cel"]
+        for request in deployment["spec"]["nodeSelector"]["devices"]
+        for s in request["selectors"]
+    ]
+    assert selectors
+    assert all(evaluate(expression, device) is True for expression in selectors)
+    assert gpu["count"] >= deployment["spec"]["nodeSelector"]["devices"][0]["count"]
+    registry = SchemaRegistry.from_files(sorted((REPO / "apis").glob("*/definition.yaml")))
+    schema = registry.get(deployment["apiVersion"], deployment["kind"])
+    assert schema is not None
+    assert schema.admit(deployment)[1] == []

@@ -1,0 +1,261 @@
+"""A preview that can be trusted: what the clusters would refuse, run, or still be rolling out.
+
+The main example fleet puts deepseek-r1 in Deployments on prod-us-east, kimi-k2 in
+a LeaderWorkerSet there and an LLMInferenceService on prod-eu-west, and llama-8b
+in LLMInferenceServices on prod-eu-west.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from modelplane_cli import yamlio
+
+from .cli import Fleet, Obj, Run, modelplane
+
+DEEPSEEK = "deepseek-r1-94a619b8bc"
+KIMI_US = "kimi-k2-cef100b736"
+KIMI_EU = "kimi-k2-7cfa0a1295"
+LLAMA = ("llama-8b-62ef462dbb", "llama-8b-f546475cfc")
+
+
+def fleet(tmp_path: Path) -> Fleet:
+    return Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+
+
+def _template(deployment: str, role: str = "workers") -> str:
+    """The YAML text right after a deployment's engine container's args, to append to."""
+    return {
+        "llama-8b": '            args: ["--model=meta-llama/Llama-3.1-8B-Instruct", '
+        '"--max-model-len=8192"]',
+        "kimi-k2": '            args: ["--model=moonshotai/Kimi-K2-Instruct", '
+        '"--tensor-parallel-size=8", "--pipeline-parallel-size=2"]',
+    }[deployment]
+
+
+def _status(run: Run, kind: str, name: str, condition: str) -> tuple[str, str]:
+    found = run.condition(kind, name, condition)
+    return found["status"], found["reason"]
+
+
+def test_a_template_a_deployment_may_not_restart_is_refused_and_never_serves(
+    tmp_path: Path, reference_crds: Path
+) -> None:
+    repo = fleet(tmp_path)
+
+    def never_restart(deployment: Obj) -> None:
+        deployment["spec"]["decode"]["workers"]["template"]["spec"]["restartPolicy"] = "Never"
+
+    repo.edit("fleet/deployments.yaml", "ModelDeployment", "deepseek-r1", never_restart)
+
+    run = modelplane("render", repo.root, "--crds", reference_crds, "-o", "yaml")
+
+    assert run.code == 1
+    accepted = run.condition("ModelReplica", DEEPSEEK, "Accepted")
+    assert (accepted["status"], accepted["reason"]) == ("False", "WorkloadRejected")
+    assert accepted["message"] == (
+        "workload-decode: create failed: cannot create object: Deployment.apps "
+        f'"{DEEPSEEK}-decode" is invalid: spec.template.spec.restartPolicy: Unsupported value: '
+        '"Never": supported values: "Always"'
+    )
+    assert _status(run, "ModelReplica", DEEPSEEK, "Serving") == ("False", "WorkloadNotAvailable")
+    (refused,) = [
+        o
+        for o in run.objects
+        if o["kind"] == "Object"
+        and o["spec"]["forProvider"]["manifest"]["metadata"]["name"] == f"{DEEPSEEK}-decode"
+    ]
+    synced = {c["type"]: c for c in refused["status"]["conditions"]}
+    assert (synced["Synced"]["status"], synced["Ready"]["status"]) == ("False", "False")
+    assert f"error: ModelReplica ml-team-prod/{DEEPSEEK}: Accepted=False (WorkloadRejected)" in (
+        run.err
+    )
+
+
+def test_a_malformed_quantity_is_refused_by_the_custom_resource_s_schema(
+    tmp_path: Path, reference_crds: Path
+) -> None:
+    repo = fleet(tmp_path)
+    repo.replace(
+        "fleet/deployments.yaml",
+        _template("llama-8b"),
+        _template("llama-8b") + "\n            resources: {limits: {memory: lots}}",
+    )
+
+    run = modelplane("render", repo.root, "--crds", reference_crds, "-o", "yaml")
+
+    assert run.code == 1
+    for replica in LLAMA:
+        accepted = run.condition("ModelReplica", replica, "Accepted")
+        assert accepted["reason"] == "WorkloadRejected"
+        assert (
+            f'LLMInferenceService.serving.kserve.io "{replica}" is invalid: '
+            'spec.template.containers[0].resources.limits[memory]: Invalid value: "lots"'
+        ) in accepted["message"]
+        assert _status(run, "ModelReplica", replica, "Serving")[0] == "False"
+    assert run.one("ModelDeployment", "llama-8b")["status"]["replicas"] == {"total": 2, "ready": 0}
+
+
+def test_a_pull_policy_no_kubelet_knows_leaves_the_workloads_unavailable(
+    tmp_path: Path, reference_crds: Path
+) -> None:
+    """The LeaderWorkerSet and LLMInferenceService CRDs accept any string there, so
+    the API server stores them; their controllers cannot create the pods."""
+    repo = fleet(tmp_path)
+    repo.replace(
+        "fleet/deployments.yaml",
+        _template("kimi-k2"),
+        _template("kimi-k2") + "\n            imagePullPolicy: Sometimes",
+    )
+
+    run = modelplane("render", repo.root, "--crds", reference_crds, "-o", "yaml")
+
+    assert run.code == 1
+    for replica in (KIMI_US, KIMI_EU):
+        assert _status(run, "ModelReplica", replica, "Accepted") == ("True", "WorkloadApplied")
+        serving = run.condition("ModelReplica", replica, "Serving")
+        assert serving["status"] == "False"
+        assert "pods cannot be created from its template" in serving["message"]
+        assert 'imagePullPolicy: Unsupported value: "Sometimes"' in serving["message"]
+    assert run.one("ModelDeployment", "kimi-k2")["status"]["replicas"] == {"total": 2, "ready": 0}
+
+
+def _world(tmp_path: Path) -> tuple[Fleet, Path]:
+    repo = fleet(tmp_path)
+    rendered = modelplane("render", repo.root, "-o", "yaml")
+    assert rendered.code == 0, rendered.err
+    world = tmp_path / "world.yaml"
+    world.write_text(rendered.out)
+    return repo, world
+
+
+def test_the_observed_state_of_a_workload_wins_while_its_manifest_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    repo, world = _world(tmp_path)
+    objects = [o for o in yamlio.load_all(world.read_text()) if o is not None]
+    (lws,) = [
+        o
+        for o in objects
+        if o["kind"] == "Object"
+        and o["spec"]["forProvider"]["manifest"]["kind"] == "LeaderWorkerSet"
+    ]
+    lws["status"]["atProvider"]["manifest"]["status"] = {
+        "conditions": [{"type": "Available", "status": "False", "reason": "PodsPending"}]
+    }
+    world.write_text(yamlio.dump_all(objects))
+
+    run = modelplane("render", "--observed", world, repo.root, "-o", "yaml")
+
+    serving = run.condition("ModelReplica", KIMI_US, "Serving")
+    assert (serving["status"], serving["reason"]) == ("False", "WorkloadNotAvailable")
+    assert "PodsPending" in serving["message"]
+    # Not an error: the workload is the cluster's to bring back.
+    assert run.code == 0, run.err
+
+
+def test_a_changed_template_is_in_flight_for_a_round(tmp_path: Path) -> None:
+    repo, world = _world(tmp_path)
+    repo.replace("fleet/deployments.yaml", "vllm/vllm-openai:v0.7.3", "vllm/vllm-openai:v0.8.0", 2)
+
+    serving: list[str] = []
+    run = Run(0, "", "")
+    for rounds in range(1, 7):
+        run = modelplane(
+            "render", "--observed", world, repo.root, "--rounds", str(rounds), "-o", "yaml"
+        )
+        serving.append(run.condition("ModelReplica", KIMI_US, "Serving")["status"])
+
+    assert serving[0] == "True"
+    assert "False" in serving
+    assert serving[-1] == "True"
+    assert run.code == 0, run.err
+    assert run.one("ModelDeployment", "kimi-k2")["status"]["replicas"] == {"total": 2, "ready": 2}
+
+
+RACE = """
+apiVersion: v1
+kind: Secret
+metadata: {name: solo-kubeconfig, namespace: modelplane-system}
+stringData: {kubeconfig: "apiVersion: v1\\nkind: Config\\n"}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: InferenceCluster
+metadata: {name: solo}
+spec:
+  cluster:
+    source: Existing
+    existing: {secretRef: {name: solo-kubeconfig, namespace: modelplane-system}}
+  nodePools:
+    - {name: h100, className: h100-8x, nodeCount: 1}
+"""
+DEPLOYMENT = """
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelDeployment
+metadata: {name: %s, namespace: %s}
+spec:
+  replicas: 1
+  nodeSelector:
+    devices:
+      - name: gpu
+        count: 8
+        selectors:
+          - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("79Gi")) >= 0
+  workers:
+    count: 1
+    topology: {tensor: 8}
+    template:
+      spec:
+        containers:
+          - {name: engine, image: "vllm/vllm-openai:v0.7.3"}
+"""
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["sequential", "concurrent"])
+def test_two_deployments_racing_for_one_node(tmp_path: Path, concurrent: bool) -> None:
+    """Reconciled one after the other, the second finds the node taken. Reconciled at the
+    same moment, both see it free: the fleet scheduler has no reservation between
+    deployments, and the preview says the pool is overcommitted."""
+    repo = Fleet(tmp_path / "race", "catalog")
+    repo.path("race.yaml").write_text(
+        RACE + DEPLOYMENT % ("alpha", "team-a") + DEPLOYMENT % ("beta", "team-b")
+    )
+    flags = ["--concurrent"] if concurrent else []
+
+    run = modelplane("render", repo.root, *flags, "-o", "yaml")
+
+    assert run.code == 1
+    placed = [
+        o["metadata"]["name"]
+        for o in run.objects
+        if o["kind"] == "ModelDeployment" and o["status"].get("placements")
+    ]
+    if concurrent:
+        assert placed == ["alpha", "beta"]
+        assert any("InferenceCluster solo pool h100 is overcommitted" in e for e in run.errors())
+    else:
+        assert placed == ["alpha"]
+        assert (
+            "error: ModelDeployment team-b/beta: ReplicasScheduled=False (InsufficientCapacity)"
+            in run.err
+        )
+
+
+def test_events_of_every_round_are_in_the_output(tmp_path: Path) -> None:
+    run = modelplane("render", fleet(tmp_path).root, "-o", "yaml")
+
+    placed = sorted(
+        o["message"].split(": ", 1)[1]
+        for o in run.objects
+        if o["kind"] == "Event" and o["reason"] == "ReplicaPlaced"
+    )
+    assert placed == [
+        f"Placed replica {DEEPSEEK} on cluster prod-us-east (pool decode on h200, prefill on h100)",
+        f"Placed replica {KIMI_EU} on cluster prod-eu-west (pool h100)",
+        f"Placed replica {KIMI_US} on cluster prod-us-east (pool h100)",
+        f"Placed replica {LLAMA[0]} on cluster prod-eu-west (pool l4)",
+        f"Placed replica {LLAMA[1]} on cluster prod-eu-west (pool l4)",
+    ]
