@@ -1,11 +1,28 @@
 """How one worker of a role is sharded across GPUs and nodes.
 
 The scheduler sizes placements from it and the renderer shapes pods from it, so
-both read the same type. Parsing stays with each caller: each reports a bad
-topology in its own error type, against its own object's field paths.
+both read the same type, built and validated in one place (`Topology.read`) from
+the `topology` object of any API that carries one.
 """
 
 from dataclasses import dataclass
+from typing import Protocol
+
+from modelplane.core.issues import InvalidInputError, Issue
+
+
+class TopologyFields(Protocol):
+    """A `topology` object as a generated model holds it (ModelDeployment, ModelReplica):
+    each degree at least 1 by schema, None or absent meaning 1."""
+
+    @property
+    def tensor(self) -> int | None: ...
+    @property
+    def pipeline(self) -> int | None: ...
+    @property
+    def data(self) -> int | None: ...
+    @property
+    def dataLocal(self) -> int | None: ...  # noqa: N802 (the API's field name)
 
 
 @dataclass(frozen=True)
@@ -21,9 +38,41 @@ class Topology:
     data: int = 1
     data_local: int = 1
 
+    @classmethod
+    def read(cls, fields: TopologyFields | None, path: str) -> "Topology":
+        """The topology an API object gives at `path`; InvalidInputError when it is not one.
+
+        The schema bounds each degree; what it leaves to this check is that a node
+        holds a whole number of data-parallel ranks.
+        """
+        if fields is None:
+            return cls()
+        topology = cls(
+            tensor=_degree(fields.tensor),
+            pipeline=_degree(fields.pipeline),
+            data=_degree(fields.data),
+            data_local=_degree(fields.dataLocal),
+        )
+        problems = [
+            Issue(f"{path}.{name}", f"must be at least 1, not {value}")
+            for name, value in topology.as_dict().items()
+            if value < 1
+        ]
+        if not problems and topology.data % topology.data_local:
+            # A remainder would leave the node count (pipeline * data / dataLocal) fractional.
+            problems.append(
+                Issue(
+                    f"{path}.dataLocal",
+                    f"must divide data ({topology.data}), not {topology.data_local}",
+                )
+            )
+        if problems:
+            raise InvalidInputError(problems)
+        return topology
+
     @property
     def nodes_per_worker(self) -> int:
-        # Both parsers reject a data_local that does not divide data, so this is exact.
+        # `read` rejects a data_local that does not divide data, so this is exact.
         return self.pipeline * self.data // self.data_local
 
     def pods(self, workers: int) -> int:
@@ -38,3 +87,7 @@ class Topology:
             "data": self.data,
             "dataLocal": self.data_local,
         }
+
+
+def _degree(value: int | None) -> int:
+    return 1 if value is None else value
