@@ -2,7 +2,11 @@
 
 A protobuf Struct stores every number as a double, so `replicas: 3` comes back as
 3.0. Kubernetes has no float fields in the APIs Modelplane reads, and CEL treats
-int and double as different types, so integral doubles are turned back into ints.
+int and double as different types, so integral doubles are turned back into ints
+(`to_dict`). An object read into a generated model needs no such pass
+(`to_values`): the model turns each integral number into the int its schema
+declares, and a number inside a field the schema leaves open (a pod template) is
+carried through to another Struct, where an int and a double are the same.
 """
 
 from typing import Any
@@ -22,7 +26,12 @@ def restore_ints(value: Any) -> Any:
 
 
 def to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
-    return restore_ints(resource.struct_to_dict(struct))
+    return restore_ints(to_values(struct))
+
+
+def to_values(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """The Struct as plain Python, every number a float: for reading into a model."""
+    return resource.struct_to_dict(struct)
 
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
