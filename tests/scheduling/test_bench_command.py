@@ -63,7 +63,7 @@ def _fleet_file(tmp_path: Path, content: object = FLEET) -> Path:
 
 
 def test_builds_every_pool_on_every_cluster(tmp_path: Path) -> None:
-    pools, selectors = bench_command._load_fleet(_fleet_file(tmp_path))
+    pools, selectors = bench_command.load_fleet(_fleet_file(tmp_path))
     deployment, clusters = bench_command.build_inputs(pools, selectors, 12, 30)
     assert [c.name for c in clusters][:2] == ["cluster-00", "cluster-01"]
     assert all([p.name for p in c.pools] == ["l4", "h100"] for c in clusters)
@@ -89,7 +89,7 @@ BAD_FILES = [
     (
         "bad pool",
         {"pools": [{"name": "p", "nodes": -1, "devices": []}], "selectors": []},
-        "status.gpuPools[0].nodes: must be at least 0",
+        "spec.nodePools[0].nodeCount: Input should be greater than or equal to 0",
     ),
 ]
 

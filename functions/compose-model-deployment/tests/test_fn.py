@@ -25,7 +25,13 @@ def cluster(name: str, nodes: int, **labels: str) -> dict[str, Any]:
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "InferenceCluster",
         "metadata": {"name": name, "labels": {"tier": "production", **labels}},
-        "spec": {"nodePools": [{"name": "h100", "className": "h100-8x", "nodeCount": nodes}]},
+        "spec": {
+            "cluster": {
+                "source": "Existing",
+                "existing": {"secretRef": {"name": f"{name}-kubeconfig", "namespace": "platform"}},
+            },
+            "nodePools": [{"name": "h100", "className": "h100-8x", "nodeCount": nodes}],
+        },
         "status": {
             "gpuPools": [{"name": "h100", "className": "h100-8x", "nodes": nodes, "devices": [GPU]}]
         },
