@@ -62,9 +62,11 @@ def test_serves_run_function(served: tuple[str, str]) -> None:
     assert rsp.meta.tag == name
     answers = {
         "compose-inference-class": "condition Valid=True",
-        # Handed a composite of another kind, the safety net answers with a fatal
-        # result (Crossplane then changes nothing) instead of failing the RPC.
-        "compose-inference-cluster": "fatal InternalError",
+        # Handed a composite of another kind, a function that reads its composite
+        # into its model names what it cannot read and keeps what it composed...
+        "compose-inference-cluster": "condition PoolsResolved=False",
+        # ...and one that does not yet, answers with a fatal result from its safety
+        # net (Crossplane then changes nothing) instead of failing the RPC.
         "compose-model-replica": "fatal InternalError",
         # The fleet scheduler asks for the fleet before it reads the spec.
         "compose-model-deployment": "condition ReplicasScheduled=Unknown",
