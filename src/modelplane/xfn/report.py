@@ -1,5 +1,8 @@
 """Conditions and events, with reasons from the shared vocabulary."""
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 

@@ -9,6 +9,9 @@ kept aside with its issues instead of being dropped silently, so the caller can
 hold whatever depends on it rather than treat it as gone.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field

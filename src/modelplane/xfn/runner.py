@@ -6,6 +6,9 @@ better, because Crossplane stops a pipeline at a fatal result before it garbage
 collects or applies anything, so every composed resource stays as it was.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 import abc
 import gc
 from collections.abc import Generator, Mapping
@@ -162,9 +165,9 @@ def keep_observed(
         if "spec" in observed:
             # A composed composite's spec.crossplane (resourceRefs, compositionRef, ...)
             # belongs to Crossplane's reconciler of that composite, not to its parent.
-            spec = observed["spec"]
+            spec: Any = observed["spec"]
             if isinstance(spec, Mapping):
-                spec = {k: v for k, v in _mapping(spec).items() if k != "crossplane"}
+                spec = {k: v for k, v in _mapping(cast(object, spec)).items() if k != "crossplane"}
             body["spec"] = spec
         rsp.desired.resources[key].resource.update(body)
         rsp.desired.resources[key].ready = (

@@ -5,7 +5,7 @@ its field, so `kubectl describe` shows exactly what to fix.
 """
 
 # pyright: reportMissingTypeStubs=false
-# (the SDK's generated protobuf package ships .pyi files but no stub package)
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass

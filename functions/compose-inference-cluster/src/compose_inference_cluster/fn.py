@@ -9,7 +9,7 @@ cluster that cannot be read keeps its ProviderConfig and its published status.
 """
 
 # pyright: reportMissingTypeStubs=false
-# (the SDK's generated protobuf package ships .pyi files but no stub package)
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster

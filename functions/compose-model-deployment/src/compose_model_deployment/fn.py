@@ -9,13 +9,15 @@ one. A cluster that cannot be read is not gone either: its replicas are held.
 """
 
 # pyright: reportMissingTypeStubs=false
-# (the SDK's generated protobuf package ships .pyi files but no stub package)
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
+from pydantic import BaseModel
 
 from compose_model_deployment.replicas import (
     placements,
@@ -51,6 +53,12 @@ from modelplane.xfn.runner import (
     observed_resources,
 )
 
+# The SDK's resource.update, typed for the one source used here (its signature
+# says a bare `dict`).
+update_resource = cast(
+    Callable[[fnv1.Resource, BaseModel], None],
+    resource.update,  # pyright: ignore[reportUnknownMemberType]
+)
 CLUSTERS = "inferenceclusters"
 REPLICAS = "modelreplicas"
 
@@ -132,7 +140,7 @@ def emit(
             continue
         desired = rsp.desired.resources[replica.name]
         # Through the generated model: never compose what our own XRD would reject.
-        resource.update(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
+        update_resource(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
         desired.ready = fnv1.READY_TRUE if serving_now[replica.name] else fnv1.READY_FALSE
     # A replica the scheduler holds keeps exactly the spec it runs with.
     keep_observed(req, rsp, held)
