@@ -99,3 +99,15 @@ def test_read_fleet_keeps_clusters_the_adapter_refuses_apart() -> None:
             "bad", "status.gpuPools[0].devices[0].deviceClassName: is required when claim is DRA"
         ),
     )
+
+
+def test_an_unreadable_cluster_with_a_garbage_name_counts_as_nameless() -> None:
+    # Names never change, so a cluster whose name is garbage is some cluster whose
+    # name cannot be read, not a new one: every replica's cluster may be it.
+    renamed = cluster("trailing.", h100())
+    del renamed["status"]["gpuPools"][0]["devices"][0]["deviceClassName"]
+    fleet = read_fleet(
+        [parse_all([renamed], InferenceCluster).items[0]],
+        [UnreadableCluster("x" * 300, "spec: Input should be a valid dictionary")],
+    )
+    assert [u.name for u in fleet.unreadable] == [None, None]

@@ -164,3 +164,15 @@ def cel_device(device: DeviceSpec) -> Device:
     return device_from_fields(
         device.driver, device.attributes, device.capacity, device.allow_multiple_allocations
     )
+
+
+def read_device(device: DeviceFields, path: str) -> DeviceSpec:
+    """A device kind both the scheduler and CEL can use: `DeviceSpec.read`, then its CEL
+    device built once to check quantities and versions (the DRA driver would refuse
+    anything else); InvalidInputError naming `path` for either."""
+    spec = DeviceSpec.read(device, path)
+    try:
+        cel_device(spec)
+    except ValueError as exc:
+        raise InvalidInputError([Issue(path, str(exc))]) from exc
+    return spec

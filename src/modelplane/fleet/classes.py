@@ -10,7 +10,7 @@ a selector sees, so a class is valid exactly when the scheduler can use it.
 
 from modelplane_models.inference_class import InferenceClass
 
-from modelplane.core.devices import DeviceFields, DeviceSpec, cel_device
+from modelplane.core.devices import DeviceFields, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
 
@@ -37,9 +37,7 @@ def device_issues(device: DeviceFields, path: str) -> list[Issue]:
     entries names the same one in every process.
     """
     try:
-        cel_device(DeviceSpec.read(device, path))
+        read_device(device, path)
     except InvalidInputError as invalid:
         return list(invalid.issues)
-    except ValueError as exc:
-        return [Issue(path, str(exc))]
     return []

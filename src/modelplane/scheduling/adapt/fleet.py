@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from modelplane_models.inference_cluster import Device, InferenceCluster, PublishedPool
 from pydantic import TypeAdapter
 
-from modelplane.core.devices import DeviceSpec
+from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.model import Cluster, Pool, PoolHardware, UnreadableCluster
@@ -69,7 +69,7 @@ class Interner:
         key = model.__pydantic_serializer__.to_json(model, warnings=False)
         found = self._read.get(key)
         if found is None:
-            spec = DeviceSpec.read(model, path)
+            spec = read_device(model, path)
             found = self._read[key] = self._devices.setdefault(spec, spec)
         return found
 
@@ -117,14 +117,25 @@ def read_fleet(
     models: Iterable[InferenceCluster], unreadable: Iterable[UnreadableCluster] = ()
 ) -> Fleet:
     """Every cluster, sharing device objects between equal classes. A cluster the
-    adapter refuses joins `unreadable` (the models' own refusals) with its problem."""
+    adapter refuses joins `unreadable` (the models' own refusals) with its problem.
+
+    An unreadable cluster keeps its name only when that name is a valid one: a
+    name that is itself garbage cannot say which cluster this was, so the
+    cluster counts as nameless, and no replica's cluster is taken as gone.
+    """
     interner = Interner()
     clusters: list[Cluster] = []
-    refused = list(unreadable)
+    refused = [_trusted(u.name, u.problem) for u in unreadable]
     for model in models:
         try:
             clusters.append(read_cluster(model, interner))
         except InvalidInputError as invalid:
             name = model.metadata.name if model.metadata else None
-            refused.append(UnreadableCluster(name or None, "; ".join(map(str, invalid.issues))))
+            refused.append(_trusted(name, "; ".join(map(str, invalid.issues))))
     return Fleet(tuple(clusters), tuple(refused))
+
+
+def _trusted(name: str | None, problem: str) -> UnreadableCluster:
+    problems: list[Issue] = []
+    object_name(name, "metadata.name", problems)
+    return UnreadableCluster(None if problems else name, problem)
