@@ -17,6 +17,7 @@ GPU: dict[str, Any] = {
     "attributes": {"architecture": {"string": "Hopper"}},
     "capacity": {"memory": {"value": "81559Mi"}},
 }
+KIMI_UID = "5e0b2a4c-6f0e-4c7e-9d11-2f3a1b0c9d8e"
 TEMPLATE = {"spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai:v0.7.3"}]}}
 
 
@@ -42,7 +43,7 @@ def deployment(replicas: int, selector: str = HOPPER, pipeline: int = 2) -> dict
     return {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "ModelDeployment",
-        "metadata": {"name": "kimi", "namespace": "ml"},
+        "metadata": {"name": "kimi", "namespace": "ml", "uid": KIMI_UID},
         "spec": {
             "replicas": replicas,
             "clusterSelector": {"matchLabels": {"tier": "production"}},
@@ -182,6 +183,67 @@ SCHEDULED_3 = condition(
     "ReplicasScheduled", True, "AllReplicasScheduled", "3 of 3 replicas scheduled across 2 clusters"
 )
 
+STEADY_STATE = response(
+    resources={
+        A0: composed(replica(A0, "a", 0), ready=True),
+        A1: composed(replica(A1, "a", 1), ready=True),
+        B0: composed(replica(B0, "b", 0), ready=True),
+    },
+    status={
+        "replicas": {"total": 3, "ready": 3},
+        "placements": [
+            placement(A0, "a", 0, serving=True),
+            placement(A1, "a", 1, serving=True),
+            placement(B0, "b", 0, serving=True),
+        ],
+        "matchTrace": [],
+    },
+    conditions=[
+        SCHEDULED_3,
+        condition("ReplicasReady", True, "AllReplicasReady", "3 of 3 replicas serving"),
+        ALL_ACCEPTED,
+    ],
+)
+
+
+def as_running(obj: dict[str, Any], uid: str = KIMI_UID) -> dict[str, Any]:
+    """A composed replica as the API server holds it: in the deployment's namespace,
+    with Crossplane's composition-resource-name annotation and controller reference."""
+    running = observed_in_namespace(obj)
+    running["metadata"]["annotations"] = {
+        "crossplane.io/composition-resource-name": obj["metadata"]["name"]
+    }
+    running["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "ModelDeployment",
+            "name": "kimi",
+            "uid": uid,
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
+    return running
+
+
+def relabelled(obj: dict[str, Any], **labels: str) -> dict[str, Any]:
+    obj["metadata"]["labels"].update(labels)
+    return obj
+
+
+# Someone edits every identity label of the running replicas: the deployment label
+# names another deployment, the cluster and index labels point elsewhere.
+RELABELLED = {
+    A0: relabelled(
+        as_running(replica(A0, "a", 0, serving=True)), **{"modelplane.ai/deployment": "other"}
+    ),
+    A1: relabelled(as_running(replica(A1, "a", 1, serving=True)), **{"modelplane.ai/cluster": "b"}),
+    B0: relabelled(
+        as_running(replica(B0, "b", 0, serving=True)),
+        **{"modelplane.ai/cluster": "a", "modelplane.ai/replica-index": "1"},
+    ),
+}
+
 CASES = [
     pytest.param(
         request(deployment(3)),
@@ -228,28 +290,18 @@ CASES = [
                 B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
             },
         ),
-        response(
-            resources={
-                A0: composed(replica(A0, "a", 0), ready=True),
-                A1: composed(replica(A1, "a", 1), ready=True),
-                B0: composed(replica(B0, "b", 0), ready=True),
-            },
-            status={
-                "replicas": {"total": 3, "ready": 3},
-                "placements": [
-                    placement(A0, "a", 0, serving=True),
-                    placement(A1, "a", 1, serving=True),
-                    placement(B0, "b", 0, serving=True),
-                ],
-                "matchTrace": [],
-            },
-            conditions=[
-                SCHEDULED_3,
-                condition("ReplicasReady", True, "AllReplicasReady", "3 of 3 replicas serving"),
-                ALL_ACCEPTED,
-            ],
-        ),
+        STEADY_STATE,
         id="steady state: retained, serving, no events",
+    ),
+    pytest.param(
+        request(
+            deployment(3),
+            required={"inferenceclusters": FLEET, "modelreplicas": list(RELABELLED.values())},
+            observed=RELABELLED,
+        ),
+        # Each replica keeps its (cluster, index) and its name; the labels come back.
+        STEADY_STATE,
+        id="labels edited by hand move nothing: identity is Crossplane's and the spec's",
     ),
     pytest.param(
         request(deployment(0), required={"inferenceclusters": FLEET, "modelreplicas": []}),
@@ -389,3 +441,81 @@ def test_a_cluster_that_has_not_published_its_pools_keeps_its_replicas() -> None
     assert sorted(got["desired"]["resources"]) == sorted([A0, B0])
     kept = got["desired"]["resources"][B0]["resource"]
     assert kept["spec"] == running[B0]["spec"]
+
+
+def test_a_replica_labelled_as_this_deployments_is_not_adopted() -> None:
+    """Labels do not make a replica this deployment's: another deployment's replica
+    relabelled `kimi` is charged to capacity, never composed or counted here."""
+    other = as_running(replica("other-0", "b", 0), uid="uid-of-other")
+    other["metadata"]["ownerReferences"][0]["name"] = "other"
+    other["spec"]["deploymentName"] = "other"
+    req = request(deployment(3), required={"inferenceclusters": FLEET, "modelreplicas": [other]})
+    got = as_dict(run(FunctionRunner(), req))
+    assert "other-0" not in got["desired"]["resources"]
+    placements_ = got["desired"]["composite"]["resource"]["status"]["placements"]
+    # Cluster b's two nodes are taken by the other replica: two land on a, none on b.
+    assert [(p["cluster"], p["index"]) for p in placements_] == [("a", 0), ("a", 1)]
+
+
+def test_a_namesakes_leftover_replica_is_not_retained() -> None:
+    """A replica an earlier deployment of the same name composed (another uid) is not
+    this one's: it is charged while it lingers, and this deployment places its own."""
+    leftover = as_running(replica("kimi-old", "b", 0), uid="uid-of-the-deleted-kimi")
+    req = request(deployment(1), required={"inferenceclusters": FLEET, "modelreplicas": [leftover]})
+    got = as_dict(run(FunctionRunner(), req))
+    assert sorted(got["desired"]["resources"]) == [A0]
+
+
+def test_an_unreadable_cluster_keeps_its_replica_and_says_so() -> None:
+    """A garbage InferenceCluster is not a deleted one: the replica on it is held."""
+    garbage_b = cluster("b", 2)
+    garbage_b["status"]["gpuPools"][0]["nodes"] = "two"
+    running = {
+        A0: as_running(replica(A0, "a", 0, serving=True)),
+        B0: as_running(replica(B0, "b", 0, serving=True)),
+    }
+    req = request(
+        deployment(2),
+        required={
+            "inferenceclusters": [cluster("a", 4), garbage_b],
+            "modelreplicas": list(running.values()),
+        },
+        observed=running,
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    assert sorted(got["desired"]["resources"]) == [A0, B0]
+    assert got["desired"]["resources"][B0]["resource"]["spec"] == running[B0]["spec"]
+    assert got["conditions"][0]["reason"] == "AllReplicasScheduled"
+    trace = got["desired"]["composite"]["resource"]["status"]["matchTrace"]
+    assert trace == [
+        {
+            "cluster": "b",
+            "reason": "ClusterUnreadable",
+            "message": "cannot be read (status.gpuPools[0].nodes: Input should be a valid "
+            "integer, unable to parse string as an integer): its replicas are kept as "
+            "recorded, nothing new is placed",
+        }
+    ]
+    warnings = [r for r in got["results"] if r["severity"] == "SEVERITY_WARNING"]
+    assert [w["reason"] for w in warnings] == ["ClusterUnreadable"]
+    assert warnings[0]["message"].startswith("InferenceCluster b cannot be read")
+
+
+def test_an_unreadable_own_replica_keeps_everything() -> None:
+    """A composed replica that cannot be read stops the decision, not the replicas."""
+    broken = as_running(replica(B0, "b", 0, serving=True))
+    broken["spec"]["index"] = "zero"
+    running = {A0: as_running(replica(A0, "a", 0, serving=True)), B0: broken}
+    req = request(
+        deployment(1),
+        required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
+        observed=running,
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    assert sorted(got["desired"]["resources"]) == [A0, B0]
+    (scheduled,) = got["conditions"]
+    assert scheduled["type"] == "ReplicasScheduled"
+    assert scheduled["status"] == "STATUS_CONDITION_FALSE"
+    assert scheduled["message"].startswith(f"modelreplicas[{B0}].spec.index: ")
+    # Asked for on every call, so Crossplane's fetch loop settles.
+    assert got["requirements"] == REQUIREMENTS
