@@ -53,11 +53,12 @@ generate: sync ## Regenerate the pydantic models from the XRDs.
 	$(RUN) python schemas/generate.py
 
 .PHONY: bench
-bench: sync ## Benchmark the fleet scheduler on the shared bench fleet.
+bench: sync ## Benchmark the fleet scheduler and reading the fleet, on the shared bench fleet.
 	@for n in 10 100 1000; do \
 	  $(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters $$n --replicas 10; \
 	done
 	$(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters 10000 --replicas 100
+	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
 
 BENCH_FLEET ?= $(firstword $(wildcard ../shared/bench/fleet.json) bench/fleet.json)
 
