@@ -2,7 +2,8 @@
 
 import pytest
 
-from modelplane.scheduling.label_selector import LabelSelectorError, compile_label_selector
+from modelplane.core.issues import InvalidInputError
+from modelplane.scheduling.label_selector import compile_label_selector
 from modelplane.scheduling.model import LabelRequirement, LabelSelector
 
 from .builders import Obj
@@ -109,7 +110,9 @@ INVALID = [
     ("selector", "problem"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID]
 )
 def test_invalid(selector: Obj, problem: str) -> None:
-    with pytest.raises(LabelSelectorError) as error:
+    with pytest.raises(InvalidInputError) as error:
         compile_label_selector(parse_label_selector(selector))
-    assert any(problem in p for p in error.value.problems), error.value.problems
-    assert all(p.startswith("spec.clusterSelector.") for p in error.value.problems)
+    found = [str(issue) for issue in error.value.issues]
+    assert any(problem in p for p in found), found
+    assert all(p.startswith("spec.clusterSelector.") for p in found)
+    assert {issue.reason for issue in error.value.issues} == {"InvalidClusterSelector"}

@@ -21,7 +21,6 @@ from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.label_selector import (
     MATCH_ALL,
     CompiledLabelSelector,
-    LabelSelectorError,
     compile_label_selector,
 )
 from modelplane.scheduling.matching import Matcher
@@ -56,8 +55,8 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[str]:
-    problems: list[str] = []
+def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
+    problems: list[Issue] = []
     for role in deployment.roles:
         base = (
             "spec.nodeSelector" if role.name == UNIFIED_ROLE else f"spec.{role.name}.nodeSelector"
@@ -66,7 +65,8 @@ def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator
             for j, expression in enumerate(request.selectors):
                 error = evaluator.compile_error(expression)
                 if error is not None:
-                    problems.append(f"{base}.devices[{i}].selectors[{j}].cel: {error}")
+                    path = f"{base}.devices[{i}].selectors[{j}].cel"
+                    problems.append(Issue(path, error, Reason.INVALID_NODE_SELECTOR))
     return problems
 
 
@@ -157,13 +157,13 @@ def _invalid(
     deployment: Deployment,
     own: Sequence[ExistingReplica],
     existence: Existence,
-    reason: str,
-    problems: list[str],
+    problems: list[Issue],
     warnings: Sequence[Event],
 ) -> Decision:
+    reason = problems[0].reason
     kept, removed = hold(own, existence)
     kept = scale_down(kept, deployment.replicas, removed)
-    message = "; ".join(problems) + _hold_note(kept)
+    message = "; ".join(map(str, problems)) + _hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
     condition = Condition(False, reason, message)
     return _decision(kept, [], removed, (), condition, [*warnings, warning])
@@ -216,18 +216,15 @@ def schedule(
     evaluator = SelectorEvaluator(engine if engine is not None else default_engine())
 
     selector: CompiledLabelSelector = MATCH_ALL
-    selector_problems: list[str] = []
+    selector_problems: list[Issue] = []
     try:
         selector = compile_label_selector(deployment.cluster_selector)
-    except LabelSelectorError as error:
-        selector_problems = error.problems
-    problems = _node_selector_problems(deployment, evaluator)
-    if selector_problems or problems:
-        reason = (
-            Reason.INVALID_CLUSTER_SELECTOR if selector_problems else Reason.INVALID_NODE_SELECTOR
-        )
-        problems = selector_problems + problems
-        return _invalid(deployment, own, existence, reason, problems, warnings)
+    except InvalidInputError as error:
+        selector_problems = list(error.issues)
+    # The clusterSelector's problems come first, so the first one's reason is the condition's.
+    problems = selector_problems + _node_selector_problems(deployment, evaluator)
+    if problems:
+        return _invalid(deployment, own, existence, problems, warnings)
 
     matcher = Matcher(evaluator)
     fleet = FleetFilter(deployment, selector, matcher)
