@@ -52,6 +52,13 @@ def count(minimum: int) -> Any:
     return parse
 
 
+def fleet_arguments(command: argparse.ArgumentParser, runs: int) -> None:
+    """--fleet, --clusters and --runs: what every benchmark on the bench fleet takes."""
+    command.add_argument("--fleet", required=True, type=Path, help="fleet file (JSON)")
+    command.add_argument("--clusters", required=True, type=count(1), help="clusters to build")
+    command.add_argument("--runs", type=count(1), default=runs, help=f"timed runs (default {runs})")
+
+
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     bench = subparsers.add_parser("bench", help="benchmark Modelplane's components")
     commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
@@ -61,12 +68,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command.add_argument("--fleet", required=True, type=Path, help="fleet file (JSON)")
-    command.add_argument("--clusters", required=True, type=count(1), help="clusters to build")
+    fleet_arguments(command, DEFAULT_RUNS)
     command.add_argument("--replicas", required=True, type=count(0), help="replicas to place")
-    command.add_argument(
-        "--runs", type=count(1), default=DEFAULT_RUNS, help=f"timed runs (default {DEFAULT_RUNS})"
-    )
     command.set_defaults(func=run)
     bench_parse.register_command(commands)
 

@@ -14,7 +14,6 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from modelplane_models import InferenceCluster
@@ -36,16 +35,7 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command.add_argument("--fleet", required=True, type=Path, help="fleet file (JSON)")
-    command.add_argument(
-        "--clusters", required=True, type=bench_command.count(1), help="clusters to build"
-    )
-    command.add_argument(
-        "--runs",
-        type=bench_command.count(1),
-        default=DEFAULT_RUNS,
-        help=f"timed runs (default {DEFAULT_RUNS})",
-    )
+    bench_command.fleet_arguments(command, DEFAULT_RUNS)
     command.set_defaults(func=run)
 
 
