@@ -229,6 +229,10 @@ CLUSTER_ERRORS = [
         "status.gpuPools[0].nodes: must be at least 0, not -1",
     ),
     (_without(CLUSTER, "status", "gpuPools", 0, "name"), "status.gpuPools[0].name: is required"),
+    (
+        _with(CLUSTER, "p" * 64, "status", "gpuPools", 0, "name"),
+        "status.gpuPools[0].name: 'pppp",
+    ),
     (_with(CLUSTER, "x", "spec", "scheduling"), "spec.scheduling: Input should be a valid dict"),
     (_without(CLUSTER, "metadata", "name"), "metadata.name: is required"),
 ]
@@ -305,7 +309,7 @@ def test_composed_replicas_are_this_deployments_by_their_composition_resource_na
     # Whatever its labels and marks say, Crossplane observed it as this deployment's.
     stray = replica("a", 0, deployment_name="other")
     stray["metadata"]["name"] = "renamed"
-    del stray["metadata"]["namespace"]
+    stray["metadata"]["namespace"] = "elsewhere"
     known = existing_replicas(DEP, None, {"model-a-0": parse_object(ModelReplica, stray)}, [])
     (parsed,) = known.replicas
     assert (parsed.namespace, parsed.name, parsed.owner) == ("ml", "model-a-0", "model")

@@ -8,6 +8,7 @@ from pydantic import TypeAdapter
 
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.naming import is_dns_label
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.model import Cluster, Pool, PoolHardware, UnreadableCluster
 
@@ -55,6 +56,9 @@ class Interner:
         nodes = 0 if pool.nodes is None else pool.nodes
         if not pool.name:
             problems.append(Issue(f"{path}.name", "is required"))
+        elif not is_dns_label(pool.name):
+            # A replica pins its pods to the pool by a label: the name must be a label.
+            problems.append(Issue(f"{path}.name", f"{pool.name!r} must be a DNS label"))
         if nodes < 0:
             problems.append(Issue(f"{path}.nodes", f"must be at least 0, not {nodes}"))
         hardware = PoolHardware(tuple(devices))

@@ -117,7 +117,8 @@ def existing_replicas(
             skipped += 1
     problems: list[Issue] = []
     for key, model in sorted(composed.items()):
-        namespace = (model.metadata.namespace if model.metadata else None) or deployment.namespace
+        # Crossplane composes a namespaced composite's resources into its namespace.
+        namespace = deployment.namespace
         try:
             found[(namespace, key)] = read_replica(model, key, namespace, deployment.name)
         except InvalidInputError as invalid:
