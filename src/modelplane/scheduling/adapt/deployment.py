@@ -50,7 +50,7 @@ def _role(
     path: str,
     problems: list[Issue],
 ) -> Role:
-    prefix = f"{path}." if path else ""
+    prefix = f"{path}."
     if node_selector is None:
         problems.append(Issue(f"{prefix}nodeSelector", "is required"))
     if workers is None:

@@ -97,8 +97,9 @@ def existing_replicas(
     carries Crossplane's marks of a resource this deployment composed (`composer`,
     its controller reference's uid matching `uid` when both are known). Labels are
     never read: editing one must not make the scheduler charge a running replica
-    elsewhere or drop it. One of this deployment's own that cannot be read raises
-    InvalidInputError (nothing can be decided without it); another's is skipped.
+    elsewhere or drop it. A composed replica that cannot be read raises
+    InvalidInputError (nothing can be decided without it); any other is skipped
+    and counted.
     """
     found: dict[tuple[str, str], ExistingReplica] = {}
     skipped = 0
