@@ -62,10 +62,9 @@ def test_serves_run_function(served: tuple[str, str]) -> None:
     assert rsp.meta.tag == name
     answers = {
         "compose-inference-class": "condition Valid=True",
-        # Handed a composite of another kind, the safety net answers with a fatal
-        # result (Crossplane then changes nothing) instead of failing the RPC.
-        "compose-inference-cluster": "fatal InternalError",
-        # Read into its model first, a composite it cannot read is a condition.
+        # Handed a composite of another kind, a function reads it into its model,
+        # names what it cannot read and keeps what it composed.
+        "compose-inference-cluster": "condition PoolsResolved=False",
         "compose-model-replica": "condition Accepted=False",
         # The fleet scheduler asks for the fleet before it reads the spec.
         "compose-model-deployment": "condition ReplicasScheduled=Unknown",

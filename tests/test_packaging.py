@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME_PACKAGES = {"cel", "conventions", "core", "fleet", "scheduling", "workloads", "xfn"}
+
+
+def _workspace_members() -> tuple[str, ...]:
+    """Every distribution of the uv workspace: the root and its members."""
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    names = [root["project"]["name"]]
+    for pattern in root["tool"]["uv"]["workspace"]["members"]:
+        for member in sorted(ROOT.glob(pattern)):
+            project = tomllib.loads((member / "pyproject.toml").read_text())
+            names.append(project["project"]["name"])
+    return tuple(names)
+
+
+WORKSPACE_MEMBERS = _workspace_members()
 FUNCTIONS = sorted(
     p.name for p in (ROOT / "functions").iterdir() if (p / "pyproject.toml").is_file()
 )
@@ -111,6 +126,9 @@ def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
             "--no-editable",
             "--offline",
             "--quiet",
+            # uv caches a workspace member's built wheel by its pyproject.toml alone,
+            # so rebuild every member from the sources as they are now.
+            *(f"--reinstall-package={member}" for member in WORKSPACE_MEMBERS),
         ],
         cwd=ROOT,
         check=True,

@@ -1,21 +1,36 @@
-"""Builders for the API objects the scheduler reads, as the glue hands them over (dicts)."""
+"""Builders for the API objects the scheduler reads, and the glue's way of reading them.
+
+Objects are built as plain dicts, valid against the XRDs, then read the way
+compose-model-deployment reads them: into the generated models, then through
+the one adapter (`modelplane.scheduling.adapt`).
+"""
 
 from collections.abc import Sequence
 from typing import Any
 
+from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
+
 from modelplane.core import vocabulary
+from modelplane.core.issues import parse_object
 from modelplane.scheduling import (
+    Cluster,
     Decision,
+    Deployment,
+    ExistingReplica,
+    Pool,
     SelectorEngine,
-    parse_clusters,
-    parse_deployment,
-    parse_replicas,
+    existing_replicas,
+    read_cluster,
+    read_deployment,
+    read_fleet,
     schedule,
 )
 
 from .fake_engine import FakeEngine
 
 Obj = dict[str, Any]
+TEMPLATE: Obj = {"spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai"}]}}
+EXISTING: Obj = {"source": "Existing", "existing": {"secretRef": {"name": "kc", "namespace": "p"}}}
 
 
 def gpu(
@@ -71,11 +86,32 @@ def cluster(
         scheduling["defaultPriority"] = default_priority
     if allowed is not None:
         scheduling["allowedPriorities"] = allowed
-    return {
+    obj: Obj = {
         "metadata": {"name": name, "labels": labels or {}},
-        "spec": {"scheduling": scheduling} if scheduling else {},
         "status": {"gpuPools": list(pools)},
     }
+    if pools or scheduling:
+        declared = pools or (h100(),)
+        obj["spec"] = {
+            "cluster": EXISTING,
+            "nodePools": [
+                {"name": p["name"], "className": p["className"], "nodeCount": p["nodes"]}
+                for p in declared
+            ],
+        }
+        if scheduling:
+            obj["spec"]["scheduling"] = scheduling
+    return obj
+
+
+def declaring(obj: Obj, *pool_names: str) -> Obj:
+    """The cluster with exactly `pool_names` in spec.nodePools, whatever it publishes."""
+    spec = {
+        **obj.get("spec", {}),
+        "cluster": EXISTING,
+        "nodePools": [{"name": n, "className": "h100-8x", "nodeCount": 2} for n in pool_names],
+    }
+    return {**obj, "spec": spec}
 
 
 def request(name: str = "gpu", count: int = 1, *selectors: str) -> Obj:
@@ -88,7 +124,7 @@ HOPPER = request("gpu", 8, "arch == Hopper")
 def role(*requests: Obj, workers: int = 1, topology: Obj | None = None) -> Obj:
     return {
         "nodeSelector": {"devices": list(requests) or [HOPPER]},
-        "workers": {"count": workers, "topology": topology or {}},
+        "workers": {"count": workers, "topology": topology or {}, "template": TEMPLATE},
     }
 
 
@@ -138,7 +174,9 @@ def replica(
     topology: Obj | None = None,
     roles: dict[str, Obj] | None = None,
 ) -> Obj:
-    """A ModelReplica; `roles` replaces the single `workers` role when given."""
+    """A ModelReplica as `deployment_name` composed it; `roles` replaces the single
+    `workers` role when given. Crossplane's marks (the composition-resource-name
+    annotation, the controller reference) say whose it is; the labels are decoration."""
     spec: Obj = {"deploymentName": deployment_name, "clusterName": cluster_name, "index": index}
     if roles is not None:
         spec.update(roles)
@@ -148,16 +186,28 @@ def replica(
             "topology": topology or {},
             "nodePoolName": pool_name,
             "deviceRequests": list(claims) or [claim("gpu", 8, "arch == Hopper")],
+            "template": TEMPLATE,
         }
+    replica_name = name or f"{deployment_name}-{cluster_name}-{index}"
     return {
         "metadata": {
-            "name": name or f"{deployment_name}-{cluster_name}-{index}",
+            "name": replica_name,
             "namespace": namespace,
             "labels": {
                 vocabulary.LABEL_DEPLOYMENT: deployment_name,
                 vocabulary.LABEL_CLUSTER: cluster_name,
                 vocabulary.LABEL_REPLICA_INDEX: str(index),
             },
+            "annotations": {vocabulary.ANNOTATION_COMPOSITION_RESOURCE_NAME: replica_name},
+            "ownerReferences": [
+                {
+                    "apiVersion": vocabulary.API_VERSION,
+                    "kind": vocabulary.MODEL_DEPLOYMENT,
+                    "name": deployment_name,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
         },
         "spec": spec,
     }
@@ -169,7 +219,38 @@ def recorded_role(pool_name: str, *claims: Obj, workers: int = 1) -> Obj:
         "topology": {},
         "nodePoolName": pool_name,
         "deviceRequests": list(claims) or [claim("gpu", 8, "arch == Hopper")],
+        "template": TEMPLATE,
     }
+
+
+def read_dep(obj: Obj) -> Deployment:
+    """A ModelDeployment object as the glue reads it."""
+    return read_deployment(parse_object(ModelDeployment, obj))
+
+
+def read_clusters(objs: Sequence[Obj]) -> list[Cluster]:
+    """InferenceCluster objects as the glue reads them, sharing equal hardware."""
+    fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in objs)
+    assert not fleet.unreadable, fleet.unreadable
+    return list(fleet.clusters)
+
+
+def read_one_cluster(obj: Obj) -> Cluster:
+    """One cluster, read alone: it shares nothing with any other."""
+    return read_cluster(parse_object(InferenceCluster, obj))
+
+
+def read_pool(obj: Obj) -> Pool:
+    """A published pool, as the scheduler reads it from a cluster's status."""
+    return read_one_cluster(cluster("c", obj)).pools[0]
+
+
+def read_replicas(dep: Deployment, objs: Sequence[Obj]) -> list[ExistingReplica]:
+    """The fleet's ModelReplicas, each owned by whoever composed it."""
+    models = [parse_object(ModelReplica, obj) for obj in objs]
+    known = existing_replicas(dep, None, {}, models)
+    assert known.skipped == 0
+    return list(known.replicas)
 
 
 def run(
@@ -178,10 +259,13 @@ def run(
     replicas: Sequence[Obj] = (),
     engine: SelectorEngine | None = None,
 ) -> Decision:
+    deployment_ = read_dep(dep)
+    fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in clusters)
     return schedule(
-        parse_deployment(dep),
-        parse_clusters(clusters),
-        parse_replicas(replicas),
+        deployment_,
+        fleet.clusters,
+        read_replicas(deployment_, replicas),
+        unreadable=fleet.unreadable,
         engine=engine or FakeEngine(),
     )
 

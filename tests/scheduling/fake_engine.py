@@ -7,10 +7,10 @@ anything else does not compile.
 """
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from modelplane.scheduling import SelectorCompileError, SelectorRuntimeError
+from modelplane.scheduling import DeviceSpec, SelectorCompileError, SelectorRuntimeError
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -23,23 +23,22 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
 
 
 class FakeDevice:
-    def __init__(self, spec: Mapping[str, object]) -> None:
+    def __init__(self, spec: DeviceSpec) -> None:
         self.spec = spec
 
     def lookup(self, field: str) -> object:
         if field in ("name", "driver", "count"):
-            return self.spec[field]
+            return getattr(self.spec, field)
         if field.startswith("capacity."):
-            capacity: Any = self.spec["capacity"]
+            capacity = dict(self.spec.capacity)
             entry = capacity.get(field.removeprefix("capacity."))
             if entry is None:
                 raise SelectorRuntimeError(f"no such capacity {field}")
-            return int(entry["value"])
-        attributes: Any = self.spec["attributes"]
-        entry = attributes.get(field)
-        if entry is None:
+            return int(entry)
+        attributes = {name: value for name, _, value in self.spec.attributes}
+        if field not in attributes:
             raise SelectorRuntimeError(f"no such key: {field}")
-        return next(iter(entry.values()))
+        return attributes[field]
 
 
 class FakeSelector:
@@ -99,6 +98,6 @@ class FakeEngine:
 
         return FakeSelector(counted)
 
-    def device(self, spec: Mapping[str, object]) -> FakeDevice:
+    def device(self, spec: DeviceSpec) -> FakeDevice:
         self.devices += 1
         return FakeDevice(spec)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from modelplane.scheduling import schedule
-from modelplane_cli import bench_command
+from modelplane.xfn.structs import to_struct, to_values
+from modelplane_cli import bench_command, bench_parse
 
 from .fake_engine import FakeEngine
 
@@ -63,7 +64,7 @@ def _fleet_file(tmp_path: Path, content: object = FLEET) -> Path:
 
 
 def test_builds_every_pool_on_every_cluster(tmp_path: Path) -> None:
-    pools, selectors = bench_command._load_fleet(_fleet_file(tmp_path))
+    pools, selectors = bench_command.load_fleet(_fleet_file(tmp_path))
     deployment, clusters = bench_command.build_inputs(pools, selectors, 12, 30)
     assert [c.name for c in clusters][:2] == ["cluster-00", "cluster-01"]
     assert all([p.name for p in c.pools] == ["l4", "h100"] for c in clusters)
@@ -89,7 +90,7 @@ BAD_FILES = [
     (
         "bad pool",
         {"pools": [{"name": "p", "nodes": -1, "devices": []}], "selectors": []},
-        "status.gpuPools[0].nodes: must be at least 0",
+        "spec.nodePools[0].nodeCount: Input should be greater than or equal to 0",
     ),
 ]
 
@@ -139,3 +140,32 @@ def test_usage_errors(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as error:
         _parser().parse_args(argv)
     assert error.value.code == 2
+
+
+def test_bench_parse_reads_every_cluster_and_prints_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _parser().parse_args(
+        ["bench", "parse", "--fleet", str(_fleet_file(tmp_path)), "--clusters", "7", "--runs", "2"]
+    )
+    assert args.func(args) == bench_command.EXIT_OK
+    result = json.loads(capsys.readouterr().out)
+    assert result["clusters"] == 7
+    assert 0 < result["parse_min_ms"] <= result["parse_median_ms"]
+    assert (
+        bench_parse.parse_fleet(
+            [to_values(to_struct(o)) for o in bench_command.cluster_objects(FLEET["pools"], 7)]
+        )
+        == 7
+    )
+
+
+def test_bench_parse_refuses_a_bad_fleet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = {"pools": [{"name": "p", "nodes": 1, "devices": [{"name": "gpu"}]}], "selectors": []}
+    args = _parser().parse_args(
+        ["bench", "parse", "--fleet", str(_fleet_file(tmp_path, bad)), "--clusters", "2"]
+    )
+    assert args.func(args) == bench_command.EXIT_FAILED
+    assert "driver: Field required" in capsys.readouterr().err

@@ -2,15 +2,7 @@
 
 from modelplane.core.naming import is_dns_label
 from modelplane.core.vocabulary import Reason
-from modelplane.scheduling import (
-    EventType,
-    Origin,
-    parse_cluster,
-    parse_deployment,
-    parse_replicas,
-    replica_name,
-    schedule,
-)
+from modelplane.scheduling import EventType, Origin, replica_name, schedule
 
 from .builders import (
     HOPPER,
@@ -19,6 +11,9 @@ from .builders import (
     deployment,
     h100,
     l4,
+    read_dep,
+    read_one_cluster,
+    read_replicas,
     recorded_role,
     replica,
     request,
@@ -39,14 +34,12 @@ def test_new_replica_names_are_opaque_and_stable() -> None:
     for replica_ in first.replicas:
         assert is_dns_label(replica_.name)
         assert "east" not in replica_.name
-        assert replica_.name == replica_name(
-            parse_deployment(dep), replica_.cluster, replica_.index
-        )
+        assert replica_.name == replica_name(read_dep(dep), replica_.cluster, replica_.index)
 
 
 def test_names_differ_by_namespace() -> None:
-    a = parse_deployment(deployment(1, namespace="one"))
-    b = parse_deployment(deployment(1, namespace="two"))
+    a = read_dep(deployment(1, namespace="one"))
+    b = read_dep(deployment(1, namespace="two"))
     assert replica_name(a, "c", 0) != replica_name(b, "c", 0)
 
 
@@ -165,8 +158,8 @@ def test_evaluation_cost_does_not_grow_with_clusters_sharing_a_class() -> None:
 def test_clusters_parsed_apart_still_share_their_matches() -> None:
     # No interner: every cluster brings its own, content-equal hardware objects.
     engine = FakeEngine()
-    clusters = [parse_cluster(cluster(f"c{i}", h100(nodes=1 + i % 2), l4())) for i in range(40)]
-    dep = parse_deployment(deployment(40, request("gpu", 1, "arch == Hopper", "boom")))
+    clusters = [read_one_cluster(cluster(f"c{i}", h100(nodes=1 + i % 2), l4())) for i in range(40)]
+    dep = read_dep(deployment(40, request("gpu", 1, "arch == Hopper", "boom")))
     decision = schedule(dep, clusters, [], engine=engine)
     assert decision.placed == 0
     assert len(decision.trace) == 40
@@ -183,14 +176,19 @@ def test_same_inputs_same_decision() -> None:
     assert run(*args) == run(*args)
 
 
-def test_identity_labels_round_trip_through_the_parser() -> None:
+def test_labels_say_where_a_replica_runs_but_identity_is_its_spec() -> None:
     (placed,) = run(deployment(1), [cluster("east", h100())]).replicas
-    labels = placed.identity_labels("model")
-    obj = replica("ignored", 9)
-    obj["metadata"]["labels"] = labels
-    del obj["spec"]["clusterName"], obj["spec"]["index"]
-    parsed = parse_replicas([obj])[0]
-    assert (parsed.deployment, parsed.cluster, parsed.index) == ("model", "east", 0)
+    labels = placed.placement_labels("model")
+    assert labels == {
+        "modelplane.ai/deployment": "model",
+        "modelplane.ai/cluster": "east",
+        "modelplane.ai/replica-index": "0",
+    }
+    obj = replica("east", 0)
+    obj["metadata"]["labels"] = {**labels, "modelplane.ai/cluster": "west"}
+    obj["metadata"]["labels"]["modelplane.ai/deployment"] = "someone-else"
+    (parsed,) = read_replicas(read_dep(deployment(1)), [obj])
+    assert (parsed.owner, parsed.cluster, parsed.index) == ("model", "east", 0)
     assert placed.as_status() == {
         "name": placed.name,
         "cluster": "east",

@@ -3,13 +3,12 @@
 import pytest
 
 from modelplane.scheduling.ledger import PoolLedger, order_charges
-from modelplane.scheduling.parse_fleet import parse_pool
 
-from .builders import gpu, nic, pool
+from .builders import gpu, nic, pool, read_pool
 
 
 def _ledger(nodes: int = 2, per_node: int = 8) -> PoolLedger:
-    return PoolLedger.empty(parse_pool(pool("p", nodes, gpu(per_node), nic(8)), "pool"))
+    return PoolLedger.empty(read_pool(pool("p", nodes, gpu(per_node), nic(8))))
 
 
 PLACEMENTS = [

@@ -4,16 +4,15 @@ import pytest
 
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import ClaimRequest, DeviceRequest
-from modelplane.scheduling.parse_fleet import Interner, parse_pool
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 
-from .builders import Obj, gpu, nic, pool
+from .builders import Obj, cluster, gpu, nic, pool, read_clusters, read_pool
 from .fake_engine import FakeEngine
 
 
 def _match(devices: list[Obj], *requests: tuple[str, int, tuple[str, ...]]) -> RoleMatch | Mismatch:
-    hardware = parse_pool(pool("p", 1, *devices), "pool").hardware
+    hardware = read_pool(pool("p", 1, *devices)).hardware
     matcher = Matcher(SelectorEvaluator(FakeEngine()))
     return matcher.match(tuple(DeviceRequest(n, c, s) for n, c, s in requests), hardware)
 
@@ -179,23 +178,25 @@ def test_claims_carry_the_matched_kind_device_class() -> None:
 
 
 def test_each_expression_and_device_is_evaluated_once_per_decision() -> None:
-    interner = Interner()
-    pools = [parse_pool(pool(f"p{i}", 1, gpu(8), nic(8)), "pool", interner) for i in range(50)]
+    clusters = read_clusters(
+        [cluster(f"c{i}", pool(f"p{i}", 1, gpu(8), nic(8))) for i in range(50)]
+    )
+    pools = [c.pools[0] for c in clusters]
     engine = FakeEngine()
     matcher = Matcher(SelectorEvaluator(engine))
     requests = (DeviceRequest("g", 8, ("arch == Hopper", "capacity.memory >= 40")),)
     for p in pools:
         matcher.match(requests, p.hardware)
         # A content-equal but distinct hardware object hits the same memo.
-        matcher.match(requests, parse_pool(pool("q", 1, gpu(8), nic(8)), "pool").hardware)
+        matcher.match(requests, read_pool(pool("q", 1, gpu(8), nic(8))).hardware)
     assert engine.devices == 2
     assert engine.evaluations == 3  # gpu: both selectors hold; nic: the first fails
     assert sorted(engine.compiled) == sorted(set(engine.compiled))
 
 
 def test_recorded_claims_are_charged_to_their_kind() -> None:
-    hardware = parse_pool(
-        pool("p", 1, gpu(4, device_class="a.example.com"), gpu(8, name="g2")), "pool"
+    hardware = read_pool(
+        pool("p", 1, gpu(4, device_class="a.example.com"), gpu(8, name="g2"))
     ).hardware
     matcher = Matcher(SelectorEvaluator(FakeEngine()))
     claims = (ClaimRequest("x", "gpu.nvidia.com", 8, HOPPER),)

@@ -10,13 +10,24 @@ from modelplane.scheduling import (
     Decision,
     Origin,
     Rejection,
-    parse_clusters,
-    parse_deployment,
-    parse_replicas,
     schedule,
 )
 
-from .builders import Obj, claim, cluster, deployment, gpu, nic, pool, replica, request, role
+from .builders import (
+    Obj,
+    claim,
+    cluster,
+    deployment,
+    gpu,
+    nic,
+    pool,
+    read_clusters,
+    read_dep,
+    read_replicas,
+    replica,
+    request,
+    role,
+)
 from .fake_engine import FakeEngine
 
 # Every generated pool has exactly one claimable kind (class gpu.nvidia.com), so the
@@ -116,10 +127,11 @@ def scenarios(draw: st.DrawFn) -> tuple[Obj, list[Obj], list[Obj]]:
 
 
 def _decide(dep: Obj, clusters: list[Obj], replicas: list[Obj]) -> Decision:
+    deployment_ = read_dep(dep)
     return schedule(
-        parse_deployment(dep),
-        parse_clusters(clusters),
-        parse_replicas(replicas),
+        deployment_,
+        read_clusters(clusters),
+        read_replicas(deployment_, replicas),
         engine=FakeEngine(),
     )
 

@@ -297,7 +297,7 @@ CASES = [
     ),
     Case(
         "an invalid clusterSelector holds existing replicas and places nothing",
-        deployment(3, cluster_selector={"matchExpressions": [{"key": "x", "operator": "Near"}]}),
+        deployment(3, cluster_selector={"matchExpressions": [{"key": "x", "operator": "In"}]}),
         [cluster("a", h100(nodes=4)), cluster("b", h100())],
         ["a/0:h100"],
         Reason.INVALID_CLUSTER_SELECTOR,

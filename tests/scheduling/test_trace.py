@@ -37,7 +37,23 @@ class Case:
 
 ADA_1 = request("gpu", 1, "arch == Ada")
 
+
+def without_device_class(obj: Obj) -> Obj:
+    """The cluster with its first published device's class removed: schema-valid
+    field by field, but a DRA device without a class, which the adapter refuses."""
+    del obj["status"]["gpuPools"][0]["devices"][0]["deviceClassName"]
+    return obj
+
+
 CASES = [
+    Case(
+        "a cluster that cannot be read",
+        deployment(1),
+        [without_device_class(cluster("a", h100())), cluster("b", h100())],
+        [("a", None, None, Rejection.CLUSTER_UNREADABLE)],
+        "cannot be read (status.gpuPools[0].devices[0].deviceClassName: is required when "
+        "claim is DRA): its replicas are kept as recorded, nothing new is placed",
+    ),
     Case(
         "clusterSelector",
         deployment(1, cluster_selector={"matchLabels": {"tier": "prod"}}),

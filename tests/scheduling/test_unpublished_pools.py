@@ -1,19 +1,8 @@
 """A pool still declared but not (yet) published holds its replicas; a removed one drops them."""
 
-from typing import Any
+from modelplane.scheduling import Origin
 
-from modelplane.scheduling import InputError, Origin, parse_clusters
-
-from .builders import cluster, deployment, h100, placements, replica, run
-
-
-def declaring(obj: dict[str, Any], *pool_names: str) -> dict[str, Any]:
-    """The cluster with `pool_names` in spec.nodePools, as a real InferenceCluster has."""
-    spec = {
-        **obj["spec"],
-        "nodePools": [{"name": n, "className": "h100-8x", "nodeCount": 2} for n in pool_names],
-    }
-    return {**obj, "spec": spec}
+from .builders import cluster, declaring, deployment, h100, placements, replica, run
 
 
 def test_a_declared_but_unpublished_pool_holds_its_replica() -> None:
@@ -35,19 +24,3 @@ def test_a_pool_removed_from_the_spec_drops_its_replica() -> None:
         "its pool h100 for workers no longer exists",
     )
     assert placements(decision) == ["b/0:h100"]
-
-
-def test_fleet_parse_errors_name_the_cluster() -> None:
-    broken = {
-        "metadata": {"name": "prod-eu"},
-        "status": {"gpuPools": [{"name": "p", "nodes": "x"}]},
-    }
-    try:
-        parse_clusters([cluster("a"), broken])
-    except InputError as error:
-        assert (
-            str(error)
-            == "inferenceclusters[prod-eu].status.gpuPools[0].nodes: must be an integer, not 'x'"
-        )
-    else:
-        raise AssertionError("a malformed cluster must not parse")

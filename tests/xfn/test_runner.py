@@ -1,7 +1,9 @@
 """The shared safety net: never raise, never drop what was composed before."""
 
+import gc
 from typing import Any
 
+from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelReplica
 
@@ -99,4 +101,39 @@ def test_unreadable_input_is_a_condition_and_keeps_what_was_composed() -> None:
                 "matchName": "a",
             }
         }
+    }
+
+
+class AsksThenFails(ComposeFunction):
+    validity_condition = "Valid"
+    published_status = ("pools", "ref")
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        assert not gc.isenabled(), "compose runs with the cyclic collector paused"
+        response.require_resources(rsp, "things", "v1", "Thing")
+        rsp.desired.composite.resource.update({"status": {"pools": []}})
+        observed_composite(req, ModelReplica)
+
+
+def test_unreadable_input_keeps_requirements_and_published_status() -> None:
+    composite = {**CHILD, "spec": {"index": "first"}, "status": {"pools": [{"a": 1}], "ref": "x"}}
+    composite["status"]["other"] = "not published by this function"
+    got = as_dict(run(AsksThenFails(), request(composite, observed={"child": CHILD})))
+    assert got["requirements"] == {"resources": {"things": {"apiVersion": "v1", "kind": "Thing"}}}
+    # Re-published as observed, not as the failed compose had begun to set them.
+    assert got["desired"]["composite"] == {
+        "resource": {"status": {"pools": [{"a": 1}], "ref": "x"}}
+    }
+    assert sorted(got["desired"]["resources"]) == ["child"]
+    assert gc.isenabled()
+
+
+def test_keep_observed_tolerates_what_no_api_server_would_hold() -> None:
+    odd = {"apiVersion": "v1", "kind": "Odd", "metadata": "name", "spec": ["not", "a", "map"]}
+    rsp = run(KeepsEverything(), request(COMPOSITE, observed={"odd": odd}))
+    assert to_dict(rsp.desired.resources["odd"].resource) == {
+        "apiVersion": "v1",
+        "kind": "Odd",
+        "metadata": {},
+        "spec": ["not", "a", "map"],
     }

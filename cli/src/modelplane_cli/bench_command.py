@@ -16,16 +16,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from modelplane_models import InferenceCluster, ModelDeployment
+
+from modelplane.core.issues import InvalidInputError, parse_object
+from modelplane.core.vocabulary import API_VERSION, INFERENCE_CLUSTER
 from modelplane.scheduling import (
     Cluster,
     Deployment,
     default_engine,
-    parse_clusters,
-    parse_deployment,
+    read_deployment,
+    read_fleet,
     schedule,
 )
-from modelplane.scheduling.errors import InputError
-from modelplane_cli import bench_cel
+from modelplane_cli import bench_cel, bench_parse
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -36,7 +39,7 @@ class FleetFileError(ValueError):
     """The fleet file is missing, is not JSON, or lacks pools or selectors."""
 
 
-def _count(minimum: int) -> Any:
+def count(minimum: int) -> Any:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -49,6 +52,13 @@ def _count(minimum: int) -> Any:
     return parse
 
 
+def fleet_arguments(command: argparse.ArgumentParser, runs: int) -> None:
+    """--fleet, --clusters and --runs: what every benchmark on the bench fleet takes."""
+    command.add_argument("--fleet", required=True, type=Path, help="fleet file (JSON)")
+    command.add_argument("--clusters", required=True, type=count(1), help="clusters to build")
+    command.add_argument("--runs", type=count(1), default=runs, help=f"timed runs (default {runs})")
+
+
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     bench = subparsers.add_parser("bench", help="benchmark Modelplane's components")
     commands = bench.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
@@ -58,17 +68,14 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    command.add_argument("--fleet", required=True, type=Path, help="fleet file (JSON)")
-    command.add_argument("--clusters", required=True, type=_count(1), help="clusters to build")
-    command.add_argument("--replicas", required=True, type=_count(0), help="replicas to place")
-    command.add_argument(
-        "--runs", type=_count(1), default=DEFAULT_RUNS, help=f"timed runs (default {DEFAULT_RUNS})"
-    )
+    fleet_arguments(command, DEFAULT_RUNS)
+    command.add_argument("--replicas", required=True, type=count(0), help="replicas to place")
     command.set_defaults(func=run)
     bench_cel.register_command(commands)
+    bench_parse.register_command(commands)
 
 
-def _load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     try:
         data = json.loads(path.read_text())
     except OSError as error:
@@ -100,6 +107,13 @@ def _pool(raw: Any) -> dict[str, Any]:
         # conventionally named after the driver.
         if copy.get("claim", "DRA") == "DRA" and "deviceClassName" not in copy:
             copy["deviceClassName"] = copy.get("driver")
+        # It also writes capacities as bare quantities; the API writes {value: ...}.
+        capacity = copy.get("capacity")
+        if isinstance(capacity, dict):
+            copy["capacity"] = {
+                name: value if isinstance(value, dict) else {"value": str(value)}
+                for name, value in capacity.items()
+            }
         devices.append(copy)
     return {
         "name": raw.get("name"),
@@ -109,35 +123,75 @@ def _pool(raw: Any) -> dict[str, Any]:
     }
 
 
+def cluster_objects(pools: list[dict[str, Any]], clusters: int) -> list[dict[str, Any]]:
+    """`clusters` InferenceClusters, each declaring and publishing every pool of the
+    fleet file, as the fleet scheduler's glue receives them."""
+    published = [_pool(p) for p in pools]
+    declared = [
+        {"name": p["name"], "className": p["className"] or "bench", "nodeCount": p["nodes"]}
+        for p in published
+    ]
+    width = len(str(clusters - 1))
+    return [
+        {
+            "apiVersion": API_VERSION,
+            "kind": INFERENCE_CLUSTER,
+            "metadata": {"name": f"cluster-{i:0{width}d}", "labels": {"bench": "true"}},
+            "spec": {
+                "cluster": {
+                    "source": "Existing",
+                    "existing": {"secretRef": {"name": f"cluster-{i}", "namespace": "bench"}},
+                },
+                "nodePools": declared,
+            },
+            "status": {"gpuPools": published},
+        }
+        for i in range(clusters)
+    ]
+
+
+def read_clusters(objects: list[dict[str, Any]]) -> list[Cluster]:
+    """The clusters read as the glue reads them: into the model, then the adapter."""
+    fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in objects)
+    if fleet.unreadable:
+        raise FleetFileError(fleet.unreadable[0].problem)
+    return list(fleet.clusters)
+
+
 def build_inputs(
     pools: list[dict[str, Any]], selectors: list[str], clusters: int, replicas: int
 ) -> tuple[Deployment, list[Cluster]]:
-    status = {"gpuPools": [_pool(p) for p in pools]}
-    width = len(str(clusters - 1))
-    fleet = parse_clusters(
-        {"metadata": {"name": f"cluster-{i:0{width}d}"}, "status": status} for i in range(clusters)
-    )
-    deployment = parse_deployment(
-        {
-            "metadata": {"name": "bench", "namespace": "bench"},
-            "spec": {
-                "replicas": replicas,
-                "nodeSelector": {
-                    "devices": [
-                        {"name": "gpu", "count": 1, "selectors": [{"cel": s} for s in selectors]}
-                    ]
+    fleet = read_clusters(cluster_objects(pools, clusters))
+    template = {"spec": {"containers": [{"name": "engine", "image": "bench"}]}}
+    deployment = read_deployment(
+        parse_object(
+            ModelDeployment,
+            {
+                "metadata": {"name": "bench", "namespace": "bench"},
+                "spec": {
+                    "replicas": replicas,
+                    "nodeSelector": {
+                        "devices": [
+                            {
+                                "name": "gpu",
+                                "count": 1,
+                                "selectors": [{"cel": s} for s in selectors],
+                            }
+                        ]
+                    },
+                    "workers": {"template": template},
                 },
             },
-        }
+        )
     )
     return deployment, fleet
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        pools, selectors = _load_fleet(args.fleet)
+        pools, selectors = load_fleet(args.fleet)
         deployment, clusters = build_inputs(pools, selectors, args.clusters, args.replicas)
-    except (FleetFileError, InputError) as error:
+    except (FleetFileError, InvalidInputError) as error:
         print(f"modelplane bench schedule: {error}", file=sys.stderr)
         return EXIT_FAILED
     engine = default_engine()

@@ -90,7 +90,12 @@ def test_compose(composite: dict[str, Any], want: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("device", "field", "text"),
     [
-        ({**GPU, "capacity": {"memory": {"value": "80 Gi"}}}, "spec.devices[0]", "80 Gi"),
+        # The schema's pattern refuses this one; the generated model names the field.
+        (
+            {**GPU, "capacity": {"memory": {"value": "80 Gi"}}},
+            "spec.devices[0].capacity.memory.value",
+            "should match pattern",
+        ),
         ({**GPU, "capacity": {"memory": {"value": "200K"}}}, "spec.devices[0]", "200K"),
         (
             {**GPU, "attributes": {"cudaComputeCapability": {"version": "9.0"}}},

@@ -195,7 +195,8 @@ def test_compose(req: Any, want: dict[str, Any]) -> None:
 
 
 def test_invalid_class_keeps_published_pool() -> None:
-    bad_gpu = {**GPU, "capacity": {"memory": {"value": "80 Gi"}}}
+    # Within the schema's pattern, but not a quantity (SI suffixes are lower-case k).
+    bad_gpu = {**GPU, "capacity": {"memory": {"value": "200K"}}}
     req = request(
         cluster([H100_POOL], status={"gpuPools": [PUBLISHED_H100]}),
         required={"inferenceclass-h100-8x": [inference_class("h100-8x", [bad_gpu])]},
@@ -209,7 +210,7 @@ def test_invalid_class_keeps_published_pool() -> None:
     (event,) = got["results"]
     assert event["severity"] == "SEVERITY_WARNING"
     assert "spec.devices[0]" in event["message"]
-    assert "80 Gi" in event["message"]
+    assert "200K" in event["message"]
 
 
 @pytest.mark.parametrize(("req", "want"), CASES)

@@ -17,7 +17,7 @@ representation (and so the same isInteger and asApproximateFloat) upstream sees.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
@@ -215,3 +215,39 @@ def activation(device: Device) -> dict[str, Any]:
         "capacity": capacity,
         "allowMultipleAllocations": device.allow_multiple_allocations,
     }
+
+
+def device_from_fields(
+    driver: str,
+    attributes: Iterable[tuple[str, str, object]] = (),
+    capacity: Iterable[tuple[str, str]] = (),
+    allow_multiple_allocations: bool = False,
+) -> Device:
+    """A Device from fields already read: no spec mapping to walk.
+
+    Each attribute is `(name, kind, value)` with kind one of string, int, bool or
+    version; each capacity is `(name, quantity)`. Values are checked as
+    `device_from_spec` checks them, with the same messages. Raises ValueError
+    naming the first bad entry in the order given, so a caller that passes its
+    entries sorted gets the same message in every process.
+    """
+    attribute_values: dict[tuple[str, str], AttributeValue] = {}
+    for name, kind, raw in attributes:
+        qualified = split_name(name, driver)
+        if qualified in attribute_values:
+            raise ValueError(f'attributes["{name}"]: names {qualified[0]}/{qualified[1]} twice')
+        # An InferenceClass declares scalar attributes only (its schema has no list
+        # kinds), so list-typed attributes are never accepted here.
+        attribute_values[qualified] = _attribute(name, {kind: raw}, lists=False)
+    quantities: dict[tuple[str, str], Quantity] = {}
+    for name, text in capacity:
+        qualified = split_name(name, driver)
+        if qualified in quantities:
+            raise ValueError(f'capacity["{name}"]: names {qualified[0]}/{qualified[1]} twice')
+        quantities[qualified] = _capacity(name, text)
+    return Device(
+        driver=driver,
+        attributes=tuple((d, n, v) for (d, n), v in sorted(attribute_values.items(), key=_by_name)),
+        capacity=tuple((d, n, q) for (d, n), q in sorted(quantities.items(), key=_by_name)),
+        allow_multiple_allocations=allow_multiple_allocations,
+    )

@@ -58,6 +58,8 @@ class Reason:
     INVALID_NODE_SELECTOR: Final = "InvalidNodeSelector"
     INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"
     WAITING_FOR_FLEET: Final = "WaitingForFleet"
+    CLUSTER_UNREADABLE: Final = "ClusterUnreadable"
+    REPLICA_UNREADABLE: Final = "ReplicaUnreadable"
     REPLICA_PLACED: Final = "ReplicaPlaced"
     REPLICA_REMOVED: Final = "ReplicaRemoved"
     ALL_READY: Final = "AllReplicasReady"

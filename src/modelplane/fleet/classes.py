@@ -1,49 +1,43 @@
 """What an InferenceClass must satisfy beyond its schema.
 
-The schema checks shapes; this checks meaning that needs real parsers: every
-capacity is a Kubernetes quantity, every version attribute is strict semver (the
-DRA driver would refuse anything else, and the scheduler could not compare it),
-and the class name can label nodes.
+The generated model checks shapes; this checks meaning that needs real parsers:
+every capacity is a Kubernetes quantity, every version attribute is strict
+semver (the DRA driver would refuse anything else, and the scheduler could not
+compare it), and the class name can label nodes. Each device is read into the
+same `DeviceSpec` the scheduler matches against and turned into the CEL device
+a selector sees, so a class is valid exactly when the scheduler can use it.
 """
 
-from dataclasses import dataclass
-from typing import Any
+from modelplane_models.inference_class import InferenceClass
 
-from modelplane.cel import device_from_spec
+from modelplane.core.devices import DeviceFields, read_device
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}"
-
-
-def class_problems(obj: dict[str, Any]) -> list[Problem]:
+def class_issues(obj: InferenceClass) -> list[Issue]:
     """Every problem with an InferenceClass, each naming its field; empty when valid."""
-    problems: list[Problem] = []
-    name = obj.get("metadata", {}).get("name", "")
+    issues: list[Issue] = []
+    name = (obj.metadata.name if obj.metadata else None) or ""
     if not is_dns_label(name):
-        problems.append(
-            Problem("metadata.name", f"{name!r} must be a DNS label (at most 63 characters)")
+        issues.append(
+            Issue("metadata.name", f"{name!r} must be a DNS label (at most 63 characters)")
         )
-    devices = obj.get("spec", {}).get("devices", [])
-    for index, device in enumerate(devices):
-        problems.extend(device_problems(device, f"spec.devices[{index}]"))
-    return sorted(problems)
+    if obj.spec is None:
+        issues.append(Issue("spec", "is required"))
+    for index, device in enumerate(obj.spec.devices if obj.spec else ()):
+        issues.extend(device_issues(device, f"spec.devices[{index}]"))
+    return sorted(issues)
 
 
-def device_problems(device: dict[str, Any], path: str) -> list[Problem]:
+def device_issues(device: DeviceFields, path: str) -> list[Issue]:
     """What the schema cannot see: quantities and versions that do not parse.
 
-    Names, the device class a DRA device needs and value shapes are the XRD's
-    rules, enforced at admission before any function sees the class.
+    Attributes and capacities are read in name order, so a device with two bad
+    entries names the same one in every process.
     """
     try:
-        device_from_spec(device)
-    except ValueError as exc:
-        return [Problem(path, str(exc))]
+        read_device(device, path)
+    except InvalidInputError as invalid:
+        return list(invalid.issues)
     return []

@@ -1,70 +1,99 @@
 """The capacity view an InferenceCluster publishes in status.gpuPools.
 
 Each pool joins the cluster's node count with its class's devices. When a class
-cannot be read (not fetched yet, missing, invalid) the pool keeps whatever was
-published before: the fleet scheduler plans against status.gpuPools, and an
-empty entry would look like a pool that lost all its hardware.
+cannot be used (not fetched yet, missing, unreadable, invalid) the pool keeps
+whatever was published before: the fleet scheduler plans against
+status.gpuPools, and an empty entry would look like a pool that lost all its
+hardware.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelplane.fleet.classes import class_problems
+from modelplane_models.inference_class import InferenceClass
+from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
+from pydantic import BaseModel
+
+from modelplane.core.issues import Issue
+from modelplane.core.vocabulary import Reason
+from modelplane.fleet.classes import class_issues
 
 
 @dataclass(frozen=True)
 class ClassLookup:
-    """A class as the function could see it: fetched or not, and if so, its object."""
+    """A class as the function could see it: not fetched, missing, unreadable, or found."""
 
     fetched: bool
-    obj: dict[str, Any] | None = None
+    found: InferenceClass | None = None
+    unreadable: tuple[Issue, ...] = ()
+    """Why the fetched object could not be read into its model."""
 
 
 @dataclass
 class PoolView:
+    """The pools to publish, in spec order; an issue per pool whose class cannot be used
+    (naming the pool's className field); the classes not fetched yet."""
+
     pools: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
-    missing: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
-    invalid: list[tuple[str, str, str]] = field(default_factory=list[tuple[str, str, str]])
+    issues: list[Issue] = field(default_factory=list[Issue])
     waiting: list[str] = field(default_factory=list[str])
 
 
+def _dump(model: BaseModel) -> dict[str, Any]:
+    """A model as it was given: only the fields set, under their API names."""
+    return model.model_dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
+
+
 def publish_pools(
-    cluster: dict[str, Any],
+    cluster: InferenceCluster,
     classes: dict[str, ClassLookup],
-    previous: list[dict[str, Any]],
+    previous: Sequence[PublishedPool],
 ) -> PoolView:
     """status.gpuPools for `cluster`, in spec order.
 
-    `missing` and `invalid` name the field path of each pool whose class is absent
-    or unusable; `waiting` lists classes not fetched yet.
+    Every missing class is reported before every unusable one, so the first
+    issue's reason says the worse news.
     """
-    before = {pool.get("name"): pool for pool in previous}
+    before = {pool.name: pool for pool in previous}
     view = PoolView()
-    for index, pool in enumerate(cluster.get("spec", {}).get("nodePools", [])):
+    missing: list[Issue] = []
+    invalid: list[Issue] = []
+    for index, pool in enumerate(cluster.spec.nodePools if cluster.spec else ()):
         path = f"spec.nodePools[{index}].className"
-        class_name = pool["className"]
+        class_name = pool.className
         lookup = classes.get(class_name, ClassLookup(fetched=False))
         fresh: dict[str, Any] | None = None
+        problems = list(lookup.unreadable)
+        if lookup.found is not None:
+            problems = class_issues(lookup.found)
         if not lookup.fetched:
             view.waiting.append(class_name)
-        elif lookup.obj is None:
-            view.missing.append((path, class_name))
-        else:
-            problems = class_problems(lookup.obj)
-            if problems:
-                view.invalid.append((path, class_name, "; ".join(map(str, problems))))
-            else:
-                fresh = {
-                    "name": pool["name"],
-                    "className": class_name,
-                    "nodes": pool["nodeCount"],
-                    "devices": lookup.obj["spec"]["devices"],
-                }
+        elif lookup.found is None and not problems:
+            missing.append(
+                Issue(path, f"InferenceClass {class_name!r} not found", Reason.CLASS_NOT_FOUND)
+            )
+        elif problems:
+            why = "; ".join(map(str, problems))
+            invalid.append(
+                Issue(
+                    path, f"InferenceClass {class_name!r} is invalid: {why}", Reason.CLASS_INVALID
+                )
+            )
+        elif lookup.found is not None and lookup.found.spec is not None:
+            # class_issues reports a class without a spec, so this is every valid class.
+            fresh = {
+                "name": pool.name,
+                "className": class_name,
+                "nodes": pool.nodeCount,
+                "devices": [_dump(device) for device in lookup.found.spec.devices],
+            }
         if fresh is None:
-            kept = before.get(pool["name"])
-            if kept is not None and kept.get("className") == class_name:
+            kept = before.get(pool.name)
+            if kept is not None and kept.className == class_name:
                 # The node count is the platform's own edit and always current.
-                fresh = {**kept, "nodes": pool["nodeCount"]}
+                fresh = {**_dump(kept), "nodes": pool.nodeCount}
         if fresh is not None:
             view.pools.append(fresh)
+    view.issues = missing + invalid
     return view

@@ -1,8 +1,10 @@
 """The fleet scheduler: which cluster, index and pool each replica of a ModelDeployment gets.
 
-Pure: no Crossplane or gRPC. The glue parses the ModelDeployment, every
-InferenceCluster and every ModelReplica with the `parse_*` helpers, calls
-`schedule(...)`, and composes exactly `Decision.replicas`.
+Pure: no Crossplane or gRPC. The glue reads the ModelDeployment, every
+InferenceCluster and every ModelReplica into their generated models, builds the
+scheduler's inputs from them with the one adapter (`adapt`: `read_deployment`,
+`read_fleet`, `existing_replicas`), calls `schedule(...)`, and composes exactly
+`Decision.replicas`.
 
 Rules, in the order a decision applies them:
 
@@ -23,7 +25,8 @@ Rules, in the order a decision applies them:
    NoClusters or InsufficientCapacity.
 4. Retain (see `retain`): a replica stays on its (cluster, index) while its
    cluster exists and is still selected, and every role's pinned pool still
-   exists and still matches; it is never moved to improve the picture.
+   exists and still matches; it is never moved to improve the picture. A
+   replica on a cluster that exists but cannot be read is held as recorded.
 5. Scale down: highest index on the most-loaded cluster first.
 6. Fill (see `fill`): one replica at a time onto the eligible cluster hosting
    fewest of this deployment's replicas (ties: name), each role on the first
@@ -31,13 +34,26 @@ Rules, in the order a decision applies them:
    free devices per node that charges every committed replica and never
    overcommits. Synthetic devices gate matching but are not charged.
 
-Replica identity is (cluster, index), carried in labels; names are opaque
-hashes (`replica_name`). The match trace lists every rejected cluster and pool
+Replica identity is (cluster, index), as the ModelReplica's spec records it;
+which deployment a replica belongs to is Crossplane's record (its composed
+resources, controller references), never a label. Names are opaque hashes
+(`replica_name`). The match trace lists every rejected cluster and pool
 (and, for a disaggregated deployment, the role a pool failed) with a machine
 reason from `Rejection` and a message for people; `Decision.match_trace()` is
 its `status.matchTrace`.
 """
 
+from modelplane.core.devices import Claim, DeviceSpec
+from modelplane.scheduling.adapt import (
+    Fleet,
+    Interner,
+    KnownReplicas,
+    existing_replicas,
+    read_cluster,
+    read_deployment,
+    read_fleet,
+    read_replica,
+)
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Condition,
@@ -50,17 +66,14 @@ from modelplane.scheduling.decision import (
     RemovedReplica,
     RolePlacement,
 )
-from modelplane.scheduling.errors import InputError
 from modelplane.scheduling.model import (
     DECODE_ROLE,
     PREFILL_ROLE,
     UNIFIED_ROLE,
-    Claim,
     ClaimRequest,
     Cluster,
     Deployment,
     DeviceRequest,
-    DeviceSpec,
     ExistingReplica,
     LabelRequirement,
     LabelSelector,
@@ -69,19 +82,7 @@ from modelplane.scheduling.model import (
     RecordedRole,
     Role,
     Topology,
-)
-from modelplane.scheduling.parse import (
-    parse_deployment,
-    parse_label_selector,
-    parse_replica,
-    parse_replicas,
-)
-from modelplane.scheduling.parse_fleet import (
-    Interner,
-    parse_cluster,
-    parse_clusters,
-    parse_device,
-    parse_pool,
+    UnreadableCluster,
 )
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.scheduler import default_engine, replica_name, schedule
@@ -110,8 +111,9 @@ __all__ = [
     "Event",
     "EventType",
     "ExistingReplica",
-    "InputError",
+    "Fleet",
     "Interner",
+    "KnownReplicas",
     "LabelRequirement",
     "LabelSelector",
     "Origin",
@@ -128,15 +130,13 @@ __all__ = [
     "SelectorEngine",
     "SelectorRuntimeError",
     "Topology",
+    "UnreadableCluster",
     "default_engine",
-    "parse_cluster",
-    "parse_clusters",
-    "parse_deployment",
-    "parse_device",
-    "parse_label_selector",
-    "parse_pool",
-    "parse_replica",
-    "parse_replicas",
+    "existing_replicas",
+    "read_cluster",
+    "read_deployment",
+    "read_fleet",
+    "read_replica",
     "replica_name",
     "schedule",
 ]

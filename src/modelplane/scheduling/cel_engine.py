@@ -1,8 +1,7 @@
 """The default SelectorEngine: Modelplane's Kubernetes-faithful CEL evaluator."""
 
-from collections.abc import Mapping
-
 from modelplane import cel
+from modelplane.core.devices import DeviceSpec, cel_device
 from modelplane.scheduling.selectors import (
     CompiledSelector,
     SelectorCompileError,
@@ -34,5 +33,5 @@ class CelEngine:
         except cel.CelCompileError as error:
             raise SelectorCompileError(str(error)) from error
 
-    def device(self, spec: Mapping[str, object]) -> object:
-        return cel.device_from_spec(spec)
+    def device(self, spec: DeviceSpec) -> object:
+        return cel_device(spec)

@@ -57,8 +57,10 @@ class DesiredReplica:
     def retained(self) -> bool:
         return self.origin is not Origin.PLACED
 
-    def identity_labels(self, deployment: str) -> dict[str, str]:
-        """The labels that carry this replica's identity; the parser reads them back."""
+    def placement_labels(self, deployment: str) -> dict[str, str]:
+        """The labels that say, for people and selectors (the scale subresource's),
+        whose replica this is and where it runs. Nothing reads them back: the spec
+        and Crossplane's ownership records are the identity."""
         return {
             LABEL_DEPLOYMENT: deployment,
             LABEL_CLUSTER: self.cluster,

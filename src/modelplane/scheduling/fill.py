@@ -58,7 +58,7 @@ class CapacityBook:
             self._kept.setdefault(item.replica.cluster, []).extend(item.charges)
         self._others: dict[str, list[ExistingReplica]] = {}
         for replica in others:
-            if replica.cluster is not None and replica.cluster in views:
+            if replica.cluster in views:
                 self._others.setdefault(replica.cluster, []).append(replica)
         self._ledgers: dict[str, dict[str, PoolLedger]] = {}
 

@@ -10,7 +10,9 @@ absent or empty selector selects every cluster.
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error, value_error
+from modelplane.core.vocabulary import Reason
 from modelplane.scheduling.model import LabelRequirement, LabelSelector
 
 IN = "In"
@@ -19,14 +21,7 @@ EXISTS = "Exists"
 DOES_NOT_EXIST = "DoesNotExist"
 _WITH_VALUES = (IN, NOT_IN)
 _WITHOUT_VALUES = (EXISTS, DOES_NOT_EXIST)
-
-
-class LabelSelectorError(ValueError):
-    """A selector the API server would reject; `problems` lists every reason."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
+_REASON = Reason.INVALID_CLUSTER_SELECTOR
 
 
 @dataclass(frozen=True)
@@ -72,37 +67,45 @@ class CompiledLabelSelector:
 MATCH_ALL = CompiledLabelSelector(())
 
 
-def _check_key(key: str, where: str, problems: list[str]) -> None:
+def _check_key(key: str, where: str, problems: list[Issue]) -> None:
     error = key_error(key)
     if error is not None:
-        problems.append(f"{where}: invalid label key {key!r}: {error}")
+        problems.append(Issue(where, f"invalid label key {key!r}: {error}", _REASON))
 
 
-def _check_value(value: str, where: str, problems: list[str]) -> None:
+def _check_value(value: str, where: str, problems: list[Issue]) -> None:
     error = value_error(value)
     if error is not None:
-        problems.append(f"{where}: invalid label value {value!r}: {error}")
+        problems.append(Issue(where, f"invalid label value {value!r}: {error}", _REASON))
 
 
 def _expression(
-    requirement: LabelRequirement, where: str, problems: list[str]
+    requirement: LabelRequirement, where: str, problems: list[Issue]
 ) -> _Requirement | None:
     _check_key(requirement.key, f"{where}.key", problems)
     operator = requirement.operator
     if operator in _WITH_VALUES:
         if not requirement.values:
-            problems.append(f"{where}.values: must be non-empty for operator {operator}")
+            problems.append(
+                Issue(f"{where}.values", f"must be non-empty for operator {operator}", _REASON)
+            )
         for i, value in enumerate(requirement.values):
             _check_value(value, f"{where}.values[{i}]", problems)
         listed = ", ".join(sorted(set(requirement.values)))
         text = f"{requirement.key} {operator} ({listed})"
     elif operator in _WITHOUT_VALUES:
         if requirement.values:
-            problems.append(f"{where}.values: must be empty for operator {operator}")
+            problems.append(
+                Issue(f"{where}.values", f"must be empty for operator {operator}", _REASON)
+            )
         text = f"{requirement.key} {operator}"
     else:
         problems.append(
-            f"{where}.operator: {operator!r} is not one of In, NotIn, Exists, DoesNotExist"
+            Issue(
+                f"{where}.operator",
+                f"{operator!r} is not one of In, NotIn, Exists, DoesNotExist",
+                _REASON,
+            )
         )
         return None
     return _Requirement(requirement.key, operator, frozenset(requirement.values), text)
@@ -111,10 +114,11 @@ def _expression(
 def compile_label_selector(
     selector: LabelSelector | None, path: str = "spec.clusterSelector"
 ) -> CompiledLabelSelector:
-    """Validate a selector; raises LabelSelectorError listing every problem."""
+    """Validate a selector; InvalidInputError listing every problem (reason
+    InvalidClusterSelector)."""
     if selector is None:
         return MATCH_ALL
-    problems: list[str] = []
+    problems: list[Issue] = []
     requirements: list[_Requirement] = []
     for key, value in selector.match_labels:
         where = f"{path}.matchLabels.{key}"
@@ -126,5 +130,5 @@ def compile_label_selector(
         if compiled is not None:
             requirements.append(compiled)
     if problems:
-        raise LabelSelectorError(problems)
+        raise InvalidInputError(problems)
     return CompiledLabelSelector(tuple(requirements))

@@ -1,6 +1,7 @@
 """The scheduler's typed inputs: a deployment, the fleet, and the replicas already placed.
 
-Every type here is frozen. Device kinds and pool hardware cache their hash at
+`adapt` builds them from the generated models the glue reads. Every type here is
+frozen. Device kinds (`DeviceSpec`) and pool hardware cache their hash at
 construction because the scheduler memoises matching per distinct hardware, and
 a fleet of thousands of clusters usually shares a handful of classes: a lookup
 must cost a pointer comparison, not a walk over nested tuples.
@@ -8,8 +9,8 @@ must cost a pointer comparison, not a walk over nested tuples.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 
+from modelplane.core.devices import DeviceSpec
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
@@ -17,66 +18,6 @@ UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
 PREFILL_ROLE = ROLE_PREFILL
 ROLE_NAMES = (UNIFIED_ROLE, DECODE_ROLE, PREFILL_ROLE)
-
-AttributeValue = str | int | bool
-
-
-class Claim(StrEnum):
-    """How a device is bound: by a real DRA driver, or described for placement only."""
-
-    DRA = "DRA"
-    SYNTHETIC = "Synthetic"
-
-
-@dataclass(frozen=True)
-class DeviceSpec:
-    """One kind of device on every node of a pool, as an InferenceClass declares it.
-
-    `attributes` holds `(name, kind, value)` with kind one of string, int, bool or
-    version; `capacity` holds `(name, quantity)`. Both are sorted by name.
-    """
-
-    name: str
-    claim: Claim
-    driver: str
-    device_class_name: str | None
-    count: int
-    attributes: tuple[tuple[str, str, AttributeValue], ...] = ()
-    capacity: tuple[tuple[str, str], ...] = ()
-    _hash: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        content = (
-            self.name,
-            self.claim,
-            self.driver,
-            self.device_class_name,
-            self.count,
-            self.attributes,
-            self.capacity,
-        )
-        object.__setattr__(self, "_hash", hash(content))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    @property
-    def claimable(self) -> bool:
-        return self.claim is Claim.DRA
-
-    def as_spec(self) -> dict[str, object]:
-        """The InferenceClass device dict, the shape a CEL device is built from."""
-        spec: dict[str, object] = {
-            "name": self.name,
-            "claim": self.claim.value,
-            "driver": self.driver,
-            "count": self.count,
-            "attributes": {name: {kind: value} for name, kind, value in self.attributes},
-            "capacity": {name: {"value": quantity} for name, quantity in self.capacity},
-        }
-        if self.device_class_name is not None:
-            spec["deviceClassName"] = self.device_class_name
-        return spec
 
 
 @dataclass(frozen=True)
@@ -212,13 +153,28 @@ class RecordedRole:
 class ExistingReplica:
     """A ModelReplica already in the fleet, of this deployment or any other.
 
-    `deployment`, `cluster` and `index` come from the replica's labels, falling
-    back to its spec; any may be None when neither says.
+    `owner` is the ModelDeployment (in the replica's namespace) that composed it,
+    as Crossplane records it (see `adapt.existing_replicas`), None for a replica no
+    deployment composed. `cluster` and `index` are its identity as its spec records
+    it: the scheduler wrote them, and the replica renders where they say. Labels
+    are for people and selectors; editing one moves nothing.
     """
 
     namespace: str
     name: str
-    deployment: str | None
-    cluster: str | None
-    index: int | None
+    owner: str | None
+    cluster: str
+    index: int
     roles: tuple[RecordedRole, ...]
+
+
+@dataclass(frozen=True)
+class UnreadableCluster:
+    """An InferenceCluster in the fleet that cannot be read: it exists, so it is not gone.
+
+    `name` is None when even its name cannot be read. `problem` says what is wrong,
+    naming the field.
+    """
+
+    name: str | None
+    problem: str

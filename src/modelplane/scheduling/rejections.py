@@ -14,6 +14,9 @@ class Rejection(StrEnum):
     """A kind of rejection, as `status.matchTrace[].reason` spells it."""
 
     # A whole cluster, before its pools are looked at.
+    CLUSTER_UNREADABLE = "ClusterUnreadable"
+    """The InferenceCluster exists but cannot be read: its replicas are held as
+    recorded and nothing new is placed on it."""
     CLUSTER_SELECTOR_MISMATCH = "ClusterSelectorMismatch"
     """The cluster's labels do not satisfy the deployment's clusterSelector."""
     PRIORITY_NOT_ALLOWED = "PriorityNotAllowed"

@@ -1,19 +1,20 @@
 """Retain and scale down: what happens to the replicas this deployment already has.
 
-Retain (the spec evaluates): an existing replica keeps its (cluster, index) when
-  1. it carries an identity (cluster and index labels, or spec fields),
-  2. no other replica of the deployment claims the same (cluster, index)
+Retain (the spec evaluates): an existing replica keeps its (cluster, index), as
+its spec records them, when
+  1. no other replica of the deployment claims the same (cluster, index)
      (the first by name wins),
-  3. its cluster still exists, still passes the clusterSelector and still admits
+  2. its cluster still exists, still passes the clusterSelector and still admits
      the deployment's priority,
-  4. it has exactly the deployment's roles (a switch between unified and
+  3. it has exactly the deployment's roles (a switch between unified and
      disaggregated serving re-places it), and
-  5. every role's pinned pool still exists and one of its nodes still satisfies
+  4. every role's pinned pool still exists and one of its nodes still satisfies
      the role's current requests.
 A replica whose pinned pool is still declared in the cluster's spec.nodePools but
 not (yet) published in status.gpuPools is held exactly as recorded: a cluster
 that is new, restored or waiting for its classes has not lost its hardware, and
-dropping the replica would take a running model down.
+dropping the replica would take a running model down. So is a replica whose
+cluster exists but cannot be read: unreadable is not gone.
 A retained replica is re-derived from the current spec: its pool is kept and its
 workers, topology and device requests follow the deployment. Nothing else moves
 it: not a better-scored cluster, not capacity (it is charged, never evicted).
@@ -31,7 +32,7 @@ scale up.
 """
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica, RolePlacement
@@ -52,21 +53,11 @@ class Kept:
 
 def _identified(
     own: Sequence[ExistingReplica], removed: list[RemovedReplica]
-) -> list[tuple[ExistingReplica, str, int]]:
+) -> list[ExistingReplica]:
     """Own replicas with a unique (cluster, index), first by name winning."""
     seen: dict[tuple[str, int], str] = {}
-    result: list[tuple[ExistingReplica, str, int]] = []
+    result: list[ExistingReplica] = []
     for replica in sorted(own, key=lambda r: r.name):
-        if replica.cluster is None or replica.index is None:
-            removed.append(
-                RemovedReplica(
-                    replica.name,
-                    replica.cluster,
-                    replica.index,
-                    "carries no (cluster, index) identity",
-                )
-            )
-            continue
         identity = (replica.cluster, replica.index)
         if identity in seen:
             removed.append(
@@ -79,14 +70,13 @@ def _identified(
             )
             continue
         seen[identity] = replica.name
-        result.append((replica, *identity))
+        result.append(replica)
     return result
 
 
 def _retain_one(
     deployment: Deployment,
     replica: ExistingReplica,
-    index: int,
     view: ClusterView,
     fleet: FleetFilter,
 ) -> Kept | str:
@@ -102,7 +92,7 @@ def _retain_one(
         pinned = recorded[role.name].pool
         pool = view.cluster.pool(pinned)
         if pool is None and pinned in view.cluster.declared_pools:
-            return _as_recorded(replica, view.cluster.name, index)
+            return _as_recorded(replica)
         if pool is None:
             return f"its pool {pinned} for {role.name} no longer exists"
         match = fleet.matches(pool.hardware)[r]
@@ -113,9 +103,31 @@ def _retain_one(
         )
         charges.append((pinned, match.demand, role.pods))
     desired = DesiredReplica(
-        replica.name, view.cluster.name, index, tuple(placements), Origin.RETAINED
+        replica.name, view.cluster.name, replica.index, tuple(placements), Origin.RETAINED
     )
     return Kept(desired, tuple(charges))
+
+
+@dataclass(frozen=True)
+class Existence:
+    """Which clusters exist: those the scheduler reads, and those it cannot read.
+
+    An unreadable cluster exists, so its replicas are held, never dropped; when
+    even a name cannot be read, no replica's cluster can be said to be gone.
+    """
+
+    readable: Set[str]
+    unreadable: Set[str] = frozenset()
+    nameless: bool = False
+
+    def unreadable_or_unknown(self, cluster: str) -> bool:
+        """Whether a replica on `cluster` must be held because its cluster cannot be read."""
+        if cluster in self.unreadable:
+            return True
+        return self.nameless and cluster not in self.readable
+
+    def gone(self, cluster: str) -> bool:
+        return cluster not in self.readable and not self.unreadable_or_unknown(cluster)
 
 
 def retain(
@@ -123,44 +135,54 @@ def retain(
     own: Sequence[ExistingReplica],
     views: Mapping[str, ClusterView],
     fleet: FleetFilter,
+    existence: Existence,
 ) -> tuple[list[Kept], list[RemovedReplica]]:
     """Keep what may stay (retain rules above); the rest is removed with a reason."""
     removed: list[RemovedReplica] = []
     kept: list[Kept] = []
-    for replica, cluster, index in _identified(own, removed):
-        view = views.get(cluster)
-        if view is None:
-            removed.append(RemovedReplica(replica.name, cluster, index, "cluster no longer exists"))
+    for replica in _identified(own, removed):
+        view = views.get(replica.cluster)
+        if view is None or existence.unreadable_or_unknown(replica.cluster):
+            if existence.gone(replica.cluster):
+                removed.append(_removed(replica, "cluster no longer exists"))
+            else:
+                kept.append(_as_recorded(replica))
             continue
-        outcome = _retain_one(deployment, replica, index, view, fleet)
+        outcome = _retain_one(deployment, replica, view, fleet)
         if isinstance(outcome, str):
-            removed.append(RemovedReplica(replica.name, cluster, index, outcome))
+            removed.append(_removed(replica, outcome))
         else:
             kept.append(outcome)
     return kept, removed
 
 
 def hold(
-    own: Sequence[ExistingReplica], cluster_names: set[str]
+    own: Sequence[ExistingReplica], existence: Existence
 ) -> tuple[list[Kept], list[RemovedReplica]]:
     """Keep every replica whose cluster exists exactly as recorded (hold rules above)."""
     removed: list[RemovedReplica] = []
     kept: list[Kept] = []
-    for replica, cluster, index in _identified(own, removed):
-        if cluster not in cluster_names:
-            removed.append(RemovedReplica(replica.name, cluster, index, "cluster no longer exists"))
-            continue
-        kept.append(_as_recorded(replica, cluster, index))
+    for replica in _identified(own, removed):
+        if existence.gone(replica.cluster):
+            removed.append(_removed(replica, "cluster no longer exists"))
+        else:
+            kept.append(_as_recorded(replica))
     return kept, removed
 
 
-def _as_recorded(replica: ExistingReplica, cluster: str, index: int) -> Kept:
+def _removed(replica: ExistingReplica, reason: str) -> RemovedReplica:
+    return RemovedReplica(replica.name, replica.cluster, replica.index, reason)
+
+
+def _as_recorded(replica: ExistingReplica) -> Kept:
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
     roles = tuple(
         RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
         for role in replica.roles
     )
-    return Kept(DesiredReplica(replica.name, cluster, index, roles, Origin.HELD), ())
+    return Kept(
+        DesiredReplica(replica.name, replica.cluster, replica.index, roles, Origin.HELD), ()
+    )
 
 
 class _Descending:

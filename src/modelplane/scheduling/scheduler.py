@@ -3,6 +3,7 @@
 import itertools
 from collections.abc import Sequence
 
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling.decision import (
@@ -15,18 +16,23 @@ from modelplane.scheduling.decision import (
     PoolTrace,
     RemovedReplica,
 )
-from modelplane.scheduling.errors import InputError
 from modelplane.scheduling.fill import CapacityBook, CapacityRejection, fill
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.label_selector import (
     MATCH_ALL,
     CompiledLabelSelector,
-    LabelSelectorError,
     compile_label_selector,
 )
 from modelplane.scheduling.matching import Matcher
-from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, ExistingReplica
-from modelplane.scheduling.retain import Kept, hold, retain, scale_down
+from modelplane.scheduling.model import (
+    UNIFIED_ROLE,
+    Cluster,
+    Deployment,
+    ExistingReplica,
+    UnreadableCluster,
+)
+from modelplane.scheduling.rejections import Rejection
+from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
 
 
@@ -49,8 +55,8 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[str]:
-    problems: list[str] = []
+def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
+    problems: list[Issue] = []
     for role in deployment.roles:
         base = (
             "spec.nodeSelector" if role.name == UNIFIED_ROLE else f"spec.{role.name}.nodeSelector"
@@ -59,14 +65,21 @@ def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator
             for j, expression in enumerate(request.selectors):
                 error = evaluator.compile_error(expression)
                 if error is not None:
-                    problems.append(f"{base}.devices[{i}].selectors[{j}].cel: {error}")
+                    path = f"{base}.devices[{i}].selectors[{j}].cel"
+                    problems.append(Issue(path, error, Reason.INVALID_NODE_SELECTOR))
     return problems
 
 
 def _trace(
-    views: dict[str, ClusterView], capacity: dict[str, CapacityRejection]
+    views: dict[str, ClusterView],
+    capacity: dict[str, CapacityRejection],
+    unreadable: Sequence[UnreadableCluster],
 ) -> tuple[ClusterTrace, ...]:
-    entries: list[ClusterTrace] = []
+    entries = [
+        ClusterTrace(u.name, Rejection.CLUSTER_UNREADABLE, _unreadable_note(u.problem))
+        for u in unreadable
+        if u.name is not None and u.name not in views
+    ]
     # `views` is in cluster-name order: schedule builds it from the sorted fleet.
     for name, view in views.items():
         full = capacity.get(name)
@@ -78,7 +91,22 @@ def _trace(
             entries.append(ClusterTrace(name, rejected.reason, rejected.message, pools))
         elif pools:
             entries.append(ClusterTrace(name, None, None, pools))
-    return tuple(entries)
+    return tuple(sorted(entries, key=lambda entry: entry.cluster))
+
+
+def _unreadable_note(problem: str) -> str:
+    return f"cannot be read ({problem}): its replicas are kept as recorded, nothing new is placed"
+
+
+def _unreadable_events(unreadable: Sequence[UnreadableCluster]) -> list[Event]:
+    return [
+        Event(
+            EventType.WARNING,
+            Reason.CLUSTER_UNREADABLE,
+            f"InferenceCluster {u.name or '(name unreadable)'} {_unreadable_note(u.problem)}",
+        )
+        for u in unreadable
+    ]
 
 
 def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica]) -> list[Event]:
@@ -128,15 +156,17 @@ def _hold_note(kept: Sequence[Kept]) -> str:
 def _invalid(
     deployment: Deployment,
     own: Sequence[ExistingReplica],
-    clusters: Sequence[Cluster],
-    reason: str,
-    problems: list[str],
+    existence: Existence,
+    problems: list[Issue],
+    warnings: Sequence[Event],
 ) -> Decision:
-    kept, removed = hold(own, {cluster.name for cluster in clusters})
+    reason = problems[0].reason
+    kept, removed = hold(own, existence)
     kept = scale_down(kept, deployment.replicas, removed)
-    message = "; ".join(problems) + _hold_note(kept)
+    message = "; ".join(map(str, problems)) + _hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
-    return _decision(kept, [], removed, (), Condition(False, reason, message), [warning])
+    condition = Condition(False, reason, message)
+    return _decision(kept, [], removed, (), condition, [*warnings, warning])
 
 
 def schedule(
@@ -144,6 +174,7 @@ def schedule(
     clusters: Sequence[Cluster],
     replicas: Sequence[ExistingReplica],
     *,
+    unreadable: Sequence[UnreadableCluster] = (),
     engine: SelectorEngine | None = None,
 ) -> Decision:
     """Decide where every replica of `deployment` runs. Pure and deterministic.
@@ -151,39 +182,49 @@ def schedule(
     - `clusters`: every InferenceCluster of the fleet (names must be unique), with
       its published `status.gpuPools`; order does not matter.
     - `replicas`: every ModelReplica in the fleet, of this deployment and of every
-      other; order does not matter. This deployment's own are those labelled with
-      its name in its namespace; the rest are charged to the capacity ledger.
+      other; order does not matter. This deployment's own are those whose `owner`
+      is its name in its namespace; the rest are charged to the capacity ledger.
+    - `unreadable`: InferenceClusters that exist but cannot be read. Replicas on
+      them are held as recorded, nothing new goes there, and each is a trace
+      entry and a Warning.
     - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
 
     Inputs must be complete: the glue waits until the fleet has been fetched.
-    The same inputs give the same Decision, byte for byte. Raises InputError only
-    for duplicate cluster names; everything else wrong with the spec or the fleet
-    is reported in the Decision (see `modelplane.scheduling` for the rules).
+    The same inputs give the same Decision, byte for byte. Raises InvalidInputError
+    only for duplicate cluster names; everything else wrong with the spec or the
+    fleet is reported in the Decision (see `modelplane.scheduling` for the rules).
     """
     ordered = sorted(clusters, key=lambda cluster: cluster.name)
     for before, after in itertools.pairwise(ordered):
         if before.name == after.name:
-            raise InputError("clusters", f"duplicate cluster {before.name!r}")
+            raise InvalidInputError(
+                [Issue("inferenceclusters", f"duplicate cluster {before.name!r}")]
+            )
+    unreadable = sorted(unreadable, key=lambda u: (u.name is None, u.name or "", u.problem))
+    existence = Existence(
+        frozenset(cluster.name for cluster in ordered),
+        frozenset(u.name for u in unreadable if u.name is not None),
+        nameless=any(u.name is None for u in unreadable),
+    )
+    warnings = _unreadable_events(unreadable)
     own: list[ExistingReplica] = []
     others: list[ExistingReplica] = []
     for r in replicas:
-        mine = r.namespace == deployment.namespace and r.deployment == deployment.name
+        mine = r.namespace == deployment.namespace and r.owner == deployment.name
         (own if mine else others).append(r)
     others.sort(key=lambda r: (r.namespace, r.name))
     evaluator = SelectorEvaluator(engine if engine is not None else default_engine())
 
     selector: CompiledLabelSelector = MATCH_ALL
-    selector_problems: list[str] = []
+    selector_problems: list[Issue] = []
     try:
         selector = compile_label_selector(deployment.cluster_selector)
-    except LabelSelectorError as error:
-        selector_problems = error.problems
-    problems = _node_selector_problems(deployment, evaluator)
-    if selector_problems or problems:
-        reason = (
-            Reason.INVALID_CLUSTER_SELECTOR if selector_problems else Reason.INVALID_NODE_SELECTOR
-        )
-        return _invalid(deployment, own, ordered, reason, selector_problems + problems)
+    except InvalidInputError as error:
+        selector_problems = list(error.issues)
+    # The clusterSelector's problems come first, so the first one's reason is the condition's.
+    problems = selector_problems + _node_selector_problems(deployment, evaluator)
+    if problems:
+        return _invalid(deployment, own, existence, problems, warnings)
 
     matcher = Matcher(evaluator)
     fleet = FleetFilter(deployment, selector, matcher)
@@ -198,9 +239,9 @@ def schedule(
     if holding:
         # An edit that leaves nothing eligible is far likelier a mistake than a
         # wish to tear the deployment down: keep what runs, and say so.
-        kept, removed = hold(own, set(views))
+        kept, removed = hold(own, existence)
     else:
-        kept, removed = retain(deployment, own, views, fleet)
+        kept, removed = retain(deployment, own, views, fleet, existence)
     kept = scale_down(kept, deployment.replicas, removed)
 
     placed: list[DesiredReplica] = []
@@ -216,11 +257,18 @@ def schedule(
             shortfall,
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
-    trace = _trace(views, capacity)
-    condition, warnings = _condition(
-        deployment, views, kept, placed, selected=selected, eligible=eligible, holding=holding
+    trace = _trace(views, capacity, unreadable)
+    condition, condition_warnings = _condition(
+        deployment,
+        views,
+        kept,
+        placed,
+        selected=selected,
+        eligible=eligible,
+        holding=holding,
+        unreadable=len(unreadable),
     )
-    return _decision(kept, placed, removed, trace, condition, warnings)
+    return _decision(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
 
 
 def _condition(
@@ -232,11 +280,15 @@ def _condition(
     selected: int,
     eligible: int,
     holding: bool,
+    unreadable: int,
 ) -> tuple[Condition, list[Event]]:
     """ReplicasScheduled, and a warning event whenever it is False."""
     scheduled = len(kept) + len(placed)
     wanted = deployment.replicas
-    if not views:
+    if not views and unreadable:
+        reason = Reason.NO_CLUSTERS
+        why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
+    elif not views:
         reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
     elif selected == 0:
         reason = Reason.NO_CLUSTERS

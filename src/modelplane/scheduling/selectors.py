@@ -4,11 +4,10 @@ The scheduler never imports a CEL library: it takes any `SelectorEngine`. The
 default one (`modelplane.scheduling.cel_engine`) wraps `modelplane.cel`; tests
 can pass a small fake. `SelectorEvaluator` memoises for one decision, so each
 distinct expression compiles once, each distinct device kind is converted once
-(keyed by its content), and each (expression, device kind) pair evaluates once
-however many clusters share that kind.
+(keyed by its content, straight from the typed kind), and each (expression,
+device kind) pair evaluates once however many clusters share that kind.
 """
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -34,8 +33,8 @@ class SelectorEngine(Protocol):
         """Compile one selector; raises SelectorCompileError."""
         ...
 
-    def device(self, spec: Mapping[str, object]) -> object:
-        """Build the evaluator's device from an InferenceClass device dict; raises ValueError."""
+    def device(self, spec: DeviceSpec) -> object:
+        """Build the evaluator's device from a device kind; raises ValueError."""
         ...
 
 
@@ -84,7 +83,7 @@ class SelectorEvaluator:
         if device in self._devices:
             return self._devices[device]
         try:
-            converted: object | ValueError = self._engine.device(device.as_spec())
+            converted: object | ValueError = self._engine.device(device)
         except ValueError as error:
             converted = error
         self._devices[device] = converted

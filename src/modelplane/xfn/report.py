@@ -1,5 +1,8 @@
 """Conditions and events, with reasons from the shared vocabulary."""
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,13 +72,16 @@ def report_issues(
     condition_type: str,
     issues: Sequence[Issue],
     ok: Condition,
+    *,
+    failed_reason: str | None = None,
 ) -> bool:
     """Turn a list of issues into `condition_type` plus one Warning event each.
 
-    With any Error the condition is False, carries the first error's reason and
-    lists every error; otherwise it is `ok`, whose message notes how many warnings
-    there were. Every issue, Error or Warning, is a Warning event naming its field,
-    in the order given, each once. Returns whether there was no Error.
+    With any Error the condition is False, carries `failed_reason` (by default
+    the first error's reason) and lists every error; otherwise it is `ok`, whose
+    message notes how many warnings there were. Every issue, Error or Warning, is
+    a Warning event naming its field, with its own reason, in the order given,
+    each once. Returns whether there was no Error.
     """
     found = unique(issues)
     for issue in found:
@@ -83,7 +89,8 @@ def report_issues(
     failed = errors(found)
     if failed:
         message = "; ".join(map(str, failed))
-        set_condition(rsp, Condition(condition_type, False, failed[0].reason, message))
+        reason = failed_reason or failed[0].reason
+        set_condition(rsp, Condition(condition_type, False, reason, message))
         return False
     message = ok.message
     if found:

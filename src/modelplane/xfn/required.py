@@ -9,16 +9,20 @@ kept aside with its issues instead of being dropped silently, so the caller can
 hold whatever depends on it rather than treat it as gone.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
-from modelplane.xfn.structs import to_dict
+from modelplane.xfn.structs import to_dict, to_values
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -32,10 +36,15 @@ class State(enum.Enum):
 
 @dataclass(frozen=True)
 class Unreadable:
-    """A required resource that did not parse: its name when readable, and why."""
+    """A required resource that did not parse: its name, and why.
+
+    `name` is `#<index>` (which no Kubernetes name can be) when even the name
+    cannot be read; `named` tells the two apart.
+    """
 
     name: str
     issues: tuple[Issue, ...]
+    named: bool = True
 
 
 @dataclass(frozen=True)
@@ -62,24 +71,37 @@ def resolve(
     """What Crossplane fetched for requirement `name`, as dicts or read into `model`."""
     if name not in req.required_resources:
         return Required(State.UNRESOLVED)
-    raw = [to_dict(item.resource) for item in req.required_resources[name].items]
-    state = State.PRESENT if raw else State.ABSENT
+    found = req.required_resources[name].items
+    state = State.PRESENT if found else State.ABSENT
     if model is None:
-        return Required(state, raw)
+        return Required(state, [to_dict(item.resource) for item in found])
+    parsed = parse_all((to_values(item.resource) for item in found), model)
+    return Required(state, parsed.items, parsed.unreadable)
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[M]):
+    items: list[M]
+    unreadable: list[Unreadable]
+
+
+def parse_all(objects: Iterable[dict[str, Any]], model: type[M]) -> Parsed[M]:
+    """Each object read into `model`; one that does not parse is kept aside with its issues."""
     items: list[M] = []
     unreadable: list[Unreadable] = []
-    for index, obj in enumerate(raw):
+    for index, obj in enumerate(objects):
         try:
             items.append(parse_object(model, obj))
         except InvalidInputError as error:
-            unreadable.append(Unreadable(_name_of(obj, index), error.issues))
-    return Required(state, items, unreadable)
+            name = _name_of(obj)
+            unreadable.append(Unreadable(name or f"#{index}", error.issues, named=bool(name)))
+    return Parsed(items, unreadable)
 
 
-def _name_of(obj: dict[str, Any], index: int) -> str:
+def _name_of(obj: dict[str, Any]) -> str:
     metadata = obj.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, dict) else None
-    return name if isinstance(name, str) and name else f"#{index}"
+    name = cast(dict[str, Any], metadata).get("name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def require_named(

@@ -5,6 +5,9 @@ Flags and environment variables are the SDK's: --address (ADDRESS, default
 --debug, and the gRPC message-size limits.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 from collections.abc import Callable
 from typing import Any
 

@@ -2,28 +2,48 @@
 
 A protobuf Struct stores every number as a double, so `replicas: 3` comes back as
 3.0. Kubernetes has no float fields in the APIs Modelplane reads, and CEL treats
-int and double as different types, so integral doubles are turned back into ints.
+int and double as different types, so integral doubles are turned back into ints
+(`to_dict`). An object read into a generated model needs no such pass
+(`to_values`): the model turns each integral number into the int its schema
+declares, and a number inside a field the schema leaves open (a pod template) is
+carried through to another Struct, where an int and a double are the same.
 """
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from crossplane.function import resource
 from google.protobuf import struct_pb2
+
+# The SDK's converters, typed as what they are (its signatures say a bare `dict`).
+_struct_to_dict = cast(
+    Callable[[struct_pb2.Struct], dict[str, Any]],
+    resource.struct_to_dict,  # pyright: ignore[reportUnknownMemberType]
+)
+_dict_to_struct = cast(
+    Callable[[dict[str, Any]], struct_pb2.Struct],
+    resource.dict_to_struct,  # pyright: ignore[reportUnknownMemberType]
+)
 
 
 def restore_ints(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
-        return {key: restore_ints(item) for key, item in value.items()}
+        return {key: restore_ints(item) for key, item in cast(dict[str, Any], value).items()}
     if isinstance(value, list):
-        return [restore_ints(item) for item in value]
+        return [restore_ints(item) for item in cast(list[Any], value)]
     return value
 
 
 def to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
-    return restore_ints(resource.struct_to_dict(struct))
+    return restore_ints(to_values(struct))
+
+
+def to_values(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """The Struct as plain Python, every number a float: for reading into a model."""
+    return _struct_to_dict(struct)
 
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    return resource.dict_to_struct(value)
+    return _dict_to_struct(value)

@@ -4,25 +4,23 @@ The verdict is the Valid condition, plus one Warning event per problem naming
 its field, so `kubectl describe` shows exactly what to fix.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceClass
 
 from modelplane.core.vocabulary import VALID, Reason
-from modelplane.fleet.classes import class_problems
+from modelplane.fleet.classes import class_issues
 from modelplane.xfn import report
 from modelplane.xfn.runner import ComposeFunction, observed_composite
+
+ALL_VALID = report.Condition(VALID, True, Reason.VALID, "every device parses")
 
 
 class FunctionRunner(ComposeFunction):
     validity_condition = VALID
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        problems = class_problems(observed_composite(req))
-        if problems:
-            for problem in problems:
-                report.warning(rsp, Reason.INVALID_SPEC, str(problem))
-            summary = "; ".join(map(str, problems))
-            report.set_condition(rsp, report.Condition(VALID, False, Reason.INVALID_SPEC, summary))
-            return
-        report.set_condition(
-            rsp, report.Condition(VALID, True, Reason.VALID, "every device parses")
-        )
+        issues = class_issues(observed_composite(req, InferenceClass))
+        report.report_issues(rsp, VALID, issues, ALL_VALID)

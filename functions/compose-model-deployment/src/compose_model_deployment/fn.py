@@ -1,17 +1,23 @@
 """The fleet scheduler as a composition function.
 
 Fetch the whole fleet (every InferenceCluster and every ModelReplica, because
-other deployments' replicas use capacity too), let the pure scheduler decide,
-then compose exactly the replicas it decided on. Until the fleet has been
-fetched nothing is decided and every replica composed before is re-emitted:
-an unfetched fleet is not an empty one.
+other deployments' replicas use capacity too), read everything into its
+generated model once, let the pure scheduler decide, then compose exactly the
+replicas it decided on. Until the fleet has been fetched nothing is decided and
+every replica composed before is re-emitted: an unfetched fleet is not an empty
+one. A cluster that cannot be read is not gone either: its replicas are held.
 """
 
-from typing import Any
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from collections.abc import Callable
+from typing import Any, cast
 
 from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_models import ModelReplica
+from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
+from pydantic import BaseModel
 
 from compose_model_deployment.replicas import (
     placements,
@@ -19,6 +25,7 @@ from compose_model_deployment.replicas import (
     replica_object,
     serving,
 )
+from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
@@ -31,11 +38,11 @@ from modelplane.core.vocabulary import (
 from modelplane.scheduling import (
     Decision,
     EventType,
-    InputError,
     Origin,
-    parse_clusters,
-    parse_deployment,
-    parse_replicas,
+    UnreadableCluster,
+    existing_replicas,
+    read_deployment,
+    read_fleet,
     schedule,
 )
 from modelplane.xfn import report, required
@@ -46,22 +53,26 @@ from modelplane.xfn.runner import (
     observed_resources,
 )
 
+# The SDK's resource.update, typed for the one source used here (its signature
+# says a bare `dict`).
+update_resource = cast(
+    Callable[[fnv1.Resource, BaseModel], None],
+    resource.update,  # pyright: ignore[reportUnknownMemberType]
+)
 CLUSTERS = "inferenceclusters"
 REPLICAS = "modelreplicas"
 
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
+    published_status = ("replicas", "placements", "matchTrace")
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        deployment = observed_composite(req)
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
         required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
         required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
-        clusters = required.resolve(req, CLUSTERS)
-        fleet_replicas = required.resolve(req, REPLICAS)
-        observed = observed_resources(req)
-
+        clusters = required.resolve(req, CLUSTERS, InferenceCluster)
+        fleet_replicas = required.resolve(req, REPLICAS, ModelReplica)
         if not (clusters.resolved and fleet_replicas.resolved):
             keep_observed(req, rsp)
             report.set_condition(
@@ -72,40 +83,51 @@ class FunctionRunner(ComposeFunction):
             )
             return
 
-        try:
-            wanted = parse_deployment(deployment)
-            decision = schedule(
-                wanted,
-                parse_clusters(clusters.items),
-                parse_replicas(merge_replicas(fleet_replicas.items, observed)),
-            )
-        except InputError as error:
-            keep_observed(req, rsp)
-            report.warning(rsp, Reason.INVALID_SPEC, str(error))
-            report.set_condition(
-                rsp, report.Condition(REPLICAS_SCHEDULED, False, Reason.INVALID_SPEC, str(error))
-            )
-            return
-
+        deployment = observed_composite(req, ModelDeployment)
+        observed = observed_resources(req)
+        composed = composed_replicas(observed)
+        wanted = read_deployment(deployment)
+        fleet = read_fleet(
+            clusters.items,
+            [
+                UnreadableCluster(u.name if u.named else None, "; ".join(map(str, u.issues)))
+                for u in clusters.unreadable
+            ],
+        )
+        uid = deployment.metadata.uid if deployment.metadata else None
+        known = existing_replicas(wanted, uid, composed, fleet_replicas.items)
+        decision = schedule(wanted, fleet.clusters, known.replicas, unreadable=fleet.unreadable)
         emit(req, rsp, deployment, wanted.replicas, decision, observed)
+        skipped = known.skipped + len(fleet_replicas.unreadable)
+        if skipped:
+            report.warning(
+                rsp,
+                Reason.REPLICA_UNREADABLE,
+                f"{skipped} ModelReplica{'s' if skipped != 1 else ''} of other deployments "
+                "cannot be read; the capacity they hold is not charged",
+            )
 
 
-def merge_replicas(
-    fleet: list[dict[str, Any]], observed: dict[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """The fleet's replicas, with this deployment's own as Crossplane observed them."""
-    merged = {(r["metadata"].get("namespace", ""), r["metadata"]["name"]): r for r in fleet}
-    for replica in observed.values():
-        if replica.get("kind") == MODEL_REPLICA:
-            metadata = replica["metadata"]
-            merged[(metadata.get("namespace", ""), metadata["name"])] = replica
-    return [merged[key] for key in sorted(merged)]
+def composed_replicas(observed: dict[str, dict[str, Any]]) -> dict[str, ModelReplica]:
+    """What Crossplane observed this deployment to have composed, by composition
+    resource name: this deployment's replicas. InvalidInputError for any it cannot
+    read, since nothing can be decided without knowing what runs."""
+    composed: dict[str, ModelReplica] = {}
+    problems: list[Issue] = []
+    for key, obj in sorted(observed.items()):
+        try:
+            composed[key] = parse_object(ModelReplica, obj)
+        except InvalidInputError as invalid:
+            problems.extend(issue.under(f"{REPLICAS}[{key}]") for issue in invalid.issues)
+    if problems:
+        raise InvalidInputError(problems)
+    return composed
 
 
 def emit(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
-    deployment: dict[str, Any],
+    deployment: ModelDeployment,
     wanted: int,
     decision: Decision,
     observed: dict[str, dict[str, Any]],
@@ -118,7 +140,7 @@ def emit(
             continue
         desired = rsp.desired.resources[replica.name]
         # Through the generated model: never compose what our own XRD would reject.
-        resource.update(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
+        update_resource(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
         desired.ready = fnv1.READY_TRUE if serving_now[replica.name] else fnv1.READY_FALSE
     # A replica the scheduler holds keeps exactly the spec it runs with.
     keep_observed(req, rsp, held)

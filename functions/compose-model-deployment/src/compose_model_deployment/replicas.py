@@ -1,40 +1,49 @@
 """The ModelReplica objects a scheduling decision composes, and the status it reports.
 
-Pure functions of the decision, the deployment object and the observed replicas,
-so the function body stays a short story: fetch, decide, emit, report.
+Pure functions of the decision, the deployment's model and the observed
+replicas, so the function body stays a short story: fetch, decide, emit, report.
 """
 
 from typing import Any
 
+from modelplane_models import ModelDeployment
+from modelplane_models.model_deployment import Workers
+
 from modelplane.core.conditions import condition_is, find_condition
-from modelplane.core.vocabulary import (
-    ACCEPTED,
-    API_VERSION,
-    LABEL_CLUSTER,
-    LABEL_DEPLOYMENT,
-    LABEL_REPLICA_INDEX,
-    MODEL_REPLICA,
-    SERVING,
-)
+from modelplane.core.vocabulary import ACCEPTED, API_VERSION, MODEL_REPLICA, SERVING
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
 
 
-def role_template(deployment: dict[str, Any], role: str) -> dict[str, Any]:
-    spec = deployment.get("spec", {})
-    workers = (
-        spec.get("workers", {}) if role == UNIFIED_ROLE else spec.get(role, {}).get("workers", {})
+def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
+    """The pod template of one role, exactly as the deployment gives it."""
+    spec = deployment.spec
+    workers: Workers | None = None
+    if spec is not None:
+        if role == UNIFIED_ROLE:
+            workers = spec.workers
+        else:
+            disaggregated = getattr(spec, role)
+            workers = None if disaggregated is None else disaggregated.workers
+    if workers is None:
+        return {}
+    return workers.template.model_dump(
+        mode="json", exclude_unset=True, by_alias=True, warnings=False
     )
-    return workers.get("template", {})
 
 
-def replica_object(deployment: dict[str, Any], replica: DesiredReplica) -> dict[str, Any]:
-    """The ModelReplica for a retained or newly placed replica, from the current spec."""
+def replica_object(deployment: ModelDeployment, replica: DesiredReplica) -> dict[str, Any]:
+    """The ModelReplica for a retained or newly placed replica, from the current spec.
+
+    Its labels say where it runs, for people and selectors; the scheduler reads a
+    replica's identity from its spec and from Crossplane, never from them.
+    """
+    name = deployment.metadata.name if deployment.metadata else None
     spec: dict[str, Any] = {
-        "deploymentName": deployment["metadata"]["name"],
+        "deploymentName": name,
         "clusterName": replica.cluster,
         "index": replica.index,
     }
-    priority = deployment.get("spec", {}).get("priority")
+    priority = deployment.spec.priority if deployment.spec else None
     if priority:
         spec["priority"] = priority
     for role in replica.roles:
@@ -44,11 +53,7 @@ def replica_object(deployment: dict[str, Any], replica: DesiredReplica) -> dict[
         "kind": MODEL_REPLICA,
         "metadata": {
             "name": replica.name,
-            "labels": {
-                LABEL_DEPLOYMENT: deployment["metadata"]["name"],
-                LABEL_CLUSTER: replica.cluster,
-                LABEL_REPLICA_INDEX: str(replica.index),
-            },
+            "labels": replica.placement_labels(name or ""),
         },
         "spec": spec,
     }

@@ -1,0 +1,203 @@
+"""Fuzz a composition function with mutated copies of valid requests.
+
+`Fuzzer(runner).run(requests, seed=..., count=...)` mutates one part of a
+request at a time (its composite, one observed composed resource, or one item of
+a required resource, which may also be removed, duplicated or joined by
+garbage), calls the runner's RunFunction directly, and checks what every
+Modelplane function promises for input it can read at all:
+
+- RunFunction returns: no exception escapes;
+- no fatal result (the safety net's InternalError) comes back;
+- every resource Crossplane observed as composed is still desired: Crossplane
+  deletes what a function stops emitting.
+
+The last check is waived for one mutation when the caller's reader for that
+part (`readers`: the generated model and whatever else the function checks)
+still accepts the mutated object: then the mutation was a valid edit (a lower
+replica count, a cluster removed from the fleet) and the function may
+legitimately let a resource go. Without a reader, no loss is ever allowed.
+
+Deterministic: a seed names the same mutations, in the same order, on every
+machine; a failure names the seed, the iteration and the mutation.
+"""
+
+import asyncio
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane.xfn.structs import to_dict, to_struct
+from modelplane_cli.fuzz.mutate import Obj, garbage, mutate
+
+COMPOSITE = "composite"
+OBSERVED = "observed"
+
+
+class Runner(Protocol):
+    async def RunFunction(  # noqa: N802 (the gRPC method name)
+        self, request: fnv1.RunFunctionRequest, context: Any, /
+    ) -> fnv1.RunFunctionResponse: ...
+
+
+@dataclass(frozen=True)
+class Mutated:
+    """One mutated request: which part changed, how, and the part as it now is."""
+
+    request: fnv1.RunFunctionRequest
+    part: str
+    """`composite`, `observed`, or the requirement's name."""
+    where: str
+    """The composite, `observed[key]` or `<requirement>[i]`."""
+    what: str
+    obj: Obj | None
+    """The mutated object; None when the mutation removed it."""
+
+    def describe(self) -> str:
+        return f"{self.where} {self.what}"
+
+
+def run_function(runner: Runner, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    """Call RunFunction without an event loop when it never awaits (every Modelplane
+    function); through asyncio otherwise."""
+    coroutine = runner.RunFunction(req, None)
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    return asyncio.run(runner.RunFunction(req, None))
+
+
+def _copy(base: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRequest:
+    req = fnv1.RunFunctionRequest()
+    req.CopyFrom(base)
+    return req
+
+
+class Mutator:
+    """Mutated copies of one valid request, each changing one part."""
+
+    def __init__(self, base: fnv1.RunFunctionRequest) -> None:
+        self._base = base
+        self._composite = to_dict(base.observed.composite.resource)
+        self._observed = {
+            k: to_dict(v.resource) for k, v in sorted(base.observed.resources.items())
+        }
+        self._required = {
+            name: [to_dict(item.resource) for item in found.items]
+            for name, found in sorted(base.required_resources.items())
+        }
+
+    def mutated(self, rng: random.Random) -> Mutated:
+        targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
+        targets += [f"required:{name}" for name in self._required]
+        target = rng.choice(targets)
+        req = _copy(self._base)
+        if target == COMPOSITE:
+            obj, what = mutate(self._composite, rng)
+            req.observed.composite.resource.CopyFrom(to_struct(obj))
+            return Mutated(req, COMPOSITE, COMPOSITE, what, obj)
+        kind, _, name = target.partition(":")
+        if kind == OBSERVED:
+            obj, what = mutate(self._observed[name], rng)
+            req.observed.resources[name].resource.CopyFrom(to_struct(obj))
+            return Mutated(req, OBSERVED, f"observed[{name}]", what, obj)
+        return self._required_item(req, name, rng)
+
+    def _required_item(
+        self, req: fnv1.RunFunctionRequest, name: str, rng: random.Random
+    ) -> Mutated:
+        items = list(self._required[name])
+        choice = rng.random()
+        index = rng.randrange(len(items)) if items else 0
+        obj: Obj | None
+        if not items or choice < 0.1:
+            obj, what = garbage(rng), "garbage added"
+            items.insert(index, obj)
+        elif choice < 0.2:
+            obj, what = None, "removed"
+            del items[index]
+        elif choice < 0.25:
+            obj, what = items[index], "duplicated"
+            items.insert(index, obj)
+        else:
+            obj, what = mutate(items[index], rng)
+            items[index] = obj
+        found = req.required_resources[name]
+        del found.items[:]
+        for item in items:
+            found.items.add().resource.CopyFrom(to_struct(item))
+        return Mutated(req, name, f"{name}[{index}]", what, obj)
+
+
+@dataclass(frozen=True)
+class Failure:
+    seed: int
+    iteration: int
+    mutation: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"seed {self.seed} #{self.iteration}: {self.mutation}: {self.problem}"
+
+
+Reader = Callable[[Obj], object]
+"""Reads an object as the function does; raises when the function could not."""
+
+
+def _reads(reader: Reader, obj: Obj) -> bool:
+    try:
+        reader(obj)
+    except Exception:  # whatever the reader refuses with, the object is malformed
+        return False
+    return True
+
+
+class Fuzzer:
+    """Runs mutated requests through one function and collects every broken promise.
+
+    `readers` maps a request part (`composite`, `observed`, or a requirement's
+    name) to how the function reads its objects; a mutation its reader still
+    accepts is a valid edit, and may let a composed resource go.
+    """
+
+    def __init__(self, runner: Runner, readers: Mapping[str, Reader] | None = None) -> None:
+        self._runner = runner
+        self._readers = dict(readers or {})
+
+    def may_drop(self, mutated: Mutated) -> bool:
+        reader = self._readers.get(mutated.part)
+        if reader is None:
+            return False
+        return mutated.obj is None or _reads(reader, mutated.obj)
+
+    def check(self, mutated: Mutated) -> str | None:
+        """What broke, or None when the function kept every promise."""
+        try:
+            rsp = run_function(self._runner, mutated.request)
+        except Exception as error:  # the whole point: nothing may escape
+            return f"RunFunction raised {type(error).__name__}: {error}"
+        fatal = [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
+        if fatal:
+            return f"fatal result {fatal[0].reason}: {fatal[0].message}"
+        lost = sorted(set(mutated.request.observed.resources) - set(rsp.desired.resources))
+        if lost and not self.may_drop(mutated):
+            return f"stopped emitting {', '.join(lost)}"
+        return None
+
+    def run(
+        self, requests: Sequence[fnv1.RunFunctionRequest], *, seed: int, count: int
+    ) -> list[Failure]:
+        """`count` mutations spread over `requests`, in an order `seed` decides."""
+        rng = random.Random(seed)
+        mutators = [Mutator(req) for req in requests]
+        failures: list[Failure] = []
+        for iteration in range(count):
+            mutated = rng.choice(mutators).mutated(rng)
+            problem = self.check(mutated)
+            if problem is not None:
+                failures.append(Failure(seed, iteration, mutated.describe(), problem))
+        return failures

@@ -1,0 +1,16 @@
+"""Malformed input never becomes an internal error.
+
+Thousands of seeded mutations of the InferenceClasses of the example catalog:
+wrong types, missing fields, nulls, bad strings and numbers, non-map metadata.
+"""
+
+from compose_inference_class.fn import FunctionRunner
+
+from modelplane_cli.fuzz import Fuzzer, requests_for
+
+
+def test_mutated_requests_keep_the_safety_net() -> None:
+    requests = requests_for("modelplane-compose-inference-class")
+    assert requests
+    failures = Fuzzer(FunctionRunner()).run(requests, seed=8, count=2000)
+    assert not failures, "\n".join(map(str, failures))

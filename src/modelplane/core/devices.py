@@ -1,0 +1,178 @@
+"""A device kind as an InferenceClass declares it, read once from the generated models.
+
+An InferenceClass declares its devices and an InferenceCluster publishes a copy of
+them in `status.gpuPools`; both generated models hold the same fields.
+`DeviceSpec.read` turns either into one typed, hashable value, checking what the
+schema leaves to its CEL rules. The scheduler matches requests against it, and
+`cel_device` builds the CEL `device` variable from it directly.
+
+A DeviceSpec caches its hash at construction because the scheduler memoises
+matching per distinct hardware, and a fleet of thousands of clusters usually
+shares a handful of classes: a lookup must cost a pointer comparison, not a
+walk over nested tuples.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from modelplane.cel.device import Device, device_from_fields
+from modelplane.core.issues import InvalidInputError, Issue
+
+AttributeValue = str | int | bool
+
+
+class Claim(StrEnum):
+    """How a device is bound: by a real DRA driver, or described for placement only."""
+
+    DRA = "DRA"
+    SYNTHETIC = "Synthetic"
+
+
+class AttributeFields(Protocol):
+    """A device attribute as the models hold it: exactly one value is set."""
+
+    @property
+    def string(self) -> str | None: ...
+    @property
+    def int_(self) -> int | None: ...
+    @property
+    def bool_(self) -> bool | None: ...
+    @property
+    def version(self) -> str | None: ...
+
+
+class CapacityFields(Protocol):
+    @property
+    def value(self) -> str: ...
+
+
+class DeviceFields(Protocol):
+    """A device as the InferenceClass and InferenceCluster models hold it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def claim(self) -> str | None: ...
+    @property
+    def driver(self) -> str: ...
+    @property
+    def deviceClassName(self) -> str | None: ...  # noqa: N802 (the API's field name)
+    @property
+    def count(self) -> int | None: ...
+    @property
+    def allowMultipleAllocations(self) -> bool | None: ...  # noqa: N802
+    @property
+    def attributes(self) -> Mapping[str, AttributeFields] | None: ...
+    @property
+    def capacity(self) -> Mapping[str, CapacityFields] | None: ...
+
+
+def _attribute(attribute: AttributeFields) -> tuple[str, AttributeValue] | None:
+    """The one (kind, value) an attribute sets, or None when it sets none or several."""
+    found = [
+        (kind, value)
+        for kind, value in (
+            ("string", attribute.string),
+            ("int", attribute.int_),
+            ("bool", attribute.bool_),
+            ("version", attribute.version),
+        )
+        if value is not None
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One kind of device on every node of a pool.
+
+    `attributes` holds `(name, kind, value)` with kind one of string, int, bool or
+    version; `capacity` holds `(name, quantity)`. Both are sorted by name, so
+    every message about them names the same entry in every process.
+    """
+
+    name: str
+    claim: Claim
+    driver: str
+    device_class_name: str | None
+    count: int
+    attributes: tuple[tuple[str, str, AttributeValue], ...] = ()
+    capacity: tuple[tuple[str, str], ...] = ()
+    allow_multiple_allocations: bool = False
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        content = (
+            self.name,
+            self.claim,
+            self.driver,
+            self.device_class_name,
+            self.count,
+            self.attributes,
+            self.capacity,
+            self.allow_multiple_allocations,
+        )
+        object.__setattr__(self, "_hash", hash(content))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def claimable(self) -> bool:
+        return self.claim is Claim.DRA
+
+    @classmethod
+    def read(cls, device: DeviceFields, path: str) -> "DeviceSpec":
+        """A device from its model; InvalidInputError naming each field the schema's
+        CEL rules would have refused (a DRA device without a class, an attribute
+        without exactly one value)."""
+        claim = Claim.DRA if device.claim is None else Claim(device.claim)
+        problems: list[Issue] = []
+        if claim is Claim.DRA and not device.deviceClassName:
+            problems.append(Issue(f"{path}.deviceClassName", "is required when claim is DRA"))
+        attributes: list[tuple[str, str, AttributeValue]] = []
+        for name, attribute in sorted((device.attributes or {}).items()):
+            value = _attribute(attribute)
+            if value is None:
+                problems.append(
+                    Issue(
+                        f"{path}.attributes.{name}",
+                        "must have exactly one of string, int, bool or version",
+                    )
+                )
+            else:
+                attributes.append((name, *value))
+        if problems:
+            raise InvalidInputError(problems)
+        return cls(
+            name=device.name,
+            claim=claim,
+            driver=device.driver,
+            device_class_name=device.deviceClassName,
+            count=1 if device.count is None else device.count,
+            attributes=tuple(attributes),
+            capacity=tuple(sorted((name, c.value) for name, c in (device.capacity or {}).items())),
+            allow_multiple_allocations=bool(device.allowMultipleAllocations),
+        )
+
+
+def cel_device(device: DeviceSpec) -> Device:
+    """The CEL `device` variable a DRA selector sees for this kind; ValueError naming
+    the first attribute or capacity (by name) that CEL cannot represent."""
+    return device_from_fields(
+        device.driver, device.attributes, device.capacity, device.allow_multiple_allocations
+    )
+
+
+def read_device(device: DeviceFields, path: str) -> DeviceSpec:
+    """A device kind both the scheduler and CEL can use: `DeviceSpec.read`, then its CEL
+    device built once to check quantities and versions (the DRA driver would refuse
+    anything else); InvalidInputError naming `path` for either."""
+    spec = DeviceSpec.read(device, path)
+    try:
+        cel_device(spec)
+    except ValueError as exc:
+        raise InvalidInputError([Issue(path, str(exc))]) from exc
+    return spec

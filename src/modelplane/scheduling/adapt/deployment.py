@@ -1,0 +1,124 @@
+"""A ModelDeployment as the scheduler reads it: its roles, their requests, where it may go."""
+
+from modelplane_models.model_deployment import (
+    LabelSelector as LabelSelectorModel,
+)
+from modelplane_models.model_deployment import (
+    ModelDeployment,
+    NodeSelector,
+    Workers,
+)
+
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.naming import is_dns_label
+from modelplane.scheduling.adapt.checks import object_name, topology
+from modelplane.scheduling.model import (
+    DECODE_ROLE,
+    PREFILL_ROLE,
+    UNIFIED_ROLE,
+    Deployment,
+    DeviceRequest,
+    LabelRequirement,
+    LabelSelector,
+    Role,
+)
+
+
+def _requests(node_selector: NodeSelector, path: str, problems: list[Issue]) -> list[DeviceRequest]:
+    requests: list[DeviceRequest] = []
+    seen: set[str] = set()
+    for i, device in enumerate(node_selector.devices):
+        if device.name in seen:
+            problems.append(
+                Issue(f"{path}.devices[{i}].name", f"duplicate device request {device.name!r}")
+            )
+        seen.add(device.name)
+        requests.append(
+            DeviceRequest(
+                name=device.name,
+                count=1 if device.count is None else device.count,
+                selectors=tuple(s.cel for s in device.selectors or ()),
+            )
+        )
+    return requests
+
+
+def _role(
+    name: str,
+    node_selector: NodeSelector | None,
+    workers: Workers | None,
+    path: str,
+    problems: list[Issue],
+) -> Role:
+    prefix = f"{path}."
+    if node_selector is None:
+        problems.append(Issue(f"{prefix}nodeSelector", "is required"))
+    if workers is None:
+        problems.append(Issue(f"{prefix}workers", "is required"))
+    requests = (
+        () if node_selector is None else _requests(node_selector, f"{prefix}nodeSelector", problems)
+    )
+    if workers is None:
+        return Role(name, tuple(requests))
+    return Role(
+        name,
+        tuple(requests),
+        workers=1 if workers.count is None else workers.count,
+        topology=topology(workers.topology, f"{prefix}workers.topology", problems),
+    )
+
+
+def _label_selector(selector: LabelSelectorModel) -> LabelSelector:
+    """Kept as written: the scheduler validates label syntax, naming each bad key."""
+    return LabelSelector(
+        match_labels=tuple(sorted((selector.matchLabels or {}).items())),
+        match_expressions=tuple(
+            LabelRequirement(e.key, e.operator.value, tuple(v.root for v in e.values or ()))
+            for e in selector.matchExpressions or ()
+        ),
+    )
+
+
+def read_deployment(model: ModelDeployment) -> Deployment:
+    """What the scheduler needs of a ModelDeployment; InvalidInputError naming every
+    field its CEL rules would refuse (both roles or neither, a role's parts together,
+    unique request names, a topology whose nodes hold whole data-parallel ranks)."""
+    problems: list[Issue] = []
+    metadata = model.metadata
+    name = object_name(metadata.name if metadata else None, "metadata.name", problems)
+    namespace = (metadata.namespace if metadata else None) or ""
+    if not is_dns_label(namespace):
+        problems.append(
+            Issue("metadata.namespace", "is required" if not namespace else "must be a DNS label")
+        )
+    spec = model.spec
+    if spec is None:
+        raise InvalidInputError([*problems, Issue("spec", "is required")])
+    roles: list[Role] = []
+    if spec.decode is not None or spec.prefill is not None:
+        for key, value in (("nodeSelector", spec.nodeSelector), ("workers", spec.workers)):
+            if value is not None:
+                problems.append(Issue(f"spec.{key}", "must not be set with decode and prefill"))
+        for role_name, role in ((DECODE_ROLE, spec.decode), (PREFILL_ROLE, spec.prefill)):
+            if role is None:
+                problems.append(
+                    Issue(f"spec.{role_name}", "is required when the other role is set")
+                )
+            else:
+                roles.append(
+                    _role(role_name, role.nodeSelector, role.workers, f"spec.{role_name}", problems)
+                )
+    else:
+        roles.append(_role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems))
+    if problems:
+        raise InvalidInputError(problems)
+    return Deployment(
+        name=name,
+        namespace=namespace,
+        replicas=1 if spec.replicas is None else spec.replicas,
+        roles=tuple(roles),
+        priority=spec.priority,
+        cluster_selector=None
+        if spec.clusterSelector is None
+        else _label_selector(spec.clusterSelector),
+    )

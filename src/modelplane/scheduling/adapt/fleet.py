@@ -1,0 +1,145 @@
+"""InferenceClusters as the scheduler reads them, sharing what equal classes share."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from modelplane_models.inference_cluster import Device, InferenceCluster, PublishedPool
+from pydantic import TypeAdapter
+
+from modelplane.core.devices import DeviceSpec, read_device
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.naming import is_dns_label
+from modelplane.scheduling.adapt.checks import object_name
+from modelplane.scheduling.model import Cluster, Pool, PoolHardware, UnreadableCluster
+
+
+class Interner:
+    """Shares one object per distinct device kind, pool hardware and pool list in a fleet.
+
+    Clusters built from the same classes then hold the very same objects, so the
+    scheduler's memo tables hit by identity instead of comparing contents. Each
+    distinct published pool list, and each distinct device, is read once: its
+    model's JSON (one call into pydantic's serializer) is the key, so a fleet of
+    thousands of clusters stamped from a few classes costs a lookup per cluster.
+    """
+
+    def __init__(self) -> None:
+        self._published: dict[bytes, tuple[Pool, ...]] = {}
+        self._read: dict[bytes, DeviceSpec] = {}
+        self._devices: dict[DeviceSpec, DeviceSpec] = {}
+        self._hardware: dict[PoolHardware, PoolHardware] = {}
+        self._layouts: dict[tuple[Pool, ...], tuple[Pool, ...]] = {}
+
+    def pools(self, published: list[PublishedPool]) -> tuple[Pool, ...]:
+        """The pools a cluster publishes; InvalidInputError naming every field that
+        cannot be used."""
+        key = _PUBLISHED.serializer.to_json(published, warnings=False)
+        found = self._published.get(key)
+        if found is None:
+            problems: list[Issue] = []
+            pools = tuple(
+                self._pool(pool, f"status.gpuPools[{i}]", problems)
+                for i, pool in enumerate(published)
+            )
+            if problems:
+                raise InvalidInputError(problems)
+            found = self._published[key] = self._layouts.setdefault(pools, pools)
+        return found
+
+    def _pool(self, pool: PublishedPool, path: str, problems: list[Issue]) -> Pool:
+        devices: list[DeviceSpec] = []
+        for j, device in enumerate(pool.devices or ()):
+            try:
+                devices.append(self._device(device, f"{path}.devices[{j}]"))
+            except InvalidInputError as invalid:
+                problems.extend(invalid.issues)
+        nodes = 0 if pool.nodes is None else pool.nodes
+        if not pool.name:
+            problems.append(Issue(f"{path}.name", "is required"))
+        elif not is_dns_label(pool.name):
+            # A replica pins its pods to the pool by a label: the name must be a label.
+            problems.append(Issue(f"{path}.name", f"{pool.name!r} must be a DNS label"))
+        if nodes < 0:
+            problems.append(Issue(f"{path}.nodes", f"must be at least 0, not {nodes}"))
+        hardware = PoolHardware(tuple(devices))
+        return Pool(
+            name=pool.name or "",
+            class_name=pool.className or "",
+            nodes=nodes,
+            hardware=self._hardware.setdefault(hardware, hardware),
+        )
+
+    def _device(self, model: Device, path: str) -> DeviceSpec:
+        key = model.__pydantic_serializer__.to_json(model, warnings=False)
+        found = self._read.get(key)
+        if found is None:
+            spec = read_device(model, path)
+            found = self._read[key] = self._devices.setdefault(spec, spec)
+        return found
+
+
+_PUBLISHED = TypeAdapter(list[PublishedPool])
+
+
+def read_cluster(model: InferenceCluster, interner: Interner | None = None) -> Cluster:
+    """An InferenceCluster as the scheduler sees it: labels, priorities, declared and
+    published pools. InvalidInputError naming every field it cannot use."""
+    interner = interner or Interner()
+    problems: list[Issue] = []
+    metadata = model.metadata
+    name = object_name(metadata.name if metadata else None, "metadata.name", problems)
+    spec = model.spec
+    scheduling = spec.scheduling if spec is not None else None
+    allowed = None if scheduling is None else scheduling.allowedPriorities
+    pools: tuple[Pool, ...] = ()
+    try:
+        pools = interner.pools((model.status.gpuPools if model.status else None) or [])
+    except InvalidInputError as invalid:
+        problems.extend(invalid.issues)
+    if problems:
+        raise InvalidInputError(problems)
+    return Cluster(
+        name=name,
+        labels=dict(sorted(((metadata.labels if metadata else None) or {}).items())),
+        pools=pools,
+        default_priority=None if scheduling is None else scheduling.defaultPriority,
+        allowed_priorities=None if allowed is None else tuple(p.root for p in allowed),
+        declared_pools=frozenset(p.name for p in spec.nodePools) if spec else frozenset(),
+    )
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """Every InferenceCluster of the fleet: those the scheduler can read, and those it
+    cannot (which exist, so replicas on them are held, never dropped)."""
+
+    clusters: tuple[Cluster, ...]
+    unreadable: tuple[UnreadableCluster, ...] = ()
+
+
+def read_fleet(
+    models: Iterable[InferenceCluster], unreadable: Iterable[UnreadableCluster] = ()
+) -> Fleet:
+    """Every cluster, sharing device objects between equal classes. A cluster the
+    adapter refuses joins `unreadable` (the models' own refusals) with its problem.
+
+    An unreadable cluster keeps its name only when that name is a valid one: a
+    name that is itself garbage cannot say which cluster this was, so the
+    cluster counts as nameless, and no replica's cluster is taken as gone.
+    """
+    interner = Interner()
+    clusters: list[Cluster] = []
+    refused = [_trusted(u.name, u.problem) for u in unreadable]
+    for model in models:
+        try:
+            clusters.append(read_cluster(model, interner))
+        except InvalidInputError as invalid:
+            name = model.metadata.name if model.metadata else None
+            refused.append(_trusted(name, "; ".join(map(str, invalid.issues))))
+    return Fleet(tuple(clusters), tuple(refused))
+
+
+def _trusted(name: str | None, problem: str) -> UnreadableCluster:
+    problems: list[Issue] = []
+    object_name(name, "metadata.name", problems)
+    return UnreadableCluster(None if problems else name, problem)

@@ -1,0 +1,129 @@
+"""The fleet's ModelReplicas as the scheduler reads them, each with the deployment that
+owns it by Crossplane's record."""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from modelplane_models.model_replica import ModelReplica, ReplicaRole
+from modelplane_models.model_replica import OwnerReference as ReplicaOwner
+
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.vocabulary import (
+    ANNOTATION_COMPOSITION_RESOURCE_NAME,
+    API_VERSION,
+    MODEL_DEPLOYMENT,
+)
+from modelplane.scheduling.adapt.checks import topology
+from modelplane.scheduling.model import (
+    ROLE_NAMES,
+    ClaimRequest,
+    Deployment,
+    ExistingReplica,
+    RecordedRole,
+)
+
+
+def _recorded_role(name: str, role: ReplicaRole, problems: list[Issue]) -> RecordedRole:
+    return RecordedRole(
+        name=name,
+        pool=role.nodePoolName,
+        requests=tuple(
+            ClaimRequest(
+                name=claim.name,
+                device_class_name=claim.deviceClassName,
+                count=claim.count,
+                selectors=tuple(s.cel for s in claim.selectors or ()),
+            )
+            for claim in role.deviceRequests or ()
+        ),
+        workers=1 if role.count is None else role.count,
+        topology=topology(role.topology, f"spec.{name}.topology", problems),
+    )
+
+
+def read_replica(
+    model: ModelReplica, name: str, namespace: str, owner: str | None
+) -> ExistingReplica:
+    """A ModelReplica as its spec records it; InvalidInputError naming every field the
+    scheduler cannot use."""
+    problems: list[Issue] = []
+    spec = model.spec
+    if spec is None:
+        raise InvalidInputError([Issue("spec", "is required")])
+    roles = tuple(
+        _recorded_role(role_name, role, problems)
+        for role_name in ROLE_NAMES
+        if (role := getattr(spec, role_name)) is not None
+    )
+    if not name:
+        problems.append(Issue("metadata.name", "is required"))
+    if problems:
+        raise InvalidInputError(problems)
+    return ExistingReplica(namespace, name, owner, spec.clusterName, spec.index, roles)
+
+
+def composer(replica: ModelReplica) -> ReplicaOwner | None:
+    """The ModelDeployment that composed `replica`, as Crossplane marks what it composes:
+    a composition-resource-name annotation and a controller reference to the composite."""
+    metadata = replica.metadata
+    if metadata is None or ANNOTATION_COMPOSITION_RESOURCE_NAME not in (metadata.annotations or {}):
+        return None
+    for owner in metadata.ownerReferences or ():
+        if owner.controller and owner.apiVersion == API_VERSION and owner.kind == MODEL_DEPLOYMENT:
+            return owner
+    return None
+
+
+@dataclass(frozen=True)
+class KnownReplicas:
+    """The replicas the scheduler charges and keeps, and how many it had to skip."""
+
+    replicas: tuple[ExistingReplica, ...]
+    skipped: int
+    """Other deployments' replicas that cannot be read: their capacity is not charged."""
+
+
+def existing_replicas(
+    deployment: Deployment,
+    uid: str | None,
+    composed: Mapping[str, ModelReplica],
+    fleet: Iterable[ModelReplica],
+) -> KnownReplicas:
+    """Every ModelReplica of the fleet, each with the deployment that owns it.
+
+    A replica is this deployment's when Crossplane says so: it is among the
+    resources Crossplane observed as this composite's (`composed`, keyed by
+    composition-resource-name, which is also the name the scheduler keeps), or it
+    carries Crossplane's marks of a resource this deployment composed (`composer`,
+    its controller reference's uid matching `uid` when both are known). Labels are
+    never read: editing one must not make the scheduler charge a running replica
+    elsewhere or drop it. A composed replica that cannot be read raises
+    InvalidInputError (nothing can be decided without it); any other is skipped
+    and counted.
+    """
+    found: dict[tuple[str, str], ExistingReplica] = {}
+    skipped = 0
+    for model in fleet:
+        metadata = model.metadata
+        name = (metadata.name if metadata else None) or ""
+        namespace = (metadata.namespace if metadata else None) or ""
+        owner_ref = composer(model)
+        owner = None if owner_ref is None else owner_ref.name
+        namesake = namespace == deployment.namespace and owner == deployment.name
+        if namesake and owner_ref is not None and uid and owner_ref.uid and owner_ref.uid != uid:
+            owner = None  # composed by an earlier deployment of the same name, being deleted
+        try:
+            found[(namespace, name)] = read_replica(model, name, namespace, owner)
+        except InvalidInputError:
+            skipped += 1
+    problems: list[Issue] = []
+    for key, model in sorted(composed.items()):
+        # Crossplane composes a namespaced composite's resources into its namespace.
+        namespace = deployment.namespace
+        try:
+            found[(namespace, key)] = read_replica(model, key, namespace, deployment.name)
+        except InvalidInputError as invalid:
+            problems.extend(issue.under(f"modelreplicas[{key}]") for issue in invalid.issues)
+    if problems:
+        raise InvalidInputError(problems)
+    return KnownReplicas(tuple(found[key] for key in sorted(found)), skipped)
