@@ -114,51 +114,132 @@ def hoist(node: object, definitions: dict[str, dict]) -> object:
     return reference
 
 
-def generate(out_dir: Path) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    kinds: list[str] = []
+SHARED_MODULE = "shapes"
+
+
+def kind_schemas() -> dict[str, dict]:
+    """Every kind's object schema, titled shapes hoisted into its `$defs`."""
+    schemas: dict[str, dict] = {}
     for definition in sorted(APIS.glob("*/definition.yaml")):
         xrd = yaml.safe_load(definition.read_text())
         for version in xrd["spec"]["versions"]:
-            kind = xrd["spec"]["names"]["kind"]
-            kinds.append(kind)
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as schema_file:
-                json.dump(object_schema(xrd, version), schema_file, indent=2, sort_keys=True)
-            target = out_dir / f"{module_name(kind)}.py"
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "datamodel_code_generator",
-                    "--input",
-                    schema_file.name,
-                    "--input-file-type",
-                    "jsonschema",
-                    "--output",
-                    str(target),
-                    "--output-model-type",
-                    "pydantic_v2.BaseModel",
-                    "--target-python-version",
-                    "3.11",
-                    "--use-annotated",
-                    "--reuse-model",
-                    "--use-title-as-name",
-                    "--use-double-quotes",
-                    "--use-standard-collections",
-                    "--use-union-operator",
-                    "--field-constraints",
-                    "--capitalise-enum-members",
-                    "--use-subclass-enum",
-                    "--disable-timestamp",
-                    "--formatters",
-                    "ruff-format",
-                    "ruff-check",
-                    "--custom-file-header",
-                    HEADER,
-                ],
-                check=True,
+            schemas[xrd["spec"]["names"]["kind"]] = object_schema(xrd, version)
+    return schemas
+
+
+def share(schemas: dict[str, dict]) -> dict[str, dict]:
+    """Move the shapes several kinds hold into one schema of their own.
+
+    A device, a topology, a device selector or ObjectMeta is one shape whichever
+    API holds it, so it becomes one class in `shapes.py` that every kind's module
+    imports. A title held by several kinds must name identical schemas.
+    """
+    holders: dict[str, list[str]] = {}
+    for kind, schema in schemas.items():
+        for title in schema["$defs"]:
+            holders.setdefault(title, []).append(kind)
+    shared: dict[str, dict] = {}
+    for title, kinds in sorted(holders.items()):
+        if len(kinds) < 2:
+            continue
+        first = schemas[kinds[0]]["$defs"][title]
+        if any(schemas[k]["$defs"][title] != first for k in kinds[1:]):
+            raise SystemExit(f"{title} differs between {', '.join(kinds)}: give it one shape")
+        shared[title] = first
+    # A shared shape's own parts are shared too, so that its module stands alone.
+    pending = list(shared)
+    while pending:
+        for title in _references(shared[pending.pop()]):
+            if title not in shared:
+                shared[title] = next(
+                    s["$defs"][title] for s in schemas.values() if title in s["$defs"]
+                )
+                pending.append(title)
+    for schema in schemas.values():
+        schema["$defs"] = {t: d for t, d in schema["$defs"].items() if t not in shared}
+        _point_to_shared(schema, set(shared))
+    return {"title": "Shapes", "$defs": dict(sorted(shared.items()))}
+
+
+def _references(node: object) -> list[str]:
+    if isinstance(node, list):
+        return [title for item in node for title in _references(item)]
+    if not isinstance(node, dict):
+        return []
+    found = [node["$ref"].rsplit("/", 1)[1]] if isinstance(node.get("$ref"), str) else []
+    return found + [title for value in node.values() for title in _references(value)]
+
+
+def _point_to_shared(node: object, shared: set[str]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _point_to_shared(item, shared)
+    elif isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.rsplit("/", 1)[1] in shared:
+            node["$ref"] = f"{SHARED_MODULE}.json#/$defs/{ref.rsplit('/', 1)[1]}"
+        for value in node.values():
+            _point_to_shared(value, shared)
+
+
+def _drop_root_model(module: Path) -> None:
+    """The shared module is a set of definitions, not a document: drop the root model
+    the generator writes for it, and the imports only that model used."""
+    source = module.read_text()
+    root = 'class Shapes(RootModel[Any]):\n    root: Annotated[Any, Field(title="Shapes")]\n\n\n'
+    if root not in source:
+        raise SystemExit(f"{module.name}: the generator's root model changed shape")
+    module.write_text(source.replace(root, ""))
+    for command in (["check", "--fix", "--quiet", "--select", "F401"], ["format", "--quiet"]):
+        subprocess.run([sys.executable, "-m", "ruff", *command, str(module)], check=True)
+
+
+def generate(out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    schemas = kind_schemas()
+    shapes = share(schemas)
+    with tempfile.TemporaryDirectory() as scratch:
+        inputs = Path(scratch)
+        (inputs / f"{SHARED_MODULE}.json").write_text(json.dumps(shapes, indent=2, sort_keys=True))
+        for kind, schema in schemas.items():
+            (inputs / f"{module_name(kind)}.json").write_text(
+                json.dumps(schema, indent=2, sort_keys=True)
             )
-            Path(schema_file.name).unlink()
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "datamodel_code_generator",
+                "--input",
+                str(inputs),
+                "--input-file-type",
+                "jsonschema",
+                "--output",
+                str(out_dir),
+                "--output-model-type",
+                "pydantic_v2.BaseModel",
+                "--target-python-version",
+                "3.11",
+                "--use-annotated",
+                "--reuse-model",
+                "--use-title-as-name",
+                "--use-double-quotes",
+                "--use-standard-collections",
+                "--use-union-operator",
+                "--field-constraints",
+                "--capitalise-enum-members",
+                "--use-subclass-enum",
+                "--disable-timestamp",
+                "--formatters",
+                "ruff-format",
+                "ruff-check",
+                "--custom-file-header",
+                HEADER,
+            ],
+            check=True,
+        )
+    _drop_root_model(out_dir / f"{SHARED_MODULE}.py")
+    kinds = list(schemas)
     exports = "".join(f"from modelplane_models.{module_name(k)} import {k}\n" for k in kinds)
     names = ", ".join(f'"{k}"' for k in kinds)
     (out_dir / "__init__.py").write_text(

@@ -1,8 +1,8 @@
 """A device kind as an InferenceClass declares it, read once from the generated models.
 
 An InferenceClass declares its devices and an InferenceCluster publishes a copy of
-them in `status.gpuPools`; both generated models hold the same fields.
-`DeviceSpec.read` turns either into one typed, hashable value, checking what the
+them in `status.gpuPools`; both hold the one generated `shapes.Device`.
+`DeviceSpec.read` turns it into one typed, hashable value, checking what the
 schema leaves to its CEL rules. The scheduler matches requests against it, and
 `cel_device` builds the CEL `device` variable from it directly.
 
@@ -12,12 +12,13 @@ shares a handful of classes: a lookup must cost a pointer comparison, not a
 walk over nested tuples.
 """
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
 
-from modelplane.cel.device import Device, device_from_fields
+from modelplane_models.shapes import Device, DeviceAttribute
+
+from modelplane.cel.device import Device as CelDevice
+from modelplane.cel.device import device_from_fields
 from modelplane.core.issues import InvalidInputError, Issue
 
 AttributeValue = str | int | bool
@@ -30,46 +31,7 @@ class Claim(StrEnum):
     SYNTHETIC = "Synthetic"
 
 
-class AttributeFields(Protocol):
-    """A device attribute as the models hold it: exactly one value is set."""
-
-    @property
-    def string(self) -> str | None: ...
-    @property
-    def int_(self) -> int | None: ...
-    @property
-    def bool_(self) -> bool | None: ...
-    @property
-    def version(self) -> str | None: ...
-
-
-class CapacityFields(Protocol):
-    @property
-    def value(self) -> str: ...
-
-
-class DeviceFields(Protocol):
-    """A device as the InferenceClass and InferenceCluster models hold it."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def claim(self) -> str | None: ...
-    @property
-    def driver(self) -> str: ...
-    @property
-    def deviceClassName(self) -> str | None: ...  # noqa: N802 (the API's field name)
-    @property
-    def count(self) -> int | None: ...
-    @property
-    def allowMultipleAllocations(self) -> bool | None: ...  # noqa: N802
-    @property
-    def attributes(self) -> Mapping[str, AttributeFields] | None: ...
-    @property
-    def capacity(self) -> Mapping[str, CapacityFields] | None: ...
-
-
-def _attribute(attribute: AttributeFields) -> tuple[str, AttributeValue] | None:
+def _attribute(attribute: DeviceAttribute) -> tuple[str, AttributeValue] | None:
     """The one (kind, value) an attribute sets, or None when it sets none or several."""
     found = [
         (kind, value)
@@ -124,7 +86,7 @@ class DeviceSpec:
         return self.claim is Claim.DRA
 
     @classmethod
-    def read(cls, device: DeviceFields, path: str) -> "DeviceSpec":
+    def read(cls, device: Device, path: str) -> "DeviceSpec":
         """A device from its model; InvalidInputError naming each field the schema's
         CEL rules would have refused (a DRA device without a class, an attribute
         without exactly one value)."""
@@ -158,7 +120,7 @@ class DeviceSpec:
         )
 
 
-def cel_device(device: DeviceSpec) -> Device:
+def cel_device(device: DeviceSpec) -> CelDevice:
     """The CEL `device` variable a DRA selector sees for this kind; ValueError naming
     the first attribute or capacity (by name) that CEL cannot represent."""
     return device_from_fields(
@@ -166,7 +128,7 @@ def cel_device(device: DeviceSpec) -> Device:
     )
 
 
-def read_device(device: DeviceFields, path: str) -> DeviceSpec:
+def read_device(device: Device, path: str) -> DeviceSpec:
     """A device kind both the scheduler and CEL can use: `DeviceSpec.read`, then its CEL
     device built once to check quantities and versions (the DRA driver would refuse
     anything else); InvalidInputError naming `path` for either."""

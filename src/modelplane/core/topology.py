@@ -2,27 +2,14 @@
 
 The scheduler sizes placements from it and the renderer shapes pods from it, so
 both read the same type, built and validated in one place (`Topology.read`) from
-the `topology` object of any API that carries one.
+the `topology` object of any API that carries one (the generated `shapes.Topology`).
 """
 
 from dataclasses import dataclass
-from typing import Protocol
+
+from modelplane_models.shapes import Topology as TopologyFields
 
 from modelplane.core.issues import InvalidInputError, Issue
-
-
-class TopologyFields(Protocol):
-    """A `topology` object as a generated model holds it (ModelDeployment, ModelReplica):
-    each degree at least 1 by schema, None or absent meaning 1."""
-
-    @property
-    def tensor(self) -> int | None: ...
-    @property
-    def pipeline(self) -> int | None: ...
-    @property
-    def data(self) -> int | None: ...
-    @property
-    def dataLocal(self) -> int | None: ...  # noqa: N802 (the API's field name)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ a selector sees, so a class is valid exactly when the scheduler can use it.
 """
 
 from modelplane_models.inference_class import InferenceClass
+from modelplane_models.shapes import Device
 
-from modelplane.core.devices import DeviceFields, read_device
+from modelplane.core.devices import read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
 
@@ -30,7 +31,7 @@ def class_issues(obj: InferenceClass) -> list[Issue]:
     return sorted(issues)
 
 
-def device_issues(device: DeviceFields, path: str) -> list[Issue]:
+def device_issues(device: Device, path: str) -> list[Issue]:
     """What the schema cannot see: quantities and versions that do not parse.
 
     Attributes and capacities are read in name order, so a device with two bad

@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, RootModel
 from typing_extensions import TypeAliasType
 
+from . import shapes
+
 
 class Type(StrEnum):
     NATIVE = "Native"
@@ -32,27 +34,6 @@ class ProviderConfigRef(BaseModel):
     name: str | None = None
 
 
-class Claim(StrEnum):
-    DRA = "DRA"
-    SYNTHETIC = "Synthetic"
-
-
-class DeviceAttribute(BaseModel):
-    bool_: Annotated[bool | None, Field(alias="bool")] = None
-    int_: Annotated[int | None, Field(alias="int")] = None
-    string: Annotated[str | None, Field(max_length=64)] = None
-    version: Annotated[
-        str | None,
-        Field(description="A semantic version (semver 2.0.0, strict).", max_length=64),
-    ] = None
-
-
-class DeviceCapacity(BaseModel):
-    value: Annotated[
-        str, Field(max_length=64, pattern="^[+-]?[0-9.]+([eEinumkKMGTP]*[-+]?[0-9]*)$")
-    ]
-
-
 class NodePool(BaseModel):
     className: Annotated[
         str,
@@ -73,15 +54,6 @@ class NodePool(BaseModel):
         ),
     ]
     nodeCount: Annotated[int, Field(description="Nodes in the pool.", ge=0, le=10000)]
-
-
-class OwnerReference(BaseModel):
-    apiVersion: str
-    blockOwnerDeletion: bool | None = None
-    controller: bool | None = None
-    kind: str
-    name: str
-    uid: str | None = None
 
 
 class AllowedPriority(RootModel[str]):
@@ -297,84 +269,10 @@ class Spec(BaseModel):
     scheduling: Annotated[Scheduling | None, Field(validate_default=True)] = {}
 
 
-class Device(BaseModel):
-    allowMultipleAllocations: Annotated[
-        bool | None,
-        Field(
-            description="Whether several claims may share one device (DRA consumable capacity)."
-        ),
-    ] = None
-    attributes: Annotated[
-        dict[str, DeviceAttribute] | None,
-        Field(
-            description="Typed attributes, as a DRA driver publishes them. Keys are bare names (in the driver's domain) or domain/name.",
-            max_length=32,
-        ),
-    ] = None
-    capacity: Annotated[
-        dict[str, DeviceCapacity] | None,
-        Field(
-            description="Capacities as Kubernetes quantities. Give real usable figures (for GPU memory, what the driver reports), not nominal sizes.",
-            max_length=32,
-        ),
-    ] = None
-    claim: Annotated[
-        Claim | None,
-        Field(
-            description="DRA: a real DRA driver publishes and allocates these devices, so a replica claims them. Synthetic: they describe hardware for placement only and are never claimed."
-        ),
-    ] = "DRA"
-    count: Annotated[
-        int | None, Field(description="Devices of this kind on each node.", ge=1, le=64)
-    ] = 1
-    deviceClassName: Annotated[
-        str | None,
-        Field(
-            description="The DeviceClass a claim for this device names. Required when claim is DRA.",
-            max_length=253,
-            min_length=1,
-            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-        ),
-    ] = None
-    driver: Annotated[
-        str,
-        Field(
-            description="The DRA driver; also the CEL domain of bare attribute and capacity names.",
-            max_length=63,
-            min_length=1,
-            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-        ),
-    ]
-    name: Annotated[
-        str,
-        Field(
-            description="The device's name within the class; device requests match any device.",
-            max_length=63,
-            min_length=1,
-            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-        ),
-    ]
-
-
-class ObjectMeta(BaseModel):
-    annotations: dict[str, str] | None = None
-    creationTimestamp: str | None = None
-    deletionTimestamp: str | None = None
-    finalizers: list[str] | None = None
-    generateName: str | None = None
-    generation: int | None = None
-    labels: dict[str, str] | None = None
-    name: str | None = None
-    namespace: str | None = None
-    ownerReferences: list[OwnerReference] | None = None
-    resourceVersion: str | None = None
-    uid: str | None = None
-
-
 class PublishedPool(BaseModel):
     className: str | None = None
     devices: Annotated[
-        list[Device] | None,
+        list[shapes.Device] | None,
         Field(description="The pool's class's devices, as the class declares them."),
     ] = None
     name: str | None = None
@@ -399,6 +297,6 @@ class Status(BaseModel):
 class InferenceCluster(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["InferenceCluster"] | None = None
-    metadata: ObjectMeta | None = None
+    metadata: shapes.ObjectMeta | None = None
     spec: Spec | None = None
     status: Status | None = None

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from typing_extensions import TypeAliasType
 
+from . import shapes
+
 
 class EnvItem(BaseModel):
     model_config = ConfigDict(
@@ -48,17 +50,6 @@ class Container(BaseModel):
     ] = None
 
 
-class DeviceSelector(BaseModel):
-    cel: Annotated[
-        str,
-        Field(
-            description="A DRA device selector: a CEL expression over `device` (driver, attributes, capacity) that must yield a bool.",
-            max_length=10240,
-            min_length=1,
-        ),
-    ]
-
-
 MatchLabelsAdditionalProperty = TypeAliasType(
     "MatchLabelsAdditionalProperty", Annotated[str, Field(max_length=63)]
 )
@@ -87,15 +78,6 @@ class MatchTraceEntry(BaseModel):
     pool: str | None = None
     reason: str | None = None
     role: str | None = None
-
-
-class OwnerReference(BaseModel):
-    apiVersion: str
-    blockOwnerDeletion: bool | None = None
-    controller: bool | None = None
-    kind: str
-    name: str
-    uid: str | None = None
 
 
 class Placement(BaseModel):
@@ -162,16 +144,6 @@ class ReplicaCounts(BaseModel):
     )
 
 
-class Topology(BaseModel):
-    data: Annotated[int | None, Field(ge=1, le=64)] = 1
-    dataLocal: Annotated[
-        int | None,
-        Field(description="Data-parallel ranks that share one node.", ge=1, le=64),
-    ] = 1
-    pipeline: Annotated[int | None, Field(ge=1, le=64)] = 1
-    tensor: Annotated[int | None, Field(ge=1, le=64)] = 1
-
-
 class Status(BaseModel):
     matchTrace: Annotated[
         list[MatchTraceEntry] | None,
@@ -198,7 +170,7 @@ class DeviceRequest(BaseModel):
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
         ),
     ]
-    selectors: Annotated[list[DeviceSelector] | None, Field(max_length=8)] = None
+    selectors: Annotated[list[shapes.DeviceSelector] | None, Field(max_length=8)] = None
 
 
 class LabelSelector(BaseModel):
@@ -212,21 +184,6 @@ class LabelSelector(BaseModel):
 
 class NodeSelector(BaseModel):
     devices: Annotated[list[DeviceRequest], Field(max_length=16, min_length=1)]
-
-
-class ObjectMeta(BaseModel):
-    annotations: dict[str, str] | None = None
-    creationTimestamp: str | None = None
-    deletionTimestamp: str | None = None
-    finalizers: list[str] | None = None
-    generateName: str | None = None
-    generation: int | None = None
-    labels: dict[str, str] | None = None
-    name: str | None = None
-    namespace: str | None = None
-    ownerReferences: list[OwnerReference] | None = None
-    resourceVersion: str | None = None
-    uid: str | None = None
 
 
 class PodTemplate(BaseModel):
@@ -244,7 +201,7 @@ class Workers(BaseModel):
         ),
     ] = 1
     template: PodTemplate
-    topology: Annotated[Topology | None, Field(validate_default=True)] = {}
+    topology: Annotated[shapes.Topology | None, Field(validate_default=True)] = {}
 
 
 class Role(BaseModel):
@@ -280,6 +237,6 @@ class Spec(BaseModel):
 class ModelDeployment(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["ModelDeployment"] | None = None
-    metadata: ObjectMeta | None = None
+    metadata: shapes.ObjectMeta | None = None
     spec: Spec | None = None
     status: Status | None = None

@@ -6,35 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-
-class DeviceSelector(BaseModel):
-    cel: Annotated[
-        str,
-        Field(
-            description="A DRA device selector: a CEL expression over `device` (driver, attributes, capacity) that must yield a bool.",
-            max_length=10240,
-            min_length=1,
-        ),
-    ]
-
-
-class OwnerReference(BaseModel):
-    apiVersion: str
-    blockOwnerDeletion: bool | None = None
-    controller: bool | None = None
-    kind: str
-    name: str
-    uid: str | None = None
-
-
-class Topology(BaseModel):
-    data: Annotated[int | None, Field(ge=1, le=64)] = 1
-    dataLocal: Annotated[
-        int | None,
-        Field(description="Data-parallel ranks that share one node.", ge=1, le=64),
-    ] = 1
-    pipeline: Annotated[int | None, Field(ge=1, le=64)] = 1
-    tensor: Annotated[int | None, Field(ge=1, le=64)] = 1
+from . import shapes
 
 
 class WorkloadStatus(BaseModel):
@@ -61,22 +33,7 @@ class ClaimRequest(BaseModel):
     count: Annotated[int, Field(ge=1, le=64)]
     deviceClassName: Annotated[str, Field(max_length=253, min_length=1)]
     name: Annotated[str, Field(max_length=63, min_length=1)]
-    selectors: Annotated[list[DeviceSelector] | None, Field(max_length=8)] = None
-
-
-class ObjectMeta(BaseModel):
-    annotations: dict[str, str] | None = None
-    creationTimestamp: str | None = None
-    deletionTimestamp: str | None = None
-    finalizers: list[str] | None = None
-    generateName: str | None = None
-    generation: int | None = None
-    labels: dict[str, str] | None = None
-    name: str | None = None
-    namespace: str | None = None
-    ownerReferences: list[OwnerReference] | None = None
-    resourceVersion: str | None = None
-    uid: str | None = None
+    selectors: Annotated[list[shapes.DeviceSelector] | None, Field(max_length=8)] = None
 
 
 class ReplicaRole(BaseModel):
@@ -100,7 +57,7 @@ class ReplicaRole(BaseModel):
         dict[str, Any],
         Field(description="The engine's pod template, as the deployment gave it."),
     ]
-    topology: Annotated[Topology | None, Field(validate_default=True)] = {}
+    topology: Annotated[shapes.Topology | None, Field(validate_default=True)] = {}
 
 
 class Spec(BaseModel):
@@ -136,6 +93,6 @@ class Spec(BaseModel):
 class ModelReplica(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["ModelReplica"] | None = None
-    metadata: ObjectMeta | None = None
+    metadata: shapes.ObjectMeta | None = None
     spec: Spec | None = None
     status: Status | None = None

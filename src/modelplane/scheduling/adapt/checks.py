@@ -1,9 +1,11 @@
 """What more than one reader checks: a composite's name, a worker's topology."""
 
+from modelplane_models.shapes import Topology as TopologyFields
+
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import value_error
 from modelplane.core.naming import is_dns_subdomain
-from modelplane.core.topology import Topology, TopologyFields
+from modelplane.core.topology import Topology
 
 
 def object_name(name: str | None, path: str, problems: list[Issue]) -> str:

@@ -3,7 +3,8 @@
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from modelplane_models.inference_cluster import Device, InferenceCluster, PublishedPool
+from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
+from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
 from modelplane.core.devices import DeviceSpec, read_device

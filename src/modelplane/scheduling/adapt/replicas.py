@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from modelplane_models.model_replica import ModelReplica, ReplicaRole
-from modelplane_models.model_replica import OwnerReference as ReplicaOwner
+from modelplane_models.shapes import OwnerReference as ReplicaOwner
 
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
