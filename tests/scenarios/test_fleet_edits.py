@@ -99,6 +99,24 @@ def test_a_selector_that_does_not_compile_changes_nothing_that_runs(fleet: Fleet
     for name, _, _ in (KIMI_EU, KIMI_US):
         assert edited.one("ModelReplica", name)["spec"] == fleet.one("ModelReplica", name)["spec"]
         assert objects_of(edited, name) == objects_of(fleet, name)
+    # Both replicas still serve, so the deployment is still Ready.
+    assert edited.condition("ModelDeployment", KIMI, "ReplicasReady")["status"] == "True"
+    assert edited.condition("ModelDeployment", KIMI, "Ready")["status"] == "True"
+
+
+def test_an_invalid_class_is_not_ready_and_its_cluster_says_so(fleet: Fleet) -> None:
+    def break_class(objects: list[Obj]) -> None:
+        gpu = find(objects, "InferenceClass", "h100-8x")["spec"]["devices"][0]
+        gpu["attributes"]["cudaComputeCapability"] = {"version": "9.0"}
+
+    edited = fleet.edit(break_class)
+    assert edited.condition("InferenceClass", "h100-8x", "Valid")["status"] == "False"
+    assert edited.condition("InferenceClass", "h100-8x", "Ready")["status"] == "False"
+    for cluster in ("prod-us-east", "prod-eu-west"):
+        assert edited.condition("InferenceCluster", cluster, "PoolsResolved")["status"] == "False"
+        assert edited.condition("InferenceCluster", cluster, "Ready")["status"] == "False"
+    # What runs keeps running: the pools stay as they were published.
+    assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
 
 
 def test_an_edit_that_matches_nothing_holds_every_replica(fleet: Fleet) -> None:

@@ -7,6 +7,7 @@ from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelReplica
 
+from modelplane.xfn import report
 from modelplane.xfn.required import require_named
 from modelplane.xfn.runner import ComposeFunction, keep_observed, observed_composite
 from modelplane.xfn.structs import to_dict
@@ -121,8 +122,10 @@ def test_unreadable_input_keeps_requirements_and_published_status() -> None:
     got = as_dict(run(AsksThenFails(), request(composite, observed={"child": CHILD})))
     assert got["requirements"] == {"resources": {"things": {"apiVersion": "v1", "kind": "Thing"}}}
     # Re-published as observed, not as the failed compose had begun to set them.
+    # Re-published as observed, and not Ready: its validity condition is False.
     assert got["desired"]["composite"] == {
-        "resource": {"status": {"pools": [{"a": 1}], "ref": "x"}}
+        "resource": {"status": {"pools": [{"a": 1}], "ref": "x"}},
+        "ready": "READY_FALSE",
     }
     assert sorted(got["desired"]["resources"]) == ["child"]
     assert gc.isenabled()
@@ -137,3 +140,37 @@ def test_keep_observed_tolerates_what_no_api_server_would_hold() -> None:
         "metadata": {},
         "spec": ["not", "a", "map"],
     }
+
+
+class InvalidButHarmless(ComposeFunction):
+    """A function whose validity condition says nothing about readiness."""
+
+    validity_condition = "Valid"
+    unready_when_invalid = False
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        keep_observed(req, rsp)
+        report.set_condition(rsp, report.Condition("Valid", False, "InvalidSpec", "bad edit"))
+
+
+READY_CHILD = {**CHILD, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+UNREADY_CHILD = {**CHILD, "status": {"conditions": [{"type": "Ready", "status": "False"}]}}
+NEW_CHILD = {key: value for key, value in CHILD.items() if key != "status"}
+
+
+def test_what_is_kept_stays_as_ready_as_it_is() -> None:
+    """Crossplane counts unspecified readiness as not ready, so a kept resource's
+    readiness comes from its own Ready condition, not from the request."""
+    req = request(COMPOSITE, observed={"up": READY_CHILD, "down": UNREADY_CHILD, "new": NEW_CHILD})
+    got = as_dict(run(KeepsEverything(), req))["desired"]["resources"]
+    assert {key: value["ready"] for key, value in got.items()} == {
+        "up": "READY_TRUE",
+        "down": "READY_FALSE",
+        "new": "READY_FALSE",
+    }
+
+
+def test_readiness_follows_validity_unless_the_function_says_otherwise() -> None:
+    got = as_dict(run(InvalidButHarmless(), request(COMPOSITE, observed={"up": READY_CHILD})))
+    assert "ready" not in got["desired"].get("composite", {})
+    assert got["desired"]["resources"]["up"]["ready"] == "READY_TRUE"

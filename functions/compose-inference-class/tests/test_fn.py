@@ -38,6 +38,9 @@ def response(condition: dict[str, Any], warnings: list[str] | None = None) -> di
         "context": {},
         "conditions": [{"type": "Valid", "target": "TARGET_COMPOSITE", **condition}],
     }
+    if condition["status"] == "STATUS_CONDITION_FALSE":
+        # An invalid class is not Ready, whatever it composes (nothing).
+        want["desired"] = {"composite": {"ready": "READY_FALSE"}}
     if warnings:
         want["results"] = [
             {
@@ -117,7 +120,7 @@ def test_invalid_device_is_named(device: dict[str, Any], field: str, text: str) 
     messages = [result["message"] for result in got["results"]]
     assert any(m.startswith(field) and text in m for m in messages), messages
     assert all(r["severity"] == "SEVERITY_WARNING" for r in got["results"])
-    assert got["desired"] == {}
+    assert got["desired"] == {"composite": {"ready": "READY_FALSE"}}
 
 
 @pytest.mark.parametrize(("composite", "want"), CASES)

@@ -103,6 +103,9 @@ def expected(
             {"target": "TARGET_COMPOSITE", **SCHEDULING_VALID},
         ],
     }
+    if condition["status"] == "STATUS_CONDITION_FALSE":
+        # A cluster whose pools cannot be resolved is not Ready.
+        want["desired"]["composite"]["ready"] = "READY_FALSE"
     if results:
         want["results"] = [{"target": "TARGET_COMPOSITE", **r} for r in results]
     return want

@@ -90,6 +90,21 @@ class Reason:
     INTERNAL_ERROR: Final = "InternalError"
 
 
+# A condition False for one of these reasons says something has not happened yet (a
+# workload still starting, a resource not yet fetched), not that something is wrong:
+# CI (`modelplane render --fail-on error`) passes on them, and fails on every other.
+PROGRESS_REASONS: Final = frozenset(
+    {
+        Reason.REPLICAS_NOT_READY,
+        Reason.WORKLOAD_NOT_AVAILABLE,
+        Reason.WORKLOAD_COMPOSED,
+        Reason.WAITING_FOR_FLEET,
+        Reason.WAITING_FOR_CLASSES,
+        Reason.WAITING_FOR_RESOURCES,
+    }
+)
+
+
 # Label and annotation keys Modelplane owns.
 LABEL_DEPLOYMENT: Final = f"{GROUP}/deployment"
 LABEL_CLUSTER: Final = f"{GROUP}/cluster"

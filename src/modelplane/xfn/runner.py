@@ -21,6 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from pydantic import BaseModel
 
+from modelplane.core.conditions import condition_is
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import report
@@ -45,6 +46,10 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
 
     validity_condition: ClassVar[str]
     published_status: ClassVar[tuple[str, ...]] = ()
+    # Whether a False validity condition makes the composite not Ready. A platform
+    # object that is invalid is not ready, whatever it composed; a ModelDeployment
+    # whose edit cannot be placed keeps serving what runs, so it says False here.
+    unready_when_invalid: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self.log = logging.get_logger()
@@ -75,6 +80,9 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
             log.exception("compose failed")
             rsp = response.to(req)
             report.fatal(rsp, Reason.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+            return rsp
+        if self.unready_when_invalid and _is_false(rsp, self.validity_condition):
+            rsp.desired.composite.ready = fnv1.READY_FALSE
         return rsp
 
     @abc.abstractmethod
@@ -101,6 +109,12 @@ def collector_paused() -> Generator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _is_false(rsp: fnv1.RunFunctionResponse, condition_type: str) -> bool:
+    return any(
+        c.type == condition_type and c.status == fnv1.STATUS_CONDITION_FALSE for c in rsp.conditions
+    )
 
 
 # InvalidInputError always carries an error, so report_issues never uses this.
@@ -173,8 +187,11 @@ def keep_observed(
                 spec = {k: v for k, v in _mapping(cast(object, spec)).items() if k != "crossplane"}
             body["spec"] = spec
         rsp.desired.resources[key].resource.update(body)
+        # Crossplane counts READY_UNSPECIFIED as not ready and never sets `ready` on
+        # what it observes, so readiness is re-derived from the resource's own Ready
+        # condition: a resource kept as it runs stays as ready as it is.
         rsp.desired.resources[key].ready = (
-            req.observed.resources[key].ready or fnv1.READY_UNSPECIFIED
+            fnv1.READY_TRUE if condition_is(observed, "Ready", "True") else fnv1.READY_FALSE
         )
         kept.append(key)
     return kept

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from modelplane.core.vocabulary import Reason
+from modelplane.core.vocabulary import PROGRESS_REASONS
 from modelplane_cli.render.capacity import overcommitted
 from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.world import ObjectKey, View
@@ -27,18 +27,6 @@ ERROR: Final = "error"
 WARNING: Final = "warning"
 LEVELS: Final = (NEVER, ERROR, WARNING)
 
-# A condition False for one of these says something has not happened yet (a
-# workload still starting, a resource not yet fetched), not that something is wrong.
-PROGRESS_REASONS: Final = frozenset(
-    {
-        Reason.REPLICAS_NOT_READY,
-        Reason.WORKLOAD_NOT_AVAILABLE,
-        Reason.WORKLOAD_COMPOSED,
-        Reason.WAITING_FOR_FLEET,
-        Reason.WAITING_FOR_CLASSES,
-        Reason.WAITING_FOR_RESOURCES,
-    }
-)
 # Crossplane's own conditions: a failed reconcile is reported as such already.
 _SYSTEM_CONDITIONS = frozenset({"Ready", "Synced"})
 

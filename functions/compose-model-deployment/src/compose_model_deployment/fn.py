@@ -66,6 +66,9 @@ REPLICAS = "modelreplicas"
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
     published_status = ("replicas", "placements", "matchTrace")
+    # Readiness follows the replicas that serve (ReplicasReady), not whether the
+    # latest edit could be placed: an edit that cannot be placed keeps what runs.
+    unready_when_invalid = False
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
@@ -142,8 +145,13 @@ def emit(
         # Through the generated model: never compose what our own XRD would reject.
         update_resource(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
         desired.ready = fnv1.READY_TRUE if serving_now[replica.name] else fnv1.READY_FALSE
-    # A replica the scheduler holds keeps exactly the spec it runs with.
+    # A replica the scheduler holds keeps exactly the spec it runs with, and is as
+    # ready as any other: ready while it serves.
     keep_observed(req, rsp, held)
+    for name in held:
+        rsp.desired.resources[name].ready = (
+            fnv1.READY_TRUE if serving_now[name] else fnv1.READY_FALSE
+        )
 
     ready = sum(serving_now.values())
     rsp.desired.composite.resource.update(

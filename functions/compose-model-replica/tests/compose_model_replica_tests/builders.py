@@ -110,14 +110,17 @@ RUNNING_OBJECT = {
     "kind": "Object",
     "metadata": {"name": "kimi-488f6e0d09-workload-workers-87cd35030e", "namespace": "ml"},
     "spec": {"forProvider": {"manifest": {"kind": "Deployment"}}},
+    # Running and ready: a refusal must keep it so, not just keep it.
+    "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]},
 }
 
 
 def refused(
     status: str, reason: str, message: str, kept: bool, required: bool = True
 ) -> dict[str, Any]:
-    """The whole response of a refusal: Accepted (and a Warning when False), keeping the
-    running workload when `kept`, still requiring the cluster when `required`."""
+    """The whole response of a refusal: Accepted (and a Warning when False, which also
+    makes the replica not Ready), keeping the running workload as ready as it is when
+    `kept`, still requiring the cluster when `required`."""
     want: dict[str, Any] = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {},
@@ -142,9 +145,12 @@ def refused(
                     "kind": "Object",
                     "metadata": RUNNING_OBJECT["metadata"],
                     "spec": RUNNING_OBJECT["spec"],
-                }
+                },
+                "ready": "READY_TRUE",
             }
         }
+    if status == "FALSE":
+        want["desired"]["composite"] = {"ready": "READY_FALSE"}
     if status == "FALSE":
         want["results"] = [
             {
