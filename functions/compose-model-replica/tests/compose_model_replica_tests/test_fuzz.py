@@ -1,0 +1,46 @@
+"""Malformed input never becomes an internal error, and never takes a workload down.
+
+Thousands of seeded mutations of the requests a ModelReplica's function receives
+while the example fleets render: its composite, the Objects it composed (and the
+workload state they report), its InferenceCluster and the PriorityClasses KAI's
+rules read. A mutation the function's own readers still accept is a valid edit
+(a pool renamed, a cluster switched to KServe) and may replace a workload; any
+other must keep every Object composed before.
+"""
+
+from typing import Any
+
+from compose_model_replica.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceCluster, ModelReplica
+
+from modelplane.conventions import parse_scheduling
+from modelplane.core.issues import InvalidInputError, has_errors, parse_object
+from modelplane.workloads.inputs import cluster_input, replica_input
+from modelplane_cli.fuzz import Fuzzer, requests_for
+
+
+def replica(obj: dict[str, Any]) -> object:
+    return replica_input(parse_object(ModelReplica, obj))
+
+
+def cluster(obj: dict[str, Any]) -> object:
+    model = parse_object(InferenceCluster, obj)
+    _, issues = parse_scheduling(model.spec.scheduling if model.spec else None)
+    if has_errors(issues):
+        raise InvalidInputError(issues)
+    return cluster_input(model)
+
+
+READERS = {"composite": replica, "inferencecluster": cluster}
+
+
+def requests() -> list[fnv1.RunFunctionRequest]:
+    found = requests_for("modelplane-compose-model-replica")
+    assert found
+    return found
+
+
+def test_mutated_requests_keep_the_safety_net() -> None:
+    failures = Fuzzer(FunctionRunner(), READERS).run(requests(), seed=8, count=1500)
+    assert not failures, "\n".join(map(str, failures))
