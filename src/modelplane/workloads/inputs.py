@@ -10,7 +10,7 @@ identity a renderer needs from metadata.
 
 import copy
 
-from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.inference_cluster import EndpointPicker, InferenceCluster
 from modelplane_models.model_replica import ClaimRequest, ModelReplica, ReplicaRole
 from modelplane_models.model_replica import Spec as ReplicaSpec
 
@@ -24,10 +24,15 @@ from .model import (
     Backend,
     ClusterInput,
     DeviceRequest,
+    GatewayInput,
+    ModelInput,
     ReplicaInput,
     Role,
     RoleInput,
 )
+
+# The endpoint picker image when a cluster's spec.gateway names none (the XRD's default).
+DEFAULT_PICKER_IMAGE = EndpointPicker().image or ""
 
 
 def _required(value: str | None, path: str, issues: list[Issue]) -> str:
@@ -125,6 +130,7 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
     roles = _roles(spec, issues)
     if issues:
         raise InvalidInputError(issues)
+    model = spec.model
     return ReplicaInput(
         namespace=namespace,
         name=name,
@@ -134,6 +140,9 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
         workers=roles.get(ROLE_WORKERS),
         decode=roles.get(ROLE_DECODE),
         prefill=roles.get(ROLE_PREFILL),
+        # The scheduler writes the served name resolved; a replica without one
+        # serves under its deployment's name, as the API's default says.
+        model=None if model is None else ModelInput(model.name or spec.deploymentName, model.uri),
     )
 
 
@@ -154,4 +163,22 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
         backend=Backend(backend),
         pools=tuple(sorted({pool.name for pool in spec.nodePools})),
         kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
+        gateway=_gateway(cluster),
+    )
+
+
+def _gateway(cluster: InferenceCluster) -> GatewayInput | None:
+    """The cluster's Gateway as spec.gateway declares it, with the address its status
+    publishes (None until the Gateway reports one)."""
+    declared = cluster.spec.gateway if cluster.spec else None
+    if declared is None:
+        return None
+    picker = declared.endpointPicker or EndpointPicker()
+    published = cluster.status.gateway if cluster.status else None
+    return GatewayInput(
+        class_name=declared.gatewayClassName,
+        picker_image=picker.image or DEFAULT_PICKER_IMAGE,
+        # An unvalidated schema default is the plain string, not the enum member.
+        failure_mode=str(getattr(picker.failureMode, "value", picker.failureMode or "FailOpen")),
+        address=(published.address or None) if published else None,
     )

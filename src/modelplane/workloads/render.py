@@ -28,6 +28,7 @@ from .model import (
 )
 from .native import native_workload
 from .pods import check_pool
+from .traffic import prefill_address, replica_url, traffic_objects
 
 NAMESPACE_KEY = "namespace"
 
@@ -112,17 +113,24 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
 
     workloads: list[RenderedWorkload] = []
     if cluster.backend is Backend.KSERVE:
-        service = llm_inference_service(replica, namespace=namespace, claims=claim_names)
+        service = llm_inference_service(replica, cluster, namespace=namespace, claims=claim_names)
         main = ROLE_DECODE if replica.disaggregated else ROLE_WORKERS
         workloads.append(_workload(main, LLM_INFERENCE_SERVICE, service))
     else:
+        prefill = prefill_address(replica, namespace)
         for role in replica.roles:
             kind, manifest = native_workload(
-                replica, role, namespace=namespace, claim=claim_names.get(role.role)
+                replica,
+                role,
+                namespace=namespace,
+                claim=claim_names.get(role.role),
+                prefill=prefill if role.role == ROLE_DECODE else None,
             )
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(
         namespace=_namespace(replica, namespace),
         claims=tuple(sorted(claims, key=lambda o: o.key)),
         workloads=tuple(sorted(workloads, key=lambda w: w.key)),
+        traffic=tuple(traffic_objects(replica, cluster, namespace)),
+        url=replica_url(replica, cluster, namespace),
     )
