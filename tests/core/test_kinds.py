@@ -78,9 +78,10 @@ def test_a_kind_without_a_serving_report_serves_once_created(kind: WorkloadKind)
 def test_a_route_serves_only_once_every_gateway_accepted_it() -> None:
     route = kinds.HTTP_ROUTE
     spec = {"parentRefs": [{"name": "a"}, {"name": "b"}]}
-    healthy = {**manifest(route), "spec": spec, "status": route.healthy_status(spec)}
+    status = route.healthy_status(spec)
+    healthy = {**manifest(route), "spec": spec, "status": status}
     assert route.serving(healthy)[0] and _cel(route.readiness()["celQuery"], healthy)
-    healthy["status"]["parents"][1]["conditions"][0] = {
+    status["parents"][1]["conditions"][0] = {
         "type": "Accepted",
         "status": "False",
         "reason": "NotAllowedByListeners",

@@ -159,7 +159,7 @@ def emit(
     ready = sum(serving_now.values())
     endpoints = endpoint_status(decision, observed, serving_now)
     compose_endpoints(
-        rsp, deployment.metadata.name if deployment.metadata else "", endpoints, observed
+        rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
     )
     rsp.desired.composite.resource.update(
         {
