@@ -32,6 +32,7 @@ from compose_model_service.read import (
     provider_config,
     served_name,
     service_input,
+    unreadable_endpoints,
 )
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue, warning
@@ -148,9 +149,11 @@ class FunctionRunner(ComposeFunction):
             raise InvalidInputError(problems)
 
         issues, uids, served = self.deployments(req, service)
-        endpoints = required.resolve(req, ENDPOINTS, ModelEndpoint).items
-        by_deployment, unreadable = endpoints_by_deployment(endpoints, uids)
-        routes = plan(service, hub, by_deployment)
+        endpoints = required.resolve(req, ENDPOINTS, ModelEndpoint)
+        if endpoints.unreadable:
+            # Whose replica it is cannot be read: hold what is routed.
+            raise InvalidInputError(unreadable_endpoints(endpoints.unreadable))
+        routes = plan(service, hub, endpoints_by_deployment(endpoints.items, uids))
         self.emit(req, rsp, service, routes, provider_config(gateway))
         names_served = sorted(set(served))
         if len(names_served) > 1:
@@ -166,9 +169,7 @@ class FunctionRunner(ComposeFunction):
         resolved = report.Condition(
             ENDPOINTS_RESOLVED, True, Reason.ENDPOINTS_FOUND, _resolved_message(routes)
         )
-        report.report_issues(
-            rsp, ENDPOINTS_RESOLVED, [*issues, *unreadable, *routes.issues], resolved
-        )
+        report.report_issues(rsp, ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved)
         report.set_condition(rsp, routed_condition(routes, req))
 
     @staticmethod

@@ -11,12 +11,13 @@ from typing import Any
 
 from modelplane_models import InferenceGateway, ModelEndpoint, ModelService
 
-from modelplane.core.issues import InvalidInputError, Issue, warning
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds.base import mapping
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
 from modelplane.traffic.service import Endpoint, Entry, Hub, Service
 from modelplane.traffic.urls import external_url, parse_url
 from modelplane.workloads import tenant_namespace
+from modelplane.xfn.required import Unreadable
 
 
 def service_input(service: ModelService) -> Service:
@@ -147,14 +148,22 @@ def served_name(deployment: Mapping[str, Any]) -> str | None:
 
 def endpoints_by_deployment(
     endpoints: Sequence[ModelEndpoint], uids: Mapping[str, str | None]
-) -> tuple[dict[str, list[Endpoint]], list[Issue]]:
-    """The endpoints each named deployment composed (by its controller reference);
-    one whose URL does not read is left out, with a warning."""
+) -> dict[str, list[Endpoint]]:
+    """The endpoints each named deployment composed (by its controller reference).
+
+    An endpoint of a named deployment whose URL does not read raises
+    InvalidInputError naming it: what routes there cannot be decided, so nothing
+    routed is changed (an endpoint another deployment, or no one, composed is not
+    this service's and is ignored)."""
     found: dict[str, list[Endpoint]] = {name: [] for name in uids}
     issues: list[Issue] = []
     for endpoint in endpoints:
         spec = endpoint.spec
-        if spec is None or spec.deploymentName not in uids:
+        if spec is None:
+            name = endpoint.metadata.name if endpoint.metadata else ""
+            issues.append(Issue(f"modelendpoints[{name}].spec", "is required"))
+            continue
+        if spec.deploymentName not in uids:
             continue
         if not _composed_by(endpoint, spec.deploymentName, uids[spec.deploymentName]):
             continue
@@ -162,12 +171,19 @@ def endpoints_by_deployment(
         try:
             url = parse_url(spec.url, f"modelendpoints[{name}].spec.url")
         except InvalidInputError as invalid:
-            issues.extend(warning(i.path, i.message, i.reason) for i in invalid.issues)
+            issues.extend(invalid.issues)
             continue
         found[spec.deploymentName].append(
             Endpoint(spec.deploymentName, spec.replicaName, spec.clusterName, url)
         )
-    return found, issues
+    if issues:
+        raise InvalidInputError(issues)
+    return found
+
+
+def unreadable_endpoints(unreadable: Sequence[Unreadable]) -> list[Issue]:
+    """Issues naming every ModelEndpoint of the namespace that does not read."""
+    return [issue.under(f"modelendpoints[{u.name}]") for u in unreadable for issue in u.issues]
 
 
 def _composed_by(endpoint: ModelEndpoint, deployment: str, uid: str | None) -> bool:
