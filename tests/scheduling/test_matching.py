@@ -68,7 +68,7 @@ def test_matches(
     assert names == kinds
     claimed = [r for r, name in zip(requests, names, strict=True) if name != "nic"]
     assert [c.name for c in result.claims] == [r[0] for r in claimed if r[0] != "n"]
-    for device, taken in zip(devices, result.demand, strict=True):
+    for device, taken in zip(devices, result.demand[0], strict=True):
         used = sum(r[1] for r, name in zip(requests, names, strict=True) if name == device["name"])
         assert taken == (used if device["claim"] == "DRA" else 0)
 
@@ -200,6 +200,6 @@ def test_recorded_claims_are_charged_to_their_kind() -> None:
     ).hardware
     matcher = Matcher(SelectorEvaluator(FakeEngine()))
     claims = (ClaimRequest("x", "gpu.nvidia.com", 8, HOPPER),)
-    assert matcher.recorded_demand(claims, hardware) == (0, 8)
+    assert matcher.recorded_demand(claims, hardware) == ((0, 8),)
     gone = (ClaimRequest("x", "gone.example.com", 1, ()),)
     assert matcher.recorded_demand(gone, hardware) is None

@@ -52,6 +52,7 @@ from modelplane.scheduling.adapt import (
     read_cluster,
     read_deployment,
     read_fleet,
+    read_priorities,
     read_replica,
 )
 from modelplane.scheduling.decision import (
@@ -79,11 +80,13 @@ from modelplane.scheduling.model import (
     LabelSelector,
     Pool,
     PoolHardware,
+    Priorities,
     RecordedRole,
     Role,
     Topology,
     UnreadableCluster,
 )
+from modelplane.scheduling.precedence import Standing, because, may_displace, precedes
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.scheduler import default_engine, replica_name, schedule
 from modelplane.scheduling.selectors import (
@@ -120,6 +123,7 @@ __all__ = [
     "Pool",
     "PoolHardware",
     "PoolTrace",
+    "Priorities",
     "RecordedRole",
     "Rejected",
     "Rejection",
@@ -129,13 +133,18 @@ __all__ = [
     "SelectorCompileError",
     "SelectorEngine",
     "SelectorRuntimeError",
+    "Standing",
     "Topology",
     "UnreadableCluster",
+    "because",
     "default_engine",
     "existing_replicas",
+    "may_displace",
+    "precedes",
     "read_cluster",
     "read_deployment",
     "read_fleet",
+    "read_priorities",
     "read_replica",
     "replica_name",
     "schedule",
