@@ -207,6 +207,3 @@ class Priorities:
         if name is None:
             return self.default
         return self.values.get(name, self.default)
-
-    def known(self, name: str | None) -> bool:
-        return name is None or name in self.values
