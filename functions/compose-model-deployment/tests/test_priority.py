@@ -126,7 +126,7 @@ CASES = [
                 event(
                     "NORMAL",
                     "ReplicaPlaced",
-                    f"Placed replica {A0} on cluster a (pool h100): best fit; no eligible "
+                    f"Placed replica {A0} on cluster a (pool h100): no eligible "
                     "cluster had free room, so it takes capacity from replica batchjob-0 of "
                     "ModelDeployment batchjob, not serving and of lower priority, which yield",
                 )

@@ -217,10 +217,10 @@ def _rejection(
 
 
 def _taking(displaced: Sequence[Standing], viewer: str) -> str:
-    named = ", ".join(s.describe(viewer) for s in displaced[:3])
+    named = ", ".join(s.describe(viewer) for s in displaced[:3]) or "replicas"
     more = f" and {len(displaced) - 3} more" if len(displaced) > 3 else ""
     return (
-        f"; no eligible cluster had free room, so it takes capacity from {named}{more}, "
+        f"no eligible cluster had free room, so it takes capacity from {named}{more}, "
         "not serving and of lower priority, which yield"
     )
 
@@ -355,7 +355,8 @@ class _Filling:
             )
         if displacing:
             taken = [s for s in self.book.displaced(name) if s not in before]
-            why = f"{why or 'best fit'}{_taking(taken, self.deployment.namespace)}"
+            taking = _taking(taken, self.deployment.namespace)
+            why = taking if why is None else f"{why}; {taking}"
         roles = tuple(
             RolePlacement(role.name, pool.name, role.workers, role.topology, option.claims)
             for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
