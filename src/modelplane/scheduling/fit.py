@@ -12,16 +12,17 @@ A disaggregated replica's roles take pools as a combination; its capability is
 each role's, in role order.
 """
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from modelplane.cel.quantity import Quantity, QuantityError
 from modelplane.scheduling.model import PoolHardware
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Capability:
-    """How much one node of a pool offers; smaller sorts first (is chosen first)."""
+class Capability(NamedTuple):
+    """How much one node of a pool offers; smaller sorts first (is chosen first).
+
+    A tuple, so the fill heap compares keys at C speed."""
 
     devices: int
     """Claimable devices per node."""
