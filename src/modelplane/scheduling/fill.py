@@ -6,8 +6,8 @@ Which pool, then which cluster:
   has room for it, wherever in the eligible fleet it is, so small models do not
   fragment big nodes. A disaggregated replica takes, on a cluster, the
   combination of pools (one per role) that fits the most replicas there
-  (counted up to the replicas still wanted, at most `LOOKAHEAD`), then the
-  least capable; roles compete for room when they share a pool.
+  (counted up to the replicas still wanted, at most `choice.LOOKAHEAD`), then the
+  least capable (`choice`); roles compete for room when they share a pool.
 - **Then spread.** Among clusters offering an equally capable pool with room,
   the replica goes to the one hosting the fewest of this deployment's replicas
   (ties: cluster name), so replicas spread across clusters and pack onto fewer
@@ -28,28 +28,19 @@ are only built when it is tried.
 """
 
 import heapq
-import itertools
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modelplane.scheduling.book import CapacityBook, Ledgers
+from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
 from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
-from modelplane.scheduling.fit import Capability, capability
-from modelplane.scheduling.fleet import ClusterView, RoleOptions, trace_role
+from modelplane.scheduling.fleet import ClusterView, trace_role
 from modelplane.scheduling.ledger import PoolLedger, describe_demand
-from modelplane.scheduling.matching import ClaimOption, RoleMatch
-from modelplane.scheduling.model import Deployment, Pool
+from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.precedence import Standing
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Charge, Kept
-
-LOOKAHEAD = 8
-"""A disaggregated combination's fit is counted up to this many replicas."""
-
-Combination = tuple[tuple[Pool, RoleMatch], ...]
-Rank = tuple[Capability, ...]
-Ranked = tuple[Rank, int, Combination]
-"""A combination with its capability and its place in listing (published) order."""
 
 
 @dataclass(frozen=True)
@@ -58,126 +49,6 @@ class CapacityRejection:
 
     cluster: Rejected
     pools: tuple[PoolTrace, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Choice:
-    """Where the next replica goes on one cluster, and the ledgers once it is there."""
-
-    rank: Rank
-    roles: tuple[tuple[Pool, ClaimOption], ...]
-    ledgers: dict[str, PoolLedger]
-    why: str | None
-    """Set when the rules chose other pools than the first with room in published order."""
-
-
-class _Combinations:
-    """Each layout's pool combinations, least capable first (stable in listing order)."""
-
-    def __init__(self) -> None:
-        self._memo: dict[int, tuple[tuple[RoleOptions, ...], list[Ranked]]] = {}
-
-    def of(self, options: tuple[RoleOptions, ...]) -> list[Ranked]:
-        found = self._memo.get(id(options))
-        if found is None:
-            ranked = [
-                (tuple(capability(pool.hardware) for pool, _ in combo), order, combo)
-                for order, combo in enumerate(itertools.product(*options))
-            ]
-            ranked.sort(key=lambda item: item[:2])
-            # The value keeps `options` alive, so its id is not reused.
-            found = (options, ranked)
-            self._memo[id(options)] = found
-        return found[1]
-
-
-def _try(
-    deployment: Deployment, combo: Combination, ledgers: Mapping[str, PoolLedger]
-) -> tuple[tuple[tuple[Pool, ClaimOption], ...], dict[str, PoolLedger]] | None:
-    """One replica on `combo`, each role taking its first claim option that fits."""
-    trial: dict[str, PoolLedger] = {}
-    chosen: list[tuple[Pool, ClaimOption]] = []
-    for role, (pool, match) in zip(deployment.roles, combo, strict=True):
-        base = trial.get(pool.name) or ledgers[pool.name]
-        for option in match.options:
-            ledger = base.copy()
-            if ledger.place(option.demand, role.pods):
-                trial[pool.name] = ledger
-                chosen.append((pool, option))
-                break
-        else:
-            return None
-    return tuple(chosen), trial
-
-
-def _first_in_order(
-    deployment: Deployment, ranked: list[Ranked], ledgers: Mapping[str, PoolLedger], before: int
-) -> int | None:
-    """The listing position of the first combination with room, if one comes before `before`."""
-    for _, order, combo in sorted(ranked, key=lambda item: item[1]):
-        if order >= before:
-            return None
-        if _try(deployment, combo, ledgers) is not None:
-            return order
-    return None
-
-
-def _roles(deployment: Deployment, combo: Combination) -> str:
-    return ", ".join(
-        f"{role.name} on {pool.name}"
-        for role, (pool, _) in zip(deployment.roles, combo, strict=True)
-    )
-
-
-def _choose(
-    deployment: Deployment,
-    ranked: list[Ranked],
-    ledgers: Mapping[str, PoolLedger],
-    need: int,
-) -> _Choice | None:
-    """The least capable combination with room (a disaggregated replica: the one that fits
-    the most replicas first), and why, when published order would have chosen another."""
-    chosen: tuple[Ranked, tuple[tuple[Pool, ClaimOption], ...], dict[str, PoolLedger]] | None
-    chosen = None
-    fits = 0
-    if len(deployment.roles) == 1:
-        for item in ranked:
-            found = _try(deployment, item[2], ledgers)
-            if found is not None:
-                chosen = (item, *found)
-                break
-    else:
-        best: tuple[int, Rank, int] | None = None
-        for item in ranked:
-            found = _try(deployment, item[2], ledgers)
-            if found is None:
-                continue
-            count, trial = 1, found[1]
-            while count < min(need, LOOKAHEAD):
-                again = _try(deployment, item[2], {**ledgers, **trial})
-                if again is None:
-                    break
-                count, trial = count + 1, {**trial, **again[1]}
-            if best is None or (-count, item[0], item[1]) < best:
-                best = (-count, item[0], item[1])
-                chosen, fits = (item, *found), count
-    if chosen is None:
-        return None
-    (rank, order, combo), roles, trial = chosen
-    why = None
-    if _first_in_order(deployment, ranked, ledgers, order) is not None:
-        if len(deployment.roles) == 1:
-            why = (
-                f"best fit: pool {combo[0][0].name} ({rank[0].describe()}) is the least "
-                "capable pool with room"
-            )
-        else:
-            more = "+" if fits == LOOKAHEAD else ""
-            why = (
-                f"{_roles(deployment, combo)} is the pool combination with room that fits the "
-                f"most replicas here ({fits}{more}), least capable first"
-            )
-    return _Choice(rank, roles, trial, why)
 
 
 def _rejection(
@@ -248,7 +119,7 @@ class _Filling:
         for item in kept:
             self.load[item.replica.cluster] = self.load.get(item.replica.cluster, 0) + 1
             self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
-        self.combinations = _Combinations()
+        self.combinations = Combinations()
         self.placed: list[DesiredReplica] = []
 
     def _index(self, cluster: str) -> int:
@@ -273,17 +144,18 @@ class _Filling:
             ranked = self.combinations.of(self.views[name].options)
             heap.append((ranked[0][0], self.load.get(name, 0), name))
         heapq.heapify(heap)
-        # The clusters still in the heap by (replicas hosted, name): the order spread
-        # alone would try them in, to tell when best fit chose otherwise.
-        self._spread = [(self.load.get(name, 0), name) for name in clusters]
-        heapq.heapify(self._spread)
+        # How many heap entries have each rank: while all share one, the heap's order
+        # is spread's own, and best fit cannot have chosen otherwise.
+        self._ranks = Counter(rank for rank, _, _ in heap)
+        self._spread: list[tuple[int, str]] | None = None
         self._alive = set(clusters)
-        self._pending: dict[str, _Choice] = {}
+        self._pending: dict[str, Choice] = {}
         self._rejected = rejected
         self._ledgers_of = ledgers_of
         self._need = shortfall
         while len(self.placed) < shortfall and heap:
             rank, hosted, name = heapq.heappop(heap)
+            self._count(rank, -1)
             choice = self._choice(name, hosted)
             if choice is None:
                 continue
@@ -291,13 +163,23 @@ class _Filling:
                 # Its best pool filled up: it waits behind clusters offering smaller ones.
                 self._pending[name] = choice
                 heapq.heappush(heap, (choice.rank, hosted, name))
+                self._count(choice.rank, 1)
                 continue
-            self._place(self.views[name], hosted, choice, displacing)
+            self._place(self.views[name], hosted, rank, choice, displacing)
             heapq.heappush(heap, (rank, hosted + 1, name))
-            heapq.heappush(self._spread, (hosted + 1, name))
+            self._count(rank, 1)
+            if self._spread is not None:
+                heapq.heappush(self._spread, (hosted + 1, name))
         return rejected
 
-    def _choice(self, name: str, hosted: int) -> _Choice | None:
+    def _count(self, rank: Rank, change: int) -> None:
+        left = self._ranks[rank] + change
+        if left:
+            self._ranks[rank] = left
+        else:
+            del self._ranks[rank]
+
+    def _choice(self, name: str, hosted: int) -> Choice | None:
         """Where the next replica would go on `name`; None (and rejected, for the trace,
         when it is full) when it can take none."""
         if name not in self._alive:
@@ -310,15 +192,20 @@ class _Filling:
         if choice is None:
             view = self.views[name]
             ranked = self.combinations.of(view.options)
-            choice = _choose(self.deployment, ranked, ledgers, self._need - len(self.placed))
+            choice = choose(self.deployment, ranked, ledgers, self._need - len(self.placed))
             if choice is None:
                 self._rejected[name] = _rejection(self.deployment, view, ledgers, hosted)
                 self._alive.discard(name)
         return choice
 
-    def _passed_over(self, name: str, hosted: int) -> tuple[str, int] | None:
+    def _passed_over(self, name: str, hosted: int, rank: Rank) -> tuple[str, int] | None:
         """A cluster with room that spread alone would have chosen before `name`, and how
         many of this deployment's replicas it hosts."""
+        if not self._ranks or (len(self._ranks) == 1 and rank in self._ranks):
+            return None
+        if self._spread is None:
+            self._spread = [(self.load.get(other, 0), other) for other in self._alive]
+            heapq.heapify(self._spread)
         while self._spread:
             load, other = self._spread[0]
             if other not in self._alive or load != self.load.get(other, 0):
@@ -332,10 +219,12 @@ class _Filling:
                 return other, load
         return None
 
-    def _place(self, view: ClusterView, hosted: int, choice: _Choice, displacing: bool) -> None:
+    def _place(
+        self, view: ClusterView, hosted: int, rank: Rank, choice: Choice, displacing: bool
+    ) -> None:
         name = view.cluster.name
         before = self.book.displaced(name) if displacing else []
-        passed = self._passed_over(name, hosted)
+        passed = self._passed_over(name, hosted, rank)
         ledgers = self._ledgers_of(name)
         assert ledgers is not None  # _choice returned a choice for it
         ledgers.update(choice.ledgers)
