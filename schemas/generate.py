@@ -250,11 +250,6 @@ def generate(out_dir: Path) -> None:
     (out_dir / "py.typed").write_text("")
 
 
-# Caches tools leave beside what they format (ruff may write .ruff_cache into the
-# scratch directory): not generated code, never compared or copied.
-_NOT_GENERATED = ("__pycache__", ".ruff_cache")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="fail if committed models are stale")
@@ -266,9 +261,12 @@ def main() -> int:
         generate(fresh)
         if not args.check:
             shutil.rmtree(PACKAGE, ignore_errors=True)
-            shutil.copytree(fresh, PACKAGE, ignore=shutil.ignore_patterns(*_NOT_GENERATED))
+            shutil.copytree(
+                fresh, PACKAGE, ignore=shutil.ignore_patterns("__pycache__", ".ruff_cache")
+            )
             return 0
-        comparison = filecmp.dircmp(fresh, PACKAGE, ignore=list(_NOT_GENERATED))
+        # ruff may leave its cache beside the scratch files; it is not generated code.
+        comparison = filecmp.dircmp(fresh, PACKAGE, ignore=["__pycache__", ".ruff_cache"])
         stale = comparison.diff_files + comparison.left_only + comparison.right_only
         if stale:
             print(f"generated models are stale ({', '.join(sorted(stale))}): run make generate")
