@@ -178,7 +178,8 @@ def _gateway(cluster: InferenceCluster) -> GatewayInput | None:
     return GatewayInput(
         class_name=declared.gatewayClassName,
         picker_image=picker.image or DEFAULT_PICKER_IMAGE,
-        # An unvalidated schema default is the plain string, not the enum member.
-        failure_mode=str(getattr(picker.failureMode, "value", picker.failureMode or "FailOpen")),
+        # The enum member or, as an unvalidated schema default, the plain string: a
+        # StrEnum prints as its value either way.
+        failure_mode=str(picker.failureMode or "FailOpen"),
         address=(published.address or None) if published else None,
     )

@@ -165,7 +165,8 @@ class FunctionRunner(ComposeFunction):
                     Reason.MODEL_NAMES_DIFFER,
                 )
             )
-        report.set_condition(rsp, report.Condition(VALID, True, Reason.VALID, "spec is valid"))
+        message = f"routed on InferenceGateway {hub.name}"
+        report.set_condition(rsp, report.Condition(VALID, True, Reason.VALID, message))
         resolved = report.Condition(
             ENDPOINTS_RESOLVED, True, Reason.ENDPOINTS_FOUND, _resolved_message(routes)
         )

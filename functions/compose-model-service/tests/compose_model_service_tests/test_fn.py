@@ -145,7 +145,7 @@ STEADY: dict[str, Any] = {
     "requirements": REQUIREMENTS,
     "context": {},
     "conditions": [
-        condition("Valid", True, "Valid", "spec is valid"),
+        condition("Valid", True, "Valid", "routed on InferenceGateway fleet"),
         condition(
             "EndpointsResolved",
             True,
