@@ -174,9 +174,7 @@ def read_tenancy(model: TenancyModel | None, cluster: str) -> tuple[Tenancy, lis
     if template is not None and not any(
         isinstance(p, Variable) and p.name == "Namespace" for p in template.parts
     ):
-        issues.append(
-            _issue(path, "must contain {{ .Namespace }}: each namespace needs its own")
-        )
+        issues.append(_issue(path, "must contain {{ .Namespace }}: each namespace needs its own"))
         template = None
     labels = _keyed(model.labels if model else None, "labels", issues)
     annotations = _keyed(model.annotations if model else None, "annotations", issues)
