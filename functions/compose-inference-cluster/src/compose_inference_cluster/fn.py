@@ -1,11 +1,16 @@
-"""An InferenceCluster: a ProviderConfig to reach it, and the pools it offers.
+"""An InferenceCluster: ProviderConfigs to reach it, the pools it offers, its stack.
 
 For `source: Existing` the cluster already runs; Modelplane composes the
 provider-kubernetes ClusterProviderConfig that reaches it through the kubeconfig
 Secret, requires each pool's InferenceClass, and publishes status.gpuPools, the
 fleet scheduler's whole view of the cluster. A class that is missing or invalid
 is named in a condition; the pools already published stay as they were. A
-cluster that cannot be read keeps its ProviderConfig and its published status.
+cluster that cannot be read keeps everything it composed and its published status.
+
+The serving stack (`stack`: Managed Releases, observed prerequisites,
+status.stack, StackReady) and the tenancy block (TenancyConfigured) are their
+own modules; the replicas placed on the cluster (`replicas`) tell both which
+namespaces are in use.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -14,13 +19,17 @@ cluster that cannot be read keeps its ProviderConfig and its published status.
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
+from compose_inference_cluster.replicas import placed_replicas
+from compose_inference_cluster.stack import StackInputs, compose_stack
 from modelplane.conventions import parse_scheduling
-from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.conventions.tenancy import read_tenancy
+from modelplane.core.issues import InvalidInputError, Issue, has_errors
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLASS,
     POOLS_RESOLVED,
     SCHEDULING_CONFIGURED,
+    TENANCY_CONFIGURED,
     Reason,
 )
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
@@ -31,6 +40,9 @@ PROVIDER_CONFIG = "provider-config"
 SCHEDULING_VALID = report.Condition(
     SCHEDULING_CONFIGURED, True, Reason.SCHEDULING_VALID, "scheduling conventions valid"
 )
+TENANCY_VALID = report.Condition(
+    TENANCY_CONFIGURED, True, Reason.TENANCY_VALID, "tenant namespaces and their metadata valid"
+)
 
 
 def class_requirement(class_name: str) -> str:
@@ -39,7 +51,7 @@ def class_requirement(class_name: str) -> str:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
-    published_status = ("gpuPools", "providerConfigRef")
+    published_status = ("gpuPools", "providerConfigRef", "stack")
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
@@ -64,6 +76,41 @@ class FunctionRunner(ComposeFunction):
 
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
+        report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
+
+        scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
+        config, findings = parse_scheduling(scheduling)
+        report.report_issues(
+            rsp,
+            SCHEDULING_CONFIGURED,
+            findings,
+            SCHEDULING_VALID,
+            failed_reason=Reason.INVALID_SCHEDULING,
+        )
+        tenancy, tenancy_issues = read_tenancy(spec.tenancy if spec else None, name)
+        tenancy_ok = not has_errors(tenancy_issues)
+        report.report_issues(
+            rsp,
+            TENANCY_CONFIGURED,
+            tenancy_issues,
+            TENANCY_VALID,
+            failed_reason=Reason.INVALID_TENANCY,
+        )
+        placed = placed_replicas(req, rsp, name, config, tenancy if tenancy_ok else None)
+        stack = compose_stack(
+            req,
+            rsp,
+            cluster,
+            StackInputs(
+                name=name,
+                namespace=secret_ref["namespace"],
+                secret_ref=secret_ref,
+                scheduling=config,
+                pools=view.pools,
+                placed=placed,
+                tenancy_ok=tenancy_ok,
+            ),
+        )
         rsp.desired.composite.resource.update(
             {
                 "status": {
@@ -72,19 +119,9 @@ class FunctionRunner(ComposeFunction):
                         "kind": objects.CLUSTER_PROVIDER_CONFIG_KIND,
                         "name": name,
                     },
+                    "stack": stack,
                 }
             }
-        )
-        report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
-
-        scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
-        _, findings = parse_scheduling(scheduling)
-        report.report_issues(
-            rsp,
-            SCHEDULING_CONFIGURED,
-            findings,
-            SCHEDULING_VALID,
-            failed_reason=Reason.INVALID_SCHEDULING,
         )
 
 
