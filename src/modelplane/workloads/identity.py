@@ -34,6 +34,7 @@ LEADER_WORKER_SET_NAME_MAX = strictest_lws_name_max() or lws.NAME_BASE_MAX
 LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(kserve.PREFILL_LWS_SUFFIX)
 CLAIM_TEMPLATE_NAME_MAX = naming.DNS_LABEL_MAX
 
+
 def _fit(readable: str, max_len: int, *identity: str) -> str:
     if naming.is_dns_label(readable) and len(readable) <= max_len:
         return readable
