@@ -7,7 +7,9 @@ import pytest
 
 from modelplane.stack import all_components
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guides" / "preparing-a-workload-cluster.md"
+GUIDE = (
+    Path(__file__).resolve().parent.parent / "docs" / "guides" / "preparing-a-workload-cluster.md"
+)
 
 
 def rows() -> dict[str, str]:

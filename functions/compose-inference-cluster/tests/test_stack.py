@@ -604,3 +604,28 @@ def test_an_override_pins_the_chart() -> None:
     got = as_dict(run(FunctionRunner(), req))
     chart = got["desired"]["resources"]["release-lws"]["resource"]["spec"]["forProvider"]["chart"]
     assert chart["version"] == "0.9.1"
+
+
+def test_what_an_installing_release_brings_is_progress_not_a_fault() -> None:
+    observed = {
+        **INSTALLED_BEFORE_DRIVER,
+        "release-lws": LWS,  # composed, not Ready yet
+        f"observe-customresourcedefinition-{LWS_CRD}": {
+            **OBSERVERS[f"observe-customresourcedefinition-{LWS_CRD}"],
+            **ABSENT,
+        },
+    }
+    got = as_dict(
+        run(FunctionRunner(), request(cluster(MANAGED), required=REQUIRED, observed=observed))
+    )
+    stack = next(c for c in got["conditions"] if c["type"] == "StackReady")
+    assert stack == condition(
+        "StackReady",
+        "UNKNOWN",
+        "InstallingStack",
+        "installing: lws, nvidia-dra-driver-gpu; missing until then: CustomResourceDefinition "
+        f"{LWS_CRD} (needed by multi-node replicas)",
+    )
+    # New multi-node replicas are still kept away meanwhile.
+    missing = got["desired"]["composite"]["resource"]["status"]["stack"]["missing"]
+    assert [m["name"] for m in missing] == [LWS_CRD]

@@ -21,7 +21,7 @@ deletion (Usages). Deterministic: the plan is sorted by release name.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from modelplane.conventions.schedulers import Scheduler
 from modelplane.core.charts import Component
@@ -67,7 +67,7 @@ def merged(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in extra.items():
         current = out.get(key)
         if isinstance(current, Mapping) and isinstance(value, Mapping):
-            out[key] = merged(current, value)  # type: ignore[arg-type]
+            out[key] = merged(cast(Mapping[str, Any], current), cast(Mapping[str, Any], value))
         else:
             out[key] = value
     return out

@@ -3,8 +3,9 @@
 `StackReady` is False when the stack block is invalid (`InvalidStack`, naming
 every field; every Release and Usage composed before is kept) or a prerequisite
 is observed absent (`PrerequisitesMissing`, listing each and who needs it);
-Unknown while releases install (`InstallingStack`) or prerequisites are not all
-observed yet (`CheckingPrerequisites`); True otherwise (`StackComplete`).
+Unknown while releases install (`InstallingStack`, listing what is still missing
+meanwhile) or prerequisites are not all observed yet (`CheckingPrerequisites`);
+True otherwise (`StackComplete`).
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -178,17 +179,20 @@ def compose_stack(
 
 
 def _condition(findings: Findings, installed: releases.Installed | None) -> report.Condition:
+    if installed is not None and (installed.waiting or installed.unready):
+        # What a release being installed brings is missing until it runs: that is
+        # progress, not a fault (new replicas are still kept away from it).
+        pending = sorted(installed.waiting + installed.unready)
+        message = f"installing: {', '.join(pending)}"
+        if findings.missing:
+            message += f"; missing until then: {findings.describe_missing()}"
+        return report.Condition(STACK_READY, None, Reason.INSTALLING_STACK, message)
     if findings.missing:
         return report.Condition(
             STACK_READY,
             False,
             Reason.PREREQUISITES_MISSING,
             f"missing: {findings.describe_missing()}",
-        )
-    if installed is not None and (installed.waiting or installed.unready):
-        pending = sorted(installed.waiting + installed.unready)
-        return report.Condition(
-            STACK_READY, None, Reason.INSTALLING_STACK, f"installing: {', '.join(pending)}"
         )
     if findings.unknown:
         total = findings.checked + len(findings.unknown)
