@@ -71,7 +71,9 @@ def test_scheduler_settings_reach_its_chart() -> None:
 
 def test_an_override_pins_a_component_and_an_unused_one_is_a_warning() -> None:
     config, issues = read_stack(
-        Stack(mode="Managed", versions={"leaderWorkerSet": "0.9.1", "kserve": "v0.20.1"})
+        Stack.model_validate(
+            {"mode": "Managed", "versions": {"leaderWorkerSet": "0.9.1", "kserve": "v0.20.1"}}
+        )
     )
     assert issues == []
     plan, warnings = plan_releases(ClusterFacts(kserve=False, scheduler=KAI()), config)
@@ -83,7 +85,9 @@ def test_an_override_pins_a_component_and_an_unused_one_is_a_warning() -> None:
 
 
 def test_the_scheduler_plugins_chart_comes_from_its_release_package() -> None:
-    config, _ = read_stack(Stack(mode="Managed", versions={"schedulerPlugins": "0.33.1"}))
+    config, _ = read_stack(
+        Stack.model_validate({"mode": "Managed", "versions": {"schedulerPlugins": "0.33.1"}})
+    )
     plan, _ = plan_releases(
         ClusterFacts(kserve=False, scheduler=SCHEDULERS["Coscheduling"]()), config
     )
