@@ -629,3 +629,31 @@ def test_what_an_installing_release_brings_is_progress_not_a_fault() -> None:
     # New multi-node replicas are still kept away meanwhile.
     missing = got["desired"]["composite"]["resource"]["status"]["stack"]["missing"]
     assert [m["name"] for m in missing] == [LWS_CRD]
+
+
+@pytest.mark.parametrize("backend", ["Native", "KServe"])
+@pytest.mark.parametrize("provider", ["Default", "KAI", "Kueue", "Volcano", "Coscheduling"])
+def test_every_release_of_every_stack_validates_against_provider_helm(
+    backend: str, provider: str, manifest_validator: Any
+) -> None:
+    """Installed to the end (each round's Releases reported Ready), every Release and
+    Usage is composed, and every Release is valid for provider-helm's CRD."""
+    obj = cluster(MANAGED, backend={"type": backend}, scheduling={"provider": provider})
+    observed: dict[str, Obj] = {}
+    for _ in range(5):
+        got = as_dict(run(FunctionRunner(), request(obj, required=REQUIRED, observed=observed)))
+        resources = got["desired"]["resources"]
+        observed = {key: {**value["resource"], **READY} for key, value in resources.items()}
+    stack = next(c for c in got["conditions"] if c["type"] == "StackReady")
+    assert stack["reason"] == "StackComplete", stack
+    releases = [v["resource"] for k, v in resources.items() if k.startswith("release-")]
+    assert len(releases) >= 3
+    for release in releases:
+        assert manifest_validator.validate(release) == [], release["metadata"]["name"]
+    # Every ordering edge is a Usage between two composed Releases.
+    names = {r["metadata"]["name"] for r in releases}
+    for key, value in resources.items():
+        if key.startswith("usage-") and not key.startswith("usage-replica-"):
+            spec = value["resource"]["spec"]
+            assert spec["of"]["resourceRef"]["name"] in names
+            assert spec["by"]["resourceRef"]["name"] in names
