@@ -1,4 +1,4 @@
-"""An InferenceCluster: ProviderConfigs to reach it, the pools it offers, its stack.
+"""An InferenceCluster: a ProviderConfig to reach it, the pools it offers, its stack.
 
 For `source: Existing` the cluster already runs; Modelplane composes the
 provider-kubernetes ClusterProviderConfig that reaches it through the kubeconfig
@@ -7,10 +7,9 @@ fleet scheduler's whole view of the cluster. A class that is missing or invalid
 is named in a condition; the pools already published stay as they were. A
 cluster that cannot be read keeps everything it composed and its published status.
 
-The serving stack (`stack`: Managed Releases, observed prerequisites,
-status.stack, StackReady) and the tenancy block (TenancyConfigured) are their
-own modules; the replicas placed on the cluster (`replicas`) tell both which
-namespaces are in use.
+The tenancy block (`tenancy`), the replicas placed on the cluster (`replicas`)
+and the serving stack (`stack`: Managed Releases, observed prerequisites,
+status.stack, StackReady) are their own modules.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -21,15 +20,14 @@ from modelplane_models import InferenceClass, InferenceCluster
 
 from compose_inference_cluster.replicas import placed_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
+from compose_inference_cluster.tenancy import report_tenancy
 from modelplane.conventions import parse_scheduling
-from modelplane.conventions.tenancy import read_tenancy
-from modelplane.core.issues import InvalidInputError, Issue, has_errors
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLASS,
     POOLS_RESOLVED,
     SCHEDULING_CONFIGURED,
-    TENANCY_CONFIGURED,
     Reason,
 )
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
@@ -39,9 +37,6 @@ from modelplane.xfn.runner import ComposeFunction, observed_composite
 PROVIDER_CONFIG = "provider-config"
 SCHEDULING_VALID = report.Condition(
     SCHEDULING_CONFIGURED, True, Reason.SCHEDULING_VALID, "scheduling conventions valid"
-)
-TENANCY_VALID = report.Condition(
-    TENANCY_CONFIGURED, True, Reason.TENANCY_VALID, "tenant namespaces and their metadata valid"
 )
 
 
@@ -76,6 +71,17 @@ class FunctionRunner(ComposeFunction):
 
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
+        rsp.desired.composite.resource.update(
+            {
+                "status": {
+                    "gpuPools": view.pools,
+                    "providerConfigRef": {
+                        "kind": objects.CLUSTER_PROVIDER_CONFIG_KIND,
+                        "name": name,
+                    },
+                }
+            }
+        )
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
@@ -87,42 +93,11 @@ class FunctionRunner(ComposeFunction):
             SCHEDULING_VALID,
             failed_reason=Reason.INVALID_SCHEDULING,
         )
-        tenancy, tenancy_issues = read_tenancy(spec.tenancy if spec else None, name)
-        tenancy_ok = not has_errors(tenancy_issues)
-        report.report_issues(
-            rsp,
-            TENANCY_CONFIGURED,
-            tenancy_issues,
-            TENANCY_VALID,
-            failed_reason=Reason.INVALID_TENANCY,
-        )
-        placed = placed_replicas(req, rsp, name, config, tenancy if tenancy_ok else None)
-        stack = compose_stack(
-            req,
-            rsp,
-            cluster,
-            StackInputs(
-                name=name,
-                namespace=secret_ref["namespace"],
-                secret_ref=secret_ref,
-                scheduling=config,
-                pools=view.pools,
-                placed=placed,
-                tenancy_ok=tenancy_ok,
-            ),
-        )
-        rsp.desired.composite.resource.update(
-            {
-                "status": {
-                    "gpuPools": view.pools,
-                    "providerConfigRef": {
-                        "kind": objects.CLUSTER_PROVIDER_CONFIG_KIND,
-                        "name": name,
-                    },
-                    "stack": stack,
-                }
-            }
-        )
+
+        tenancy = report_tenancy(rsp, cluster, name)
+        placed = placed_replicas(req, rsp, name, config, tenancy)
+        inputs = StackInputs(name, secret_ref, config, view.pools, placed, tenancy is not None)
+        compose_stack(req, rsp, cluster, inputs)
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:

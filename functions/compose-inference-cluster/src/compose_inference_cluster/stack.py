@@ -43,12 +43,16 @@ class StackInputs:
     """What the rest of the function already read, that the stack depends on."""
 
     name: str
-    namespace: str
     secret_ref: dict[str, str]
     scheduling: SchedulingConfig
     pools: Sequence[Mapping[str, Any]]
     placed: Placed
     tenancy_ok: bool
+
+    @property
+    def namespace(self) -> str:
+        """Where the cluster's managed resources live: its kubeconfig Secret's namespace."""
+        return self.secret_ref["namespace"]
 
 
 def gateway_class(cluster: InferenceCluster) -> str | None:
@@ -113,8 +117,8 @@ def compose_stack(
     rsp: fnv1.RunFunctionResponse,
     cluster: InferenceCluster,
     inputs: StackInputs,
-) -> dict[str, Any]:
-    """Compose the stack and its observers; set StackReady; return `status.stack`."""
+) -> None:
+    """Compose the stack and its observers; set StackReady and `status.stack`."""
     spec = cluster.spec
     config, issues = read_stack(spec.stack if spec else None)
     backend = spec.backend.type if spec and spec.backend and spec.backend.type else "Native"
@@ -175,7 +179,9 @@ def compose_stack(
         _condition(findings, installed),
         failed_reason=Reason.INVALID_STACK,
     )
-    return findings.status()
+    rsp.desired.composite.resource.get_or_create_struct("status").update(
+        {"stack": findings.status()}
+    )
 
 
 def _condition(findings: Findings, installed: releases.Installed | None) -> report.Condition:
