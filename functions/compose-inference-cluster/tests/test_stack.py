@@ -658,3 +658,20 @@ def test_every_release_of_every_stack_validates_against_provider_helm(
             spec = value["resource"]["spec"]
             assert spec["of"]["resourceRef"]["name"] in names
             assert spec["by"]["resourceRef"]["name"] in names
+
+
+def test_the_gateway_class_is_read_only_where_the_model_declares_it() -> None:
+    """`spec.gateway` belongs to the traffic path; until the XRD declares it the
+    generated model has no such field and no gateway is assumed."""
+    from types import SimpleNamespace
+
+    from compose_inference_cluster.stack import gateway_class
+    from modelplane_models import InferenceCluster
+
+    from modelplane.core.issues import parse_object
+
+    assert gateway_class(parse_object(InferenceCluster, cluster())) is None
+    declared = InferenceCluster.model_construct(
+        spec=SimpleNamespace(gateway=SimpleNamespace(gatewayClassName="eg"))
+    )
+    assert gateway_class(declared) == "eg"
