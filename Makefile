@@ -66,11 +66,12 @@ generate: sync ## Regenerate the pydantic models and the CLI's copy of apis/.
 	$(RUN) python cli/package_apis.py
 
 .PHONY: bench
-bench: sync ## Benchmark the fleet scheduler, reading the fleet, and CEL, on the shared bench fleet.
+bench: sync ## Benchmark the fleet scheduler (speed, and placements against an exact solver), reading the fleet, and CEL.
 	@for n in 10 100 1000; do \
 	  $(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters $$n --replicas 10; \
 	done
 	$(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters 10000 --replicas 100
+	$(RUN) modelplane bench placement --fleets 350
 	$(RUN) modelplane bench cel --fleet $(BENCH_FLEET)
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
 

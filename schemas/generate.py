@@ -261,9 +261,12 @@ def main() -> int:
         generate(fresh)
         if not args.check:
             shutil.rmtree(PACKAGE, ignore_errors=True)
-            shutil.copytree(fresh, PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                fresh, PACKAGE, ignore=shutil.ignore_patterns("__pycache__", ".ruff_cache")
+            )
             return 0
-        comparison = filecmp.dircmp(fresh, PACKAGE, ignore=["__pycache__"])
+        # ruff may leave its cache beside the scratch files; it is not generated code.
+        comparison = filecmp.dircmp(fresh, PACKAGE, ignore=["__pycache__", ".ruff_cache"])
         stale = comparison.diff_files + comparison.left_only + comparison.right_only
         if stale:
             print(f"generated models are stale ({', '.join(sorted(stale))}): run make generate")

@@ -18,6 +18,7 @@ from modelplane.scheduling import (
     Deployment,
     ExistingReplica,
     Pool,
+    Priorities,
     SelectorEngine,
     existing_replicas,
     read_cluster,
@@ -173,11 +174,17 @@ def replica(
     workers: int = 1,
     topology: Obj | None = None,
     roles: dict[str, Obj] | None = None,
+    priority: str | None = None,
+    serving: bool = False,
+    created: str | None = None,
 ) -> Obj:
     """A ModelReplica as `deployment_name` composed it; `roles` replaces the single
     `workers` role when given. Crossplane's marks (the composition-resource-name
-    annotation, the controller reference) say whose it is; the labels are decoration."""
+    annotation, the controller reference) say whose it is; the labels are decoration.
+    `serving` sets its Serving condition, `created` its creationTimestamp."""
     spec: Obj = {"deploymentName": deployment_name, "clusterName": cluster_name, "index": index}
+    if priority is not None:
+        spec["priority"] = priority
     if roles is not None:
         spec.update(roles)
     else:
@@ -189,7 +196,7 @@ def replica(
             "template": TEMPLATE,
         }
     replica_name = name or f"{deployment_name}-{cluster_name}-{index}"
-    return {
+    obj: Obj = {
         "metadata": {
             "name": replica_name,
             "namespace": namespace,
@@ -211,6 +218,11 @@ def replica(
         },
         "spec": spec,
     }
+    if created is not None:
+        obj["metadata"]["creationTimestamp"] = created
+    if serving:
+        obj["status"] = {"conditions": [{"type": "Serving", "status": "True"}]}
+    return obj
 
 
 def recorded_role(pool_name: str, *claims: Obj, workers: int = 1) -> Obj:
@@ -245,12 +257,24 @@ def read_pool(obj: Obj) -> Pool:
     return read_one_cluster(cluster("c", obj)).pools[0]
 
 
+def serving_keys(objs: Sequence[Obj]) -> set[tuple[str, str]]:
+    """(namespace, name) of the replicas whose Serving condition is True."""
+    return {
+        (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+        for obj in objs
+        if {"type": "Serving", "status": "True"} in obj.get("status", {}).get("conditions", [])
+    }
+
+
 def read_replicas(dep: Deployment, objs: Sequence[Obj]) -> list[ExistingReplica]:
     """The fleet's ModelReplicas, each owned by whoever composed it."""
     models = [parse_object(ModelReplica, obj) for obj in objs]
-    known = existing_replicas(dep, None, {}, models)
+    known = existing_replicas(dep, None, {}, models, serving_keys(objs))
     assert known.skipped == 0
     return list(known.replicas)
+
+
+PRIORITIES = Priorities({"critical": 1000, "standard": 100, "batch": 10})
 
 
 def run(
@@ -258,6 +282,7 @@ def run(
     clusters: Sequence[Obj],
     replicas: Sequence[Obj] = (),
     engine: SelectorEngine | None = None,
+    priorities: Priorities | None = PRIORITIES,
 ) -> Decision:
     deployment_ = read_dep(dep)
     fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in clusters)
@@ -267,6 +292,7 @@ def run(
         read_replicas(deployment_, replicas),
         unreadable=fleet.unreadable,
         engine=engine or FakeEngine(),
+        priorities=priorities,
     )
 
 

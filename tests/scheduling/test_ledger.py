@@ -3,6 +3,7 @@
 import pytest
 
 from modelplane.scheduling.ledger import PoolLedger, order_charges
+from modelplane.scheduling.packing import MAX_PODS, needs_search, pack
 
 from .builders import gpu, nic, pool, read_pool
 
@@ -26,46 +27,76 @@ PLACEMENTS = [
 )
 def test_place(pods: list[tuple[int, int]], succeed: int) -> None:
     ledger = _ledger()
-    placed = sum(ledger.place((gpus, 0), count) for gpus, count in pods)
+    placed = sum(ledger.place(((gpus, 0),), count) for gpus, count in pods)
     assert placed == succeed
 
 
 def test_failed_place_leaves_ledger_unchanged() -> None:
     ledger = _ledger()
-    ledger.place((6, 0), 1)
+    ledger.place(((6, 0),), 1)
     before = dict(ledger.buckets)
-    assert not ledger.place((4, 0), 3)
+    assert not ledger.place(((4, 0),), 3)
     assert ledger.buckets == before
 
 
 def test_committed_usage_beyond_the_pool_spends_it() -> None:
     ledger = _ledger(nodes=1)
-    ledger.charge((8, 0), 2)
+    ledger.charge(((8, 0),), 2)
     assert ledger.overcommitted
-    assert not ledger.place((1, 0), 1)
+    assert not ledger.place(((1, 0),), 1)
     assert "exceed the pool" in ledger.describe_free()
 
 
 def test_whole_node_charges() -> None:
     ledger = _ledger(nodes=3)
     ledger.charge_whole_nodes(2)
-    assert ledger.place((8, 0), 1)
-    assert not ledger.place((1, 0), 1)
+    assert ledger.place(((8, 0),), 1)
+    assert not ledger.place(((1, 0),), 1)
     ledger = _ledger(nodes=1)
-    ledger.charge((1, 0), 1)
+    ledger.charge(((1, 0),), 1)
     ledger.charge_whole_nodes(1)
     assert ledger.overcommitted
 
 
 def test_describe_free_lists_claimable_devices_only() -> None:
     ledger = _ledger(nodes=3)
-    ledger.place((3, 0), 1)
+    ledger.place(((3, 0),), 1)
     assert ledger.describe_free() == "free: 2 nodes with gpu 8/8; 1 node with gpu 5/8"
 
 
 def test_charges_are_ordered_largest_first() -> None:
-    assert order_charges([((1, 0), 1), ((8, 0), 1), ((4, 0), 2)]) == [
-        ((8, 0), 1),
-        ((4, 0), 2),
-        ((1, 0), 1),
+    assert order_charges([(((1, 0),), 1), (((8, 0),), 1), (((4, 0),), 2)]) == [
+        (((8, 0),), 1),
+        (((4, 0),), 2),
+        (((1, 0),), 1),
     ]
+
+
+def test_a_pod_takes_whichever_vector_fits_best() -> None:
+    ledger = PoolLedger.empty(read_pool(pool("p", 1, gpu(4, name="a"), gpu(4, name="b"))))
+    either = ((4, 0), (0, 4))
+    assert ledger.place(either, 2)
+    assert not ledger.place(either, 1)
+
+
+def test_best_fit_errs_and_an_exact_repack_recovers() -> None:
+    # 2, 2 then 3s: best fit puts two 3s beside the 2s and strands a 1 and a 2; the
+    # pool holds four 3s only as 2+3+3 on each node.
+    ledger = _ledger()
+    ledger.charge(((2, 0),), 2)
+    assert all(ledger.place(((3, 0),), 1) for _ in range(4))
+    assert not ledger.place(((1, 0),), 1)
+    assert ledger.pods == {((2, 0),): 2, ((3, 0),): 4}
+
+
+def test_pods_that_divide_a_node_are_never_repacked() -> None:
+    assert not needs_search((8, 0), [((4, 0),), ((2, 0),), ((8, 0),)])
+    assert needs_search((8, 0), [((3, 0),)])
+    assert needs_search((8, 0), [((4, 0), (0, 4))])
+
+
+def test_the_exact_search_is_bounded() -> None:
+    # Far more pods than the search will place: it gives up rather than run long.
+    assert pack((8,), 400, [(((3,),), MAX_PODS + 1)]) is None
+    assert pack((8,), 2, [(((3,),), 4), (((2,),), 2)]) == {(0,): 2}
+    assert pack((8,), 2, [(((3,),), 5), (((2,),), 1)]) is None

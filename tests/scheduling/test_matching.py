@@ -68,7 +68,7 @@ def test_matches(
     assert names == kinds
     claimed = [r for r, name in zip(requests, names, strict=True) if name != "nic"]
     assert [c.name for c in result.claims] == [r[0] for r in claimed if r[0] != "n"]
-    for device, taken in zip(devices, result.demand, strict=True):
+    for device, taken in zip(devices, result.demand[0], strict=True):
         used = sum(r[1] for r, name in zip(requests, names, strict=True) if name == device["name"])
         assert taken == (used if device["claim"] == "DRA" else 0)
 
@@ -200,6 +200,42 @@ def test_recorded_claims_are_charged_to_their_kind() -> None:
     ).hardware
     matcher = Matcher(SelectorEvaluator(FakeEngine()))
     claims = (ClaimRequest("x", "gpu.nvidia.com", 8, HOPPER),)
-    assert matcher.recorded_demand(claims, hardware) == (0, 8)
+    assert matcher.recorded_demand(claims, hardware) == ((0, 8),)
     gone = (ClaimRequest("x", "gone.example.com", 1, ()),)
     assert matcher.recorded_demand(gone, hardware) is None
+
+
+def test_kinds_of_one_class_are_alternatives_of_one_claim_option() -> None:
+    big, small = gpu(4, memory=141, name="big"), gpu(4, memory=80, name="small")
+    result = _match([big, small], ("g", 4, ("capacity.memory >= 80",)))
+    assert isinstance(result, RoleMatch)
+    assert len(result.options) == 1
+    assert result.options[0].demand == ((4, 0), (0, 4))
+
+
+def test_kinds_of_two_classes_are_two_claim_options() -> None:
+    full, shared = gpu(4, name="full"), gpu(4, name="shared", device_class="shared.example")
+    result = _match([full, shared], ("g", 4, HOPPER))
+    assert isinstance(result, RoleMatch)
+    assert [o.claims[0].device_class_name for o in result.options] == [
+        "gpu.nvidia.com",
+        "shared.example",
+    ]
+    assert [o.demand for o in result.options] == [((4, 0),), ((0, 4),)]
+    recorded = (ClaimRequest("g", "shared.example", 4, HOPPER),)
+    assert result.option_for(recorded) is result.options[1]
+    assert result.option_for(()) is result.options[0]
+
+
+def test_only_minimal_vectors_are_kept() -> None:
+    # Two requests on a node of one class: taking both from one kind, or one from each.
+    result = _match([gpu(4, name="a"), gpu(4, name="b")], ("x", 2, HOPPER), ("y", 2, HOPPER))
+    assert isinstance(result, RoleMatch)
+    assert sorted(result.demand) == [(0, 4), (2, 2), (4, 0)]
+
+
+def test_recorded_claims_of_a_class_may_take_any_of_its_kinds() -> None:
+    hardware = read_pool(pool("p", 1, gpu(4, name="a"), gpu(4, name="b"))).hardware
+    matcher = Matcher(SelectorEvaluator(FakeEngine()))
+    claims = (ClaimRequest("x", "gpu.nvidia.com", 4, HOPPER),)
+    assert matcher.recorded_demand(claims, hardware) == ((4, 0), (0, 4))

@@ -1,4 +1,5 @@
-"""Invariants over generated fleets: never overcommit, always deterministic."""
+"""Invariants over generated fleets: never overcommit, never displace a serving replica,
+best fit, always deterministic."""
 
 from typing import Any
 
@@ -9,6 +10,7 @@ from modelplane.core.vocabulary import LABEL_DEPLOYMENT
 from modelplane.scheduling import (
     Decision,
     Origin,
+    Priorities,
     Rejection,
     schedule,
 )
@@ -41,6 +43,8 @@ POOL_SHAPES: dict[str, list[Obj]] = {
 PER_NODE = {name: devices[0]["count"] for name, devices in POOL_SHAPES.items()}
 CLUSTER_NAMES = ["a", "b", "c", "d", "e", "f"]
 SELECTORS = ["arch == Hopper", "arch == Ada", "capacity.memory >= 40", "true"]
+PRIORITIES = Priorities({"high": 1000, "low": 10, "batch": 1})
+TIMES = [None, None, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]
 
 
 @st.composite
@@ -115,6 +119,9 @@ def existing(draw: st.DrawFn, clusters: list[Obj]) -> list[Obj]:
                 deployment_name="model" if mine else f"other{i % 3}",
                 name=f"r{i}",
                 workers=draw(st.integers(1, 2)),
+                priority=draw(st.sampled_from([None, "high", "low", "batch"])),
+                serving=draw(st.booleans()),
+                created=draw(st.sampled_from(TIMES)),
             )
         )
     return replicas
@@ -133,7 +140,19 @@ def _decide(dep: Obj, clusters: list[Obj], replicas: list[Obj]) -> Decision:
         read_clusters(clusters),
         read_replicas(deployment_, replicas),
         engine=FakeEngine(),
+        priorities=PRIORITIES,
     )
+
+
+def _serving(obj: Obj) -> bool:
+    return "status" in obj
+
+
+def _displaceable(other: Obj, dep: Obj) -> bool:
+    """Whether a new replica of `dep` may take the capacity `other` holds: it is not
+    serving and of strictly lower priority (no generated cluster has a default)."""
+    mine = PRIORITIES.value(dep["spec"].get("priority"))
+    return not _serving(other) and PRIORITIES.value(other["spec"].get("priority")) < mine
 
 
 def _packs(sizes: list[int], nodes: int, capacity: int) -> bool:
@@ -165,11 +184,11 @@ def _pods(role_obj: dict[str, Any], claims: int) -> list[int]:
     return [claims] * count
 
 
-@settings(max_examples=300, deadline=None)
-@given(scenario=scenarios())
-def test_no_pool_is_ever_overcommitted(scenario: tuple[Obj, list[Obj], list[Obj]]) -> None:
-    dep, clusters, replicas = scenario
-    decision = _decide(dep, clusters, replicas)
+def _usage(
+    dep: Obj, clusters: list[Obj], replicas: list[Obj], decision: Decision
+) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], list[int]]]:
+    """Nodes per pool, and the pods charged to each: the decision's replicas and every
+    other deployment's replica a new one may not displace."""
     nodes = {
         (c["metadata"]["name"], p["name"]): p["nodes"]
         for c in clusters
@@ -178,6 +197,8 @@ def test_no_pool_is_ever_overcommitted(scenario: tuple[Obj, list[Obj], list[Obj]
     usage: dict[tuple[str, str], list[int]] = {key: [] for key in nodes}
     for other in replicas:
         if other["metadata"]["labels"][LABEL_DEPLOYMENT] == "model":
+            continue
+        if _displaceable(other, dep):
             continue
         spec = other["spec"]
         role_obj = spec["workers"]
@@ -193,6 +214,17 @@ def test_no_pool_is_ever_overcommitted(scenario: tuple[Obj, list[Obj], list[Obj]
             demand = sum(r.count for r in placement.device_requests)
             # A held replica may be pinned to a pool that is gone; nothing is placed then.
             usage.setdefault(key, []).extend(_pods(placement.as_dict(), demand))
+    return nodes, usage
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenario=scenarios())
+def test_no_pool_is_ever_overcommitted(scenario: tuple[Obj, list[Obj], list[Obj]]) -> None:
+    """Where the decision places, everything it cannot displace still fits: serving
+    replicas, and those of equal or higher priority, are never displaced."""
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    nodes, usage = _usage(dep, clusters, replicas, decision)
     touched = {
         (r.cluster, p.pool) for r in decision.replicas if r.origin is Origin.PLACED for p in r.roles
     }
@@ -257,7 +289,8 @@ def test_match_trace_is_well_formed(scenario: tuple[Obj, list[Obj], list[Obj]]) 
     split = "decode" in dep["spec"]
     keys = [(e["cluster"], "pool" in e, e.get("pool", ""), e.get("role", "")) for e in trace]
     assert keys == sorted(keys)
-    assert len(set(keys)) == len(keys)
+    # A pool may be both full and the place a replica yielded; never twice for one cause.
+    assert len({(*key, e["reason"]) for key, e in zip(keys, trace, strict=True)}) == len(keys)
     new_hosts = {r.cluster for r in decision.replicas if r.new}
     for entry in trace:
         reason = Rejection(entry["reason"])
@@ -266,3 +299,69 @@ def test_match_trace_is_well_formed(scenario: tuple[Obj, list[Obj], list[Obj]]) 
         assert ("role" in entry) == (split and "pool" in entry), entry
         if "pool" not in entry and reason in _WHOLE_CLUSTER:
             assert entry["cluster"] not in new_hosts, entry
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenario=scenarios())
+def test_a_serving_replica_never_yields(scenario: tuple[Obj, list[Obj], list[Obj]]) -> None:
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    by_name = {r["metadata"]["name"]: r for r in replicas}
+    yielded = [r for r in decision.removed if "yielded" in r.reason]
+    for removed in yielded:
+        assert not _serving(by_name[removed.name]), removed
+    kept = {r.name for r in decision.replicas if r.retained}
+    for name, obj in by_name.items():
+        mine = obj["metadata"]["labels"][LABEL_DEPLOYMENT] == "model"
+        if mine and _serving(obj) and name not in kept:
+            # A serving replica leaves only for a reason that has nothing to do with capacity.
+            reason = next(r.reason for r in decision.removed if r.name == name)
+            assert "yielded" not in reason, reason
+
+
+@st.composite
+def best_fit_scenarios(draw: st.DrawFn) -> tuple[Obj, list[Obj], list[Obj]]:
+    """Unified deployments whose one request every pool matches, onto fleets of pools of
+    different sizes, some already used by other deployments (which never yield: serving)."""
+    names = draw(st.lists(st.sampled_from(CLUSTER_NAMES), min_size=1, max_size=4, unique=True))
+    clusters: list[Obj] = []
+    shapes = ["h100", "l4", "l40s"]
+    for name in names:
+        chosen = draw(st.lists(st.sampled_from(shapes), min_size=1, max_size=3, unique=True))
+        clusters.append(
+            cluster(name, *[pool(s, draw(st.integers(1, 3)), *POOL_SHAPES[s]) for s in chosen])
+        )
+    places = [(c["metadata"]["name"], p["name"]) for c in clusters for p in c["status"]["gpuPools"]]
+    others: list[Obj] = []
+    for i in range(draw(st.integers(0, 4))):
+        where, shape = draw(st.sampled_from(places))
+        gpus = draw(st.sampled_from([g for g in (1, 2, 4, 8) if g <= PER_NODE[shape]]))
+        others.append(
+            replica(where, i, shape, claim("gpu", gpus), deployment_name="other", serving=True)
+        )
+    gpus = draw(st.sampled_from([1, 1, 2, 4]))
+    dep = deployment(draw(st.integers(1, 8)))
+    dep["spec"].update(
+        role(request("gpu", gpus, "true"), topology={"pipeline": draw(st.sampled_from([1, 2]))})
+    )
+    return dep, clusters, others
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenario=best_fit_scenarios())
+def test_best_fit_leaves_no_less_capable_pool_with_room(
+    scenario: tuple[Obj, list[Obj], list[Obj]],
+) -> None:
+    """Pools only fill up while a decision places, so a pool less capable than one that
+    got a new replica must have had no room by the end, or best fit was not followed."""
+    dep, clusters, replicas = scenario
+    decision = _decide(dep, clusters, replicas)
+    nodes, usage = _usage(dep, clusters, replicas, decision)
+    gpus = dep["spec"]["nodeSelector"]["devices"][0]["count"]
+    pods = _pods(dep["spec"]["workers"], gpus)
+    used = {PER_NODE[p.pool] for r in decision.replicas if r.new for p in r.roles}
+    for key, count in nodes.items():
+        per_node = PER_NODE[key[1]]
+        if per_node < gpus or not used or per_node >= max(used):
+            continue
+        assert not _packs(usage[key] + pods, count, per_node), (key, usage[key], pods)

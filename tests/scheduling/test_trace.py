@@ -1,6 +1,6 @@
 """The match trace: a machine reason and, for disaggregated deployments, a role per rejection."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -16,6 +16,7 @@ from .builders import (
     l4,
     nic,
     pool,
+    replica,
     request,
     role,
     run,
@@ -33,6 +34,7 @@ class Case:
     entries: list[Entry]
     message: str = ""
     """A fragment the message of the last entry must contain."""
+    existing: list[Obj] = field(default_factory=list[Obj])
 
 
 ADA_1 = request("gpu", 1, "arch == Ada")
@@ -226,15 +228,35 @@ CASES = [
 ]
 
 
+CASES.append(
+    Case(
+        "a replica that is not serving yields to a higher-priority one",
+        deployment(1, priority="batch"),
+        [cluster("a", h100(nodes=1))],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.YIELDED),
+        ],
+        "not serving yet and yielded its place to replica hi-a-0 of ModelDeployment hi: it has "
+        "higher priority (critical 1000 > batch 10)",
+        existing=[
+            replica("a", 0, priority="batch"),
+            replica("a", 0, deployment_name="hi", priority="critical"),
+        ],
+    )
+)
+
+
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_reason_and_role_of_each_rejection(case: Case) -> None:
-    trace = run(case.dep, case.clusters).match_trace()
+    trace = run(case.dep, case.clusters, case.existing).match_trace()
     assert _entries(trace) == case.entries
-    assert case.message in trace[-1]["message"]
+    assert any(case.message in entry["message"] for entry in trace[-2:]), trace
     for entry in trace:
         # The role is a field now; no message repeats it as a prefix.
         assert not entry["message"].startswith(("decode:", "prefill:", "workers:")), entry

@@ -28,7 +28,7 @@ from modelplane.scheduling import (
     read_fleet,
     schedule,
 )
-from modelplane_cli import bench_cel, bench_parse
+from modelplane_cli import bench_cel, bench_parse, bench_placement
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -73,6 +73,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     command.set_defaults(func=run)
     bench_cel.register_command(commands)
     bench_parse.register_command(commands)
+    bench_placement.register_command(commands)
 
 
 def load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:

@@ -102,6 +102,7 @@ REQUIREMENTS = {
     "resources": {
         "inferenceclusters": {"apiVersion": "modelplane.ai/v1alpha1", "kind": "InferenceCluster"},
         "modelreplicas": {"apiVersion": "modelplane.ai/v1alpha1", "kind": "ModelReplica"},
+        "priorityclasses": {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"},
     }
 }
 

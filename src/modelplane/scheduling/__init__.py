@@ -1,10 +1,11 @@
 """The fleet scheduler: which cluster, index and pool each replica of a ModelDeployment gets.
 
 Pure: no Crossplane or gRPC. The glue reads the ModelDeployment, every
-InferenceCluster and every ModelReplica into their generated models, builds the
+InferenceCluster and every ModelReplica into their generated models (and every
+PriorityClass, as plain objects), builds the
 scheduler's inputs from them with the one adapter (`adapt`: `read_deployment`,
-`read_fleet`, `existing_replicas`), calls `schedule(...)`, and composes exactly
-`Decision.replicas`.
+`read_fleet`, `existing_replicas`, `read_priorities`), calls `schedule(...)`, and
+composes exactly `Decision.replicas`.
 
 Rules, in the order a decision applies them:
 
@@ -27,12 +28,41 @@ Rules, in the order a decision applies them:
    cluster exists and is still selected, and every role's pinned pool still
    exists and still matches; it is never moved to improve the picture. A
    replica on a cluster that exists but cannot be read is held as recorded.
-5. Scale down: highest index on the most-loaded cluster first.
-6. Fill (see `fill`): one replica at a time onto the eligible cluster hosting
-   fewest of this deployment's replicas (ties: name), each role on the first
-   pool with room, all roles of a replica on one cluster; against a ledger of
-   free devices per node that charges every committed replica and never
-   overcommits. Synthetic devices gate matching but are not charged.
+   Where a node can be claimed in several ways, it keeps the device classes
+   its claims name.
+5. Yield (see `precedence`, `book`): where the replicas holding a pool do not
+   all fit it (two deployments placed at once, a pool that shrank, a
+   higher-priority replica placed on capacity lower-priority ones hold), they
+   are admitted in precedence order while they fit: serving replicas first,
+   then higher PriorityClass value, then older (creation time; a replica with
+   none comes after those that have one, and namespace and name decide between
+   them), then namespace and name. A replica of this deployment that does not
+   fit and is not serving yields: it is removed, and the trace says to whom.
+   Serving replicas never yield; other deployments' replicas yield in their own
+   reconcile. Without the PriorityClasses (not fetched) nobody yields, and
+   beyond 64 replicas on one cluster nobody does either (the admission
+   rebuilds the cluster's ledgers once per replica).
+6. Scale down: highest index on the most-loaded cluster first.
+7. Fill (see `fill`, `fit`), one replica at a time, all roles of a replica on
+   one cluster:
+   - best fit: the least capable pool with room, anywhere in the eligible
+     fleet (fewest claimable devices per node, then least device capacity);
+     a disaggregated replica takes, per cluster, the pool combination that
+     fits the most replicas, then the least capable;
+   - then spread: among equally capable pools, the cluster hosting the fewest
+     of this deployment's replicas (ties: name), then published pool order;
+   - then displace: when no eligible cluster has free room, a new replica may
+     take capacity held by replicas it precedes that are not serving, that is
+     of strictly lower priority, on the cluster the same rules choose; they
+     yield in their own reconcile.
+   The Placed event says why wherever best fit chose other pools or another
+   cluster than published order and spread would have, and whose capacity a
+   replica takes.
+8. Capacity (see `book`, `ledger`): a ledger of free devices per node charges
+   every committed replica and never overcommits. A pod takes whichever of the
+   per-kind vectors its claims allow fits best (a claim names a device class,
+   not a kind), and a pool that best fit calls full is repacked exactly, within
+   a bound, before it is. Synthetic devices gate matching but are not charged.
 
 Replica identity is (cluster, index), as the ModelReplica's spec records it;
 which deployment a replica belongs to is Crossplane's record (its composed
@@ -52,6 +82,7 @@ from modelplane.scheduling.adapt import (
     read_cluster,
     read_deployment,
     read_fleet,
+    read_priorities,
     read_replica,
 )
 from modelplane.scheduling.decision import (
@@ -79,11 +110,13 @@ from modelplane.scheduling.model import (
     LabelSelector,
     Pool,
     PoolHardware,
+    Priorities,
     RecordedRole,
     Role,
     Topology,
     UnreadableCluster,
 )
+from modelplane.scheduling.precedence import Standing, because, may_displace, precedes
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.scheduler import default_engine, replica_name, schedule
 from modelplane.scheduling.selectors import (
@@ -120,6 +153,7 @@ __all__ = [
     "Pool",
     "PoolHardware",
     "PoolTrace",
+    "Priorities",
     "RecordedRole",
     "Rejected",
     "Rejection",
@@ -129,13 +163,18 @@ __all__ = [
     "SelectorCompileError",
     "SelectorEngine",
     "SelectorRuntimeError",
+    "Standing",
     "Topology",
     "UnreadableCluster",
+    "because",
     "default_engine",
     "existing_replicas",
+    "may_displace",
+    "precedes",
     "read_cluster",
     "read_deployment",
     "read_fleet",
+    "read_priorities",
     "read_replica",
     "replica_name",
     "schedule",

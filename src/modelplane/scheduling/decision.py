@@ -52,6 +52,9 @@ class DesiredReplica:
     index: int
     roles: tuple[RolePlacement, ...]
     origin: Origin
+    why: str | None = None
+    """Why a new replica went to this pool: set where the scheduler had a choice to make
+    (pools of different capability), or took capacity from others."""
 
     @property
     def retained(self) -> bool:

@@ -1,36 +1,46 @@
-"""Fill: place the shortfall one replica at a time against the capacity ledger.
+"""Fill: place the shortfall one replica at a time against the capacity book.
 
-Each new replica goes to the eligible cluster hosting the fewest of this
-deployment's replicas (ties: cluster name), so replicas spread and pack onto
-fewer clusters only when capacity forces it. Within a cluster each role takes
-the first pool, in published order, with room; roles of a disaggregated replica
-are placed together on one cluster, searching every combination of their pools
-so a fit is never missed because the first role took the second role's room.
+Which pool, then which cluster:
 
-Every new replica of a decision has the same shape and the ledger only shrinks
-while filling, so a cluster that cannot take one replica cannot take a later
-one: it leaves the heap for good. Filling R replicas over C clusters therefore
-costs O((C + R) log C), and a cluster's ledger is only built when it is tried.
+- **Best fit first.** Each new replica takes the least capable pool (`fit`) that
+  has room for it, wherever in the eligible fleet it is, so small models do not
+  fragment big nodes. A disaggregated replica takes, on a cluster, the
+  combination of pools (one per role) that fits the most replicas there
+  (counted up to the replicas still wanted, at most `choice.LOOKAHEAD`), then the
+  least capable (`choice`); roles compete for room when they share a pool.
+- **Then spread.** Among clusters offering an equally capable pool with room,
+  the replica goes to the one hosting the fewest of this deployment's replicas
+  (ties: cluster name), so replicas spread across clusters and pack onto fewer
+  only when capacity or best fit forces it. Within a cluster, equally capable
+  pools go in published order.
+- **Then displace, with priority.** When no eligible cluster has room, a
+  replica may take capacity held by other deployments' replicas it may
+  displace (`precedence`: not serving, lower priority), on the cluster chosen
+  by the same rules; those replicas yield in their own deployment's reconcile.
 
-The ledger starts from each pool's published nodes and charges every replica
-already committed: other deployments' replicas at what their ModelReplica
-records (DRA requests only: that is all a replica records, and nothing
-allocates a Synthetic device, so a synthetic device gates matching but is not
-consumed across replicas), and this deployment's kept replicas at their current
-shape. Replicas this decision drops are not charged.
+Each choice is re-checked when its cluster is next tried: a cluster enters a
+heap keyed by (capability, replicas hosted, name), and re-enters with a new
+key when its best pool filled up. Every new replica of a decision has the same
+shape and the ledgers only shrink while filling, so a cluster that cannot take
+one replica cannot take a later one: it leaves the heap for good, and filling
+R replicas over C clusters costs O((C + R) log C) choices. A cluster's ledgers
+are only built when it is tried.
 """
 
 import heapq
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from modelplane.scheduling.book import CapacityBook, Ledgers
+from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
 from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
-from modelplane.scheduling.fleet import ClusterView, RoleOptions, trace_role
-from modelplane.scheduling.ledger import PoolLedger, Vector, describe_demand, order_charges
-from modelplane.scheduling.matching import Matcher, RoleMatch
-from modelplane.scheduling.model import Deployment, ExistingReplica, Pool
+from modelplane.scheduling.fleet import ClusterView, trace_role
+from modelplane.scheduling.ledger import PoolLedger, describe_demand
+from modelplane.scheduling.model import Deployment
+from modelplane.scheduling.precedence import Standing
 from modelplane.scheduling.rejections import Rejected, Rejection
-from modelplane.scheduling.retain import Kept
+from modelplane.scheduling.retain import Charge, Kept
 
 
 @dataclass(frozen=True)
@@ -39,88 +49,6 @@ class CapacityRejection:
 
     cluster: Rejected
     pools: tuple[PoolTrace, ...]
-
-
-class CapacityBook:
-    """Per-cluster pool ledgers, each built the first time its cluster is tried."""
-
-    def __init__(
-        self,
-        views: Mapping[str, ClusterView],
-        kept: Sequence[Kept],
-        others: Sequence[ExistingReplica],
-        matcher: Matcher,
-    ) -> None:
-        self._views = views
-        self._matcher = matcher
-        self._kept: dict[str, list[tuple[str, Vector, int]]] = {}
-        for item in kept:
-            self._kept.setdefault(item.replica.cluster, []).extend(item.charges)
-        self._others: dict[str, list[ExistingReplica]] = {}
-        for replica in others:
-            if replica.cluster in views:
-                self._others.setdefault(replica.cluster, []).append(replica)
-        self._ledgers: dict[str, dict[str, PoolLedger]] = {}
-
-    def ledgers(self, cluster: str) -> dict[str, PoolLedger]:
-        ledgers = self._ledgers.get(cluster)
-        if ledgers is None:
-            ledgers = self._build(self._views[cluster])
-            self._ledgers[cluster] = ledgers
-        return ledgers
-
-    def _build(self, view: ClusterView) -> dict[str, PoolLedger]:
-        pools = {pool.name: pool for pool in view.cluster.pools}
-        charges: dict[str, list[tuple[Vector, int]]] = {name: [] for name in pools}
-        whole_nodes: dict[str, int] = dict.fromkeys(pools, 0)
-        for pool_name, demand, pods in self._kept.get(view.cluster.name, []):
-            if pool_name in charges:
-                charges[pool_name].append((demand, pods))
-        for replica in self._others.get(view.cluster.name, []):
-            for role in replica.roles:
-                pool = pools.get(role.pool)
-                if pool is None:
-                    continue  # Its pool is gone, and with it the devices it held.
-                demand = self._matcher.recorded_demand(role.requests, pool.hardware)
-                if demand is None:
-                    whole_nodes[pool.name] += role.pods
-                else:
-                    charges[pool.name].append((demand, role.pods))
-        ledgers: dict[str, PoolLedger] = {}
-        for name, pool in pools.items():
-            ledger = PoolLedger.empty(pool)
-            if whole_nodes[name]:
-                ledger.charge_whole_nodes(whole_nodes[name])
-            for demand, pods in order_charges(charges[name]):
-                ledger.charge(demand, pods)
-            ledgers[name] = ledger
-        return ledgers
-
-
-def _search(
-    deployment: Deployment,
-    options: tuple[RoleOptions, ...],
-    ledgers: Mapping[str, PoolLedger],
-) -> tuple[list[tuple[Pool, RoleMatch]], dict[str, PoolLedger]] | None:
-    """The first combination of pools, one per role, that fits; with the updated ledgers."""
-    roles = deployment.roles
-
-    def search(
-        r: int, trial: dict[str, PoolLedger]
-    ) -> tuple[list[tuple[Pool, RoleMatch]], dict[str, PoolLedger]] | None:
-        if r == len(roles):
-            return [], trial
-        for pool, match in options[r]:
-            ledger = (trial.get(pool.name) or ledgers[pool.name]).copy()
-            if not ledger.place(match.demand, roles[r].pods):
-                continue
-            found = search(r + 1, {**trial, pool.name: ledger})
-            if found is not None:
-                chosen, final = found
-                return [(pool, match), *chosen], final
-        return None
-
-    return search(0, {})
 
 
 def _rejection(
@@ -135,7 +63,7 @@ def _rejection(
         fits_somewhere = False
         for pool, match in options:
             ledger = ledgers[pool.name]
-            if ledger.copy().place(match.demand, role.pods):
+            if any(ledger.copy().place(o.demand, role.pods) for o in match.options):
                 fits_somewhere = True
                 continue
             needs = describe_demand(pool, match.demand, role.pods)
@@ -159,6 +87,176 @@ def _rejection(
     return CapacityRejection(Rejected(reason, message), tuple(traces))
 
 
+def _taking(displaced: Sequence[Standing], viewer: str) -> str:
+    named = ", ".join(s.describe(viewer) for s in displaced[:3]) or "replicas"
+    more = f" and {len(displaced) - 3} more" if len(displaced) > 3 else ""
+    return (
+        f"no eligible cluster had free room, so it takes capacity from {named}{more}, "
+        "not serving and of lower priority, which yield"
+    )
+
+
+class _Filling:
+    """The state of one decision's fill: replicas hosted and indices taken per cluster."""
+
+    def __init__(
+        self,
+        deployment: Deployment,
+        views: Mapping[str, ClusterView],
+        kept: Sequence[Kept],
+        book: CapacityBook,
+        name_for: Callable[[str, int], str],
+    ) -> None:
+        self.deployment = deployment
+        self.views = views
+        self.book = book
+        self.name_for = name_for
+        self.load: dict[str, int] = {}
+        self.used: dict[str, set[int]] = {}
+        # Indices only get taken while filling, so the lowest free one never goes
+        # back down: remembering where the last search stopped keeps packing linear.
+        self.lowest: dict[str, int] = {}
+        for item in kept:
+            self.load[item.replica.cluster] = self.load.get(item.replica.cluster, 0) + 1
+            self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
+        self.combinations = Combinations()
+        self.placed: list[DesiredReplica] = []
+
+    def _index(self, cluster: str) -> int:
+        taken = self.used.setdefault(cluster, set())
+        index = self.lowest.get(cluster, 0)
+        while index in taken:
+            index += 1
+        taken.add(index)
+        self.lowest[cluster] = index + 1
+        return index
+
+    def run(
+        self,
+        shortfall: int,
+        clusters: Sequence[str],
+        ledgers_of: Callable[[str], Ledgers | None],
+        displacing: bool,
+    ) -> dict[str, CapacityRejection]:
+        rejected: dict[str, CapacityRejection] = {}
+        heap: list[tuple[Rank, int, str]] = []
+        for name in clusters:
+            ranked = self.combinations.of(self.views[name].options)
+            heap.append((ranked[0][0], self.load.get(name, 0), name))
+        heapq.heapify(heap)
+        # How many heap entries have each rank: while all share one, the heap's order
+        # is spread's own, and best fit cannot have chosen otherwise.
+        self._ranks = Counter(rank for rank, _, _ in heap)
+        self._spread: list[tuple[int, str]] | None = None
+        self._alive = set(clusters)
+        self._pending: dict[str, Choice] = {}
+        self._rejected = rejected
+        self._ledgers_of = ledgers_of
+        self._need = shortfall
+        while len(self.placed) < shortfall and heap:
+            rank, hosted, name = heapq.heappop(heap)
+            self._count(rank, -1)
+            choice = self._choice(name, hosted)
+            if choice is None:
+                continue
+            if choice.rank > rank:
+                # Its best pool filled up: it waits behind clusters offering smaller ones.
+                self._pending[name] = choice
+                heapq.heappush(heap, (choice.rank, hosted, name))
+                self._count(choice.rank, 1)
+                continue
+            self._place(self.views[name], hosted, rank, choice, displacing)
+            heapq.heappush(heap, (rank, hosted + 1, name))
+            self._count(rank, 1)
+            if self._spread is not None:
+                heapq.heappush(self._spread, (hosted + 1, name))
+        return rejected
+
+    def _count(self, rank: Rank, change: int) -> None:
+        left = self._ranks[rank] + change
+        if left:
+            self._ranks[rank] = left
+        else:
+            del self._ranks[rank]
+
+    def _choice(self, name: str, hosted: int) -> Choice | None:
+        """Where the next replica would go on `name`; None (and rejected, for the trace,
+        when it is full) when it can take none."""
+        if name not in self._alive:
+            return None
+        ledgers = self._ledgers_of(name)
+        if ledgers is None:
+            self._alive.discard(name)
+            return None
+        choice = self._pending.pop(name, None)
+        if choice is None:
+            view = self.views[name]
+            ranked = self.combinations.of(view.options)
+            choice = choose(self.deployment, ranked, ledgers, self._need - len(self.placed))
+            if choice is None:
+                self._rejected[name] = _rejection(self.deployment, view, ledgers, hosted)
+                self._alive.discard(name)
+        return choice
+
+    def _passed_over(self, name: str, hosted: int, rank: Rank) -> tuple[str, int] | None:
+        """A cluster with room that spread alone would have chosen before `name`, and how
+        many of this deployment's replicas it hosts."""
+        if not self._ranks or (len(self._ranks) == 1 and rank in self._ranks):
+            return None
+        if self._spread is None:
+            self._spread = [(self.load.get(other, 0), other) for other in self._alive]
+            heapq.heapify(self._spread)
+        while self._spread:
+            load, other = self._spread[0]
+            if other not in self._alive or load != self.load.get(other, 0):
+                heapq.heappop(self._spread)
+                continue
+            if (load, other) >= (hosted, name):
+                return None
+            choice = self._choice(other, load)
+            if choice is not None:
+                self._pending[other] = choice
+                return other, load
+        return None
+
+    def _place(
+        self, view: ClusterView, hosted: int, rank: Rank, choice: Choice, displacing: bool
+    ) -> None:
+        name = view.cluster.name
+        before = self.book.displaced(name) if displacing else []
+        passed = self._passed_over(name, hosted, rank)
+        ledgers = self._ledgers_of(name)
+        assert ledgers is not None  # _choice returned a choice for it
+        ledgers.update(choice.ledgers)
+        charges: tuple[Charge, ...] = tuple(
+            (pool.name, option.demand, role.pods)
+            for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
+        )
+        self.book.record(name, charges, displacing)
+        why = choice.why
+        if passed is not None:
+            where = ", ".join(pool.name for pool, _ in choice.roles)
+            why = (
+                f"best fit: {where} ({', '.join(c.describe() for c in choice.rank)}) is the least "
+                f"capable with room in the fleet; spread alone would have chosen cluster "
+                f"{passed[0]} ({passed[1]} of this deployment's replicas, {hosted} here), but "
+                "only more capable pools have room there"
+            )
+        if displacing:
+            taken = [s for s in self.book.displaced(name) if s not in before]
+            taking = _taking(taken, self.deployment.namespace)
+            why = taking if why is None else f"{why}; {taking}"
+        roles = tuple(
+            RolePlacement(role.name, pool.name, role.workers, role.topology, option.claims)
+            for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
+        )
+        index = self._index(name)
+        self.placed.append(
+            DesiredReplica(self.name_for(name, index), name, index, roles, Origin.PLACED, why)
+        )
+        self.load[name] = hosted + 1
+
+
 def fill(
     deployment: Deployment,
     views: Mapping[str, ClusterView],
@@ -168,38 +266,13 @@ def fill(
     name_for: Callable[[str, int], str],
 ) -> tuple[list[DesiredReplica], dict[str, CapacityRejection]]:
     """Place up to `shortfall` new replicas; returns them and the clusters that had no room."""
-    load: dict[str, int] = {}
-    used: dict[str, set[int]] = {}
-    # Indices only get taken while filling, so the lowest free one never goes
-    # back down: remembering where the last search stopped keeps packing linear.
-    lowest: dict[str, int] = {}
-    for item in kept:
-        load[item.replica.cluster] = load.get(item.replica.cluster, 0) + 1
-        used.setdefault(item.replica.cluster, set()).add(item.replica.index)
-    heap = [(load.get(name, 0), name) for name, view in views.items() if view.eligible]
-    heapq.heapify(heap)
-    placed: list[DesiredReplica] = []
-    rejected: dict[str, CapacityRejection] = {}
-    while len(placed) < shortfall and heap:
-        hosted, name = heapq.heappop(heap)
-        view = views[name]
-        ledgers = book.ledgers(name)
-        found = _search(deployment, view.options, ledgers)
-        if found is None:
-            rejected[name] = _rejection(deployment, view, ledgers, hosted)
-            continue
-        chosen, trial = found
-        ledgers.update(trial)
-        taken = used.setdefault(name, set())
-        index = lowest.get(name, 0)
-        while index in taken:
-            index += 1
-        taken.add(index)
-        lowest[name] = index + 1
-        roles = tuple(
-            RolePlacement(role.name, pool.name, role.workers, role.topology, match.claims)
-            for role, (pool, match) in zip(deployment.roles, chosen, strict=True)
-        )
-        placed.append(DesiredReplica(name_for(name, index), name, index, roles, Origin.PLACED))
-        heapq.heappush(heap, (hosted + 1, name))
-    return placed, rejected
+    filling = _Filling(deployment, views, kept, book, name_for)
+    eligible = [name for name, view in views.items() if view.eligible]
+    rejected = filling.run(shortfall, eligible, book.ledgers, displacing=False)
+    if len(filling.placed) < shortfall:
+        first = len(filling.placed)
+        filling.run(shortfall, sorted(rejected), book.displacing, displacing=True)
+        # A cluster that took a replica by displacing others is not full for it.
+        for replica in filling.placed[first:]:
+            rejected.pop(replica.cluster, None)
+    return filling.placed, rejected

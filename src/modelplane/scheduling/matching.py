@@ -14,29 +14,77 @@ tiny (at most 16 requests and 16 kinds, usually one or two), so this costs
 microseconds, and results are memoised per distinct hardware.
 
 An assignment must put at least one request on a claimable (DRA) kind, or the
-replica would get no ResourceClaim at all; among valid assignments the search
-prefers DRA kinds, in declared order, so every request that can be claimed is.
+replica would get no ResourceClaim at all; the search prefers DRA kinds, in
+declared order, and keeps only assignments that claim as many requests as any
+does, so every request that can be claimed is.
+
+A node may satisfy a role in several ways, and the ledger is told all of them
+(flexible matching): a claim names a device class, so on a node with several
+kinds of one class DRA may allocate whichever has room, and where kinds of
+different classes fit, the claims may name either. The search enumerates the
+assignments (at most `ASSIGNMENT_LIMIT`), groups them by the device classes
+their claims name (a `ClaimOption` each), and keeps, per option, the minimal
+per-pod demand vectors; the ledger charges whichever fits best. Recorded claims
+(`recorded_demand`) name their classes already, so they give one option's
+vectors.
 """
 
 from dataclasses import dataclass
 
+from modelplane.scheduling.ledger import Demand, Vector, minimal
 from modelplane.scheduling.model import ClaimRequest, DeviceRequest, PoolHardware
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 
 
 @dataclass(frozen=True)
-class RoleMatch:
-    """A node of the pool satisfies the role.
+class ClaimOption:
+    """One way to claim a role's requests on a node: which device class each DRA request
+    names (`claims`), and what one pod may take from its node (`demand`).
 
-    `kinds[i]` is the device kind (index into the pool's hardware) request i
-    takes; `claims` are the DRA requests, in request order; `demand` is what one
-    pod takes from its node, per device kind (synthetic kinds are never charged).
+    `kinds[i]` is the kind request i takes in the first assignment found (the one
+    the trace describes). A claim names a device class, not a kind, so on a node
+    with several kinds of one class DRA may allocate any of them: `demand` holds
+    every minimal per-kind vector a pod of this option can take (see `Demand`).
     """
 
     kinds: tuple[int, ...]
     claims: tuple[ClaimRequest, ...]
-    demand: tuple[int, ...]
+    demand: Demand
+
+
+@dataclass(frozen=True)
+class RoleMatch:
+    """A node of the pool satisfies the role, in one or more ways (`options`).
+
+    Options differ in the device classes their claims name; the first is the one
+    today's preference picks (DRA kinds in declared order). A retained replica
+    keeps the option its claims record; a new one takes the first option that
+    fits the pool's free devices.
+    """
+
+    options: tuple[ClaimOption, ...]
+
+    @property
+    def kinds(self) -> tuple[int, ...]:
+        return self.options[0].kinds
+
+    @property
+    def claims(self) -> tuple[ClaimRequest, ...]:
+        return self.options[0].claims
+
+    @property
+    def demand(self) -> Demand:
+        return self.options[0].demand
+
+    def option_for(self, recorded: tuple[ClaimRequest, ...]) -> ClaimOption:
+        """The option whose claims name the device classes `recorded` names (by request
+        name), so a retained replica keeps what it claims; else the first option."""
+        wanted = sorted((claim.name, claim.device_class_name) for claim in recorded)
+        for option in self.options:
+            if sorted((c.name, c.device_class_name) for c in option.claims) == wanted:
+                return option
+        return self.options[0]
 
 
 @dataclass(frozen=True)
@@ -47,39 +95,57 @@ class Mismatch:
     message: str
 
 
-def _assign(
-    candidates: list[list[int]],
-    counts: list[int],
-    capacity: list[int],
-    claimable: list[bool],
-    *,
-    require_claim: bool,
-) -> list[int] | None:
-    """An assignment of each request to one candidate kind within capacity, or None."""
+ASSIGNMENT_LIMIT = 64
+"""At most this many assignments are enumerated per (requests, hardware): every
+alternative found is a real assignment, so a bound only costs flexibility."""
+
+
+def _assignments(
+    candidates: list[list[int]], counts: list[int], capacity: list[int]
+) -> list[list[int]]:
+    """Assignments of each request to one candidate kind within capacity, in search order
+    (the first is what a depth-first search over the candidates' order finds first)."""
     order = sorted(range(len(counts)), key=lambda i: (-counts[i], i))
     chosen = [-1] * len(counts)
     remaining = list(capacity)
-    dead: set[tuple[int, tuple[int, ...], bool]] = set()
+    dead: set[tuple[int, tuple[int, ...]]] = set()
+    found: list[list[int]] = []
 
-    def search(position: int, claimed: bool) -> bool:
+    def search(position: int) -> bool:
+        """Whether some completion exists from here; records each one found."""
+        if len(found) >= ASSIGNMENT_LIMIT:
+            return True
         if position == len(order):
-            return claimed or not require_claim
-        state = (position, tuple(remaining), claimed)
+            found.append(list(chosen))
+            return True
+        state = (position, tuple(remaining))
         if state in dead:
             return False
         request = order[position]
+        any_found = False
         for kind in candidates[request]:
             if remaining[kind] < counts[request]:
                 continue
             remaining[kind] -= counts[request]
             chosen[request] = kind
-            if search(position + 1, claimed or claimable[kind]):
-                return True
+            any_found = search(position + 1) or any_found
             remaining[kind] += counts[request]
-        dead.add(state)
-        return False
+            if len(found) >= ASSIGNMENT_LIMIT:
+                break
+        if not any_found:
+            dead.add(state)
+        return any_found
 
-    return chosen if search(0, False) else None
+    search(0)
+    return found
+
+
+def _demand(assignment: list[int], counts: list[int], claimable: list[bool]) -> Vector:
+    per_kind = [0] * len(claimable)
+    for count, kind in zip(counts, assignment, strict=True):
+        if claimable[kind]:
+            per_kind[kind] += count
+    return tuple(per_kind)
 
 
 def _ordered(kinds: list[int], claimable: list[bool]) -> list[int]:
@@ -92,9 +158,7 @@ class Matcher:
     def __init__(self, evaluator: SelectorEvaluator) -> None:
         self._evaluator = evaluator
         self._roles: dict[tuple[PoolHardware, tuple[DeviceRequest, ...]], RoleMatch | Mismatch] = {}
-        self._claims: dict[
-            tuple[PoolHardware, tuple[ClaimRequest, ...]], tuple[int, ...] | None
-        ] = {}
+        self._claims: dict[tuple[PoolHardware, tuple[ClaimRequest, ...]], Demand | None] = {}
 
     def match(
         self, requests: tuple[DeviceRequest, ...], hardware: PoolHardware
@@ -145,7 +209,8 @@ class Matcher:
         self, requests: tuple[DeviceRequest, ...], hardware: PoolHardware
     ) -> RoleMatch | Mismatch:
         devices = hardware.devices
-        claimable = [device.claimable for device in devices]
+        # A DRA kind without a class cannot be claimed (the adapter refuses one anyway).
+        claimable = [d.claimable and d.device_class_name is not None for d in devices]
         candidates: list[list[int]] = []
         for request in requests:
             fits = self._why_not(request, hardware)
@@ -160,8 +225,10 @@ class Matcher:
             )
         counts = [request.count for request in requests]
         capacity = [device.count for device in devices]
-        chosen = _assign(candidates, counts, capacity, claimable, require_claim=True)
-        if chosen is None:
+        found = _assignments(candidates, counts, capacity)
+        claimed = [sum(claimable[k] for k in assignment) for assignment in found]
+        best = max(claimed, default=0)
+        if best == 0:
             # Some request can take a DRA kind, so were there any assignment at all,
             # moving that request onto its (then untouched) DRA kind would give one
             # with a claim: failing here means no assignment exists.
@@ -170,31 +237,42 @@ class Matcher:
                 Rejection.REQUESTS_CONFLICT,
                 f"requests {names} cannot all be satisfied by one node at once",
             )
-        demand = [0] * len(devices)
-        claims: list[ClaimRequest] = []
-        for request, kind in zip(requests, chosen, strict=True):
-            device = devices[kind]
-            if device.claimable and device.device_class_name is not None:
-                demand[kind] += request.count
-                claims.append(
-                    ClaimRequest(
-                        name=request.name,
-                        device_class_name=device.device_class_name,
-                        count=request.count,
-                        selectors=request.selectors,
-                    )
+        # Every request that can be claimed is: options claim as many requests as
+        # any assignment does, and differ only in the device classes they name.
+        grouped: dict[tuple[str | None, ...], list[list[int]]] = {}
+        for assignment, n in zip(found, claimed, strict=True):
+            if n == best:
+                signature = tuple(
+                    devices[k].device_class_name if claimable[k] else None for k in assignment
                 )
-        return RoleMatch(kinds=tuple(chosen), claims=tuple(claims), demand=tuple(demand))
+                grouped.setdefault(signature, []).append(assignment)
+        options: list[ClaimOption] = []
+        for assignments in grouped.values():
+            first = assignments[0]
+            claims = tuple(
+                ClaimRequest(
+                    name=request.name,
+                    device_class_name=devices[kind].device_class_name or "",
+                    count=request.count,
+                    selectors=request.selectors,
+                )
+                for request, kind in zip(requests, first, strict=True)
+                if claimable[kind]
+            )
+            demand = minimal([_demand(a, counts, claimable) for a in assignments])
+            options.append(ClaimOption(tuple(first), claims, demand))
+        return RoleMatch(tuple(options))
 
     def recorded_demand(
         self, claims: tuple[ClaimRequest, ...], hardware: PoolHardware
-    ) -> tuple[int, ...] | None:
-        """Per-kind demand of one pod of an existing replica, from its recorded claims.
+    ) -> Demand | None:
+        """What one pod of an existing replica may take, from its recorded claims.
 
-        Each claim may take a DRA kind of its device class on which its selectors
-        hold. None when the claims no longer fit the pool's hardware (the pool was
-        redefined): the caller then charges whole nodes, since which devices the
-        replica holds can no longer be told.
+        Each claim may take any DRA kind of its device class on which its selectors
+        hold, so a pod may take any of the minimal per-kind vectors. None when
+        the claims no longer fit the pool's hardware (the pool was redefined):
+        the caller then charges whole nodes, since which devices the replica
+        holds can no longer be told.
         """
         key = (hardware, claims)
         if key in self._claims:
@@ -214,12 +292,7 @@ class Matcher:
         ]
         counts = [claim.count for claim in claims]
         capacity = [device.count for device in devices]
-        chosen = _assign(candidates, counts, capacity, claimable, require_claim=False)
-        demand: tuple[int, ...] | None = None
-        if chosen is not None:
-            per_kind = [0] * len(devices)
-            for count, kind in zip(counts, chosen, strict=True):
-                per_kind[kind] += count
-            demand = tuple(per_kind)
+        found = _assignments(candidates, counts, capacity)
+        demand = minimal([_demand(a, counts, claimable) for a in found]) if found else None
         self._claims[key] = demand
         return demand

@@ -182,7 +182,9 @@ class ExistingReplica:
     as Crossplane records it (see `adapt.existing_replicas`), None for a replica no
     deployment composed. `cluster` and `index` are its identity as its spec records
     it: the scheduler wrote them, and the replica renders where they say. Labels
-    are for people and selectors; editing one moves nothing.
+    are for people and selectors; editing one moves nothing. `priority`,
+    `serving` and `created` decide which replica keeps contended capacity
+    (`precedence`).
     """
 
     namespace: str
@@ -191,6 +193,12 @@ class ExistingReplica:
     cluster: str
     index: int
     roles: tuple[RecordedRole, ...]
+    priority: str | None = None
+    """`spec.priority`: the PriorityClass its deployment asked for, if any."""
+    serving: bool = False
+    """Its `Serving` condition is True: the fleet scheduler never displaces it."""
+    created: str | None = None
+    """`metadata.creationTimestamp` (RFC 3339, as the API server writes it), if recorded."""
 
 
 @dataclass(frozen=True)
@@ -203,3 +211,24 @@ class UnreadableCluster:
 
     name: str | None
     problem: str
+
+
+@dataclass(frozen=True)
+class Priorities:
+    """The PriorityClasses of the control plane: their values, by name.
+
+    `default` is the value of the one marked `globalDefault` (0 when none is), which
+    Kubernetes gives pods that name no class. The scheduler gets None instead of a
+    Priorities when the classes have not been fetched: no priority information,
+    so nothing contends on priority (never "no classes").
+    """
+
+    values: Mapping[str, int]
+    default: int = 0
+
+    def value(self, name: str | None) -> int:
+        """A class's value; a pod naming none gets `default`, and so does a name the
+        control plane has no class for (its value cannot be known here)."""
+        if name is None:
+            return self.default
+        return self.values.get(name, self.default)

@@ -51,6 +51,11 @@ class Rejection(StrEnum):
     ROLES_DO_NOT_FIT_TOGETHER = "RolesDoNotFitTogether"
     """Every role of a disaggregated replica has room on some pool, but not all at once."""
 
+    # Contention, from precedence (`modelplane.scheduling.precedence`).
+    YIELDED = "Yielded"
+    """A replica of this deployment that was not serving gave up its place on the pool
+    to replicas that take precedence (serving, higher priority, or older)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rejected:

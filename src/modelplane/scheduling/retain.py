@@ -16,8 +16,11 @@ that is new, restored or waiting for its classes has not lost its hardware, and
 dropping the replica would take a running model down. So is a replica whose
 cluster exists but cannot be read: unreadable is not gone.
 A retained replica is re-derived from the current spec: its pool is kept and its
-workers, topology and device requests follow the deployment. Nothing else moves
-it: not a better-scored cluster, not capacity (it is charged, never evicted).
+workers, topology and device requests follow the deployment (where the pool's
+nodes can be claimed in several ways, it keeps the device classes its claims
+name). Nothing else moves it: not a better-scored cluster, and not capacity,
+except that a replica that is not serving yields to replicas that take
+precedence when its pool holds more than it can (`precedence`, `book`).
 
 Hold (the spec cannot be evaluated: a selector does not compile, or an edit
 leaves no eligible cluster): every identified, non-duplicate replica whose
@@ -37,18 +40,20 @@ from dataclasses import dataclass
 
 from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica, RolePlacement
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
-from modelplane.scheduling.ledger import Vector
+from modelplane.scheduling.ledger import Demand
 from modelplane.scheduling.matching import Mismatch
 from modelplane.scheduling.model import Deployment, ExistingReplica
 
-Charge = tuple[str, Vector, int]
-"""(pool, per-kind demand of one pod, pods): what a replica takes from a pool."""
+Charge = tuple[str, Demand, int]
+"""(pool, what one pod may take, pods): what a replica takes from a pool."""
 
 
 @dataclass(frozen=True)
 class Kept:
     replica: DesiredReplica
     charges: tuple[Charge, ...]
+    serving: bool = False
+    created: str | None = None
 
 
 def _identified(
@@ -98,14 +103,15 @@ def _retain_one(
         match = fleet.matches(pool.hardware)[r]
         if isinstance(match, Mismatch):
             return f"its pool {pinned} no longer matches {role.name}: {match.message}"
+        option = match.option_for(recorded[role.name].requests)
         placements.append(
-            RolePlacement(role.name, pinned, role.workers, role.topology, match.claims)
+            RolePlacement(role.name, pinned, role.workers, role.topology, option.claims)
         )
-        charges.append((pinned, match.demand, role.pods))
+        charges.append((pinned, option.demand, role.pods))
     desired = DesiredReplica(
         replica.name, view.cluster.name, replica.index, tuple(placements), Origin.RETAINED
     )
-    return Kept(desired, tuple(charges))
+    return Kept(desired, tuple(charges), replica.serving, replica.created)
 
 
 @dataclass(frozen=True)
@@ -181,7 +187,10 @@ def _as_recorded(replica: ExistingReplica) -> Kept:
         for role in replica.roles
     )
     return Kept(
-        DesiredReplica(replica.name, replica.cluster, replica.index, roles, Origin.HELD), ()
+        DesiredReplica(replica.name, replica.cluster, replica.index, roles, Origin.HELD),
+        (),
+        replica.serving,
+        replica.created,
     )
 
 

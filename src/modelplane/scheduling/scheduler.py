@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import Reason
+from modelplane.scheduling.book import CapacityBook, Contention, Yield
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Condition,
@@ -16,8 +17,8 @@ from modelplane.scheduling.decision import (
     PoolTrace,
     RemovedReplica,
 )
-from modelplane.scheduling.fill import CapacityBook, CapacityRejection, fill
-from modelplane.scheduling.fleet import ClusterView, FleetFilter
+from modelplane.scheduling.fill import CapacityRejection, fill
+from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.label_selector import (
     MATCH_ALL,
     CompiledLabelSelector,
@@ -29,6 +30,7 @@ from modelplane.scheduling.model import (
     Cluster,
     Deployment,
     ExistingReplica,
+    Priorities,
     UnreadableCluster,
 )
 from modelplane.scheduling.rejections import Rejection
@@ -74,6 +76,7 @@ def _trace(
     views: dict[str, ClusterView],
     capacity: dict[str, CapacityRejection],
     unreadable: Sequence[UnreadableCluster],
+    yielded: dict[str, list[PoolTrace]],
 ) -> tuple[ClusterTrace, ...]:
     entries = [
         ClusterTrace(u.name, Rejection.CLUSTER_UNREADABLE, _unreadable_note(u.problem))
@@ -85,8 +88,9 @@ def _trace(
         full = capacity.get(name)
         rejected = view.rejection or (full.cluster if full else None)
         pools = view.rejected_pools
-        if full is not None:
-            pools = tuple(sorted(pools + full.pools, key=PoolTrace.order))
+        extra = (full.pools if full is not None else ()) + tuple(yielded.get(name, ()))
+        if extra:
+            pools = tuple(sorted(pools + extra, key=PoolTrace.order))
         if rejected is not None:
             entries.append(ClusterTrace(name, rejected.reason, rejected.message, pools))
         elif pools:
@@ -123,11 +127,13 @@ def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica
             pools = ", ".join(
                 p.pool if p.role == UNIFIED_ROLE else f"{p.role} on {p.pool}" for p in replica.roles
             )
+            where = f"on cluster {replica.cluster} (pool {pools})"
+            why = f": {replica.why}" if replica.why else ""
             events.append(
                 Event(
                     EventType.NORMAL,
                     Reason.REPLICA_PLACED,
-                    f"Placed replica {replica.name} on cluster {replica.cluster} (pool {pools})",
+                    f"Placed replica {replica.name} {where}{why}",
                 )
             )
     return events
@@ -176,6 +182,7 @@ def schedule(
     *,
     unreadable: Sequence[UnreadableCluster] = (),
     engine: SelectorEngine | None = None,
+    priorities: Priorities | None = None,
 ) -> Decision:
     """Decide where every replica of `deployment` runs. Pure and deterministic.
 
@@ -188,6 +195,8 @@ def schedule(
       them are held as recorded, nothing new goes there, and each is a trace
       entry and a Warning.
     - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
+    - `priorities`: the fleet's PriorityClasses, or None when they have not been
+      fetched (no priority information: nobody yields or is displaced).
 
     Inputs must be complete: the glue waits until the fleet has been fetched.
     The same inputs give the same Decision, byte for byte. Raises InvalidInputError
@@ -242,13 +251,17 @@ def schedule(
         kept, removed = hold(own, existence)
     else:
         kept, removed = retain(deployment, own, views, fleet, existence)
+    contention = None if priorities is None else Contention(deployment, priorities)
+    yielded: dict[str, list[PoolTrace]] = {}
+    if contention is not None and not holding:
+        kept = _yield(deployment, views, kept, others, matcher, contention, removed, yielded)
     kept = scale_down(kept, deployment.replicas, removed)
 
     placed: list[DesiredReplica] = []
     capacity: dict[str, CapacityRejection] = {}
     shortfall = deployment.replicas - len(kept)
     if shortfall > 0 and not holding:
-        book = CapacityBook(views, kept, others, matcher)
+        book = CapacityBook(views, kept, others, matcher, contention)
         placed, capacity = fill(
             deployment,
             views,
@@ -257,7 +270,7 @@ def schedule(
             shortfall,
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
-    trace = _trace(views, capacity, unreadable)
+    trace = _trace(views, capacity, unreadable, yielded)
     condition, condition_warnings = _condition(
         deployment,
         views,
@@ -278,6 +291,48 @@ def _lacking(views: dict[str, ClusterView]) -> int:
         for view in views.values()
         if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE
     )
+
+
+def _yield(
+    deployment: Deployment,
+    views: dict[str, ClusterView],
+    kept: list[Kept],
+    others: Sequence[ExistingReplica],
+    matcher: Matcher,
+    contention: Contention,
+    removed: list[RemovedReplica],
+    yielded: dict[str, list[PoolTrace]],
+) -> list[Kept]:
+    """Kept replicas that yield to replicas taking precedence leave (see `precedence`)."""
+    book = CapacityBook(views, kept, others, matcher, contention)
+    found: list[Yield] = []
+    for cluster in sorted({item.replica.cluster for item in kept if item.charges}):
+        found.extend(book.yields(cluster))
+    if not found:
+        return kept
+    viewer = deployment.namespace
+    for y in found:
+        replica = y.kept.replica
+        whom = "" if y.to is None else f" to {y.to.describe(viewer)}"
+        removed.append(
+            RemovedReplica(
+                replica.name,
+                replica.cluster,
+                replica.index,
+                f"not serving yet, it yielded pool {y.pool}{whom}: {y.why}",
+            )
+        )
+        role = next((p.role for p in replica.roles if p.pool == y.pool), replica.roles[0].role)
+        yielded.setdefault(replica.cluster, []).append(
+            PoolTrace(
+                y.pool,
+                Rejection.YIELDED,
+                f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}",
+                trace_role(role),
+            )
+        )
+    gone = {id(y.kept) for y in found}
+    return [item for item in kept if id(item) not in gone]
 
 
 def _condition(

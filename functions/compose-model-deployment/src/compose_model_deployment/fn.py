@@ -1,7 +1,8 @@
 """The fleet scheduler as a composition function.
 
 Fetch the whole fleet (every InferenceCluster and every ModelReplica, because
-other deployments' replicas use capacity too), read everything into its
+other deployments' replicas use capacity too, and every PriorityClass, which
+decides who keeps capacity several replicas claim), read everything into its
 generated model once, let the pure scheduler decide, then compose exactly the
 replicas it decided on. Until the fleet has been fetched nothing is decided and
 every replica composed before is re-emitted: an unfetched fleet is not an empty
@@ -24,6 +25,7 @@ from compose_model_deployment.replicas import (
     refusal,
     replica_object,
     serving,
+    serving_replicas,
 )
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
@@ -43,6 +45,7 @@ from modelplane.scheduling import (
     existing_replicas,
     read_deployment,
     read_fleet,
+    read_priorities,
     schedule,
 )
 from modelplane.xfn import report, required
@@ -61,6 +64,7 @@ update_resource = cast(
 )
 CLUSTERS = "inferenceclusters"
 REPLICAS = "modelreplicas"
+PRIORITY_CLASSES = "priorityclasses"
 
 
 class FunctionRunner(ComposeFunction):
@@ -74,6 +78,7 @@ class FunctionRunner(ComposeFunction):
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
         required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
         required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
+        required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         fleet_replicas = required.resolve(req, REPLICAS, ModelReplica)
         if not (clusters.resolved and fleet_replicas.resolved):
@@ -98,8 +103,20 @@ class FunctionRunner(ComposeFunction):
             ],
         )
         uid = deployment.metadata.uid if deployment.metadata else None
-        known = existing_replicas(wanted, uid, composed, fleet_replicas.items)
-        decision = schedule(wanted, fleet.clusters, known.replicas, unreadable=fleet.unreadable)
+        running = serving_replicas(i.resource for i in req.required_resources[REPLICAS].items)
+        namespace = wanted.namespace
+        running |= {(namespace, key) for key in composed if serving(observed.get(key))}
+        known = existing_replicas(wanted, uid, composed, fleet_replicas.items, running)
+        # Unfetched PriorityClasses are no priority information, never "no classes".
+        classes = required.resolve(req, PRIORITY_CLASSES)
+        priorities = read_priorities(classes.items) if classes.resolved else None
+        decision = schedule(
+            wanted,
+            fleet.clusters,
+            known.replicas,
+            unreadable=fleet.unreadable,
+            priorities=priorities,
+        )
         emit(req, rsp, deployment, wanted.replicas, decision, observed)
         skipped = known.skipped + len(fleet_replicas.unreadable)
         if skipped:

@@ -4,8 +4,10 @@ Pure functions of the decision, the deployment's model and the observed
 replicas, so the function body stays a short story: fetch, decide, emit, report.
 """
 
+from collections.abc import Iterable
 from typing import Any
 
+from google.protobuf.struct_pb2 import Struct
 from modelplane_models import ModelDeployment
 from modelplane_models.model_deployment import Workers
 
@@ -70,6 +72,31 @@ def refusal(observed: dict[str, Any] | None) -> str | None:
 def serving(observed: dict[str, Any] | None) -> bool:
     """Whether an observed ModelReplica reports its model serving."""
     return condition_is(observed, SERVING, "True")
+
+
+def _text(fields: Any, key: str) -> str:
+    value = fields.get(key)
+    return value.string_value if value is not None else ""
+
+
+def serving_replicas(items: Iterable[Struct]) -> set[tuple[str, str]]:
+    """(namespace, name) of each ModelReplica whose `Serving` condition is True, read
+    straight from the fetched objects: the generated model has no conditions."""
+    found: set[tuple[str, str]] = set()
+    for obj in items:
+        status = obj.fields.get("status")
+        conditions = status.struct_value.fields.get("conditions") if status is not None else None
+        if conditions is None:
+            continue
+        for entry in conditions.list_value.values:
+            fields = entry.struct_value.fields
+            if _text(fields, "type") == SERVING and _text(fields, "status") == "True":
+                metadata = obj.fields.get("metadata")
+                if metadata is not None:
+                    meta = metadata.struct_value.fields
+                    found.add((_text(meta, "namespace"), _text(meta, "name")))
+                break
+    return found
 
 
 def placements(decision: Decision, serving_now: dict[str, bool]) -> list[dict[str, Any]]:

@@ -3,7 +3,8 @@
 The glue reads the ModelDeployment, every InferenceCluster and every ModelReplica
 into their generated models once, at the edge (`modelplane_models`); this package
 builds the scheduler's frozen inputs (`modelplane.scheduling.model`) from those:
-`read_deployment`, `read_fleet` (`read_cluster` for one) and `existing_replicas`.
+`read_deployment`, `read_fleet` (`read_cluster` for one), `existing_replicas` and
+`read_priorities` (the PriorityClasses, from plain dicts: they have no model).
 The models have checked every type, bound and pattern; each reader checks only
 what the schema's CEL rules would have refused and a model cannot see, and
 raises `InvalidInputError` naming every such field.
@@ -13,6 +14,7 @@ Replica identity comes from Crossplane, not from labels (`existing_replicas`).
 
 from modelplane.scheduling.adapt.deployment import read_deployment
 from modelplane.scheduling.adapt.fleet import Fleet, Interner, read_cluster, read_fleet
+from modelplane.scheduling.adapt.priorities import read_priorities
 from modelplane.scheduling.adapt.replicas import (
     KnownReplicas,
     composer,
@@ -29,5 +31,6 @@ __all__ = [
     "read_cluster",
     "read_deployment",
     "read_fleet",
+    "read_priorities",
     "read_replica",
 ]

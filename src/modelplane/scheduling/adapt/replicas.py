@@ -1,7 +1,7 @@
 """The fleet's ModelReplicas as the scheduler reads them, each with the deployment that
 owns it by Crossplane's record."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 
 from modelplane_models.model_replica import ModelReplica, ReplicaRole
@@ -42,10 +42,11 @@ def _recorded_role(name: str, role: ReplicaRole, problems: list[Issue]) -> Recor
 
 
 def read_replica(
-    model: ModelReplica, name: str, namespace: str, owner: str | None
+    model: ModelReplica, name: str, namespace: str, owner: str | None, *, serving: bool = False
 ) -> ExistingReplica:
-    """A ModelReplica as its spec records it; InvalidInputError naming every field the
-    scheduler cannot use."""
+    """A ModelReplica as its spec records it, with its creation time and whether it is
+    serving (its `Serving` condition, which the caller reads: the model has no
+    conditions); InvalidInputError naming every field the scheduler cannot use."""
     problems: list[Issue] = []
     spec = model.spec
     if spec is None:
@@ -59,7 +60,18 @@ def read_replica(
         problems.append(Issue("metadata.name", "is required"))
     if problems:
         raise InvalidInputError(problems)
-    return ExistingReplica(namespace, name, owner, spec.clusterName, spec.index, roles)
+    created = model.metadata.creationTimestamp if model.metadata else None
+    return ExistingReplica(
+        namespace,
+        name,
+        owner,
+        spec.clusterName,
+        spec.index,
+        roles,
+        priority=spec.priority or None,
+        serving=serving,
+        created=created or None,
+    )
 
 
 def composer(replica: ModelReplica) -> ReplicaOwner | None:
@@ -88,8 +100,11 @@ def existing_replicas(
     uid: str | None,
     composed: Mapping[str, ModelReplica],
     fleet: Iterable[ModelReplica],
+    serving: Set[tuple[str, str]] = frozenset(),
 ) -> KnownReplicas:
-    """Every ModelReplica of the fleet, each with the deployment that owns it.
+    """Every ModelReplica of the fleet, each with the deployment that owns it, and whether
+    it is serving (`serving` holds the (namespace, name) of those whose `Serving`
+    condition is True).
 
     A replica is this deployment's when Crossplane says so: it is among the
     resources Crossplane observed as this composite's (`composed`, keyed by
@@ -113,7 +128,9 @@ def existing_replicas(
         if namesake and owner_ref is not None and uid and owner_ref.uid and owner_ref.uid != uid:
             owner = None  # composed by an earlier deployment of the same name, being deleted
         try:
-            found[(namespace, name)] = read_replica(model, name, namespace, owner)
+            found[(namespace, name)] = read_replica(
+                model, name, namespace, owner, serving=(namespace, name) in serving
+            )
         except InvalidInputError:
             skipped += 1
     problems: list[Issue] = []
@@ -121,7 +138,9 @@ def existing_replicas(
         # Crossplane composes a namespaced composite's resources into its namespace.
         namespace = deployment.namespace
         try:
-            found[(namespace, key)] = read_replica(model, key, namespace, deployment.name)
+            found[(namespace, key)] = read_replica(
+                model, key, namespace, deployment.name, serving=(namespace, key) in serving
+            )
         except InvalidInputError as invalid:
             problems.extend(issue.under(f"modelreplicas[{key}]") for issue in invalid.issues)
     if problems:

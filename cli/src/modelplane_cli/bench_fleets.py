@@ -1,0 +1,133 @@
+"""Seeded, deliberately hard fleets for `modelplane bench placement`.
+
+Each fleet is a few clusters of small pools, tight enough that deployments
+compete: single-kind nodes of 1, 4, 6 and 8 GPUs, nodes carrying two GPU kinds
+of one device class (DRA may allocate either) or of two classes (the claim
+picks one), InfiniBand next to GPUs as a Synthetic device, pods of 1 to 8 GPUs
+including 3, 5 and 6 (which do not divide an 8-GPU node), multi-node workers,
+disaggregated deployments, and pools prefilled by running replicas. Everything
+is built straight as the scheduler's inputs; the same seed gives the same fleet.
+"""
+
+import random
+from dataclasses import dataclass
+
+from modelplane.core.devices import Claim, DeviceSpec
+from modelplane.core.topology import Topology
+from modelplane.scheduling import (
+    DECODE_ROLE,
+    PREFILL_ROLE,
+    UNIFIED_ROLE,
+    Cluster,
+    Deployment,
+    DeviceRequest,
+    Pool,
+    PoolHardware,
+    Role,
+)
+
+GPU_DRIVER = "gpu.nvidia.com"
+NAMESPACE = "bench"
+
+
+def _gpu(
+    count: int, arch: str, memory: str, *, name: str = "gpu", device_class: str = GPU_DRIVER
+) -> DeviceSpec:
+    return DeviceSpec(
+        name=name,
+        claim=Claim.DRA,
+        driver=GPU_DRIVER,
+        device_class_name=device_class,
+        count=count,
+        attributes=(("architecture", "string", arch),),
+        capacity=(("memory", memory),),
+    )
+
+
+_NIC = DeviceSpec(
+    name="nic",
+    claim=Claim.SYNTHETIC,
+    driver="nic.nvidia.com",
+    device_class_name=None,
+    count=8,
+    attributes=(("linkType", "string", "infiniband"),),
+)
+
+NODE_SHAPES: dict[str, PoolHardware] = {
+    "l4": PoolHardware((_gpu(1, "Ada Lovelace", "23034Mi"),)),
+    "l40s": PoolHardware((_gpu(4, "Ada Lovelace", "46068Mi"),)),
+    "mi6": PoolHardware((_gpu(6, "Hopper", "81559Mi"),)),
+    "h100": PoolHardware((_gpu(8, "Hopper", "81559Mi"), _NIC)),
+    "h200": PoolHardware((_gpu(8, "Hopper", "143771Mi"),)),
+    # Two kinds of one class: a claim may be allocated either.
+    "mixed": PoolHardware(
+        (_gpu(4, "Hopper", "143771Mi", name="big"), _gpu(4, "Hopper", "81559Mi", name="small"))
+    ),
+    # Two kinds of two classes: the claim names one.
+    "dual": PoolHardware(
+        (
+            _gpu(4, "Hopper", "81559Mi", name="full"),
+            _gpu(4, "Hopper", "81559Mi", name="shared", device_class="shared.nvidia.com"),
+        )
+    ),
+}
+
+SELECTORS = {
+    "any": f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("20Gi")) >= 0',
+    "hopper": f'device.attributes["{GPU_DRIVER}"].architecture == "Hopper"',
+    "big": f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("80Gi")) >= 0',
+    "huge": f'device.capacity["{GPU_DRIVER}"].memory.compareTo(quantity("140Gi")) >= 0',
+    "ada": f'device.attributes["{GPU_DRIVER}"].architecture == "Ada Lovelace"',
+}
+IB = 'device.attributes["nic.nvidia.com"].linkType == "infiniband"'
+
+
+@dataclass(frozen=True)
+class BenchFleet:
+    """One seeded fleet: its clusters, the deployments already running (prefill), and
+    the deployments that arrive, in order."""
+
+    seed: int
+    clusters: tuple[Cluster, ...]
+    prefill: tuple[Deployment, ...]
+    arrivals: tuple[Deployment, ...]
+
+
+def _role(rng: random.Random, name: str) -> Role:
+    gpus = rng.choice([1, 1, 2, 3, 4, 4, 5, 6, 8, 8])
+    selector = rng.choice(["any", "any", "hopper", "big", "huge", "ada"])
+    requests = [DeviceRequest("gpu", gpus, (SELECTORS[selector],))]
+    extra = rng.random()
+    if extra < 0.1:
+        requests.append(DeviceRequest("fabric", 8, (IB,)))
+    elif extra < 0.2 and gpus <= 4:
+        requests.append(DeviceRequest("more", rng.choice([1, 2]), (SELECTORS["hopper"],)))
+    pipeline = rng.choice([1, 1, 1, 2])
+    workers = rng.choice([1, 1, 2])
+    return Role(name, tuple(requests), workers, Topology(tensor=gpus, pipeline=pipeline))
+
+
+def _deployment(rng: random.Random, name: str, replicas: int) -> Deployment:
+    if rng.random() < 0.25:
+        roles = (_role(rng, DECODE_ROLE), _role(rng, PREFILL_ROLE))
+    else:
+        roles = (_role(rng, UNIFIED_ROLE),)
+    return Deployment(name, NAMESPACE, replicas, roles)
+
+
+def fleet(seed: int) -> BenchFleet:
+    rng = random.Random(seed)
+    clusters: list[Cluster] = []
+    for c in range(rng.randint(2, 4)):
+        shapes = rng.sample(sorted(NODE_SHAPES), rng.randint(1, 3))
+        pools = tuple(
+            Pool(shape, f"{shape}-class", rng.randint(1, 4), NODE_SHAPES[shape]) for shape in shapes
+        )
+        clusters.append(
+            Cluster(f"c{c}", {}, pools, declared_pools=frozenset(p.name for p in pools))
+        )
+    prefill = tuple(
+        _deployment(rng, f"running{i}", rng.randint(1, 2)) for i in range(rng.randint(0, 3))
+    )
+    arrivals = tuple(_deployment(rng, f"d{i}", rng.randint(1, 4)) for i in range(rng.randint(4, 8)))
+    return BenchFleet(seed, tuple(clusters), prefill, arrivals)

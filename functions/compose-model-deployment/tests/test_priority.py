@@ -1,0 +1,217 @@
+"""compose-model-deployment: priority under contention, whole responses.
+
+A higher-priority deployment may take capacity from lower-priority replicas that
+are not serving yet; those yield in their own deployment's reconcile; a serving
+replica is never displaced; unfetched PriorityClasses are no priority information.
+"""
+
+from typing import Any
+
+import pytest
+from compose_model_deployment.fn import FunctionRunner
+
+from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+
+from .objects import (
+    A0,
+    ALL_ACCEPTED,
+    B0,
+    cluster,
+    composed,
+    condition,
+    deployment,
+    event,
+    observed_in_namespace,
+    placement,
+    replica,
+    response,
+)
+
+PRIORITY_CLASSES = [
+    {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+    }
+    for name, value in (("critical", 1000), ("batch", 10))
+]
+ONE_CLUSTER = [cluster("a", 2)]
+TWO_CLUSTERS = [cluster("a", 2), cluster("b", 2)]
+
+
+def with_priority(obj: dict[str, Any], priority: str) -> dict[str, Any]:
+    obj["spec"]["priority"] = priority
+    return obj
+
+
+def foreign(name: str, owner: str, priority: str, serving: bool = False) -> dict[str, Any]:
+    """Another deployment's replica filling cluster a's two nodes, as the API server holds
+    it: composed by `owner` (Crossplane's marks), in namespace ml."""
+    obj = observed_in_namespace(with_priority(replica(name, "a", 0, serving=serving), priority))
+    obj["spec"]["deploymentName"] = owner
+    obj["metadata"]["labels"]["modelplane.ai/deployment"] = owner
+    obj["metadata"]["annotations"] = {"crossplane.io/composition-resource-name": name}
+    obj["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "ModelDeployment",
+            "name": owner,
+            "uid": f"uid-{owner}",
+            "controller": True,
+        }
+    ]
+    return obj
+
+
+BATCH = foreign("batchjob-0", "batchjob", "batch")
+URGENT = foreign("urgent-0", "urgent", "critical")
+FULL_TRACE = [
+    {
+        "cluster": "a",
+        "reason": "InsufficientCapacity",
+        "message": "not enough free capacity for a replica",
+    },
+    {
+        "cluster": "a",
+        "pool": "h100",
+        "reason": "InsufficientCapacity",
+        "message": "not enough free devices: needs 2 pods of {gpu 8}; no free devices on its 2 nodes",
+    },
+]
+NOTHING_PLACED = "0 of 1 replicas scheduled: no room for more on the 1 eligible cluster"
+
+
+def nothing_placed() -> dict[str, Any]:
+    return response(
+        status={"replicas": {"total": 0, "ready": 0}, "placements": [], "matchTrace": FULL_TRACE},
+        composite_ready="READY_FALSE",
+        conditions=[
+            condition("ReplicasScheduled", False, "InsufficientCapacity", NOTHING_PLACED),
+            condition("ReplicasReady", False, "ReplicasNotReady", "0 of 1 replicas serving"),
+            ALL_ACCEPTED,
+        ],
+        results=[event("WARNING", "InsufficientCapacity", NOTHING_PLACED)],
+    )
+
+
+CASES = [
+    pytest.param(
+        request(
+            with_priority(deployment(1), "critical"),
+            required={
+                "inferenceclusters": ONE_CLUSTER,
+                "modelreplicas": [BATCH],
+                "priorityclasses": PRIORITY_CLASSES,
+            },
+        ),
+        response(
+            resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
+            status={
+                "replicas": {"total": 1, "ready": 0},
+                "placements": [placement(A0, "a", 0)],
+                "matchTrace": [],
+            },
+            conditions=[
+                condition(
+                    "ReplicasScheduled",
+                    True,
+                    "AllReplicasScheduled",
+                    "1 of 1 replicas scheduled across 1 cluster",
+                ),
+                condition("ReplicasReady", False, "ReplicasNotReady", "0 of 1 replicas serving"),
+                ALL_ACCEPTED,
+            ],
+            results=[
+                event(
+                    "NORMAL",
+                    "ReplicaPlaced",
+                    f"Placed replica {A0} on cluster a (pool h100): no eligible "
+                    "cluster had free room, so it takes capacity from replica batchjob-0 of "
+                    "ModelDeployment batchjob, not serving and of lower priority, which yield",
+                )
+            ],
+        ),
+        id="a higher priority takes capacity from a lower one that is not serving",
+    ),
+    pytest.param(
+        request(
+            with_priority(deployment(1), "critical"),
+            required={
+                "inferenceclusters": ONE_CLUSTER,
+                "modelreplicas": [foreign("batchjob-0", "batchjob", "batch", serving=True)],
+                "priorityclasses": PRIORITY_CLASSES,
+            },
+        ),
+        nothing_placed(),
+        id="a serving replica is never displaced",
+    ),
+    pytest.param(
+        request(
+            with_priority(deployment(1), "critical"),
+            required={"inferenceclusters": ONE_CLUSTER, "modelreplicas": [BATCH]},
+        ),
+        nothing_placed(),
+        id="unfetched PriorityClasses are no priority information: nothing is displaced",
+    ),
+    pytest.param(
+        request(
+            with_priority(deployment(1), "batch"),
+            required={
+                "inferenceclusters": TWO_CLUSTERS,
+                "modelreplicas": [URGENT],
+                "priorityclasses": PRIORITY_CLASSES,
+            },
+            observed={A0: observed_in_namespace(with_priority(replica(A0, "a", 0), "batch"))},
+        ),
+        response(
+            resources={B0: composed(with_priority(replica(B0, "b", 0), "batch"), ready=False)},
+            status={
+                "replicas": {"total": 1, "ready": 0},
+                "placements": [placement(B0, "b", 0)],
+                "matchTrace": [
+                    *FULL_TRACE,
+                    {
+                        "cluster": "a",
+                        "pool": "h100",
+                        "reason": "Yielded",
+                        "message": f"replica {A0} is not serving yet and yielded its place to "
+                        "replica urgent-0 of ModelDeployment urgent: it has higher priority "
+                        "(critical 1000 > batch 10)",
+                    },
+                ],
+            },
+            conditions=[
+                condition(
+                    "ReplicasScheduled",
+                    True,
+                    "AllReplicasScheduled",
+                    "1 of 1 replicas scheduled across 1 cluster",
+                ),
+                condition("ReplicasReady", False, "ReplicasNotReady", "0 of 1 replicas serving"),
+                ALL_ACCEPTED,
+            ],
+            results=[
+                event(
+                    "NORMAL",
+                    "ReplicaRemoved",
+                    f"Removed replica {A0} from cluster a: not serving yet, it yielded pool "
+                    "h100 to replica urgent-0 of ModelDeployment urgent: it has higher "
+                    "priority (critical 1000 > batch 10)",
+                ),
+                event("NORMAL", "ReplicaPlaced", f"Placed replica {B0} on cluster b (pool h100)"),
+            ],
+        ),
+        id="a lower-priority replica that is not serving yields and is placed elsewhere",
+    ),
+]
+
+
+@pytest.mark.parametrize(("req", "want"), CASES)
+def test_priority_decides(req: Any, want: dict[str, Any]) -> None:
+    assert as_dict(run(FunctionRunner(), req)) == want
+
+
+@pytest.mark.parametrize(("req", "want"), CASES)
+def test_priority_decides_over_grpc(req: Any, want: dict[str, Any]) -> None:
+    assert as_dict(run_over_grpc(FunctionRunner(), req)) == want

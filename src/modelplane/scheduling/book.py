@@ -1,0 +1,265 @@
+"""The capacity book: per-cluster pool ledgers, and who keeps capacity several replicas claim.
+
+The ledger of a cluster starts from each pool's published nodes and charges
+every replica that holds devices there (a *holder*): other deployments'
+replicas at what their ModelReplica records (DRA requests only: that is all a
+replica records, and nothing allocates a Synthetic device, so a synthetic
+device gates matching but is not consumed across replicas), and this
+deployment's kept replicas at their current shape. Replicas this decision drops
+are not charged. A cluster's ledgers are built the first time it is tried.
+
+When the holders of a pool do not fit it, `precedence` says who keeps the
+capacity: holders are admitted in precedence order while they fit (`_admit`),
+and this deployment's holders that do not fit and are not serving yield
+(`yields`). With no priority information (`Contention` is None) nobody yields,
+and a pool holding more than it can offers nothing new, as it always has.
+
+A new replica may also take capacity from replicas it may displace (not
+serving, lower priority): `displacing` builds a cluster's ledgers without them,
+and `displaced` names who then yields, for the trace.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from modelplane.core.priority import resolve_priority
+from modelplane.scheduling.fleet import ClusterView
+from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
+from modelplane.scheduling.matching import Matcher
+from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica, Priorities
+from modelplane.scheduling.precedence import Standing, because, may_displace
+from modelplane.scheduling.retain import Charge, Kept
+
+ADMISSION_LIMIT = 64
+"""At most this many holders on one cluster are admitted one by one (each admission
+rebuilds the cluster's ledgers); beyond it nobody yields, as with no priorities."""
+
+Ledgers = dict[str, PoolLedger]
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """One replica holding devices on a cluster: what it takes from which pool."""
+
+    standing: Standing
+    charges: tuple[Charge, ...]
+    kept: Kept | None = None
+    """This deployment's kept replica, None for another deployment's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Yield:
+    """A kept replica of this deployment that gives up its place on a pool."""
+
+    kept: Kept
+    pool: str
+    to: Standing | None
+    """The replica it yields to: of those that precede it on the pool, the last admitted.
+    None when it does not fit the pool even alone."""
+    why: str
+
+
+@dataclass(frozen=True)
+class Contention:
+    """How the deployment's replicas and others' stand, with the fleet's PriorityClasses."""
+
+    deployment: Deployment
+    priorities: Priorities
+
+    def _resolved(self, requested: str | None, cluster: Cluster) -> tuple[str | None, int]:
+        name = resolve_priority(requested, cluster.default_priority)
+        return name, self.priorities.value(name)
+
+    def other(self, replica: ExistingReplica, cluster: Cluster) -> Standing:
+        name, value = self._resolved(replica.priority, cluster)
+        return Standing(
+            replica.namespace,
+            replica.name,
+            replica.owner,
+            replica.serving,
+            value,
+            name,
+            replica.created,
+        )
+
+    def own(self, kept: Kept, cluster: Cluster) -> Standing:
+        name, value = self._resolved(self.deployment.priority, cluster)
+        return Standing(
+            self.deployment.namespace,
+            kept.replica.name,
+            self.deployment.name,
+            kept.serving,
+            value,
+            name,
+            kept.created,
+        )
+
+    def newcomer(self, cluster: Cluster) -> Standing:
+        name, value = self._resolved(self.deployment.priority, cluster)
+        return Standing(
+            self.deployment.namespace, "", self.deployment.name, False, value, name, None, True
+        )
+
+
+_NOBODY = Standing("", "", None, False, 0, None)
+
+
+def _build(view: ClusterView, holders: Iterable[Holder]) -> Ledgers:
+    pools = {pool.name: pool for pool in view.cluster.pools}
+    charges: dict[str, list[tuple[Demand, int]]] = {name: [] for name in pools}
+    for holder in holders:
+        for pool, demand, pods in holder.charges:
+            if pool in charges:
+                charges[pool].append((demand, pods))
+    ledgers: Ledgers = {}
+    for name, pool in pools.items():
+        ledger = PoolLedger.empty(pool)
+        for demand, pods in order_charges(charges[name]):
+            ledger.charge(demand, pods)
+        ledgers[name] = ledger
+    return ledgers
+
+
+def _spent(ledgers: Ledgers, holder: Holder) -> list[str]:
+    return sorted({pool for pool, _, _ in holder.charges if ledgers[pool].overcommitted})
+
+
+def _admit(view: ClusterView, holders: Sequence[Holder]) -> list[tuple[Holder, list[Holder]]]:
+    """Holders that do not fit behind those that precede them, each with the holders
+    admitted before it (empty when all fit, or when there are too many to tell)."""
+    whole = _build(view, holders)
+    if not any(ledger.overcommitted for ledger in whole.values()):
+        return []
+    if len(holders) > ADMISSION_LIMIT:
+        return []
+    admitted: list[Holder] = []
+    over: list[tuple[Holder, list[Holder]]] = []
+    for holder in sorted(holders, key=lambda h: h.standing.key()):
+        if _spent(_build(view, [*admitted, holder]), holder):
+            over.append((holder, list(admitted)))
+        else:
+            admitted.append(holder)
+    return over
+
+
+class CapacityBook:
+    """Every cluster's ledgers for one decision, built the first time a cluster is tried."""
+
+    def __init__(
+        self,
+        views: Mapping[str, ClusterView],
+        kept: Sequence[Kept],
+        others: Sequence[ExistingReplica],
+        matcher: Matcher,
+        contention: Contention | None,
+    ) -> None:
+        self._views = views
+        self._matcher = matcher
+        self._contention = contention
+        self._kept: dict[str, list[Kept]] = {}
+        for item in kept:
+            self._kept.setdefault(item.replica.cluster, []).append(item)
+        self._others: dict[str, list[ExistingReplica]] = {}
+        for replica in others:
+            if replica.cluster in views:
+                self._others.setdefault(replica.cluster, []).append(replica)
+        self._holders: dict[str, list[Holder]] = {}
+        self._placed: dict[str, list[Holder]] = {}
+        self._ledgers: dict[str, Ledgers] = {}
+        self._displacing: dict[str, Ledgers | None] = {}
+
+    def holders(self, cluster: str) -> list[Holder]:
+        found = self._holders.get(cluster)
+        if found is None:
+            found = self._read_holders(self._views[cluster])
+            self._holders[cluster] = found
+        return found
+
+    def _read_holders(self, view: ClusterView) -> list[Holder]:
+        cluster = view.cluster
+        contention = self._contention
+        holders: list[Holder] = []
+        for replica in self._others.get(cluster.name, []):
+            charges: list[Charge] = []
+            for role in replica.roles:
+                pool = cluster.pool(role.pool)
+                if pool is None:
+                    continue  # Its pool is gone, and with it the devices it held.
+                demand = self._matcher.recorded_demand(role.requests, pool.hardware)
+                if demand is None:
+                    # The claims no longer fit the hardware: a whole node per pod.
+                    demand = (PoolLedger.empty(pool).capacity,)
+                charges.append((pool.name, demand, role.pods))
+            standing = _NOBODY if contention is None else contention.other(replica, cluster)
+            holders.append(Holder(standing, tuple(charges)))
+        for item in self._kept.get(cluster.name, []):
+            standing = _NOBODY if contention is None else contention.own(item, cluster)
+            holders.append(Holder(standing, item.charges, item))
+        return holders
+
+    def ledgers(self, cluster: str) -> Ledgers:
+        """Every holder and this decision's placements charged: what new replicas may
+        take without displacing anyone."""
+        ledgers = self._ledgers.get(cluster)
+        if ledgers is None:
+            holders = [*self.holders(cluster), *self._placed.get(cluster, [])]
+            ledgers = _build(self._views[cluster], holders)
+            self._ledgers[cluster] = ledgers
+        return ledgers
+
+    def yields(self, cluster: str) -> list[Yield]:
+        """This deployment's kept replicas on `cluster` that yield to replicas that take
+        precedence: they do not fit behind them and are not serving."""
+        if self._contention is None or cluster not in self._kept:
+            return []
+        view = self._views[cluster]
+        found: list[Yield] = []
+        for holder, before in _admit(view, self.holders(cluster)):
+            if holder.kept is None or holder.standing.serving:
+                continue
+            pool = _spent(_build(view, [*before, holder]), holder)[0]
+            sharing = [h for h in before if any(p == pool for p, _, _ in h.charges)]
+            if not sharing:
+                found.append(Yield(holder.kept, pool, None, "it does not fit the pool even alone"))
+                continue
+            to = sharing[-1].standing
+            found.append(Yield(holder.kept, pool, to, because(to, holder.standing)))
+        return found
+
+    def record(self, cluster: str, charges: tuple[Charge, ...], displacing: bool) -> None:
+        """A replica this decision placed on `cluster` (already charged to the ledgers
+        fill used): charged too when the other pass builds its ledgers."""
+        contention = self._contention
+        if contention is None:
+            return
+        standing = contention.newcomer(self._views[cluster].cluster)
+        self._placed.setdefault(cluster, []).append(Holder(standing, charges))
+        other = self._ledgers if displacing else self._displacing
+        if other.get(cluster) is not None:
+            # The other pass's ledgers of this cluster are stale now: rebuild them.
+            other.pop(cluster)
+
+    def displacing(self, cluster: str) -> Ledgers | None:
+        """Ledgers without the holders a new replica may displace, with this decision's
+        placements charged; None when there is nobody to displace."""
+        if self._contention is None:
+            return None
+        if cluster in self._displacing:
+            return self._displacing[cluster]
+        view = self._views[cluster]
+        newcomer = self._contention.newcomer(view.cluster)
+        holders = self.holders(cluster)
+        firm = [h for h in holders if not may_displace(newcomer, h.standing)]
+        ledgers = None
+        if len(firm) < len(holders):
+            ledgers = _build(view, [*firm, *self._placed.get(cluster, [])])
+        self._displacing[cluster] = ledgers
+        return ledgers
+
+    def displaced(self, cluster: str) -> list[Standing]:
+        """Other deployments' replicas on `cluster` that yield to this decision's placements."""
+        placed = self._placed.get(cluster, [])
+        if not placed:
+            return []
+        over = _admit(self._views[cluster], [*self.holders(cluster), *placed])
+        return [h.standing for h, _ in over if h.kept is None and not h.standing.new]
