@@ -77,3 +77,18 @@ def test_the_condition_says_the_selected_clusters_lack_prerequisites() -> None:
         "0 of 1 replicas scheduled: the 1 selected cluster lacks prerequisites its replicas "
         "need (see the match trace)"
     )
+
+
+def test_a_pool_claimed_another_way_keeps_only_the_ways_whose_class_exists() -> None:
+    mixed = pool(
+        "mixed",
+        2,
+        gpu(8, "Hopper", 80, name="a", device_class="gpu.nvidia.com"),
+        gpu(8, "Hopper", 80, name="b", device_class="gpu.example.com"),
+    )
+    gaps = missing("DeviceClass", "gpu.nvidia.com", "DeviceClass")
+    decision = run(deployment(1), [lacking(cluster("a", mixed), gaps)])
+    (placed,) = decision.replicas
+    (role,) = placed.roles
+    assert [c.device_class_name for c in role.device_requests] == ["gpu.example.com"]
+    assert decision.match_trace() == []

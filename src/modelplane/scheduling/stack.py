@@ -3,7 +3,8 @@
 A cluster publishes what its stack lacks (`status.stack.missing`, read into
 `StackGaps`), each gap with the replicas it keeps away: every replica, those with
 a multi-node worker, those at a priority, those of a namespace, or (on a pool)
-those that would claim a device of a missing DeviceClass. The filter asks this
+those that would claim a device of a missing DeviceClass: a match whose ways of
+claiming all name one loses the pool, one with another way keeps only that. The filter asks this
 module after matching; a cluster it rejects is still selected, so replicas
 already there stay (they report why they cannot serve) and only new ones go
 elsewhere.
@@ -56,18 +57,26 @@ def check_stack(
     for role_options, label in zip(options, role_labels, strict=True):
         left: list[tuple[Pool, RoleMatch]] = []
         for pool, match in role_options:
+            # A match may claim the role's requests in several ways (options naming
+            # different device classes): only those whose classes all exist remain.
+            usable = tuple(
+                option
+                for option in match.options
+                if not any(c.device_class_name in gaps.device_classes for c in option.claims)
+            )
+            if usable:
+                left.append((pool, match if usable == match.options else RoleMatch(usable)))
+                continue
             lacking = sorted(
                 {
                     gaps.device_classes[c.device_class_name]
-                    for c in match.claims
+                    for option in match.options
+                    for c in option.claims
                     if c.device_class_name in gaps.device_classes
                 }
             )
-            if lacking:
-                message = f"the cluster lacks {', '.join(lacking)}, which its devices need"
-                traces.append(PoolTrace(pool.name, Rejection.STACK_INCOMPLETE, message, label))
-            else:
-                left.append((pool, match))
+            message = f"the cluster lacks {', '.join(lacking)}, which its devices need"
+            traces.append(PoolTrace(pool.name, Rejection.STACK_INCOMPLETE, message, label))
         if role_options and not left:
             empty.append(f"role {label}" if label else "the nodeSelector")
         kept.append(tuple(left))
