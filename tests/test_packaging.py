@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNTIME_PACKAGES = {"cel", "conventions", "core", "fleet", "scheduling", "workloads", "xfn"}
+RUNTIME_PACKAGES = {
+    "cel",
+    "conventions",
+    "core",
+    "fleet",
+    "scheduling",
+    "stack",
+    "workloads",
+    "xfn",
+}
 
 
 def _workspace_members() -> tuple[str, ...]:

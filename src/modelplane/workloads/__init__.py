@@ -11,7 +11,6 @@ back for the replica's Serving condition.
 """
 
 from .claims import POD_CLAIM_NAME
-from .identity import tenant_namespace
 from .inputs import cluster_input, replica_input
 from .kserve import KSERVE_ENGINE_CONTAINER
 from .model import (
@@ -68,6 +67,5 @@ __all__ = [
     "render_replica",
     "replica_input",
     "replica_status",
-    "tenant_namespace",
     "workload_key",
 ]

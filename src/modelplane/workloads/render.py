@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from modelplane.core.issues import InvalidInputError
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload, WorkloadKind
 from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
@@ -14,7 +14,7 @@ from modelplane.core.vocabulary import (
 )
 
 from .claims import claim_template
-from .identity import check_identity, claim_template_name, identity_labels, tenant_namespace
+from .identity import check_identity, claim_template_name, identity_labels
 from .kserve import llm_inference_service
 from .model import (
     SHARED_MANAGEMENT_POLICIES,
@@ -40,15 +40,38 @@ def workload_key(role: str) -> str:
     return f"workload-{role}"
 
 
-def _namespace(replica: ReplicaInput, name: str) -> RemoteObject:
+def on_cluster(cluster: ClusterInput, invalid: InvalidInputError) -> InvalidInputError:
+    """A problem with the cluster's own spec, reported on the replica's spec.clusterName."""
+    return InvalidInputError(
+        [
+            Issue("spec.clusterName", f"InferenceCluster {cluster.name!r} {issue}", issue.reason)
+            for issue in invalid.issues
+        ]
+    )
+
+
+def _tenant_namespace(replica: ReplicaInput, cluster: ClusterInput) -> str:
+    try:
+        return cluster.tenancy.namespace_for(replica.namespace, cluster.name)
+    except InvalidInputError as invalid:
+        raise on_cluster(cluster, invalid) from None
+
+
+def _namespace(replica: ReplicaInput, name: str, cluster: ClusterInput) -> RemoteObject:
     # Every replica from one control-plane namespace composes this same
-    # Namespace, so none of them may delete it when it goes away.
-    labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: replica.namespace}
-    manifest = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": name, "labels": dict(sorted(labels.items()))},
-    }
+    # Namespace, so none of them may delete it when it goes away. The platform's
+    # labels and annotations come first; Modelplane's own keys are reserved.
+    tenancy = cluster.tenancy
+    try:
+        labels = tenancy.namespace_labels(replica.namespace, cluster.name)
+    except InvalidInputError as invalid:
+        raise on_cluster(cluster, invalid) from None
+    labels |= {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: replica.namespace}
+    metadata: dict[str, Any] = {"name": name, "labels": dict(sorted(labels.items()))}
+    annotations = tenancy.namespace_annotations(replica.namespace, cluster.name)
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
+    manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
     return RemoteObject(
         key=NAMESPACE_KEY, manifest=manifest, management_policies=SHARED_MANAGEMENT_POLICIES
     )
@@ -101,7 +124,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
     """
     check_identity(replica)
     _check_placement(replica, cluster)
-    namespace = tenant_namespace(replica.namespace)
+    namespace = _tenant_namespace(replica, cluster)
     claims: list[RemoteObject] = []
     claim_names: dict[str, str] = {}
     for role in replica.roles:
@@ -122,7 +145,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
             )
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(
-        namespace=_namespace(replica, namespace),
+        namespace=_namespace(replica, namespace, cluster),
         claims=tuple(sorted(claims, key=lambda o: o.key)),
         workloads=tuple(sorted(workloads, key=lambda w: w.key)),
     )
