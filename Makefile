@@ -25,7 +25,7 @@ sync: uv ## Install the workspace and its tools into .venv.
 	@$(UV) sync --frozen --quiet
 
 .PHONY: run
-run: sync ## Render the example fleet, the serving fleet, then one fleet per in-cluster scheduler.
+run: sync ## Render the example fleet, the serving fleet, one fleet per in-cluster scheduler, and the stack example.
 	$(RUN) modelplane render examples/catalog examples/fleet
 	@echo; echo "=== examples/serving"
 	$(RUN) modelplane render examples/catalog examples/serving
@@ -33,6 +33,8 @@ run: sync ## Render the example fleet, the serving fleet, then one fleet per in-
 	  echo; echo "=== examples/schedulers/$$scheduler"; \
 	  $(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/schedulers/$$scheduler || exit 1; \
 	done
+	@echo; echo "=== examples/stack"
+	$(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/stack
 
 .PHONY: render
 render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml".

@@ -22,6 +22,7 @@ RUNTIME_PACKAGES = {
     "core",
     "fleet",
     "scheduling",
+    "stack",
     "traffic",
     "workloads",
     "xfn",

@@ -23,10 +23,16 @@ SETS = {
         provider: ("catalog", "schedulers/models.yaml", f"schedulers/{provider}")
         for provider in ("kai", "kueue", "volcano", "coscheduling", "default")
     },
+    "stack": ("catalog", "schedulers/models.yaml", "stack"),
 }
-# provider-kubernetes ships its ClusterProviderConfig CRD inside its package image;
-# it is not among the reference CRDs, so nothing here can validate it.
-NO_SCHEMA_HERE = {("kubernetes.m.crossplane.io/v1alpha1", "ClusterProviderConfig")}
+# provider-kubernetes and provider-helm ship their ClusterProviderConfig CRDs inside
+# their package images, and Crossplane its Usage CRD inside its own: none is among
+# the reference CRDs, so nothing here can validate them.
+NO_SCHEMA_HERE = {
+    ("kubernetes.m.crossplane.io/v1alpha1", "ClusterProviderConfig"),
+    ("helm.m.crossplane.io/v1beta1", "ClusterProviderConfig"),
+    ("protection.crossplane.io/v1beta1", "Usage"),
+}
 
 
 @pytest.fixture(scope="module", params=sorted(SETS))

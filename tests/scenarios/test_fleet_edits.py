@@ -28,7 +28,7 @@ def objects_of(fleet: Fleet, replica: str) -> list[Obj]:
     return [
         o
         for o in fleet.all("Object")
-        if o["metadata"]["labels"]["modelplane.ai/replica"] == replica
+        if o["metadata"].get("labels", {}).get("modelplane.ai/replica") == replica
     ]
 
 

@@ -47,6 +47,25 @@ def without_device_class(obj: Obj) -> Obj:
     return obj
 
 
+def lacking(obj: Obj, *missing: Obj) -> Obj:
+    """The cluster with `status.stack.missing` as its stack observed it."""
+    obj["status"]["stack"] = {"checked": 5, "missing": list(missing)}
+    return obj
+
+
+LWS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "name": "leaderworkersets.leaderworkerset.x-k8s.io",
+    "scope": "MultiNode",
+}
+GPU_CLASS = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "name": "gpu.nvidia.com",
+    "scope": "DeviceClass",
+}
+
 CASES = [
     Case(
         "a cluster that cannot be read",
@@ -72,6 +91,24 @@ CASES = [
         [cluster("a", h100(), allowed=["batch"]), cluster("b", h100())],
         [("a", None, None, Rejection.PRIORITY_NOT_ALLOWED)],
         "priority 'prod' is not in allowedPriorities [batch]",
+    ),
+    Case(
+        "a stack without what multi-node replicas need",
+        deployment(1, topology={"pipeline": 2}),
+        [lacking(cluster("a", h100()), LWS_CRD), cluster("b", h100())],
+        [("a", None, None, Rejection.STACK_INCOMPLETE)],
+        "the cluster lacks CustomResourceDefinition leaderworkersets.leaderworkerset.x-k8s.io, "
+        "which multi-node replicas need",
+    ),
+    Case(
+        "a pool whose DeviceClass the stack lacks",
+        deployment(1),
+        [lacking(cluster("a", h100()), GPU_CLASS), cluster("b", h100())],
+        [
+            ("a", None, None, Rejection.STACK_INCOMPLETE),
+            ("a", "h100", None, Rejection.STACK_INCOMPLETE),
+        ],
+        "the cluster lacks DeviceClass gpu.nvidia.com, which its devices need",
     ),
     Case(
         "a cluster without pools",

@@ -1,4 +1,4 @@
-"""Tenant namespaces and object names: stable, unique, within Kubernetes limits."""
+"""Object names: stable, unique, within Kubernetes limits (tenant namespaces: conventions)."""
 
 from typing import Any
 
@@ -9,10 +9,7 @@ from hypothesis import strategies as st
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.naming import is_dns_label
 from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE, Reason
-from modelplane.workloads import (
-    render_replica,
-    tenant_namespace,
-)
+from modelplane.workloads import render_replica
 
 from .inputs import read_cluster, read_replica
 
@@ -23,45 +20,6 @@ REPLICA_NAME = st.from_regex(r"[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?", fullmatch=T
 )
 
 LIMITS = {"Deployment": 63, "LeaderWorkerSet": 39, "LLMInferenceService": 21}
-
-
-@pytest.mark.parametrize(
-    ("namespace", "expected"),
-    [
-        ("ml-team-prod", "mp-ml-team-prod"),
-        ("a" * 60, "mp-" + "a" * 60),
-    ],
-)
-def test_short_namespaces_read_plainly(namespace: str, expected: str) -> None:
-    assert tenant_namespace(namespace) == expected
-
-
-def test_long_namespaces_are_hashed_apart() -> None:
-    first, second = "a" * 61, "a" * 62
-    assert tenant_namespace(first) != tenant_namespace(second)
-    for name in (tenant_namespace(first), tenant_namespace(second)):
-        assert is_dns_label(name)
-        assert name.startswith("mp--a")
-
-
-@given(DNS_LABEL)
-def test_tenant_namespace_is_a_dns_label(namespace: str) -> None:
-    name = tenant_namespace(namespace)
-    assert is_dns_label(name)
-    assert tenant_namespace(namespace) == name
-
-
-@given(DNS_LABEL, DNS_LABEL)
-def test_no_namespace_can_land_in_anothers_tenant_namespace(a: str, b: str) -> None:
-    if a != b:
-        assert tenant_namespace(a) != tenant_namespace(b)
-
-
-def test_a_forged_namespace_cannot_reach_a_hashed_one() -> None:
-    """The readable form of any namespace never looks like a hashed form."""
-    victim = tenant_namespace("v" * 63)
-    forged = victim.removeprefix("mp-")  # what an attacker would name theirs
-    assert not is_dns_label(forged) or tenant_namespace(forged) != victim
 
 
 def test_namespace_object(build: Any) -> None:
@@ -82,6 +40,42 @@ def test_namespace_object(build: Any) -> None:
     for obj in objects:
         if obj.key != "namespace":
             assert obj.manifest["metadata"]["namespace"] == "mp-ml-team-prod"
+
+
+def test_namespace_object_follows_the_clusters_tenancy(build: Any) -> None:
+    cluster = build.cluster()
+    cluster["spec"]["tenancy"] = {
+        "namespace": "{{ .Cluster }}-{{ .Namespace }}",
+        "labels": {"pod-security.kubernetes.io/enforce": "baseline", "team": "{{ .Namespace }}"},
+        "annotations": {"example.com/cost-centre": "cc-{{ .Namespace }}"},
+    }
+    objects = render_replica(read_replica(build.replica()), read_cluster(cluster)).objects()
+    namespace = next(o for o in objects if o.key == "namespace").manifest
+    assert namespace["metadata"] == {
+        "name": "prod-us-east-ml-team-prod",
+        "labels": {
+            "app.kubernetes.io/managed-by": "modelplane",
+            LABEL_TENANT_NAMESPACE: "ml-team-prod",
+            "pod-security.kubernetes.io/enforce": "baseline",
+            "team": "ml-team-prod",
+        },
+        "annotations": {"example.com/cost-centre": "cc-ml-team-prod"},
+    }
+    for obj in objects:
+        if obj.key != "namespace":
+            assert obj.manifest["metadata"]["namespace"] == "prod-us-east-ml-team-prod"
+
+
+def test_a_tenancy_the_namespace_cannot_fit_is_named_on_the_cluster(build: Any) -> None:
+    cluster = build.cluster()
+    cluster["spec"]["tenancy"] = {"namespace": "{{ .Namespace }}-models"}
+    replica = build.replica(namespace="n" * 60)
+    with pytest.raises(InvalidInputError) as caught:
+        render_replica(read_replica(replica), read_cluster(cluster))
+    (issue,) = caught.value.issues
+    assert issue.path == "spec.clusterName"
+    assert issue.reason == Reason.INVALID_TENANCY
+    assert "InferenceCluster 'prod-us-east' spec.tenancy.namespace: renders" in issue.message
 
 
 def _names(build: Any, replica_name: str, backend: str, topology: dict[str, int]) -> list[Any]:

@@ -68,8 +68,70 @@ REQUIREMENT = {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "InferenceClass",
         "matchName": "h100-8x",
-    }
+    },
+    # The replicas placed on the cluster: the namespaces in use.
+    "modelreplicas": {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+        "matchLabels": {"labels": {"modelplane.ai/cluster": "prod-us-east"}},
+    },
 }
+TENANCY_VALID = {
+    "type": "TenancyConfigured",
+    "status": "STATUS_CONDITION_TRUE",
+    "reason": "TenancyValid",
+    "message": "tenant namespaces and their metadata valid",
+}
+
+
+def observer(key: str, name: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """An Observe-only Object, as composed (not yet observed, so not ready)."""
+    return {
+        "resource": {
+            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+            "kind": "Object",
+            "metadata": {"name": name, "namespace": "modelplane-system"},
+            "spec": {
+                "forProvider": {"manifest": manifest},
+                "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "prod-us-east"},
+                "managementPolicies": ["Observe"],
+            },
+        },
+        "ready": "READY_FALSE",
+    }
+
+
+# A Native cluster on the default scheduler needs LeaderWorkerSet for multi-node
+# replicas, and the DeviceClass of every published DRA device.
+LWS_OBSERVER = observer(
+    "observe-customresourcedefinition-leaderworkersets.leaderworkerset.x-k8s.io",
+    "prod-us-east-customresourcedefinition-aa3e3349e7",
+    {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "leaderworkersets.leaderworkerset.x-k8s.io"},
+    },
+)
+GPU_CLASS_OBSERVER = observer(
+    "observe-deviceclass-gpu.nvidia.com",
+    "prod-us-east-deviceclass-34ea08fcfd",
+    {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "gpu.nvidia.com"},
+    },
+)
+
+
+def stack_checking(total: int) -> dict[str, Any]:
+    return {
+        "type": "StackReady",
+        "status": "STATUS_CONDITION_UNKNOWN",
+        "reason": "CheckingPrerequisites",
+        "message": f"0 of {total} prerequisites observed",
+    }
+
+
 SCHEDULING_VALID = {
     "type": "SchedulingConfigured",
     "status": "STATUS_CONDITION_TRUE",
@@ -90,17 +152,27 @@ def expected(
     resource: dict[str, Any] = {"resource": PROVIDER_CONFIG}
     if provider_config_ready:
         resource["ready"] = "READY_TRUE"
+    resources = {
+        "provider-config": resource,
+        "observe-customresourcedefinition-leaderworkersets.leaderworkerset.x-k8s.io": LWS_OBSERVER,
+    }
+    if status["gpuPools"]:
+        resources["observe-deviceclass-gpu.nvidia.com"] = GPU_CLASS_OBSERVER
     want: dict[str, Any] = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {
-            "composite": {"resource": {"status": status}},
-            "resources": {"provider-config": resource},
+            "composite": {
+                "resource": {"status": {**status, "stack": {"checked": 0, "missing": []}}}
+            },
+            "resources": resources,
         },
         "requirements": {"resources": REQUIREMENT},
         "context": {},
         "conditions": [
             {"target": "TARGET_COMPOSITE", **condition},
             {"target": "TARGET_COMPOSITE", **SCHEDULING_VALID},
+            {"target": "TARGET_COMPOSITE", **TENANCY_VALID},
+            {"target": "TARGET_COMPOSITE", **stack_checking(len(resources) - 1)},
         ],
     }
     if condition["status"] == "STATUS_CONDITION_FALSE":
@@ -206,7 +278,7 @@ def test_invalid_class_keeps_published_pool() -> None:
     )
     got = as_dict(run(FunctionRunner(), req))
     assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]
-    condition, _ = got["conditions"]
+    condition = got["conditions"][0]
     assert condition["status"] == "STATUS_CONDITION_FALSE"
     assert condition["reason"] == "ClassInvalid"
     assert condition["message"].startswith("spec.nodePools[0].className:")

@@ -1,18 +1,69 @@
-"""Malformed input never becomes an internal error, and never drops the ProviderConfig.
+"""Malformed input never becomes an internal error, and never drops what was composed.
 
 Thousands of seeded mutations of the requests an InferenceCluster's function
-receives while the example fleet renders, its composite and its required
-InferenceClasses alike. No mutation, valid or not, may stop it emitting the
-ProviderConfig that reaches the cluster.
+receives while the example fleets render: the main fleet, and the stack example
+with a Managed cluster (Releases, Usages) and an Observe one. The composite, its
+required InferenceClasses and ModelReplicas, and its observed resources are all
+mutated. A mutation the function's own readers still accept is a valid edit (a
+scheduler changed, a replica gone) and may let a resource go; any other must keep
+the ProviderConfigs, every Release, Usage and Observe Object composed before.
 """
 
-from compose_inference_cluster.fn import FunctionRunner
+from typing import Any
 
+from compose_inference_cluster.fn import FunctionRunner
+from modelplane_models import InferenceClass, InferenceCluster, ModelReplica
+
+from modelplane.conventions import parse_scheduling
+from modelplane.conventions.tenancy import read_tenancy
+from modelplane.core.issues import InvalidInputError, Issue, has_errors, parse_object
+from modelplane.fleet.classes import class_issues
+from modelplane.stack import read_stack
 from modelplane_cli.fuzz import Fuzzer, requests_for
 
 
+def cluster(obj: dict[str, Any]) -> object:
+    model = parse_object(InferenceCluster, obj)
+    spec = model.spec
+    if spec is None or model.metadata is None or not model.metadata.name:
+        raise InvalidInputError([Issue("spec", "is required")])
+    problems: list[Issue] = []
+    problems += read_stack(spec.stack)[1]
+    problems += read_tenancy(spec.tenancy, model.metadata.name)[1]
+    problems += parse_scheduling(spec.scheduling)[1]
+    if has_errors(problems):
+        raise InvalidInputError(problems)
+    return model
+
+
+def inference_class(obj: dict[str, Any]) -> object:
+    model = parse_object(InferenceClass, obj)
+    if has_errors(class_issues(model)):
+        raise InvalidInputError(class_issues(model))
+    return model
+
+
+def replica(obj: dict[str, Any]) -> object:
+    return parse_object(ModelReplica, obj)
+
+
+def readers(requests: list[Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {"composite": cluster, "modelreplicas": replica}
+    for req in requests:
+        for name in req.required_resources:
+            if name.startswith("inferenceclass-"):
+                found[name] = inference_class
+    return found
+
+
 def test_mutated_requests_keep_the_safety_net() -> None:
-    requests = requests_for("modelplane-compose-inference-cluster")
-    assert requests
-    failures = Fuzzer(FunctionRunner()).run(requests, seed=8, count=1500)
+    requests = [
+        *requests_for("modelplane-compose-inference-cluster"),
+        *requests_for(
+            "modelplane-compose-inference-cluster",
+            ("catalog", "schedulers/models.yaml", "stack"),
+        ),
+    ]
+    assert any("release-lws" in req.observed.resources for req in requests)
+    failures = Fuzzer(FunctionRunner(), readers(requests)).run(requests, seed=8, count=2500)
     assert not failures, "\n".join(map(str, failures))

@@ -11,7 +11,11 @@ Pure: no Crossplane imports, no I/O, never raises on bad input (every problem
 is a `modelplane.core.issues.Issue`).
 """
 
-from modelplane.conventions.apply import ConventionResult, apply_conventions
+from modelplane.conventions.apply import (
+    ConventionResult,
+    apply_conventions,
+    replica_prerequisites,
+)
 from modelplane.conventions.config import SchedulingConfig
 from modelplane.conventions.parse import parse_scheduling
 from modelplane.conventions.template import TemplateContext
@@ -22,4 +26,5 @@ __all__ = [
     "TemplateContext",
     "apply_conventions",
     "parse_scheduling",
+    "replica_prerequisites",
 ]

@@ -15,6 +15,7 @@ from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload
 from modelplane.core.kinds import leader_worker_set as lws
 from modelplane.core.labels import value_error
 from modelplane.core.priority import priority_allowed, resolve_priority
+from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
 
@@ -49,16 +50,7 @@ def apply_conventions(
     inputs are not modified.
     """
     issues: list[Issue] = list(config.errors)
-    resolved = resolve_priority(context.priority, config.default_priority)
-    priority = _priority(resolved, config, issues)
-    values = context_values(context, priority)
-    platform = Platform(
-        queue=_render_queue(config, values, issues),
-        priority=priority,
-        labels=_render(config.default_labels, values, "defaultLabels", issues),
-        annotations=_render(config.default_annotations, values, "defaultAnnotations", issues),
-        priority_values=priority_values(priority_classes),
-    )
+    platform = resolve_platform(config, context, issues, priority_classes)
     handed: list[RenderedWorkload] = []
     gangs: list[dict[str, Any]] = []
     for rendered in workloads:
@@ -67,6 +59,42 @@ def apply_conventions(
         handed.append(replace(rendered, manifest=workload.manifest))
     gangs.sort(key=lambda o: (o["apiVersion"], o["kind"], o["metadata"]["name"]))
     return ConventionResult(workloads=handed, gangs=gangs, issues=unique(issues))
+
+
+def resolve_platform(
+    config: SchedulingConfig,
+    context: TemplateContext,
+    issues: list[Issue],
+    priority_classes: Sequence[Mapping[str, Any]] = (),
+) -> Platform:
+    """What the cluster's block resolves to for one replica: its queue, priority,
+    labels and annotations, rendered; every problem appended to `issues`."""
+    resolved = resolve_priority(context.priority, config.default_priority)
+    priority = _priority(resolved, config, issues)
+    values = context_values(context, priority)
+    return Platform(
+        queue=_render_queue(config, values, issues),
+        priority=priority,
+        labels=_render(config.default_labels, values, "defaultLabels", issues),
+        annotations=_render(config.default_annotations, values, "defaultAnnotations", issues),
+        priority_values=priority_values(priority_classes),
+    )
+
+
+def replica_prerequisites(
+    config: SchedulingConfig, context: TemplateContext, tenant_namespace: str | None
+) -> tuple[ObjectRef | None, tuple[ObjectRef, ...]]:
+    """The queue object a replica's pods go to and what its priority needs to exist,
+    on the cluster `config` describes (nothing for a replica the block cannot place).
+    `tenant_namespace` is None when the cluster's tenancy cannot place the replica;
+    a queue that lives in the tenant namespace is then unknown."""
+    issues: list[Issue] = []
+    platform = resolve_platform(config, context, issues)
+    if has_errors(issues):
+        return None, ()
+    queue = config.scheduler.queue_object(platform, tenant_namespace)
+    priority = platform.priority
+    return queue, config.scheduler.priority_objects(priority) if priority else ()
 
 
 def priority_values(priority_classes: Sequence[Mapping[str, Any]]) -> dict[str, int]:

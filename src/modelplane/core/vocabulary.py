@@ -30,6 +30,8 @@ VALID: Final = "Valid"
 CONNECTED: Final = "Connected"
 POOLS_RESOLVED: Final = "PoolsResolved"
 SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
+STACK_READY: Final = "StackReady"
+TENANCY_CONFIGURED: Final = "TenancyConfigured"
 REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
 REPLICAS_READY: Final = "ReplicasReady"
 ACCEPTED: Final = "Accepted"
@@ -57,6 +59,14 @@ class Reason:
     SCHEDULING_VALID: Final = "SchedulingValid"
     INVALID_SCHEDULING: Final = "InvalidScheduling"
     SCHEDULING_FIELD_IGNORED: Final = "SchedulingFieldIgnored"
+    STACK_COMPLETE: Final = "StackComplete"
+    PREREQUISITES_MISSING: Final = "PrerequisitesMissing"
+    CHECKING_PREREQUISITES: Final = "CheckingPrerequisites"
+    INSTALLING_STACK: Final = "InstallingStack"
+    INVALID_STACK: Final = "InvalidStack"
+    STACK_FIELD_IGNORED: Final = "StackFieldIgnored"
+    TENANCY_VALID: Final = "TenancyValid"
+    INVALID_TENANCY: Final = "InvalidTenancy"
 
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"
@@ -127,6 +137,8 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.WAITING_FOR_FLEET,
         Reason.WAITING_FOR_CLASSES,
         Reason.WAITING_FOR_RESOURCES,
+        Reason.CHECKING_PREREQUISITES,
+        Reason.INSTALLING_STACK,
         Reason.GATEWAY_NOT_PROGRAMMED,
         Reason.GATEWAY_NOT_READY,
         Reason.ROUTE_PENDING,

@@ -2,7 +2,8 @@
 
 A cluster is considered when it passes the clusterSelector and its allow-list
 admits the deployment's resolved priority; it is eligible when, in addition,
-every role has at least one pool whose node satisfies the role's requests.
+every role has at least one pool whose node satisfies the role's requests, and
+its stack lacks nothing the deployment's replicas need (`stack`).
 Capacity is not looked at here: the ledger decides that when filling.
 
 Matching is memoised per distinct pool hardware, and so are the trace entries
@@ -19,6 +20,7 @@ from modelplane.scheduling.label_selector import CompiledLabelSelector
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
 from modelplane.scheduling.rejections import Rejected, Rejection
+from modelplane.scheduling.stack import check_stack
 
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
@@ -163,7 +165,12 @@ class FleetFilter:
         if excluded is not None:
             return ClusterView(cluster, excluded, None, (), ())
         layout = self._layout(cluster.pools)
-        return ClusterView(cluster, None, layout.unmatched, layout.options, layout.rejected)
+        if not cluster.stack or layout.unmatched is not None:
+            return ClusterView(cluster, None, layout.unmatched, layout.options, layout.rejected)
+        labels = tuple(trace_role(role.name) for role in self._roles)
+        lacking, options, traces = check_stack(self._deployment, cluster, layout.options, labels)
+        rejected = tuple(sorted(layout.rejected + traces, key=PoolTrace.order))
+        return ClusterView(cluster, None, lacking, options, rejected)
 
     def views(self, clusters: Sequence[Cluster]) -> dict[str, ClusterView]:
         return {cluster.name: self.view(cluster) for cluster in clusters}

@@ -45,6 +45,30 @@ class Pool:
 
 
 @dataclass(frozen=True)
+class StackGaps:
+    """What a cluster's stack lacks (`status.stack.missing`), by the replicas it keeps
+    away; each value describes the missing object for the match trace."""
+
+    everything: tuple[str, ...] = ()
+    multi_node: tuple[str, ...] = ()
+    device_classes: Mapping[str, str] = field(default_factory=dict[str, str])
+    priorities: Mapping[str, str] = field(default_factory=dict[str, str])
+    namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.everything
+            or self.multi_node
+            or self.device_classes
+            or self.priorities
+            or self.namespaces
+        )
+
+
+NO_GAPS = StackGaps()
+
+
+@dataclass(frozen=True)
 class Cluster:
     """An InferenceCluster as the scheduler sees it."""
 
@@ -56,6 +80,7 @@ class Cluster:
     declared_pools: frozenset[str] = frozenset()
     """`spec.nodePools` names. A declared pool missing from `pools` is not yet
     published (a new or restored cluster), which is not the same as removed."""
+    stack: StackGaps = NO_GAPS
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:

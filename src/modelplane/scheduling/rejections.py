@@ -21,6 +21,10 @@ class Rejection(StrEnum):
     """The cluster's labels do not satisfy the deployment's clusterSelector."""
     PRIORITY_NOT_ALLOWED = "PriorityNotAllowed"
     """The deployment's resolved priority is not in the cluster's allowedPriorities."""
+    STACK_INCOMPLETE = "StackIncomplete"
+    """The cluster's stack lacks what a replica of the deployment needs (its
+    `status.stack.missing`): a CRD, its queue, its priority's class; on a pool, the
+    DeviceClass of the devices it would claim. Replicas already there stay."""
 
     # A whole cluster, from what its pools offer.
     NO_POOLS = "NoPools"

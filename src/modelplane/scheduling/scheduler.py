@@ -284,6 +284,15 @@ def schedule(
     return _decision(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
 
 
+def _lacking(views: dict[str, ClusterView]) -> int:
+    """Selected clusters turned down only because their stack lacks something."""
+    return sum(
+        1
+        for view in views.values()
+        if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE
+    )
+
+
 def _yield(
     deployment: Deployment,
     views: dict[str, ClusterView],
@@ -350,6 +359,13 @@ def _condition(
         why = (
             "no InferenceCluster passes the clusterSelector and the priority allow-list "
             f"({_plural(len(views), 'cluster')} checked)"
+        )
+    elif eligible == 0 and _lacking(views) == selected:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        verb = "lacks" if selected == 1 else "lack"
+        why = (
+            f"the {_plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
+            "need (see the match trace)"
         )
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY

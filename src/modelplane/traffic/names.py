@@ -10,9 +10,8 @@ from typing import Final
 
 from modelplane.core import naming
 
-# Where Modelplane keeps platform objects: on the control plane, the Objects that
-# cluster-scoped composites (InferenceCluster, InferenceGateway) compose; on every
-# workload cluster, the Gateways.
+# Where the Gateways live on a workload cluster (and, on the control plane, where an
+# InferenceGateway puts its Objects when its hub names no kubeconfig Secret).
 SYSTEM_NAMESPACE: Final = "modelplane-system"
 # The Gateway an InferenceCluster with spec.gateway composes on itself, which
 # every replica's HTTPRoute on that cluster attaches to.

@@ -69,11 +69,17 @@ class Entry:
 
 @dataclass(frozen=True)
 class Service:
+    """A ModelService as the planner takes it. `tenant` is the Namespace its objects
+    go in on the hub, as every composite putting objects there composes it (the hub
+    cluster's tenancy decides its name, labels and annotations); without one, the
+    Namespace carries only Modelplane's own labels."""
+
     namespace: str
     name: str
     tenant_namespace: str
     hostname: str | None
     entries: tuple[Entry, ...]
+    tenant: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,8 @@ def _route(service: Service, hub: Hub, backends: list[tuple[Backend, int]]) -> d
 
 
 def tenant_namespace_manifest(service: Service) -> dict[str, Any]:
+    if service.tenant is not None:
+        return dict(service.tenant)
     labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: service.namespace}
     return {
         "apiVersion": "v1",

@@ -11,7 +11,6 @@ back for the replica's Serving condition.
 """
 
 from .claims import POD_CLAIM_NAME
-from .identity import tenant_namespace
 from .inputs import cluster_input, replica_input
 from .kserve import KSERVE_ENGINE_CONTAINER
 from .model import (
@@ -38,7 +37,7 @@ from .pods import (
     GPU_TAINT_KEY,
 )
 from .readiness import replica_status
-from .render import NAMESPACE_KEY, claims_key, render_replica, workload_key
+from .render import NAMESPACE_KEY, claims_key, render_replica, tenant_namespace, workload_key
 
 __all__ = [
     "CONTRACT_ENV",

@@ -34,26 +34,6 @@ LEADER_WORKER_SET_NAME_MAX = strictest_lws_name_max() or lws.NAME_BASE_MAX
 LLM_INFERENCE_SERVICE_NAME_MAX = LEADER_WORKER_SET_NAME_MAX - len(kserve.PREFILL_LWS_SUFFIX)
 CLAIM_TEMPLATE_NAME_MAX = naming.DNS_LABEL_MAX
 
-TENANT_NAMESPACE_PREFIX = "mp-"
-_TENANT_DIGEST_LEN = 16
-
-
-def tenant_namespace(namespace: str) -> str:
-    """The workload-cluster namespace for one control-plane namespace.
-
-    `mp-<namespace>` when it fits a DNS label; otherwise `mp--<head>-<digest>`.
-    The doubled dash cannot come from the readable form (a namespace never
-    starts with '-'), so no tenant can pick a namespace name whose readable
-    form lands in another tenant's hashed one.
-    """
-    readable = f"{TENANT_NAMESPACE_PREFIX}{namespace}"
-    if naming.is_dns_label(readable):
-        return readable
-    digest = naming.digest(namespace, length=_TENANT_DIGEST_LEN)
-    room = naming.DNS_LABEL_MAX - len(TENANT_NAMESPACE_PREFIX) - 1 - len(digest) - 1
-    head = namespace[:room].rstrip("-.").replace(".", "-")
-    return f"{TENANT_NAMESPACE_PREFIX}-{head}-{digest}"
-
 
 def _fit(readable: str, max_len: int, *identity: str) -> str:
     if naming.is_dns_label(readable) and len(readable) <= max_len:

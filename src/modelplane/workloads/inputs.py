@@ -14,6 +14,7 @@ from modelplane_models.inference_cluster import EndpointPicker, InferenceCluster
 from modelplane_models.model_replica import ClaimRequest, ModelReplica, ReplicaRole
 from modelplane_models.model_replica import Spec as ReplicaSpec
 
+from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.topology import Topology
@@ -158,11 +159,20 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
     # An unvalidated schema default is the plain string, not the enum member:
     # Backend(...) takes either.
     backend = spec.backend.type if spec.backend and spec.backend.type else Backend.NATIVE
+    tenancy, problems = read_tenancy(spec.tenancy, name)
+    if problems:
+        raise InvalidInputError(
+            [
+                Issue("spec.clusterName", f"InferenceCluster {name!r} {p}", p.reason)
+                for p in problems
+            ]
+        )
     return ClusterInput(
         name=name,
         backend=Backend(backend),
         pools=tuple(sorted({pool.name for pool in spec.nodePools})),
         kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
+        tenancy=tenancy,
         gateway=_gateway(cluster),
     )
 

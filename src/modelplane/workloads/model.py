@@ -6,6 +6,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
+from modelplane.conventions.tenancy import DEFAULT_TENANCY, Tenancy
 from modelplane.core.kinds import RenderedWorkload
 from modelplane.core.topology import Topology
 
@@ -163,6 +164,7 @@ class ClusterInput:
     backend: Backend
     pools: tuple[str, ...]
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
+    tenancy: Tenancy = DEFAULT_TENANCY
     gateway: GatewayInput | None = None
 
     @property

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from modelplane.core.issues import InvalidInputError
+from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload, WorkloadKind
 from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
@@ -14,7 +14,7 @@ from modelplane.core.vocabulary import (
 )
 
 from .claims import claim_template
-from .identity import check_identity, claim_template_name, identity_labels, tenant_namespace
+from .identity import check_identity, claim_template_name, identity_labels
 from .kserve import llm_inference_service
 from .model import (
     SHARED_MANAGEMENT_POLICIES,
@@ -41,15 +41,36 @@ def workload_key(role: str) -> str:
     return f"workload-{role}"
 
 
-def _namespace(replica: ReplicaInput, name: str) -> RemoteObject:
-    # Every replica from one control-plane namespace composes this same
-    # Namespace, so none of them may delete it when it goes away.
-    labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: replica.namespace}
-    manifest = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": name, "labels": dict(sorted(labels.items()))},
-    }
+def on_cluster(cluster: ClusterInput, invalid: InvalidInputError) -> InvalidInputError:
+    """A problem with the cluster's own spec, reported on the replica's spec.clusterName."""
+    return InvalidInputError(
+        [
+            Issue("spec.clusterName", f"InferenceCluster {cluster.name!r} {issue}", issue.reason)
+            for issue in invalid.issues
+        ]
+    )
+
+
+def tenant_namespace(namespace: str, cluster: ClusterInput) -> RemoteObject:
+    """The Namespace the objects of control-plane `namespace` go in on `cluster`.
+
+    Every composite that puts objects there (each replica of the namespace, a
+    ModelService on a hub) composes this same Namespace, so none of them may
+    delete it when it goes away, and all of them write it alike. The platform's
+    labels and annotations come first; Modelplane's own keys are reserved.
+    """
+    tenancy = cluster.tenancy
+    try:
+        name = tenancy.namespace_for(namespace, cluster.name)
+        labels = tenancy.namespace_labels(namespace, cluster.name)
+    except InvalidInputError as invalid:
+        raise on_cluster(cluster, invalid) from None
+    labels |= {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: namespace}
+    metadata: dict[str, Any] = {"name": name, "labels": dict(sorted(labels.items()))}
+    annotations = tenancy.namespace_annotations(namespace, cluster.name)
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
+    manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
     return RemoteObject(
         key=NAMESPACE_KEY, manifest=manifest, management_policies=SHARED_MANAGEMENT_POLICIES
     )
@@ -102,7 +123,8 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
     """
     check_identity(replica)
     _check_placement(replica, cluster)
-    namespace = tenant_namespace(replica.namespace)
+    tenant = tenant_namespace(replica.namespace, cluster)
+    namespace: str = tenant.manifest["metadata"]["name"]
     claims: list[RemoteObject] = []
     claim_names: dict[str, str] = {}
     for role in replica.roles:
@@ -128,7 +150,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
             )
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(
-        namespace=_namespace(replica, namespace),
+        namespace=tenant,
         claims=tuple(sorted(claims, key=lambda o: o.key)),
         workloads=tuple(sorted(workloads, key=lambda w: w.key)),
         traffic=tuple(traffic_objects(replica, cluster, namespace)),

@@ -1,4 +1,9 @@
-"""provider-kubernetes Objects: how a manifest reaches a workload cluster."""
+"""provider-kubernetes Objects and the ProviderConfigs that reach a workload cluster.
+
+provider-kubernetes applies (or only observes) manifests through a
+`ClusterProviderConfig`; provider-helm installs charts through its own, which reads
+the same kubeconfig Secret.
+"""
 
 from collections.abc import Sequence
 from typing import Any, Final
@@ -8,7 +13,9 @@ from modelplane.core.conditions import condition_is
 OBJECT_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
 OBJECT_KIND: Final = "Object"
 PROVIDER_CONFIG_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
+HELM_PROVIDER_CONFIG_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
 CLUSTER_PROVIDER_CONFIG_KIND: Final = "ClusterProviderConfig"
+OBSERVE_ONLY: Final = ("Observe",)
 
 
 def wrap(
@@ -18,6 +25,7 @@ def wrap(
     readiness: dict[str, Any] | None = None,
     labels: dict[str, str] | None = None,
     management_policies: Sequence[str] = ("*",),
+    namespace: str | None = None,
 ) -> dict[str, Any]:
     """An Object that keeps `manifest` applied on the cluster `provider_config` reaches.
 
@@ -34,6 +42,8 @@ def wrap(
     if tuple(management_policies) != ("*",):
         spec["managementPolicies"] = list(management_policies)
     metadata: dict[str, Any] = {"name": name}
+    if namespace:
+        metadata["namespace"] = namespace
     if labels:
         metadata["labels"] = dict(sorted(labels.items()))
     return {
@@ -44,10 +54,14 @@ def wrap(
     }
 
 
-def cluster_provider_config(name: str, secret_ref: dict[str, str]) -> dict[str, Any]:
-    """A ClusterProviderConfig that reaches a cluster through its kubeconfig Secret."""
+def cluster_provider_config(
+    name: str, secret_ref: dict[str, str], api_version: str = PROVIDER_CONFIG_API_VERSION
+) -> dict[str, Any]:
+    """A ClusterProviderConfig that reaches a cluster through its kubeconfig Secret:
+    provider-kubernetes' by default, provider-helm's with its `api_version` (both
+    providers read `credentials` the same way)."""
     return {
-        "apiVersion": PROVIDER_CONFIG_API_VERSION,
+        "apiVersion": api_version,
         "kind": CLUSTER_PROVIDER_CONFIG_KIND,
         "metadata": {"name": name},
         "spec": {

@@ -127,3 +127,14 @@ def require_all(
 ) -> None:
     """Every object of a kind (in one namespace, or cluster-wide when namespace is None)."""
     response.require_resources(rsp, name, api_version, kind, namespace=namespace)
+
+
+def require_labelled(
+    rsp: fnv1.RunFunctionResponse,
+    name: str,
+    api_version: str,
+    kind: str,
+    labels: dict[str, str],
+) -> None:
+    """Every object of a kind carrying `labels`, in every namespace."""
+    response.require_resources(rsp, name, api_version, kind, match_labels=labels)

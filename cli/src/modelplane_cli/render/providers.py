@@ -17,6 +17,11 @@ resource composed or changed in the previous round:
   before it is healthy again, so `--rounds N` can show a change in flight.
 - **Pods that cannot be created**: a custom resource the API server stored whose pod
   templates its controller cannot use is Synced but never available.
+- **Observe-only Objects** (`managementPolicies: ["Observe"]`) apply nothing, so no
+  API server checks their manifest: the simulated cluster has what they read. One
+  given with a status keeps it, found or not (`Synced=False`, the object absent),
+  for as long as its manifest is unchanged: that is how a preview shows a cluster
+  that lacks a prerequisite.
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ class Providers:
                 continue
             if not has_conditions(obj):
                 pending.add(key)
-            elif _condition(obj, "Synced") != "False":
+            elif _condition(obj, "Synced") != "False" or observe_only(obj):
                 self._applied[key] = clone(_for_provider(obj))
                 self._live[key] = clone(obj.get("status"))
         return pending
@@ -116,7 +121,7 @@ class Providers:
             self._report(world, key, provider_status(obj))
 
     def _apply(self, world: World, obj: View) -> Answer:
-        if not _is_object(obj):
+        if not _is_object(obj) or observe_only(obj):
             return Answer()
         answer = self._servers.apply(world, obj)
         if answer.unchecked is not None:
@@ -138,6 +143,11 @@ class Providers:
         self.rolling.discard(key)
         self.rejected.pop(key, None)
         self.refused_pods.pop(key, None)
+
+
+def observe_only(obj: View) -> bool:
+    """A managed resource that only reads its external resource."""
+    return list((obj.get("spec") or {}).get("managementPolicies") or []) == ["Observe"]
 
 
 def _for_provider(obj: View) -> Any:

@@ -3,7 +3,8 @@
 A custom resource is checked against its CRD, a built-in kind strictly against
 the Kubernetes schemas of the cluster's version, and a provider-kubernetes
 Object both as itself and through the manifest it carries, so one call covers
-an Object and the Deployment, LeaderWorkerSet or PodGroup inside it.
+an Object and the Deployment, LeaderWorkerSet or PodGroup inside it (an
+Observe-only Object's manifest only names what it reads, and is not checked).
 """
 
 import os
@@ -124,6 +125,8 @@ class ManifestValidator:
             kind == "Object"
             and isinstance(api_version, str)
             and api_version.startswith(_OBJECT_GROUPS)
+            # An Observe-only Object's manifest names what it reads; nothing applies it.
+            and _nested(obj, "spec", "managementPolicies") != ["Observe"]
         ):
             manifest = _nested(obj, "spec", "forProvider", "manifest")
             if isinstance(manifest, dict):

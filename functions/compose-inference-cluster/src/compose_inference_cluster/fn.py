@@ -1,11 +1,15 @@
-"""An InferenceCluster: a ProviderConfig to reach it, and the pools it offers.
+"""An InferenceCluster: a ProviderConfig to reach it, the pools it offers, its stack.
 
 For `source: Existing` the cluster already runs; Modelplane composes the
 provider-kubernetes ClusterProviderConfig that reaches it through the kubeconfig
 Secret, requires each pool's InferenceClass, and publishes status.gpuPools, the
 fleet scheduler's whole view of the cluster. A class that is missing or invalid
 is named in a condition; the pools already published stay as they were. A
-cluster that cannot be read keeps its ProviderConfig and its published status.
+cluster that cannot be read keeps everything it composed and its published status.
+
+The tenancy block (`tenancy`), the replicas placed on the cluster (`replicas`)
+and the serving stack (`stack`: Managed Releases, observed prerequisites,
+status.stack, StackReady) are their own modules.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -17,6 +21,9 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
 from compose_inference_cluster.gateway import compose_gateway
+from compose_inference_cluster.replicas import placed_replicas
+from compose_inference_cluster.stack import StackInputs, compose_stack
+from compose_inference_cluster.tenancy import report_tenancy
 from modelplane.conventions import parse_scheduling
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
@@ -42,7 +49,7 @@ def class_requirement(class_name: str) -> str:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
-    published_status = ("gpuPools", "providerConfigRef", "gateway")
+    published_status = ("gpuPools", "providerConfigRef", "stack", "gateway")
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
@@ -69,14 +76,14 @@ class FunctionRunner(ComposeFunction):
         view = publish_pools(cluster, lookups, previous)
         provider_config = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
         status: dict[str, Any] = {"gpuPools": view.pools, "providerConfigRef": provider_config}
-        gateway = compose_gateway(req, rsp, cluster, provider_config)
+        gateway = compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"])
         if gateway is not None:
             status["gateway"] = gateway
         rsp.desired.composite.resource.update({"status": status})
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
-        _, findings = parse_scheduling(scheduling)
+        config, findings = parse_scheduling(scheduling)
         report.report_issues(
             rsp,
             SCHEDULING_CONFIGURED,
@@ -84,6 +91,11 @@ class FunctionRunner(ComposeFunction):
             SCHEDULING_VALID,
             failed_reason=Reason.INVALID_SCHEDULING,
         )
+
+        tenancy = report_tenancy(rsp, cluster, name)
+        placed = placed_replicas(req, rsp, name, config, tenancy)
+        inputs = StackInputs(name, secret_ref, config, view.pools, placed, tenancy is not None)
+        compose_stack(req, rsp, cluster, inputs)
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:

@@ -4,9 +4,10 @@ Every replica on the cluster attaches its HTTPRoute to it, so the cluster
 composes it once: a Gateway API Gateway named `modelplane-replicas` in
 `modelplane-system` on the workload cluster (and that namespace, shared with an
 InferenceGateway that may put its entry Gateway beside it, so neither deletes
-it), and publishes `status.gateway` with the address the Gateway reports. An
-address once reported stays published while the Gateway is re-applied or rolls
-out: replicas' URLs, and every route to them, are built from it.
+it), through Objects in the kubeconfig Secret's namespace, and publishes
+`status.gateway` with the address the Gateway reports. An address once reported
+stays published while the Gateway is re-applied or rolls out: replicas' URLs, and
+every route to them, are built from it.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -37,8 +38,11 @@ def compose_gateway(
     rsp: fnv1.RunFunctionResponse,
     cluster: InferenceCluster,
     provider_config: dict[str, str],
+    namespace: str,
 ) -> dict[str, Any] | None:
-    """Compose the cluster's Gateway when declared; return its `status.gateway`."""
+    """Compose the cluster's Gateway when declared, through Objects in `namespace` (the
+    kubeconfig Secret's, where the cluster's other Objects go); return its
+    `status.gateway`."""
     declared = cluster.spec.gateway if cluster.spec else None
     if declared is None:
         return None
@@ -59,7 +63,7 @@ def compose_gateway(
         ),
     }
     for key, obj in composed.items():
-        obj["metadata"]["namespace"] = SYSTEM_NAMESPACE
+        obj["metadata"]["namespace"] = namespace
         desired = rsp.desired.resources[key]
         desired.resource.update(obj)
         observed = _observed(req, key)

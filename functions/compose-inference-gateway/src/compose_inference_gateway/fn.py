@@ -1,7 +1,8 @@
 """An InferenceGateway: the fleet's entry Gateway, on its hub cluster.
 
 Fetch the InferenceCluster `spec.clusterRef` names, and through its
-ProviderConfig compose a Gateway API Gateway (`modelplane-entry-<name>` in
+ProviderConfig (Objects beside the cluster's own, in its kubeconfig Secret's
+namespace) compose a Gateway API Gateway (`modelplane-entry-<name>` in
 `modelplane-system`, and that namespace, shared with the cluster's own Gateway so
 neither deletes it) that takes routes from tenant namespaces only. Publish where
 it is reached (`status.address`: http://<spec.hostname>, or the address the
@@ -75,7 +76,10 @@ class FunctionRunner(ComposeFunction):
                 rsp, report.Condition(VALID, None, Reason.WAITING_FOR_RESOURCES, message)
             )
             return
-        provider_config = _provider_config(found.first(), found.unreadable, hub)
+        hub_cluster = found.first()
+        provider_config = _provider_config(hub_cluster, found.unreadable, hub)
+        # Beside the hub cluster's own Objects: its kubeconfig Secret's namespace.
+        namespace = _objects_namespace(hub_cluster)
 
         gateway_name = entry_gateway_name(name)
         composed = {
@@ -95,7 +99,7 @@ class FunctionRunner(ComposeFunction):
         }
         observed = observed_resources(req)
         for key, obj in composed.items():
-            obj["metadata"]["namespace"] = SYSTEM_NAMESPACE
+            obj["metadata"]["namespace"] = namespace
             desired = rsp.desired.resources[key]
             desired.resource.update(obj)
             ready = objects.is_ready(observed.get(key))
@@ -161,6 +165,12 @@ def _provider_config(
             Reason.CLUSTER_NOT_CONNECTED,
         )
     return ref.model_dump(exclude_none=True)
+
+
+def _objects_namespace(cluster: InferenceCluster | None) -> str:
+    source = cluster.spec.cluster if cluster and cluster.spec else None
+    existing = source.existing if source else None
+    return existing.secretRef.namespace if existing else SYSTEM_NAMESPACE
 
 
 def _object_name(gateway: str, key: str) -> str:

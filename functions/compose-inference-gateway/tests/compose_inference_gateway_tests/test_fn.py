@@ -89,7 +89,8 @@ def composed(ready: bool, hostname: str | None = "models.example.com") -> Obj:
             "resource": {
                 "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
                 "kind": "Object",
-                "metadata": {"name": object_name("gateway"), "namespace": "modelplane-system"},
+                # Beside the hub cluster's own Objects, in its kubeconfig Secret's namespace.
+                "metadata": {"name": object_name("gateway"), "namespace": "p"},
                 "spec": {
                     "forProvider": {
                         "manifest": {
@@ -113,10 +114,7 @@ def composed(ready: bool, hostname: str | None = "models.example.com") -> Obj:
             "resource": {
                 "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
                 "kind": "Object",
-                "metadata": {
-                    "name": object_name("gateway-namespace"),
-                    "namespace": "modelplane-system",
-                },
+                "metadata": {"name": object_name("gateway-namespace"), "namespace": "p"},
                 "spec": {
                     "forProvider": {
                         "manifest": {

@@ -20,7 +20,13 @@ from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import ModelReplica
 
 from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
-from compose_model_replica.status import accepted_condition, composite_status, serving_condition
+from compose_model_replica.stack import lacking
+from compose_model_replica.status import (
+    accepted_condition,
+    composite_status,
+    lacking_condition,
+    serving_condition,
+)
 from modelplane.conventions import (
     SchedulingConfig,
     TemplateContext,
@@ -138,7 +144,11 @@ class FunctionRunner(ComposeFunction):
         rsp.desired.composite.resource.update({"status": composite_status(handed, seen)})
         keys = [o.key for o in remote]
         report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
-        report.set_condition(rsp, serving_condition(handed, seen))
+        missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
+        serving = lacking_condition(replica.cluster_name, missing) or serving_condition(
+            handed, seen
+        )
+        report.set_condition(rsp, serving)
 
     def cluster(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str

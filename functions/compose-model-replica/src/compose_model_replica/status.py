@@ -38,6 +38,18 @@ def serving_condition(replica: RenderedReplica, seen: Seen) -> report.Condition:
     return report.Condition(SERVING, serving, reason, why)
 
 
+def lacking_condition(cluster: str, missing: list[str]) -> report.Condition | None:
+    """Serving False naming what the cluster lacks that this replica needs, if anything."""
+    if not missing:
+        return None
+    return report.Condition(
+        SERVING,
+        False,
+        Reason.PREREQUISITES_MISSING,
+        f"InferenceCluster {cluster} lacks {', '.join(missing)}, which this replica needs",
+    )
+
+
 def accepted_condition(
     keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
 ) -> report.Condition:

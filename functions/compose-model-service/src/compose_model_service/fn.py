@@ -22,13 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_models import InferenceGateway, ModelEndpoint, ModelService
+from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
 
 from compose_model_service.read import (
     deployment_uid,
     endpoints_by_deployment,
     hostname_issues,
     hub_input,
+    on_hub,
     provider_config,
     served_name,
     service_input,
@@ -40,6 +41,7 @@ from modelplane.core.kinds import HTTP_ROUTE
 from modelplane.core.vocabulary import (
     API_VERSION,
     ENDPOINTS_RESOLVED,
+    INFERENCE_CLUSTER,
     INFERENCE_GATEWAY,
     MODEL_DEPLOYMENT,
     MODEL_ENDPOINT,
@@ -48,7 +50,7 @@ from modelplane.core.vocabulary import (
     VALID,
     Reason,
 )
-from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, RoutePlan, Service, plan
+from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
@@ -60,6 +62,7 @@ from modelplane.xfn.runner import (
 )
 
 GATEWAY = "inferencegateway"
+HUB_CLUSTER = "hubcluster"
 ENDPOINTS = "modelendpoints"
 SERVICES = "modelservices"
 
@@ -143,6 +146,7 @@ class FunctionRunner(ComposeFunction):
         hub = hub_input(gateway)
         if isinstance(hub, str):
             raise WaitingError(report.Condition(ROUTED, None, Reason.GATEWAY_NOT_READY, hub))
+        service = self.on_hub_cluster(req, rsp, service, hub)
         others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
         problems = hostname_issues(service, composite, hub, others)
         if problems:
@@ -172,6 +176,34 @@ class FunctionRunner(ComposeFunction):
         )
         report.report_issues(rsp, ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved)
         report.set_condition(rsp, routed_condition(routes, req))
+
+    @staticmethod
+    def on_hub_cluster(
+        req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, service: Service, hub: Hub
+    ) -> Service:
+        """The service placed in its tenant namespace on the hub, which the hub
+        InferenceCluster's tenancy names: required once the gateway says which it is."""
+        required.require_named(rsp, HUB_CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub.cluster)
+        found = required.resolve(req, HUB_CLUSTER, InferenceCluster)
+        if not found.resolved:
+            message = f"waiting for InferenceCluster {hub.cluster}"
+            raise WaitingError(
+                report.Condition(ROUTED, None, Reason.WAITING_FOR_RESOURCES, message)
+            )
+        cluster = found.first()
+        where = f"InferenceCluster {hub.cluster!r} (the hub of InferenceGateway {hub.name})"
+        if cluster is None:
+            why = "; ".join(str(i) for u in found.unreadable for i in u.issues)
+            reason = Reason.INVALID_SPEC if why else Reason.CLUSTER_NOT_FOUND
+            message = f"{where} " + (f"is invalid: {why}" if why else "not found")
+            raise WaitingError(report.Condition(ROUTED, False, reason, message))
+        try:
+            return on_hub(service, cluster)
+        except InvalidInputError as invalid:
+            message = f"{where} cannot place the service: {invalid}"
+            raise WaitingError(
+                report.Condition(ROUTED, False, Reason.INVALID_SPEC, message)
+            ) from None
 
     @staticmethod
     def deployments(

@@ -7,21 +7,23 @@ composed.
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from modelplane_models import InferenceGateway, ModelEndpoint, ModelService
+from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
 
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds.base import mapping
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
 from modelplane.traffic.service import Endpoint, Entry, Hub, Service
 from modelplane.traffic.urls import external_url, parse_url
-from modelplane.workloads import tenant_namespace
+from modelplane.workloads import cluster_input, tenant_namespace
 from modelplane.xfn.required import Unreadable
 
 
 def service_input(service: ModelService) -> Service:
-    """The ModelService as the planner takes it; InvalidInputError naming every bad field."""
+    """The ModelService as the planner takes it, its tenant namespace still to be named
+    by the hub's tenancy (`on_hub`); InvalidInputError naming every bad field."""
     issues: list[Issue] = []
     metadata = service.metadata
     name = (metadata.name if metadata else None) or ""
@@ -56,7 +58,16 @@ def service_input(service: ModelService) -> Service:
         )
     if issues:
         raise InvalidInputError(issues)
-    return Service(namespace, name, tenant_namespace(namespace), spec.hostname, tuple(entries))
+    return Service(namespace, name, "", spec.hostname, tuple(entries))
+
+
+def on_hub(service: Service, hub: InferenceCluster) -> Service:
+    """The service with its tenant Namespace on the hub cluster, as the hub's tenancy
+    names and labels it (the same Namespace the hub's own replicas of the namespace
+    compose); InvalidInputError naming the hub's fields when its tenancy cannot."""
+    tenant = tenant_namespace(service.namespace, cluster_input(hub))
+    name: str = tenant.manifest["metadata"]["name"]
+    return replace(service, tenant_namespace=name, tenant=tenant.manifest)
 
 
 def hub_input(gateway: InferenceGateway) -> Hub | str:

@@ -108,14 +108,30 @@ DEPLOYMENTS = {
 }
 
 
+def hub_cluster(tenancy: Obj | None = None) -> Obj:
+    """The InferenceCluster the gateway is on: its tenancy names the service's namespace."""
+    spec: Obj = {
+        "cluster": {
+            "source": "Existing",
+            "existing": {"secretRef": {"name": "k", "namespace": "p"}},
+        },
+        "nodePools": [{"name": "l4", "className": "l4-1x", "nodeCount": 1}],
+    }
+    if tenancy is not None:
+        spec["tenancy"] = tenancy
+    return {"apiVersion": API, "kind": "InferenceCluster", "metadata": {"name": HUB}, "spec": spec}
+
+
 def required(
     endpoints: list[Obj] | None = None,
     deployments: dict[str, list[Obj]] | None = None,
     gateways: list[Obj] | None = None,
     services: list[Obj] | None = None,
+    hub: list[Obj] | None = None,
 ) -> dict[str, list[Obj]]:
     found: dict[str, list[Obj]] = {
         "inferencegateway": gateways if gateways is not None else [gateway()],
+        "hubcluster": hub if hub is not None else [hub_cluster()],
         "modelendpoints": endpoints if endpoints is not None else SERVING,
         **(deployments if deployments is not None else DEPLOYMENTS),
     }
@@ -126,6 +142,7 @@ def required(
 REQUIREMENTS: Obj = {
     "resources": {
         "inferencegateway": {"apiVersion": API, "kind": "InferenceGateway", "matchName": "fleet"},
+        "hubcluster": {"apiVersion": API, "kind": "InferenceCluster", "matchName": HUB},
         "modeldeployment-qwen-h100": {
             "apiVersion": API,
             "kind": "ModelDeployment",

@@ -7,7 +7,7 @@ from compose_model_service.fn import FunctionRunner
 
 from modelplane_cli.testing import as_dict, request, run
 
-from .objects import REQUIREMENTS, condition, required, service
+from .objects import REQUIREMENTS, condition, hub_cluster, required, service
 from .test_fn import STEADY
 
 # What a bad edit or a missing dependency does: everything routed before stays, as
@@ -109,6 +109,59 @@ def test_the_oldest_service_keeps_a_hostname() -> None:
 def test_waiting_for_what_it_asked_for_keeps_everything() -> None:
     got = as_dict(run(FunctionRunner(), request(service(), observed=RUNNING)))
     assert sorted(got["desired"]["resources"]) == sorted(RUNNING)
-    assert got["requirements"] == REQUIREMENTS
+    # The hub cluster is asked for once the gateway says which it is.
+    resources = {k: v for k, v in REQUIREMENTS["resources"].items() if k != "hubcluster"}
+    assert got["requirements"] == {"resources": resources}
     (routed,) = got["conditions"]
     assert (routed["type"], routed["reason"]) == ("Routed", "WaitingForResources")
+
+
+@pytest.mark.parametrize(
+    ("hub", "reason", "message"),
+    [
+        pytest.param(
+            [],
+            "ClusterNotFound",
+            "InferenceCluster 'serve-us-east' (the hub of InferenceGateway fleet) not found",
+            id="the hub cluster is gone",
+        ),
+        pytest.param(
+            [hub_cluster({"namespace": "{{ .Nope }}"})],
+            "InvalidSpec",
+            "InferenceCluster 'serve-us-east' (the hub of InferenceGateway fleet) cannot place "
+            "the service",
+            id="the hub's tenancy cannot name the namespace",
+        ),
+    ],
+)
+def test_a_hub_cluster_that_cannot_place_the_service_keeps_the_route(
+    hub: list[dict[str, Any]], reason: str, message: str
+) -> None:
+    req = request({**service(), "status": PUBLISHED}, observed=RUNNING, required=required(hub=hub))
+    got = as_dict(run(FunctionRunner(), req))
+    assert sorted(got["desired"]["resources"]) == sorted(RUNNING)
+    (routed,) = [c for c in got["conditions"] if c["type"] == "Routed"]
+    assert (routed["status"], routed["reason"]) == ("STATUS_CONDITION_FALSE", reason)
+    assert routed["message"].startswith(message)
+
+
+def test_the_hubs_tenancy_names_and_labels_the_namespace() -> None:
+    tenancy = {
+        "namespace": "team-{{ .Namespace }}",
+        "labels": {"pod-security.kubernetes.io/enforce": "baseline"},
+    }
+    got = as_dict(
+        run(FunctionRunner(), request(service(), required=required(hub=[hub_cluster(tenancy)])))
+    )
+    resources = got["desired"]["resources"]
+    namespace = resources["namespace"]["resource"]["spec"]["forProvider"]["manifest"]
+    assert namespace["metadata"] == {
+        "name": "team-chat-team",
+        "labels": {
+            "app.kubernetes.io/managed-by": "modelplane",
+            "modelplane.ai/namespace": "chat-team",
+            "pod-security.kubernetes.io/enforce": "baseline",
+        },
+    }
+    route = resources["route"]["resource"]["spec"]["forProvider"]["manifest"]
+    assert route["metadata"]["namespace"] == "team-chat-team"

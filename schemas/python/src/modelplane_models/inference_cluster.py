@@ -82,6 +82,29 @@ class ClusterGateway(BaseModel):
     ]
 
 
+class Scope(StrEnum):
+    CLUSTER = "Cluster"
+    MULTI_NODE = "MultiNode"
+    DEVICE_CLASS = "DeviceClass"
+    PRIORITY = "Priority"
+    NAMESPACE = "Namespace"
+    REPLICA = "Replica"
+
+
+class MissingPrerequisite(BaseModel):
+    apiVersion: str | None = None
+    kind: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    scope: Annotated[
+        Scope | None,
+        Field(
+            description="Which replicas need it. Cluster: every replica. MultiNode: replicas with a worker spanning several nodes. DeviceClass: replicas claiming devices of the class it names. Priority: replicas at the priority it names. Namespace: replicas from the control-plane namespace `tenant`. Replica: the replicas whose queue it is."
+        ),
+    ] = None
+    tenant: str | None = None
+
+
 class NodePool(BaseModel):
     className: Annotated[
         str,
@@ -284,6 +307,79 @@ class SecretKeyReference(BaseModel):
     ]
 
 
+class Mode(StrEnum):
+    OBSERVE = "Observe"
+    MANAGED = "Managed"
+
+
+VersionsAdditionalProperty = TypeAliasType(
+    "VersionsAdditionalProperty", Annotated[str, Field(max_length=64, min_length=1)]
+)
+
+
+class Stack(BaseModel):
+    mode: Annotated[
+        Mode | None,
+        Field(
+            description="Observe: check the prerequisites (bring your own stack). Managed: also install what is needed as provider-helm Releases, at pinned versions."
+        ),
+    ] = "Observe"
+    versions: Annotated[
+        dict[str, VersionsAdditionalProperty] | None,
+        Field(
+            description="Chart version overrides by component (Managed): nodeFeatureDiscovery, nvidiaDraDriver, leaderWorkerSet, certManager, kserve, envoyGateway, kai, kueue, volcano, schedulerPlugins. Each is a semantic version, written as the chart publishes it (some charts prefix a v).",
+            max_length=16,
+        ),
+    ] = None
+
+
+class StackStatus(BaseModel):
+    checked: Annotated[
+        int | None, Field(description="Prerequisites observed on the cluster so far.")
+    ] = None
+    missing: Annotated[
+        list[MissingPrerequisite] | None,
+        Field(
+            description="Prerequisites observed absent, and which replicas need each."
+        ),
+    ] = None
+
+
+AnnotationsAdditionalProperty = TypeAliasType(
+    "AnnotationsAdditionalProperty", DefaultAnnotationsAdditionalProperty
+)
+
+
+LabelsAdditionalProperty = TypeAliasType(
+    "LabelsAdditionalProperty", DefaultAnnotationsAdditionalProperty
+)
+
+
+class Tenancy(BaseModel):
+    annotations: Annotated[
+        dict[str, AnnotationsAdditionalProperty] | None,
+        Field(
+            description="Annotations set on every tenant namespace. Values are templates ({{ .Namespace }}, {{ .Cluster }}).",
+            max_length=32,
+        ),
+    ] = None
+    labels: Annotated[
+        dict[str, LabelsAdditionalProperty] | None,
+        Field(
+            description="Labels set on every tenant namespace (Pod Security, Kueue namespace selectors, cost centre). Values are templates ({{ .Namespace }}, {{ .Cluster }}); keys under modelplane.ai/ are Modelplane's.",
+            max_length=32,
+        ),
+    ] = None
+    namespace: Annotated[
+        str | None,
+        Field(
+            description="The workload-cluster namespace of a control-plane namespace's replicas. A template: must contain {{ .Namespace }} and may contain {{ .Cluster }}. Cannot change once set: workloads would start again in the new namespace while the old ones kept running.",
+            max_length=253,
+            min_length=1,
+        ),
+    ] = "mp-{{ .Namespace }}"
+
+
 class Existing(BaseModel):
     secretRef: SecretKeyReference
 
@@ -316,6 +412,8 @@ class Spec(BaseModel):
         ),
     ]
     scheduling: Annotated[Scheduling | None, Field(validate_default=True)] = {}
+    stack: Annotated[Stack | None, Field(validate_default=True)] = {}
+    tenancy: Annotated[Tenancy | None, Field(validate_default=True)] = {}
 
 
 class PublishedPool(BaseModel):
@@ -345,6 +443,7 @@ class Status(BaseModel):
             description="The provider-kubernetes ClusterProviderConfig that reaches this cluster."
         ),
     ] = None
+    stack: StackStatus | None = None
 
 
 class InferenceCluster(BaseModel):

@@ -17,10 +17,12 @@ from typing import Any, ClassVar, Final, NamedTuple
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.charts import Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import PodSet, WorkloadKind
 from modelplane.core.labels import value_error
 from modelplane.core.naming import is_dns_subdomain
+from modelplane.core.refs import ObjectRef, priority_class
 from modelplane.core.vocabulary import Reason
 
 # Where the block lives on an InferenceCluster; every Issue names a field under it.
@@ -86,6 +88,16 @@ class Scheduler(abc.ABC):
     lws_name_rule: ClassVar[str] = ""
     reads_priority_classes: ClassVar[bool] = False
     """Whether its rules need the cluster's PriorityClass objects."""
+    install: ClassVar[Component | None] = None
+    """Its Helm chart at a pinned version, installed by a Managed stack (None: nothing to
+    install)."""
+    queue_crd: ClassVar[str | None] = None
+    """The CRD of its queue objects; it comes with the scheduler, so it says the
+    scheduler is installed."""
+    gang_crd: ClassVar[str | None] = None
+    """The CRD of the gang object `gang` composes, when `composes_gang()`."""
+    installs_after_lws: ClassVar[bool] = False
+    """Whether it must start after LeaderWorkerSet's CRDs exist (it watches them)."""
 
     @classmethod
     def from_block(cls, block: Scheduling, issues: list[Issue]) -> "Scheduler":
@@ -145,6 +157,27 @@ class Scheduler(abc.ABC):
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         """Issues for what this scheduler would silently mishandle in `unit`."""
         return []
+
+    def chart_values(self) -> dict[str, Any]:
+        """Helm values its chart needs for these settings."""
+        return {}
+
+    def lws_values(self) -> dict[str, Any]:
+        """Helm values the LeaderWorkerSet chart needs to work with it."""
+        return {}
+
+    def installs_before_lws(self) -> bool:
+        """Whether LeaderWorkerSet must start after it (LWS creates its gang objects)."""
+        return False
+
+    def queue_object(self, platform: Platform, tenant_namespace: str | None) -> ObjectRef | None:
+        """The queue object the pods of `platform` go to, when it has queues (None also
+        when it lives in the tenant namespace and `tenant_namespace` is unknown)."""
+        return None
+
+    def priority_objects(self, priority: str) -> tuple[ObjectRef, ...]:
+        """What must exist on the cluster for pods at `priority` to be admitted."""
+        return (priority_class(priority),)
 
 
 def misplaced_keys(

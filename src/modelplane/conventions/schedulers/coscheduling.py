@@ -3,12 +3,30 @@
 from dataclasses import dataclass
 from typing import Final
 
+from modelplane.core.charts import Chart, Component, ReleaseSpec
 from modelplane.core.kinds import PodSet
 
 from .base import GangObject, Platform, Scheduler
 
 POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 PODGROUP_API: Final = "scheduling.x-k8s.io/v1alpha1"
+# scheduler-plugins publishes its chart as a package on each GitHub release.
+CHART: Final = Component(
+    key="schedulerPlugins",
+    title="scheduler-plugins (Coscheduling)",
+    version="0.34.7",
+    releases=(
+        ReleaseSpec(
+            "scheduler-plugins",
+            Chart(
+                "scheduler-plugins",
+                url="https://github.com/kubernetes-sigs/scheduler-plugins/releases/download/"
+                "v{version}/scheduler-plugins-{version}.tgz",
+            ),
+            namespace="scheduler-plugins",
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -19,6 +37,8 @@ class Coscheduling(Scheduler):
     has_queues = False
     reserved_keys = ("scheduling.x-k8s.io/",)
     gang_keys = (POD_GROUP_LABEL,)
+    install = CHART
+    gang_crd = "podgroups.scheduling.x-k8s.io"
 
     def composes_gang(self) -> bool:
         return True

@@ -25,9 +25,11 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.charts import Chart, Component, ReleaseSpec
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import PodSet, WorkloadKind
 from modelplane.core.labels import key_error
+from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
@@ -59,6 +61,19 @@ KIND_DEFAULT_PRIORITY: Final[Mapping[str, str]] = {
 }
 AUTOMATIC: Final = "Automatic"
 MODELPLANE: Final = "Modelplane"
+QUEUE_API: Final = "scheduling.run.ai/v2"
+CHART: Final = Component(
+    key="kai",
+    title="KAI Scheduler",
+    version="v0.17.0",
+    releases=(
+        ReleaseSpec(
+            "kai-scheduler",
+            Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/kai-scheduler"),
+            namespace="kai-scheduler",
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,9 @@ class KAI(Scheduler):
     reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
     gang_keys = (POD_GROUP_ANNOTATION, SKIP_PODGROUPER)
     reads_priority_classes = True
+    install = CHART
+    queue_crd = "queues.scheduling.run.ai"
+    gang_crd = "podgroups.scheduling.run.ai"
 
     queue_label_key: str = QUEUE_LABEL
     queues_with_quota: frozenset[str] | None = None
@@ -137,6 +155,15 @@ class KAI(Scheduler):
                 )
             )
         return found
+
+    def chart_values(self) -> dict[str, Any]:
+        # The chart renders kai-config's spec.global.queueLabelKey from this value.
+        if self.queue_label_key == QUEUE_LABEL:
+            return {}
+        return {"podgrouper": {"queueLabelKey": self.queue_label_key}}
+
+    def queue_object(self, platform: Platform, tenant_namespace: str | None) -> ObjectRef:
+        return ObjectRef(QUEUE_API, "Queue", self.queue_for(platform))
 
     def queue_for(self, platform: Platform) -> str:
         """The queue KAI's podgrouper will resolve for these pods."""

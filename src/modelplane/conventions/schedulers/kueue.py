@@ -11,9 +11,11 @@ from typing import Final
 
 from modelplane_models.inference_cluster import Scheduling
 
+from modelplane.core.charts import Chart, Component, ReleaseSpec
 from modelplane.core.issues import Issue
 from modelplane.core.kinds import WorkloadKind
 from modelplane.core.labels import value_error
+from modelplane.core.refs import ObjectRef, priority_class
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
@@ -22,6 +24,19 @@ QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
 POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
 POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
+API: Final = "kueue.x-k8s.io/v1beta2"
+CHART: Final = Component(
+    key="kueue",
+    title="Kueue",
+    version="0.19.2",
+    releases=(
+        ReleaseSpec(
+            "kueue",
+            Chart("kueue", repository="oci://registry.k8s.io/kueue/charts"),
+            namespace="kueue-system",
+        ),
+    ),
+)
 # Kueue's pod-group-name label for an LWS group is the LWS name plus a suffix,
 # and a label value holds 63 characters: 39 are left for the name.
 LWS_NAME_MAX: Final = 39
@@ -35,6 +50,10 @@ class Kueue(Scheduler):
     settings_field = "kueue"
     reserved_keys = ("kueue.x-k8s.io/",)
     gang_keys = (POD_GROUP_LABEL, POD_GROUP_COUNT)
+    install = CHART
+    queue_crd = "localqueues.kueue.x-k8s.io"
+    # Kueue manages LeaderWorkerSets only when their CRD exists as it starts.
+    installs_after_lws = True
     lws_name_max = LWS_NAME_MAX
     lws_name_rule = "Kueue's pod-group-name label"
 
@@ -51,6 +70,18 @@ class Kueue(Scheduler):
             issues,
         )
         return cls(workload_priority_classes=frozenset(names or ()))
+
+    def queue_object(self, platform: Platform, tenant_namespace: str | None) -> ObjectRef | None:
+        # A LocalQueue lives in the namespace of the workloads it admits.
+        if not platform.queue or tenant_namespace is None:
+            return None
+        return ObjectRef(API, "LocalQueue", platform.queue, tenant_namespace)
+
+    def priority_objects(self, priority: str) -> tuple[ObjectRef, ...]:
+        # A missing WorkloadPriorityClass blocks the Workload, with no fallback.
+        if priority in self.workload_priority_classes:
+            return (priority_class(priority), ObjectRef(API, "WorkloadPriorityClass", priority))
+        return (priority_class(priority),)
 
     def priority_error(self, priority: str) -> str | None:
         if priority not in self.workload_priority_classes:

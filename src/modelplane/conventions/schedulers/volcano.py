@@ -12,9 +12,11 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.workload import Unit, Workload
+from modelplane.core.charts import Chart, Component, ReleaseSpec
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE, PodSet, WorkloadKind
 from modelplane.core.naming import is_dns_subdomain
+from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
@@ -24,6 +26,21 @@ GROUP_ANNOTATION: Final = "scheduling.k8s.io/group-name"
 JOB_GROUP_ANNOTATION: Final = "scheduling.volcano.sh/group-name"
 DEFAULT_QUEUE: Final = "default"
 PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
+QUEUE_API: Final = "scheduling.volcano.sh/v1beta1"
+CHART: Final = Component(
+    key="volcano",
+    title="Volcano",
+    version="1.15.1",
+    releases=(
+        ReleaseSpec(
+            "volcano",
+            Chart("volcano", repository="https://volcano-sh.github.io/helm-charts"),
+            namespace="volcano-system",
+            # DRA claims are scheduled only with the scheduler's feature gate on.
+            values={"custom": {"scheduler_feature_gates": "DynamicResourceAllocation=true"}},
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +53,9 @@ class Volcano(Scheduler):
     settings_field = "volcano"
     reserved_keys = ("scheduling.volcano.sh/", "volcano.sh/", GROUP_ANNOTATION)
     gang_keys = (GROUP_ANNOTATION, JOB_GROUP_ANNOTATION)
+    install = CHART
+    queue_crd = "queues.scheduling.volcano.sh"
+    gang_crd = "podgroups.scheduling.volcano.sh"
 
     lws_gang_scheduling: bool = True
 
@@ -72,6 +92,18 @@ class Volcano(Scheduler):
 
     def composes_gang(self) -> bool:
         return not self.lws_gang_scheduling
+
+    def lws_values(self) -> dict[str, Any]:
+        if not self.lws_gang_scheduling:
+            return {}
+        return {"gangSchedulingManagement": {"schedulerProvider": "volcano"}}
+
+    def installs_before_lws(self) -> bool:
+        # The LWS controller's Volcano provider creates Volcano PodGroups.
+        return self.lws_gang_scheduling
+
+    def queue_object(self, platform: Platform, tenant_namespace: str | None) -> ObjectRef:
+        return ObjectRef(QUEUE_API, "Queue", platform.queue or DEFAULT_QUEUE)
 
     def gang(self, name: str, pods: PodSet, platform: Platform) -> GangObject:
         spec: dict[str, Any] = {"minMember": pods.pods}

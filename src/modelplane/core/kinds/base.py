@@ -71,6 +71,9 @@ class WorkloadKind(abc.ABC):
     """The condition type the kind's controller sets True once the workload serves."""
     gangs_pods: ClassVar[bool] = False
     """Whether one of its workers is a group of pods that must start together."""
+    crd: ClassVar[str | None] = None
+    """The CustomResourceDefinition that serves it (None for a built-in kind): what a
+    cluster must have before a workload of this kind can be applied there."""
 
     @property
     def group(self) -> str:

@@ -16,6 +16,7 @@ NAME_BASE_MAX: Final = 51
 class LeaderWorkerSet(WorkloadKind):
     kind = "LeaderWorkerSet"
     api_version = "leaderworkerset.x-k8s.io/v1"
+    crd = "leaderworkersets.leaderworkerset.x-k8s.io"
     serving_condition = "Available"
     gangs_pods = True
 

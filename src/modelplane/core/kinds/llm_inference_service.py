@@ -34,6 +34,7 @@ def lws_size(parallelism: object) -> int:
 class LLMInferenceService(WorkloadKind):
     kind = "LLMInferenceService"
     api_version = "serving.kserve.io/v1alpha2"
+    crd = "llminferenceservices.serving.kserve.io"
     serving_condition = "Ready"
 
     def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:

@@ -11,6 +11,7 @@ from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
 from modelplane.scheduling.adapt.checks import object_name
+from modelplane.scheduling.adapt.stack import read_gaps
 from modelplane.scheduling.model import Cluster, Pool, PoolHardware, UnreadableCluster
 
 
@@ -106,6 +107,9 @@ def read_cluster(model: InferenceCluster, interner: Interner | None = None) -> C
         default_priority=None if scheduling is None else scheduling.defaultPriority,
         allowed_priorities=None if allowed is None else tuple(p.root for p in allowed),
         declared_pools=frozenset(p.name for p in spec.nodePools) if spec else frozenset(),
+        stack=read_gaps(
+            model.status.stack.missing if model.status and model.status.stack else None
+        ),
     )
 
 

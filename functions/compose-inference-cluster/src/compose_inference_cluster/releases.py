@@ -1,0 +1,245 @@
+"""A Managed stack: provider-helm Releases, in order, protected by Usages.
+
+- provider-helm's `ClusterProviderConfig` for the cluster, beside provider-kubernetes'
+  (same kubeconfig Secret), composed while any Release is.
+- One namespaced `helm.m.crossplane.io` Release per planned release, in the
+  namespace of the cluster's kubeconfig Secret. A release is composed the first
+  time only once every release it comes `after` reports Ready; once composed it is
+  always composed (a prerequisite flickering must never uninstall what runs).
+- Usages (`protection.crossplane.io/v1beta1`): one per ordering edge (the
+  prerequisite used by its dependent), so a stack is uninstalled dependents first;
+  and one per release a placed ModelReplica needs directly (its DRA driver, backend,
+  scheduler, gateway), in the replica's namespace, used by the replica, so no
+  release is uninstalled while a replica depends on it.
+- Observe mode hands installed charts over: every Release composed before is
+  re-emitted with `managementPolicies: ["Observe"]`, so Crossplane stops managing
+  it and never uninstalls it.
+- Invalid stack input keeps every Release, Usage and ProviderConfig as it is.
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from compose_inference_cluster.replicas import PlacedReplica
+from modelplane.core.naming import hashed_name
+from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
+from modelplane.stack import PlannedRelease
+from modelplane.xfn import objects
+from modelplane.xfn.runner import keep_observed
+from modelplane.xfn.structs import to_dict
+
+HELM_PROVIDER_CONFIG: Final = "helm-provider-config"
+RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
+USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
+RELEASE_PREFIX: Final = "release-"
+USAGE_PREFIX: Final = "usage-"
+REPLICA_USAGE_PREFIX: Final = "usage-replica-"
+
+
+def release_key(name: str) -> str:
+    return f"{RELEASE_PREFIX}{name}"
+
+
+@dataclass
+class Installed:
+    """What the Managed stack composed: releases by name, and those waiting or not Ready."""
+
+    composed: list[str] = field(default_factory=list[str])
+    waiting: list[str] = field(default_factory=list[str])
+    unready: list[str] = field(default_factory=list[str])
+
+
+def _ready(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any]) -> None:
+    rsp.desired.resources[key].ready = (
+        fnv1.READY_TRUE if objects.is_ready(observed.get(key)) else fnv1.READY_FALSE
+    )
+
+
+def _created(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any]) -> None:
+    # ProviderConfigs and Usages have no readiness of their own: created is ready.
+    if key in observed:
+        rsp.desired.resources[key].ready = fnv1.READY_TRUE
+
+
+def _release(
+    cluster: str, namespace: str, planned: PlannedRelease, provider: dict[str, str]
+) -> dict[str, Any]:
+    for_provider: dict[str, Any] = {
+        "chart": dict(planned.chart),
+        "namespace": planned.namespace,
+        # Ready means the chart's workloads run: what a dependent release needs.
+        "wait": True,
+    }
+    if planned.values:
+        for_provider["values"] = dict(planned.values)
+    return {
+        "apiVersion": RELEASE_API_VERSION,
+        "kind": "Release",
+        "metadata": {"name": f"{cluster}-{planned.name}", "namespace": namespace},
+        "spec": {"forProvider": for_provider, "providerConfigRef": provider},
+    }
+
+
+def compose_managed(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    *,
+    cluster: str,
+    namespace: str,
+    secret_ref: dict[str, str],
+    plan: Sequence[PlannedRelease],
+    replicas: Sequence[PlacedReplica],
+    needs: Mapping[str, tuple[str, ...]],
+    keep_replica_usages: bool,
+    req: fnv1.RunFunctionRequest,
+) -> Installed:
+    """Compose the releases whose prerequisites are Ready (and every one composed before),
+    their ProviderConfig and the Usages that order and protect them."""
+    installed = Installed()
+    provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
+    by_name = {planned.name: planned for planned in plan}
+    for planned in plan:
+        key = release_key(planned.name)
+        prerequisites_ready = all(
+            objects.is_ready(observed.get(release_key(name))) for name in planned.after
+        )
+        if key not in observed and not prerequisites_ready:
+            installed.waiting.append(planned.name)
+            continue
+        rsp.desired.resources[key].resource.update(_release(cluster, namespace, planned, provider))
+        _ready(rsp, key, observed)
+        installed.composed.append(planned.name)
+        if not objects.is_ready(observed.get(key)):
+            installed.unready.append(planned.name)
+    if installed.composed:
+        _provider_config(rsp, observed, cluster, secret_ref)
+    composed = set(installed.composed)
+    for planned in plan:
+        if planned.name not in composed:
+            continue
+        for prerequisite in planned.after:
+            if prerequisite in composed:
+                _order(rsp, observed, cluster, namespace, by_name[prerequisite], planned)
+    for replica in replicas:
+        for name in needs.get(f"{replica.namespace}/{replica.name}", ()):
+            if name in composed:
+                _protect(rsp, observed, cluster, namespace, by_name[name], replica)
+    if keep_replica_usages:
+        # A replica that cannot be read may still need what its Usages protect.
+        keep_observed(req, rsp, {k for k in observed if k.startswith(REPLICA_USAGE_PREFIX)})
+    return installed
+
+
+def _provider_config(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    cluster: str,
+    secret_ref: dict[str, str],
+) -> None:
+    rsp.desired.resources[HELM_PROVIDER_CONFIG].resource.update(
+        objects.cluster_provider_config(
+            cluster, secret_ref, objects.HELM_PROVIDER_CONFIG_API_VERSION
+        )
+    )
+    _created(rsp, HELM_PROVIDER_CONFIG, observed)
+
+
+def _release_ref(cluster: str, namespace: str, planned: PlannedRelease) -> dict[str, Any]:
+    return {
+        "apiVersion": RELEASE_API_VERSION,
+        "kind": "Release",
+        "resourceRef": {"name": f"{cluster}-{planned.name}", "namespace": namespace},
+    }
+
+
+def _order(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    cluster: str,
+    namespace: str,
+    prerequisite: PlannedRelease,
+    dependent: PlannedRelease,
+) -> None:
+    key = f"{USAGE_PREFIX}{prerequisite.name}-by-{dependent.name}"
+    by = _release_ref(cluster, namespace, dependent)
+    by["resourceRef"].pop("namespace")
+    body = {
+        "apiVersion": USAGE_API_VERSION,
+        "kind": "Usage",
+        "metadata": {
+            "name": hashed_name(f"{cluster}-{prerequisite.name}", cluster, key),
+            "namespace": namespace,
+        },
+        "spec": {
+            "of": _release_ref(cluster, namespace, prerequisite),
+            "by": by,
+            "replayDeletion": True,
+        },
+    }
+    rsp.desired.resources[key].resource.update(body)
+    _created(rsp, key, observed)
+
+
+def _protect(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    cluster: str,
+    namespace: str,
+    release: PlannedRelease,
+    replica: PlacedReplica,
+) -> None:
+    key = f"{REPLICA_USAGE_PREFIX}{release.name}-{replica.namespace}-{replica.name}"
+    body = {
+        "apiVersion": USAGE_API_VERSION,
+        "kind": "Usage",
+        "metadata": {
+            "name": hashed_name(f"{cluster}-{release.name}", cluster, replica.name),
+            "namespace": replica.namespace,
+        },
+        "spec": {
+            "of": _release_ref(cluster, namespace, release),
+            "by": {
+                "apiVersion": API_VERSION,
+                "kind": MODEL_REPLICA,
+                "resourceRef": {"name": replica.name},
+            },
+            "replayDeletion": True,
+        },
+    }
+    rsp.desired.resources[key].resource.update(body)
+    _created(rsp, key, observed)
+
+
+def hand_over(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, observed: Mapping[str, Any]
+) -> list[str]:
+    """Observe mode: every Release composed before, kept but only observed, so the
+    charts stay installed and the platform takes them over. Returns their keys."""
+    keys = sorted(k for k in observed if k.startswith(RELEASE_PREFIX))
+    kept = keep_observed(req, rsp, set(keys))
+    for key in kept:
+        body = to_dict(rsp.desired.resources[key].resource)
+        spec = body.get("spec")
+        if isinstance(spec, dict):
+            cast(dict[str, Any], spec)["managementPolicies"] = list(objects.OBSERVE_ONLY)
+            rsp.desired.resources[key].resource.Clear()
+            rsp.desired.resources[key].resource.update(body)
+    if kept and HELM_PROVIDER_CONFIG in observed:
+        keep_observed(req, rsp, {HELM_PROVIDER_CONFIG})
+    return kept
+
+
+def keep_all(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    """Bad stack input: every Release, Usage and provider-helm ProviderConfig as it is."""
+    keys = {
+        k
+        for k in req.observed.resources
+        if k.startswith((RELEASE_PREFIX, USAGE_PREFIX)) or k == HELM_PROVIDER_CONFIG
+    }
+    keep_observed(req, rsp, keys)

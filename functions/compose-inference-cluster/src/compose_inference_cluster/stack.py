@@ -1,0 +1,217 @@
+"""The cluster's serving stack: install it (Managed), observe it (both), report StackReady.
+
+`StackReady` is False when the stack block is invalid (`InvalidStack`, naming
+every field; every Release and Usage composed before is kept) or a prerequisite
+is observed absent (`PrerequisitesMissing`, listing each and who needs it);
+Unknown while releases install (`InstallingStack`, listing what is still missing
+meanwhile) or prerequisites are not all observed yet (`CheckingPrerequisites`);
+True otherwise (`StackComplete`).
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceCluster
+
+from compose_inference_cluster import releases
+from compose_inference_cluster.prerequisites import Findings, observe
+from compose_inference_cluster.replicas import Placed, PlacedReplica
+from modelplane.conventions import SchedulingConfig
+from modelplane.core.issues import has_errors
+from modelplane.core.vocabulary import STACK_READY, Reason
+from modelplane.stack import (
+    NVIDIA_GPU_DRIVER,
+    ClusterFacts,
+    Mode,
+    PlannedRelease,
+    QueueUse,
+    cluster_prerequisites,
+    plan_releases,
+    read_stack,
+)
+from modelplane.xfn import report
+from modelplane.xfn.runner import observed_resources
+
+
+@dataclass(frozen=True)
+class StackInputs:
+    """What the rest of the function already read, that the stack depends on."""
+
+    name: str
+    secret_ref: dict[str, str]
+    scheduling: SchedulingConfig
+    pools: Sequence[Mapping[str, Any]]
+    placed: Placed
+    tenancy_ok: bool
+
+    @property
+    def namespace(self) -> str:
+        """Where the cluster's managed resources live: its kubeconfig Secret's namespace."""
+        return self.secret_ref["namespace"]
+
+
+def gateway_class(cluster: InferenceCluster) -> str | None:
+    """`spec.gateway.gatewayClassName`, when the XRD declares the field and it is set.
+
+    The traffic path adds `spec.gateway` to the XRD; until then the generated model
+    has no such field and this reads None.
+    """
+    gateway: Any = getattr(cluster.spec, "gateway", None)
+    name: Any = getattr(gateway, "gatewayClassName", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _dra(device: Mapping[str, Any]) -> bool:
+    return device.get("claim", "DRA") == "DRA"
+
+
+def _device_classes(pools: Sequence[Mapping[str, Any]]) -> list[str]:
+    return sorted(
+        {
+            str(device["deviceClassName"])
+            for pool in pools
+            for device in pool.get("devices") or ()
+            if _dra(device) and device.get("deviceClassName")
+        }
+    )
+
+
+def _nvidia(pools: Sequence[Mapping[str, Any]]) -> bool:
+    return any(
+        _dra(device) and device.get("driver") == NVIDIA_GPU_DRIVER
+        for pool in pools
+        for device in pool.get("devices") or ()
+    )
+
+
+def _priorities(config: SchedulingConfig) -> list[str]:
+    named = {config.default_priority} if config.default_priority else set[str]()
+    named |= set(config.allowed_priorities)
+    return sorted(named)
+
+
+def _needs(
+    replica: PlacedReplica, facts: ClusterFacts, plan: Sequence[PlannedRelease]
+) -> tuple[str, ...]:
+    """The releases a replica needs directly (the rest follow through the ordering
+    Usages): its DRA driver, backend, scheduler and gateway."""
+    planned = {r.name for r in plan}
+    names: list[str] = []
+    if replica.claims:
+        names.append("nvidia-dra-driver-gpu")
+    names.append("kserve-llmisvc" if facts.kserve else ("lws" if replica.multi_node else ""))
+    if facts.scheduler.install is not None:
+        names.append(facts.scheduler.install.releases[-1].name)
+    if facts.gateway_class:
+        names.append("envoy-gateway")
+    return tuple(sorted(n for n in set(names) if n in planned))
+
+
+def compose_stack(
+    req: fnv1.RunFunctionRequest,
+    rsp: fnv1.RunFunctionResponse,
+    cluster: InferenceCluster,
+    inputs: StackInputs,
+) -> None:
+    """Compose the stack and its observers; set StackReady and `status.stack`."""
+    spec = cluster.spec
+    config, issues = read_stack(spec.stack if spec else None)
+    backend = spec.backend.type if spec and spec.backend and spec.backend.type else "Native"
+    facts = ClusterFacts(
+        kserve=str(backend) == "KServe",
+        scheduler=inputs.scheduling.scheduler,
+        gateway_class=gateway_class(cluster),
+        nvidia_gpus=_nvidia(inputs.pools),
+    )
+    observed = observed_resources(req)
+    placed = inputs.placed
+    installed: releases.Installed | None = None
+    if has_errors(issues):
+        releases.keep_all(req, rsp)
+    elif config.mode is Mode.MANAGED:
+        plan, plan_issues = plan_releases(facts, config)
+        issues += plan_issues
+        installed = releases.compose_managed(
+            rsp,
+            observed,
+            cluster=inputs.name,
+            namespace=inputs.namespace,
+            secret_ref=inputs.secret_ref,
+            plan=plan,
+            replicas=placed.replicas,
+            needs={f"{r.namespace}/{r.name}": _needs(r, facts, plan) for r in placed.replicas},
+            keep_replica_usages=not placed.known or placed.unreadable > 0,
+            req=req,
+        )
+    else:
+        releases.hand_over(req, rsp, observed)
+
+    queues: list[QueueUse] = [r.queue for r in placed.replicas if r.queue is not None]
+    priorities = _priorities(inputs.scheduling)
+    prerequisites = cluster_prerequisites(
+        kserve=facts.kserve,
+        scheduler=facts.scheduler,
+        gangs=inputs.scheduling.gang_enabled,
+        gateway=facts.gateway_class,
+        device_classes=_device_classes(inputs.pools),
+        priorities=priorities,
+        priority_refs=[ref for r in placed.replicas for ref in r.priority_objects],
+        queues=queues,
+    )
+    findings = observe(
+        req,
+        rsp,
+        observed,
+        cluster=inputs.name,
+        namespace=inputs.namespace,
+        prerequisites=prerequisites,
+        complete=placed.known and placed.unreadable == 0 and inputs.tenancy_ok,
+    )
+    report.report_issues(
+        rsp,
+        STACK_READY,
+        issues,
+        _condition(findings, installed),
+        failed_reason=Reason.INVALID_STACK,
+    )
+    rsp.desired.composite.resource.get_or_create_struct("status").update(
+        {"stack": findings.status()}
+    )
+
+
+def _condition(findings: Findings, installed: releases.Installed | None) -> report.Condition:
+    if installed is not None and (installed.waiting or installed.unready):
+        # What a release being installed brings is missing until it runs: that is
+        # progress, not a fault (new replicas are still kept away from it).
+        pending = sorted(installed.waiting + installed.unready)
+        message = f"installing: {', '.join(pending)}"
+        if findings.missing:
+            message += f"; missing until then: {findings.describe_missing()}"
+        return report.Condition(STACK_READY, None, Reason.INSTALLING_STACK, message)
+    if findings.missing:
+        return report.Condition(
+            STACK_READY,
+            False,
+            Reason.PREREQUISITES_MISSING,
+            f"missing: {findings.describe_missing()}",
+        )
+    if findings.unknown:
+        total = findings.checked + len(findings.unknown)
+        return report.Condition(
+            STACK_READY,
+            None,
+            Reason.CHECKING_PREREQUISITES,
+            f"{findings.checked} of {total} prerequisites observed",
+        )
+    installs = f"; {len(installed.composed)} releases installed" if installed else ""
+    return report.Condition(
+        STACK_READY,
+        True,
+        Reason.STACK_COMPLETE,
+        f"{findings.present} prerequisites present{installs}",
+    )

@@ -1,0 +1,54 @@
+"""Helm charts a Managed stack installs: where each comes from and at which version.
+
+Every component of the serving stack (Node Feature Discovery, the NVIDIA DRA
+driver, LeaderWorkerSet, KServe, the gateway, each in-cluster scheduler) is a
+`Component`: the `spec.stack.versions` key that overrides its pinned version,
+and the Helm releases it is made of, installed in order. The stack's own
+components live in `modelplane.stack.components`; each scheduler module in
+`modelplane.conventions.schedulers` carries its own, so adding a scheduler stays
+one module.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart in a repository (https or oci://), or a package URL with `{version}` in it."""
+
+    name: str
+    repository: str = ""
+    url: str = ""
+
+    def for_provider(self, version: str) -> dict[str, str]:
+        """provider-helm's `spec.forProvider.chart` for this chart at `version`."""
+        if self.url:
+            return {"name": self.name, "url": self.url.format(version=version)}
+        return {"name": self.name, "repository": self.repository, "version": version}
+
+
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """One Helm release of a component: its name and namespace on the workload cluster."""
+
+    name: str
+    chart: Chart
+    namespace: str
+    values: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+
+
+@dataclass(frozen=True)
+class Component:
+    """A part of the serving stack: its override key, pinned version and releases.
+
+    `releases` install in order, each once the one before reports Ready (a CRD
+    chart before the chart that uses it).
+    """
+
+    key: str
+    title: str
+    version: str
+    releases: tuple[ReleaseSpec, ...]

@@ -1,0 +1,39 @@
+"""The serving stack of a workload cluster: what it installs, and what it must have.
+
+Pure: no Crossplane imports. `read_stack` validates `spec.stack`;
+`plan_releases` says which Helm releases a Managed stack installs and in which
+order (`components` holds the stack's own; each in-cluster scheduler's module
+holds its own chart); `cluster_prerequisites` says what both modes observe and
+which replicas need each; `seen` reads what an Observe-only Object found.
+"""
+
+from modelplane.stack.components import NVIDIA_GPU_DRIVER, all_components
+from modelplane.stack.config import Mode, StackConfig, read_stack, version_error
+from modelplane.stack.observation import Seen, seen
+from modelplane.stack.plan import ClusterFacts, PlannedRelease, plan_releases
+from modelplane.stack.prerequisites import (
+    Prerequisite,
+    QueueUse,
+    Scope,
+    cluster_prerequisites,
+    gateway_class,
+)
+
+__all__ = [
+    "NVIDIA_GPU_DRIVER",
+    "ClusterFacts",
+    "Mode",
+    "PlannedRelease",
+    "Prerequisite",
+    "QueueUse",
+    "Scope",
+    "Seen",
+    "StackConfig",
+    "all_components",
+    "cluster_prerequisites",
+    "gateway_class",
+    "plan_releases",
+    "read_stack",
+    "seen",
+    "version_error",
+]

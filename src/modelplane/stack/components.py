@@ -1,0 +1,124 @@
+"""The serving stack's own components: what a Managed stack installs besides the scheduler.
+
+Each is a `Component` (its `spec.stack.versions` key, pinned version and Helm
+releases); the in-cluster schedulers' live in their modules
+(`modelplane.conventions.schedulers`). The pins are the upstream releases the
+rest of Modelplane is checked against (the CRDs in `../shared/crds`).
+"""
+
+from collections.abc import Mapping
+from typing import Final
+
+from modelplane.conventions.schedulers import SCHEDULERS
+from modelplane.core.charts import Chart, Component, ReleaseSpec
+
+# The DRA driver name NVIDIA's driver publishes GPUs under: a pool whose class
+# declares DRA devices of this driver needs it installed.
+NVIDIA_GPU_DRIVER: Final = "gpu.nvidia.com"
+
+NODE_FEATURE_DISCOVERY: Final = Component(
+    key="nodeFeatureDiscovery",
+    title="Node Feature Discovery",
+    version="0.18.3",
+    releases=(
+        ReleaseSpec(
+            "node-feature-discovery",
+            Chart(
+                "node-feature-discovery",
+                repository="https://kubernetes-sigs.github.io/node-feature-discovery/charts",
+            ),
+            namespace="node-feature-discovery",
+        ),
+    ),
+)
+NVIDIA_DRA_DRIVER: Final = Component(
+    key="nvidiaDraDriver",
+    title="NVIDIA DRA driver for GPUs",
+    version="25.12.0",
+    releases=(
+        ReleaseSpec(
+            "nvidia-dra-driver-gpu",
+            Chart("nvidia-dra-driver-gpu", repository="https://helm.ngc.nvidia.com/nvidia"),
+            namespace="nvidia-dra-driver-gpu",
+            # GPU allocation through DRA (the gpu.nvidia.com DeviceClass); Modelplane
+            # claims no ComputeDomains.
+            values={
+                "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+                "gpuResourcesEnabledOverride": True,
+            },
+        ),
+    ),
+)
+LEADER_WORKER_SET: Final = Component(
+    key="leaderWorkerSet",
+    title="LeaderWorkerSet",
+    version="0.10.0",
+    releases=(
+        ReleaseSpec(
+            "lws", Chart("lws", repository="oci://registry.k8s.io/lws/charts"), "lws-system"
+        ),
+    ),
+)
+CERT_MANAGER: Final = Component(
+    key="certManager",
+    title="cert-manager",
+    version="v1.18.2",
+    releases=(
+        ReleaseSpec(
+            "cert-manager",
+            Chart("cert-manager", repository="https://charts.jetstack.io"),
+            namespace="cert-manager",
+            values={"crds": {"enabled": True}},
+        ),
+    ),
+)
+KSERVE: Final = Component(
+    key="kserve",
+    title="KServe LLMInferenceService",
+    version="v0.20.0",
+    releases=(
+        ReleaseSpec(
+            "kserve-llmisvc-crd",
+            Chart("kserve-llmisvc-crd", repository="oci://ghcr.io/kserve/charts"),
+            namespace="kserve",
+        ),
+        ReleaseSpec(
+            "kserve-llmisvc",
+            Chart("kserve-llmisvc-resources", repository="oci://ghcr.io/kserve/charts"),
+            namespace="kserve",
+        ),
+    ),
+)
+ENVOY_GATEWAY: Final = Component(
+    key="envoyGateway",
+    title="Envoy Gateway",
+    version="v1.8.1",
+    releases=(
+        ReleaseSpec(
+            "envoy-gateway",
+            Chart("gateway-helm", repository="oci://docker.io/envoyproxy"),
+            namespace="envoy-gateway-system",
+        ),
+    ),
+)
+# Envoy Gateway's GatewayClass controller, for the GatewayClass a Managed stack creates.
+ENVOY_GATEWAY_CONTROLLER: Final = "gateway.envoyproxy.io/gatewayclass-controller"
+
+STACK_COMPONENTS: Final = (
+    NODE_FEATURE_DISCOVERY,
+    NVIDIA_DRA_DRIVER,
+    LEADER_WORKER_SET,
+    CERT_MANAGER,
+    KSERVE,
+    ENVOY_GATEWAY,
+)
+
+
+def all_components() -> Mapping[str, Component]:
+    """Every component a `spec.stack.versions` key may name, by key: the stack's own and
+    every scheduler's."""
+    found = {c.key: c for c in STACK_COMPONENTS}
+    for scheduler in SCHEDULERS.values():
+        if scheduler.install is not None:
+            found[scheduler.install.key] = scheduler.install
+    return dict(sorted(found.items()))

@@ -1,0 +1,155 @@
+"""Which Helm releases a Managed stack installs on one cluster, in which order.
+
+The cluster's backend, gateway, scheduler and hardware decide the components:
+
+- Node Feature Discovery and the NVIDIA DRA driver (GPU allocation through DRA)
+  when a pool's class declares DRA devices of NVIDIA's GPU driver;
+- LeaderWorkerSet always (multi-node workers run as LeaderWorkerSets, on KServe
+  too);
+- cert-manager, Envoy Gateway and KServe's LLMInferenceService controller on a
+  KServe cluster (its controller needs the Gateway API and webhook certificates);
+- Envoy Gateway when the cluster declares a gateway;
+- the in-cluster scheduler `spec.scheduling.provider` names, from its module.
+
+Each release lists the releases that must report Ready before it is composed
+(`after`): a component's releases in order, the DRA driver after Node Feature
+Discovery (it labels the GPU nodes the driver runs on), KServe's controller after
+its CRDs, cert-manager, LeaderWorkerSet and the gateway, and LeaderWorkerSet and
+the scheduler in the order the scheduler's module asks. The same edges order
+deletion (Usages). Deterministic: the plan is sorted by release name.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from modelplane.conventions.schedulers import Scheduler
+from modelplane.core.charts import Component
+from modelplane.core.issues import Issue, warning
+from modelplane.core.vocabulary import Reason
+from modelplane.stack.components import (
+    CERT_MANAGER,
+    ENVOY_GATEWAY,
+    KSERVE,
+    LEADER_WORKER_SET,
+    NODE_FEATURE_DISCOVERY,
+    NVIDIA_DRA_DRIVER,
+    all_components,
+)
+from modelplane.stack.config import ROOT, StackConfig
+
+
+@dataclass(frozen=True)
+class ClusterFacts:
+    """What decides a cluster's stack."""
+
+    kserve: bool
+    scheduler: Scheduler
+    gateway_class: str | None = None
+    nvidia_gpus: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedRelease:
+    """One Helm release to install: its chart at a version, its values, and what first."""
+
+    component: str
+    name: str
+    chart: dict[str, str]
+    namespace: str
+    values: Mapping[str, Any] = field(hash=False)
+    after: tuple[str, ...] = ()
+
+
+def merged(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `extra` merged in, maps recursively (Helm's values precedence)."""
+    out = dict(base)
+    for key, value in extra.items():
+        current = out.get(key)
+        if isinstance(current, Mapping) and isinstance(value, Mapping):
+            out[key] = merged(cast(Mapping[str, Any], current), cast(Mapping[str, Any], value))
+        else:
+            out[key] = value
+    return out
+
+
+def components(facts: ClusterFacts) -> list[Component]:
+    """The components this cluster needs, in install-priority order."""
+    needed: list[Component] = []
+    if facts.nvidia_gpus:
+        needed += [NODE_FEATURE_DISCOVERY, NVIDIA_DRA_DRIVER]
+    needed.append(LEADER_WORKER_SET)
+    if facts.kserve or facts.gateway_class:
+        needed.append(ENVOY_GATEWAY)
+    if facts.kserve:
+        needed += [CERT_MANAGER, KSERVE]
+    if facts.scheduler.install is not None:
+        needed.append(facts.scheduler.install)
+    return needed
+
+
+def _after(facts: ClusterFacts, names: set[str]) -> dict[str, set[str]]:
+    """Cross-component edges: release name -> releases that must be Ready first."""
+    edges: dict[str, set[str]] = {}
+
+    def edge(dependent: str, prerequisite: str) -> None:
+        if dependent in names and prerequisite in names:
+            edges.setdefault(dependent, set()).add(prerequisite)
+
+    edge("nvidia-dra-driver-gpu", "node-feature-discovery")
+    for prerequisite in ("cert-manager", "lws", "envoy-gateway"):
+        edge("kserve-llmisvc", prerequisite)
+    install = facts.scheduler.install
+    if install is not None:
+        for release in install.releases:
+            if facts.scheduler.installs_after_lws:
+                edge(release.name, "lws")
+            if facts.scheduler.installs_before_lws():
+                edge("lws", release.name)
+    return edges
+
+
+def plan_releases(
+    facts: ClusterFacts, config: StackConfig
+) -> tuple[list[PlannedRelease], list[Issue]]:
+    """The releases to install, sorted by name, and a warning for each version override
+    of a component this cluster does not install."""
+    needed = components(facts)
+    names = {release.name for c in needed for release in c.releases}
+    edges = _after(facts, names)
+    plan: list[PlannedRelease] = []
+    for component in needed:
+        version = config.version(component.key, component.version)
+        previous: str | None = None
+        for release in component.releases:
+            values = dict(release.values)
+            if component is LEADER_WORKER_SET:
+                values = merged(values, facts.scheduler.lws_values())
+            if component is facts.scheduler.install:
+                values = merged(values, facts.scheduler.chart_values())
+            after = set(edges.get(release.name, ()))
+            if previous is not None:
+                after.add(previous)
+            plan.append(
+                PlannedRelease(
+                    component=component.key,
+                    name=release.name,
+                    chart=release.chart.for_provider(version),
+                    namespace=release.namespace,
+                    values=values,
+                    after=tuple(sorted(after)),
+                )
+            )
+            previous = release.name
+    used = {c.key for c in needed}
+    issues = [
+        warning(
+            f"{ROOT}.versions[{key}]",
+            f"{all_components()[key].title} is not installed on this cluster; the override "
+            "does nothing",
+            Reason.STACK_FIELD_IGNORED,
+        )
+        for key in sorted(config.versions)
+        if key not in used
+    ]
+    return sorted(plan, key=lambda r: r.name), issues

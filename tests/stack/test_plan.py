@@ -1,0 +1,142 @@
+"""Which releases a Managed stack installs, at which versions, in which order."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from modelplane_models.inference_cluster import Stack
+
+from modelplane.conventions.schedulers import SCHEDULERS, Kueue, Scheduler, Volcano
+from modelplane.conventions.schedulers.kai import KAI
+from modelplane.core.issues import Severity
+from modelplane.stack import ClusterFacts, Mode, StackConfig, plan_releases, read_stack
+
+
+def names(facts: ClusterFacts, config: StackConfig | None = None) -> dict[str, tuple[str, ...]]:
+    plan, _ = plan_releases(facts, config or StackConfig(Mode.MANAGED))
+    return {r.name: r.after for r in plan}
+
+
+def test_a_native_cluster_on_the_default_scheduler_gets_lws_only() -> None:
+    facts = ClusterFacts(kserve=False, scheduler=SCHEDULERS["Default"]())
+    assert names(facts) == {"lws": ()}
+
+
+def test_nvidia_gpus_bring_node_feature_discovery_then_the_dra_driver() -> None:
+    facts = ClusterFacts(kserve=False, scheduler=SCHEDULERS["Default"](), nvidia_gpus=True)
+    assert names(facts) == {
+        "lws": (),
+        "node-feature-discovery": (),
+        "nvidia-dra-driver-gpu": ("node-feature-discovery",),
+    }
+
+
+def test_kserve_waits_for_its_crds_certificates_lws_and_gateway() -> None:
+    facts = ClusterFacts(kserve=True, scheduler=Kueue())
+    assert names(facts) == {
+        "cert-manager": (),
+        "envoy-gateway": (),
+        "kserve-llmisvc": ("cert-manager", "envoy-gateway", "kserve-llmisvc-crd", "lws"),
+        "kserve-llmisvc-crd": (),
+        "kueue": ("lws",),
+        "lws": (),
+    }
+
+
+def test_a_gateway_brings_envoy_gateway() -> None:
+    facts = ClusterFacts(kserve=False, scheduler=KAI(), gateway_class="eg")
+    assert names(facts) == {"envoy-gateway": (), "kai-scheduler": (), "lws": ()}
+
+
+def test_lws_follows_volcano_when_it_creates_volcano_podgroups() -> None:
+    assert names(ClusterFacts(kserve=False, scheduler=Volcano()))["lws"] == ("volcano",)
+    plan, _ = plan_releases(ClusterFacts(kserve=False, scheduler=Volcano()), StackConfig())
+    (lws,) = [r for r in plan if r.name == "lws"]
+    assert lws.values == {"gangSchedulingManagement": {"schedulerProvider": "volcano"}}
+    without = names(ClusterFacts(kserve=False, scheduler=Volcano(lws_gang_scheduling=False)))
+    assert without["lws"] == ()
+
+
+def test_scheduler_settings_reach_its_chart() -> None:
+    plan, _ = plan_releases(
+        ClusterFacts(kserve=False, scheduler=KAI(queue_label_key="runai/queue")), StackConfig()
+    )
+    (kai,) = [r for r in plan if r.name == "kai-scheduler"]
+    assert kai.values == {"podgrouper": {"queueLabelKey": "runai/queue"}}
+    assert kai.chart == {
+        "name": "kai-scheduler",
+        "repository": "oci://ghcr.io/kai-scheduler/kai-scheduler",
+        "version": "v0.17.0",
+    }
+
+
+def test_an_override_pins_a_component_and_an_unused_one_is_a_warning() -> None:
+    config, issues = read_stack(
+        Stack.model_validate(
+            {"mode": "Managed", "versions": {"leaderWorkerSet": "0.9.1", "kserve": "v0.20.1"}}
+        )
+    )
+    assert issues == []
+    plan, warnings = plan_releases(ClusterFacts(kserve=False, scheduler=KAI()), config)
+    (lws,) = [r for r in plan if r.name == "lws"]
+    assert lws.chart["version"] == "0.9.1"
+    assert [(w.path, w.severity) for w in warnings] == [
+        ("spec.stack.versions[kserve]", Severity.WARNING)
+    ]
+
+
+def test_the_scheduler_plugins_chart_comes_from_its_release_package() -> None:
+    config, _ = read_stack(
+        Stack.model_validate({"mode": "Managed", "versions": {"schedulerPlugins": "0.33.1"}})
+    )
+    plan, _ = plan_releases(
+        ClusterFacts(kserve=False, scheduler=SCHEDULERS["Coscheduling"]()), config
+    )
+    (plugins,) = [r for r in plan if r.name == "scheduler-plugins"]
+    assert plugins.chart == {
+        "name": "scheduler-plugins",
+        "url": "https://github.com/kubernetes-sigs/scheduler-plugins/releases/download/"
+        "v0.33.1/scheduler-plugins-0.33.1.tgz",
+    }
+
+
+@pytest.mark.parametrize(
+    ("version", "ok"),
+    [
+        ("1.2.3", True),
+        ("v1.2.3", True),
+        ("1.2.3-rc.1+build.5", True),
+        ("1.2", False),
+        ("latest", False),
+        ("v01.2.3", False),
+        ("", False),
+        ("1.2.3 ", False),
+    ],
+)
+def test_versions_are_semver_with_an_optional_v(version: str, ok: bool) -> None:
+    _, issues = read_stack(Stack.model_construct(mode="Managed", versions={"kueue": version}))
+    assert (issues == []) is ok, issues
+
+
+SCHEDULER_INSTANCES: list[Scheduler] = [cls() for cls in SCHEDULERS.values()]
+
+
+@given(
+    st.booleans(),
+    st.sampled_from(SCHEDULER_INSTANCES),
+    st.sampled_from([None, "eg"]),
+    st.booleans(),
+)
+def test_every_plan_is_ordered_and_closed(
+    kserve: bool, scheduler: Scheduler, gateway: str | None, nvidia: bool
+) -> None:
+    """Every prerequisite is itself planned, and following `after` never loops."""
+    plan, _ = plan_releases(ClusterFacts(kserve, scheduler, gateway, nvidia), StackConfig())
+    after = {r.name: r.after for r in plan}
+    assert [r.name for r in plan] == sorted(after)
+    for name, prerequisites in after.items():
+        assert set(prerequisites) <= set(after), name
+    done: set[str] = set()
+    while len(done) < len(after):
+        ready = {n for n, pre in after.items() if n not in done and set(pre) <= done}
+        assert ready, f"a cycle among {set(after) - done}"
+        done |= ready
