@@ -25,8 +25,10 @@ sync: uv ## Install the workspace and its tools into .venv.
 	@$(UV) sync --frozen --quiet
 
 .PHONY: run
-run: sync ## Render the example fleet, one fleet per in-cluster scheduler, and the stack example.
+run: sync ## Render the example fleet, the serving fleet, one fleet per in-cluster scheduler, and the stack example.
 	$(RUN) modelplane render examples/catalog examples/fleet
+	@echo; echo "=== examples/serving"
+	$(RUN) modelplane render examples/catalog examples/serving
 	@for scheduler in $(SCHEDULERS); do \
 	  echo; echo "=== examples/schedulers/$$scheduler"; \
 	  $(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/schedulers/$$scheduler || exit 1; \

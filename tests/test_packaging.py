@@ -23,6 +23,7 @@ RUNTIME_PACKAGES = {
     "fleet",
     "scheduling",
     "stack",
+    "traffic",
     "workloads",
     "xfn",
 }

@@ -256,9 +256,20 @@ SIDECAR: Obj = {"name": "proxy", "image": "envoy"}
         ),
         pytest.param(
             edited(DEPLOYMENT, f"{ENGINE}.env", [{"name": "MODELPLANE_NODE_RANK", "value": "1"}]),
-            "containers[0].env: Forbidden: MODELPLANE_NODE_RANK, MODELPLANE_NODE_COUNT and "
-            "MODELPLANE_LEADER_ADDRESS are set by Modelplane",
+            "containers[0].env: Forbidden: MODELPLANE_NODE_RANK, MODELPLANE_NODE_COUNT, "
+            "MODELPLANE_LEADER_ADDRESS, MODELPLANE_MODEL_NAME, MODELPLANE_MODEL_URI and "
+            "MODELPLANE_PREFILL_ADDRESS are set by Modelplane",
             id="the injected env is Modelplane's",
+        ),
+        pytest.param(
+            edited(DEPLOYMENT, f"{ENGINE}.env", [{"name": "MODELPLANE_MODEL_NAME", "value": "x"}]),
+            "containers[0].env: Forbidden: MODELPLANE_NODE_RANK",
+            id="the served model name is Modelplane's too",
+        ),
+        pytest.param(
+            edited(DEPLOYMENT, "spec.model", {"uri": "Qwen/Qwen2.5-7B"}),
+            "spec.model.uri: Invalid value",
+            id="a model URI has a scheme",
         ),
     ],
 )

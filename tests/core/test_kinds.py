@@ -9,11 +9,13 @@ from celpy.adapter import json_to_cel
 from modelplane.core import kinds
 from modelplane.core.kinds import (
     DEPLOYMENT,
+    GATEWAY,
     LEADER_WORKER_SET,
     LLM_INFERENCE_SERVICE,
     WORKLOAD_KINDS,
     WorkloadKind,
 )
+from modelplane.core.kinds.gateway import address
 
 SPECS: dict[str, dict[str, Any]] = {
     "Deployment": {"replicas": 3, "template": {"spec": {"containers": []}}},
@@ -28,8 +30,15 @@ SPECS: dict[str, dict[str, Any]] = {
         "worker": {},
         "prefill": {"replicas": 3, "template": {}},
     },
+    "Service": {"selector": {"app": "x"}, "ports": [{"name": "http", "port": 8000}]},
+    "InferencePool": {"selector": {"matchLabels": {"app": "x"}}, "targetPorts": [{"number": 8000}]},
+    "HTTPRoute": {"parentRefs": [{"name": "gw", "namespace": "infra"}], "rules": []},
+    "Gateway": {"gatewayClassName": "eg", "listeners": [{"name": "http", "port": 80}]},
 }
 PODS = {"Deployment": 3, "LeaderWorkerSet": 8, "LLMInferenceService": 2 * 2 + 3}
+# Kinds whose controller reports when they serve; the others serve once created.
+REPORTING = [k for k in WORKLOAD_KINDS if k.readiness()["policy"] == "DeriveFromCelQuery"]
+CREATED = [k for k in WORKLOAD_KINDS if k not in REPORTING]
 
 
 def manifest(kind: WorkloadKind, name: str = "w") -> dict[str, Any]:
@@ -46,7 +55,7 @@ def _cel(query: str, obj: dict[str, Any]) -> bool:
     return bool(env.program(env.compile(query)).evaluate({"object": json_to_cel(obj)}))
 
 
-@pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
+@pytest.mark.parametrize("kind", REPORTING, ids=repr)
 def test_a_healthy_object_serves_by_the_readiness_query_and_the_status_reader(
     kind: WorkloadKind,
 ) -> None:
@@ -58,11 +67,47 @@ def test_a_healthy_object_serves_by_the_readiness_query_and_the_status_reader(
     assert kind.serving(manifest(kind))[0] is False
 
 
+@pytest.mark.parametrize("kind", CREATED, ids=repr)
+def test_a_kind_without_a_serving_report_serves_once_created(kind: WorkloadKind) -> None:
+    assert kind.readiness() == {"policy": "SuccessfulCreate"}
+    assert kind.serving(manifest(kind)) == (True, f"{kind.kind} w is {kind.serving_condition}")
+    assert kind.serving(None)[0] is False
+    assert kinds.pods(manifest(kind)) == 0
+
+
+def test_a_route_serves_only_once_every_gateway_accepted_it() -> None:
+    route = kinds.HTTP_ROUTE
+    spec = {"parentRefs": [{"name": "a"}, {"name": "b"}]}
+    status = route.healthy_status(spec)
+    healthy = {**manifest(route), "spec": spec, "status": status}
+    assert route.serving(healthy)[0] and _cel(route.readiness()["celQuery"], healthy)
+    status["parents"][1]["conditions"][0] = {
+        "type": "Accepted",
+        "status": "False",
+        "reason": "NotAllowedByListeners",
+    }
+    assert route.serving(healthy) == (
+        False,
+        "HTTPRoute w is not accepted by Gateway b: NotAllowedByListeners",
+    )
+    assert not _cel(route.readiness()["celQuery"], healthy)
+
+
+def test_a_simulated_gateway_has_an_address_of_its_own_per_cluster() -> None:
+    gateway = {**manifest(GATEWAY), "metadata": {"name": "gw", "namespace": "infra"}}
+    east = GATEWAY.healthy_status_on(gateway, "east")
+    west = GATEWAY.healthy_status_on(gateway, "west")
+    assert address({"status": east}) == "gw.infra.east.example"
+    assert address({"status": west}) == "gw.infra.west.example"
+    assert address({"status": GATEWAY.healthy_status(gateway["spec"])}) is None
+    assert address(None) is None
+
+
 @pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
 def test_lookup_by_kind_and_group(kind: WorkloadKind) -> None:
     assert kinds.workload_kind(manifest(kind)) is kind
     assert kinds.named(kind.kind) is kind
-    other_version = {**manifest(kind), "apiVersion": f"{kind.group}/v9"}
+    other_version = {**manifest(kind), "apiVersion": f"{kind.group}/v9" if kind.group else "v9"}
     assert kinds.workload_kind(other_version) is kind
     other_group = {**manifest(kind), "apiVersion": "example.com/v1"}
     assert kinds.workload_kind(other_group) is None
@@ -74,7 +119,7 @@ def test_unknown_kinds_are_refused_by_name() -> None:
         kinds.named("StatefulSet")
 
 
-@pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
+@pytest.mark.parametrize("kind", [k for k in WORKLOAD_KINDS if k.kind in PODS], ids=repr)
 def test_pod_count_is_the_sum_of_the_pod_sets(kind: WorkloadKind) -> None:
     assert kinds.pods(manifest(kind)) == PODS[kind.kind]
 

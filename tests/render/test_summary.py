@@ -165,3 +165,42 @@ def test_table_pads_all_but_the_last_column() -> None:
     assert table(["A", "LONGER"], [["xyz", "1"], ["x", "multi\nline"]]) == (
         "A    LONGER\nxyz  1\nx    multi line"
     )
+
+
+SERVICE: dict[str, Any] = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelService",
+    "metadata": {"name": "chat", "namespace": "ml", "uid": "u-s"},
+    "spec": {"gatewayRef": {"name": "fleet"}},
+    "status": {
+        "address": "http://chat.models.example.com",
+        "endpoints": [
+            {
+                "deployment": "kimi",
+                "replica": "kimi-a1",
+                "cluster": "east",
+                "url": "http://e/a1",
+                "weight": 6667,
+            },
+            {"external": True, "url": "https://api.example.com/v1", "weight": 3333},
+        ],
+        "conditions": [{"type": "Routed", "status": "True", "reason": "RouteAccepted"}],
+    },
+}
+
+
+def test_each_service_shows_its_address_and_its_backends_shares() -> None:
+    result = RenderResult(objects=[SERVICE], events=[], reports=[], converged=True, rounds=1)
+    text = summarize(result, ["ModelService"])
+    assert (
+        "SERVICES\n"
+        "SERVICE  GATEWAY  ADDRESS                         ROUTED\n"
+        "ml/chat  fleet    http://chat.models.example.com  True (RouteAccepted)\n"
+    ) in text
+    assert (
+        "BACKENDS  ModelService ml/chat\n"
+        "DEPLOYMENT  REPLICA  CLUSTER  SHARE   URL\n"
+        "kimi        kimi-a1  east     66.67%  http://e/a1\n"
+        "external    -        -        33.33%  https://api.example.com/v1\n"
+    ) in text
+    assert "SERVICES" not in render_summary()

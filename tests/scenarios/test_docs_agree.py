@@ -94,3 +94,41 @@ def test_the_model_deployment_reference_example_matches_an_h100() -> None:
     schema = registry.get(deployment["apiVersion"], deployment["kind"])
     assert schema is not None
     assert schema.admit(deployment)[1] == []
+
+
+def test_the_serving_guide_writes_what_the_serving_example_runs() -> None:
+    """The guide's objects are the example's, and the shares it shows are what renders."""
+    page = DOCS / "guides" / "serving-behind-one-address.md"
+    docs = _yaml_blocks(page)
+    example = [
+        doc
+        for path in sorted((EXAMPLES / "serving").glob("*.yaml"))
+        for doc in yamlio.load_all(path.read_text())
+        if doc is not None
+    ]
+
+    def one(objects: list[Any], kind: str, name: str) -> Any:
+        (found,) = [o for o in objects if o.get("kind") == kind and o["metadata"]["name"] == name]
+        return found
+
+    assert one(docs, "ModelService", "chat")["spec"] == one(example, "ModelService", "chat")["spec"]
+    assert (
+        one(docs, "InferenceGateway", "fleet")["spec"]
+        == one(example, "InferenceGateway", "fleet")["spec"]
+    )
+    cluster = one(docs, "InferenceCluster", "serve-us-east")["spec"]
+    assert cluster == one(example, "InferenceCluster", "serve-us-east")["spec"]
+    (fragment,) = [d for d in docs if set(d) == {"spec"}]
+    deployment = one(example, "ModelDeployment", "qwen-h100")["spec"]
+    assert fragment["spec"]["model"] == deployment["model"]
+    assert fragment["spec"]["workers"]["template"] == deployment["workers"]["template"]
+
+    run = modelplane("render", EXAMPLES / "catalog", EXAMPLES / "serving")
+    assert run.code == 0, run.err
+    shown = re.search(r"```text\n(.*?)```", page.read_text(), flags=re.DOTALL)
+    assert shown is not None
+    for line in shown.group(1).splitlines():
+        if line.startswith(("qwen", "external", "chat-team/chat")):
+            # The guide elides the gateway host in URLs; the rest of each row is what renders.
+            head = line.split("http://...")[0].rstrip()
+            assert head in run.out, head

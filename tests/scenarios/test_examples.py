@@ -18,6 +18,7 @@ from .fleets import Fleet, Renderer
 
 SETS = {
     "fleet": ("catalog", "fleet"),
+    "serving": ("catalog", "serving"),
     **{
         provider: ("catalog", "schedulers/models.yaml", f"schedulers/{provider}")
         for provider in ("kai", "kueue", "volcano", "coscheduling", "default")
@@ -71,9 +72,13 @@ def test_composites_fit_the_generated_models(example: Fleet) -> None:
         name: getattr(modelplane_models, name) for name in modelplane_models.__all__
     }
     composites = [o for o in example.objects if o["kind"] in models]
-    assert {o["kind"] for o in composites} == set(models)
     for obj in composites:
         models[obj["kind"]].model_validate(obj)
+
+
+def test_the_serving_fleet_renders_every_kind(renderer: Renderer) -> None:
+    rendered = {o["kind"] for o in renderer.paths(*SETS["serving"]).objects}
+    assert set(modelplane_models.__all__) <= rendered
 
 
 def test_every_replica_serves(example: Fleet) -> None:
@@ -98,7 +103,18 @@ def test_grpc_and_in_process_agree(renderer: Renderer) -> None:
 
 
 WORKLOADS = {
-    "fleet": {"Deployment", "LeaderWorkerSet", "LLMInferenceService"},
+    "fleet": {"Deployment", "LeaderWorkerSet", "LLMInferenceService", "Service"},
+    "serving": {
+        "Deployment",
+        "LLMInferenceService",
+        "Service",
+        "InferencePool",
+        "HTTPRoute",
+        "Gateway",
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+    },
     "coscheduling": {"Deployment", "LeaderWorkerSet", "LLMInferenceService", "PodGroup"},
 }
 

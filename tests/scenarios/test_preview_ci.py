@@ -123,8 +123,8 @@ BREAKAGES = {
     ),
     "disallowed-priority": (
         "fleet/deployments.yaml",
-        "  replicas: 1\n  clusterSelector:",
-        "  replicas: 1\n  priority: batch\n  clusterSelector:",
+        "  replicas: 1\n  model:",
+        "  replicas: 1\n  priority: batch\n  model:",
         "error: ModelDeployment ml-team-prod/deepseek-r1: ReplicasScheduled=False",
     ),
     "invalid-scheduling-template": (

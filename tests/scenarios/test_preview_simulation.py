@@ -162,7 +162,9 @@ def test_a_changed_template_is_in_flight_for_a_round(tmp_path: Path) -> None:
 
     serving: list[str] = []
     run = Run(0, "", "")
-    for rounds in range(1, 7):
+    # The change rolls out (not serving), the replica's endpoint leaves and comes
+    # back once it serves again: seven rounds to a fixed point.
+    for rounds in range(1, 8):
         run = modelplane(
             "render", "--observed", world, repo.root, "--rounds", str(rounds), "-o", "yaml"
         )

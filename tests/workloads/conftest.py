@@ -54,6 +54,10 @@ def role(
     }
 
 
+# What the deployment serves; KServe needs its URI.
+MODEL: Obj = {"name": "kimi-k2", "uri": "hf://moonshotai/Kimi-K2-Instruct"}
+
+
 def replica(
     *,
     name: str = "kimi-k2-5ab63",
@@ -63,6 +67,7 @@ def replica(
     workers: Obj | None = None,
     decode: Obj | None = None,
     prefill: Obj | None = None,
+    model: Obj | None = MODEL,
 ) -> Obj:
     spec: Obj = {
         "deploymentName": deployment,
@@ -70,6 +75,8 @@ def replica(
         "index": 0,
         "priority": "production-critical",
     }
+    if model is not None:
+        spec["model"] = copy.deepcopy(model)
     if decode is None and prefill is None:
         spec["workers"] = workers if workers is not None else role()
     else:
@@ -88,6 +95,8 @@ def cluster(
     pools: tuple[str, ...] = ("h100", "l4"),
     name: str = "prod-us-east",
     version: str | None = None,
+    gateway: Obj | None = None,
+    gateway_address: str | None = None,
 ) -> Obj:
     spec: Obj = {
         "cluster": {
@@ -100,7 +109,18 @@ def cluster(
         spec["backend"] = {"type": backend}
     if version is not None:
         spec["kubernetesVersion"] = version
-    return {"metadata": {"name": name}, "spec": spec}
+    if gateway is not None:
+        spec["gateway"] = copy.deepcopy(gateway)
+    obj: Obj = {"metadata": {"name": name}, "spec": spec}
+    if gateway_address is not None:
+        obj["status"] = {
+            "gateway": {
+                "name": "modelplane-replicas",
+                "namespace": "modelplane-system",
+                "address": gateway_address,
+            }
+        }
+    return obj
 
 
 class Builders:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.workloads import Backend, ClusterInput, RenderedReplica, render_replica
+from modelplane.workloads.model import GatewayInput
 
 from .inputs import read_replica
 
@@ -66,13 +67,20 @@ def _replica(draw: st.DrawFn) -> dict[str, Any]:
         spec["workers"] = draw(_role())
     else:
         spec["decode"], spec["prefill"] = draw(_role()), draw(_role())
+    if draw(st.booleans()):
+        spec["model"] = {"name": "kimi-k2", "uri": "hf://moonshotai/Kimi-K2-Instruct"}
     name = draw(st.from_regex(r"[a-z][-a-z0-9]{0,50}[a-z0-9]", fullmatch=True))
     namespace = draw(st.from_regex(r"[a-z][-a-z0-9]{0,61}[a-z0-9]", fullmatch=True))
     return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-def _cluster(backend: str) -> ClusterInput:
-    return ClusterInput(name="c1", backend=Backend(backend), pools=("h100", "l4"))
+GATEWAY = GatewayInput(
+    class_name="eg", picker_image="epp:v1", failure_mode="FailOpen", address="gw.example"
+)
+
+
+def _cluster(backend: str, gateway: GatewayInput | None = None) -> ClusterInput:
+    return ClusterInput(name="c1", backend=Backend(backend), pools=("h100", "l4"), gateway=gateway)
 
 
 def _dump(rendered: RenderedReplica) -> str:
@@ -83,16 +91,22 @@ def _dump(rendered: RenderedReplica) -> str:
 
 
 @settings(max_examples=60, deadline=None)
-@given(_replica(), st.sampled_from(["Native", "KServe"]))
-def test_rendering_is_deterministic(obj: dict[str, Any], backend: str) -> None:
+@given(_replica(), st.sampled_from(["Native", "KServe"]), st.sampled_from([None, GATEWAY]))
+def test_rendering_is_deterministic(
+    obj: dict[str, Any], backend: str, gateway: GatewayInput | None
+) -> None:
     original = copy.deepcopy(obj)
     replica = read_replica(obj)
-    cluster = _cluster(backend)
+    cluster = _cluster(backend, gateway)
     try:
         first = render_replica(replica, cluster)
     except InvalidInputError as error:
-        # The only topology refused here: KServe cannot mix pipeline and data.
-        assert backend == "KServe" and error.issues[0].path.endswith(".topology")
+        # Refused here only on KServe: a topology mixing pipeline and data, or no
+        # model URI for KServe to download.
+        assert backend == "KServe"
+        assert error.issues[0].path.endswith(".topology") or (
+            error.issues[0].path == "spec.model.uri" and "model" not in obj["spec"]
+        )
         return
     second = render_replica(read_replica(copy.deepcopy(obj)), cluster)
     assert first == second

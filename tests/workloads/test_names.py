@@ -125,13 +125,27 @@ def test_dotted_replica_names_become_dns_labels(build: Any) -> None:
 
 
 def test_two_replicas_never_share_a_name(build: Any) -> None:
-    names: set[str] = set()
+    names: set[tuple[str, str]] = set()
     for replica_name in ("x" * 60 + "abc", "x" * 60 + "abd", "x" * 59 + "ab.c", "kimi"):
         for obj in _names(build, replica_name, "Native", {"pipeline": 2}):
             if obj.key != "namespace":
-                name = obj.manifest["metadata"]["name"]
+                name = (obj.manifest["kind"], obj.manifest["metadata"]["name"])
                 assert name not in names
                 names.add(name)
+
+
+def test_no_service_takes_the_name_of_the_headless_service_a_leader_worker_set_makes(
+    build: Any,
+) -> None:
+    gang = build.role(topology={"pipeline": 2})
+    obj = build.replica(decode=gang, prefill=gang)
+    objects = render_replica(read_replica(obj), read_cluster(build.cluster())).objects()
+    lws = {
+        o.manifest["metadata"]["name"] for o in objects if o.manifest["kind"] == "LeaderWorkerSet"
+    }
+    services = {o.manifest["metadata"]["name"] for o in objects if o.manifest["kind"] == "Service"}
+    assert lws == {"kimi-k2-5ab63-decode", "kimi-k2-5ab63-prefill"}
+    assert services == {"kimi-k2-5ab63", "kimi-k2-5ab63-prefill-http"}
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ def _env(container: dict[str, Any]) -> dict[str, Any]:
 
 def test_single_node_worker_is_a_deployment(build: Any) -> None:
     objects = _render(build, build.replica(workers=build.role(count=3, topology={"tensor": 8})))
-    assert sorted(objects) == ["claims-workers", "namespace", "workload-workers"]
+    assert sorted(objects) == ["claims-workers", "namespace", "service", "workload-workers"]
     workload = objects["workload-workers"]
     deployment = workload.manifest
     assert (deployment["apiVersion"], deployment["kind"]) == ("apps/v1", "Deployment")
@@ -110,6 +110,8 @@ def test_disaggregated_renders_decode_and_prefill_separately(build: Any) -> None
         "claims-decode",
         "claims-prefill",
         "namespace",
+        "service",
+        "service-prefill",
         "workload-decode",
         "workload-prefill",
     ]
@@ -131,6 +133,22 @@ def test_disaggregated_renders_decode_and_prefill_separately(build: Any) -> None
     leader = decode["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
     assert leader["spec"]["resourceClaims"][0]["resourceClaimTemplateName"] == claim_names["decode"]
     assert claim_names["decode"] != claim_names["prefill"]
+    # Requests enter at decode; its engines reach prefill through prefill's Service.
+    prefill_service = objects["service-prefill"].manifest
+    assert prefill_service["spec"]["selector"] == {
+        LABEL_REPLICA: "kimi-k2-5ab63",
+        LABEL_ROLE: "prefill",
+        "modelplane.ai/serving": "true",
+    }
+    address = "kimi-k2-5ab63-prefill-http.mp-ml-team-prod.svc.cluster.local"
+    assert prefill_service["metadata"]["name"] == address.split(".", maxsplit=1)[0]
+    for template in ("leaderTemplate", "workerTemplate"):
+        pod = decode["spec"]["leaderWorkerTemplate"][template]["spec"]
+        assert _env(pod["containers"][0])["MODELPLANE_PREFILL_ADDRESS"] == address
+    assert "MODELPLANE_PREFILL_ADDRESS" not in _env(
+        prefill["spec"]["template"]["spec"]["containers"][0]
+    )
+    assert objects["service"].manifest["spec"]["selector"][LABEL_ROLE] == "decode"
 
 
 @pytest.mark.parametrize("role_name", ["workers", "decode", "prefill"])

@@ -103,7 +103,7 @@ def test_claim_template_carries_the_requests(build: Any) -> None:
 
 def test_a_role_without_requests_claims_nothing(build: Any) -> None:
     objects = _render(build, build.replica(workers=build.role(requests=[])))
-    assert [o.key for o in objects] == ["namespace", "workload-workers"]
+    assert [o.key for o in objects] == ["namespace", "service", "workload-workers"]
     for pod, engine in _pods(objects):
         assert "resourceClaims" not in pod and "tolerations" not in pod
         assert "claims" not in engine.get("resources", {})
@@ -210,6 +210,12 @@ def test_engine_image_command_args_env_pass_through(
             "MODELPLANE_NODE_RANK",
             "MODELPLANE_NODE_COUNT",
             "MODELPLANE_LEADER_ADDRESS",
+            "MODELPLANE_MODEL_NAME",
+            "MODELPLANE_MODEL_URI",
+        ]
+        assert rendered["env"][3:5] == [
+            {"name": "MODELPLANE_MODEL_NAME", "value": "kimi-k2"},
+            {"name": "MODELPLANE_MODEL_URI", "value": "hf://moonshotai/Kimi-K2-Instruct"},
         ]
         assert rendered["resources"]["requests"] == {"cpu": "8", "memory": "64Gi"}
         assert rendered["volumeMounts"] == engine["volumeMounts"]
@@ -222,10 +228,10 @@ def test_the_teams_port_and_probe_are_kept(build: Any) -> None:
     probe = {"httpGet": {"path": "/v1/models", "port": 8000}, "periodSeconds": 30}
     engine = build.engine(ports=[{"containerPort": 8000, "name": "api"}], readinessProbe=probe)
     template = {"spec": {"containers": [engine]}}
-    [_, workload] = [
+    [workload] = [
         o
         for o in _render(build, build.replica(workers=build.role(template=template)))
-        if o.key != "claims-workers"
+        if o.key == "workload-workers"
     ]
     rendered = workload.manifest["spec"]["template"]["spec"]["containers"][0]
     assert rendered["ports"] == [{"containerPort": 8000, "name": "api"}]

@@ -193,6 +193,7 @@ STEADY_STATE = response(
             placement(B0, "b", 0, serving=True),
         ],
         "matchTrace": [],
+        "endpoints": [],
     },
     conditions=[
         SCHEDULED_3,

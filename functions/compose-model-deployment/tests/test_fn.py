@@ -49,6 +49,7 @@ CASES = [
                 "replicas": {"total": 3, "ready": 0},
                 "placements": [placement(A0, "a", 0), placement(A1, "a", 1), placement(B0, "b", 0)],
                 "matchTrace": [],
+                "endpoints": [],
             },
             conditions=[
                 SCHEDULED_3,
@@ -89,7 +90,12 @@ CASES = [
     pytest.param(
         request(deployment(0), required={"inferenceclusters": FLEET, "modelreplicas": []}),
         response(
-            status={"replicas": {"total": 0, "ready": 0}, "placements": [], "matchTrace": []},
+            status={
+                "replicas": {"total": 0, "ready": 0},
+                "placements": [],
+                "matchTrace": [],
+                "endpoints": [],
+            },
             conditions=[
                 condition(
                     "ReplicasScheduled", True, "AllReplicasScheduled", "no replicas requested"

@@ -53,7 +53,11 @@ def scaled_up(req: fnv1.RunFunctionRequest, more: int) -> fnv1.RunFunctionReques
 
 
 def test_mutated_requests_keep_the_safety_net() -> None:
-    steady = requests_for("modelplane-compose-model-deployment")
+    steady = [
+        *requests_for("modelplane-compose-model-deployment"),
+        # Deployments whose replicas serve through gateways: their ModelEndpoints.
+        *requests_for("modelplane-compose-model-deployment", ("catalog", "serving")),
+    ]
     assert steady
     requests = [*steady, *(scaled_up(req, 2) for req in steady)]
     failures = Fuzzer(FunctionRunner(), READERS).run(requests, seed=8, count=1500)

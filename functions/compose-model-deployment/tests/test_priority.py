@@ -84,7 +84,12 @@ NOTHING_PLACED = "0 of 1 replicas scheduled: no room for more on the 1 eligible 
 
 def nothing_placed() -> dict[str, Any]:
     return response(
-        status={"replicas": {"total": 0, "ready": 0}, "placements": [], "matchTrace": FULL_TRACE},
+        status={
+            "replicas": {"total": 0, "ready": 0},
+            "placements": [],
+            "matchTrace": FULL_TRACE,
+            "endpoints": [],
+        },
         composite_ready="READY_FALSE",
         conditions=[
             condition("ReplicasScheduled", False, "InsufficientCapacity", NOTHING_PLACED),
@@ -110,6 +115,7 @@ CASES = [
             status={
                 "replicas": {"total": 1, "ready": 0},
                 "placements": [placement(A0, "a", 0)],
+                "endpoints": [],
                 "matchTrace": [],
             },
             conditions=[
@@ -169,6 +175,7 @@ CASES = [
             status={
                 "replicas": {"total": 1, "ready": 0},
                 "placements": [placement(B0, "b", 0)],
+                "endpoints": [],
                 "matchTrace": [
                     *FULL_TRACE,
                     {

@@ -15,6 +15,9 @@ INFERENCE_CLASS: Final = "InferenceClass"
 INFERENCE_CLUSTER: Final = "InferenceCluster"
 MODEL_DEPLOYMENT: Final = "ModelDeployment"
 MODEL_REPLICA: Final = "ModelReplica"
+MODEL_ENDPOINT: Final = "ModelEndpoint"
+MODEL_SERVICE: Final = "ModelService"
+INFERENCE_GATEWAY: Final = "InferenceGateway"
 
 # Roles of a replica: one unified role, or decode and prefill (disaggregated
 # serving). Also the names of the spec fields that describe them.
@@ -34,6 +37,10 @@ REPLICAS_READY: Final = "ReplicasReady"
 ACCEPTED: Final = "Accepted"
 REPLICAS_ACCEPTED: Final = "ReplicasAccepted"
 SERVING: Final = "Serving"
+# The traffic path: an InferenceGateway's Gateway, a ModelService's backends and route.
+PROGRAMMED: Final = "Programmed"
+ENDPOINTS_RESOLVED: Final = "EndpointsResolved"
+ROUTED: Final = "Routed"
 
 
 class Reason:
@@ -94,6 +101,25 @@ class Reason:
     PRIORITY_NOT_ALLOWED: Final = "PriorityNotAllowed"
     QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
     GANG_LIMITED: Final = "GangLimited"
+    MODEL_URI_REQUIRED: Final = "ModelURIRequired"
+
+    # The traffic path (InferenceGateway, ModelEndpoint, ModelService).
+    GATEWAY_PROGRAMMED: Final = "GatewayProgrammed"
+    GATEWAY_NOT_PROGRAMMED: Final = "GatewayNotProgrammed"
+    GATEWAY_NOT_FOUND: Final = "GatewayNotFound"
+    GATEWAY_NOT_READY: Final = "GatewayNotReady"
+    HOSTNAME_CONFLICT: Final = "HostnameConflict"
+    HOSTNAME_NOT_ALLOWED: Final = "HostnameNotAllowed"
+    INVALID_URL: Final = "InvalidURL"
+    DEPLOYMENT_NOT_FOUND: Final = "DeploymentNotFound"
+    ENDPOINTS_FOUND: Final = "EndpointsFound"
+    ENDPOINT_UNREACHABLE: Final = "EndpointUnreachable"
+    ENDPOINT_NOT_COMPOSED: Final = "EndpointNotComposedByDeployment"
+    MODEL_NAMES_DIFFER: Final = "ModelNamesDiffer"
+    TOO_MANY_BACKENDS: Final = "TooManyBackends"
+    NO_SERVING_BACKENDS: Final = "NoServingBackends"
+    ROUTE_ACCEPTED: Final = "RouteAccepted"
+    ROUTE_PENDING: Final = "RoutePending"
 
     # Any function.
     WAITING_FOR_RESOURCES: Final = "WaitingForResources"
@@ -113,6 +139,9 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.WAITING_FOR_RESOURCES,
         Reason.CHECKING_PREREQUISITES,
         Reason.INSTALLING_STACK,
+        Reason.GATEWAY_NOT_PROGRAMMED,
+        Reason.GATEWAY_NOT_READY,
+        Reason.ROUTE_PENDING,
     }
 )
 

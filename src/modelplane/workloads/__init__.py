@@ -37,7 +37,7 @@ from .pods import (
     GPU_TAINT_KEY,
 )
 from .readiness import replica_status
-from .render import NAMESPACE_KEY, claims_key, render_replica, workload_key
+from .render import NAMESPACE_KEY, claims_key, render_replica, tenant_namespace, workload_key
 
 __all__ = [
     "CONTRACT_ENV",
@@ -67,5 +67,6 @@ __all__ = [
     "render_replica",
     "replica_input",
     "replica_status",
+    "tenant_namespace",
     "workload_key",
 ]

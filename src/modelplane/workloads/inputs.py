@@ -10,7 +10,7 @@ identity a renderer needs from metadata.
 
 import copy
 
-from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.inference_cluster import EndpointPicker, InferenceCluster
 from modelplane_models.model_replica import ClaimRequest, ModelReplica, ReplicaRole
 from modelplane_models.model_replica import Spec as ReplicaSpec
 
@@ -25,10 +25,15 @@ from .model import (
     Backend,
     ClusterInput,
     DeviceRequest,
+    GatewayInput,
+    ModelInput,
     ReplicaInput,
     Role,
     RoleInput,
 )
+
+# The endpoint picker image when a cluster's spec.gateway names none (the XRD's default).
+DEFAULT_PICKER_IMAGE = EndpointPicker().image or ""
 
 
 def _required(value: str | None, path: str, issues: list[Issue]) -> str:
@@ -126,6 +131,7 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
     roles = _roles(spec, issues)
     if issues:
         raise InvalidInputError(issues)
+    model = spec.model
     return ReplicaInput(
         namespace=namespace,
         name=name,
@@ -135,6 +141,9 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
         workers=roles.get(ROLE_WORKERS),
         decode=roles.get(ROLE_DECODE),
         prefill=roles.get(ROLE_PREFILL),
+        # The scheduler writes the served name resolved; a replica without one
+        # serves under its deployment's name, as the API's default says.
+        model=None if model is None else ModelInput(model.name or spec.deploymentName, model.uri),
     )
 
 
@@ -164,4 +173,23 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
         pools=tuple(sorted({pool.name for pool in spec.nodePools})),
         kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
         tenancy=tenancy,
+        gateway=_gateway(cluster),
+    )
+
+
+def _gateway(cluster: InferenceCluster) -> GatewayInput | None:
+    """The cluster's Gateway as spec.gateway declares it, with the address its status
+    publishes (None until the Gateway reports one)."""
+    declared = cluster.spec.gateway if cluster.spec else None
+    if declared is None:
+        return None
+    picker = declared.endpointPicker or EndpointPicker()
+    published = cluster.status.gateway if cluster.status else None
+    return GatewayInput(
+        class_name=declared.gatewayClassName,
+        picker_image=picker.image or DEFAULT_PICKER_IMAGE,
+        # The enum member or, as an unvalidated schema default, the plain string: a
+        # StrEnum prints as its value either way.
+        failure_mode=str(picker.failureMode or "FailOpen"),
+        address=(published.address or None) if published else None,
     )

@@ -6,18 +6,23 @@ is renamed `main` here: under any other name KServe would run the preset's
 container beside it. KServe owns ports, probes and routing, so Modelplane adds
 only the pool pin, toleration, claim, labels and the node-rank env.
 
-The replica carries no model URI (the engine's own args say what to load), so
-no `spec.model` is rendered and KServe's storage initializer stays unused.
+KServe fetches the weights itself (its storage initializer reads
+`spec.model.uri`), so a replica on a KServe cluster needs the deployment's
+`spec.model.uri`; `spec.model.name` is the served name KServe gives the engine.
+On a cluster with a Gateway, `spec.router` attaches the service to it (see
+`traffic.kserve_router`).
 """
 
 from typing import Any
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE
+from modelplane.core.vocabulary import Reason
 
 from .identity import identity_labels, service_name
-from .model import ReplicaInput, RoleInput
+from .model import ClusterInput, ReplicaInput, RoleInput
 from .pods import role_shape, shape_pod
+from .traffic import kserve_router
 
 KSERVE_ENGINE_CONTAINER = "main"
 
@@ -67,8 +72,20 @@ def _workload(replica: ReplicaInput, role: RoleInput, claim: str | None) -> dict
     return workload
 
 
+def model(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, str]:
+    """`spec.model`: what KServe downloads and the name it serves it under."""
+    if replica.model is None or not replica.model.uri:
+        raise InvalidInputError.at(
+            "spec.model.uri",
+            f"is required on InferenceCluster {cluster.name}: KServe downloads the weights "
+            "from it; set spec.model.uri on the ModelDeployment",
+            Reason.MODEL_URI_REQUIRED,
+        )
+    return {"uri": replica.model.uri, "name": replica.model.name}
+
+
 def llm_inference_service(
-    replica: ReplicaInput, *, namespace: str, claims: dict[str, str]
+    replica: ReplicaInput, cluster: ClusterInput, *, namespace: str, claims: dict[str, str]
 ) -> dict[str, Any]:
     """The replica's LLMInferenceService; `claims` maps role to claim template name."""
     main = replica.workers or replica.decode
@@ -76,9 +93,13 @@ def llm_inference_service(
         raise InvalidInputError.at(
             "spec.workers", "is required: a replica is unified or decode and prefill"
         )
-    spec = _workload(replica, main, claims.get(main.role))
+    spec: dict[str, Any] = {"model": model(replica, cluster)}
+    spec.update(_workload(replica, main, claims.get(main.role)))
     if replica.prefill is not None:
         spec["prefill"] = _workload(replica, replica.prefill, claims.get("prefill"))
+    router = kserve_router(replica, cluster)
+    if router is not None:
+        spec["router"] = router
     return {
         "apiVersion": LLM_INFERENCE_SERVICE.api_version,
         "kind": LLM_INFERENCE_SERVICE.kind,

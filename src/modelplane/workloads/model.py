@@ -54,17 +54,22 @@ class RemoteObject:
 @dataclass(frozen=True)
 class RenderedReplica:
     """Everything one replica runs on its cluster: its tenant Namespace, one claim
-    template per claiming role, and its workloads, typed so that the scheduler
-    conventions can take them and hand them back by key."""
+    template per claiming role, its workloads, typed so that the scheduler
+    conventions can take them and hand them back by key, and the objects that
+    route requests to it (`traffic`), with the URL it is reached at once known."""
 
     namespace: RemoteObject
     claims: tuple[RemoteObject, ...]
     workloads: tuple[RenderedWorkload, ...]
+    traffic: tuple[RemoteObject, ...] = ()
+    url: str | None = None
 
     def objects(self) -> list[RemoteObject]:
         """Every remote object, sorted by key."""
         workloads = [RemoteObject.of_workload(w) for w in self.workloads]
-        return sorted([self.namespace, *self.claims, *workloads], key=lambda o: o.key)
+        return sorted(
+            [self.namespace, *self.claims, *workloads, *self.traffic], key=lambda o: o.key
+        )
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,14 @@ class RoleInput:
 
 
 @dataclass(frozen=True)
+class ModelInput:
+    """What the engine serves (`spec.model`): the served name, and where weights come from."""
+
+    name: str
+    uri: str | None = None
+
+
+@dataclass(frozen=True)
 class ReplicaInput:
     """A parsed ModelReplica: one replica pinned to one cluster and its pools."""
 
@@ -120,6 +133,7 @@ class ReplicaInput:
     workers: RoleInput | None = None
     decode: RoleInput | None = None
     prefill: RoleInput | None = None
+    model: ModelInput | None = None
 
     @property
     def disaggregated(self) -> bool:
@@ -132,6 +146,17 @@ class ReplicaInput:
 
 
 @dataclass(frozen=True)
+class GatewayInput:
+    """The cluster's own Gateway (`spec.gateway`) and the endpoint picker its
+    Native replicas' InferencePools use; `address` once the Gateway reports one."""
+
+    class_name: str
+    picker_image: str
+    failure_mode: str
+    address: str | None = None
+
+
+@dataclass(frozen=True)
 class ClusterInput:
     """What the renderer needs to know about the InferenceCluster a replica is on."""
 
@@ -140,6 +165,7 @@ class ClusterInput:
     pools: tuple[str, ...]
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     tenancy: Tenancy = DEFAULT_TENANCY
+    gateway: GatewayInput | None = None
 
     @property
     def minor(self) -> int:

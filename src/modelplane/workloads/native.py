@@ -16,12 +16,16 @@ from .pods import role_shape, shape_pod
 
 
 def deployment(
-    replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
+    replica: ReplicaInput,
+    role: RoleInput,
+    *,
+    namespace: str,
+    claim: str | None,
+    prefill: str | None = None,
 ) -> dict[str, Any]:
     """One Deployment whose pods are the role's single-node workers."""
-    template = shape_pod(
-        role.template, f"{role.path}.template", role_shape(replica, role, claim, serving=True)
-    )
+    shape = role_shape(replica, role, claim, serving=True, prefill_address=prefill)
+    template = shape_pod(role.template, f"{role.path}.template", shape)
     return {
         "apiVersion": DEPLOYMENT.api_version,
         "kind": DEPLOYMENT.kind,
@@ -45,12 +49,17 @@ def deployment(
 
 
 def leader_worker_set(
-    replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
+    replica: ReplicaInput,
+    role: RoleInput,
+    *,
+    namespace: str,
+    claim: str | None,
+    prefill: str | None = None,
 ) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
-    leader = role_shape(replica, role, claim, serving=True)
-    follower = role_shape(replica, role, claim, serving=False)
+    leader = role_shape(replica, role, claim, serving=True, prefill_address=prefill)
+    follower = role_shape(replica, role, claim, serving=False, prefill_address=prefill)
     return {
         "apiVersion": LEADER_WORKER_SET.api_version,
         "kind": LEADER_WORKER_SET.kind,
@@ -75,9 +84,19 @@ def leader_worker_set(
 
 
 def native_workload(
-    replica: ReplicaInput, role: RoleInput, *, namespace: str, claim: str | None
+    replica: ReplicaInput,
+    role: RoleInput,
+    *,
+    namespace: str,
+    claim: str | None,
+    prefill: str | None = None,
 ) -> tuple[WorkloadKind, dict[str, Any]]:
-    """The role's workload and its kind: a Deployment for single-node workers, else an LWS."""
+    """The role's workload and its kind: a Deployment for single-node workers, else an
+    LWS. `prefill` is where a decode role's engines reach its prefill Service."""
     if role.topology.nodes_per_worker == 1:
-        return DEPLOYMENT, deployment(replica, role, namespace=namespace, claim=claim)
-    return LEADER_WORKER_SET, leader_worker_set(replica, role, namespace=namespace, claim=claim)
+        return DEPLOYMENT, deployment(
+            replica, role, namespace=namespace, claim=claim, prefill=prefill
+        )
+    return LEADER_WORKER_SET, leader_worker_set(
+        replica, role, namespace=namespace, claim=claim, prefill=prefill
+    )

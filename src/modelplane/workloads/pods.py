@@ -16,6 +16,13 @@ The node-rank contract (every engine container, every backend):
 - MODELPLANE_LEADER_ADDRESS: where rank 0 listens. It expands LWS_LEADER_ADDRESS
   (the leader's stable DNS name) on a gang, or is the pod's own IP otherwise.
 
+When the deployment declares `spec.model`, every engine container also gets
+MODELPLANE_MODEL_NAME (the served name clients ask for; pass it to the engine,
+for vLLM as --served-model-name=$(MODELPLANE_MODEL_NAME)) and, when given,
+MODELPLANE_MODEL_URI. A disaggregated replica's decode engines on a Native
+cluster get MODELPLANE_PREFILL_ADDRESS: the DNS name of the Service in front of
+its prefill engines (port 8000), since requests enter at decode.
+
 They come before the team's own env, so the team's entries may reference them
 as $(MODELPLANE_NODE_RANK) and so on.
 """
@@ -43,7 +50,17 @@ SERVING_VALUE = "true"
 ENV_NODE_RANK = "MODELPLANE_NODE_RANK"
 ENV_NODE_COUNT = "MODELPLANE_NODE_COUNT"
 ENV_LEADER_ADDRESS = "MODELPLANE_LEADER_ADDRESS"
-CONTRACT_ENV = (ENV_NODE_RANK, ENV_NODE_COUNT, ENV_LEADER_ADDRESS)
+ENV_MODEL_NAME = "MODELPLANE_MODEL_NAME"
+ENV_MODEL_URI = "MODELPLANE_MODEL_URI"
+ENV_PREFILL_ADDRESS = "MODELPLANE_PREFILL_ADDRESS"
+CONTRACT_ENV = (
+    ENV_NODE_RANK,
+    ENV_NODE_COUNT,
+    ENV_LEADER_ADDRESS,
+    ENV_MODEL_NAME,
+    ENV_MODEL_URI,
+    ENV_PREFILL_ADDRESS,
+)
 
 # Pod fields Modelplane (pool pin, claims, toleration) or the scheduler
 # conventions (scheduler, priority) own.
@@ -74,6 +91,8 @@ class PodShape:
     # and probes) do not.
     serving: bool
     container_name: str = ENGINE_CONTAINER
+    # The engine contract's variables beyond rank and leader: model and prefill.
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def role_shape(
@@ -83,8 +102,16 @@ def role_shape(
     *,
     serving: bool,
     container_name: str = ENGINE_CONTAINER,
+    prefill_address: str | None = None,
 ) -> PodShape:
     """The shape of a role's pods: its identity labels, pool, claim and node count."""
+    env: list[tuple[str, str]] = []
+    if replica.model is not None:
+        env.append((ENV_MODEL_NAME, replica.model.name))
+        if replica.model.uri:
+            env.append((ENV_MODEL_URI, replica.model.uri))
+    if prefill_address:
+        env.append((ENV_PREFILL_ADDRESS, prefill_address))
     return PodShape(
         labels=identity_labels(replica, role.role),
         pool=role.node_pool_name,
@@ -93,6 +120,7 @@ def role_shape(
         nodes=role.topology.nodes_per_worker,
         serving=serving,
         container_name=container_name,
+        env=tuple(env),
     )
 
 
@@ -196,7 +224,8 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
         if name in CONTRACT_ENV:
             raise InvalidInputError.at(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
     engine["name"] = shape.container_name
-    engine["env"] = [*_contract_env(shape.nodes), *env]
+    declared = [{"name": name, "value": value} for name, value in shape.env]
+    engine["env"] = [*_contract_env(shape.nodes), *declared, *env]
     if shape.claim_template is not None:
         resources = dict(_as_mapping(engine.get("resources") or {}, f"{path}.resources"))
         resources["claims"] = [{"name": POD_CLAIM_NAME}]

@@ -28,6 +28,7 @@ from .model import (
 )
 from .native import native_workload
 from .pods import check_pool
+from .traffic import prefill_address, replica_url, traffic_objects
 
 NAMESPACE_KEY = "namespace"
 
@@ -50,25 +51,23 @@ def on_cluster(cluster: ClusterInput, invalid: InvalidInputError) -> InvalidInpu
     )
 
 
-def _tenant_namespace(replica: ReplicaInput, cluster: ClusterInput) -> str:
-    try:
-        return cluster.tenancy.namespace_for(replica.namespace, cluster.name)
-    except InvalidInputError as invalid:
-        raise on_cluster(cluster, invalid) from None
+def tenant_namespace(namespace: str, cluster: ClusterInput) -> RemoteObject:
+    """The Namespace the objects of control-plane `namespace` go in on `cluster`.
 
-
-def _namespace(replica: ReplicaInput, name: str, cluster: ClusterInput) -> RemoteObject:
-    # Every replica from one control-plane namespace composes this same
-    # Namespace, so none of them may delete it when it goes away. The platform's
-    # labels and annotations come first; Modelplane's own keys are reserved.
+    Every composite that puts objects there (each replica of the namespace, a
+    ModelService on a hub) composes this same Namespace, so none of them may
+    delete it when it goes away, and all of them write it alike. The platform's
+    labels and annotations come first; Modelplane's own keys are reserved.
+    """
     tenancy = cluster.tenancy
     try:
-        labels = tenancy.namespace_labels(replica.namespace, cluster.name)
+        name = tenancy.namespace_for(namespace, cluster.name)
+        labels = tenancy.namespace_labels(namespace, cluster.name)
     except InvalidInputError as invalid:
         raise on_cluster(cluster, invalid) from None
-    labels |= {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: replica.namespace}
+    labels |= {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: namespace}
     metadata: dict[str, Any] = {"name": name, "labels": dict(sorted(labels.items()))}
-    annotations = tenancy.namespace_annotations(replica.namespace, cluster.name)
+    annotations = tenancy.namespace_annotations(namespace, cluster.name)
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
@@ -124,7 +123,8 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
     """
     check_identity(replica)
     _check_placement(replica, cluster)
-    namespace = _tenant_namespace(replica, cluster)
+    tenant = tenant_namespace(replica.namespace, cluster)
+    namespace: str = tenant.manifest["metadata"]["name"]
     claims: list[RemoteObject] = []
     claim_names: dict[str, str] = {}
     for role in replica.roles:
@@ -135,17 +135,24 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
 
     workloads: list[RenderedWorkload] = []
     if cluster.backend is Backend.KSERVE:
-        service = llm_inference_service(replica, namespace=namespace, claims=claim_names)
+        service = llm_inference_service(replica, cluster, namespace=namespace, claims=claim_names)
         main = ROLE_DECODE if replica.disaggregated else ROLE_WORKERS
         workloads.append(_workload(main, LLM_INFERENCE_SERVICE, service))
     else:
+        prefill = prefill_address(replica, namespace)
         for role in replica.roles:
             kind, manifest = native_workload(
-                replica, role, namespace=namespace, claim=claim_names.get(role.role)
+                replica,
+                role,
+                namespace=namespace,
+                claim=claim_names.get(role.role),
+                prefill=prefill if role.role == ROLE_DECODE else None,
             )
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(
-        namespace=_namespace(replica, namespace, cluster),
+        namespace=tenant,
         claims=tuple(sorted(claims, key=lambda o: o.key)),
         workloads=tuple(sorted(workloads, key=lambda w: w.key)),
+        traffic=tuple(traffic_objects(replica, cluster, namespace)),
+        url=replica_url(replica, cluster, namespace),
     )

@@ -29,8 +29,11 @@ EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
 FUNCTIONS = (
     "modelplane-compose-inference-class",
     "modelplane-compose-inference-cluster",
+    "modelplane-compose-inference-gateway",
     "modelplane-compose-model-deployment",
+    "modelplane-compose-model-endpoint",
     "modelplane-compose-model-replica",
+    "modelplane-compose-model-service",
 )
 
 

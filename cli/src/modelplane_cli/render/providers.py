@@ -30,7 +30,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
-from modelplane_cli.render.simulate import OBJECT_GROUPS, has_conditions, healthy, provider_status
+from modelplane_cli.render.simulate import (
+    OBJECT_GROUPS,
+    has_conditions,
+    healthy,
+    provider_status,
+    target_of,
+)
 from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone, group_of
 
 REASON_RECONCILE_ERROR = "ReconcileError"
@@ -211,7 +217,7 @@ def _not_available(obj: View, reason: str, message: str) -> Obj:
     )
     manifest = _manifest(obj)
     if manifest is not None:
-        observed = healthy(manifest)
+        observed = healthy(manifest, target_of(obj))
         status: Obj = dict(observed.get("status") or {})
         for field in ("readyReplicas", "availableReplicas", "updatedReplicas"):
             if field in status:

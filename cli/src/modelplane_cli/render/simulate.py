@@ -89,16 +89,24 @@ def provider_status(obj: View) -> Obj:
         manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
         if isinstance(manifest, Mapping):
             at_provider: Obj = dict(status.get("atProvider") or {})
-            at_provider["manifest"] = healthy(manifest)
+            at_provider["manifest"] = healthy(manifest, target_of(obj))
             status["atProvider"] = at_provider
     out["status"] = status
     return out
 
 
-def healthy(manifest: Mapping[str, Any]) -> Obj:
-    """A wrapped manifest with the status its controller reports once it is serving."""
+def healthy(manifest: Mapping[str, Any], target: str = "") -> Obj:
+    """A wrapped manifest with the status its controller reports once it is serving,
+    on the cluster its Object's ProviderConfig (`target`) reaches."""
     out = clone(dict(manifest))
     kind = workload_kind(manifest)
     if kind is not None:
-        out["status"] = kind.healthy_status(out.get("spec") or {})
+        out["status"] = kind.healthy_status_on(out, target)
     return out
+
+
+def target_of(obj: View) -> str:
+    """The name of the ProviderConfig an Object's manifest is applied through."""
+    ref = (obj.get("spec") or {}).get("providerConfigRef")
+    name = ref.get("name") if isinstance(ref, Mapping) else None
+    return name if isinstance(name, str) else ""

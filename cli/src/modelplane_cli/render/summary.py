@@ -3,8 +3,9 @@
 Composites with their Ready/Synced and own conditions; what did not come true and
 why; any placements and match traces a composite reports in its status (printed
 generically, whatever their shape); the workloads each composite puts on its
-clusters through provider-kubernetes Objects, with the pods they run; and the
-Warning events of the last round.
+clusters through provider-kubernetes Objects, with the pods they run; each
+ModelService's address and backends (`services`); and the Warning events of the
+last round.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from modelplane.core import kinds
 from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.services import services
 from modelplane_cli.render.simulate import OBJECT_GROUPS
 from modelplane_cli.render.world import ObjectKey, View, World, group_of
 
@@ -52,6 +54,7 @@ def summarize(result: RenderResult, composite_kinds: Sequence[str]) -> str:
             for field, title in _STATUS_TABLES
         ),
         _workloads(world, composites),
+        services(composites, table),
         _warnings(result.events),
     ]
     return "\n\n".join(s for s in sections if s) + "\n"

@@ -15,9 +15,12 @@ status.stack, StackReady) are their own modules.
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
+from typing import Any
+
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
+from compose_inference_cluster.gateway import compose_gateway
 from compose_inference_cluster.replicas import placed_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
@@ -46,7 +49,7 @@ def class_requirement(class_name: str) -> str:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
-    published_status = ("gpuPools", "providerConfigRef", "stack")
+    published_status = ("gpuPools", "providerConfigRef", "stack", "gateway")
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
@@ -71,17 +74,12 @@ class FunctionRunner(ComposeFunction):
 
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
-        rsp.desired.composite.resource.update(
-            {
-                "status": {
-                    "gpuPools": view.pools,
-                    "providerConfigRef": {
-                        "kind": objects.CLUSTER_PROVIDER_CONFIG_KIND,
-                        "name": name,
-                    },
-                }
-            }
-        )
+        provider_config = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
+        status: dict[str, Any] = {"gpuPools": view.pools, "providerConfigRef": provider_config}
+        gateway = compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"])
+        if gateway is not None:
+            status["gateway"] = gateway
+        rsp.desired.composite.resource.update({"status": status})
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None

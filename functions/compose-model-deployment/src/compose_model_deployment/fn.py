@@ -20,6 +20,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from pydantic import BaseModel
 
+from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
 from compose_model_deployment.replicas import (
     placements,
     refusal,
@@ -69,7 +70,7 @@ PRIORITY_CLASSES = "priorityclasses"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
-    published_status = ("replicas", "placements", "matchTrace")
+    published_status = ("replicas", "placements", "matchTrace", "endpoints")
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
@@ -135,6 +136,8 @@ def composed_replicas(observed: dict[str, dict[str, Any]]) -> dict[str, ModelRep
     composed: dict[str, ModelReplica] = {}
     problems: list[Issue] = []
     for key, obj in sorted(observed.items()):
+        if is_endpoint(obj):
+            continue
         try:
             composed[key] = parse_object(ModelReplica, obj)
         except InvalidInputError as invalid:
@@ -171,12 +174,17 @@ def emit(
         )
 
     ready = sum(serving_now.values())
+    endpoints = endpoint_status(decision, observed, serving_now)
+    compose_endpoints(
+        rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
+    )
     rsp.desired.composite.resource.update(
         {
             "status": {
                 "replicas": {"total": decision.placed, "ready": ready},
                 "placements": placements(decision, serving_now),
                 "matchTrace": decision.match_trace(),
+                "endpoints": endpoints,
             }
         }
     )

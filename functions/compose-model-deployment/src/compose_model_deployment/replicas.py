@@ -48,6 +48,10 @@ def replica_object(deployment: ModelDeployment, replica: DesiredReplica) -> dict
     priority = deployment.spec.priority if deployment.spec else None
     if priority:
         spec["priority"] = priority
+    model = deployment.spec.model if deployment.spec else None
+    if model is not None:
+        # The served name resolved here, so every replica renders the same one.
+        spec["model"] = {"name": model.name or name, **({"uri": model.uri} if model.uri else {})}
     for role in replica.roles:
         spec[role.role] = {**role.as_dict(), "template": role_template(deployment, role.role)}
     return {

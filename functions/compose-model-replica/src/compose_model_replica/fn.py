@@ -51,6 +51,7 @@ from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
     keep_observed,
+    keep_status,
     observed_composite,
     observed_resources,
 )
@@ -65,6 +66,9 @@ class WaitingError(Exception):
 
 class FunctionRunner(ComposeFunction):
     validity_condition = ACCEPTED
+    # What runs, and where it is reached, stay published while the replica is refused:
+    # a ModelEndpoint, and every route to it, follow status.url.
+    published_status = ("namespace", "workloads", "url")
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         composite = observed_composite(req, ModelReplica)
@@ -73,6 +77,7 @@ class FunctionRunner(ComposeFunction):
             self.render(req, rsp, composite, replica)
         except WaitingError as waiting:
             keep_observed(req, rsp)
+            keep_status(req, rsp, self.published_status)
             report.set_condition(
                 rsp,
                 report.Condition(ACCEPTED, None, Reason.WAITING_FOR_RESOURCES, str(waiting)),

@@ -13,8 +13,9 @@ Seen = Mapping[str, Mapping[str, Any] | None]
 
 
 def composite_status(replica: RenderedReplica, seen: Seen) -> dict[str, Any]:
-    """`status`: the namespace on the workload cluster and each workload's state."""
-    return {
+    """`status`: the namespace on the workload cluster, each workload's state, and the
+    URL the replica is reached at once known."""
+    status: dict[str, Any] = {
         "namespace": replica.namespace.manifest["metadata"]["name"],
         "workloads": [
             {
@@ -26,6 +27,9 @@ def composite_status(replica: RenderedReplica, seen: Seen) -> dict[str, Any]:
             for w in replica.workloads
         ],
     }
+    if replica.url is not None:
+        status["url"] = replica.url
+    return status
 
 
 def serving_condition(replica: RenderedReplica, seen: Seen) -> report.Condition:

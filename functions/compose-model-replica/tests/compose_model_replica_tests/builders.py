@@ -39,14 +39,22 @@ CLUSTER_REQUIREMENT = {
 }
 
 
+MODEL = {"name": "kimi", "uri": "hf://moonshotai/Kimi-K2-Instruct"}
+GATEWAY = {"gatewayClassName": "eg"}
+GATEWAY_ADDRESS = "modelplane-replicas.modelplane-system.a.example"
+
+
 def cluster(
     backend: str = "Native",
     scheduling: dict[str, Any] | None = None,
     connected: bool = True,
     name: str = "a",
     pools: Sequence[tuple[str, int]] = (("h100", 4),),
+    gateway: dict[str, Any] | None = None,
+    gateway_address: str | None = GATEWAY_ADDRESS,
 ) -> dict[str, Any]:
-    """An InferenceCluster whose pools (name, nodes) each hold nodes of class `<name>-8x`."""
+    """An InferenceCluster whose pools (name, nodes) each hold nodes of class `<name>-8x`;
+    with `gateway`, its spec.gateway and the address its Gateway reports."""
     status: dict[str, Any] = {
         "gpuPools": [
             {"name": pool, "className": f"{pool}-8x", "nodes": nodes, "devices": [GPU]}
@@ -55,6 +63,13 @@ def cluster(
     }
     if connected:
         status["providerConfigRef"] = {"kind": "ClusterProviderConfig", "name": name}
+    spec_gateway = {"gateway": gateway} if gateway is not None else {}
+    if gateway is not None and gateway_address is not None:
+        status["gateway"] = {
+            "name": "modelplane-replicas",
+            "namespace": "modelplane-system",
+            "address": gateway_address,
+        }
     return {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "InferenceCluster",
@@ -71,6 +86,7 @@ def cluster(
                 for pool, nodes in pools
             ],
             "scheduling": scheduling or {"provider": "Default"},
+            **spec_gateway,
         },
         "status": status,
     }
@@ -86,7 +102,8 @@ def role(pipeline: int = 1, pool: str = "h100") -> dict[str, Any]:
     }
 
 
-def replica(**roles: dict[str, Any]) -> dict[str, Any]:
+def replica(model: dict[str, Any] | None = MODEL, **roles: dict[str, Any]) -> dict[str, Any]:
+    spec_model = {"model": model} if model is not None else {}
     return {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "ModelReplica",
@@ -100,6 +117,7 @@ def replica(**roles: dict[str, Any]) -> dict[str, Any]:
             "deploymentName": "kimi",
             "clusterName": "a",
             "index": 0,
+            **spec_model,
             **(roles or {"workers": role()}),
         },
     }

@@ -86,6 +86,21 @@ REFUSALS = [
         ),
         id="cluster it cannot read: keeps the running workload",
     ),
+    pytest.param(
+        request(
+            replica(model=None),
+            observed=RUNNING,
+            required={"inferencecluster": [cluster(backend="KServe")]},
+        ),
+        refused(
+            "FALSE",
+            "ModelURIRequired",
+            "spec.model.uri: is required on InferenceCluster a: KServe downloads the weights "
+            "from it; set spec.model.uri on the ModelDeployment",
+            kept=True,
+        ),
+        id="no model URI for KServe: keeps the running workload",
+    ),
 ]
 
 
@@ -132,3 +147,17 @@ def test_a_replica_no_deployment_controls_is_not_rendered() -> None:
     )
     assert accepted["message"].startswith("metadata.ownerReferences: ")
     assert "requirements" not in got
+
+
+def test_a_refused_replica_keeps_publishing_where_it_is_reached() -> None:
+    """A ModelEndpoint, and every route to the replica, follow status.url: a refusal
+    (here, waiting for the cluster) must not take it away."""
+    published = {
+        "namespace": "mp-ml",
+        "workloads": [{"role": "workers", "kind": "Deployment", "name": "x", "available": True}],
+        "url": "http://gw.example/mp-ml/kimi-488f6e0d09",
+    }
+    for required in ({}, {"inferencecluster": []}):
+        req = request({**replica(), "status": published}, observed=RUNNING, required=required)
+        got = as_dict(run(FunctionRunner(), req))
+        assert got["desired"]["composite"]["resource"]["status"] == published

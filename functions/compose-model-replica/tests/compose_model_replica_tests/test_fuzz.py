@@ -37,8 +37,10 @@ READERS = {"composite": replica, "inferencecluster": cluster}
 
 def requests() -> list[fnv1.RunFunctionRequest]:
     found = requests_for("modelplane-compose-model-replica")
-    assert found
-    return found
+    # Replicas on clusters with a Gateway: their Services, pools, pickers and routes.
+    serving = requests_for("modelplane-compose-model-replica", ("catalog", "serving"))
+    assert found and serving
+    return [*found, *serving]
 
 
 def test_mutated_requests_keep_the_safety_net() -> None:

@@ -17,7 +17,7 @@ from compose_model_replica.fn import FunctionRunner
 
 from modelplane_cli.testing import as_dict, request, run
 
-from .builders import OWNER, cluster
+from .builders import GATEWAY, OWNER, cluster
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -73,6 +73,7 @@ def replica(**roles: dict[str, Any]) -> dict[str, Any]:
             "clusterName": "east",
             "index": 0,
             "priority": "batch",
+            "model": {"name": "kimi-k2", "uri": "hf://moonshotai/Kimi-K2-Instruct"},
             **roles,
         },
     }
@@ -179,6 +180,32 @@ CASES = {
                     },
                 )
             ],
+        },
+    ),
+    # A cluster with a Gateway: the Native replica's Service, InferencePool, endpoint
+    # picker and HTTPRoute, and its URL through the Gateway.
+    "native-gateway-unified": request(
+        replica(workers=role(2, 1, "h100")),
+        observed={"namespace": NAMESPACE},
+        required={
+            "inferencecluster": [
+                cluster(
+                    "Native",
+                    name="east",
+                    pools=EAST_POOLS,
+                    gateway={**GATEWAY, "endpointPicker": {"failureMode": "FailClose"}},
+                    gateway_address="203.0.113.7",
+                )
+            ],
+        },
+    ),
+    # The same on KServe: spec.model, spec.router naming the cluster's Gateway and
+    # Modelplane's HTTPRoute, whose backend is the pool KServe's scheduler makes.
+    "kserve-gateway-disaggregated": request(
+        replica(decode=role(1, 1, "h100"), prefill=role(2, 1, "h200")),
+        observed={"namespace": NAMESPACE},
+        required={
+            "inferencecluster": [cluster("KServe", name="east", pools=EAST_POOLS, gateway=GATEWAY)],
         },
     ),
 }

@@ -9,7 +9,7 @@ from compose_model_replica.fn import FunctionRunner
 from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.testing import as_dict, request, run
 
-from .builders import REPLICA, cluster, replica, role
+from .builders import GATEWAY, REPLICA, cluster, replica, role
 
 # (backend, roles, provider) -> the workload kinds composed, by key.
 SHAPES = [
@@ -58,20 +58,44 @@ SHAPES = [
 ]
 
 
+# The traffic objects a replica composes, by backend and whether its cluster has a Gateway.
+PICKER = {
+    "picker-deployment": "Deployment",
+    "picker-role": "Role",
+    "picker-rolebinding": "RoleBinding",
+    "picker-service": "Service",
+    "picker-serviceaccount": "ServiceAccount",
+}
+TRAFFIC = {
+    ("Native", False): {"service": "Service"},
+    ("Native", True): {
+        "service": "Service",
+        "inference-pool": "InferencePool",
+        "route": "HTTPRoute",
+        **PICKER,
+    },
+    ("KServe", False): {},
+    ("KServe", True): {"route": "HTTPRoute"},
+}
+
+
+@pytest.mark.parametrize("gateway", [False, True], ids=["service", "gateway"])
 @pytest.mark.parametrize(("backend", "roles", "provider", "kinds"), SHAPES)
 def test_renders_and_validates(
     backend: str,
     roles: dict[str, Any],
     provider: str,
     kinds: dict[str, str],
+    gateway: bool,
     manifest_validator: ManifestValidator,
 ) -> None:
     scheduling = {"provider": provider, "defaultPriority": "inference"}
     if provider in ("KAI", "Kueue", "Volcano"):
         scheduling["queue"] = "{{ .Namespace }}"
+    on = cluster(backend, scheduling, gateway=GATEWAY if gateway else None)
     req = request(
         replica(**roles),
-        required={"inferencecluster": [cluster(backend, scheduling)], "priorityclasses": []},
+        required={"inferencecluster": [on], "priorityclasses": []},
     )
     got = as_dict(run(FunctionRunner(), req))
     resources = got["desired"]["resources"]
@@ -82,6 +106,15 @@ def test_renders_and_validates(
     }
     assert workloads == kinds
     assert "namespace" in resources
+    traffic = {
+        key: value["resource"]["spec"]["forProvider"]["manifest"]["kind"]
+        for key, value in resources.items()
+        if key.startswith(("service", "inference-pool", "route", "picker-"))
+    }
+    expected = dict(TRAFFIC[backend, gateway])
+    if backend == "Native" and "prefill" in roles:
+        expected["service-prefill"] = "Service"
+    assert traffic == expected
     for key, value in resources.items():
         obj = {
             **value["resource"],

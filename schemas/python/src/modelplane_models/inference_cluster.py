@@ -29,9 +29,57 @@ class Source(StrEnum):
     EXISTING = "Existing"
 
 
+class Gateway(BaseModel):
+    address: Annotated[
+        str | None,
+        Field(
+            description="Where the Gateway listens, as its implementation reports it."
+        ),
+    ] = None
+    name: str | None = None
+    namespace: str | None = None
+
+
 class ProviderConfigRef(BaseModel):
     kind: str | None = None
     name: str | None = None
+
+
+class FailureMode(StrEnum):
+    FAIL_OPEN = "FailOpen"
+    FAIL_CLOSE = "FailClose"
+
+
+class EndpointPicker(BaseModel):
+    failureMode: Annotated[
+        FailureMode | None,
+        Field(
+            description="What the gateway does when the picker does not answer: FailOpen sends the request to any ready pod of the pool, FailClose refuses it."
+        ),
+    ] = "FailOpen"
+    image: Annotated[
+        str | None,
+        Field(description="The endpoint picker's image.", max_length=512, min_length=1),
+    ] = "registry.k8s.io/gateway-api-inference-extension/epp:v1.6.0"
+
+
+class ClusterGateway(BaseModel):
+    endpointPicker: Annotated[
+        EndpointPicker | None,
+        Field(
+            description="The Gateway API Inference Extension endpoint picker each Native replica's InferencePool uses (KServe runs its own).",
+            validate_default=True,
+        ),
+    ] = {}
+    gatewayClassName: Annotated[
+        str,
+        Field(
+            description="The GatewayClass of the Gateway API implementation installed on the cluster.",
+            max_length=253,
+            min_length=1,
+            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+        ),
+    ]
 
 
 class Scope(StrEnum):
@@ -349,6 +397,7 @@ class Cluster(BaseModel):
 class Spec(BaseModel):
     backend: Annotated[Backend | None, Field(validate_default=True)] = {}
     cluster: Cluster
+    gateway: ClusterGateway | None = None
     kubernetesVersion: Annotated[
         str | None,
         Field(
@@ -378,6 +427,10 @@ class PublishedPool(BaseModel):
 
 
 class Status(BaseModel):
+    gateway: Annotated[
+        Gateway | None,
+        Field(description="The cluster's Gateway, once spec.gateway is declared."),
+    ] = None
     gpuPools: Annotated[
         list[PublishedPool] | None,
         Field(

@@ -33,7 +33,7 @@ class Container(BaseModel):
     env: Annotated[
         list[EnvItem] | None,
         Field(
-            description="The container's environment. MODELPLANE_NODE_RANK, MODELPLANE_NODE_COUNT and MODELPLANE_LEADER_ADDRESS are set by Modelplane.",
+            description="The container's environment. The MODELPLANE_ variables of the engine contract are set by Modelplane.",
             max_length=256,
         ),
     ] = None
@@ -48,6 +48,13 @@ class Container(BaseModel):
             max_length=64,
         ),
     ] = None
+
+
+class EndpointStatus(BaseModel):
+    cluster: str | None = None
+    replica: str | None = None
+    serving: bool | None = None
+    url: str | None = None
 
 
 MatchLabelsAdditionalProperty = TypeAliasType(
@@ -145,6 +152,12 @@ class ReplicaCounts(BaseModel):
 
 
 class Status(BaseModel):
+    endpoints: Annotated[
+        list[EndpointStatus] | None,
+        Field(
+            description="Where each placed replica is reached, once its URL is known: through its cluster's gateway when the InferenceCluster declares one, else its Service. A replica that serves also has a ModelEndpoint."
+        ),
+    ] = None
     matchTrace: Annotated[
         list[MatchTraceEntry] | None,
         Field(
@@ -212,6 +225,7 @@ class Role(BaseModel):
 class Spec(BaseModel):
     clusterSelector: LabelSelector | None = None
     decode: Role | None = None
+    model: shapes.ModelSource | None = None
     nodeSelector: NodeSelector | None = None
     prefill: Role | None = None
     priority: Annotated[

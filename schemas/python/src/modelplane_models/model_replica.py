@@ -23,6 +23,12 @@ class Status(BaseModel):
             description="The namespace on the workload cluster that holds this replica's objects."
         ),
     ] = None
+    url: Annotated[
+        str | None,
+        Field(
+            description="Where the replica's engine is reached: through its cluster's gateway when the InferenceCluster declares one (once the gateway has an address), else its Service inside the cluster."
+        ),
+    ] = None
     workloads: Annotated[
         list[WorkloadStatus] | None,
         Field(description="The workload objects rendered on the cluster."),
@@ -79,6 +85,7 @@ class Spec(BaseModel):
             le=100000,
         ),
     ]
+    model: shapes.ModelSource | None = None
     prefill: ReplicaRole | None = None
     priority: Annotated[
         str | None,

@@ -40,6 +40,27 @@ class DeviceSelector(BaseModel):
     ]
 
 
+class ModelSource(BaseModel):
+    name: Annotated[
+        str | None,
+        Field(
+            description="The served model name: what clients put in a request's model field. Defaults to the ModelDeployment's name.",
+            max_length=253,
+            min_length=1,
+            pattern="^[A-Za-z0-9]([-A-Za-z0-9_.:/]*[A-Za-z0-9])?$",
+        ),
+    ] = None
+    uri: Annotated[
+        str | None,
+        Field(
+            description="Where the weights come from, as a URI with a scheme (hf://org/model, s3://bucket/path, pvc://claim/path, oci://...). Required on KServe clusters, whose storage initializer fetches it.",
+            max_length=2048,
+            min_length=1,
+            pattern="^[a-z][a-z0-9+.-]*://[^\\s]+$",
+        ),
+    ] = None
+
+
 class OwnerReference(BaseModel):
     apiVersion: str
     blockOwnerDeletion: bool | None = None

@@ -4,7 +4,9 @@ One module per kind says everything the rest of Modelplane asks of it (see
 `base.WorkloadKind`); `WORKLOAD_KINDS` lists them. Adding a kind is one module
 here and its entry below: the renderer builds it, and the scheduler conventions,
 the manifest validator, the render simulation and the summary then know its pods,
-its gangs, when it serves and how it looks when healthy.
+its gangs, when it serves and how it looks when healthy. The traffic path's kinds
+(Service, InferencePool, HTTPRoute, Gateway) run no pods; they say when they are
+ready and what the simulation shows of them.
 """
 
 from collections.abc import Mapping
@@ -12,13 +14,22 @@ from typing import Any, Final, cast
 
 from .base import PodSet, PodSite, RenderedWorkload, WorkloadKind, mapping
 from .deployment import DEPLOYMENT, Deployment
+from .gateway import GATEWAY, Gateway
+from .http_route import HTTP_ROUTE, HTTPRoute
+from .inference_pool import INFERENCE_POOL, InferencePool
 from .leader_worker_set import LEADER_WORKER_SET, LeaderWorkerSet
 from .llm_inference_service import LLM_INFERENCE_SERVICE, LLMInferenceService
+from .service import SERVICE, Service
 
 WORKLOAD_KINDS: Final[tuple[WorkloadKind, ...]] = (
     DEPLOYMENT,
     LEADER_WORKER_SET,
     LLM_INFERENCE_SERVICE,
+    # The traffic path: objects that run no pods, serving once created or accepted.
+    SERVICE,
+    INFERENCE_POOL,
+    HTTP_ROUTE,
+    GATEWAY,
 )
 
 
@@ -67,15 +78,23 @@ def pods(manifest: Mapping[str, Any]) -> int:
 
 __all__ = [
     "DEPLOYMENT",
+    "GATEWAY",
+    "HTTP_ROUTE",
+    "INFERENCE_POOL",
     "LEADER_WORKER_SET",
     "LLM_INFERENCE_SERVICE",
+    "SERVICE",
     "WORKLOAD_KINDS",
     "Deployment",
+    "Gateway",
+    "HTTPRoute",
+    "InferencePool",
     "LLMInferenceService",
     "LeaderWorkerSet",
     "PodSet",
     "PodSite",
     "RenderedWorkload",
+    "Service",
     "WorkloadKind",
     "named",
     "pod_sets",

@@ -77,7 +77,7 @@ class WorkloadKind(abc.ABC):
 
     @property
     def group(self) -> str:
-        return self.api_version.partition("/")[0]
+        return group_of(self.api_version)
 
     def __repr__(self) -> str:
         return self.kind
@@ -88,7 +88,7 @@ class WorkloadKind(abc.ABC):
         return (
             manifest.get("kind") == self.kind
             and isinstance(api_version, str)
-            and api_version.partition("/")[0] == self.group
+            and group_of(api_version) == self.group
         )
 
     @abc.abstractmethod
@@ -102,6 +102,11 @@ class WorkloadKind(abc.ABC):
     @abc.abstractmethod
     def healthy_status(self, spec: Mapping[str, Any]) -> dict[str, Any]:
         """The status the kind's controller reports once the object serves."""
+
+    def healthy_status_on(self, manifest: Mapping[str, Any], cluster: str) -> dict[str, Any]:
+        """`healthy_status` of a whole manifest applied to the cluster named `cluster`,
+        for kinds whose healthy status says more than their spec (a Gateway's address)."""
+        return self.healthy_status(mapping(manifest.get("spec")))
 
     def readiness(self) -> dict[str, Any]:
         """The provider-kubernetes Object `spec.readiness` block for this kind.
@@ -156,6 +161,19 @@ class RenderedWorkload:
     def name(self) -> str:
         name = mapping(self.manifest.get("metadata")).get("name")
         return name if isinstance(name, str) else ""
+
+
+def group_of(api_version: str) -> str:
+    """The API group of an apiVersion; "" for the core group ("v1")."""
+    group, slash, _ = api_version.partition("/")
+    return group if slash else ""
+
+
+def conditions_of(status: object) -> list[dict[str, Any]]:
+    """The conditions of a status (or of one of its parents), each an object."""
+    found = mapping(status).get("conditions")
+    entries = cast(list[Any], found) if isinstance(found, list) else []
+    return [mapping(entry) for entry in entries]
 
 
 def mapping(value: object) -> dict[str, Any]:

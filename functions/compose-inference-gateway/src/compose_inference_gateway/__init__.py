@@ -1,0 +1,1 @@
+"""compose-inference-gateway: the fleet's entry Gateway on a hub cluster."""

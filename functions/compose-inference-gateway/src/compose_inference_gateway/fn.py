@@ -1,0 +1,183 @@
+"""An InferenceGateway: the fleet's entry Gateway, on its hub cluster.
+
+Fetch the InferenceCluster `spec.clusterRef` names, and through its
+ProviderConfig (Objects beside the cluster's own, in its kubeconfig Secret's
+namespace) compose a Gateway API Gateway (`modelplane-entry-<name>` in
+`modelplane-system`, and that namespace, shared with the cluster's own Gateway so
+neither deletes it) that takes routes from tenant namespaces only. Publish where
+it is reached (`status.address`: http://<spec.hostname>, or the address the
+Gateway reports), the Gateway, and the hub's ProviderConfig, which every
+ModelService naming this gateway composes its route through. A hub cluster that
+is missing, unreadable or not connected is named on `Valid`, and what runs stays.
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceCluster, InferenceGateway
+
+from modelplane.core import naming
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.kinds import GATEWAY
+from modelplane.core.kinds.base import mapping
+from modelplane.core.kinds.gateway import address
+from modelplane.core.vocabulary import (
+    API_VERSION,
+    INFERENCE_CLUSTER,
+    INFERENCE_GATEWAY,
+    PROGRAMMED,
+    VALID,
+    Reason,
+)
+from modelplane.traffic import gateways
+from modelplane.traffic.names import SYSTEM_NAMESPACE, entry_gateway_name
+from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
+from modelplane.xfn import objects, report, required
+from modelplane.xfn.runner import (
+    ComposeFunction,
+    keep_observed,
+    keep_status,
+    observed_composite,
+    observed_resources,
+)
+
+CLUSTER = "inferencecluster"
+GATEWAY_KEY = "gateway"
+NAMESPACE_KEY = "gateway-namespace"
+
+
+class FunctionRunner(ComposeFunction):
+    validity_condition = VALID
+    published_status = ("address", "gatewayRef", "providerConfigRef")
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        gateway = observed_composite(req, InferenceGateway)
+        name = (gateway.metadata.name if gateway.metadata else None) or ""
+        spec = gateway.spec
+        if not name or spec is None:
+            raise InvalidInputError(
+                [
+                    Issue(path, "is required")
+                    for path, v in (("metadata.name", name), ("spec", spec))
+                    if not v
+                ]
+            )
+        hub = spec.clusterRef.name
+        required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub)
+        found = required.resolve(req, CLUSTER, InferenceCluster)
+        if not found.resolved:
+            keep_observed(req, rsp)
+            keep_status(req, rsp, self.published_status)
+            message = f"waiting for InferenceCluster {hub}"
+            report.set_condition(
+                rsp, report.Condition(VALID, None, Reason.WAITING_FOR_RESOURCES, message)
+            )
+            return
+        hub_cluster = found.first()
+        provider_config = _provider_config(hub_cluster, found.unreadable, hub)
+        # Beside the hub cluster's own Objects: its kubeconfig Secret's namespace.
+        namespace = _objects_namespace(hub_cluster)
+
+        gateway_name = entry_gateway_name(name)
+        composed = {
+            NAMESPACE_KEY: objects.wrap(
+                _object_name(name, NAMESPACE_KEY),
+                gateways.system_namespace(),
+                provider_config,
+                readiness={"policy": "SuccessfulCreate"},
+                management_policies=SHARED_MANAGEMENT_POLICIES,
+            ),
+            GATEWAY_KEY: objects.wrap(
+                _object_name(name, GATEWAY_KEY),
+                gateways.gateway(gateway_name, spec.gatewayClassName, spec.hostname),
+                provider_config,
+                readiness=GATEWAY.readiness(),
+            ),
+        }
+        observed = observed_resources(req)
+        for key, obj in composed.items():
+            obj["metadata"]["namespace"] = namespace
+            desired = rsp.desired.resources[key]
+            desired.resource.update(obj)
+            ready = objects.is_ready(observed.get(key))
+            desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
+
+        seen = _read_back(observed.get(GATEWAY_KEY))
+        programmed, why = GATEWAY.serving(seen or None)
+        reported = address(seen)
+        status: dict[str, Any] = {
+            "gatewayRef": {"name": gateway_name, "namespace": SYSTEM_NAMESPACE},
+            "providerConfigRef": provider_config,
+        }
+        previous = gateway.status.address if gateway.status else None
+        if spec.hostname:
+            status["address"] = gateways.address_url(spec.hostname)
+        elif reported:
+            status["address"] = gateways.address_url(reported)
+        elif previous:
+            # Re-applied or rolling out: the address it had still reaches it.
+            status["address"] = previous
+        rsp.desired.composite.resource.update({"status": status})
+
+        report.set_condition(
+            rsp,
+            report.Condition(VALID, True, Reason.VALID, f"entry Gateway on InferenceCluster {hub}"),
+        )
+        if programmed and "address" in status:
+            condition = report.Condition(
+                PROGRAMMED,
+                True,
+                Reason.GATEWAY_PROGRAMMED,
+                f"Gateway {gateway_name} is programmed; reached at {status['address']}",
+            )
+        else:
+            condition = report.Condition(
+                PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, why or "no address reported yet"
+            )
+        report.set_condition(rsp, condition)
+
+
+def _provider_config(
+    cluster: InferenceCluster | None, unreadable: list[required.Unreadable], hub: str
+) -> dict[str, str]:
+    """The hub cluster's ProviderConfig; InvalidInputError naming spec.clusterRef.name."""
+    path = "spec.clusterRef.name"
+    if cluster is None:
+        if unreadable:
+            raise InvalidInputError(
+                [
+                    Issue(path, f"InferenceCluster {hub!r} is invalid: {issue}")
+                    for u in unreadable
+                    for issue in u.issues
+                ]
+            )
+        raise InvalidInputError.at(
+            path, f"InferenceCluster {hub!r} not found", Reason.CLUSTER_NOT_FOUND
+        )
+    ref = cluster.status.providerConfigRef if cluster.status else None
+    if ref is None or not ref.name:
+        raise InvalidInputError.at(
+            path,
+            f"InferenceCluster {hub!r} has no status.providerConfigRef yet",
+            Reason.CLUSTER_NOT_CONNECTED,
+        )
+    return ref.model_dump(exclude_none=True)
+
+
+def _objects_namespace(cluster: InferenceCluster | None) -> str:
+    source = cluster.spec.cluster if cluster and cluster.spec else None
+    existing = source.existing if source else None
+    return existing.secretRef.namespace if existing else SYSTEM_NAMESPACE
+
+
+def _object_name(gateway: str, key: str) -> str:
+    return naming.hashed_name(f"{gateway}-{key}", INFERENCE_GATEWAY, gateway, key)
+
+
+def _read_back(observed: dict[str, Any] | None) -> dict[str, Any]:
+    """The Gateway as provider-kubernetes read it back from the hub cluster."""
+    status = mapping(mapping(observed).get("status"))
+    return mapping(mapping(status.get("atProvider")).get("manifest"))

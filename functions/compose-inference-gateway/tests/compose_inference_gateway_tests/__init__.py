@@ -1,0 +1,1 @@
+"""compose-inference-gateway's tests, as a package named after the function (importlib mode)."""

@@ -1,0 +1,308 @@
+"""compose-inference-gateway: whole-response tests, table-driven."""
+
+from typing import Any
+
+import pytest
+from compose_inference_gateway.fn import FunctionRunner
+
+from modelplane.core import naming
+from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+
+Obj = dict[str, Any]
+PROVIDER = {"kind": "ClusterProviderConfig", "name": "hub"}
+GATEWAY_REF = {"name": "modelplane-entry-fleet", "namespace": "modelplane-system"}
+REQUIREMENTS = {
+    "resources": {
+        "inferencecluster": {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "InferenceCluster",
+            "matchName": "hub",
+        }
+    }
+}
+PROGRAMMED_QUERY = (
+    "has(object.status) && has(object.status.conditions) && "
+    "object.status.conditions.exists(c, c.type == 'Programmed' && c.status == 'True')"
+)
+
+
+def gateway(hostname: str | None = "models.example.com", status: Obj | None = None) -> Obj:
+    spec: Obj = {"clusterRef": {"name": "hub"}, "gatewayClassName": "eg"}
+    if hostname:
+        spec["hostname"] = hostname
+    obj: Obj = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceGateway",
+        "metadata": {"name": "fleet"},
+        "spec": spec,
+    }
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+def cluster(connected: bool = True) -> Obj:
+    obj: Obj = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceCluster",
+        "metadata": {"name": "hub"},
+        "spec": {
+            "cluster": {
+                "source": "Existing",
+                "existing": {"secretRef": {"name": "k", "namespace": "p"}},
+            },
+            "nodePools": [{"name": "l4", "className": "l4-1x", "nodeCount": 1}],
+        },
+    }
+    if connected:
+        obj["status"] = {"providerConfigRef": PROVIDER}
+    return obj
+
+
+def object_name(key: str) -> str:
+    return naming.hashed_name(f"fleet-{key}", "InferenceGateway", "fleet", key)
+
+
+def listener(name: str, hostname: str | None) -> Obj:
+    found: Obj = {"name": name, "protocol": "HTTP", "port": 80}
+    if hostname:
+        found["hostname"] = hostname
+    found["allowedRoutes"] = {
+        "kinds": [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}],
+        "namespaces": {
+            "from": "Selector",
+            "selector": {
+                "matchExpressions": [{"key": "modelplane.ai/namespace", "operator": "Exists"}]
+            },
+        },
+    }
+    return found
+
+
+def composed(ready: bool, hostname: str | None = "models.example.com") -> Obj:
+    listeners = [listener("http", hostname)]
+    if hostname:
+        listeners.append(listener("http-subdomains", f"*.{hostname}"))
+    state = "READY_TRUE" if ready else "READY_FALSE"
+    return {
+        "gateway": {
+            "resource": {
+                "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+                "kind": "Object",
+                # Beside the hub cluster's own Objects, in its kubeconfig Secret's namespace.
+                "metadata": {"name": object_name("gateway"), "namespace": "p"},
+                "spec": {
+                    "forProvider": {
+                        "manifest": {
+                            "apiVersion": "gateway.networking.k8s.io/v1",
+                            "kind": "Gateway",
+                            "metadata": {
+                                "name": "modelplane-entry-fleet",
+                                "namespace": "modelplane-system",
+                                "labels": {"app.kubernetes.io/managed-by": "modelplane"},
+                            },
+                            "spec": {"gatewayClassName": "eg", "listeners": listeners},
+                        }
+                    },
+                    "providerConfigRef": PROVIDER,
+                    "readiness": {"policy": "DeriveFromCelQuery", "celQuery": PROGRAMMED_QUERY},
+                },
+            },
+            "ready": state,
+        },
+        "gateway-namespace": {
+            "resource": {
+                "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+                "kind": "Object",
+                "metadata": {"name": object_name("gateway-namespace"), "namespace": "p"},
+                "spec": {
+                    "forProvider": {
+                        "manifest": {
+                            "apiVersion": "v1",
+                            "kind": "Namespace",
+                            "metadata": {
+                                "name": "modelplane-system",
+                                "labels": {"app.kubernetes.io/managed-by": "modelplane"},
+                            },
+                        }
+                    },
+                    "providerConfigRef": PROVIDER,
+                    "readiness": {"policy": "SuccessfulCreate"},
+                    "managementPolicies": ["Observe", "Create", "Update", "LateInitialize"],
+                },
+            },
+            "ready": state,
+        },
+    }
+
+
+def running(address: str | None) -> Obj:
+    """The Objects as provider-kubernetes reports them once applied, the Gateway
+    programmed (at `address`, when given)."""
+    out: Obj = {}
+    for key, value in composed(True).items():
+        obj = {**value["resource"]}
+        status: Obj = {"conditions": [{"type": "Ready", "status": "True"}]}
+        if key == "gateway":
+            manifest = dict(obj["spec"]["forProvider"]["manifest"])
+            manifest["status"] = {"conditions": [{"type": "Programmed", "status": "True"}]}
+            if address:
+                manifest["status"]["addresses"] = [{"type": "IPAddress", "value": address}]
+            status["atProvider"] = {"manifest": manifest}
+        obj["status"] = status
+        out[key] = obj
+    return out
+
+
+def condition(type_: str, status: bool | None, reason: str, message: str) -> Obj:
+    word = {True: "TRUE", False: "FALSE", None: "UNKNOWN"}[status]
+    return {
+        "type": type_,
+        "status": f"STATUS_CONDITION_{word}",
+        "reason": reason,
+        "message": message,
+        "target": "TARGET_COMPOSITE",
+    }
+
+
+VALID = condition("Valid", True, "Valid", "entry Gateway on InferenceCluster hub")
+
+
+def response(resources: Obj, status: Obj | None, conditions: list[Obj], **extra: Any) -> Obj:
+    desired: Obj = {}
+    if status is not None:
+        desired["composite"] = {"resource": {"status": status}}
+    if resources:
+        desired["resources"] = resources
+    return {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": desired,
+        "requirements": REQUIREMENTS,
+        "context": {},
+        "conditions": conditions,
+        **extra,
+    }
+
+
+def published(address: str | None) -> Obj:
+    status: Obj = {"gatewayRef": GATEWAY_REF, "providerConfigRef": PROVIDER}
+    if address:
+        status["address"] = address
+    return status
+
+
+CASES = [
+    pytest.param(
+        request(gateway(), required={"inferencecluster": [cluster()]}),
+        response(
+            composed(False),
+            published("http://models.example.com"),
+            [
+                VALID,
+                condition(
+                    "Programmed", False, "GatewayNotProgrammed", "Gateway has not been observed yet"
+                ),
+            ],
+        ),
+        id="composed, not programmed yet: its hostname is its address already",
+    ),
+    pytest.param(
+        request(
+            gateway(hostname=None),
+            observed=running("203.0.113.10"),
+            required={"inferencecluster": [cluster()]},
+        ),
+        response(
+            {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
+            published("http://203.0.113.10"),
+            [
+                VALID,
+                condition(
+                    "Programmed",
+                    True,
+                    "GatewayProgrammed",
+                    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
+                ),
+            ],
+        ),
+        id="programmed, without a hostname: the address the Gateway reports",
+    ),
+    pytest.param(
+        request(
+            gateway(hostname=None, status={"address": "http://203.0.113.10"}),
+            observed=running(None),
+            required={"inferencecluster": [cluster()]},
+        ),
+        response(
+            {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
+            published("http://203.0.113.10"),
+            [
+                VALID,
+                condition(
+                    "Programmed",
+                    True,
+                    "GatewayProgrammed",
+                    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
+                ),
+            ],
+        ),
+        id="an address once reported stays while the Gateway reports none",
+    ),
+]
+
+
+@pytest.mark.parametrize(("req", "want"), CASES)
+def test_compose(req: Any, want: Obj) -> None:
+    assert as_dict(run(FunctionRunner(), req)) == want
+    assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+
+
+STATUS = published("http://models.example.com")
+
+
+@pytest.mark.parametrize(
+    ("found", "condition_"),
+    [
+        pytest.param(
+            {},
+            condition("Valid", None, "WaitingForResources", "waiting for InferenceCluster hub"),
+            id="the hub not fetched yet",
+        ),
+        pytest.param(
+            {"inferencecluster": []},
+            condition(
+                "Valid",
+                False,
+                "ClusterNotFound",
+                "spec.clusterRef.name: InferenceCluster 'hub' not found",
+            ),
+            id="the hub does not exist",
+        ),
+        pytest.param(
+            {"inferencecluster": [cluster(connected=False)]},
+            condition(
+                "Valid",
+                False,
+                "ClusterNotConnected",
+                "spec.clusterRef.name: InferenceCluster 'hub' has no status.providerConfigRef yet",
+            ),
+            id="the hub is not connected",
+        ),
+        pytest.param(
+            {"inferencecluster": [{"metadata": {"name": "hub"}, "spec": "garbage"}]},
+            None,
+            id="the hub does not read",
+        ),
+    ],
+)
+def test_what_runs_stays_when_the_hub_cannot_be_used(found: Obj, condition_: Obj | None) -> None:
+    req = request(gateway(status=STATUS), observed=running("203.0.113.10"), required=found)
+    got = as_dict(run(FunctionRunner(), req))
+    assert sorted(got["desired"]["resources"]) == ["gateway", "gateway-namespace"]
+    assert all(r["ready"] == "READY_TRUE" for r in got["desired"]["resources"].values())
+    assert got["desired"]["composite"]["resource"]["status"] == STATUS
+    (valid,) = [c for c in got["conditions"] if c["type"] == "Valid"]
+    if condition_ is not None:
+        assert valid == condition_
+    assert valid["status"] != "STATUS_CONDITION_TRUE"
+    assert got["requirements"] == REQUIREMENTS

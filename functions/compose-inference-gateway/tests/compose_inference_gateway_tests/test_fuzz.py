@@ -1,0 +1,36 @@
+"""Malformed input never becomes an internal error, and never takes the entry Gateway down.
+
+Thousands of seeded mutations of the requests the InferenceGateway of the serving
+example receives: the gateway, its composed Objects and its hub cluster. A
+mutation the function's readers still accept is a valid edit; any other must
+keep both Objects.
+"""
+
+from typing import Any
+
+from compose_inference_gateway.fn import FunctionRunner
+from modelplane_models import InferenceCluster, InferenceGateway
+
+from modelplane.core.issues import parse_object
+from modelplane_cli.fuzz import Fuzzer, requests_for
+
+
+def gateway(obj: dict[str, Any]) -> object:
+    model = parse_object(InferenceGateway, obj)
+    assert model.metadata is not None and model.metadata.name and model.spec is not None
+    return model
+
+
+def cluster(obj: dict[str, Any]) -> object:
+    model = parse_object(InferenceCluster, obj)
+    assert model.status is not None and model.status.providerConfigRef is not None
+    assert model.status.providerConfigRef.name
+    return model
+
+
+def test_mutated_requests_keep_the_safety_net() -> None:
+    requests = requests_for("modelplane-compose-inference-gateway", ("catalog", "serving"))
+    assert requests
+    readers = {"composite": gateway, "inferencecluster": cluster}
+    failures = Fuzzer(FunctionRunner(), readers).run(requests, seed=8, count=1500)
+    assert not failures, "\n".join(map(str, failures))

@@ -1,0 +1,95 @@
+"""Where each placed replica is reached: `status.endpoints` and one ModelEndpoint per
+replica that serves.
+
+A ModelReplica publishes its URL (`status.url`) once it is known: through its
+cluster's Gateway when the InferenceCluster declares one, else its Service. The
+deployment lists every placed replica's URL with whether it serves, and composes
+a ModelEndpoint for each one that does; a replica that stops serving loses its
+endpoint in the same reconcile, and every ModelService routing to the
+deployment drops it on its next.
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane.core.conditions import condition_is
+from modelplane.core.kinds.base import mapping
+from modelplane.core.vocabulary import (
+    API_VERSION,
+    LABEL_DEPLOYMENT,
+    LABEL_REPLICA,
+    MODEL_ENDPOINT,
+)
+from modelplane.scheduling import Decision
+
+ENDPOINT_KEY_PREFIX = "endpoint-"
+
+
+def endpoint_key(replica: str) -> str:
+    """The composition resource name of a replica's ModelEndpoint."""
+    return f"{ENDPOINT_KEY_PREFIX}{replica}"
+
+
+def is_endpoint(obj: dict[str, Any]) -> bool:
+    return obj.get("kind") == MODEL_ENDPOINT
+
+
+def replica_url(observed: dict[str, Any] | None) -> str | None:
+    """The URL an observed ModelReplica publishes, or None."""
+    url = mapping(mapping(observed).get("status")).get("url")
+    return url if isinstance(url, str) and url else None
+
+
+def endpoint_status(
+    decision: Decision, observed: dict[str, dict[str, Any]], serving_now: dict[str, bool]
+) -> list[dict[str, Any]]:
+    """`status.endpoints`: every placed replica whose URL is known, and whether it serves."""
+    entries: list[dict[str, Any]] = []
+    for replica in decision.replicas:
+        url = replica_url(observed.get(replica.name))
+        if url is not None:
+            entries.append(
+                {
+                    "replica": replica.name,
+                    "cluster": replica.cluster,
+                    "url": url,
+                    "serving": serving_now[replica.name],
+                }
+            )
+    return entries
+
+
+def compose_endpoints(
+    rsp: fnv1.RunFunctionResponse,
+    deployment: str,
+    entries: list[dict[str, Any]],
+    observed: dict[str, dict[str, Any]],
+) -> None:
+    """A ModelEndpoint for every entry that serves, ready once Crossplane reports it so."""
+    for entry in entries:
+        if not entry["serving"]:
+            continue
+        key = endpoint_key(entry["replica"])
+        desired = rsp.desired.resources[key]
+        desired.resource.update(
+            {
+                "apiVersion": API_VERSION,
+                "kind": MODEL_ENDPOINT,
+                "metadata": {
+                    "name": entry["replica"],
+                    "labels": {LABEL_DEPLOYMENT: deployment, LABEL_REPLICA: entry["replica"]},
+                },
+                "spec": {
+                    "deploymentName": deployment,
+                    "replicaName": entry["replica"],
+                    "clusterName": entry["cluster"],
+                    "url": entry["url"],
+                },
+            }
+        )
+        ready = condition_is(observed.get(key), "Ready", "True")
+        desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE

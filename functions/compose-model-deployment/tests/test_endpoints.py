@@ -1,0 +1,125 @@
+"""Where each replica is reached: status.endpoints, one ModelEndpoint per serving replica,
+and the model the replicas carry."""
+
+from typing import Any
+
+from compose_model_deployment.fn import FunctionRunner
+
+from modelplane_cli.testing import as_dict, request, run
+
+from .objects import A0, A1, B0, FLEET, deployment, observed_in_namespace, replica
+
+
+def with_url(obj: dict[str, Any], url: str) -> dict[str, Any]:
+    obj.setdefault("status", {})["url"] = url
+    return obj
+
+
+def url(name: str, cluster: str) -> str:
+    return f"http://gw.{cluster}.example/mp-ml/{name}"
+
+
+def endpoint_object(name: str, cluster: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelEndpoint",
+        "metadata": {
+            "name": name,
+            "labels": {"modelplane.ai/deployment": "kimi", "modelplane.ai/replica": name},
+        },
+        "spec": {
+            "deploymentName": "kimi",
+            "replicaName": name,
+            "clusterName": cluster,
+            "url": url(name, cluster),
+        },
+    }
+
+
+def _run(observed: dict[str, Any], obj: dict[str, Any] | None = None) -> dict[str, Any]:
+    replicas = [o for o in observed.values() if o["kind"] == "ModelReplica"]
+    req = request(
+        obj or deployment(3),
+        required={"inferenceclusters": FLEET, "modelreplicas": replicas},
+        observed=observed,
+    )
+    return as_dict(run(FunctionRunner(), req))
+
+
+RUNNING = {
+    A0: observed_in_namespace(with_url(replica(A0, "a", 0, serving=True), url(A0, "a"))),
+    # Placed and reached at a URL, but not serving: listed, no endpoint.
+    A1: observed_in_namespace(with_url(replica(A1, "a", 1), url(A1, "a"))),
+    # Serving, but its cluster's gateway has no address yet: nothing to list.
+    B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
+}
+
+
+def test_a_serving_replica_with_a_url_gets_an_endpoint() -> None:
+    got = _run(RUNNING)
+    assert got["desired"]["composite"]["resource"]["status"]["endpoints"] == [
+        {"replica": A0, "cluster": "a", "url": url(A0, "a"), "serving": True},
+        {"replica": A1, "cluster": "a", "url": url(A1, "a"), "serving": False},
+    ]
+    resources = got["desired"]["resources"]
+    assert sorted(resources) == sorted([A0, A1, B0, f"endpoint-{A0}"])
+    assert resources[f"endpoint-{A0}"] == {
+        "resource": endpoint_object(A0, "a"),
+        "ready": "READY_FALSE",
+    }
+
+
+def test_an_endpoint_is_ready_once_crossplane_reports_it_ready() -> None:
+    observed = {
+        **RUNNING,
+        f"endpoint-{A0}": {
+            **endpoint_object(A0, "a"),
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+        },
+    }
+    got = _run(observed)
+    assert got["desired"]["resources"][f"endpoint-{A0}"]["ready"] == "READY_TRUE"
+
+
+def test_a_replica_that_stops_serving_loses_its_endpoint_in_the_same_reconcile() -> None:
+    stopped = {
+        **RUNNING,
+        A0: observed_in_namespace(with_url(replica(A0, "a", 0), url(A0, "a"))),
+        f"endpoint-{A0}": endpoint_object(A0, "a"),
+    }
+    got = _run(stopped)
+    assert not any(key.startswith("endpoint-") for key in got["desired"]["resources"])
+    assert [
+        e["serving"] for e in got["desired"]["composite"]["resource"]["status"]["endpoints"]
+    ] == [
+        False,
+        False,
+    ]
+
+
+def test_an_unreadable_deployment_keeps_its_endpoints_and_their_status() -> None:
+    observed = {**RUNNING, f"endpoint-{A0}": endpoint_object(A0, "a")}
+    broken = deployment(3)
+    broken["spec"]["replicas"] = "three"
+    broken["status"] = {"endpoints": [{"replica": A0, "url": url(A0, "a"), "serving": True}]}
+    got = _run(observed, broken)
+    assert f"endpoint-{A0}" in got["desired"]["resources"]
+    assert got["desired"]["composite"]["resource"]["status"]["endpoints"] == [
+        {"replica": A0, "url": url(A0, "a"), "serving": True}
+    ]
+
+
+def test_replicas_carry_the_model_with_its_served_name_resolved() -> None:
+    named = deployment(1)
+    named["spec"]["model"] = {"uri": "hf://moonshotai/Kimi-K2-Instruct"}
+    got = _run({}, named)
+    (replica_,) = [
+        r["resource"]
+        for r in got["desired"]["resources"].values()
+        if r["resource"]["kind"] == "ModelReplica"
+    ]
+    assert replica_["spec"]["model"] == {"name": "kimi", "uri": "hf://moonshotai/Kimi-K2-Instruct"}
+    named["spec"]["model"] = {"name": "kimi-k2"}
+    got = _run({}, named)
+    (replica_,) = [r["resource"] for r in got["desired"]["resources"].values()]
+    assert replica_["spec"]["model"] == {"name": "kimi-k2"}

@@ -1,0 +1,1 @@
+"""compose-model-endpoint: validates and reports a ModelEndpoint."""

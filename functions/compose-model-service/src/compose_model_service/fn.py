@@ -1,0 +1,299 @@
+"""A ModelService: one address for a model, on its InferenceGateway's hub cluster.
+
+Fetch the InferenceGateway, each named ModelDeployment (in the service's own
+namespace only: a team routes to its own deployments), the ModelEndpoints of the
+namespace (one per serving replica) and, when the service asks for a hostname,
+every ModelService (to find a hostname another already holds). Compose on the
+hub cluster, through the gateway's ProviderConfig, the service's tenant
+namespace, one HTTPRoute on the gateway's Gateway and a Service per backend
+(`modelplane.traffic.service`), and publish the address and each backend with
+its effective weight.
+
+A named deployment that does not exist is named on `EndpointsResolved` and the
+rest are routed. A gateway that is missing or not ready, an invalid external URL
+or a hostname that is not the service's to take keeps everything composed
+before: nothing routed is dropped by a bad edit.
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from collections.abc import Sequence
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
+
+from compose_model_service.read import (
+    deployment_uid,
+    endpoints_by_deployment,
+    hostname_issues,
+    hub_input,
+    on_hub,
+    provider_config,
+    served_name,
+    service_input,
+    unreadable_endpoints,
+)
+from modelplane.core import naming
+from modelplane.core.issues import InvalidInputError, Issue, warning
+from modelplane.core.kinds import HTTP_ROUTE
+from modelplane.core.vocabulary import (
+    API_VERSION,
+    ENDPOINTS_RESOLVED,
+    INFERENCE_CLUSTER,
+    INFERENCE_GATEWAY,
+    MODEL_DEPLOYMENT,
+    MODEL_ENDPOINT,
+    MODEL_SERVICE,
+    ROUTED,
+    VALID,
+    Reason,
+)
+from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
+from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
+from modelplane.xfn import objects, report, required
+from modelplane.xfn.runner import (
+    ComposeFunction,
+    keep_observed,
+    keep_status,
+    observed_composite,
+    observed_resources,
+)
+
+GATEWAY = "inferencegateway"
+HUB_CLUSTER = "hubcluster"
+ENDPOINTS = "modelendpoints"
+SERVICES = "modelservices"
+
+
+def deployment_requirement(name: str) -> str:
+    return f"modeldeployment-{name}"
+
+
+class WaitingError(Exception):
+    """Something the service needs is not there yet: keep what runs and say what."""
+
+    def __init__(self, condition: report.Condition) -> None:
+        super().__init__(condition.message)
+        self.condition = condition
+
+
+class FunctionRunner(ComposeFunction):
+    validity_condition = VALID
+    published_status = ("address", "endpoints")
+    # An edit that cannot be routed keeps routing what it did: readiness follows the
+    # route that runs, not whether the latest edit is valid.
+    unready_when_invalid = False
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        composite = observed_composite(req, ModelService)
+        service = service_input(composite)
+        gateway_name = composite.spec.gatewayRef.name if composite.spec else ""
+        self.require(rsp, service, gateway_name)
+        try:
+            self.route(req, rsp, composite, service, gateway_name)
+        except WaitingError as waiting:
+            keep_observed(req, rsp)
+            keep_status(req, rsp, self.published_status)
+            report.set_condition(rsp, waiting.condition)
+
+    @staticmethod
+    def require(rsp: fnv1.RunFunctionResponse, service: Service, gateway: str) -> None:
+        """The same requirements on every call for one spec, so Crossplane's fetch settles."""
+        required.require_named(rsp, GATEWAY, API_VERSION, INFERENCE_GATEWAY, gateway)
+        for entry in service.entries:
+            if entry.deployment is not None:
+                required.require_named(
+                    rsp,
+                    deployment_requirement(entry.deployment),
+                    API_VERSION,
+                    MODEL_DEPLOYMENT,
+                    entry.deployment,
+                    namespace=service.namespace,
+                )
+        required.require_all(rsp, ENDPOINTS, API_VERSION, MODEL_ENDPOINT, service.namespace)
+        if service.hostname:
+            required.require_all(rsp, SERVICES, API_VERSION, MODEL_SERVICE)
+
+    def route(
+        self,
+        req: fnv1.RunFunctionRequest,
+        rsp: fnv1.RunFunctionResponse,
+        composite: ModelService,
+        service: Service,
+        gateway_name: str,
+    ) -> None:
+        found = required.resolve(req, GATEWAY, InferenceGateway)
+        names = [e.deployment for e in service.entries if e.deployment is not None]
+        requirements = [GATEWAY, ENDPOINTS, *map(deployment_requirement, names)]
+        if service.hostname:
+            requirements.append(SERVICES)
+        waiting = [r for r in requirements if r not in req.required_resources]
+        if waiting:
+            raise WaitingError(
+                report.Condition(
+                    ROUTED, None, Reason.WAITING_FOR_RESOURCES, f"waiting for {', '.join(waiting)}"
+                )
+            )
+        gateway = found.first()
+        if gateway is None:
+            why = "; ".join(str(i) for u in found.unreadable for i in u.issues)
+            message = f"InferenceGateway {gateway_name!r} " + (
+                f"is invalid: {why}" if why else "not found"
+            )
+            raise WaitingError(report.Condition(ROUTED, False, Reason.GATEWAY_NOT_FOUND, message))
+        hub = hub_input(gateway)
+        if isinstance(hub, str):
+            raise WaitingError(report.Condition(ROUTED, None, Reason.GATEWAY_NOT_READY, hub))
+        service = self.on_hub_cluster(req, rsp, service, hub)
+        others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
+        problems = hostname_issues(service, composite, hub, others)
+        if problems:
+            raise InvalidInputError(problems)
+
+        issues, uids, served = self.deployments(req, service)
+        endpoints = required.resolve(req, ENDPOINTS, ModelEndpoint)
+        if endpoints.unreadable:
+            # Whose replica it is cannot be read: hold what is routed.
+            raise InvalidInputError(unreadable_endpoints(endpoints.unreadable))
+        routes = plan(service, hub, endpoints_by_deployment(endpoints.items, uids))
+        self.emit(req, rsp, service, routes, provider_config(gateway))
+        names_served = sorted(set(served))
+        if len(names_served) > 1:
+            issues.append(
+                warning(
+                    "spec.endpoints",
+                    f"the deployments serve different model names ({', '.join(names_served)}): "
+                    "a request names one, and the replicas of the others will not know it",
+                    Reason.MODEL_NAMES_DIFFER,
+                )
+            )
+        message = f"routed on InferenceGateway {hub.name}"
+        report.set_condition(rsp, report.Condition(VALID, True, Reason.VALID, message))
+        resolved = report.Condition(
+            ENDPOINTS_RESOLVED, True, Reason.ENDPOINTS_FOUND, _resolved_message(routes)
+        )
+        report.report_issues(rsp, ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved)
+        report.set_condition(rsp, routed_condition(routes, req))
+
+    @staticmethod
+    def on_hub_cluster(
+        req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, service: Service, hub: Hub
+    ) -> Service:
+        """The service placed in its tenant namespace on the hub, which the hub
+        InferenceCluster's tenancy names: required once the gateway says which it is."""
+        required.require_named(rsp, HUB_CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub.cluster)
+        found = required.resolve(req, HUB_CLUSTER, InferenceCluster)
+        if not found.resolved:
+            message = f"waiting for InferenceCluster {hub.cluster}"
+            raise WaitingError(
+                report.Condition(ROUTED, None, Reason.WAITING_FOR_RESOURCES, message)
+            )
+        cluster = found.first()
+        where = f"InferenceCluster {hub.cluster!r} (the hub of InferenceGateway {hub.name})"
+        if cluster is None:
+            why = "; ".join(str(i) for u in found.unreadable for i in u.issues)
+            reason = Reason.INVALID_SPEC if why else Reason.CLUSTER_NOT_FOUND
+            message = f"{where} " + (f"is invalid: {why}" if why else "not found")
+            raise WaitingError(report.Condition(ROUTED, False, reason, message))
+        try:
+            return on_hub(service, cluster)
+        except InvalidInputError as invalid:
+            message = f"{where} cannot place the service: {invalid}"
+            raise WaitingError(
+                report.Condition(ROUTED, False, Reason.INVALID_SPEC, message)
+            ) from None
+
+    @staticmethod
+    def deployments(
+        req: fnv1.RunFunctionRequest, service: Service
+    ) -> tuple[list[Issue], dict[str, str | None], list[str]]:
+        """Each named deployment that exists (with its uid), the names of those missing,
+        and the model names they declare."""
+        issues: list[Issue] = []
+        uids: dict[str, str | None] = {}
+        served: list[str] = []
+        for entry in service.entries:
+            if entry.deployment is None:
+                continue
+            found = required.resolve(req, deployment_requirement(entry.deployment)).first()
+            if found is None:
+                issues.append(
+                    Issue(
+                        f"{entry.path}.deployment.name",
+                        f"ModelDeployment {entry.deployment!r} not found in namespace "
+                        f"{service.namespace}; routing to the other endpoints",
+                        Reason.DEPLOYMENT_NOT_FOUND,
+                    )
+                )
+                continue
+            uids[entry.deployment] = deployment_uid(found)
+            name = served_name(found)
+            if name is not None:
+                served.append(name)
+        return issues, uids, served
+
+    @staticmethod
+    def emit(
+        req: fnv1.RunFunctionRequest,
+        rsp: fnv1.RunFunctionResponse,
+        service: Service,
+        routes: RoutePlan,
+        provider: dict[str, str],
+    ) -> None:
+        observed = observed_resources(req)
+        for key, manifest in routes.objects.items():
+            readiness = HTTP_ROUTE.readiness() if key == ROUTE_KEY else None
+            shared = SHARED_MANAGEMENT_POLICIES if key == NAMESPACE_KEY else ("*",)
+            wrapped = objects.wrap(
+                naming.hashed_name(f"{service.name}-{key}", MODEL_SERVICE, service.name, key),
+                manifest,
+                provider,
+                readiness=readiness or {"policy": "SuccessfulCreate"},
+                management_policies=shared,
+            )
+            desired = rsp.desired.resources[key]
+            desired.resource.update(wrapped)
+            ready = objects.is_ready(observed.get(key))
+            desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
+        status: dict[str, Any] = {"endpoints": routes.endpoints}
+        if routes.address is not None:
+            status["address"] = routes.address
+        rsp.desired.composite.resource.update({"status": status})
+
+
+def _resolved_message(routes: RoutePlan) -> str:
+    replicas = sum(1 for e in routes.endpoints if "replica" in e)
+    external = sum(1 for e in routes.endpoints if e.get("external"))
+    return f"{replicas} serving replicas and {external} external endpoints resolved"
+
+
+def routed_condition(routes: RoutePlan, req: fnv1.RunFunctionRequest) -> report.Condition:
+    if routes.routed == 0:
+        return report.Condition(
+            ROUTED,
+            False,
+            Reason.NO_SERVING_BACKENDS,
+            "no backend can take traffic: no named deployment has a serving replica the "
+            "gateway reaches, and no external endpoint has a positive weight",
+        )
+    route = observed_resources(req).get(ROUTE_KEY)
+    summary = _weights(routes.endpoints)
+    if objects.is_ready(route):
+        return report.Condition(ROUTED, True, Reason.ROUTE_ACCEPTED, summary)
+    return report.Condition(
+        ROUTED,
+        None,
+        Reason.ROUTE_PENDING,
+        f"the route is not accepted by its Gateway yet; {summary}",
+    )
+
+
+def _weights(endpoints: Sequence[dict[str, Any]]) -> str:
+    parts = [
+        f"{e.get('replica') or e.get('url')} {e['weight'] / 100:g}%"
+        for e in endpoints
+        if e["weight"] > 0
+    ]
+    return f"{len(parts)} backends: " + ", ".join(parts)

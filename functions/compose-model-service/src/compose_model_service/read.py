@@ -1,0 +1,209 @@
+"""What compose-model-service reads, as the route planner's inputs.
+
+Everything the schema cannot check is checked here and named by field: each
+external URL, the hostname against the gateway's and against every other
+ModelService on the gateway, and which ModelEndpoints a deployment really
+composed.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
+
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.kinds.base import mapping
+from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
+from modelplane.traffic.service import Endpoint, Entry, Hub, Service
+from modelplane.traffic.urls import external_url, parse_url
+from modelplane.workloads import cluster_input, tenant_namespace
+from modelplane.xfn.required import Unreadable
+
+
+def service_input(service: ModelService) -> Service:
+    """The ModelService as the planner takes it, its tenant namespace still to be named
+    by the hub's tenancy (`on_hub`); InvalidInputError naming every bad field."""
+    issues: list[Issue] = []
+    metadata = service.metadata
+    name = (metadata.name if metadata else None) or ""
+    namespace = (metadata.namespace if metadata else None) or ""
+    for path, value in (("metadata.name", name), ("metadata.namespace", namespace)):
+        if not value:
+            issues.append(Issue(path, "is required"))
+    spec = service.spec
+    if spec is None:
+        raise InvalidInputError([*issues, Issue("spec", "is required")])
+    entries: list[Entry] = []
+    for i, endpoint in enumerate(spec.endpoints):
+        path = f"spec.endpoints[{i}]"
+        weight = endpoint.weight if endpoint.weight is not None else 1
+        if (endpoint.deployment is None) == (endpoint.external is None):
+            issues.append(Issue(path, "set exactly one of deployment and external"))
+        elif endpoint.external is not None:
+            try:
+                url = external_url(endpoint.external.url, f"{path}.external.url")
+            except InvalidInputError as invalid:
+                issues.extend(invalid.issues)
+                continue
+            entries.append(Entry(path, weight, external=url))
+        elif endpoint.deployment is not None:
+            entries.append(Entry(path, weight, deployment=endpoint.deployment.name))
+    if entries and not any(e.weight > 0 for e in entries):
+        issues.append(
+            Issue(
+                "spec.endpoints",
+                "the weights sum to zero; give at least one endpoint a positive weight",
+            )
+        )
+    if issues:
+        raise InvalidInputError(issues)
+    return Service(namespace, name, "", spec.hostname, tuple(entries))
+
+
+def on_hub(service: Service, hub: InferenceCluster) -> Service:
+    """The service with its tenant Namespace on the hub cluster, as the hub's tenancy
+    names and labels it (the same Namespace the hub's own replicas of the namespace
+    compose); InvalidInputError naming the hub's fields when its tenancy cannot."""
+    tenant = tenant_namespace(service.namespace, cluster_input(hub))
+    name: str = tenant.manifest["metadata"]["name"]
+    return replace(service, tenant_namespace=name, tenant=tenant.manifest)
+
+
+def hub_input(gateway: InferenceGateway) -> Hub | str:
+    """The gateway as the planner takes it, or what it has not published yet."""
+    name = (gateway.metadata.name if gateway.metadata else None) or ""
+    status, spec = gateway.status, gateway.spec
+    ref = status.gatewayRef if status else None
+    config = status.providerConfigRef if status else None
+    if spec is None or ref is None or not ref.name or not ref.namespace:
+        return f"InferenceGateway {name} has not composed its Gateway yet"
+    if config is None or not config.name:
+        return f"InferenceGateway {name} has no status.providerConfigRef yet"
+    return Hub(
+        name=name,
+        cluster=spec.clusterRef.name,
+        gateway_name=ref.name,
+        gateway_namespace=ref.namespace,
+        hostname=spec.hostname,
+        address=(status.address or None) if status else None,
+    )
+
+
+def provider_config(gateway: InferenceGateway) -> dict[str, str]:
+    config = gateway.status.providerConfigRef if gateway.status else None
+    return config.model_dump(exclude_none=True) if config else {}
+
+
+def hostname_issues(
+    service: Service, me: ModelService, hub: Hub, others: Sequence[ModelService]
+) -> list[Issue]:
+    """A hostname must be within the gateway's, and no older ModelService on the same
+    gateway may hold it (the oldest keeps it, as Gateway API resolves a conflict)."""
+    hostname = service.hostname
+    if not hostname:
+        return []
+    path = "spec.hostname"
+    if hub.hostname and not hostname.endswith(f".{hub.hostname}"):
+        return [
+            Issue(
+                path,
+                f"{hostname!r} is not a subdomain of InferenceGateway {hub.name}'s hostname "
+                f"{hub.hostname!r}",
+                Reason.HOSTNAME_NOT_ALLOWED,
+            )
+        ]
+    mine = _age(me)
+    for other in others:
+        if other.spec is None or other.spec.hostname != hostname:
+            continue
+        if other.spec.gatewayRef.name != hub.name or _age(other) >= mine:
+            continue
+        namespace = other.metadata.namespace if other.metadata else None
+        holder = (
+            f"ModelService {other.metadata.name if other.metadata else ''}"
+            if namespace == service.namespace
+            else "a ModelService in another namespace"
+        )
+        return [
+            Issue(
+                path,
+                f"{hostname!r} is already served by {holder} on InferenceGateway {hub.name}",
+                Reason.HOSTNAME_CONFLICT,
+            )
+        ]
+    return []
+
+
+def _age(service: ModelService) -> tuple[str, str, str]:
+    """Older first: creation time, then namespace and name (Gateway API's own order)."""
+    metadata = service.metadata
+    if metadata is None:
+        return ("", "", "")
+    return (metadata.creationTimestamp or "", metadata.namespace or "", metadata.name or "")
+
+
+def deployment_uid(deployment: Mapping[str, Any]) -> str | None:
+    uid = mapping(deployment.get("metadata")).get("uid")
+    return uid if isinstance(uid, str) and uid else None
+
+
+def served_name(deployment: Mapping[str, Any]) -> str | None:
+    """The model name a deployment declares it serves, when it declares spec.model."""
+    spec = mapping(deployment.get("spec"))
+    if "model" not in spec:
+        return None
+    name = mapping(spec.get("model")).get("name") or mapping(deployment.get("metadata")).get("name")
+    return name if isinstance(name, str) else None
+
+
+def endpoints_by_deployment(
+    endpoints: Sequence[ModelEndpoint], uids: Mapping[str, str | None]
+) -> dict[str, list[Endpoint]]:
+    """The endpoints each named deployment composed (by its controller reference).
+
+    An endpoint of a named deployment whose URL does not read raises
+    InvalidInputError naming it: what routes there cannot be decided, so nothing
+    routed is changed (an endpoint another deployment, or no one, composed is not
+    this service's and is ignored)."""
+    found: dict[str, list[Endpoint]] = {name: [] for name in uids}
+    issues: list[Issue] = []
+    for endpoint in endpoints:
+        spec = endpoint.spec
+        if spec is None:
+            name = endpoint.metadata.name if endpoint.metadata else ""
+            issues.append(Issue(f"modelendpoints[{name}].spec", "is required"))
+            continue
+        if spec.deploymentName not in uids:
+            continue
+        if not _composed_by(endpoint, spec.deploymentName, uids[spec.deploymentName]):
+            continue
+        name = endpoint.metadata.name if endpoint.metadata else spec.replicaName
+        try:
+            url = parse_url(spec.url, f"modelendpoints[{name}].spec.url")
+        except InvalidInputError as invalid:
+            issues.extend(invalid.issues)
+            continue
+        found[spec.deploymentName].append(
+            Endpoint(spec.deploymentName, spec.replicaName, spec.clusterName, url)
+        )
+    if issues:
+        raise InvalidInputError(issues)
+    return found
+
+
+def unreadable_endpoints(unreadable: Sequence[Unreadable]) -> list[Issue]:
+    """Issues naming every ModelEndpoint of the namespace that does not read."""
+    return [issue.under(f"modelendpoints[{u.name}]") for u in unreadable for issue in u.issues]
+
+
+def _composed_by(endpoint: ModelEndpoint, deployment: str, uid: str | None) -> bool:
+    owners = endpoint.metadata.ownerReferences if endpoint.metadata else None
+    return any(
+        owner.controller is True
+        and owner.apiVersion == API_VERSION
+        and owner.kind == MODEL_DEPLOYMENT
+        and owner.name == deployment
+        and (uid is None or owner.uid == uid)
+        for owner in owners or ()
+    )

@@ -1,0 +1,236 @@
+"""The objects and expected responses compose-model-service's tests share."""
+
+from typing import Any
+
+Obj = dict[str, Any]
+API = "modelplane.ai/v1alpha1"
+NS = "chat-team"
+TENANT = "mp-chat-team"
+HUB = "serve-us-east"
+GW_EAST = "gw.serve-us-east.example"
+GW_WEST = "gw.serve-eu-west.example"
+UIDS = {"qwen-h100": "11111111-aaaa", "qwen-l4": "22222222-bbbb"}
+PROVIDER = {"kind": "ClusterProviderConfig", "name": HUB}
+EXTERNAL = "https://api.example-saas.com/v1"
+
+
+def service(
+    endpoints: list[Obj] | None = None,
+    hostname: str | None = "chat.models.example.com",
+    name: str = "chat",
+    created: str = "2026-01-01T00:00:00Z",
+    namespace: str = NS,
+    gateway: str = "fleet",
+) -> Obj:
+    spec: Obj = {
+        "gatewayRef": {"name": gateway},
+        "endpoints": endpoints
+        if endpoints is not None
+        else [
+            {"deployment": {"name": "qwen-h100"}, "weight": 60},
+            {"deployment": {"name": "qwen-l4"}, "weight": 30},
+            {"external": {"url": EXTERNAL}, "weight": 10},
+        ],
+    }
+    if hostname is not None:
+        spec["hostname"] = hostname
+    return {
+        "apiVersion": API,
+        "kind": "ModelService",
+        "metadata": {"name": name, "namespace": namespace, "creationTimestamp": created},
+        "spec": spec,
+    }
+
+
+def gateway(hostname: str | None = "models.example.com", ready: bool = True) -> Obj:
+    spec: Obj = {"clusterRef": {"name": HUB}, "gatewayClassName": "eg"}
+    if hostname is not None:
+        spec["hostname"] = hostname
+    obj: Obj = {"apiVersion": API, "kind": "InferenceGateway", "metadata": {"name": "fleet"}}
+    obj["spec"] = spec
+    if ready:
+        obj["status"] = {
+            "address": f"http://{hostname or 'entry.serve-us-east.example'}",
+            "gatewayRef": {"name": "modelplane-entry-fleet", "namespace": "modelplane-system"},
+            "providerConfigRef": PROVIDER,
+        }
+    return obj
+
+
+def deployment(name: str, model: str | None = "qwen2.5-7b-instruct") -> Obj:
+    spec: Obj = {"replicas": 1}
+    if model is not None:
+        spec["model"] = {"name": model}
+    return {
+        "apiVersion": API,
+        "kind": "ModelDeployment",
+        "metadata": {"name": name, "namespace": NS, "uid": UIDS.get(name, "33333333-cccc")},
+        "spec": spec,
+    }
+
+
+def endpoint(deployment: str, replica: str, cluster: str, url: str, uid: str | None = None) -> Obj:
+    return {
+        "apiVersion": API,
+        "kind": "ModelEndpoint",
+        "metadata": {
+            "name": replica,
+            "namespace": NS,
+            "ownerReferences": [
+                {
+                    "apiVersion": API,
+                    "kind": "ModelDeployment",
+                    "name": deployment,
+                    "uid": uid or UIDS[deployment],
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "deploymentName": deployment,
+            "replicaName": replica,
+            "clusterName": cluster,
+            "url": url,
+        },
+    }
+
+
+H100_EAST = endpoint("qwen-h100", "qwen-h100-a", HUB, f"http://{GW_EAST}/{TENANT}/qwen-h100-a")
+H100_WEST = endpoint(
+    "qwen-h100", "qwen-h100-b", "serve-eu-west", f"http://{GW_WEST}/{TENANT}/qwen-h100-b"
+)
+L4_EAST = endpoint("qwen-l4", "qwen-l4-a", HUB, f"http://{GW_EAST}/{TENANT}/qwen-l4-a")
+SERVING = [H100_EAST, H100_WEST, L4_EAST]
+DEPLOYMENTS = {
+    "modeldeployment-qwen-h100": [deployment("qwen-h100")],
+    "modeldeployment-qwen-l4": [deployment("qwen-l4")],
+}
+
+
+def hub_cluster(tenancy: Obj | None = None) -> Obj:
+    """The InferenceCluster the gateway is on: its tenancy names the service's namespace."""
+    spec: Obj = {
+        "cluster": {
+            "source": "Existing",
+            "existing": {"secretRef": {"name": "k", "namespace": "p"}},
+        },
+        "nodePools": [{"name": "l4", "className": "l4-1x", "nodeCount": 1}],
+    }
+    if tenancy is not None:
+        spec["tenancy"] = tenancy
+    return {"apiVersion": API, "kind": "InferenceCluster", "metadata": {"name": HUB}, "spec": spec}
+
+
+def required(
+    endpoints: list[Obj] | None = None,
+    deployments: dict[str, list[Obj]] | None = None,
+    gateways: list[Obj] | None = None,
+    services: list[Obj] | None = None,
+    hub: list[Obj] | None = None,
+) -> dict[str, list[Obj]]:
+    found: dict[str, list[Obj]] = {
+        "inferencegateway": gateways if gateways is not None else [gateway()],
+        "hubcluster": hub if hub is not None else [hub_cluster()],
+        "modelendpoints": endpoints if endpoints is not None else SERVING,
+        **(deployments if deployments is not None else DEPLOYMENTS),
+    }
+    found["modelservices"] = services if services is not None else [service()]
+    return found
+
+
+REQUIREMENTS: Obj = {
+    "resources": {
+        "inferencegateway": {"apiVersion": API, "kind": "InferenceGateway", "matchName": "fleet"},
+        "hubcluster": {"apiVersion": API, "kind": "InferenceCluster", "matchName": HUB},
+        "modeldeployment-qwen-h100": {
+            "apiVersion": API,
+            "kind": "ModelDeployment",
+            "matchName": "qwen-h100",
+            "namespace": NS,
+        },
+        "modeldeployment-qwen-l4": {
+            "apiVersion": API,
+            "kind": "ModelDeployment",
+            "matchName": "qwen-l4",
+            "namespace": NS,
+        },
+        "modelendpoints": {"apiVersion": API, "kind": "ModelEndpoint", "namespace": NS},
+        "modelservices": {"apiVersion": API, "kind": "ModelService"},
+    }
+}
+
+
+def condition(type_: str, status: bool | None, reason: str, message: str) -> Obj:
+    word = {True: "TRUE", False: "FALSE", None: "UNKNOWN"}[status]
+    found: Obj = {
+        "type": type_,
+        "status": f"STATUS_CONDITION_{word}",
+        "reason": reason,
+        "target": "TARGET_COMPOSITE",
+    }
+    if message:
+        found["message"] = message
+    return found
+
+
+def event(reason: str, message: str) -> Obj:
+    return {
+        "severity": "SEVERITY_WARNING",
+        "reason": reason,
+        "message": message,
+        "target": "TARGET_COMPOSITE",
+    }
+
+
+def wrapped(name: str, manifest: Obj, readiness: Obj | None = None, shared: bool = False) -> Obj:
+    """A provider-kubernetes Object on the hub, as the function composes it."""
+    spec: Obj = {
+        "forProvider": {"manifest": manifest},
+        "providerConfigRef": PROVIDER,
+        "readiness": readiness or {"policy": "SuccessfulCreate"},
+    }
+    if shared:
+        spec["managementPolicies"] = ["Observe", "Create", "Update", "LateInitialize"]
+    return {
+        "resource": {
+            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+            "kind": "Object",
+            "metadata": {"name": name},
+            "spec": spec,
+        },
+        "ready": "READY_FALSE",
+    }
+
+
+def external_name(name: str, host: str, port: int) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": name,
+            "namespace": TENANT,
+            "labels": {"app.kubernetes.io/managed-by": "modelplane"},
+        },
+        "spec": {
+            "type": "ExternalName",
+            "externalName": host,
+            "ports": [{"name": "http", "port": port, "protocol": "TCP"}],
+        },
+    }
+
+
+def replica_ref(name: str, prefix: str, weight: int) -> Obj:
+    return {
+        "filters": [
+            {
+                "type": "RequestHeaderModifier",
+                "requestHeaderModifier": {"set": [{"name": "x-modelplane-route", "value": prefix}]},
+            }
+        ],
+        "group": "",
+        "kind": "Service",
+        "name": name,
+        "port": 80,
+        "weight": weight,
+    }

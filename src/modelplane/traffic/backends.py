@@ -1,0 +1,152 @@
+"""How a hub Gateway reaches one backend of a ModelService.
+
+Every backend is a Service in the ModelService's tenant namespace on the hub
+cluster, so the hub's HTTPRoute refers only to Services in its own namespace (a
+cross-namespace backend would need a ReferenceGrant) and every object validates
+against core Kubernetes and the Gateway API CRDs:
+
+- **A replica behind its cluster's Gateway**: an `ExternalName` Service naming
+  the Gateway's host (a selectorless Service and an EndpointSlice when the
+  Gateway reports an IP address, which ExternalName cannot hold), and on the
+  backendRef a `RequestHeaderModifier` setting `x-modelplane-route` to the
+  replica's route prefix, which the replica's own HTTPRoute matches. The request
+  keeps its `/v1/...` path: a per-backend path rewrite is implementation-specific
+  in Gateway API and refused by common implementations, a header is not.
+- **A replica on the hub cluster without a Gateway**: its own Service, when it is
+  in the same tenant namespace (a Native replica's Service; KServe's workload
+  Service speaks TLS, which a plain backend cannot).
+- **An external model**: an `ExternalName` Service (or Service and EndpointSlice)
+  for its host, with a backendRef `URLRewrite` of the hostname so the provider
+  sees its own name. TLS to an https endpoint is the gateway implementation's to
+  originate (Gateway API's BackendTLSPolicy); Modelplane does not compose it.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from modelplane.core import naming
+from modelplane.core.kinds import SERVICE
+from modelplane.core.vocabulary import LABEL_MANAGED_BY, MANAGED_BY
+
+from .names import ROUTE_HEADER, object_name
+from .urls import URL
+
+CLUSTER_DOMAIN_SUFFIX: Final = ".svc.cluster.local"
+SERVICE_PORT_NAME: Final = "http"
+LABEL_SERVICE_NAME: Final = "kubernetes.io/service-name"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One backendRef of a hub route and the objects it needs on the hub cluster.
+
+    `key` names it among the ModelService's composed resources; `objects` are
+    (key, manifest) pairs to create in the route's namespace; `status` is its entry
+    in the ModelService's `status.endpoints` (weight added later)."""
+
+    key: str
+    ref: dict[str, Any] = field(hash=False)
+    objects: tuple[tuple[str, dict[str, Any]], ...] = field(hash=False)
+    status: dict[str, Any] = field(hash=False)
+
+
+def _meta(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {"name": name, "namespace": namespace, "labels": dict(sorted(labels.items()))}
+
+
+def _services(
+    key: str, name: str, namespace: str, url: URL, labels: dict[str, str]
+) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """A Service for `url`'s host and port: ExternalName for a DNS name; for an IP
+    address, a selectorless Service and the EndpointSlice that gives it the address."""
+    port = {"name": SERVICE_PORT_NAME, "port": url.port, "protocol": "TCP"}
+    if not url.ip:
+        service = {
+            "apiVersion": SERVICE.api_version,
+            "kind": SERVICE.kind,
+            "metadata": _meta(name, namespace, labels),
+            "spec": {"type": "ExternalName", "externalName": url.host, "ports": [port]},
+        }
+        return ((key, service),)
+    service = {
+        "apiVersion": SERVICE.api_version,
+        "kind": SERVICE.kind,
+        "metadata": _meta(name, namespace, labels),
+        "spec": {"type": "ClusterIP", "ports": [{**port, "targetPort": url.port}]},
+    }
+    slice_labels = {**labels, LABEL_SERVICE_NAME: name}
+    endpoints = {
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": _meta(name, namespace, slice_labels),
+        "addressType": "IPv6" if url.ipv6 else "IPv4",
+        "endpoints": [{"addresses": [url.host]}],
+        "ports": [port],
+    }
+    return ((key, service), (f"{key}-endpoints", endpoints))
+
+
+def _ref(name: str, port: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
+    ref: dict[str, Any] = {"group": "", "kind": SERVICE.kind, "name": name, "port": port}
+    if filters:
+        ref["filters"] = filters
+    return ref
+
+
+def in_cluster_service(url: URL) -> tuple[str, str] | None:
+    """(Service, namespace) when `url` names a Service inside its cluster, else None."""
+    if not url.host.endswith(CLUSTER_DOMAIN_SUFFIX):
+        return None
+    parts = url.host.removesuffix(CLUSTER_DOMAIN_SUFFIX).split(".")
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def replica_backend(
+    service: str,
+    namespace: str,
+    *,
+    deployment: str,
+    replica: str,
+    cluster: str,
+    url: URL,
+    hub_cluster: str,
+) -> Backend | str:
+    """The backend for one serving replica, or why the hub cannot reach it."""
+    status = {"deployment": deployment, "replica": replica, "cluster": cluster, "url": str(url)}
+    labels = {LABEL_MANAGED_BY: MANAGED_BY}
+    key = f"backend-{replica}"
+    local = in_cluster_service(url)
+    if local is not None:
+        target, target_namespace = local
+        if cluster != hub_cluster:
+            return (
+                f"its cluster {cluster} declares no gateway, so only its own cluster reaches "
+                f"{url}; declare spec.gateway on InferenceCluster {cluster}"
+            )
+        if url.scheme != "http" or target_namespace != namespace:
+            return f"{url} is not a plain HTTP Service in namespace {namespace} of the hub cluster"
+        return Backend(key, _ref(target, url.port, []), (), status)
+    name = object_name(f"{service}-{replica}", namespace, service, replica)
+    filters: list[dict[str, Any]] = []
+    prefix = url.path.rstrip("/")
+    if prefix:
+        filters.append(
+            {
+                "type": "RequestHeaderModifier",
+                "requestHeaderModifier": {"set": [{"name": ROUTE_HEADER, "value": prefix}]},
+            }
+        )
+    objects = _services(key, name, namespace, url, labels)
+    return Backend(key, _ref(name, url.port, filters), objects, status)
+
+
+def external_backend(service: str, namespace: str, url: URL) -> Backend:
+    """The backend for a model served elsewhere, at its base URL."""
+    digest = naming.digest(str(url), length=8)
+    key = f"backend-external-{digest}"
+    name = object_name(f"{service}-external-{digest}", namespace, service, str(url))
+    filters = [{"type": "URLRewrite", "urlRewrite": {"hostname": url.host}}] if not url.ip else []
+    labels = {LABEL_MANAGED_BY: MANAGED_BY}
+    status = {"external": True, "url": str(url)}
+    objects = _services(key, name, namespace, url, labels)
+    return Backend(key, _ref(name, url.port, filters), objects, status)

@@ -1,0 +1,100 @@
+"""Endpoint URLs: what a replica is reached at, and the external URLs teams give.
+
+An endpoint URL is `scheme://host[:port][/path]`. A replica reached through its
+cluster's Gateway has the path of its route there (`/<namespace>/<name>`); an
+external model's URL is the base URL an OpenAI client is given, so its path is
+empty or `/v1`: the hub route sends a request's own `/v1/...` path to every
+backend unchanged, and a different prefix per backend would need a per-backend
+path rewrite, which Gateway API implementations do not apply portably.
+"""
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlsplit
+
+from modelplane.core.issues import InvalidInputError
+from modelplane.core.vocabulary import Reason
+
+from .names import HTTP_PORT, HTTPS_PORT
+
+SCHEMES: Final = {"http": HTTP_PORT, "https": HTTPS_PORT}
+OPENAI_BASE_PATHS: Final = ("", "/", "/v1", "/v1/")
+_HOSTNAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+@dataclass(frozen=True)
+class URL:
+    scheme: str
+    host: str
+    port: int
+    path: str = ""
+
+    @property
+    def ip(self) -> bool:
+        """Whether the host is an IP address rather than a DNS name."""
+        try:
+            ipaddress.ip_address(self.host.strip("[]"))
+        except ValueError:
+            return False
+        return True
+
+    @property
+    def ipv6(self) -> bool:
+        return self.ip and ":" in self.host
+
+    def __str__(self) -> str:
+        default = SCHEMES[self.scheme] == self.port
+        host = f"[{self.host}]" if self.ipv6 else self.host
+        authority = host if default else f"{host}:{self.port}"
+        return f"{self.scheme}://{authority}{self.path}"
+
+
+def parse_url(text: str, path: str) -> URL:
+    """An http(s) URL with a host; InvalidInputError naming `path` otherwise."""
+
+    def bad(why: str) -> InvalidInputError:
+        return InvalidInputError.at(path, f"{text!r} {why}", Reason.INVALID_URL)
+
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as error:
+        raise bad(f"is not a URL: {error}") from error
+    if parts.scheme not in SCHEMES:
+        raise bad("must start with http:// or https://")
+    if parts.username is not None or parts.password is not None:
+        raise bad("must not carry credentials")
+    if parts.query or parts.fragment or "?" in text or "#" in text:
+        raise bad("must not have a query or fragment")
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise bad("has no host")
+    if not _is_host(host):
+        raise bad(f"has an invalid host {host!r}")
+    if port == 0:
+        raise bad("has port 0")
+    return URL(parts.scheme, host, port or SCHEMES[parts.scheme], parts.path)
+
+
+def _is_host(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return len(host) <= 253 and bool(_HOSTNAME.match(host))
+    return True
+
+
+def external_url(text: str, path: str) -> URL:
+    """An external model's base URL: an http(s) URL whose path is empty or /v1."""
+    url = parse_url(text, path)
+    if url.path not in OPENAI_BASE_PATHS:
+        raise InvalidInputError.at(
+            path,
+            f"{text!r} has the path {url.path!r}: an external endpoint is the base URL an "
+            "OpenAI client is given, ending at the host or at /v1, because the gateway "
+            "forwards a request's own /v1/... path unchanged",
+            Reason.INVALID_URL,
+        )
+    return url

@@ -1,0 +1,71 @@
+"""Endpoint URLs: what a gateway can send to, named by field when it cannot."""
+
+import pytest
+
+from modelplane.core.issues import InvalidInputError
+from modelplane.traffic.names import entry_gateway_name, object_name
+from modelplane.traffic.urls import URL, external_url, parse_url
+
+
+@pytest.mark.parametrize(
+    ("text", "url", "shown"),
+    [
+        ("http://gw.example/mp-ml/r", URL("http", "gw.example", 80, "/mp-ml/r"), None),
+        (
+            "https://API.example.com/v1",
+            URL("https", "api.example.com", 443, "/v1"),
+            "https://api.example.com/v1",
+        ),
+        ("http://10.0.0.7:8080", URL("http", "10.0.0.7", 8080), None),
+        ("http://[2001:db8::1]/x", URL("http", "2001:db8::1", 80, "/x"), None),
+    ],
+)
+def test_urls_read_and_print_back(text: str, url: URL, shown: str | None) -> None:
+    assert parse_url(text, "spec.url") == url
+    assert str(url) == (shown or text)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("ftp://x.example", "must start with http:// or https://"),
+        ("http://u:p@x.example", "must not carry credentials"),
+        ("http://x.example/?a=1", "must not have a query or fragment"),
+        ("http://x.example:99999", "is not a URL"),
+        ("http://:80/", "has no host"),
+        ("http://bad_host.example", "has an invalid host"),
+    ],
+)
+def test_bad_urls_are_named(text: str, why: str) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        parse_url(text, "spec.endpoints[2].external.url")
+    (issue,) = caught.value.issues
+    assert (issue.path, issue.reason) == ("spec.endpoints[2].external.url", "InvalidURL")
+    assert why in issue.message
+
+
+@pytest.mark.parametrize("path", ["", "/", "/v1", "/v1/"])
+def test_an_external_url_is_an_openai_base_url(path: str) -> None:
+    assert external_url(f"https://api.example.com{path}", "p").path == path
+
+
+def test_an_external_url_with_another_path_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="ending at the host or at /v1"):
+        external_url("https://api.example.com/openai/v1", "p")
+
+
+@pytest.mark.parametrize(
+    "readable", ["chat", "7b-chat", "a.b.c", "x" * 70, "modelplane-entry-" + "y" * 60]
+)
+def test_names_are_service_names_and_stable(readable: str) -> None:
+    name = object_name(readable, "ns", readable)
+    assert len(name) <= 63 and name[0].isalpha() and "." not in name
+    assert object_name(readable, "ns", readable) == name
+    if name != readable:
+        # Hashed: the digest is of the identity, so another identity is another name.
+        assert object_name(readable, "other", readable) != name
+
+
+def test_an_entry_gateway_is_never_the_cluster_gateway() -> None:
+    assert entry_gateway_name("fleet") == "modelplane-entry-fleet"
+    assert entry_gateway_name("replicas") != "modelplane-replicas"
