@@ -323,14 +323,20 @@ def _yield(
             )
         )
         role = next((p.role for p in replica.roles if p.pool == y.pool), replica.roles[0].role)
-        yielded.setdefault(replica.cluster, []).append(
-            PoolTrace(
-                y.pool,
-                Rejection.YIELDED,
-                f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}",
-                trace_role(role),
-            )
+        entry = PoolTrace(
+            y.pool,
+            Rejection.YIELDED,
+            f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}",
+            trace_role(role),
         )
+        traces = yielded.setdefault(replica.cluster, [])
+        same = next((i for i, t in enumerate(traces) if t.order() == entry.order()), None)
+        if same is None:
+            traces.append(entry)
+        else:
+            # One entry per pool and role: several replicas yielding there are one cause.
+            joined = f"{traces[same].message}; {entry.message}"
+            traces[same] = PoolTrace(entry.pool, entry.reason, joined, entry.role)
     gone = {id(y.kept) for y in found}
     return [item for item in kept if id(item) not in gone]
 
