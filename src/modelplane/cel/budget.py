@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Final
+
+Clock = Callable[[], float]
+"""Seconds from an arbitrary origin, like time.monotonic (which is the default)."""
 
 COST_LIMIT: Final = 1_000_000
 TIME_LIMIT_SECONDS: Final = 1.0
@@ -43,12 +47,18 @@ class TimeLimitExceededError(BudgetExceededError):
 class Budget:
     """A countdown of cost units with a deadline; one per evaluation."""
 
-    __slots__ = ("_deadline", "_next_check", "remaining", "spent")
+    __slots__ = ("_clock", "_deadline", "_next_check", "remaining", "spent")
 
-    def __init__(self, limit: int = COST_LIMIT, seconds: float = TIME_LIMIT_SECONDS) -> None:
+    def __init__(
+        self,
+        limit: int = COST_LIMIT,
+        seconds: float = TIME_LIMIT_SECONDS,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.remaining = limit
         self.spent = 0
-        self._deadline = time.monotonic() + seconds
+        self._clock = clock
+        self._deadline = clock() + seconds
         self._next_check = _CHECK_EVERY
 
     @property
@@ -56,7 +66,7 @@ class Budget:
         return self.remaining + self.spent
 
     def stop_by(self, deadline: float) -> None:
-        """Bring the deadline forward to `deadline` (time.monotonic()), if it is earlier."""
+        """Bring the deadline forward to `deadline` (on this budget's clock), if it is earlier."""
         self._deadline = min(self._deadline, deadline)
 
     def charge(self, units: int = 1) -> None:
@@ -68,7 +78,7 @@ class Budget:
             )
         if self.spent >= self._next_check:
             self._next_check = self.spent + _CHECK_EVERY
-            if time.monotonic() > self._deadline:
+            if self._clock() > self._deadline:
                 raise TimeLimitExceededError("operation cancelled: evaluation time limit exceeded")
 
 
@@ -82,16 +92,21 @@ class CostBudget:
     CelBudgetExhaustedError naming its expression, and so does every later
     evaluation, naming the same one. The counters are thread-safe; evaluations
     running at the same moment may together overshoot by their own limits.
+    `clock` (time.monotonic by default) is what the deadline is read on, so
+    tests can move time instead of waiting for it.
     """
 
-    def __init__(self, limit: int, seconds: float | None = None) -> None:
+    def __init__(
+        self, limit: int, seconds: float | None = None, clock: Clock = time.monotonic
+    ) -> None:
         if limit < 0:
             raise ValueError(f"a cost budget cannot be negative: {limit}")
         self.limit = limit
         self.seconds = seconds
         self.spent = 0
         self.exhausted_by: str | None = None
-        self._deadline = 0.0 if seconds is None else time.monotonic() + seconds
+        self.clock = clock
+        self._deadline = 0.0 if seconds is None else clock() + seconds
         self._lock = threading.Lock()
 
     @property
@@ -100,8 +115,12 @@ class CostBudget:
 
     @property
     def deadline(self) -> float:
-        """time.monotonic() value the shared time runs out at; 0.0 when unbounded."""
+        """The `clock` reading the shared time runs out at; 0.0 when unbounded."""
         return self._deadline
+
+    def expired(self) -> bool:
+        """Whether the shared time has run out (never, without a deadline)."""
+        return self.seconds is not None and self.clock() >= self._deadline
 
     def take(self, units: int) -> None:
         """Record what an evaluation spent."""

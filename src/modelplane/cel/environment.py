@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -110,7 +109,14 @@ class Program:
         """
         if shared.exhausted_by is not None:
             raise _exhausted(shared, self.expression)
-        budget = budgets.Budget(min(budgets.COST_LIMIT, shared.remaining))
+        if shared.expired():
+            shared.exhaust(self.expression)
+            raise _exhausted(shared, self.expression)
+        remaining = shared.remaining
+        # When what is left of the shared budget is no more than the per-expression
+        # limit, running out of units means running the shared budget dry.
+        shared_bound = remaining <= budgets.COST_LIMIT
+        budget = budgets.Budget(min(budgets.COST_LIMIT, remaining), clock=shared.clock)
         if shared.deadline:
             budget.stop_by(shared.deadline)
         token = budgets.activate(budget)
@@ -119,7 +125,7 @@ class Program:
         except EvalError as error:
             raise CelRuntimeError(str(error)) from None
         except budgets.BudgetExceededError as error:
-            if _shared_ran_out(shared, budget, error):
+            if _shared_ran_out(shared, shared_bound, error):
                 shared.exhaust(self.expression)
                 raise _exhausted(shared, self.expression) from None
             raise CelRuntimeError(str(error)) from None
@@ -133,12 +139,12 @@ class Program:
 
 
 def _shared_ran_out(
-    shared: budgets.CostBudget, budget: budgets.Budget, error: budgets.BudgetExceededError
+    shared: budgets.CostBudget, shared_bound: bool, error: budgets.BudgetExceededError
 ) -> bool:
     """Whether the shared budget, not the per-expression limit, stopped the evaluation."""
     if isinstance(error, budgets.CostLimitExceededError):
-        return budget.limit < budgets.COST_LIMIT
-    return shared.deadline != 0.0 and time.monotonic() >= shared.deadline
+        return shared_bound
+    return shared.expired()
 
 
 def _exhausted(shared: budgets.CostBudget, expression: str) -> CelBudgetExhaustedError:
