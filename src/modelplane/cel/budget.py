@@ -54,11 +54,13 @@ class Budget:
         limit: int = COST_LIMIT,
         seconds: float = TIME_LIMIT_SECONDS,
         clock: Clock = time.monotonic,
+        deadline: float | None = None,
     ) -> None:
         self.remaining = limit
         self.spent = 0
         self._clock = clock
-        self._deadline = clock() + seconds
+        # `deadline`, when given, replaces `seconds` from now (a reading the caller has).
+        self._deadline = clock() + seconds if deadline is None else deadline
         self._next_check = _CHECK_EVERY
 
     @property
@@ -121,6 +123,19 @@ class CostBudget:
     def expired(self) -> bool:
         """Whether the shared time has run out (never, without a deadline)."""
         return self.seconds is not None and self.clock() >= self._deadline
+
+    def draw(self) -> Budget | None:
+        """The budget of one evaluation: what is left here, at most the per-expression
+        limit, until the earlier deadline; None when the shared time has run out."""
+        left = self.limit - self.spent
+        limit = COST_LIMIT if left > COST_LIMIT else max(0, left)
+        if self.seconds is None:
+            return Budget(limit)
+        now = self.clock()
+        if now >= self._deadline:
+            return None
+        deadline = min(now + TIME_LIMIT_SECONDS, self._deadline)
+        return Budget(limit, TIME_LIMIT_SECONDS, self.clock, deadline)
 
     def take(self, units: int) -> None:
         """Record what an evaluation spent."""

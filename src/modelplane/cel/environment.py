@@ -109,23 +109,18 @@ class Program:
         """
         if shared.exhausted_by is not None:
             raise _exhausted(shared, self.expression)
-        if shared.expired():
+        budget = shared.draw()
+        if budget is None:
             shared.exhaust(self.expression)
             raise _exhausted(shared, self.expression)
-        remaining = shared.remaining
-        # When what is left of the shared budget is no more than the per-expression
-        # limit, running out of units means running the shared budget dry.
-        shared_bound = remaining <= budgets.COST_LIMIT
-        budget = budgets.Budget(min(budgets.COST_LIMIT, remaining), clock=shared.clock)
-        if shared.deadline:
-            budget.stop_by(shared.deadline)
+        limit = budget.remaining
         token = budgets.activate(budget)
         try:
             return self.fn(variables, budget)
         except EvalError as error:
             raise CelRuntimeError(str(error)) from None
         except budgets.BudgetExceededError as error:
-            if _shared_ran_out(shared, shared_bound, error):
+            if _shared_ran_out(shared, limit, error):
                 shared.exhaust(self.expression)
                 raise _exhausted(shared, self.expression) from None
             raise CelRuntimeError(str(error)) from None
@@ -135,15 +130,19 @@ class Program:
             raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
         finally:
             budgets.release(token)
-            shared.take(min(budget.spent, budget.limit))
+            shared.take(min(budget.spent, limit))
 
 
 def _shared_ran_out(
-    shared: budgets.CostBudget, shared_bound: bool, error: budgets.BudgetExceededError
+    shared: budgets.CostBudget, limit: int, error: budgets.BudgetExceededError
 ) -> bool:
-    """Whether the shared budget, not the per-expression limit, stopped the evaluation."""
+    """Whether the shared budget, not the per-expression limit, stopped the evaluation.
+
+    Out of units: when no more was left of the shared budget than the evaluation's
+    `limit` (equal to the per-expression limit included), it ran the shared one dry.
+    """
     if isinstance(error, budgets.CostLimitExceededError):
-        return shared_bound
+        return shared.remaining <= limit
     return shared.expired()
 
 
