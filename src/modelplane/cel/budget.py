@@ -92,9 +92,10 @@ class CostBudget:
     limit and what is left here, and what it spends is taken from here, errors
     included. When an evaluation runs the shared budget dry it fails with
     CelBudgetExhaustedError naming its expression, and so does every later
-    evaluation, naming the same one. The counters are thread-safe; evaluations
-    running at the same moment may together overshoot by their own limits.
-    `clock` (time.monotonic by default) is what the deadline is read on, so
+    evaluation, naming the same one. A budget is spent by one thread at a time
+    (a decision runs in one thread): counting is on the hot path of every
+    evaluation, so it takes no lock; only naming the culprit does, so the first
+    one wins. `clock` (time.monotonic by default) is what the deadline is read on, so
     tests can move time instead of waiting for it.
     """
 
@@ -127,20 +128,23 @@ class CostBudget:
     def draw(self) -> Budget | None:
         """The budget of one evaluation: what is left here, at most the per-expression
         limit, until the earlier deadline; None when the shared time has run out."""
+        # Plain comparisons rather than min() and max(): this runs before every
+        # evaluation of a decision.
         left = self.limit - self.spent
-        limit = COST_LIMIT if left > COST_LIMIT else max(0, left)
+        limit = COST_LIMIT if left > COST_LIMIT else left if left > 0 else 0
         if self.seconds is None:
             return Budget(limit)
-        now = self.clock()
-        if now >= self._deadline:
+        clock = self.clock
+        now = clock()
+        deadline = self._deadline
+        if now >= deadline:
             return None
-        deadline = min(now + TIME_LIMIT_SECONDS, self._deadline)
-        return Budget(limit, TIME_LIMIT_SECONDS, self.clock, deadline)
+        own = now + TIME_LIMIT_SECONDS
+        return Budget(limit, TIME_LIMIT_SECONDS, clock, own if own < deadline else deadline)
 
     def take(self, units: int) -> None:
         """Record what an evaluation spent."""
-        with self._lock:
-            self.spent += units
+        self.spent += units
 
     def exhaust(self, expression: str) -> str:
         """Mark the budget exhausted by `expression` (the first one wins); the one named."""
