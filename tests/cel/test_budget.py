@@ -128,7 +128,7 @@ def test_the_exhausting_evaluation_is_the_same_every_time() -> None:
 
 
 def test_the_per_expression_limit_still_applies_under_a_large_shared_budget() -> None:
-    shared = CostBudget(50_000_000)
+    shared = CostBudget(50_000_000, 60.0, clock=lambda: 0.0)  # only units can run out
     hostile = _nested_all(7, "true")
     with pytest.raises(CelRuntimeError, match="actual cost limit exceeded") as raised:
         evaluate(hostile, budget=shared)
@@ -161,7 +161,7 @@ def test_a_negative_budget_is_refused() -> None:
 def test_the_evaluation_that_empties_a_budget_no_larger_than_the_limit_is_named() -> None:
     # What is left (the whole budget) is the per-expression limit too: running out is
     # running the shared budget dry, and the evaluation that did it is the culprit.
-    shared = CostBudget(COST_LIMIT)
+    shared = CostBudget(COST_LIMIT, 60.0, clock=lambda: 0.0)  # only units can run out
     hostile = _nested_all(7, "true")
     with pytest.raises(CelBudgetExhaustedError) as raised:
         evaluate(hostile, budget=shared)

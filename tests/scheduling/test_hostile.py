@@ -62,7 +62,7 @@ def test_each_selector_is_admissible_and_just_under_the_per_expression_limit() -
     assert ManifestValidator(registry).validate(hostile(4)) == []
     device = device_from_spec({"driver": "gpu.nvidia.com"})
     selector = compile_device_selector(costly("r0s0"))
-    budget = CostBudget(COST_LIMIT)
+    budget = CostBudget(COST_LIMIT, 60.0, clock=lambda: 0.0)  # time stands still
     assert selector.matches(device, budget) is True
     assert COST_LIMIT - 10 <= budget.spent < COST_LIMIT
     assert budget.exhausted_by is None
@@ -70,7 +70,10 @@ def test_each_selector_is_admissible_and_just_under_the_per_expression_limit() -
 
 def test_the_hostile_deployment_stops_by_cost_and_names_the_selector() -> None:
     existing = [replica("gpu-00", 0, "h100"), replica("gpu-01", 1, "h100-ib")]
-    budget = decision_budget()
+    # The decision's budget with time standing still: neither its deadline nor an
+    # evaluation's own second can end it, however loaded the machine, so only the
+    # count of units can.
+    budget = decision_budget(clock=lambda: 0.0)
     decision = run(hostile(4), fleet(), existing, engine=default_engine(), budget=budget)
 
     # Stopped by the counter: every unit spent, by the second evaluation of the

@@ -1,7 +1,9 @@
 """A deployment whose selectors cost more than one decision's CEL budget: held, and said."""
 
+import pytest
 from compose_model_deployment.fn import FunctionRunner
 
+from modelplane.scheduling import decision_budget, selectors
 from modelplane_cli.testing import as_dict, request, run
 
 from .objects import A0, B0, FLEET, deployment, observed_in_namespace, replica
@@ -16,7 +18,11 @@ def _costly(tag: str) -> str:
     return expression
 
 
-def test_a_decision_over_budget_keeps_running_replicas_and_warns() -> None:
+def test_a_decision_over_budget_keeps_running_replicas_and_warns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Time stands still for the decision, so only its count of units can stop it.
+    monkeypatch.setattr(selectors, "decision_budget", lambda: decision_budget(lambda: 0.0))
     running = {
         A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
         B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
