@@ -86,10 +86,9 @@ class DecisionStopped(Exception):  # noqa: N818 (a stop, not an error: nothing f
     def describe(self) -> str:
         """What ran out, and which selector ran it dry."""
         if self.stop is Stop.COST:
-            units = "cost unit" if self.limit == 1 else "cost units"
-            bound = f"CEL budget of {self.limit:,} {units} ({self.spent:,} spent)"
+            bound = f"CEL budget of {_units(self.limit)} ({self.spent:,} spent)"
         else:
-            bound = f"{self.seconds:g} s deadline ({self.spent:,} cost units spent)"
+            bound = f"{self.seconds:g} s deadline ({_units(self.spent)} spent)"
         where = f"selector {self.expression!r}"
         if self.request is not None:
             where += f" of request {self.request!r}"
@@ -111,6 +110,10 @@ class DecisionStopped(Exception):  # noqa: N818 (a stop, not an error: nothing f
             return (ClusterTrace(self.cluster, self.stop.rejection, message),)
         pool = PoolTrace(self.pool, self.stop.rejection, message, self.role)
         return (ClusterTrace(self.cluster, None, None, (pool,)),)
+
+
+def _units(count: int) -> str:
+    return f"{count:,} cost unit{'' if count == 1 else 's'}"
 
 
 def stopped(budget: CostBudget, expression: str, device: str) -> DecisionStopped:

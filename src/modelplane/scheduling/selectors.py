@@ -1,8 +1,10 @@
 """The device-selector evaluator the scheduler is written against, and its memo.
 
-The scheduler never imports a CEL library: it takes any `SelectorEngine`. The
-default one (`modelplane.scheduling.cel_engine`) wraps `modelplane.cel`; tests
-can pass a small fake. `SelectorEvaluator` memoises for one decision, so each
+The scheduler never evaluates CEL itself: it takes any `SelectorEngine`, and
+only the cost budget it hands the engine (`modelplane.cel.budget.CostBudget`, a
+plain counter) comes from the CEL package. The default engine
+(`modelplane.scheduling.cel_engine`) wraps `modelplane.cel`; tests can pass a
+small fake. `SelectorEvaluator` memoises for one decision, so each
 distinct expression compiles once, each distinct device kind is converted once
 (keyed by its content, straight from the typed kind), and each (expression,
 device kind) pair evaluates once however many clusters share that kind.
