@@ -107,7 +107,7 @@ def test_the_deadline_stops_the_decision_with_its_own_reason() -> None:
     assert decision.replicas == ()
     assert decision.condition.reason == Reason.CEL_DEADLINE_EXCEEDED
     assert decision.condition.message.startswith(
-        "the scheduling decision's 3 s deadline (1 cost unit spent) ran out evaluating "
+        "the scheduling decision's 0.8 s deadline (1 cost unit spent) ran out evaluating "
         "selector 'arch == Ada' of request 'gpu' on device gpu, cluster c pool h100"
     )
     assert [e["reason"] for e in decision.match_trace()] == ["CELDeadlineExceeded"]

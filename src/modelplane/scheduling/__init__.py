@@ -65,7 +65,7 @@ Rules, in the order a decision applies them:
    a bound, before it is. Synthetic devices gate matching but are not charged.
 
 Budget: every CEL evaluation of a decision draws on one cost budget
-(`budget`: 1,000,000 units, Kubernetes' per-call limit, and a 3 s wall-clock
+(`budget`: 1,000,000 units, Kubernetes' per-call limit, and a 0.8 s wall-clock
 backstop). When it runs out the decision stops where it is and holds as in 1:
 the condition and a Warning say CELBudgetExceeded (or CELDeadlineExceeded), and
 the match trace names the selector, request, cluster and pool it stopped at.
