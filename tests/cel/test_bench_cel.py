@@ -51,16 +51,21 @@ def test_prints_a_line_per_expression_and_phase(
         timed = [line for line in lines if line["phase"] == phase and "expr" in line]
         assert [line["expr"] for line in timed] == expressions
         assert all(0 < line["min_us"] <= line["median_us"] for line in timed)
+    # The selectors again, as the scheduler runs them: under one decision's budget.
+    decided = [line for line in lines if line["phase"] == "evaluate-decision" and "expr" in line]
+    assert [line["expr"] for line in decided] == [*bench_cel.SELECTORS, *FLEET["selectors"]]
+    assert all(0 < line["min_us"] <= line["median_us"] for line in decided)
     summaries = [line for line in lines if "summary" in line]
-    assert [line["phase"] for line in summaries] == ["compile", "evaluate"]
+    assert [line["phase"] for line in summaries] == ["compile", "evaluate", "evaluate-decision"]
     assert all(line["median_us"] > 0 for line in summaries)
 
 
 def test_runs_without_a_fleet(capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(["--rounds", "1"]) == bench_cel.EXIT_OK
+    # compile and evaluate: every expression and a summary; evaluate-decision: the selectors.
     assert len(capsys.readouterr().out.splitlines()) == 2 * (
         len(bench_cel.SELECTORS) + len(bench_cel.EXPRESSIONS) + 1
-    )
+    ) + (len(bench_cel.SELECTORS) + 1)
 
 
 @pytest.mark.parametrize(

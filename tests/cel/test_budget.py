@@ -128,7 +128,7 @@ def test_the_exhausting_evaluation_is_the_same_every_time() -> None:
 
 
 def test_the_per_expression_limit_still_applies_under_a_large_shared_budget() -> None:
-    shared = CostBudget(50_000_000)
+    shared = CostBudget(50_000_000, 60.0, clock=lambda: 0.0)  # only units can run out
     hostile = _nested_all(7, "true")
     with pytest.raises(CelRuntimeError, match="actual cost limit exceeded") as raised:
         evaluate(hostile, budget=shared)
@@ -156,3 +156,27 @@ def test_errors_other_than_the_budget_pass_through_and_are_paid_for() -> None:
 def test_a_negative_budget_is_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
         CostBudget(-1)
+
+
+def test_the_evaluation_that_empties_a_budget_no_larger_than_the_limit_is_named() -> None:
+    # What is left (the whole budget) is the per-expression limit too: running out is
+    # running the shared budget dry, and the evaluation that did it is the culprit.
+    shared = CostBudget(COST_LIMIT, 60.0, clock=lambda: 0.0)  # only units can run out
+    hostile = _nested_all(7, "true")
+    with pytest.raises(CelBudgetExhaustedError) as raised:
+        evaluate(hostile, budget=shared)
+    assert raised.value.expression == hostile
+    with pytest.raises(CelBudgetExhaustedError, match="'true' not evaluated"):
+        evaluate("true", budget=shared)
+
+
+def test_a_shared_deadline_is_read_on_the_budget_clock() -> None:
+    now = [100.0]
+    shared = CostBudget(50_000_000, seconds=1.0, clock=lambda: now[0])
+    now[0] = 100.5
+    assert evaluate("1 + 1 == 2", budget=shared) is True
+    assert not shared.expired()
+    now[0] = 101.0
+    with pytest.raises(CelBudgetExhaustedError, match=r"or 1 s exhausted by '2 \+ 2 == 4'"):
+        evaluate("2 + 2 == 4", budget=shared)
+    assert shared.expired()

@@ -10,6 +10,7 @@ from typing import Any
 
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
+from modelplane.cel import CostBudget
 from modelplane.core import vocabulary
 from modelplane.core.issues import parse_object
 from modelplane.scheduling import (
@@ -283,6 +284,7 @@ def run(
     replicas: Sequence[Obj] = (),
     engine: SelectorEngine | None = None,
     priorities: Priorities | None = PRIORITIES,
+    budget: CostBudget | None = None,
 ) -> Decision:
     deployment_ = read_dep(dep)
     fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in clusters)
@@ -293,6 +295,7 @@ def run(
         unreadable=fleet.unreadable,
         engine=engine or FakeEngine(),
         priorities=priorities,
+        budget=budget,
     )
 
 

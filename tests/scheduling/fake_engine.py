@@ -3,14 +3,20 @@
 Expressions are `<field> <op> <value>`: field is an attribute name, `capacity.<name>`
 (compared as integers), `name`, `driver` or `count`; op is one of == != >= <= > <.
 `true` and `false` are constants; `boom` compiles but fails at evaluation time;
-anything else does not compile.
+anything else does not compile. Each evaluation costs one unit of the budget.
 """
 
 import operator
 from collections.abc import Callable
 from typing import Any
 
-from modelplane.scheduling import DeviceSpec, SelectorCompileError, SelectorRuntimeError
+from modelplane.cel import CostBudget
+from modelplane.scheduling import (
+    DeviceSpec,
+    SelectorBudgetExhausted,
+    SelectorCompileError,
+    SelectorRuntimeError,
+)
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -42,11 +48,16 @@ class FakeDevice:
 
 
 class FakeSelector:
+    """Costs one unit of the decision's budget per evaluation."""
+
     def __init__(self, test: Callable[[FakeDevice], bool]) -> None:
         self._test = test
 
-    def matches(self, device: object) -> bool:
+    def matches(self, device: object, budget: CostBudget) -> bool:
         assert isinstance(device, FakeDevice)
+        if budget.remaining < 1:
+            raise SelectorBudgetExhausted("the fake's budget ran out")
+        budget.take(1)
         return self._test(device)
 
 

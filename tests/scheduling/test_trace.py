@@ -1,9 +1,12 @@
 """The match trace: a machine reason and, for disaggregated deployments, a role per rejection."""
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
 
+from modelplane.cel import CostBudget
 from modelplane.scheduling import ClusterTrace, PoolTrace, Rejection
 
 from .builders import (
@@ -35,6 +38,14 @@ class Case:
     message: str = ""
     """A fragment the message of the last entry must contain."""
     existing: list[Obj] = field(default_factory=list[Obj])
+    budget: Callable[[], CostBudget] | None = None
+    """The decision's CEL budget (a fresh one per run), when not the default."""
+
+
+def after_the_first_reading(seconds: float) -> Callable[[], float]:
+    """A clock that reads 0 once (when the budget starts), then `seconds` ever after."""
+    readings = itertools.chain([0.0], itertools.repeat(seconds))
+    return lambda: next(readings)
 
 
 ADA_1 = request("gpu", 1, "arch == Ada")
@@ -248,13 +259,39 @@ CASES.append(
 )
 
 
+CASES.append(
+    Case(
+        "the decision's CEL budget runs out",
+        deployment(1, request("gpu", 8, "arch == Hopper", "capacity.memory >= 80")),
+        [cluster("a", h100()), cluster("b", h100(name="big"))],
+        [("a", "h100", None, Rejection.CEL_BUDGET_EXCEEDED)],
+        "the scheduling decision's CEL budget of 1 cost unit (1 spent) ran out evaluating "
+        "selector 'capacity.memory >= 80' of request 'gpu' on device gpu, cluster a pool h100: "
+        "the decision stopped there",
+        budget=lambda: CostBudget(1),
+    )
+)
+CASES.append(
+    Case(
+        "the decision runs past its deadline",
+        deployment(1, decode=role(HOPPER), prefill=role(HOPPER)),
+        [cluster("a", h100())],
+        [("a", "h100", "decode", Rejection.CEL_DEADLINE_EXCEEDED)],
+        "the scheduling decision's 3 s deadline (0 cost units spent) ran out evaluating "
+        "selector 'arch == Hopper' of request 'gpu' (decode) on device gpu, cluster a pool h100",
+        budget=lambda: CostBudget(1_000_000, 3.0, after_the_first_reading(3.0)),
+    )
+)
+
+
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_reason_and_role_of_each_rejection(case: Case) -> None:
-    trace = run(case.dep, case.clusters, case.existing).match_trace()
+    budget = case.budget() if case.budget is not None else None
+    trace = run(case.dep, case.clusters, case.existing, budget=budget).match_trace()
     assert _entries(trace) == case.entries
     assert any(case.message in entry["message"] for entry in trace[-2:]), trace
     for entry in trace:

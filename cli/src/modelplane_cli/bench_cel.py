@@ -6,8 +6,10 @@ Compilation bypasses the per-process cache (each call parses and type-checks
 afresh); evaluation runs an already compiled program, as a reconcile does after
 its first use of a selector. Selectors run against every device of the fleet
 file when one is given (its selectors join the built-in ones), otherwise against
-one built-in H100-like device. One JSON line per expression and phase, then one
-summary line per phase with the geometric mean of the medians.
+one built-in H100-like device. Selectors are also timed as the scheduler runs them,
+drawing on one decision's CEL budget (phase `evaluate-decision`). One JSON line per
+expression and phase, then one summary line per phase with the geometric mean of
+the medians.
 """
 
 import argparse
@@ -148,6 +150,24 @@ def _evaluation(expression: str, devices: list[cel.Device]) -> Callable[[], obje
     return lambda: program.run({})
 
 
+def _decision_evaluation(expression: str, devices: list[cel.Device]) -> Callable[[], object]:
+    """One match of a selector per device, each drawing on a decision's budget (its
+    units never run out here, and its deadline is far away, but both are checked)."""
+    selector = cel.compile_device_selector(expression)
+    budget = cel.CostBudget(sys.maxsize, seconds=1e9)
+
+    def match_all() -> object:
+        results: list[bool | None] = []
+        for device in devices:
+            try:
+                results.append(selector.matches(device, budget))
+            except cel.CelRuntimeError:
+                results.append(None)
+        return results
+
+    return match_all
+
+
 def _summary(phase: str, medians: list[float]) -> dict[str, Any]:
     mean = math.exp(sum(math.log(m) for m in medians) / len(medians))
     return {"phase": phase, "summary": "geometric mean of medians", "median_us": round(mean, 2)}
@@ -181,6 +201,13 @@ def run(args: argparse.Namespace) -> int:
             timing = {k: round(v / len(devices_used), 2) for k, v in timing.items()}
         evaluated.append(timing["median_us"])
         print(json.dumps({"phase": "evaluate", "expr": expression, **timing}))
+    decided: list[float] = []
+    for expression in selectors:
+        timing = _time(_decision_evaluation(expression, devices), args.rounds)
+        timing = {k: round(v / len(devices), 2) for k, v in timing.items()}
+        decided.append(timing["median_us"])
+        print(json.dumps({"phase": "evaluate-decision", "expr": expression, **timing}))
     print(json.dumps(_summary("compile", compiled)))
     print(json.dumps(_summary("evaluate", evaluated)))
+    print(json.dumps(_summary("evaluate-decision", decided)))
     return EXIT_OK

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from modelplane.cel.budget import CostBudget
 from modelplane.scheduling import (
+    DECISION_COST_LIMIT,
     ClaimRequest,
     Cluster,
     Deployment,
@@ -92,7 +94,9 @@ class ExactResult:
 
 class ExactSolver:
     def __init__(self, engine: SelectorEngine) -> None:
-        self._matcher = Matcher(SelectorEvaluator(engine))
+        # The solver is one long-lived evaluator over many decisions: it keeps the
+        # cost bound (results are memoised, so it is never near it) but no deadline.
+        self._matcher = Matcher(SelectorEvaluator(engine, CostBudget(DECISION_COST_LIMIT)))
         self._optimize, self._sparse = _milp()
 
     def _existing(self, cluster: Cluster, replicas: Sequence[ExistingReplica]) -> dict[str, Any]:

@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Final
+
+Clock = Callable[[], float]
+"""Seconds from an arbitrary origin, like time.monotonic (which is the default)."""
 
 COST_LIMIT: Final = 1_000_000
 TIME_LIMIT_SECONDS: Final = 1.0
@@ -43,12 +47,20 @@ class TimeLimitExceededError(BudgetExceededError):
 class Budget:
     """A countdown of cost units with a deadline; one per evaluation."""
 
-    __slots__ = ("_deadline", "_next_check", "remaining", "spent")
+    __slots__ = ("_clock", "_deadline", "_next_check", "remaining", "spent")
 
-    def __init__(self, limit: int = COST_LIMIT, seconds: float = TIME_LIMIT_SECONDS) -> None:
+    def __init__(
+        self,
+        limit: int = COST_LIMIT,
+        seconds: float = TIME_LIMIT_SECONDS,
+        clock: Clock = time.monotonic,
+        deadline: float | None = None,
+    ) -> None:
         self.remaining = limit
         self.spent = 0
-        self._deadline = time.monotonic() + seconds
+        self._clock = clock
+        # `deadline`, when given, replaces `seconds` from now (a reading the caller has).
+        self._deadline = clock() + seconds if deadline is None else deadline
         self._next_check = _CHECK_EVERY
 
     @property
@@ -56,7 +68,7 @@ class Budget:
         return self.remaining + self.spent
 
     def stop_by(self, deadline: float) -> None:
-        """Bring the deadline forward to `deadline` (time.monotonic()), if it is earlier."""
+        """Bring the deadline forward to `deadline` (on this budget's clock), if it is earlier."""
         self._deadline = min(self._deadline, deadline)
 
     def charge(self, units: int = 1) -> None:
@@ -68,7 +80,7 @@ class Budget:
             )
         if self.spent >= self._next_check:
             self._next_check = self.spent + _CHECK_EVERY
-            if time.monotonic() > self._deadline:
+            if self._clock() > self._deadline:
                 raise TimeLimitExceededError("operation cancelled: evaluation time limit exceeded")
 
 
@@ -80,18 +92,24 @@ class CostBudget:
     limit and what is left here, and what it spends is taken from here, errors
     included. When an evaluation runs the shared budget dry it fails with
     CelBudgetExhaustedError naming its expression, and so does every later
-    evaluation, naming the same one. The counters are thread-safe; evaluations
-    running at the same moment may together overshoot by their own limits.
+    evaluation, naming the same one. A budget is spent by one thread at a time
+    (a decision runs in one thread): counting is on the hot path of every
+    evaluation, so it takes no lock; only naming the culprit does, so the first
+    one wins. `clock` (time.monotonic by default) is what the deadline is read on, so
+    tests can move time instead of waiting for it.
     """
 
-    def __init__(self, limit: int, seconds: float | None = None) -> None:
+    def __init__(
+        self, limit: int, seconds: float | None = None, clock: Clock = time.monotonic
+    ) -> None:
         if limit < 0:
             raise ValueError(f"a cost budget cannot be negative: {limit}")
         self.limit = limit
         self.seconds = seconds
         self.spent = 0
         self.exhausted_by: str | None = None
-        self._deadline = 0.0 if seconds is None else time.monotonic() + seconds
+        self.clock = clock
+        self._deadline = 0.0 if seconds is None else clock() + seconds
         self._lock = threading.Lock()
 
     @property
@@ -100,13 +118,33 @@ class CostBudget:
 
     @property
     def deadline(self) -> float:
-        """time.monotonic() value the shared time runs out at; 0.0 when unbounded."""
+        """The `clock` reading the shared time runs out at; 0.0 when unbounded."""
         return self._deadline
+
+    def expired(self) -> bool:
+        """Whether the shared time has run out (never, without a deadline)."""
+        return self.seconds is not None and self.clock() >= self._deadline
+
+    def draw(self) -> Budget | None:
+        """The budget of one evaluation: what is left here, at most the per-expression
+        limit, until the earlier deadline; None when the shared time has run out."""
+        # Plain comparisons rather than min() and max(): this runs before every
+        # evaluation of a decision.
+        left = self.limit - self.spent
+        limit = COST_LIMIT if left > COST_LIMIT else left if left > 0 else 0
+        if self.seconds is None:
+            return Budget(limit)
+        clock = self.clock
+        now = clock()
+        deadline = self._deadline
+        if now >= deadline:
+            return None
+        own = now + TIME_LIMIT_SECONDS
+        return Budget(limit, TIME_LIMIT_SECONDS, clock, own if own < deadline else deadline)
 
     def take(self, units: int) -> None:
         """Record what an evaluation spent."""
-        with self._lock:
-            self.spent += units
+        self.spent += units
 
     def exhaust(self, expression: str) -> str:
         """Mark the budget exhausted by `expression` (the first one wins); the one named."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -110,16 +109,18 @@ class Program:
         """
         if shared.exhausted_by is not None:
             raise _exhausted(shared, self.expression)
-        budget = budgets.Budget(min(budgets.COST_LIMIT, shared.remaining))
-        if shared.deadline:
-            budget.stop_by(shared.deadline)
+        budget = shared.draw()
+        if budget is None:
+            shared.exhaust(self.expression)
+            raise _exhausted(shared, self.expression)
+        limit = budget.remaining
         token = budgets.activate(budget)
         try:
             return self.fn(variables, budget)
         except EvalError as error:
             raise CelRuntimeError(str(error)) from None
         except budgets.BudgetExceededError as error:
-            if _shared_ran_out(shared, budget, error):
+            if _shared_ran_out(shared, limit, error):
                 shared.exhaust(self.expression)
                 raise _exhausted(shared, self.expression) from None
             raise CelRuntimeError(str(error)) from None
@@ -129,16 +130,20 @@ class Program:
             raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
         finally:
             budgets.release(token)
-            shared.take(min(budget.spent, budget.limit))
+            shared.take(min(budget.spent, limit))
 
 
 def _shared_ran_out(
-    shared: budgets.CostBudget, budget: budgets.Budget, error: budgets.BudgetExceededError
+    shared: budgets.CostBudget, limit: int, error: budgets.BudgetExceededError
 ) -> bool:
-    """Whether the shared budget, not the per-expression limit, stopped the evaluation."""
+    """Whether the shared budget, not the per-expression limit, stopped the evaluation.
+
+    Out of units: when no more was left of the shared budget than the evaluation's
+    `limit` (equal to the per-expression limit included), it ran the shared one dry.
+    """
     if isinstance(error, budgets.CostLimitExceededError):
-        return budget.limit < budgets.COST_LIMIT
-    return shared.deadline != 0.0 and time.monotonic() >= shared.deadline
+        return shared.remaining <= limit
+    return shared.expired()
 
 
 def _exhausted(shared: budgets.CostBudget, expression: str) -> CelBudgetExhaustedError:

@@ -8,6 +8,7 @@ mean what they mean in cel-go.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -66,9 +67,17 @@ def ends_with(text: Any, suffix: Any) -> bool:
     return haystack.endswith(needle)
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled_regex(pattern: str) -> Any:
+    # RE2 programs are immutable and safe to share; compiling one costs more than
+    # most whole evaluations, and selectors repeat the same few patterns. A pattern
+    # that fails to compile raises each time (lru_cache keeps no exceptions).
+    return re2.compile(pattern)
+
+
 def compile_regex(pattern: str) -> Any:
     try:
-        return re2.compile(pattern)
+        return _compiled_regex(pattern)
     except re2.error as error:
         raise EvalError(f"invalid regular expression {pattern!r}: {error}") from None
 

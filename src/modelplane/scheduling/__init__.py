@@ -64,6 +64,12 @@ Rules, in the order a decision applies them:
    not a kind), and a pool that best fit calls full is repacked exactly, within
    a bound, before it is. Synthetic devices gate matching but are not charged.
 
+Budget: every CEL evaluation of a decision draws on one cost budget
+(`budget`: 1,000,000 units, Kubernetes' per-call limit, and a 0.8 s wall-clock
+backstop). When it runs out the decision stops where it is and holds as in 1:
+the condition and a Warning say CELBudgetExceeded (or CELDeadlineExceeded), and
+the match trace names the selector, request, cluster and pool it stopped at.
+
 Replica identity is (cluster, index), as the ModelReplica's spec records it;
 which deployment a replica belongs to is Crossplane's record (its composed
 resources, controller references), never a label. Names are opaque hashes
@@ -84,6 +90,13 @@ from modelplane.scheduling.adapt import (
     read_fleet,
     read_priorities,
     read_replica,
+)
+from modelplane.scheduling.budget import (
+    DECISION_COST_LIMIT,
+    DECISION_SECONDS,
+    DecisionStopped,
+    Stop,
+    decision_budget,
 )
 from modelplane.scheduling.decision import (
     ClusterTrace,
@@ -121,12 +134,15 @@ from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.scheduler import default_engine, replica_name, schedule
 from modelplane.scheduling.selectors import (
     CompiledSelector,
+    SelectorBudgetExhausted,
     SelectorCompileError,
     SelectorEngine,
     SelectorRuntimeError,
 )
 
 __all__ = [
+    "DECISION_COST_LIMIT",
+    "DECISION_SECONDS",
     "DECODE_ROLE",
     "PREFILL_ROLE",
     "UNIFIED_ROLE",
@@ -137,6 +153,7 @@ __all__ = [
     "CompiledSelector",
     "Condition",
     "Decision",
+    "DecisionStopped",
     "Deployment",
     "DesiredReplica",
     "DeviceRequest",
@@ -160,13 +177,16 @@ __all__ = [
     "RemovedReplica",
     "Role",
     "RolePlacement",
+    "SelectorBudgetExhausted",
     "SelectorCompileError",
     "SelectorEngine",
     "SelectorRuntimeError",
     "Standing",
+    "Stop",
     "Topology",
     "UnreadableCluster",
     "because",
+    "decision_budget",
     "default_engine",
     "existing_replicas",
     "may_displace",

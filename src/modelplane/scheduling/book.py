@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modelplane.core.priority import resolve_priority
+from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
 from modelplane.scheduling.matching import Matcher
@@ -185,7 +186,11 @@ class CapacityBook:
                 pool = cluster.pool(role.pool)
                 if pool is None:
                     continue  # Its pool is gone, and with it the devices it held.
-                demand = self._matcher.recorded_demand(role.requests, pool.hardware)
+                try:
+                    demand = self._matcher.recorded_demand(role.requests, pool.hardware)
+                except DecisionStopped as stop:
+                    stop.locate(cluster=cluster.name, pool=pool.name)
+                    raise
                 if demand is None:
                     # The claims no longer fit the hardware: a whole node per pod.
                     demand = (PoolLedger.empty(pool).capacity,)

@@ -4,6 +4,7 @@ from modelplane import cel
 from modelplane.core.devices import DeviceSpec, cel_device
 from modelplane.scheduling.selectors import (
     CompiledSelector,
+    SelectorBudgetExhausted,
     SelectorCompileError,
     SelectorRuntimeError,
 )
@@ -15,11 +16,13 @@ class _CelSelector:
     def __init__(self, selector: cel.DeviceSelector) -> None:
         self._selector = selector
 
-    def matches(self, device: object) -> bool:
+    def matches(self, device: object, budget: cel.CostBudget) -> bool:
         if not isinstance(device, cel.Device):
             raise SelectorRuntimeError(f"not a CEL device: {type(device).__name__}")
         try:
-            return self._selector.matches(device)
+            return self._selector.matches(device, budget)
+        except cel.CelBudgetExhaustedError as error:
+            raise SelectorBudgetExhausted(str(error)) from error
         except cel.CelRuntimeError as error:
             raise SelectorRuntimeError(str(error)) from error
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from modelplane.core.priority import priority_allowed, resolve_priority
+from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.label_selector import CompiledLabelSelector
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
@@ -93,7 +94,14 @@ class FleetFilter:
         """Each role's match against one node of this hardware."""
         results = self._hardware.get(hardware)
         if results is None:
-            results = tuple(self._matcher.match(role.requests, hardware) for role in self._roles)
+            found: list[RoleMatch | Mismatch] = []
+            for role in self._roles:
+                try:
+                    found.append(self._matcher.match(role.requests, hardware))
+                except DecisionStopped as stop:
+                    stop.locate(role=trace_role(role.name))
+                    raise
+            results = tuple(found)
             self._hardware[hardware] = results
         return results
 
@@ -141,7 +149,12 @@ class FleetFilter:
         options: list[list[tuple[Pool, RoleMatch]]] = [[] for _ in self._roles]
         rejected: list[PoolTrace] = []
         for pool in pools:
-            for r, result in enumerate(self.matches(pool.hardware)):
+            try:
+                matches = self.matches(pool.hardware)
+            except DecisionStopped as stop:
+                stop.locate(pool=pool.name)
+                raise
+            for r, result in enumerate(matches):
                 if isinstance(result, RoleMatch):
                     options[r].append((pool, result))
             rejected.extend(self._pool_trace(pool))
@@ -173,4 +186,11 @@ class FleetFilter:
         return ClusterView(cluster, None, lacking, options, rejected)
 
     def views(self, clusters: Sequence[Cluster]) -> dict[str, ClusterView]:
-        return {cluster.name: self.view(cluster) for cluster in clusters}
+        views: dict[str, ClusterView] = {}
+        for cluster in clusters:
+            try:
+                views[cluster.name] = self.view(cluster)
+            except DecisionStopped as stop:
+                stop.locate(cluster=cluster.name)
+                raise
+        return views

@@ -31,6 +31,7 @@ vectors.
 
 from dataclasses import dataclass
 
+from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.ledger import Demand, Vector, minimal
 from modelplane.scheduling.model import ClaimRequest, DeviceRequest, PoolHardware
 from modelplane.scheduling.rejections import Rejection
@@ -183,7 +184,11 @@ class Matcher:
         for index, device in enumerate(hardware.devices):
             failed = None
             for expression in request.selectors:
-                result = self._evaluator.evaluate(expression, device)
+                try:
+                    result = self._evaluator.evaluate(expression, device)
+                except DecisionStopped as stop:
+                    stop.locate(request=request.name)
+                    raise
                 if not result.holds:
                     failed = result.describe(expression)
                     break
@@ -279,17 +284,22 @@ class Matcher:
             return self._claims[key]
         devices = hardware.devices
         claimable = [device.claimable for device in devices]
-        candidates = [
-            [
-                index
-                for index, device in enumerate(devices)
-                if device.claimable
-                and device.device_class_name == claim.device_class_name
-                and device.count >= claim.count
-                and all(self._evaluator.evaluate(e, device).holds for e in claim.selectors)
-            ]
-            for claim in claims
-        ]
+        candidates: list[list[int]] = []
+        for claim in claims:
+            try:
+                candidates.append(
+                    [
+                        index
+                        for index, device in enumerate(devices)
+                        if device.claimable
+                        and device.device_class_name == claim.device_class_name
+                        and device.count >= claim.count
+                        and all(self._evaluator.evaluate(e, device).holds for e in claim.selectors)
+                    ]
+                )
+            except DecisionStopped as stop:
+                stop.locate(request=claim.name)
+                raise
         counts = [claim.count for claim in claims]
         capacity = [device.count for device in devices]
         found = _assignments(candidates, counts, capacity)

@@ -51,6 +51,14 @@ class Rejection(StrEnum):
     ROLES_DO_NOT_FIT_TOGETHER = "RolesDoNotFitTogether"
     """Every role of a disaggregated replica has room on some pool, but not all at once."""
 
+    # The decision's CEL budget (`modelplane.scheduling.budget`), where it ran out.
+    CEL_BUDGET_EXCEEDED = "CELBudgetExceeded"
+    """Evaluating this pool's selectors spent the last of the decision's CEL cost units:
+    the decision stopped there, holding every existing replica and placing nothing."""
+    CEL_DEADLINE_EXCEEDED = "CELDeadlineExceeded"
+    """Evaluating this pool's selectors ran past the decision's wall-clock deadline:
+    the decision stopped there, as it does when the cost units run out."""
+
     # Contention, from precedence (`modelplane.scheduling.precedence`).
     YIELDED = "Yielded"
     """A replica of this deployment that was not serving gave up its place on the pool

@@ -3,10 +3,12 @@
 import itertools
 from collections.abc import Sequence
 
+from modelplane.cel.budget import CostBudget
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling.book import CapacityBook, Contention, Yield
+from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Condition,
@@ -33,6 +35,7 @@ from modelplane.scheduling.model import (
     Priorities,
     UnreadableCluster,
 )
+from modelplane.scheduling.outcome import assemble, held, hold_note, plural
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
@@ -51,10 +54,6 @@ def default_engine() -> SelectorEngine:
     from modelplane.scheduling.cel_engine import CelEngine
 
     return CelEngine()
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
@@ -113,52 +112,6 @@ def _unreadable_events(unreadable: Sequence[UnreadableCluster]) -> list[Event]:
     ]
 
 
-def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica]) -> list[Event]:
-    events = [
-        Event(
-            EventType.NORMAL,
-            Reason.REPLICA_REMOVED,
-            f"Removed replica {r.name} from cluster {r.cluster or '(unknown)'}: {r.reason}",
-        )
-        for r in removed
-    ]
-    for replica in replicas:
-        if replica.new:
-            pools = ", ".join(
-                p.pool if p.role == UNIFIED_ROLE else f"{p.role} on {p.pool}" for p in replica.roles
-            )
-            where = f"on cluster {replica.cluster} (pool {pools})"
-            why = f": {replica.why}" if replica.why else ""
-            events.append(
-                Event(
-                    EventType.NORMAL,
-                    Reason.REPLICA_PLACED,
-                    f"Placed replica {replica.name} {where}{why}",
-                )
-            )
-    return events
-
-
-def _decision(
-    kept: list[Kept],
-    placed: list[DesiredReplica],
-    removed: list[RemovedReplica],
-    trace: tuple[ClusterTrace, ...],
-    condition: Condition,
-    warnings: Sequence[Event] = (),
-) -> Decision:
-    replicas = sorted(
-        [item.replica for item in kept] + placed, key=lambda r: (r.cluster, r.index, r.name)
-    )
-    gone = sorted(removed, key=lambda r: (r.name, r.cluster or "", r.index or 0))
-    events = [*warnings, *_events(replicas, gone)]
-    return Decision(tuple(replicas), tuple(gone), trace, condition, tuple(events))
-
-
-def _hold_note(kept: Sequence[Kept]) -> str:
-    return f"; keeping {_plural(len(kept), 'existing replica')} as recorded and placing nothing new"
-
-
 def _invalid(
     deployment: Deployment,
     own: Sequence[ExistingReplica],
@@ -166,13 +119,8 @@ def _invalid(
     problems: list[Issue],
     warnings: Sequence[Event],
 ) -> Decision:
-    reason = problems[0].reason
-    kept, removed = hold(own, existence)
-    kept = scale_down(kept, deployment.replicas, removed)
-    message = "; ".join(map(str, problems)) + _hold_note(kept)
-    warning = Event(EventType.WARNING, reason, message)
-    condition = Condition(False, reason, message)
-    return _decision(kept, [], removed, (), condition, [*warnings, warning])
+    message = "; ".join(map(str, problems))
+    return held(deployment, own, existence, problems[0].reason, message, warnings)
 
 
 def schedule(
@@ -183,6 +131,7 @@ def schedule(
     unreadable: Sequence[UnreadableCluster] = (),
     engine: SelectorEngine | None = None,
     priorities: Priorities | None = None,
+    budget: CostBudget | None = None,
 ) -> Decision:
     """Decide where every replica of `deployment` runs. Pure and deterministic.
 
@@ -197,6 +146,9 @@ def schedule(
     - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
     - `priorities`: the fleet's PriorityClasses, or None when they have not been
       fetched (no priority information: nobody yields or is displaced).
+    - `budget`: what the decision may spend on CEL; by default `decision_budget()`
+      (`modelplane.scheduling.budget`). When it runs out the decision stops and
+      holds every existing replica.
 
     Inputs must be complete: the glue waits until the fleet has been fetched.
     The same inputs give the same Decision, byte for byte. Raises InvalidInputError
@@ -222,7 +174,7 @@ def schedule(
         mine = r.namespace == deployment.namespace and r.owner == deployment.name
         (own if mine else others).append(r)
     others.sort(key=lambda r: (r.namespace, r.name))
-    evaluator = SelectorEvaluator(engine if engine is not None else default_engine())
+    evaluator = SelectorEvaluator(engine if engine is not None else default_engine(), budget)
 
     selector: CompiledLabelSelector = MATCH_ALL
     selector_problems: list[Issue] = []
@@ -234,7 +186,37 @@ def schedule(
     problems = selector_problems + _node_selector_problems(deployment, evaluator)
     if problems:
         return _invalid(deployment, own, existence, problems, warnings)
+    try:
+        return _decide(
+            deployment,
+            ordered,
+            own,
+            others,
+            selector,
+            evaluator,
+            priorities,
+            unreadable,
+            existence,
+            warnings,
+        )
+    except DecisionStopped as stop:
+        reason, why = stop.stop.value, stop.describe()
+        return held(deployment, own, existence, reason, why, warnings, stop.trace())
 
+
+def _decide(
+    deployment: Deployment,
+    ordered: Sequence[Cluster],
+    own: Sequence[ExistingReplica],
+    others: Sequence[ExistingReplica],
+    selector: CompiledLabelSelector,
+    evaluator: SelectorEvaluator,
+    priorities: Priorities | None,
+    unreadable: Sequence[UnreadableCluster],
+    existence: Existence,
+    warnings: Sequence[Event],
+) -> Decision:
+    """Filter, retain, yield, scale down and fill (the rules in `modelplane.scheduling`)."""
     matcher = Matcher(evaluator)
     fleet = FleetFilter(deployment, selector, matcher)
     views = fleet.views(ordered)
@@ -281,7 +263,7 @@ def schedule(
         holding=holding,
         unreadable=len(unreadable),
     )
-    return _decision(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
+    return assemble(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
 
 
 def _lacking(views: dict[str, ClusterView]) -> int:
@@ -364,29 +346,29 @@ def _condition(
         reason = Reason.NO_CLUSTERS
         why = (
             "no InferenceCluster passes the clusterSelector and the priority allow-list "
-            f"({_plural(len(views), 'cluster')} checked)"
+            f"({plural(len(views), 'cluster')} checked)"
         )
     elif eligible == 0 and _lacking(views) == selected:
         reason = Reason.INSUFFICIENT_CAPACITY
         verb = "lacks" if selected == 1 else "lack"
         why = (
-            f"the {_plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
+            f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
             "need (see the match trace)"
         )
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no pool on the {_plural(selected, 'selected cluster')} matches the nodeSelector"
+        why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
     else:
         reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no room for more on the {_plural(eligible, 'eligible cluster')}"
+        why = f"no room for more on the {plural(eligible, 'eligible cluster')}"
     if holding:
-        message = f"{why}{_hold_note(kept)}"
+        message = f"{why}{hold_note(kept)}"
     elif wanted == 0:
         return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
     elif scheduled >= wanted:
         hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
         message = (
-            f"{scheduled} of {wanted} replicas scheduled across {_plural(len(hosts), 'cluster')}"
+            f"{scheduled} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
         )
         return Condition(True, Reason.ALL_SCHEDULED, message), []
     else:

@@ -1,16 +1,24 @@
 """The device-selector evaluator the scheduler is written against, and its memo.
 
-The scheduler never imports a CEL library: it takes any `SelectorEngine`. The
-default one (`modelplane.scheduling.cel_engine`) wraps `modelplane.cel`; tests
-can pass a small fake. `SelectorEvaluator` memoises for one decision, so each
+The scheduler never evaluates CEL itself: it takes any `SelectorEngine`, and
+only the cost budget it hands the engine (`modelplane.cel.budget.CostBudget`, a
+plain counter) comes from the CEL package. The default engine
+(`modelplane.scheduling.cel_engine`) wraps `modelplane.cel`; tests can pass a
+small fake. `SelectorEvaluator` memoises for one decision, so each
 distinct expression compiles once, each distinct device kind is converted once
 (keyed by its content, straight from the typed kind), and each (expression,
 device kind) pair evaluates once however many clusters share that kind.
+
+Every evaluation of a decision draws on one `CostBudget` (`budget`): the engine
+charges it what each evaluation costs, and the evaluator checks its deadline
+before each one. When it runs out the decision stops (`DecisionStopped`).
 """
 
 from dataclasses import dataclass
 from typing import Protocol
 
+from modelplane.cel.budget import CostBudget
+from modelplane.scheduling.budget import decision_budget, stopped
 from modelplane.scheduling.model import DeviceSpec
 
 
@@ -22,9 +30,17 @@ class SelectorRuntimeError(RuntimeError):
     """An expression that failed while evaluating against one device."""
 
 
+class SelectorBudgetExhausted(Exception):  # noqa: N818 (the budget's end, not a fault)
+    """The decision's shared budget ran out during (or before) an evaluation."""
+
+
 class CompiledSelector(Protocol):
-    def matches(self, device: object) -> bool:
-        """Whether the selector holds; raises SelectorRuntimeError on evaluation errors."""
+    def matches(self, device: object, budget: CostBudget) -> bool:
+        """Whether the selector holds, charging `budget` what the evaluation costs.
+
+        Raises SelectorRuntimeError on evaluation errors, and SelectorBudgetExhausted
+        when the budget runs out.
+        """
         ...
 
 
@@ -58,8 +74,9 @@ FALSE = SelectorResult(False)
 class SelectorEvaluator:
     """Memoised selector evaluation for one scheduling decision."""
 
-    def __init__(self, engine: SelectorEngine) -> None:
+    def __init__(self, engine: SelectorEngine, budget: CostBudget | None = None) -> None:
         self._engine = engine
+        self.budget = budget if budget is not None else decision_budget()
         self._compiled: dict[str, CompiledSelector | SelectorCompileError] = {}
         self._devices: dict[DeviceSpec, object | ValueError] = {}
         self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
@@ -104,9 +121,14 @@ class SelectorEvaluator:
         converted = self._device(device)
         if isinstance(converted, ValueError):
             return SelectorResult(False, f"device {device.name} is malformed: {converted}")
+        budget = self.budget
+        if budget.exhausted_by is not None or budget.expired():
+            raise stopped(budget, budget.exhaust(expression), device.name)
         try:
             # An evaluation error is a non-match, never a crash: arbitrary user CEL
             # must not be able to stop a reconcile.
-            return HOLDS if compiled.matches(converted) else FALSE
+            return HOLDS if compiled.matches(converted, budget) else FALSE
         except SelectorRuntimeError as error:
             return SelectorResult(False, str(error))
+        except SelectorBudgetExhausted:
+            raise stopped(budget, budget.exhaust(expression), device.name) from None

@@ -4,13 +4,21 @@ A bug must not take a running model down. An exception escaping RunFunction
 would fail the reconcile anyway; turning it into a fatal result is strictly
 better, because Crossplane stops a pipeline at a fatal result before it garbage
 collects or applies anything, so every composed resource stays as it was.
+
+One slow reconcile must not stall the others: compose runs in a worker thread,
+so the gRPC server's event loop keeps accepting and answering calls while it
+works. Compose is pure Python and holds the GIL, but CPython hands it to other
+threads every few milliseconds, so a second call is served alongside; what
+bounds the slow one is its own budget (the scheduler's CEL budget per decision).
 """
 
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 import abc
+import asyncio
 import gc
+import threading
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar, cast, overload
@@ -59,7 +67,11 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         request: fnv1.RunFunctionRequest,
         context: "grpc.aio.ServicerContext[Any, Any] | None" = None,
     ) -> fnv1.RunFunctionResponse:
-        req = request
+        # In a worker thread, so the event loop keeps serving (see the module docstring).
+        return await asyncio.to_thread(self.run_function, request)
+
+    def run_function(self, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        """RunFunction's work, synchronously: compose, behind the safety net."""
         log = self.log.bind(tag=req.meta.tag)
         log.info("Running function")
         rsp = response.to(req)
@@ -102,13 +114,26 @@ def collector_paused() -> Generator[None]:
     builds relies on cycle collection: reference counting frees it when the call
     returns, and the collector resumes for whatever cycles remain.
     """
-    enabled = gc.isenabled()
-    gc.disable()
+    global _paused_by, _resume  # noqa: PLW0603 (one collector per process)
+    with _pause_lock:
+        if _paused_by == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _paused_by += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _pause_lock:
+            _paused_by -= 1
+            if _paused_by == 0 and _resume:
+                gc.enable()
+
+
+# Composes run in threads at once: the collector stays paused until the last
+# one returns, and resumes only if it ran before the first began.
+_pause_lock = threading.Lock()
+_paused_by = 0
+_resume = False
 
 
 def _is_false(rsp: fnv1.RunFunctionResponse, condition_type: str) -> bool:

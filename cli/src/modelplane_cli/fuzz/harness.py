@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from modelplane.xfn.runner import ComposeFunction
 from modelplane.xfn.structs import to_dict, to_struct
 from modelplane_cli.fuzz.mutate import Obj, garbage, mutate
 
@@ -60,14 +61,11 @@ class Mutated:
 
 
 def run_function(runner: Runner, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-    """Call RunFunction without an event loop when it never awaits (every Modelplane
-    function); through asyncio otherwise."""
-    coroutine = runner.RunFunction(req, None)
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value
-    coroutine.close()
+    """Call a Modelplane function's RunFunction body directly, with no event loop or
+    worker thread (what its RunFunction runs in a thread); any other runner through
+    asyncio."""
+    if isinstance(runner, ComposeFunction):
+        return runner.run_function(req)
     return asyncio.run(runner.RunFunction(req, None))
 
 

@@ -1,0 +1,161 @@
+"""One CEL budget per decision: a decision that runs it dry stops, holds, and says where."""
+
+import itertools
+from collections.abc import Callable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modelplane.cel import CostBudget
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling import (
+    DECISION_COST_LIMIT,
+    DECISION_SECONDS,
+    Decision,
+    EventType,
+    Origin,
+    Rejection,
+    decision_budget,
+    schedule,
+)
+
+from .builders import (
+    PRIORITIES,
+    cluster,
+    deployment,
+    h100,
+    l4,
+    read_clusters,
+    read_dep,
+    read_replicas,
+    replica,
+    request,
+    run,
+)
+from .fake_engine import FakeEngine
+from .test_properties import scenarios
+
+UNBOUNDED = 10**15
+
+
+def clock_jumping_after(readings: int, to: float) -> Callable[[], float]:
+    """A clock that reads 0 `readings` times, then `to` ever after."""
+    values = itertools.chain(itertools.repeat(0.0, readings), itertools.repeat(to))
+    return lambda: next(values)
+
+
+def _warnings(decision: Decision) -> list[tuple[str, str]]:
+    return [(e.reason, e.message) for e in decision.events if e.type is EventType.WARNING]
+
+
+def test_the_default_budget_is_kubernetes_per_call_limit_and_a_backstop() -> None:
+    budget = decision_budget()
+    assert (budget.limit, budget.seconds) == (DECISION_COST_LIMIT, DECISION_SECONDS)
+    assert DECISION_COST_LIMIT == 1_000_000
+    assert DECISION_SECONDS < 10  # Crossplane's limit for one function call
+
+
+def test_a_decision_that_runs_out_holds_every_replica_and_places_nothing() -> None:
+    dep = deployment(3, request("gpu", 8, "arch == Hopper", "capacity.memory >= 80"))
+    existing = [replica("a", 0, "h100"), replica("b", 1, "h100")]
+    clusters = [cluster("a", h100()), cluster("b", h100()), cluster("c", h100(name="wide"))]
+    decision = run(dep, clusters, existing, budget=CostBudget(1))
+
+    assert [(r.cluster, r.index, r.origin) for r in decision.replicas] == [
+        ("a", 0, Origin.HELD),
+        ("b", 1, Origin.HELD),
+    ]
+    assert decision.removed == ()
+    message = (
+        "the scheduling decision's CEL budget of 1 cost unit (1 spent) ran out evaluating "
+        "selector 'capacity.memory >= 80' of request 'gpu' on device gpu, cluster a pool h100"
+        "; keeping 2 existing replicas as recorded and placing nothing new"
+    )
+    assert decision.condition.status is False
+    assert decision.condition.reason == Reason.CEL_BUDGET_EXCEEDED
+    assert decision.condition.message == message
+    assert _warnings(decision) == [(Reason.CEL_BUDGET_EXCEEDED, message)]
+    assert decision.match_trace() == [
+        {
+            "cluster": "a",
+            "pool": "h100",
+            "reason": Rejection.CEL_BUDGET_EXCEEDED.value,
+            "message": message.split(";", maxsplit=1)[0] + ": the decision stopped there",
+        }
+    ]
+
+
+def test_a_stopped_decision_still_scales_down_and_drops_replicas_of_deleted_clusters() -> None:
+    existing = [replica("a", 0, "h100"), replica("a", 1, "h100"), replica("gone", 0, "h100")]
+    decision = run(deployment(1), [cluster("a", h100())], existing, budget=CostBudget(0))
+    assert [(r.cluster, r.index) for r in decision.replicas] == [("a", 0)]
+    assert sorted((r.cluster, r.reason) for r in decision.removed) == [
+        ("a", "scaled down to 1 replica"),
+        ("gone", "cluster no longer exists"),
+    ]
+
+
+def test_the_deadline_stops_the_decision_with_its_own_reason() -> None:
+    dep = deployment(2, request("gpu", 1, "arch == Ada"))
+    clusters = [cluster("a", l4()), cluster("b", l4(name="l4b")), cluster("c", h100())]
+    # The budget reads the clock when it starts and the evaluator before each
+    # evaluation; time jumps past the deadline after the first evaluation.
+    clock = clock_jumping_after(2, DECISION_SECONDS)
+    budget = CostBudget(DECISION_COST_LIMIT, DECISION_SECONDS, clock)
+    decision = run(dep, clusters, budget=budget)
+
+    assert decision.replicas == ()
+    assert decision.condition.reason == Reason.CEL_DEADLINE_EXCEEDED
+    assert decision.condition.message.startswith(
+        "the scheduling decision's 0.8 s deadline (1 cost unit spent) ran out evaluating "
+        "selector 'arch == Ada' of request 'gpu' on device gpu, cluster c pool h100"
+    )
+    assert [e["reason"] for e in decision.match_trace()] == ["CELDeadlineExceeded"]
+    assert _warnings(decision)[0][0] == Reason.CEL_DEADLINE_EXCEEDED
+
+
+def test_a_budget_that_suffices_is_not_felt() -> None:
+    dep = deployment(2, request("gpu", 1, "arch == Ada"))
+    clusters = [cluster("a", l4()), cluster("c", h100())]
+    counting = FakeEngine()
+    unbounded = run(dep, clusters, engine=counting, budget=CostBudget(UNBOUNDED))
+    assert unbounded.condition.reason == Reason.ALL_SCHEDULED
+    assert run(dep, clusters, budget=CostBudget(counting.evaluations)) == unbounded
+    short = run(dep, clusters, budget=CostBudget(counting.evaluations - 1))
+    assert short.condition.reason == Reason.CEL_BUDGET_EXCEEDED
+
+
+def _decide(
+    scenario: tuple[dict[str, object], list[dict[str, object]], list[dict[str, object]]],
+    budget: CostBudget,
+) -> tuple[Decision, int]:
+    dep, clusters, existing = scenario
+    deployment_ = read_dep(dep)
+    engine = FakeEngine()
+    decision = schedule(
+        deployment_,
+        read_clusters(clusters),
+        read_replicas(deployment_, existing),
+        engine=engine,
+        priorities=PRIORITIES,
+        budget=budget,
+    )
+    return decision, engine.evaluations
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.integers(0, 40))
+def test_a_budget_never_changes_an_answer_it_does_not_stop(
+    scenario: tuple[dict[str, object], list[dict[str, object]], list[dict[str, object]]],
+    limit: int,
+) -> None:
+    """Within its budget a decision is exactly the unbounded one; beyond it, a hold."""
+    unbounded, needed = _decide(scenario, CostBudget(UNBOUNDED))
+    bounded, _ = _decide(scenario, CostBudget(limit))
+    if needed <= limit:
+        assert bounded == unbounded
+        return
+    assert bounded.condition.reason == Reason.CEL_BUDGET_EXCEEDED
+    assert all(r.origin is Origin.HELD for r in bounded.replicas)
+    assert not any(r.new for r in bounded.replicas)
+    assert [e["reason"] for e in bounded.match_trace()] == ["CELBudgetExceeded"]

@@ -1,0 +1,112 @@
+"""A hostile but admissible ModelDeployment: the decision stops by its cost budget.
+
+16 requests of 8 selectors, each selector just under Kubernetes' per-expression
+cost limit, all of it admitted by the ModelDeployment XRD. Without a budget per
+decision this was over a hundred million cost units (30 s and more) in one
+RunFunction. The test asserts the bound by the budget's counter, never by time.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from modelplane.cel import CostBudget, compile_device_selector, device_from_spec
+from modelplane.cel.budget import COST_LIMIT
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling import (
+    DECISION_COST_LIMIT,
+    EventType,
+    Origin,
+    decision_budget,
+    default_engine,
+)
+from modelplane_cli.schema import ManifestValidator, SchemaRegistry
+
+from .builders import Obj, cluster, deployment, gpu, h100, l4, nic, pool, replica, request, run
+
+REPO = Path(__file__).resolve().parents[2]
+REQUESTS, SELECTORS = 16, 8  # the XRD's maxItems for devices and for selectors
+
+
+def _list(size: int) -> str:
+    return "[" + ", ".join(str(i) for i in range(size)) + "]"
+
+
+def costly(tag: str) -> str:
+    """A selector that holds on every device and costs 999,991 units: nested `all`
+    over 10 x 10 x 10 x 10 x 30 elements, each innermost step comparing the driver."""
+    expression = f'device.driver != "{tag}"'
+    for level, size in enumerate((10, 10, 10, 10, 30)):
+        expression = f"{_list(size)}.all(v{level}, {expression})"
+    return expression
+
+
+def hostile(replicas: int) -> Obj:
+    requests = [
+        request(f"r{i}", 1, *(costly(f"r{i}s{j}") for j in range(SELECTORS)))
+        for i in range(REQUESTS)
+    ]
+    obj = deployment(replicas, *requests, topology={"data": 1, "dataLocal": 1})
+    return {"apiVersion": "modelplane.ai/v1alpha1", "kind": "ModelDeployment", **obj}
+
+
+def fleet() -> list[Obj]:
+    """A dozen clusters of three pool shapes: Hopper nodes, Hopper with InfiniBand, Ada."""
+    ib = pool("h100-ib", 4, gpu(8, "Hopper", 80), nic(8))
+    l40s = pool("l40s", 6, gpu(4, "Ada", 48, name="l40s"))
+    shapes = [(h100(4), l4(8)), (ib, l40s), (h100(2), ib, l4(2))]
+    return [cluster(f"gpu-{i:02d}", *shapes[i % 3]) for i in range(12)]
+
+
+def test_each_selector_is_admissible_and_just_under_the_per_expression_limit() -> None:
+    registry = SchemaRegistry.from_files(sorted((REPO / "apis").glob("*/definition.yaml")))
+    assert ManifestValidator(registry).validate(hostile(4)) == []
+    device = device_from_spec({"driver": "gpu.nvidia.com"})
+    selector = compile_device_selector(costly("r0s0"))
+    budget = CostBudget(COST_LIMIT, 60.0, clock=lambda: 0.0)  # time stands still
+    assert selector.matches(device, budget) is True
+    assert COST_LIMIT - 10 <= budget.spent < COST_LIMIT
+    assert budget.exhausted_by is None
+
+
+def test_the_hostile_deployment_stops_by_cost_and_names_the_selector() -> None:
+    existing = [replica("gpu-00", 0, "h100"), replica("gpu-01", 1, "h100-ib")]
+    # The decision's budget with time standing still: neither its deadline nor an
+    # evaluation's own second can end it, however loaded the machine, so only the
+    # count of units can.
+    budget = decision_budget(clock=lambda: 0.0)
+    decision = run(hostile(4), fleet(), existing, engine=default_engine(), budget=budget)
+
+    # Stopped by the counter: every unit spent, by the second evaluation of the
+    # decision (the first selector holds, at 999,991 units; the next runs it dry).
+    assert budget.spent == DECISION_COST_LIMIT
+    culprit = costly("r0s1")
+    assert budget.exhausted_by == culprit
+    assert not budget.expired()
+
+    assert [(r.cluster, r.index, r.origin) for r in decision.replicas] == [
+        ("gpu-00", 0, Origin.HELD),
+        ("gpu-01", 1, Origin.HELD),
+    ]
+    condition = decision.condition
+    assert (condition.status, condition.reason) == (False, Reason.CEL_BUDGET_EXCEEDED)
+    where = (
+        "the scheduling decision's CEL budget of 1,000,000 cost units (1,000,000 spent) ran "
+        f"out evaluating selector {culprit!r} of request 'r0' on device gpu, cluster gpu-00 "
+        "pool h100"
+    )
+    assert condition.message == (
+        f"{where}; keeping 2 existing replicas as recorded and placing nothing new"
+    )
+    warnings = [e for e in decision.events if e.type is EventType.WARNING]
+    assert [(e.reason, e.message) for e in warnings] == [
+        (Reason.CEL_BUDGET_EXCEEDED, condition.message)
+    ]
+    trace: list[dict[str, Any]] = decision.match_trace()
+    assert trace == [
+        {
+            "cluster": "gpu-00",
+            "pool": "h100",
+            "reason": "CELBudgetExceeded",
+            "message": f"{where}: the decision stopped there",
+        }
+    ]
