@@ -25,6 +25,7 @@ from modelplane.scheduling import (
     read_deployment,
     read_fleet,
     schedule,
+    unhealthy_clusters,
 )
 
 from .fake_engine import FakeEngine
@@ -81,7 +82,10 @@ def cluster(
     labels: dict[str, str] | None = None,
     default_priority: str | None = None,
     allowed: list[str] | None = None,
+    taints: list[Obj] | None = None,
+    healthy: bool | None = None,
 ) -> Obj:
+    """`taints` sets spec.taints; `healthy` the Healthy condition (None: not reported)."""
     scheduling: Obj = {}
     if default_priority is not None:
         scheduling["defaultPriority"] = default_priority
@@ -102,6 +106,11 @@ def cluster(
         }
         if scheduling:
             obj["spec"]["scheduling"] = scheduling
+        if taints is not None:
+            obj["spec"]["taints"] = taints
+    if healthy is not None:
+        status = "True" if healthy else "False"
+        obj["status"]["conditions"] = [{"type": "Healthy", "status": status}]
     return obj
 
 
@@ -140,8 +149,11 @@ def deployment(
     priority: str | None = None,
     decode: Obj | None = None,
     prefill: Obj | None = None,
+    tolerations: list[Obj] | None = None,
 ) -> Obj:
     spec: Obj = {"replicas": replicas}
+    if tolerations is not None:
+        spec["tolerations"] = tolerations
     if decode is not None or prefill is not None:
         spec["decode"] = decode
         spec["prefill"] = prefill
@@ -285,7 +297,10 @@ def run(
     priorities: Priorities | None = PRIORITIES,
 ) -> Decision:
     deployment_ = read_dep(dep)
-    fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in clusters)
+    fleet = read_fleet(
+        (parse_object(InferenceCluster, obj) for obj in clusters),
+        unhealthy=unhealthy_clusters(clusters),
+    )
     return schedule(
         deployment_,
         fleet.clusters,

@@ -68,6 +68,23 @@ GPU_CLASS = {
 
 CASES = [
     Case(
+        "an untolerated taint",
+        deployment(1),
+        [
+            cluster("a", h100(), taints=[{"key": "example.com/drain", "effect": "NoSchedule"}]),
+            cluster("b", h100()),
+        ],
+        [("a", None, None, Rejection.TAINTED)],
+        "the cluster is tainted example.com/drain:NoSchedule, not tolerated",
+    ),
+    Case(
+        "an unhealthy cluster",
+        deployment(1),
+        [cluster("a", h100(), healthy=False), cluster("b", h100())],
+        [("a", None, None, Rejection.CLUSTER_UNHEALTHY)],
+        "the cluster is not healthy (Healthy=False)",
+    ),
+    Case(
         "a cluster that cannot be read",
         deployment(1),
         [without_device_class(cluster("a", h100())), cluster("b", h100())],

@@ -3,6 +3,7 @@
 A cluster is considered when it passes the clusterSelector and its allow-list
 admits the deployment's resolved priority; it is eligible when, in addition,
 every role has at least one pool whose node satisfies the role's requests, and
+it carries no taint the deployment does not tolerate and is healthy (`taints`), and
 its stack lacks nothing the deployment's replicas need (`stack`).
 Capacity is not looked at here: the ledger decides that when filling.
 
@@ -21,6 +22,7 @@ from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.stack import check_stack
+from modelplane.scheduling.taints import admits
 
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
@@ -165,6 +167,11 @@ class FleetFilter:
         if excluded is not None:
             return ClusterView(cluster, excluded, None, (), ())
         layout = self._layout(cluster.pools)
+        # A taint keeps new replicas off a cluster that stays selected, so the
+        # replicas already there are retained (or, under NoExecute, moved).
+        tainted = admits(cluster, self._deployment)
+        if tainted is not None and layout.unmatched is None:
+            return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
         if not cluster.stack or layout.unmatched is not None:
             return ClusterView(cluster, None, layout.unmatched, layout.options, layout.rejected)
         labels = tuple(trace_role(role.name) for role in self._roles)

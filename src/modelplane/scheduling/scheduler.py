@@ -34,7 +34,14 @@ from modelplane.scheduling.model import (
     UnreadableCluster,
 )
 from modelplane.scheduling.rejections import Rejection
-from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
+from modelplane.scheduling.retain import (
+    Existence,
+    Kept,
+    hold,
+    release_leaving,
+    retain,
+    scale_down,
+)
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
 
 
@@ -255,21 +262,24 @@ def schedule(
     yielded: dict[str, list[PoolTrace]] = {}
     if contention is not None and not holding:
         kept = _yield(deployment, views, kept, others, matcher, contention, removed, yielded)
-    kept = scale_down(kept, deployment.replicas, removed)
+    leaving = [item for item in kept if item.leaving is not None]
+    kept = scale_down([item for item in kept if item.leaving is None], deployment.replicas, removed)
 
     placed: list[DesiredReplica] = []
     capacity: dict[str, CapacityRejection] = {}
     shortfall = deployment.replicas - len(kept)
     if shortfall > 0 and not holding:
-        book = CapacityBook(views, kept, others, matcher, contention)
+        # Leaving replicas still hold their devices, and their indexes.
+        book = CapacityBook(views, [*kept, *leaving], others, matcher, contention)
         placed, capacity = fill(
             deployment,
             views,
-            kept,
+            [*kept, *leaving],
             book,
             shortfall,
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
+    leaving = release_leaving(leaving, kept, deployment.replicas, removed)
     trace = _trace(views, capacity, unreadable, yielded)
     condition, condition_warnings = _condition(
         deployment,
@@ -281,15 +291,21 @@ def schedule(
         holding=holding,
         unreadable=len(unreadable),
     )
-    return _decision(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
+    return _decision(
+        [*kept, *leaving], placed, removed, trace, condition, [*warnings, *condition_warnings]
+    )
 
 
-def _lacking(views: dict[str, ClusterView]) -> int:
-    """Selected clusters turned down only because their stack lacks something."""
+_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNHEALTHY)
+
+
+def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
+    """Selected clusters turned down only for one of `reasons` (a gap in their stack,
+    a taint, their health), not for their hardware."""
     return sum(
         1
         for view in views.values()
-        if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE
+        if view.unmatched is not None and view.unmatched.reason in reasons
     )
 
 
@@ -366,12 +382,19 @@ def _condition(
             "no InferenceCluster passes the clusterSelector and the priority allow-list "
             f"({_plural(len(views), 'cluster')} checked)"
         )
-    elif eligible == 0 and _lacking(views) == selected:
+    elif eligible == 0 and _lacking(views, Rejection.STACK_INCOMPLETE) == selected:
         reason = Reason.INSUFFICIENT_CAPACITY
         verb = "lacks" if selected == 1 else "lack"
         why = (
             f"the {_plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
             "need (see the match trace)"
+        )
+    elif eligible == 0 and _lacking(views, *_UNADMITTED) == selected:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        verb = "is" if selected == 1 else "are"
+        why = (
+            f"the {_plural(selected, 'selected cluster')} {verb} tainted, unhealthy or lacking "
+            "prerequisites its replicas need (see the match trace)"
         )
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
