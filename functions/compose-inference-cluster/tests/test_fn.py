@@ -132,6 +132,21 @@ def stack_checking(total: int) -> dict[str, Any]:
     }
 
 
+def healthy(probes: int) -> dict[str, Any]:
+    """Healthy, with `probes` observed Objects all syncing (none: nothing failed yet)."""
+    message = (
+        f"{probes} of {probes} Objects reach the cluster"
+        if probes
+        else "no Object has synced or failed yet"
+    )
+    return {
+        "type": "Healthy",
+        "status": "STATUS_CONDITION_TRUE",
+        "reason": "ClusterHealthy",
+        "message": message,
+    }
+
+
 SCHEDULING_VALID = {
     "type": "SchedulingConfigured",
     "status": "STATUS_CONDITION_TRUE",
@@ -148,6 +163,7 @@ def expected(
     condition: dict[str, Any],
     results: list[dict[str, Any]] | None = None,
     provider_config_ready: bool = False,
+    probes: int = 0,
 ) -> dict[str, Any]:
     resource: dict[str, Any] = {"resource": PROVIDER_CONFIG}
     if provider_config_ready:
@@ -173,6 +189,7 @@ def expected(
             {"target": "TARGET_COMPOSITE", **SCHEDULING_VALID},
             {"target": "TARGET_COMPOSITE", **TENANCY_VALID},
             {"target": "TARGET_COMPOSITE", **stack_checking(len(resources) - 1)},
+            {"target": "TARGET_COMPOSITE", **healthy(probes)},
         ],
     }
     if condition["status"] == "STATUS_CONDITION_FALSE":

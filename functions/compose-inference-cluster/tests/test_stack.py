@@ -225,7 +225,15 @@ def response(
     stack: Obj,
     results: list[Obj] | None = None,
     ready_composite: str | None = None,
+    probes: int = 3,
 ) -> Obj:
+    """`probes`: the observed Objects, all reaching the cluster (Healthy)."""
+    message = (
+        f"{probes} of {probes} Objects reach the cluster"
+        if probes
+        else "no Object has synced or failed yet"
+    )
+    healthy = condition("Healthy", "TRUE", "ClusterHealthy", message)
     want: Obj = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {
@@ -242,7 +250,7 @@ def response(
         },
         "requirements": REQUIREMENTS,
         "context": {},
-        "conditions": [*VALID, stack_ready],
+        "conditions": [*VALID, stack_ready, healthy],
     }
     if ready_composite:
         want["desired"]["composite"]["ready"] = ready_composite
@@ -291,6 +299,7 @@ FIRST_CALL = response(
         "installing: lws, node-feature-discovery, nvidia-dra-driver-gpu, scheduler-plugins",
     ),
     {"checked": 0, "missing": []},
+    probes=0,
 )
 
 INSTALLED_BEFORE_DRIVER = {

@@ -43,6 +43,7 @@ from modelplane.scheduling.retain import (
     scale_down,
 )
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
+from modelplane.scheduling.verdict import hold_note, scheduled_condition
 
 
 def replica_name(deployment: Deployment, cluster: str, index: int) -> str:
@@ -58,10 +59,6 @@ def default_engine() -> SelectorEngine:
     from modelplane.scheduling.cel_engine import CelEngine
 
     return CelEngine()
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
@@ -162,10 +159,6 @@ def _decision(
     return Decision(tuple(replicas), tuple(gone), trace, condition, tuple(events))
 
 
-def _hold_note(kept: Sequence[Kept]) -> str:
-    return f"; keeping {_plural(len(kept), 'existing replica')} as recorded and placing nothing new"
-
-
 def _invalid(
     deployment: Deployment,
     own: Sequence[ExistingReplica],
@@ -176,7 +169,7 @@ def _invalid(
     reason = problems[0].reason
     kept, removed = hold(own, existence)
     kept = scale_down(kept, deployment.replicas, removed)
-    message = "; ".join(map(str, problems)) + _hold_note(kept)
+    message = "; ".join(map(str, problems)) + hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
     condition = Condition(False, reason, message)
     return _decision(kept, [], removed, (), condition, [*warnings, warning])
@@ -281,7 +274,7 @@ def schedule(
         )
     leaving = release_leaving(leaving, kept, deployment.replicas, removed)
     trace = _trace(views, capacity, unreadable, yielded)
-    condition, condition_warnings = _condition(
+    condition, condition_warnings = scheduled_condition(
         deployment,
         views,
         kept,
@@ -293,19 +286,6 @@ def schedule(
     )
     return _decision(
         [*kept, *leaving], placed, removed, trace, condition, [*warnings, *condition_warnings]
-    )
-
-
-_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNHEALTHY)
-
-
-def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
-    """Selected clusters turned down only for one of `reasons` (a gap in their stack,
-    a taint, their health), not for their hardware."""
-    return sum(
-        1
-        for view in views.values()
-        if view.unmatched is not None and view.unmatched.reason in reasons
     )
 
 
@@ -355,63 +335,3 @@ def _yield(
             traces[same] = PoolTrace(entry.pool, entry.reason, joined, entry.role)
     gone = {id(y.kept) for y in found}
     return [item for item in kept if id(item) not in gone]
-
-
-def _condition(
-    deployment: Deployment,
-    views: dict[str, ClusterView],
-    kept: Sequence[Kept],
-    placed: Sequence[DesiredReplica],
-    *,
-    selected: int,
-    eligible: int,
-    holding: bool,
-    unreadable: int,
-) -> tuple[Condition, list[Event]]:
-    """ReplicasScheduled, and a warning event whenever it is False."""
-    scheduled = len(kept) + len(placed)
-    wanted = deployment.replicas
-    if not views and unreadable:
-        reason = Reason.NO_CLUSTERS
-        why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
-    elif not views:
-        reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
-    elif selected == 0:
-        reason = Reason.NO_CLUSTERS
-        why = (
-            "no InferenceCluster passes the clusterSelector and the priority allow-list "
-            f"({_plural(len(views), 'cluster')} checked)"
-        )
-    elif eligible == 0 and _lacking(views, Rejection.STACK_INCOMPLETE) == selected:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        verb = "lacks" if selected == 1 else "lack"
-        why = (
-            f"the {_plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
-            "need (see the match trace)"
-        )
-    elif eligible == 0 and _lacking(views, *_UNADMITTED) == selected:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        verb = "is" if selected == 1 else "are"
-        why = (
-            f"the {_plural(selected, 'selected cluster')} {verb} tainted, unhealthy or lacking "
-            "prerequisites its replicas need (see the match trace)"
-        )
-    elif eligible == 0:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no pool on the {_plural(selected, 'selected cluster')} matches the nodeSelector"
-    else:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no room for more on the {_plural(eligible, 'eligible cluster')}"
-    if holding:
-        message = f"{why}{_hold_note(kept)}"
-    elif wanted == 0:
-        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
-    elif scheduled >= wanted:
-        hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
-        message = (
-            f"{scheduled} of {wanted} replicas scheduled across {_plural(len(hosts), 'cluster')}"
-        )
-        return Condition(True, Reason.ALL_SCHEDULED, message), []
-    else:
-        message = f"{scheduled} of {wanted} replicas scheduled: {why}"
-    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]
