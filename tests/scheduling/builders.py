@@ -84,13 +84,18 @@ def cluster(
     allowed: list[str] | None = None,
     taints: list[Obj] | None = None,
     healthy: bool | None = None,
+    queues: list[Obj] | None = None,
+    over_quota: list[str] | None = None,
 ) -> Obj:
-    """`taints` sets spec.taints; `healthy` the Healthy condition (None: not reported)."""
+    """`taints` sets spec.taints; `healthy` the Healthy condition (None: not reported);
+    `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities."""
     scheduling: Obj = {}
     if default_priority is not None:
         scheduling["defaultPriority"] = default_priority
     if allowed is not None:
         scheduling["allowedPriorities"] = allowed
+    if over_quota is not None:
+        scheduling["overQuotaPriorities"] = over_quota
     obj: Obj = {
         "metadata": {"name": name, "labels": labels or {}},
         "status": {"gpuPools": list(pools)},
@@ -108,6 +113,8 @@ def cluster(
             obj["spec"]["scheduling"] = scheduling
         if taints is not None:
             obj["spec"]["taints"] = taints
+    if queues is not None:
+        obj["status"]["capacity"] = {"queues": queues}
     if healthy is not None:
         status = "True" if healthy else "False"
         obj["status"]["conditions"] = [{"type": "Healthy", "status": status}]

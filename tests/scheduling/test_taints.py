@@ -6,7 +6,7 @@ from modelplane.scheduling import Origin, Rejection
 from modelplane.scheduling.model import Effect, Operator, Taint, Toleration
 from modelplane.scheduling.taints import tolerates
 
-from .builders import Obj, cluster, deployment, h100, placements, replica, run
+from .builders import Obj, cluster, deployment, h100, placements, replica, request, run
 
 DRAIN = {"key": "example.com/drain", "value": "now", "effect": "NoExecute"}
 CORDON = {"key": "example.com/drain", "effect": "NoSchedule"}
@@ -117,3 +117,13 @@ def test_scaling_down_while_leaving_removes_the_leaving_replica() -> None:
 
     assert placements(decision) == ["b/0:h100"]
     assert sorted(r.name for r in decision.removed) == ["model-a-0", "model-b-1"]
+
+
+def test_two_pods_of_one_worker_share_a_node_that_fits_both() -> None:
+    """Pods of one multi-node worker are charged one by one (design: they may share a
+    node), so a 2-node worker of 4-GPU pods fits one 8-GPU node."""
+    half = deployment(1, request("gpu", 4, "arch == Hopper"), topology={"pipeline": 2})
+
+    decision = run(half, [cluster("a", h100(1))])
+
+    assert placements(decision) == ["a/0:h100"]

@@ -78,6 +78,27 @@ CASES = [
         "the cluster is tainted example.com/drain:NoSchedule, not tolerated",
     ),
     Case(
+        "a queue without quota left",
+        deployment(1),
+        [
+            cluster(
+                "a",
+                h100(),
+                queues=[
+                    {
+                        "name": "ml",
+                        "provider": "KAI",
+                        "namespaces": ["ml"],
+                        "gpu": {"quota": 16, "used": 12},
+                    }
+                ],
+            ),
+            cluster("b", h100()),
+        ],
+        [("a", None, None, Rejection.QUEUE_FULL)],
+        "KAI queue ml has 4 of 16 GPUs of quota left; a replica needs 8",
+    ),
+    Case(
         "an unhealthy cluster",
         deployment(1),
         [cluster("a", h100(), healthy=False), cluster("b", h100())],

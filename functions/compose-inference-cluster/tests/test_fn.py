@@ -178,7 +178,26 @@ def expected(
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {
             "composite": {
-                "resource": {"status": {**status, "stack": {"checked": 0, "missing": []}}}
+                "resource": {
+                    "status": {
+                        **status,
+                        "stack": {"checked": 0, "missing": []},
+                        # Every published pool is an H100 pool here, and nothing is placed.
+                        "capacity": {
+                            "pools": [
+                                {
+                                    "name": "h100",
+                                    "nodes": pool["nodes"],
+                                    "devices": {
+                                        "gpu": {"total": 8 * pool["nodes"], "committed": 0}
+                                    },
+                                }
+                                for pool in status["gpuPools"]
+                            ],
+                            "queues": [],
+                        },
+                    }
+                }
             },
             "resources": resources,
         },

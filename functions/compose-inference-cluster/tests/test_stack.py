@@ -243,6 +243,16 @@ def response(
                         "gpuPools": POOLS,
                         "providerConfigRef": {"kind": "ClusterProviderConfig", "name": NAME},
                         "stack": stack,
+                        "capacity": {
+                            "pools": [
+                                {
+                                    "name": "h100",
+                                    "nodes": 2,
+                                    "devices": {"gpu": {"total": 16, "committed": 0}},
+                                }
+                            ],
+                            "queues": [],
+                        },
                     }
                 }
             },

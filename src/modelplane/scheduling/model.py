@@ -100,6 +100,17 @@ class Toleration:
     effect: Effect | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class QueueRoom:
+    """An in-cluster queue as `status.capacity.queues` reports it: GPUs it may hold
+    (`quota`, None when unlimited) and holds (`used`)."""
+
+    name: str
+    provider: str
+    quota: int | None
+    used: int
+
+
 @dataclass(frozen=True)
 class Cluster:
     """An InferenceCluster as the scheduler sees it."""
@@ -116,6 +127,10 @@ class Cluster:
     taints: tuple[Taint, ...] = ()
     healthy: bool = True
     """False when its `Healthy` condition is: treated as tainted NoExecute (`taints`)."""
+    queues: Mapping[str, QueueRoom] = field(default_factory=dict[str, QueueRoom])
+    """The queue each control-plane namespace's replicas go to, where one is observed."""
+    over_quota: frozenset[str] = frozenset()
+    """Priorities the in-cluster scheduler lets borrow or preempt beyond a queue's quota."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:

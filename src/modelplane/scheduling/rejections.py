@@ -34,6 +34,11 @@ class Rejection(StrEnum):
     """The cluster's `Healthy` condition is False: nothing new is placed there, and
     replicas there are replaced elsewhere (an implicit NoExecute taint)."""
 
+    QUEUE_FULL = "QueueFull"
+    """The in-cluster queue the deployment's namespace goes to on this cluster
+    (`status.capacity.queues`) has too little GPU quota left for a replica, and the
+    deployment's priority may not borrow or preempt there."""
+
     # A whole cluster, from what its pools offer.
     NO_POOLS = "NoPools"
     """The cluster publishes no GPU pools."""

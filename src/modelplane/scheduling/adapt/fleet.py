@@ -20,6 +20,7 @@ from modelplane.scheduling.model import (
     Effect,
     Pool,
     PoolHardware,
+    QueueRoom,
     Taint,
     UnreadableCluster,
 )
@@ -129,7 +130,36 @@ def read_cluster(
             for taint in (spec.taints if spec else None) or ()
         ),
         healthy=healthy,
+        queues=_queues(model),
+        over_quota=_over_quota(model),
     )
+
+
+def _queues(model: InferenceCluster) -> dict[str, QueueRoom]:
+    """`status.capacity.queues` by control-plane namespace; an entry without figures
+    says nothing and is left out."""
+    capacity = model.status.capacity if model.status else None
+    found: dict[str, QueueRoom] = {}
+    for queue in (capacity.queues if capacity else None) or ():
+        if queue.gpu is None or not queue.name:
+            continue
+        provider = str(queue.provider) if queue.provider else ""
+        room = QueueRoom(queue.name, provider, queue.gpu.quota, queue.gpu.used or 0)
+        for namespace in queue.namespaces or ():
+            found.setdefault(namespace, room)
+    return dict(sorted(found.items()))
+
+
+def _over_quota(model: InferenceCluster) -> frozenset[str]:
+    """Priorities that may borrow or preempt beyond a queue's quota: the platform's
+    `overQuotaPriorities` and, on KAI, the priorities it treats as preemptible."""
+    scheduling = model.spec.scheduling if model.spec else None
+    if scheduling is None:
+        return frozenset()
+    names = {p.root for p in scheduling.overQuotaPriorities or ()}
+    if str(scheduling.provider) == "KAI" and scheduling.kai is not None:
+        names |= {p.root for p in scheduling.kai.preemptiblePriorities or ()}
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
