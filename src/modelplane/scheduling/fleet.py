@@ -173,10 +173,13 @@ class FleetFilter:
         layout = self._layout(cluster.pools)
         # A taint keeps new replicas off a cluster that stays selected, so the
         # replicas already there are retained (or, under NoExecute, moved).
-        tainted = admits(cluster, self._deployment)
+        # Most clusters carry no taint and no queue figures: skip the calls for them.
+        tainted = None
+        if cluster.taints or not cluster.healthy:
+            tainted = admits(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:
             return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
-        room, full = queue_room(cluster, self._deployment)
+        room, full = queue_room(cluster, self._deployment) if cluster.queues else (None, None)
         if full is not None and layout.unmatched is None:
             return ClusterView(cluster, None, full, layout.options, layout.rejected, 0)
         if not cluster.stack or layout.unmatched is not None:
