@@ -37,6 +37,11 @@ def test_a_queue_with_room_for_one_takes_one() -> None:
     decision = run(deployment(4), fleet(queue(16, 8)))
 
     assert sorted(placements(decision)) == ["a/0:h100", "b/0:h100", "b/1:h100", "b/2:h100"]
+    (entry,) = decision.match_trace()
+    assert (entry["cluster"], entry["reason"]) == ("a", Rejection.QUEUE_FULL)
+    assert entry["message"] == (
+        "its in-cluster queue's quota left fits 1 replica, placed by this decision"
+    )
 
 
 def test_replicas_already_there_stay_when_the_queue_fills() -> None:

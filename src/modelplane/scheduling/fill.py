@@ -100,7 +100,8 @@ def _queue_full(view: ClusterView) -> Rejected:
     room = view.queue_room or 0
     return Rejected(
         Rejection.QUEUE_FULL,
-        f"its in-cluster queue has quota left for {room} more replica{'' if room == 1 else 's'}",
+        f"its in-cluster queue's quota left fits {room} replica{'' if room == 1 else 's'}, "
+        "placed by this decision",
     )
 
 
