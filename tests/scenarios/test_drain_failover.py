@@ -12,11 +12,27 @@ render clock the test fixes.
 from collections import Counter
 from typing import Any
 
+import modelplane_models
 import pytest
 
+from modelplane_cli.schema import ManifestValidator
+
 from .fleets import Fleet, find
+from .test_examples import NO_SCHEMA_HERE, written_by_modelplane
 
 Obj = dict[str, Any]
+
+
+def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
+    """Every object Modelplane wrote validates against its CRD or XRD (as in test_examples)."""
+    composites = set(modelplane_models.__all__)
+    for obj in fleet.objects:
+        if (obj["apiVersion"], obj["kind"]) in NO_SCHEMA_HERE:
+            continue
+        problems = validator.validate(written_by_modelplane(obj, composites))
+        assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
+
+
 EAST = "prod-us-east"
 WEST = "prod-us-west"
 DRAIN = {"key": "example.com/maintenance", "value": "2026-12-01", "effect": "NoExecute"}
@@ -114,7 +130,7 @@ def reachable_again(objects: list[Obj]) -> None:
     ids=["NoExecute", "unreachable"],
 )
 def test_replicas_move_without_ever_serving_fewer(
-    fleet: Fleet, change: Any, now: str | None, why: str
+    fleet: Fleet, change: Any, now: str | None, why: str, manifest_validator: ManifestValidator
 ) -> None:
     before = serving(fleet.objects)
     assert before["kimi-k2"] == 2 and before["deepseek-r1"] == 1
@@ -124,6 +140,7 @@ def test_replicas_move_without_ever_serving_fewer(
         assert all(current[name] >= count for name, count in before.items()), (rounds, current)
     done = fleet.edit(change, now=now)
     assert done.result.converged, done.result.errors
+    assert_valid(done, manifest_validator)
     assert on_cluster(done, EAST) == []
     assert on_cluster(done, WEST) == ["deepseek-r1", "kimi-k2"]
     assert serving(done.objects) == before

@@ -8,14 +8,29 @@ Without quota information the second model would land on `a` too.
 
 from typing import Any
 
+import modelplane_models
 import pytest
 
 from modelplane_cli import yamlio
 from modelplane_cli.render import Document
+from modelplane_cli.schema import ManifestValidator
 
 from .fleets import Fleet, Renderer, find
+from .test_examples import NO_SCHEMA_HERE, written_by_modelplane
 
 Obj = dict[str, Any]
+
+
+def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
+    """Every object Modelplane wrote validates against its CRD or XRD (as in test_examples)."""
+    composites = set(modelplane_models.__all__)
+    for obj in fleet.objects:
+        if (obj["apiVersion"], obj["kind"]) in NO_SCHEMA_HERE:
+            continue
+        problems = validator.validate(written_by_modelplane(obj, composites))
+        assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
+
+
 CLUSTER = """
 apiVersion: v1
 kind: Secret
@@ -104,9 +119,12 @@ def test_without_quota_information_the_second_model_joins_the_first(first: Fleet
     ]
 
 
-def test_a_queue_without_quota_left_diverts_the_second_model(first: Fleet) -> None:
+def test_a_queue_without_quota_left_diverts_the_second_model(
+    first: Fleet, manifest_validator: ManifestValidator
+) -> None:
     edited = first.edit(lambda objects: add_second(objects, 8))
     assert edited.result.ok, edited.result.errors
+    assert_valid(edited, manifest_validator)
     assert edited.placements("first")[0][1] == "a"
     assert edited.placements("second")[0][1] == "b"
     queues = find(edited.objects, "InferenceCluster", "a")["status"]["capacity"]["queues"]

@@ -5,6 +5,7 @@ from typing import Any
 
 from compose_inference_cluster.fn import FunctionRunner
 
+from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.testing import as_dict, request, run
 
 from .test_stack import READY, REQUIRED, cluster, placed
@@ -59,7 +60,9 @@ def test_a_kai_queue_reports_its_gpu_quota_and_non_preemptible_usage() -> None:
     ]
 
 
-def test_a_kueue_local_queue_is_followed_to_its_cluster_queue() -> None:
+def test_a_kueue_local_queue_is_followed_to_its_cluster_queue(
+    manifest_validator: ManifestValidator,
+) -> None:
     local_key = "observe-localqueue-mp-team-a-team-a-gpu"
     local = {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
@@ -69,6 +72,7 @@ def test_a_kueue_local_queue_is_followed_to_its_cluster_queue() -> None:
     }
     first = compose(KUEUE, [placed("chat-1")], {local_key: reporting(local)})
     composed = first["desired"]["resources"]["observe-clusterqueue-gpus"]["resource"]
+    assert manifest_validator.validate(composed) == []
     assert composed["spec"]["managementPolicies"] == ["Observe"]
     assert composed["spec"]["forProvider"]["manifest"] == {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
