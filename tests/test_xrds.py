@@ -121,6 +121,27 @@ REJECTED = [
         id="label keys valid",
     ),
     pytest.param(
+        edited(
+            DEPLOYMENT, "spec.tolerations", [{"key": "drain", "operator": "Exists", "value": "x"}]
+        ),
+        'spec.tolerations[0].value: Invalid value: "object": value must be empty when operator is Exists',
+        id="Exists tolerates any value",
+    ),
+    pytest.param(
+        edited(DEPLOYMENT, "spec.tolerations", [{"effect": "NoExecute"}]),
+        'spec.tolerations[0].operator: Invalid value: "object": operator must be Exists when key is empty',
+        id="an empty key needs Exists",
+    ),
+    pytest.param(
+        edited(
+            CLUSTER,
+            "spec.taints",
+            [{"key": "drain", "effect": "NoExecute"}, {"key": "drain", "effect": "NoExecute"}],
+        ),
+        'spec.taints[1]: Duplicate value: {"effect":"NoExecute","key":"drain"}',
+        id="one taint per key and effect",
+    ),
+    pytest.param(
         edited(DEPLOYMENT, "spec.priority", "system-node-critical"),
         "spec.priority: Forbidden: system- PriorityClasses are reserved for cluster components",
         id="no system- priority",

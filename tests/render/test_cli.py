@@ -112,7 +112,7 @@ def test_not_converging_exits_one(fleet: tuple[Path, Path]) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["--rounds", "0"], ["--rounds", "many"], ["-o", "xml"]],
+    [["--rounds", "0"], ["--rounds", "many"], ["-o", "xml"], ["--now", "yesterday"]],
 )
 def test_usage_errors_exit_two(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as caught:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from modelplane_cli.render import (
+    DEFAULT_ROUNDS,
     Apis,
     Document,
     FunctionRegistry,
@@ -56,11 +57,20 @@ class Fleet:
         status = self.one("ModelDeployment", deployment)["status"]
         return [(p["replica"], p["cluster"], p["index"]) for p in status["placements"]]
 
-    def edit(self, change: Callable[[list[Obj]], None]) -> "Fleet":
-        """Render again after `change` edits (a deep copy of) this world's objects."""
+    def edit(
+        self,
+        change: Callable[[list[Obj]], None],
+        *,
+        rounds: int | None = None,
+        now: str | None = None,
+    ) -> "Fleet":
+        """Render again after `change` edits (a deep copy of) this world's objects;
+        `rounds` stops after that many reconcile rounds, to look at a change in flight,
+        and `now` fixes the render clock."""
         objects = [_copy(o) for o in self.objects if o["kind"] != "Event"]
         change(objects)
-        return self.renderer.documents(Document("edited", o) for o in objects)
+        documents = (Document("edited", o) for o in objects)
+        return self.renderer.documents(documents, rounds=rounds, now=now)
 
 
 def _copy(value: Any) -> Any:
@@ -82,9 +92,22 @@ class Renderer:
         self.registry = FunctionRegistry()
         self.admission = SchemaAdmission.from_files(self.apis.definition_files)
 
-    def documents(self, documents: Iterable[Document], *, in_process: bool = True) -> Fleet:
+    def documents(
+        self,
+        documents: Iterable[Document],
+        *,
+        in_process: bool = True,
+        rounds: int | None = None,
+        now: str | None = None,
+    ) -> Fleet:
         result = render(
-            list(documents), self.apis, self.registry, self.admission, in_process=in_process
+            list(documents),
+            self.apis,
+            self.registry,
+            self.admission,
+            in_process=in_process,
+            now=now,
+            max_rounds=DEFAULT_ROUNDS if rounds is None else rounds,
         )
         return Fleet(self, result)
 

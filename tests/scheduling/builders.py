@@ -26,6 +26,7 @@ from modelplane.scheduling import (
     read_deployment,
     read_fleet,
     schedule,
+    unhealthy_clusters,
 )
 
 from .fake_engine import FakeEngine
@@ -82,12 +83,20 @@ def cluster(
     labels: dict[str, str] | None = None,
     default_priority: str | None = None,
     allowed: list[str] | None = None,
+    taints: list[Obj] | None = None,
+    healthy: bool | None = None,
+    queues: list[Obj] | None = None,
+    over_quota: list[str] | None = None,
 ) -> Obj:
+    """`taints` sets spec.taints; `healthy` the Healthy condition (None: not reported);
+    `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities."""
     scheduling: Obj = {}
     if default_priority is not None:
         scheduling["defaultPriority"] = default_priority
     if allowed is not None:
         scheduling["allowedPriorities"] = allowed
+    if over_quota is not None:
+        scheduling["overQuotaPriorities"] = over_quota
     obj: Obj = {
         "metadata": {"name": name, "labels": labels or {}},
         "status": {"gpuPools": list(pools)},
@@ -103,6 +112,13 @@ def cluster(
         }
         if scheduling:
             obj["spec"]["scheduling"] = scheduling
+        if taints is not None:
+            obj["spec"]["taints"] = taints
+    if queues is not None:
+        obj["status"]["capacity"] = {"queues": queues}
+    if healthy is not None:
+        status = "True" if healthy else "False"
+        obj["status"]["conditions"] = [{"type": "Healthy", "status": status}]
     return obj
 
 
@@ -141,8 +157,11 @@ def deployment(
     priority: str | None = None,
     decode: Obj | None = None,
     prefill: Obj | None = None,
+    tolerations: list[Obj] | None = None,
 ) -> Obj:
     spec: Obj = {"replicas": replicas}
+    if tolerations is not None:
+        spec["tolerations"] = tolerations
     if decode is not None or prefill is not None:
         spec["decode"] = decode
         spec["prefill"] = prefill
@@ -287,7 +306,10 @@ def run(
     budget: CostBudget | None = None,
 ) -> Decision:
     deployment_ = read_dep(dep)
-    fleet = read_fleet(parse_object(InferenceCluster, obj) for obj in clusters)
+    fleet = read_fleet(
+        (parse_object(InferenceCluster, obj) for obj in clusters),
+        unhealthy=unhealthy_clusters(clusters),
+    )
     return schedule(
         deployment_,
         fleet.clusters,

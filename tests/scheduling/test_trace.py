@@ -79,6 +79,44 @@ GPU_CLASS = {
 
 CASES = [
     Case(
+        "an untolerated taint",
+        deployment(1),
+        [
+            cluster("a", h100(), taints=[{"key": "example.com/drain", "effect": "NoSchedule"}]),
+            cluster("b", h100()),
+        ],
+        [("a", None, None, Rejection.TAINTED)],
+        "the cluster is tainted example.com/drain:NoSchedule, not tolerated",
+    ),
+    Case(
+        "a queue without quota left",
+        deployment(1),
+        [
+            cluster(
+                "a",
+                h100(),
+                queues=[
+                    {
+                        "name": "ml",
+                        "provider": "KAI",
+                        "namespaces": ["ml"],
+                        "gpu": {"quota": 16, "used": 12},
+                    }
+                ],
+            ),
+            cluster("b", h100()),
+        ],
+        [("a", None, None, Rejection.QUEUE_FULL)],
+        "KAI queue ml has 4 of 16 GPUs of quota left; a replica needs 8",
+    ),
+    Case(
+        "an unhealthy cluster",
+        deployment(1),
+        [cluster("a", h100(), healthy=False), cluster("b", h100())],
+        [("a", None, None, Rejection.CLUSTER_UNHEALTHY)],
+        "the cluster is not healthy (Healthy=False)",
+    ),
+    Case(
         "a cluster that cannot be read",
         deployment(1),
         [without_device_class(cluster("a", h100())), cluster("b", h100())],

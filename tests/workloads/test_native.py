@@ -178,3 +178,18 @@ def test_no_scheduler_fields_are_set(build: Any) -> None:
     text = repr([o.manifest for o in objects.values()])
     for word in ("schedulerName", "priorityClassName", "queue", "PodGroup", "pod-group"):
         assert word not in text
+
+
+def test_pods_of_one_worker_may_share_a_node(build: Any) -> None:
+    """The ledger charges each pod of a worker on its own, so the rendered group asks for
+    nothing that would keep two of its pods apart (design: pods of one worker)."""
+    topology = {"tensor": 4, "pipeline": 2}
+    lws = _render(build, build.replica(workers=build.role(count=1, topology=topology)))[
+        "workload-workers"
+    ].manifest
+    template = lws["spec"]["leaderWorkerTemplate"]
+    assert "leaderworkerset.sigs.k8s.io/exclusive-topology" not in lws["metadata"].get(
+        "annotations", {}
+    )
+    for pod in (template["leaderTemplate"], template["workerTemplate"]):
+        assert "affinity" not in pod["spec"]

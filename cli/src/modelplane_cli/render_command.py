@@ -20,6 +20,7 @@ from modelplane_cli.render import diff, output, summary
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
+from modelplane_cli.render.clock import parse_now
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
 from modelplane_cli.render.failures import ERROR, LEVELS, failures
 from modelplane_cli.render.loader import Document, InputError, read_documents
@@ -78,6 +79,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--concurrent",
         action="store_true",
         help="every composite of a round sees the same snapshot, as parallel reconcilers do",
+    )
+    parser.add_argument(
+        "--now",
+        type=_now,
+        metavar="TIME",
+        help="the time every function takes as now, RFC 3339 (default: the latest time the "
+        "input records; see docs/guides/capacity-drain-failover.md)",
     )
     parser.add_argument(
         "--rounds",
@@ -140,6 +148,7 @@ def run(
                 max_rounds=args.rounds,
                 servers=WorkloadApiServers(crds),
                 concurrent=args.concurrent,
+                now=args.now,
             )
         except DefinitionError as exc:
             print(f"error: --crds: {exc}", file=err)
@@ -201,3 +210,10 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def _now(text: str) -> str:
+    try:
+        return parse_now(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -132,6 +132,21 @@ def stack_checking(total: int) -> dict[str, Any]:
     }
 
 
+def healthy(probes: int) -> dict[str, Any]:
+    """Healthy, with `probes` observed Objects all syncing (none: nothing failed yet)."""
+    message = (
+        f"{probes} of {probes} Objects reach the cluster"
+        if probes
+        else "no Object has synced or failed yet"
+    )
+    return {
+        "type": "Healthy",
+        "status": "STATUS_CONDITION_TRUE",
+        "reason": "ClusterHealthy",
+        "message": message,
+    }
+
+
 SCHEDULING_VALID = {
     "type": "SchedulingConfigured",
     "status": "STATUS_CONDITION_TRUE",
@@ -148,6 +163,7 @@ def expected(
     condition: dict[str, Any],
     results: list[dict[str, Any]] | None = None,
     provider_config_ready: bool = False,
+    probes: int = 0,
 ) -> dict[str, Any]:
     resource: dict[str, Any] = {"resource": PROVIDER_CONFIG}
     if provider_config_ready:
@@ -162,7 +178,26 @@ def expected(
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {
             "composite": {
-                "resource": {"status": {**status, "stack": {"checked": 0, "missing": []}}}
+                "resource": {
+                    "status": {
+                        **status,
+                        "stack": {"checked": 0, "missing": []},
+                        # Every published pool is an H100 pool here, and nothing is placed.
+                        "capacity": {
+                            "pools": [
+                                {
+                                    "name": "h100",
+                                    "nodes": pool["nodes"],
+                                    "devices": {
+                                        "gpu": {"total": 8 * pool["nodes"], "committed": 0}
+                                    },
+                                }
+                                for pool in status["gpuPools"]
+                            ],
+                            "queues": [],
+                        },
+                    }
+                }
             },
             "resources": resources,
         },
@@ -173,6 +208,7 @@ def expected(
             {"target": "TARGET_COMPOSITE", **SCHEDULING_VALID},
             {"target": "TARGET_COMPOSITE", **TENANCY_VALID},
             {"target": "TARGET_COMPOSITE", **stack_checking(len(resources) - 1)},
+            {"target": "TARGET_COMPOSITE", **healthy(probes)},
         ],
     }
     if condition["status"] == "STATUS_CONDITION_FALSE":

@@ -225,7 +225,15 @@ def response(
     stack: Obj,
     results: list[Obj] | None = None,
     ready_composite: str | None = None,
+    probes: int = 3,
 ) -> Obj:
+    """`probes`: the observed Objects, all reaching the cluster (Healthy)."""
+    message = (
+        f"{probes} of {probes} Objects reach the cluster"
+        if probes
+        else "no Object has synced or failed yet"
+    )
+    healthy = condition("Healthy", "TRUE", "ClusterHealthy", message)
     want: Obj = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {
@@ -235,6 +243,16 @@ def response(
                         "gpuPools": POOLS,
                         "providerConfigRef": {"kind": "ClusterProviderConfig", "name": NAME},
                         "stack": stack,
+                        "capacity": {
+                            "pools": [
+                                {
+                                    "name": "h100",
+                                    "nodes": 2,
+                                    "devices": {"gpu": {"total": 16, "committed": 0}},
+                                }
+                            ],
+                            "queues": [],
+                        },
                     }
                 }
             },
@@ -242,7 +260,7 @@ def response(
         },
         "requirements": REQUIREMENTS,
         "context": {},
-        "conditions": [*VALID, stack_ready],
+        "conditions": [*VALID, stack_ready, healthy],
     }
     if ready_composite:
         want["desired"]["composite"]["ready"] = ready_composite
@@ -291,6 +309,7 @@ FIRST_CALL = response(
         "installing: lws, node-feature-discovery, nvidia-dra-driver-gpu, scheduler-plugins",
     ),
     {"checked": 0, "missing": []},
+    probes=0,
 )
 
 INSTALLED_BEFORE_DRIVER = {

@@ -31,6 +31,7 @@ CONNECTED: Final = "Connected"
 POOLS_RESOLVED: Final = "PoolsResolved"
 SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
 STACK_READY: Final = "StackReady"
+HEALTHY: Final = "Healthy"
 TENANCY_CONFIGURED: Final = "TenancyConfigured"
 REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
 REPLICAS_READY: Final = "ReplicasReady"
@@ -65,6 +66,9 @@ class Reason:
     INSTALLING_STACK: Final = "InstallingStack"
     INVALID_STACK: Final = "InvalidStack"
     STACK_FIELD_IGNORED: Final = "StackFieldIgnored"
+    CLUSTER_HEALTHY: Final = "ClusterHealthy"
+    CLUSTER_UNREACHABLE: Final = "ClusterUnreachable"
+    SYNC_FAILING: Final = "SyncFailing"
     TENANCY_VALID: Final = "TenancyValid"
     INVALID_TENANCY: Final = "InvalidTenancy"
 
@@ -160,6 +164,10 @@ LABEL_SERVING: Final = f"{GROUP}/serving"  # on pods that answer requests (not g
 LABEL_TENANT_NAMESPACE: Final = f"{GROUP}/namespace"  # on a workload-cluster tenant namespace
 LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
 MANAGED_BY: Final = "modelplane"
+
+# The request context key of the time a function takes as now (RFC 3339). The render
+# engine sets it, so a preview never reads the wall clock; Crossplane does not.
+CONTEXT_NOW: Final = f"{GROUP}/now"
 
 # Crossplane's composed-resource metadata.
 LABEL_COMPOSITE: Final = "crossplane.io/composite"

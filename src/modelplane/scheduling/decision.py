@@ -23,6 +23,9 @@ class Origin(StrEnum):
     HELD = "Held"
     """An existing replica kept exactly as recorded, because the spec could not be
     evaluated (a selector that does not compile, or an edit that matches nothing)."""
+    LEAVING = "Leaving"
+    """An existing, serving replica that must leave its cluster (an untolerated
+    NoExecute taint, or the cluster unhealthy), kept until a replacement serves."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,6 +96,15 @@ def _taking(displaced: Sequence[Standing], viewer: str) -> str:
     )
 
 
+def _queue_full(view: ClusterView) -> Rejected:
+    room = view.queue_room or 0
+    return Rejected(
+        Rejection.QUEUE_FULL,
+        f"its in-cluster queue's quota left fits {room} replica{'' if room == 1 else 's'}, "
+        "placed by this decision",
+    )
+
+
 class _Filling:
     """The state of one decision's fill: replicas hosted and indices taken per cluster."""
 
@@ -121,6 +130,8 @@ class _Filling:
             self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
         self.combinations = Combinations()
         self.placed: list[DesiredReplica] = []
+        # New replicas placed on each cluster by this decision: its queue's room bounds them.
+        self.new: dict[str, int] = {}
 
     def _index(self, cluster: str) -> int:
         taken = self.used.setdefault(cluster, set())
@@ -188,9 +199,14 @@ class _Filling:
         if ledgers is None:
             self._alive.discard(name)
             return None
+        view = self.views[name]
+        if view.queue_room is not None and self.new.get(name, 0) >= view.queue_room:
+            # Its in-cluster queue lets no more in (`queues`): it is full for this deployment.
+            self._rejected[name] = CapacityRejection(_queue_full(view), ())
+            self._alive.discard(name)
+            return None
         choice = self._pending.pop(name, None)
         if choice is None:
-            view = self.views[name]
             ranked = self.combinations.of(view.options)
             choice = choose(self.deployment, ranked, ledgers, self._need - len(self.placed))
             if choice is None:
@@ -255,6 +271,7 @@ class _Filling:
             DesiredReplica(self.name_for(name, index), name, index, roles, Origin.PLACED, why)
         )
         self.load[name] = hosted + 1
+        self.new[name] = self.new.get(name, 0) + 1
 
 
 def fill(

@@ -3,7 +3,9 @@
 A cluster is considered when it passes the clusterSelector and its allow-list
 admits the deployment's resolved priority; it is eligible when, in addition,
 every role has at least one pool whose node satisfies the role's requests, and
-its stack lacks nothing the deployment's replicas need (`stack`).
+it carries no taint the deployment does not tolerate and is healthy (`taints`), its
+in-cluster queue for the deployment's namespace has quota left for a replica
+(`queues`), and its stack lacks nothing the deployment's replicas need (`stack`).
 Capacity is not looked at here: the ledger decides that when filling.
 
 Matching is memoised per distinct pool hardware, and so are the trace entries
@@ -20,8 +22,10 @@ from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.label_selector import CompiledLabelSelector
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
+from modelplane.scheduling.queues import queue_room
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.stack import check_stack
+from modelplane.scheduling.taints import admits
 
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
@@ -42,6 +46,8 @@ class ClusterView:
     unmatched: Rejected | None
     options: tuple[RoleOptions, ...]
     rejected_pools: tuple[PoolTrace, ...]
+    queue_room: int | None = None
+    """New replicas its in-cluster queue still lets in (`queues`); None: not bounded."""
 
     @property
     def selected(self) -> bool:
@@ -178,12 +184,25 @@ class FleetFilter:
         if excluded is not None:
             return ClusterView(cluster, excluded, None, (), ())
         layout = self._layout(cluster.pools)
+        # A taint keeps new replicas off a cluster that stays selected, so the
+        # replicas already there are retained (or, under NoExecute, moved).
+        # Most clusters carry no taint and no queue figures: skip the calls for them.
+        tainted = None
+        if cluster.taints or not cluster.healthy:
+            tainted = admits(cluster, self._deployment)
+        if tainted is not None and layout.unmatched is None:
+            return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
+        room, full = queue_room(cluster, self._deployment) if cluster.queues else (None, None)
+        if full is not None and layout.unmatched is None:
+            return ClusterView(cluster, None, full, layout.options, layout.rejected, 0)
         if not cluster.stack or layout.unmatched is not None:
-            return ClusterView(cluster, None, layout.unmatched, layout.options, layout.rejected)
+            return ClusterView(
+                cluster, None, layout.unmatched, layout.options, layout.rejected, room
+            )
         labels = tuple(trace_role(role.name) for role in self._roles)
         lacking, options, traces = check_stack(self._deployment, cluster, layout.options, labels)
         rejected = tuple(sorted(layout.rejected + traces, key=PoolTrace.order))
-        return ClusterView(cluster, None, lacking, options, rejected)
+        return ClusterView(cluster, None, lacking, options, rejected, room)
 
     def views(self, clusters: Sequence[Cluster]) -> dict[str, ClusterView]:
         views: dict[str, ClusterView] = {}

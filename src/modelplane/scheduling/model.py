@@ -9,6 +9,7 @@ must cost a pointer comparison, not a walk over nested tuples.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from modelplane.core.devices import DeviceSpec
 from modelplane.core.topology import Topology
@@ -68,6 +69,48 @@ class StackGaps:
 NO_GAPS = StackGaps()
 
 
+class Effect(StrEnum):
+    """A taint's effect (`taints.py` says what each does)."""
+
+    NO_SCHEDULE = "NoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class Operator(StrEnum):
+    EXISTS = "Exists"
+    EQUAL = "Equal"
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    """One InferenceCluster `spec.taints[]` entry."""
+
+    key: str
+    effect: Effect
+    value: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    """One ModelDeployment `spec.tolerations[]` entry; `effect` None tolerates both."""
+
+    key: str = ""
+    operator: Operator = Operator.EQUAL
+    value: str = ""
+    effect: Effect | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRoom:
+    """An in-cluster queue as `status.capacity.queues` reports it: GPUs it may hold
+    (`quota`, None when unlimited) and holds (`used`)."""
+
+    name: str
+    provider: str
+    quota: int | None
+    used: int
+
+
 @dataclass(frozen=True)
 class Cluster:
     """An InferenceCluster as the scheduler sees it."""
@@ -81,6 +124,13 @@ class Cluster:
     """`spec.nodePools` names. A declared pool missing from `pools` is not yet
     published (a new or restored cluster), which is not the same as removed."""
     stack: StackGaps = NO_GAPS
+    taints: tuple[Taint, ...] = ()
+    healthy: bool = True
+    """False when its `Healthy` condition is: treated as tainted NoExecute (`taints`)."""
+    queues: Mapping[str, QueueRoom] = field(default_factory=dict[str, QueueRoom])
+    """The queue each control-plane namespace's replicas go to, where one is observed."""
+    over_quota: frozenset[str] = frozenset()
+    """Priorities the in-cluster scheduler lets borrow or preempt beyond a queue's quota."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:
@@ -138,6 +188,7 @@ class Deployment:
     roles: tuple[Role, ...]
     priority: str | None = None
     cluster_selector: LabelSelector | None = None
+    tolerations: tuple[Toleration, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,19 @@ class Rejection(StrEnum):
     `status.stack.missing`): a CRD, its queue, its priority's class; on a pool, the
     DeviceClass of the devices it would claim. Replicas already there stay."""
 
+    TAINTED = "Tainted"
+    """The cluster carries a taint (`spec.taints`) the deployment does not tolerate:
+    nothing new is placed there. Replicas already there stay under NoSchedule and
+    move away under NoExecute."""
+    CLUSTER_UNHEALTHY = "ClusterUnhealthy"
+    """The cluster's `Healthy` condition is False: nothing new is placed there, and
+    replicas there are replaced elsewhere (an implicit NoExecute taint)."""
+
+    QUEUE_FULL = "QueueFull"
+    """The in-cluster queue the deployment's namespace goes to on this cluster
+    (`status.capacity.queues`) has too little GPU quota left for a replica, and the
+    deployment's priority may not borrow or preempt there."""
+
     # A whole cluster, from what its pools offer.
     NO_POOLS = "NoPools"
     """The cluster publishes no GPU pools."""

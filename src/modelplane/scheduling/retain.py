@@ -28,6 +28,14 @@ cluster still exists is kept exactly as its ModelReplica records it. A replica
 whose cluster is gone is dropped in both modes: deleting a cluster is a fact,
 not an edit the scheduler can second-guess.
 
+Leave (`taints.eviction`: an untolerated NoExecute taint, or Healthy=False): a
+replica retained on such a cluster is removed at once when it is not serving;
+a serving one is kept as *leaving*, make-before-break: it still holds its
+devices but no longer counts towards the replicas wanted, so fill places a
+replacement elsewhere, and `release_leaving` removes it once enough of the
+others serve. This is the whole of "must move" for taints and health; it is
+kept in this module so it can join a rollout's must-move rule.
+
 Scale down (both modes): while more replicas are kept than wanted, drop the
 highest index on the cluster hosting most of them, ties broken towards the
 later cluster name; the mirror image of fill, so a scale down undoes the last
@@ -43,6 +51,7 @@ from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.ledger import Demand
 from modelplane.scheduling.matching import Mismatch
 from modelplane.scheduling.model import Deployment, ExistingReplica
+from modelplane.scheduling.taints import eviction
 
 Charge = tuple[str, Demand, int]
 """(pool, what one pod may take, pods): what a replica takes from a pool."""
@@ -54,6 +63,8 @@ class Kept:
     charges: tuple[Charge, ...]
     serving: bool = False
     created: str | None = None
+    leaving: str | None = None
+    """Why it must leave its cluster (see Leave above); None when it may stay."""
 
 
 def _identified(
@@ -155,11 +166,41 @@ def retain(
                 kept.append(_as_recorded(replica))
             continue
         outcome = _retain_one(deployment, replica, view, fleet)
+        must_leave = None if isinstance(outcome, str) else eviction(view.cluster, deployment)
         if isinstance(outcome, str):
             removed.append(_removed(replica, outcome))
-        else:
+        elif must_leave is None:
             kept.append(outcome)
+        elif not outcome.serving:
+            removed.append(_removed(replica, f"{must_leave}, and it is not serving"))
+        else:
+            leaving = DesiredReplica(
+                replica.name, replica.cluster, replica.index, outcome.replica.roles, Origin.LEAVING
+            )
+            kept.append(Kept(leaving, outcome.charges, True, outcome.created, must_leave))
     return kept, removed
+
+
+def release_leaving(
+    leaving: Sequence[Kept], staying: Sequence[Kept], wanted: int, removed: list[RemovedReplica]
+) -> list[Kept]:
+    """The leaving replicas still needed, make-before-break: while fewer than `wanted`
+    of the staying replicas serve, as many leaving ones stay (in cluster and index
+    order); the rest are removed, their replacements serving."""
+    serving = sum(1 for item in staying if item.serving)
+    needed = max(0, wanted - serving)
+    ordered = sorted(leaving, key=lambda item: (item.replica.cluster, item.replica.index))
+    for item in ordered[needed:]:
+        why = "a replacement serves" if wanted > 0 else "scaled down to 0 replicas"
+        removed.append(
+            RemovedReplica(
+                item.replica.name,
+                item.replica.cluster,
+                item.replica.index,
+                f"{item.leaving}; {why}",
+            )
+        )
+    return ordered[:needed]
 
 
 def hold(

@@ -11,7 +11,6 @@ from modelplane.scheduling.book import CapacityBook, Contention, Yield
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     ClusterTrace,
-    Condition,
     Decision,
     DesiredReplica,
     Event,
@@ -35,10 +34,18 @@ from modelplane.scheduling.model import (
     Priorities,
     UnreadableCluster,
 )
-from modelplane.scheduling.outcome import assemble, held, hold_note, plural
+from modelplane.scheduling.outcome import assemble, held
 from modelplane.scheduling.rejections import Rejection
-from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
+from modelplane.scheduling.retain import (
+    Existence,
+    Kept,
+    hold,
+    release_leaving,
+    retain,
+    scale_down,
+)
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
+from modelplane.scheduling.verdict import scheduled_condition
 
 
 def replica_name(deployment: Deployment, cluster: str, index: int) -> str:
@@ -237,23 +244,26 @@ def _decide(
     yielded: dict[str, list[PoolTrace]] = {}
     if contention is not None and not holding:
         kept = _yield(deployment, views, kept, others, matcher, contention, removed, yielded)
-    kept = scale_down(kept, deployment.replicas, removed)
+    leaving = [item for item in kept if item.leaving is not None]
+    kept = scale_down([item for item in kept if item.leaving is None], deployment.replicas, removed)
 
     placed: list[DesiredReplica] = []
     capacity: dict[str, CapacityRejection] = {}
     shortfall = deployment.replicas - len(kept)
     if shortfall > 0 and not holding:
-        book = CapacityBook(views, kept, others, matcher, contention)
+        # Leaving replicas still hold their devices, and their indexes.
+        book = CapacityBook(views, [*kept, *leaving], others, matcher, contention)
         placed, capacity = fill(
             deployment,
             views,
-            kept,
+            [*kept, *leaving],
             book,
             shortfall,
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
+    leaving = release_leaving(leaving, kept, deployment.replicas, removed)
     trace = _trace(views, capacity, unreadable, yielded)
-    condition, condition_warnings = _condition(
+    condition, condition_warnings = scheduled_condition(
         deployment,
         views,
         kept,
@@ -263,15 +273,8 @@ def _decide(
         holding=holding,
         unreadable=len(unreadable),
     )
-    return assemble(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
-
-
-def _lacking(views: dict[str, ClusterView]) -> int:
-    """Selected clusters turned down only because their stack lacks something."""
-    return sum(
-        1
-        for view in views.values()
-        if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE
+    return assemble(
+        [*kept, *leaving], placed, removed, trace, condition, [*warnings, *condition_warnings]
     )
 
 
@@ -321,56 +324,3 @@ def _yield(
             traces[same] = PoolTrace(entry.pool, entry.reason, joined, entry.role)
     gone = {id(y.kept) for y in found}
     return [item for item in kept if id(item) not in gone]
-
-
-def _condition(
-    deployment: Deployment,
-    views: dict[str, ClusterView],
-    kept: Sequence[Kept],
-    placed: Sequence[DesiredReplica],
-    *,
-    selected: int,
-    eligible: int,
-    holding: bool,
-    unreadable: int,
-) -> tuple[Condition, list[Event]]:
-    """ReplicasScheduled, and a warning event whenever it is False."""
-    scheduled = len(kept) + len(placed)
-    wanted = deployment.replicas
-    if not views and unreadable:
-        reason = Reason.NO_CLUSTERS
-        why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
-    elif not views:
-        reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
-    elif selected == 0:
-        reason = Reason.NO_CLUSTERS
-        why = (
-            "no InferenceCluster passes the clusterSelector and the priority allow-list "
-            f"({plural(len(views), 'cluster')} checked)"
-        )
-    elif eligible == 0 and _lacking(views) == selected:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        verb = "lacks" if selected == 1 else "lack"
-        why = (
-            f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
-            "need (see the match trace)"
-        )
-    elif eligible == 0:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
-    else:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no room for more on the {plural(eligible, 'eligible cluster')}"
-    if holding:
-        message = f"{why}{hold_note(kept)}"
-    elif wanted == 0:
-        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
-    elif scheduled >= wanted:
-        hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
-        message = (
-            f"{scheduled} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
-        )
-        return Condition(True, Reason.ALL_SCHEDULED, message), []
-    else:
-        message = f"{scheduled} of {wanted} replicas scheduled: {why}"
-    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]

@@ -26,6 +26,7 @@ from modelplane_cli.render import inputs
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.apiservers import WorkloadApiServers
+from modelplane_cli.render.clock import render_clock
 from modelplane_cli.render.loader import RENDER_COMPONENT, Document
 from modelplane_cli.render.pipeline import Event
 from modelplane_cli.render.providers import Providers
@@ -54,6 +55,8 @@ class RenderResult:
     reports: list[Report]
     converged: bool
     rounds: int
+    # The render clock every function saw (`clock`).
+    now: str = ""
     input_errors: list[str] = field(default_factory=list)
     # The observed world the input described, normalized: what `-o diff` compares with.
     baseline: list[Obj] = field(default_factory=list)
@@ -89,6 +92,7 @@ class Engine:
         *,
         servers: WorkloadApiServers | None = None,
         concurrent: bool = False,
+        now: str | None = None,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
@@ -98,10 +102,13 @@ class Engine:
         self._max_rounds = max_rounds
         self._servers = servers or WorkloadApiServers(None)
         self._concurrent = concurrent
+        self._now = now
 
     async def render(self, documents: Sequence[Document]) -> RenderResult:
         loaded = inputs.load(documents, self._apis, self._admission)
         world = loaded.world
+        # One now for the whole render (`clock`), fixed before anything is composed.
+        now = render_clock(world.objects(), self._now)
         providers = Providers(self._servers)
         managed = [k for k in world.all_keys() if self._is_managed(k)]
         # Managed resources given without status have not been reconciled by a provider yet.
@@ -120,7 +127,13 @@ class Engine:
             reports = {}
             for key in self._composites(world):
                 report = await reconcile(
-                    key, world, self._apis, self._functions, self._admission, snapshot=snapshot
+                    key,
+                    world,
+                    self._apis,
+                    self._functions,
+                    self._admission,
+                    snapshot=snapshot,
+                    now=now,
                 )
                 if report is not None:
                     reports[key] = report
@@ -129,6 +142,7 @@ class Engine:
             converged = world.revision == round_start and not providers.rolling
         final = [reports[k] for k in sorted(reports) if k in world]
         return RenderResult(
+            now=now,
             objects=[dict(obj) for obj in world.objects()],
             events=events_of(events, world),
             reports=final,
@@ -214,9 +228,12 @@ async def render_async(
     *,
     servers: WorkloadApiServers | None = None,
     concurrent: bool = False,
+    now: str | None = None,
 ) -> RenderResult:
     """Render with `functions`, closing them afterwards."""
-    engine = Engine(apis, functions, admission, max_rounds, servers=servers, concurrent=concurrent)
+    engine = Engine(
+        apis, functions, admission, max_rounds, servers=servers, concurrent=concurrent, now=now
+    )
     try:
         return await engine.render(documents)
     finally:
@@ -233,6 +250,7 @@ def render(
     max_rounds: int = DEFAULT_ROUNDS,
     servers: WorkloadApiServers | None = None,
     concurrent: bool = False,
+    now: str | None = None,
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
@@ -249,6 +267,7 @@ def render(
             max_rounds,
             servers=servers,
             concurrent=concurrent,
+            now=now,
         )
 
     return asyncio.run(run())

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
+from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane.xfn.structs import to_dict, to_struct
 from modelplane_cli.render import requirements
 from modelplane_cli.render.apis import Apis, Composition, PipelineStep
+from modelplane_cli.render.clock import EPOCH
 from modelplane_cli.render.runners import FunctionCallError, FunctionClient, FunctionNotFoundError
 from modelplane_cli.render.world import Obj, ObjectKey, View, World
 
@@ -89,6 +91,8 @@ async def run_pipeline(
     world: World,
     apis: Apis,
     functions: FunctionClient,
+    *,
+    now: str = EPOCH,
 ) -> PipelineOutcome:
     outcome = PipelineOutcome()
     observed_state = fnv1.State(
@@ -100,6 +104,8 @@ async def run_pipeline(
     )
     desired = fnv1.State()
     context = struct_pb2.Struct()
+    # The render clock (`clock`): functions read now from here, never the wall clock.
+    context.update({CONTEXT_NOW: now})
     for step in composition.steps:
         try:
             response = await _run_step(

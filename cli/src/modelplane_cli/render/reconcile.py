@@ -16,6 +16,7 @@ from modelplane.core.vocabulary import LABEL_COMPOSITE
 from modelplane_cli.render import composed
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
+from modelplane_cli.render.clock import EPOCH
 from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, run_pipeline
 from modelplane_cli.render.runners import FunctionClient
 from modelplane_cli.render.world import Obj, ObjectKey, World, annotations_of, fake_uid
@@ -53,6 +54,7 @@ async def reconcile(
     admission: Admission,
     *,
     snapshot: World | None = None,
+    now: str = EPOCH,
 ) -> Report | None:
     """Reconcile one composite, writing to `world`.
 
@@ -87,7 +89,7 @@ async def reconcile(
         errors = [f"cannot observe composed resources: {e}" for e in observe_errors]
         return _fail(world, xr, errors, [], [])
 
-    outcome = await run_pipeline(xr, composition, observed, seen, apis, functions)
+    outcome = await run_pipeline(xr, composition, observed, seen, apis, functions, now=now)
     if outcome.error is not None:
         return _fail(world, xr, [outcome.error], outcome.events, outcome.conditions)
 

@@ -21,6 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
 from compose_inference_cluster.gateway import compose_gateway
+from compose_inference_cluster.health import report_health
 from compose_inference_cluster.replicas import placed_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
@@ -35,7 +36,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.xfn import objects, report, required
-from modelplane.xfn.runner import ComposeFunction, observed_composite
+from modelplane.xfn.runner import ComposeFunction, observed_composite, observed_resources
 
 PROVIDER_CONFIG = "provider-config"
 SCHEDULING_VALID = report.Condition(
@@ -49,7 +50,7 @@ def class_requirement(class_name: str) -> str:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
-    published_status = ("gpuPools", "providerConfigRef", "stack", "gateway")
+    published_status = ("gpuPools", "providerConfigRef", "stack", "gateway", "capacity")
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
@@ -96,6 +97,7 @@ class FunctionRunner(ComposeFunction):
         placed = placed_replicas(req, rsp, name, config, tenancy)
         inputs = StackInputs(name, secret_ref, config, view.pools, placed, tenancy is not None)
         compose_stack(req, rsp, cluster, inputs)
+        report_health(req, rsp, observed_resources(req))
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:

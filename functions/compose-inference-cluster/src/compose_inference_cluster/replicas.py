@@ -41,6 +41,8 @@ class PlacedReplica:
     claims: bool
     queue: QueueUse | None
     priority_objects: tuple[ObjectRef, ...]
+    committed: tuple[tuple[str, str, int], ...] = ()
+    """(pool, device class, devices) its claims take, for `status.capacity`."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,12 @@ def _read(
         for name, role in roles
     )
     claims = any(role.deviceRequests for _, role in roles)
+    committed = tuple(
+        (role.nodePoolName, request.deviceClassName, request.count * pods)
+        for name, role in roles
+        for pods in [Topology.read(role.topology, f"spec.{name}.topology").pods(role.count or 1)]
+        for request in role.deviceRequests or ()
+    )
     context = TemplateContext(
         namespace=metadata.namespace,
         name=spec.deploymentName,
@@ -145,4 +153,5 @@ def _read(
         claims=claims,
         queue=queue,
         priority_objects=priority_objects,
+        committed=committed,
     )

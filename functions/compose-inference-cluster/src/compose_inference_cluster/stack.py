@@ -19,6 +19,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
 
 from compose_inference_cluster import releases
+from compose_inference_cluster.capacity import publish_capacity
 from compose_inference_cluster.prerequisites import Findings, observe
 from compose_inference_cluster.replicas import Placed, PlacedReplica
 from modelplane.conventions import SchedulingConfig
@@ -171,6 +172,14 @@ def compose_stack(
         namespace=inputs.namespace,
         prerequisites=prerequisites,
         complete=placed.known and placed.unreadable == 0 and inputs.tenancy_ok,
+    )
+    publish_capacity(
+        rsp,
+        observed,
+        cluster=inputs.name,
+        namespace=inputs.namespace,
+        pools=inputs.pools,
+        replicas=placed.replicas,
     )
     report.report_issues(
         rsp,

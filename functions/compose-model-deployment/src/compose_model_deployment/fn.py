@@ -48,6 +48,7 @@ from modelplane.scheduling import (
     read_fleet,
     read_priorities,
     schedule,
+    unhealthy_clusters,
 )
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
@@ -102,6 +103,8 @@ class FunctionRunner(ComposeFunction):
                 UnreadableCluster(u.name if u.named else None, "; ".join(map(str, u.issues)))
                 for u in clusters.unreadable
             ],
+            # Healthy is a condition, which the generated model does not carry.
+            unhealthy_clusters(required.resolve(req, CLUSTERS).items),
         )
         uid = deployment.metadata.uid if deployment.metadata else None
         running = serving_replicas(i.resource for i in req.required_resources[REPLICAS].items)

@@ -82,6 +82,30 @@ class ClusterGateway(BaseModel):
     ]
 
 
+class Effect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class ClusterTaint(BaseModel):
+    effect: Effect
+    key: Annotated[
+        str,
+        Field(
+            description="A qualified name (an optional DNS prefix and '/', then 1 to 63 characters).",
+            max_length=317,
+            min_length=1,
+            pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$",
+        ),
+    ]
+    value: Annotated[str | None, Field(max_length=63)] = None
+
+
+class DeviceCapacityCount(BaseModel):
+    committed: int | None = None
+    total: int | None = None
+
+
 class Scope(StrEnum):
     CLUSTER = "Cluster"
     MULTI_NODE = "MultiNode"
@@ -125,6 +149,25 @@ class NodePool(BaseModel):
         ),
     ]
     nodeCount: Annotated[int, Field(description="Nodes in the pool.", ge=0, le=10000)]
+
+
+class PoolCapacity(BaseModel):
+    devices: Annotated[
+        dict[str, DeviceCapacityCount] | None,
+        Field(
+            description="By device name, the pool's DRA devices in total and committed."
+        ),
+    ] = None
+    name: str | None = None
+    nodes: Annotated[
+        int | None,
+        Field(description="Nodes the pool declares (spec.nodePools[].nodeCount)."),
+    ] = None
+
+
+class QueueQuota(BaseModel):
+    quota: int | None = None
+    used: int | None = None
 
 
 class AllowedPriority(RootModel[str]):
@@ -215,6 +258,10 @@ class Kueue(BaseModel):
     ] = None
 
 
+class OverQuotaPriority(AllowedPriority):
+    pass
+
+
 class Provider(StrEnum):
     DEFAULT = "Default"
     KAI = "KAI"
@@ -267,6 +314,13 @@ class Scheduling(BaseModel):
     kai: Annotated[Kai | None, Field(description="KAI settings (provider KAI).")] = None
     kueue: Annotated[
         Kueue | None, Field(description="Kueue settings (provider Kueue).")
+    ] = None
+    overQuotaPriorities: Annotated[
+        list[OverQuotaPriority] | None,
+        Field(
+            description="Priorities whose replicas may go to a queue with no quota left for them: the in-cluster scheduler lets them borrow or preempt there. Replicas at any other priority are not sent to a cluster whose observed queue for their namespace cannot fit them (status.capacity.queues). For KAI, kai.preemptiblePriorities count too.",
+            max_length=32,
+        ),
     ] = None
     provider: Provider | None = "Default"
     queue: Annotated[
@@ -413,7 +467,39 @@ class Spec(BaseModel):
     ]
     scheduling: Annotated[Scheduling | None, Field(validate_default=True)] = {}
     stack: Annotated[Stack | None, Field(validate_default=True)] = {}
+    taints: Annotated[
+        list[ClusterTaint] | None,
+        Field(
+            description="Cluster taints for the fleet scheduler, like node taints one level up. NoSchedule: no new replica is placed here unless its ModelDeployment tolerates the taint. NoExecute: also moves the replicas already here elsewhere, make-before-break (the old one is removed once its replacement serves). Owned by the platform team.",
+            max_length=32,
+        ),
+    ] = None
     tenancy: Annotated[Tenancy | None, Field(validate_default=True)] = {}
+
+
+class QueueCapacity(BaseModel):
+    gpu: QueueQuota | None = None
+    name: Annotated[
+        str | None,
+        Field(
+            description="The queue object (a KAI or Volcano Queue, a Kueue ClusterQueue)."
+        ),
+    ] = None
+    namespaces: Annotated[
+        list[str] | None,
+        Field(
+            description="The control-plane namespaces whose replicas go to this queue."
+        ),
+    ] = None
+    provider: Annotated[
+        str | None,
+        Field(description="The scheduler whose queue it is (KAI, Kueue, Volcano)."),
+    ] = None
+
+
+class CapacityStatus(BaseModel):
+    pools: list[PoolCapacity] | None = None
+    queues: list[QueueCapacity] | None = None
 
 
 class PublishedPool(BaseModel):
@@ -427,6 +513,7 @@ class PublishedPool(BaseModel):
 
 
 class Status(BaseModel):
+    capacity: CapacityStatus | None = None
     gateway: Annotated[
         Gateway | None,
         Field(description="The cluster's Gateway, once spec.gateway is declared."),
@@ -434,7 +521,7 @@ class Status(BaseModel):
     gpuPools: Annotated[
         list[PublishedPool] | None,
         Field(
-            description="The fleet scheduler's whole view of this cluster's capacity."
+            description="The pools the fleet scheduler places replicas on, with their hardware."
         ),
     ] = None
     providerConfigRef: Annotated[

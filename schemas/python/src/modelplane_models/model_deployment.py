@@ -151,6 +151,32 @@ class ReplicaCounts(BaseModel):
     )
 
 
+class Effect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class Operator1(StrEnum):
+    EXISTS = "Exists"
+    EQUAL = "Equal"
+
+
+class Toleration(BaseModel):
+    effect: Annotated[
+        Effect | None,
+        Field(description="The taint effect tolerated; empty tolerates both."),
+    ] = None
+    key: Annotated[
+        str | None,
+        Field(
+            description="The taint key; empty with operator Exists tolerates every taint.",
+            max_length=317,
+        ),
+    ] = None
+    operator: Operator1 | None = "Equal"
+    value: Annotated[str | None, Field(max_length=63)] = None
+
+
 class Status(BaseModel):
     endpoints: Annotated[
         list[EndpointStatus] | None,
@@ -245,6 +271,13 @@ class Spec(BaseModel):
             le=1000,
         ),
     ] = 1
+    tolerations: Annotated[
+        list[Toleration] | None,
+        Field(
+            description="InferenceCluster taints this model tolerates (cluster taints, not node taints), matched as Kubernetes matches a toleration to a taint.",
+            max_length=32,
+        ),
+    ] = None
     workers: Workers | None = None
 
 

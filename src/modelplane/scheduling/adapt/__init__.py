@@ -13,7 +13,13 @@ Replica identity comes from Crossplane, not from labels (`existing_replicas`).
 """
 
 from modelplane.scheduling.adapt.deployment import read_deployment
-from modelplane.scheduling.adapt.fleet import Fleet, Interner, read_cluster, read_fleet
+from modelplane.scheduling.adapt.fleet import (
+    Fleet,
+    Interner,
+    read_cluster,
+    read_fleet,
+    unhealthy_clusters,
+)
 from modelplane.scheduling.adapt.priorities import read_priorities
 from modelplane.scheduling.adapt.replicas import (
     KnownReplicas,
@@ -33,4 +39,5 @@ __all__ = [
     "read_fleet",
     "read_priorities",
     "read_replica",
+    "unhealthy_clusters",
 ]

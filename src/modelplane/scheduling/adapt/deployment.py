@@ -1,5 +1,7 @@
 """A ModelDeployment as the scheduler reads it: its roles, their requests, where it may go."""
 
+from collections.abc import Sequence
+
 from modelplane_models.model_deployment import (
     LabelSelector as LabelSelectorModel,
 )
@@ -8,6 +10,7 @@ from modelplane_models.model_deployment import (
     NodeSelector,
     Workers,
 )
+from modelplane_models.model_deployment import Toleration as TolerationModel
 
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
@@ -18,9 +21,12 @@ from modelplane.scheduling.model import (
     UNIFIED_ROLE,
     Deployment,
     DeviceRequest,
+    Effect,
     LabelRequirement,
     LabelSelector,
+    Operator,
     Role,
+    Toleration,
 )
 
 
@@ -79,6 +85,26 @@ def _label_selector(selector: LabelSelectorModel) -> LabelSelector:
     )
 
 
+def _tolerations(
+    models: Sequence[TolerationModel], problems: list[Issue]
+) -> tuple[Toleration, ...]:
+    """The tolerations, checking what the XRD's rules say (as Kubernetes does for a pod's)."""
+    out: list[Toleration] = []
+    for i, model in enumerate(models):
+        operator = Operator(str(model.operator or Operator.EQUAL))
+        if operator is Operator.EXISTS and model.value:
+            problems.append(
+                Issue(f"spec.tolerations[{i}].value", "must be empty when operator is Exists")
+            )
+        if not model.key and operator is not Operator.EXISTS:
+            problems.append(
+                Issue(f"spec.tolerations[{i}].operator", "must be Exists when key is empty")
+            )
+        effect = None if model.effect is None else Effect(str(model.effect))
+        out.append(Toleration(model.key or "", operator, model.value or "", effect))
+    return tuple(out)
+
+
 def read_deployment(model: ModelDeployment) -> Deployment:
     """What the scheduler needs of a ModelDeployment; InvalidInputError naming every
     field its CEL rules would refuse (both roles or neither, a role's parts together,
@@ -110,6 +136,7 @@ def read_deployment(model: ModelDeployment) -> Deployment:
                 )
     else:
         roles.append(_role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems))
+    tolerations = _tolerations(spec.tolerations or (), problems)
     if problems:
         raise InvalidInputError(problems)
     return Deployment(
@@ -121,4 +148,5 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         cluster_selector=None
         if spec.clusterSelector is None
         else _label_selector(spec.clusterSelector),
+        tolerations=tolerations,
     )

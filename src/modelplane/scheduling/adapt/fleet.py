@@ -1,18 +1,29 @@
 """InferenceClusters as the scheduler reads them, sharing what equal classes share."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
+from typing import Any, cast
 
 from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
+from modelplane.core.conditions import condition_is
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
+from modelplane.core.vocabulary import HEALTHY
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps
-from modelplane.scheduling.model import Cluster, Pool, PoolHardware, UnreadableCluster
+from modelplane.scheduling.model import (
+    Cluster,
+    Effect,
+    Pool,
+    PoolHardware,
+    QueueRoom,
+    Taint,
+    UnreadableCluster,
+)
 
 
 class Interner:
@@ -83,9 +94,13 @@ class Interner:
 _PUBLISHED = TypeAdapter(list[PublishedPool])
 
 
-def read_cluster(model: InferenceCluster, interner: Interner | None = None) -> Cluster:
+def read_cluster(
+    model: InferenceCluster, interner: Interner | None = None, *, healthy: bool = True
+) -> Cluster:
     """An InferenceCluster as the scheduler sees it: labels, priorities, declared and
-    published pools. InvalidInputError naming every field it cannot use."""
+    published pools, taints. InvalidInputError naming every field it cannot use.
+    `healthy` is its `Healthy` condition (the generated model carries no conditions:
+    the glue reads it from the object)."""
     interner = interner or Interner()
     problems: list[Issue] = []
     metadata = model.metadata
@@ -110,7 +125,41 @@ def read_cluster(model: InferenceCluster, interner: Interner | None = None) -> C
         stack=read_gaps(
             model.status.stack.missing if model.status and model.status.stack else None
         ),
+        taints=tuple(
+            Taint(taint.key, Effect(str(taint.effect)), taint.value or "")
+            for taint in (spec.taints if spec else None) or ()
+        ),
+        healthy=healthy,
+        queues=_queues(model),
+        over_quota=_over_quota(model),
     )
+
+
+def _queues(model: InferenceCluster) -> dict[str, QueueRoom]:
+    """`status.capacity.queues` by control-plane namespace; an entry without figures
+    says nothing and is left out."""
+    capacity = model.status.capacity if model.status else None
+    found: dict[str, QueueRoom] = {}
+    for queue in (capacity.queues if capacity else None) or ():
+        if queue.gpu is None or not queue.name:
+            continue
+        provider = str(queue.provider) if queue.provider else ""
+        room = QueueRoom(queue.name, provider, queue.gpu.quota, queue.gpu.used or 0)
+        for namespace in queue.namespaces or ():
+            found.setdefault(namespace, room)
+    return dict(sorted(found.items()))
+
+
+def _over_quota(model: InferenceCluster) -> frozenset[str]:
+    """Priorities that may borrow or preempt beyond a queue's quota: the platform's
+    `overQuotaPriorities` and, on KAI, the priorities it treats as preemptible."""
+    scheduling = model.spec.scheduling if model.spec else None
+    if scheduling is None:
+        return frozenset()
+    names = {p.root for p in scheduling.overQuotaPriorities or ()}
+    if str(scheduling.provider) == "KAI" and scheduling.kai is not None:
+        names |= {p.root for p in scheduling.kai.preemptiblePriorities or ()}
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -123,10 +172,13 @@ class Fleet:
 
 
 def read_fleet(
-    models: Iterable[InferenceCluster], unreadable: Iterable[UnreadableCluster] = ()
+    models: Iterable[InferenceCluster],
+    unreadable: Iterable[UnreadableCluster] = (),
+    unhealthy: Set[str] = frozenset(),
 ) -> Fleet:
     """Every cluster, sharing device objects between equal classes. A cluster the
     adapter refuses joins `unreadable` (the models' own refusals) with its problem.
+    Clusters named in `unhealthy` report `Healthy=False`.
 
     An unreadable cluster keeps its name only when that name is a valid one: a
     name that is itself garbage cannot say which cluster this was, so the
@@ -137,7 +189,9 @@ def read_fleet(
     refused = [_trusted(u.name, u.problem) for u in unreadable]
     for model in models:
         try:
-            clusters.append(read_cluster(model, interner))
+            name = model.metadata.name if model.metadata else None
+            healthy = name not in unhealthy
+            clusters.append(read_cluster(model, interner, healthy=healthy))
         except InvalidInputError as invalid:
             name = model.metadata.name if model.metadata else None
             refused.append(_trusted(name, "; ".join(map(str, invalid.issues))))
@@ -148,3 +202,18 @@ def _trusted(name: str | None, problem: str) -> UnreadableCluster:
     problems: list[Issue] = []
     object_name(name, "metadata.name", problems)
     return UnreadableCluster(None if problems else name, problem)
+
+
+def unhealthy_clusters(objects: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """Names of the InferenceClusters whose `Healthy` condition is False, read from the
+    fetched objects (the generated model carries no conditions). Unknown or absent is
+    healthy: only a cluster known to be failing is evacuated."""
+    found: set[str] = set()
+    for obj in objects:
+        metadata = obj.get("metadata")
+        name = (
+            cast(Mapping[str, Any], metadata).get("name") if isinstance(metadata, Mapping) else None
+        )
+        if isinstance(name, str) and condition_is(obj, HEALTHY, "False"):
+            found.add(name)
+    return frozenset(found)

@@ -1,0 +1,149 @@
+"""`status.capacity`: what the cluster can still take, as observed.
+
+- `pools`: per published pool and DRA device, the devices declared (nodes x count)
+  and those the ModelReplicas placed on it claim. A claim names a device class;
+  it is counted against the first DRA device of the pool with that class.
+- `queues`: per in-cluster queue object the replicas here go to, the GPU quota and
+  usage its scheduler reports (`stack.queues`), read from the Observe-only
+  Objects that already watch each replica's queue. A Kueue LocalQueue has no quota
+  of its own: once its observer reports the ClusterQueue it draws from, that
+  ClusterQueue is observed too, and its figures are the queue's. A queue that
+  reports neither quota nor usage is left out: no information, and the fleet
+  scheduler then places as if there were no queue.
+
+The fleet scheduler reads `queues` (with each queue's control-plane
+`namespaces`) to keep replicas off a cluster whose queue for their namespace
+cannot fit them.
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from compose_inference_cluster.prerequisites import prerequisite_key
+from compose_inference_cluster.replicas import PlacedReplica
+from modelplane.conventions.schedulers.kueue import API as KUEUE_API
+from modelplane.core.naming import hashed_name
+from modelplane.core.refs import ObjectRef
+from modelplane.stack import Prerequisite, Scope, Seen, seen
+from modelplane.stack.queues import PROVIDER_OF_GROUP, cluster_queue, queue_quota
+from modelplane.xfn import objects
+
+
+def _map(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _manifest(observed: object) -> Mapping[str, Any]:
+    """What an Observe-only Object reports it read (empty until it has)."""
+    return _map(_map(_map(_map(observed).get("status")).get("atProvider")).get("manifest"))
+
+
+def _pools(
+    pools: Sequence[Mapping[str, Any]], replicas: Sequence[PlacedReplica]
+) -> list[dict[str, Any]]:
+    committed: dict[tuple[str, str], int] = {}
+    for replica in replicas:
+        for pool_name, device_class, claimed in replica.committed:
+            key = (pool_name, device_class)
+            committed[key] = committed.get(key, 0) + claimed
+    out: list[dict[str, Any]] = []
+    for pool in pools:
+        name = str(pool.get("name", ""))
+        nodes = int(pool.get("nodes") or 0)
+        devices: dict[str, Any] = {}
+        counted: set[str] = set()
+        for device in pool.get("devices") or ():
+            if device.get("claim", "DRA") != "DRA":
+                continue
+            device_class = str(device.get("deviceClassName", ""))
+            used = 0 if device_class in counted else committed.get((name, device_class), 0)
+            counted.add(device_class)
+            total = nodes * int(device.get("count") or 1)
+            devices[str(device["name"])] = {"total": total, "committed": used}
+        out.append({"name": name, "nodes": nodes, "devices": devices})
+    return out
+
+
+def _observe_cluster_queue(
+    rsp: fnv1.RunFunctionResponse, cluster: str, namespace: str, name: str
+) -> str:
+    """Compose an Observe-only Object for a Kueue ClusterQueue; its key."""
+    ref = ObjectRef(KUEUE_API, "ClusterQueue", name)
+    key = prerequisite_key(Prerequisite(ref, Scope.NAMESPACE))
+    if key not in rsp.desired.resources:
+        provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
+        object_name = hashed_name(f"{cluster}-clusterqueue", cluster, ref.group, ref.kind, name)
+        rsp.desired.resources[key].resource.update(
+            objects.wrap(
+                object_name,
+                ref.manifest(),
+                provider,
+                management_policies=objects.OBSERVE_ONLY,
+                namespace=namespace,
+            )
+        )
+    return key
+
+
+def _queues(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    cluster: str,
+    namespace: str,
+    replicas: Sequence[PlacedReplica],
+) -> list[dict[str, Any]]:
+    tenants: dict[str, set[str]] = {}
+    for replica in replicas:
+        if replica.queue is not None:
+            key = prerequisite_key(Prerequisite(replica.queue.ref, Scope.NAMESPACE))
+            tenants.setdefault(key, set()).add(replica.queue.tenant)
+    # A LocalQueue's figures are its ClusterQueue's: follow it, merging tenants.
+    for key in sorted(tenants):
+        parent = cluster_queue(_manifest(observed.get(key)))
+        if parent is not None:
+            parent_key = _observe_cluster_queue(rsp, cluster, namespace, parent)
+            state, _ = seen(observed.get(parent_key))
+            ready = fnv1.READY_TRUE if state is Seen.PRESENT else fnv1.READY_FALSE
+            rsp.desired.resources[parent_key].ready = ready
+            tenants.setdefault(parent_key, set()).update(tenants.pop(key))
+    out: list[dict[str, Any]] = []
+    for key in sorted(tenants):
+        manifest = _manifest(observed.get(key))
+        quota = queue_quota(manifest)
+        if quota is None:
+            continue
+        group = str(manifest.get("apiVersion", "")).split("/")[0]
+        gpu: dict[str, int] = {"used": quota.used}
+        if quota.quota is not None:
+            gpu["quota"] = quota.quota
+        out.append(
+            {
+                "name": str(_map(manifest.get("metadata")).get("name", "")),
+                "provider": PROVIDER_OF_GROUP[group],
+                "namespaces": sorted(tenants[key]),
+                "gpu": gpu,
+            }
+        )
+    return sorted(out, key=lambda q: (q["provider"], q["name"]))
+
+
+def publish_capacity(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    *,
+    cluster: str,
+    namespace: str,
+    pools: Sequence[Mapping[str, Any]],
+    replicas: Sequence[PlacedReplica],
+) -> None:
+    """Set `status.capacity` (and observe the ClusterQueues LocalQueues draw from)."""
+    capacity = {
+        "pools": _pools(pools, replicas),
+        "queues": _queues(rsp, observed, cluster, namespace, replicas),
+    }
+    rsp.desired.composite.resource.get_or_create_struct("status").update({"capacity": capacity})

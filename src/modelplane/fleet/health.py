@@ -1,0 +1,92 @@
+"""Whether a workload cluster is reachable: the `Healthy` condition of an InferenceCluster.
+
+The probes are the provider-kubernetes Objects the cluster composes through its
+own ProviderConfig (the Observe-only prerequisite observers, the gateway): the
+replicas' Objects reach the cluster through that same ProviderConfig, so when
+none of the probes syncs, none of the replicas' Objects does either. An Object
+*fails to sync* when its `Synced` condition is False for a reason that is not an
+answer from the cluster: an absent object (an observer finding nothing) or a
+refused manifest means the cluster answered.
+
+The cluster is unhealthy when it has probes, every probe fails to sync, and the
+most recent of their failures began at least `GRACE` before now: a blip, or a
+single Object a permission keeps out, never evacuates a cluster. A failure with
+no `lastTransitionTime` has no known start and never counts as past the grace.
+
+"Now" is an input: the function reads it from the request (the render engine
+fixes it, so previews are deterministic) or, in a live control plane, the clock.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from modelplane.core.conditions import find_condition
+from modelplane.stack.observation import ABSENT_MESSAGES
+
+GRACE: Final = timedelta(minutes=5)
+"""How long every probe must fail before the cluster is unhealthy."""
+
+# How crossplane-runtime reports a manifest the cluster refused: the cluster answered.
+_ANSWERED: Final = (*ABSENT_MESSAGES, "cannot create object", "cannot apply object")
+
+
+@dataclass(frozen=True)
+class Health:
+    """The verdict: `healthy` None while failing within the grace (Unknown)."""
+
+    healthy: bool | None
+    message: str
+
+
+def parse_time(value: object) -> datetime | None:
+    """An RFC 3339 time as the API server writes it, or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def _failing_since(observed: Mapping[str, Any] | None) -> tuple[bool, datetime | None]:
+    """Whether a probe fails to sync, and since when (None: not recorded)."""
+    synced = find_condition(observed, "Synced")
+    if synced is None or synced.get("status") != "False":
+        return False, None
+    message = str(synced.get("message", ""))
+    if any(words in message for words in _ANSWERED):
+        return False, None
+    return True, parse_time(synced.get("lastTransitionTime"))
+
+
+def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Health:
+    """The cluster's health from its probes' observed states (None: not observed yet)."""
+    observed = [p for p in probes if p is not None]
+    if not observed:
+        return Health(True, "no Object has synced or failed yet")
+    failing = [_failing_since(p) for p in observed]
+    if not all(fails for fails, _ in failing):
+        synced = sum(1 for fails, _ in failing if not fails)
+        return Health(True, f"{synced} of {len(observed)} Objects reach the cluster")
+    starts = [since for _, since in failing]
+    if any(since is None for since in starts):
+        return Health(
+            None,
+            f"none of {len(observed)} Objects syncs; when that began is not recorded",
+        )
+    began = max(since for since in starts if since is not None)
+    stamp = began.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if now - began < GRACE:
+        return Health(
+            None,
+            f"none of {len(observed)} Objects has synced since {stamp}; "
+            f"unhealthy once that lasts {int(GRACE.total_seconds())}s",
+        )
+    return Health(
+        False,
+        f"none of {len(observed)} Objects has synced since {stamp}: the cluster is "
+        "unreachable; its replicas are replaced elsewhere",
+    )

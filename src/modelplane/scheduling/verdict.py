@@ -1,0 +1,83 @@
+"""ReplicasScheduled: how a decision reads to people, and the warning when it falls short."""
+
+from collections.abc import Sequence
+
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling.decision import Condition, DesiredReplica, Event, EventType
+from modelplane.scheduling.fleet import ClusterView
+from modelplane.scheduling.model import Deployment
+from modelplane.scheduling.outcome import hold_note, plural
+from modelplane.scheduling.rejections import Rejection
+from modelplane.scheduling.retain import Kept
+
+_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNHEALTHY)
+
+
+def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
+    """Selected clusters turned down only for one of `reasons` (a gap in their stack,
+    a taint, their health), not for their hardware."""
+    return sum(
+        1
+        for view in views.values()
+        if view.unmatched is not None and view.unmatched.reason in reasons
+    )
+
+
+def scheduled_condition(
+    deployment: Deployment,
+    views: dict[str, ClusterView],
+    kept: Sequence[Kept],
+    placed: Sequence[DesiredReplica],
+    *,
+    selected: int,
+    eligible: int,
+    holding: bool,
+    unreadable: int,
+) -> tuple[Condition, list[Event]]:
+    """ReplicasScheduled, and a warning event whenever it is False."""
+    scheduled = len(kept) + len(placed)
+    wanted = deployment.replicas
+    if not views and unreadable:
+        reason = Reason.NO_CLUSTERS
+        why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
+    elif not views:
+        reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
+    elif selected == 0:
+        reason = Reason.NO_CLUSTERS
+        why = (
+            "no InferenceCluster passes the clusterSelector and the priority allow-list "
+            f"({plural(len(views), 'cluster')} checked)"
+        )
+    elif eligible == 0 and _lacking(views, Rejection.STACK_INCOMPLETE) == selected:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        verb = "lacks" if selected == 1 else "lack"
+        why = (
+            f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
+            "need (see the match trace)"
+        )
+    elif eligible == 0 and _lacking(views, *_UNADMITTED) == selected:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        verb = "is" if selected == 1 else "are"
+        why = (
+            f"the {plural(selected, 'selected cluster')} {verb} tainted, unhealthy or lacking "
+            "prerequisites its replicas need (see the match trace)"
+        )
+    elif eligible == 0:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+    else:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = f"no room for more on the {plural(eligible, 'eligible cluster')}"
+    if holding:
+        message = f"{why}{hold_note(kept)}"
+    elif wanted == 0:
+        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
+    elif scheduled >= wanted:
+        hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
+        message = (
+            f"{scheduled} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
+        )
+        return Condition(True, Reason.ALL_SCHEDULED, message), []
+    else:
+        message = f"{scheduled} of {wanted} replicas scheduled: {why}"
+    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]

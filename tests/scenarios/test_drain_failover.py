@@ -1,0 +1,169 @@
+"""Drain and failover previewed round by round: a NoExecute taint, an unhealthy cluster.
+
+The main example fleet runs kimi-k2 on prod-us-east (a LeaderWorkerSet) and prod-eu-west,
+and deepseek-r1 disaggregated on prod-us-east. Each scenario adds prod-us-west, a copy
+of prod-us-east, then makes prod-us-east something its replicas must leave, and renders
+the change one round at a time: at no round does a deployment serve fewer replicas
+than before the change, and in the end nothing runs on prod-us-east. An unreachable
+cluster is one none of whose own Objects has synced for longer than the grace, by the
+render clock the test fixes.
+"""
+
+from collections import Counter
+from typing import Any
+
+import modelplane_models
+import pytest
+
+from modelplane_cli.schema import ManifestValidator
+
+from .fleets import Fleet, find
+from .test_examples import NO_SCHEMA_HERE, written_by_modelplane
+
+Obj = dict[str, Any]
+
+
+def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
+    """Every object Modelplane wrote validates against its CRD or XRD (as in test_examples)."""
+    composites = set(modelplane_models.__all__)
+    for obj in fleet.objects:
+        if (obj["apiVersion"], obj["kind"]) in NO_SCHEMA_HERE:
+            continue
+        problems = validator.validate(written_by_modelplane(obj, composites))
+        assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
+
+
+EAST = "prod-us-east"
+WEST = "prod-us-west"
+DRAIN = {"key": "example.com/maintenance", "value": "2026-12-01", "effect": "NoExecute"}
+LAST_ROUND = 12
+
+
+def serving(objects: list[Obj]) -> Counter[str]:
+    """Serving ModelReplicas per deployment."""
+    found: Counter[str] = Counter()
+    for obj in objects:
+        conditions = obj.get("status", {}).get("conditions", [])
+        if obj["kind"] == "ModelReplica" and {"type": "Serving", "status": "True"} in [
+            {"type": c["type"], "status": c["status"]} for c in conditions
+        ]:
+            found[obj["spec"]["deploymentName"]] += 1
+    return found
+
+
+def on_cluster(fleet: Fleet, cluster: str) -> list[str]:
+    return sorted(
+        o["spec"]["deploymentName"]
+        for o in fleet.all("ModelReplica")
+        if o["spec"]["clusterName"] == cluster
+    )
+
+
+def add_west(objects: list[Obj]) -> None:
+    east = find(objects, "InferenceCluster", EAST)
+    objects.append(
+        {
+            "apiVersion": east["apiVersion"],
+            "kind": "InferenceCluster",
+            "metadata": {"name": WEST, "labels": {"tier": "production", "region": "us-west"}},
+            "spec": east["spec"] | {"taints": []},
+        }
+    )
+
+
+def taint_east(objects: list[Obj]) -> None:
+    add_west(objects)
+    find(objects, "InferenceCluster", EAST)["spec"]["taints"] = [DRAIN]
+
+
+FAILED_SINCE = "2026-12-01T10:00:00Z"
+LATER = "2026-12-01T10:30:00Z"
+
+
+def _probes(objects: list[Obj], cluster: str) -> list[Obj]:
+    """The Objects the cluster composed itself: what its Healthy condition reads."""
+    return [
+        o
+        for o in objects
+        if o["kind"] == "Object"
+        and o["metadata"].get("labels", {}).get("crossplane.io/composite") == cluster
+    ]
+
+
+def unreachable_east(objects: list[Obj]) -> None:
+    """prod-us-west joins; none of prod-us-east's Objects has synced since FAILED_SINCE."""
+    add_west(objects)
+    for probe in _probes(objects, EAST):
+        kept = [c for c in probe["status"]["conditions"] if c["type"] != "Synced"]
+        probe["status"]["conditions"] = [
+            *kept,
+            {
+                "type": "Synced",
+                "status": "False",
+                "reason": "ReconcileError",
+                "message": "connect failed: cannot create new client: dial tcp: i/o timeout",
+                "lastTransitionTime": FAILED_SINCE,
+            },
+        ]
+
+
+def reachable_again(objects: list[Obj]) -> None:
+    for probe in _probes(objects, EAST):
+        kept = [c for c in probe["status"]["conditions"] if c["type"] != "Synced"]
+        probe["status"]["conditions"] = [
+            *kept,
+            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
+        ]
+    find(objects, "ModelDeployment", "kimi-k2")["spec"]["replicas"] = 3
+
+
+@pytest.mark.parametrize(
+    ("change", "now", "why"),
+    [
+        (
+            taint_east,
+            None,
+            "its cluster is tainted example.com/maintenance=2026-12-01:NoExecute, not tolerated",
+        ),
+        (unreachable_east, LATER, "its cluster is not healthy (Healthy=False)"),
+    ],
+    ids=["NoExecute", "unreachable"],
+)
+def test_replicas_move_without_ever_serving_fewer(
+    fleet: Fleet, change: Any, now: str | None, why: str, manifest_validator: ManifestValidator
+) -> None:
+    before = serving(fleet.objects)
+    assert before["kimi-k2"] == 2 and before["deepseek-r1"] == 1
+    for rounds in range(1, LAST_ROUND):
+        in_flight = fleet.edit(change, rounds=rounds, now=now)
+        current = serving(in_flight.objects)
+        assert all(current[name] >= count for name, count in before.items()), (rounds, current)
+    done = fleet.edit(change, now=now)
+    assert done.result.converged, done.result.errors
+    assert_valid(done, manifest_validator)
+    assert on_cluster(done, EAST) == []
+    assert on_cluster(done, WEST) == ["deepseek-r1", "kimi-k2"]
+    assert serving(done.objects) == before
+    removed = [e["message"] for e in done.result.events if e["reason"] == "ReplicaRemoved"]
+    assert len(removed) == 2
+    assert all(f"{why}; a replacement serves" in m for m in removed), removed
+
+
+def test_an_unreachable_cluster_within_the_grace_keeps_its_replicas(fleet: Fleet) -> None:
+    waiting = fleet.edit(unreachable_east, now="2026-12-01T10:04:00Z")
+    assert waiting.result.converged, waiting.result.errors
+    health = waiting.condition("InferenceCluster", EAST, "Healthy")
+    assert (health["status"], health["reason"]) == ("Unknown", "SyncFailing")
+    assert on_cluster(waiting, EAST) == ["deepseek-r1", "kimi-k2"]
+
+
+def test_a_cluster_that_fails_over_takes_replicas_again_once_reachable(fleet: Fleet) -> None:
+    over = fleet.edit(unreachable_east, now=LATER)
+    health = over.condition("InferenceCluster", EAST, "Healthy")
+    assert (health["status"], health["reason"]) == ("False", "ClusterUnreachable")
+    back = over.edit(reachable_again, now=LATER)
+    assert back.result.ok, back.result.errors
+    assert back.condition("InferenceCluster", EAST, "Healthy")["status"] == "True"
+    # Nothing moves back to improve the picture; the next replica goes to prod-us-east.
+    assert on_cluster(back, EAST) == ["kimi-k2"]
+    assert on_cluster(back, WEST) == ["deepseek-r1", "kimi-k2"]

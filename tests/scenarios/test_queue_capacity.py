@@ -1,0 +1,146 @@
+"""An in-cluster queue without quota, in the observed world, diverts a deployment.
+
+Two KAI clusters alike; team-a's first model lands on `a` (equal clusters: the name
+decides). `a` then observes team-a's KAI Queue: once the queue reports all its GPU
+quota in use, a second team-a model goes to `b`, and the match trace says why.
+Without quota information the second model would land on `a` too.
+"""
+
+from typing import Any
+
+import modelplane_models
+import pytest
+
+from modelplane_cli import yamlio
+from modelplane_cli.render import Document
+from modelplane_cli.schema import ManifestValidator
+
+from .fleets import Fleet, Renderer, find
+from .test_examples import NO_SCHEMA_HERE, written_by_modelplane
+
+Obj = dict[str, Any]
+
+
+def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
+    """Every object Modelplane wrote validates against its CRD or XRD (as in test_examples)."""
+    composites = set(modelplane_models.__all__)
+    for obj in fleet.objects:
+        if (obj["apiVersion"], obj["kind"]) in NO_SCHEMA_HERE:
+            continue
+        problems = validator.validate(written_by_modelplane(obj, composites))
+        assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
+
+
+CLUSTER = """
+apiVersion: v1
+kind: Secret
+metadata: {name: %(name)s-kubeconfig, namespace: modelplane-system}
+stringData: {kubeconfig: "apiVersion: v1\\nkind: Config\\n"}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: InferenceCluster
+metadata: {name: %(name)s}
+spec:
+  cluster:
+    source: Existing
+    existing: {secretRef: {name: %(name)s-kubeconfig, namespace: modelplane-system}}
+  nodePools:
+    - {name: h100, className: h100-8x, nodeCount: 2}
+  scheduling:
+    provider: KAI
+    queue: "{{ .Namespace }}"
+    defaultPriority: inference
+"""
+DEPLOYMENT = """
+apiVersion: modelplane.ai/v1alpha1
+kind: ModelDeployment
+metadata: {name: %s, namespace: team-a}
+spec:
+  replicas: 1
+  nodeSelector:
+    devices:
+      - name: gpu
+        count: 8
+        selectors:
+          - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("79Gi")) >= 0
+  workers:
+    count: 1
+    topology: {tensor: 8}
+    template:
+      spec:
+        containers:
+          - {name: engine, image: "vllm/vllm-openai:v0.7.3"}
+"""
+
+
+def documents(text: str) -> list[Document]:
+    return [Document("scenario", o) for o in yamlio.load_all(text) if o is not None]
+
+
+@pytest.fixture(scope="module")
+def first(renderer: Renderer) -> Fleet:
+    catalog = renderer.paths("catalog").objects
+    text = CLUSTER % {"name": "a"} + "---\n" + CLUSTER % {"name": "b"} + "---\n"
+    text += DEPLOYMENT % "first"
+    fleet = renderer.documents([*(Document("catalog", o) for o in catalog), *documents(text)])
+    assert fleet.result.ok, fleet.result.errors
+    assert fleet.placements("first")[0][1] == "a"
+    return fleet
+
+
+def queue_observer(objects: list[Obj]) -> Obj:
+    (found,) = [
+        o
+        for o in objects
+        if o["kind"] == "Object"
+        and o["spec"]["forProvider"]["manifest"]["kind"] == "Queue"
+        and o["spec"]["providerConfigRef"]["name"] == "a"
+    ]
+    return found
+
+
+def add_second(objects: list[Obj], used: int | None) -> None:
+    if used is not None:
+        observer = queue_observer(objects)
+        manifest = observer["status"]["atProvider"]["manifest"]
+        manifest["spec"] = {"resources": {"gpu": {"quota": 8, "limit": -1}}}
+        manifest["status"] = {"allocatedNonPreemptible": {"nvidia.com/gpu": str(used)}}
+    objects.extend(d.obj for d in documents(DEPLOYMENT % "second"))
+
+
+def test_without_quota_information_the_second_model_joins_the_first(first: Fleet) -> None:
+    edited = first.edit(lambda objects: add_second(objects, None))
+    assert edited.result.ok, edited.result.errors
+    assert edited.placements("second")[0][1] == "a"
+    status = find(edited.objects, "InferenceCluster", "a")["status"]["capacity"]
+    assert status["queues"] == []
+    assert status["pools"] == [
+        {"name": "h100", "nodes": 2, "devices": {"gpu": {"total": 16, "committed": 16}}}
+    ]
+
+
+def test_a_queue_without_quota_left_diverts_the_second_model(
+    first: Fleet, manifest_validator: ManifestValidator
+) -> None:
+    edited = first.edit(lambda objects: add_second(objects, 8))
+    assert edited.result.ok, edited.result.errors
+    assert_valid(edited, manifest_validator)
+    assert edited.placements("first")[0][1] == "a"
+    assert edited.placements("second")[0][1] == "b"
+    queues = find(edited.objects, "InferenceCluster", "a")["status"]["capacity"]["queues"]
+    assert queues == [
+        {
+            "name": "team-a",
+            "provider": "KAI",
+            "namespaces": ["team-a"],
+            "gpu": {"quota": 8, "used": 8},
+        }
+    ]
+    trace = edited.one("ModelDeployment", "second")["status"]["matchTrace"]
+    assert trace == [
+        {
+            "cluster": "a",
+            "reason": "QueueFull",
+            "message": "KAI queue team-a has 0 of 8 GPUs of quota left; a replica needs 8",
+        }
+    ]

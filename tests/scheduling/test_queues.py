@@ -1,0 +1,69 @@
+"""In-cluster queue quota: a cluster whose queue for the namespace cannot fit a replica
+gets none, unless the priority may borrow or preempt there; no queue information
+changes nothing."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.scheduling import Rejection
+
+from .builders import Obj, cluster, deployment, h100, placements, replica, run
+
+
+def queue(quota: int | None, used: int, namespaces: tuple[str, ...] = ("ml",)) -> Obj:
+    gpu: dict[str, Any] = {"used": used}
+    if quota is not None:
+        gpu["quota"] = quota
+    return {"name": "team", "provider": "KAI", "namespaces": list(namespaces), "gpu": gpu}
+
+
+def fleet(*queues: Obj, over_quota: list[str] | None = None) -> list[Obj]:
+    return [
+        cluster("a", h100(4), queues=list(queues), over_quota=over_quota),
+        cluster("b", h100(4)),
+    ]
+
+
+def test_a_full_queue_diverts_new_replicas() -> None:
+    decision = run(deployment(2), fleet(queue(16, 16)))
+
+    assert placements(decision) == ["b/0:h100", "b/1:h100"]
+    (entry,) = decision.match_trace()
+    assert (entry["cluster"], entry["reason"]) == ("a", Rejection.QUEUE_FULL)
+
+
+def test_a_queue_with_room_for_one_takes_one() -> None:
+    decision = run(deployment(4), fleet(queue(16, 8)))
+
+    assert sorted(placements(decision)) == ["a/0:h100", "b/0:h100", "b/1:h100", "b/2:h100"]
+    (entry,) = decision.match_trace()
+    assert (entry["cluster"], entry["reason"]) == ("a", Rejection.QUEUE_FULL)
+    assert entry["message"] == (
+        "its in-cluster queue's quota left fits 1 replica, placed by this decision"
+    )
+
+
+def test_replicas_already_there_stay_when_the_queue_fills() -> None:
+    decision = run(deployment(1), fleet(queue(8, 8)), [replica("a", 0, serving=True)])
+
+    assert placements(decision) == ["a/0:h100"]
+    assert decision.removed == ()
+
+
+@pytest.mark.parametrize(
+    ("queues", "priority", "over_quota"),
+    [
+        ((), None, None),
+        ((queue(None, 64),), None, None),
+        ((queue(0, 0, ("other",)),), None, None),
+        ((queue(0, 0),), "batch", ["batch"]),
+    ],
+    ids=["no queue observed", "no quota", "another namespace's queue", "may borrow"],
+)
+def test_what_does_not_bound_a_cluster(
+    queues: tuple[Obj, ...], priority: str | None, over_quota: list[str] | None
+) -> None:
+    decision = run(deployment(2, priority=priority), fleet(*queues, over_quota=over_quota))
+
+    assert placements(decision) == ["a/0:h100", "b/0:h100"]

@@ -1,0 +1,129 @@
+"""Cluster taints, tolerations and health: where new replicas go, and which must leave."""
+
+import pytest
+
+from modelplane.scheduling import Origin, Rejection
+from modelplane.scheduling.model import Effect, Operator, Taint, Toleration
+from modelplane.scheduling.taints import tolerates
+
+from .builders import Obj, cluster, deployment, h100, placements, replica, request, run
+
+DRAIN = {"key": "example.com/drain", "value": "now", "effect": "NoExecute"}
+CORDON = {"key": "example.com/drain", "effect": "NoSchedule"}
+
+NO_EXECUTE = Taint("example.com/drain", Effect.NO_EXECUTE, "now")
+
+
+@pytest.mark.parametrize(
+    ("toleration", "expected"),
+    [
+        (Toleration("example.com/drain", Operator.EXISTS), True),
+        (Toleration("example.com/drain", Operator.EQUAL, "now"), True),
+        (Toleration("example.com/drain", Operator.EQUAL, "later"), False),
+        (Toleration("example.com/drain", Operator.EQUAL), False),
+        (Toleration("example.com/drain", Operator.EXISTS, effect=Effect.NO_SCHEDULE), False),
+        (Toleration("example.com/drain", Operator.EXISTS, effect=Effect.NO_EXECUTE), True),
+        (Toleration("", Operator.EXISTS), True),
+        (Toleration("other", Operator.EXISTS), False),
+    ],
+)
+def test_a_toleration_matches_a_taint_as_kubernetes_matches_them(
+    toleration: Toleration, expected: bool
+) -> None:
+    assert tolerates(toleration, NO_EXECUTE) is expected
+
+
+def _fleet(*taints: Obj, healthy: bool | None = None) -> list[Obj]:
+    return [cluster("a", h100(), taints=list(taints), healthy=healthy), cluster("b", h100())]
+
+
+def test_no_schedule_keeps_new_replicas_off_and_existing_ones_in_place() -> None:
+    decision = run(deployment(2), _fleet(CORDON), [replica("a", 0, serving=True)])
+
+    assert placements(decision) == ["a/0:h100", "b/0:h100"]
+    (entry,) = decision.match_trace()
+    assert entry["reason"] == Rejection.TAINTED
+
+
+def test_a_tolerated_taint_is_no_taint() -> None:
+    tolerant = deployment(2, tolerations=[{"key": "example.com/drain", "operator": "Exists"}])
+
+    decision = run(tolerant, [cluster("a", h100(2), taints=[DRAIN])])
+
+    assert placements(decision) == ["a/0:h100", "a/1:h100"]
+    assert decision.removed == ()
+
+
+def test_no_execute_moves_a_serving_replica_make_before_break() -> None:
+    # Round 1: the serving replica stays (leaving) while a replacement is placed elsewhere.
+    first = run(deployment(1), _fleet(DRAIN), [replica("a", 0, serving=True)])
+    assert placements(first) == ["a/0:h100", "b/0:h100"]
+    assert [r.origin for r in first.replicas] == [Origin.LEAVING, Origin.PLACED]
+    assert first.removed == ()
+    assert first.condition.status is True
+    # Round 2: the replacement does not serve yet; nothing changes.
+    pending = [replica("a", 0, serving=True), replica("b", 0)]
+    assert placements(run(deployment(1), _fleet(DRAIN), pending)) == ["a/0:h100", "b/0:h100"]
+    # Round 3: the replacement serves; the old replica goes.
+    served = [replica("a", 0, serving=True), replica("b", 0, serving=True)]
+    last = run(deployment(1), _fleet(DRAIN), served)
+    assert placements(last) == ["b/0:h100"]
+    (gone,) = last.removed
+    assert gone.reason == (
+        "its cluster is tainted example.com/drain=now:NoExecute, not tolerated; "
+        "a replacement serves"
+    )
+
+
+def test_no_execute_removes_a_replica_that_is_not_serving_at_once() -> None:
+    decision = run(deployment(1), _fleet(DRAIN), [replica("a", 0)])
+
+    assert placements(decision) == ["b/0:h100"]
+    (gone,) = decision.removed
+    assert gone.reason.endswith("and it is not serving")
+
+
+def test_no_execute_with_nowhere_to_go_keeps_what_serves() -> None:
+    decision = run(
+        deployment(1), [cluster("a", h100(), taints=[DRAIN])], [replica("a", 0, serving=True)]
+    )
+
+    assert placements(decision) == ["a/0:h100"]
+    assert decision.removed == ()
+    assert decision.condition.status is False
+    assert "tainted, unhealthy" in decision.condition.message
+
+
+def test_an_unhealthy_cluster_fails_over_and_takes_replicas_again_when_healthy() -> None:
+    serving = [replica("a", 0, serving=True)]
+    over = run(deployment(1), _fleet(healthy=False), serving)
+    assert placements(over) == ["a/0:h100", "b/0:h100"]
+    assert over.match_trace()[0]["reason"] == Rejection.CLUSTER_UNHEALTHY
+    # Healthy again before the replacement serves: nothing must leave any more, and
+    # the surplus replica is scaled down the usual way.
+    back = run(deployment(1), _fleet(healthy=True), [*serving, replica("b", 0)])
+    assert len(back.replicas) == 1
+    assert all("scaled down" in r.reason for r in back.removed)
+    # A recovered cluster takes new replicas.
+    assert placements(run(deployment(2), _fleet(healthy=True), [])) == ["a/0:h100", "b/0:h100"]
+
+
+def test_scaling_down_while_leaving_removes_the_leaving_replica() -> None:
+    decision = run(
+        deployment(1),
+        _fleet(DRAIN),
+        [replica("a", 0, serving=True), replica("b", 0, serving=True), replica("b", 1)],
+    )
+
+    assert placements(decision) == ["b/0:h100"]
+    assert sorted(r.name for r in decision.removed) == ["model-a-0", "model-b-1"]
+
+
+def test_two_pods_of_one_worker_share_a_node_that_fits_both() -> None:
+    """Pods of one multi-node worker are charged one by one (design: they may share a
+    node), so a 2-node worker of 4-GPU pods fits one 8-GPU node."""
+    half = deployment(1, request("gpu", 4, "arch == Hopper"), topology={"pipeline": 2})
+
+    decision = run(half, [cluster("a", h100(1))])
+
+    assert placements(decision) == ["a/0:h100"]

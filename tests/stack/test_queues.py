@@ -1,0 +1,106 @@
+"""GPU quota and usage as each scheduler's queue object reports them."""
+
+from typing import Any
+
+import pytest
+
+from modelplane.stack.queues import QueueQuota, cluster_queue, queue_quota
+
+KAI = {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue"}
+VOLCANO = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue"}
+CLUSTER_QUEUE = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue"}
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        (KAI, None),
+        ({**KAI, "spec": {"resources": {"gpu": {"quota": -1}}}}, QueueQuota(None, 0)),
+        (
+            {
+                **KAI,
+                "spec": {"resources": {"gpu": {"quota": -1}}},
+                "status": {"allocated": {"nvidia.com/gpu": 3}},
+            },
+            QueueQuota(None, 3),
+        ),
+        (
+            {
+                **KAI,
+                "spec": {"resources": {"gpu": {"quota": 16}}},
+                "status": {
+                    "allocated": {"nvidia.com/gpu": "12"},
+                    "allocatedNonPreemptible": {"nvidia.com/gpu": "4"},
+                },
+            },
+            QueueQuota(16, 4),
+        ),
+        ({**KAI, "spec": {"resources": {"gpu": {"quota": 8}}}}, QueueQuota(8, 0)),
+        (
+            {
+                **VOLCANO,
+                "spec": {"capability": {"nvidia.com/gpu": "32"}, "deserved": {"nvidia.com/gpu": 8}},
+            },
+            QueueQuota(32, 0),
+        ),
+        (
+            {
+                **VOLCANO,
+                "spec": {"deserved": {"nvidia.com/gpu": 8}},
+                "status": {"allocated": {"nvidia.com/gpu": "1k"}},
+            },
+            QueueQuota(8, 1000),
+        ),
+        (
+            {
+                **CLUSTER_QUEUE,
+                "spec": {
+                    "resourceGroups": [
+                        {
+                            "flavors": [
+                                {
+                                    "name": "a",
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 64},
+                                        {"name": "nvidia.com/gpu", "nominalQuota": 8},
+                                    ],
+                                },
+                                {
+                                    "name": "b",
+                                    "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "8"}],
+                                },
+                            ]
+                        }
+                    ]
+                },
+                "status": {
+                    "flavorsReservation": [
+                        {"name": "a", "resources": [{"name": "nvidia.com/gpu", "total": "6"}]}
+                    ]
+                },
+            },
+            QueueQuota(16, 6),
+        ),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "spec": {"capability": {"gpu": 1}}}, None),
+    ],
+    ids=[
+        "KAI, nothing reported",
+        "KAI, unlimited and no usage",
+        "KAI, unlimited",
+        "KAI, only non-preemptible usage counts",
+        "KAI, quota and no usage yet",
+        "Volcano capability",
+        "Volcano deserved",
+        "Kueue ClusterQueue, GPU flavors summed",
+        "not a queue",
+    ],
+)
+def test_queue_quota(manifest: dict[str, Any], expected: QueueQuota | None) -> None:
+    assert queue_quota(manifest) == expected
+
+
+def test_a_local_queue_names_its_cluster_queue() -> None:
+    local = {"kind": "LocalQueue", "spec": {"clusterQueue": "gpus"}}
+    assert cluster_queue(local) == "gpus"
+    assert cluster_queue({"kind": "LocalQueue", "spec": {}}) is None
+    assert cluster_queue({**KAI, "spec": {"clusterQueue": "gpus"}}) is None
