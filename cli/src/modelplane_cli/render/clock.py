@@ -21,17 +21,9 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from modelplane.fleet.health import parse_time
+
 EPOCH: Final = "2000-01-01T00:00:00Z"
-
-
-def _parse(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else None
 
 
 def format_time(moment: datetime) -> str:
@@ -40,7 +32,7 @@ def format_time(moment: datetime) -> str:
 
 def parse_now(value: str) -> str:
     """`--now`, checked and normalised; ValueError when it is not an RFC 3339 time."""
-    parsed = _parse(value)
+    parsed = parse_time(value)
     if parsed is None:
         raise ValueError(f"{value!r} is not an RFC 3339 time (e.g. 2026-12-01T10:00:00Z)")
     return format_time(parsed)
@@ -49,14 +41,14 @@ def parse_now(value: str) -> str:
 def _times(obj: Mapping[str, Any]) -> Iterable[datetime]:
     metadata = obj.get("metadata")
     if isinstance(metadata, Mapping):
-        created = _parse(metadata.get("creationTimestamp"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        created = parse_time(metadata.get("creationTimestamp"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         if created is not None:
             yield created
     status = obj.get("status")
     conditions = status.get("conditions") if isinstance(status, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     for condition in conditions if isinstance(conditions, list) else []:  # pyright: ignore[reportUnknownVariableType]
         if isinstance(condition, Mapping):
-            moment = _parse(condition.get("lastTransitionTime"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            moment = parse_time(condition.get("lastTransitionTime"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
             if moment is not None:
                 yield moment
 

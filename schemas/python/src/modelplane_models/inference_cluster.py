@@ -82,25 +82,6 @@ class ClusterGateway(BaseModel):
     ]
 
 
-class Effect(StrEnum):
-    NO_SCHEDULE = "NoSchedule"
-    NO_EXECUTE = "NoExecute"
-
-
-class ClusterTaint(BaseModel):
-    effect: Effect
-    key: Annotated[
-        str,
-        Field(
-            description="A qualified name (an optional DNS prefix and '/', then 1 to 63 characters).",
-            max_length=317,
-            min_length=1,
-            pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$",
-        ),
-    ]
-    value: Annotated[str | None, Field(max_length=63)] = None
-
-
 class DeviceCapacityCount(BaseModel):
     committed: int | None = None
     total: int | None = None
@@ -448,6 +429,40 @@ class Cluster(BaseModel):
     ]
 
 
+class ClusterTaint(BaseModel):
+    effect: shapes.TaintEffect
+    key: Annotated[
+        str,
+        Field(
+            description="A qualified name (an optional DNS prefix and '/', then 1 to 63 characters).",
+            max_length=317,
+            min_length=1,
+            pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$",
+        ),
+    ]
+    value: Annotated[str | None, Field(max_length=63)] = None
+
+
+class QueueCapacity(BaseModel):
+    gpu: QueueQuota | None = None
+    name: Annotated[
+        str | None,
+        Field(
+            description="The queue object (a KAI or Volcano Queue, a Kueue ClusterQueue)."
+        ),
+    ] = None
+    namespaces: Annotated[
+        list[str] | None,
+        Field(
+            description="The control-plane namespaces whose replicas go to this queue."
+        ),
+    ] = None
+    provider: Annotated[
+        str | None,
+        Field(description="The scheduler whose queue it is (KAI, Kueue, Volcano)."),
+    ] = None
+
+
 class Spec(BaseModel):
     backend: Annotated[Backend | None, Field(validate_default=True)] = {}
     cluster: Cluster
@@ -475,26 +490,6 @@ class Spec(BaseModel):
         ),
     ] = None
     tenancy: Annotated[Tenancy | None, Field(validate_default=True)] = {}
-
-
-class QueueCapacity(BaseModel):
-    gpu: QueueQuota | None = None
-    name: Annotated[
-        str | None,
-        Field(
-            description="The queue object (a KAI or Volcano Queue, a Kueue ClusterQueue)."
-        ),
-    ] = None
-    namespaces: Annotated[
-        list[str] | None,
-        Field(
-            description="The control-plane namespaces whose replicas go to this queue."
-        ),
-    ] = None
-    provider: Annotated[
-        str | None,
-        Field(description="The scheduler whose queue it is (KAI, Kueue, Volcano)."),
-    ] = None
 
 
 class CapacityStatus(BaseModel):

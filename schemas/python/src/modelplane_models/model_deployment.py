@@ -151,30 +151,9 @@ class ReplicaCounts(BaseModel):
     )
 
 
-class Effect(StrEnum):
-    NO_SCHEDULE = "NoSchedule"
-    NO_EXECUTE = "NoExecute"
-
-
-class Operator1(StrEnum):
+class TolerationOperator(StrEnum):
     EXISTS = "Exists"
     EQUAL = "Equal"
-
-
-class Toleration(BaseModel):
-    effect: Annotated[
-        Effect | None,
-        Field(description="The taint effect tolerated; empty tolerates both."),
-    ] = None
-    key: Annotated[
-        str | None,
-        Field(
-            description="The taint key; empty with operator Exists tolerates every taint.",
-            max_length=317,
-        ),
-    ] = None
-    operator: Operator1 | None = "Equal"
-    value: Annotated[str | None, Field(max_length=63)] = None
 
 
 class Status(BaseModel):
@@ -228,6 +207,19 @@ class NodeSelector(BaseModel):
 class PodTemplate(BaseModel):
     metadata: PodTemplateMetadata | None = None
     spec: PodSpec
+
+
+class Toleration(BaseModel):
+    effect: shapes.TaintEffect | None = None
+    key: Annotated[
+        str | None,
+        Field(
+            description="The taint key; empty with operator Exists tolerates every taint.",
+            max_length=317,
+        ),
+    ] = None
+    operator: TolerationOperator | None = "Equal"
+    value: Annotated[str | None, Field(max_length=63)] = None
 
 
 class Workers(BaseModel):

@@ -70,6 +70,11 @@ class OwnerReference(BaseModel):
     uid: str | None = None
 
 
+class TaintEffect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
 class Topology(BaseModel):
     data: Annotated[int | None, Field(ge=1, le=64)] = 1
     dataLocal: Annotated[
