@@ -22,6 +22,12 @@ name). Nothing else moves it: not a better-scored cluster, and not capacity,
 except that a replica that is not serving yields to replicas that take
 precedence when its pool holds more than it can (`precedence`, `book`).
 
+Rules 2 to 4 have a make-before-break form: a replica whose cluster still exists
+but that no longer qualifies *must move* (`moves`); it is kept as it runs, with
+the devices its claims record, and `rollout` decides when it goes. A replica that
+qualifies but records an older revision of the deployment is *outdated*: kept as
+it runs, with its re-derived form ready for when `rollout` updates it.
+
 Hold (the spec cannot be evaluated: a selector does not compile, or an edit
 leaves no eligible cluster): every identified, non-duplicate replica whose
 cluster still exists is kept exactly as its ModelReplica records it. A replica
@@ -36,13 +42,14 @@ scale up.
 
 import heapq
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica, RolePlacement
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
-from modelplane.scheduling.ledger import Demand
-from modelplane.scheduling.matching import Mismatch
-from modelplane.scheduling.model import Deployment, ExistingReplica
+from modelplane.scheduling.ledger import Demand, PoolLedger
+from modelplane.scheduling.matching import Matcher, Mismatch
+from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica
+from modelplane.scheduling.moves import must_move
 
 Charge = tuple[str, Demand, int]
 """(pool, what one pod may take, pods): what a replica takes from a pool."""
@@ -54,6 +61,33 @@ class Kept:
     charges: tuple[Charge, ...]
     serving: bool = False
     created: str | None = None
+    move: str | None = None
+    """Why it must move (`moves`); it is kept as it runs until `rollout` retires it."""
+    update: "Kept | None" = None
+    """Outdated: the replica as the current revision re-derives it, which `rollout`
+    switches to when the replica's turn comes; until then it is kept as it runs."""
+
+    @property
+    def old(self) -> bool:
+        """Runs an older revision or placement than the deployment's: a rollout's work."""
+        return self.move is not None or self.update is not None
+
+
+def recorded_charges(
+    replica: ExistingReplica, cluster: Cluster, matcher: Matcher
+) -> tuple[Charge, ...]:
+    """What a replica holds by its recorded claims; a pod whose claims no longer fit
+    its pool's hardware (the pool was redefined) is charged a whole node."""
+    charges: list[Charge] = []
+    for role in replica.roles:
+        pool = cluster.pool(role.pool)
+        if pool is None:
+            continue  # Its pool is gone, and with it the devices it held.
+        demand = matcher.recorded_demand(role.requests, pool.hardware)
+        if demand is None:
+            demand = (PoolLedger.empty(pool).capacity,)
+        charges.append((pool.name, demand, role.pods))
+    return tuple(charges)
 
 
 def _identified(
@@ -85,12 +119,13 @@ def _retain_one(
     view: ClusterView,
     fleet: FleetFilter,
 ) -> Kept | str:
-    if view.excluded is not None:
-        return f"cluster is no longer selected: {view.excluded.message}"
-    wanted = sorted(role.name for role in deployment.roles)
+    move = must_move(deployment, replica, view, fleet)
+    if move is not None and not replica.serving:
+        return move  # Nothing waits for its replacement: it goes now.
+    if move is not None:
+        holds = recorded_charges(replica, view.cluster, fleet.matcher)
+        return replace(_as_recorded(replica, Origin.PENDING), charges=holds, move=move)
     recorded = {role.name: role for role in replica.roles}
-    if sorted(recorded) != wanted:
-        return f"its roles ({', '.join(sorted(recorded)) or 'none'}) differ from the deployment's"
     placements: list[RolePlacement] = []
     charges: list[Charge] = []
     for r, role in enumerate(deployment.roles):
@@ -101,7 +136,7 @@ def _retain_one(
         if pool is None:
             return f"its pool {pinned} for {role.name} no longer exists"
         match = fleet.matches(pool.hardware)[r]
-        if isinstance(match, Mismatch):
+        if isinstance(match, Mismatch):  # `must_move` said it matches
             return f"its pool {pinned} no longer matches {role.name}: {match.message}"
         option = match.option_for(recorded[role.name].requests)
         placements.append(
@@ -111,7 +146,11 @@ def _retain_one(
     desired = DesiredReplica(
         replica.name, view.cluster.name, replica.index, tuple(placements), Origin.RETAINED
     )
-    return Kept(desired, tuple(charges), replica.serving, replica.created)
+    current = Kept(desired, tuple(charges), replica.serving, replica.created)
+    if replica.revision == deployment.revision:
+        return current
+    charged = recorded_charges(replica, view.cluster, fleet.matcher)
+    return replace(_as_recorded(replica, Origin.PENDING), charges=charged, update=current)
 
 
 @dataclass(frozen=True)
@@ -180,14 +219,14 @@ def _removed(replica: ExistingReplica, reason: str) -> RemovedReplica:
     return RemovedReplica(replica.name, replica.cluster, replica.index, reason)
 
 
-def _as_recorded(replica: ExistingReplica) -> Kept:
+def _as_recorded(replica: ExistingReplica, origin: Origin = Origin.HELD) -> Kept:
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
     roles = tuple(
         RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
         for role in replica.roles
     )
     return Kept(
-        DesiredReplica(replica.name, replica.cluster, replica.index, roles, Origin.HELD),
+        DesiredReplica(replica.name, replica.cluster, replica.index, roles, origin),
         (),
         replica.serving,
         replica.created,

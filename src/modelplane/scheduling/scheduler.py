@@ -35,6 +35,8 @@ from modelplane.scheduling.model import (
 )
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
+from modelplane.scheduling.rollout import Placed, Rollout, held, roll
+from modelplane.scheduling.scheduled import hold_note, scheduled_condition
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
 
 
@@ -51,10 +53,6 @@ def default_engine() -> SelectorEngine:
     from modelplane.scheduling.cel_engine import CelEngine
 
     return CelEngine()
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
@@ -140,23 +138,27 @@ def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica
 
 
 def _decision(
-    kept: list[Kept],
-    placed: list[DesiredReplica],
+    rollout: Rollout,
     removed: list[RemovedReplica],
     trace: tuple[ClusterTrace, ...],
     condition: Condition,
     warnings: Sequence[Event] = (),
 ) -> Decision:
     replicas = sorted(
-        [item.replica for item in kept] + placed, key=lambda r: (r.cluster, r.index, r.name)
+        [item.replica for item in rollout.kept] + rollout.placed,
+        key=lambda r: (r.cluster, r.index, r.name),
     )
     gone = sorted(removed, key=lambda r: (r.name, r.cluster or "", r.index or 0))
-    events = [*warnings, *_events(replicas, gone)]
-    return Decision(tuple(replicas), tuple(gone), trace, condition, tuple(events))
-
-
-def _hold_note(kept: Sequence[Kept]) -> str:
-    return f"; keeping {_plural(len(kept), 'existing replica')} as recorded and placing nothing new"
+    events = [*warnings, *_events(replicas, gone), *rollout.events]
+    return Decision(
+        tuple(replicas),
+        tuple(gone),
+        trace,
+        condition,
+        tuple(events),
+        rollout.updated,
+        rollout.condition,
+    )
 
 
 def _invalid(
@@ -169,10 +171,11 @@ def _invalid(
     reason = problems[0].reason
     kept, removed = hold(own, existence)
     kept = scale_down(kept, deployment.replicas, removed)
-    message = "; ".join(map(str, problems)) + _hold_note(kept)
+    message = "; ".join(map(str, problems)) + hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
     condition = Condition(False, reason, message)
-    return _decision(kept, [], removed, (), condition, [*warnings, warning])
+    rollout = held(deployment, kept, {r.name: r.revision for r in own})
+    return _decision(rollout, removed, (), condition, [*warnings, warning])
 
 
 def schedule(
@@ -255,42 +258,35 @@ def schedule(
     yielded: dict[str, list[PoolTrace]] = {}
     if contention is not None and not holding:
         kept = _yield(deployment, views, kept, others, matcher, contention, removed, yielded)
-    kept = scale_down(kept, deployment.replicas, removed)
 
-    placed: list[DesiredReplica] = []
-    capacity: dict[str, CapacityRejection] = {}
-    shortfall = deployment.replicas - len(kept)
-    if shortfall > 0 and not holding:
-        book = CapacityBook(views, kept, others, matcher, contention)
-        placed, capacity = fill(
+    def place(keep: Sequence[Kept], count: int) -> Placed:
+        book = CapacityBook(views, keep, others, matcher, contention)
+        return fill(
             deployment,
             views,
-            kept,
+            keep,
             book,
-            shortfall,
+            count,
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
-    trace = _trace(views, capacity, unreadable, yielded)
-    condition, condition_warnings = _condition(
+
+    if holding:
+        kept = scale_down(kept, deployment.replicas, removed)
+        rollout = held(deployment, kept, {r.name: r.revision for r in own})
+    else:
+        rollout = roll(deployment, kept, removed, place)
+    trace = _trace(views, rollout.capacity, unreadable, yielded)
+    condition, condition_warnings = scheduled_condition(
         deployment,
         views,
-        kept,
-        placed,
+        rollout.kept,
+        rollout.placed,
         selected=selected,
         eligible=eligible,
         holding=holding,
         unreadable=len(unreadable),
     )
-    return _decision(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
-
-
-def _lacking(views: dict[str, ClusterView]) -> int:
-    """Selected clusters turned down only because their stack lacks something."""
-    return sum(
-        1
-        for view in views.values()
-        if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE
-    )
+    return _decision(rollout, removed, trace, condition, [*warnings, *condition_warnings])
 
 
 def _yield(
@@ -339,56 +335,3 @@ def _yield(
             traces[same] = PoolTrace(entry.pool, entry.reason, joined, entry.role)
     gone = {id(y.kept) for y in found}
     return [item for item in kept if id(item) not in gone]
-
-
-def _condition(
-    deployment: Deployment,
-    views: dict[str, ClusterView],
-    kept: Sequence[Kept],
-    placed: Sequence[DesiredReplica],
-    *,
-    selected: int,
-    eligible: int,
-    holding: bool,
-    unreadable: int,
-) -> tuple[Condition, list[Event]]:
-    """ReplicasScheduled, and a warning event whenever it is False."""
-    scheduled = len(kept) + len(placed)
-    wanted = deployment.replicas
-    if not views and unreadable:
-        reason = Reason.NO_CLUSTERS
-        why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
-    elif not views:
-        reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
-    elif selected == 0:
-        reason = Reason.NO_CLUSTERS
-        why = (
-            "no InferenceCluster passes the clusterSelector and the priority allow-list "
-            f"({_plural(len(views), 'cluster')} checked)"
-        )
-    elif eligible == 0 and _lacking(views) == selected:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        verb = "lacks" if selected == 1 else "lack"
-        why = (
-            f"the {_plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
-            "need (see the match trace)"
-        )
-    elif eligible == 0:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no pool on the {_plural(selected, 'selected cluster')} matches the nodeSelector"
-    else:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no room for more on the {_plural(eligible, 'eligible cluster')}"
-    if holding:
-        message = f"{why}{_hold_note(kept)}"
-    elif wanted == 0:
-        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
-    elif scheduled >= wanted:
-        hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
-        message = (
-            f"{scheduled} of {wanted} replicas scheduled across {_plural(len(hosts), 'cluster')}"
-        )
-        return Condition(True, Reason.ALL_SCHEDULED, message), []
-    else:
-        message = f"{scheduled} of {wanted} replicas scheduled: {why}"
-    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]

@@ -1,0 +1,80 @@
+"""The ReplicasScheduled condition of one decision, and the warning that goes with it."""
+
+from collections.abc import Sequence
+
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling.decision import Condition, DesiredReplica, Event, EventType
+from modelplane.scheduling.fleet import ClusterView
+from modelplane.scheduling.model import Deployment
+from modelplane.scheduling.rejections import Rejection
+from modelplane.scheduling.retain import Kept
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def hold_note(kept: Sequence[Kept]) -> str:
+    return f"; keeping {plural(len(kept), 'existing replica')} as recorded and placing nothing new"
+
+
+def lacking(views: dict[str, ClusterView]) -> int:
+    """Selected clusters turned down only because their stack lacks something."""
+    return sum(
+        1
+        for view in views.values()
+        if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE
+    )
+
+
+def scheduled_condition(
+    deployment: Deployment,
+    views: dict[str, ClusterView],
+    kept: Sequence[Kept],
+    placed: Sequence[DesiredReplica],
+    *,
+    selected: int,
+    eligible: int,
+    holding: bool,
+    unreadable: int,
+) -> tuple[Condition, list[Event]]:
+    """ReplicasScheduled, and a warning event whenever it is False."""
+    scheduled = len(kept) + len(placed)
+    wanted = deployment.replicas
+    if not views and unreadable:
+        reason = Reason.NO_CLUSTERS
+        why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
+    elif not views:
+        reason, why = Reason.NO_CLUSTERS, "no InferenceClusters in the fleet"
+    elif selected == 0:
+        reason = Reason.NO_CLUSTERS
+        why = (
+            "no InferenceCluster passes the clusterSelector and the priority allow-list "
+            f"({plural(len(views), 'cluster')} checked)"
+        )
+    elif eligible == 0 and lacking(views) == selected:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        verb = "lacks" if selected == 1 else "lack"
+        why = (
+            f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
+            "need (see the match trace)"
+        )
+    elif eligible == 0:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+    else:
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = f"no room for more on the {plural(eligible, 'eligible cluster')}"
+    if holding:
+        message = f"{why}{hold_note(kept)}"
+    elif wanted == 0:
+        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
+    elif scheduled >= wanted:
+        hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
+        message = (
+            f"{scheduled} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
+        )
+        return Condition(True, Reason.ALL_SCHEDULED, message), []
+    else:
+        message = f"{scheduled} of {wanted} replicas scheduled: {why}"
+    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]
