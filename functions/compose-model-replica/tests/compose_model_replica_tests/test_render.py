@@ -138,9 +138,15 @@ def test_serving_once_the_workload_is_available() -> None:
     for key, value in first["desired"]["resources"].items():
         obj = value["resource"]
         manifest = obj["spec"]["forProvider"]["manifest"]
+        # As the Deployment controller reports it once every pod is updated and up.
+        pods = manifest.get("spec", {}).get("replicas", 1)
         atprovider = {
             **manifest,
-            "status": {"conditions": [{"type": "Available", "status": "True"}]},
+            "status": {
+                "availableReplicas": pods,
+                "updatedReplicas": pods,
+                "conditions": [{"type": "Available", "status": "True"}],
+            },
         }
         observed[key] = {
             **obj,
