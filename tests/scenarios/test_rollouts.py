@@ -243,3 +243,30 @@ def test_a_selector_edit_with_no_room_keeps_the_running_replica(tmp_path: Path) 
         assert replica["spec"]["clusterName"] == "east"
         assert replica["metadata"]["name"] in _serving_on_cluster(run)
     assert _progress(runs[-1]) == ("False", "RolloutStalled")
+
+
+def test_scale_to_zero_and_back_through_the_fleet_scheduler(tmp_path: Path) -> None:
+    """What KEDA does through the scale subresource: spec.replicas to 0 removes every
+    replica at once (a scale down is not a rollout), and back to 2 places them again."""
+    repo = _fleet(tmp_path, [("east", "a", 2)], replicas=2)
+    world = _running(repo, tmp_path)
+    repo.replace("fleet.yaml", "replicas: 2", "replicas: 0")
+
+    (idle,) = _rounds(repo, world, 1)
+
+    assert _replicas(idle) == []
+    status = idle.one("ModelDeployment", "chat")["status"]
+    assert status["replicas"] == {"total": 0, "ready": 0}
+    assert status["selector"] == "modelplane.ai/deployment=chat"
+    assert _progress(idle) == ("True", "RolloutComplete")
+    world.write_text(idle.out)
+    repo.replace("fleet.yaml", "replicas: 0", "replicas: 2")
+
+    back = modelplane("render", "--observed", world, repo.root, "-o", "yaml")
+
+    assert back.code == 0, back.err
+    assert len(_replicas(back)) == 2
+    assert len(_serving_on_cluster(back)) == 2
+    status = back.one("ModelDeployment", "chat")["status"]
+    assert status["replicas"] == {"total": 2, "ready": 2}
+    assert status["updatedReplicas"] == 2
