@@ -119,6 +119,7 @@ from modelplane.scheduling.model import (
     Priorities,
     RecordedRole,
     Role,
+    RollingUpdate,
     Topology,
     UnreadableCluster,
 )
@@ -166,6 +167,7 @@ __all__ = [
     "RemovedReplica",
     "Role",
     "RolePlacement",
+    "RollingUpdate",
     "SelectorCompileError",
     "SelectorEngine",
     "SelectorRuntimeError",

@@ -43,7 +43,7 @@ def serving_condition(
     and a fleet rollout must not count the replica as serving the new revision.
     """
     if unapplied:
-        why = f"the changed {', '.join(unapplied)} not applied to the cluster yet"
+        why = f"{', '.join(unapplied)}: the change is not applied to the cluster yet"
         return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
     serving, why = replica_status(replica.workloads, seen)
     reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
