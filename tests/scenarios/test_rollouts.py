@@ -214,7 +214,12 @@ def test_a_selector_edit_keeps_the_old_replica_until_the_new_one_serves(
         if old not in placed:
             # The old replica left only after its replacement served.
             assert new in serving, timeline
-    assert any(placed == {old, new} for placed, _ in timeline)
+    both = [run for run, (placed, _) in zip(runs, timeline, strict=True) if placed == {old, new}]
+    assert both
+    scheduled = both[0].condition("ModelDeployment", "chat", "ReplicasScheduled")
+    assert scheduled["message"] == (
+        "1 of 1 replicas scheduled across 2 clusters, and 1 more while a rollout replaces old ones"
+    )
     final = runs[-1]
     assert final.code == 0, final.err
     (replica,) = _replicas(final)
