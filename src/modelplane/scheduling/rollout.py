@@ -11,7 +11,8 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
 
 1. (`retain` has already dropped a replica that must move and is not serving:
    nothing waits for its replacement.)
-2. Scales down beyond R + S, old replicas first (those not serving first).
+2. Scales down beyond R + S, old replicas first (those not serving first), and
+   replicas on the current revision beyond R.
 3. Retires old replicas beyond R: one not serving at once; one serving only when
    the replicas that run the current revision and serve cover it (make before
    break) and at least R - U replicas serve without it.
@@ -136,8 +137,9 @@ class _Roll:
         limit = self.wanted + self.budget.surge
         while self.old and len(self.current) + len(self.old) > limit:
             self.remove(self.old[0], f"scaled down to {_plural(self.wanted, 'replica')}")
-        if len(self.current) > limit:
-            self.current = scale_down(self.current, limit, self.removed)
+        if len(self.current) > self.wanted:
+            # More replicas on the current revision than wanted: a plain scale down.
+            self.current = scale_down(self.current, self.wanted, self.removed)
 
     def retire(self) -> None:
         for item in list(self.old):
