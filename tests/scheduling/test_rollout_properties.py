@@ -168,6 +168,7 @@ def test_a_rollout_holds_its_budget_and_ends(data: st.DataObject) -> None:
         assert len(set(names)) == len(names)
         assert len({(r.cluster, r.index) for r in decision.replicas}) == len(names)
         assert len(names) <= max(wanted + surge, 0) or not serving
+        assert len([r for r in decision.replicas if r.origin is not Origin.PENDING]) <= wanted
         scaled = {r.name for r in decision.removed if r.reason.startswith("scaled down")}
         after = _existing(decision, world, edited)
         still = {r.name for r in after.replicas if r.name in serving and r.name not in after.fresh}

@@ -20,8 +20,9 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
    least R - U replicas would still serve: an updated replica is not serving
    until its ModelReplica says it serves the new revision, so the next batch
    waits for the previous one.
-5. Places the shortfall below R, then up to S extra replicas (no more than
-   there are old ones), where capacity allows, every old replica still charged
+5. Places new replicas, as a Deployment scales its new ReplicaSet: up to R on
+   the current revision and R + S in all (the shortfall below R first, then
+   the surge), where capacity allows, every old replica still charged
    at what its claims record: the surge, which is how a replica that must move
    is replaced before it goes.
 6. Where the surge could not place the replacement of a replica that must move,
@@ -181,15 +182,19 @@ class _Roll:
     def fill(self, place: Placer) -> Placed:
         total = len(self.current) + len(self.old)
         shortfall = max(self.wanted - total, 0)
-        room = self.wanted + self.budget.surge - total - shortfall
-        extra = max(min(room, len(self.old)), 0)
-        if shortfall + extra == 0:
+        # As a Deployment's new ReplicaSet: up to R on the current revision, and
+        # never more than R + S replicas in all.
+        count = max(
+            min(self.wanted - len(self.current), self.wanted + self.budget.surge - total), 0
+        )
+        if count == 0:
             return [], {}
-        placed, capacity = place([*self.current, *self.old], shortfall + extra)
+        placed, capacity = place([*self.current, *self.old], count)
         moving = [k for k in self.old if k.move is not None]
         unreplaced = len(moving) - max(len(placed) - shortfall, 0)
         for item in moving:
-            if unreplaced <= 0 or self.serving - 1 < self.floor:
+            room = len(placed) < self.wanted - len(self.current)
+            if unreplaced <= 0 or not room or self.serving - 1 < self.floor:
                 break
             others = [k for k in [*self.current, *self.old] if k is not item]
             again, rejected = place(others, len(placed) + 1)
