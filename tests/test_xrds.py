@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from modelplane_cli.schema import SchemaRegistry, rule_cost_problems
 
@@ -201,7 +202,76 @@ REJECTED = [
         "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
         id="replicas not negative",
     ),
+    pytest.param(
+        edited(
+            DEPLOYMENT, "spec.strategy", {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 0}}
+        ),
+        'spec.strategy.rollingUpdate: Invalid value: "object": maxUnavailable and maxSurge '
+        "may not both be 0",
+        id="a rollout that can neither surge nor take one down",
+    ),
+    pytest.param(
+        edited(
+            DEPLOYMENT, "spec.strategy", {"rollingUpdate": {"maxUnavailable": "0%", "maxSurge": 0}}
+        ),
+        "maxUnavailable and maxSurge may not both be 0",
+        id="zero percent is zero",
+    ),
+    pytest.param(
+        edited(DEPLOYMENT, "spec.strategy", {"rollingUpdate": {"maxSurge": "150%"}}),
+        "spec.strategy.rollingUpdate.maxSurge: Invalid value",
+        id="a percentage up to 100%",
+    ),
+    pytest.param(
+        edited(DEPLOYMENT, "spec.strategy", {"rollingUpdate": {"maxUnavailable": -1}}),
+        "spec.strategy.rollingUpdate.maxUnavailable: Invalid value",
+        id="a number not negative",
+    ),
+    pytest.param(
+        edited(DEPLOYMENT, "spec.strategy", {"rollingUpdate": {"maxUnavailable": 1.5}}),
+        "spec.strategy.rollingUpdate.maxUnavailable in body must be of type integer,string",
+        id="a whole number",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("rolling", "admitted"),
+    [
+        ({}, {"maxUnavailable": "25%", "maxSurge": "25%"}),
+        ({"maxUnavailable": 0}, {"maxUnavailable": 0, "maxSurge": "25%"}),
+        ({"maxSurge": "0%", "maxUnavailable": 2}, {"maxSurge": "0%", "maxUnavailable": 2}),
+    ],
+)
+def test_the_rolling_update_defaults_as_a_deployment_s(rolling: Obj, admitted: Obj) -> None:
+    obj = edited(DEPLOYMENT, "spec.strategy", {"rollingUpdate": rolling})
+    schema = REGISTRY.get(obj["apiVersion"], obj["kind"])
+    assert schema is not None
+    out, problems = schema.admit(obj)
+    assert problems == []
+    assert out["spec"]["strategy"]["rollingUpdate"] == admitted
+
+
+def test_a_deployment_without_a_strategy_gets_the_default_one() -> None:
+    schema = REGISTRY.get(DEPLOYMENT["apiVersion"], DEPLOYMENT["kind"])
+    assert schema is not None
+    out, _ = schema.admit(DEPLOYMENT)
+    assert out["spec"]["strategy"] == {
+        "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}
+    }
+
+
+def test_the_scale_subresource_names_the_replicas_selector() -> None:
+    """HPA and KEDA refuse a scale target without a labelSelectorPath."""
+    xrd = yaml.safe_load((ROOT / "apis/modeldeployments/definition.yaml").read_text())
+    (version,) = xrd["spec"]["versions"]
+    assert version["subresources"]["scale"] == {
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas.total",
+        "labelSelectorPath": ".status.selector",
+    }
+    status = version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]
+    assert status["selector"]["type"] == "string"
 
 
 @pytest.mark.parametrize(("obj", "expected"), REJECTED)

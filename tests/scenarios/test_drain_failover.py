@@ -146,7 +146,7 @@ def test_replicas_move_without_ever_serving_fewer(
     assert serving(done.objects) == before
     removed = [e["message"] for e in done.result.events if e["reason"] == "ReplicaRemoved"]
     assert len(removed) == 2
-    assert all(f"{why}; a replacement serves" in m for m in removed), removed
+    assert all(f"moved ({why}): its replacement serves" in m for m in removed), removed
 
 
 def test_an_unreachable_cluster_within_the_grace_keeps_its_replicas(fleet: Fleet) -> None:

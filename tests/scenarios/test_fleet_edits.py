@@ -150,12 +150,23 @@ def test_deleting_a_cluster_drops_what_ran_there(fleet: Fleet) -> None:
     ]
 
 
-def test_a_priority_the_cluster_does_not_allow_moves_off_it(fleet: Fleet) -> None:
+def test_a_priority_the_cluster_does_not_allow_moves_off_it_only_once_it_can(
+    fleet: Fleet,
+) -> None:
+    """prod-us-east does not allow batch, so its replica must move; the fleet has no
+    room for its replacement, so it keeps serving where it is (make before break) and
+    the rollout says it is stalled, naming it."""
     edited = fleet.edit(lambda objects: kimi(objects)["spec"].update(priority="batch"))
-    assert edited.placements(KIMI) == [KIMI_EU]
+    assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
+    assert edited.condition("ModelReplica", KIMI_US[0], "Serving")["status"] == "True"
     trace = edited.one("ModelDeployment", KIMI)["status"]["matchTrace"]
     (us,) = [t for t in trace if t["cluster"] == "prod-us-east"]
     assert "not in allowedPriorities" in us["message"]
+    progress = edited.condition("ModelDeployment", KIMI, "Progressing")
+    assert (progress["status"], progress["reason"]) == ("False", "RolloutStalled")
+    assert (
+        f"no room to place a replacement for {KIMI_US[0]}, which must move" in (progress["message"])
+    )
 
 
 def test_an_unhealthy_workload_is_not_serving(fleet: Fleet) -> None:
@@ -209,6 +220,8 @@ def test_an_ml_team_cannot_choose_its_own_queue(fleet: Fleet) -> None:
     def sneak(objects: list[Obj]) -> None:
         labels = kimi(objects)["spec"]["workers"]["template"]["metadata"]["labels"]
         labels["kai.scheduler/queue"] = "vip"
+        # The fleet has no room to surge: one replica at a time may restart.
+        kimi(objects)["spec"]["strategy"] = {"rollingUpdate": {"maxUnavailable": 1}}
 
     edited = fleet.edit(sneak)
     assert edited.result.ok, edited.result.errors

@@ -160,11 +160,18 @@ def test_a_changed_template_is_in_flight_for_a_round(tmp_path: Path) -> None:
     repo, world = _world(tmp_path)
     repo.replace("fleet/deployments.yaml", "vllm/vllm-openai:v0.7.3", "vllm/vllm-openai:v0.8.0", 2)
 
+    def one_at_a_time(deployment: Obj) -> None:
+        # The example fleet is full, so nothing can surge: one replica at a time restarts.
+        deployment["spec"]["strategy"] = {"rollingUpdate": {"maxUnavailable": 1}}
+
+    repo.edit("fleet/deployments.yaml", "ModelDeployment", "kimi-k2", one_at_a_time)
+
     serving: list[str] = []
     run = Run(0, "", "")
-    # The change rolls out (not serving), the replica's endpoint leaves and comes
-    # back once it serves again: seven rounds to a fixed point.
-    for rounds in range(1, 8):
+    # The change rolls out, one replica after the other: each is not serving while its
+    # change is applied and rolls, its endpoint leaves and comes back once it serves
+    # again; ten rounds to a fixed point.
+    for rounds in range(1, 11):
         run = modelplane(
             "render", "--observed", world, repo.root, "--rounds", str(rounds), "-o", "yaml"
         )

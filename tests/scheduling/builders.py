@@ -5,6 +5,7 @@ compose-model-deployment reads them: into the generated models, then through
 the one adapter (`modelplane.scheduling.adapt`).
 """
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -287,11 +288,16 @@ def serving_keys(objs: Sequence[Obj]) -> set[tuple[str, str]]:
 
 
 def read_replicas(dep: Deployment, objs: Sequence[Obj]) -> list[ExistingReplica]:
-    """The fleet's ModelReplicas, each owned by whoever composed it."""
+    """The fleet's ModelReplicas, each owned by whoever composed it. One of `dep`'s that
+    records no revision runs the current one: these fleets are at rest unless a test
+    says otherwise (with a `modelplane.ai/revision` annotation)."""
     models = [parse_object(ModelReplica, obj) for obj in objs]
     known = existing_replicas(dep, None, {}, models, serving_keys(objs))
     assert known.skipped == 0
-    return list(known.replicas)
+    return [
+        r if r.revision or r.owner != dep.name else dataclasses.replace(r, revision=dep.revision)
+        for r in known.replicas
+    ]
 
 
 PRIORITIES = Priorities({"critical": 1000, "standard": 100, "batch": 10})

@@ -115,7 +115,7 @@ def _round(world: World, round_: int, check: list[str]) -> bool:
             allowed = ("scaled down", "cluster no longer exists")
             if any(words in removed.reason for words in allowed):
                 continue
-            if "a replacement serves" in removed.reason and after >= min(wanted, before):
+            if "replacement serves" in removed.reason and after >= min(wanted, before):
                 continue
             check.append(f"round {round_}: {removed.name} removed while serving: {removed.reason}")
     before_state = {n: (p.cluster, p.index) for n, p in world.placed.items()}

@@ -14,6 +14,7 @@ from modelplane.scheduling import (
     Rejection,
     schedule,
 )
+from modelplane.scheduling.rollout import budget
 
 from .builders import (
     Obj,
@@ -253,7 +254,11 @@ def test_identity_and_retention(scenario: tuple[Obj, list[Obj], list[Obj]]) -> N
     identities = [(r.cluster, r.index) for r in decision.replicas]
     assert len(set(identities)) == len(identities)
     assert len({r.name for r in decision.replicas}) == len(decision.replicas)
-    assert len(decision.replicas) <= dep["spec"]["replicas"]
+    # Beyond spec.replicas only old replicas a rollout keeps beside their replacements.
+    current = [r for r in decision.replicas if r.origin is not Origin.PENDING]
+    assert len(current) <= dep["spec"]["replicas"]
+    surge = budget(read_dep(dep).strategy, dep["spec"]["replicas"]).surge
+    assert len(decision.replicas) <= dep["spec"]["replicas"] + surge
     own = {
         r["metadata"]["name"]: (r["spec"]["clusterName"], r["spec"]["index"])
         for r in replicas

@@ -55,10 +55,10 @@ def test_a_tolerated_taint_is_no_taint() -> None:
 
 
 def test_no_execute_moves_a_serving_replica_make_before_break() -> None:
-    # Round 1: the serving replica stays (leaving) while a replacement is placed elsewhere.
+    # Round 1: the serving replica stays (pending its move) while a replacement is placed elsewhere.
     first = run(deployment(1), _fleet(DRAIN), [replica("a", 0, serving=True)])
     assert placements(first) == ["a/0:h100", "b/0:h100"]
-    assert [r.origin for r in first.replicas] == [Origin.LEAVING, Origin.PLACED]
+    assert [r.origin for r in first.replicas] == [Origin.PENDING, Origin.PLACED]
     assert first.removed == ()
     assert first.condition.status is True
     # Round 2: the replacement does not serve yet; nothing changes.
@@ -70,8 +70,8 @@ def test_no_execute_moves_a_serving_replica_make_before_break() -> None:
     assert placements(last) == ["b/0:h100"]
     (gone,) = last.removed
     assert gone.reason == (
-        "its cluster is tainted example.com/drain=now:NoExecute, not tolerated; "
-        "a replacement serves"
+        "moved (its cluster is tainted example.com/drain=now:NoExecute, not tolerated): "
+        "its replacement serves"
     )
 
 
@@ -80,7 +80,7 @@ def test_no_execute_removes_a_replica_that_is_not_serving_at_once() -> None:
 
     assert placements(decision) == ["b/0:h100"]
     (gone,) = decision.removed
-    assert gone.reason.endswith("and it is not serving")
+    assert gone.reason == "its cluster is tainted example.com/drain=now:NoExecute, not tolerated"
 
 
 def test_no_execute_with_nowhere_to_go_keeps_what_serves() -> None:

@@ -24,6 +24,17 @@ def _conditions(*pairs: tuple[str, str]) -> dict[str, Any]:
     }
 
 
+def _counted(obj: dict[str, Any], replicas: int | None = None, **counts: int) -> dict[str, Any]:
+    """`obj` with `spec.replicas` (when given) and the status counts its controller reports."""
+    out = {**obj, "status": {**obj["status"], **counts}}
+    if replicas is not None:
+        out["spec"] = {"replicas": replicas}
+    return out
+
+
+UP = _conditions(("Available", "True"))
+
+
 def _cel(query: str, obj: dict[str, Any]) -> bool:
     env = celpy.Environment()
     return bool(env.program(env.compile(query)).evaluate({"object": json_to_cel(obj)}))
@@ -34,10 +45,16 @@ def _cel(query: str, obj: dict[str, Any]) -> bool:
     [
         ("Deployment", {}, False),
         ("Deployment", {"status": {}}, False),
-        ("Deployment", _conditions(("Available", "True")), True),
+        ("Deployment", _counted(UP, availableReplicas=1, updatedReplicas=1), True),
+        ("Deployment", _counted(UP, 2, availableReplicas=2, updatedReplicas=2), True),
+        # Available, yet its one pod restarts (maxUnavailable 1 allows it): not serving.
+        ("Deployment", UP, False),
+        ("Deployment", _counted(UP, 2, availableReplicas=1, updatedReplicas=2), False),
+        ("Deployment", _counted(UP, availableReplicas=1), False),
         ("Deployment", _conditions(("Progressing", "True"), ("Available", "False")), False),
         ("Deployment", _conditions(("Ready", "True")), False),
-        ("LeaderWorkerSet", _conditions(("Available", "True")), True),
+        ("LeaderWorkerSet", _counted(UP, 3, readyReplicas=3, updatedReplicas=3), True),
+        ("LeaderWorkerSet", _counted(UP, 3, readyReplicas=3, updatedReplicas=2), False),
         ("LeaderWorkerSet", _conditions(("Available", "Unknown")), False),
         ("LLMInferenceService", _conditions(("Ready", "True")), True),
         ("LLMInferenceService", _conditions(("Available", "True")), False),
@@ -97,6 +114,11 @@ def test_workload_status_messages() -> None:
         "LLMInferenceService w is Ready",
     )
     assert DEPLOYMENT.serving({"status": {"conditions": "junk"}})[0] is False
+    restarting = _counted(UP, 1, updatedReplicas=1)
+    assert DEPLOYMENT.serving(restarting) == (
+        False,
+        "Deployment w is Available with availableReplicas 0 of 1",
+    )
 
 
 def test_other_kinds_are_not_workloads() -> None:
@@ -109,7 +131,7 @@ def test_replica_serves_only_when_every_workload_does(build: Any) -> None:
         read_replica(build.replica(decode=build.role(), prefill=build.role())),
         read_cluster(build.cluster()),
     ).workloads
-    up = _conditions(("Available", "True"))
+    up = _counted(UP, availableReplicas=1, updatedReplicas=1)
     down = _conditions(("Available", "False"))
     serving, message = replica_status(workloads, {"workload-decode": up, "workload-prefill": up})
     assert serving and "is Available" in message

@@ -2,6 +2,11 @@
 
 from typing import Any
 
+from modelplane_models import ModelDeployment
+
+from modelplane.core.issues import parse_object
+from modelplane.scheduling.adapt.deployment import revision
+
 HOPPER = 'device.attributes["gpu.nvidia.com"].architecture == "Hopper"'
 GPU: dict[str, Any] = {
     "name": "gpu",
@@ -54,8 +59,19 @@ def deployment(replicas: int, selector: str = HOPPER, pipeline: int = 2) -> dict
     }
 
 
-def replica(name: str, cluster_name: str, index: int, serving: bool = False) -> dict[str, Any]:
-    """A ModelReplica as the scheduler composes it for `deployment(...)`."""
+def revision_of(obj: dict[str, Any]) -> str:
+    """The revision a ModelDeployment's replicas record (a digest of what they render)."""
+    return revision(parse_object(ModelDeployment, obj))
+
+
+REVISION = revision_of(deployment(1))
+
+
+def replica(
+    name: str, cluster_name: str, index: int, serving: bool = False, revision: str = REVISION
+) -> dict[str, Any]:
+    """A ModelReplica as the scheduler composes it for `deployment(...)`, recording
+    `revision` (by default, the revision of `deployment(...)`)."""
     obj: dict[str, Any] = {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "ModelReplica",
@@ -66,6 +82,7 @@ def replica(name: str, cluster_name: str, index: int, serving: bool = False) -> 
                 "modelplane.ai/deployment": "kimi",
                 "modelplane.ai/replica-index": str(index),
             },
+            "annotations": {"modelplane.ai/revision": revision},
         },
         "spec": {
             "clusterName": cluster_name,
@@ -149,8 +166,32 @@ def response(
     conditions: list[dict[str, Any]],
     results: list[dict[str, Any]] | None = None,
     composite_ready: str | None = None,
+    wanted: int | None = None,
+    revision: str = REVISION,
 ) -> dict[str, Any]:
+    """The whole response. With a status, it also carries the rollout's fields: the
+    selector, updatedReplicas (every placed replica, unless the status says) and, after
+    the given conditions, Progressing as a deployment at rest reports it (complete once
+    every placed replica serves, else waiting for those that do not)."""
     desired: dict[str, Any] = {}
+    if status is not None:
+        total = status["replicas"]["total"]
+        status = {"updatedReplicas": total, "selector": "modelplane.ai/deployment=kimi", **status}
+        updated = status["updatedReplicas"]
+        waiting = sorted(p["replica"] for p in status["placements"] if not p["serving"])
+        head = (
+            f"{updated} of {total if wanted is None else wanted} replicas run revision {revision}"
+        )
+        if waiting:
+            progress = condition(
+                "Progressing",
+                True,
+                "RollingUpdate",
+                f"{head}; waiting for {', '.join(waiting)} to serve",
+            )
+        else:
+            progress = condition("Progressing", True, "RolloutComplete", head)
+        conditions = [*conditions, progress]
     if status is not None or composite_ready:
         desired["composite"] = {}
         if status is not None:
@@ -208,7 +249,8 @@ def as_running(obj: dict[str, Any], uid: str = KIMI_UID) -> dict[str, Any]:
     with Crossplane's composition-resource-name annotation and controller reference."""
     running = observed_in_namespace(obj)
     running["metadata"]["annotations"] = {
-        "crossplane.io/composition-resource-name": obj["metadata"]["name"]
+        **obj["metadata"].get("annotations", {}),
+        "crossplane.io/composition-resource-name": obj["metadata"]["name"],
     }
     running["metadata"]["ownerReferences"] = [
         {

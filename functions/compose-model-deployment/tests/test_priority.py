@@ -25,6 +25,7 @@ from .objects import (
     placement,
     replica,
     response,
+    revision_of,
 )
 
 PRIORITY_CLASSES = [
@@ -41,7 +42,11 @@ TWO_CLUSTERS = [cluster("a", 2), cluster("b", 2)]
 
 
 def with_priority(obj: dict[str, Any], priority: str) -> dict[str, Any]:
+    """`obj` at `priority`; a replica then records the revision of a deployment at it."""
     obj["spec"]["priority"] = priority
+    if obj["kind"] == "ModelReplica":
+        at_priority = revision_of(with_priority(deployment(1), priority))
+        obj["metadata"]["annotations"]["modelplane.ai/revision"] = at_priority
     return obj
 
 
@@ -51,7 +56,7 @@ def foreign(name: str, owner: str, priority: str, serving: bool = False) -> dict
     obj = observed_in_namespace(with_priority(replica(name, "a", 0, serving=serving), priority))
     obj["spec"]["deploymentName"] = owner
     obj["metadata"]["labels"]["modelplane.ai/deployment"] = owner
-    obj["metadata"]["annotations"] = {"crossplane.io/composition-resource-name": name}
+    obj["metadata"]["annotations"]["crossplane.io/composition-resource-name"] = name
     obj["metadata"]["ownerReferences"] = [
         {
             "apiVersion": "modelplane.ai/v1alpha1",
@@ -82,8 +87,14 @@ FULL_TRACE = [
 NOTHING_PLACED = "0 of 1 replicas scheduled: no room for more on the 1 eligible cluster"
 
 
+CRITICAL = revision_of(with_priority(deployment(1), "critical"))
+BATCH_REVISION = revision_of(with_priority(deployment(1), "batch"))
+
+
 def nothing_placed() -> dict[str, Any]:
     return response(
+        wanted=1,
+        revision=CRITICAL,
         status={
             "replicas": {"total": 0, "ready": 0},
             "placements": [],
@@ -111,6 +122,7 @@ CASES = [
             },
         ),
         response(
+            revision=CRITICAL,
             resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},
@@ -171,6 +183,7 @@ CASES = [
             observed={A0: observed_in_namespace(with_priority(replica(A0, "a", 0), "batch"))},
         ),
         response(
+            revision=BATCH_REVISION,
             resources={B0: composed(with_priority(replica(B0, "b", 0), "batch"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},

@@ -38,6 +38,9 @@ REPLICAS_READY: Final = "ReplicasReady"
 ACCEPTED: Final = "Accepted"
 REPLICAS_ACCEPTED: Final = "ReplicasAccepted"
 SERVING: Final = "Serving"
+# A ModelDeployment's rollout, as a Kubernetes Deployment's: True while it progresses
+# or once complete, False when it is stalled.
+PROGRESSING: Final = "Progressing"
 # The traffic path: an InferenceGateway's Gateway, a ModelService's backends and route.
 PROGRAMMED: Final = "Programmed"
 ENDPOINTS_RESOLVED: Final = "EndpointsResolved"
@@ -90,6 +93,10 @@ class Reason:
     ALL_ACCEPTED: Final = "AllReplicasAccepted"
     REPLICAS_NOT_ACCEPTED: Final = "ReplicasNotAccepted"
     REPLICAS_NOT_READY: Final = "ReplicasNotReady"
+    ROLLOUT_COMPLETE: Final = "RolloutComplete"
+    ROLLING_UPDATE: Final = "RollingUpdate"
+    ROLLOUT_STALLED: Final = "RolloutStalled"
+    REPLICA_UPDATED: Final = "ReplicaUpdated"
 
     # ModelReplica (the workload renderer).
     CLUSTER_NOT_FOUND: Final = "ClusterNotFound"
@@ -163,6 +170,8 @@ LABEL_POOL: Final = f"{GROUP}/pool"
 LABEL_SERVING: Final = f"{GROUP}/serving"  # on pods that answer requests (not gang followers)
 LABEL_TENANT_NAMESPACE: Final = f"{GROUP}/namespace"  # on a workload-cluster tenant namespace
 LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
+# On a ModelReplica: the revision of its deployment it renders (see scheduling.rollout).
+ANNOTATION_REVISION: Final = f"{GROUP}/revision"
 MANAGED_BY: Final = "modelplane"
 
 # The request context key of the time a function takes as now (RFC 3339). The render

@@ -46,7 +46,13 @@ Rules, in the order a decision applies them:
    reconcile. Without the PriorityClasses (not fetched) nobody yields, and
    beyond 64 replicas on one cluster nobody does either (the admission
    rebuilds the cluster's ledgers once per replica).
-6. Scale down: highest index on the most-loaded cluster first.
+6. Roll out (see `rollout`, `moves`): a replica that records an older revision of
+   the deployment (`Deployment.revision`: what a replica renders), or that must
+   move (`moves.must_move`), is kept exactly as it runs until a rollout reaches it,
+   within `spec.strategy.rollingUpdate`: updated in place while replicas -
+   maxUnavailable still serve, replaced by surge replicas placed first where
+   capacity allows, retired only once its replacement serves. Without a rollout:
+   scale down, highest index on the most-loaded cluster first.
 7. Fill (see `fill`, `fit`), one replica at a time, all roles of a replica on
    one cluster:
    - best fit: the least capable pool with room, anywhere in the eligible
@@ -131,6 +137,7 @@ from modelplane.scheduling.model import (
     Priorities,
     RecordedRole,
     Role,
+    RollingUpdate,
     Topology,
     UnreadableCluster,
 )
@@ -182,6 +189,7 @@ __all__ = [
     "RemovedReplica",
     "Role",
     "RolePlacement",
+    "RollingUpdate",
     "SelectorBudgetExhausted",
     "SelectorCompileError",
     "SelectorEngine",

@@ -23,13 +23,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modelplane.core.priority import resolve_priority
-from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
 from modelplane.scheduling.matching import Matcher
 from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica, Priorities
 from modelplane.scheduling.precedence import Standing, because, may_displace
-from modelplane.scheduling.retain import Charge, Kept
+from modelplane.scheduling.retain import Charge, Kept, recorded_charges
 
 ADMISSION_LIMIT = 64
 """At most this many holders on one cluster are admitted one by one (each admission
@@ -181,22 +180,9 @@ class CapacityBook:
         contention = self._contention
         holders: list[Holder] = []
         for replica in self._others.get(cluster.name, []):
-            charges: list[Charge] = []
-            for role in replica.roles:
-                pool = cluster.pool(role.pool)
-                if pool is None:
-                    continue  # Its pool is gone, and with it the devices it held.
-                try:
-                    demand = self._matcher.recorded_demand(role.requests, pool.hardware)
-                except DecisionStopped as stop:
-                    stop.locate(cluster=cluster.name, pool=pool.name)
-                    raise
-                if demand is None:
-                    # The claims no longer fit the hardware: a whole node per pod.
-                    demand = (PoolLedger.empty(pool).capacity,)
-                charges.append((pool.name, demand, role.pods))
+            charges = recorded_charges(replica, cluster, self._matcher)
             standing = _NOBODY if contention is None else contention.other(replica, cluster)
-            holders.append(Holder(standing, tuple(charges)))
+            holders.append(Holder(standing, charges))
         for item in self._kept.get(cluster.name, []):
             standing = _NOBODY if contention is None else contention.own(item, cluster)
             holders.append(Holder(standing, item.charges, item))

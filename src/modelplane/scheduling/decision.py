@@ -20,12 +20,12 @@ class Origin(StrEnum):
     """An existing replica kept on its (cluster, index), re-derived from the current spec."""
     PLACED = "Placed"
     """A new replica placed by this decision."""
+    PENDING = "Pending"
+    """An existing replica kept exactly as it runs while a rollout reaches it: it
+    records an older revision of the deployment, or must move (`moves`)."""
     HELD = "Held"
     """An existing replica kept exactly as recorded, because the spec could not be
     evaluated (a selector that does not compile, or an edit that matches nothing)."""
-    LEAVING = "Leaving"
-    """An existing, serving replica that must leave its cluster (an untolerated
-    NoExecute taint, or the cluster unhealthy), kept until a replacement serves."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +194,10 @@ class Decision:
     trace: tuple[ClusterTrace, ...]
     condition: Condition
     events: tuple[Event, ...]
+    updated: int = 0
+    """Replicas that run the deployment's current revision and placement."""
+    progress: Condition | None = None
+    """The `Progressing` condition: how far the rollout of the current revision got."""
 
     @property
     def placed(self) -> int:

@@ -96,6 +96,10 @@ class FleetFilter:
         self._pool_traces: dict[tuple[str, PoolHardware], tuple[PoolTrace, ...]] = {}
         self._layouts: dict[int, tuple[tuple[Pool, ...], _Layout]] = {}
 
+    @property
+    def matcher(self) -> Matcher:
+        return self._matcher
+
     def matches(self, hardware: PoolHardware) -> tuple[RoleMatch | Mismatch, ...]:
         """Each role's match against one node of this hardware."""
         results = self._hardware.get(hardware)

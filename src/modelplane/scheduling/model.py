@@ -178,6 +178,18 @@ class LabelSelector:
     match_expressions: tuple[LabelRequirement, ...] = ()
 
 
+IntOrPercent = int | str
+"""A count, or a percentage of the desired replicas written `N%`."""
+
+
+@dataclass(frozen=True)
+class RollingUpdate:
+    """`spec.strategy.rollingUpdate`, as written (Kubernetes Deployment defaults)."""
+
+    max_unavailable: IntOrPercent = "25%"
+    max_surge: IntOrPercent = "25%"
+
+
 @dataclass(frozen=True)
 class Deployment:
     """A ModelDeployment: how many replicas, where they may go, what each role needs."""
@@ -189,6 +201,10 @@ class Deployment:
     priority: str | None = None
     cluster_selector: LabelSelector | None = None
     tolerations: tuple[Toleration, ...] = ()
+    strategy: RollingUpdate = RollingUpdate()
+    revision: str = ""
+    """A digest of everything a replica renders from the deployment (template, model,
+    devices, workers, priority): a replica recording another runs an older spec."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +266,9 @@ class ExistingReplica:
     """Its `Serving` condition is True: the fleet scheduler never displaces it."""
     created: str | None = None
     """`metadata.creationTimestamp` (RFC 3339, as the API server writes it), if recorded."""
+    revision: str = ""
+    """The deployment revision it renders (its `modelplane.ai/revision` annotation);
+    empty when it records none."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from modelplane.scheduling.decision import (
 )
 from modelplane.scheduling.model import UNIFIED_ROLE, Deployment, ExistingReplica
 from modelplane.scheduling.retain import Existence, Kept, hold, scale_down
+from modelplane.scheduling.rollout import Rollout, held_rollout
 
 
 def plural(count: int, word: str) -> str:
@@ -47,19 +48,27 @@ def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica
 
 
 def assemble(
-    kept: list[Kept],
-    placed: list[DesiredReplica],
+    rollout: Rollout,
     removed: list[RemovedReplica],
     trace: tuple[ClusterTrace, ...],
     condition: Condition,
     warnings: Sequence[Event] = (),
 ) -> Decision:
     replicas = sorted(
-        [item.replica for item in kept] + placed, key=lambda r: (r.cluster, r.index, r.name)
+        [item.replica for item in rollout.kept] + rollout.placed,
+        key=lambda r: (r.cluster, r.index, r.name),
     )
     gone = sorted(removed, key=lambda r: (r.name, r.cluster or "", r.index or 0))
-    events = [*warnings, *_events(replicas, gone)]
-    return Decision(tuple(replicas), tuple(gone), trace, condition, tuple(events))
+    events = [*warnings, *_events(replicas, gone), *rollout.events]
+    return Decision(
+        tuple(replicas),
+        tuple(gone),
+        trace,
+        condition,
+        tuple(events),
+        rollout.updated,
+        rollout.condition,
+    )
 
 
 def hold_note(kept: Sequence[Kept]) -> str:
@@ -82,4 +91,5 @@ def held(
     message = why + hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
     condition = Condition(False, reason, message)
-    return assemble(kept, [], removed, trace, condition, [*warnings, warning])
+    rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
+    return assemble(rollout, removed, trace, condition, [*warnings, warning])

@@ -22,19 +22,17 @@ name). Nothing else moves it: not a better-scored cluster, and not capacity,
 except that a replica that is not serving yields to replicas that take
 precedence when its pool holds more than it can (`precedence`, `book`).
 
+Rules 2 to 4 have a make-before-break form: a replica whose cluster still exists
+but that no longer qualifies *must move* (`moves`); it is kept as it runs, with
+the devices its claims record, and `rollout` decides when it goes. A replica that
+qualifies but records an older revision of the deployment is *outdated*: kept as
+it runs, with its re-derived form ready for when `rollout` updates it.
+
 Hold (the spec cannot be evaluated: a selector does not compile, or an edit
 leaves no eligible cluster): every identified, non-duplicate replica whose
 cluster still exists is kept exactly as its ModelReplica records it. A replica
 whose cluster is gone is dropped in both modes: deleting a cluster is a fact,
 not an edit the scheduler can second-guess.
-
-Leave (`taints.eviction`: an untolerated NoExecute taint, or Healthy=False): a
-replica retained on such a cluster is removed at once when it is not serving;
-a serving one is kept as *leaving*, make-before-break: it still holds its
-devices but no longer counts towards the replicas wanted, so fill places a
-replacement elsewhere, and `release_leaving` removes it once enough of the
-others serve. This is the whole of "must move" for taints and health; it is
-kept in this module so it can join a rollout's must-move rule.
 
 Scale down (both modes): while more replicas are kept than wanted, drop the
 highest index on the cluster hosting most of them, ties broken towards the
@@ -44,14 +42,15 @@ scale up.
 
 import heapq
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica, RolePlacement
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
-from modelplane.scheduling.ledger import Demand
-from modelplane.scheduling.matching import Mismatch
-from modelplane.scheduling.model import Deployment, ExistingReplica
-from modelplane.scheduling.taints import eviction
+from modelplane.scheduling.ledger import Demand, PoolLedger
+from modelplane.scheduling.matching import Matcher, Mismatch
+from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica
+from modelplane.scheduling.moves import must_move
 
 Charge = tuple[str, Demand, int]
 """(pool, what one pod may take, pods): what a replica takes from a pool."""
@@ -63,8 +62,37 @@ class Kept:
     charges: tuple[Charge, ...]
     serving: bool = False
     created: str | None = None
-    leaving: str | None = None
-    """Why it must leave its cluster (see Leave above); None when it may stay."""
+    move: str | None = None
+    """Why it must move (`moves`); it is kept as it runs until `rollout` retires it."""
+    update: "Kept | None" = None
+    """Outdated: the replica as the current revision re-derives it, which `rollout`
+    switches to when the replica's turn comes; until then it is kept as it runs."""
+
+    @property
+    def old(self) -> bool:
+        """Runs an older revision or placement than the deployment's: a rollout's work."""
+        return self.move is not None or self.update is not None
+
+
+def recorded_charges(
+    replica: ExistingReplica, cluster: Cluster, matcher: Matcher
+) -> tuple[Charge, ...]:
+    """What a replica holds by its recorded claims; a pod whose claims no longer fit
+    its pool's hardware (the pool was redefined) is charged a whole node."""
+    charges: list[Charge] = []
+    for role in replica.roles:
+        pool = cluster.pool(role.pool)
+        if pool is None:
+            continue  # Its pool is gone, and with it the devices it held.
+        try:
+            demand = matcher.recorded_demand(role.requests, pool.hardware)
+        except DecisionStopped as stop:
+            stop.locate(cluster=cluster.name, pool=pool.name)
+            raise
+        if demand is None:
+            demand = (PoolLedger.empty(pool).capacity,)
+        charges.append((pool.name, demand, role.pods))
+    return tuple(charges)
 
 
 def _identified(
@@ -96,12 +124,13 @@ def _retain_one(
     view: ClusterView,
     fleet: FleetFilter,
 ) -> Kept | str:
-    if view.excluded is not None:
-        return f"cluster is no longer selected: {view.excluded.message}"
-    wanted = sorted(role.name for role in deployment.roles)
+    move = must_move(deployment, replica, view, fleet)
+    if move is not None and not replica.serving:
+        return move  # Nothing waits for its replacement: it goes now.
+    if move is not None:
+        holds = recorded_charges(replica, view.cluster, fleet.matcher)
+        return replace(_as_recorded(replica, Origin.PENDING), charges=holds, move=move)
     recorded = {role.name: role for role in replica.roles}
-    if sorted(recorded) != wanted:
-        return f"its roles ({', '.join(sorted(recorded)) or 'none'}) differ from the deployment's"
     placements: list[RolePlacement] = []
     charges: list[Charge] = []
     for r, role in enumerate(deployment.roles):
@@ -112,7 +141,7 @@ def _retain_one(
         if pool is None:
             return f"its pool {pinned} for {role.name} no longer exists"
         match = fleet.matches(pool.hardware)[r]
-        if isinstance(match, Mismatch):
+        if isinstance(match, Mismatch):  # `must_move` said it matches
             return f"its pool {pinned} no longer matches {role.name}: {match.message}"
         option = match.option_for(recorded[role.name].requests)
         placements.append(
@@ -122,7 +151,11 @@ def _retain_one(
     desired = DesiredReplica(
         replica.name, view.cluster.name, replica.index, tuple(placements), Origin.RETAINED
     )
-    return Kept(desired, tuple(charges), replica.serving, replica.created)
+    current = Kept(desired, tuple(charges), replica.serving, replica.created)
+    if replica.revision == deployment.revision:
+        return current
+    charged = recorded_charges(replica, view.cluster, fleet.matcher)
+    return replace(_as_recorded(replica, Origin.PENDING), charges=charged, update=current)
 
 
 @dataclass(frozen=True)
@@ -166,41 +199,11 @@ def retain(
                 kept.append(_as_recorded(replica))
             continue
         outcome = _retain_one(deployment, replica, view, fleet)
-        must_leave = None if isinstance(outcome, str) else eviction(view.cluster, deployment)
         if isinstance(outcome, str):
             removed.append(_removed(replica, outcome))
-        elif must_leave is None:
-            kept.append(outcome)
-        elif not outcome.serving:
-            removed.append(_removed(replica, f"{must_leave}, and it is not serving"))
         else:
-            leaving = DesiredReplica(
-                replica.name, replica.cluster, replica.index, outcome.replica.roles, Origin.LEAVING
-            )
-            kept.append(Kept(leaving, outcome.charges, True, outcome.created, must_leave))
+            kept.append(outcome)
     return kept, removed
-
-
-def release_leaving(
-    leaving: Sequence[Kept], staying: Sequence[Kept], wanted: int, removed: list[RemovedReplica]
-) -> list[Kept]:
-    """The leaving replicas still needed, make-before-break: while fewer than `wanted`
-    of the staying replicas serve, as many leaving ones stay (in cluster and index
-    order); the rest are removed, their replacements serving."""
-    serving = sum(1 for item in staying if item.serving)
-    needed = max(0, wanted - serving)
-    ordered = sorted(leaving, key=lambda item: (item.replica.cluster, item.replica.index))
-    for item in ordered[needed:]:
-        why = "a replacement serves" if wanted > 0 else "scaled down to 0 replicas"
-        removed.append(
-            RemovedReplica(
-                item.replica.name,
-                item.replica.cluster,
-                item.replica.index,
-                f"{item.leaving}; {why}",
-            )
-        )
-    return ordered[:needed]
 
 
 def hold(
@@ -221,14 +224,14 @@ def _removed(replica: ExistingReplica, reason: str) -> RemovedReplica:
     return RemovedReplica(replica.name, replica.cluster, replica.index, reason)
 
 
-def _as_recorded(replica: ExistingReplica) -> Kept:
+def _as_recorded(replica: ExistingReplica, origin: Origin = Origin.HELD) -> Kept:
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
     roles = tuple(
         RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
         for role in replica.roles
     )
     return Kept(
-        DesiredReplica(replica.name, replica.cluster, replica.index, roles, Origin.HELD),
+        DesiredReplica(replica.name, replica.cluster, replica.index, roles, origin),
         (),
         replica.serving,
         replica.created,

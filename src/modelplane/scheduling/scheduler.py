@@ -12,7 +12,6 @@ from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Decision,
-    DesiredReplica,
     Event,
     EventType,
     PoolTrace,
@@ -36,14 +35,8 @@ from modelplane.scheduling.model import (
 )
 from modelplane.scheduling.outcome import assemble, held
 from modelplane.scheduling.rejections import Rejection
-from modelplane.scheduling.retain import (
-    Existence,
-    Kept,
-    hold,
-    release_leaving,
-    retain,
-    scale_down,
-)
+from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
+from modelplane.scheduling.rollout import Placed, held_rollout, roll
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
 from modelplane.scheduling.verdict import scheduled_condition
 
@@ -244,38 +237,35 @@ def _decide(
     yielded: dict[str, list[PoolTrace]] = {}
     if contention is not None and not holding:
         kept = _yield(deployment, views, kept, others, matcher, contention, removed, yielded)
-    leaving = [item for item in kept if item.leaving is not None]
-    kept = scale_down([item for item in kept if item.leaving is None], deployment.replicas, removed)
 
-    placed: list[DesiredReplica] = []
-    capacity: dict[str, CapacityRejection] = {}
-    shortfall = deployment.replicas - len(kept)
-    if shortfall > 0 and not holding:
-        # Leaving replicas still hold their devices, and their indexes.
-        book = CapacityBook(views, [*kept, *leaving], others, matcher, contention)
-        placed, capacity = fill(
+    def place(keep: Sequence[Kept], count: int) -> Placed:
+        book = CapacityBook(views, keep, others, matcher, contention)
+        return fill(
             deployment,
             views,
-            [*kept, *leaving],
+            keep,
             book,
-            shortfall,
+            count,
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
-    leaving = release_leaving(leaving, kept, deployment.replicas, removed)
-    trace = _trace(views, capacity, unreadable, yielded)
+
+    if holding:
+        kept = scale_down(kept, deployment.replicas, removed)
+        rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
+    else:
+        rollout = roll(deployment, kept, removed, place)
+    trace = _trace(views, rollout.capacity, unreadable, yielded)
     condition, condition_warnings = scheduled_condition(
         deployment,
         views,
-        kept,
-        placed,
+        rollout.kept,
+        rollout.placed,
         selected=selected,
         eligible=eligible,
         holding=holding,
         unreadable=len(unreadable),
     )
-    return assemble(
-        [*kept, *leaving], placed, removed, trace, condition, [*warnings, *condition_warnings]
-    )
+    return assemble(rollout, removed, trace, condition, [*warnings, *condition_warnings])
 
 
 def _yield(

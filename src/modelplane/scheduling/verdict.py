@@ -74,9 +74,10 @@ def scheduled_condition(
         return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
     elif scheduled >= wanted:
         hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
-        message = (
-            f"{scheduled} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
-        )
+        message = f"{wanted} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
+        if scheduled > wanted:
+            # Old replicas a rollout keeps beside their replacements (`rollout`).
+            message += f", and {scheduled - wanted} more while a rollout replaces old ones"
         return Condition(True, Reason.ALL_SCHEDULED, message), []
     else:
         message = f"{scheduled} of {wanted} replicas scheduled: {why}"

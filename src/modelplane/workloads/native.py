@@ -38,7 +38,9 @@ def deployment(
             "replicas": role.count,
             "selector": {"matchLabels": selector_labels(replica, role.role)},
             # The fleet scheduler charged the pool exactly `count` nodes, so
-            # there is no spare GPU to surge onto: replace one pod at a time.
+            # there is no spare GPU to surge onto: replace one pod at a time (for
+            # one pod, the same as Recreate). Surge happens across the fleet,
+            # where the fleet scheduler can find room (scheduling.rollout).
             "strategy": {
                 "type": "RollingUpdate",
                 "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
@@ -73,6 +75,12 @@ def leader_worker_set(
             # Create the whole group at once (a gang scheduler sees it whole),
             # and restart it whole: a sharded engine cannot lose one rank.
             "startupPolicy": "LeaderCreated",
+            # As for a Deployment: no spare nodes to surge a group onto, so one
+            # group at a time (LWS's own defaults, stated so they cannot drift).
+            "rolloutStrategy": {
+                "type": "RollingUpdate",
+                "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 0},
+            },
             "leaderWorkerTemplate": {
                 "size": role.topology.nodes_per_worker,
                 "restartPolicy": "RecreateGroupOnPodRestart",

@@ -32,6 +32,7 @@ from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
+    LABEL_DEPLOYMENT,
     MODEL_REPLICA,
     REPLICAS_ACCEPTED,
     REPLICAS_READY,
@@ -40,6 +41,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.scheduling import (
     Decision,
+    Deployment,
     EventType,
     Origin,
     UnreadableCluster,
@@ -71,7 +73,14 @@ PRIORITY_CLASSES = "priorityclasses"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
-    published_status = ("replicas", "placements", "matchTrace", "endpoints")
+    published_status = (
+        "replicas",
+        "updatedReplicas",
+        "selector",
+        "placements",
+        "matchTrace",
+        "endpoints",
+    )
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
@@ -121,7 +130,7 @@ class FunctionRunner(ComposeFunction):
             unreadable=fleet.unreadable,
             priorities=priorities,
         )
-        emit(req, rsp, deployment, wanted.replicas, decision, observed)
+        emit(req, rsp, deployment, wanted, decision, observed)
         skipped = known.skipped + len(fleet_replicas.unreadable)
         if skipped:
             report.warning(
@@ -154,22 +163,25 @@ def emit(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
     deployment: ModelDeployment,
-    wanted: int,
+    read: Deployment,
     decision: Decision,
     observed: dict[str, dict[str, Any]],
 ) -> None:
+    wanted = read.replicas
     serving_now = {r.name: serving(observed.get(r.name)) for r in decision.replicas}
     held: set[str] = set()
     for replica in decision.replicas:
-        if replica.origin is Origin.HELD and replica.name in observed:
+        if replica.origin in (Origin.HELD, Origin.PENDING) and replica.name in observed:
             held.add(replica.name)
             continue
         desired = rsp.desired.resources[replica.name]
+        composed = replica_object(deployment, replica, read.revision)
         # Through the generated model: never compose what our own XRD would reject.
-        update_resource(desired, ModelReplica.model_validate(replica_object(deployment, replica)))
+        update_resource(desired, ModelReplica.model_validate(composed))
         desired.ready = fnv1.READY_TRUE if serving_now[replica.name] else fnv1.READY_FALSE
-    # A replica the scheduler holds keeps exactly the spec it runs with, and is as
-    # ready as any other: ready while it serves.
+    # A replica the scheduler holds, or that a rollout has not reached yet, keeps
+    # exactly the spec it runs with (so it renders what it ran), and is as ready as
+    # any other: ready while it serves.
     keep_observed(req, rsp, held)
     for name in held:
         rsp.desired.resources[name].ready = (
@@ -185,6 +197,8 @@ def emit(
         {
             "status": {
                 "replicas": {"total": decision.placed, "ready": ready},
+                "updatedReplicas": decision.updated,
+                "selector": f"{LABEL_DEPLOYMENT}={read.name}",
                 "placements": placements(decision, serving_now),
                 "matchTrace": decision.match_trace(),
                 "endpoints": endpoints,
@@ -202,6 +216,11 @@ def emit(
     report.set_condition(rsp, ready_condition(ready, decision.placed, wanted))
     refusals = {r.name: refusal(observed.get(r.name)) for r in decision.replicas}
     report.set_condition(rsp, accepted_condition(refusals))
+    if decision.progress is not None:
+        progress = decision.progress
+        report.set_condition(
+            rsp, report.Condition(progress.type, progress.status, progress.reason, progress.message)
+        )
     for event in decision.events:
         if event.type is EventType.WARNING:
             report.warning(rsp, event.reason, event.message)

@@ -12,7 +12,13 @@ from modelplane_models import ModelDeployment
 from modelplane_models.model_deployment import Workers
 
 from modelplane.core.conditions import condition_is, find_condition
-from modelplane.core.vocabulary import ACCEPTED, API_VERSION, MODEL_REPLICA, SERVING
+from modelplane.core.vocabulary import (
+    ACCEPTED,
+    ANNOTATION_REVISION,
+    API_VERSION,
+    MODEL_REPLICA,
+    SERVING,
+)
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
 
 
@@ -33,11 +39,15 @@ def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
     )
 
 
-def replica_object(deployment: ModelDeployment, replica: DesiredReplica) -> dict[str, Any]:
+def replica_object(
+    deployment: ModelDeployment, replica: DesiredReplica, revision: str
+) -> dict[str, Any]:
     """The ModelReplica for a retained or newly placed replica, from the current spec.
 
     Its labels say where it runs, for people and selectors; the scheduler reads a
-    replica's identity from its spec and from Crossplane, never from them.
+    replica's identity from its spec and from Crossplane, never from them. Its
+    revision annotation records which revision of the deployment it renders, so a
+    rollout knows which replicas it has reached.
     """
     name = deployment.metadata.name if deployment.metadata else None
     spec: dict[str, Any] = {
@@ -60,6 +70,7 @@ def replica_object(deployment: ModelDeployment, replica: DesiredReplica) -> dict
         "metadata": {
             "name": replica.name,
             "labels": replica.placement_labels(name or ""),
+            "annotations": {ANNOTATION_REVISION: revision},
         },
         "spec": spec,
     }

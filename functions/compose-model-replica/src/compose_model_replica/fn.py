@@ -26,6 +26,7 @@ from compose_model_replica.status import (
     composite_status,
     lacking_condition,
     serving_condition,
+    unapplied,
 )
 from modelplane.conventions import (
     SchedulingConfig,
@@ -133,7 +134,8 @@ class FunctionRunner(ComposeFunction):
         remote = remote_objects(handed, conventions.gangs)
         observed = observed_resources(req)
         reference = provider_config.model_dump(exclude_none=True)
-        for key, wrapped in wrap_all(remote, replica, reference).items():
+        composed = wrap_all(remote, replica, reference)
+        for key, wrapped in composed.items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
             desired.ready = (
@@ -145,8 +147,9 @@ class FunctionRunner(ComposeFunction):
         keys = [o.key for o in remote]
         report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
+        changed = unapplied({w.key: composed[w.key] for w in handed.workloads}, observed)
         serving = lacking_condition(replica.cluster_name, missing) or serving_condition(
-            handed, seen
+            handed, seen, changed
         )
         report.set_condition(rsp, serving)
 

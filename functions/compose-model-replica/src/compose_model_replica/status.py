@@ -4,6 +4,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from modelplane.core.conditions import find_condition
+from modelplane.core.kinds.base import mapping
 from modelplane.core.vocabulary import ACCEPTED, SERVING, Reason
 from modelplane.workloads import RenderedReplica, replica_status
 from modelplane.xfn import objects, report
@@ -32,10 +33,39 @@ def composite_status(replica: RenderedReplica, seen: Seen) -> dict[str, Any]:
     return status
 
 
-def serving_condition(replica: RenderedReplica, seen: Seen) -> report.Condition:
+def serving_condition(
+    replica: RenderedReplica, seen: Seen, unapplied: list[str]
+) -> report.Condition:
+    """Serving: every workload serves, and serves what this replica's spec renders.
+
+    A workload whose manifest changed is not serving the replica's spec until its
+    provider has applied the change: until then its status describes what it ran,
+    and a fleet rollout must not count the replica as serving the new revision.
+    """
+    if unapplied:
+        why = f"{', '.join(unapplied)}: the change is not applied to the cluster yet"
+        return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
     serving, why = replica_status(replica.workloads, seen)
     reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
     return report.Condition(SERVING, serving, reason, why)
+
+
+def unapplied(
+    workloads: Mapping[str, Mapping[str, Any]], observed: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """Keys of the workloads whose observed Object carries another manifest than the
+    one desired now (a changed spec not yet applied). A new one is not observed at
+    all, and one observed without its spec says nothing either way."""
+    changed: list[str] = []
+    for key, wrapped in sorted(workloads.items()):
+        applied = _manifest(observed.get(key) or {})
+        if applied is not None and applied != _manifest(wrapped):
+            changed.append(key)
+    return changed
+
+
+def _manifest(obj: Mapping[str, Any]) -> object:
+    return mapping(mapping(obj.get("spec")).get("forProvider")).get("manifest")
 
 
 def lacking_condition(cluster: str, missing: list[str]) -> report.Condition | None:

@@ -130,6 +130,64 @@ def test_renders_and_validates(
         assert any(key.startswith("gang-") for key in resources)
 
 
+def _applied_and_available(first: dict[str, Any]) -> dict[str, Any]:
+    """The Objects of a first response as provider-kubernetes reports them once applied,
+    with each workload read back available (every pod updated and up)."""
+    observed: dict[str, Any] = {}
+    for key, value in first["desired"]["resources"].items():
+        obj = value["resource"]
+        manifest = obj["spec"]["forProvider"]["manifest"]
+        pods = manifest.get("spec", {}).get("replicas", 1)
+        status = {
+            "availableReplicas": pods,
+            "updatedReplicas": pods,
+            "conditions": [{"type": "Available", "status": "True"}],
+        }
+        observed[key] = {
+            **obj,
+            "status": {
+                "conditions": [
+                    {"type": "Ready", "status": "True"},
+                    {"type": "Synced", "status": "True"},
+                ],
+                "atProvider": {"manifest": {**manifest, "status": status}},
+            },
+        }
+    return observed
+
+
+def test_a_changed_workload_is_not_serving_until_it_is_applied() -> None:
+    """The replica's spec changed (a new image): its Objects still carry the old
+    manifest, and their status describes what ran, so the replica is not serving the
+    spec it has now. A fleet rollout counts it as down from this moment."""
+    cluster_ = {"inferencecluster": [cluster()]}
+    first = as_dict(run(FunctionRunner(), request(replica(), required=cluster_)))
+    observed = _applied_and_available(first)
+    bumped = replica()
+    template = bumped["spec"]["workers"]["template"]
+    bumped["spec"]["workers"]["template"] = {
+        **template,
+        "spec": {
+            **template["spec"],
+            "containers": [{**template["spec"]["containers"][0], "image": "vllm/vllm-openai:v2"}],
+        },
+    }
+
+    unchanged = as_dict(
+        run(FunctionRunner(), request(replica(), observed=observed, required=cluster_))
+    )
+    changed = as_dict(run(FunctionRunner(), request(bumped, observed=observed, required=cluster_)))
+
+    serving = {c["type"]: c for c in unchanged["conditions"]}["Serving"]
+    assert serving["status"] == "STATUS_CONDITION_TRUE"
+    serving = {c["type"]: c for c in changed["conditions"]}["Serving"]
+    assert (serving["status"], serving["reason"]) == (
+        "STATUS_CONDITION_FALSE",
+        "WorkloadNotAvailable",
+    )
+    assert serving["message"] == "workload-workers: the change is not applied to the cluster yet"
+
+
 def test_serving_once_the_workload_is_available() -> None:
     first = as_dict(
         run(FunctionRunner(), request(replica(), required={"inferencecluster": [cluster()]}))
@@ -138,9 +196,15 @@ def test_serving_once_the_workload_is_available() -> None:
     for key, value in first["desired"]["resources"].items():
         obj = value["resource"]
         manifest = obj["spec"]["forProvider"]["manifest"]
+        # As the Deployment controller reports it once every pod is updated and up.
+        pods = manifest.get("spec", {}).get("replicas", 1)
         atprovider = {
             **manifest,
-            "status": {"conditions": [{"type": "Available", "status": "True"}]},
+            "status": {
+                "availableReplicas": pods,
+                "updatedReplicas": pods,
+                "conditions": [{"type": "Available", "status": "True"}],
+            },
         }
         observed[key] = {
             **obj,

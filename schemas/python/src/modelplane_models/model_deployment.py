@@ -151,6 +151,25 @@ class ReplicaCounts(BaseModel):
     )
 
 
+class RollingUpdate(BaseModel):
+    maxSurge: Annotated[
+        Any | None,
+        Field(
+            description="Extra replicas (a number, or a percentage of spec.replicas rounded up) placed during a change, where capacity allows. Default 25%."
+        ),
+    ] = "25%"
+    maxUnavailable: Annotated[
+        Any | None,
+        Field(
+            description="Replicas (a number, or a percentage of spec.replicas rounded down) that may be not serving because of a change. Default 25%."
+        ),
+    ] = "25%"
+
+
+class Strategy(BaseModel):
+    rollingUpdate: Annotated[RollingUpdate | None, Field(validate_default=True)] = {}
+
+
 class TolerationOperator(StrEnum):
     EXISTS = "Exists"
     EQUAL = "Equal"
@@ -173,6 +192,18 @@ class Status(BaseModel):
         list[Placement] | None, Field(description="Where each replica runs.")
     ] = None
     replicas: ReplicaCounts | None = None
+    selector: Annotated[
+        str | None,
+        Field(
+            description="The label selector of this deployment's ModelReplicas, as a string: the scale subresource's labelSelectorPath, for HPA and KEDA."
+        ),
+    ] = None
+    updatedReplicas: Annotated[
+        int | None,
+        Field(
+            description="Replicas running the current template and placement (what spec says each replica renders, on a pool and cluster that still fit)."
+        ),
+    ] = None
 
 
 class DeviceRequest(BaseModel):
@@ -263,6 +294,7 @@ class Spec(BaseModel):
             le=1000,
         ),
     ] = 1
+    strategy: Annotated[Strategy | None, Field(validate_default=True)] = {}
     tolerations: Annotated[
         list[Toleration] | None,
         Field(

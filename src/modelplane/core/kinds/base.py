@@ -71,6 +71,12 @@ class WorkloadKind(abc.ABC):
     """The condition type the kind's controller sets True once the workload serves."""
     gangs_pods: ClassVar[bool] = False
     """Whether one of its workers is a group of pods that must start together."""
+    complete_when: ClassVar[tuple[str, ...]] = ()
+    """Status counts that must reach `spec.replicas` (default 1) besides the serving
+    condition. A Deployment or LeaderWorkerSet that may lose one pod or group to a
+    rolling update keeps its Available condition True while that one restarts (for
+    one pod: while nothing runs), so the condition alone would count a restarting
+    replica as serving, and a fleet rollout would take the next one down too."""
     crd: ClassVar[str | None] = None
     """The CustomResourceDefinition that serves it (None for a built-in kind): what a
     cluster must have before a workload of this kind can be applied there."""
@@ -121,6 +127,13 @@ class WorkloadKind(abc.ABC):
             "has(object.status) && has(object.status.conditions) && "
             f"object.status.conditions.exists(c, c.type == '{condition}' && c.status == 'True')"
         )
+        wanted = "(has(object.spec) && has(object.spec.replicas) ? object.spec.replicas : 1)"
+        for field_name in self.complete_when:
+            # The API server omits a count that is 0.
+            query += (
+                f" && (has(object.status.{field_name}) ? object.status.{field_name} : 0)"
+                f" >= {wanted}"
+            )
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
 
     def serving(self, observed: Mapping[str, Any] | None) -> tuple[bool, str]:
@@ -140,10 +153,21 @@ class WorkloadKind(abc.ABC):
             if found.get("type") != condition:
                 continue
             if found.get("status") == "True":
-                return True, f"{label} is {condition}"
+                return self._complete(observed, label, condition)
             detail = found.get("message") or found.get("reason") or f"status {found.get('status')}"
             return False, f"{label} is not {condition}: {detail}"
         return False, f"{label} has not reported {condition} yet"
+
+    def _complete(
+        self, observed: Mapping[str, Any], label: str, condition: str
+    ) -> tuple[bool, str]:
+        wanted = count(mapping(observed.get("spec")).get("replicas"), 1)
+        status = mapping(observed.get("status"))
+        for field_name in self.complete_when:
+            have = count(status.get(field_name), 0)
+            if have < wanted:
+                return False, f"{label} is {condition} with {field_name} {have} of {wanted}"
+        return True, f"{label} is {condition}"
 
 
 @dataclass(frozen=True)

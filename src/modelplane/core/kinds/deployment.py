@@ -10,6 +10,7 @@ class Deployment(WorkloadKind):
     kind = "Deployment"
     api_version = "apps/v1"
     serving_condition = "Available"
+    complete_when = ("availableReplicas", "updatedReplicas")
 
     def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:
         return template_site(spec, "template", "spec", fill)

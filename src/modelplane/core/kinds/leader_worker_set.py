@@ -18,6 +18,7 @@ class LeaderWorkerSet(WorkloadKind):
     api_version = "leaderworkerset.x-k8s.io/v1"
     crd = "leaderworkersets.leaderworkerset.x-k8s.io"
     serving_condition = "Available"
+    complete_when = ("readyReplicas", "updatedReplicas")
     gangs_pods = True
 
     def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:

@@ -1,6 +1,10 @@
-"""A ModelDeployment as the scheduler reads it: its roles, their requests, where it may go."""
+"""A ModelDeployment as the scheduler reads it: its roles, their requests, where it may go,
+how a change rolls out, and the revision its replicas render."""
 
+import json
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from modelplane_models.model_deployment import (
     LabelSelector as LabelSelectorModel,
@@ -13,7 +17,7 @@ from modelplane_models.model_deployment import (
 from modelplane_models.model_deployment import Toleration as TolerationModel
 
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.naming import is_dns_label
+from modelplane.core.naming import digest, is_dns_label
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.model import (
     DECODE_ROLE,
@@ -22,12 +26,17 @@ from modelplane.scheduling.model import (
     Deployment,
     DeviceRequest,
     Effect,
+    IntOrPercent,
     LabelRequirement,
     LabelSelector,
     Operator,
     Role,
+    RollingUpdate,
     Toleration,
 )
+
+_PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
+_ZERO = (0, "0%")
 
 
 def _requests(node_selector: NodeSelector, path: str, problems: list[Issue]) -> list[DeviceRequest]:
@@ -105,6 +114,56 @@ def _tolerations(
     return tuple(out)
 
 
+def _int_or_percent(value: object, default: str, path: str, problems: list[Issue]) -> IntOrPercent:
+    if value is None:
+        return default
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # a number through protobuf's Struct is a double
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1000:
+        return value
+    if isinstance(value, str) and _PERCENT.match(value):
+        return value
+    problems.append(
+        Issue(
+            path, f"must be a number from 0 to 1000 or a percentage from 0% to 100%, not {value!r}"
+        )
+    )
+    return default
+
+
+def _strategy(model: ModelDeployment, problems: list[Issue]) -> RollingUpdate:
+    strategy = model.spec.strategy if model.spec else None
+    rolling = strategy.rollingUpdate if strategy is not None else None
+    if rolling is None:
+        return RollingUpdate()
+    path = "spec.strategy.rollingUpdate"
+    found = RollingUpdate(
+        _int_or_percent(rolling.maxUnavailable, "25%", f"{path}.maxUnavailable", problems),
+        _int_or_percent(rolling.maxSurge, "25%", f"{path}.maxSurge", problems),
+    )
+    if found.max_unavailable in _ZERO and found.max_surge in _ZERO:
+        problems.append(Issue(path, "maxUnavailable and maxSurge may not both be 0"))
+    return found
+
+
+def revision(model: ModelDeployment) -> str:
+    """A digest of what every replica renders from the deployment: the model, the
+    priority, and each role's device requests and workers (template included). Not
+    the replica count, the clusterSelector or the strategy: those change where and
+    how many replicas run, not what one runs."""
+    spec = model.spec
+    if spec is None:
+        return ""
+    rendered: dict[str, Any] = spec.model_dump(
+        mode="json",
+        by_alias=True,
+        exclude_none=True,
+        include={"priority", "model", "nodeSelector", "workers", "decode", "prefill"},
+        warnings=False,
+    )
+    return digest(json.dumps(rendered, sort_keys=True, separators=(",", ":")), length=10)
+
+
 def read_deployment(model: ModelDeployment) -> Deployment:
     """What the scheduler needs of a ModelDeployment; InvalidInputError naming every
     field its CEL rules would refuse (both roles or neither, a role's parts together,
@@ -137,6 +196,7 @@ def read_deployment(model: ModelDeployment) -> Deployment:
     else:
         roles.append(_role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems))
     tolerations = _tolerations(spec.tolerations or (), problems)
+    strategy = _strategy(model, problems)
     if problems:
         raise InvalidInputError(problems)
     return Deployment(
@@ -149,4 +209,6 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         if spec.clusterSelector is None
         else _label_selector(spec.clusterSelector),
         tolerations=tolerations,
+        strategy=strategy,
+        revision=revision(model),
     )

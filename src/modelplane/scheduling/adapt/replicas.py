@@ -10,6 +10,7 @@ from modelplane_models.shapes import OwnerReference as ReplicaOwner
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import (
     ANNOTATION_COMPOSITION_RESOURCE_NAME,
+    ANNOTATION_REVISION,
     API_VERSION,
     MODEL_DEPLOYMENT,
 )
@@ -61,6 +62,7 @@ def read_replica(
     if problems:
         raise InvalidInputError(problems)
     created = model.metadata.creationTimestamp if model.metadata else None
+    annotations = (model.metadata.annotations if model.metadata else None) or {}
     return ExistingReplica(
         namespace,
         name,
@@ -71,6 +73,7 @@ def read_replica(
         priority=spec.priority or None,
         serving=serving,
         created=created or None,
+        revision=annotations.get(ANNOTATION_REVISION, ""),
     )
 
 

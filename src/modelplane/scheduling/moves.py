@@ -1,0 +1,62 @@
+"""Must a replica move, and why: the one place the scheduler decides it.
+
+A replica *must move* when it runs somewhere the deployment no longer allows, yet
+it still runs there: its cluster exists but no longer passes the clusterSelector
+or the priority allow-list, or evicts it (taints, health), its recorded roles are
+not the deployment's (a switch between unified and disaggregated serving), or a
+pool it is pinned to still exists but no longer satisfies its role's device
+requests. A replica that must
+move is replaced make-before-break (`rollout`): it keeps serving, and keeps the
+devices it holds, until its replacement serves, and is never removed to make room
+for a replacement that cannot be placed.
+
+What is *not* a move, because nothing is left running to keep: a cluster that no
+longer exists, a pool that is gone from the cluster's spec (`retain` removes
+those replicas), and a duplicate identity.
+
+A cluster that evicts its replicas (an untolerated `NoExecute` taint, or
+`Healthy=False`: `taints.eviction`) is a move too. Each reason is one check below,
+in the order they are reported, and the rollout treats them all alike.
+"""
+
+from modelplane.scheduling.fleet import ClusterView, FleetFilter
+from modelplane.scheduling.matching import Mismatch
+from modelplane.scheduling.model import Deployment, ExistingReplica
+from modelplane.scheduling.taints import eviction
+
+
+def must_move(
+    deployment: Deployment, replica: ExistingReplica, view: ClusterView, fleet: FleetFilter
+) -> str | None:
+    """Why `replica` (on the existing, readable cluster of `view`) must move, or None."""
+    if view.excluded is not None:
+        return f"cluster is no longer selected: {view.excluded.message}"
+    return (
+        eviction(view.cluster, deployment)
+        or roles_differ(deployment, replica)
+        or pool_mismatch(deployment, replica, view, fleet)
+    )
+
+
+def roles_differ(deployment: Deployment, replica: ExistingReplica) -> str | None:
+    wanted = sorted(role.name for role in deployment.roles)
+    recorded = sorted(role.name for role in replica.roles)
+    if recorded == wanted:
+        return None
+    return f"its roles ({', '.join(recorded) or 'none'}) differ from the deployment's"
+
+
+def pool_mismatch(
+    deployment: Deployment, replica: ExistingReplica, view: ClusterView, fleet: FleetFilter
+) -> str | None:
+    """The first role whose pinned pool exists but no longer matches its requests."""
+    recorded = {role.name: role for role in replica.roles}
+    for r, role in enumerate(deployment.roles):
+        pinned = recorded[role.name].pool
+        pool = view.cluster.pool(pinned)
+        if pool is None:
+            continue  # gone or not yet published: `retain` decides
+        match = fleet.matches(pool.hardware)[r]
+        if isinstance(match, Mismatch):
+            return f"its pool {pinned} no longer matches {role.name}: {match.message}"
+    return None

@@ -1,0 +1,288 @@
+"""Rollouts: how a change reaches the replicas a deployment already runs.
+
+A replica is *old* when it runs an older revision of the deployment (what a
+replica renders: template, model, devices, workers, priority; `Deployment.revision`
+against the replica's `modelplane.ai/revision` annotation), or when it must move
+(`moves`). Old replicas are kept exactly as they run (`Origin.PENDING`: the glue
+re-emits their ModelReplica unchanged, so they keep rendering what they ran)
+until the rollout reaches them. With R desired replicas, `maxUnavailable` U
+(rounded down) and `maxSurge` S (rounded up), as a Kubernetes Deployment (both
+0 after rounding: U is 1), every decision, from what it observes:
+
+1. (`retain` has already dropped a replica that must move and is not serving:
+   nothing waits for its replacement.)
+2. Scales down beyond R + S, old replicas first (those not serving first), and
+   replicas on the current revision beyond R.
+3. Retires old replicas beyond R: one not serving at once; one serving only when
+   the replicas that run the current revision and serve cover it (make before
+   break) and at least R - U replicas serve without it.
+4. Updates outdated replicas in place, those not serving first, then while at
+   least R - U replicas would still serve: an updated replica is not serving
+   until its ModelReplica says it serves the new revision, so the next batch
+   waits for the previous one.
+5. Places new replicas, as a Deployment scales its new ReplicaSet: up to R on
+   the current revision and R + S in all (the shortfall below R first, then
+   the surge), where capacity allows, every old replica still charged
+   at what its claims record: the surge, which is how a replica that must move
+   is replaced before it goes.
+6. Where the surge could not place the replacement of a replica that must move,
+   and at least R - U would serve without it, tries again without that replica's
+   devices: if that places its replacement, the replica goes now (a move within
+   the budget); otherwise it stays. A running replica is never removed to make
+   room for a change that cannot be placed.
+
+The `Progressing` condition follows, as a Deployment's: True with RolloutComplete
+when no old replica remains and every replica serves, True with RollingUpdate
+while the decision changed something or waits for updated replicas to serve,
+and False with RolloutStalled, saying why, when old replicas remain and nothing
+can proceed (no room for a surge or a move, the unavailability budget spent by
+replicas not serving). There is no progress deadline: an updated replica that
+never serves keeps the rollout waiting, named in the condition.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from modelplane.core.vocabulary import PROGRESSING, Reason
+from modelplane.scheduling.decision import (
+    Condition,
+    DesiredReplica,
+    Event,
+    EventType,
+    RemovedReplica,
+)
+from modelplane.scheduling.fill import CapacityRejection
+from modelplane.scheduling.model import Deployment, IntOrPercent, RollingUpdate
+from modelplane.scheduling.retain import Kept, scale_down
+
+Placed = tuple[list[DesiredReplica], dict[str, CapacityRejection]]
+Placer = Callable[[Sequence[Kept], int], Placed]
+"""Places up to n new replicas against the capacity the given kept replicas leave."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    unavailable: int
+    surge: int
+
+
+def _resolve(value: IntOrPercent, replicas: int, *, up: bool) -> int:
+    if isinstance(value, int):
+        return value
+    scaled = int(value.rstrip("%")) * replicas
+    return -(-scaled // 100) if up else scaled // 100
+
+
+def budget(strategy: RollingUpdate, replicas: int) -> Budget:
+    """maxUnavailable rounded down, maxSurge rounded up; both 0 makes maxUnavailable 1,
+    so a rollout can always proceed (as a Deployment's)."""
+    unavailable = _resolve(strategy.max_unavailable, replicas, up=False)
+    surge = _resolve(strategy.max_surge, replicas, up=True)
+    if unavailable == 0 and surge == 0:
+        unavailable = 1
+    return Budget(unavailable, surge)
+
+
+@dataclass
+class Rollout:
+    """What a decision keeps and places, and how far the rollout got."""
+
+    kept: list[Kept]
+    placed: list[DesiredReplica]
+    capacity: dict[str, CapacityRejection]
+    updated: int
+    condition: Condition
+    events: list[Event] = field(default_factory=list[Event])
+
+
+def _retire_order(item: Kept) -> tuple[bool, bool, str, int]:
+    """Not serving first, then those that must move, then the last placed first."""
+    replica = item.replica
+    return (item.serving, item.move is None, _negated(replica.cluster), -replica.index)
+
+
+def _negated(text: str) -> str:
+    return "".join(chr(0x10FFFF - ord(c)) for c in text)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+class _Roll:
+    def __init__(self, deployment: Deployment, kept: list[Kept], removed: list[RemovedReplica]):
+        self.deployment = deployment
+        self.wanted = deployment.replicas
+        self.budget = budget(deployment.strategy, self.wanted)
+        self.floor = self.wanted - self.budget.unavailable
+        self.removed = removed
+        self.current = [k for k in kept if not k.old]
+        self.old = sorted((k for k in kept if k.old), key=_retire_order)
+        self.events: list[Event] = []
+        self.updated_now: list[Kept] = []
+        self.changed = False
+
+    @property
+    def serving(self) -> int:
+        """Replicas that serve, an updated one counting as not serving yet."""
+        updating = {id(k) for k in self.updated_now}
+        return sum(k.serving and id(k) not in updating for k in [*self.current, *self.old])
+
+    def remove(self, item: Kept, why: str) -> None:
+        self.old.remove(item)
+        replica = item.replica
+        self.removed.append(RemovedReplica(replica.name, replica.cluster, replica.index, why))
+        self.changed = True
+
+    def scale_down(self) -> None:
+        limit = self.wanted + self.budget.surge
+        while self.old and len(self.current) + len(self.old) > limit:
+            self.remove(self.old[0], f"scaled down to {_plural(self.wanted, 'replica')}")
+        if len(self.current) > self.wanted:
+            # More replicas on the current revision than wanted: a plain scale down.
+            self.current = scale_down(self.current, self.wanted, self.removed)
+
+    def retire(self) -> None:
+        for item in list(self.old):
+            if len(self.current) + len(self.old) <= self.wanted:
+                return
+            covered = sum(k.serving for k in self.current) >= self.wanted - (len(self.old) - 1)
+            if item.serving and not (covered and self.serving - 1 >= self.floor):
+                continue
+            self.remove(item, self._retired(item))
+
+    def _retired(self, item: Kept) -> str:
+        if not item.serving:
+            return "replaced: it runs an older revision or placement and is not serving"
+        if item.move is not None:
+            return f"moved ({item.move}): its replacement serves"
+        return f"replaced by replicas running revision {self.deployment.revision}, which serve"
+
+    def update_in_place(self) -> None:
+        outdated = [k for k in self.old if k.update is not None]
+        outdated.sort(key=lambda k: (k.serving, k.replica.cluster, k.replica.index))
+        for item in outdated:
+            if item.serving and self.serving - 1 < self.floor:
+                continue
+            assert item.update is not None
+            self.old.remove(item)
+            self.current.append(item.update)
+            self.updated_now.append(item.update)
+            self.changed = True
+            replica = item.replica
+            self.events.append(
+                Event(
+                    EventType.NORMAL,
+                    Reason.REPLICA_UPDATED,
+                    f"Updating replica {replica.name} on cluster {replica.cluster} to revision "
+                    f"{self.deployment.revision} in place",
+                )
+            )
+
+    def fill(self, place: Placer) -> Placed:
+        total = len(self.current) + len(self.old)
+        shortfall = max(self.wanted - total, 0)
+        # As a Deployment's new ReplicaSet: up to R on the current revision, and
+        # never more than R + S replicas in all.
+        count = max(
+            min(self.wanted - len(self.current), self.wanted + self.budget.surge - total), 0
+        )
+        if count == 0:
+            return [], {}
+        placed, capacity = place([*self.current, *self.old], count)
+        moving = [k for k in self.old if k.move is not None]
+        unreplaced = len(moving) - max(len(placed) - shortfall, 0)
+        for item in moving:
+            room = len(placed) < self.wanted - len(self.current)
+            if unreplaced <= 0 or not room or self.serving - 1 < self.floor:
+                break
+            others = [k for k in [*self.current, *self.old] if k is not item]
+            again, rejected = place(others, len(placed) + 1)
+            if len(again) <= len(placed):
+                continue
+            placed, capacity = again, rejected
+            unreplaced -= 1
+            self.remove(
+                item,
+                f"moved ({item.move}): no room for its replacement beside it, so it makes "
+                f"room within maxUnavailable {self.budget.unavailable}",
+            )
+        if placed:
+            self.changed = True
+        return placed, capacity
+
+    def condition(self, placed: Sequence[DesiredReplica]) -> Condition:
+        updated = len(self.current) + len(placed)
+        head = f"{updated} of {self.wanted} replicas run revision {self.deployment.revision}"
+        waiting = sorted(
+            {r.name for r in placed}
+            | {k.replica.name for k in self.current if not k.serving}
+            | {k.replica.name for k in self.updated_now}
+        )
+        if not self.old and not waiting:
+            return Condition(True, Reason.ROLLOUT_COMPLETE, head, PROGRESSING)
+        notes: list[str] = []
+        if self.old:
+            notes.append(f"{_plural(len(self.old), 'replica')} to go")
+        if waiting:
+            notes.append(f"waiting for {', '.join(waiting[:5])} to serve")
+        if not self.old or self.changed or waiting:
+            return Condition(
+                True, Reason.ROLLING_UPDATE, f"{head}; {'; '.join(notes)}", PROGRESSING
+            )
+        return Condition(False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}", PROGRESSING)
+
+    def _stalled(self) -> str:
+        why: list[str] = []
+        moving = [k.replica.name for k in self.old if k.move is not None]
+        if moving:
+            why.append(
+                f"no room to place a replacement for {', '.join(moving[:5])}, which must move, "
+                "without removing a serving replica"
+            )
+        if any(k.update is not None for k in self.old):
+            why.append(
+                f"{self.serving} of {self.wanted} replicas serve and at most "
+                f"{self.budget.unavailable} may be unavailable, with no room to surge"
+            )
+        return "; ".join(why)
+
+
+def roll(
+    deployment: Deployment, kept: list[Kept], removed: list[RemovedReplica], place: Placer
+) -> Rollout:
+    """Keep, update, retire and place replicas by the rollout rules above."""
+    rolling = _Roll(deployment, kept, removed)
+    if not rolling.old:
+        kept = scale_down(rolling.current, rolling.wanted, removed)
+        rolling.current = kept
+        shortfall = rolling.wanted - len(kept)
+        placed, capacity = place(kept, shortfall) if shortfall > 0 else ([], {})
+    else:
+        rolling.scale_down()
+        rolling.retire()
+        rolling.update_in_place()
+        placed, capacity = rolling.fill(place)
+    return Rollout(
+        [*rolling.current, *rolling.old],
+        placed,
+        capacity,
+        len(rolling.current) + len(placed),
+        rolling.condition(placed),
+        rolling.events,
+    )
+
+
+def held_rollout(
+    deployment: Deployment, kept: Sequence[Kept], revisions: dict[str, str]
+) -> Rollout:
+    """The rollout of a decision that holds every replica as it runs (a spec that cannot
+    be evaluated, or matches nothing): it makes no progress."""
+    current = [k for k in kept if revisions.get(k.replica.name) == deployment.revision]
+    head = f"{len(current)} of {deployment.replicas} replicas run revision {deployment.revision}"
+    if len(current) == len(kept):
+        condition = Condition(True, Reason.ROLLOUT_COMPLETE, head, PROGRESSING)
+    else:
+        why = "the spec cannot be placed (see ReplicasScheduled), so every replica is held"
+        condition = Condition(False, Reason.ROLLOUT_STALLED, f"{head}; {why}", PROGRESSING)
+    return Rollout(list(kept), [], {}, len(current), condition)
