@@ -36,6 +36,7 @@ from modelplane.scheduling.model import (
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
+from modelplane.scheduling.trace import availability
 
 
 def replica_name(deployment: Deployment, cluster: str, index: int) -> str:
@@ -280,6 +281,7 @@ def schedule(
         eligible=eligible,
         holding=holding,
         unreadable=len(unreadable),
+        trace=trace,
     )
     return _decision(kept, placed, removed, trace, condition, [*warnings, *condition_warnings])
 
@@ -351,8 +353,9 @@ def _condition(
     eligible: int,
     holding: bool,
     unreadable: int,
+    trace: Sequence[ClusterTrace],
 ) -> tuple[Condition, list[Event]]:
-    """ReplicasScheduled, and a warning event whenever it is False."""
+    """ReplicasScheduled, and a warning event whenever it is False (then ending kube-style)."""
     scheduled = len(kept) + len(placed)
     wanted = deployment.replicas
     if not views and unreadable:
@@ -391,4 +394,7 @@ def _condition(
         return Condition(True, Reason.ALL_SCHEDULED, message), []
     else:
         message = f"{scheduled} of {wanted} replicas scheduled: {why}"
+    named = len({entry.cluster for entry in trace} | set(views))
+    if named:
+        message = f"{message}; {availability(trace, named)}"
     return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]

@@ -70,7 +70,7 @@ PRIORITY_CLASSES = "priorityclasses"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
-    published_status = ("replicas", "placements", "matchTrace", "endpoints")
+    published_status = ("replicas", "placements", "matchTrace", "matchTraceOmitted", "endpoints")
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
@@ -178,16 +178,16 @@ def emit(
     compose_endpoints(
         rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
     )
-    rsp.desired.composite.resource.update(
-        {
-            "status": {
-                "replicas": {"total": decision.placed, "ready": ready},
-                "placements": placements(decision, serving_now),
-                "matchTrace": decision.match_trace(),
-                "endpoints": endpoints,
-            }
-        }
-    )
+    trace = decision.status_trace()
+    status: dict[str, Any] = {
+        "replicas": {"total": decision.placed, "ready": ready},
+        "placements": placements(decision, serving_now),
+        "matchTrace": trace.entries,
+        "endpoints": endpoints,
+    }
+    if trace.omitted is not None:
+        status["matchTraceOmitted"] = trace.omitted.as_status()
+    rsp.desired.composite.resource.update({"status": status})
     if wanted > 0 and decision.placed == 0:
         # With nothing composed Crossplane would call the deployment Available.
         rsp.desired.composite.ready = fnv1.READY_FALSE
