@@ -76,6 +76,7 @@ its `status.matchTrace`, grouped and capped (`trace`).
 from modelplane.core.devices import Claim, DeviceSpec
 from modelplane.scheduling.adapt import (
     Fleet,
+    FleetMemo,
     Interner,
     KnownReplicas,
     existing_replicas,
@@ -145,6 +146,7 @@ __all__ = [
     "EventType",
     "ExistingReplica",
     "Fleet",
+    "FleetMemo",
     "Interner",
     "KnownReplicas",
     "LabelRequirement",

@@ -41,6 +41,7 @@ from modelplane.core.vocabulary import (
 from modelplane.scheduling import (
     Decision,
     EventType,
+    FleetMemo,
     Origin,
     UnreadableCluster,
     existing_replicas,
@@ -75,6 +76,11 @@ class FunctionRunner(ComposeFunction):
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
 
+    def __init__(self) -> None:
+        super().__init__()
+        # The fleet barely changes between calls: clusters read before are reused.
+        self.fleet_memo = FleetMemo()
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
         required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
@@ -102,6 +108,7 @@ class FunctionRunner(ComposeFunction):
                 UnreadableCluster(u.name if u.named else None, "; ".join(map(str, u.issues)))
                 for u in clusters.unreadable
             ],
+            self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
         running = serving_replicas(i.resource for i in req.required_resources[REPLICAS].items)

@@ -13,7 +13,7 @@ Replica identity comes from Crossplane, not from labels (`existing_replicas`).
 """
 
 from modelplane.scheduling.adapt.deployment import read_deployment
-from modelplane.scheduling.adapt.fleet import Fleet, Interner, read_cluster, read_fleet
+from modelplane.scheduling.adapt.fleet import Fleet, FleetMemo, Interner, read_cluster, read_fleet
 from modelplane.scheduling.adapt.priorities import read_priorities
 from modelplane.scheduling.adapt.replicas import (
     KnownReplicas,
@@ -24,6 +24,7 @@ from modelplane.scheduling.adapt.replicas import (
 
 __all__ = [
     "Fleet",
+    "FleetMemo",
     "Interner",
     "KnownReplicas",
     "composer",
