@@ -9,6 +9,7 @@ from modelplane_models import InferenceCluster
 
 from modelplane.scheduling import FleetMemo
 from modelplane.xfn import memo, required
+from modelplane.xfn.structs import to_dict, to_struct, to_values
 from modelplane_cli.testing import request, run
 
 GPU = {
@@ -147,3 +148,16 @@ def test_answers_are_the_same_with_and_without_what_earlier_calls_left(
     monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
     fresh = run(FunctionRunner(), req).SerializeToString(deterministic=True)
     assert first == second == fresh
+
+
+def test_a_struct_converted_again_is_an_equal_copy_its_caller_owns() -> None:
+    struct = to_struct(
+        {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
+    )
+    first = to_dict(struct)
+    first["metadata"]["labels"]["a"] = "changed"
+    first["l"][1]["k"] = 5
+    again = to_dict(struct)
+    assert again == {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
+    assert type(again["n"]) is int
+    assert to_values(struct)["n"] == 3.0 and type(to_values(struct)["n"]) is float

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn.memo import BoundedMemo, digest
-from modelplane.xfn.structs import to_dict, to_values
+from modelplane.xfn.structs import fresh_values, to_dict
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -86,7 +86,7 @@ def resolve(
         if cached is not None:
             items.append(cast(M, cached))
             continue
-        obj = to_values(item.resource)
+        obj = fresh_values(item.resource)
         try:
             parsed = parse_object(model, obj)
         except InvalidInputError as error:
