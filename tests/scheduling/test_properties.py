@@ -213,6 +213,10 @@ def _usage(
         for placement in desired.roles:
             key = (desired.cluster, placement.pool)
             demand = sum(r.count for r in placement.device_requests)
+            if key[1] in PER_NODE:
+                # A replica kept as it runs (held, or pending a rollout) may record
+                # claims that no longer fit its pool's nodes: charged a whole node each.
+                demand = min(demand, PER_NODE[key[1]])
             # A held replica may be pinned to a pool that is gone; nothing is placed then.
             usage.setdefault(key, []).extend(_pods(placement.as_dict(), demand))
     return nodes, usage

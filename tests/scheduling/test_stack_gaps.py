@@ -75,7 +75,7 @@ def test_the_condition_says_the_selected_clusters_lack_prerequisites() -> None:
     assert decision.condition.reason == "InsufficientCapacity"
     assert decision.condition.message == (
         "0 of 1 replicas scheduled: the 1 selected cluster lacks prerequisites its replicas "
-        "need (see the match trace)"
+        "need (see the match trace); 0/1 clusters available: 1 StackIncomplete"
     )
 
 

@@ -28,7 +28,7 @@ from modelplane.scheduling import (
     read_fleet,
     schedule,
 )
-from modelplane_cli import bench_cel, bench_parse, bench_placement
+from modelplane_cli import bench_call, bench_cel, bench_parse, bench_placement, bench_render
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -71,9 +71,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     fleet_arguments(command, DEFAULT_RUNS)
     command.add_argument("--replicas", required=True, type=count(0), help="replicas to place")
     command.set_defaults(func=run)
+    bench_call.register_command(commands)
     bench_cel.register_command(commands)
     bench_parse.register_command(commands)
     bench_placement.register_command(commands)
+    bench_render.register_command(commands)
 
 
 def load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -92,7 +94,7 @@ def load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return pools, selectors  # pyright: ignore[reportUnknownVariableType]
 
 
-def _pool(raw: Any) -> dict[str, Any]:
+def pool_status(raw: Any) -> dict[str, Any]:
     """A fleet-file pool as InferenceCluster status publishes it."""
     if not isinstance(raw, dict):
         raise FleetFileError("every pool must be an object")
@@ -127,7 +129,7 @@ def _pool(raw: Any) -> dict[str, Any]:
 def cluster_objects(pools: list[dict[str, Any]], clusters: int) -> list[dict[str, Any]]:
     """`clusters` InferenceClusters, each declaring and publishing every pool of the
     fleet file, as the fleet scheduler's glue receives them."""
-    published = [_pool(p) for p in pools]
+    published = [pool_status(p) for p in pools]
     declared = [
         {"name": p["name"], "className": p["className"] or "bench", "nodeCount": p["nodes"]}
         for p in published

@@ -151,14 +151,18 @@ def test_nothing_fits_is_not_ready() -> None:
     assert got["conditions"][0]["reason"] == "InsufficientCapacity"
     trace = got["desired"]["composite"]["resource"]["status"]["matchTrace"]
     # Both clusters are too small for 8 pipeline stages: each is rejected as a
-    # whole and through its one pool; a unified deployment's entries carry no role.
-    assert [(e["cluster"], e.get("pool"), e["reason"]) for e in trace] == [
-        ("a", None, "InsufficientCapacity"),
-        ("a", "h100", "InsufficientCapacity"),
-        ("b", None, "InsufficientCapacity"),
-        ("b", "h100", "InsufficientCapacity"),
+    # whole (for the same reason, so the trace says it once for both) and through
+    # its one pool (of a different size on each); a unified deployment's entries
+    # carry no role.
+    assert [(e["cluster"], e.get("clusters"), e.get("pool"), e["reason"]) for e in trace] == [
+        ("a", 2, None, "InsufficientCapacity"),
+        ("a", None, "h100", "InsufficientCapacity"),
+        ("b", None, "h100", "InsufficientCapacity"),
     ]
     assert all("role" not in e and e["message"] for e in trace)
+    assert got["conditions"][0]["message"].endswith(
+        "; 0/2 clusters available: 2 InsufficientCapacity"
+    )
 
 
 def test_other_deployments_use_capacity() -> None:

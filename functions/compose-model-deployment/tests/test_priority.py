@@ -84,7 +84,10 @@ FULL_TRACE = [
         "message": "not enough free devices: needs 2 pods of {gpu 8}; no free devices on its 2 nodes",
     },
 ]
-NOTHING_PLACED = "0 of 1 replicas scheduled: no room for more on the 1 eligible cluster"
+NOTHING_PLACED = (
+    "0 of 1 replicas scheduled: no room for more on the 1 eligible cluster; "
+    "0/1 clusters available: 1 InsufficientCapacity"
+)
 
 
 CRITICAL = revision_of(with_priority(deployment(1), "critical"))

@@ -138,6 +138,7 @@ class Reason:
     # Any function.
     WAITING_FOR_RESOURCES: Final = "WaitingForResources"
     INTERNAL_ERROR: Final = "InternalError"
+    REQUEST_TOO_LARGE: Final = "RequestTooLarge"
 
 
 # A condition False for one of these reasons says something has not happened yet (a

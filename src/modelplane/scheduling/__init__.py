@@ -85,13 +85,14 @@ which deployment a replica belongs to is Crossplane's record (its composed
 resources, controller references), never a label. Names are opaque hashes
 (`replica_name`). The match trace lists every rejected cluster and pool
 (and, for a disaggregated deployment, the role a pool failed) with a machine
-reason from `Rejection` and a message for people; `Decision.match_trace()` is
-its `status.matchTrace`.
+reason from `Rejection` and a message for people; `Decision.status_trace()` is
+its `status.matchTrace`, grouped and capped (`trace`).
 """
 
 from modelplane.core.devices import Claim, DeviceSpec
 from modelplane.scheduling.adapt import (
     Fleet,
+    FleetMemo,
     Interner,
     KnownReplicas,
     existing_replicas,
@@ -174,6 +175,7 @@ __all__ = [
     "EventType",
     "ExistingReplica",
     "Fleet",
+    "FleetMemo",
     "Interner",
     "KnownReplicas",
     "LabelRequirement",

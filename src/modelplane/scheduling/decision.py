@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from modelplane.core.vocabulary import (
     LABEL_CLUSTER,
@@ -11,6 +12,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.scheduling.model import ClaimRequest, Topology
 from modelplane.scheduling.rejections import Rejection
+from modelplane.scheduling.trace import StatusTrace, status_trace
 
 
 class Origin(StrEnum):
@@ -186,7 +188,8 @@ class Decision:
     existing replicas left out, sorted by name; a removed replica whose name
     reappears in `replicas` was re-placed on the same (cluster, index) and is
     updated in place. `trace` lists every rejected cluster and pool, sorted by
-    cluster name; `match_trace()` is the same as status entries.
+    cluster name; `status_trace()` is what status says of it, grouped and capped
+    (see `modelplane.scheduling.trace`).
     """
 
     replicas: tuple[DesiredReplica, ...]
@@ -211,6 +214,11 @@ class Decision:
             return [*lines[:limit], f"... and {rest} more rejection{'s' if rest != 1 else ''}"]
         return lines
 
-    def match_trace(self) -> list[dict[str, str]]:
-        """The trace as `status.matchTrace`: ordered by cluster, then pool, then role."""
-        return [entry for cluster in self.trace for entry in cluster.as_status()]
+    def status_trace(self) -> StatusTrace:
+        """The trace as status: `status.matchTrace`, grouped and capped, and what the cap
+        left out."""
+        return status_trace(self.trace)
+
+    def match_trace(self) -> list[dict[str, Any]]:
+        """`status.matchTrace`: ordered by (first) cluster, then pool, then role."""
+        return self.status_trace().entries

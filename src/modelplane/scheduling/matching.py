@@ -179,10 +179,15 @@ class Matcher:
         selected but is too small.
         """
         fits: list[int] = []
-        reasons: list[str] = []
+        reasons: list[tuple[str | None, str]] = []
+        # Device classes the request's selectors can be read against: a selector
+        # that fails with an error on every kind of a class (a GPU selector on a
+        # NIC) is about another class, and saying so for each NIC is noise.
+        readable: set[str | None] = set()
         too_small = False
         for index, device in enumerate(hardware.devices):
             failed = None
+            kind_class = device.device_class_name or device.driver
             for expression in request.selectors:
                 try:
                     result = self._evaluator.evaluate(expression, device)
@@ -190,24 +195,30 @@ class Matcher:
                     stop.locate(request=request.name)
                     raise
                 if not result.holds:
-                    failed = result.describe(expression)
+                    failed = result, expression
                     break
             if failed is not None:
-                reasons.append(f"{device.name}: {failed}")
+                if failed[0].error is None:
+                    readable.add(kind_class)
+                reasons.append((kind_class, f"{device.name}: {failed[0].describe(failed[1])}"))
             elif device.count < request.count:
                 too_small = True
-                reasons.append(f"{device.name} has only {device.count} per node")
+                readable.add(kind_class)
+                reasons.append((kind_class, f"{device.name} has only {device.count} per node"))
             else:
                 fits.append(index)
         if fits:
             return fits
+        if readable:
+            reasons = [(c, reason) for c, reason in reasons if c in readable]
         if not reasons:
             return Mismatch(
                 Rejection.NO_DEVICES, f"request {request.name!r}: the pool declares no devices"
             )
         return Mismatch(
             Rejection.TOO_FEW_DEVICES if too_small else Rejection.SELECTOR_MISMATCH,
-            f"request {request.name!r} (count {request.count}): " + "; ".join(reasons),
+            f"request {request.name!r} (count {request.count}): "
+            + "; ".join(reason for _, reason in reasons),
         )
 
     def _match(

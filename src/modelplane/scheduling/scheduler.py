@@ -264,6 +264,7 @@ def _decide(
         eligible=eligible,
         holding=holding,
         unreadable=len(unreadable),
+        trace=trace,
     )
     return assemble(rollout, removed, trace, condition, [*warnings, *condition_warnings])
 

@@ -3,12 +3,19 @@
 from collections.abc import Sequence
 
 from modelplane.core.vocabulary import Reason
-from modelplane.scheduling.decision import Condition, DesiredReplica, Event, EventType
+from modelplane.scheduling.decision import (
+    ClusterTrace,
+    Condition,
+    DesiredReplica,
+    Event,
+    EventType,
+)
 from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.outcome import hold_note, plural
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Kept
+from modelplane.scheduling.trace import availability
 
 _UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNHEALTHY)
 
@@ -33,8 +40,10 @@ def scheduled_condition(
     eligible: int,
     holding: bool,
     unreadable: int,
+    trace: Sequence[ClusterTrace],
 ) -> tuple[Condition, list[Event]]:
-    """ReplicasScheduled, and a warning event whenever it is False."""
+    """ReplicasScheduled, and a warning event whenever it is False (then ending the way
+    kube-scheduler's does: how many clusters each reason turned down)."""
     scheduled = len(kept) + len(placed)
     wanted = deployment.replicas
     if not views and unreadable:
@@ -81,4 +90,7 @@ def scheduled_condition(
         return Condition(True, Reason.ALL_SCHEDULED, message), []
     else:
         message = f"{scheduled} of {wanted} replicas scheduled: {why}"
+    named = len({entry.cluster for entry in trace} | set(views))
+    if named:
+        message = f"{message}; {availability(trace, named)}"
     return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]

@@ -6,7 +6,9 @@ function believe a cluster or class vanished and stop emitting what runs there.
 
 With a model, each resource is read into it once, here; one that does not parse is
 kept aside with its issues instead of being dropped silently, so the caller can
-hold whatever depends on it rather than treat it as gone.
+hold whatever depends on it rather than treat it as gone. A resource whose bytes
+were read into the same model before, in this process, is not read again
+(`memo`): the model read then is the answer.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -22,7 +24,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
-from modelplane.xfn.structs import to_dict, to_values
+from modelplane.xfn.memo import BoundedMemo, digest
+from modelplane.xfn.structs import fresh_values, to_dict
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -75,8 +78,28 @@ def resolve(
     state = State.PRESENT if found else State.ABSENT
     if model is None:
         return Required(state, [to_dict(item.resource) for item in found])
-    parsed = parse_all((to_values(item.resource) for item in found), model)
-    return Required(state, parsed.items, parsed.unreadable)
+    items: list[M] = []
+    unreadable: list[Unreadable] = []
+    for index, item in enumerate(found):
+        key = (model, digest(item.resource))
+        cached = _MODELS.get(key)
+        if cached is not None:
+            items.append(cast(M, cached))
+            continue
+        obj = fresh_values(item.resource)
+        try:
+            parsed = parse_object(model, obj)
+        except InvalidInputError as error:
+            unreadable.append(_unreadable(obj, index, error))
+            continue
+        _MODELS.put(key, parsed)
+        items.append(parsed)
+    return Required(state, items, unreadable)
+
+
+# Models read from fetched objects, by model and the objects' bytes. Nothing reads
+# a model to change it, so one instance can serve every call that fetches those bytes.
+_MODELS: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = BoundedMemo()
 
 
 @dataclass(frozen=True)
@@ -93,9 +116,13 @@ def parse_all(objects: Iterable[dict[str, Any]], model: type[M]) -> Parsed[M]:
         try:
             items.append(parse_object(model, obj))
         except InvalidInputError as error:
-            name = _name_of(obj)
-            unreadable.append(Unreadable(name or f"#{index}", error.issues, named=bool(name)))
+            unreadable.append(_unreadable(obj, index, error))
     return Parsed(items, unreadable)
+
+
+def _unreadable(obj: dict[str, Any], index: int, error: InvalidInputError) -> Unreadable:
+    name = _name_of(obj)
+    return Unreadable(name or f"#{index}", error.issues, named=bool(name))
 
 
 def _name_of(obj: dict[str, Any]) -> str:

@@ -2,7 +2,18 @@
 
 Flags and environment variables are the SDK's: --address (ADDRESS, default
 0.0.0.0:9443), --tls-server-certs-dir (TLS_SERVER_CERTS_DIR), --insecure,
---debug, and the gRPC message-size limits.
+--debug, and the gRPC message-size limits, in MiB.
+
+Crossplane sends a function the whole fleet it asks for in one request: about
+2 KB per InferenceCluster and ModelReplica, so 20-35 MB at 10,000 clusters. The
+SDK's 4 MiB default would refuse that at the transport, and Crossplane would
+only say the call failed. So `--max-recv-message-size` (MAX_RECV_MESSAGE_SIZE)
+defaults to `DEFAULT_MAX_MESSAGE_MIB` here, and it is enforced by the function
+itself rather than by gRPC: a bigger request is answered with the function's
+validity condition False (`RequestTooLarge`, saying how big it was and which
+flag raises the limit) and every composed resource and published status field
+kept as observed, so nothing is deleted. gRPC's own limit is then the most a
+protobuf message can hold.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -12,8 +23,65 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+import grpc
 from crossplane.function import cli as sdkcli
+from crossplane.function import response
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+
+from modelplane.core.vocabulary import Reason
+from modelplane.xfn import report
+from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
+
+DEFAULT_MAX_MESSAGE_MIB = 128
+"""Room for a 10,000-cluster fleet and its replicas, several times over."""
+_TRANSPORT_MIB = 2047  # protobuf messages stop at 2 GiB
+_MIB = 1024 * 1024
+
+
+class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
+    """A ComposeFunction that answers a request over `limit` bytes with a condition."""
+
+    def __init__(self, runner: ComposeFunction, limit: int) -> None:
+        self.runner = runner
+        self.limit = limit
+
+    async def RunFunction(  # noqa: N802 (the gRPC method name)
+        self,
+        request: fnv1.RunFunctionRequest,
+        context: "grpc.aio.ServicerContext[Any, Any] | None" = None,
+    ) -> fnv1.RunFunctionResponse:
+        size = request.ByteSize()
+        if size <= self.limit:
+            return await self.runner.RunFunction(request, context)
+        return await self.too_large(request, size)
+
+    async def too_large(self, req: fnv1.RunFunctionRequest, size: int) -> fnv1.RunFunctionResponse:
+        # Ask for what the function asks for without the fetched resources, so
+        # Crossplane's fetch loop settles instead of failing on changed requirements.
+        bare = fnv1.RunFunctionRequest()
+        bare.CopyFrom(req)
+        bare.ClearField("required_resources")
+        bare.ClearField("extra_resources")
+        asked = await self.runner.RunFunction(bare, None)
+        rsp = response.to(req)
+        if asked.HasField("requirements"):
+            rsp.requirements.CopyFrom(asked.requirements)
+        keep_observed(req, rsp)
+        keep_status(req, rsp, self.runner.published_status)
+        message = (
+            f"the request is {size / _MIB:.1f} MiB, over this function's limit of "
+            f"{self.limit / _MIB:.0f} MiB: raise --max-recv-message-size "
+            "(MAX_RECV_MESSAGE_SIZE, in MiB); everything composed is kept as it is"
+        )
+        report.set_condition(
+            rsp,
+            report.Condition(
+                self.runner.validity_condition, False, Reason.REQUEST_TOO_LARGE, message
+            ),
+        )
+        report.warning(rsp, Reason.REQUEST_TOO_LARGE, message)
+        return rsp
 
 
 def command(
@@ -21,7 +89,19 @@ def command(
 ) -> click.Command:
     @click.command(name=name, help=f"Serve the {name} composition function over gRPC.")
     @sdkcli.standard_options
-    def serve(**options: Any) -> None:
-        sdkcli.run(make_runner(), **options)
+    def serve(
+        max_recv_message_size: int, max_send_message_size: int | None, **options: Any
+    ) -> None:
+        runner = make_runner()
+        if isinstance(runner, ComposeFunction):
+            runner = SizeLimited(runner, max_recv_message_size * _MIB)
+            receive = _TRANSPORT_MIB
+        else:
+            receive = max_recv_message_size
+        send = max_send_message_size or max_recv_message_size
+        sdkcli.run(runner, max_recv_message_size=receive, max_send_message_size=send, **options)
 
+    for param in serve.params:
+        if param.name == "max_recv_message_size":
+            param.default = DEFAULT_MAX_MESSAGE_MIB
     return serve

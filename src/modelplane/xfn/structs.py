@@ -15,6 +15,8 @@ from typing import Any, cast
 from crossplane.function import resource
 from google.protobuf import struct_pb2
 
+from modelplane.xfn.memo import BoundedMemo, digest
+
 # The SDK's converters, typed as what they are (its signatures say a bare `dict`).
 _struct_to_dict = cast(
     Callable[[struct_pb2.Struct], dict[str, Any]],
@@ -37,12 +39,43 @@ def restore_ints(value: Any) -> Any:
 
 
 def to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
-    return restore_ints(to_values(struct))
+    return _converted(struct, _INTS, lambda: restore_ints(_struct_to_dict(struct)))
 
 
 def to_values(struct: struct_pb2.Struct) -> dict[str, Any]:
     """The Struct as plain Python, every number a float: for reading into a model."""
+    return _converted(struct, _FLOATS, lambda: _struct_to_dict(struct))
+
+
+def fresh_values(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """`to_values` without keeping the conversion: for what is read once into a model
+    that is itself kept (`modelplane.xfn.required`)."""
     return _struct_to_dict(struct)
+
+
+# A Struct is converted by walking it in Python (protobuf's json_format), which
+# cost most of a call where the same composite and composed resources arrive call
+# after call. A conversion is kept by the Struct's bytes and handed out as a copy,
+# since callers own (and may change) what they are given; copying plain dicts and
+# lists is several times cheaper than converting again.
+_INTS, _FLOATS = "ints", "floats"
+_CONVERTED: BoundedMemo[tuple[str, bytes], dict[str, Any]] = BoundedMemo()
+
+
+def _converted(
+    struct: struct_pb2.Struct, how: str, convert: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    return copy_plain(_CONVERTED.get_or_make((how, digest(struct)), convert))
+
+
+def copy_plain(value: Any) -> Any:
+    """A deep copy of plain data: dicts and lists are copied, everything else is shared
+    (strings, numbers, booleans and None never change)."""
+    if isinstance(value, dict):
+        return {key: copy_plain(item) for key, item in cast(dict[str, Any], value).items()}
+    if isinstance(value, list):
+        return [copy_plain(item) for item in cast(list[Any], value)]
+    return value
 
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:

@@ -30,6 +30,7 @@ from modelplane_cli.render.clock import render_clock
 from modelplane_cli.render.loader import RENDER_COMPONENT, Document
 from modelplane_cli.render.pipeline import Event
 from modelplane_cli.render.providers import Providers
+from modelplane_cli.render.reads import Reads, RecordingWorld
 from modelplane_cli.render.reconcile import Report, reconcile
 from modelplane_cli.render.runners import (
     FunctionClient,
@@ -117,6 +118,8 @@ class Engine:
         events: dict[ObjectKey, dict[EventKey, int]] = {}
         converged = False
         rounds = 0
+        # Each composite's last run that wrote nothing, and what it read.
+        last: dict[ObjectKey, tuple[Reads, Report]] = {}
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
@@ -126,15 +129,7 @@ class Engine:
             snapshot = World(world.objects()) if self._concurrent else None
             reports = {}
             for key in self._composites(world):
-                report = await reconcile(
-                    key,
-                    world,
-                    self._apis,
-                    self._functions,
-                    self._admission,
-                    snapshot=snapshot,
-                    now=now,
-                )
+                report = await self._reconcile(key, world, snapshot, last, now)
                 if report is not None:
                     reports[key] = report
                     _record(events.setdefault(key, {}), report.events)
@@ -162,6 +157,42 @@ class Engine:
             ],
             unchecked_kinds=sorted(providers.unchecked),
         )
+
+    async def _reconcile(
+        self,
+        key: ObjectKey,
+        world: World,
+        snapshot: World | None,
+        last: dict[ObjectKey, tuple[Reads, Report]],
+        now: str,
+    ) -> Report | None:
+        """Reconcile one composite, or, in sequential rounds, reuse its last run's report
+        when that run wrote nothing and nothing it read has changed since (`reads`):
+        running it again would read, write and say the same."""
+        if snapshot is not None:
+            return await reconcile(
+                key,
+                world,
+                self._apis,
+                self._functions,
+                self._admission,
+                snapshot=snapshot,
+                now=now,
+            )
+        previous = last.get(key)
+        if previous is not None and previous[0].unchanged(world):
+            return previous[1]
+        recording = RecordingWorld(world)
+        start = world.revision
+        # `now` is fixed for the whole render, so a skipped run would have seen the same.
+        report = await reconcile(
+            key, recording, self._apis, self._functions, self._admission, now=now
+        )
+        if report is not None and world.revision == start:
+            last[key] = (recording.reads, report)
+        else:
+            last.pop(key, None)
+        return report
 
     def _is_managed(self, key: ObjectKey) -> bool:
         return not self._apis.is_composite(key.api_version, key.kind) and is_managed(

@@ -244,6 +244,10 @@ class World:
         self.revision += 1
         return True
 
+    def changed_at(self, key: ObjectKey) -> int | None:
+        """The revision at which the object last changed; None when it does not exist."""
+        return self._changed_at.get(key)
+
     def changed_since(self, revision: int) -> list[ObjectKey]:
         """Objects written after `revision` that still exist."""
         return sorted(k for k, at in self._changed_at.items() if at > revision)

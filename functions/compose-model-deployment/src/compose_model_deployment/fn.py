@@ -43,6 +43,7 @@ from modelplane.scheduling import (
     Decision,
     Deployment,
     EventType,
+    FleetMemo,
     Origin,
     UnreadableCluster,
     existing_replicas,
@@ -79,11 +80,17 @@ class FunctionRunner(ComposeFunction):
         "selector",
         "placements",
         "matchTrace",
+        "matchTraceOmitted",
         "endpoints",
     )
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The fleet barely changes between calls: clusters read before are reused.
+        self.fleet_memo = FleetMemo()
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
@@ -114,6 +121,7 @@ class FunctionRunner(ComposeFunction):
             ],
             # Healthy is a condition, which the generated model does not carry.
             unhealthy_clusters(required.resolve(req, CLUSTERS).items),
+            self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
         running = serving_replicas(i.resource for i in req.required_resources[REPLICAS].items)
@@ -193,18 +201,18 @@ def emit(
     compose_endpoints(
         rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
     )
-    rsp.desired.composite.resource.update(
-        {
-            "status": {
-                "replicas": {"total": decision.placed, "ready": ready},
-                "updatedReplicas": decision.updated,
-                "selector": f"{LABEL_DEPLOYMENT}={read.name}",
-                "placements": placements(decision, serving_now),
-                "matchTrace": decision.match_trace(),
-                "endpoints": endpoints,
-            }
-        }
-    )
+    trace = decision.status_trace()
+    status: dict[str, Any] = {
+        "replicas": {"total": decision.placed, "ready": ready},
+        "updatedReplicas": decision.updated,
+        "selector": f"{LABEL_DEPLOYMENT}={read.name}",
+        "placements": placements(decision, serving_now),
+        "matchTrace": trace.entries,
+        "endpoints": endpoints,
+    }
+    if trace.omitted is not None:
+        status["matchTraceOmitted"] = trace.omitted.as_status()
+    rsp.desired.composite.resource.update({"status": status})
     if wanted > 0 and decision.placed == 0:
         # With nothing composed Crossplane would call the deployment Available.
         rsp.desired.composite.ready = fnv1.READY_FALSE

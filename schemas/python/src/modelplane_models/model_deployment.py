@@ -11,6 +11,17 @@ from typing_extensions import TypeAliasType
 from . import shapes
 
 
+class MatchTraceOmitted(BaseModel):
+    entries: Annotated[int | None, Field(description="Entries left out.")] = None
+    reasons: Annotated[
+        dict[str, int] | None, Field(description="Those rejections per reason.")
+    ] = None
+    rejections: Annotated[
+        int | None,
+        Field(description="Rejections of a cluster or pool those entries stand for."),
+    ] = None
+
+
 class EnvItem(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -81,6 +92,12 @@ class LabelSelectorRequirement(BaseModel):
 
 class MatchTraceEntry(BaseModel):
     cluster: str | None = None
+    clusters: Annotated[
+        int | None,
+        Field(
+            description="How many clusters the entry stands for, when more than one."
+        ),
+    ] = None
     message: str | None = None
     pool: str | None = None
     reason: str | None = None
@@ -185,8 +202,12 @@ class Status(BaseModel):
     matchTrace: Annotated[
         list[MatchTraceEntry] | None,
         Field(
-            description="Why the scheduler rejected each cluster and pool it did not use."
+            description="Why the scheduler rejected each cluster and pool it did not use. Rejections that say the same of several clusters are one entry, naming the first cluster and counting them in `clusters`; at most 50 entries are kept (the largest), and matchTraceOmitted counts the rest."
         ),
+    ] = None
+    matchTraceOmitted: Annotated[
+        MatchTraceOmitted | None,
+        Field(description="What the cap on matchTrace left out, when it applied."),
     ] = None
     placements: Annotated[
         list[Placement] | None, Field(description="Where each replica runs.")

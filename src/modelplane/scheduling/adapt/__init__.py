@@ -15,6 +15,7 @@ Replica identity comes from Crossplane, not from labels (`existing_replicas`).
 from modelplane.scheduling.adapt.deployment import read_deployment
 from modelplane.scheduling.adapt.fleet import (
     Fleet,
+    FleetMemo,
     Interner,
     read_cluster,
     read_fleet,
@@ -30,6 +31,7 @@ from modelplane.scheduling.adapt.replicas import (
 
 __all__ = [
     "Fleet",
+    "FleetMemo",
     "Interner",
     "KnownReplicas",
     "composer",

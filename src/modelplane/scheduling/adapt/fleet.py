@@ -1,7 +1,8 @@
 """InferenceClusters as the scheduler reads them, sharing what equal classes share."""
 
+import threading
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
@@ -42,6 +43,10 @@ class Interner:
         self._devices: dict[DeviceSpec, DeviceSpec] = {}
         self._hardware: dict[PoolHardware, PoolHardware] = {}
         self._layouts: dict[tuple[Pool, ...], tuple[Pool, ...]] = {}
+
+    def size(self) -> int:
+        """Distinct published pool lists read so far."""
+        return len(self._published)
 
     def pools(self, published: list[PublishedPool]) -> tuple[Pool, ...]:
         """The pools a cluster publishes; InvalidInputError naming every field that
@@ -171,14 +176,49 @@ class Fleet:
     unreadable: tuple[UnreadableCluster, ...] = ()
 
 
+class FleetMemo:
+    """Clusters read in earlier calls, by the very model they were read from.
+
+    A long-running function reads the same fetched objects into the same model
+    instances call after call (`modelplane.xfn.required`), so a cluster read from
+    one of them before is that cluster again: the adapter is a pure function of
+    the model, and models are never changed once read. At most `entries`
+    clusters are kept; past that, and when the shared interner has grown past as
+    many distinct pool lists, everything is dropped and read again.
+    """
+
+    def __init__(self, entries: int = 25_000) -> None:
+        self._entries = entries
+        self._lock = threading.Lock()
+        self._clusters: dict[int, tuple[InferenceCluster, Cluster]] = {}
+        self.interner = Interner()
+
+    def read(self, model: InferenceCluster) -> Cluster:
+        with self._lock:
+            found = self._clusters.get(id(model))
+            interner = self.interner
+        # The entry holds its model, so its id is not reused while the entry lives.
+        if found is not None and found[0] is model:
+            return found[1]
+        cluster = read_cluster(model, interner)
+        with self._lock:
+            if len(self._clusters) >= self._entries or interner.size() >= self._entries:
+                self._clusters.clear()
+                self.interner = Interner()
+            self._clusters[id(model)] = (model, cluster)
+        return cluster
+
+
 def read_fleet(
     models: Iterable[InferenceCluster],
     unreadable: Iterable[UnreadableCluster] = (),
     unhealthy: Set[str] = frozenset(),
+    memo: FleetMemo | None = None,
 ) -> Fleet:
     """Every cluster, sharing device objects between equal classes. A cluster the
     adapter refuses joins `unreadable` (the models' own refusals) with its problem.
-    Clusters named in `unhealthy` report `Healthy=False`.
+    With a memo, a model read before is not read again. Clusters named in
+    `unhealthy` report `Healthy=False`.
 
     An unreadable cluster keeps its name only when that name is a valid one: a
     name that is itself garbage cannot say which cluster this was, so the
@@ -189,9 +229,11 @@ def read_fleet(
     refused = [_trusted(u.name, u.problem) for u in unreadable]
     for model in models:
         try:
-            name = model.metadata.name if model.metadata else None
-            healthy = name not in unhealthy
-            clusters.append(read_cluster(model, interner, healthy=healthy))
+            cluster = read_cluster(model, interner) if memo is None else memo.read(model)
+            if cluster.name in unhealthy:
+                # Health is a condition, not part of the model the memo keys on.
+                cluster = replace(cluster, healthy=False)
+            clusters.append(cluster)
         except InvalidInputError as invalid:
             name = model.metadata.name if model.metadata else None
             refused.append(_trusted(name, "; ".join(map(str, invalid.issues))))

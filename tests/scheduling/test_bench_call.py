@@ -1,0 +1,168 @@
+"""`modelplane bench call` and `modelplane bench render`: what they build, call and print."""
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import pytest
+
+from modelplane.xfn.structs import to_dict
+from modelplane_cli import bench_call, bench_command, bench_render
+
+GPU = "gpu.nvidia.com"
+FLEET: dict[str, Any] = {
+    "pools": [
+        {
+            "name": name,
+            "nodes": 2,
+            "class": f"{name}-class",
+            "devices": [
+                {
+                    "name": "gpu",
+                    "driver": GPU,
+                    "count": count,
+                    "attributes": {"architecture": {"string": arch}},
+                    "capacity": {"memory": memory},
+                },
+                {"name": "nic", "claim": "Synthetic", "driver": "nic.nvidia.com", "count": 8},
+            ],
+        }
+        for name, count, arch, memory in (
+            ("l4", 1, "Ada", "23034Mi"),
+            ("h100", 8, "Hopper", "81559Mi"),
+        )
+    ],
+    "selectors": [f'device.attributes["{GPU}"].architecture == "Hopper"'],
+}
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Path:
+    path = tmp_path / "fleet.json"
+    path.write_text(json.dumps(FLEET))
+    return path
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="modelplane")
+    bench_command.register(parser.add_subparsers())
+    return parser
+
+
+def test_first_request_carries_the_fleet_and_nothing_else_fetched(fleet: Path) -> None:
+    pools, selectors = bench_command.load_fleet(fleet)
+    request = bench_call.first_request(bench_command.cluster_objects(pools, 3), selectors, 2)
+    fetched = request.required_resources
+    assert len(fetched["inferenceclusters"].items) == 3
+    assert "modelreplicas" in fetched and not fetched["modelreplicas"].items
+    assert "priorityclasses" in fetched and not fetched["priorityclasses"].items
+    assert to_dict(request.observed.composite.resource)["spec"]["replicas"] == 2
+
+
+def test_steady_request_observes_what_the_first_call_composed(fleet: Path) -> None:
+    pools, selectors = bench_command.load_fleet(fleet)
+    first = bench_call.first_request(bench_command.cluster_objects(pools, 2), selectors, 1)
+    response = fnv1.RunFunctionResponse()
+    response.desired.composite.resource.update({"status": {"replicas": {"total": 1}}})
+    response.desired.resources["bench-abc"].resource.update(
+        {"apiVersion": "modelplane.ai/v1alpha1", "kind": "ModelReplica", "metadata": {"name": "x"}}
+    )
+    steady = bench_call.steady_request(first, response)
+    observed = to_dict(steady.observed.resources["bench-abc"].resource)
+    assert observed["metadata"]["namespace"] == "bench"
+    assert {c["type"] for c in observed["status"]["conditions"]} >= {"Serving", "Ready"}
+    assert len(steady.required_resources["modelreplicas"].items) == 1
+    status = to_dict(steady.observed.composite.resource)["status"]
+    assert status == {"replicas": {"total": 1}}
+    # The first request is left as it was.
+    assert not first.observed.resources
+
+
+def test_bench_call_serves_the_function_and_reports_both_calls(
+    fleet: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = _parser().parse_args(
+        [
+            "bench",
+            "call",
+            "--fleet",
+            str(fleet),
+            "--clusters",
+            "4",
+            "--replicas",
+            "2",
+            "--runs",
+            "2",
+            "--processes",
+            "1",
+        ]
+    )
+    assert args.func(args) == bench_command.EXIT_OK
+    result = json.loads(capsys.readouterr().out)
+    assert result["clusters"] == 4
+    assert "error" not in result
+    assert result["steady_request_bytes"] > result["request_bytes"] > 0
+    assert result["response_bytes"] > 0 and result["steady_response_bytes"] > 0
+    assert result["first_median_ms"] > 0 and result["steady_median_ms"] > 0
+    assert result["server_peak_rss_mib"] > 0
+
+
+def test_bench_call_reports_a_request_over_the_server_limit(
+    fleet: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = _parser().parse_args(
+        [
+            "bench",
+            "call",
+            "--fleet",
+            str(fleet),
+            "--clusters",
+            "30",
+            "--runs",
+            "1",
+            "--processes",
+            "1",
+            "--server-arg=--max-recv-message-size=0",
+        ]
+    )
+    assert args.func(args) == bench_command.EXIT_FAILED
+    result = json.loads(capsys.readouterr().out)
+    assert result["error"].startswith("RESOURCE_EXHAUSTED")
+    assert "steady_median_ms" not in result
+
+
+def test_render_fleet_has_every_cluster_deployment_and_class(fleet: Path) -> None:
+    pools, selectors = bench_command.load_fleet(fleet)
+    documents = bench_render.fleet_documents(pools, selectors, 3, 7)
+    kinds = [d["kind"] for d in documents]
+    assert kinds.count("InferenceCluster") == 3
+    assert kinds.count("Secret") == 3
+    assert kinds.count("ModelDeployment") == 7
+    assert kinds.count("InferenceClass") == len({p["class"] for p in pools})
+    assert kinds.count("Namespace") == bench_render.NAMESPACES
+
+
+def test_bench_render_runs_the_cli(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parser().parse_args(
+        [
+            "bench",
+            "render",
+            "--fleet",
+            str(fleet),
+            "--clusters",
+            "2",
+            "--deployments",
+            "1",
+            "--runs",
+            "1",
+        ]
+    )
+    assert args.func(args) == bench_command.EXIT_OK
+    result = json.loads(capsys.readouterr().out)
+    assert result["clusters"] == 2 and result["deployments"] == 1
+    assert result["median_s"] > 0 and result["peak_rss_mib"] > 0
+    assert "exit_status" not in result

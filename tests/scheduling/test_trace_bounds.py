@@ -1,0 +1,109 @@
+"""The match trace in status stays useful and bounded at any fleet size: identical
+rejections are grouped, entries are capped with counts of what was left out, and a
+False ReplicasScheduled sums clusters up per reason, as kube-scheduler sums up nodes."""
+
+import json
+
+from modelplane.scheduling import ClusterTrace, PoolTrace, Rejection
+from modelplane.scheduling.trace import TRACE_LIMIT, availability, histogram, status_trace
+
+from .builders import cluster, deployment, gpu, h100, l4, nic, pool, request, run
+
+ADA = request("gpu", 1, "arch == Ada")
+
+
+def test_a_gpu_selector_is_not_reported_failing_on_the_nics_of_a_node() -> None:
+    dep = deployment(1, request("gpu", 1, "arch == Blackwell"))
+    decision = run(dep, [cluster("a", pool("h100", 2, gpu(8, "Hopper", 80), nic()))])
+    (_, entry) = decision.match_trace()
+    assert entry["reason"] == Rejection.SELECTOR_MISMATCH
+    assert entry["message"] == (
+        "request 'gpu' (count 1): gpu: selector 'arch == Blackwell' is false"
+    )
+
+
+def test_a_selector_no_device_can_be_read_against_names_every_kind() -> None:
+    """Where the selector errs on every kind, the errors are what the user must see."""
+    dep = deployment(1, request("ib", 1, "fabric == infiniband"))
+    decision = run(dep, [cluster("a", pool("h100", 2, gpu(8, "Hopper", 80), nic()))])
+    (_, entry) = decision.match_trace()
+    assert "gpu: selector 'fabric == infiniband' failed" in entry["message"]
+    assert "nic: selector 'fabric == infiniband' failed" in entry["message"]
+
+
+def test_alike_clusters_are_one_entry_each_cause() -> None:
+    clusters = [cluster(f"c{i:02d}", h100(), l4()) for i in range(12)]
+    decision = run(deployment(60, ADA), clusters)
+    trace = decision.match_trace()
+    # h100 never matches Ada; every l4 fills up: one entry per cause, not per cluster.
+    assert [(e["cluster"], e.get("pool"), e["reason"], e.get("clusters")) for e in trace] == [
+        ("c00", None, Rejection.INSUFFICIENT_CAPACITY, 12),
+        ("c00", "h100", Rejection.SELECTOR_MISMATCH, 12),
+        ("c00", "l4", Rejection.INSUFFICIENT_CAPACITY, 12),
+    ]
+    assert decision.status_trace().omitted is None
+    assert decision.condition.message == (
+        "48 of 60 replicas scheduled: no room for more on the 12 eligible clusters; "
+        "0/12 clusters available: 12 InsufficientCapacity"
+    )
+
+
+def _rejected(name: str, reason: Rejection, message: str, *pools: PoolTrace) -> ClusterTrace:
+    return ClusterTrace(name, reason, message, pools)
+
+
+def test_entries_are_capped_keeping_the_largest_groups_in_trace_order() -> None:
+    # Each cluster rejected for its own message, but three share one.
+    trace = [_rejected(f"c{i:03d}", Rejection.NO_POOLS, f"own {i}") for i in range(100)]
+    trace += [_rejected(f"s{i}", Rejection.PRIORITY_NOT_ALLOWED, "shared") for i in range(3)]
+    bounded = status_trace(trace, limit=10)
+    assert len(bounded.entries) == 10
+    # The shared group is the largest; the rest are kept in trace order.
+    assert bounded.entries[-1] == {
+        "cluster": "s0",
+        "clusters": 3,
+        "reason": "PriorityNotAllowed",
+        "message": "shared",
+    }
+    assert [e["cluster"] for e in bounded.entries[:-1]] == [f"c{i:03d}" for i in range(9)]
+    assert bounded.omitted is not None
+    assert bounded.omitted.as_status() == {
+        "entries": 91,
+        "rejections": 91,
+        "reasons": {"NoPools": 91},
+    }
+
+
+def test_ten_thousand_clusters_of_different_messages_stay_bounded() -> None:
+    trace = [
+        _rejected(
+            f"cluster-{i:05d}",
+            Rejection.NO_MATCHING_POOL,
+            "no pool matches the nodeSelector",
+            PoolTrace("l4", Rejection.SELECTOR_MISMATCH, f"a long message {i} " + "x" * 300),
+            PoolTrace("h100", Rejection.TOO_FEW_DEVICES, "gpu has only 8 per node"),
+        )
+        for i in range(10_000)
+    ]
+    bounded = status_trace(trace)
+    assert len(bounded.entries) == TRACE_LIMIT
+    assert bounded.omitted is not None
+    status = {"matchTrace": bounded.entries, "matchTraceOmitted": bounded.omitted.as_status()}
+    assert len(json.dumps(status)) < 256 * 1024
+    assert bounded.omitted.rejections + sum(e.get("clusters", 1) for e in bounded.entries) == (
+        30_000
+    )
+
+
+def test_the_histogram_counts_each_turned_down_cluster_under_its_causes() -> None:
+    mismatch = PoolTrace("l4", Rejection.SELECTOR_MISMATCH, "false")
+    trace = [
+        *(_rejected(f"m{i}", Rejection.NO_MATCHING_POOL, "no pool", mismatch) for i in range(640)),
+        *(_rejected(f"f{i}", Rejection.INSUFFICIENT_CAPACITY, "full") for i in range(360)),
+        # Only a pool rejected: the cluster itself is still available.
+        ClusterTrace("ok", None, None, (mismatch,)),
+    ]
+    assert histogram(trace) == [("SelectorMismatch", 640), ("InsufficientCapacity", 360)]
+    assert availability(trace, 1001) == (
+        "1/1001 clusters available: 640 SelectorMismatch, 360 InsufficientCapacity"
+    )

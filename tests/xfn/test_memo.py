@@ -1,0 +1,163 @@
+"""Work on fetched objects is reused across calls only where the bytes are the same,
+and reuse never changes an answer."""
+
+from typing import Any
+
+import pytest
+from compose_model_deployment.fn import FunctionRunner
+from modelplane_models import InferenceCluster
+
+from modelplane.scheduling import FleetMemo
+from modelplane.xfn import memo, required
+from modelplane.xfn.structs import to_dict, to_struct, to_values
+from modelplane_cli.testing import request, run
+
+GPU = {
+    "name": "gpu",
+    "driver": "gpu.nvidia.com",
+    "deviceClassName": "gpu.nvidia.com",
+    "count": 8,
+    "attributes": {"architecture": {"string": "Hopper"}},
+}
+
+
+def cluster(name: str, nodes: int = 2) -> dict[str, Any]:
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceCluster",
+        "metadata": {"name": name, "labels": {"tier": "production"}},
+        "spec": {
+            "cluster": {
+                "source": "Existing",
+                "existing": {"secretRef": {"name": f"{name}-kc", "namespace": "platform"}},
+            },
+            "nodePools": [{"name": "h100", "className": "h100-8x", "nodeCount": nodes}],
+        },
+        "status": {
+            "gpuPools": [{"name": "h100", "className": "h100-8x", "nodes": nodes, "devices": [GPU]}]
+        },
+    }
+
+
+DEPLOYMENT = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelDeployment",
+    "metadata": {"name": "m", "namespace": "ml", "uid": "u-1"},
+    "spec": {
+        "replicas": 3,
+        "nodeSelector": {
+            "devices": [
+                {
+                    "name": "gpu",
+                    "count": 8,
+                    "selectors": [
+                        {"cel": 'device.attributes["gpu.nvidia.com"].architecture == "Hopper"'}
+                    ],
+                }
+            ]
+        },
+        "workers": {"template": {"spec": {"containers": [{"name": "e", "image": "i"}]}}},
+    },
+}
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the objects `resolve` reads into a model."""
+    seen: list[str] = []
+    real = required.parse_object
+
+    def counting(model: Any, obj: dict[str, Any]) -> Any:
+        seen.append(obj["metadata"]["name"])
+        return real(model, obj)
+
+    monkeypatch.setattr(required, "parse_object", counting)
+    return seen
+
+
+def test_an_object_fetched_again_unchanged_is_not_read_again(parses: list[str]) -> None:
+    fleet = [cluster("memo-a"), cluster("memo-b")]
+    first = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
+    again = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
+    assert parses == ["memo-a", "memo-b"]
+    assert all(x is y for x, y in zip(first.items, again.items, strict=True))
+
+
+def test_an_object_whose_bytes_changed_is_read_again(parses: list[str]) -> None:
+    required.resolve(
+        request(DEPLOYMENT, required={"c": [cluster("memo-c")]}), "c", InferenceCluster
+    )
+    changed = [cluster("memo-c", nodes=3)]
+    found = required.resolve(request(DEPLOYMENT, required={"c": changed}), "c", InferenceCluster)
+    assert parses == ["memo-c", "memo-c"]
+    (model,) = found.items
+    assert model.spec is not None and model.spec.nodePools[0].nodeCount == 3
+
+
+def test_an_unreadable_object_is_reported_on_every_call(parses: list[str]) -> None:
+    bad = cluster("memo-bad")
+    bad["spec"]["nodePools"][0]["nodeCount"] = "many"
+    for _ in range(2):
+        found = required.resolve(request(DEPLOYMENT, required={"c": [bad]}), "c", InferenceCluster)
+        assert found.items == []
+        assert [u.name for u in found.unreadable] == ["memo-bad"]
+    assert parses == ["memo-bad", "memo-bad"]
+
+
+def test_the_memo_keeps_the_most_recently_used() -> None:
+    kept: memo.BoundedMemo[str, int] = memo.BoundedMemo(entries=2)
+    kept.put("a", 1)
+    kept.put("b", 2)
+    assert kept.get("a") == 1  # now b is the least recently used
+    kept.put("c", 3)
+    assert (kept.get("a"), kept.get("b"), kept.get("c")) == (1, None, 3)
+    assert len(kept) == 2
+    assert kept.get_or_make("d", lambda: 4) == 4 and len(kept) == 2
+
+
+def test_a_cluster_read_from_the_same_model_is_the_same_cluster() -> None:
+    fleet_memo = FleetMemo(entries=2)
+    found = required.resolve(
+        request(DEPLOYMENT, required={"c": [cluster("fm-a"), cluster("fm-b"), cluster("fm-c")]}),
+        "c",
+        InferenceCluster,
+    )
+    a, b, c = found.items
+    first = fleet_memo.read(a)
+    assert fleet_memo.read(a) is first
+    # Past its bound the memo starts over rather than grow.
+    fleet_memo.read(b)
+    fleet_memo.read(c)
+    again = fleet_memo.read(a)
+    assert again is not first and again == first
+
+
+def test_answers_are_the_same_with_and_without_what_earlier_calls_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    req = request(
+        DEPLOYMENT,
+        required={
+            "inferenceclusters": [cluster(f"same-{i}") for i in range(5)],
+            "modelreplicas": [],
+        },
+    )
+    runner = FunctionRunner()
+    first = run(runner, req).SerializeToString(deterministic=True)
+    second = run(runner, req).SerializeToString(deterministic=True)
+    monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
+    fresh = run(FunctionRunner(), req).SerializeToString(deterministic=True)
+    assert first == second == fresh
+
+
+def test_a_struct_converted_again_is_an_equal_copy_its_caller_owns() -> None:
+    struct = to_struct(
+        {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
+    )
+    first = to_dict(struct)
+    first["metadata"]["labels"]["a"] = "changed"
+    first["l"][1]["k"] = 5
+    again = to_dict(struct)
+    assert again == {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
+    assert type(again["n"]) is int
+    assert to_values(struct)["n"] == 3.0 and type(to_values(struct)["n"]) is float

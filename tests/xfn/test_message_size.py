@@ -1,0 +1,112 @@
+"""Function servers take fleet-sized requests by default, and say so clearly in a
+condition, keeping everything composed, when a request is over their limit."""
+
+import socket
+import subprocess
+import sys
+from collections.abc import Generator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+
+from modelplane.xfn.structs import to_dict
+from modelplane_cli.testing import request
+
+DEPLOYMENT: dict[str, Any] = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelDeployment",
+    "metadata": {"name": "m", "namespace": "ml", "uid": "u-1"},
+    "spec": {
+        "replicas": 1,
+        "nodeSelector": {"devices": [{"name": "gpu", "selectors": [{"cel": "true"}]}]},
+        "workers": {"template": {"spec": {"containers": [{"name": "e", "image": "i"}]}}},
+    },
+    "status": {"placements": [{"replica": "m-1", "cluster": "a", "index": 0}]},
+}
+REPLICA: dict[str, Any] = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelReplica",
+    "metadata": {"name": "m-1", "namespace": "ml"},
+    "spec": {"deploymentName": "m", "clusterName": "a", "index": 0},
+    "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+}
+# Crossplane's client sends without limit and receives at most 4 MiB.
+OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", 4 << 20)]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(*flags: str) -> Generator[grpcv1.FunctionRunnerServiceStub]:
+    script = Path(sys.executable).parent / "compose-model-deployment"
+    address = f"127.0.0.1:{_free_port()}"
+    process = subprocess.Popen(
+        [str(script), "--insecure", "--address", address, *flags],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with grpc.insecure_channel(address, options=OPTIONS) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            yield grpcv1.FunctionRunnerServiceStub(channel)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _padded(mib: int) -> fnv1.RunFunctionRequest:
+    """A request of about `mib` MiB: the deployment, its replica, and fetched Secrets."""
+    padding = [
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"s{i}"}, "data": "x" * 1000}
+        for i in range(mib * 1000)
+    ]
+    return request(DEPLOYMENT, observed={"m-1": REPLICA}, required={"priorityclasses": padding})
+
+
+def test_a_request_over_grpcs_usual_4_mib_is_served_by_default() -> None:
+    req = _padded(6)
+    assert req.ByteSize() > 4 << 20
+    with serving() as stub:
+        rsp: fnv1.RunFunctionResponse = stub.RunFunction(req, timeout=30)
+    # Served: the fleet is not fetched yet, so the function waits for it.
+    assert [(c.type, c.reason) for c in rsp.conditions] == [
+        ("ReplicasScheduled", "WaitingForFleet")
+    ]
+
+
+def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
+    req = _padded(2)
+    with serving("--max-recv-message-size", "1") as stub:
+        rsp: fnv1.RunFunctionResponse = stub.RunFunction(req, timeout=30)
+    ((condition_type, status, reason, message),) = [
+        (c.type, c.status, c.reason, c.message) for c in rsp.conditions
+    ]
+    assert (condition_type, status, reason) == (
+        "ReplicasScheduled",
+        fnv1.STATUS_CONDITION_FALSE,
+        "RequestTooLarge",
+    )
+    assert message.startswith("the request is 2.")
+    assert "over this function's limit of 1 MiB: raise --max-recv-message-size" in message
+    assert [(r.severity, r.reason) for r in rsp.results] == [
+        (fnv1.SEVERITY_WARNING, "RequestTooLarge")
+    ]
+    # What runs stays, with its status; the fleet is still asked for.
+    kept = to_dict(rsp.desired.resources["m-1"].resource)
+    assert kept["spec"] == REPLICA["spec"]
+    assert rsp.desired.resources["m-1"].ready == fnv1.READY_TRUE
+    status = to_dict(rsp.desired.composite.resource)["status"]
+    assert status == {"placements": DEPLOYMENT["status"]["placements"]}
+    assert sorted(rsp.requirements.resources) == [
+        "inferenceclusters",
+        "modelreplicas",
+        "priorityclasses",
+    ]
