@@ -1,17 +1,20 @@
 """Whether a workload cluster is reachable: the `Healthy` condition of an InferenceCluster.
 
-The probes are the provider-kubernetes Objects the cluster composes through its
-own ProviderConfig (the Observe-only prerequisite observers, the gateway): the
-replicas' Objects reach the cluster through that same ProviderConfig, so when
-none of the probes syncs, none of the replicas' Objects does either. An Object
+Two kinds of evidence, both provider-kubernetes Objects sent through the cluster's
+ProviderConfig. The probes are those the cluster composes itself (the Observe-only
+prerequisite observers, the gateway): whether the connection works at all. The
+replica Objects are those its ModelReplicas compose: whether the cluster still
+takes what runs there, and the only evidence on a cluster with no probe. An Object
 *fails to sync* when its `Synced` condition is False for a reason that is not an
 answer from the cluster: an absent object (an observer finding nothing) or a
 refused manifest means the cluster answered.
 
-The cluster is unhealthy when it has probes, every probe fails to sync, and the
-most recent of their failures began at least `GRACE` before now: a blip, or a
-single Object a permission keeps out, never evacuates a cluster. A failure with
-no `lastTransitionTime` has no known start and never counts as past the grace.
+Each kind is unhealthy when every observed Object of it fails to sync and the most
+recent of their failures began at least `GRACE` before now: a blip, or a single
+Object a permission keeps out, never evacuates a cluster. A failure with no
+`lastTransitionTime` has no known start and never counts as past the grace.
+`combine` takes the worse verdict. Messages count Objects, never name them, so
+they stay short on a cluster with thousands.
 
 "Now" is an input: the function reads it from the request (the render engine
 fixes it, so previews are deterministic) or, in a live control plane, the clock.
