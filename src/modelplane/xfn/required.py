@@ -22,7 +22,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
-from modelplane.xfn.structs import to_dict, to_values
+from modelplane.xfn.structs import pick, to_dict, to_values
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -77,6 +77,18 @@ def resolve(
         return Required(state, [to_dict(item.resource) for item in found])
     parsed = parse_all((to_values(item.resource) for item in found), model)
     return Required(state, parsed.items, parsed.unreadable)
+
+
+def resolve_fields(
+    req: fnv1.RunFunctionRequest, name: str, *paths: tuple[str, ...]
+) -> Required[dict[str, Any]]:
+    """What Crossplane fetched for `name`, each resource reduced to the fields at `paths`
+    (`structs.pick`): for many large objects of which a few fields are read."""
+    if name not in req.required_resources:
+        return Required(State.UNRESOLVED)
+    found = req.required_resources[name].items
+    state = State.PRESENT if found else State.ABSENT
+    return Required(state, [pick(item.resource, *paths) for item in found])
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from modelplane.fleet.health import assess, assess_replicas, combine, reason_for
 from modelplane.xfn import clock, objects, report, required
 
 REPLICA_OBJECTS = "replica-objects"
+_READ = (("apiVersion",), ("kind",), ("spec", "providerConfigRef"), ("status", "conditions"))
 
 
 def _is_object(obj: dict[str, Any]) -> bool:
@@ -53,7 +54,9 @@ def replica_objects(
         objects.OBJECT_KIND,
         {LABEL_CLUSTER: cluster},
     )
-    found = required.resolve(req, REPLICA_OBJECTS)
+    # Only what health reads: a cluster may run thousands of Objects, each carrying
+    # its manifest twice (desired, and as the provider read it back).
+    found = required.resolve_fields(req, REPLICA_OBJECTS, *_READ)
     return [obj for obj in found.items if _is_object(obj) and _through(obj, cluster)]
 
 
