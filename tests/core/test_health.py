@@ -1,11 +1,13 @@
-"""A cluster's health from its Objects' Synced conditions, against a given now."""
+"""A cluster's health from its own and its replicas' Objects' Synced conditions,
+against a given now."""
 
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from modelplane.fleet.health import assess
+from modelplane.core.vocabulary import Reason
+from modelplane.fleet.health import Health, assess, assess_replicas, combine, reason_for
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CONNECT = "connect failed: cannot create new client: dial tcp 10.0.0.1:443: i/o timeout"
@@ -65,3 +67,120 @@ def test_health(probes: list[Any], healthy: bool | None, fragment: str) -> None:
     verdict = assess(probes, NOW)
     assert verdict.healthy is healthy
     assert fragment in verdict.message
+
+
+def replica_object(status: str, message: str = "", since: str | None = None) -> dict[str, Any]:
+    return probe(status, message, since)
+
+
+FAILED_AT = "2026-12-01T11:50:00Z"
+
+
+@pytest.mark.parametrize(
+    ("objects", "healthy", "reason", "fragment"),
+    [
+        ([], None, None, None),
+        # Composed but not reconciled by the provider yet: nothing observed.
+        ([{"metadata": {"name": "new"}}, None], None, None, None),
+        (
+            [replica_object("True"), replica_object("False", CONNECT, FAILED_AT)],
+            True,
+            "",
+            "1 of 2 replica Objects reach the cluster",
+        ),
+        (
+            [replica_object("False", CONNECT, "2026-12-01T11:58:00Z")] * 3,
+            None,
+            "",
+            "none of 3 replica Objects has synced since 2026-12-01T11:58:00Z; "
+            "unhealthy once that lasts 300s",
+        ),
+        (
+            [
+                replica_object("False", CONNECT, "2026-12-01T10:00:00Z"),
+                replica_object("False", CONNECT, FAILED_AT),
+            ],
+            False,
+            "ReplicaObjectsFailing",
+            f"none of 2 replica Objects has synced since {FAILED_AT}: the cluster takes "
+            "none of its replicas' Objects",
+        ),
+        # A refused manifest is an answer from the cluster, not a failure to reach it.
+        (
+            [replica_object("False", "create failed: cannot create object: denied", FAILED_AT)],
+            True,
+            "",
+            "1 of 1 replica Objects reach the cluster",
+        ),
+    ],
+)
+def test_replica_objects(
+    objects: list[Any], healthy: bool | None, reason: str | None, fragment: str | None
+) -> None:
+    verdict = assess_replicas(objects, NOW)
+    if fragment is None:
+        assert verdict is None
+        return
+    assert verdict is not None
+    assert (verdict.healthy, verdict.reason) == (healthy, reason)
+    assert fragment in verdict.message
+
+
+def test_a_thousand_failing_replica_objects_are_counted_not_named() -> None:
+    objects = [
+        {**replica_object("False", CONNECT, FAILED_AT), "metadata": {"name": f"object-{i}"}}
+        for i in range(1000)
+    ]
+    verdict = assess_replicas(objects, NOW)
+    assert verdict is not None and verdict.healthy is False
+    assert "none of 1000 replica Objects" in verdict.message
+    assert "object-" not in verdict.message
+
+
+CONNECTED = Health(True, "2 of 2 Objects reach the cluster")
+WAITING = Health(None, "none of 2 Objects syncs; when that began is not recorded")
+LOST = Health(False, "none of 2 Objects has synced since X", Reason.CLUSTER_UNREACHABLE)
+REPLICAS_OK = Health(True, "4 of 4 replica Objects reach the cluster")
+REPLICAS_LOST = Health(False, "none of 4 replica Objects", Reason.REPLICA_OBJECTS_FAILING)
+
+
+@pytest.mark.parametrize(
+    ("connection", "replicas", "healthy", "reason", "message"),
+    [
+        (CONNECTED, None, True, "ClusterHealthy", CONNECTED.message),
+        (
+            CONNECTED,
+            REPLICAS_OK,
+            True,
+            "ClusterHealthy",
+            f"{CONNECTED.message}; {REPLICAS_OK.message}",
+        ),
+        (
+            CONNECTED,
+            REPLICAS_LOST,
+            False,
+            "ReplicaObjectsFailing",
+            f"{REPLICAS_LOST.message}; {CONNECTED.message}",
+        ),
+        (
+            WAITING,
+            REPLICAS_LOST,
+            False,
+            "ReplicaObjectsFailing",
+            f"{REPLICAS_LOST.message}; {WAITING.message}",
+        ),
+        (WAITING, REPLICAS_OK, None, "SyncFailing", f"{WAITING.message}; {REPLICAS_OK.message}"),
+        (
+            LOST,
+            REPLICAS_LOST,
+            False,
+            "ClusterUnreachable",
+            f"{LOST.message}; {REPLICAS_LOST.message}",
+        ),
+    ],
+)
+def test_combine(
+    connection: Health, replicas: Health | None, healthy: bool | None, reason: str, message: str
+) -> None:
+    verdict = combine(connection, replicas)
+    assert (verdict.healthy, reason_for(verdict), verdict.message) == (healthy, reason, message)

@@ -6,7 +6,8 @@ of prod-us-east, then makes prod-us-east something its replicas must leave, and 
 the change one round at a time: at no round does a deployment serve fewer replicas
 than before the change, and in the end nothing runs on prod-us-east. An unreachable
 cluster is one none of whose own Objects has synced for longer than the grace, by the
-render clock the test fixes.
+render clock the test fixes; a cluster that takes none of its replicas' Objects (they
+carry its name in `modelplane.ai/cluster`) while its own still sync is unhealthy too.
 """
 
 from collections import Counter
@@ -107,6 +108,40 @@ def unreachable_east(objects: list[Obj]) -> None:
         ]
 
 
+def _fail_to_sync(obj: Obj) -> None:
+    kept = [c for c in obj["status"]["conditions"] if c["type"] != "Synced"]
+    obj["status"]["conditions"] = [
+        *kept,
+        {
+            "type": "Synced",
+            "status": "False",
+            "reason": "ReconcileError",
+            "message": "cannot get object: Get https://prod-us-east: context deadline exceeded",
+            "lastTransitionTime": FAILED_SINCE,
+        },
+    ]
+
+
+def replica_objects(objects: list[Obj], cluster: str) -> list[Obj]:
+    """The Objects ModelReplicas composed onto the cluster, found by its label."""
+    return [
+        o
+        for o in objects
+        if o["kind"] == "Object"
+        and o["metadata"].get("labels", {}).get("modelplane.ai/cluster") == cluster
+    ]
+
+
+def east_takes_no_replica_objects(objects: list[Obj]) -> None:
+    """prod-us-west joins; prod-us-east's own Objects sync, but none of its replicas'
+    Objects has synced since FAILED_SINCE."""
+    add_west(objects)
+    failing = replica_objects(objects, EAST)
+    assert failing and not set(map(id, failing)) & set(map(id, _probes(objects, EAST)))
+    for obj in failing:
+        _fail_to_sync(obj)
+
+
 def reachable_again(objects: list[Obj]) -> None:
     for probe in _probes(objects, EAST):
         kept = [c for c in probe["status"]["conditions"] if c["type"] != "Synced"]
@@ -126,8 +161,9 @@ def reachable_again(objects: list[Obj]) -> None:
             "its cluster is tainted example.com/maintenance=2026-12-01:NoExecute, not tolerated",
         ),
         (unreachable_east, LATER, "its cluster is not healthy (Healthy=False)"),
+        (east_takes_no_replica_objects, LATER, "its cluster is not healthy (Healthy=False)"),
     ],
-    ids=["NoExecute", "unreachable"],
+    ids=["NoExecute", "unreachable", "replica-objects-failing"],
 )
 def test_replicas_move_without_ever_serving_fewer(
     fleet: Fleet, change: Any, now: str | None, why: str, manifest_validator: ManifestValidator
@@ -167,3 +203,23 @@ def test_a_cluster_that_fails_over_takes_replicas_again_once_reachable(fleet: Fl
     # Nothing moves back to improve the picture; the next replica goes to prod-us-east.
     assert on_cluster(back, EAST) == ["kimi-k2"]
     assert on_cluster(back, WEST) == ["deepseek-r1", "kimi-k2"]
+
+
+def test_replica_objects_failing_past_the_grace_make_the_cluster_unhealthy(fleet: Fleet) -> None:
+    count = len(replica_objects(fleet.objects, EAST))
+    first = fleet.edit(east_takes_no_replica_objects, rounds=1, now=LATER)
+    health = first.condition("InferenceCluster", EAST, "Healthy")
+    assert (health["status"], health["reason"]) == ("False", "ReplicaObjectsFailing")
+    assert health["message"].startswith(
+        f"none of {count} replica Objects has synced since {FAILED_SINCE}: "
+        "the cluster takes none of its replicas' Objects; its replicas are replaced elsewhere; "
+    )
+    assert "Objects reach the cluster" in health["message"]  # its own Objects sync
+
+
+def test_replica_objects_failing_within_the_grace_keep_the_replicas(fleet: Fleet) -> None:
+    waiting = fleet.edit(east_takes_no_replica_objects, now="2026-12-01T10:04:00Z")
+    assert waiting.result.converged, waiting.result.errors
+    health = waiting.condition("InferenceCluster", EAST, "Healthy")
+    assert (health["status"], health["reason"]) == ("Unknown", "SyncFailing")
+    assert on_cluster(waiting, EAST) == ["deepseek-r1", "kimi-k2"]

@@ -75,6 +75,12 @@ REQUIREMENT = {
         "kind": "ModelReplica",
         "matchLabels": {"labels": {"modelplane.ai/cluster": "prod-us-east"}},
     },
+    # The replicas' Objects on the cluster: evidence for Healthy.
+    "replica-objects": {
+        "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+        "kind": "Object",
+        "matchLabels": {"labels": {"modelplane.ai/cluster": "prod-us-east"}},
+    },
 }
 TENANCY_VALID = {
     "type": "TenancyConfigured",

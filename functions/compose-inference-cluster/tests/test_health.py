@@ -9,7 +9,7 @@ from compose_inference_cluster.fn import FunctionRunner
 from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane_cli.testing import as_dict, request, run
 
-from .test_stack import OBSERVED_READY, REQUIRED, cluster
+from .test_stack import NAME, OBSERVED_READY, REQUIRED, cluster
 
 Obj = dict[str, Any]
 UNREACHABLE = {
@@ -60,3 +60,64 @@ def test_one_object_reaching_the_cluster_keeps_it_healthy() -> None:
 
     assert (found["status"], found["reason"]) == ("STATUS_CONDITION_TRUE", "ClusterHealthy")
     assert found["message"] == f"1 of {len(keys)} Objects reach the cluster"
+
+
+def replica_object(name: str, provider_config: str = NAME) -> Obj:
+    """An Object a ModelReplica composed onto the cluster, failing to reach it."""
+    return {
+        "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+        "kind": "Object",
+        "metadata": {
+            "name": name,
+            "namespace": "team-a",
+            "labels": {"modelplane.ai/cluster": NAME},
+        },
+        "spec": {
+            "forProvider": {"manifest": {"apiVersion": "v1", "kind": "Service"}},
+            "providerConfigRef": {"kind": "ClusterProviderConfig", "name": provider_config},
+        },
+        "status": {"conditions": [UNREACHABLE]},
+    }
+
+
+def with_replica_objects(now: str, found: list[Obj]) -> Obj:
+    req = request(
+        cluster(), required={**REQUIRED, "replica-objects": found}, observed=OBSERVED_READY
+    )
+    req.context.update({CONTEXT_NOW: now})
+    conditions = as_dict(run(FunctionRunner(), req))["conditions"]
+    (healthy,) = [c for c in conditions if c["type"] == "Healthy"]
+    return healthy
+
+
+def test_replica_objects_failing_past_the_grace_make_a_connected_cluster_unhealthy() -> None:
+    found = [replica_object(f"chat-{i}") for i in range(3)]
+
+    healthy = with_replica_objects("2026-12-01T10:05:00Z", found)
+
+    probes = len(OBSERVED_READY)
+    assert healthy == {
+        "type": "Healthy",
+        "status": "STATUS_CONDITION_FALSE",
+        "reason": "ReplicaObjectsFailing",
+        "message": "none of 3 replica Objects has synced since 2026-12-01T10:00:00Z: "
+        "the cluster takes none of its replicas' Objects; its replicas are replaced "
+        f"elsewhere; {probes} of {probes} Objects reach the cluster",
+        "target": "TARGET_COMPOSITE",
+    }
+
+
+def test_replica_objects_within_the_grace_leave_health_unknown() -> None:
+    healthy = with_replica_objects("2026-12-01T10:04:59Z", [replica_object("chat-0")])
+
+    assert (healthy["status"], healthy["reason"]) == ("STATUS_CONDITION_UNKNOWN", "SyncFailing")
+
+
+def test_objects_through_another_provider_config_are_not_the_clusters() -> None:
+    # Labelled for this cluster by hand, but the provider sends them elsewhere.
+    found = [replica_object("stray", provider_config="prod-eu-west")]
+
+    healthy = with_replica_objects("2030-01-01T00:00:00Z", found)
+
+    assert (healthy["status"], healthy["reason"]) == ("STATUS_CONDITION_TRUE", "ClusterHealthy")
+    assert "replica" not in healthy["message"]

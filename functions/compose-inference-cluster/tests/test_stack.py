@@ -188,6 +188,11 @@ REQUIREMENTS = {
             "kind": "ModelReplica",
             "matchLabels": {"labels": {"modelplane.ai/cluster": NAME}},
         },
+        "replica-objects": {
+            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+            "kind": "Object",
+            "matchLabels": {"labels": {"modelplane.ai/cluster": NAME}},
+        },
     }
 }
 POOLS = [

@@ -72,6 +72,7 @@ class Reason:
     CLUSTER_HEALTHY: Final = "ClusterHealthy"
     CLUSTER_UNREACHABLE: Final = "ClusterUnreachable"
     SYNC_FAILING: Final = "SyncFailing"
+    REPLICA_OBJECTS_FAILING: Final = "ReplicaObjectsFailing"
     TENANCY_VALID: Final = "TenancyValid"
     INVALID_TENANCY: Final = "InvalidTenancy"
 

@@ -1,17 +1,20 @@
 """Whether a workload cluster is reachable: the `Healthy` condition of an InferenceCluster.
 
-The probes are the provider-kubernetes Objects the cluster composes through its
-own ProviderConfig (the Observe-only prerequisite observers, the gateway): the
-replicas' Objects reach the cluster through that same ProviderConfig, so when
-none of the probes syncs, none of the replicas' Objects does either. An Object
+Two kinds of evidence, both provider-kubernetes Objects sent through the cluster's
+ProviderConfig. The probes are those the cluster composes itself (the Observe-only
+prerequisite observers, the gateway): whether the connection works at all. The
+replica Objects are those its ModelReplicas compose: whether the cluster still
+takes what runs there, and the only evidence on a cluster with no probe. An Object
 *fails to sync* when its `Synced` condition is False for a reason that is not an
 answer from the cluster: an absent object (an observer finding nothing) or a
 refused manifest means the cluster answered.
 
-The cluster is unhealthy when it has probes, every probe fails to sync, and the
-most recent of their failures began at least `GRACE` before now: a blip, or a
-single Object a permission keeps out, never evacuates a cluster. A failure with
-no `lastTransitionTime` has no known start and never counts as past the grace.
+Each kind is unhealthy when every observed Object of it fails to sync and the most
+recent of their failures began at least `GRACE` before now: a blip, or a single
+Object a permission keeps out, never evacuates a cluster. A failure with no
+`lastTransitionTime` has no known start and never counts as past the grace.
+`combine` takes the worse verdict. Messages count Objects, never name them, so
+they stay short on a cluster with thousands.
 
 "Now" is an input: the function reads it from the request (the render engine
 fixes it, so previews are deterministic) or, in a live control plane, the clock.
@@ -23,6 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from modelplane.core.conditions import find_condition
+from modelplane.core.vocabulary import Reason
 from modelplane.stack.observation import ABSENT_MESSAGES
 
 GRACE: Final = timedelta(minutes=5)
@@ -38,6 +42,8 @@ class Health:
 
     healthy: bool | None
     message: str
+    reason: str = ""
+    """The condition's reason; empty: the one its status implies (`reason_for`)."""
 
 
 def parse_time(value: object) -> datetime | None:
@@ -62,31 +68,83 @@ def _failing_since(observed: Mapping[str, Any] | None) -> tuple[bool, datetime |
     return True, parse_time(synced.get("lastTransitionTime"))
 
 
-def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Health:
-    """The cluster's health from its probes' observed states (None: not observed yet)."""
-    observed = [p for p in probes if p is not None]
-    if not observed:
-        return Health(True, "no Object has synced or failed yet")
+def _judge(observed: Sequence[Mapping[str, Any]], now: datetime, noun: str) -> Health:
+    """Whether `observed` (not empty) fail to sync together, and since when."""
     failing = [_failing_since(p) for p in observed]
-    if not all(fails for fails, _ in failing):
-        synced = sum(1 for fails, _ in failing if not fails)
-        return Health(True, f"{synced} of {len(observed)} Objects reach the cluster")
+    count = sum(1 for fails, _ in failing if fails)
+    if count < len(observed):
+        return Health(True, f"{len(observed) - count} of {len(observed)} {noun} reach the cluster")
     starts = [since for _, since in failing]
     if any(since is None for since in starts):
         return Health(
             None,
-            f"none of {len(observed)} Objects syncs; when that began is not recorded",
+            f"none of {len(observed)} {noun} syncs; when that began is not recorded",
         )
     began = max(since for since in starts if since is not None)
     stamp = began.strftime("%Y-%m-%dT%H:%M:%SZ")
     if now - began < GRACE:
         return Health(
             None,
-            f"none of {len(observed)} Objects has synced since {stamp}; "
+            f"none of {len(observed)} {noun} has synced since {stamp}; "
             f"unhealthy once that lasts {int(GRACE.total_seconds())}s",
         )
-    return Health(
-        False,
-        f"none of {len(observed)} Objects has synced since {stamp}: the cluster is "
-        "unreachable; its replicas are replaced elsewhere",
-    )
+    return Health(False, f"none of {len(observed)} {noun} has synced since {stamp}")
+
+
+def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Health:
+    """The cluster's health from its probes' observed states (None: not observed yet)."""
+    observed = [p for p in probes if p is not None]
+    if not observed:
+        return Health(True, "no Object has synced or failed yet")
+    verdict = _judge(observed, now, "Objects")
+    if verdict.healthy is False:
+        return Health(
+            False,
+            f"{verdict.message}: the cluster is unreachable; its replicas are replaced elsewhere",
+            Reason.CLUSTER_UNREACHABLE,
+        )
+    return verdict
+
+
+def assess_replicas(objects: Sequence[Mapping[str, Any] | None], now: datetime) -> Health | None:
+    """The cluster's health from its replicas' observed Objects; None when none is observed.
+
+    The same rule as for the probes, over the Objects ModelReplicas compose through
+    the cluster's ProviderConfig: every one of them failing for the grace is a
+    cluster that no longer takes its replicas' changes, even while the probes sync.
+    """
+    observed = [o for o in objects if o is not None and find_condition(o, "Synced")]
+    if not observed:
+        return None
+    verdict = _judge(observed, now, "replica Objects")
+    if verdict.healthy is False:
+        return Health(
+            False,
+            f"{verdict.message}: the cluster takes none of its replicas' Objects; "
+            "its replicas are replaced elsewhere",
+            Reason.REPLICA_OBJECTS_FAILING,
+        )
+    return verdict
+
+
+def combine(connection: Health, replicas: Health | None) -> Health:
+    """The cluster's verdict: False when either is, Unknown when either is, else True.
+
+    The message names what decided it first, and the other verdict after it.
+    """
+    if replicas is None:
+        return connection
+    order = {False: 0, None: 1, True: 2}
+    first, second = sorted((connection, replicas), key=lambda h: order[h.healthy])
+    return Health(first.healthy, f"{first.message}; {second.message}", first.reason)
+
+
+def reason_for(health: Health) -> str:
+    """The `Healthy` condition's reason for a verdict."""
+    if health.reason:
+        return health.reason
+    return {
+        True: Reason.CLUSTER_HEALTHY,
+        None: Reason.SYNC_FAILING,
+        False: Reason.CLUSTER_UNREACHABLE,
+    }[health.healthy]

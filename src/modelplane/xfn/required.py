@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn.memo import BoundedMemo, digest
-from modelplane.xfn.structs import fresh_values, to_dict
+from modelplane.xfn.structs import fresh_values, pick, to_dict
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -100,6 +100,18 @@ def resolve(
 # Models read from fetched objects, by model and the objects' bytes. Nothing reads
 # a model to change it, so one instance can serve every call that fetches those bytes.
 _MODELS: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = BoundedMemo()
+
+
+def resolve_fields(
+    req: fnv1.RunFunctionRequest, name: str, *paths: tuple[str, ...]
+) -> Required[dict[str, Any]]:
+    """What Crossplane fetched for `name`, each resource reduced to the fields at `paths`
+    (`structs.pick`): for many large objects of which a few fields are read."""
+    if name not in req.required_resources:
+        return Required(State.UNRESOLVED)
+    found = req.required_resources[name].items
+    state = State.PRESENT if found else State.ABSENT
+    return Required(state, [pick(item.resource, *paths) for item in found])
 
 
 @dataclass(frozen=True)

@@ -80,3 +80,30 @@ def copy_plain(value: Any) -> Any:
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return _dict_to_struct(value)
+
+
+def pick(struct: struct_pb2.Struct, *paths: tuple[str, ...]) -> dict[str, Any]:
+    """Only the fields at `paths` (each a path of keys), as `to_dict` gives them.
+
+    For reading a few fields of many large objects (an Object's manifest and what
+    its provider read back) without converting the rest: a path that is absent, or
+    runs through something that is not an object, is left out.
+    """
+    out: dict[str, Any] = {}
+    for path in paths:
+        node = struct
+        for key in path[:-1]:
+            if key not in node.fields or node.fields[key].WhichOneof("kind") != "struct_value":
+                break
+            node = node.fields[key].struct_value
+        else:
+            last = path[-1]
+            if last not in node.fields:
+                continue
+            single = struct_pb2.Struct()
+            single.fields[last].CopyFrom(node.fields[last])
+            target = out
+            for key in path[:-1]:
+                target = target.setdefault(key, {})
+            target[last] = to_dict(single)[last]
+    return out

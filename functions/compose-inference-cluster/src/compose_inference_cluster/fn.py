@@ -26,7 +26,7 @@ from compose_inference_cluster.replicas import placed_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
 from modelplane.conventions import parse_scheduling
-from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.issues import InvalidInputError, Issue, has_errors
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLASS,
@@ -95,9 +95,19 @@ class FunctionRunner(ComposeFunction):
 
         tenancy = report_tenancy(rsp, cluster, name)
         placed = placed_replicas(req, rsp, name, config, tenancy)
-        inputs = StackInputs(name, secret_ref, config, view.pools, placed, tenancy is not None)
+        # Invalid scheduling keeps every observer composed before (a priority it no
+        # longer names may be a typo, not a wish to stop observing).
+        inputs = StackInputs(
+            name,
+            secret_ref,
+            config,
+            view.pools,
+            placed,
+            tenancy is not None,
+            scheduling_ok=not has_errors(findings),
+        )
         compose_stack(req, rsp, cluster, inputs)
-        report_health(req, rsp, observed_resources(req))
+        report_health(req, rsp, observed_resources(req), name)
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:

@@ -1,11 +1,19 @@
 """The `Healthy` condition: whether Modelplane still reaches the workload cluster.
 
-The probes are the provider-kubernetes Objects this cluster composed (its
-prerequisite observers, its gateway): they go through the same ProviderConfig
-as every replica's Objects. `fleet.health.assess` reads them against now
-(`xfn.clock`: fixed by the render engine, the wall clock in a control plane).
-A cluster that is not Healthy is treated by the fleet scheduler as tainted
-NoExecute: its replicas are replaced elsewhere, make-before-break.
+Two kinds of evidence, read against now (`xfn.clock`: fixed by the render engine,
+the wall clock in a control plane):
+
+- the probes: the provider-kubernetes Objects this cluster composed (its
+  prerequisite observers, its gateway), which tell whether its ProviderConfig
+  connects at all;
+- its replicas' Objects: those ModelReplicas compose through the same
+  ProviderConfig, found by the `modelplane.ai/cluster` label they carry, which tell
+  whether the cluster still takes what runs there (and are the only evidence on a
+  cluster that composes no probe).
+
+`fleet.health` judges each and combines them. A cluster that is not Healthy is
+treated by the fleet scheduler as tainted NoExecute: its replicas are replaced
+elsewhere, make-before-break.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -15,26 +23,53 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane.core.vocabulary import HEALTHY, Reason
-from modelplane.fleet.health import assess
-from modelplane.xfn import clock, objects, report
+from modelplane.core.kinds.base import mapping
+from modelplane.core.vocabulary import HEALTHY, LABEL_CLUSTER
+from modelplane.fleet.health import assess, assess_replicas, combine, reason_for
+from modelplane.xfn import clock, objects, report, required
+
+REPLICA_OBJECTS = "replica-objects"
+_READ = (("apiVersion",), ("kind",), ("spec", "providerConfigRef"), ("status", "conditions"))
 
 
 def _is_object(obj: dict[str, Any]) -> bool:
     return obj.get("apiVersion") == objects.OBJECT_API_VERSION and obj.get("kind") == "Object"
 
 
+def _through(obj: dict[str, Any], cluster: str) -> bool:
+    """Whether an Object reaches the cluster through its ProviderConfig: the label is
+    for selecting, the reference is what the provider uses."""
+    ref = mapping(mapping(obj.get("spec")).get("providerConfigRef"))
+    return ref.get("kind") == objects.CLUSTER_PROVIDER_CONFIG_KIND and ref.get("name") == cluster
+
+
+def replica_objects(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, cluster: str
+) -> list[dict[str, Any]]:
+    """The replicas' Objects on this cluster, in every namespace (none until fetched)."""
+    required.require_labelled(
+        rsp,
+        REPLICA_OBJECTS,
+        objects.OBJECT_API_VERSION,
+        objects.OBJECT_KIND,
+        {LABEL_CLUSTER: cluster},
+    )
+    # Only what health reads: a cluster may run thousands of Objects, each carrying
+    # its manifest twice (desired, and as the provider read it back).
+    found = required.resolve_fields(req, REPLICA_OBJECTS, *_READ)
+    return [obj for obj in found.items if _is_object(obj) and _through(obj, cluster)]
+
+
 def report_health(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
     observed: dict[str, dict[str, Any]],
+    cluster: str,
 ) -> None:
-    """Set `Healthy` from the observed Objects this cluster composed."""
+    """Set `Healthy` from the observed Objects this cluster and its replicas composed."""
+    now = clock.now(req)
     probes = [obj for _, obj in sorted(observed.items()) if _is_object(obj)]
-    health = assess(probes, clock.now(req))
-    reason = {
-        True: Reason.CLUSTER_HEALTHY,
-        None: Reason.SYNC_FAILING,
-        False: Reason.CLUSTER_UNREACHABLE,
-    }[health.healthy]
-    report.set_condition(rsp, report.Condition(HEALTHY, health.healthy, reason, health.message))
+    health = combine(assess(probes, now), assess_replicas(replica_objects(req, rsp, cluster), now))
+    report.set_condition(
+        rsp, report.Condition(HEALTHY, health.healthy, reason_for(health), health.message)
+    )

@@ -49,6 +49,8 @@ class StackInputs:
     pools: Sequence[Mapping[str, Any]]
     placed: Placed
     tenancy_ok: bool
+    scheduling_ok: bool = True
+    """False when spec.scheduling has errors: what it would name is not known then."""
 
     @property
     def namespace(self) -> str:
@@ -171,7 +173,10 @@ def compose_stack(
         cluster=inputs.name,
         namespace=inputs.namespace,
         prerequisites=prerequisites,
-        complete=placed.known and placed.unreadable == 0 and inputs.tenancy_ok,
+        complete=placed.known
+        and placed.unreadable == 0
+        and inputs.tenancy_ok
+        and inputs.scheduling_ok,
     )
     publish_capacity(
         rsp,

@@ -4,7 +4,7 @@ from typing import Any
 
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
-from modelplane.core.vocabulary import LABEL_DEPLOYMENT, LABEL_REPLICA
+from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_DEPLOYMENT, LABEL_REPLICA
 from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
 from modelplane.xfn import objects
 
@@ -36,7 +36,13 @@ def wrap_all(
     provider_config: dict[str, str],
 ) -> dict[str, dict[str, Any]]:
     name = replica.name
-    labels = {LABEL_DEPLOYMENT: replica.deployment_name, LABEL_REPLICA: name}
+    # The cluster label is how the InferenceCluster finds the Objects that go through
+    # its ProviderConfig, to judge its health by them as well as by its own.
+    labels = {
+        LABEL_DEPLOYMENT: replica.deployment_name,
+        LABEL_REPLICA: name,
+        LABEL_CLUSTER: replica.cluster_name,
+    }
     return {
         o.key: objects.wrap(
             object_name(name, o.key),
