@@ -14,6 +14,7 @@ import pytest
 from modelplane_cli import yamlio
 
 from .cli import Fleet, Obj, Run, modelplane
+from .manifests import h100_cluster, h100_model
 
 DEEPSEEK = "deepseek-r1-94a619b8bc"
 KIMI_US = "kimi-k2-cef100b736"
@@ -184,45 +185,6 @@ def test_a_changed_template_is_in_flight_for_a_round(tmp_path: Path) -> None:
     assert run.one("ModelDeployment", "kimi-k2")["status"]["replicas"] == {"total": 2, "ready": 2}
 
 
-RACE = """
-apiVersion: v1
-kind: Secret
-metadata: {name: solo-kubeconfig, namespace: modelplane-system}
-stringData: {kubeconfig: "apiVersion: v1\\nkind: Config\\n"}
----
-apiVersion: modelplane.ai/v1alpha1
-kind: InferenceCluster
-metadata: {name: solo}
-spec:
-  cluster:
-    source: Existing
-    existing: {secretRef: {name: solo-kubeconfig, namespace: modelplane-system}}
-  nodePools:
-    - {name: h100, className: h100-8x, nodeCount: 1}
-"""
-DEPLOYMENT = """
----
-apiVersion: modelplane.ai/v1alpha1
-kind: ModelDeployment
-metadata: {name: %s, namespace: %s}
-spec:
-  replicas: 1
-  nodeSelector:
-    devices:
-      - name: gpu
-        count: 8
-        selectors:
-          - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("79Gi")) >= 0
-  workers:
-    count: 1
-    topology: {tensor: 8}
-    template:
-      spec:
-        containers:
-          - {name: engine, image: "vllm/vllm-openai:v0.7.3"}
-"""
-
-
 @pytest.mark.parametrize("concurrent", [False, True], ids=["sequential", "concurrent"])
 def test_two_deployments_racing_for_one_node(tmp_path: Path, concurrent: bool) -> None:
     """Reconciled one after the other, the second finds the node taken. Reconciled at the
@@ -232,7 +194,7 @@ def test_two_deployments_racing_for_one_node(tmp_path: Path, concurrent: bool) -
     not serving yet, yields. Either way nothing ends overcommitted."""
     repo = Fleet(tmp_path / "race", "catalog")
     repo.path("race.yaml").write_text(
-        RACE + DEPLOYMENT % ("alpha", "team-a") + DEPLOYMENT % ("beta", "team-b")
+        h100_cluster("solo", 1) + h100_model("alpha", "team-a") + h100_model("beta", "team-b")
     )
     flags = ["--concurrent"] if concurrent else []
 

@@ -16,6 +16,7 @@ from modelplane_cli.render import Document
 from modelplane_cli.schema import ManifestValidator
 
 from .fleets import Fleet, Renderer, find
+from .manifests import h100_cluster, h100_model
 from .test_examples import NO_SCHEMA_HERE, written_by_modelplane
 
 Obj = dict[str, Any]
@@ -31,45 +32,10 @@ def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
         assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
 
 
-CLUSTER = """
-apiVersion: v1
-kind: Secret
-metadata: {name: %(name)s-kubeconfig, namespace: modelplane-system}
-stringData: {kubeconfig: "apiVersion: v1\\nkind: Config\\n"}
----
-apiVersion: modelplane.ai/v1alpha1
-kind: InferenceCluster
-metadata: {name: %(name)s}
-spec:
-  cluster:
-    source: Existing
-    existing: {secretRef: {name: %(name)s-kubeconfig, namespace: modelplane-system}}
-  nodePools:
-    - {name: h100, className: h100-8x, nodeCount: 2}
-  scheduling:
+KAI = """  scheduling:
     provider: KAI
     queue: "{{ .Namespace }}"
     defaultPriority: inference
-"""
-DEPLOYMENT = """
-apiVersion: modelplane.ai/v1alpha1
-kind: ModelDeployment
-metadata: {name: %s, namespace: team-a}
-spec:
-  replicas: 1
-  nodeSelector:
-    devices:
-      - name: gpu
-        count: 8
-        selectors:
-          - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("79Gi")) >= 0
-  workers:
-    count: 1
-    topology: {tensor: 8}
-    template:
-      spec:
-        containers:
-          - {name: engine, image: "vllm/vllm-openai:v0.7.3"}
 """
 
 
@@ -80,8 +46,8 @@ def documents(text: str) -> list[Document]:
 @pytest.fixture(scope="module")
 def first(renderer: Renderer) -> Fleet:
     catalog = renderer.paths("catalog").objects
-    text = CLUSTER % {"name": "a"} + "---\n" + CLUSTER % {"name": "b"} + "---\n"
-    text += DEPLOYMENT % "first"
+    text = h100_cluster("a", 2, spec=KAI) + h100_cluster("b", 2, spec=KAI)
+    text += h100_model("first", "team-a")
     fleet = renderer.documents([*(Document("catalog", o) for o in catalog), *documents(text)])
     assert fleet.result.ok, fleet.result.errors
     assert fleet.placements("first")[0][1] == "a"
@@ -105,7 +71,7 @@ def add_second(objects: list[Obj], used: int | None) -> None:
         manifest = observer["status"]["atProvider"]["manifest"]
         manifest["spec"] = {"resources": {"gpu": {"quota": 8, "limit": -1}}}
         manifest["status"] = {"allocatedNonPreemptible": {"nvidia.com/gpu": str(used)}}
-    objects.extend(d.obj for d in documents(DEPLOYMENT % "second"))
+    objects.extend(d.obj for d in documents(h100_model("second", "team-a")))
 
 
 def test_without_quota_information_the_second_model_joins_the_first(first: Fleet) -> None:

@@ -14,53 +14,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .cli import Fleet, Obj, Run, modelplane
+from .manifests import IMAGE, h100_cluster, h100_model
 
-CLUSTER = """
-apiVersion: v1
-kind: Secret
-metadata: {name: %(name)s-kubeconfig, namespace: modelplane-system}
-stringData: {kubeconfig: "apiVersion: v1\\nkind: Config\\n"}
----
-apiVersion: modelplane.ai/v1alpha1
-kind: InferenceCluster
-metadata: {name: %(name)s, labels: {zone: %(zone)s}}
-spec:
-  cluster:
-    source: Existing
-    existing: {secretRef: {name: %(name)s-kubeconfig, namespace: modelplane-system}}
-  nodePools:
-    - {name: h100, className: h100-8x, nodeCount: %(nodes)d}
----
-"""
-MODEL = """
-apiVersion: modelplane.ai/v1alpha1
-kind: ModelDeployment
-metadata: {name: %(name)s, namespace: ml}
-spec:
-  replicas: %(replicas)d
-  clusterSelector: {matchLabels: {zone: %(zone)s}}
-  nodeSelector:
-    devices:
-      - name: gpu
-        count: 8
-        selectors:
-          - cel: device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("79Gi")) >= 0
-  workers:
-    count: 1
-    topology: {tensor: 8}
-    template:
-      spec:
-        containers:
-          - {name: engine, image: "vllm/vllm-openai:v0.7.3"}
-"""
-OLD_IMAGE, NEW_IMAGE = "vllm/vllm-openai:v0.7.3", "vllm/vllm-openai:v0.8.0"
+OLD_IMAGE, NEW_IMAGE = IMAGE, "vllm/vllm-openai:v0.8.0"
 REVISION = "modelplane.ai/revision"
+
+
+def _model(name: str, replicas: int, zone: str) -> str:
+    selector = f"  clusterSelector: {{matchLabels: {{zone: {zone}}}}}\n"
+    return h100_model(name, "ml", replicas=replicas, spec=selector)
 
 
 def _fleet(tmp_path: Path, clusters: list[tuple[str, str, int]], replicas: int) -> Fleet:
     repo = Fleet(tmp_path / "fleet", "catalog")
-    text = "".join(CLUSTER % {"name": n, "zone": z, "nodes": k} for n, z, k in clusters)
-    model = MODEL % {"name": "chat", "replicas": replicas, "zone": "a"}
+    text = "".join(h100_cluster(n, k, labels={"zone": z}) for n, z, k in clusters)
+    model = _model("chat", replicas, "a")
     repo.path("fleet.yaml").write_text(text + model)
     return repo
 
@@ -236,7 +204,7 @@ def test_a_selector_edit_with_no_room_keeps_the_running_replica(tmp_path: Path) 
     """The newly selected cluster is full (another deployment's replica holds it): the
     running replica is not removed to make room for a change that cannot be placed."""
     repo = _fleet(tmp_path, [("east", "a", 1), ("west", "b", 1)], replicas=1)
-    holder = MODEL % {"name": "holder", "replicas": 1, "zone": "b"}
+    holder = _model("holder", 1, "b")
     repo.path("holder.yaml").write_text(holder)
     world = _running(repo, tmp_path)
     repo.replace("fleet.yaml", "matchLabels: {zone: a}", "matchLabels: {zone: b}")
