@@ -27,7 +27,6 @@ ROLE_PREFILL: Final = "prefill"
 
 # Condition types. Crossplane owns Ready and Synced; functions never set them.
 VALID: Final = "Valid"
-CONNECTED: Final = "Connected"
 POOLS_RESOLVED: Final = "PoolsResolved"
 SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
 STACK_READY: Final = "StackReady"
@@ -55,7 +54,6 @@ class Reason:
     INVALID_SPEC: Final = "InvalidSpec"
 
     # InferenceCluster.
-    PROVIDER_CONFIG_COMPOSED: Final = "ProviderConfigComposed"
     CLASSES_RESOLVED: Final = "ClassesResolved"
     CLASS_NOT_FOUND: Final = "ClassNotFound"
     CLASS_INVALID: Final = "ClassInvalid"

@@ -21,7 +21,7 @@ A deployment that tolerates it (an empty-key `Exists` toleration tolerates
 everything) stays, as a pod tolerating `unreachable` stays on its node.
 
 Both rules live here, and nowhere else: the filter asks `admits` for every
-cluster, retain asks `eviction` for every replica it keeps.
+cluster, and `moves.must_move` asks `eviction` for every replica it keeps.
 """
 
 from typing import Final
