@@ -120,7 +120,7 @@ class FunctionRunner(ComposeFunction):
                 for u in clusters.unreadable
             ],
             # Healthy is a condition, which the generated model does not carry.
-            unhealthy_clusters(required.resolve(req, CLUSTERS).items),
+            unhealthy_clusters(required.views(req, CLUSTERS)),
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
