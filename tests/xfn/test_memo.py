@@ -161,15 +161,3 @@ def test_a_struct_converted_again_is_an_equal_copy_its_caller_owns() -> None:
     assert again == {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
     assert type(again["n"]) is int
     assert to_values(struct)["n"] == 3.0 and type(to_values(struct)["n"]) is float
-
-
-def test_views_are_the_fetched_objects_shared_and_unresolved_is_empty() -> None:
-    fleet = [cluster("view-a"), cluster("view-b")]
-    req = request(DEPLOYMENT, required={"c": fleet})
-    first = required.views(req, "c")
-    assert [dict(v) for v in first] == [required.resolve(req, "c").items[i] for i in range(2)]
-    assert type(first[0]["status"]["gpuPools"][0]["nodes"]) is int
-    # The same bytes give the same kept conversion, not a copy.
-    again = required.views(request(DEPLOYMENT, required={"c": fleet}), "c")
-    assert all(a is b for a, b in zip(first, again, strict=True))
-    assert required.views(req, "unasked") == []

@@ -15,7 +15,7 @@ were read into the same model before, in this process, is not read again
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast, overload
 
@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn.memo import BoundedMemo, digest
-from modelplane.xfn.structs import fresh_values, shared_view, to_dict
+from modelplane.xfn.structs import fresh_values, to_dict
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -95,15 +95,6 @@ def resolve(
         _MODELS.put(key, parsed)
         items.append(parsed)
     return Required(state, items, unreadable)
-
-
-def views(req: fnv1.RunFunctionRequest, name: str) -> list[Mapping[str, Any]]:
-    """What Crossplane fetched for requirement `name` as read-only plain data, shared
-    with other calls that fetched the same bytes (`structs.shared_view`); empty when
-    unresolved. For reading a field of every object, never for changing one."""
-    if name not in req.required_resources:
-        return []
-    return [shared_view(item.resource) for item in req.required_resources[name].items]
 
 
 # Models read from fetched objects, by model and the objects' bytes. Nothing reads

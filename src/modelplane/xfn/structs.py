@@ -9,7 +9,7 @@ declares, and a number inside a field the schema leaves open (a pod template) is
 carried through to another Struct, where an int and a double are the same.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, cast
 
 from crossplane.function import resource
@@ -40,15 +40,6 @@ def restore_ints(value: Any) -> Any:
 
 def to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
     return _converted(struct, _INTS, lambda: restore_ints(_struct_to_dict(struct)))
-
-
-def shared_view(struct: struct_pb2.Struct) -> Mapping[str, Any]:
-    """`to_dict` without the copy: the conversion kept by the Struct's bytes itself, shared
-    with every other caller, so it must only be read. For a read of the whole fleet on
-    every call (a condition of each cluster), where copying cost more than the read."""
-    return _CONVERTED.get_or_make(
-        (_INTS, digest(struct)), lambda: restore_ints(_struct_to_dict(struct))
-    )
 
 
 def to_values(struct: struct_pb2.Struct) -> dict[str, Any]:
