@@ -76,12 +76,14 @@ bench: sync ## Benchmark the scheduler, its whole gRPC call, render, placements 
 	$(RUN) modelplane bench placement --fleets 350
 	$(RUN) modelplane bench cel --fleet $(BENCH_FLEET)
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
-	$(RUN) modelplane bench call --fleet $(BENCH_FLEET) --clusters 1000
-	$(RUN) modelplane bench call --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1
-	$(RUN) modelplane bench render --fleet $(BENCH_FLEET) --clusters 100 --deployments 50
-	$(RUN) modelplane bench render --fleet $(BENCH_FLEET) --clusters 300 --deployments 200 --runs 1
+	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 1000
+	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1
+	$(RUN) modelplane bench render --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 100 --deployments 50
+	$(RUN) modelplane bench render --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 300 --deployments 200 --runs 1
 
 BENCH_FLEET ?= $(firstword $(wildcard ../shared/bench/fleet.json) bench/fleet.json)
+# The figures docs/performance.md records, printed as "before" beside the new ones.
+BENCH_BASELINE ?= bench/baseline.json
 
 .PHONY: fmt
 fmt: sync ## Format and autofix.

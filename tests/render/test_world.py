@@ -218,3 +218,28 @@ def test_integral_floats_become_ints(n: int) -> None:
     restored = restore_ints({"n": float(n), "l": [float(n)]})
     assert restored == {"n": n, "l": [n]}
     assert type(restored["n"]) is int
+
+
+def test_a_fetch_answers_from_the_world_now_after_changes_additions_and_deletions() -> None:
+    import crossplane.function.proto.v1.run_function_pb2 as fnv1
+
+    from modelplane_cli.render.requirements import fetch
+
+    def names(answer: fnv1.Resources) -> list[tuple[str, str]]:
+        objects = [to_dict(item.resource) for item in answer.items]
+        return [(o["metadata"]["name"], o["data"]["v"]) for o in objects]
+
+    world = World([{**cm("a"), "data": {"v": "1"}}, {**cm("b"), "data": {"v": "1"}}])
+    everything = fnv1.ResourceSelector(api_version="v1", kind="ConfigMap")
+    first = fetch(world, everything)
+    assert names(first) == [("a", "1"), ("b", "1")]
+    assert fetch(world, everything) is first  # nothing changed: the answer built before
+    world.put({**cm("b"), "data": {"v": "2"}})
+    assert names(fetch(world, everything)) == [("a", "1"), ("b", "2")]
+    world.put({**cm("c"), "data": {"v": "1"}})
+    world.delete(ObjectKey("v1", "ConfigMap", "ns", "a"))
+    assert names(fetch(world, everything)) == [("b", "2"), ("c", "1")]
+    # Another world with equal objects answers from its own objects.
+    other = World([{**cm("a"), "data": {"v": "9"}}])
+    assert names(fetch(other, everything)) == [("a", "9")]
+    assert names(first) == [("a", "1"), ("b", "1")]

@@ -9,7 +9,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 
 from modelplane.xfn.structs import to_dict
-from modelplane_cli import bench_call, bench_command, bench_render
+from modelplane_cli import bench_baseline, bench_call, bench_command, bench_render
 
 GPU = "gpu.nvidia.com"
 FLEET: dict[str, Any] = {
@@ -166,3 +166,36 @@ def test_bench_render_runs_the_cli(fleet: Path, capsys: pytest.CaptureFixture[st
     assert result["clusters"] == 2 and result["deployments"] == 1
     assert result["median_s"] > 0 and result["peak_rss_mib"] > 0
     assert "exit_status" not in result
+
+
+def test_bench_render_prints_the_recorded_figures_beside_its_own(
+    fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(
+        json.dumps(
+            [
+                {"bench": "render", "clusters": 2, "deployments": 9, "median_s": 99.0},
+                {"bench": "render", "clusters": 2, "deployments": 1, "median_s": 7.5},
+                {"bench": "call", "clusters": 2, "replicas": 10, "steady_median_ms": 3.0},
+            ]
+        )
+    )
+    argv = ["bench", "render", "--fleet", str(fleet), "--clusters", "2", "--runs", "1"]
+    args = _parser().parse_args([*argv, "--deployments", "1", "--baseline", str(baseline)])
+    assert args.func(args) == bench_command.EXIT_OK
+    result = json.loads(capsys.readouterr().out)
+    assert result["before"] == {"median_s": 7.5}
+    assert result["median_s"] > 0
+
+
+def test_a_size_the_baseline_lacks_prints_no_before_and_a_bad_baseline_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entries = [{"bench": "render", "clusters": 2, "deployments": 1, "median_s": 7.5}]
+    result = {"bench": "render", "clusters": 3, "deployments": 1, "median_s": 1.0}
+    assert bench_baseline.with_before(result, entries) == result
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bench": "render"}')
+    with pytest.raises(bench_baseline.BaselineError, match="not a JSON list"):
+        bench_baseline.load(bad)

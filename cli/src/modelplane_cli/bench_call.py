@@ -36,7 +36,7 @@ import grpc
 from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT
-from modelplane_cli import bench_command
+from modelplane_cli import bench_baseline, bench_command
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3
@@ -72,6 +72,7 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
         metavar="ARG",
         help="extra flag for the function server (repeatable), e.g. --max-recv-message-size=64",
     )
+    bench_baseline.add_argument(command)
     command.set_defaults(func=run)
 
 
@@ -246,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         pools, selectors = bench_command.load_fleet(args.fleet)
         clusters = bench_command.cluster_objects(pools, args.clusters)
-    except bench_command.FleetFileError as error:
+        baseline = bench_baseline.load(args.baseline) if args.baseline else []
+    except (bench_command.FleetFileError, bench_baseline.BaselineError) as error:
         print(f"modelplane bench call: {error}", file=sys.stderr)
         return bench_command.EXIT_FAILED
     request = first_request(clusters, selectors, args.replicas)
@@ -258,5 +260,5 @@ def run(args: argparse.Namespace) -> int:
     if os.environ.get("MAX_RECV_MESSAGE_SIZE") or os.environ.get("MAX_GRPC_MESSAGE_SIZE"):
         result["server_env"] = "MAX_RECV_MESSAGE_SIZE is set"
     result.update(measure(request, args.runs, args.processes, list(args.server_arg)))
-    print(json.dumps(result))
+    print(json.dumps(bench_baseline.with_before(result, baseline)))
     return bench_command.EXIT_FAILED if "error" in result else bench_command.EXIT_OK

@@ -28,7 +28,7 @@ from modelplane.core.vocabulary import (
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
 )
-from modelplane_cli import bench_command
+from modelplane_cli import bench_baseline, bench_command
 
 DEFAULT_RUNS = 3
 NAMESPACES = 5
@@ -46,6 +46,7 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
     command.add_argument(
         "--deployments", required=True, type=bench_command.count(1), help="ModelDeployments"
     )
+    bench_baseline.add_argument(command)
     command.set_defaults(func=run)
 
 
@@ -163,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         pools, selectors = bench_command.load_fleet(args.fleet)
         documents = fleet_documents(pools, selectors, args.clusters, args.deployments)
-    except bench_command.FleetFileError as error:
+        baseline = bench_baseline.load(args.baseline) if args.baseline else []
+    except (bench_command.FleetFileError, bench_baseline.BaselineError) as error:
         print(f"modelplane bench render: {error}", file=sys.stderr)
         return bench_command.EXIT_FAILED
     timings: list[float] = []
@@ -188,5 +190,5 @@ def run(args: argparse.Namespace) -> int:
     }
     if status != 0:
         result["exit_status"] = status
-    print(json.dumps(result))
+    print(json.dumps(bench_baseline.with_before(result, baseline)))
     return bench_command.EXIT_OK if status == 0 else bench_command.EXIT_FAILED

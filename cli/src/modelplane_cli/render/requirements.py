@@ -11,17 +11,33 @@ import base64
 import binascii
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
 
+from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.structs import to_struct
 from modelplane_cli.render.apis import Apis, CredentialSource, RequiredResource
 from modelplane_cli.render.world import ObjectKey, World
+
+# Selectors whose last answer is kept: a render asks a few per kind of composite.
+_ANSWERS_KEPT = 256
 
 
 class CredentialsError(Exception):
     """A step's credentials Secret is missing or malformed."""
 
 
+# The last answer to each selector, with the Structs it was built from. A ModelDeployment
+# asks for the whole fleet on every call; while no object in the answer changed (the
+# world hands out the same Struct until its object changes), the answer built before
+# is the answer, and copying every object into a new message again cost more than the
+# function's own work. Held Structs are never changed, so identity is equality.
+_ANSWERS: BoundedMemo[bytes, tuple[list[struct_pb2.Struct], fnv1.Resources]] = BoundedMemo(
+    _ANSWERS_KEPT
+)
+
+
 def fetch(world: World, selector: fnv1.ResourceSelector) -> fnv1.Resources:
+    """What Crossplane would fetch for `selector`; shared, so callers copy it, never change it."""
     namespace = selector.namespace if selector.HasField("namespace") else None
     which = selector.WhichOneof("match")
     if which == "match_name":
@@ -30,7 +46,18 @@ def fetch(world: World, selector: fnv1.ResourceSelector) -> fnv1.Resources:
     else:
         labels = dict(selector.match_labels.labels) if which == "match_labels" else None
         keys = world.select(selector.api_version, selector.kind, namespace=namespace, labels=labels)
-    return fnv1.Resources(items=[fnv1.Resource(resource=world.struct(key)) for key in keys])
+    structs = [world.struct(key) for key in keys]
+    asked = selector.SerializeToString(deterministic=True)
+    last = _ANSWERS.get(asked)
+    if (
+        last is not None
+        and len(last[0]) == len(structs)
+        and all(a is b for a, b in zip(last[0], structs, strict=True))
+    ):
+        return last[1]
+    answer = fnv1.Resources(items=[fnv1.Resource(resource=s) for s in structs])
+    _ANSWERS.put(asked, (structs, answer))
+    return answer
 
 
 def bootstrap_selector(requirement: RequiredResource) -> fnv1.ResourceSelector:

@@ -21,6 +21,7 @@ from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from pydantic import BaseModel
 
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
+from compose_model_deployment.health import unhealthy_cluster_names
 from compose_model_deployment.replicas import (
     placements,
     refusal,
@@ -51,7 +52,6 @@ from modelplane.scheduling import (
     read_fleet,
     read_priorities,
     schedule,
-    unhealthy_clusters,
 )
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
@@ -120,7 +120,7 @@ class FunctionRunner(ComposeFunction):
                 for u in clusters.unreadable
             ],
             # Healthy is a condition, which the generated model does not carry.
-            unhealthy_clusters(required.resolve(req, CLUSTERS).items),
+            unhealthy_cluster_names(i.resource for i in req.required_resources[CLUSTERS].items),
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None

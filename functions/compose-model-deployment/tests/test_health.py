@@ -1,0 +1,57 @@
+"""Cluster health read straight from Structs answers what the plain-data read answers."""
+
+from typing import Any
+
+from compose_model_deployment.health import unhealthy_cluster_names
+from hypothesis import given
+from hypothesis import strategies as st
+
+from modelplane.scheduling import unhealthy_clusters
+from modelplane.xfn.structs import to_dict, to_struct
+
+_texts = st.sampled_from(["Healthy", "Ready", "False", "True", "Unknown", ""])
+_scalars = st.one_of(_texts, st.booleans(), st.integers(-2, 2), st.none())
+_conditions = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({}, optional={"type": _scalars, "status": _scalars}),
+        _scalars,
+    ),
+    max_size=4,
+)
+_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "metadata": st.one_of(
+            st.fixed_dictionaries(
+                {}, optional={"name": st.one_of(st.sampled_from(["a", "b"]), _scalars)}
+            ),
+            _scalars,
+        ),
+        "status": st.one_of(
+            st.fixed_dictionaries({}, optional={"conditions": st.one_of(_conditions, _scalars)}),
+            _scalars,
+        ),
+    },
+)
+
+
+@given(st.lists(_objects, max_size=4))
+def test_struct_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
+    structs = [to_struct(obj) for obj in objects]
+    assert unhealthy_cluster_names(structs) == unhealthy_clusters(to_dict(s) for s in structs)
+
+
+def test_the_first_healthy_condition_decides_and_unknown_is_healthy() -> None:
+    def cluster(name: str, *conditions: dict[str, str]) -> Any:
+        return to_struct({"metadata": {"name": name}, "status": {"conditions": list(conditions)}})
+
+    down = {"type": "Healthy", "status": "False"}
+    up = {"type": "Healthy", "status": "True"}
+    assert unhealthy_cluster_names(
+        [
+            cluster("a", {"type": "Ready", "status": "False"}, down),
+            cluster("b", up, down),
+            cluster("c", {"type": "Healthy", "status": "Unknown"}),
+            cluster("d"),
+        ]
+    ) == frozenset({"a"})
