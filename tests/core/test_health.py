@@ -86,7 +86,7 @@ FAILED_AT = "2026-12-01T11:50:00Z"
             [replica_object("True"), replica_object("False", CONNECT, FAILED_AT)],
             True,
             "",
-            "1 of 2 replica Objects reach the cluster",
+            "its replicas' Objects reach the cluster",
         ),
         (
             [replica_object("False", CONNECT, "2026-12-01T11:58:00Z")] * 3,
@@ -110,7 +110,7 @@ FAILED_AT = "2026-12-01T11:50:00Z"
             [replica_object("False", "create failed: cannot create object: denied", FAILED_AT)],
             True,
             "",
-            "1 of 1 replica Objects reach the cluster",
+            "its replicas' Objects reach the cluster",
         ),
     ],
 )
@@ -140,7 +140,7 @@ def test_a_thousand_failing_replica_objects_are_counted_not_named() -> None:
 CONNECTED = Health(True, "2 of 2 Objects reach the cluster")
 WAITING = Health(None, "none of 2 Objects syncs; when that began is not recorded")
 LOST = Health(False, "none of 2 Objects has synced since X", Reason.CLUSTER_UNREACHABLE)
-REPLICAS_OK = Health(True, "4 of 4 replica Objects reach the cluster")
+REPLICAS_OK = Health(True, "its replicas' Objects reach the cluster")
 REPLICAS_LOST = Health(False, "none of 4 replica Objects", Reason.REPLICA_OBJECTS_FAILING)
 
 

@@ -117,6 +117,10 @@ def assess_replicas(objects: Sequence[Mapping[str, Any] | None], now: datetime) 
     if not observed:
         return None
     verdict = _judge(observed, now, "replica Objects")
+    if verdict.healthy is True:
+        # No count: it would change with every replica placed or removed, rewriting
+        # the cluster's status (and waking every reader of the fleet) for no news.
+        return Health(True, "its replicas' Objects reach the cluster")
     if verdict.healthy is False:
         return Health(
             False,
