@@ -13,25 +13,14 @@ carry its name in `modelplane.ai/cluster`) while its own still sync is unhealthy
 from collections import Counter
 from typing import Any
 
-import modelplane_models
 import pytest
 
 from modelplane_cli.schema import ManifestValidator
 
 from .fleets import Fleet, find
-from .test_examples import NO_SCHEMA_HERE, written_by_modelplane
+from .test_examples import assert_valid
 
 Obj = dict[str, Any]
-
-
-def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
-    """Every object Modelplane wrote validates against its CRD or XRD (as in test_examples)."""
-    composites = set(modelplane_models.__all__)
-    for obj in fleet.objects:
-        if (obj["apiVersion"], obj["kind"]) in NO_SCHEMA_HERE:
-            continue
-        problems = validator.validate(written_by_modelplane(obj, composites))
-        assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
 
 
 EAST = "prod-us-east"

@@ -55,6 +55,16 @@ def written_by_modelplane(obj: dict[str, Any], composites: set[str]) -> dict[str
     return {**obj, "status": status}
 
 
+def assert_valid(fleet: Fleet, validator: ManifestValidator) -> None:
+    """Every object Modelplane wrote validates against its CRD or XRD."""
+    composites = set(modelplane_models.__all__)
+    for obj in fleet.objects:
+        if (obj["apiVersion"], obj["kind"]) in NO_SCHEMA_HERE:
+            continue
+        problems = validator.validate(written_by_modelplane(obj, composites))
+        assert problems == [], f"{obj['kind']} {obj['metadata']['name']}: {problems}"
+
+
 def test_every_object_is_valid(example: Fleet, manifest_validator: ManifestValidator) -> None:
     composites = set(modelplane_models.__all__)
     checked = 0

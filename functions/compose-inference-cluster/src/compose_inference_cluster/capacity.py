@@ -24,14 +24,13 @@ from typing import Any, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from compose_inference_cluster.prerequisites import prerequisite_key
+from compose_inference_cluster.prerequisites import compose_observer, prerequisite_key
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.conventions.schedulers.kueue import API as KUEUE_API
 from modelplane.core.naming import hashed_name
 from modelplane.core.refs import ObjectRef
 from modelplane.stack import Prerequisite, Scope, Seen, seen
 from modelplane.stack.queues import PROVIDER_OF_GROUP, cluster_queue, queue_quota
-from modelplane.xfn import objects
 
 
 def _map(value: object) -> Mapping[str, Any]:
@@ -76,17 +75,8 @@ def _observe_cluster_queue(
     ref = ObjectRef(KUEUE_API, "ClusterQueue", name)
     key = prerequisite_key(Prerequisite(ref, Scope.NAMESPACE))
     if key not in rsp.desired.resources:
-        provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
         object_name = hashed_name(f"{cluster}-clusterqueue", cluster, ref.group, ref.kind, name)
-        rsp.desired.resources[key].resource.update(
-            objects.wrap(
-                object_name,
-                ref.manifest(),
-                provider,
-                management_policies=objects.OBSERVE_ONLY,
-                namespace=namespace,
-            )
-        )
+        compose_observer(rsp, key, object_name, ref, cluster, namespace)
     return key
 
 

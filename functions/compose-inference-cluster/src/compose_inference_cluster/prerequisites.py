@@ -20,6 +20,7 @@ from typing import Any, Final
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.core.naming import hashed_name
+from modelplane.core.refs import ObjectRef
 from modelplane.stack import Prerequisite, Scope, Seen, seen
 from modelplane.xfn import objects
 from modelplane.xfn.runner import keep_observed
@@ -76,6 +77,23 @@ class Findings:
         )
 
 
+def compose_observer(
+    rsp: fnv1.RunFunctionResponse, key: str, name: str, ref: ObjectRef, cluster: str, namespace: str
+) -> None:
+    """Compose, under `key`, an Observe-only Object called `name` reading `ref` through
+    the cluster's ClusterProviderConfig."""
+    provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
+    rsp.desired.resources[key].resource.update(
+        objects.wrap(
+            name,
+            ref.manifest(),
+            provider,
+            management_policies=objects.OBSERVE_ONLY,
+            namespace=namespace,
+        )
+    )
+
+
 def observe(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
@@ -91,7 +109,6 @@ def observe(
     `complete` is False while the replicas on the cluster are not all known: the
     Observe Objects composed before are then kept.
     """
-    provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
     findings = Findings()
     for prerequisite in prerequisites:
         key = prerequisite_key(prerequisite)
@@ -101,15 +118,7 @@ def observe(
         name = hashed_name(
             f"{cluster}-{ref.kind.lower()}", cluster, ref.group, ref.kind, ref.namespace, ref.name
         )
-        rsp.desired.resources[key].resource.update(
-            objects.wrap(
-                name,
-                ref.manifest(),
-                provider,
-                management_policies=objects.OBSERVE_ONLY,
-                namespace=namespace,
-            )
-        )
+        compose_observer(rsp, key, name, ref, cluster, namespace)
         state, message = seen(observed.get(key))
         rsp.desired.resources[key].ready = (
             fnv1.READY_TRUE if state is Seen.PRESENT else fnv1.READY_FALSE
