@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from modelplane.xfn.structs import restore_ints, to_dict, to_struct
 from modelplane_cli.render.reconcile import first_n
-from modelplane_cli.render.world import ObjectKey, World, fake_uid, shape_error
+from modelplane_cli.render.shapes import shape_error
+from modelplane_cli.render.world import ObjectKey, World, fake_uid
 
 
 def cm(name: str, namespace: str = "ns", **labels: str) -> dict[str, Any]:
@@ -225,8 +226,8 @@ def test_a_fetch_answers_from_the_world_now_after_changes_additions_and_deletion
 
     from modelplane_cli.render.requirements import fetch
 
-    def names(answer: fnv1.Resources) -> list[tuple[str, str]]:
-        objects = [to_dict(item.resource) for item in answer.items]
+    def names(answer: bytes) -> list[tuple[str, str]]:
+        objects = [to_dict(item.resource) for item in fnv1.Resources.FromString(answer).items]
         return [(o["metadata"]["name"], o["data"]["v"]) for o in objects]
 
     world = World([{**cm("a"), "data": {"v": "1"}}, {**cm("b"), "data": {"v": "1"}}])

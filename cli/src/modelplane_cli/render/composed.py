@@ -17,6 +17,7 @@ from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LAB
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.pipeline import REASON_COMPOSE, DesiredResource, Event, quote
+from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
     Obj,
@@ -29,7 +30,6 @@ from modelplane_cli.render.world import (
     labels_of,
     metadata,
     reference_matches,
-    shape_error,
 )
 
 # Kubernetes keeps 5 characters of a generated name for its random suffix.

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from modelplane_cli import yamlio
-from modelplane_cli.render.world import Obj, ObjectKey, shape_error
+from modelplane_cli.render.shapes import shape_error
+from modelplane_cli.render.world import Obj, ObjectKey
 
 STDIN = "-"
 _SUFFIXES = (".yaml", ".yml", ".json")

@@ -7,7 +7,6 @@ result (or failed call) stops the pipeline, and the caller then applies nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_cli.render import requirements
+from modelplane_cli.render import requirements, wire
 from modelplane_cli.render.apis import Apis, Composition, PipelineStep
 from modelplane_cli.render.clock import EPOCH
 from modelplane_cli.render.runners import FunctionCallError, FunctionClient, FunctionNotFoundError
@@ -134,29 +133,25 @@ async def _run_step(
     apis: Apis,
     functions: FunctionClient,
 ) -> fnv1.RunFunctionResponse:
-    request = fnv1.RunFunctionRequest(
-        meta=fnv1.RequestMeta(capabilities=_CAPABILITIES), observed=observed, desired=desired
-    )
-    request.context.CopyFrom(context)
+    body = fnv1.RunFunctionRequest(observed=observed, desired=desired)
+    body.context.CopyFrom(context)
     if step.input is not None:
-        request.input.CopyFrom(to_struct(dict(step.input)))
+        body.input.CopyFrom(to_struct(dict(step.input)))
     try:
         for source in step.credentials:
-            request.credentials[source.name].CopyFrom(requirements.credentials(world, source))
+            body.credentials[source.name].CopyFrom(requirements.credentials(world, source))
     except requirements.CredentialsError as exc:
         raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
     bootstrap = {
         r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
         for r in step.requirements
     }
-    for name, resources in bootstrap.items():
-        request.required_resources[name].CopyFrom(resources)
+    request = wire.RequestParts(_CAPABILITIES, body, dict(bootstrap))
 
     previous: bytes | None = None
     for _ in range(MAX_REQUIREMENTS_ITERATIONS + 1):
-        _tag(request)
         try:
-            response = await functions.run(step.function, request)
+            response = await functions.run(step.function, request.serialize())
         except (FunctionCallError, FunctionNotFoundError) as exc:
             raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
         if any(r.severity == fnv1.SEVERITY_FATAL for r in response.results):
@@ -165,26 +160,19 @@ async def _run_step(
         if current == previous:
             return response
         previous = current
-        request.ClearField("required_resources")
-        for name, resources in bootstrap.items():
-            request.required_resources[name].CopyFrom(resources)
+        request.required = dict(bootstrap)
         for name, selector in sorted(response.requirements.resources.items()):
-            request.required_resources[name].CopyFrom(requirements.fetch(world, selector))
-        request.ClearField("required_schemas")
-        for name, schema_selector in sorted(response.requirements.schemas.items()):
-            request.required_schemas[name].CopyFrom(requirements.schema(apis, schema_selector))
+            request.required[name] = requirements.fetch(world, selector)
+        request.schemas = {
+            name: requirements.schema(apis, schema_selector)
+            for name, schema_selector in sorted(response.requirements.schemas.items())
+        }
         if response.HasField("context"):
-            request.context.CopyFrom(response.context)
+            body.context.CopyFrom(response.context)
     raise _StepFailedError(
         f"cannot run pipeline step {quote(step.name)}: requirements didn't stabilize after the "
         f"maximum number of iterations ({MAX_REQUIREMENTS_ITERATIONS})"
     )
-
-
-def _tag(request: fnv1.RunFunctionRequest) -> None:
-    """Set meta.tag as Crossplane does: a hash of the request without its tag."""
-    request.meta.tag = ""
-    request.meta.tag = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
 
 
 def _requirements_fingerprint(response: fnv1.RunFunctionResponse) -> bytes | None:

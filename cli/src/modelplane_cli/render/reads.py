@@ -35,6 +35,9 @@ class Reads:
     queries: list[tuple[Query, Obj | None, list[ObjectKey]]] = field(
         default_factory=list[tuple[Query, Obj | None, list[ObjectKey]]]
     )
+    # Each select's type and the revision that type stood at when it was asked: while
+    # no object of the type changes, the answer stands without being asked again.
+    selected: dict[tuple[str, str], int] = field(default_factory=dict[tuple[str, str], int])
     whole_world_at: int | None = None
 
     def unchanged(self, world: World) -> bool:
@@ -42,7 +45,11 @@ class Reads:
             return False
         if any(world.changed_at(key) != at for key, at in self.objects.items()):
             return False
-        return all(_answer(world, q, owner) == keys for q, owner, keys in self.queries)
+        return all(
+            _answer(world, q, owner) == keys
+            for q, owner, keys in self.queries
+            if not (q[0] == "select" and world.type_changed_at(q[1], q[2]) == self.selected[q[1:3]])
+        )
 
 
 def _answer(world: World, query: Query, owner: Obj | None) -> list[ObjectKey]:
@@ -115,6 +122,10 @@ class RecordingWorld(World):
         self._note(key)
         return self._world.struct(key)
 
+    def serialized(self, key: ObjectKey) -> bytes:
+        self._note(key)
+        return self._world.serialized(key)
+
     def copy_of(self, key: ObjectKey) -> Obj | None:
         self._note(key)
         return self._world.copy_of(key)
@@ -149,6 +160,9 @@ class RecordingWorld(World):
         labels: Mapping[str, str] | None = None,
     ) -> list[ObjectKey]:
         keys = self._world.select(api_version, kind, namespace=namespace, labels=labels)
+        self.reads.selected.setdefault(
+            (api_version, kind), self._world.type_changed_at(api_version, kind)
+        )
         frozen = tuple(sorted(labels.items())) if labels else None
         return self._query(("select", api_version, kind, namespace, frozen), keys)
 

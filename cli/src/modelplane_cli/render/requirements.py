@@ -11,10 +11,10 @@ import base64
 import binascii
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
-from google.protobuf import struct_pb2
 
 from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.structs import to_struct
+from modelplane_cli.render import wire
 from modelplane_cli.render.apis import Apis, CredentialSource, RequiredResource
 from modelplane_cli.render.world import ObjectKey, World
 
@@ -26,18 +26,15 @@ class CredentialsError(Exception):
     """A step's credentials Secret is missing or malformed."""
 
 
-# The last answer to each selector, with the Structs it was built from. A ModelDeployment
-# asks for the whole fleet on every call; while no object in the answer changed (the
-# world hands out the same Struct until its object changes), the answer built before
-# is the answer, and copying every object into a new message again cost more than the
-# function's own work. Held Structs are never changed, so identity is equality.
-_ANSWERS: BoundedMemo[bytes, tuple[list[struct_pb2.Struct], fnv1.Resources]] = BoundedMemo(
-    _ANSWERS_KEPT
-)
+# The last answer to each selector, with the serialized objects it was joined from.
+# A ModelDeployment asks for the whole fleet on every call; while no object in the
+# answer changed (the world hands out the same bytes until its object changes), the
+# answer joined before is the answer. Held bytes never change, so identity is equality.
+_ANSWERS: BoundedMemo[bytes, tuple[list[bytes], bytes]] = BoundedMemo(_ANSWERS_KEPT)
 
 
-def fetch(world: World, selector: fnv1.ResourceSelector) -> fnv1.Resources:
-    """What Crossplane would fetch for `selector`; shared, so callers copy it, never change it."""
+def fetch(world: World, selector: fnv1.ResourceSelector) -> bytes:
+    """What Crossplane would fetch for `selector`, as a serialized Resources message."""
     namespace = selector.namespace if selector.HasField("namespace") else None
     which = selector.WhichOneof("match")
     if which == "match_name":
@@ -46,17 +43,17 @@ def fetch(world: World, selector: fnv1.ResourceSelector) -> fnv1.Resources:
     else:
         labels = dict(selector.match_labels.labels) if which == "match_labels" else None
         keys = world.select(selector.api_version, selector.kind, namespace=namespace, labels=labels)
-    structs = [world.struct(key) for key in keys]
+    parts = [world.serialized(key) for key in keys]
     asked = selector.SerializeToString(deterministic=True)
     last = _ANSWERS.get(asked)
     if (
         last is not None
-        and len(last[0]) == len(structs)
-        and all(a is b for a, b in zip(last[0], structs, strict=True))
+        and len(last[0]) == len(parts)
+        and all(a is b for a, b in zip(last[0], parts, strict=True))
     ):
         return last[1]
-    answer = fnv1.Resources(items=[fnv1.Resource(resource=s) for s in structs])
-    _ANSWERS.put(asked, (structs, answer))
+    answer = wire.resources(parts)
+    _ANSWERS.put(asked, (parts, answer))
     return answer
 
 

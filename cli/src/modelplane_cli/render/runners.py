@@ -22,6 +22,9 @@ import grpc
 
 ENTRY_POINT_GROUP = "modelplane.functions"
 _LOOPBACK = "127.0.0.1"
+_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"]
+_RUN_FUNCTION_METHOD = f"/{_SERVICE.full_name}/{_SERVICE.methods_by_name['RunFunction'].name}"
+_RunFunction = grpc.aio.UnaryUnaryMultiCallable
 # Whole fleets travel in one request; gRPC's 4 MiB default is too small for them.
 _MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 _GRPC_OPTIONS = [
@@ -93,8 +96,9 @@ class FunctionRegistry:
 class FunctionClient(Protocol):
     """How the engine calls functions; `close` releases whatever serving them took."""
 
-    async def run(self, name: str, request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        """Call function `name`. Raises FunctionNotFoundError or FunctionCallError."""
+    async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
+        """Call function `name` with a serialized RunFunctionRequest. Raises
+        FunctionNotFoundError or FunctionCallError."""
         ...
 
     async def close(self) -> None: ...
@@ -109,9 +113,9 @@ class InProcessFunctions:
     async def close(self) -> None:
         """Nothing to release: no server or channel was opened."""
 
-    async def run(self, name: str, request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
         runner = self._registry.runner(name)
-        isolated = fnv1.RunFunctionRequest.FromString(request.SerializeToString())
+        isolated = fnv1.RunFunctionRequest.FromString(request)
         try:
             response = await runner.RunFunction(isolated, None)
         except Exception as exc:  # a function's failure is reported, never fatal to the engine
@@ -132,7 +136,7 @@ class GrpcFunctions:
         self._registry = registry
         self._servers: list[grpc.aio.Server] = []
         self._channels: list[grpc.aio.Channel] = []
-        self._stubs: dict[str, grpcv1.FunctionRunnerServiceStub] = {}
+        self._methods: dict[str, _RunFunction] = {}
 
     async def close(self) -> None:
         for channel in self._channels:
@@ -141,17 +145,17 @@ class GrpcFunctions:
             await server.stop(grace=None)
         self._channels.clear()
         self._servers.clear()
-        self._stubs.clear()
+        self._methods.clear()
 
-    async def run(self, name: str, request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        stub = self._stubs.get(name) or await self._serve(name)
+    async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
+        method = self._methods.get(name) or await self._serve(name)
         try:
-            response: fnv1.RunFunctionResponse = await stub.RunFunction(request)
+            response: fnv1.RunFunctionResponse = await method(request)
         except grpc.aio.AioRpcError as exc:
             raise FunctionCallError(_go_code_name(exc.code()), exc.details() or "") from exc
         return response
 
-    async def _serve(self, name: str) -> grpcv1.FunctionRunnerServiceStub:
+    async def _serve(self, name: str) -> _RunFunction:
         runner = self._registry.runner(name)
         server = grpc.aio.server(options=_GRPC_OPTIONS)
         grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
@@ -160,6 +164,11 @@ class GrpcFunctions:
         self._servers.append(server)
         channel = grpc.aio.insecure_channel(f"{_LOOPBACK}:{port}", options=_GRPC_OPTIONS)
         self._channels.append(channel)
-        stub = grpcv1.FunctionRunnerServiceStub(channel)
-        self._stubs[name] = stub
-        return stub
+        # Requests go out as the bytes the engine assembled (`wire`), not serialized again.
+        method: _RunFunction = channel.unary_unary(
+            _RUN_FUNCTION_METHOD,
+            request_serializer=None,
+            response_deserializer=fnv1.RunFunctionResponse.FromString,
+        )
+        self._methods[name] = method
+        return method

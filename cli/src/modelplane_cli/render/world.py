@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from google.protobuf import struct_pb2
 
@@ -117,49 +117,6 @@ def reference_matches(ref: Mapping[str, Any], owner: View) -> bool:
     return not (ref_uid and owner_uid and ref_uid != owner_uid)
 
 
-def shape_error(obj: View) -> str | None:
-    """Why no API server would decode `obj`, in the parts the engine reads; None when it would.
-
-    Checked wherever an object enters the world (input documents, composed
-    resources), so the accessors above can rely on metadata's maps and lists and
-    on status conditions being objects.
-    """
-    meta = obj.get("metadata")
-    if meta is not None:
-        if not isinstance(meta, dict):
-            return "metadata: must be an object"
-        fields = cast(dict[str, Any], meta)
-        for name in ("name", "namespace"):
-            if fields.get(name) is not None and not isinstance(fields[name], str):
-                return f"metadata.{name}: must be a string"
-        for name in ("labels", "annotations"):
-            values = fields.get(name)
-            if values is not None and not _is_string_map(values):
-                return f"metadata.{name}: must be a map of strings"
-        if not _is_list_of_objects(fields.get("ownerReferences")):
-            return "metadata.ownerReferences: must be a list of objects"
-    status = obj.get("status")
-    if status is not None:
-        if not isinstance(status, dict):
-            return "status: must be an object"
-        if not _is_list_of_objects(cast(dict[str, Any], status).get("conditions")):
-            return "status.conditions: must be a list of objects"
-    return None
-
-
-def _is_string_map(value: object) -> bool:
-    return isinstance(value, dict) and all(
-        isinstance(v, str) for v in cast(dict[str, Any], value).values()
-    )
-
-
-def _is_list_of_objects(value: object) -> bool:
-    """True for None (absent) or a list of mappings."""
-    return value is None or (
-        isinstance(value, list) and all(isinstance(v, dict) for v in cast(list[Any], value))
-    )
-
-
 def matches_labels(obj: View, selector: Mapping[str, str]) -> bool:
     labels = labels_of(obj)
     return all(labels.get(k) == v for k, v in selector.items())
@@ -175,8 +132,17 @@ class World:
         # The same keys in List order, sorted once for every select until the type
         # gains or loses an object (a change to an object keeps its place).
         self._listed: dict[tuple[str, str], list[ObjectKey]] = {}
-        # Each object as a Struct, made on first request after it last changed.
+        # (apiVersion, kind, label, value) -> keys, so a labelled select visits only
+        # the objects it can answer with (a cluster asks for its replicas' Objects
+        # among every Object of the fleet).
+        self._by_label: dict[tuple[str, str, str, str], set[ObjectKey]] = {}
+        # The revision at which each type last gained, lost or changed an object: a
+        # select's answer cannot change while its type's revision stands.
+        self._type_changed_at: dict[tuple[str, str], int] = {}
+        # Each object as a Struct, and that Struct serialized, made on first request
+        # after it last changed.
         self._structs: dict[ObjectKey, struct_pb2.Struct] = {}
+        self._serialized: dict[ObjectKey, bytes] = {}
         # (kind, name) of any owner -> dependents, for controller and cascade lookups.
         self._dependents: dict[tuple[str, str], set[ObjectKey]] = {}
         # Composite label -> objects that carry composed-resource metadata but no controller.
@@ -207,6 +173,14 @@ class World:
             self._structs[key] = found
         return found
 
+    def serialized(self, key: ObjectKey) -> bytes:
+        """The stored object's Struct, serialized deterministically."""
+        found = self._serialized.get(key)
+        if found is None:
+            found = self.struct(key).SerializeToString(deterministic=True)
+            self._serialized[key] = found
+        return found
+
     def copy_of(self, key: ObjectKey) -> Obj | None:
         obj = self._objects.get(key)
         return clone(obj) if obj is not None else None
@@ -226,11 +200,13 @@ class World:
         else:
             self._unindex(key, old)
             self._structs.pop(key, None)
+            self._serialized.pop(key, None)
         stored: Obj = clone(dict(obj))
         self._objects[key] = stored
         self._index(key, stored)
         self.revision += 1
         self._changed_at[key] = self.revision
+        self._type_changed_at[(key.api_version, key.kind)] = self.revision
         return True
 
     def delete(self, key: ObjectKey) -> bool:
@@ -240,13 +216,19 @@ class World:
         self._unindex(key, old)
         self._listed.pop((key.api_version, key.kind), None)
         self._structs.pop(key, None)
+        self._serialized.pop(key, None)
         self._changed_at.pop(key, None)
         self.revision += 1
+        self._type_changed_at[(key.api_version, key.kind)] = self.revision
         return True
 
     def changed_at(self, key: ObjectKey) -> int | None:
         """The revision at which the object last changed; None when it does not exist."""
         return self._changed_at.get(key)
+
+    def type_changed_at(self, api_version: str, kind: str) -> int:
+        """The revision at which an object of this type last changed; 0 when none ever did."""
+        return self._type_changed_at.get((api_version, kind), 0)
 
     def changed_since(self, revision: int) -> list[ObjectKey]:
         """Objects written after `revision` that still exist."""
@@ -275,17 +257,29 @@ class World:
         labels: Mapping[str, str] | None = None,
     ) -> list[ObjectKey]:
         """Keys of one type's objects, sorted by namespace then name, as a List returns them."""
+        if labels:
+            # The fewest candidates any one label admits, checked against the rest.
+            candidates = min(
+                (self._by_label.get((api_version, kind, k, v), set()) for k, v in labels.items()),
+                key=len,
+            )
+            return sorted(
+                (
+                    key
+                    for key in candidates
+                    if (namespace is None or key.namespace == namespace)
+                    and matches_labels(self._objects[key], labels)
+                ),
+                key=lambda k: (k.namespace, k.name),
+            )
         listed = self._listed.get((api_version, kind))
         if listed is None:
             keys = self._by_type.get((api_version, kind), ())
             listed = sorted(keys, key=lambda k: (k.namespace, k.name))
             self._listed[(api_version, kind)] = listed
-        return [
-            key
-            for key in listed
-            if (namespace is None or key.namespace == namespace)
-            and (not labels or matches_labels(self._objects[key], labels))
-        ]
+        if namespace is None:
+            return list(listed)
+        return [key for key in listed if key.namespace == namespace]
 
     def named(self, kind: str, name: str, namespace: str = "") -> list[ObjectKey]:
         """Keys of every object of `kind` called `name` in `namespace`, whatever its apiVersion."""
@@ -343,6 +337,10 @@ class World:
     def _index_entries(self, key: ObjectKey, obj: View) -> list[set[ObjectKey]]:
         """Every index set `key` belongs in, given `obj`; one list serves add and remove."""
         entries = [self._by_type.setdefault((key.api_version, key.kind), set())]
+        for label, value in labels_of(obj).items():
+            entries.append(
+                self._by_label.setdefault((key.api_version, key.kind, label, value), set())
+            )
         for ref in owner_references(obj):
             owner = (str(ref.get("kind", "")), str(ref.get("name", "")))
             entries.append(self._dependents.setdefault(owner, set()))

@@ -1,0 +1,127 @@
+"""A RunFunctionRequest's bytes, assembled from parts serialized once.
+
+A ModelDeployment's call carries every cluster and every replica of the fleet,
+and the engine sends one such call per deployment per round. Building that
+request as a message copies every object into it, Crossplane's tag needs its
+deterministic serialization, and sending it serializes it again: three passes
+over megabytes, per call, for objects that mostly did not change since the
+last call. Protobuf's wire format is a concatenation of fields, so the request
+is assembled instead from bytes made once: each object's Struct serialized
+when it changes (`World.serialized`), each answer to a requirement joined from
+those, and only the small rest (the composite, its composed resources, the
+desired state, context, input) serialized per call.
+
+`RequestParts.serialize` gives exactly what `SerializeToString(deterministic=True)`
+gives for the same request with its tag set (tests/render/test_wire.py holds
+the two to it), so nothing a function sees changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+
+_META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
+_REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
+_ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
+_RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
+# A map entry is a message of its key (field 1) and its value (field 2).
+_MAP_KEY = 1
+_MAP_VALUE = 2
+_LENGTH_DELIMITED = 2
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def embedded(number: int, payload: bytes) -> bytes:
+    """A length-delimited field: a message, string or bytes value."""
+    return varint(number << 3 | _LENGTH_DELIMITED) + varint(len(payload)) + payload
+
+
+def resources(structs: Iterable[bytes]) -> bytes:
+    """A Resources message of one Resource per serialized Struct, in order."""
+    return b"".join(embedded(_ITEMS, embedded(_RESOURCE, struct)) for struct in structs)
+
+
+def map_order(names: Iterable[str]) -> list[str]:
+    """The order this protobuf runtime's deterministic serialization writes map keys in.
+
+    Read back from the runtime rather than assumed: some upb releases do not sort
+    keys bytewise, and the tag must hash exactly what the message would serialize to.
+    """
+    probe = fnv1.RunFunctionRequest()
+    for name in names:
+        probe.required_resources[name].SetInParent()
+    data = probe.SerializeToString(deterministic=True)
+    order: list[str] = []
+    at = 0
+    while at < len(data):
+        _, at = _read_varint(data, at)  # the field's tag: required_resources
+        size, at = _read_varint(data, at)
+        entry_end = at + size
+        _, at = _read_varint(data, at)  # the entry's key tag
+        key_size, at = _read_varint(data, at)
+        order.append(data[at : at + key_size].decode())
+        at = entry_end
+    return order
+
+
+@dataclass
+class RequestParts:
+    """A request as its parts: the meta, a small body, and the serialized answers.
+
+    `body` holds the observed and desired state, input, context and credentials
+    (and nothing else); `required` maps each requirement's name to its answer as
+    a serialized Resources message; `schemas` holds the required schemas.
+    """
+
+    capabilities: tuple[fnv1.Capability, ...]
+    body: fnv1.RunFunctionRequest
+    required: dict[str, bytes] = field(default_factory=dict[str, bytes])
+    schemas: dict[str, fnv1.Schema] = field(default_factory=dict[str, fnv1.Schema])
+
+    def serialize(self) -> bytes:
+        """The request's bytes, with `meta.tag` set as Crossplane sets it.
+
+        The tag is the SHA-256 of the request's deterministic serialization
+        without its tag. Fields are written in field-number order: the meta
+        (field 1) leads, the body's fields follow, then the required resources
+        (field 8) and the required schemas (field 9).
+        """
+        schemas = fnv1.RunFunctionRequest(required_schemas=self.schemas)
+        rest = (
+            self.body.SerializeToString(deterministic=True)
+            + b"".join(
+                embedded(
+                    _REQUIRED_RESOURCES,
+                    embedded(_MAP_KEY, name.encode()) + embedded(_MAP_VALUE, self.required[name]),
+                )
+                for name in map_order(self.required)
+            )
+            + schemas.SerializeToString(deterministic=True)
+        )
+        meta = fnv1.RequestMeta(capabilities=self.capabilities)
+        untagged = embedded(_META, meta.SerializeToString(deterministic=True)) + rest
+        meta.tag = hashlib.sha256(untagged).hexdigest()
+        return embedded(_META, meta.SerializeToString(deterministic=True)) + rest

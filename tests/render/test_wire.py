@@ -1,0 +1,97 @@
+"""The request bytes the engine assembles are the bytes the message would serialize to."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modelplane.xfn.structs import to_struct
+from modelplane_cli.render import wire
+
+_NAMES = st.text(min_size=0, max_size=6)
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.text(max_size=8))
+_JSON: st.SearchStrategy[Any] = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(_NAMES, inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_OBJECTS = st.dictionaries(_NAMES, _JSON, max_size=5)
+_CAPABILITIES = (fnv1.CAPABILITY_CAPABILITIES, fnv1.CAPABILITY_REQUIRED_RESOURCES)
+
+
+@st.composite
+def _parts(draw: st.DrawFn) -> tuple[wire.RequestParts, fnv1.RunFunctionRequest]:
+    """Random request parts and the one message that holds the same request."""
+    body = fnv1.RunFunctionRequest()
+    body.observed.composite.resource.CopyFrom(to_struct(draw(_OBJECTS)))
+    for name, obj in draw(st.dictionaries(_NAMES, _OBJECTS, max_size=3)).items():
+        body.observed.resources[name].resource.CopyFrom(to_struct(obj))
+    for name, obj in draw(st.dictionaries(_NAMES, _OBJECTS, max_size=3)).items():
+        body.desired.resources[name].resource.CopyFrom(to_struct(obj))
+    if draw(st.booleans()):
+        body.input.CopyFrom(to_struct(draw(_OBJECTS)))
+    body.context.CopyFrom(to_struct(draw(_OBJECTS)))
+    for name, data in draw(st.dictionaries(_NAMES, st.binary(max_size=8), max_size=2)).items():
+        body.credentials[name].credential_data.data["key"] = data
+    required = draw(st.dictionaries(_NAMES, st.lists(_OBJECTS, max_size=3), max_size=4))
+    schemas = draw(st.dictionaries(_NAMES, _OBJECTS, max_size=2))
+
+    whole = fnv1.RunFunctionRequest()
+    whole.CopyFrom(body)
+    whole.meta.capabilities.extend(_CAPABILITIES)
+    parts = wire.RequestParts(_CAPABILITIES, body)
+    for name, objects in required.items():
+        structs = [to_struct(o) for o in objects]
+        whole.required_resources[name].items.extend(fnv1.Resource(resource=s) for s in structs)
+        parts.required[name] = wire.resources(
+            s.SerializeToString(deterministic=True) for s in structs
+        )
+    for name, schema in schemas.items():
+        whole.required_schemas[name].openapi_v3.CopyFrom(to_struct(schema))
+        parts.schemas[name] = fnv1.Schema(openapi_v3=to_struct(schema))
+    return parts, whole
+
+
+@settings(max_examples=200)
+@given(_parts())
+def test_assembled_bytes_are_the_deterministic_serialization_with_crossplanes_tag(
+    drawn: tuple[wire.RequestParts, fnv1.RunFunctionRequest],
+) -> None:
+    parts, whole = drawn
+    untagged = whole.SerializeToString(deterministic=True)
+    whole.meta.tag = hashlib.sha256(untagged).hexdigest()
+
+    assembled = parts.serialize()
+
+    assert assembled == whole.SerializeToString(deterministic=True)
+    assert fnv1.RunFunctionRequest.FromString(assembled) == whole
+
+
+def test_a_requirement_nothing_answers_is_present_and_empty() -> None:
+    parts = wire.RequestParts(_CAPABILITIES, fnv1.RunFunctionRequest(), {"none": b""})
+
+    request = fnv1.RunFunctionRequest.FromString(parts.serialize())
+
+    assert "none" in request.required_resources
+    assert len(request.required_resources["none"].items) == 0
+
+
+@given(st.lists(_NAMES, max_size=6, unique=True))
+def test_map_order_is_a_permutation_whatever_order_the_names_come_in(names: list[str]) -> None:
+    order = wire.map_order(names)
+
+    assert sorted(order) == sorted(names)
+    assert wire.map_order(reversed(names)) == order
+
+
+def test_varints_span_bytes_as_protobuf_writes_them() -> None:
+    assert wire.varint(0) == b"\x00"
+    assert wire.varint(127) == b"\x7f"
+    assert wire.varint(128) == b"\x80\x01"
+    assert wire.varint(300) == b"\xac\x02"
