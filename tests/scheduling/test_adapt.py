@@ -10,6 +10,7 @@ from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME
 from modelplane.scheduling import (
     Claim,
+    ReplicaMemo,
     Topology,
     existing_replicas,
     read_cluster,
@@ -330,3 +331,19 @@ def test_another_deployments_unreadable_replica_is_skipped_and_counted() -> None
     known = existing_replicas(DEP, None, {}, _models(broken, replica("b", 0)))
     assert [r.name for r in known.replicas] == ["model-b-0"]
     assert known.skipped == 1
+
+
+def test_a_replica_read_from_the_same_model_and_words_is_the_same_replica() -> None:
+    replica_memo = ReplicaMemo(entries=2)
+    a, b = _models(replica("a", 0), replica("b", 1))
+    plain = existing_replicas(DEP, None, {}, [a, b], {("ml", "model-a-0")})
+    first = existing_replicas(DEP, None, {}, [a, b], {("ml", "model-a-0")}, replica_memo)
+    again = existing_replicas(DEP, None, {}, [a, b], {("ml", "model-a-0")}, replica_memo)
+    assert first == plain
+    assert all(x is y for x, y in zip(first.replicas, again.replicas, strict=True))
+    # What the caller says of a replica is part of its identity: serving or not.
+    stopped = existing_replicas(DEP, None, {}, [a, b], frozenset(), replica_memo)
+    assert [r.serving for r in stopped.replicas] == [False, False]
+    assert stopped == existing_replicas(DEP, None, {}, [a, b])
+    # Past its bound the memo starts over rather than grow.
+    assert len(replica_memo._replicas) <= 2  # pyright: ignore[reportPrivateUsage]

@@ -161,3 +161,10 @@ def test_a_struct_converted_again_is_an_equal_copy_its_caller_owns() -> None:
     assert again == {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
     assert type(again["n"]) is int
     assert to_values(struct)["n"] == 3.0 and type(to_values(struct)["n"]) is float
+
+
+def test_resolve_gives_each_fetched_objects_digest_in_fetch_order() -> None:
+    objects = [cluster("dg-a"), {"kind": "broken"}, cluster("dg-b")]
+    found = required.resolve(request(DEPLOYMENT, required={"c": objects}), "c", InferenceCluster)
+    assert found.digests == tuple(memo.digest(to_struct(o)) for o in objects)
+    assert len(found.items) == 2 and len(found.unreadable) == 1

@@ -3,10 +3,12 @@
 from typing import Any
 
 from compose_model_deployment.health import unhealthy_cluster_names
+from google.protobuf.struct_pb2 import Struct
 from hypothesis import given
 from hypothesis import strategies as st
 
 from modelplane.scheduling import unhealthy_clusters
+from modelplane.xfn.memo import digest
 from modelplane.xfn.structs import to_dict, to_struct
 
 _texts = st.sampled_from(["Healthy", "Ready", "False", "True", "Unknown", ""])
@@ -35,10 +37,17 @@ _objects = st.fixed_dictionaries(
 )
 
 
+def _keyed(structs: list[Struct]) -> list[tuple[bytes, Struct]]:
+    return [(digest(s), s) for s in structs]
+
+
 @given(st.lists(_objects, max_size=4))
 def test_struct_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
     structs = [to_struct(obj) for obj in objects]
-    assert unhealthy_cluster_names(structs) == unhealthy_clusters(to_dict(s) for s in structs)
+    expected = unhealthy_clusters(to_dict(s) for s in structs)
+    assert unhealthy_cluster_names(_keyed(structs)) == expected
+    # Read again from the memo, the same bytes answer the same.
+    assert unhealthy_cluster_names(_keyed(structs)) == expected
 
 
 def test_the_first_healthy_condition_decides_and_unknown_is_healthy() -> None:
@@ -48,10 +57,12 @@ def test_the_first_healthy_condition_decides_and_unknown_is_healthy() -> None:
     down = {"type": "Healthy", "status": "False"}
     up = {"type": "Healthy", "status": "True"}
     assert unhealthy_cluster_names(
-        [
-            cluster("a", {"type": "Ready", "status": "False"}, down),
-            cluster("b", up, down),
-            cluster("c", {"type": "Healthy", "status": "Unknown"}),
-            cluster("d"),
-        ]
+        _keyed(
+            [
+                cluster("a", {"type": "Ready", "status": "False"}, down),
+                cluster("b", up, down),
+                cluster("c", {"type": "Healthy", "status": "Unknown"}),
+                cluster("d"),
+            ]
+        )
     ) == frozenset({"a"})

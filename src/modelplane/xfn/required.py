@@ -55,6 +55,9 @@ class Required(Generic[T]):
     state: State
     items: list[T] = field(default_factory=list[T])
     unreadable: list[Unreadable] = field(default_factory=list[Unreadable])
+    digests: tuple[bytes, ...] = ()
+    """Each fetched object's `memo.digest`, in fetch order (read into a model only):
+    a key for other work done on those objects' bytes."""
 
     @property
     def resolved(self) -> bool:
@@ -80,8 +83,9 @@ def resolve(
         return Required(state, [to_dict(item.resource) for item in found])
     items: list[M] = []
     unreadable: list[Unreadable] = []
+    digests = tuple(digest(item.resource) for item in found)
     for index, item in enumerate(found):
-        key = (model, digest(item.resource))
+        key = (model, digests[index])
         cached = _MODELS.get(key)
         if cached is not None:
             items.append(cast(M, cached))
@@ -94,7 +98,7 @@ def resolve(
             continue
         _MODELS.put(key, parsed)
         items.append(parsed)
-    return Required(state, items, unreadable)
+    return Required(state, items, unreadable, digests)
 
 
 # Models read from fetched objects, by model and the objects' bytes. Nothing reads

@@ -46,6 +46,7 @@ from modelplane.scheduling import (
     EventType,
     FleetMemo,
     Origin,
+    ReplicaMemo,
     UnreadableCluster,
     existing_replicas,
     read_deployment,
@@ -89,8 +90,10 @@ class FunctionRunner(ComposeFunction):
 
     def __init__(self) -> None:
         super().__init__()
-        # The fleet barely changes between calls: clusters read before are reused.
+        # The fleet barely changes between calls: clusters and replicas read before
+        # are reused.
         self.fleet_memo = FleetMemo()
+        self.replica_memo = ReplicaMemo()
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
@@ -120,14 +123,28 @@ class FunctionRunner(ComposeFunction):
                 for u in clusters.unreadable
             ],
             # Healthy is a condition, which the generated model does not carry.
-            unhealthy_cluster_names(i.resource for i in req.required_resources[CLUSTERS].items),
+            unhealthy_cluster_names(
+                zip(
+                    clusters.digests,
+                    (i.resource for i in req.required_resources[CLUSTERS].items),
+                    strict=True,
+                )
+            ),
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
-        running = serving_replicas(i.resource for i in req.required_resources[REPLICAS].items)
+        running = serving_replicas(
+            zip(
+                fleet_replicas.digests,
+                (i.resource for i in req.required_resources[REPLICAS].items),
+                strict=True,
+            )
+        )
         namespace = wanted.namespace
         running |= {(namespace, key) for key in composed if serving(observed.get(key))}
-        known = existing_replicas(wanted, uid, composed, fleet_replicas.items, running)
+        known = existing_replicas(
+            wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
+        )
         # Unfetched PriorityClasses are no priority information, never "no classes".
         classes = required.resolve(req, PRIORITY_CLASSES)
         priorities = read_priorities(classes.items) if classes.resolved else None

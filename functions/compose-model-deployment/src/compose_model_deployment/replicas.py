@@ -20,6 +20,7 @@ from modelplane.core.vocabulary import (
     SERVING,
 )
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
+from modelplane.xfn.memo import BoundedMemo
 
 
 def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
@@ -94,23 +95,40 @@ def _text(fields: Any, key: str) -> str:
     return value.string_value if value is not None else ""
 
 
-def serving_replicas(items: Iterable[Struct]) -> set[tuple[str, str]]:
+def _serving_key(obj: Struct) -> tuple[str, str] | None:
+    """(namespace, name) of a ModelReplica whose `Serving` condition is True, else None."""
+    status = obj.fields.get("status")
+    conditions = status.struct_value.fields.get("conditions") if status is not None else None
+    if conditions is None:
+        return None
+    for entry in conditions.list_value.values:
+        fields = entry.struct_value.fields
+        if _text(fields, "type") == SERVING and _text(fields, "status") == "True":
+            metadata = obj.fields.get("metadata")
+            if metadata is None:
+                return None
+            meta = metadata.struct_value.fields
+            return (_text(meta, "namespace"), _text(meta, "name"))
+    return None
+
+
+# Each read replica's serving key (or None), by its digest.
+_SERVING: BoundedMemo[bytes, tuple[tuple[str, str] | None]] = BoundedMemo()
+
+
+def serving_replicas(items: Iterable[tuple[bytes, Struct]]) -> set[tuple[str, str]]:
     """(namespace, name) of each ModelReplica whose `Serving` condition is True, read
-    straight from the fetched objects: the generated model has no conditions."""
+    straight from the fetched objects (the generated model has no conditions), once
+    per object's bytes: each comes with its digest (`modelplane.xfn.memo.digest`)."""
     found: set[tuple[str, str]] = set()
-    for obj in items:
-        status = obj.fields.get("status")
-        conditions = status.struct_value.fields.get("conditions") if status is not None else None
-        if conditions is None:
-            continue
-        for entry in conditions.list_value.values:
-            fields = entry.struct_value.fields
-            if _text(fields, "type") == SERVING and _text(fields, "status") == "True":
-                metadata = obj.fields.get("metadata")
-                if metadata is not None:
-                    meta = metadata.struct_value.fields
-                    found.add((_text(meta, "namespace"), _text(meta, "name")))
-                break
+    for key, obj in items:
+        read = _SERVING.get(key)
+        if read is None:
+            read = (_serving_key(obj),)
+            _SERVING.put(key, read)
+        (serving_key,) = read
+        if serving_key is not None:
+            found.add(serving_key)
     return found
 
 

@@ -24,6 +24,7 @@ from modelplane.scheduling.adapt.fleet import (
 from modelplane.scheduling.adapt.priorities import read_priorities
 from modelplane.scheduling.adapt.replicas import (
     KnownReplicas,
+    ReplicaMemo,
     composer,
     existing_replicas,
     read_replica,
@@ -34,6 +35,7 @@ __all__ = [
     "FleetMemo",
     "Interner",
     "KnownReplicas",
+    "ReplicaMemo",
     "composer",
     "existing_replicas",
     "read_cluster",

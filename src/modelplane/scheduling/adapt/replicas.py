@@ -1,6 +1,7 @@
 """The fleet's ModelReplicas as the scheduler reads them, each with the deployment that
 owns it by Crossplane's record."""
 
+import threading
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 
@@ -89,6 +90,42 @@ def composer(replica: ModelReplica) -> ReplicaOwner | None:
     return None
 
 
+class ReplicaMemo:
+    """Replicas read in earlier calls, by the very model they were read from and what
+    the caller said of it (its name, namespace, owner, and whether it serves).
+
+    As with `FleetMemo`, a long-running function reads the same fetched objects into
+    the same model instances call after call, and models are never changed once
+    read, so the same model and the same words read to the same replica. At most
+    `entries` replicas are kept; past that, everything is dropped and read again.
+    """
+
+    def __init__(self, entries: int = 25_000) -> None:
+        self._entries = entries
+        self._lock = threading.Lock()
+        self._replicas: dict[_ReplicaKey, tuple[ModelReplica, ExistingReplica]] = {}
+
+    def read(
+        self, model: ModelReplica, name: str, namespace: str, owner: str | None, serving: bool
+    ) -> ExistingReplica:
+        """`read_replica` of the same arguments; InvalidInputError as it raises it."""
+        key = (id(model), name, namespace, owner, serving)
+        with self._lock:
+            found = self._replicas.get(key)
+        # The entry holds its model, so its id is not reused while the entry lives.
+        if found is not None and found[0] is model:
+            return found[1]
+        replica = read_replica(model, name, namespace, owner, serving=serving)
+        with self._lock:
+            if len(self._replicas) >= self._entries:
+                self._replicas.clear()
+            self._replicas[key] = (model, replica)
+        return replica
+
+
+_ReplicaKey = tuple[int, str, str, str | None, bool]
+
+
 @dataclass(frozen=True)
 class KnownReplicas:
     """The replicas the scheduler charges and keeps, and how many it had to skip."""
@@ -104,6 +141,7 @@ def existing_replicas(
     composed: Mapping[str, ModelReplica],
     fleet: Iterable[ModelReplica],
     serving: Set[tuple[str, str]] = frozenset(),
+    memo: ReplicaMemo | None = None,
 ) -> KnownReplicas:
     """Every ModelReplica of the fleet, each with the deployment that owns it, and whether
     it is serving (`serving` holds the (namespace, name) of those whose `Serving`
@@ -117,8 +155,9 @@ def existing_replicas(
     never read: editing one must not make the scheduler charge a running replica
     elsewhere or drop it. A composed replica that cannot be read raises
     InvalidInputError (nothing can be decided without it); any other is skipped
-    and counted.
+    and counted. With a memo, a model read before is not read again.
     """
+    read = read_replica if memo is None else memo.read
     found: dict[tuple[str, str], ExistingReplica] = {}
     skipped = 0
     for model in fleet:
@@ -131,7 +170,7 @@ def existing_replicas(
         if namesake and owner_ref is not None and uid and owner_ref.uid and owner_ref.uid != uid:
             owner = None  # composed by an earlier deployment of the same name, being deleted
         try:
-            found[(namespace, name)] = read_replica(
+            found[(namespace, name)] = read(
                 model, name, namespace, owner, serving=(namespace, name) in serving
             )
         except InvalidInputError:
@@ -141,7 +180,7 @@ def existing_replicas(
         # Crossplane composes a namespaced composite's resources into its namespace.
         namespace = deployment.namespace
         try:
-            found[(namespace, key)] = read_replica(
+            found[(namespace, key)] = read(
                 model, key, namespace, deployment.name, serving=(namespace, key) in serving
             )
         except InvalidInputError as invalid:
