@@ -120,3 +120,35 @@ def test_listing_the_whole_world_invalidates_on_any_change() -> None:
     assert recording.reads.unchanged(world)
     world.put({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "n"}})
     assert not recording.reads.unchanged(world)
+
+
+def _cm(name: str, namespace: str = "n", **fields: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace},
+        **fields,
+    }
+
+
+def test_a_selected_object_that_changes_invalidates_though_the_answer_is_the_same() -> None:
+    world = _world()
+    recording = RecordingWorld(world)
+    assert len(recording.select("v1", "ConfigMap", namespace="n")) == 2
+    world.put(_cm("elsewhere", namespace="other"))  # the type moved; the answer did not
+    assert recording.reads.unchanged(world)
+    world.put(_cm("b", data={"k": "v"}))
+    assert not recording.reads.unchanged(world)
+
+
+def test_serialized_selects_are_recorded_as_selects() -> None:
+    world = _world()
+    recording = RecordingWorld(world)
+    keys, parts = recording.select_serialized("v1", "ConfigMap", namespace="n")
+    assert [k.name for k in keys] == ["a", "b"]
+    assert parts == [world.serialized(k) for k in keys]
+    assert world.select_serialized("v1", "ConfigMap", namespace="n")[1] is parts  # kept
+    world.put(_cm("a", data={"k": "v"}))
+    assert not recording.reads.unchanged(world)
+    fresh = world.select_serialized("v1", "ConfigMap", namespace="n")[1]
+    assert fresh is not parts and fresh[0] == world.serialized(keys[0])

@@ -244,3 +244,20 @@ def test_a_fetch_answers_from_the_world_now_after_changes_additions_and_deletion
     other = World([{**cm("a"), "data": {"v": "9"}}])
     assert names(fetch(other, everything)) == [("a", "9")]
     assert names(first) == [("a", "1"), ("b", "1")]
+
+
+def test_a_labelled_select_follows_relabels_and_deletions() -> None:
+    def labelled(name: str, **labels: str) -> dict[str, Any]:
+        return {**cm(name), "metadata": {**cm(name)["metadata"], "labels": labels}}
+
+    world = World([labelled("a", team="x", tier="1"), labelled("b", team="x"), cm("c")])
+    assert [k.name for k in world.select("v1", "ConfigMap", labels={"team": "x"})] == ["a", "b"]
+    assert [k.name for k in world.select("v1", "ConfigMap", labels={"team": "x", "tier": "1"})] == [
+        "a"
+    ]
+    world.put(labelled("a", team="y"))
+    assert [k.name for k in world.select("v1", "ConfigMap", labels={"team": "x"})] == ["b"]
+    assert [k.name for k in world.select("v1", "ConfigMap", labels={"team": "y"})] == ["a"]
+    world.delete(ObjectKey("v1", "ConfigMap", "ns", "b"))
+    assert world.select("v1", "ConfigMap", labels={"team": "x"}) == []
+    assert world.select("v1", "ConfigMap", namespace="other", labels={"team": "y"}) == []

@@ -45,10 +45,18 @@ class Reads:
             return False
         if any(world.changed_at(key) != at for key, at in self.objects.items()):
             return False
-        return all(
-            _answer(world, q, owner) == keys
-            for q, owner, keys in self.queries
-            if not (q[0] == "select" and world.type_changed_at(q[1], q[2]) == self.selected[q[1:3]])
+        return all(self._stands(world, q, owner, keys) for q, owner, keys in self.queries)
+
+    def _stands(self, world: World, query: Query, owner: Obj | None, keys: list[ObjectKey]) -> bool:
+        if query[0] != "select":
+            return _answer(world, query, owner) == keys
+        # A select's objects are not noted one by one: while their type stands, so do
+        # they, and once it moved, each must be older than the select.
+        at = self.selected[(query[1], query[2])]
+        if world.type_changed_at(query[1], query[2]) == at:
+            return True
+        return _answer(world, query, owner) == keys and all(
+            (world.changed_at(key) or 0) <= at for key in keys
         )
 
 
@@ -93,8 +101,9 @@ class RecordingWorld(World):
         self.reads.queries.append(
             (query, None if owner is None else clone(dict(owner)), list(keys))
         )
-        for key in keys:
-            self._note(key)
+        if query[0] != "select":  # a select's objects stand with their type (`Reads`)
+            for key in keys:
+                self._note(key)
         return keys
 
     def _everything(self) -> None:
@@ -160,11 +169,40 @@ class RecordingWorld(World):
         labels: Mapping[str, str] | None = None,
     ) -> list[ObjectKey]:
         keys = self._world.select(api_version, kind, namespace=namespace, labels=labels)
+        self._selected(api_version, kind, namespace, labels, keys)
+        return keys
+
+    def select_serialized(
+        self,
+        api_version: str,
+        kind: str,
+        *,
+        namespace: str | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> tuple[list[ObjectKey], list[bytes]]:
+        keys, found = self._world.select_serialized(
+            api_version, kind, namespace=namespace, labels=labels
+        )
+        self._selected(api_version, kind, namespace, labels, keys)
+        return keys, found
+
+    def _selected(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        keys: list[ObjectKey],
+    ) -> None:
         self.reads.selected.setdefault(
             (api_version, kind), self._world.type_changed_at(api_version, kind)
         )
         frozen = tuple(sorted(labels.items())) if labels else None
-        return self._query(("select", api_version, kind, namespace, frozen), keys)
+        self._query(("select", api_version, kind, namespace, frozen), keys)
+
+    def type_changed_at(self, api_version: str, kind: str) -> int:
+        self._everything()  # it moves with any object of the type
+        return self._world.type_changed_at(api_version, kind)
 
     def named(self, kind: str, name: str, namespace: str = "") -> list[ObjectKey]:
         return self._query(

@@ -26,31 +26,26 @@ class CredentialsError(Exception):
     """A step's credentials Secret is missing or malformed."""
 
 
-# The last answer to each selector, with the serialized objects it was joined from.
-# A ModelDeployment asks for the whole fleet on every call; while no object in the
-# answer changed (the world hands out the same bytes until its object changes), the
-# answer joined before is the answer. Held bytes never change, so identity is equality.
+# Each selector's last answer, with the list of serialized objects it was joined
+# from. A ModelDeployment asks for the whole fleet on every call; while no object of
+# the type changed, the world hands out the same list (`World.select_serialized`),
+# and the answer joined from it before is the answer.
 _ANSWERS: BoundedMemo[bytes, tuple[list[bytes], bytes]] = BoundedMemo(_ANSWERS_KEPT)
 
 
 def fetch(world: World, selector: fnv1.ResourceSelector) -> bytes:
     """What Crossplane would fetch for `selector`, as a serialized Resources message."""
     namespace = selector.namespace if selector.HasField("namespace") else None
-    which = selector.WhichOneof("match")
-    if which == "match_name":
+    if selector.WhichOneof("match") == "match_name":
         key = ObjectKey(selector.api_version, selector.kind, namespace or "", selector.match_name)
-        keys = [key] if key in world else []
-    else:
-        labels = dict(selector.match_labels.labels) if which == "match_labels" else None
-        keys = world.select(selector.api_version, selector.kind, namespace=namespace, labels=labels)
-    parts = [world.serialized(key) for key in keys]
+        return wire.resources([world.serialized(key)] if key in world else [])
+    labels = dict(selector.match_labels.labels) if selector.HasField("match_labels") else None
+    _, parts = world.select_serialized(
+        selector.api_version, selector.kind, namespace=namespace, labels=labels
+    )
     asked = selector.SerializeToString(deterministic=True)
     last = _ANSWERS.get(asked)
-    if (
-        last is not None
-        and len(last[0]) == len(parts)
-        and all(a is b for a, b in zip(last[0], parts, strict=True))
-    ):
+    if last is not None and last[0] is parts:
         return last[1]
     answer = wire.resources(parts)
     _ANSWERS.put(asked, (parts, answer))

@@ -22,6 +22,8 @@ from modelplane.xfn.structs import to_struct
 
 Obj = dict[str, Any]
 View = Mapping[str, Any]
+# A select's arguments: apiVersion, kind, namespace (None for all), sorted labels (or None).
+Selection = tuple[str, str, str | None, tuple[tuple[str, str], ...] | None]
 
 # Fixed so that fake uids are the same on every machine and every run.
 _UID_NAMESPACE = uuid.UUID("6f1c7a52-3b0e-4d8e-9a51-0c2b6de0a7f4")
@@ -143,6 +145,8 @@ class World:
         # after it last changed.
         self._structs: dict[ObjectKey, struct_pb2.Struct] = {}
         self._serialized: dict[ObjectKey, bytes] = {}
+        # Each select's serialized objects, with the type revision they were made at.
+        self._selections: dict[Selection, tuple[int, list[ObjectKey], list[bytes]]] = {}
         # (kind, name) of any owner -> dependents, for controller and cascade lookups.
         self._dependents: dict[tuple[str, str], set[ObjectKey]] = {}
         # Composite label -> objects that carry composed-resource metadata but no controller.
@@ -280,6 +284,31 @@ class World:
         if namespace is None:
             return list(listed)
         return [key for key in listed if key.namespace == namespace]
+
+    def select_serialized(
+        self,
+        api_version: str,
+        kind: str,
+        *,
+        namespace: str | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> tuple[list[ObjectKey], list[bytes]]:
+        """What `select` answers, and `serialized` of each of those keys; the same lists
+        (which callers must not change) until an object of the type changes, so callers
+        may key work on their identity."""
+        selection: Selection = (
+            api_version,
+            kind,
+            namespace,
+            tuple(sorted(labels.items())) if labels else None,
+        )
+        revision = self.type_changed_at(api_version, kind)
+        found = self._selections.get(selection)
+        if found is None or found[0] != revision:
+            keys = self.select(api_version, kind, namespace=namespace, labels=labels)
+            found = (revision, keys, [self.serialized(key) for key in keys])
+            self._selections[selection] = found
+        return found[1], found[2]
 
     def named(self, kind: str, name: str, namespace: str = "") -> list[ObjectKey]:
         """Keys of every object of `kind` called `name` in `namespace`, whatever its apiVersion."""
