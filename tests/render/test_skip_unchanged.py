@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 
 from modelplane_cli.render import (
@@ -30,7 +29,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = InProcessFunctions.run
 
-    async def run(self: Any, name: str, request: fnv1.RunFunctionRequest) -> Any:
+    async def run(self: Any, name: str, request: bytes) -> Any:
         calls.append(name)
         return await real(self, name, request)
 
