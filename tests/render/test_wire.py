@@ -88,10 +88,3 @@ def test_map_order_is_a_permutation_whatever_order_the_names_come_in(names: list
 
     assert sorted(order) == sorted(names)
     assert wire.map_order(reversed(names)) == order
-
-
-def test_varints_span_bytes_as_protobuf_writes_them() -> None:
-    assert wire.varint(0) == b"\x00"
-    assert wire.varint(127) == b"\x7f"
-    assert wire.varint(128) == b"\x80\x01"
-    assert wire.varint(300) == b"\xac\x02"

@@ -5,6 +5,8 @@ from typing import Any
 
 import pytest
 from compose_model_deployment.fn import FunctionRunner
+from hypothesis import given
+from hypothesis import strategies as st
 from modelplane_models import InferenceCluster
 
 from modelplane.scheduling import FleetMemo
@@ -97,11 +99,34 @@ def test_an_object_whose_bytes_changed_is_read_again(parses: list[str]) -> None:
 def test_an_unreadable_object_is_reported_on_every_call(parses: list[str]) -> None:
     bad = cluster("memo-bad")
     bad["spec"]["nodePools"][0]["nodeCount"] = "many"
-    for _ in range(2):
-        found = required.resolve(request(DEPLOYMENT, required={"c": [bad]}), "c", InferenceCluster)
-        assert found.items == []
+    for i in range(2):
+        # Another object changes, so the list is new, and the bad one is read again.
+        fleet = [bad, cluster(f"memo-ok-{i}")]
+        found = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
+        assert [m.metadata.name for m in found.items if m.metadata] == [f"memo-ok-{i}"]
         assert [u.name for u in found.unreadable] == ["memo-bad"]
-    assert parses == ["memo-bad", "memo-bad"]
+    assert parses == ["memo-bad", "memo-ok-0", "memo-bad", "memo-ok-1"]
+
+
+def test_a_list_fetched_again_unchanged_is_the_same_answer(parses: list[str]) -> None:
+    fleet = [cluster("list-a"), cluster("list-b")]
+    first = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
+    again = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
+    assert again is first
+    changed = [cluster("list-a"), cluster("list-b", nodes=5)]
+    found = required.resolve(request(DEPLOYMENT, required={"c": changed}), "c", InferenceCluster)
+    assert found.items[0] is first.items[0]
+    assert parses == ["list-a", "list-b", "list-b"]
+
+
+@given(st.lists(st.sampled_from(["d-a", "d-b", "d-c"]), max_size=4), st.integers(1, 3))
+def test_each_items_digest_read_from_the_lists_bytes_is_its_own(
+    names: list[str], nodes: int
+) -> None:
+    objects = [cluster(n, nodes) for n in names]
+    fetched = request(DEPLOYMENT, required={"c": objects}).required_resources["c"]
+    data = fetched.SerializeToString(deterministic=True)
+    assert memo.digest_items(data) == tuple(memo.digest(i.resource) for i in fetched.items)
 
 
 def test_the_memo_keeps_the_most_recently_used() -> None:
@@ -146,6 +171,7 @@ def test_answers_are_the_same_with_and_without_what_earlier_calls_left(
     first = run(runner, req).SerializeToString(deterministic=True)
     second = run(runner, req).SerializeToString(deterministic=True)
     monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
+    monkeypatch.setattr(required, "_RESOLVED", memo.BoundedMemo())
     fresh = run(FunctionRunner(), req).SerializeToString(deterministic=True)
     assert first == second == fresh
 

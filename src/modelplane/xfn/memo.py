@@ -9,16 +9,25 @@ so reuse can never change what a call answers. A miss costs what reading always
 cost, so the memo needs no invalidation, only a bound on what it keeps.
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
+
+from modelplane.xfn import wire
 
 K = TypeVar("K")
 V = TypeVar("V")
+
+_ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
+_RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
 
 DEFAULT_ENTRIES = 25_000
 """Enough for a fleet of 10,000 clusters and as many replicas, read by one process."""
@@ -26,8 +35,36 @@ DEFAULT_ENTRIES = 25_000
 
 def digest(struct: struct_pb2.Struct) -> bytes:
     """A 128-bit digest of the Struct's deterministic serialization."""
-    data = struct.SerializeToString(deterministic=True)
+    return _digest_bytes(struct.SerializeToString(deterministic=True))
+
+
+def _digest_bytes(data: bytes | memoryview) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def digest_items(resources: bytes) -> tuple[bytes, ...]:
+    """`digest` of each item's Struct, read from a serialized Resources message.
+
+    A message field is serialized as its own bytes, so each item's Struct is found
+    in the list's bytes as the Struct would serialize alone: one serialization of
+    the list serves every digest, instead of one per object."""
+    view = memoryview(resources)
+    found: list[bytes] = []
+    for number, _, start, end in wire.fields(view):
+        if number != _ITEMS:
+            continue
+        item = view[start:end]
+        struct = b""
+        for field, _, value_start, value_end in wire.fields(item):
+            if field == _RESOURCE:
+                struct = item[value_start:value_end]
+        found.append(_digest_bytes(struct))
+    return tuple(found)
+
+
+def digest_list(resources: bytes) -> bytes:
+    """A 128-bit digest of a serialized Resources message (deterministically serialized)."""
+    return _digest_bytes(resources)
 
 
 class BoundedMemo(Generic[K, V]):

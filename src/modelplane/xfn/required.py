@@ -24,7 +24,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
-from modelplane.xfn.memo import BoundedMemo, digest
+from modelplane.xfn.memo import BoundedMemo, digest_items, digest_list
 from modelplane.xfn.structs import fresh_values, pick, to_dict
 
 T = TypeVar("T")
@@ -74,16 +74,25 @@ def resolve(req: fnv1.RunFunctionRequest, name: str, model: type[M]) -> Required
 def resolve(
     req: fnv1.RunFunctionRequest, name: str, model: type[M] | None = None
 ) -> Required[dict[str, Any]] | Required[M]:
-    """What Crossplane fetched for requirement `name`, as dicts or read into `model`."""
+    """What Crossplane fetched for requirement `name`, as dicts or read into `model`.
+    Read into a model, the answer may be one an earlier call got for the same bytes:
+    callers never change it."""
     if name not in req.required_resources:
         return Required(State.UNRESOLVED)
-    found = req.required_resources[name].items
+    fetched = req.required_resources[name]
+    found = fetched.items
     state = State.PRESENT if found else State.ABSENT
     if model is None:
         return Required(state, [to_dict(item.resource) for item in found])
+    # One serialization of the whole list: the list's key, and each object's digest.
+    data = fetched.SerializeToString(deterministic=True)
+    whole = (model, digest_list(data))
+    known = _RESOLVED.get(whole)
+    if known is not None:
+        return cast(Required[M], known)
     items: list[M] = []
     unreadable: list[Unreadable] = []
-    digests = tuple(digest(item.resource) for item in found)
+    digests = digest_items(data)
     for index, item in enumerate(found):
         key = (model, digests[index])
         cached = _MODELS.get(key)
@@ -98,12 +107,17 @@ def resolve(
             continue
         _MODELS.put(key, parsed)
         items.append(parsed)
-    return Required(state, items, unreadable, digests)
+    resolved = Required(state, items, unreadable, digests)
+    _RESOLVED.put(whole, resolved)
+    return resolved
 
 
 # Models read from fetched objects, by model and the objects' bytes. Nothing reads
 # a model to change it, so one instance can serve every call that fetches those bytes.
 _MODELS: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = BoundedMemo()
+# Whole lists read before, by model and the list's bytes: a fleet that did not change
+# since the last call is that call's answer, without a look at each object.
+_RESOLVED: BoundedMemo[tuple[type[BaseModel], bytes], Required[Any]] = BoundedMemo(64)
 
 
 def resolve_fields(

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 
+from modelplane.xfn.wire import embedded, fields
+
 _META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
 _REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
 _ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
@@ -31,32 +33,6 @@ _RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
 # A map entry is a message of its key (field 1) and its value (field 2).
 _MAP_KEY = 1
 _MAP_VALUE = 2
-_LENGTH_DELIMITED = 2
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _read_varint(data: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
-
-
-def embedded(number: int, payload: bytes) -> bytes:
-    """A length-delimited field: a message, string or bytes value."""
-    return varint(number << 3 | _LENGTH_DELIMITED) + varint(len(payload)) + payload
 
 
 def resources(structs: Iterable[bytes]) -> bytes:
@@ -75,15 +51,13 @@ def map_order(names: Iterable[str]) -> list[str]:
         probe.required_resources[name].SetInParent()
     data = probe.SerializeToString(deterministic=True)
     order: list[str] = []
-    at = 0
-    while at < len(data):
-        _, at = _read_varint(data, at)  # the field's tag: required_resources
-        size, at = _read_varint(data, at)
-        entry_end = at + size
-        _, at = _read_varint(data, at)  # the entry's key tag
-        key_size, at = _read_varint(data, at)
-        order.append(data[at : at + key_size].decode())
-        at = entry_end
+    for _, _, start, end in fields(data):  # each a required_resources entry
+        entry = data[start:end]
+        order.extend(
+            entry[key_start:key_end].decode()
+            for number, _, key_start, key_end in fields(entry)
+            if number == _MAP_KEY
+        )
     return order
 
 
