@@ -50,14 +50,14 @@ def digest_items(resources: bytes) -> tuple[bytes, ...]:
     the list serves every digest, instead of one per object."""
     view = memoryview(resources)
     found: list[bytes] = []
-    for number, _, start, end in wire.fields(view):
-        if number != _ITEMS:
+    for entry in wire.fields(view):
+        if entry.number != _ITEMS:
             continue
-        item = view[start:end]
+        item = view[entry.value : entry.end]
         struct = b""
-        for field, _, value_start, value_end in wire.fields(item):
-            if field == _RESOURCE:
-                struct = item[value_start:value_end]
+        for field in wire.fields(item):
+            if field.number == _RESOURCE:
+                struct = item[field.value : field.end]
         found.append(_digest_bytes(struct))
     return tuple(found)
 

@@ -8,6 +8,7 @@ engine to join a request from bytes it serialized once (`modelplane_cli.render.w
 """
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 _VARINT = 0
 _FIXED64 = 1
@@ -29,6 +30,8 @@ def read_varint(data: bytes | memoryview, at: int) -> tuple[int, int]:
     """The varint at `at`, and where the next field starts."""
     value = shift = 0
     while True:
+        if at >= len(data):
+            raise ValueError("a varint runs past the end of the message")
         byte = data[at]
         at += 1
         value |= (byte & 0x7F) << shift
@@ -42,22 +45,35 @@ def embedded(number: int, payload: bytes) -> bytes:
     return varint(number << 3 | LENGTH_DELIMITED) + varint(len(payload)) + payload
 
 
-def fields(data: bytes | memoryview) -> Iterator[tuple[int, int, int, int]]:
-    """Each field of a serialized message: its number, wire type, and where its value
-    starts and ends (for a varint, its own bytes; for a message, its payload).
-    ValueError for a wire type this reader does not know (groups)."""
+class Field(NamedTuple):
+    """Where one field lies in a serialized message: it spans `start` to `end`, its
+    value (for a message, its payload; for a varint, its own bytes) `value` to `end`."""
+
+    number: int
+    kind: int
+    start: int
+    value: int
+    end: int
+
+
+def fields(data: bytes | memoryview) -> Iterator[Field]:
+    """Each field of a serialized message, in order. ValueError for a wire type this
+    reader does not know (groups), or a field that runs past the end."""
     at = 0
     while at < len(data):
+        start = at
         key, at = read_varint(data, at)
         number, kind = key >> 3, key & 7
         if kind == LENGTH_DELIMITED:
             size, at = read_varint(data, at)
-            start, at = at, at + size
+            value, at = at, at + size
         elif kind == _VARINT:
-            start = at
+            value = at
             _, at = read_varint(data, at)
         elif kind in (_FIXED64, _FIXED32):
-            start, at = at, at + (8 if kind == _FIXED64 else 4)
+            value, at = at, at + (8 if kind == _FIXED64 else 4)
         else:
             raise ValueError(f"wire type {kind} of field {number} is not supported")
-        yield number, kind, start, at
+        if at > len(data):
+            raise ValueError(f"field {number} runs past the end of the message")
+        yield Field(number, kind, start, value, at)

@@ -51,12 +51,10 @@ def map_order(names: Iterable[str]) -> list[str]:
         probe.required_resources[name].SetInParent()
     data = probe.SerializeToString(deterministic=True)
     order: list[str] = []
-    for _, _, start, end in fields(data):  # each a required_resources entry
-        entry = data[start:end]
+    for found in fields(data):  # each a required_resources entry
+        entry = data[found.value : found.end]
         order.extend(
-            entry[key_start:key_end].decode()
-            for number, _, key_start, key_end in fields(entry)
-            if number == _MAP_KEY
+            entry[key.value : key.end].decode() for key in fields(entry) if key.number == _MAP_KEY
         )
     return order
 
