@@ -3,12 +3,14 @@
 from typing import Any
 
 from compose_model_deployment.health import unhealthy_cluster_names
+from crossplane.function.proto.v1.run_function_pb2 import Resource, RunFunctionRequest
 from google.protobuf.struct_pb2 import Struct
 from hypothesis import given
 from hypothesis import strategies as st
+from modelplane_models import InferenceCluster
 
 from modelplane.scheduling import unhealthy_clusters
-from modelplane.xfn.memo import digest
+from modelplane.xfn import required
 from modelplane.xfn.structs import to_dict, to_struct
 
 _texts = st.sampled_from(["Healthy", "Ready", "False", "True", "Unknown", ""])
@@ -37,17 +39,19 @@ _objects = st.fixed_dictionaries(
 )
 
 
-def _keyed(structs: list[Struct]) -> list[tuple[bytes, Struct]]:
-    return [(digest(s), s) for s in structs]
+def _unhealthy(structs: list[Struct]) -> frozenset[str]:
+    req = RunFunctionRequest()
+    req.required_resources["c"].items.extend(Resource(resource=s) for s in structs)
+    return unhealthy_cluster_names(req, "c", required.resolve(req, "c", InferenceCluster))
 
 
 @given(st.lists(_objects, max_size=4))
 def test_struct_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
     structs = [to_struct(obj) for obj in objects]
     expected = unhealthy_clusters(to_dict(s) for s in structs)
-    assert unhealthy_cluster_names(_keyed(structs)) == expected
+    assert _unhealthy(structs) == expected
     # Read again from the memo, the same bytes answer the same.
-    assert unhealthy_cluster_names(_keyed(structs)) == expected
+    assert _unhealthy(structs) == expected
 
 
 def test_the_first_healthy_condition_decides_and_unknown_is_healthy() -> None:
@@ -56,13 +60,11 @@ def test_the_first_healthy_condition_decides_and_unknown_is_healthy() -> None:
 
     down = {"type": "Healthy", "status": "False"}
     up = {"type": "Healthy", "status": "True"}
-    assert unhealthy_cluster_names(
-        _keyed(
-            [
-                cluster("a", {"type": "Ready", "status": "False"}, down),
-                cluster("b", up, down),
-                cluster("c", {"type": "Healthy", "status": "Unknown"}),
-                cluster("d"),
-            ]
-        )
+    assert _unhealthy(
+        [
+            cluster("a", {"type": "Ready", "status": "False"}, down),
+            cluster("b", up, down),
+            cluster("c", {"type": "Healthy", "status": "Unknown"}),
+            cluster("d"),
+        ]
     ) == frozenset({"a"})

@@ -15,15 +15,17 @@ were read into the same model before, in this process, is not read again
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast, overload
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
+from modelplane.xfn import received
 from modelplane.xfn.memo import BoundedMemo, digest_items, digest_list
 from modelplane.xfn.structs import fresh_values, pick, to_dict
 
@@ -56,8 +58,8 @@ class Required(Generic[T]):
     items: list[T] = field(default_factory=list[T])
     unreadable: list[Unreadable] = field(default_factory=list[Unreadable])
     digests: tuple[bytes, ...] = ()
-    """Each fetched object's `memo.digest`, in fetch order (read into a model only):
-    a key for other work done on those objects' bytes."""
+    """A digest of each fetched object's bytes, in fetch order (read into a model
+    only): a key for other work done on those objects (`read_each`)."""
 
     @property
     def resolved(self) -> bool:
@@ -77,19 +79,22 @@ def resolve(
     """What Crossplane fetched for requirement `name`, as dicts or read into `model`.
     Read into a model, the answer may be one an earlier call got for the same bytes:
     callers never change it."""
-    if name not in req.required_resources:
+    if not received.fetched(req, name):
         return Required(State.UNRESOLVED)
-    fetched = req.required_resources[name]
-    found = fetched.items
-    state = State.PRESENT if found else State.ABSENT
     if model is None:
+        found = received.items(req, name)
+        state = State.PRESENT if found else State.ABSENT
         return Required(state, [to_dict(item.resource) for item in found])
-    # One serialization of the whole list: the list's key, and each object's digest.
-    data = fetched.SerializeToString(deterministic=True)
+    # The list's bytes (as they arrived, or serialized once here) key the whole answer
+    # and, item by item, each object's.
+    data = received.listed(req, name)
+    if data is None:
+        data = req.required_resources[name].SerializeToString(deterministic=True)
     whole = (model, digest_list(data))
     known = _RESOLVED.get(whole)
     if known is not None:
         return cast(Required[M], known)
+    found = received.items(req, name)
     items: list[M] = []
     unreadable: list[Unreadable] = []
     digests = digest_items(data)
@@ -107,9 +112,33 @@ def resolve(
             continue
         _MODELS.put(key, parsed)
         items.append(parsed)
+    state = State.PRESENT if found else State.ABSENT
     resolved = Required(state, items, unreadable, digests)
     _RESOLVED.put(whole, resolved)
     return resolved
+
+
+def read_each(
+    req: fnv1.RunFunctionRequest,
+    name: str,
+    found: Required[Any],
+    read: Callable[[struct_pb2.Struct], T],
+    memo: BoundedMemo[bytes, tuple[T]],
+) -> list[T]:
+    """`read` of each object `resolve` found for `name`, once per object's bytes (by
+    `found.digests`, in `memo`): the list is looked at only for an object not seen
+    before. For what a model does not carry, such as status conditions."""
+    answers: list[T] = []
+    fetched: Sequence[fnv1.Resource] | None = None
+    for index, key in enumerate(found.digests):
+        answer = memo.get(key)
+        if answer is None:
+            if fetched is None:
+                fetched = received.items(req, name)
+            answer = (read(fetched[index].resource),)
+            memo.put(key, answer)
+        answers.append(answer[0])
+    return answers
 
 
 # Models read from fetched objects, by model and the objects' bytes. Nothing reads
@@ -125,9 +154,9 @@ def resolve_fields(
 ) -> Required[dict[str, Any]]:
     """What Crossplane fetched for `name`, each resource reduced to the fields at `paths`
     (`structs.pick`): for many large objects of which a few fields are read."""
-    if name not in req.required_resources:
+    if not received.fetched(req, name):
         return Required(State.UNRESOLVED)
-    found = req.required_resources[name].items
+    found = received.items(req, name)
     state = State.PRESENT if found else State.ABSENT
     return Required(state, [pick(item.resource, *paths) for item in found])
 

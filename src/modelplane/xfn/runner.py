@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from modelplane.core.conditions import condition_is
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import report
+from modelplane.xfn import received, report
 from modelplane.xfn.structs import to_dict, to_values
 
 M = TypeVar("M", bound=BaseModel)
@@ -69,6 +69,17 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     ) -> fnv1.RunFunctionResponse:
         # In a worker thread, so the event loop keeps serving (see the module docstring).
         return await asyncio.to_thread(self.run_function, request)
+
+    async def run_serialized(self, data: bytes) -> fnv1.RunFunctionResponse:
+        """RunFunction of the request serialized as `data`, its fetched lists kept as
+        bytes until read (`received`): what a caller holding the bytes (the render
+        engine) calls. The answer is RunFunction's for the parsed request."""
+        return await asyncio.to_thread(self.run_function_serialized, data)
+
+    def run_function_serialized(self, data: bytes) -> fnv1.RunFunctionResponse:
+        req, lists = received.split(data)
+        with received.holding(req, lists):
+            return self.run_function(req)
 
     def run_function(self, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         """RunFunction's work, synchronously: compose, behind the safety net."""

@@ -41,6 +41,20 @@ class Runner(Protocol):
     ) -> fnv1.RunFunctionResponse: ...
 
 
+class SerializedRunner(Runner, Protocol):
+    """A runner that also takes a request as its bytes (`ComposeFunction.run_serialized`)."""
+
+    async def run_serialized(self, data: bytes, /) -> fnv1.RunFunctionResponse: ...
+
+
+def _serialized(runner: Runner) -> SerializedRunner | None:
+    return (
+        cast(SerializedRunner, runner)
+        if inspect.iscoroutinefunction(getattr(runner, "run_serialized", None))
+        else None
+    )
+
+
 class FunctionNotFoundError(Exception):
     """No installed or injected function has this name."""
 
@@ -115,9 +129,14 @@ class InProcessFunctions:
 
     async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
         runner = self._registry.runner(name)
-        isolated = fnv1.RunFunctionRequest.FromString(request)
+        serialized = _serialized(runner)
         try:
-            response = await runner.RunFunction(isolated, None)
+            if serialized is not None:
+                response = await serialized.run_serialized(request)
+            else:
+                response = await runner.RunFunction(
+                    fnv1.RunFunctionRequest.FromString(request), None
+                )
         except Exception as exc:  # a function's failure is reported, never fatal to the engine
             # The same words grpc.aio's server puts in the status of an unhandled exception.
             raise FunctionCallError("Unknown", f"Unexpected {type(exc)}: {exc}") from exc
@@ -158,7 +177,11 @@ class GrpcFunctions:
     async def _serve(self, name: str) -> _RunFunction:
         runner = self._registry.runner(name)
         server = grpc.aio.server(options=_GRPC_OPTIONS)
-        grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
+        serialized = _serialized(runner)
+        if serialized is None:
+            grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
+        else:
+            server.add_generic_rpc_handlers((_bytes_handler(serialized),))
         port = server.add_insecure_port(f"{_LOOPBACK}:0")
         await server.start()
         self._servers.append(server)
@@ -172,3 +195,21 @@ class GrpcFunctions:
         )
         self._methods[name] = method
         return method
+
+
+def _bytes_handler(runner: SerializedRunner) -> grpc.GenericRpcHandler:
+    """The FunctionRunnerService, handing the runner each request as it arrived."""
+
+    async def run_function(request: bytes, _context: object) -> fnv1.RunFunctionResponse:
+        return await runner.run_serialized(request)
+
+    return grpc.method_handlers_generic_handler(
+        _SERVICE.full_name,
+        {
+            "RunFunction": grpc.unary_unary_rpc_method_handler(
+                run_function,
+                request_deserializer=None,
+                response_serializer=fnv1.RunFunctionResponse.SerializeToString,
+            )
+        },
+    )

@@ -123,23 +123,11 @@ class FunctionRunner(ComposeFunction):
                 for u in clusters.unreadable
             ],
             # Healthy is a condition, which the generated model does not carry.
-            unhealthy_cluster_names(
-                zip(
-                    clusters.digests,
-                    (i.resource for i in req.required_resources[CLUSTERS].items),
-                    strict=True,
-                )
-            ),
+            unhealthy_cluster_names(req, CLUSTERS, clusters),
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
-        running = serving_replicas(
-            zip(
-                fleet_replicas.digests,
-                (i.resource for i in req.required_resources[REPLICAS].items),
-                strict=True,
-            )
-        )
+        running = serving_replicas(req, REPLICAS, fleet_replicas)
         namespace = wanted.namespace
         running |= {(namespace, key) for key in composed if serving(observed.get(key))}
         known = existing_replicas(

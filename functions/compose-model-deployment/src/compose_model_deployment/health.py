@@ -2,18 +2,21 @@
 
 Every call carries the whole fleet, and the generated model has no conditions, so
 the `Healthy` condition is read here straight from each protobuf Struct, with no
-conversion to plain data, once per object's bytes (keyed by the digest `required`
-took of them). It answers exactly what
+conversion to plain data, once per object's bytes (`required.read_each`). It
+answers exactly what
 `modelplane.scheduling.unhealthy_clusters` answers for the same objects as plain
 data: a named cluster whose first `Healthy` condition has status "False".
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from crossplane.function.proto.v1.run_function_pb2 import RunFunctionRequest
 from google.protobuf.struct_pb2 import Struct, Value
 
 from modelplane.core.vocabulary import HEALTHY
 from modelplane.xfn.memo import BoundedMemo
+from modelplane.xfn.required import Required, read_each
 
 # Each read cluster's name when its Healthy condition is False, by its digest.
 _UNHEALTHY: BoundedMemo[bytes, tuple[str | None]] = BoundedMemo()
@@ -50,16 +53,11 @@ def _unhealthy_name(obj: Struct) -> str | None:
     return _string(metadata.get("name")) if metadata is not None else None
 
 
-def unhealthy_cluster_names(objects: Iterable[tuple[bytes, Struct]]) -> frozenset[str]:
-    """Names of the clusters whose `Healthy` condition is False; unknown is healthy.
-    Each object comes with its digest (`modelplane.xfn.memo.digest`)."""
-    found: set[str] = set()
-    for key, obj in objects:
-        read = _UNHEALTHY.get(key)
-        if read is None:
-            read = (_unhealthy_name(obj),)
-            _UNHEALTHY.put(key, read)
-        (name,) = read
-        if name is not None:
-            found.add(name)
-    return frozenset(found)
+def unhealthy_cluster_names(
+    req: RunFunctionRequest, name: str, clusters: Required[Any]
+) -> frozenset[str]:
+    """Names of the clusters `clusters` (the fetched list `name`) whose `Healthy`
+    condition is False; unknown is healthy."""
+    return frozenset(
+        found for found in read_each(req, name, clusters, _unhealthy_name, _UNHEALTHY) if found
+    )

@@ -4,9 +4,9 @@ Pure functions of the decision, the deployment's model and the observed
 replicas, so the function body stays a short story: fetch, decide, emit, report.
 """
 
-from collections.abc import Iterable
 from typing import Any
 
+from crossplane.function.proto.v1.run_function_pb2 import RunFunctionRequest
 from google.protobuf.struct_pb2 import Struct
 from modelplane_models import ModelDeployment
 from modelplane_models.model_deployment import Workers
@@ -21,6 +21,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
 from modelplane.xfn.memo import BoundedMemo
+from modelplane.xfn.required import Required, read_each
 
 
 def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
@@ -116,20 +117,13 @@ def _serving_key(obj: Struct) -> tuple[str, str] | None:
 _SERVING: BoundedMemo[bytes, tuple[tuple[str, str] | None]] = BoundedMemo()
 
 
-def serving_replicas(items: Iterable[tuple[bytes, Struct]]) -> set[tuple[str, str]]:
-    """(namespace, name) of each ModelReplica whose `Serving` condition is True, read
-    straight from the fetched objects (the generated model has no conditions), once
-    per object's bytes: each comes with its digest (`modelplane.xfn.memo.digest`)."""
-    found: set[tuple[str, str]] = set()
-    for key, obj in items:
-        read = _SERVING.get(key)
-        if read is None:
-            read = (_serving_key(obj),)
-            _SERVING.put(key, read)
-        (serving_key,) = read
-        if serving_key is not None:
-            found.add(serving_key)
-    return found
+def serving_replicas(
+    req: RunFunctionRequest, name: str, replicas: Required[Any]
+) -> set[tuple[str, str]]:
+    """(namespace, name) of each ModelReplica of `replicas` (the fetched list `name`)
+    whose `Serving` condition is True, read straight from the fetched objects (the
+    generated model has no conditions), once per object's bytes."""
+    return {key for key in read_each(req, name, replicas, _serving_key, _SERVING) if key}
 
 
 def placements(decision: Decision, serving_now: dict[str, bool]) -> list[dict[str, Any]]:

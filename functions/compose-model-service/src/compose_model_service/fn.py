@@ -52,7 +52,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
-from modelplane.xfn import objects, report, required
+from modelplane.xfn import objects, received, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
     keep_observed,
@@ -129,7 +129,7 @@ class FunctionRunner(ComposeFunction):
         requirements = [GATEWAY, ENDPOINTS, *map(deployment_requirement, names)]
         if service.hostname:
             requirements.append(SERVICES)
-        waiting = [r for r in requirements if r not in req.required_resources]
+        waiting = [r for r in requirements if not received.fetched(req, r)]
         if waiting:
             raise WaitingError(
                 report.Condition(

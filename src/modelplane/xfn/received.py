@@ -1,0 +1,113 @@
+"""A request received as bytes, with its fetched lists left as bytes until read.
+
+A ModelDeployment's call carries the whole fleet, and parsing those megabytes
+into protobuf messages, then serializing them again to key the work done on
+them (`modelplane.xfn.required`), cost more than everything the function does
+with them. Given the request's bytes (`ComposeFunction.run_serialized`), the
+function parses the request without its required resources, and keeps each
+fetched list as the bytes it arrived in: a list whose bytes it has seen before
+is answered from memory without being parsed at all, and one it has not is
+parsed once, when first read.
+
+The lists of a call live in a registry by the id of its (parsed) request, for
+the duration of the call (`holding`); `required` reads a list through `listed`
+and `items`, whichever way the request arrived.
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+import threading
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane.xfn import wire
+
+_REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
+# A map entry is a message of its key (field 1) and its value (field 2).
+_MAP_KEY = 1
+_MAP_VALUE = 2
+
+
+@dataclass
+class Lists:
+    """One call's fetched lists: each as it arrived (a serialized Resources message),
+    and parsed once read."""
+
+    serialized: dict[str, bytes]
+    parsed: dict[str, fnv1.Resources] = field(default_factory=dict[str, fnv1.Resources])
+
+    def items(self, name: str) -> Sequence[fnv1.Resource]:
+        found = self.parsed.get(name)
+        if found is None:
+            found = fnv1.Resources.FromString(self.serialized[name])
+            self.parsed[name] = found
+        return found.items
+
+
+def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
+    """The request without its required resources, and those as `Lists`.
+
+    ValueError or protobuf's DecodeError for bytes that are not a request."""
+    rest = bytearray()
+    serialized: dict[str, bytes] = {}
+    view = memoryview(data)
+    for found in wire.fields(view):
+        if found.number != _REQUIRED_RESOURCES or found.kind != wire.LENGTH_DELIMITED:
+            rest += view[found.start : found.end]
+            continue
+        entry = view[found.value : found.end]
+        name, value = "", b""
+        for part in wire.fields(entry):
+            if part.number == _MAP_KEY:
+                name = bytes(entry[part.value : part.end]).decode()
+            elif part.number == _MAP_VALUE:
+                value = bytes(entry[part.value : part.end])
+        serialized[name] = value  # a map's last entry for a key wins, as when parsed
+    return fnv1.RunFunctionRequest.FromString(bytes(rest)), Lists(serialized)
+
+
+_HELD: dict[int, Lists] = {}
+_HELD_LOCK = threading.Lock()
+
+
+@contextmanager
+def holding(req: fnv1.RunFunctionRequest, lists: Lists) -> Generator[None]:
+    """`lists` are `req`'s fetched lists while the block runs."""
+    with _HELD_LOCK:
+        _HELD[id(req)] = lists
+    try:
+        yield
+    finally:
+        with _HELD_LOCK:
+            del _HELD[id(req)]
+
+
+def _held(req: fnv1.RunFunctionRequest, name: str) -> Lists | None:
+    with _HELD_LOCK:
+        lists = _HELD.get(id(req))
+    return lists if lists is not None and name in lists.serialized else None
+
+
+def listed(req: fnv1.RunFunctionRequest, name: str) -> bytes | None:
+    """The fetched list `name` as it arrived, when the request came as bytes; else None."""
+    lists = _held(req, name)
+    return None if lists is None else lists.serialized[name]
+
+
+def fetched(req: fnv1.RunFunctionRequest, name: str) -> bool:
+    """Whether Crossplane fetched anything (an empty list included) for `name`."""
+    return name in req.required_resources or _held(req, name) is not None
+
+
+def items(req: fnv1.RunFunctionRequest, name: str) -> Sequence[fnv1.Resource]:
+    """The fetched list `name` (empty when nothing was fetched), however it arrived."""
+    lists = _held(req, name)
+    if lists is not None:
+        return lists.items(name)
+    if name not in req.required_resources:
+        return ()
+    return req.required_resources[name].items
