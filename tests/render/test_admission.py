@@ -109,3 +109,24 @@ def test_rendered_output_is_admitted_again_unchanged(
     assert again.ok, again.errors
     assert again.rounds == 1
     assert output.to_yaml(again) == text
+
+
+def test_a_body_admitted_again_answers_the_same_and_callers_own_their_copies(
+    admission: SchemaAdmission,
+) -> None:
+    body = {
+        "apiVersion": "example.org/v1",
+        "kind": "XChild",
+        "metadata": {"name": "c"},
+        "spec": {"colour": "red"},
+    }
+    first, first_errors = admission.admit({**body, "status": {"n": 1}})
+    expected = list(first_errors)
+    first["spec"]["changed"] = True
+    first_errors.append("mine")
+    again, again_errors = admission.admit({**body, "status": {"n": 2}})
+
+    assert 'spec.colour: unknown field "spec.colour"' in expected
+    assert again["status"] == {"n": 2}
+    assert "changed" not in again["spec"] and again["spec"]["replicas"] == 1
+    assert again_errors == expected

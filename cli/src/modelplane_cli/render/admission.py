@@ -12,13 +12,18 @@ are not known here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
+from modelplane.xfn.memo import BoundedMemo
 from modelplane_cli.render.world import Obj, View, clone, metadata
 from modelplane_cli.schema import SchemaRegistry
 from modelplane_cli.schema.objectmeta import check_root_meta
+
+# Bodies whose admission is kept: every composite and composed body of a large render.
+_ADMITTED_KEPT = 4096
 
 
 class Admission(Protocol):
@@ -28,10 +33,16 @@ class Admission(Protocol):
 
 
 class SchemaAdmission:
-    """Admission by the XRDs' OpenAPI schemas and CEL rules, through `modelplane_cli.schema`."""
+    """Admission by the XRDs' OpenAPI schemas and CEL rules, through `modelplane_cli.schema`.
+
+    Admission is a pure function of the object's body, and a render admits the
+    same composed bodies round after round, so each body's answer is kept, keyed
+    by its exact JSON (key order included, since the defaulted object keeps it).
+    """
 
     def __init__(self, registry: SchemaRegistry) -> None:
         self._registry = registry
+        self._admitted: BoundedMemo[str, tuple[Obj, list[str]]] = BoundedMemo(_ADMITTED_KEPT)
 
     @classmethod
     def from_files(cls, xrd_files: Sequence[Path]) -> SchemaAdmission:
@@ -42,12 +53,18 @@ class SchemaAdmission:
         if schema is None:
             return clone(dict(obj)), []
         status = obj.get("status")
-        # Schema.admit defaults a deep copy, so the body need not be copied here.
-        defaulted, errors = schema.admit({k: v for k, v in obj.items() if k != "status"})
-        admitted: Obj = dict(defaulted)
+        body = {k: v for k, v in obj.items() if k != "status"}
+        key = json.dumps(body, separators=(",", ":"), default=repr)
+        known = self._admitted.get(key)
+        if known is None:
+            # Schema.admit defaults a deep copy, so the body need not be copied here.
+            defaulted, errors = schema.admit(body)
+            known = (dict(defaulted), [str(e) for e in errors])
+            self._admitted.put(key, known)
+        admitted: Obj = clone(known[0])
         if status is not None:
             admitted["status"] = clone(status)
-        return admitted, [str(e) for e in errors]
+        return admitted, list(known[1])
 
 
 class NoAdmission:
