@@ -17,14 +17,10 @@ from google.protobuf import struct_pb2
 
 from modelplane.xfn.memo import BoundedMemo, digest
 
-# The SDK's converters, typed as what they are (its signatures say a bare `dict`).
+# The SDK's converter, typed as what it is (its signature says a bare `dict`).
 _struct_to_dict = cast(
     Callable[[struct_pb2.Struct], dict[str, Any]],
     resource.struct_to_dict,  # pyright: ignore[reportUnknownMemberType]
-)
-_dict_to_struct = cast(
-    Callable[[dict[str, Any]], struct_pb2.Struct],
-    resource.dict_to_struct,  # pyright: ignore[reportUnknownMemberType]
 )
 
 
@@ -79,7 +75,11 @@ def copy_plain(value: Any) -> Any:
 
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    return _dict_to_struct(value)
+    """Plain JSON-shaped data as a Struct. Struct.update builds the very message the
+    SDK's converter (protobuf's json_format) builds, in less than half the time."""
+    struct = struct_pb2.Struct()
+    struct.update(value)
+    return struct
 
 
 def pick(struct: struct_pb2.Struct, *paths: tuple[str, ...]) -> dict[str, Any]:
