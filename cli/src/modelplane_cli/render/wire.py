@@ -18,6 +18,7 @@ the two to it), so nothing a function sees changes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -46,6 +47,11 @@ def map_order(names: Iterable[str]) -> list[str]:
     Read back from the runtime rather than assumed: some upb releases do not sort
     keys bytewise, and the tag must hash exactly what the message would serialize to.
     """
+    return list(_map_order(tuple(sorted(names))))
+
+
+@functools.lru_cache(maxsize=256)
+def _map_order(names: tuple[str, ...]) -> tuple[str, ...]:
     probe = fnv1.RunFunctionRequest()
     for name in names:
         probe.required_resources[name].SetInParent()
@@ -56,7 +62,7 @@ def map_order(names: Iterable[str]) -> list[str]:
         order.extend(
             entry[key.value : key.end].decode() for key in fields(entry) if key.number == _MAP_KEY
         )
-    return order
+    return tuple(order)
 
 
 @dataclass
@@ -81,19 +87,21 @@ class RequestParts:
         (field 1) leads, the body's fields follow, then the required resources
         (field 8) and the required schemas (field 9).
         """
-        schemas = fnv1.RunFunctionRequest(required_schemas=self.schemas)
-        rest = (
-            self.body.SerializeToString(deterministic=True)
-            + b"".join(
-                embedded(
-                    _REQUIRED_RESOURCES,
-                    embedded(_MAP_KEY, name.encode()) + embedded(_MAP_VALUE, self.required[name]),
-                )
-                for name in map_order(self.required)
+        parts = [self.body.SerializeToString(deterministic=True)]
+        parts.extend(
+            embedded(
+                _REQUIRED_RESOURCES,
+                embedded(_MAP_KEY, name.encode()) + embedded(_MAP_VALUE, self.required[name]),
             )
-            + schemas.SerializeToString(deterministic=True)
+            for name in map_order(self.required)
         )
+        if self.schemas:
+            schemas = fnv1.RunFunctionRequest(required_schemas=self.schemas)
+            parts.append(schemas.SerializeToString(deterministic=True))
         meta = fnv1.RequestMeta(capabilities=self.capabilities)
-        untagged = embedded(_META, meta.SerializeToString(deterministic=True)) + rest
-        meta.tag = hashlib.sha256(untagged).hexdigest()
-        return embedded(_META, meta.SerializeToString(deterministic=True)) + rest
+        # Hashed part by part: the fleet's megabytes are joined once, for the answer.
+        tag = hashlib.sha256(embedded(_META, meta.SerializeToString(deterministic=True)))
+        for part in parts:
+            tag.update(part)
+        meta.tag = tag.hexdigest()
+        return b"".join([embedded(_META, meta.SerializeToString(deterministic=True)), *parts])
