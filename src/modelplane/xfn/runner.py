@@ -33,6 +33,7 @@ from modelplane.core.conditions import condition_is
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import received, report
+from modelplane.xfn.memo import BoundedMemo, digest
 from modelplane.xfn.structs import to_dict, to_values
 
 M = TypeVar("M", bound=BaseModel)
@@ -165,10 +166,23 @@ def observed_composite(
     req: fnv1.RunFunctionRequest, model: type[M] | None = None
 ) -> dict[str, Any] | M:
     """The composite as observed; read into `model` (InvalidInputError naming every bad
-    field) when one is given."""
+    field) when one is given, which callers never change."""
+    struct = req.observed.composite.resource
     if model is None:
-        return to_dict(req.observed.composite.resource)
-    return parse_object(model, to_values(req.observed.composite.resource))
+        return to_dict(struct)
+    # Crossplane sends the same composite on every call of a reconcile's fetch loop,
+    # and again until it changes: a model read from those bytes before is shared.
+    key = (model, digest(struct))
+    known = _COMPOSITES.get(key)
+    if known is None:
+        known = parse_object(model, to_values(struct))
+        _COMPOSITES.put(key, known)
+    return cast(M, known)
+
+
+# Composites read into their models, by model and the composite's bytes. Nothing
+# changes a model once read (as with `required`), so one serves every call.
+_COMPOSITES: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = BoundedMemo(1024)
 
 
 def observed_resources(req: fnv1.RunFunctionRequest) -> dict[str, dict[str, Any]]:
