@@ -27,9 +27,6 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane.xfn import wire
 
 _REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
-# A map entry is a message of its key (field 1) and its value (field 2).
-_MAP_KEY = 1
-_MAP_VALUE = 2
 
 
 @dataclass
@@ -62,9 +59,9 @@ def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
         entry = view[found.value : found.end]
         name, value = "", b""
         for part in wire.fields(entry):
-            if part.number == _MAP_KEY:
+            if part.number == wire.MAP_KEY:
                 name = bytes(entry[part.value : part.end]).decode()
-            elif part.number == _MAP_VALUE:
+            elif part.number == wire.MAP_VALUE:
                 value = bytes(entry[part.value : part.end])
         serialized[name] = value  # a map's last entry for a key wins, as when parsed
     return fnv1.RunFunctionRequest.FromString(bytes(rest)), Lists(serialized)

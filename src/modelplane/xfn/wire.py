@@ -10,6 +10,10 @@ engine to join a request from bytes it serialized once (`modelplane_cli.render.w
 from collections.abc import Iterator
 from typing import NamedTuple
 
+# A map field's entry is a message of its key (field 1) and its value (field 2).
+MAP_KEY = 1
+MAP_VALUE = 2
+
 _VARINT = 0
 _FIXED64 = 1
 LENGTH_DELIMITED = 2

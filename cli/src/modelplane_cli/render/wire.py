@@ -25,15 +25,12 @@ from dataclasses import dataclass, field
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 
-from modelplane.xfn.wire import embedded, fields
+from modelplane.xfn.wire import MAP_KEY, MAP_VALUE, embedded, fields
 
 _META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
 _REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
 _ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
 _RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
-# A map entry is a message of its key (field 1) and its value (field 2).
-_MAP_KEY = 1
-_MAP_VALUE = 2
 
 
 def resources(structs: Iterable[bytes]) -> bytes:
@@ -60,7 +57,7 @@ def _map_order(names: tuple[str, ...]) -> tuple[str, ...]:
     for found in fields(data):  # each a required_resources entry
         entry = data[found.value : found.end]
         order.extend(
-            entry[key.value : key.end].decode() for key in fields(entry) if key.number == _MAP_KEY
+            entry[key.value : key.end].decode() for key in fields(entry) if key.number == MAP_KEY
         )
     return tuple(order)
 
@@ -91,7 +88,7 @@ class RequestParts:
         parts.extend(
             embedded(
                 _REQUIRED_RESOURCES,
-                embedded(_MAP_KEY, name.encode()) + embedded(_MAP_VALUE, self.required[name]),
+                embedded(MAP_KEY, name.encode()) + embedded(MAP_VALUE, self.required[name]),
             )
             for name in map_order(self.required)
         )
