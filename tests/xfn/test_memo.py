@@ -68,6 +68,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the objects `resolve` reads into a model."""
     seen: list[str] = []
     real = required.parse_object
+    # What earlier tests read is forgotten, whatever names they used.
+    monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
+    monkeypatch.setattr(required, "_RESOLVED", memo.BoundedMemo())
 
     def counting(model: Any, obj: dict[str, Any]) -> Any:
         seen.append(obj["metadata"]["name"])
@@ -112,7 +115,16 @@ def test_a_list_fetched_again_unchanged_is_the_same_answer(parses: list[str]) ->
     fleet = [cluster("list-a"), cluster("list-b")]
     first = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
     again = required.resolve(request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster)
-    assert again is first
+    assert again == first and again.items is not first.items  # the lists are the caller's
+    again.items.clear()
+    assert (
+        len(
+            required.resolve(
+                request(DEPLOYMENT, required={"c": fleet}), "c", InferenceCluster
+            ).items
+        )
+        == 2
+    )
     changed = [cluster("list-a"), cluster("list-b", nodes=5)]
     found = required.resolve(request(DEPLOYMENT, required={"c": changed}), "c", InferenceCluster)
     assert found.items[0] is first.items[0]

@@ -1,16 +1,20 @@
 """A request handed over as bytes answers exactly what the parsed request answers."""
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
+from compose_model_deployment import health, replicas
 from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster
 
-from modelplane.xfn import memo, received, required
+from modelplane.xfn import memo, received, required, structs, wire
+from modelplane.xfn import runner as runner_module
 from modelplane_cli.testing import request, run
 
 from .test_memo import DEPLOYMENT, cluster
@@ -43,6 +47,28 @@ _FLEETS = st.lists(st.integers(1, 4), min_size=0, max_size=4).map(
 )
 
 
+def _forget() -> None:
+    """Empty every memo the function's reads go through, so the next call reads cold."""
+    for module, name in _MEMOS:
+        setattr(module, name, memo.BoundedMemo())
+
+
+_MEMOS = [
+    (required, "_MODELS"),
+    (required, "_RESOLVED"),
+    (runner_module, "_COMPOSITES"),
+    (structs, "_CONVERTED"),
+    (health, "_UNHEALTHY"),
+    (replicas, "_SERVING"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memos(monkeypatch: pytest.MonkeyPatch) -> None:
+    for module, name in _MEMOS:
+        monkeypatch.setattr(module, name, getattr(module, name))  # restored afterwards
+
+
 @settings(max_examples=25, deadline=None)
 @given(_FLEETS, st.booleans(), st.booleans())
 def test_bytes_answer_what_the_parsed_request_answers(
@@ -52,12 +78,13 @@ def test_bytes_answer_what_the_parsed_request_answers(
     lists = {"inferenceclusters": fleet, "modelreplicas": replicas} if resolved else None
     req = request(DEPLOYMENT, required=lists)
     data = req.SerializeToString(deterministic=True)
-    runner = FunctionRunner()
 
-    parsed = run(runner, req)
-    # Twice as bytes: once read, once answered from what the first call kept.
-    first = _serialized(runner, data)
-    again = _serialized(runner, data)
+    _forget()
+    # As bytes, cold (every list parsed when read), then from what that call kept.
+    first = _serialized(FunctionRunner(), data)
+    again = _serialized(FunctionRunner(), data)
+    _forget()
+    parsed = run(FunctionRunner(), req)
 
     assert first == parsed and again == parsed
 
@@ -94,7 +121,9 @@ def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does() ->
     with received.holding(rest, lists):
         from_bytes = required.resolve(rest, "c", InferenceCluster)
     parsed = required.resolve(req, "c", InferenceCluster)
-    assert from_bytes is parsed  # the same list's bytes: the same answer
+    # The same list's bytes: the same answer, the same models, lists of its own.
+    assert from_bytes == parsed and from_bytes.items is not parsed.items
+    assert all(x is y for x, y in zip(from_bytes.items, parsed.items, strict=True))
     assert parsed.digests == tuple(
         memo.digest(i.resource) for i in req.required_resources["c"].items
     )
@@ -103,3 +132,47 @@ def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does() ->
 def test_bytes_that_are_not_a_request_are_refused() -> None:
     with pytest.raises(ValueError, match="past the end"):
         received.split(b"\x42\x10abc")
+
+
+def test_fetched_lists_are_read_only_through_required() -> None:
+    """A function reading `req.required_resources` itself would see nothing fetched
+    when handed the request's bytes: only the readers that know both ways may."""
+    root = Path(__file__).resolve().parents[2]
+    readers = {root / "src/modelplane/xfn" / name for name in ("received.py", "required.py")}
+    # The size limit strips the fetched lists from a request it refuses.
+    readers.add(root / "src/modelplane/xfn/serve.py")
+    sources = [*(root / "src").rglob("*.py"), *(root / "functions").glob("*/src/**/*.py")]
+    offenders = [
+        str(path.relative_to(root))
+        for path in sources
+        if path not in readers and "required_resources" in path.read_text()
+    ]
+    assert sources and offenders == []
+
+
+def test_a_list_given_in_two_parts_is_merged_as_protobuf_merges_it() -> None:
+    whole = request(DEPLOYMENT, required={"c": [cluster("two-a"), cluster("two-b")]})
+    items = whole.required_resources["c"].items
+    halves = [fnv1.Resources(items=[item]).SerializeToString(deterministic=True) for item in items]
+    # One map entry whose value field comes twice: protobuf parses the two merged.
+    entry = wire.embedded(wire.MAP_KEY, b"c") + b"".join(
+        wire.embedded(wire.MAP_VALUE, half) for half in halves
+    )
+    data = request(DEPLOYMENT).SerializeToString() + wire.embedded(8, entry)
+
+    rest, lists = received.split(data)
+
+    assert fnv1.Resources.FromString(lists.serialized["c"]) == whole.required_resources["c"]
+    assert memo.digest_items(lists.serialized["c"]) == tuple(memo.digest(i.resource) for i in items)
+    assert fnv1.RunFunctionRequest.FromString(data).required_resources == whole.required_resources
+    assert not rest.required_resources
+
+
+def test_bytes_the_split_cannot_read_are_parsed_whole_and_garbage_is_refused() -> None:
+    runner = FunctionRunner()
+    req = request(DEPLOYMENT)
+    # A group (wire type 3) is not read by the split; protobuf skips it as unknown.
+    data = req.SerializeToString() + wire.varint(99 << 3 | 3) + wire.varint(99 << 3 | 4)
+    assert _serialized(runner, data) == run(runner, req)
+    with pytest.raises(DecodeError):
+        _serialized(runner, b"\x0a\x05ab")

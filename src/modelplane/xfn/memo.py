@@ -54,10 +54,12 @@ def digest_items(resources: bytes) -> tuple[bytes, ...]:
         if entry.number != _ITEMS:
             continue
         item = view[entry.value : entry.end]
-        struct = b""
-        for field in wire.fields(item):
-            if field.number == _RESOURCE:
-                struct = item[field.value : field.end]
+        # A Struct given twice is merged, which its bytes joined parse as.
+        struct = b"".join(
+            item[field.value : field.end]
+            for field in wire.fields(item)
+            if field.number == _RESOURCE
+        )
         found.append(_digest_bytes(struct))
     return tuple(found)
 

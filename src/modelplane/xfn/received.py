@@ -48,7 +48,8 @@ class Lists:
 def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
     """The request without its required resources, and those as `Lists`.
 
-    ValueError or protobuf's DecodeError for bytes that are not a request."""
+    ValueError (UnicodeDecodeError included) for bytes this reader does not take,
+    protobuf's DecodeError for bytes that are not a request."""
     rest = bytearray()
     serialized: dict[str, bytes] = {}
     view = memoryview(data)
@@ -57,13 +58,15 @@ def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
             rest += view[found.start : found.end]
             continue
         entry = view[found.value : found.end]
-        name, value = "", b""
+        name, values = "", list[bytes]()
         for part in wire.fields(entry):
             if part.number == wire.MAP_KEY:
                 name = bytes(entry[part.value : part.end]).decode()
             elif part.number == wire.MAP_VALUE:
-                value = bytes(entry[part.value : part.end])
-        serialized[name] = value  # a map's last entry for a key wins, as when parsed
+                values.append(bytes(entry[part.value : part.end]))
+        # A message field given twice is merged, which its bytes joined parse as;
+        # a map's last entry for a key wins. Both as protobuf parses them.
+        serialized[name] = b"".join(values)
     return fnv1.RunFunctionRequest.FromString(bytes(rest)), Lists(serialized)
 
 

@@ -16,7 +16,7 @@ were read into the same model before, in this process, is not read again
 
 import enum
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast, overload
 
 from crossplane.function import response
@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn import received
-from modelplane.xfn.memo import BoundedMemo, digest_items, digest_list
+from modelplane.xfn.memo import BoundedMemo, digest, digest_items, digest_list
 from modelplane.xfn.structs import fresh_values, pick, to_dict
 
 T = TypeVar("T")
@@ -77,8 +77,8 @@ def resolve(
     req: fnv1.RunFunctionRequest, name: str, model: type[M] | None = None
 ) -> Required[dict[str, Any]] | Required[M]:
     """What Crossplane fetched for requirement `name`, as dicts or read into `model`.
-    Read into a model, the answer may be one an earlier call got for the same bytes:
-    callers never change it."""
+    Read into a model, the models may be those an earlier call got for the same
+    bytes: callers never change a model."""
     if not received.fetched(req, name):
         return Required(State.UNRESOLVED)
     if model is None:
@@ -93,7 +93,10 @@ def resolve(
     whole = (model, digest_list(data))
     known = _RESOLVED.get(whole)
     if known is not None:
-        return cast(Required[M], known)
+        # The models are shared; the lists are the caller's own.
+        return cast(
+            Required[M], replace(known, items=list(known.items), unreadable=list(known.unreadable))
+        )
     found = received.items(req, name)
     items: list[M] = []
     unreadable: list[Unreadable] = []
@@ -130,7 +133,11 @@ def read_each(
     before. For what a model does not carry, such as status conditions."""
     answers: list[T] = []
     fetched: Sequence[fnv1.Resource] | None = None
-    for index, key in enumerate(found.digests):
+    digests = found.digests
+    if len(digests) != len(found.items) + len(found.unreadable):  # not read into a model
+        fetched = received.items(req, name)
+        digests = tuple(digest(item.resource) for item in fetched)
+    for index, key in enumerate(digests):
         answer = memo.get(key)
         if answer is None:
             if fetched is None:

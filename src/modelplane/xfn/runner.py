@@ -78,7 +78,12 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         return await asyncio.to_thread(self.run_function_serialized, data)
 
     def run_function_serialized(self, data: bytes) -> fnv1.RunFunctionResponse:
-        req, lists = received.split(data)
+        try:
+            req, lists = received.split(data)
+        except ValueError:
+            # Bytes the split does not read are parsed whole, as the SDK's server
+            # would parse them (and refuse them, when they are not a request).
+            return self.run_function(fnv1.RunFunctionRequest.FromString(data))
         with received.holding(req, lists):
             return self.run_function(req)
 

@@ -155,7 +155,7 @@ def existing_replicas(
     never read: editing one must not make the scheduler charge a running replica
     elsewhere or drop it. A composed replica that cannot be read raises
     InvalidInputError (nothing can be decided without it); any other is skipped
-    and counted. With a memo, a model read before is not read again.
+    and counted. With a memo, a fleet model read before is not read again.
     """
     read = read_replica if memo is None else memo.read
     found: dict[tuple[str, str], ExistingReplica] = {}
@@ -180,7 +180,8 @@ def existing_replicas(
         # Crossplane composes a namespaced composite's resources into its namespace.
         namespace = deployment.namespace
         try:
-            found[(namespace, key)] = read(
+            # Read afresh: these models are parsed anew on every call, never kept.
+            found[(namespace, key)] = read_replica(
                 model, key, namespace, deployment.name, serving=(namespace, key) in serving
             )
         except InvalidInputError as invalid:
