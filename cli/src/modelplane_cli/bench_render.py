@@ -185,10 +185,16 @@ def run(args: argparse.Namespace) -> int:
         (warm_up / "fleet.yaml").write_text(
             yaml.safe_dump_all(fleet_documents(pools, selectors, 1, 1), sort_keys=False)
         )
-        _render_once(warm_up)
+        _, _, status = _render_once(warm_up)
         directory = Path(scratch) / "fleet"
         directory.mkdir()
         (directory / "fleet.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
+        if status != 0:
+            print(
+                f"modelplane bench render: the warm-up render exited with status {status}",
+                file=sys.stderr,
+            )
+            return bench_command.EXIT_FAILED
         for _ in range(args.runs):
             elapsed, peak, status = _render_once(directory)
             timings.append(elapsed)

@@ -12,7 +12,6 @@ are not known here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -37,7 +36,8 @@ class SchemaAdmission:
 
     Admission is a pure function of the object's body, and a render admits the
     same composed bodies round after round, so each body's answer is kept, keyed
-    by its exact JSON (key order included, since the defaulted object keeps it).
+    by its repr: exact for plain data, key order and key types included (the
+    defaulted object keeps the order).
     """
 
     def __init__(self, registry: SchemaRegistry) -> None:
@@ -54,7 +54,7 @@ class SchemaAdmission:
             return clone(dict(obj)), []
         status = obj.get("status")
         body = {k: v for k, v in obj.items() if k != "status"}
-        key = json.dumps(body, separators=(",", ":"), default=repr)
+        key = repr(body)
         known = self._admitted.get(key)
         if known is None:
             # Schema.admit defaults a deep copy, so the body need not be copied here.

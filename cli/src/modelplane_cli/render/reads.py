@@ -8,10 +8,12 @@ reuses that run's report instead (`Engine`, sequential rounds only).
 
 `RecordingWorld` stands in for the world during a reconcile and notes each object
 read (with the revision it last changed at, or None when absent) and each query
-with its answer. `Reads.unchanged` checks them against the world now: every
-object at the same revision, every query with the same answer. A read through
-anything that lists the whole world (which a reconcile does not do) makes any
-later change count.
+with its answer. A select's objects are not noted one by one: the select keeps
+its type's revision instead. `Reads.unchanged` checks them against the world now:
+every object at the same revision, every query with the same answer, and every
+select either on a type that has not moved or with the same answer, none of its
+objects newer than the select. A read through anything that lists the whole
+world (which a reconcile does not do) makes any later change count.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ A function is found by its `functionRef.name` among the `modelplane.functions`
 entry points, so a new function needs no change here. Over gRPC each function is
 served on 127.0.0.1 with an ephemeral port, on the engine's own event loop, and
 called through a real channel: the same bytes Crossplane would send. In-process
-calls await the runner directly, on copies of the messages, so a runner can
-neither see nor change the engine's own objects, which keeps both modes' output
-identical.
+calls await the runner directly. A runner that takes a request as its bytes
+(`ComposeFunction.run_serialized`) gets the bytes the engine assembled, either
+way; any other gets a message parsed from them. Either way a runner can neither
+see nor change the engine's own objects, which keeps both modes' output identical.
 """
 
 from __future__ import annotations

@@ -84,7 +84,10 @@ class RequestParts:
         (field 1) leads, the body's fields follow, then the required resources
         (field 8) and the required schemas (field 9).
         """
-        parts = [self.body.SerializeToString(deterministic=True)]
+        body = self.body
+        if body.HasField("meta") or body.required_resources or body.required_schemas:
+            raise ValueError("the body holds fields the request is assembled around")
+        parts = [body.SerializeToString(deterministic=True)]
         parts.extend(
             embedded(
                 _REQUIRED_RESOURCES,
