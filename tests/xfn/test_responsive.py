@@ -4,13 +4,11 @@ import asyncio
 import gc
 import threading
 
-import grpc
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.xfn.runner import ComposeFunction, collector_paused
 from modelplane.xfn.structs import to_dict
-from modelplane_cli.testing import request
+from modelplane_cli.testing import request, serving
 
 # Only a failing test waits this long: ordering is asserted, never elapsed time.
 PATIENCE = 30.0
@@ -46,13 +44,8 @@ def test_a_second_call_completes_while_a_slow_one_is_in_flight() -> None:
     finished: list[str] = []
 
     async def scenario() -> None:
-        server = grpc.aio.server()
-        grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
         try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                stub = grpcv1.FunctionRunnerServiceStub(channel)
+            async with serving(runner) as stub:
 
                 async def call(name: str) -> fnv1.RunFunctionResponse:
                     rsp = await stub.RunFunction(_composite(name), timeout=PATIENCE)
@@ -70,7 +63,6 @@ def test_a_second_call_completes_while_a_slow_one_is_in_flight() -> None:
                 assert to_dict(slow_rsp.desired.composite.resource)["status"]["composed"] == "slow"
         finally:
             runner.release.set()
-            await server.stop(grace=None)
 
     asyncio.run(scenario())
     assert finished == ["fast", "slow"]

@@ -5,7 +5,8 @@ drive functions through this the same way Crossplane does.
 """
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -42,22 +43,31 @@ def run(
     return asyncio.run(runner.RunFunction(req, None))  # type: ignore[arg-type]
 
 
+@contextlib.asynccontextmanager
+async def serving(
+    runner: grpcv1.FunctionRunnerServiceServicer,
+) -> AsyncGenerator[grpcv1.FunctionRunnerServiceStub]:
+    """`runner` served on an ephemeral loopback port, and a stub calling it through a
+    real channel; the server stops when the block ends."""
+    server = grpc.aio.server()
+    grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield grpcv1.FunctionRunnerServiceStub(channel)
+    finally:
+        await server.stop(grace=None)
+
+
 def run_over_grpc(
     runner: grpcv1.FunctionRunnerServiceServicer, req: fnv1.RunFunctionRequest
 ) -> fnv1.RunFunctionResponse:
     """Serve `runner` on an ephemeral loopback port and call it through a real channel."""
 
     async def call() -> fnv1.RunFunctionResponse:
-        server = grpc.aio.server()
-        grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                stub = grpcv1.FunctionRunnerServiceStub(channel)
-                return await stub.RunFunction(req, timeout=30)
-        finally:
-            await server.stop(grace=None)
+        async with serving(runner) as stub:
+            return await stub.RunFunction(req, timeout=30)
 
     return asyncio.run(call())
 
