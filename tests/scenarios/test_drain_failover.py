@@ -70,55 +70,45 @@ FAILED_SINCE = "2026-12-01T10:00:00Z"
 LATER = "2026-12-01T10:30:00Z"
 
 
-def _probes(objects: list[Obj], cluster: str) -> list[Obj]:
-    """The Objects the cluster composed itself: what its Healthy condition reads."""
+def _objects_labelled(objects: list[Obj], label: str, cluster: str) -> list[Obj]:
     return [
         o
         for o in objects
-        if o["kind"] == "Object"
-        and o["metadata"].get("labels", {}).get("crossplane.io/composite") == cluster
+        if o["kind"] == "Object" and o["metadata"].get("labels", {}).get(label) == cluster
     ]
+
+
+def _probes(objects: list[Obj], cluster: str) -> list[Obj]:
+    """The Objects the cluster composed itself: what its Healthy condition reads."""
+    return _objects_labelled(objects, "crossplane.io/composite", cluster)
+
+
+def replica_objects(objects: list[Obj], cluster: str) -> list[Obj]:
+    """The Objects ModelReplicas composed onto the cluster, found by its label."""
+    return _objects_labelled(objects, "modelplane.ai/cluster", cluster)
+
+
+def _set_synced(obj: Obj, synced: Obj) -> None:
+    kept = [c for c in obj["status"]["conditions"] if c["type"] != "Synced"]
+    obj["status"]["conditions"] = [*kept, synced]
+
+
+def _failing_since(message: str) -> Obj:
+    return {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": message,
+        "lastTransitionTime": FAILED_SINCE,
+    }
 
 
 def unreachable_east(objects: list[Obj]) -> None:
     """prod-us-west joins; none of prod-us-east's Objects has synced since FAILED_SINCE."""
     add_west(objects)
+    failed = _failing_since("connect failed: cannot create new client: dial tcp: i/o timeout")
     for probe in _probes(objects, EAST):
-        kept = [c for c in probe["status"]["conditions"] if c["type"] != "Synced"]
-        probe["status"]["conditions"] = [
-            *kept,
-            {
-                "type": "Synced",
-                "status": "False",
-                "reason": "ReconcileError",
-                "message": "connect failed: cannot create new client: dial tcp: i/o timeout",
-                "lastTransitionTime": FAILED_SINCE,
-            },
-        ]
-
-
-def _fail_to_sync(obj: Obj) -> None:
-    kept = [c for c in obj["status"]["conditions"] if c["type"] != "Synced"]
-    obj["status"]["conditions"] = [
-        *kept,
-        {
-            "type": "Synced",
-            "status": "False",
-            "reason": "ReconcileError",
-            "message": "cannot get object: Get https://prod-us-east: context deadline exceeded",
-            "lastTransitionTime": FAILED_SINCE,
-        },
-    ]
-
-
-def replica_objects(objects: list[Obj], cluster: str) -> list[Obj]:
-    """The Objects ModelReplicas composed onto the cluster, found by its label."""
-    return [
-        o
-        for o in objects
-        if o["kind"] == "Object"
-        and o["metadata"].get("labels", {}).get("modelplane.ai/cluster") == cluster
-    ]
+        _set_synced(probe, failed)
 
 
 def east_takes_no_replica_objects(objects: list[Obj]) -> None:
@@ -127,17 +117,16 @@ def east_takes_no_replica_objects(objects: list[Obj]) -> None:
     add_west(objects)
     failing = replica_objects(objects, EAST)
     assert failing and not set(map(id, failing)) & set(map(id, _probes(objects, EAST)))
+    failed = _failing_since(
+        "cannot get object: Get https://prod-us-east: context deadline exceeded"
+    )
     for obj in failing:
-        _fail_to_sync(obj)
+        _set_synced(obj, failed)
 
 
 def reachable_again(objects: list[Obj]) -> None:
     for probe in _probes(objects, EAST):
-        kept = [c for c in probe["status"]["conditions"] if c["type"] != "Synced"]
-        probe["status"]["conditions"] = [
-            *kept,
-            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
-        ]
+        _set_synced(probe, {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"})
     find(objects, "ModelDeployment", "kimi-k2")["spec"]["replicas"] = 3
 
 
