@@ -23,6 +23,7 @@ import grpc
 
 ENTRY_POINT_GROUP = "modelplane.functions"
 _LOOPBACK = "127.0.0.1"
+_STOP_GRACE_SECONDS = 1.0
 _SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"]
 _RUN_FUNCTION_METHOD = f"/{_SERVICE.full_name}/{_SERVICE.methods_by_name['RunFunction'].name}"
 _RunFunction = grpc.aio.UnaryUnaryMultiCallable
@@ -161,8 +162,11 @@ class GrpcFunctions:
     async def close(self) -> None:
         for channel in self._channels:
             await channel.close()
+        # A graceful stop says goodbye with HTTP/2's NO_ERROR; stopping with no grace
+        # cancels calls with an error code that gRPC core logs to stderr from the client
+        # side. A render ends with no call in flight, so the grace is not waited out.
         for server in self._servers:
-            await server.stop(grace=None)
+            await server.stop(grace=_STOP_GRACE_SECONDS)
         self._channels.clear()
         self._servers.clear()
         self._methods.clear()
