@@ -8,7 +8,7 @@ from compose_inference_cluster.fn import FunctionRunner
 from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.testing import as_dict, request, run
 
-from .test_stack import READY, REQUIRED, cluster, placed
+from .stack_objects import READY, REQUIRED, cluster, placed
 
 Obj = dict[str, Any]
 KAI = {"provider": "KAI", "queue": "{{ .Namespace }}"}

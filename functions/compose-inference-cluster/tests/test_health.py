@@ -9,7 +9,7 @@ from compose_inference_cluster.fn import FunctionRunner
 from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane_cli.testing import as_dict, request, run
 
-from .test_stack import NAME, OBSERVED_READY, REQUIRED, cluster
+from .stack_objects import NAME, OBSERVED_READY, REQUIRED, cluster
 
 Obj = dict[str, Any]
 UNREACHABLE = {
