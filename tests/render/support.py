@@ -331,3 +331,12 @@ kind: XParent
 metadata: {name: web, namespace: team-a}
 spec: {children: 2}
 """
+
+
+def config_map(rsp: fnv1.RunFunctionResponse, key: str, data: dict[str, str]) -> None:
+    """Compose ConfigMap `key` with `data`, Ready."""
+    resource.update(
+        rsp.desired.resources[key],
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": key}, "data": data},
+    )
+    rsp.desired.resources[key].ready = fnv1.READY_TRUE

@@ -1,8 +1,7 @@
-"""Pipeline semantics: step order, context, the requirements loop, credentials, failures."""
+"""Pipeline semantics: step order, context, step input, tags and failures."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -11,7 +10,6 @@ from typing import Any
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import grpc
 import pytest
-from crossplane.function import request as sdk_request
 from crossplane.function import resource, response
 
 from modelplane_cli.render import FunctionRegistry, runners
@@ -22,24 +20,18 @@ from .support import (
     ChildRunner,
     FakeFunction,
     condition,
+    config_map,
     find,
     one,
     render_text,
     write_apis,
 )
-
-
-def _config_map(rsp: fnv1.RunFunctionResponse, key: str, data: dict[str, str]) -> None:
-    resource.update(
-        rsp.desired.resources[key],
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": key}, "data": data},
-    )
-    rsp.desired.resources[key].ready = fnv1.READY_TRUE
+from .test_requirements_loop import WORLD
 
 
 class First(FakeFunction):
     def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        _config_map(rsp, "first", {"from": "step-0"})
+        config_map(rsp, "first", {"from": "step-0"})
         rsp.context.update({"greeting": "hello from step-0"})
 
 
@@ -51,7 +43,7 @@ class Second(FakeFunction):
         self.saw_desired = sorted(request.desired.resources)
         context_values = resource.struct_to_dict(request.context)
         greeting = context_values.get("greeting", "none")
-        _config_map(rsp, "second", {"context": str(greeting)})
+        config_map(rsp, "second", {"context": str(greeting)})
 
 
 def test_steps_run_in_order_passing_desired_state_and_context(tmp_path: Path) -> None:
@@ -75,162 +67,6 @@ def test_a_resource_a_later_step_drops_is_not_composed(tmp_path: Path) -> None:
     result = render_text(apis, PARENT, {"fn-first": First(), "fn-drop": Dropper()})
 
     assert find(result, "ConfigMap") == []
-
-
-class Selector(FakeFunction):
-    """Asks for ConfigMaps three ways and writes what it got into a ConfigMap."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        self.calls += 1
-        response.require_resources(rsp, "labelled", "v1", "ConfigMap", match_labels={"tier": "a"})
-        response.require_resources(rsp, "all", "v1", "ConfigMap")
-        response.require_resources(
-            rsp, "missing", "v1", "ConfigMap", match_name="nope", namespace="team-a"
-        )
-        response.require_resources(
-            rsp, "scoped", "v1", "ConfigMap", match_labels={"tier": "a"}, namespace="ns-b"
-        )
-        found = {
-            name: ",".join(
-                f"{o['metadata']['namespace']}/{o['metadata']['name']}"
-                for o in sdk_request.get_required_resources(request, name)
-            )
-            for name in ("labelled", "all", "missing", "scoped")
-        }
-        found["missing-present"] = str("missing" in request.required_resources)
-        _config_map(rsp, "answer", found)
-
-
-WORLD = """
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: z, namespace: ns-a, labels: {tier: a}}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: b, namespace: ns-b, labels: {tier: a}}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: a, namespace: ns-b, labels: {tier: b}}
-"""
-
-
-def test_requirements_are_fetched_sorted_filtered_and_called_again(tmp_path: Path) -> None:
-    apis = write_apis(tmp_path)
-    selector = Selector()
-
-    result = render_text(apis, PARENT + WORLD, {"fn-parent": selector})
-
-    assert result.ok
-    answer = one(result, "ConfigMap", "answer")["data"]
-    assert answer["labelled"] == "ns-a/z,ns-b/b"
-    assert answer["scoped"] == "ns-b/b"
-    # The composite's own answer is in the world by the last round, in team-a.
-    assert answer["all"] == "ns-a/z,ns-b/a,ns-b/b,team-a/answer"
-    assert answer["missing"] == ""
-    assert answer["missing-present"] == "True"
-
-
-def test_requirements_loop_stops_once_requirements_repeat(tmp_path: Path) -> None:
-    apis = write_apis(tmp_path)
-    selector = Selector()
-
-    result = render_text(apis, PARENT, {"fn-parent": selector}, max_rounds=1)
-
-    # One call to learn the requirements, one with them met.
-    assert selector.calls == 2
-    assert result.rounds == 1
-
-
-def test_requirements_that_never_settle_fail_after_six_calls(tmp_path: Path) -> None:
-    class Restless(FakeFunction):
-        def __init__(self) -> None:
-            self.calls = 0
-
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            self.calls += 1
-            response.require_resources(
-                rsp, "next", "v1", "ConfigMap", match_name=f"cm-{self.calls}"
-            )
-
-    restless = Restless()
-    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": restless}, max_rounds=1)
-
-    assert restless.calls == 6
-    synced = condition(one(result, "XParent"), "Synced")
-    assert synced["message"] == (
-        'cannot compose resources: cannot run pipeline step "step-0": requirements '
-        "didn't stabilize after the maximum number of iterations (5)"
-    )
-
-
-def test_context_is_carried_between_requirement_iterations(tmp_path: Path) -> None:
-    class Counting(FakeFunction):
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            seen = int(resource.struct_to_dict(request.context).get("calls", 0))
-            rsp.context.update({"calls": seen + 1})
-            response.require_resources(rsp, "x", "v1", "ConfigMap", match_name="x")
-            _config_map(rsp, "calls", {"seen": str(seen)})
-
-    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": Counting()})
-
-    assert one(result, "ConfigMap", "calls")["data"] == {"seen": "1"}
-
-
-def test_credentials_and_bootstrap_requirements_come_from_the_world(tmp_path: Path) -> None:
-    apis = write_apis(tmp_path)
-    composition = apis / "xparents" / "composition.yaml"
-    composition.write_text(
-        composition.read_text()
-        + """
-    credentials:
-    - name: token
-      source: Secret
-      secretRef: {namespace: team-a, name: api-token}
-    requirements:
-      requiredResources:
-      - requirementName: zed
-        apiVersion: v1
-        kind: ConfigMap
-        name: z
-        namespace: ns-a
-"""
-    )
-
-    class Reader(FakeFunction):
-        def __init__(self) -> None:
-            self.first_call_had_zed = False
-            self.calls = 0
-
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            self.calls += 1
-            if self.calls == 1:
-                self.first_call_had_zed = bool(sdk_request.get_required_resources(request, "zed"))
-            token = sdk_request.get_credentials(request, "token").data
-            _config_map(rsp, "seen", {str(k): str(v) for k, v in sorted(token.items())})
-
-    secret = f"""
----
-apiVersion: v1
-kind: Secret
-metadata: {{name: api-token, namespace: team-a}}
-data: {{token: {base64.b64encode(b"s3cret").decode()}}}
-stringData: {{user: admin}}
-"""
-    reader = Reader()
-    result = render_text(apis, PARENT + WORLD + secret, {"fn-parent": reader})
-
-    assert result.ok, result.errors
-    assert reader.first_call_had_zed
-    assert one(result, "ConfigMap", "seen")["data"] == {"token": "s3cret", "user": "admin"}
-
-    missing = render_text(apis, PARENT, {"fn-parent": Reader()})
-    assert any("Secret team-a/api-token not found" in e for e in missing.errors)
 
 
 class Exploding(FakeFunction):
@@ -319,7 +155,7 @@ def test_step_input_reaches_the_function(tmp_path: Path) -> None:
     class Echo(FakeFunction):
         def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             given = resource.struct_to_dict(request.input)
-            _config_map(rsp, "echo", {k: str(v) for k, v in sorted(given.items())})
+            config_map(rsp, "echo", {k: str(v) for k, v in sorted(given.items())})
 
     result = render_text(apis, PARENT, {"fn-parent": Echo()})
 
