@@ -47,17 +47,6 @@ def test_committed_usage_beyond_the_pool_spends_it() -> None:
     assert "exceed the pool" in ledger.describe_free()
 
 
-def test_whole_node_charges() -> None:
-    ledger = _ledger(nodes=3)
-    ledger.charge_whole_nodes(2)
-    assert ledger.place(((8, 0),), 1)
-    assert not ledger.place(((1, 0),), 1)
-    ledger = _ledger(nodes=1)
-    ledger.charge(((1, 0),), 1)
-    ledger.charge_whole_nodes(1)
-    assert ledger.overcommitted
-
-
 def test_describe_free_lists_claimable_devices_only() -> None:
     ledger = _ledger(nodes=3)
     ledger.place(((3, 0),), 1)

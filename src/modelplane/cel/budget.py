@@ -67,10 +67,6 @@ class Budget:
     def limit(self) -> int:
         return self.remaining + self.spent
 
-    def stop_by(self, deadline: float) -> None:
-        """Bring the deadline forward to `deadline` (on this budget's clock), if it is earlier."""
-        self._deadline = min(self._deadline, deadline)
-
     def charge(self, units: int = 1) -> None:
         self.remaining -= units
         self.spent += units

@@ -113,10 +113,6 @@ class PoolLedger:
         if not self.place(demand, pods):
             self.spend()
 
-    def charge_whole_nodes(self, pods: int) -> None:
-        """Charge pods whose devices are unknown as taking a whole untouched node each."""
-        self.charge((self.capacity,), pods)
-
     def spend(self) -> None:
         self.overcommitted = True
         self.buckets = {}

@@ -70,13 +70,6 @@ class WorkloadApiServers:
         self._have_crds = crds is not None
         self._catalog = CrdFiles(crds or [])
 
-    @classmethod
-    def with_validator(cls, validator: ManifestValidator) -> WorkloadApiServers:
-        """Servers that know exactly the CRDs `validator` holds (tests load them once)."""
-        servers = cls([])
-        servers._validator = validator
-        return servers
-
     def apply(self, world: World, obj: View) -> Answer:
         """Apply the manifest of the provider-kubernetes Object `obj`."""
         spec: Mapping[str, Any] = obj.get("spec") or {}
