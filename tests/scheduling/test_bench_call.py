@@ -45,10 +45,16 @@ def fleet(tmp_path: Path) -> Path:
     return path
 
 
-def _parser() -> argparse.ArgumentParser:
+def _bench(
+    capsys: pytest.CaptureFixture[str], command: str, fleet: Path, options: str, *paths: str
+) -> tuple[int, dict[str, Any]]:
+    """Run `modelplane bench COMMAND --fleet FLEET OPTIONS PATHS...`: its exit status and
+    the JSON line it printed. PATHS are passed whole, spaces and all."""
     parser = argparse.ArgumentParser(prog="modelplane")
     bench_command.register(parser.add_subparsers())
-    return parser
+    args = parser.parse_args(["bench", command, "--fleet", str(fleet), *options.split(), *paths])
+    status = args.func(args)
+    return status, json.loads(capsys.readouterr().out)
 
 
 def test_first_request_carries_the_fleet_and_nothing_else_fetched(fleet: Path) -> None:
@@ -84,24 +90,10 @@ def test_bench_call_serves_the_function_and_reports_both_calls(
     fleet: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = _parser().parse_args(
-        [
-            "bench",
-            "call",
-            "--fleet",
-            str(fleet),
-            "--clusters",
-            "4",
-            "--replicas",
-            "2",
-            "--runs",
-            "2",
-            "--processes",
-            "1",
-        ]
+    status, result = _bench(
+        capsys, "call", fleet, "--clusters 4 --replicas 2 --runs 2 --processes 1"
     )
-    assert args.func(args) == bench_command.EXIT_OK
-    result = json.loads(capsys.readouterr().out)
+    assert status == bench_command.EXIT_OK
     assert result["clusters"] == 4
     assert "error" not in result
     assert result["steady_request_bytes"] > result["request_bytes"] > 0
@@ -114,23 +106,13 @@ def test_bench_call_reports_a_request_over_the_server_limit(
     fleet: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = _parser().parse_args(
-        [
-            "bench",
-            "call",
-            "--fleet",
-            str(fleet),
-            "--clusters",
-            "30",
-            "--runs",
-            "1",
-            "--processes",
-            "1",
-            "--server-arg=--max-recv-message-size=0",
-        ]
+    status, result = _bench(
+        capsys,
+        "call",
+        fleet,
+        "--clusters 30 --runs 1 --processes 1 --server-arg=--max-recv-message-size=0",
     )
-    assert args.func(args) == bench_command.EXIT_FAILED
-    result = json.loads(capsys.readouterr().out)
+    assert status == bench_command.EXIT_FAILED
     assert result["error"].startswith("RESOURCE_EXHAUSTED")
     assert "steady_median_ms" not in result
 
@@ -147,22 +129,8 @@ def test_render_fleet_has_every_cluster_deployment_and_class(fleet: Path) -> Non
 
 
 def test_bench_render_runs_the_cli(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = _parser().parse_args(
-        [
-            "bench",
-            "render",
-            "--fleet",
-            str(fleet),
-            "--clusters",
-            "2",
-            "--deployments",
-            "1",
-            "--runs",
-            "1",
-        ]
-    )
-    assert args.func(args) == bench_command.EXIT_OK
-    result = json.loads(capsys.readouterr().out)
+    status, result = _bench(capsys, "render", fleet, "--clusters 2 --deployments 1 --runs 1")
+    assert status == bench_command.EXIT_OK
     assert result["clusters"] == 2 and result["deployments"] == 1
     assert result["median_s"] > 0 and result["peak_rss_mib"] > 0
     assert "exit_status" not in result
@@ -181,10 +149,10 @@ def test_bench_render_prints_the_recorded_figures_beside_its_own(
             ]
         )
     )
-    argv = ["bench", "render", "--fleet", str(fleet), "--clusters", "2", "--runs", "1"]
-    args = _parser().parse_args([*argv, "--deployments", "1", "--baseline", str(baseline)])
-    assert args.func(args) == bench_command.EXIT_OK
-    result = json.loads(capsys.readouterr().out)
+    status, result = _bench(
+        capsys, "render", fleet, "--clusters 2 --runs 1 --deployments 1 --baseline", str(baseline)
+    )
+    assert status == bench_command.EXIT_OK
     assert result["before"] == {"median_s": 7.5}
     assert result["median_s"] > 0
 
