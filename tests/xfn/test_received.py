@@ -120,6 +120,8 @@ def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does() ->
     rest, lists = received.split(req.SerializeToString(deterministic=True))
     with received.holding(rest, lists):
         from_bytes = required.resolve(rest, "c", InferenceCluster)
+    # Not the whole list's answer: each object's own key finds its model.
+    required._RESOLVED = memo.BoundedMemo(64)  # pyright: ignore[reportPrivateUsage]
     parsed = required.resolve(req, "c", InferenceCluster)
     # The same list's bytes: the same answer, the same models, lists of its own.
     assert from_bytes == parsed and from_bytes.items is not parsed.items
@@ -139,8 +141,9 @@ def test_fetched_lists_are_read_only_through_required() -> None:
     when handed the request's bytes: only the readers that know both ways may."""
     root = Path(__file__).resolve().parents[2]
     readers = {root / "src/modelplane/xfn" / name for name in ("received.py", "required.py")}
-    # The size limit strips the fetched lists from a request it refuses.
-    readers.add(root / "src/modelplane/xfn/serve.py")
+    # The size limit strips the fetched lists from a request it refuses; the wire
+    # reader names the field's number.
+    readers |= {root / "src/modelplane/xfn/serve.py", root / "src/modelplane/xfn/wire.py"}
     sources = [*(root / "src").rglob("*.py"), *(root / "functions").glob("*/src/**/*.py")]
     offenders = [
         str(path.relative_to(root))
@@ -176,3 +179,64 @@ def test_bytes_the_split_cannot_read_are_parsed_whole_and_garbage_is_refused() -
     assert _serialized(runner, data) == run(runner, req)
     with pytest.raises(DecodeError):
         _serialized(runner, b"\x0a\x05ab")
+
+
+_GROUP = wire.varint(99 << 3 | 3) + wire.varint(99 << 3 | 4)
+_FIXED64_ITEM = wire.varint(wire.ITEMS << 3 | 1) + bytes(8)
+
+
+@pytest.mark.parametrize("extra", [_GROUP, _FIXED64_ITEM], ids=["group", "item-as-fixed64"])
+def test_a_list_with_bytes_the_digests_do_not_read_answers_as_a_clean_one(extra: bytes) -> None:
+    """protobuf keeps what it does not know in a list; the function still answers,
+    and answers what it answers without those bytes."""
+    fleet = [cluster("odd-a"), cluster("odd-b")]
+    clean = request(DEPLOYMENT, required={"inferenceclusters": fleet, "modelreplicas": []})
+    odd = fnv1.RunFunctionRequest()
+    odd.CopyFrom(clean)
+    listed = clean.required_resources["inferenceclusters"].SerializeToString() + extra
+    odd.required_resources["inferenceclusters"].ParseFromString(listed)
+    assert len(odd.required_resources["inferenceclusters"].items) == len(fleet)
+
+    _forget()
+    answered = run(FunctionRunner(), odd)
+    _forget()
+    assert answered == run(FunctionRunner(), clean)
+    found = required.resolve(odd, "inferenceclusters", InferenceCluster)
+    assert len(found.digests) == len(found.items) == len(fleet)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        wire.embedded(wire.MAP_KEY, b"inferenceclusters") + wire.varint(2 << 3 | 5) + bytes(4),
+        wire.embedded(wire.MAP_KEY, b"inferenceclusters") + wire.embedded(3, b""),
+    ],
+    ids=["value-as-fixed32", "unknown-field"],
+)
+def test_a_map_entry_protobuf_would_drop_is_parsed_whole(entry: bytes) -> None:
+    fleet = [cluster("entry-a")]
+    req = request(DEPLOYMENT, required={"inferenceclusters": fleet, "modelreplicas": []})
+    data = req.SerializeToString(deterministic=True) + wire.embedded(wire.REQUIRED_RESOURCES, entry)
+    with pytest.raises(ValueError, match="required_resources entry"):
+        received.split(data)
+
+    _forget()
+    from_bytes = _serialized(FunctionRunner(), data)
+    _forget()
+    assert from_bytes == run(FunctionRunner(), fnv1.RunFunctionRequest.FromString(data))
+
+
+def test_a_cold_answer_is_the_callers_own() -> None:
+    req = request(DEPLOYMENT, required={"c": [cluster("own-a"), cluster("own-b")]})
+    first = required.resolve(req, "c", InferenceCluster)
+    first.items.clear()
+    again = required.resolve(req, "c", InferenceCluster)
+    assert [c.model_dump()["metadata"]["name"] for c in again.items] == ["own-a", "own-b"]
+
+
+def test_the_wire_reader_refuses_what_protobuf_refuses() -> None:
+    with pytest.raises(ValueError, match="longer than 10 bytes"):
+        wire.read_varint(b"\xff" * 10 + b"\x01", 0)
+    assert wire.read_varint(b"\xff" * 9 + b"\x01", 0) == (2**64 - 1, 10)
+    with pytest.raises(ValueError, match="numbered 0"):
+        list(wire.fields(wire.embedded(0, b"")))

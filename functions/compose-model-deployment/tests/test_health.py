@@ -5,7 +5,7 @@ from typing import Any
 from compose_model_deployment.health import unhealthy_cluster_names
 from crossplane.function.proto.v1.run_function_pb2 import Resource, RunFunctionRequest
 from google.protobuf.struct_pb2 import Struct
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster
 
@@ -46,6 +46,9 @@ def _unhealthy(structs: list[Struct]) -> frozenset[str]:
 
 
 @given(st.lists(_objects, max_size=4))
+@example(
+    [{"metadata": {"name": ""}, "status": {"conditions": [{"type": "Healthy", "status": "False"}]}}]
+)
 def test_struct_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
     structs = [to_struct(obj) for obj in objects]
     expected = unhealthy_clusters(to_dict(s) for s in structs)

@@ -18,16 +18,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
 from modelplane.xfn import wire
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-_ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
-_RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
 
 DEFAULT_ENTRIES = 25_000
 """Enough for a fleet of 10,000 clusters and as many replicas, read by one process."""
@@ -47,25 +43,32 @@ def digest_items(resources: bytes) -> tuple[bytes, ...]:
 
     A message field is serialized as its own bytes, so each item's Struct is found
     in the list's bytes as the Struct would serialize alone: one serialization of
-    the list serves every digest, instead of one per object."""
+    the list serves every digest, instead of one per object. ValueError for bytes
+    protobuf might read otherwise (an item or a Struct of another wire type, or
+    what `wire.fields` refuses): the caller digests each parsed item instead."""
     view = memoryview(resources)
     found: list[bytes] = []
     for entry in wire.fields(view):
-        if entry.number != _ITEMS:
+        if entry.number != wire.ITEMS:
             continue
+        if entry.kind != wire.LENGTH_DELIMITED:
+            raise ValueError(f"an item of wire type {entry.kind}")
         item = view[entry.value : entry.end]
-        # A Struct given twice is merged, which its bytes joined parse as.
-        struct = b"".join(
-            item[field.value : field.end]
-            for field in wire.fields(item)
-            if field.number == _RESOURCE
-        )
-        found.append(_digest_bytes(struct))
+        parts: list[memoryview] = []
+        for field in wire.fields(item):
+            if field.number != wire.RESOURCE:
+                continue
+            if field.kind != wire.LENGTH_DELIMITED:
+                raise ValueError(f"a resource of wire type {field.kind}")
+            # A Struct given twice is merged, which its bytes joined parse as.
+            parts.append(item[field.value : field.end])
+        found.append(_digest_bytes(b"".join(parts)))
     return tuple(found)
 
 
 def digest_list(resources: bytes) -> bytes:
-    """A 128-bit digest of a serialized Resources message (deterministically serialized)."""
+    """A 128-bit digest of a serialized Resources message, as it arrived or as it was
+    serialized here (deterministically)."""
     return _digest_bytes(resources)
 
 

@@ -26,8 +26,6 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.xfn import wire
 
-_REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
-
 
 @dataclass
 class Lists:
@@ -54,12 +52,17 @@ def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
     serialized: dict[str, bytes] = {}
     view = memoryview(data)
     for found in wire.fields(view):
-        if found.number != _REQUIRED_RESOURCES or found.kind != wire.LENGTH_DELIMITED:
+        if found.number != wire.REQUIRED_RESOURCES or found.kind != wire.LENGTH_DELIMITED:
             rest += view[found.start : found.end]
             continue
         entry = view[found.value : found.end]
         name, values = "", list[bytes]()
         for part in wire.fields(entry):
+            if part.number not in (wire.MAP_KEY, wire.MAP_VALUE):
+                # protobuf drops such an entry whole; the caller parses the request.
+                raise ValueError(f"a required_resources entry has a field {part.number}")
+            if part.kind != wire.LENGTH_DELIMITED:
+                raise ValueError(f"a required_resources entry has a field of wire type {part.kind}")
             if part.number == wire.MAP_KEY:
                 name = bytes(entry[part.value : part.end]).decode()
             elif part.number == wire.MAP_VALUE:

@@ -100,7 +100,7 @@ def resolve(
     found = received.items(req, name)
     items: list[M] = []
     unreadable: list[Unreadable] = []
-    digests = digest_items(data)
+    digests = _item_digests(data, found)
     for index, item in enumerate(found):
         key = (model, digests[index])
         cached = _MODELS.get(key)
@@ -116,9 +116,21 @@ def resolve(
         _MODELS.put(key, parsed)
         items.append(parsed)
     state = State.PRESENT if found else State.ABSENT
-    resolved = Required(state, items, unreadable, digests)
-    _RESOLVED.put(whole, resolved)
-    return resolved
+    _RESOLVED.put(whole, Required(state, items, unreadable, digests))
+    # What is kept is shared; these lists are the caller's own.
+    return Required(state, list(items), list(unreadable), digests)
+
+
+def _item_digests(data: bytes, found: Sequence[fnv1.Resource]) -> tuple[bytes, ...]:
+    """Each fetched object's digest, read from the list's bytes where those say
+    plainly what protobuf parsed, else from each parsed object."""
+    try:
+        digests = digest_items(data)
+    except ValueError:
+        digests = ()
+    if len(digests) != len(found):
+        digests = tuple(digest(item.resource) for item in found)
+    return digests
 
 
 def read_each(

@@ -7,12 +7,25 @@ resources without parsing it (`modelplane.xfn.required`), and for the render
 engine to join a request from bytes it serialized once (`modelplane_cli.render.wire`).
 """
 
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
 from collections.abc import Iterator
 from typing import NamedTuple
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 # A map field's entry is a message of its key (field 1) and its value (field 2).
 MAP_KEY = 1
 MAP_VALUE = 2
+
+# The fields of Crossplane's messages read and written here by hand.
+REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
+ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
+RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
+
+# A 64-bit value takes at most ten bytes; protobuf refuses a longer varint.
+_MAX_VARINT_BYTES = 10
 
 _VARINT = 0
 _FIXED64 = 1
@@ -33,9 +46,12 @@ def varint(value: int) -> bytes:
 def read_varint(data: bytes | memoryview, at: int) -> tuple[int, int]:
     """The varint at `at`, and where the next field starts."""
     value = shift = 0
+    end = at + _MAX_VARINT_BYTES
     while True:
         if at >= len(data):
             raise ValueError("a varint runs past the end of the message")
+        if at >= end:
+            raise ValueError(f"a varint is longer than {_MAX_VARINT_BYTES} bytes")
         byte = data[at]
         at += 1
         value |= (byte & 0x7F) << shift
@@ -62,12 +78,15 @@ class Field(NamedTuple):
 
 def fields(data: bytes | memoryview) -> Iterator[Field]:
     """Each field of a serialized message, in order. ValueError for a wire type this
-    reader does not know (groups), or a field that runs past the end."""
+    reader does not know (groups), a field numbered 0, a varint longer than protobuf
+    takes, or a field that runs past the end."""
     at = 0
     while at < len(data):
         start = at
         key, at = read_varint(data, at)
         number, kind = key >> 3, key & 7
+        if number == 0:
+            raise ValueError("a field is numbered 0")
         if kind == LENGTH_DELIMITED:
             size, at = read_varint(data, at)
             value, at = at, at + size

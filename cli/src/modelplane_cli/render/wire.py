@@ -25,17 +25,22 @@ from dataclasses import dataclass, field
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 
-from modelplane.xfn.wire import MAP_KEY, MAP_VALUE, embedded, fields
+from modelplane.xfn.wire import (
+    ITEMS,
+    MAP_KEY,
+    MAP_VALUE,
+    REQUIRED_RESOURCES,
+    RESOURCE,
+    embedded,
+    fields,
+)
 
 _META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
-_REQUIRED_RESOURCES = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["required_resources"].number
-_ITEMS = fnv1.Resources.DESCRIPTOR.fields_by_name["items"].number
-_RESOURCE = fnv1.Resource.DESCRIPTOR.fields_by_name["resource"].number
 
 
 def resources(structs: Iterable[bytes]) -> bytes:
     """A Resources message of one Resource per serialized Struct, in order."""
-    return b"".join(embedded(_ITEMS, embedded(_RESOURCE, struct)) for struct in structs)
+    return b"".join(embedded(ITEMS, embedded(RESOURCE, struct)) for struct in structs)
 
 
 def map_order(names: Iterable[str]) -> list[str]:
@@ -90,7 +95,7 @@ class RequestParts:
         parts = [body.SerializeToString(deterministic=True)]
         parts.extend(
             embedded(
-                _REQUIRED_RESOURCES,
+                REQUIRED_RESOURCES,
                 embedded(MAP_KEY, name.encode()) + embedded(MAP_VALUE, self.required[name]),
             )
             for name in map_order(self.required)

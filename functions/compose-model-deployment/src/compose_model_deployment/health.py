@@ -59,5 +59,7 @@ def unhealthy_cluster_names(
     """Names of the clusters `clusters` (the fetched list `name`) whose `Healthy`
     condition is False; unknown is healthy."""
     return frozenset(
-        found for found in read_each(req, name, clusters, _unhealthy_name, _UNHEALTHY) if found
+        found
+        for found in read_each(req, name, clusters, _unhealthy_name, _UNHEALTHY)
+        if found is not None
     )
