@@ -11,7 +11,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from modelplane_models import InferenceCluster
+from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
 from modelplane.xfn import memo, received, required, structs, wire
 from modelplane.xfn import runner as runner_module
@@ -240,3 +240,29 @@ def test_the_wire_reader_refuses_what_protobuf_refuses() -> None:
     assert wire.read_varint(b"\xff" * 9 + b"\x01", 0) == (2**64 - 1, 10)
     with pytest.raises(ValueError, match="numbered 0"):
         list(wire.fields(wire.embedded(0, b"")))
+
+
+def test_a_call_leaves_the_models_it_shares_as_it_found_them() -> None:
+    """Models read from fetched bytes serve every later call with those bytes, so a
+    call that changed one would change what the next call answers."""
+    fleet = [cluster("same-a"), cluster("same-b")]
+    replica = _replica("same-r", "same-a")
+    replica["spec"]["deploymentName"] = "other"
+    replica["spec"]["workers"]["deviceRequests"][0]["count"] = 1
+    req = request(DEPLOYMENT, required={"inferenceclusters": fleet, "modelreplicas": [replica]})
+    _forget()
+    first = run(FunctionRunner(), req)
+
+    key = (ModelDeployment, memo.digest(req.observed.composite.resource))
+    composite = runner_module._COMPOSITES.get(key)  # pyright: ignore[reportPrivateUsage]
+    assert composite is not None
+    shared = [
+        composite,
+        *required.resolve(req, "inferenceclusters", InferenceCluster).items,
+        *required.resolve(req, "modelreplicas", ModelReplica).items,
+    ]
+    assert len(shared) == 4
+    before = [model.model_dump() for model in shared]
+
+    assert run(FunctionRunner(), req) == first
+    assert [model.model_dump() for model in shared] == before
