@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 from crossplane.function import resource
 
 from modelplane_cli.render import Apis, SchemaAdmission, output
+from modelplane_cli.schema.errors import FieldError
+from modelplane_cli.schema.resource import Schema
 
 from .support import (
     PARENT,
@@ -112,8 +115,16 @@ def test_rendered_output_is_admitted_again_unchanged(
 
 
 def test_a_body_admitted_again_answers_the_same_and_callers_own_their_copies(
-    admission: SchemaAdmission,
+    admission: SchemaAdmission, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    checked: list[object] = []
+    original = Schema.admit
+
+    def counting(self: Schema, obj: dict[str, Any]) -> tuple[dict[str, Any], list[FieldError]]:
+        checked.append(obj)
+        return original(self, obj)
+
+    monkeypatch.setattr(Schema, "admit", counting)
     body = {
         "apiVersion": "example.org/v1",
         "kind": "XChild",
@@ -130,3 +141,4 @@ def test_a_body_admitted_again_answers_the_same_and_callers_own_their_copies(
     assert again["status"] == {"n": 2}
     assert "changed" not in again["spec"] and again["spec"]["replicas"] == 1
     assert again_errors == expected
+    assert len(checked) == 1  # the same body, whatever its status, is checked once

@@ -16,6 +16,7 @@ from modelplane_cli.render import (
     output,
     read_documents,
     render,
+    wire,
 )
 from modelplane_cli.render.reads import Reads, RecordingWorld
 from modelplane_cli.render.runners import InProcessFunctions
@@ -143,11 +144,11 @@ def test_a_selected_object_that_changes_invalidates_though_the_answer_is_the_sam
 def test_serialized_selects_are_recorded_as_selects() -> None:
     world = _world()
     recording = RecordingWorld(world)
-    keys, parts = recording.select_serialized("v1", "ConfigMap", namespace="n")
+    keys, answer = recording.select_resources("v1", "ConfigMap", namespace="n")
     assert [k.name for k in keys] == ["a", "b"]
-    assert parts == [world.serialized(k) for k in keys]
-    assert world.select_serialized("v1", "ConfigMap", namespace="n")[1] is parts  # kept
+    assert answer == wire.resources([world.serialized(k) for k in keys])
+    assert world.select_resources("v1", "ConfigMap", namespace="n")[1] is answer  # kept
     world.put(_cm("a", data={"k": "v"}))
     assert not recording.reads.unchanged(world)
-    fresh = world.select_serialized("v1", "ConfigMap", namespace="n")[1]
-    assert fresh is not parts and fresh[0] == world.serialized(keys[0])
+    fresh = world.select_resources("v1", "ConfigMap", namespace="n")[1]
+    assert fresh != answer and fresh == wire.resources([world.serialized(k) for k in keys])

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelplane.xfn.structs import to_struct
+from modelplane.xfn.wire import MAP_KEY, MAP_VALUE, REQUIRED_RESOURCES, embedded
 from modelplane_cli.render import wire
 
 _NAMES = st.text(min_size=0, max_size=6)
@@ -83,8 +84,16 @@ def test_a_requirement_nothing_answers_is_present_and_empty() -> None:
 
 
 @given(st.lists(_NAMES, max_size=6, unique=True))
-def test_map_order_is_a_permutation_whatever_order_the_names_come_in(names: list[str]) -> None:
-    order = wire.map_order(names)
+def test_map_order_is_where_a_serialized_request_puts_each_name(names: list[str]) -> None:
+    request = fnv1.RunFunctionRequest()
+    for name in names:
+        request.required_resources[name].SetInParent()
+    data = request.SerializeToString(deterministic=True)
 
-    assert sorted(order) == sorted(names)
-    assert wire.map_order(reversed(names)) == order
+    def entry(name: str) -> bytes:
+        # The whole map entry, tag included: its bytes appear once, where it was written.
+        return embedded(
+            REQUIRED_RESOURCES, embedded(MAP_KEY, name.encode()) + embedded(MAP_VALUE, b"")
+        )
+
+    assert wire.map_order(reversed(names)) == sorted(names, key=lambda n: data.index(entry(n)))

@@ -37,12 +37,12 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT
 from modelplane_cli import bench_baseline, bench_command
+from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3
 CLIENT_RECEIVE_LIMIT = 4 * 1024 * 1024  # gRPC-Go's default, which Crossplane keeps
 CALL_DEADLINE_SECONDS = 10.0  # Crossplane's per-call function timeout
-_METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
 _NAMESPACE = "bench"
 _SERVER = "from compose_model_deployment.main import main; main()"
 _READY_SECONDS = 60.0
@@ -178,7 +178,7 @@ class Server:
         )
         grpc.channel_ready_future(self.channel).result(timeout=_READY_SECONDS)
         self._call = self.channel.unary_unary(
-            _METHOD, request_serializer=None, response_deserializer=None
+            RUN_FUNCTION_METHOD, request_serializer=None, response_deserializer=None
         )
 
     def call(self, payload: bytes) -> tuple[float, bytes]:

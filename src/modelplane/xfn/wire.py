@@ -62,7 +62,12 @@ def read_varint(data: bytes | memoryview, at: int) -> tuple[int, int]:
 
 def embedded(number: int, payload: bytes) -> bytes:
     """A length-delimited field: a message, string or bytes value."""
-    return varint(number << 3 | LENGTH_DELIMITED) + varint(len(payload)) + payload
+    return field_head(number, len(payload)) + payload
+
+
+def field_head(number: int, size: int) -> bytes:
+    """What leads a length-delimited field of `size` bytes: its key and its length."""
+    return varint(number << 3 | LENGTH_DELIMITED) + varint(size)
 
 
 class Field(NamedTuple):

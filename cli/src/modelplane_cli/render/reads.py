@@ -24,7 +24,7 @@ from typing import Any
 
 from google.protobuf import struct_pb2
 
-from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone
+from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone, label_pairs
 
 # A query and its arguments, answered by a list of keys.
 Query = tuple[Any, ...]
@@ -174,19 +174,19 @@ class RecordingWorld(World):
         self._selected(api_version, kind, namespace, labels, keys)
         return keys
 
-    def select_serialized(
+    def select_resources(
         self,
         api_version: str,
         kind: str,
         *,
         namespace: str | None = None,
         labels: Mapping[str, str] | None = None,
-    ) -> tuple[list[ObjectKey], list[bytes]]:
-        keys, found = self._world.select_serialized(
+    ) -> tuple[list[ObjectKey], bytes]:
+        keys, answer = self._world.select_resources(
             api_version, kind, namespace=namespace, labels=labels
         )
         self._selected(api_version, kind, namespace, labels, keys)
-        return keys, found
+        return keys, answer
 
     def _selected(
         self,
@@ -199,8 +199,7 @@ class RecordingWorld(World):
         self.reads.selected.setdefault(
             (api_version, kind), self._world.type_changed_at(api_version, kind)
         )
-        frozen = tuple(sorted(labels.items())) if labels else None
-        self._query(("select", api_version, kind, namespace, frozen), keys)
+        self._query(("select", api_version, kind, namespace, label_pairs(labels)), keys)
 
     def type_changed_at(self, api_version: str, kind: str) -> int:
         self._everything()  # it moves with any object of the type

@@ -12,25 +12,14 @@ import binascii
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 
-from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.structs import to_struct
 from modelplane_cli.render import wire
 from modelplane_cli.render.apis import Apis, CredentialSource, RequiredResource
 from modelplane_cli.render.world import ObjectKey, World
 
-# Selectors whose last answer is kept: a render asks a few per kind of composite.
-_ANSWERS_KEPT = 256
-
 
 class CredentialsError(Exception):
     """A step's credentials Secret is missing or malformed."""
-
-
-# Each selector's last answer, with the list of serialized objects it was joined
-# from. A ModelDeployment asks for the whole fleet on every call; while no object of
-# the type changed, the world hands out the same list (`World.select_serialized`),
-# and the answer joined from it before is the answer.
-_ANSWERS: BoundedMemo[bytes, tuple[list[bytes], bytes]] = BoundedMemo(_ANSWERS_KEPT)
 
 
 def fetch(world: World, selector: fnv1.ResourceSelector) -> bytes:
@@ -40,15 +29,9 @@ def fetch(world: World, selector: fnv1.ResourceSelector) -> bytes:
         key = ObjectKey(selector.api_version, selector.kind, namespace or "", selector.match_name)
         return wire.resources([world.serialized(key)] if key in world else [])
     labels = dict(selector.match_labels.labels) if selector.HasField("match_labels") else None
-    _, parts = world.select_serialized(
+    _, answer = world.select_resources(
         selector.api_version, selector.kind, namespace=namespace, labels=labels
     )
-    asked = selector.SerializeToString(deterministic=True)
-    last = _ANSWERS.get(asked)
-    if last is not None and last[0] is parts:
-        return last[1]
-    answer = wire.resources(parts)
-    _ANSWERS.put(asked, (parts, answer))
     return answer
 
 

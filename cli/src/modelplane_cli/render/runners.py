@@ -12,6 +12,7 @@ see nor change the engine's own objects, which keeps both modes' output identica
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Mapping
 from importlib.metadata import entry_points
@@ -25,7 +26,8 @@ ENTRY_POINT_GROUP = "modelplane.functions"
 _LOOPBACK = "127.0.0.1"
 _STOP_GRACE_SECONDS = 1.0
 _SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"]
-_RUN_FUNCTION_METHOD = f"/{_SERVICE.full_name}/{_SERVICE.methods_by_name['RunFunction'].name}"
+# The method Crossplane calls: /apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction.
+RUN_FUNCTION_METHOD = f"/{_SERVICE.full_name}/RunFunction"
 _RunFunction = grpc.aio.UnaryUnaryMultiCallable
 # Whole fleets travel in one request; gRPC's 4 MiB default is too small for them.
 _MAX_MESSAGE_BYTES = 256 * 1024 * 1024
@@ -121,7 +123,8 @@ class FunctionClient(Protocol):
 
 
 class InProcessFunctions:
-    """Awaits each runner's RunFunction directly, with no server in between."""
+    """Calls each runner directly, with no server in between: with the request's bytes
+    where it takes them (`run_serialized`), else its RunFunction with the parsed request."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
         self._registry = registry
@@ -165,8 +168,7 @@ class GrpcFunctions:
         # A graceful stop says goodbye with HTTP/2's NO_ERROR; stopping with no grace
         # cancels calls with an error code that gRPC core logs to stderr from the client
         # side. A render ends with no call in flight, so the grace is not waited out.
-        for server in self._servers:
-            await server.stop(grace=_STOP_GRACE_SECONDS)
+        await asyncio.gather(*(server.stop(grace=_STOP_GRACE_SECONDS) for server in self._servers))
         self._channels.clear()
         self._servers.clear()
         self._methods.clear()
@@ -194,7 +196,7 @@ class GrpcFunctions:
         self._channels.append(channel)
         # Requests go out as the bytes the engine assembled (`wire`), not serialized again.
         method: _RunFunction = channel.unary_unary(
-            _RUN_FUNCTION_METHOD,
+            RUN_FUNCTION_METHOD,
             request_serializer=None,
             response_deserializer=fnv1.RunFunctionResponse.FromString,
         )

@@ -32,6 +32,7 @@ from modelplane.xfn.wire import (
     REQUIRED_RESOURCES,
     RESOURCE,
     embedded,
+    field_head,
     fields,
 )
 
@@ -93,13 +94,14 @@ class RequestParts:
         if body.HasField("meta") or body.required_resources or body.required_schemas:
             raise ValueError("the body holds fields the request is assembled around")
         parts = [body.SerializeToString(deterministic=True)]
-        parts.extend(
-            embedded(
-                REQUIRED_RESOURCES,
-                embedded(MAP_KEY, name.encode()) + embedded(MAP_VALUE, self.required[name]),
-            )
-            for name in map_order(self.required)
-        )
+        for name in map_order(self.required):
+            # Each answer (the fleet's megabytes) is a part of its own, never copied
+            # into its map entry: only the heads around it are written here.
+            answer = self.required[name]
+            key = embedded(MAP_KEY, name.encode())
+            value_head = field_head(MAP_VALUE, len(answer))
+            entry_size = len(key) + len(value_head) + len(answer)
+            parts += [field_head(REQUIRED_RESOURCES, entry_size) + key + value_head, answer]
         if self.schemas:
             schemas = fnv1.RunFunctionRequest(required_schemas=self.schemas)
             parts.append(schemas.SerializeToString(deterministic=True))

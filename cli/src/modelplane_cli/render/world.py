@@ -19,11 +19,18 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane.xfn.structs import to_struct
+from modelplane_cli.render.wire import resources
 
 Obj = dict[str, Any]
 View = Mapping[str, Any]
 # A select's arguments: apiVersion, kind, namespace (None for all), sorted labels (or None).
 Selection = tuple[str, str, str | None, tuple[tuple[str, str], ...] | None]
+
+
+def label_pairs(labels: Mapping[str, str] | None) -> tuple[tuple[str, str], ...] | None:
+    """A select's labels as a key: sorted pairs, or None for no labels."""
+    return tuple(sorted(labels.items())) if labels else None
+
 
 # Fixed so that fake uids are the same on every machine and every run.
 _UID_NAMESPACE = uuid.UUID("6f1c7a52-3b0e-4d8e-9a51-0c2b6de0a7f4")
@@ -134,19 +141,17 @@ class World:
         # The same keys in List order, sorted once for every select until the type
         # gains or loses an object (a change to an object keeps its place).
         self._listed: dict[tuple[str, str], list[ObjectKey]] = {}
-        # (apiVersion, kind, label, value) -> keys, so a labelled select visits only
-        # the objects it can answer with (a cluster asks for its replicas' Objects
-        # among every Object of the fleet).
+        # (apiVersion, kind, label, value) -> keys: a labelled select visits only the
+        # objects it can answer with (a cluster's replicas' Objects, not the fleet's).
         self._by_label: dict[tuple[str, str, str, str], set[ObjectKey]] = {}
         # The revision at which each type last gained, lost or changed an object: a
         # select's answer cannot change while its type's revision stands.
         self._type_changed_at: dict[tuple[str, str], int] = {}
-        # Each object as a Struct, and that Struct serialized, made on first request
-        # after it last changed.
+        # Each object as a Struct, and serialized: made when first asked after a change.
         self._structs: dict[ObjectKey, struct_pb2.Struct] = {}
         self._serialized: dict[ObjectKey, bytes] = {}
-        # Each select's serialized objects, with the type revision they were made at.
-        self._selections: dict[Selection, tuple[int, list[ObjectKey], list[bytes]]] = {}
+        # Each select's keys and serialized Resources answer, with the type's revision.
+        self._selections: dict[Selection, tuple[int, list[ObjectKey], bytes]] = {}
         # (kind, name) of any owner -> dependents, for controller and cascade lookups.
         self._dependents: dict[tuple[str, str], set[ObjectKey]] = {}
         # Composite label -> objects that carry composed-resource metadata but no controller.
@@ -181,7 +186,11 @@ class World:
         """The stored object's Struct, serialized deterministically."""
         found = self._serialized.get(key)
         if found is None:
-            found = self.struct(key).SerializeToString(deterministic=True)
+            # Not kept as a Struct too: most objects are only ever sent as bytes.
+            struct = self._structs.get(key)
+            if struct is None:
+                struct = to_struct(self._objects[key])
+            found = struct.SerializeToString(deterministic=True)
             self._serialized[key] = found
         return found
 
@@ -285,28 +294,23 @@ class World:
             return list(listed)
         return [key for key in listed if key.namespace == namespace]
 
-    def select_serialized(
+    def select_resources(
         self,
         api_version: str,
         kind: str,
         *,
         namespace: str | None = None,
         labels: Mapping[str, str] | None = None,
-    ) -> tuple[list[ObjectKey], list[bytes]]:
-        """What `select` answers, and `serialized` of each of those keys; the same lists
-        (which callers must not change) until an object of the type changes, so callers
-        may key work on their identity."""
-        selection: Selection = (
-            api_version,
-            kind,
-            namespace,
-            tuple(sorted(labels.items())) if labels else None,
-        )
+    ) -> tuple[list[ObjectKey], bytes]:
+        """What `select` answers, and those objects as a serialized Resources message,
+        joined once while no object of the type changes (the keys are shared: callers
+        must not change them)."""
+        selection: Selection = (api_version, kind, namespace, label_pairs(labels))
         revision = self.type_changed_at(api_version, kind)
         found = self._selections.get(selection)
         if found is None or found[0] != revision:
             keys = self.select(api_version, kind, namespace=namespace, labels=labels)
-            found = (revision, keys, [self.serialized(key) for key in keys])
+            found = (revision, keys, resources(self.serialized(key) for key in keys))
             self._selections[selection] = found
         return found[1], found[2]
 
