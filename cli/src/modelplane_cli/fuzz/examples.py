@@ -15,6 +15,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.xfn.structs import to_dict
+from modelplane_cli.packages import FUNCTION_NAMES
 from modelplane_cli.render import (
     Apis,
     FunctionRegistry,
@@ -26,15 +27,8 @@ from modelplane_cli.render import (
 from modelplane_cli.render.runners import Runner
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
-FUNCTIONS = (
-    "modelplane-compose-inference-class",
-    "modelplane-compose-inference-cluster",
-    "modelplane-compose-inference-gateway",
-    "modelplane-compose-model-deployment",
-    "modelplane-compose-model-endpoint",
-    "modelplane-compose-model-replica",
-    "modelplane-compose-model-service",
-)
+# Every function, by the name its Composition calls it.
+FUNCTIONS = FUNCTION_NAMES
 
 
 class _Recorder:
