@@ -62,6 +62,10 @@ check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is st
 pytest: sync ## The test suite.
 	UV=$(UV) $(RUN) pytest
 
+.PHONY: crds
+crds: sync ## Download the pinned upstream CRDs (upstream-crds.yaml) into .crds/; CRDS_MIRROR=dir copies them from a local directory instead.
+	$(RUN) python -m modelplane_cli.crds_command $(if $(CRDS_MIRROR),--mirror "$(CRDS_MIRROR)")
+
 .PHONY: generate
 generate: sync ## Regenerate the pydantic models and the CLI's copy of apis/.
 	$(RUN) python schemas/generate.py

@@ -1,11 +1,11 @@
 """Fixtures every test directory shares (pytest loads a rootdir conftest for all).
 
-The upstream CRDs every rendered object is validated against live in the shared
-directory beside this checkout (`../shared/crds`), or wherever MODELPLANE_CRDS
-points. Tests that need them ask for `manifest_validator` or `reference_crds`, or
-are marked `needs_crds`. Without the CRDs, under CI (`CI` set) the run fails
-before any test runs, since a validation skipped in CI would pass unnoticed; on a
-laptop those tests are deselected and one line at the end says which and why.
+The upstream CRDs every rendered object is validated against are found by
+`modelplane_cli.schema.upstream.reference_crd_directory` (`.crds/` from `make
+crds`, else MODELPLANE_CRDS, else `../shared/crds`). Tests that need them ask for
+`manifest_validator` or `reference_crds`, or are marked `needs_crds`. Without the
+CRDs the run fails before any test runs, on a laptop as in CI: a validation
+skipped would pass unnoticed.
 """
 
 import os
@@ -15,15 +15,10 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from modelplane_cli.schema import ManifestValidator
-from modelplane_cli.schema.manifests import reference_crd_directory
+from modelplane_cli.schema.upstream import missing_crds_message, reference_crd_directory
 
 ROOT = Path(__file__).resolve().parent
 _CRD_FIXTURES = frozenset({"manifest_validator", "reference_crds"})
-_MISSING = (
-    "the upstream CRDs are not beside this checkout (../shared/crds); "
-    "set MODELPLANE_CRDS to a directory of them"
-)
-_deselected: list[pytest.Item] = []
 
 # Speed goals live in benchmarks, so no property test has a deadline or fails for
 # generating slowly on a loaded machine. Under CI the examples are derandomized: a
@@ -49,30 +44,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if reference_crd_directory() is not None:
         return
     needing = [item for item in items if _needs_crds(item)]
-    if not needing:
-        return
-    if os.environ.get("CI"):
-        raise pytest.UsageError(f"{len(needing)} tests cannot run: {_MISSING}")
-    _deselected.extend(needing)
-    config.hook.pytest_deselected(items=needing)
-    items[:] = [item for item in items if not _needs_crds(item)]
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _deselected:
-        terminalreporter.write_line(
-            f"NOT RUN: {len(_deselected)} tests that validate against the upstream CRDs, "
-            f"because {_MISSING}",
-            yellow=True,
-            bold=True,
-        )
+    if needing:
+        raise pytest.UsageError(f"{len(needing)} tests cannot run: {missing_crds_message()}")
 
 
 @pytest.fixture(scope="session")
 def reference_crds() -> Path:
-    """The directory of upstream CRDs (collection deselects or fails without it)."""
+    """The directory of upstream CRDs (collection fails without it)."""
     crds = reference_crd_directory()
-    assert crds is not None, _MISSING
+    assert crds is not None, missing_crds_message()
     return crds
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from modelplane_cli.schema.upstream import missing_crds_message, reference_crd_directory
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME_PACKAGES = {
     "cel",
@@ -119,6 +121,7 @@ def test_cli_wheel_ships_the_apis_it_renders(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.needs_crds
 def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
     """What a GitOps repository's CI does: install modelplane-cli with its runtime
     dependencies only (no dev group), as built packages rather than this checkout's
@@ -166,10 +169,11 @@ def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
     installed = venv / "bin" / "modelplane"
 
     version = subprocess.run([installed, "--version"], capture_output=True, text=True, check=True)
-    # Both commands validate against the same CRDs, or (without them) neither does.
-    env = {**os.environ, "MODELPLANE_CRDS": os.environ.get("MODELPLANE_CRDS", "")}
-    reference = ROOT.parent / "shared" / "crds"
-    env["MODELPLANE_CRDS"] = env["MODELPLANE_CRDS"] or str(reference)
+    # Both commands validate against the same CRDs: the installed CLI has no checkout
+    # to find them beside, so it is told where they are.
+    reference = reference_crd_directory()
+    assert reference is not None, missing_crds_message()
+    env = {**os.environ, "MODELPLANE_CRDS": str(reference)}
     argv = ["render", "catalog", "fleet", "-o", "yaml"]
     rendered = subprocess.run(
         [installed, *argv], cwd=fleet, capture_output=True, text=True, check=False, env=env

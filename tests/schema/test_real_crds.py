@@ -13,7 +13,7 @@ from modelplane.cel.types import STRING
 from modelplane_cli.schema import ManifestValidator, Schema, SchemaRegistry
 from modelplane_cli.schema.cel_rules import compile_rule
 from modelplane_cli.schema.cost import schema_rules
-from modelplane_cli.schema.manifests import reference_crd_directory
+from modelplane_cli.schema.upstream import reference_crd_directory
 
 from .support import Obj
 

@@ -28,7 +28,7 @@ from modelplane_cli.render.failures import ERROR, LEVELS, failures
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry
 from modelplane_cli.schema import DefinitionError
-from modelplane_cli.schema.manifests import reference_crd_directory
+from modelplane_cli.schema.upstream import reference_crd_directory
 
 EXIT_OK = 0
 EXIT_FAILED = 1

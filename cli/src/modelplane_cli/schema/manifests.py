@@ -7,7 +7,6 @@ an Object and the Deployment, LeaderWorkerSet or PodGroup inside it (an
 Observe-only Object's manifest only names what it reads, and is not checked).
 """
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -17,8 +16,10 @@ from modelplane_cli.schema.builtin import validate_builtin
 from modelplane_cli.schema.errors import FieldError, go_quote, not_supported, subject
 from modelplane_cli.schema.registry import SchemaRegistry
 from modelplane_cli.schema.semantics import CONTROLLER_RESTART_POLICIES, RESTART_POLICIES
+from modelplane_cli.schema.upstream import reference_crd_directory
 
-# PodSite and pod_sites are re-exported: callers that validate pod templates read them too.
+# PodSite and pod_sites are re-exported: callers that validate pod templates read them
+# too; reference_crd_directory is where the upstream CRDs are (`schema.upstream`).
 __all__ = [
     "ManifestCheck",
     "ManifestValidator",
@@ -34,25 +35,6 @@ class ManifestCheck:
 
     rejected: list[FieldError]
     pods: list[FieldError]
-
-
-def reference_crd_directory() -> Path | None:
-    """Where the upstream CRDs rendered objects are checked against live.
-
-    MODELPLANE_CRDS when set; otherwise the `shared/crds` directory beside a source
-    checkout of this repository. None when neither exists.
-    """
-    configured = os.environ.get("MODELPLANE_CRDS")
-    if configured:
-        candidate = Path(configured)
-    else:
-        # cli/src/modelplane_cli/schema/manifests.py in a checkout; an installed
-        # package has no checkout, so nothing beside it counts.
-        here = Path(__file__).resolve()
-        if here.parents[3].name != "cli" or here.parents[2].name != "src":
-            return None
-        candidate = here.parents[4].parent / "shared" / "crds"
-    return candidate if candidate.is_dir() else None
 
 
 _OBJECT_GROUPS = ("kubernetes.m.crossplane.io/", "kubernetes.crossplane.io/")
