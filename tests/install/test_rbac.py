@@ -146,7 +146,7 @@ def requested_in_source() -> dict[tuple[str, str], list[str]]:
                 where = f"{path.relative_to(ROOT)}:{call.lineno}"
                 namespace = dict(vars(module))
                 values = [
-                    eval(compile(ast.Expression(_argument(call, i, k)), where, "eval"), namespace)  # noqa: S307
+                    eval(compile(ast.Expression(_argument(call, i, k)), where, "eval"), namespace)
                     for i, k in ((2, "api_version"), (3, "kind"))
                 ]
                 assert all(isinstance(v, str) for v in values), where
@@ -172,7 +172,7 @@ class _Responses:
         self._inner = inner
         self._seen = seen
 
-    async def RunFunction(  # noqa: N802 - the gRPC method name
+    async def RunFunction(
         self, request: fnv1.RunFunctionRequest, context: Any, /
     ) -> fnv1.RunFunctionResponse:
         response = await self._inner.RunFunction(request, context)
@@ -227,10 +227,11 @@ def test_rendering_asks_for_nothing_the_source_scan_missed(
 
 
 def test_the_runtime_asks_only_through_the_helpers_the_scan_reads() -> None:
-    calls: list[str] = []
-    for path in sorted((ROOT / "src" / "modelplane").rglob("*.py")):
-        for call in _requiring_calls(ast.parse(path.read_text())):
-            calls.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    calls = [
+        f"{path.relative_to(ROOT)}:{call.lineno}"
+        for path in sorted((ROOT / "src" / "modelplane").rglob("*.py"))
+        for call in _requiring_calls(ast.parse(path.read_text()))
+    ]
     assert all(c.startswith("src/modelplane/xfn/required.py:") for c in calls), calls
 
 
