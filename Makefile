@@ -62,6 +62,10 @@ check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is st
 pytest: sync ## The test suite.
 	UV=$(UV) $(RUN) pytest
 
+.PHONY: package
+package: sync ## Build each function's image (linux/amd64, linux/arm64) and Function xpkg, and the Configuration xpkg, into dist/ (needs docker buildx and the crossplane CLI).
+	$(RUN) python -m modelplane_cli.package_command
+
 .PHONY: crds
 crds: sync ## Download the pinned upstream CRDs (upstream-crds.yaml) into .crds/; CRDS_MIRROR=dir copies them from a local directory instead.
 	$(RUN) python -m modelplane_cli.crds_command $(if $(CRDS_MIRROR),--mirror "$(CRDS_MIRROR)")
