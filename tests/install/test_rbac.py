@@ -29,7 +29,7 @@ from modelplane_cli.render import (
 )
 from modelplane_cli.render.runners import Runner
 from modelplane_cli.schema import ManifestValidator
-from modelplane_cli.schema.upstream import reference_crd_directory
+from modelplane_cli.schema.upstream import PINS_FILE, read_pins, reference_crd_directory
 
 pytestmark = pytest.mark.needs_crds
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,19 +99,31 @@ def crossplane_rules() -> list[Rule]:
     internal/controller/rbac/definition/roles.go); for each provider, all verbs on
     every group its CRDs define (`crossplane:provider:<rev>:aggregate-to-edit`,
     internal/controller/rbac/provider/roles/roles.go) — provider-kubernetes and
-    provider-helm, whose CRD groups are pinned in upstream-crds.yaml."""
+    provider-helm (`provider_groups`)."""
     rules = list(CROSSPLANE_CHART_RULES)
     for definition in sorted((ROOT / "apis").glob("*/definition.yaml")):
         spec = yaml.safe_load(definition.read_text())["spec"]
         rules.append(rule([spec["group"]], [spec["names"]["plural"]], ["*"]))
-    provider_groups = [
-        "kubernetes.crossplane.io",
-        "kubernetes.m.crossplane.io",
-        "helm.crossplane.io",
-        "helm.m.crossplane.io",
-    ]
-    rules.append(rule(provider_groups, ["*"], ["*"]))
+    rules.append(rule(sorted(provider_groups()), ["*"], ["*"]))
     return rules
+
+
+def provider_groups() -> set[str]:
+    """The API groups of the providers the Configuration depends on: the groups of
+    their CRDs pinned in upstream-crds.yaml (`<group>_<plural>.yaml`)."""
+    configuration = yaml.safe_load((ROOT / "package" / "crossplane.yaml").read_text())
+    providers = [
+        "/" + d["package"].rsplit("/", 1)[1] + "/"
+        for d in configuration["spec"]["dependsOn"]
+        if d["kind"] == "Provider"
+    ]
+    groups = {
+        pin.file.split("_", 1)[0]
+        for pin in read_pins(ROOT / PINS_FILE)
+        if any(provider in pin.url for provider in providers)
+    }
+    assert groups >= {"kubernetes.m.crossplane.io", "helm.m.crossplane.io"}
+    return groups
 
 
 def _requiring_calls(tree: ast.AST) -> Iterator[ast.Call]:
