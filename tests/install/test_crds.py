@@ -48,6 +48,7 @@ def test_every_pin_is_a_file_at_a_commit() -> None:
         assert "@" in pin.version
 
 
+@pytest.mark.needs_crds
 def test_the_crds_in_use_are_the_pinned_bytes() -> None:
     crds = reference_crd_directory()
     assert crds is not None, upstream.missing_crds_message()
@@ -61,6 +62,7 @@ def test_the_crds_in_use_are_the_pinned_bytes() -> None:
         assert {p.name for p in present} == set(pinned)
 
 
+@pytest.mark.needs_crds
 def test_every_pinned_file_is_one_crd_named_for_its_group_and_plural() -> None:
     crds = reference_crd_directory()
     assert crds is not None
@@ -153,6 +155,7 @@ def two_pins(base: str, root: Path) -> list[Pin]:
     return pins
 
 
+@pytest.mark.needs_crds
 def test_download_fetches_each_pin_and_keeps_what_matches(
     served: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -167,6 +170,7 @@ def test_download_fetches_each_pin_and_keeps_what_matches(
     assert download(pins, into) == 0
 
 
+@pytest.mark.needs_crds
 def test_a_mismatch_fails_the_whole_download_and_leaves_the_directory(
     served: tuple[str, Path], tmp_path: Path
 ) -> None:
@@ -187,6 +191,7 @@ def test_a_mismatch_fails_the_whole_download_and_leaves_the_directory(
     assert not (tmp_path / ".crds.partial").exists()
 
 
+@pytest.mark.needs_crds
 def test_an_unreachable_file_is_named_with_the_servers_answer(
     served: tuple[str, Path], tmp_path: Path
 ) -> None:
