@@ -10,9 +10,8 @@ Mirrors the second half of Crossplane v2.3's `FunctionComposer.Compose`
   (`RenderComposedResourceMetadata`); an error here stops the compose before
   anything is deleted or applied. What the API server would refuse on apply (an
   Invalid: schema, a second controller) is noted per resource, not fatal.
-- **collect**: what is observed but no longer desired is deleted first
-  (`DeletingComposedResourceGarbageCollector`), stopping at the first delete that
-  fails, which is a Usage-protected object (`protection`).
+- **collect** (`garbage`): what is observed but no longer desired is deleted
+  first, stopping at the first delete that fails.
 - **references**: then the composite's `spec.crossplane.resourceRefs` are replaced
   by the desired set (`UpdateResourceRefs`), before anything is created.
 - **apply**: then each desired resource is applied on its own; a refused one is
@@ -33,7 +32,6 @@ from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LAB
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.pipeline import REASON_COMPOSE, DesiredResource, Event, quote
-from modelplane_cli.render.protection import is_usage, refusal, usages_of
 from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
@@ -49,12 +47,6 @@ from modelplane_cli.render.world import (
     reference_matches,
 )
 
-ERR_GARBAGE_COLLECT = "cannot garbage collect composed resources that are no longer desired"
-# The labels Crossplane's garbage collector removes before a delete (xcrd's
-# LabelKeyNamePrefixForComposed, LabelKeyClaimName, LabelKeyClaimNamespace).
-_COMPOSED_LABELS = frozenset(
-    {LABEL_COMPOSITE, "crossplane.io/claim-name", "crossplane.io/claim-namespace"}
-)
 # Kubernetes keeps 5 characters of a generated name for its random suffix.
 _GENERATED_SUFFIX = 5
 _GENERATED_PREFIX_MAX = naming.DNS_LABEL_MAX - _GENERATED_SUFFIX
@@ -204,39 +196,6 @@ def invalid(key: ObjectKey, errors: list[str]) -> str:
     return f'{kind} "{key.name}" is invalid: {detail}'
 
 
-def collect(world: World, observed: Mapping[str, View], planned: Plan) -> str | None:
-    """Delete what is observed but no longer desired; the first refused delete's error.
-
-    Crossplane ranges over a Go map here, so its order differs from one reconcile
-    to the next and a refused delete is retried in another order. The engine
-    takes one order every run could take, and the one that lets the most through:
-    what no Usage protects first (a Usage leaving lifts its protection only after
-    this pass), then the rest, each by name.
-    """
-    gone = [name for name in observed if name not in planned.objects]
-    protected = {name for name in gone if usages_of(world, ObjectKey.of(observed[name]))}
-    leaving: list[View] = []
-    for name in sorted(gone, key=lambda n: (n in protected, n)):
-        key = ObjectKey.of(observed[name])
-        current = world.get(key)
-        if current is None:
-            continue
-        # Crossplane strips the composed-resource labels before deleting, so what
-        # survives a refused delete no longer says which composite made it.
-        stripped = _without_composed_labels(current)
-        world.put(stripped)
-        usages = usages_of(world, key, leaving)
-        if usages:
-            return (
-                f"{ERR_GARBAGE_COLLECT}: cannot delete composed resource {quote(name)} "
-                f"(a {key.kind} named {key.name}): {refusal(usages)}"
-            )
-        if is_usage(key):
-            leaving.append(stripped)
-        world.delete_cascade(key)
-    return None
-
-
 def references(world: World, xr: View, planned: Plan, admission: Admission) -> None:
     """Replace the composite's `spec.crossplane.resourceRefs` with the desired set.
 
@@ -267,16 +226,6 @@ def apply(world: World, planned: Plan) -> None:
     for name in sorted(planned.objects):
         if name not in planned.refused:
             world.put(planned.objects[name])
-
-
-def _without_composed_labels(obj: View) -> Obj:
-    meta: Obj = dict(metadata(obj))
-    labels = {k: v for k, v in labels_of(obj).items() if k not in _COMPOSED_LABELS}
-    if labels:
-        meta["labels"] = labels
-    else:
-        meta.pop("labels", None)
-    return {**obj, "metadata": meta}
 
 
 def _render(

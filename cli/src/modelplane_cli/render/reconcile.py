@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane.core.vocabulary import LABEL_COMPOSITE
-from modelplane_cli.render import composed
+from modelplane_cli.render import composed, garbage
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
 from modelplane_cli.render.clock import EPOCH
@@ -111,7 +111,7 @@ async def reconcile(
     if planned.errors:
         return _fail(world, xr, planned.errors, events, outcome.conditions)
 
-    collect_error = composed.collect(world, observed, planned)
+    collect_error = garbage.collect(world, observed, planned.objects)
     if collect_error is not None:
         # A refused delete is a Conflict, which Crossplane's reconciler requeues
         # silently: no event, no status write, Synced stays as it was.

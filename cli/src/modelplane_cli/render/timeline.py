@@ -14,6 +14,11 @@ each step of a render with the intervals a Crossplane v2.3 control plane waits
   have seen everything it read as it was: a change to itself or to a resource it
   composed wakes it at once (realtime compositions), a change to anything else it
   read (a required resource) only on its next requeue, after its pipeline's TTL.
+  Its own status takes that time; each composed resource it wrote takes the time
+  of everything it read but that resource, whose own observed state is taken not
+  to decide what the composite desires of it (a rounds engine sees a composite's
+  new spec and its Object's new status in one step where a control plane sees
+  them minutes apart).
 
 Objects given as input, and any not changed during the render, are there at time
 zero. The time of a render is when its last change happens. What a control plane
@@ -59,6 +64,9 @@ class Timeline:
     watches: bool
     # When each object last changed, in seconds from the start of the render.
     changed: dict[ObjectKey, float] = field(default_factory=dict[ObjectKey, float])
+    # When each composite was last changed by someone else (its parent): what it
+    # reads of itself, as its own status is not an input to its own reconcile.
+    given: dict[ObjectKey, float] = field(default_factory=dict[ObjectKey, float])
     entries: list[Entry] = field(default_factory=list[Entry])
     # The time of the latest change so far, and the latest by round.
     seconds: float = 0.0
@@ -84,14 +92,26 @@ class Timeline:
         """Price a composite's reconcile, which wrote `changed` (not empty)."""
         xr = world.get(key)
         requeue = intervals.composite_requeue(ttl)
-        moment = 0.0
+        seen: dict[ObjectKey, float] = {}
         for read in _read_keys(reads):
-            at = self.changed.get(read)
-            if at is None:
-                continue
-            wakes = read == key or (xr is not None and _composed_by(world, read, xr))
-            moment = max(moment, at if wakes else at + requeue)
-        self._stamp(changed, moment)
+            at = self.given.get(read) if read == key else self.changed.get(read)
+            if at is not None:
+                wakes = read == key or (xr is not None and _composed_by(world, read, xr))
+                seen[read] = at if wakes else at + requeue
+        everything = max(seen.values(), default=0.0)
+        moment = everything
+        for written in changed:
+            # What a composite desires of a composed resource is taken not to depend
+            # on that resource's own observed state: a rewrite of an Object's spec
+            # waits on its composite's inputs, not on the Object's status.
+            if written == key:
+                at = everything
+            else:
+                at = max((t for k, t in seen.items() if k != written), default=0.0)
+            self.changed[written] = at
+            if written != key:
+                self.given[written] = at
+        self.seconds = max(self.seconds, everything)
         after = conditions_of(xr)
         for kind in sorted(after):
             if conditions_before.get(kind) != after[kind]:
