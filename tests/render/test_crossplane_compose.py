@@ -220,6 +220,45 @@ spec:
     )
 
 
+class Gone(Phased):
+    """Desires only "fresh": "keep", "old" and the Usage all leave."""
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        _config_map(rsp, "fresh")
+
+
+def test_garbage_collection_stops_at_the_first_refused_delete(apis_dir: Path) -> None:
+    running = _running(apis_dir)
+    pins = "".join(
+        f"""---
+apiVersion: protection.crossplane.io/v1beta1
+kind: ClusterUsage
+metadata: {{name: pin-{name}}}
+spec:
+  of: {{apiVersion: v1, kind: ConfigMap, resourceRef: {{name: {name}, namespace: team-a}}}}
+  reason: pinned
+"""
+        for name in ("keep", "old")
+    )
+    runners = {**default_runners(), "fn-parent": Gone()}
+
+    result = render_text(apis_dir, running + pins, runners, max_rounds=1)
+
+    # The Usage, which nothing protects, went first; then "keep" was refused and
+    # the pass stopped: "old" was never tried, so it still carries its labels.
+    assert find(result, "Usage") == []
+    labels = {
+        o["metadata"]["name"]: o["metadata"].get("labels") or {} for o in find(result, "ConfigMap")
+    }
+    assert LABEL_COMPOSITE not in labels["keep"]
+    assert labels["old"][LABEL_COMPOSITE] == "web"
+    assert "fresh" not in labels
+    (report,) = result.reports
+    assert report.error is not None
+    assert 'cannot delete composed resource "keep"' in report.error
+    assert '*v1beta1.ClusterUsage "pin-keep" with reason: "pinned"' in report.error
+
+
 def test_a_fatal_result_stops_before_garbage_collection_and_apply(apis_dir: Path) -> None:
     running = _running(apis_dir)
 
