@@ -20,6 +20,7 @@ from crossplane.function import resource, response
 from modelplane.core.vocabulary import LABEL_COMPOSITE
 from modelplane_cli.render import SchemaAdmission, output
 from modelplane_cli.render.protection import USAGE_TYPES, refusal, usages_of
+from modelplane_cli.render.summary import summarize
 from modelplane_cli.render.world import ObjectKey, World
 
 from .support import (
@@ -186,6 +187,12 @@ def test_the_retry_deletes_once_the_usage_has_gone(apis_dir: Path) -> None:
     result = _phased(apis_dir, "after", running)
 
     assert result.ok, result.errors
+    # The first reconcile's refusal left no trace on the composite; the render keeps it.
+    (conflict,) = result.conflicts
+    assert conflict.startswith("XParent team-a/web: cannot compose resources: ")
+    assert 'cannot delete composed resource "old"' in conflict
+    text = summarize(result, ["XParent", "XChild"])
+    assert f"\nREFUSED DELETES (retried silently on a control plane)\n{conflict}\n" in text
     assert find(result, "ConfigMap", "old") == []
     assert one(result, "ConfigMap", "fresh")
     parent = one(result, "XParent")

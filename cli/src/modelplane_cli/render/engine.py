@@ -70,6 +70,9 @@ class RenderResult:
     unchecked_kinds: list[str] = field(default_factory=list)
     # The render priced in wall-clock time (`timeline`): with default intervals,
     # and with provider-kubernetes watches on; `watches` says which one leads.
+    # Every refused delete of the render, from any round, as "Composite: error":
+    # on a control plane they leave no event and no condition behind.
+    conflicts: list[str] = field(default_factory=list)
     defaults: Timeline = field(default_factory=lambda: Timeline(watches=False))
     watched: Timeline = field(default_factory=lambda: Timeline(watches=True))
     watches: bool = False
@@ -143,6 +146,7 @@ class Engine:
         # Each composite's last run that wrote nothing, and what it read.
         last: dict[ObjectKey, tuple[Reads, Report]] = {}
         timelines = (Timeline(watches=False), Timeline(watches=True))
+        conflicts: list[str] = []
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
@@ -162,6 +166,8 @@ class Engine:
                 if report is not None:
                     reports[key] = report
                     _record(events.setdefault(key, {}), report.events)
+                    if report.conflict and f"{key}: {report.error}" not in conflicts:
+                        conflicts.append(f"{key}: {report.error}")
                 if world.revision != start:
                     changed = world.changed_since(start)
                     ttl = report.ttl if report is not None else None
@@ -192,6 +198,7 @@ class Engine:
                 if key in world
             ],
             unchecked_kinds=sorted(providers.unchecked),
+            conflicts=conflicts,
             defaults=timelines[0],
             watched=timelines[1],
             watches=self._watches,

@@ -48,7 +48,8 @@ class Report:
     """What one reconcile of a composite said: its events and, if it failed, why.
 
     `unsynced` names the composed resources the API server refused this time (the
-    reconcile itself succeeded); `ttl` is the pipeline's requeue interval in
+    reconcile itself succeeded); `conflict` says the error was a refused delete,
+    which Crossplane requeues without a trace; `ttl` is the pipeline's requeue interval in
     seconds (the smallest non-zero TTL its functions returned), None when none did.
     """
 
@@ -57,6 +58,8 @@ class Report:
     error: str | None = None
     unsynced: list[str] = field(default_factory=list[str])
     ttl: float | None = None
+    # The error was a Conflict (a Usage-protected delete), requeued silently.
+    conflict: bool = False
 
 
 async def reconcile(
@@ -115,7 +118,7 @@ async def reconcile(
     if collect_error is not None:
         # A refused delete is a Conflict, which Crossplane's reconciler requeues
         # silently: no event, no status write, Synced stays as it was.
-        return Report(key, [], f"{ERR_COMPOSE}: {collect_error}", ttl=outcome.ttl)
+        return Report(key, [], f"{ERR_COMPOSE}: {collect_error}", ttl=outcome.ttl, conflict=True)
     composed.references(world, xr, planned, admission)
     composed.apply(world, planned)
     unsynced = sorted(planned.refused)

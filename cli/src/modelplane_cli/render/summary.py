@@ -64,9 +64,17 @@ def summarize(
         _workloads(world, composites),
         services(composites, table),
         _warnings(result.events),
+        _conflicts(result.conflicts),
         listing(result.timeline, table) if with_timeline else "",
     ]
     return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def _conflicts(conflicts: Sequence[str]) -> str:
+    """Deletes a Usage refused: a control plane retries them without a trace."""
+    if not conflicts:
+        return ""
+    return "REFUSED DELETES (retried silently on a control plane)\n" + "\n".join(conflicts)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
