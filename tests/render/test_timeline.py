@@ -9,17 +9,26 @@ done on its next poll, or at once when the Object is watched.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
-from crossplane.function import resource
+from crossplane.function import resource, response
 
 from modelplane_cli.render import RenderResult, intervals
 from modelplane_cli.render.summary import summarize, table
 from modelplane_cli.render.timeline import clock, duration, listing
 
-from .support import PARENT, ChildRunner, FakeFunction, default_runners, render_text
+from .support import (
+    PARENT,
+    ChildRunner,
+    FakeFunction,
+    ParentRunner,
+    default_runners,
+    render_text,
+)
 from .test_cli import cli
 
 PLATFORM = """---
@@ -161,3 +170,34 @@ def test_the_cli_prices_with_watches_and_lists_the_timeline(apis_dir: Path, tmp_
     assert code == 0
     assert err.startswith("TIMELINE (default intervals)\n")
     assert "TIMELINE" not in out
+
+
+def test_the_function_ttl_is_the_sdk_default() -> None:
+    assert response.DEFAULT_TTL.total_seconds() == intervals.FUNCTION_TTL
+
+
+class QuickParent(ParentRunner):
+    """The parent's function asks to be called again after 15 seconds."""
+
+    async def RunFunction(
+        self, request: fnv1.RunFunctionRequest, context: Any
+    ) -> fnv1.RunFunctionResponse:
+        rsp = response.to(request, ttl=timedelta(seconds=15))
+        self.compose(request, rsp)
+        return rsp
+
+
+def test_a_composite_requeues_after_the_smallest_ttl_its_pipeline_returned(
+    apis_dir: Path,
+) -> None:
+    runners = {
+        **default_runners(),
+        "fn-platform": SettingsPlatform(),
+        "fn-child": WatchedChild(),
+        "fn-parent": QuickParent(),
+    }
+
+    result = render_text(apis_dir, PARENT + PLATFORM, runners)
+
+    assert result.watched.seconds == 15
+    assert result.defaults.seconds == 15 + intervals.KUBERNETES_POLL
