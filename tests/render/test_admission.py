@@ -10,6 +10,7 @@ import pytest
 from crossplane.function import resource
 
 from modelplane_cli.render import Apis, SchemaAdmission, output
+from modelplane_cli.render.failures import ERROR, failures
 from modelplane_cli.schema.errors import FieldError
 from modelplane_cli.schema.resource import Schema
 
@@ -89,15 +90,30 @@ def test_an_invalid_composed_composite_is_an_error_on_its_parent(
 
     result = render_text(apis_dir, text, admission=admission)
 
-    assert not result.ok
+    # Crossplane reports each refused apply on the resource and carries on: the
+    # reconcile succeeds, the parent is not Synced, and the render fails at
+    # --fail-on error.
     assert find(result, "XChild") == []
     synced = condition(one(result, "XParent"), "Synced")
-    assert synced["status"] == "False"
-    assert synced["message"].startswith(
-        'cannot compose resources: cannot apply composed resource "child-0": '
+    assert synced == {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "Unsynced resources: child-0, child-1",
+    }
+    warnings = [
+        e["message"]
+        for e in result.events
+        if e["type"] == "Warning" and e["message"].startswith("cannot apply")
+    ]
+    assert len(warnings) == 2
+    assert warnings[0].startswith(
+        'cannot apply composed resource "child-0": '
         'XChild.example.org "web-0" is invalid: spec.image: Invalid value: "": '
     )
-    assert synced["message"].endswith("(and 1 more, see events)")
+    assert "XParent team-a/web: Synced=False: Unsynced resources: child-0, child-1" in failures(
+        result, ERROR, ["XParent", "XChild"]
+    )
     invalid = [e["message"] for e in result.events if "is invalid" in e["message"]]
     assert len(invalid) == 2
 

@@ -220,14 +220,24 @@ def test_an_object_controlled_by_another_composite_is_not_taken_over(apis_dir: P
     text = PARENT + "---" + PARENT.replace("name: web,", "name: api,")
     result = render_text(apis_dir, text, {"fn-parent": Greedy()})
 
-    # "api" reconciles first and wins; "web" is refused.
+    # "api" reconciles first and wins; "web"'s apply is refused (Invalid), which
+    # Crossplane reports on that resource: a Warning, and Synced=False naming it.
     config_map = one(result, "ConfigMap", "shared")
     assert config_map["metadata"]["ownerReferences"][0]["name"] == "api"
     web = one(result, "XParent", "web")
-    assert condition(web, "Synced")["status"] == "False"
-    assert (
+    assert condition(web, "Synced") == {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "Unsynced resources: shared",
+    }
+    assert any(
+        e["type"] == "Warning"
+        and e["involvedObject"]["name"] == "web"
+        and e["message"]
+        == 'cannot apply composed resource "shared": ConfigMap "shared" is invalid: '
         "existing ConfigMap team-a/shared is controlled by XParent api"
-        in (condition(web, "Synced")["message"])
+        for e in result.events
     )
     assert condition(one(result, "XParent", "api"), "Synced")["status"] == "True"
 

@@ -111,7 +111,7 @@ def test_an_object_marked_unhealthy_in_the_input_keeps_its_status(apis_dir: Path
     running = output.to_yaml(render_text(apis_dir, PARENT))
     # A provider that last reported the Object unavailable: the first Object's
     # Ready condition is the first "status: 'True'" after its conditions key.
-    head, _, tail = running.partition("kind: Object\n")
+    head, _, tail = running.partition("\nkind: Object\n")
     obj, sep, rest = tail.partition("---\n")
     broken = obj.replace(
         "  - reason: Available\n    status: 'True'\n    type: Ready",
@@ -119,7 +119,7 @@ def test_an_object_marked_unhealthy_in_the_input_keeps_its_status(apis_dir: Path
     )
     assert broken != obj
 
-    result = render_text(apis_dir, head + "kind: Object\n" + broken + sep + rest)
+    result = render_text(apis_dir, head + "\nkind: Object\n" + broken + sep + rest)
 
     assert result.converged
     parent = one(result, "XParent")

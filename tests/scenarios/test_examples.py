@@ -12,6 +12,9 @@ import modelplane_models
 import pytest
 from pydantic import BaseModel
 
+from modelplane_cli.render import intervals
+from modelplane_cli.render.summary import summarize
+from modelplane_cli.render.timeline import duration
 from modelplane_cli.schema import ManifestValidator
 
 from .fleets import Fleet, Renderer
@@ -43,6 +46,19 @@ def example(request: pytest.FixtureRequest, renderer: Renderer) -> Fleet:
 def test_converges_without_errors(example: Fleet) -> None:
     assert example.result.ok, example.result.errors
     assert example.result.converged
+
+
+def test_each_example_says_how_long_it_takes_on_a_control_plane(example: Fleet) -> None:
+    result = example.result
+    # Every example places workloads, whose serving provider-kubernetes reports on
+    # its next poll; watches never make anything slower.
+    assert result.defaults.seconds >= intervals.KUBERNETES_POLL
+    assert result.watched.seconds <= result.defaults.seconds
+    first = summarize(result, sorted(modelplane_models.__all__)).splitlines()[0]
+    assert first.endswith(
+        f"(converged; {duration(result.defaults.seconds)} on a control plane with default "
+        f"intervals, {duration(result.watched.seconds)} with watches on)."
+    )
 
 
 def written_by_modelplane(obj: dict[str, Any], composites: set[str]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
 from modelplane_cli.render.failures import ERROR, LEVELS, failures
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry
+from modelplane_cli.render.timeline import listing
 from modelplane_cli.schema import DefinitionError
 from modelplane_cli.schema.upstream import reference_crd_directory
 
@@ -90,6 +91,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "input records; see docs/guides/capacity-drain-failover.md)",
     )
     parser.add_argument(
+        "--watches",
+        action="store_true",
+        help="price the render's time with provider-kubernetes watches on (--enable-watches "
+        "and spec.watch: true) rather than its default polling",
+    )
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="list when each composite reaches each state on a control plane (in the summary; "
+        "on standard error with other outputs)",
+    )
+    parser.add_argument(
         "--rounds",
         type=_positive_int,
         default=DEFAULT_ROUNDS,
@@ -151,6 +164,7 @@ def run(
                 servers=WorkloadApiServers(crds),
                 concurrent=args.concurrent,
                 now=args.now,
+                watches=args.watches,
             )
         except DefinitionError as exc:
             print(f"error: --crds: {exc}", file=err)
@@ -163,7 +177,9 @@ def run(
     elif args.output == "diff":
         out.write(diff.diff(result))
     else:
-        out.write(summary.summarize(result, kinds))
+        out.write(summary.summarize(result, kinds, with_timeline=args.timeline))
+    if args.timeline and args.output != "summary":
+        print(listing(result.timeline, summary.table), file=err)
     if result.unchecked_kinds:
         print(
             "note: composed manifests of these kinds were not validated (no CRDs; pass "

@@ -1,9 +1,10 @@
 """What the API server does to a composite before storing it: default, then validate.
 
 The schema work itself lives in `modelplane_cli.schema`; this module adapts it to the
-engine (and lets tests admit everything with `NoAdmission`). Only metadata and
-spec are admitted: a status travels with a document that was rendered before
-(round trip) and is the engine's own to rewrite.
+engine (and lets tests admit everything with `NoAdmission`). `admit` takes
+metadata and spec: a status travels with a document that was rendered before
+(round trip) and is the engine's own to rewrite. `admit_status` checks the
+status a reconcile writes, as the API server checks Crossplane's status apply.
 
 Composed resources that are not composites get the checks every kind gets
 (`ValidateObjectMetaAccessor`: name, labels, annotations), since their schemas
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from modelplane.xfn.memo import BoundedMemo
 from modelplane_cli.render.world import Obj, View, clone, metadata
@@ -30,6 +31,10 @@ class Admission(Protocol):
         """`obj` defaulted as the API server would, and its errors as "path: message"."""
         ...
 
+    def admit_status(self, obj: View) -> tuple[Any, list[str]]:
+        """A composite's status as a server-side apply of it stores it, and its errors."""
+        ...
+
 
 class SchemaAdmission:
     """Admission by the XRDs' OpenAPI schemas and CEL rules, through `modelplane_cli.schema`.
@@ -43,6 +48,7 @@ class SchemaAdmission:
     def __init__(self, registry: SchemaRegistry) -> None:
         self._registry = registry
         self._admitted: BoundedMemo[str, tuple[Obj, list[str]]] = BoundedMemo(_ADMITTED_KEPT)
+        self._statuses: BoundedMemo[str, tuple[Any, list[str]]] = BoundedMemo(_ADMITTED_KEPT)
 
     @classmethod
     def from_files(cls, xrd_files: Sequence[Path]) -> SchemaAdmission:
@@ -66,12 +72,58 @@ class SchemaAdmission:
             admitted["status"] = clone(status)
         return admitted, list(known[1])
 
+    def admit_status(self, obj: View) -> tuple[Any, list[str]]:
+        """The status pruned of fields its schema lacks, and what the schema refuses.
+
+        A status write is checked against the XRD's status schema like any update.
+        Unknown fields are dropped, not refused: Crossplane's apply sets no
+        `fieldValidation`, and the API server's default for that is Warn.
+        """
+        status = obj.get("status")
+        schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        if schema is None or status is None:
+            return clone(status), []
+        body: Obj = {
+            "apiVersion": obj.get("apiVersion"),
+            "kind": obj.get("kind"),
+            "metadata": {k: v for k, v in metadata(obj).items() if k in ("name", "namespace")},
+            "spec": obj.get("spec"),
+            "status": status,
+        }
+        key = repr(body)
+        known = self._statuses.get(key)
+        if known is None:
+            pruned = schema.prune(clone(body)).get("status")
+            errors = [
+                str(e)
+                for e in schema.validate(body)
+                if e.path.startswith("status")
+                and not e.message.startswith("unknown field")
+                and not _unstamped(e.path, e.message)
+            ]
+            known = (pruned, errors)
+            self._statuses.put(key, known)
+        return clone(known[0]), list(known[1])
+
+
+def _unstamped(path: str, message: str) -> bool:
+    """A condition without `lastTransitionTime`: the engine stamps no times on its
+    conditions (design.md, "Render and Crossplane"), where Crossplane's always carry one."""
+    return (
+        path.startswith("status.conditions[")
+        and path.endswith("].lastTransitionTime")
+        and message == "Required value"
+    )
+
 
 class NoAdmission:
     """Stores objects as given; for tests and for worlds without schemas."""
 
     def admit(self, obj: View) -> tuple[Obj, list[str]]:
         return clone(dict(obj)), []
+
+    def admit_status(self, obj: View) -> tuple[Any, list[str]]:
+        return clone(obj.get("status")), []
 
 
 def metadata_errors(obj: View) -> list[str]:

@@ -1,16 +1,31 @@
 """Composed resources: observing them, rendering their metadata, applying and collecting them.
 
-Mirrors Crossplane's `RenderComposedResourceMetadata` and the apply/GC half of
-`Compose`, with two deliberate simplifications: a name Crossplane would allocate
-from `generateName` is a stable hash instead (so output is deterministic), and
-every desired resource is checked before anything is applied, so a composite
-whose desired state the API server would reject changes nothing that round.
+Mirrors the second half of Crossplane v2.3's `FunctionComposer.Compose`
+(`internal/controller/apiextensions/composite/composition_functions.go`):
+
+- **observe**: the composed resources are the ones `spec.crossplane.resourceRefs`
+  lists (`ExistingComposedResourceObserver`): a reference to nothing is skipped,
+  as is an object another controller owns.
+- **plan**: every desired resource's metadata is rendered
+  (`RenderComposedResourceMetadata`); an error here stops the compose before
+  anything is deleted or applied. What the API server would refuse on apply (an
+  Invalid: schema, a second controller) is noted per resource, not fatal.
+- **collect** (`garbage`): what is observed but no longer desired is deleted
+  first, stopping at the first delete that fails.
+- **references**: then the composite's `spec.crossplane.resourceRefs` are replaced
+  by the desired set (`UpdateResourceRefs`), before anything is created.
+- **apply**: then each desired resource is applied on its own; a refused one is
+  reported (Warning event, the composite not Synced) and the others still land.
+
+A name Crossplane would allocate from `generateName` is a stable hash instead,
+so output is deterministic.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from modelplane.core import naming
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
@@ -39,11 +54,17 @@ _GENERATED_PREFIX_MAX = naming.DNS_LABEL_MAX - _GENERATED_SUFFIX
 
 @dataclass
 class Plan:
-    """What applying one composite's desired state would write, or why it cannot."""
+    """One composite's desired state, rendered: what to apply, and what cannot be.
 
-    objects: dict[str, Obj] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    `errors` stop the compose before anything is deleted or applied (Crossplane
+    returns from `Compose` while rendering metadata); `refused` are the resources
+    the API server would answer Invalid on apply, each reported on itself.
+    """
+
+    objects: dict[str, Obj] = field(default_factory=dict[str, Obj])
+    refused: dict[str, str] = field(default_factory=dict[str, str])
+    events: list[Event] = field(default_factory=list[Event])
+    errors: list[str] = field(default_factory=list[str])
 
 
 def root_name(xr: View) -> str:
@@ -51,14 +72,29 @@ def root_name(xr: View) -> str:
     return labels_of(xr).get(LABEL_COMPOSITE) or str(metadata(xr).get("name", ""))
 
 
+def resource_refs(xr: View) -> list[Mapping[str, Any]] | None:
+    """The composite's `spec.crossplane.resourceRefs`; None when it has never had any."""
+    crossplane = (xr.get("spec") or {}).get("crossplane")
+    refs = crossplane.get("resourceRefs") if isinstance(crossplane, Mapping) else None
+    if not isinstance(refs, list):
+        return None
+    return [ref for ref in refs if isinstance(ref, Mapping)]  # pyright: ignore[reportUnknownVariableType]
+
+
 def observe(world: World, xr: View) -> tuple[dict[str, View], list[str]]:
     """The composite's composed resources keyed by composition-resource-name, and errors.
 
-    A composed resource is one whose controller reference names the composite.
-    Documents written without owner references but with Crossplane's label and
-    annotation are adopted by the root composite the label names, unless one it
-    controls already has that composition-resource-name.
+    They are what `spec.crossplane.resourceRefs` lists, as Crossplane reads them. A
+    composite that has never been reconciled has no references (a document written
+    by hand, an export of a composite Crossplane never saw): for it, the objects
+    its controller reference names are observed, and documents written without
+    owner references but with Crossplane's label and annotation are adopted by the
+    root composite the label names, unless one it controls already has that
+    composition-resource-name.
     """
+    refs = resource_refs(xr)
+    if refs is not None:
+        return _observe_refs(world, xr, refs)
     xr_key = ObjectKey.of(xr)
     observed: dict[str, View] = {}
     errors: list[str] = []
@@ -72,6 +108,30 @@ def observe(world: World, xr: View) -> tuple[dict[str, View], list[str]]:
             same_scope = not xr_key.namespace or key.namespace == xr_key.namespace
             if key != xr_key and same_scope and name not in controlled:
                 _observe_one(world, key, observed, errors)
+    return observed, errors
+
+
+def _observe_refs(
+    world: World, xr: View, refs: list[Mapping[str, Any]]
+) -> tuple[dict[str, View], list[str]]:
+    xr_key = ObjectKey.of(xr)
+    observed: dict[str, View] = {}
+    errors: list[str] = []
+    for ref in refs:
+        name = str(ref.get("name") or "")
+        if not name:
+            continue
+        # A namespaced composite composes only in its own namespace; its references
+        # carry none.
+        namespace = xr_key.namespace or str(ref.get("namespace") or "")
+        key = ObjectKey(str(ref.get("apiVersion", "")), str(ref.get("kind", "")), namespace, name)
+        obj = world.get(key)
+        if obj is None:
+            continue
+        controller = controller_reference(obj)
+        if controller is not None and not reference_matches(controller, xr):
+            continue
+        _observe_one(world, key, observed, errors)
     return observed, errors
 
 
@@ -108,38 +168,64 @@ def plan(
     targets: dict[ObjectKey, str] = {}
     for name in sorted(desired):
         obj, errors = _render(xr, name, desired[name].obj, observed.get(name), apis, result)
-        if not errors:
-            key = ObjectKey.of(obj)
-            existing = world.get(key)
-            errors = _conflicts(xr, key, existing, targets.get(key))
-            targets[key] = name
-            if not errors:
-                obj = _merge(obj, existing)
-                if apis.is_composite(key.api_version, key.kind):
-                    # The API server gives every new object a uid; owner references need it.
-                    obj["metadata"].setdefault("uid", fake_uid(key))
-                    obj, errors = admission.admit(obj)
-                    errors = [
-                        f'{key.kind}.{key.group} "{key.name}" is invalid: {e}' for e in errors
-                    ]
         if errors:
             result.errors.extend(
                 f"cannot apply composed resource {quote(name)}: {e}" for e in errors
             )
-        else:
-            result.objects[name] = obj
+            continue
+        key = ObjectKey.of(obj)
+        existing = world.get(key)
+        refused = _conflicts(xr, key, existing, targets.get(key))
+        targets[key] = name
+        if not refused:
+            obj = _merge(obj, existing)
+            if apis.is_composite(key.api_version, key.kind):
+                # The API server gives every new object a uid; owner references need it.
+                obj["metadata"].setdefault("uid", fake_uid(key))
+                obj, refused = admission.admit(obj)
+        if refused:
+            result.refused[name] = invalid(key, refused)
+        result.objects[name] = obj
     return result
 
 
-def apply(world: World, observed: Mapping[str, View], planned: Plan) -> None:
-    """Delete what is no longer desired, then write every planned object."""
-    keep = {ObjectKey.of(obj) for obj in planned.objects.values()}
-    for name in sorted(observed):
-        key = ObjectKey.of(observed[name])
-        if name not in planned.objects or key not in keep:
-            world.delete_cascade(key)
+def invalid(key: ObjectKey, errors: list[str]) -> str:
+    """The API server's Invalid message for an object, as apimachinery formats it."""
+    detail = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
+    kind = f"{key.kind}.{key.group}" if key.group else key.kind
+    return f'{kind} "{key.name}" is invalid: {detail}'
+
+
+def references(world: World, xr: View, planned: Plan, admission: Admission) -> None:
+    """Replace the composite's `spec.crossplane.resourceRefs` with the desired set.
+
+    The write is admitted like any other, so it is defaulted too (a composite
+    created without `spec.crossplane` gains its defaults with its first refs).
+    """
+    xr_key = ObjectKey.of(xr)
+    refs: list[Obj] = []
+    for obj in planned.objects.values():
+        key = ObjectKey.of(obj)
+        ref: Obj = {"apiVersion": key.api_version, "kind": key.kind, "name": key.name}
+        # A namespaced composite's references carry no namespace (its schema has none).
+        if key.namespace and not xr_key.namespace:
+            ref["namespace"] = key.namespace
+        refs.append(ref)
+    refs.sort(key=lambda r: str(r["apiVersion"]) + str(r["kind"]) + str(r["name"]))
+    stored = world.get(xr_key)
+    if stored is None:
+        return
+    spec: Obj = dict(stored.get("spec") or {})
+    spec["crossplane"] = {**(spec.get("crossplane") or {}), "resourceRefs": refs}
+    updated, _ = admission.admit({**stored, "spec": spec})
+    world.put(updated)
+
+
+def apply(world: World, planned: Plan) -> None:
+    """Write every planned object the API server would accept."""
     for name in sorted(planned.objects):
-        world.put(planned.objects[name])
+        if name not in planned.refused:
+            world.put(planned.objects[name])
 
 
 def _render(
@@ -245,7 +331,22 @@ def _merge(desired: Obj, existing: View | None) -> Obj:
     if existing is not None:
         if "status" in existing:
             merged["status"] = existing["status"]
+        _keep_resource_refs(merged, existing)
         uid = metadata(existing).get("uid")
         if uid:
             merged["metadata"]["uid"] = uid
     return merged
+
+
+def _keep_resource_refs(merged: Obj, existing: View) -> None:
+    """A composed composite keeps the references its own reconciler wrote.
+
+    They are another field manager's under server-side apply, so the parent's
+    apply, which does not set them, leaves them as they are.
+    """
+    refs = resource_refs(existing)
+    if refs is None or resource_refs(merged) is not None:
+        return
+    spec: Obj = dict(merged.get("spec") or {})
+    spec["crossplane"] = {**(spec.get("crossplane") or {}), "resourceRefs": refs}
+    merged["spec"] = spec

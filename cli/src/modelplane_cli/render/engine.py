@@ -31,7 +31,7 @@ from modelplane_cli.render.loader import RENDER_COMPONENT, Document
 from modelplane_cli.render.pipeline import Event
 from modelplane_cli.render.providers import Providers
 from modelplane_cli.render.reads import Reads, RecordingWorld
-from modelplane_cli.render.reconcile import Report, reconcile
+from modelplane_cli.render.reconcile import Report, first_n, reconcile
 from modelplane_cli.render.runners import (
     FunctionClient,
     FunctionRegistry,
@@ -39,6 +39,7 @@ from modelplane_cli.render.runners import (
     InProcessFunctions,
 )
 from modelplane_cli.render.simulate import is_managed
+from modelplane_cli.render.timeline import Timeline, conditions_of
 from modelplane_cli.render.world import Obj, ObjectKey, World, fake_uid, metadata
 
 DEFAULT_ROUNDS = 20
@@ -67,6 +68,19 @@ class RenderResult:
     refused_pods: list[str] = field(default_factory=list)
     # Kinds of composed manifests that could not be validated (no CRDs given).
     unchecked_kinds: list[str] = field(default_factory=list)
+    # The render priced in wall-clock time (`timeline`): with default intervals,
+    # and with provider-kubernetes watches on; `watches` says which one leads.
+    # Every refused delete of the render, from any round, as "Composite: error":
+    # on a control plane they leave no event and no condition behind.
+    conflicts: list[str] = field(default_factory=list)
+    defaults: Timeline = field(default_factory=lambda: Timeline(watches=False))
+    watched: Timeline = field(default_factory=lambda: Timeline(watches=True))
+    watches: bool = False
+
+    @property
+    def timeline(self) -> Timeline:
+        """The timeline `--watches` chose."""
+        return self.watched if self.watches else self.defaults
 
     @property
     def errors(self) -> list[str]:
@@ -77,6 +91,15 @@ class RenderResult:
             rounds = "1 round" if self.rounds == 1 else f"{self.rounds} rounds"
             found.append(f"the world did not converge within {rounds}")
         return found
+
+    @property
+    def unsynced(self) -> list[str]:
+        """Composites whose last reconcile had composed resources the API server refused."""
+        return [
+            f"{r.key}: Synced=False: Unsynced resources: {first_n(r.unsynced)}"
+            for r in self.reports
+            if r.unsynced
+        ]
 
     @property
     def ok(self) -> bool:
@@ -94,6 +117,7 @@ class Engine:
         servers: WorkloadApiServers | None = None,
         concurrent: bool = False,
         now: str | None = None,
+        watches: bool = False,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
@@ -104,6 +128,7 @@ class Engine:
         self._servers = servers or WorkloadApiServers(None)
         self._concurrent = concurrent
         self._now = now
+        self._watches = watches
 
     async def render(self, documents: Sequence[Document]) -> RenderResult:
         loaded = inputs.load(documents, self._apis, self._admission)
@@ -120,19 +145,36 @@ class Engine:
         rounds = 0
         # Each composite's last run that wrote nothing, and what it read.
         last: dict[ObjectKey, tuple[Reads, Report]] = {}
+        timelines = (Timeline(watches=False), Timeline(watches=True))
+        conflicts: list[str] = []
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
             for key in sorted(pending | providers.rolling):
-                providers.reconcile(world, key)
+                start = world.revision
+                observed = providers.reconcile(world, key)
+                if world.revision != start:
+                    for timeline in timelines:
+                        timeline.provider_step(world, key, observed)
             composing_start = world.revision
             snapshot = World(world.objects()) if self._concurrent else None
             reports = {}
             for key in self._composites(world):
-                report = await self._reconcile(key, world, snapshot, last, now)
+                before = conditions_of(world.get(key))
+                start = world.revision
+                report, reads = await self._reconcile(key, world, snapshot, last, now)
                 if report is not None:
                     reports[key] = report
                     _record(events.setdefault(key, {}), report.events)
+                    if report.conflict and f"{key}: {report.error}" not in conflicts:
+                        conflicts.append(f"{key}: {report.error}")
+                if world.revision != start:
+                    changed = world.changed_since(start)
+                    ttl = report.ttl if report is not None else None
+                    for timeline in timelines:
+                        timeline.composite_step(world, key, changed, reads, ttl, before)
+            for timeline in timelines:
+                timeline.end_round()
             pending = {k for k in world.changed_since(composing_start) if self._is_managed(k)}
             converged = world.revision == round_start and not providers.rolling
         final = [reports[k] for k in sorted(reports) if k in world]
@@ -156,6 +198,10 @@ class Engine:
                 if key in world
             ],
             unchecked_kinds=sorted(providers.unchecked),
+            conflicts=conflicts,
+            defaults=timelines[0],
+            watched=timelines[1],
+            watches=self._watches,
         )
 
     async def _reconcile(
@@ -165,23 +211,26 @@ class Engine:
         snapshot: World | None,
         last: dict[ObjectKey, tuple[Reads, Report]],
         now: str,
-    ) -> Report | None:
+    ) -> tuple[Report | None, Reads | None]:
         """Reconcile one composite, or, in sequential rounds, reuse its last run's report
         when that run wrote nothing and nothing it read has changed since (`reads`):
-        running it again would read, write and say the same."""
+        running it again would read, write and say the same. Returns what it read,
+        None when it did not run."""
         if snapshot is not None:
-            return await reconcile(
+            seen = RecordingWorld(snapshot)
+            report = await reconcile(
                 key,
                 world,
                 self._apis,
                 self._functions,
                 self._admission,
-                snapshot=snapshot,
+                snapshot=seen,
                 now=now,
             )
+            return report, seen.reads
         previous = last.get(key)
         if previous is not None and previous[0].unchanged(world):
-            return previous[1]
+            return previous[1], None
         recording = RecordingWorld(world)
         start = world.revision
         # `now` is fixed for the whole render, so a skipped run would have seen the same.
@@ -192,7 +241,7 @@ class Engine:
             last[key] = (recording.reads, report)
         else:
             last.pop(key, None)
-        return report
+        return report, recording.reads
 
     def _is_managed(self, key: ObjectKey) -> bool:
         return not self._apis.is_composite(key.api_version, key.kind) and is_managed(
@@ -260,10 +309,18 @@ async def render_async(
     servers: WorkloadApiServers | None = None,
     concurrent: bool = False,
     now: str | None = None,
+    watches: bool = False,
 ) -> RenderResult:
     """Render with `functions`, closing them afterwards."""
     engine = Engine(
-        apis, functions, admission, max_rounds, servers=servers, concurrent=concurrent, now=now
+        apis,
+        functions,
+        admission,
+        max_rounds,
+        servers=servers,
+        concurrent=concurrent,
+        now=now,
+        watches=watches,
     )
     try:
         return await engine.render(documents)
@@ -282,6 +339,7 @@ def render(
     servers: WorkloadApiServers | None = None,
     concurrent: bool = False,
     now: str | None = None,
+    watches: bool = False,
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
@@ -299,6 +357,7 @@ def render(
             servers=servers,
             concurrent=concurrent,
             now=now,
+            watches=watches,
         )
 
     return asyncio.run(run())

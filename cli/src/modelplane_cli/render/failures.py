@@ -5,7 +5,8 @@ fails (a fatal result, a function that cannot be called, a desired state that
 cannot be applied), and a world that does not converge.
 
 `error` (the default) adds what would break on a real control plane although the
-world converged: a composed manifest a workload cluster's API server refuses
+world converged: a composed resource the control plane's API server refused (its
+composite not Synced), a composed manifest a workload cluster's API server refuses
 (and pods a workload's controller cannot create from a template), a pool whose
 devices are overcommitted (`capacity`), and a composite ending with one of its
 own conditions False for a reason that names a problem, not progress.
@@ -38,6 +39,7 @@ def failures(result: RenderResult, level: str, composite_kinds: Iterable[str]) -
     found = list(result.errors)
     if level == NEVER:
         return found
+    found.extend(result.unsynced)
     found.extend(f"{m} (the API server would refuse it)" for m in result.rejected_manifests)
     found.extend(result.refused_pods)
     found.extend(overcommitted(result.objects))

@@ -77,6 +77,9 @@ class PipelineOutcome:
     conditions: list[Condition] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     error: str | None = None
+    # The smallest non-zero `meta.ttl` any step returned, in seconds (Crossplane's
+    # pipeline TTL, after which the composite is requeued); None when none did.
+    ttl: float | None = None
 
 
 class _StepFailedError(Exception):
@@ -113,6 +116,7 @@ async def run_pipeline(
         except _StepFailedError as exc:
             outcome.error = str(exc)
             return outcome
+        _note_ttl(response, outcome)
         fatal = _collect(step, response, outcome)
         if fatal is not None:
             outcome.error = f"pipeline step {quote(step.name)} returned a fatal result: {fatal}"
@@ -208,6 +212,14 @@ def _collect(
             message = f"Pipeline step {quote(step.name)}: {result.message}"
             outcome.events.append(Event(kind, reason, message))
     return None
+
+
+def _note_ttl(response: fnv1.RunFunctionResponse, outcome: PipelineOutcome) -> None:
+    if not response.meta.HasField("ttl"):
+        return
+    seconds = response.meta.ttl.seconds + response.meta.ttl.nanos / 1e9
+    if seconds > 0 and (outcome.ttl is None or seconds < outcome.ttl):
+        outcome.ttl = seconds
 
 
 def quote(text: str) -> str:

@@ -84,23 +84,26 @@ class Providers:
                 self._live[key] = clone(obj.get("status"))
         return pending
 
-    def reconcile(self, world: World, key: ObjectKey) -> None:
+    def reconcile(self, world: World, key: ObjectKey) -> bool:
+        """Reconcile one managed resource; whether what it reported is what the
+        provider observed on a later poll (a workload's progress), rather than the
+        answer of the apply itself (`timeline`)."""
         obj = world.get(key)
         if obj is None:
             self._forget(key)
-            return
+            return False
         wanted = _for_provider(obj)
         if key in self.rolling:
             self.rolling.discard(key)
             if self._applied.get(key) == wanted:
                 self._report(world, key, provider_status(obj))
-                return
+                return True
         elif key in self._applied and self._applied[key] == wanted:
             # Unchanged: the provider observes what already runs.
             if self._live.get(key) is not None:
                 self._put_status(world, obj, self._live[key])
             self.rejected.pop(key, None)
-            return
+            return False
         answer = self._apply(world, obj)
         updating = key in self._applied
         self.rejected.pop(key, None)
@@ -109,16 +112,21 @@ class Providers:
             message = f"{UPDATE_FAILED if updating else CREATE_FAILED}: {answer.rejected}"
             self.rejected[key] = message
             world.put(_rejected(obj, message, updating))
-            return
+            return False
         self._applied[key] = clone(wanted)
         if answer.pods is not None:
             self.refused_pods[key] = answer.pods
             self._report(world, key, _not_available(obj, REASON_FAILED_CREATE, answer.pods))
-        elif updating and _is_workload(obj):
+            return True
+        if updating and _is_workload(obj):
             self.rolling.add(key)
             world.put(_not_available(obj, REASON_UPDATING, _ROLLING_MESSAGE))
-        else:
-            self._report(world, key, provider_status(obj))
+            return False
+        self._report(world, key, provider_status(obj))
+        # A new workload reported serving is its controller's progress, seen on a
+        # poll; so is any other resource's state after an update, which
+        # crossplane-runtime observes again only after the poll interval.
+        return _is_workload(obj) or updating
 
     def _apply(self, world: World, obj: View) -> Answer:
         if not _is_object(obj) or observe_only(obj):

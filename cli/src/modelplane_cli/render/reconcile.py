@@ -2,8 +2,12 @@
 
 Select the Composition, observe the composed resources, run the pipeline, and
 then either report why nothing was applied (a fatal result, a failed call, a
-resource the API server would refuse) or collect, apply, and write the
-composite's status: the functions' status and conditions, Synced, and Ready.
+resource whose metadata cannot be rendered) or, as Crossplane v2.3's
+`FunctionComposer.Compose` and `Reconciler.Reconcile` do: garbage-collect what is
+no longer desired (a Usage-protected delete ends the reconcile there, silently),
+record the references, apply each resource on its own (a refused one leaves the
+composite not Synced), and write the composite's status (the functions' status
+and conditions, Synced, and Ready), which its XRD's schema may refuse.
 """
 
 from __future__ import annotations
@@ -13,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane.core.vocabulary import LABEL_COMPOSITE
-from modelplane_cli.render import composed
+from modelplane_cli.render import composed, garbage
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
 from modelplane_cli.render.clock import EPOCH
-from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, run_pipeline
+from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, quote, run_pipeline
 from modelplane_cli.render.runners import FunctionClient
 from modelplane_cli.render.world import Obj, ObjectKey, World, annotations_of, fake_uid
 
@@ -33,17 +37,29 @@ _PAUSED_MESSAGE = "Reconciliation is paused via the pause annotation"
 # Crossplane's resource.DefaultFirstN: how many names a condition message lists.
 _FIRST_N = 3
 
+ERR_COMPOSE = "cannot compose resources"
+ERR_APPLY_STATUS = "cannot apply composite resource status"
 SYNCED_OK = Condition("Synced", "True", "ReconcileSuccess")
 READY_OK = Condition("Ready", "True", "Available")
 
 
 @dataclass
 class Report:
-    """What one reconcile of a composite said: its events and, if it failed, why."""
+    """What one reconcile of a composite said: its events and, if it failed, why.
+
+    `unsynced` names the composed resources the API server refused this time (the
+    reconcile itself succeeded); `conflict` says the error was a refused delete,
+    which Crossplane requeues without a trace; `ttl` is the pipeline's requeue interval in
+    seconds (the smallest non-zero TTL its functions returned), None when none did.
+    """
 
     key: ObjectKey
-    events: list[Event] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list[Event])
     error: str | None = None
+    unsynced: list[str] = field(default_factory=list[str])
+    ttl: float | None = None
+    # The error was a Conflict (a Usage-protected delete), requeued silently.
+    conflict: bool = False
 
 
 async def reconcile(
@@ -98,19 +114,48 @@ async def reconcile(
     if planned.errors:
         return _fail(world, xr, planned.errors, events, outcome.conditions)
 
-    composed.apply(world, observed, planned)
+    collect_error = garbage.collect(world, observed, planned.objects)
+    if collect_error is not None:
+        # A refused delete is a Conflict, which Crossplane's reconciler requeues
+        # silently: no event, no status write, Synced stays as it was.
+        return Report(key, [], f"{ERR_COMPOSE}: {collect_error}", ttl=outcome.ttl, conflict=True)
+    composed.references(world, xr, planned, admission)
+    composed.apply(world, planned)
+    unsynced = sorted(planned.refused)
+    events.extend(
+        Event("Warning", REASON_COMPOSE, f"cannot apply composed resource {quote(name)}: {message}")
+        for name, message in sorted(planned.refused.items())
+    )
 
     status: Obj = {k: v for k, v in (outcome.composite_status or {}).items() if k != "conditions"}
     status["conditions"] = list((xr.get("status") or {}).get("conditions") or [])
     xr["status"] = status
     _set(xr, _custom(_status_conditions(outcome.composite_status), outcome.conditions))
     unready = [name for name, resource in outcome.resources.items() if not resource.ready]
-    _set(xr, [SYNCED_OK, _ready(outcome.composite_ready, unready)])
+    _set(xr, [_synced(unsynced), _ready(outcome.composite_ready, unready)])
+    xr["status"], refused = admission.admit_status(xr)
+    if refused:
+        # The status apply is refused, and so is the status update that follows it
+        # (it carries the same status): nothing of this reconcile's status lands.
+        message = f"{ERR_COMPOSE}: {ERR_APPLY_STATUS}: {composed.invalid(key, refused)}"
+        return Report(key, [Event("Warning", REASON_COMPOSE, message)], message, ttl=outcome.ttl)
     _store(world, xr)
 
+    events.extend(
+        Event("Normal", REASON_COMPOSE, f"Composed resource {quote(name)} is not yet valid")
+        for name in unsynced
+    )
     if not any(e.type == "Warning" for e in events):
         events.append(Event("Normal", REASON_COMPOSE, "Successfully composed resources"))
-    return Report(key, events)
+    return Report(key, events, unsynced=unsynced, ttl=outcome.ttl)
+
+
+def _synced(unsynced: list[str]) -> Condition:
+    if unsynced:
+        return Condition(
+            "Synced", "False", "ReconcileError", f"Unsynced resources: {first_n(unsynced)}"
+        )
+    return SYNCED_OK
 
 
 def _fail(

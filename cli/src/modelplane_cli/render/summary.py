@@ -17,6 +17,7 @@ from modelplane.core import kinds
 from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.services import services
 from modelplane_cli.render.simulate import OBJECT_GROUPS
+from modelplane_cli.render.timeline import listing, priced
 from modelplane_cli.render.world import ObjectKey, View, World, group_of
 
 _STATUS_TABLES = (("placements", "PLACEMENTS"), ("matchTrace", "MATCH TRACE"))
@@ -34,8 +35,14 @@ _LEADING_COLUMNS = (
 )
 
 
-def summarize(result: RenderResult, composite_kinds: Sequence[str]) -> str:
-    """The summary of a render; `composite_kinds` are the kinds that have Compositions."""
+def summarize(
+    result: RenderResult, composite_kinds: Sequence[str], *, with_timeline: bool = False
+) -> str:
+    """The summary of a render; `composite_kinds` are the kinds that have Compositions.
+
+    Its first line says how long the render's rounds would take on a control
+    plane (`timeline`); `with_timeline` adds when each composite reached each state.
+    """
     world = World(result.objects)
     kinds = set(composite_kinds)
     composites = sorted(
@@ -43,9 +50,10 @@ def summarize(result: RenderResult, composite_kinds: Sequence[str]) -> str:
         key=lambda o: (ObjectKey.of(o).kind, ObjectKey.of(o).namespace, ObjectKey.of(o).name),
     )
     state = "converged" if result.converged else "did NOT converge"
+    time = priced(result.defaults, result.watched, watches=result.watches)
     sections = [
         f"Rendered {_count(len(result.objects), 'object')} in "
-        f"{_count(result.rounds, 'round')} ({state}).",
+        f"{_count(result.rounds, 'round')} ({state}; {time}).",
         _composites(composites),
         _not_true(composites),
         *(
@@ -56,8 +64,17 @@ def summarize(result: RenderResult, composite_kinds: Sequence[str]) -> str:
         _workloads(world, composites),
         services(composites, table),
         _warnings(result.events),
+        _conflicts(result.conflicts),
+        listing(result.timeline, table) if with_timeline else "",
     ]
     return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def _conflicts(conflicts: Sequence[str]) -> str:
+    """Deletes a Usage refused: a control plane retries them without a trace."""
+    if not conflicts:
+        return ""
+    return "REFUSED DELETES (retried silently on a control plane)\n" + "\n".join(conflicts)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -1,0 +1,207 @@
+"""Wall-clock time on a control plane: when each change of a render would happen.
+
+A render runs in rounds; a control plane runs on events and timers. This prices
+each step of a render with the intervals a Crossplane v2.3 control plane waits
+(`intervals`), as the earliest moment the step could have happened:
+
+- a **provider** step on a managed resource happens when the resource last
+  changed, plus nothing when it answers an apply (a create is observed again at
+  once), or plus the provider's poll interval when what it reports is progress
+  seen on a later observation (a workload that became available, a rollout that
+  finished, the state after an update), or nothing when the Object is watched
+  (`--watches`: provider-kubernetes `--enable-watches` and `spec.watch: true`);
+- a **composite** step that changed the world happens once the composite could
+  have seen everything it read as it was: a change to itself or to a resource it
+  composed wakes it at once (realtime compositions), a change to anything else it
+  read (a required resource) only on its next requeue, after its pipeline's TTL.
+  Its own status takes that time; each composed resource it wrote takes the time
+  of everything it read but that resource, whose own observed state is taken not
+  to decide what the composite desires of it (a rounds engine sees a composite's
+  new spec and its Object's new status in one step where a control plane sees
+  them minutes apart).
+
+Objects given as input, and any not changed during the render, are there at time
+zero. The time of a render is when its last change happens. What a control plane
+spends beyond these intervals (pulling images, starting pods, a Helm install) is
+not counted, so a duration is a floor on the control plane's own waiting.
+
+A deleted object's time is not kept: a composite that reacts to a deletion
+alone is priced by the rest of what it read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelplane_cli.render import intervals
+from modelplane_cli.render.reads import Reads
+from modelplane_cli.render.world import (
+    ObjectKey,
+    View,
+    World,
+    controller_reference,
+    reference_matches,
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One composite reaching one state: a condition's new status and reason."""
+
+    seconds: float
+    key: ObjectKey
+    condition: str
+    status: str
+    reason: str
+
+
+@dataclass
+class Timeline:
+    """The priced steps of one render, with watches on or off."""
+
+    watches: bool
+    # When each object last changed, in seconds from the start of the render.
+    changed: dict[ObjectKey, float] = field(default_factory=dict[ObjectKey, float])
+    # When each composite was last changed by someone else (its parent): what it
+    # reads of itself, as its own status is not an input to its own reconcile.
+    given: dict[ObjectKey, float] = field(default_factory=dict[ObjectKey, float])
+    entries: list[Entry] = field(default_factory=list[Entry])
+    # The time of the latest change so far, and the latest by round.
+    seconds: float = 0.0
+    rounds: list[float] = field(default_factory=list[float])
+
+    def provider_step(self, world: World, key: ObjectKey, observed: bool) -> None:
+        """Price a provider's reconcile of `key`, which changed it (only it)."""
+        obj = world.get(key)
+        if obj is None:
+            return
+        delay = intervals.provider_observes(obj, watches=self.watches) if observed else 0.0
+        self._stamp([key], self.changed.get(key, 0.0) + delay)
+
+    def composite_step(
+        self,
+        world: World,
+        key: ObjectKey,
+        changed: list[ObjectKey],
+        reads: Reads | None,
+        ttl: float | None,
+        conditions_before: Mapping[str, tuple[str, str]],
+    ) -> None:
+        """Price a composite's reconcile, which wrote `changed` (not empty)."""
+        xr = world.get(key)
+        requeue = intervals.composite_requeue(ttl)
+        seen: dict[ObjectKey, float] = {}
+        for read in _read_keys(reads):
+            at = self.given.get(read) if read == key else self.changed.get(read)
+            if at is not None:
+                wakes = read == key or (xr is not None and _composed_by(world, read, xr))
+                seen[read] = at if wakes else at + requeue
+        everything = max(seen.values(), default=0.0)
+        moment = everything
+        for written in changed:
+            # What a composite desires of a composed resource is taken not to depend
+            # on that resource's own observed state: a rewrite of an Object's spec
+            # waits on its composite's inputs, not on the Object's status.
+            if written == key:
+                at = everything
+            else:
+                at = max((t for k, t in seen.items() if k != written), default=0.0)
+            self.changed[written] = at
+            if written != key:
+                self.given[written] = at
+        self.seconds = max(self.seconds, everything)
+        after = conditions_of(xr)
+        for kind in sorted(after):
+            if conditions_before.get(kind) != after[kind]:
+                status, reason = after[kind]
+                self.entries.append(Entry(moment, key, kind, status, reason))
+
+    def end_round(self) -> None:
+        self.rounds.append(self.seconds)
+
+    def _stamp(self, changed: list[ObjectKey], moment: float) -> None:
+        for key in changed:
+            self.changed[key] = moment
+        self.seconds = max(self.seconds, moment)
+
+
+def conditions_of(obj: View | None) -> dict[str, tuple[str, str]]:
+    """Each condition type's (status, reason)."""
+    out: dict[str, tuple[str, str]] = {}
+    for condition in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if isinstance(condition, Mapping) and condition.get("type"):
+            out[str(condition["type"])] = (  # pyright: ignore[reportUnknownArgumentType]
+                str(condition.get("status", "")),  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+                str(condition.get("reason", "")),  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+            )
+    return out
+
+
+def _read_keys(reads: Reads | None) -> Iterable[ObjectKey]:
+    if reads is None:
+        return []
+    keys: set[ObjectKey] = set(reads.objects)
+    for _, _, answer in reads.queries:
+        keys.update(answer)
+    return sorted(keys)
+
+
+def _composed_by(world: World, key: ObjectKey, xr: View) -> bool:
+    obj = world.get(key)
+    controller: Mapping[str, Any] | None = controller_reference(obj) if obj is not None else None
+    return controller is not None and reference_matches(controller, xr)
+
+
+def duration(seconds: float) -> str:
+    """A duration as a person says it: "about 12 minutes"."""
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        whole = round(seconds)
+        return f"about {whole} second{'s' if whole != 1 else ''}"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"about {minutes} minutes"
+    hours, rest = divmod(minutes, 60)
+    tail = f" {rest} minute{'s' if rest != 1 else ''}" if rest else ""
+    return f"about {hours} hour{'s' if hours != 1 else ''}{tail}"
+
+
+def clock(seconds: float) -> str:
+    """A moment of the timeline: +MMmSSs (hours when there are any)."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"+{hours}h{minutes:02d}m{secs:02d}s"
+    return f"+{minutes:02d}m{secs:02d}s"
+
+
+def priced(defaults: Timeline, watched: Timeline, *, watches: bool) -> str:
+    """The render's time on a control plane, the chosen intervals first."""
+    default_text = "with default intervals"
+    watched_text = "with watches on"
+    first, second = (watched, defaults) if watches else (defaults, watched)
+    first_text, second_text = (
+        (watched_text, default_text) if watches else (default_text, watched_text)
+    )
+    return (
+        f"{duration(first.seconds)} on a control plane {first_text}, "
+        f"{duration(second.seconds)} {second_text}"
+    )
+
+
+def listing(
+    timeline: Timeline, table: Callable[[Sequence[str], Sequence[Sequence[str]]], str]
+) -> str:
+    """`--timeline`: when each composite reaches each state."""
+    title = "TIMELINE (watches on)" if timeline.watches else "TIMELINE (default intervals)"
+    if not timeline.entries:
+        return f"{title}\nNo composite changed state."
+    rows = [
+        [clock(e.seconds), str(e.key), e.condition, e.status, e.reason]
+        for e in sorted(timeline.entries, key=lambda e: e.seconds)
+    ]
+    return f"{title}\n" + table(["TIME", "COMPOSITE", "CONDITION", "STATUS", "REASON"], rows)
