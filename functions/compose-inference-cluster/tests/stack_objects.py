@@ -152,6 +152,7 @@ def observer(name: str, api_version: str, kind: str, object_name: str) -> Obj:
             },
             "providerConfigRef": {"kind": "ClusterProviderConfig", "name": NAME},
             "managementPolicies": ["Observe"],
+            "watch": True,
         },
     }
 

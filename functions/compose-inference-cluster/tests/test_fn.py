@@ -101,6 +101,7 @@ def observer(key: str, name: str, manifest: dict[str, Any]) -> dict[str, Any]:
                 "forProvider": {"manifest": manifest},
                 "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "prod-us-east"},
                 "managementPolicies": ["Observe"],
+                "watch": True,
             },
         },
         "ready": "READY_FALSE",
