@@ -28,7 +28,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
-from modelplane.core.naming import hashed_name
+from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
 from modelplane.stack import PlannedRelease
 from modelplane.xfn import objects
@@ -48,8 +48,9 @@ def release_key(name: str) -> str:
 
 
 def release_name(cluster: str, release: str) -> str:
-    """The Release's `metadata.name`, which provider-helm takes as the Helm release name."""
-    return f"{cluster}-{release}"
+    """The Release's `metadata.name`, which provider-helm takes as the Helm release name:
+    within Helm's limit for any cluster name."""
+    return fitted(f"{cluster}-{release}", HELM_RELEASE_MAX)
 
 
 @dataclass
@@ -217,7 +218,9 @@ def _protect(
         "apiVersion": USAGE_API_VERSION,
         "kind": "Usage",
         "metadata": {
-            "name": hashed_name(f"{cluster}-{release.name}", cluster, replica.name),
+            "name": hashed_name(
+                f"{cluster}-{release.name}", cluster, release.name, replica.namespace, replica.name
+            ),
             "namespace": replica.namespace,
         },
         "spec": {
