@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from modelplane.core.vocabulary import Reason
-from modelplane.fleet.health import Health, assess, assess_replicas, combine, reason_for
+from modelplane.fleet.health import Reachability, assess, assess_replicas, combine, reason_for
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CONNECT = "connect failed: cannot create new client: dial tcp 10.0.0.1:443: i/o timeout"
@@ -21,7 +21,7 @@ def probe(status: str, message: str = "", since: str | None = None) -> dict[str,
 
 
 @pytest.mark.parametrize(
-    ("probes", "healthy", "fragment"),
+    ("probes", "reachable", "fragment"),
     [
         ([], True, "no Object has synced or failed yet"),
         ([None], True, "no Object has synced or failed yet"),
@@ -50,7 +50,7 @@ def probe(status: str, message: str = "", since: str | None = None) -> dict[str,
         (
             [probe("False", CONNECT, "2026-12-01T11:58:00Z")],
             None,
-            "since 2026-12-01T11:58:00Z; unhealthy once that lasts 300s",
+            "since 2026-12-01T11:58:00Z; unreachable once that lasts 300s",
         ),
         ([probe("False", CONNECT)], None, "when that began is not recorded"),
         (
@@ -63,9 +63,9 @@ def probe(status: str, message: str = "", since: str | None = None) -> dict[str,
         ),
     ],
 )
-def test_health(probes: list[Any], healthy: bool | None, fragment: str) -> None:
+def test_health(probes: list[Any], reachable: bool | None, fragment: str) -> None:
     verdict = assess(probes, NOW)
-    assert verdict.healthy is healthy
+    assert verdict.reachable is reachable
     assert fragment in verdict.message
 
 
@@ -77,7 +77,7 @@ FAILED_AT = "2026-12-01T11:50:00Z"
 
 
 @pytest.mark.parametrize(
-    ("objects", "healthy", "reason", "fragment"),
+    ("objects", "reachable", "reason", "fragment"),
     [
         ([], None, None, None),
         # Composed but not reconciled by the provider yet: nothing observed.
@@ -93,7 +93,7 @@ FAILED_AT = "2026-12-01T11:50:00Z"
             None,
             "",
             "none of 3 replica Objects has synced since 2026-12-01T11:58:00Z; "
-            "unhealthy once that lasts 300s",
+            "unreachable once that lasts 300s",
         ),
         (
             [
@@ -115,14 +115,14 @@ FAILED_AT = "2026-12-01T11:50:00Z"
     ],
 )
 def test_replica_objects(
-    objects: list[Any], healthy: bool | None, reason: str | None, fragment: str | None
+    objects: list[Any], reachable: bool | None, reason: str | None, fragment: str | None
 ) -> None:
     verdict = assess_replicas(objects, NOW)
     if fragment is None:
         assert verdict is None
         return
     assert verdict is not None
-    assert (verdict.healthy, verdict.reason) == (healthy, reason)
+    assert (verdict.reachable, verdict.reason) == (reachable, reason)
     assert fragment in verdict.message
 
 
@@ -132,27 +132,27 @@ def test_a_thousand_failing_replica_objects_are_counted_not_named() -> None:
         for i in range(1000)
     ]
     verdict = assess_replicas(objects, NOW)
-    assert verdict is not None and verdict.healthy is False
+    assert verdict is not None and verdict.reachable is False
     assert "none of 1000 replica Objects" in verdict.message
     assert "object-" not in verdict.message
 
 
-CONNECTED = Health(True, "2 of 2 Objects reach the cluster")
-WAITING = Health(None, "none of 2 Objects syncs; when that began is not recorded")
-LOST = Health(False, "none of 2 Objects has synced since X", Reason.CLUSTER_UNREACHABLE)
-REPLICAS_OK = Health(True, "its replicas' Objects reach the cluster")
-REPLICAS_LOST = Health(False, "none of 4 replica Objects", Reason.REPLICA_OBJECTS_FAILING)
+CONNECTED = Reachability(True, "2 of 2 Objects reach the cluster")
+WAITING = Reachability(None, "none of 2 Objects syncs; when that began is not recorded")
+LOST = Reachability(False, "none of 2 Objects has synced since X", Reason.CLUSTER_UNREACHABLE)
+REPLICAS_OK = Reachability(True, "its replicas' Objects reach the cluster")
+REPLICAS_LOST = Reachability(False, "none of 4 replica Objects", Reason.REPLICA_OBJECTS_FAILING)
 
 
 @pytest.mark.parametrize(
-    ("connection", "replicas", "healthy", "reason", "message"),
+    ("connection", "replicas", "reachable", "reason", "message"),
     [
-        (CONNECTED, None, True, "ClusterHealthy", CONNECTED.message),
+        (CONNECTED, None, True, "ClusterReachable", CONNECTED.message),
         (
             CONNECTED,
             REPLICAS_OK,
             True,
-            "ClusterHealthy",
+            "ClusterReachable",
             f"{CONNECTED.message}; {REPLICAS_OK.message}",
         ),
         (
@@ -180,7 +180,11 @@ REPLICAS_LOST = Health(False, "none of 4 replica Objects", Reason.REPLICA_OBJECT
     ],
 )
 def test_combine(
-    connection: Health, replicas: Health | None, healthy: bool | None, reason: str, message: str
+    connection: Reachability,
+    replicas: Reachability | None,
+    reachable: bool | None,
+    reason: str,
+    message: str,
 ) -> None:
     verdict = combine(connection, replicas)
-    assert (verdict.healthy, reason_for(verdict), verdict.message) == (healthy, reason, message)
+    assert (verdict.reachable, reason_for(verdict), verdict.message) == (reachable, reason, message)

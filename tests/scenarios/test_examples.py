@@ -150,3 +150,29 @@ def test_each_backend_and_shape_is_rendered(renderer: Renderer, name: str) -> No
     rendered = renderer.paths(*SETS[name])
     kinds = {o["spec"]["forProvider"]["manifest"]["kind"] for o in rendered.all("Object")}
     assert WORKLOADS[name] <= kinds
+
+
+def test_objects_a_decision_waits_on_are_watched(example: Fleet) -> None:
+    """Workloads, gateways, routes and prerequisite observers set `spec.watch`; the
+    Object CRD of provider-kubernetes v1.2 has the field."""
+    watched: set[str] = set()
+    for obj in example.all("Object"):
+        spec = obj["spec"]
+        manifest_kind = spec["forProvider"]["manifest"]["kind"]
+        policy = spec.get("readiness", {}).get("policy", "SuccessfulCreate")
+        observes = spec.get("managementPolicies") == ["Observe"]
+        assert spec.get("watch", False) is (policy != "SuccessfulCreate" or observes), obj
+        if spec.get("watch"):
+            watched.add(manifest_kind)
+    # Prerequisite observers and workloads, in every example.
+    assert {"CustomResourceDefinition", "Deployment", "LLMInferenceService"} <= watched
+
+
+def test_gateways_and_routes_are_watched(renderer: Renderer) -> None:
+    serving = renderer.paths(*SETS["serving"])
+    watched = {
+        o["spec"]["forProvider"]["manifest"]["kind"]
+        for o in serving.all("Object")
+        if o["spec"].get("watch")
+    }
+    assert {"Gateway", "HTTPRoute"} <= watched

@@ -27,7 +27,7 @@ from modelplane.scheduling import (
     read_deployment,
     read_fleet,
     schedule,
-    unhealthy_clusters,
+    unreachable_clusters,
 )
 
 from .fake_engine import FakeEngine
@@ -85,11 +85,11 @@ def cluster(
     default_priority: str | None = None,
     allowed: list[str] | None = None,
     taints: list[Obj] | None = None,
-    healthy: bool | None = None,
+    reachable: bool | None = None,
     queues: list[Obj] | None = None,
     over_quota: list[str] | None = None,
 ) -> Obj:
-    """`taints` sets spec.taints; `healthy` the Healthy condition (None: not reported);
+    """`taints` sets spec.taints; `reachable` the Reachable condition (None: not reported);
     `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities."""
     scheduling: Obj = {}
     if default_priority is not None:
@@ -117,9 +117,9 @@ def cluster(
             obj["spec"]["taints"] = taints
     if queues is not None:
         obj["status"]["capacity"] = {"queues": queues}
-    if healthy is not None:
-        status = "True" if healthy else "False"
-        obj["status"]["conditions"] = [{"type": "Healthy", "status": status}]
+    if reachable is not None:
+        status = "True" if reachable else "False"
+        obj["status"]["conditions"] = [{"type": "Reachable", "status": status}]
     return obj
 
 
@@ -314,7 +314,7 @@ def run(
     deployment_ = read_dep(dep)
     fleet = read_fleet(
         (parse_object(InferenceCluster, obj) for obj in clusters),
-        unhealthy=unhealthy_clusters(clusters),
+        unreachable=unreachable_clusters(clusters),
     )
     return schedule(
         deployment_,

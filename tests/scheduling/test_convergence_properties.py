@@ -127,16 +127,16 @@ def _round(world: World, round_: int, check: list[str]) -> bool:
 @st.composite
 def worlds(draw: st.DrawFn) -> tuple[World, dict[str, Obj]]:
     """A fleet, two deployments, and the clusters as they become after the fleet settled
-    (tainted, unhealthy, or as they were)."""
+    (tainted, unreachable, or as they were)."""
     clusters = {name: cluster(name, h100(draw(st.integers(1, 3)))) for name in CLUSTERS}
     wanted = {dep: (draw(st.integers(0, 3)), draw(st.sampled_from([4, 8]))) for dep in ("x", "y")}
     changed: dict[str, Obj] = {}
     for name in CLUSTERS:
         nodes = clusters[name]["status"]["gpuPools"][0]["nodes"]
-        change = draw(st.sampled_from(["none", "none", "NoSchedule", "NoExecute", "unhealthy"]))
+        change = draw(st.sampled_from(["none", "none", "NoSchedule", "NoExecute", "unreachable"]))
         taints = [{"key": "drain", "effect": change}] if change.startswith("No") else None
         changed[name] = cluster(
-            name, h100(nodes), taints=taints, healthy=False if change == "unhealthy" else None
+            name, h100(nodes), taints=taints, reachable=False if change == "unreachable" else None
         )
     return World(clusters, wanted), changed
 

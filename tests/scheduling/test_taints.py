@@ -33,8 +33,8 @@ def test_a_toleration_matches_a_taint_as_kubernetes_matches_them(
     assert tolerates(toleration, NO_EXECUTE) is expected
 
 
-def _fleet(*taints: Obj, healthy: bool | None = None) -> list[Obj]:
-    return [cluster("a", h100(), taints=list(taints), healthy=healthy), cluster("b", h100())]
+def _fleet(*taints: Obj, reachable: bool | None = None) -> list[Obj]:
+    return [cluster("a", h100(), taints=list(taints), reachable=reachable), cluster("b", h100())]
 
 
 def test_no_schedule_keeps_new_replicas_off_and_existing_ones_in_place() -> None:
@@ -91,21 +91,21 @@ def test_no_execute_with_nowhere_to_go_keeps_what_serves() -> None:
     assert placements(decision) == ["a/0:h100"]
     assert decision.removed == ()
     assert decision.condition.status is False
-    assert "tainted, unhealthy" in decision.condition.message
+    assert "tainted, unreachable" in decision.condition.message
 
 
-def test_an_unhealthy_cluster_fails_over_and_takes_replicas_again_when_healthy() -> None:
+def test_an_unreachable_cluster_fails_over_and_takes_replicas_again_when_reachable() -> None:
     serving = [replica("a", 0, serving=True)]
-    over = run(deployment(1), _fleet(healthy=False), serving)
+    over = run(deployment(1), _fleet(reachable=False), serving)
     assert placements(over) == ["a/0:h100", "b/0:h100"]
-    assert over.match_trace()[0]["reason"] == Rejection.CLUSTER_UNHEALTHY
-    # Healthy again before the replacement serves: nothing must leave any more, and
+    assert over.match_trace()[0]["reason"] == Rejection.CLUSTER_UNREACHABLE
+    # Reachable again before the replacement serves: nothing must leave any more, and
     # the surplus replica is scaled down the usual way.
-    back = run(deployment(1), _fleet(healthy=True), [*serving, replica("b", 0)])
+    back = run(deployment(1), _fleet(reachable=True), [*serving, replica("b", 0)])
     assert len(back.replicas) == 1
     assert all("scaled down" in r.reason for r in back.removed)
     # A recovered cluster takes new replicas.
-    assert placements(run(deployment(2), _fleet(healthy=True), [])) == ["a/0:h100", "b/0:h100"]
+    assert placements(run(deployment(2), _fleet(reachable=True), [])) == ["a/0:h100", "b/0:h100"]
 
 
 def test_scaling_down_while_leaving_removes_the_leaving_replica() -> None:

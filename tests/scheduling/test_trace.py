@@ -110,11 +110,11 @@ CASES = [
         "KAI queue ml has 4 of 16 GPUs of quota left; a replica needs 8",
     ),
     Case(
-        "an unhealthy cluster",
+        "an unreachable cluster",
         deployment(1),
-        [cluster("a", h100(), healthy=False), cluster("b", h100())],
-        [("a", None, None, Rejection.CLUSTER_UNHEALTHY)],
-        "the cluster is not healthy (Healthy=False)",
+        [cluster("a", h100(), reachable=False), cluster("b", h100())],
+        [("a", None, None, Rejection.CLUSTER_UNREACHABLE)],
+        "the cluster is unreachable (Reachable=False)",
     ),
     Case(
         "a cluster that cannot be read",

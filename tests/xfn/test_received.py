@@ -58,7 +58,7 @@ _MEMOS = [
     (required, "_RESOLVED"),
     (runner_module, "_COMPOSITES"),
     (structs, "_CONVERTED"),
-    (health, "_UNHEALTHY"),
+    (health, "_UNREACHABLE"),
     (replicas, "_SERVING"),
 ]
 

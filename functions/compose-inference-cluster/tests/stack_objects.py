@@ -152,6 +152,7 @@ def observer(name: str, api_version: str, kind: str, object_name: str) -> Obj:
             },
             "providerConfigRef": {"kind": "ClusterProviderConfig", "name": NAME},
             "managementPolicies": ["Observe"],
+            "watch": True,
         },
     }
 
@@ -238,13 +239,13 @@ def response(
     ready_composite: str | None = None,
     probes: int = 3,
 ) -> Obj:
-    """`probes`: the observed Objects, all reaching the cluster (Healthy)."""
+    """`probes`: the observed Objects, all reaching the cluster (Reachable)."""
     message = (
         f"{probes} of {probes} Objects reach the cluster"
         if probes
         else "no Object has synced or failed yet"
     )
-    healthy = condition("Healthy", "TRUE", "ClusterHealthy", message)
+    reachable = condition("Reachable", "TRUE", "ClusterReachable", message)
     want: Obj = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": {
@@ -271,7 +272,7 @@ def response(
         },
         "requirements": REQUIREMENTS,
         "context": {},
-        "conditions": [*VALID, stack_ready, healthy],
+        "conditions": [*VALID, stack_ready, reachable],
     }
     if ready_composite:
         want["desired"]["composite"]["ready"] = ready_composite

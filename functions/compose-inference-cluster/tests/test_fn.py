@@ -75,7 +75,7 @@ REQUIREMENT = {
         "kind": "ModelReplica",
         "matchLabels": {"labels": {"modelplane.ai/cluster": "prod-us-east"}},
     },
-    # The replicas' Objects on the cluster: evidence for Healthy.
+    # The replicas' Objects on the cluster: evidence for Reachable.
     "replica-objects": {
         "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
         "kind": "Object",
@@ -101,6 +101,7 @@ def observer(key: str, name: str, manifest: dict[str, Any]) -> dict[str, Any]:
                 "forProvider": {"manifest": manifest},
                 "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "prod-us-east"},
                 "managementPolicies": ["Observe"],
+                "watch": True,
             },
         },
         "ready": "READY_FALSE",
@@ -138,17 +139,17 @@ def stack_checking(total: int) -> dict[str, Any]:
     }
 
 
-def healthy(probes: int) -> dict[str, Any]:
-    """Healthy, with `probes` observed Objects all syncing (none: nothing failed yet)."""
+def reachable(probes: int) -> dict[str, Any]:
+    """Reachable, with `probes` observed Objects all syncing (none: nothing failed yet)."""
     message = (
         f"{probes} of {probes} Objects reach the cluster"
         if probes
         else "no Object has synced or failed yet"
     )
     return {
-        "type": "Healthy",
+        "type": "Reachable",
         "status": "STATUS_CONDITION_TRUE",
-        "reason": "ClusterHealthy",
+        "reason": "ClusterReachable",
         "message": message,
     }
 
@@ -214,7 +215,7 @@ def expected(
             {"target": "TARGET_COMPOSITE", **SCHEDULING_VALID},
             {"target": "TARGET_COMPOSITE", **TENANCY_VALID},
             {"target": "TARGET_COMPOSITE", **stack_checking(len(resources) - 1)},
-            {"target": "TARGET_COMPOSITE", **healthy(probes)},
+            {"target": "TARGET_COMPOSITE", **reachable(probes)},
         ],
     }
     if condition["status"] == "STATUS_CONDITION_FALSE":

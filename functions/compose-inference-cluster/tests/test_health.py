@@ -1,4 +1,4 @@
-"""Healthy: the cluster's Objects fail to sync for longer than the grace, against the
+"""Reachable: the cluster's Objects fail to sync for longer than the grace, against the
 request's fixed now (the render clock), never the wall clock."""
 
 from typing import Any
@@ -25,11 +25,11 @@ def unreachable(body: Obj) -> Obj:
     return {**body, "status": {"conditions": [UNREACHABLE]}}
 
 
-def healthy_condition(now: str, observed: dict[str, Obj]) -> Obj:
+def reachable_condition(now: str, observed: dict[str, Obj]) -> Obj:
     req = request(cluster(), required=REQUIRED, observed=observed)
     req.context.update({CONTEXT_NOW: now})
     conditions = as_dict(run(FunctionRunner(), req))["conditions"]
-    (found,) = [c for c in conditions if c["type"] == "Healthy"]
+    (found,) = [c for c in conditions if c["type"] == "Reachable"]
     return found
 
 
@@ -40,25 +40,25 @@ def healthy_condition(now: str, observed: dict[str, Obj]) -> Obj:
         ("2026-12-01T10:05:00Z", "STATUS_CONDITION_FALSE", "ClusterUnreachable"),
     ],
 )
-def test_a_cluster_no_object_reaches_is_unhealthy_after_the_grace(
+def test_a_cluster_no_object_reaches_is_unreachable_after_the_grace(
     now: str, status: str, reason: str
 ) -> None:
     observed = {key: unreachable(body) for key, body in OBSERVED_READY.items()}
 
-    found = healthy_condition(now, observed)
+    found = reachable_condition(now, observed)
 
     assert (found["status"], found["reason"]) == (status, reason)
 
 
-def test_one_object_reaching_the_cluster_keeps_it_healthy() -> None:
+def test_one_object_reaching_the_cluster_keeps_it_reachable() -> None:
     keys = sorted(OBSERVED_READY)
     observed = {k: unreachable(OBSERVED_READY[k]) for k in keys[1:]} | {
         keys[0]: OBSERVED_READY[keys[0]]
     }
 
-    found = healthy_condition("2030-01-01T00:00:00Z", observed)
+    found = reachable_condition("2030-01-01T00:00:00Z", observed)
 
-    assert (found["status"], found["reason"]) == ("STATUS_CONDITION_TRUE", "ClusterHealthy")
+    assert (found["status"], found["reason"]) == ("STATUS_CONDITION_TRUE", "ClusterReachable")
     assert found["message"] == f"1 of {len(keys)} Objects reach the cluster"
 
 
@@ -86,18 +86,18 @@ def with_replica_objects(now: str, found: list[Obj]) -> Obj:
     )
     req.context.update({CONTEXT_NOW: now})
     conditions = as_dict(run(FunctionRunner(), req))["conditions"]
-    (healthy,) = [c for c in conditions if c["type"] == "Healthy"]
-    return healthy
+    (reachable,) = [c for c in conditions if c["type"] == "Reachable"]
+    return reachable
 
 
-def test_replica_objects_failing_past_the_grace_make_a_connected_cluster_unhealthy() -> None:
+def test_replica_objects_failing_past_the_grace_make_a_connected_cluster_unreachable() -> None:
     found = [replica_object(f"chat-{i}") for i in range(3)]
 
-    healthy = with_replica_objects("2026-12-01T10:05:00Z", found)
+    reachable = with_replica_objects("2026-12-01T10:05:00Z", found)
 
     probes = len(OBSERVED_READY)
-    assert healthy == {
-        "type": "Healthy",
+    assert reachable == {
+        "type": "Reachable",
         "status": "STATUS_CONDITION_FALSE",
         "reason": "ReplicaObjectsFailing",
         "message": "none of 3 replica Objects has synced since 2026-12-01T10:00:00Z: "
@@ -108,16 +108,19 @@ def test_replica_objects_failing_past_the_grace_make_a_connected_cluster_unhealt
 
 
 def test_replica_objects_within_the_grace_leave_health_unknown() -> None:
-    healthy = with_replica_objects("2026-12-01T10:04:59Z", [replica_object("chat-0")])
+    reachable = with_replica_objects("2026-12-01T10:04:59Z", [replica_object("chat-0")])
 
-    assert (healthy["status"], healthy["reason"]) == ("STATUS_CONDITION_UNKNOWN", "SyncFailing")
+    assert (reachable["status"], reachable["reason"]) == ("STATUS_CONDITION_UNKNOWN", "SyncFailing")
 
 
 def test_objects_through_another_provider_config_are_not_the_clusters() -> None:
     # Labelled for this cluster by hand, but the provider sends them elsewhere.
     found = [replica_object("stray", provider_config="prod-eu-west")]
 
-    healthy = with_replica_objects("2030-01-01T00:00:00Z", found)
+    reachable = with_replica_objects("2030-01-01T00:00:00Z", found)
 
-    assert (healthy["status"], healthy["reason"]) == ("STATUS_CONDITION_TRUE", "ClusterHealthy")
-    assert "replica" not in healthy["message"]
+    assert (reachable["status"], reachable["reason"]) == (
+        "STATUS_CONDITION_TRUE",
+        "ClusterReachable",
+    )
+    assert "replica" not in reachable["message"]

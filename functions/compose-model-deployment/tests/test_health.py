@@ -2,18 +2,18 @@
 
 from typing import Any
 
-from compose_model_deployment.health import unhealthy_cluster_names
+from compose_model_deployment.health import unreachable_cluster_names
 from crossplane.function.proto.v1.run_function_pb2 import Resource, RunFunctionRequest
 from google.protobuf.struct_pb2 import Struct
 from hypothesis import example, given
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster
 
-from modelplane.scheduling import unhealthy_clusters
+from modelplane.scheduling import unreachable_clusters
 from modelplane.xfn import required
 from modelplane.xfn.structs import to_dict, to_struct
 
-_texts = st.sampled_from(["Healthy", "Ready", "False", "True", "Unknown", ""])
+_texts = st.sampled_from(["Reachable", "Ready", "False", "True", "Unknown", ""])
 _scalars = st.one_of(_texts, st.booleans(), st.integers(-2, 2), st.none())
 _conditions = st.lists(
     st.one_of(
@@ -39,35 +39,40 @@ _objects = st.fixed_dictionaries(
 )
 
 
-def _unhealthy(structs: list[Struct]) -> frozenset[str]:
+def _unreachable(structs: list[Struct]) -> frozenset[str]:
     req = RunFunctionRequest()
     req.required_resources["c"].items.extend(Resource(resource=s) for s in structs)
-    return unhealthy_cluster_names(req, "c", required.resolve(req, "c", InferenceCluster))
+    return unreachable_cluster_names(req, "c", required.resolve(req, "c", InferenceCluster))
 
 
 @given(st.lists(_objects, max_size=4))
 @example(
-    [{"metadata": {"name": ""}, "status": {"conditions": [{"type": "Healthy", "status": "False"}]}}]
+    [
+        {
+            "metadata": {"name": ""},
+            "status": {"conditions": [{"type": "Reachable", "status": "False"}]},
+        }
+    ]
 )
 def test_struct_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
     structs = [to_struct(obj) for obj in objects]
-    expected = unhealthy_clusters(to_dict(s) for s in structs)
-    assert _unhealthy(structs) == expected
+    expected = unreachable_clusters(to_dict(s) for s in structs)
+    assert _unreachable(structs) == expected
     # Read again from the memo, the same bytes answer the same.
-    assert _unhealthy(structs) == expected
+    assert _unreachable(structs) == expected
 
 
-def test_the_first_healthy_condition_decides_and_unknown_is_healthy() -> None:
+def test_the_first_reachable_condition_decides_and_unknown_is_reachable() -> None:
     def cluster(name: str, *conditions: dict[str, str]) -> Any:
         return to_struct({"metadata": {"name": name}, "status": {"conditions": list(conditions)}})
 
-    down = {"type": "Healthy", "status": "False"}
-    up = {"type": "Healthy", "status": "True"}
-    assert _unhealthy(
+    down = {"type": "Reachable", "status": "False"}
+    up = {"type": "Reachable", "status": "True"}
+    assert _unreachable(
         [
             cluster("a", {"type": "Ready", "status": "False"}, down),
             cluster("b", up, down),
-            cluster("c", {"type": "Healthy", "status": "Unknown"}),
+            cluster("c", {"type": "Reachable", "status": "Unknown"}),
             cluster("d"),
         ]
     ) == frozenset({"a"})

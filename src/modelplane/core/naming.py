@@ -10,6 +10,9 @@ import re
 
 DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253
+# Helm refuses a release name longer than 53 characters (its names become label
+# values with a suffix), and provider-helm installs a Release under its name.
+HELM_RELEASE_MAX = 53
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _HASH_LEN = 10
@@ -31,6 +34,13 @@ def hashed_name(prefix: str, *parts: str, max_len: int = DNS_LABEL_MAX) -> str:
     room = max_len - len(suffix) - 1
     head = prefix[:room].rstrip("-.")
     return f"{head}-{suffix}" if head else suffix
+
+
+def fitted(name: str, max_len: int = DNS_LABEL_MAX) -> str:
+    """`name` itself when it fits `max_len`, else `hashed_name` of it: cut, and suffixed
+    with a digest of the whole name, so names that differ only past the cut stay apart
+    and a short name is never renamed."""
+    return name if len(name) <= max_len else hashed_name(name, name, max_len=max_len)
 
 
 def is_dns_label(value: str) -> bool:

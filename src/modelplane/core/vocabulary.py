@@ -25,12 +25,24 @@ ROLE_WORKERS: Final = "workers"
 ROLE_DECODE: Final = "decode"
 ROLE_PREFILL: Final = "prefill"
 
-# Condition types. Crossplane owns Ready and Synced; functions never set them.
+# Condition types Crossplane reserves for itself (crossplane `apis/core/v2/condition.go`
+# IsSystemConditionType, plus `Responsive` on composites in
+# `apis/apiextensions/v1/conditions.go`). The composite reconciler skips a function's
+# condition of any of these types ("Do not let users update system conditions",
+# `internal/controller/apiextensions/composite/reconciler.go`), so a function that
+# set one would be silently ignored. No Modelplane function sets any of them.
+RESERVED_CONDITION_TYPES: Final = frozenset(
+    {"Ready", "Synced", "Healthy", "UpToDate", "Responsive"}
+)
+
+# Condition types Modelplane's functions set. None is reserved (above).
 VALID: Final = "Valid"
 POOLS_RESOLVED: Final = "PoolsResolved"
 SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
 STACK_READY: Final = "StackReady"
-HEALTHY: Final = "Healthy"
+# Whether Modelplane still reaches a workload cluster (`fleet.health`): False evacuates
+# it. Not `Healthy`, which Crossplane reserves and drops from function results.
+REACHABLE: Final = "Reachable"
 TENANCY_CONFIGURED: Final = "TenancyConfigured"
 REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
 REPLICAS_READY: Final = "ReplicasReady"
@@ -44,6 +56,26 @@ PROGRESSING: Final = "Progressing"
 PROGRAMMED: Final = "Programmed"
 ENDPOINTS_RESOLVED: Final = "EndpointsResolved"
 ROUTED: Final = "Routed"
+# Every type above: the only ones a function may set.
+CONDITION_TYPES: Final = frozenset(
+    {
+        VALID,
+        POOLS_RESOLVED,
+        SCHEDULING_CONFIGURED,
+        STACK_READY,
+        REACHABLE,
+        TENANCY_CONFIGURED,
+        REPLICAS_SCHEDULED,
+        REPLICAS_READY,
+        ACCEPTED,
+        REPLICAS_ACCEPTED,
+        SERVING,
+        PROGRESSING,
+        PROGRAMMED,
+        ENDPOINTS_RESOLVED,
+        ROUTED,
+    }
+)
 
 
 class Reason:
@@ -67,7 +99,7 @@ class Reason:
     INSTALLING_STACK: Final = "InstallingStack"
     INVALID_STACK: Final = "InvalidStack"
     STACK_FIELD_IGNORED: Final = "StackFieldIgnored"
-    CLUSTER_HEALTHY: Final = "ClusterHealthy"
+    CLUSTER_REACHABLE: Final = "ClusterReachable"
     CLUSTER_UNREACHABLE: Final = "ClusterUnreachable"
     SYNC_FAILING: Final = "SyncFailing"
     REPLICA_OBJECTS_FAILING: Final = "ReplicaObjectsFailing"

@@ -1,4 +1,4 @@
-"""Whether a workload cluster is reachable: the `Healthy` condition of an InferenceCluster.
+"""Whether a workload cluster is reachable: the `Reachable` condition of an InferenceCluster.
 
 Two kinds of evidence, both provider-kubernetes Objects sent through the cluster's
 ProviderConfig. The probes are those the cluster composes itself (the Observe-only
@@ -9,7 +9,7 @@ takes what runs there, and the only evidence on a cluster with no probe. An Obje
 answer from the cluster: an absent object (an observer finding nothing) or a
 refused manifest means the cluster answered.
 
-Each kind is unhealthy when every observed Object of it fails to sync and the most
+Each kind is unreachable when every observed Object of it fails to sync and the most
 recent of their failures began at least `GRACE` before now: a blip, or a single
 Object a permission keeps out, never evacuates a cluster. A failure with no
 `lastTransitionTime` has no known start and never counts as past the grace.
@@ -30,17 +30,17 @@ from modelplane.core.vocabulary import Reason
 from modelplane.stack.observation import ABSENT_MESSAGES
 
 GRACE: Final = timedelta(minutes=5)
-"""How long every probe must fail before the cluster is unhealthy."""
+"""How long every probe must fail before the cluster is unreachable."""
 
 # How crossplane-runtime reports a manifest the cluster refused: the cluster answered.
 _ANSWERED: Final = (*ABSENT_MESSAGES, "cannot create object", "cannot apply object")
 
 
 @dataclass(frozen=True)
-class Health:
-    """The verdict: `healthy` None while failing within the grace (Unknown)."""
+class Reachability:
+    """The verdict: `reachable` None while failing within the grace (Unknown)."""
 
-    healthy: bool | None
+    reachable: bool | None
     message: str
     reason: str = ""
     """The condition's reason; empty: the one its status implies (`reason_for`)."""
@@ -68,37 +68,39 @@ def _failing_since(observed: Mapping[str, Any] | None) -> tuple[bool, datetime |
     return True, parse_time(synced.get("lastTransitionTime"))
 
 
-def _judge(observed: Sequence[Mapping[str, Any]], now: datetime, noun: str) -> Health:
+def _judge(observed: Sequence[Mapping[str, Any]], now: datetime, noun: str) -> Reachability:
     """Whether `observed` (not empty) fail to sync together, and since when."""
     failing = [_failing_since(p) for p in observed]
     count = sum(1 for fails, _ in failing if fails)
     if count < len(observed):
-        return Health(True, f"{len(observed) - count} of {len(observed)} {noun} reach the cluster")
+        return Reachability(
+            True, f"{len(observed) - count} of {len(observed)} {noun} reach the cluster"
+        )
     starts = [since for _, since in failing]
     if any(since is None for since in starts):
-        return Health(
+        return Reachability(
             None,
             f"none of {len(observed)} {noun} syncs; when that began is not recorded",
         )
     began = max(since for since in starts if since is not None)
     stamp = began.strftime("%Y-%m-%dT%H:%M:%SZ")
     if now - began < GRACE:
-        return Health(
+        return Reachability(
             None,
             f"none of {len(observed)} {noun} has synced since {stamp}; "
-            f"unhealthy once that lasts {int(GRACE.total_seconds())}s",
+            f"unreachable once that lasts {int(GRACE.total_seconds())}s",
         )
-    return Health(False, f"none of {len(observed)} {noun} has synced since {stamp}")
+    return Reachability(False, f"none of {len(observed)} {noun} has synced since {stamp}")
 
 
-def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Health:
+def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Reachability:
     """The cluster's health from its probes' observed states (None: not observed yet)."""
     observed = [p for p in probes if p is not None]
     if not observed:
-        return Health(True, "no Object has synced or failed yet")
+        return Reachability(True, "no Object has synced or failed yet")
     verdict = _judge(observed, now, "Objects")
-    if verdict.healthy is False:
-        return Health(
+    if verdict.reachable is False:
+        return Reachability(
             False,
             f"{verdict.message}: the cluster is unreachable; its replicas are replaced elsewhere",
             Reason.CLUSTER_UNREACHABLE,
@@ -106,7 +108,9 @@ def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Health:
     return verdict
 
 
-def assess_replicas(objects: Sequence[Mapping[str, Any] | None], now: datetime) -> Health | None:
+def assess_replicas(
+    objects: Sequence[Mapping[str, Any] | None], now: datetime
+) -> Reachability | None:
     """The cluster's health from its replicas' observed Objects; None when none is observed.
 
     The same rule as for the probes, over the Objects ModelReplicas compose through
@@ -117,12 +121,12 @@ def assess_replicas(objects: Sequence[Mapping[str, Any] | None], now: datetime) 
     if not observed:
         return None
     verdict = _judge(observed, now, "replica Objects")
-    if verdict.healthy is True:
+    if verdict.reachable is True:
         # No count: it would change with every replica placed or removed, rewriting
         # the cluster's status (and waking every reader of the fleet) for no news.
-        return Health(True, "its replicas' Objects reach the cluster")
-    if verdict.healthy is False:
-        return Health(
+        return Reachability(True, "its replicas' Objects reach the cluster")
+    if verdict.reachable is False:
+        return Reachability(
             False,
             f"{verdict.message}: the cluster takes none of its replicas' Objects; "
             "its replicas are replaced elsewhere",
@@ -131,7 +135,7 @@ def assess_replicas(objects: Sequence[Mapping[str, Any] | None], now: datetime) 
     return verdict
 
 
-def combine(connection: Health, replicas: Health | None) -> Health:
+def combine(connection: Reachability, replicas: Reachability | None) -> Reachability:
     """The cluster's verdict: False when either is, Unknown when either is, else True.
 
     The message names what decided it first, and the other verdict after it.
@@ -139,16 +143,16 @@ def combine(connection: Health, replicas: Health | None) -> Health:
     if replicas is None:
         return connection
     order = {False: 0, None: 1, True: 2}
-    first, second = sorted((connection, replicas), key=lambda h: order[h.healthy])
-    return Health(first.healthy, f"{first.message}; {second.message}", first.reason)
+    first, second = sorted((connection, replicas), key=lambda h: order[h.reachable])
+    return Reachability(first.reachable, f"{first.message}; {second.message}", first.reason)
 
 
-def reason_for(health: Health) -> str:
-    """The `Healthy` condition's reason for a verdict."""
+def reason_for(health: Reachability) -> str:
+    """The `Reachable` condition's reason for a verdict."""
     if health.reason:
         return health.reason
     return {
-        True: Reason.CLUSTER_HEALTHY,
+        True: Reason.CLUSTER_REACHABLE,
         None: Reason.SYNC_FAILING,
         False: Reason.CLUSTER_UNREACHABLE,
-    }[health.healthy]
+    }[health.reachable]

@@ -17,7 +17,7 @@ Rules, in the order a decision applies them:
    LabelSelector semantics) and its `allowedPriorities` admit the deployment's
    resolved priority (`spec.priority`, else the cluster's `defaultPriority`). It
    is *eligible* when it carries no taint the deployment does not tolerate and
-   is healthy (`taints.admits`), and every role also has a pool whose node
+   is reachable (`taints.admits`), and every role also has a pool whose node
    satisfies the role's device requests: exact matching of requests to device
    kinds with counts consumed across requests, at least one request on a DRA kind (a
    Synthetic-only match claims nothing and is no match), and a selector that
@@ -29,7 +29,7 @@ Rules, in the order a decision applies them:
    cluster exists and is still selected, and every role's pinned pool still
    exists and still matches; it is never moved to improve the picture. One
    whose cluster it must leave (`taints.eviction`: an untolerated NoExecute
-   taint, or Healthy=False) is replaced elsewhere and removed once enough
+   taint, or Reachable=False) is replaced elsewhere and removed once enough
    others serve (make-before-break), or at once when it is not serving. A
    replica on a cluster that exists but cannot be read is held as recorded.
    Where a node can be claimed in several ways, it keeps the device classes
@@ -102,7 +102,7 @@ from modelplane.scheduling.adapt import (
     read_fleet,
     read_priorities,
     read_replica,
-    unhealthy_clusters,
+    unreachable_clusters,
 )
 from modelplane.scheduling.budget import (
     DECISION_COST_LIMIT,
@@ -215,5 +215,5 @@ __all__ = [
     "read_replica",
     "replica_name",
     "schedule",
-    "unhealthy_clusters",
+    "unreachable_clusters",
 ]

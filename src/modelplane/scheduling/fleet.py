@@ -3,7 +3,7 @@
 A cluster is considered when it passes the clusterSelector and its allow-list
 admits the deployment's resolved priority; it is eligible when, in addition,
 every role has at least one pool whose node satisfies the role's requests, and
-it carries no taint the deployment does not tolerate and is healthy (`taints`), its
+it carries no taint the deployment does not tolerate and is reachable (`taints`), its
 in-cluster queue for the deployment's namespace has quota left for a replica
 (`queues`), and its stack lacks nothing the deployment's replicas need (`stack`).
 Capacity is not looked at here: the ledger decides that when filling.
@@ -192,7 +192,7 @@ class FleetFilter:
         # replicas already there are retained (or, under NoExecute, moved).
         # Most clusters carry no taint and no queue figures: skip the calls for them.
         tainted = None
-        if cluster.taints or not cluster.healthy:
+        if cluster.taints or not cluster.reachable:
             tainted = admits(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:
             return ClusterView(cluster, None, tainted, layout.options, layout.rejected)

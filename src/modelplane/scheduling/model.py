@@ -125,8 +125,8 @@ class Cluster:
     published (a new or restored cluster), which is not the same as removed."""
     stack: StackGaps = NO_GAPS
     taints: tuple[Taint, ...] = ()
-    healthy: bool = True
-    """False when its `Healthy` condition is: treated as tainted NoExecute (`taints`)."""
+    reachable: bool = True
+    """False when its `Reachable` condition is: treated as tainted NoExecute (`taints`)."""
     queues: Mapping[str, QueueRoom] = field(default_factory=dict[str, QueueRoom])
     """The queue each control-plane namespace's replicas go to, where one is observed."""
     over_quota: frozenset[str] = frozenset()

@@ -15,7 +15,7 @@ longer exists, a pool that is gone from the cluster's spec (`retain` removes
 those replicas), and a duplicate identity.
 
 A cluster that evicts its replicas (an untolerated `NoExecute` taint, or
-`Healthy=False`: `taints.eviction`) is a move too. Each reason is one check below,
+`Reachable=False`: `taints.eviction`) is a move too. Each reason is one check below,
 in the order they are reported, and the rollout treats them all alike.
 """
 

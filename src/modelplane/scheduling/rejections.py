@@ -30,8 +30,8 @@ class Rejection(StrEnum):
     """The cluster carries a taint (`spec.taints`) the deployment does not tolerate:
     nothing new is placed there. Replicas already there stay under NoSchedule and
     move away under NoExecute."""
-    CLUSTER_UNHEALTHY = "ClusterUnhealthy"
-    """The cluster's `Healthy` condition is False: nothing new is placed there, and
+    CLUSTER_UNREACHABLE = "ClusterUnreachable"
+    """The cluster's `Reachable` condition is False: nothing new is placed there, and
     replicas there are replaced elsewhere (an implicit NoExecute taint)."""
 
     QUEUE_FULL = "QueueFull"

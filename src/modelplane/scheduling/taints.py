@@ -13,9 +13,9 @@ toleration to a taint:
 tolerates the taint (`admits`); replicas already there stay. `NoExecute`: the
 same, and replicas already there must move elsewhere (`eviction`).
 
-A cluster that is not healthy (its `Healthy` condition False: its provider
+A cluster that is unreachable (its `Reachable` condition False: its provider
 connection or its replicas' Objects have not synced for longer than the grace
-period) carries the implicit taint `modelplane.ai/unhealthy:NoExecute`, as a
+period) carries the implicit taint `modelplane.ai/unreachable:NoExecute`, as a
 Kubernetes node that stops reporting gets `node.kubernetes.io/unreachable:NoExecute`.
 A deployment that tolerates it (an empty-key `Exists` toleration tolerates
 everything) stays, as a pod tolerating `unreachable` stays on its node.
@@ -48,12 +48,12 @@ def describe(taint: Taint) -> str:
     return f"{taint.key}{value}:{taint.effect}"
 
 
-UNHEALTHY: Final = Taint(f"{GROUP}/unhealthy", Effect.NO_EXECUTE)
-"""The taint an unhealthy cluster carries implicitly."""
+UNREACHABLE: Final = Taint(f"{GROUP}/unreachable", Effect.NO_EXECUTE)
+"""The taint an unreachable cluster carries implicitly."""
 
 
 def _untolerated(cluster: Cluster, deployment: Deployment) -> list[Taint]:
-    taints = cluster.taints if cluster.healthy else (*cluster.taints, UNHEALTHY)
+    taints = cluster.taints if cluster.reachable else (*cluster.taints, UNREACHABLE)
     return [
         taint
         for taint in taints
@@ -63,23 +63,25 @@ def _untolerated(cluster: Cluster, deployment: Deployment) -> list[Taint]:
 
 def admits(cluster: Cluster, deployment: Deployment) -> Rejected | None:
     """Why the cluster takes no new replica of the deployment (an untolerated taint of
-    either effect, or Healthy=False), or None when it may."""
+    either effect, or Reachable=False), or None when it may."""
     untolerated = _untolerated(cluster, deployment)
     if not untolerated:
         return None
-    if UNHEALTHY in untolerated:
-        return Rejected(Rejection.CLUSTER_UNHEALTHY, "the cluster is not healthy (Healthy=False)")
+    if UNREACHABLE in untolerated:
+        return Rejected(
+            Rejection.CLUSTER_UNREACHABLE, "the cluster is unreachable (Reachable=False)"
+        )
     listed = ", ".join(describe(taint) for taint in untolerated)
     return Rejected(Rejection.TAINTED, f"the cluster is tainted {listed}, not tolerated")
 
 
 def eviction(cluster: Cluster, deployment: Deployment) -> str | None:
     """Why the deployment's replicas already on the cluster must leave it (an
-    untolerated NoExecute taint, or Healthy=False), or None when they may stay."""
+    untolerated NoExecute taint, or Reachable=False), or None when they may stay."""
     leaving = [t for t in _untolerated(cluster, deployment) if t.effect is Effect.NO_EXECUTE]
     if not leaving:
         return None
-    if UNHEALTHY in leaving:
-        return "its cluster is not healthy (Healthy=False)"
+    if UNREACHABLE in leaving:
+        return "its cluster is unreachable (Reachable=False)"
     listed = ", ".join(describe(taint) for taint in leaving)
     return f"its cluster is tainted {listed}, not tolerated"

@@ -17,7 +17,7 @@ from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Kept
 from modelplane.scheduling.trace import availability
 
-_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNHEALTHY)
+_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNREACHABLE)
 
 
 def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
@@ -68,7 +68,7 @@ def scheduled_condition(
         reason = Reason.INSUFFICIENT_CAPACITY
         verb = "is" if selected == 1 else "are"
         why = (
-            f"the {plural(selected, 'selected cluster')} {verb} tainted, unhealthy or lacking "
+            f"the {plural(selected, 'selected cluster')} {verb} tainted, unreachable or lacking "
             "prerequisites its replicas need (see the match trace)"
         )
     elif eligible == 0:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from modelplane.core.conditions import condition_is
+from modelplane.core.kinds.service import CREATED_READINESS
 
 OBJECT_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
 OBJECT_KIND: Final = "Object"
@@ -16,6 +17,23 @@ PROVIDER_CONFIG_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
 HELM_PROVIDER_CONFIG_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
 CLUSTER_PROVIDER_CONFIG_KIND: Final = "ClusterProviderConfig"
 OBSERVE_ONLY: Final = ("Observe",)
+
+
+def watched(readiness: dict[str, Any] | None, management_policies: Sequence[str]) -> bool:
+    """Whether Modelplane waits on what the remote object itself reports: its readiness
+    is derived from the object (a workload, a Gateway, an HTTPRoute), or the Object
+    only observes (a prerequisite observer exists to be read).
+
+    provider-kubernetes re-reads an up-to-date Object only every `--poll` (10 minutes
+    by default) unless it runs with `--enable-watches` and the Object sets
+    `spec.watch: true` (v1.2.1 `internal/controller/namespaced/object/object.go`:
+    watched only when the kind observer runs and `Spec.Watch`). A decision that waits
+    on such an Object would otherwise wait up to a poll interval for each change.
+    Objects that are ready once created gain nothing from a watch.
+    """
+    # provider-kubernetes' default readiness policy is SuccessfulCreate.
+    policy = (readiness or {}).get("policy", CREATED_READINESS)
+    return policy != CREATED_READINESS or tuple(management_policies) == OBSERVE_ONLY
 
 
 def wrap(
@@ -31,7 +49,8 @@ def wrap(
 
     `management_policies` other than the default full control let several
     Objects share one remote object (a tenant Namespace) without any of them
-    deleting it.
+    deleting it. `spec.watch` is set when a decision waits on the remote object's
+    own status (`watched`).
     """
     spec: dict[str, Any] = {
         "forProvider": {"manifest": manifest},
@@ -41,6 +60,8 @@ def wrap(
         spec["readiness"] = readiness
     if tuple(management_policies) != ("*",):
         spec["managementPolicies"] = list(management_policies)
+    if watched(readiness, management_policies):
+        spec["watch"] = True
     metadata: dict[str, Any] = {"name": name}
     if namespace:
         metadata["namespace"] = namespace

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelplane.core.vocabulary import LABEL_COMPOSITE
+from modelplane.core.vocabulary import LABEL_COMPOSITE, RESERVED_CONDITION_TYPES
 from modelplane_cli.render import composed, garbage
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
@@ -25,7 +25,6 @@ from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, quo
 from modelplane_cli.render.runners import FunctionClient
 from modelplane_cli.render.world import Obj, ObjectKey, World, annotations_of, fake_uid
 
-SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced"})
 REASON_SELECT_COMPOSITION = "SelectComposition"
 REASON_FATAL_ERROR = "FatalError"
 _FATAL_UNKNOWN_MESSAGE = (
@@ -130,7 +129,10 @@ async def reconcile(
     status: Obj = {k: v for k, v in (outcome.composite_status or {}).items() if k != "conditions"}
     status["conditions"] = list((xr.get("status") or {}).get("conditions") or [])
     xr["status"] = status
-    _set(xr, _custom(_status_conditions(outcome.composite_status), outcome.conditions))
+    _set(
+        xr,
+        drop_reserved_conditions(_status_conditions(outcome.composite_status), outcome.conditions),
+    )
     unready = [name for name, resource in outcome.resources.items() if not resource.ready]
     _set(xr, [_synced(unsynced), _ready(outcome.composite_ready, unready)])
     xr["status"], refused = admission.admit_status(xr)
@@ -176,13 +178,13 @@ def _fail(
         *events,
         *(Event("Warning", REASON_COMPOSE, f"cannot compose resources: {e}") for e in errors),
     ]
-    seen = _custom([], conditions)
+    seen = drop_reserved_conditions(conditions)
     _set(xr, [Condition("Synced", "False", "ReconcileError", message), *seen])
     seen_types = {c.type for c in seen}
     stale = [
         Condition(str(c.get("type")), "Unknown", REASON_FATAL_ERROR, _FATAL_UNKNOWN_MESSAGE)
         for c in (xr.get("status") or {}).get("conditions") or []
-        if c.get("type") not in SYSTEM_CONDITION_TYPES and c.get("type") not in seen_types
+        if c.get("type") not in RESERVED_CONDITION_TYPES and c.get("type") not in seen_types
     ]
     _set(xr, stale)
     _store(world, xr)
@@ -237,9 +239,16 @@ def _status_conditions(status: Mapping[str, Any] | None) -> list[Condition]:
     ]
 
 
-def _custom(*groups: Sequence[Condition]) -> list[Condition]:
-    """Function conditions, without the system types Crossplane keeps for itself."""
-    return [c for group in groups for c in group if c.type not in SYSTEM_CONDITION_TYPES]
+def drop_reserved_conditions(*groups: Sequence[Condition]) -> list[Condition]:
+    """Function conditions without the types Crossplane reserves for itself.
+
+    Crossplane's composite reconciler skips every function condition whose type
+    `IsSystemConditionType` (Ready, Synced, Healthy, UpToDate, and Responsive on
+    composites: `internal/controller/apiextensions/composite/reconciler.go`,
+    "Do not let users update system conditions"), so such a condition never reaches
+    the composite's status, and nothing it says is seen by any reader.
+    """
+    return [c for group in groups for c in group if c.type not in RESERVED_CONDITION_TYPES]
 
 
 def _set(xr: Obj, conditions: Iterable[Condition]) -> None:

@@ -21,7 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
 from compose_inference_cluster.gateway import compose_gateway
-from compose_inference_cluster.health import report_health
+from compose_inference_cluster.health import report_reachable
 from compose_inference_cluster.replicas import placed_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
@@ -107,7 +107,7 @@ class FunctionRunner(ComposeFunction):
             scheduling_ok=not has_errors(findings),
         )
         compose_stack(req, rsp, cluster, inputs)
-        report_health(req, rsp, observed_resources(req), name)
+        report_reachable(req, rsp, observed_resources(req), name)
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:

@@ -1,4 +1,4 @@
-"""The `Healthy` condition: whether Modelplane still reaches the workload cluster.
+"""The `Reachable` condition: whether Modelplane still reaches the workload cluster.
 
 Two kinds of evidence, read against now (`xfn.clock`: fixed by the render engine,
 the wall clock in a control plane):
@@ -11,7 +11,7 @@ the wall clock in a control plane):
   whether the cluster still takes what runs there (and are the only evidence on a
   cluster that composes no probe).
 
-`fleet.health` judges each and combines them. A cluster that is not Healthy is
+`fleet.health` judges each and combines them. A cluster that is not Reachable is
 treated by the fleet scheduler as tainted NoExecute: its replicas are replaced
 elsewhere, make-before-break.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.core.kinds.base import mapping
-from modelplane.core.vocabulary import HEALTHY, LABEL_CLUSTER
+from modelplane.core.vocabulary import LABEL_CLUSTER, REACHABLE
 from modelplane.fleet.health import assess, assess_replicas, combine, reason_for
 from modelplane.xfn import clock, objects, report, required
 
@@ -60,16 +60,16 @@ def replica_objects(
     return [obj for obj in found.items if _is_object(obj) and _through(obj, cluster)]
 
 
-def report_health(
+def report_reachable(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
     observed: dict[str, dict[str, Any]],
     cluster: str,
 ) -> None:
-    """Set `Healthy` from the observed Objects this cluster and its replicas composed."""
+    """Set `Reachable` from the observed Objects this cluster and its replicas composed."""
     now = clock.now(req)
     probes = [obj for _, obj in sorted(observed.items()) if _is_object(obj)]
     health = combine(assess(probes, now), assess_replicas(replica_objects(req, rsp, cluster), now))
     report.set_condition(
-        rsp, report.Condition(HEALTHY, health.healthy, reason_for(health), health.message)
+        rsp, report.Condition(REACHABLE, health.reachable, reason_for(health), health.message)
     )

@@ -27,7 +27,8 @@ from typing import Any, Final, cast
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from compose_inference_cluster.replicas import PlacedReplica
-from modelplane.core.naming import hashed_name
+from compose_inference_cluster.retiring import retire
+from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
 from modelplane.stack import PlannedRelease
 from modelplane.xfn import objects
@@ -46,6 +47,12 @@ def release_key(name: str) -> str:
     return f"{RELEASE_PREFIX}{name}"
 
 
+def release_name(cluster: str, release: str) -> str:
+    """The Release's `metadata.name`, which provider-helm takes as the Helm release name:
+    within Helm's limit for any cluster name."""
+    return fitted(f"{cluster}-{release}", HELM_RELEASE_MAX)
+
+
 @dataclass
 class Installed:
     """What the Managed stack composed: releases by name, and those waiting or not Ready."""
@@ -53,6 +60,8 @@ class Installed:
     composed: list[str] = field(default_factory=list[str])
     waiting: list[str] = field(default_factory=list[str])
     unready: list[str] = field(default_factory=list[str])
+    retiring: list[str] = field(default_factory=list[str])
+    """Releases no longer planned, kept while a Usage still names them (`retiring`)."""
 
 
 def _ready(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any]) -> None:
@@ -81,7 +90,7 @@ def _release(
     return {
         "apiVersion": RELEASE_API_VERSION,
         "kind": "Release",
-        "metadata": {"name": f"{cluster}-{planned.name}", "namespace": namespace},
+        "metadata": {"name": release_name(cluster, planned.name), "namespace": namespace},
         "spec": {"forProvider": for_provider, "providerConfigRef": provider},
     }
 
@@ -117,8 +126,6 @@ def compose_managed(
         installed.composed.append(planned.name)
         if not objects.is_ready(observed.get(key)):
             installed.unready.append(planned.name)
-    if installed.composed:
-        _provider_config(rsp, observed, cluster, secret_ref)
     composed = set(installed.composed)
     for planned in plan:
         if planned.name not in composed:
@@ -130,9 +137,21 @@ def compose_managed(
         for name in needs.get(f"{replica.namespace}/{replica.name}", ()):
             if name in composed:
                 _protect(rsp, observed, cluster, namespace, by_name[name], replica)
-    if keep_replica_usages:
-        # A replica that cannot be read may still need what its Usages protect.
-        keep_observed(req, rsp, {k for k in observed if k.startswith(REPLICA_USAGE_PREFIX)})
+    # What the plan no longer holds leaves Usages first, its Release in a later
+    # reconcile; a replica that cannot be read may still need what its Usages protect.
+    installed.retiring = retire(
+        req,
+        rsp,
+        observed,
+        release_keys={release_name(cluster, n): release_key(n) for n in installed.composed},
+        usage_prefix=USAGE_PREFIX,
+        replica_usage_prefix=REPLICA_USAGE_PREFIX,
+        release_prefix=RELEASE_PREFIX,
+        placed={(r.namespace, r.name) for r in replicas},
+        keep_replica_usages=keep_replica_usages,
+    )
+    if installed.composed or installed.retiring:
+        _provider_config(rsp, observed, cluster, secret_ref)
     return installed
 
 
@@ -154,7 +173,7 @@ def _release_ref(cluster: str, namespace: str, planned: PlannedRelease) -> dict[
     return {
         "apiVersion": RELEASE_API_VERSION,
         "kind": "Release",
-        "resourceRef": {"name": f"{cluster}-{planned.name}", "namespace": namespace},
+        "resourceRef": {"name": release_name(cluster, planned.name), "namespace": namespace},
     }
 
 
@@ -199,7 +218,9 @@ def _protect(
         "apiVersion": USAGE_API_VERSION,
         "kind": "Usage",
         "metadata": {
-            "name": hashed_name(f"{cluster}-{release.name}", cluster, replica.name),
+            "name": hashed_name(
+                f"{cluster}-{release.name}", cluster, release.name, replica.namespace, replica.name
+            ),
             "namespace": replica.namespace,
         },
         "spec": {

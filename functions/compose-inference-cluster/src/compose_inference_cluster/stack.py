@@ -223,6 +223,8 @@ def _condition(findings: Findings, installed: releases.Installed | None) -> repo
             f"{findings.checked} of {total} prerequisites observed",
         )
     installs = f"; {len(installed.composed)} releases installed" if installed else ""
+    if installed and installed.retiring:
+        installs += f"; retiring once no Usage names them: {', '.join(installed.retiring)}"
     return report.Condition(
         STACK_READY,
         True,

@@ -106,6 +106,7 @@ def composed(ready: bool, hostname: str | None = "models.example.com") -> Obj:
                     },
                     "providerConfigRef": PROVIDER,
                     "readiness": {"policy": "DeriveFromCelQuery", "celQuery": PROGRAMMED_QUERY},
+                    "watch": True,
                 },
             },
             "ready": state,

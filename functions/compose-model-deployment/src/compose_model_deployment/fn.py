@@ -21,7 +21,7 @@ from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from pydantic import BaseModel
 
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
-from compose_model_deployment.health import unhealthy_cluster_names
+from compose_model_deployment.health import unreachable_cluster_names
 from compose_model_deployment.replicas import (
     placements,
     refusal,
@@ -122,8 +122,8 @@ class FunctionRunner(ComposeFunction):
                 UnreadableCluster(u.name if u.named else None, "; ".join(map(str, u.issues)))
                 for u in clusters.unreadable
             ],
-            # Healthy is a condition, which the generated model does not carry.
-            unhealthy_cluster_names(req, CLUSTERS, clusters),
+            # Reachable is a condition, which the generated model does not carry.
+            unreachable_cluster_names(req, CLUSTERS, clusters),
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None

@@ -192,6 +192,8 @@ def wrapped(name: str, manifest: Obj, readiness: Obj | None = None, shared: bool
     }
     if shared:
         spec["managementPolicies"] = ["Observe", "Create", "Update", "LateInitialize"]
+    if readiness is not None:
+        spec["watch"] = True  # readiness read from the route's status: watched
     return {
         "resource": {
             "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",

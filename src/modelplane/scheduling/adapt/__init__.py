@@ -19,7 +19,7 @@ from modelplane.scheduling.adapt.fleet import (
     Interner,
     read_cluster,
     read_fleet,
-    unhealthy_clusters,
+    unreachable_clusters,
 )
 from modelplane.scheduling.adapt.priorities import read_priorities
 from modelplane.scheduling.adapt.replicas import (
@@ -43,5 +43,5 @@ __all__ = [
     "read_fleet",
     "read_priorities",
     "read_replica",
-    "unhealthy_clusters",
+    "unreachable_clusters",
 ]

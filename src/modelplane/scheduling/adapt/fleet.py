@@ -13,7 +13,7 @@ from modelplane.core.conditions import condition_is
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
-from modelplane.core.vocabulary import HEALTHY
+from modelplane.core.vocabulary import REACHABLE
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps
 from modelplane.scheduling.model import (
@@ -100,11 +100,11 @@ _PUBLISHED = TypeAdapter(list[PublishedPool])
 
 
 def read_cluster(
-    model: InferenceCluster, interner: Interner | None = None, *, healthy: bool = True
+    model: InferenceCluster, interner: Interner | None = None, *, reachable: bool = True
 ) -> Cluster:
     """An InferenceCluster as the scheduler sees it: labels, priorities, declared and
     published pools, taints. InvalidInputError naming every field it cannot use.
-    `healthy` is its `Healthy` condition (the generated model carries no conditions:
+    `reachable` is its `Reachable` condition (the generated model carries no conditions:
     the glue reads it from the object)."""
     interner = interner or Interner()
     problems: list[Issue] = []
@@ -134,7 +134,7 @@ def read_cluster(
             Taint(taint.key, Effect(str(taint.effect)), taint.value or "")
             for taint in (spec.taints if spec else None) or ()
         ),
-        healthy=healthy,
+        reachable=reachable,
         queues=_queues(model),
         over_quota=_over_quota(model),
     )
@@ -212,13 +212,13 @@ class FleetMemo:
 def read_fleet(
     models: Iterable[InferenceCluster],
     unreadable: Iterable[UnreadableCluster] = (),
-    unhealthy: Set[str] = frozenset(),
+    unreachable: Set[str] = frozenset(),
     memo: FleetMemo | None = None,
 ) -> Fleet:
     """Every cluster, sharing device objects between equal classes. A cluster the
     adapter refuses joins `unreadable` (the models' own refusals) with its problem.
     With a memo, a model read before is not read again. Clusters named in
-    `unhealthy` report `Healthy=False`.
+    `unreachable` report `Reachable=False`.
 
     An unreadable cluster keeps its name only when that name is a valid one: a
     name that is itself garbage cannot say which cluster this was, so the
@@ -230,9 +230,9 @@ def read_fleet(
     for model in models:
         try:
             cluster = read_cluster(model, interner) if memo is None else memo.read(model)
-            if cluster.name in unhealthy:
-                # Health is a condition, not part of the model the memo keys on.
-                cluster = replace(cluster, healthy=False)
+            if cluster.name in unreachable:
+                # Reachability is a condition, not part of the model the memo keys on.
+                cluster = replace(cluster, reachable=False)
             clusters.append(cluster)
         except InvalidInputError as invalid:
             name = model.metadata.name if model.metadata else None
@@ -246,16 +246,16 @@ def _trusted(name: str | None, problem: str) -> UnreadableCluster:
     return UnreadableCluster(None if problems else name, problem)
 
 
-def unhealthy_clusters(objects: Iterable[Mapping[str, Any]]) -> frozenset[str]:
-    """Names of the InferenceClusters whose `Healthy` condition is False, read from the
+def unreachable_clusters(objects: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """Names of the InferenceClusters whose `Reachable` condition is False, read from the
     fetched objects (the generated model carries no conditions). Unknown or absent is
-    healthy: only a cluster known to be failing is evacuated."""
+    reachable: only a cluster known to be failing is evacuated."""
     found: set[str] = set()
     for obj in objects:
         metadata = obj.get("metadata")
         name = (
             cast(Mapping[str, Any], metadata).get("name") if isinstance(metadata, Mapping) else None
         )
-        if isinstance(name, str) and condition_is(obj, HEALTHY, "False"):
+        if isinstance(name, str) and condition_is(obj, REACHABLE, "False"):
             found.add(name)
     return frozenset(found)
