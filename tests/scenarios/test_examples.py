@@ -24,6 +24,7 @@ SETS = {
         for provider in ("kai", "kueue", "volcano", "coscheduling", "default")
     },
     "stack": ("catalog", "schedulers/models.yaml", "stack"),
+    "caching": ("catalog", "caching"),
 }
 # provider-kubernetes and provider-helm ship their ClusterProviderConfig CRDs inside
 # their package images, and Crossplane its Usage CRD inside its own: none is among

@@ -23,7 +23,7 @@ def test_a_new_replica_prefers_the_cluster_where_the_cache_is_ready() -> None:
         {
             "cluster": "a",
             "reason": Rejection.MODEL_CACHE_NOT_READY.value,
-            "message": "model cache kimi is not Ready here; new replicas went where it is (b)",
+            "message": "model cache kimi is not Ready here; replicas go where it is (b)",
         }
     ]
     # A preference is not a rejection: both clusters count as available.

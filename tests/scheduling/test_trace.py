@@ -339,7 +339,7 @@ CASES.append(
         deployment(1, request("gpu", 8, "arch == Hopper")),
         [cluster("a", h100()), cluster("b", h100())],
         [("a", None, None, Rejection.MODEL_CACHE_NOT_READY)],
-        "model cache kimi is not Ready here; new replicas went where it is (b)",
+        "model cache kimi is not Ready here; replicas go where it is (b)",
         cache=CacheView("kimi", ready=frozenset({"b"})),
     )
 )

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from modelplane.core.issues import Issue
-from modelplane.scheduling.decision import ClusterTrace, DesiredReplica
+from modelplane.scheduling.decision import ClusterTrace
 from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.rejections import Rejected, Rejection
 
@@ -69,24 +69,24 @@ def filter_storage(views: dict[str, ClusterView], cache: CacheView | None) -> No
 def cold_trace(
     views: Mapping[str, ClusterView],
     cache: CacheView | None,
-    placed: list[DesiredReplica],
+    hosts: set[str],
     traced: set[str],
 ) -> list[ClusterTrace]:
-    """Eligible clusters where the cache is not Ready that took none of this decision's
-    new replicas while a cluster where it is Ready took one (and nothing else explains
-    why they took none)."""
+    """Eligible clusters where the cache is not Ready and that host none of the
+    deployment's replicas while a cluster where it is Ready hosts one (and nothing
+    else in the trace explains why they host none). `hosts`: the clusters the decision
+    keeps or places replicas on."""
     if cache is None:
         return []
-    new = {replica.cluster for replica in placed if replica.new}
-    warm = sorted(c for c in new if c in cache.ready)
+    warm = sorted(c for c in hosts if c in cache.ready)
     if not warm:
         return []
     message = (
-        f"model cache {cache.name} is not Ready here; new replicas went where it is "
+        f"model cache {cache.name} is not Ready here; replicas go where it is "
         f"({', '.join(warm)})"
     )
     return [
         ClusterTrace(name, Rejection.MODEL_CACHE_NOT_READY, message)
         for name, view in views.items()
-        if view.eligible and name not in new and name not in traced and name not in cache.ready
+        if view.eligible and name not in hosts and name not in traced and name not in cache.ready
     ]

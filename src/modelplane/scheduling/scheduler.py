@@ -266,7 +266,8 @@ def _decide(
     else:
         rollout = roll(deployment, kept, removed, place)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
-    cold = cold_trace(views, cache, rollout.placed, {entry.cluster for entry in trace})
+    hosts = {r.cluster for r in rollout.placed} | {k.replica.cluster for k in rollout.kept}
+    cold = cold_trace(views, cache, hosts, {entry.cluster for entry in trace})
     if cold:
         trace = tuple(sorted((*trace, *cold), key=lambda entry: entry.cluster))
     condition, condition_warnings = scheduled_condition(
