@@ -87,8 +87,9 @@ def test_composites_fit_the_generated_models(example: Fleet) -> None:
         models[obj["kind"]].model_validate(obj)
 
 
-def test_the_serving_fleet_renders_every_kind(renderer: Renderer) -> None:
+def test_the_serving_and_caching_fleets_render_every_kind(renderer: Renderer) -> None:
     rendered = {o["kind"] for o in renderer.paths(*SETS["serving"]).objects}
+    rendered |= {o["kind"] for o in renderer.paths(*SETS["caching"]).objects}
     assert set(modelplane_models.__all__) <= rendered
 
 
