@@ -124,6 +124,7 @@ def test_a_replica_serves_only_once_its_cache_is_ready(renderer: Renderer, stora
         + h100_model("first", NAMESPACE, spec=CACHE_REF)
     )
     seen_downloading = False
+    fleet = render(renderer, text, rounds=1)
     for rounds in range(1, 12):
         fleet = render(renderer, text, rounds=rounds)
         conditions = serving(fleet, "first")

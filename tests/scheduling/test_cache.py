@@ -1,11 +1,16 @@
 """A deployment's model cache in placement: warmth breaks ties last, storage filters,
 an unusable cacheRef holds."""
 
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
-from modelplane.scheduling import CacheView, Rejection
+from modelplane.scheduling import CacheView, Decision, Rejection
 
-from .builders import HOPPER, cluster, deployment, h100, l4, placements, replica, request, run
+from .builders import HOPPER, Obj, cluster, deployment, h100, l4, placements, replica, request, run
 
 CACHE = "kimi"
 
@@ -78,3 +83,37 @@ def test_an_unknown_cache_places_nothing_and_keeps_what_runs() -> None:
     assert decision.condition.status is False
     assert decision.condition.reason == Reason.MODEL_CACHE_NOT_FOUND
     assert "spec.model.cacheRef.name" in decision.condition.message
+
+
+@st.composite
+def fleets(draw: st.DrawFn) -> tuple[list[Obj], frozenset[str], int]:
+    count = draw(st.integers(1, 5))
+    clusters: list[Obj] = []
+    for i in range(count):
+        pools = draw(st.lists(st.sampled_from(["h100", "l4"]), min_size=1, max_size=2, unique=True))
+        made = [h100(nodes=draw(st.integers(1, 2))) if p == "h100" else l4(nodes=1) for p in pools]
+        clusters.append(cluster(f"c{i}", *made))
+    ready = frozenset(draw(st.sets(st.sampled_from([c["metadata"]["name"] for c in clusters]))))
+    return clusters, ready, draw(st.integers(1, 6))
+
+
+@given(fleets())
+def test_warmth_changes_where_not_how_much_or_which_pools(
+    fleet: tuple[list[Obj], frozenset[str], int],
+) -> None:
+    """Warmth only breaks ties: with or without it the same number of replicas is
+    placed, on the same pools, spread as evenly."""
+    clusters, ready, replicas = fleet
+    dep = deployment(replicas, request("gpu", 1))
+    cold = run(dep, clusters)
+    warm = run(dep, clusters, cache=CacheView(CACHE, ready))
+    assert len(warm.replicas) == len(cold.replicas)
+
+    def pools(decision: Decision) -> list[str]:
+        return sorted(p.split(":")[1] for p in placements(decision))
+
+    def loads(decision: Decision) -> list[int]:
+        return sorted(Counter(r.cluster for r in decision.replicas).values())
+
+    assert pools(warm) == pools(cold)
+    assert loads(warm) == loads(cold)
