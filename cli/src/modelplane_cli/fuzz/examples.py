@@ -30,6 +30,7 @@ FUNCTIONS = (
     "modelplane-compose-inference-class",
     "modelplane-compose-inference-cluster",
     "modelplane-compose-inference-gateway",
+    "modelplane-compose-model-cache",
     "modelplane-compose-model-deployment",
     "modelplane-compose-model-endpoint",
     "modelplane-compose-model-replica",

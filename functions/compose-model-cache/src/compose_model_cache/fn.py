@@ -183,9 +183,7 @@ class Fleet:
             )
             return
         reference = provider.model_dump(exclude_none=True)
-        done = compose_cluster(
-            rsp, self.observed, cache, name, storage, tenant, reference, previous.attempt or 1
-        )
+        done = compose_cluster(rsp, self.observed, cache, name, storage, tenant, reference)
         self.placed.append(done)
         entry: dict[str, Any] = {
             "name": name,

@@ -67,6 +67,20 @@ def _download_key(cluster: str, attempt: int) -> str:
     return key(f"{DOWNLOAD}-{attempt}", cluster)
 
 
+def current_attempt(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> int:
+    """The download attempt composed last on `cluster`, read from the composition keys
+    Crossplane observed (1 when none is): what runs, never what status claims."""
+    prefix, suffix = f"{DOWNLOAD}-", f"-{cluster}"
+    attempts = [
+        int(middle)
+        for k in observed
+        if k.startswith(prefix)
+        and k.endswith(suffix)
+        and (middle := k[len(prefix) : len(k) - len(suffix)]).isdigit()
+    ]
+    return max(attempts, default=1)
+
+
 def _download(
     cache: CacheSpec, storage: CacheStorage, namespace: str, attempt: int
 ) -> dict[str, Any]:
@@ -84,11 +98,10 @@ def compose_cluster(
     storage: CacheStorage,
     tenant: RemoteObject,
     provider_config: dict[str, str],
-    attempt: int,
 ) -> Placed:
-    """Compose the cache's objects on `cluster`; `attempt` is the download attempt
-    status recorded (1 for a new cache)."""
+    """Compose the cache's objects on `cluster`."""
     namespace: str = tenant.manifest["metadata"]["name"]
+    attempt = current_attempt(observed, cluster)
     seen = _read_back(observed.get(_download_key(cluster, attempt)))
     progress = download_progress(seen)
     if progress.phase is Phase.FAILED:

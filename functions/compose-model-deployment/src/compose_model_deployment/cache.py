@@ -24,6 +24,7 @@ from modelplane_models import InferenceCluster, ModelCache, ModelDeployment
 
 from modelplane.caching import Phase, cache_storage, read_cache
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, MODEL_DEPLOYMENT, Reason
 from modelplane.scheduling import CacheView
@@ -44,11 +45,13 @@ def cache_name(deployment: ModelDeployment) -> str | None:
     return model.cacheRef.name if model is not None and model.cacheRef is not None else None
 
 
-def require_cache(rsp: fnv1.RunFunctionResponse, deployment: ModelDeployment) -> None:
-    """Ask for the named ModelCache, in the deployment's namespace (on every call)."""
-    name = cache_name(deployment)
-    if name is not None:
-        namespace = (deployment.metadata.namespace if deployment.metadata else None) or ""
+def require_cache(rsp: fnv1.RunFunctionResponse, composite: dict[str, Any]) -> None:
+    """Ask for the named ModelCache in the deployment's namespace, on every call. Read
+    from the composite as it is, before it is validated: the fleet is asked for before
+    the spec is read, and so is the cache."""
+    name = mapping(mapping(mapping(composite.get("spec")).get("model")).get("cacheRef")).get("name")
+    namespace = mapping(composite.get("metadata")).get("namespace")
+    if isinstance(name, str) and name and isinstance(namespace, str):
         required.require_named(rsp, CACHE, API_VERSION, MODEL_CACHE, name, namespace=namespace)
 
 

@@ -107,13 +107,13 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
         required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
-        deployment = observed_composite(req, ModelDeployment)
-        require_cache(rsp, deployment)
+        require_cache(rsp, observed_composite(req))
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         fleet_replicas = required.resolve(req, REPLICAS, ModelReplica)
         try:
             if not (clusters.resolved and fleet_replicas.resolved):
                 raise CacheWaiting("waiting for the fleet")
+            deployment = observed_composite(req, ModelDeployment)
             cache = cache_view(req, deployment, clusters.items)
         except CacheWaiting as waiting:
             keep_observed(req, rsp)
