@@ -82,8 +82,7 @@ def cold_trace(
     if not warm:
         return []
     message = (
-        f"model cache {cache.name} is not Ready here; replicas go where it is "
-        f"({', '.join(warm)})"
+        f"model cache {cache.name} is not Ready here; replicas go where it is ({', '.join(warm)})"
     )
     return [
         ClusterTrace(name, Rejection.MODEL_CACHE_NOT_READY, message)

@@ -35,9 +35,9 @@ from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
 from modelplane_cli.render.simulate import (
     OBJECT_GROUPS,
     downloading,
-    is_download_object,
     has_conditions,
     healthy,
+    is_download_object,
     provider_status,
     target_of,
 )
