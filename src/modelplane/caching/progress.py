@@ -13,9 +13,10 @@ reports; and what a simulated cluster reports (the render engine's providers).
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from modelplane.caching import kserve
+from modelplane.core.kinds.base import mapping
 from modelplane.core.vocabulary import LABEL_MODEL_CACHE
 
 JOB_KIND: Final = "Job"
@@ -40,13 +41,11 @@ class Progress:
     """Why it failed, as its controller says (the Job's Failed condition's reason)."""
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def _condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
-    for entry in status.get("conditions") or []:
-        condition = _mapping(entry)
+    found: object = status.get("conditions")
+    conditions = cast(list[object], found) if isinstance(found, list) else []
+    for entry in conditions:
+        condition = mapping(entry)
         if condition.get("type") == kind and condition.get("status") == "True":
             return condition
     return None
@@ -55,8 +54,8 @@ def _condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None
 def job_progress(job: Mapping[str, Any] | None) -> Progress:
     if not job:
         return Progress(Phase.PENDING, "the download Job is not created yet")
-    name = _mapping(job.get("metadata")).get("name", "")
-    status = _mapping(job.get("status"))
+    name = mapping(job.get("metadata")).get("name", "")
+    status = mapping(job.get("status"))
     failed = _condition(status, "Failed")
     if failed is not None:
         reason = str(failed.get("reason") or "Failed")
@@ -73,8 +72,8 @@ def job_progress(job: Mapping[str, Any] | None) -> Progress:
 def local_cache_progress(cache: Mapping[str, Any] | None) -> Progress:
     if not cache:
         return Progress(Phase.PENDING, "the LocalModelCache is not created yet")
-    name = _mapping(cache.get("metadata")).get("name", "")
-    nodes = _mapping(_mapping(cache.get("status")).get("nodeStatus"))
+    name = mapping(cache.get("metadata")).get("name", "")
+    nodes = mapping(mapping(cache.get("status")).get("nodeStatus"))
     errors = sorted(node for node, state in nodes.items() if state == _NODE_ERROR)
     if errors:
         return Progress(
@@ -103,7 +102,7 @@ def is_download(manifest: Mapping[str, Any]) -> bool:
     """Whether a manifest is a cache's download object (a simulated cluster takes a
     round to download it)."""
     kind = manifest.get("kind")
-    labelled = LABEL_MODEL_CACHE in _mapping(_mapping(manifest.get("metadata")).get("labels"))
+    labelled = LABEL_MODEL_CACHE in mapping(mapping(manifest.get("metadata")).get("labels"))
     return labelled and (
         (kind == JOB_KIND and manifest.get("apiVersion") == "batch/v1")
         or (kind == kserve.KIND and manifest.get("apiVersion") == kserve.API_VERSION)
