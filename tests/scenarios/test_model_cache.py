@@ -165,6 +165,13 @@ def test_a_second_deployment_reuses_the_cache(renderer: Renderer) -> None:
     entry = find(second.objects, "ModelCache", "weights")["status"]["clusters"][0]
     assert (entry["name"], entry["phase"], entry["users"], entry["attempt"]) == ("a", "Ready", 2, 1)
     assert [c["status"] for c in serving(second, "second")] == ["True"]
+    # Each deployment holds the cache with a Usage: deleting it while named is refused.
+    usages = sorted(
+        (u["spec"]["by"]["resourceRef"]["name"], u["spec"]["of"]["resourceRef"]["name"])
+        for u in second.all("Usage")
+        if u["spec"]["of"]["kind"] == "ModelCache"
+    )
+    assert usages == [("first", "weights"), ("second", "weights")]
 
 
 def test_a_new_replica_lands_where_the_cache_is_ready(renderer: Renderer) -> None:
