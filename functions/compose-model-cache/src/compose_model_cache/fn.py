@@ -103,10 +103,13 @@ class FunctionRunner(ComposeFunction):
         gone = fleet.present - set(named)
         fleet.kept |= gone
         fleet.entries.extend(
-            fleet.before[c].model_dump(exclude_none=True) for c in sorted(gone) if c in fleet.before
+            fleet.before[c].model_dump(mode="json", exclude_none=True)
+            for c in sorted(gone)
+            if c in fleet.before
         )
         keep_observed(req, rsp, {k for k, obj in observed.items() if cluster_of(obj) in fleet.kept})
-        rsp.desired.composite.resource.update({"status": {"clusters": fleet.entries}})
+        entries = sorted(fleet.entries, key=lambda entry: str(entry.get("name", "")))
+        rsp.desired.composite.resource.update({"status": {"clusters": entries}})
         report.set_condition(rsp, cached_condition(fleet.placed, fleet.notes, users))
         if composite.metadata and composite.metadata.deletionTimestamp and users:
             report.warning(rsp, Reason.CACHE_IN_USE, in_use(users))
@@ -172,7 +175,7 @@ class Fleet:
             self.notes.append(f"InferenceCluster {name} {why}")
             if name in self.present:
                 self.kept.add(name)
-                self.entries.append(previous.model_dump(exclude_none=True))
+                self.entries.append(previous.model_dump(mode="json", exclude_none=True))
             return
         use = keeps(used, selected, previous.unusedSince, storage.retention, self.now)
         if name in self.present and not use.keep:
@@ -182,7 +185,7 @@ class Fleet:
                 f"removed from InferenceCluster {name}: unused for {storage.retention}",
             )
             return
-        reference = provider.model_dump(exclude_none=True)
+        reference = provider.model_dump(mode="json", exclude_none=True)
         done = compose_cluster(rsp, self.observed, cache, name, storage, tenant, reference)
         self.placed.append(done)
         entry: dict[str, Any] = {
