@@ -55,7 +55,7 @@ class Spec(BaseModel):
     credentialsSecretRef: Annotated[
         CredentialsSecretRef | None,
         Field(
-            description="A Secret in this namespace whose keys become the download's environment (HF_TOKEN for hf://, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for s3://, GOOGLE_APPLICATION_CREDENTIALS' file for gs://)."
+            description="A Secret in this namespace whose keys become the download's environment (HF_TOKEN for hf://, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for s3://, CLOUDSDK_AUTH_ACCESS_TOKEN for gs://). Native clusters only: KServe downloads with its own storage credentials."
         ),
     ] = None
     size: Annotated[
@@ -69,7 +69,7 @@ class Spec(BaseModel):
     uri: Annotated[
         str,
         Field(
-            description="Where the weights come from: hf://org/model[@revision], s3://bucket/path or gs://bucket/path. Other schemes are refused, naming this field.",
+            description="Where the weights come from: hf://org/model[:revision], s3://bucket/path or gs://bucket/path. Other schemes are refused, naming this field.",
             max_length=2048,
             min_length=1,
             pattern="^[a-z][a-z0-9+.-]*://[^\\s]+$",
