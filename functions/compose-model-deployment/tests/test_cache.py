@@ -67,6 +67,10 @@ def test_an_unknown_cache_places_nothing() -> None:
     assert (status, reason) == ("FALSE", "ModelCacheNotFound")
     assert message.startswith("spec.model.cacheRef.name: ModelCache 'weights' not found")
     assert rsp["desired"].get("resources", {}) == {}
+    # And a Warning event naming the field.
+    assert [(r["severity"], r["reason"], r["message"][:24]) for r in rsp["results"]] == [
+        ("SEVERITY_WARNING", "ModelCacheNotFound", "spec.model.cacheRef.name")
+    ]
 
 
 def test_an_invalid_cache_places_nothing() -> None:
