@@ -25,12 +25,19 @@ API_VERSION: Final = "serving.kserve.io/v1alpha1"
 KIND: Final = "LocalModelCache"
 
 
-def local_model_cache(cache: CacheSpec, node_group: str) -> dict[str, Any]:
+def local_model_cache(cache: CacheSpec, node_group: str, attempt: int = 1) -> dict[str, Any]:
+    """The LocalModelCache of one download attempt: a retry is a new object (KServe
+    downloads afresh for it), while the failed one is deleted with its Object."""
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "metadata": {
-            "name": hashed_name(f"{cache.namespace}-{cache.name}", cache.namespace, cache.name),
+            "name": hashed_name(
+                f"{cache.namespace}-{cache.name}-{attempt}",
+                cache.namespace,
+                cache.name,
+                str(attempt),
+            ),
             "labels": {
                 LABEL_MANAGED_BY: MANAGED_BY,
                 LABEL_MODEL_CACHE: cache.name,

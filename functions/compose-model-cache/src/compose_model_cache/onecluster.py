@@ -86,7 +86,7 @@ def _download(
 ) -> dict[str, Any]:
     if storage.backend is Backend.KSERVE:
         assert storage.node_group is not None  # storage.missing said it can hold caches
-        return kserve.local_model_cache(cache, storage.node_group)
+        return kserve.local_model_cache(cache, storage.node_group, attempt)
     return native.job(cache, namespace, attempt)
 
 

@@ -263,3 +263,20 @@ def test_until_the_fleet_is_fetched_it_keeps_what_runs() -> None:
     rsp = as_dict(run(FunctionRunner(), request(cache(), observed=observed)))
     assert sorted(rsp["desired"]["resources"]) == sorted(observed)
     assert conditions(rsp)["Cached"][:2] == ("UNKNOWN", "WaitingForResources")
+
+
+def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:
+    storage = {"storageClassName": "cephfs", "nodeGroup": "h100-nvme"}
+    clusters = [cluster(backend="KServe", storage=storage)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    failed = {"nodeStatus": {"gpu-node-0": "NodeDownloadError"}}
+    observed = {"download-1-east": observed_object(first, "download-1-east", failed)}
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
+    found = manifests(rsp)
+    assert sorted(found) == ["download-2-east"]
+    before = first["desired"]["resources"]["download-1-east"]["resource"]
+    old_name = before["spec"]["forProvider"]["manifest"]["metadata"]["name"]
+    assert found["download-2-east"]["metadata"]["name"] != old_name
+    (entry,) = clusters_status(rsp)
+    assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
+    assert "download failed on node gpu-node-0" in entry["message"]
