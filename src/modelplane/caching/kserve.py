@@ -6,8 +6,8 @@ which local volumes), and serves any InferenceService or LLMInferenceService who
 storage URI is that same URI from the local copy instead of downloading it per
 pod. So the replica's LLMInferenceService keeps `spec.model.uri` equal to the
 cache's URI (`workloads.kserve`). A LocalModelCache is cluster-scoped: its name is
-a digest of the team's namespace and the cache's name, so two teams' caches never
-share one.
+a digest of the team's namespace, the cache's name and the download attempt, so two
+teams' caches never share one and a retry is a fresh download.
 """
 
 from typing import Any, Final
