@@ -25,7 +25,7 @@ sync: uv ## Install the workspace and its tools into .venv.
 	@$(UV) sync --frozen --quiet
 
 .PHONY: run
-run: sync ## Render the example fleet, the serving fleet, one fleet per in-cluster scheduler, and the stack example.
+run: sync ## Render the example fleet, the serving fleet, one fleet per in-cluster scheduler, the stack example and the model cache example.
 	$(RUN) modelplane render examples/catalog examples/fleet
 	@echo; echo "=== examples/serving"
 	$(RUN) modelplane render examples/catalog examples/serving
@@ -35,6 +35,8 @@ run: sync ## Render the example fleet, the serving fleet, one fleet per in-clust
 	done
 	@echo; echo "=== examples/stack"
 	$(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/stack
+	@echo; echo "=== examples/caching"
+	$(RUN) modelplane render examples/catalog examples/caching
 
 .PHONY: render
 render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml".

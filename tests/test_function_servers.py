@@ -16,6 +16,7 @@ from modelplane_cli.testing import request
 FUNCTIONS = [
     "compose-inference-class",
     "compose-inference-cluster",
+    "compose-model-cache",
     "compose-model-deployment",
     "compose-model-replica",
 ]
@@ -68,6 +69,7 @@ def test_serves_run_function(served: tuple[str, str]) -> None:
         "compose-model-replica": "condition Accepted=False",
         # The fleet scheduler asks for the fleet before it reads the spec.
         "compose-model-deployment": "condition ReplicasScheduled=Unknown",
+        "compose-model-cache": "condition Valid=False",
     }
     got = [f"fatal {r.reason}" for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
     names = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_UNKNOWN: "Unknown"}

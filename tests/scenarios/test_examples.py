@@ -27,6 +27,7 @@ SETS = {
         for provider in ("kai", "kueue", "volcano", "coscheduling", "default")
     },
     "stack": ("catalog", "schedulers/models.yaml", "stack"),
+    "caching": ("catalog", "caching"),
 }
 # provider-kubernetes and provider-helm ship their ClusterProviderConfig CRDs inside
 # their package images, and Crossplane its Usage CRD inside its own: none is among
@@ -102,8 +103,9 @@ def test_composites_fit_the_generated_models(example: Fleet) -> None:
         models[obj["kind"]].model_validate(obj)
 
 
-def test_the_serving_fleet_renders_every_kind(renderer: Renderer) -> None:
+def test_the_serving_and_caching_fleets_render_every_kind(renderer: Renderer) -> None:
     rendered = {o["kind"] for o in renderer.paths(*SETS["serving"]).objects}
+    rendered |= {o["kind"] for o in renderer.paths(*SETS["caching"]).objects}
     assert set(modelplane_models.__all__) <= rendered
 
 

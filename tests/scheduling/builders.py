@@ -15,6 +15,7 @@ from modelplane.cel import CostBudget
 from modelplane.core import vocabulary
 from modelplane.core.issues import parse_object
 from modelplane.scheduling import (
+    CacheView,
     Cluster,
     Decision,
     Deployment,
@@ -310,6 +311,7 @@ def run(
     engine: SelectorEngine | None = None,
     priorities: Priorities | None = PRIORITIES,
     budget: CostBudget | None = None,
+    cache: CacheView | None = None,
 ) -> Decision:
     deployment_ = read_dep(dep)
     fleet = read_fleet(
@@ -324,6 +326,7 @@ def run(
         engine=engine or FakeEngine(),
         priorities=priorities,
         budget=budget,
+        cache=cache,
     )
 
 

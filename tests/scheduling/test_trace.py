@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from modelplane.cel import CostBudget
-from modelplane.scheduling import Rejection
+from modelplane.scheduling import CacheView, Rejection
 
 from .builders import (
     HOPPER,
@@ -40,6 +40,8 @@ class Case:
     existing: list[Obj] = field(default_factory=list[Obj])
     budget: Callable[[], CostBudget] | None = None
     """The decision's CEL budget (a fresh one per run), when not the default."""
+    cache: CacheView | None = None
+    """The deployment's model cache, when it names one."""
 
 
 def after_the_first_reading(seconds: float) -> Callable[[], float]:
@@ -321,6 +323,27 @@ CASES.append(
     )
 )
 
+CASES.append(
+    Case(
+        "a cluster that holds no model caches, for a deployment with a cacheRef",
+        deployment(1, request("gpu", 8, "arch == Hopper")),
+        [cluster("a", h100()), cluster("b", h100())],
+        [("a", None, None, Rejection.NO_MODEL_CACHE_STORAGE)],
+        "holds no model caches",
+        cache=CacheView("kimi", unable={"a": "declares no storage, so it holds no model caches"}),
+    )
+)
+CASES.append(
+    Case(
+        "a cluster passed over because the model cache is Ready elsewhere",
+        deployment(1, request("gpu", 8, "arch == Hopper")),
+        [cluster("a", h100()), cluster("b", h100())],
+        [("a", None, None, Rejection.MODEL_CACHE_NOT_READY)],
+        "model cache kimi is not Ready here; replicas go where it is (b)",
+        cache=CacheView("kimi", ready=frozenset({"b"})),
+    )
+)
+
 
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]
@@ -329,7 +352,8 @@ def _entries(trace: list[dict[str, str]]) -> list[Entry]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_reason_and_role_of_each_rejection(case: Case) -> None:
     budget = case.budget() if case.budget is not None else None
-    trace = run(case.dep, case.clusters, case.existing, budget=budget).match_trace()
+    trace = run(case.dep, case.clusters, case.existing, budget=budget, cache=case.cache)
+    trace = trace.match_trace()
     assert _entries(trace) == case.entries
     assert any(case.message in entry["message"] for entry in trace[-2:]), trace
     for entry in trace:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from compose_inference_class.fn import FunctionRunner as ClassFunction
 from compose_inference_cluster.fn import FunctionRunner as ClusterFunction
+from compose_model_cache.fn import FunctionRunner as CacheFunction
 from compose_model_deployment.fn import FunctionRunner as DeploymentFunction
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
@@ -46,6 +47,17 @@ FUNCTIONS: list[tuple[str, Any, list[fnv1.RunFunctionRequest]]] = [
     ("modelplane-compose-inference-cluster", ClusterFunction, []),
     ("modelplane-compose-model-deployment", DeploymentFunction, []),
 ]
+
+
+def test_map_order_changes_nothing_for_model_caches() -> None:
+    """The ModelCache requests of the caching example (the main fleet has none)."""
+    rng = random.Random(7)
+    requests = requests_for("modelplane-compose-model-cache", ("catalog", "caching"))
+    assert requests
+    for req in requests:
+        want = as_dict(run_function(CacheFunction(), req))
+        for _ in range(6):
+            assert as_dict(run_function(CacheFunction(), reordered(req, rng))) == want
 
 
 @pytest.mark.parametrize(("name", "runner", "extra"), FUNCTIONS, ids=[f[0] for f in FUNCTIONS])

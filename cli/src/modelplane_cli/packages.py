@@ -24,6 +24,7 @@ FUNCTION_DIRECTORIES: Final = (
     "compose-inference-class",
     "compose-inference-cluster",
     "compose-inference-gateway",
+    "compose-model-cache",
     "compose-model-deployment",
     "compose-model-endpoint",
     "compose-model-replica",

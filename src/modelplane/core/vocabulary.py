@@ -18,6 +18,7 @@ MODEL_REPLICA: Final = "ModelReplica"
 MODEL_ENDPOINT: Final = "ModelEndpoint"
 MODEL_SERVICE: Final = "ModelService"
 INFERENCE_GATEWAY: Final = "InferenceGateway"
+MODEL_CACHE: Final = "ModelCache"
 
 # Roles of a replica: one unified role, or decode and prefill (disaggregated
 # serving). Also the names of the spec fields that describe them.
@@ -56,6 +57,9 @@ PROGRESSING: Final = "Progressing"
 PROGRAMMED: Final = "Programmed"
 ENDPOINTS_RESOLVED: Final = "EndpointsResolved"
 ROUTED: Final = "Routed"
+# A ModelCache: its weights are on every cluster that holds it.
+CACHED: Final = "Cached"
+
 # Every type above: the only ones a function may set.
 CONDITION_TYPES: Final = frozenset(
     {
@@ -74,6 +78,7 @@ CONDITION_TYPES: Final = frozenset(
         PROGRAMMED,
         ENDPOINTS_RESOLVED,
         ROUTED,
+        CACHED,
     }
 )
 
@@ -166,6 +171,19 @@ class Reason:
     ROUTE_ACCEPTED: Final = "RouteAccepted"
     ROUTE_PENDING: Final = "RoutePending"
 
+    # Model caches (ModelCache; a deployment's cacheRef; a replica waiting for its cache).
+    UNSUPPORTED_URI_SCHEME: Final = "UnsupportedURIScheme"
+    INVALID_QUANTITY: Final = "InvalidQuantity"
+    CACHES_READY: Final = "CachesReady"
+    CACHE_DOWNLOADING: Final = "CacheDownloading"
+    CACHE_DOWNLOAD_FAILED: Final = "CacheDownloadFailed"
+    CACHE_NOT_PLACED: Final = "CacheNotPlaced"
+    CACHE_REMOVED: Final = "CacheRemoved"
+    CACHE_IN_USE: Final = "CacheInUse"
+    MODEL_CACHE_NOT_FOUND: Final = "ModelCacheNotFound"
+    MODEL_CACHE_INVALID: Final = "ModelCacheInvalid"
+    MODEL_CACHE_NOT_READY: Final = "ModelCacheNotReady"
+
     # Any function.
     WAITING_FOR_RESOURCES: Final = "WaitingForResources"
     INTERNAL_ERROR: Final = "InternalError"
@@ -188,6 +206,9 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.GATEWAY_NOT_PROGRAMMED,
         Reason.GATEWAY_NOT_READY,
         Reason.ROUTE_PENDING,
+        Reason.CACHE_DOWNLOADING,
+        Reason.CACHE_NOT_PLACED,
+        Reason.MODEL_CACHE_NOT_READY,
     }
 )
 
@@ -202,6 +223,9 @@ LABEL_POOL: Final = f"{GROUP}/pool"
 LABEL_SERVING: Final = f"{GROUP}/serving"  # on pods that answer requests (not gang followers)
 LABEL_TENANT_NAMESPACE: Final = f"{GROUP}/namespace"  # on a workload-cluster tenant namespace
 LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
+# On a ModelReplica: the ModelCache (same namespace) its weights come from, by which
+# the ModelCache finds the clusters it is used on.
+LABEL_MODEL_CACHE: Final = f"{GROUP}/model-cache"
 # On a ModelReplica: the revision of its deployment it renders (see scheduling.rollout).
 ANNOTATION_REVISION: Final = f"{GROUP}/revision"
 MANAGED_BY: Final = "modelplane"

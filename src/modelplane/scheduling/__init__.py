@@ -111,6 +111,7 @@ from modelplane.scheduling.budget import (
     Stop,
     decision_budget,
 )
+from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Condition,
@@ -160,6 +161,7 @@ __all__ = [
     "DECODE_ROLE",
     "PREFILL_ROLE",
     "UNIFIED_ROLE",
+    "CacheView",
     "Claim",
     "ClaimRequest",
     "Cluster",

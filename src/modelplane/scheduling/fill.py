@@ -13,13 +13,15 @@ Which pool, then which cluster:
   (ties: cluster name), so replicas spread across clusters and pack onto fewer
   only when capacity or best fit forces it. Within a cluster, equally capable
   pools go in published order.
+- **Then warmth.** Among clusters equal by both, one where the deployment's model
+  cache is Ready goes first (`cache`); name order decides the rest.
 - **Then displace, with priority.** When no eligible cluster has room, a
   replica may take capacity held by other deployments' replicas it may
   displace (`precedence`: not serving, lower priority), on the cluster chosen
   by the same rules; those replicas yield in their own deployment's reconcile.
 
 Each choice is re-checked when its cluster is next tried: a cluster enters a
-heap keyed by (capability, replicas hosted, name), and re-enters with a new
+heap keyed by (capability, replicas hosted, cache not Ready, name), and re-enters with a new
 key when its best pool filled up. Every new replica of a decision has the same
 shape and the ledgers only shrink while filling, so a cluster that cannot take
 one replica cannot take a later one: it leaves the heap for good, and filling
@@ -33,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from modelplane.scheduling.book import CapacityBook, Ledgers
+from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
 from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
 from modelplane.scheduling.fleet import ClusterView, trace_role
@@ -115,8 +118,10 @@ class _Filling:
         kept: Sequence[Kept],
         book: CapacityBook,
         name_for: Callable[[str, int], str],
+        cache: CacheView | None = None,
     ) -> None:
         self.deployment = deployment
+        self.cache = cache
         self.views = views
         self.book = book
         self.name_for = name_for
@@ -150,22 +155,22 @@ class _Filling:
         displacing: bool,
     ) -> dict[str, CapacityRejection]:
         rejected: dict[str, CapacityRejection] = {}
-        heap: list[tuple[Rank, int, str]] = []
+        heap: list[tuple[Rank, int, int, str]] = []
         for name in clusters:
             ranked = self.combinations.of(self.views[name].options)
-            heap.append((ranked[0][0], self.load.get(name, 0), name))
+            heap.append((ranked[0][0], self.load.get(name, 0), self._cold(name), name))
         heapq.heapify(heap)
         # How many heap entries have each rank: while all share one, the heap's order
         # is spread's own, and best fit cannot have chosen otherwise.
-        self._ranks = Counter(rank for rank, _, _ in heap)
-        self._spread: list[tuple[int, str]] | None = None
+        self._ranks = Counter(rank for rank, _, _, _ in heap)
+        self._spread: list[tuple[int, int, str]] | None = None
         self._alive = set(clusters)
         self._pending: dict[str, Choice] = {}
         self._rejected = rejected
         self._ledgers_of = ledgers_of
         self._need = shortfall
         while len(self.placed) < shortfall and heap:
-            rank, hosted, name = heapq.heappop(heap)
+            rank, hosted, cold, name = heapq.heappop(heap)
             self._count(rank, -1)
             choice = self._choice(name, hosted)
             if choice is None:
@@ -173,15 +178,18 @@ class _Filling:
             if choice.rank > rank:
                 # Its best pool filled up: it waits behind clusters offering smaller ones.
                 self._pending[name] = choice
-                heapq.heappush(heap, (choice.rank, hosted, name))
+                heapq.heappush(heap, (choice.rank, hosted, cold, name))
                 self._count(choice.rank, 1)
                 continue
             self._place(self.views[name], hosted, rank, choice, displacing)
-            heapq.heappush(heap, (rank, hosted + 1, name))
+            heapq.heappush(heap, (rank, hosted + 1, cold, name))
             self._count(rank, 1)
             if self._spread is not None:
-                heapq.heappush(self._spread, (hosted + 1, name))
+                heapq.heappush(self._spread, (hosted + 1, cold, name))
         return rejected
+
+    def _cold(self, name: str) -> int:
+        return 0 if self.cache is None else self.cache.cold(name)
 
     def _count(self, rank: Rank, change: int) -> None:
         left = self._ranks[rank] + change
@@ -220,14 +228,16 @@ class _Filling:
         if not self._ranks or (len(self._ranks) == 1 and rank in self._ranks):
             return None
         if self._spread is None:
-            self._spread = [(self.load.get(other, 0), other) for other in self._alive]
+            self._spread = [
+                (self.load.get(other, 0), self._cold(other), other) for other in self._alive
+            ]
             heapq.heapify(self._spread)
         while self._spread:
-            load, other = self._spread[0]
+            load, cold, other = self._spread[0]
             if other not in self._alive or load != self.load.get(other, 0):
                 heapq.heappop(self._spread)
                 continue
-            if (load, other) >= (hosted, name):
+            if (load, cold, other) >= (hosted, self._cold(name), name):
                 return None
             choice = self._choice(other, load)
             if choice is not None:
@@ -258,6 +268,9 @@ class _Filling:
                 f"{passed[0]} ({passed[1]} of this deployment's replicas, {hosted} here), but "
                 "only more capable pools have room there"
             )
+        if self.cache is not None:
+            note = self.cache.note(name)
+            why = note if why is None else f"{why}; {note}"
         if displacing:
             taken = [s for s in self.book.displaced(name) if s not in before]
             taking = _taking(taken, self.deployment.namespace)
@@ -281,9 +294,10 @@ def fill(
     book: CapacityBook,
     shortfall: int,
     name_for: Callable[[str, int], str],
+    cache: CacheView | None = None,
 ) -> tuple[list[DesiredReplica], dict[str, CapacityRejection]]:
     """Place up to `shortfall` new replicas; returns them and the clusters that had no room."""
-    filling = _Filling(deployment, views, kept, book, name_for)
+    filling = _Filling(deployment, views, kept, book, name_for, cache)
     eligible = [name for name, view in views.items() if view.eligible]
     rejected = filling.run(shortfall, eligible, book.ledgers, displacing=False)
     if len(filling.placed) < shortfall:

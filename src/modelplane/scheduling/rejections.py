@@ -34,6 +34,14 @@ class Rejection(StrEnum):
     """The cluster's `Reachable` condition is False: nothing new is placed there, and
     replicas there are replaced elsewhere (an implicit NoExecute taint)."""
 
+    NO_MODEL_CACHE_STORAGE = "NoModelCacheStorage"
+    """The deployment names a model cache and the cluster holds none (no
+    `spec.storage.modelCache`, or a KServe cluster without its node group): nothing new
+    is placed there. Replicas already there stay."""
+    MODEL_CACHE_NOT_READY = "ModelCacheNotReady"
+    """Not a rejection but a preference (`scheduling.cache`): the deployment's model cache
+    is not Ready here, and equally good clusters where it is took the new replicas."""
+
     QUEUE_FULL = "QueueFull"
     """The in-cluster queue the deployment's namespace goes to on this cluster
     (`status.capacity.queues`) has too little GPU quota left for a replica, and the

@@ -9,6 +9,7 @@ from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling.book import CapacityBook, Contention, Yield
 from modelplane.scheduling.budget import DecisionStopped
+from modelplane.scheduling.cache import CacheView, cold_trace, filter_storage
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Decision,
@@ -132,6 +133,7 @@ def schedule(
     engine: SelectorEngine | None = None,
     priorities: Priorities | None = None,
     budget: CostBudget | None = None,
+    cache: CacheView | None = None,
 ) -> Decision:
     """Decide where every replica of `deployment` runs. Pure and deterministic.
 
@@ -146,6 +148,9 @@ def schedule(
     - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
     - `priorities`: the fleet's PriorityClasses, or None when they have not been
       fetched (no priority information: nobody yields or is displaced).
+    - `cache`: the deployment's model cache (`spec.model.cacheRef`), when it names
+      one: where it is Ready, which clusters cannot hold it, or why it cannot be
+      used (then the decision holds). See `modelplane.scheduling.cache`.
     - `budget`: what the decision may spend on CEL; by default `decision_budget()`
       (`modelplane.scheduling.budget`). When it runs out the decision stops and
       holds every existing replica.
@@ -184,6 +189,8 @@ def schedule(
         selector_problems = list(error.issues)
     # The clusterSelector's problems come first, so the first one's reason is the condition's.
     problems = selector_problems + _node_selector_problems(deployment, evaluator)
+    if cache is not None and cache.problem is not None:
+        problems.append(cache.problem)
     if problems:
         return _invalid(deployment, own, existence, problems, warnings)
     try:
@@ -198,6 +205,7 @@ def schedule(
             unreadable,
             existence,
             warnings,
+            cache,
         )
     except DecisionStopped as stop:
         reason, why = stop.stop.value, stop.describe()
@@ -215,11 +223,13 @@ def _decide(
     unreadable: Sequence[UnreadableCluster],
     existence: Existence,
     warnings: Sequence[Event],
+    cache: CacheView | None = None,
 ) -> Decision:
     """Filter, retain, yield, scale down and fill (the rules in `modelplane.scheduling`)."""
     matcher = Matcher(evaluator)
     fleet = FleetFilter(deployment, selector, matcher)
     views = fleet.views(ordered)
+    filter_storage(views, cache)
     selected = eligible = 0
     for view in views.values():
         selected += view.selected
@@ -247,6 +257,7 @@ def _decide(
             book,
             count,
             lambda cluster, index: replica_name(deployment, cluster, index),
+            cache,
         )
 
     if holding:
@@ -255,6 +266,10 @@ def _decide(
     else:
         rollout = roll(deployment, kept, removed, place)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
+    hosts = {r.cluster for r in rollout.placed} | {k.replica.cluster for k in rollout.kept}
+    cold = cold_trace(views, cache, hosts, {entry.cluster for entry in trace})
+    if cold:
+        trace = tuple(sorted((*trace, *cold), key=lambda entry: entry.cluster))
     condition, condition_warnings = scheduled_condition(
         deployment,
         views,

@@ -101,7 +101,7 @@ def histogram(trace: Sequence["ClusterTrace"]) -> list[tuple[str, int]]:
     """
     counts: Counter[str] = Counter()
     for cluster in trace:
-        if cluster.reason is None:
+        if cluster.reason is None or cluster.reason is Rejection.MODEL_CACHE_NOT_READY:
             continue
         if cluster.reason is Rejection.NO_MATCHING_POOL and cluster.pools:
             counts.update({pool.reason.value for pool in cluster.pools})
@@ -112,7 +112,11 @@ def histogram(trace: Sequence["ClusterTrace"]) -> list[tuple[str, int]]:
 
 def availability(trace: Sequence["ClusterTrace"], clusters: int) -> str:
     """'N/M clusters available: 640 SelectorMismatch, ...', kube-scheduler style."""
-    rejected = sum(1 for cluster in trace if cluster.reason is not None)
+    rejected = sum(
+        1
+        for cluster in trace
+        if cluster.reason is not None and cluster.reason is not Rejection.MODEL_CACHE_NOT_READY
+    )
     counts = ", ".join(f"{count} {reason}" for reason, count in histogram(trace))
     summary = f"{clusters - rejected}/{clusters} clusters available"
     return f"{summary}: {counts}" if counts else summary

@@ -73,7 +73,11 @@ def _workload(replica: ReplicaInput, role: RoleInput, claim: str | None) -> dict
 
 
 def model(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, str]:
-    """`spec.model`: what KServe downloads and the name it serves it under."""
+    """`spec.model`: what KServe downloads and the name it serves it under. With a model
+    cache, its URI: KServe serves a URI its LocalModelCache holds from the local copy."""
+    cache = replica.model.cache if replica.model is not None else None
+    if replica.model is not None and cache is not None:
+        return {"uri": cache.uri, "name": replica.model.name}
     if replica.model is None or not replica.model.uri:
         raise InvalidInputError.at(
             "spec.model.uri",

@@ -114,11 +114,24 @@ class RoleInput:
 
 
 @dataclass(frozen=True)
+class CacheMount:
+    """The model cache (`spec.model.cacheRef`) a replica's engines read the weights from."""
+
+    name: str
+    uri: str
+    """The cache's source URI: what a KServe cluster serves from its local copy."""
+    claim: str
+    """The ReadWriteMany PersistentVolumeClaim holding it on a Native cluster."""
+
+
+@dataclass(frozen=True)
 class ModelInput:
     """What the engine serves (`spec.model`): the served name, and where weights come from."""
 
     name: str
     uri: str | None = None
+    cache: CacheMount | None = None
+    """Set by the glue once the named ModelCache is read (`caching`)."""
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ def deployment(
     prefill: str | None = None,
 ) -> dict[str, Any]:
     """One Deployment whose pods are the role's single-node workers."""
-    shape = role_shape(replica, role, claim, serving=True, prefill_address=prefill)
+    shape = role_shape(
+        replica, role, claim, serving=True, prefill_address=prefill, mount_cache=True
+    )
     template = shape_pod(role.template, f"{role.path}.template", shape)
     return {
         "apiVersion": DEPLOYMENT.api_version,
@@ -60,8 +62,12 @@ def leader_worker_set(
 ) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
-    leader = role_shape(replica, role, claim, serving=True, prefill_address=prefill)
-    follower = role_shape(replica, role, claim, serving=False, prefill_address=prefill)
+    leader = role_shape(
+        replica, role, claim, serving=True, prefill_address=prefill, mount_cache=True
+    )
+    follower = role_shape(
+        replica, role, claim, serving=False, prefill_address=prefill, mount_cache=True
+    )
     return {
         "apiVersion": LEADER_WORKER_SET.api_version,
         "kind": LEADER_WORKER_SET.kind,

@@ -53,6 +53,11 @@ ENV_LEADER_ADDRESS = "MODELPLANE_LEADER_ADDRESS"
 ENV_MODEL_NAME = "MODELPLANE_MODEL_NAME"
 ENV_MODEL_URI = "MODELPLANE_MODEL_URI"
 ENV_PREFILL_ADDRESS = "MODELPLANE_PREFILL_ADDRESS"
+ENV_MODEL_PATH = "MODELPLANE_MODEL_PATH"
+# A model cache's volume on a Native cluster: mounted read-only, the weights in model/.
+CACHE_VOLUME = "modelplane-model-cache"
+CACHE_MOUNT_PATH = "/mnt/model-cache"
+CACHE_MODEL_PATH = f"{CACHE_MOUNT_PATH}/model"
 CONTRACT_ENV = (
     ENV_NODE_RANK,
     ENV_NODE_COUNT,
@@ -60,6 +65,7 @@ CONTRACT_ENV = (
     ENV_MODEL_NAME,
     ENV_MODEL_URI,
     ENV_PREFILL_ADDRESS,
+    ENV_MODEL_PATH,
 )
 
 # Pod fields Modelplane (pool pin, claims, toleration) or the scheduler
@@ -93,6 +99,8 @@ class PodShape:
     container_name: str = ENGINE_CONTAINER
     # The engine contract's variables beyond rank and leader: model and prefill.
     env: tuple[tuple[str, str], ...] = ()
+    # The model cache's claim, mounted read-only (Native clusters).
+    cache_claim: str | None = None
 
 
 def role_shape(
@@ -103,13 +111,21 @@ def role_shape(
     serving: bool,
     container_name: str = ENGINE_CONTAINER,
     prefill_address: str | None = None,
+    mount_cache: bool = False,
 ) -> PodShape:
-    """The shape of a role's pods: its identity labels, pool, claim and node count."""
+    """The shape of a role's pods: its identity labels, pool, claim and node count.
+    `mount_cache`: the pods mount the replica's model cache themselves (Native)."""
     env: list[tuple[str, str]] = []
-    if replica.model is not None:
-        env.append((ENV_MODEL_NAME, replica.model.name))
-        if replica.model.uri:
-            env.append((ENV_MODEL_URI, replica.model.uri))
+    model = replica.model
+    cache = model.cache if model is not None else None
+    if model is not None:
+        env.append((ENV_MODEL_NAME, model.name))
+        uri = cache.uri if cache is not None else model.uri
+        if uri:
+            env.append((ENV_MODEL_URI, uri))
+    cache_claim = cache.claim if cache is not None and mount_cache else None
+    if cache_claim is not None:
+        env.append((ENV_MODEL_PATH, CACHE_MODEL_PATH))
     if prefill_address:
         env.append((ENV_PREFILL_ADDRESS, prefill_address))
     return PodShape(
@@ -121,6 +137,7 @@ def role_shape(
         serving=serving,
         container_name=container_name,
         env=tuple(env),
+        cache_claim=cache_claim,
     )
 
 
@@ -230,6 +247,12 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
         resources = dict(_as_mapping(engine.get("resources") or {}, f"{path}.resources"))
         resources["claims"] = [{"name": POD_CLAIM_NAME}]
         engine["resources"] = resources
+    if shape.cache_claim is not None:
+        mounts = _as_list(engine.get("volumeMounts"), f"{path}.volumeMounts")
+        engine["volumeMounts"] = [
+            *mounts,
+            {"name": CACHE_VOLUME, "mountPath": CACHE_MOUNT_PATH, "readOnly": True},
+        ]
     if shape.serving:
         ports = f"{path}.ports"
         engine["ports"] = _serving_port(_as_list(engine.get("ports"), ports), ports)
@@ -268,6 +291,15 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     )
     spec["containers"] = containers
 
+    if shape.cache_claim is not None:
+        volumes = _as_list(spec.get("volumes"), f"{path}.spec.volumes")
+        for i, volume in enumerate(volumes):
+            if _as_mapping(volume, f"{path}.spec.volumes[{i}]").get("name") == CACHE_VOLUME:
+                raise InvalidInputError.at(
+                    f"{path}.spec.volumes[{i}].name", f"{CACHE_VOLUME} is set by Modelplane"
+                )
+        claim = {"claimName": shape.cache_claim, "readOnly": True}
+        spec["volumes"] = [*volumes, {"name": CACHE_VOLUME, "persistentVolumeClaim": claim}]
     spec["nodeSelector"] = {LABEL_POOL: shape.pool}
     if shape.claims_gpu:
         spec["tolerations"] = [

@@ -15,6 +15,8 @@ resource composed or changed in the previous round:
 - **Changed**: a workload whose manifest changed is applied the same way, but is
   rolling out for one round (its own conditions False, the Object not Ready)
   before it is healthy again, so `--rounds N` can show a change in flight.
+- **Downloads**: a new model cache download (a Job, a LocalModelCache) reports
+  itself under way for one round, then done.
 - **Pods that cannot be created**: a custom resource the API server stored whose pod
   templates its controller cannot use is Synced but never available.
 - **Observe-only Objects** (`managementPolicies: ["Observe"]`) apply nothing, so no
@@ -32,8 +34,10 @@ from typing import Any
 from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
 from modelplane_cli.render.simulate import (
     OBJECT_GROUPS,
+    downloading,
     has_conditions,
     healthy,
+    is_download_object,
     provider_status,
     target_of,
 )
@@ -121,6 +125,11 @@ class Providers:
         if updating and _is_workload(obj):
             self.rolling.add(key)
             world.put(_not_available(obj, REASON_UPDATING, _ROLLING_MESSAGE))
+            return False
+        if not updating and is_download_object(obj):
+            # A model cache's download takes a round: done on its next reconcile.
+            self.rolling.add(key)
+            self._report(world, key, downloading(obj))
             return False
         self._report(world, key, provider_status(obj))
         # A new workload reported serving is its controller's progress, seen on a

@@ -4,7 +4,9 @@ The engine runs no providers. A managed resource a composite composes is taken a
 applied and healthy the round after it appears (or changes): Ready and Synced,
 and a provider-kubernetes Object reports back the manifest it wraps with the
 status a healthy workload of that kind would show, so functions that derive
-readiness from it see what they would see on a working cluster.
+readiness from it see what they would see on a working cluster. A model cache's
+download (a Job, a LocalModelCache) reports itself downloading for a round first,
+then done, so a preview shows a cold first placement and a warm second one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from modelplane.caching.progress import is_download, simulated_status
 from modelplane.core.kinds import workload_kind
 from modelplane_cli.render.world import Obj, View, clone, group_of
 
@@ -102,7 +105,27 @@ def healthy(manifest: Mapping[str, Any], target: str = "") -> Obj:
     kind = workload_kind(manifest)
     if kind is not None:
         out["status"] = kind.healthy_status_on(out, target)
+    elif is_download(manifest):
+        # A model cache's download, done (`downloading` shows it under way).
+        out["status"] = simulated_status(manifest, done=True)
     return out
+
+
+def downloading(obj: View) -> Obj:
+    """An Object wrapping a model cache's download, applied and still downloading."""
+    out = provider_status(obj)
+    manifest = ((out.get("status") or {}).get("atProvider") or {}).get("manifest")
+    if isinstance(manifest, dict):
+        manifest["status"] = simulated_status(manifest, done=False)
+    return out
+
+
+def is_download_object(obj: View) -> bool:
+    """Whether an Object wraps a model cache's download (a Job or a LocalModelCache)."""
+    if group_of(str(obj.get("apiVersion", ""))) not in OBJECT_GROUPS or obj.get("kind") != "Object":
+        return False
+    manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
+    return isinstance(manifest, Mapping) and is_download(manifest)
 
 
 def target_of(obj: View) -> str:

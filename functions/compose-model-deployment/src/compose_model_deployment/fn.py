@@ -20,6 +20,13 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from pydantic import BaseModel
 
+from compose_model_deployment.cache import (
+    USAGE_KEY,
+    CacheWaiting,
+    cache_view,
+    compose_usage,
+    require_cache,
+)
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
 from compose_model_deployment.health import unreachable_cluster_names
 from compose_model_deployment.replicas import (
@@ -100,19 +107,22 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
         required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
+        require_cache(rsp, observed_composite(req))
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         fleet_replicas = required.resolve(req, REPLICAS, ModelReplica)
-        if not (clusters.resolved and fleet_replicas.resolved):
+        try:
+            if not (clusters.resolved and fleet_replicas.resolved):
+                raise CacheWaiting("waiting for the fleet")
+            deployment = observed_composite(req, ModelDeployment)
+            cache = cache_view(req, deployment, clusters.items)
+        except CacheWaiting as waiting:
             keep_observed(req, rsp)
             report.set_condition(
                 rsp,
-                report.Condition(
-                    REPLICAS_SCHEDULED, None, Reason.WAITING_FOR_FLEET, "waiting for the fleet"
-                ),
+                report.Condition(REPLICAS_SCHEDULED, None, Reason.WAITING_FOR_FLEET, str(waiting)),
             )
             return
 
-        deployment = observed_composite(req, ModelDeployment)
         observed = observed_resources(req)
         composed = composed_replicas(observed)
         wanted = read_deployment(deployment)
@@ -142,8 +152,10 @@ class FunctionRunner(ComposeFunction):
             known.replicas,
             unreadable=fleet.unreadable,
             priorities=priorities,
+            cache=cache,
         )
         emit(req, rsp, deployment, wanted, decision, observed)
+        compose_usage(rsp, deployment, cache, observed)
         skipped = known.skipped + len(fleet_replicas.unreadable)
         if skipped:
             report.warning(
@@ -161,7 +173,7 @@ def composed_replicas(observed: dict[str, dict[str, Any]]) -> dict[str, ModelRep
     composed: dict[str, ModelReplica] = {}
     problems: list[Issue] = []
     for key, obj in sorted(observed.items()):
-        if is_endpoint(obj):
+        if is_endpoint(obj) or key == USAGE_KEY:
             continue
         try:
             composed[key] = parse_object(ModelReplica, obj)

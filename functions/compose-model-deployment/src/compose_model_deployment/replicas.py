@@ -16,6 +16,7 @@ from modelplane.core.vocabulary import (
     ACCEPTED,
     ANNOTATION_REVISION,
     API_VERSION,
+    LABEL_MODEL_CACHE,
     MODEL_REPLICA,
     SERVING,
 )
@@ -61,9 +62,17 @@ def replica_object(
     if priority:
         spec["priority"] = priority
     model = deployment.spec.model if deployment.spec else None
+    labels = replica.placement_labels(name or "")
     if model is not None:
         # The served name resolved here, so every replica renders the same one.
-        spec["model"] = {"name": model.name or name, **({"uri": model.uri} if model.uri else {})}
+        source: dict[str, Any] = {"name": model.name or name}
+        if model.uri:
+            source["uri"] = model.uri
+        spec["model"] = source
+        if model.cacheRef is not None:
+            source["cacheRef"] = {"name": model.cacheRef.name}
+            # How the ModelCache finds the clusters it is used on.
+            labels[LABEL_MODEL_CACHE] = model.cacheRef.name
     for role in replica.roles:
         spec[role.role] = {**role.as_dict(), "template": role_template(deployment, role.role)}
     return {
@@ -71,7 +80,7 @@ def replica_object(
         "kind": MODEL_REPLICA,
         "metadata": {
             "name": replica.name,
-            "labels": replica.placement_labels(name or ""),
+            "labels": labels,
             "annotations": {ANNOTATION_REVISION: revision},
         },
         "spec": spec,

@@ -19,6 +19,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import ModelReplica
 
+from compose_model_replica.cache import CacheWaiting, require_cache, with_cache
 from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
 from compose_model_replica.stack import lacking
 from compose_model_replica.status import (
@@ -76,7 +77,7 @@ class FunctionRunner(ComposeFunction):
         replica = replica_input(composite)
         try:
             self.render(req, rsp, composite, replica)
-        except WaitingError as waiting:
+        except (WaitingError, CacheWaiting) as waiting:
             keep_observed(req, rsp)
             keep_status(req, rsp, self.published_status)
             report.set_condition(
@@ -101,7 +102,10 @@ class FunctionRunner(ComposeFunction):
                 "create ModelDeployments, not ModelReplicas",
                 Reason.NOT_COMPOSED,
             )
+        require_cache(rsp, composite, replica.namespace)
         cluster = self.cluster(req, rsp, replica.cluster_name)
+        cached = with_cache(req, composite, replica)
+        replica = cached.replica
         provider_config = cluster.status.providerConfigRef if cluster.status else None
         if provider_config is None or not provider_config.name:
             raise InvalidInputError.at(
@@ -135,6 +139,12 @@ class FunctionRunner(ComposeFunction):
         observed = observed_resources(req)
         reference = provider_config.model_dump(exclude_none=True)
         composed = wrap_all(remote, replica, reference)
+        workload_keys = {w.key for w in handed.workloads}
+        if cached.waiting is not None:
+            # Until the cache is Ready here, a workload is not created, and one that runs
+            # keeps the spec it runs with (`cache`).
+            composed = {k: v for k, v in composed.items() if k not in workload_keys}
+            keep_observed(req, rsp, workload_keys & set(observed))
         for key, wrapped in composed.items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
@@ -144,12 +154,14 @@ class FunctionRunner(ComposeFunction):
 
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
         rsp.desired.composite.resource.update({"status": composite_status(handed, seen)})
-        keys = [o.key for o in remote]
+        keys = [o.key for o in remote if o.key in composed or o.key in observed]
         report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
-        changed = unapplied({w.key: composed[w.key] for w in handed.workloads}, observed)
-        serving = lacking_condition(replica.cluster_name, missing) or serving_condition(
-            handed, seen, changed
+        changed = unapplied({k: composed[k] for k in workload_keys if k in composed}, observed)
+        serving = (
+            lacking_condition(replica.cluster_name, missing)
+            or cached.waiting
+            or serving_condition(handed, seen, changed)
         )
         report.set_condition(rsp, serving)
 

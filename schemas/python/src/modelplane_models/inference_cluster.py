@@ -110,6 +110,34 @@ class MissingPrerequisite(BaseModel):
     tenant: str | None = None
 
 
+class ModelCacheStorage(BaseModel):
+    nodeGroup: Annotated[
+        str | None,
+        Field(
+            description="KServe clusters: the LocalModelNodeGroup (installed by the platform) whose nodes KServe's LocalModelCache downloads to. A KServe cluster without it holds no caches.",
+            max_length=253,
+            min_length=1,
+        ),
+    ] = None
+    retention: Annotated[
+        str | None,
+        Field(
+            description="How long a cache no placed replica uses and no ModelCache clusterSelector keeps stays on this cluster before it is removed, as a Go duration (30m, 24h, 168h). 0s removes it at once.",
+            max_length=16,
+            min_length=2,
+            pattern="^([0-9]+h)?([0-9]+m)?([0-9]+s)?$",
+        ),
+    ] = "24h"
+    storageClassName: Annotated[
+        str,
+        Field(
+            description="A StorageClass offering ReadWriteMany volumes (EFS, Filestore, NFS, CephFS). On Native clusters each cache is a PersistentVolumeClaim of this class, filled by a download Job.",
+            max_length=253,
+            min_length=1,
+        ),
+    ]
+
+
 class NodePool(BaseModel):
     className: Annotated[
         str,
@@ -429,6 +457,10 @@ class Cluster(BaseModel):
     ]
 
 
+class ClusterStorage(BaseModel):
+    modelCache: ModelCacheStorage | None = None
+
+
 class ClusterTaint(BaseModel):
     effect: shapes.TaintEffect
     key: Annotated[
@@ -482,6 +514,7 @@ class Spec(BaseModel):
     ]
     scheduling: Annotated[Scheduling | None, Field(validate_default=True)] = {}
     stack: Annotated[Stack | None, Field(validate_default=True)] = {}
+    storage: ClusterStorage | None = None
     taints: Annotated[
         list[ClusterTaint] | None,
         Field(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
 from . import shapes
@@ -68,28 +68,6 @@ class EndpointStatus(BaseModel):
     url: str | None = None
 
 
-MatchLabelsAdditionalProperty = TypeAliasType(
-    "MatchLabelsAdditionalProperty", Annotated[str, Field(max_length=63)]
-)
-
-
-class Operator(StrEnum):
-    IN = "In"
-    NOT_IN = "NotIn"
-    EXISTS = "Exists"
-    DOES_NOT_EXIST = "DoesNotExist"
-
-
-class Value(RootModel[str]):
-    root: Annotated[str, Field(max_length=63)]
-
-
-class LabelSelectorRequirement(BaseModel):
-    key: Annotated[str, Field(max_length=317, min_length=1)]
-    operator: Operator
-    values: Annotated[list[Value] | None, Field(max_length=64)] = None
-
-
 class MatchTraceEntry(BaseModel):
     cluster: str | None = None
     clusters: Annotated[
@@ -118,7 +96,7 @@ class Placement(BaseModel):
 
 
 NodeSelectorAdditionalProperty = TypeAliasType(
-    "NodeSelectorAdditionalProperty", MatchLabelsAdditionalProperty
+    "NodeSelectorAdditionalProperty", Annotated[str, Field(max_length=63)]
 )
 
 
@@ -243,15 +221,6 @@ class DeviceRequest(BaseModel):
     selectors: Annotated[list[shapes.DeviceSelector] | None, Field(max_length=8)] = None
 
 
-class LabelSelector(BaseModel):
-    matchExpressions: Annotated[
-        list[LabelSelectorRequirement] | None, Field(max_length=16)
-    ] = None
-    matchLabels: Annotated[
-        dict[str, MatchLabelsAdditionalProperty] | None, Field(max_length=32)
-    ] = None
-
-
 class NodeSelector(BaseModel):
     devices: Annotated[list[DeviceRequest], Field(max_length=16, min_length=1)]
 
@@ -293,7 +262,7 @@ class Role(BaseModel):
 
 
 class Spec(BaseModel):
-    clusterSelector: LabelSelector | None = None
+    clusterSelector: shapes.LabelSelector | None = None
     decode: Role | None = None
     model: shapes.ModelSource | None = None
     nodeSelector: NodeSelector | None = None

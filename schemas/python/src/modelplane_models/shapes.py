@@ -5,7 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, RootModel
+from typing_extensions import TypeAliasType
 
 
 class Claim(StrEnum):
@@ -40,7 +41,37 @@ class DeviceSelector(BaseModel):
     ]
 
 
+MatchLabelsAdditionalProperty = TypeAliasType(
+    "MatchLabelsAdditionalProperty", Annotated[str, Field(max_length=63)]
+)
+
+
+class Operator(StrEnum):
+    IN = "In"
+    NOT_IN = "NotIn"
+    EXISTS = "Exists"
+    DOES_NOT_EXIST = "DoesNotExist"
+
+
+class Value(RootModel[str]):
+    root: Annotated[str, Field(max_length=63)]
+
+
+class LabelSelectorRequirement(BaseModel):
+    key: Annotated[str, Field(max_length=317, min_length=1)]
+    operator: Operator
+    values: Annotated[list[Value] | None, Field(max_length=64)] = None
+
+
+class ModelCacheRef(BaseModel):
+    name: Annotated[
+        str,
+        Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
+    ]
+
+
 class ModelSource(BaseModel):
+    cacheRef: ModelCacheRef | None = None
     name: Annotated[
         str | None,
         Field(
@@ -140,6 +171,13 @@ class Device(BaseModel):
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
         ),
     ]
+
+
+class LabelSelector(BaseModel):
+    matchExpressions: Annotated[list[LabelSelectorRequirement] | None, Field(max_length=16)] = None
+    matchLabels: Annotated[
+        dict[str, MatchLabelsAdditionalProperty] | None, Field(max_length=32)
+    ] = None
 
 
 class ObjectMeta(BaseModel):

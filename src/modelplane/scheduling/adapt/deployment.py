@@ -7,14 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from modelplane_models.model_deployment import (
-    LabelSelector as LabelSelectorModel,
-)
-from modelplane_models.model_deployment import (
     ModelDeployment,
     NodeSelector,
     Workers,
 )
 from modelplane_models.model_deployment import Toleration as TolerationModel
+from modelplane_models.shapes import LabelSelector as LabelSelectorModel
 
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import digest, is_dns_label
@@ -83,7 +81,7 @@ def _role(
     )
 
 
-def _label_selector(selector: LabelSelectorModel) -> LabelSelector:
+def label_selector(selector: LabelSelectorModel) -> LabelSelector:
     """Kept as written: the scheduler validates label syntax, naming each bad key."""
     return LabelSelector(
         match_labels=tuple(sorted((selector.matchLabels or {}).items())),
@@ -207,7 +205,7 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         priority=spec.priority,
         cluster_selector=None
         if spec.clusterSelector is None
-        else _label_selector(spec.clusterSelector),
+        else label_selector(spec.clusterSelector),
         tolerations=tolerations,
         strategy=strategy,
         revision=revision(model),

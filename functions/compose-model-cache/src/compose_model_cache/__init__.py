@@ -1,0 +1,1 @@
+"""compose-model-cache: a model's weights, downloaded once per cluster."""

@@ -1,0 +1,244 @@
+"""A ModelCache: a model's weights, downloaded once per cluster.
+
+Requires every InferenceCluster (backend, cache storage, labels for the
+clusterSelector, connection) and every ModelReplica labelled with this cache
+(`modelplane.ai/model-cache`, set by the ModelDeployment that names it; only this
+namespace's count). The cache goes on each cluster a replica using it is placed
+on, and on each cluster the clusterSelector picks (`onecluster`); one no longer
+used stays for the cluster's retention (`modelplane.caching.retention`) and is
+then no longer composed, so Crossplane deletes it. `status.clusters` says how far
+each got; `Cached` sums them up.
+
+Bad input (a URI scheme the downloader does not fetch, a size that is not a
+quantity) sets `Valid` False naming the field and keeps every object as it is.
+A cluster that cannot be read, lost its cache storage, or is not connected keeps
+its objects as they are too: nothing that engines read from is removed because
+of an observation.
+"""
+
+# pyright: reportMissingTypeStubs=false
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceCluster, ModelCache, ModelReplica
+from modelplane_models.model_cache import ModelCacheClusterStatus
+
+from compose_model_cache.onecluster import Placed, cluster_of, compose_cluster
+from modelplane.caching import CacheSpec, CacheStorage, Phase, cache_storage, keeps, read_cache
+from modelplane.core.issues import InvalidInputError
+from modelplane.core.vocabulary import (
+    API_VERSION,
+    CACHED,
+    INFERENCE_CLUSTER,
+    LABEL_MODEL_CACHE,
+    MODEL_REPLICA,
+    VALID,
+    Reason,
+)
+from modelplane.scheduling.label_selector import CompiledLabelSelector, compile_label_selector
+from modelplane.workloads import cluster_input
+from modelplane.workloads.render import tenant_namespace
+from modelplane.xfn import clock, report, required
+from modelplane.xfn.runner import (
+    ComposeFunction,
+    keep_observed,
+    keep_status,
+    observed_composite,
+    observed_resources,
+)
+
+CLUSTERS = "inferenceclusters"
+REPLICAS = "modelreplicas"
+
+
+class FunctionRunner(ComposeFunction):
+    validity_condition = VALID
+    published_status = ("clusters",)
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        composite = observed_composite(req, ModelCache)
+        name = (composite.metadata.name if composite.metadata else None) or ""
+        # The same requirements on every call, so Crossplane's fetch loop settles.
+        required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
+        required.require_labelled(
+            rsp, REPLICAS, API_VERSION, MODEL_REPLICA, {LABEL_MODEL_CACHE: name}
+        )
+        cache = read_cache(composite)
+        clusters = required.resolve(req, CLUSTERS, InferenceCluster)
+        replicas = required.resolve(req, REPLICAS, ModelReplica)
+        if not (clusters.resolved and replicas.resolved):
+            keep_observed(req, rsp)
+            keep_status(req, rsp, self.published_status)
+            report.set_condition(
+                rsp,
+                report.Condition(
+                    CACHED, None, Reason.WAITING_FOR_RESOURCES, "waiting for the fleet"
+                ),
+            )
+            return
+        report.set_condition(
+            rsp, report.Condition(VALID, True, Reason.VALID, f"caches {cache.uri}")
+        )
+
+        users = users_by_cluster(replicas.items, cache)
+        observed = observed_resources(req)
+        status = composite.status.clusters if composite.status else None
+        fleet = Fleet(
+            cache=cache,
+            users=users,
+            observed=observed,
+            present={c for obj in observed.values() if (c := cluster_of(obj)) is not None},
+            before={entry.name: entry for entry in status or () if entry.name},
+            selector=compile_label_selector(cache.cluster_selector),
+            now=clock.now(req),
+        )
+        named = sorted((c.metadata.name if c.metadata else None) or "" for c in clusters.items)
+        by_name = {(c.metadata.name if c.metadata else None) or "": c for c in clusters.items}
+        for cname in named:
+            fleet.place(rsp, cname, by_name[cname])
+        # A cluster whose objects exist but that is gone, or cannot be read, keeps them.
+        gone = fleet.present - set(named)
+        fleet.kept |= gone
+        fleet.entries.extend(
+            fleet.before[c].model_dump(mode="json", exclude_none=True)
+            for c in sorted(gone)
+            if c in fleet.before
+        )
+        keep_observed(req, rsp, {k for k, obj in observed.items() if cluster_of(obj) in fleet.kept})
+        entries = sorted(fleet.entries, key=lambda entry: str(entry.get("name", "")))
+        rsp.desired.composite.resource.update({"status": {"clusters": entries}})
+        report.set_condition(rsp, cached_condition(fleet.placed, fleet.notes, users))
+        if composite.metadata and composite.metadata.deletionTimestamp and users:
+            report.warning(rsp, Reason.CACHE_IN_USE, in_use(users))
+
+
+def users_by_cluster(replicas: list[ModelReplica], cache: CacheSpec) -> dict[str, set[str]]:
+    """The deployments whose placed replicas use the cache, per cluster (this namespace's
+    only: the label alone does not say whose cache it names)."""
+    users: dict[str, set[str]] = {}
+    for replica in replicas:
+        metadata, spec = replica.metadata, replica.spec
+        if metadata is None or spec is None or metadata.namespace != cache.namespace:
+            continue
+        ref = spec.model.cacheRef if spec.model else None
+        if ref is not None and ref.name == cache.name:
+            users.setdefault(spec.clusterName, set()).add(spec.deploymentName)
+    return users
+
+
+@dataclass
+class Fleet:
+    """One call's view of the fleet for the cache, and what it composed so far."""
+
+    cache: CacheSpec
+    users: dict[str, set[str]]
+    observed: dict[str, dict[str, Any]]
+    present: set[str]
+    before: dict[str, ModelCacheClusterStatus]
+    selector: CompiledLabelSelector
+    now: datetime
+    entries: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    notes: list[str] = field(default_factory=list[str])
+    kept: set[str] = field(default_factory=set[str])
+    placed: list[Placed] = field(default_factory=list[Placed])
+
+    def _unable(self, cluster: InferenceCluster, storage: CacheStorage) -> str | None:
+        """Why the cache cannot go on the cluster now, or None."""
+        if storage.missing is not None:
+            return storage.missing
+        provider = cluster.status.providerConfigRef if cluster.status else None
+        if provider is None or not provider.name:
+            return "is not connected yet (no status.providerConfigRef)"
+        return None
+
+    def place(self, rsp: fnv1.RunFunctionResponse, name: str, cluster: InferenceCluster) -> None:
+        cache = self.cache
+        used = name in self.users
+        labels = (cluster.metadata.labels if cluster.metadata else None) or {}
+        selected = cache.cluster_selector is not None and self.selector.explain(labels) is None
+        if not (used or selected or name in self.present):
+            return
+        previous = self.before.get(name, ModelCacheClusterStatus())
+        storage = cache_storage(cluster)
+        why = self._unable(cluster, storage)
+        tenant = None
+        if why is None:
+            try:
+                tenant = tenant_namespace(cache.namespace, cluster_input(cluster))
+            except InvalidInputError as invalid:
+                why = "; ".join(map(str, invalid.issues))
+        provider = cluster.status.providerConfigRef if cluster.status else None
+        if why is not None or tenant is None or provider is None:
+            self.notes.append(f"InferenceCluster {name} {why}")
+            if name in self.present:
+                self.kept.add(name)
+                self.entries.append(previous.model_dump(mode="json", exclude_none=True))
+            return
+        use = keeps(used, selected, previous.unusedSince, storage.retention, self.now)
+        if name in self.present and not use.keep:
+            report.normal(
+                rsp,
+                Reason.CACHE_REMOVED,
+                f"removed from InferenceCluster {name}: unused for {storage.retention}",
+            )
+            return
+        reference = provider.model_dump(mode="json", exclude_none=True)
+        done = compose_cluster(rsp, self.observed, cache, name, storage, tenant, reference)
+        self.placed.append(done)
+        entry: dict[str, Any] = {
+            "name": name,
+            "phase": done.progress.phase.value,
+            "size": cache.size,
+            "message": done.progress.message,
+            "attempt": done.attempt,
+            "users": len(self.users.get(name, ())),
+        }
+        if use.unused_since is not None:
+            entry["unusedSince"] = use.unused_since
+        self.entries.append(entry)
+        if done.progress.phase is Phase.FAILED:
+            report.warning(
+                rsp,
+                Reason.CACHE_DOWNLOAD_FAILED,
+                f"InferenceCluster {name}: {done.progress.message}",
+            )
+
+
+def in_use(users: dict[str, set[str]]) -> str:
+    deployments = sorted({d for names in users.values() for d in names})
+    return (
+        f"ModelDeployments {', '.join(deployments)} use this cache: it is deleted once "
+        "none does (their Usages hold it)"
+    )
+
+
+def cached_condition(
+    placed: list[Placed], notes: list[str], users: dict[str, set[str]]
+) -> report.Condition:
+    note = f"; {'; '.join(notes)}" if notes else ""
+    failed = [p for p in placed if p.progress.phase is Phase.FAILED]
+    if failed:
+        message = "; ".join(f"{p.cluster}: {p.progress.message}" for p in failed)
+        return report.Condition(CACHED, False, Reason.CACHE_DOWNLOAD_FAILED, message + note)
+    if not placed:
+        return report.Condition(
+            CACHED,
+            False,
+            Reason.CACHE_NOT_PLACED,
+            "on no cluster yet: no replica using it is placed and no clusterSelector picks "
+            "a cluster that holds caches" + note,
+        )
+    waiting = [p for p in placed if p.progress.phase is not Phase.READY]
+    if waiting:
+        message = "; ".join(f"{p.cluster}: {p.progress.message}" for p in waiting)
+        return report.Condition(CACHED, False, Reason.CACHE_DOWNLOADING, message + note)
+    ready = ", ".join(p.cluster for p in placed)
+    used = f" (in use by {in_use_names(users)})" if users else ""
+    return report.Condition(CACHED, True, Reason.CACHES_READY, f"Ready on {ready}{used}{note}")
+
+
+def in_use_names(users: dict[str, set[str]]) -> str:
+    return ", ".join(sorted({d for names in users.values() for d in names}))

@@ -1,0 +1,30 @@
+"""Malformed input never becomes an internal error, and never drops a cache that exists.
+
+Seeded mutations of the ModelCache requests the caching example sends: every answer
+comes back without an exception or a fatal result.
+"""
+
+from typing import Any
+
+from compose_model_cache.fn import CLUSTERS, REPLICAS, FunctionRunner
+from modelplane_models import InferenceCluster, ModelCache, ModelReplica
+
+from modelplane.caching import read_cache
+from modelplane.core.issues import parse_object
+from modelplane_cli.fuzz import Fuzzer, requests_for
+
+# A mutation these still read is a valid edit (credentials no longer named, a
+# replica gone) and may let a composed object go; any other keeps every one.
+READERS = {
+    "composite": lambda obj: read_cache(parse_object(ModelCache, obj)),
+    CLUSTERS: lambda obj: parse_object(InferenceCluster, obj),
+    REPLICAS: lambda obj: parse_object(ModelReplica, obj),
+}
+
+
+def test_mutated_requests_keep_the_safety_net() -> None:
+    requests = requests_for("modelplane-compose-model-cache", ("catalog", "caching"))
+    assert requests
+    readers: dict[str, Any] = dict(READERS)
+    failures = Fuzzer(FunctionRunner(), readers).run(requests, seed=11, count=1500)
+    assert not failures, "\n".join(map(str, failures))

@@ -1,0 +1,107 @@
+"""A replica's model cache (`spec.model.cacheRef`): where its engines read the weights,
+and whether they may start.
+
+The ModelCache is required by name in the replica's namespace. Its URI and claim
+go into the render (`workloads.CacheMount`: a Native engine mounts the claim
+read-only and reads `MODELPLANE_MODEL_PATH`; a KServe LLMInferenceService names the
+cache's URI, which KServe serves from its LocalModelCache). Until the cache is
+Ready on the replica's cluster the workloads are held back: a new one is not
+composed yet (its GPUs would idle through a download of hundreds of gigabytes,
+and its engine would read half-written weights), one that runs keeps the spec it
+runs with, and `Serving` is False (`ModelCacheNotReady`) with the cache's progress
+there.
+"""
+
+# pyright: reportMissingTypeStubs=false
+
+from dataclasses import dataclass, replace
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import ModelCache
+from modelplane_models.model_replica import ModelReplica
+
+from modelplane.caching import Phase, read_cache
+from modelplane.caching.native import claim_name
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, SERVING, Reason
+from modelplane.workloads import CacheMount, ReplicaInput
+from modelplane.xfn import report, required
+
+CACHE = "modelcache"
+FIELD = "spec.model.cacheRef.name"
+
+
+class CacheWaiting(Exception):  # noqa: N818 (a state, like WaitingError)
+    """The ModelCache has not been fetched yet."""
+
+
+@dataclass(frozen=True)
+class CacheState:
+    replica: ReplicaInput
+    """The replica with its model's cache mount."""
+    waiting: report.Condition | None
+    """Serving False while the cache is not Ready on the replica's cluster."""
+
+
+def cache_ref(composite: ModelReplica) -> str | None:
+    model = composite.spec.model if composite.spec else None
+    return model.cacheRef.name if model is not None and model.cacheRef is not None else None
+
+
+def require_cache(rsp: fnv1.RunFunctionResponse, composite: ModelReplica, namespace: str) -> None:
+    name = cache_ref(composite)
+    if name is not None:
+        required.require_named(rsp, CACHE, API_VERSION, MODEL_CACHE, name, namespace=namespace)
+
+
+def with_cache(
+    req: fnv1.RunFunctionRequest, composite: ModelReplica, replica: ReplicaInput
+) -> CacheState:
+    """The replica reading its weights from its cache, and whether it must wait for it."""
+    name = cache_ref(composite)
+    if name is None or replica.model is None:
+        return CacheState(replica, None)
+    found = required.resolve(req, CACHE, ModelCache)
+    if not found.resolved:
+        raise CacheWaiting(f"waiting for ModelCache {name}")
+    cache = found.first()
+    if cache is None:
+        detail = "; ".join(str(i) for u in found.unreadable for i in u.issues)
+        if detail:
+            raise InvalidInputError.at(
+                FIELD, f"ModelCache {name!r} is invalid: {detail}", Reason.MODEL_CACHE_INVALID
+            )
+        raise InvalidInputError.at(
+            FIELD, f"ModelCache {name!r} not found", Reason.MODEL_CACHE_NOT_FOUND
+        )
+    try:
+        spec = read_cache(cache)
+    except InvalidInputError as invalid:
+        raise InvalidInputError(
+            [
+                Issue(FIELD, f"ModelCache {name!r} is invalid: {issue}", Reason.MODEL_CACHE_INVALID)
+                for issue in invalid.issues
+            ]
+        ) from None
+    mount = CacheMount(name=name, uri=spec.uri, claim=claim_name(spec))
+    model = replace(replica.model, cache=mount)
+    cached = replace(replica, model=model)
+    entry = next(
+        (
+            e
+            for e in (cache.status.clusters if cache.status else None) or ()
+            if e.name == replica.cluster_name
+        ),
+        None,
+    )
+    phase = entry.phase.value if entry is not None and entry.phase is not None else None
+    if phase == Phase.READY.value:
+        return CacheState(cached, None)
+    detail = entry.message if entry is not None and entry.message else "not created there yet"
+    message = (
+        f"model cache {name} is {phase or Phase.PENDING.value} on InferenceCluster "
+        f"{replica.cluster_name} ({detail}): the engines start once it is Ready"
+    )
+    return CacheState(
+        cached, report.Condition(SERVING, False, Reason.MODEL_CACHE_NOT_READY, message)
+    )

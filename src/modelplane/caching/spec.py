@@ -1,0 +1,89 @@
+"""A ModelCache's spec, read once and checked where its schema cannot check it."""
+
+from dataclasses import dataclass
+
+from modelplane_models.model_cache import ModelCache
+
+from modelplane.cel.quantity import Quantity, QuantityError
+from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.vocabulary import Reason
+from modelplane.scheduling.adapt.deployment import label_selector
+from modelplane.scheduling.label_selector import compile_label_selector
+from modelplane.scheduling.model import LabelSelector
+
+SCHEMES = ("hf", "s3", "gs")
+"""The URI schemes the download Job can fetch (`native.DOWNLOADERS`). KServe's
+LocalModelCache fetches these too, with its own storage initializer."""
+
+
+@dataclass(frozen=True)
+class CacheSpec:
+    """A readable ModelCache: what to download, into how much storage, and where."""
+
+    name: str
+    namespace: str
+    uri: str
+    scheme: str
+    size: str
+    """The quantity as written (it is what the PVC and LocalModelCache ask for)."""
+    size_bytes: int
+    credentials: str | None = None
+    cluster_selector: LabelSelector | None = None
+
+
+def read_cache(cache: ModelCache) -> CacheSpec:
+    """The ModelCache's spec; InvalidInputError naming each bad field (a scheme the
+    downloader does not fetch, a size that is not a positive quantity, a clusterSelector
+    the API server would refuse)."""
+    issues: list[Issue] = []
+    metadata = cache.metadata
+    name = (metadata.name if metadata else None) or ""
+    namespace = (metadata.namespace if metadata else None) or ""
+    if not name:
+        issues.append(Issue("metadata.name", "is required"))
+    spec = cache.spec
+    if spec is None:
+        raise InvalidInputError([*issues, Issue("spec", "is required")])
+    scheme = spec.uri.split("://", 1)[0]
+    if scheme not in SCHEMES:
+        issues.append(
+            Issue(
+                "spec.uri",
+                f"scheme {scheme!r} is not one the cache downloads "
+                f"({', '.join(s + '://' for s in SCHEMES)})",
+                Reason.UNSUPPORTED_URI_SCHEME,
+            )
+        )
+    size_bytes = 0
+    try:
+        quantity = Quantity.parse(spec.size)
+        whole = quantity.as_int64()
+        if whole is None or whole <= 0:
+            raise QuantityError("must be a positive whole number of bytes")
+        size_bytes = whole
+    except QuantityError as error:
+        issues.append(
+            Issue(
+                "spec.size",
+                f"{spec.size!r} is not a storage quantity (2Ti, 700Gi): {error}",
+                Reason.INVALID_QUANTITY,
+            )
+        )
+    selector = None if spec.clusterSelector is None else label_selector(spec.clusterSelector)
+    try:
+        compile_label_selector(selector)
+    except InvalidInputError as invalid:
+        issues.extend(invalid.issues)
+    if issues:
+        raise InvalidInputError(issues)
+    credentials = spec.credentialsSecretRef.name if spec.credentialsSecretRef else None
+    return CacheSpec(
+        name=name,
+        namespace=namespace,
+        uri=spec.uri,
+        scheme=scheme,
+        size=spec.size,
+        size_bytes=size_bytes,
+        credentials=credentials,
+        cluster_selector=selector,
+    )
