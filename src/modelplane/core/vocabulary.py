@@ -86,6 +86,9 @@ class Reason:
     WAITING_FOR_FLEET: Final = "WaitingForFleet"
     CLUSTER_UNREADABLE: Final = "ClusterUnreadable"
     REPLICA_UNREADABLE: Final = "ReplicaUnreadable"
+    # A composed ModelReplica whose status is not a Kubernetes status: what was composed
+    # from it (its ModelEndpoint) is held.
+    REPLICA_STATUS_UNREADABLE: Final = "ReplicaStatusUnreadable"
     REPLICA_PLACED: Final = "ReplicaPlaced"
     REPLICA_REMOVED: Final = "ReplicaRemoved"
     ALL_READY: Final = "AllReplicasReady"

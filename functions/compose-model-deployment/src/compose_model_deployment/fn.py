@@ -26,8 +26,9 @@ from compose_model_deployment.replicas import (
     placements,
     refusal,
     replica_object,
-    serving,
+    serves,
     serving_replicas,
+    unreadable_statuses,
 )
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
@@ -129,7 +130,7 @@ class FunctionRunner(ComposeFunction):
         uid = deployment.metadata.uid if deployment.metadata else None
         running = serving_replicas(req, REPLICAS, fleet_replicas)
         namespace = wanted.namespace
-        running |= {(namespace, key) for key in composed if serving(observed.get(key))}
+        running |= {(namespace, key) for key in composed if serves(observed, key)}
         known = existing_replicas(
             wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
         )
@@ -181,7 +182,9 @@ def emit(
     observed: dict[str, dict[str, Any]],
 ) -> None:
     wanted = read.replicas
-    serving_now = {r.name: serving(observed.get(r.name)) for r in decision.replicas}
+    serving_now = {r.name: serves(observed, r.name) for r in decision.replicas}
+    for message in unreadable_statuses(observed, serving_now):
+        report.warning(rsp, Reason.REPLICA_STATUS_UNREADABLE, message)
     held: set[str] = set()
     for replica in decision.replicas:
         if replica.origin in (Origin.HELD, Origin.PENDING) and replica.name in observed:
