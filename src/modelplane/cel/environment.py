@@ -29,6 +29,7 @@ from modelplane.cel import types as t
 from modelplane.cel.compiler import MAX_NESTING, Compiler, Fn, nesting_depth
 from modelplane.cel.errors import CelBudgetExhaustedError, CelCompileError, CelRuntimeError
 from modelplane.cel.functions import FUNCTIONS
+from modelplane.cel.lexical import MAX_LEXICAL_NESTING, scan
 from modelplane.cel.values import EvalError
 
 # CELSelectorExpressionMaxLength in k8s.io/api resource/v1, counted in bytes like Go's len().
@@ -43,11 +44,23 @@ def _parser() -> CELParser:
     return CELParser()
 
 
+def warm() -> None:
+    """Build the parser now (Lark builds its tables in about half a second), so that
+    a long-running function pays it at start-up rather than in its first call."""
+    _parser()
+
+
 def parse(expression: str) -> lark.Tree[Any]:
     size = len(expression.encode("utf-8"))
     if size > MAX_EXPRESSION_BYTES:
         raise CelCompileError(
             f"expression is too long: {size} bytes, the limit is {MAX_EXPRESSION_BYTES}"
+        )
+    # Bounded before Lark runs: its time grows with nesting (lexical.py).
+    nesting = scan(expression).nesting
+    if nesting > MAX_LEXICAL_NESTING:
+        raise CelCompileError(
+            f"expression nesting exceeds the limit of {MAX_LEXICAL_NESTING} brackets"
         )
     with _parser_lock:
         try:

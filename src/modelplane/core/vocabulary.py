@@ -80,9 +80,8 @@ class Reason:
     NO_CLUSTERS: Final = "NoClusters"
     INVALID_NODE_SELECTOR: Final = "InvalidNodeSelector"
     INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"
-    # The decision's CEL budget ran out, by cost units or by its wall-clock deadline.
+    # The decision's CEL budget of cost units ran out (parsing, checking or evaluating).
     CEL_BUDGET_EXCEEDED: Final = "CELBudgetExceeded"
-    CEL_DEADLINE_EXCEEDED: Final = "CELDeadlineExceeded"
     WAITING_FOR_FLEET: Final = "WaitingForFleet"
     CLUSTER_UNREADABLE: Final = "ClusterUnreadable"
     REPLICA_UNREADABLE: Final = "ReplicaUnreadable"

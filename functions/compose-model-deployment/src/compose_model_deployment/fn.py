@@ -30,6 +30,7 @@ from compose_model_deployment.replicas import (
     serving_replicas,
     unreadable_statuses,
 )
+from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     API_VERSION,
@@ -95,6 +96,9 @@ class FunctionRunner(ComposeFunction):
         # are reused.
         self.fleet_memo = FleetMemo()
         self.replica_memo = ReplicaMemo()
+        # Lark builds the CEL parser's tables once per process: at start-up, not in
+        # the first call that meets a selector.
+        warm_cel()
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
