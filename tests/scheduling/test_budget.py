@@ -42,9 +42,9 @@ def _warnings(decision: Decision) -> list[tuple[str, str]]:
     return [(e.reason, e.message) for e in decision.events if e.type is EventType.WARNING]
 
 
-def test_the_default_budget_is_kubernetes_per_call_limit_and_no_clock() -> None:
+def test_the_default_budget_weighs_evaluation_and_reads_no_clock() -> None:
     budget = decision_budget()
-    assert (budget.limit, budget.seconds) == (DECISION_COST_LIMIT, None)
+    assert (budget.limit, budget.seconds, budget.weight) == (DECISION_COST_LIMIT, None, 25)
     assert DECISION_COST_LIMIT == 1_000_000
 
 

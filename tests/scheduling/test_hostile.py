@@ -9,12 +9,15 @@ RunFunction. The test asserts the bound by the budget's counter, never by time.
 from pathlib import Path
 from typing import Any
 
-from modelplane.cel import CostBudget, compile_device_selector, device_from_spec
+import pytest
+
+from modelplane.cel import CostBudget, compile_device_selector, device_from_spec, environment
 from modelplane.cel.budget import COST_LIMIT
 from modelplane.cel.lexical import COMPILE_UNITS_PER_TOKEN, compile_cost, scan
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import (
     DECISION_COST_LIMIT,
+    EVALUATION_WEIGHT,
     EventType,
     Origin,
     decision_budget,
@@ -104,8 +107,8 @@ def test_the_hostile_deployment_stops_by_cost_and_names_the_selector() -> None:
 
 
 def test_an_evaluation_that_runs_the_budget_dry_is_named_where_it_ran() -> None:
-    """Two costly selectors: both parse within the budget, the first evaluation runs it dry."""
-    selectors = (costly("first"), costly("second"))
+    """A costly selector: it parses within the budget, and its evaluation runs it dry."""
+    selectors = (costly("first"),)
     obj = deployment(1, request("gpu", 1, *selectors))
     budget = decision_budget()
     decision = run(obj, fleet()[:1], [], engine=default_engine(), budget=budget)
@@ -118,3 +121,36 @@ def test_an_evaluation_that_runs_the_budget_dry_is_named_where_it_ran() -> None:
     assert [(e["cluster"], e["pool"], e["reason"]) for e in trace] == [
         ("gpu-00", "h100", "CELBudgetExceeded")
     ]
+
+
+def test_what_a_decision_can_parse_and_evaluate_is_bounded_by_its_units(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bound on time, asserted by cost: whatever the admissible selectors, a decision
+    parses at most 250 tokens (brackets at most 32 deep) and evaluates at most 40,000
+    of Kubernetes' units; `bench hostile` times what that takes (under 100 ms cold)."""
+    parsed: list[int] = []
+    real_parse = environment.parse
+
+    def counting_parse(expression: str) -> Any:
+        parsed.append(scan(expression).tokens)
+        return real_parse(expression)
+
+    monkeypatch.setattr(environment, "parse", counting_parse)
+    most_tokens = DECISION_COST_LIMIT // COMPILE_UNITS_PER_TOKEN
+    assert most_tokens == 250
+    block = "(" * 32 + 'device.driver == "gpu.nvidia.com"' + ")" * 32
+    selector_sets = [
+        [costly(f"s{i}") for i in range(SELECTORS)],
+        [" && ".join([block] * 3)],
+        ["true" + " && true" * 1279],
+        [block.replace("gpu", f"g{i}") for i in range(SELECTORS)],
+    ]
+    for selectors in selector_sets:
+        parsed.clear()
+        budget = decision_budget()
+        obj = deployment(1, request("gpu", 1, *selectors))
+        run(obj, fleet(), [], engine=default_engine(), budget=budget)
+        assert sum(parsed) <= most_tokens
+        assert budget.spent <= DECISION_COST_LIMIT
+    assert DECISION_COST_LIMIT // EVALUATION_WEIGHT == 40_000

@@ -101,12 +101,21 @@ class CostBudget:
     """
 
     def __init__(
-        self, limit: int, seconds: float | None = None, clock: Clock = time.monotonic
+        self,
+        limit: int,
+        seconds: float | None = None,
+        clock: Clock = time.monotonic,
+        weight: int = 1,
     ) -> None:
         if limit < 0:
             raise ValueError(f"a cost budget cannot be negative: {limit}")
+        if weight < 1:
+            raise ValueError(f"an evaluation unit weighs at least one: {weight}")
         self.limit = limit
         self.seconds = seconds
+        # What one evaluation unit (Kubernetes' cost) takes from this budget, so that
+        # work of other kinds (parsing) can be charged here in the same currency.
+        self.weight = weight
         self.spent = 0
         self.exhausted_by: str | None = None
         self.clock = clock
@@ -131,7 +140,7 @@ class CostBudget:
         limit, until the earlier deadline; None when the shared time has run out."""
         # Plain comparisons rather than min() and max(): this runs before every
         # evaluation of a decision.
-        left = self.limit - self.spent
+        left = (self.limit - self.spent) // self.weight
         limit = COST_LIMIT if left > COST_LIMIT else left if left > 0 else 0
         if self.seconds is None:
             # No shared time: no evaluation reads the clock either (deterministic).
@@ -145,7 +154,11 @@ class CostBudget:
         return Budget(limit, TIME_LIMIT_SECONDS, clock, own if own < deadline else deadline)
 
     def take(self, units: int) -> None:
-        """Record what an evaluation spent."""
+        """Record what an evaluation spent (`units` of evaluation, each `weight`)."""
+        self.spent += units * self.weight
+
+    def charge(self, units: int) -> None:
+        """Record `units` of this budget's own currency (parsing, say), unweighted."""
         self.spent += units
 
     def exhaust(self, expression: str) -> str:

@@ -44,10 +44,17 @@ def _parser() -> CELParser:
     return CELParser()
 
 
+_WARM_UP: Final = (
+    'device.attributes["a"].b == "c" && device.capacity["a"].d.isGreaterThan(quantity("1"))'
+)
+
+
 def warm() -> None:
-    """Build the parser now (Lark builds its tables in about half a second), so that
-    a long-running function pays it at start-up rather than in its first call."""
+    """Build the parser now (Lark builds its tables in about half a second) and run it
+    and the checker once, so that a long-running function pays for that at start-up
+    rather than in its first call. Nothing it leaves behind changes an answer."""
     _parser()
+    parse(_WARM_UP)
 
 
 def parse(expression: str) -> lark.Tree[Any]:
@@ -155,7 +162,7 @@ def _shared_ran_out(
     `limit` (equal to the per-expression limit included), it ran the shared one dry.
     """
     if isinstance(error, budgets.CostLimitExceededError):
-        return shared.remaining <= limit
+        return shared.remaining // shared.weight <= limit
     return shared.expired()
 
 

@@ -75,8 +75,8 @@ Rules, in the order a decision applies them:
    a bound, before it is. Synthetic devices gate matching but are not charged.
 
 Budget: the CEL work of a decision, parsing and checking each distinct selector
-and every evaluation, draws on one cost budget (`budget`: 1,000,000 units,
-Kubernetes' per-call limit; no clock is read). When it runs out the decision
+and every evaluation, draws on one cost budget (`budget`: 1,000,000 units, an
+evaluation unit counting 25, a parsed token 4,000; no clock is read). When it runs out the decision
 stops where it is and holds as in 1: the condition and a Warning say
 CELBudgetExceeded, and the match trace names the selector, request, cluster and
 pool it stopped at.
@@ -107,6 +107,7 @@ from modelplane.scheduling.adapt import (
 )
 from modelplane.scheduling.budget import (
     DECISION_COST_LIMIT,
+    EVALUATION_WEIGHT,
     DecisionStopped,
     Stop,
     decision_budget,
@@ -156,6 +157,7 @@ from modelplane.scheduling.selectors import (
 
 __all__ = [
     "DECISION_COST_LIMIT",
+    "EVALUATION_WEIGHT",
     "DECODE_ROLE",
     "PREFILL_ROLE",
     "UNIFIED_ROLE",

@@ -6,12 +6,16 @@ here evaluates every distinct (selector, device kind) pair of the fleet, so a
 deployment the XRD admits (16 requests of 8 selectors, each just under that
 limit) could spend over a hundred times as much in one reconcile. One decision
 therefore gets, in total, what Kubernetes allows one evaluation: the same
-1,000,000 units, shared by every evaluation of the decision (a `CostBudget`).
+1,000,000 units, shared by every evaluation of the decision (a `CostBudget`),
+where one unit of evaluation counts `EVALUATION_WEIGHT` (25): so that any
+decision the XRD admits answers within about 100 ms cold (`make bench`, `bench
+hostile`), a decision evaluates at most 40,000 of Kubernetes' units, where
+Kubernetes lets one evaluation spend 1,000,000.
 Parsing and checking
 each distinct selector is charged too, before it is parsed, by its text
 (`modelplane.cel.lexical`), so what a selector costs does not depend on whether
-this process compiled it before. Realistic decisions spend some tens of
-thousands (see docs/performance.md). No clock is read: the count alone stops a
+this process compiled it before. Realistic decisions spend up to a couple of
+hundred thousand, nearly all of it parsing (see docs/performance.md). No clock is read: the count alone stops a
 decision, so the same inputs give the same answer, byte for byte, on every
 machine and every call, however loaded (the only clock left is Crossplane's own
 deadline for a function call, which fails the call and changes nothing).
@@ -31,12 +35,17 @@ from modelplane.scheduling.decision import ClusterTrace, PoolTrace
 from modelplane.scheduling.rejections import Rejection
 
 DECISION_COST_LIMIT: Final = 1_000_000
-"""Cost units one decision may spend on CEL: Kubernetes' per-call limit."""
+"""Cost units one decision may spend on CEL, parsing included."""
+EVALUATION_WEIGHT: Final = 25
+"""Decision units one unit of evaluation (Kubernetes' cost) takes: an evaluation
+unit takes up to about 2 us on a loaded two-core machine, so the 40,000 a decision
+can pay for run in under 100 ms, as the parsing it can pay for does
+(`modelplane.cel.lexical`). Realistic decisions evaluate a few dozen units."""
 
 
 def decision_budget() -> CostBudget:
     """A fresh budget for one decision: units only, no deadline."""
-    return CostBudget(DECISION_COST_LIMIT)
+    return CostBudget(DECISION_COST_LIMIT, weight=EVALUATION_WEIGHT)
 
 
 class Stop(StrEnum):

@@ -104,9 +104,9 @@ class SelectorEvaluator:
             budget = self.budget
             cost = self._engine.compile_cost(expression)
             if budget.exhausted_by is not None or cost > budget.remaining:
-                budget.take(budget.remaining)
+                budget.charge(budget.remaining)
                 raise stopped(budget, budget.exhaust(expression), None)
-            budget.take(cost)
+            budget.charge(cost)
             try:
                 compiled = self._engine.compile(expression)
             except SelectorCompileError as error:
