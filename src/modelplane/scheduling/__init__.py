@@ -157,8 +157,8 @@ from modelplane.scheduling.selectors import (
 
 __all__ = [
     "DECISION_COST_LIMIT",
-    "EVALUATION_WEIGHT",
     "DECODE_ROLE",
+    "EVALUATION_WEIGHT",
     "PREFILL_ROLE",
     "UNIFIED_ROLE",
     "Claim",
