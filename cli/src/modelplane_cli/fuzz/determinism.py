@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
@@ -41,7 +41,7 @@ def answer(runner: Runner, req: fnv1.RunFunctionRequest) -> bytes:
 
 
 @contextmanager
-def throttled_clock(step: float = 10.0) -> Iterator[None]:
+def throttled_clock(step: float = 10.0) -> Generator[None]:
     """Every reading of the process's clocks `step` seconds after the one before."""
     ticks = count(start=time.monotonic(), step=step)
     saved: dict[str, Any] = {name: getattr(time, name) for name in (*_CLOCKS, *_NS_CLOCKS)}
