@@ -85,6 +85,7 @@ bench: sync ## Benchmark the scheduler, its whole gRPC call, render, placements 
 	$(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters 10000 --replicas 100
 	$(RUN) modelplane bench placement --fleets 350
 	$(RUN) modelplane bench cel --fleet $(BENCH_FLEET)
+	$(RUN) modelplane bench hostile
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1

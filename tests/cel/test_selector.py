@@ -198,9 +198,15 @@ def test_expression_length_limit() -> None:
 def test_nesting_limit() -> None:
     with pytest.raises(CelCompileError, match="nesting"):
         compile_device_selector("!" * 300 + "true")
-    # Parentheses build no CEL node, so they do not count.
-    assert compile_device_selector("(" * 300 + "true" + ")" * 300).matches(EMPTY)
     assert compile_device_selector("!" * 200 + "true").matches(EMPTY)
+    # Brackets are bounded before parsing (parsing time grows with them), even those
+    # that build no CEL node; inside strings they are text.
+    assert compile_device_selector("(" * 32 + "true" + ")" * 32).matches(EMPTY)
+    with pytest.raises(CelCompileError, match="nesting exceeds the limit of 32 brackets"):
+        compile_device_selector("(" * 33 + "true" + ")" * 33)
+    with pytest.raises(CelCompileError, match="nesting exceeds the limit of 32 brackets"):
+        compile_device_selector("[" * 300 + "]" * 300 + " == []")
+    assert compile_device_selector("'" + "(" * 300 + "' != ''").matches(EMPTY)
 
 
 class TestDeviceFromSpec:

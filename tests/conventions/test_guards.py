@@ -21,12 +21,26 @@ def _reasons(result: Any) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(
+    "labels", [{"example.com/owner": "{{ .Name }}!"}, {"example.com/owner": "-{{ .Priority }}"}]
+)
+def test_a_label_template_no_rendering_of_which_is_valid_is_refused_when_read(
+    labels: dict[str, str], build: Any
+) -> None:
+    """Whatever the replica, these render an invalid label value: refused up front."""
+    config, issues = read_scheduling({"defaultLabels": labels})
+    (issue,) = issues
+    assert (issue.severity, issue.reason) == ("Error", "InvalidSchedulingTemplate")
+    assert issue.path == "spec.scheduling.defaultLabels[example.com/owner]"
+    assert "every rendering of" in issue.message and "alphanumeric" in issue.message
+    result = apply_conventions(typed([build.deployment()]), config, _context(name="kimi"))
+    assert not result.ok
+
+
+@pytest.mark.parametrize(
     ("labels", "name", "fragment"),
     [
         ({"example.com/owner": "{{ .Name }}"}, "n" * 64, "at most 63"),
         ({"example.com/owner": "team-{{ .Name }}"}, "x" * 60, "at most 63"),
-        ({"example.com/owner": "{{ .Name }}!"}, "kimi", "alphanumerics"),
-        ({"example.com/owner": "-{{ .Priority }}"}, "kimi", "alphanumerics"),
     ],
 )
 def test_invalid_rendered_label_value_is_an_error(

@@ -155,15 +155,18 @@ def test_each_backend_and_shape_is_rendered(renderer: Renderer, name: str) -> No
 
 
 def test_objects_a_decision_waits_on_are_watched(example: Fleet) -> None:
-    """Workloads, gateways, routes and prerequisite observers set `spec.watch`; the
-    Object CRD of provider-kubernetes v1.2 has the field."""
+    """Workloads, gateways, routes, prerequisite observers and model-cache downloads
+    set `spec.watch`; the Object CRD of provider-kubernetes v1.2 has the field."""
     watched: set[str] = set()
     for obj in example.all("Object"):
         spec = obj["spec"]
         manifest_kind = spec["forProvider"]["manifest"]["kind"]
         policy = spec.get("readiness", {}).get("policy", "SuccessfulCreate")
         observes = spec.get("managementPolicies") == ["Observe"]
-        assert spec.get("watch", False) is (policy != "SuccessfulCreate" or observes), obj
+        download = manifest_kind in {"Job", "LocalModelCache"}
+        assert spec.get("watch", False) is (policy != "SuccessfulCreate" or observes or download), (
+            obj
+        )
         if spec.get("watch"):
             watched.add(manifest_kind)
     # Prerequisite observers and workloads, in every example.

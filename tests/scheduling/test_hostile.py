@@ -9,11 +9,15 @@ RunFunction. The test asserts the bound by the budget's counter, never by time.
 from pathlib import Path
 from typing import Any
 
-from modelplane.cel import CostBudget, compile_device_selector, device_from_spec
+import pytest
+
+from modelplane.cel import CostBudget, compile_device_selector, device_from_spec, environment
 from modelplane.cel.budget import COST_LIMIT
+from modelplane.cel.lexical import COMPILE_UNITS_PER_TOKEN, compile_cost, scan
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import (
     DECISION_COST_LIMIT,
+    EVALUATION_WEIGHT,
     EventType,
     Origin,
     decision_budget,
@@ -70,18 +74,18 @@ def test_each_selector_is_admissible_and_just_under_the_per_expression_limit() -
 
 def test_the_hostile_deployment_stops_by_cost_and_names_the_selector() -> None:
     existing = [replica("gpu-00", 0, "h100"), replica("gpu-01", 1, "h100-ib")]
-    # The decision's budget with time standing still: neither its deadline nor an
-    # evaluation's own second can end it, however loaded the machine, so only the
-    # count of units can.
-    budget = decision_budget(clock=lambda: 0.0)
+    budget = decision_budget()
     decision = run(hostile(4), fleet(), existing, engine=default_engine(), budget=budget)
 
-    # Stopped by the counter: every unit spent, by the second evaluation of the
-    # decision (the first selector holds, at 999,991 units; the next runs it dry).
+    # Stopped by the counter before any evaluation: parsing and checking each distinct
+    # selector is charged by its tokens, and 128 of them cost far more than the budget.
+    per_selector = compile_cost(costly("r0s0"))
+    assert per_selector == scan(costly("r0s0")).tokens * COMPILE_UNITS_PER_TOKEN
+    affordable = DECISION_COST_LIMIT // per_selector
+    assert 0 < affordable < SELECTORS
     assert budget.spent == DECISION_COST_LIMIT
-    culprit = costly("r0s1")
+    culprit = costly(f"r0s{affordable}")
     assert budget.exhausted_by == culprit
-    assert not budget.expired()
 
     assert [(r.cluster, r.index, r.origin) for r in decision.replicas] == [
         ("gpu-00", 0, Origin.HELD),
@@ -90,9 +94,8 @@ def test_the_hostile_deployment_stops_by_cost_and_names_the_selector() -> None:
     condition = decision.condition
     assert (condition.status, condition.reason) == (False, Reason.CEL_BUDGET_EXCEEDED)
     where = (
-        "the scheduling decision's CEL budget of 1,000,000 cost units (1,000,000 spent) ran "
-        f"out evaluating selector {culprit!r} of request 'r0' on device gpu, cluster gpu-00 "
-        "pool h100"
+        "the scheduling decision's CEL budget of 1,000,000 cost units ran out parsing and "
+        f"checking selector {culprit!r} of request 'r0'"
     )
     assert condition.message == (
         f"{where}; keeping 2 existing replicas as recorded and placing nothing new"
@@ -101,12 +104,53 @@ def test_the_hostile_deployment_stops_by_cost_and_names_the_selector() -> None:
     assert [(e.reason, e.message) for e in warnings] == [
         (Reason.CEL_BUDGET_EXCEEDED, condition.message)
     ]
+
+
+def test_an_evaluation_that_runs_the_budget_dry_is_named_where_it_ran() -> None:
+    """A costly selector: it parses within the budget, and its evaluation runs it dry."""
+    selectors = (costly("first"),)
+    obj = deployment(1, request("gpu", 1, *selectors))
+    budget = decision_budget()
+    decision = run(obj, fleet()[:1], [], engine=default_engine(), budget=budget)
+    assert budget.exhausted_by == selectors[0]
+    assert decision.condition.message.startswith(
+        "the scheduling decision's CEL budget of 1,000,000 cost units ran out evaluating "
+        f"selector {selectors[0]!r} of request 'gpu' on device gpu, cluster gpu-00 pool h100"
+    )
     trace: list[dict[str, Any]] = decision.match_trace()
-    assert trace == [
-        {
-            "cluster": "gpu-00",
-            "pool": "h100",
-            "reason": "CELBudgetExceeded",
-            "message": f"{where}: the decision stopped there",
-        }
+    assert [(e["cluster"], e["pool"], e["reason"]) for e in trace] == [
+        ("gpu-00", "h100", "CELBudgetExceeded")
     ]
+
+
+def test_what_a_decision_can_parse_and_evaluate_is_bounded_by_its_units(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bound on time, asserted by cost: whatever the admissible selectors, a decision
+    parses at most 250 tokens (brackets at most 32 deep) and evaluates at most 40,000
+    of Kubernetes' units; `bench hostile` times what that takes (under 100 ms cold)."""
+    parsed: list[int] = []
+    real_parse = environment.parse
+
+    def counting_parse(expression: str) -> Any:
+        parsed.append(scan(expression).tokens)
+        return real_parse(expression)
+
+    monkeypatch.setattr(environment, "parse", counting_parse)
+    most_tokens = DECISION_COST_LIMIT // COMPILE_UNITS_PER_TOKEN
+    assert most_tokens == 250
+    block = "(" * 32 + 'device.driver == "gpu.nvidia.com"' + ")" * 32
+    selector_sets = [
+        [costly(f"s{i}") for i in range(SELECTORS)],
+        [" && ".join([block] * 3)],
+        ["true" + " && true" * 1279],
+        [block.replace("gpu", f"g{i}") for i in range(SELECTORS)],
+    ]
+    for selectors in selector_sets:
+        parsed.clear()
+        budget = decision_budget()
+        obj = deployment(1, request("gpu", 1, *selectors))
+        run(obj, fleet(), [], engine=default_engine(), budget=budget)
+        assert sum(parsed) <= most_tokens
+        assert budget.spent <= DECISION_COST_LIMIT
+    assert DECISION_COST_LIMIT // EVALUATION_WEIGHT == 40_000

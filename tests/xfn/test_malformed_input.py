@@ -48,6 +48,27 @@ def replicas_as_text(obj: Obj) -> None:
     obj["spec"]["replicas"] = "three"
 
 
+def replicas_as_boolean(obj: Obj) -> None:
+    # pydantic's lax mode read this as 1; the XRD refuses a boolean, and so do we.
+    obj["spec"]["replicas"] = True
+
+
+def replicas_as_numeric_text(obj: Obj) -> None:
+    obj["spec"]["replicas"] = "3"
+
+
+def replicas_fractional(obj: Obj) -> None:
+    obj["spec"]["replicas"] = 2.5
+
+
+def device_count_as_boolean(obj: Obj) -> None:
+    obj["spec"]["devices"][0]["count"] = True
+
+
+def pool_nodes_as_boolean(obj: Obj) -> None:
+    obj["spec"]["nodePools"][0]["nodeCount"] = False
+
+
 def class_name_as_number(obj: Obj) -> None:
     obj["spec"]["nodePools"][1]["className"] = 7
 
@@ -67,6 +88,7 @@ DEPLOYMENT = "modelplane-compose-model-deployment"
 CASES = [
     (CLASS, ClassFunction, "Valid", set_metadata("name"), "metadata"),
     (CLASS, ClassFunction, "Valid", device_count_as_list, "spec.devices[0].count"),
+    (CLASS, ClassFunction, "Valid", device_count_as_boolean, "spec.devices[0].count"),
     (CLUSTER, ClusterFunction, "PoolsResolved", set_metadata(["x"]), "metadata"),
     (
         CLUSTER,
@@ -76,9 +98,25 @@ CASES = [
         "spec.nodePools[1].className",
     ),
     (CLUSTER, ClusterFunction, "PoolsResolved", pools_as_map, "spec.nodePools"),
+    (
+        CLUSTER,
+        ClusterFunction,
+        "PoolsResolved",
+        pool_nodes_as_boolean,
+        "spec.nodePools[0].nodeCount",
+    ),
     (DEPLOYMENT, DeploymentFunction, "ReplicasScheduled", set_metadata(5), "metadata"),
     (DEPLOYMENT, DeploymentFunction, "ReplicasScheduled", long_priority, "spec.priority"),
     (DEPLOYMENT, DeploymentFunction, "ReplicasScheduled", replicas_as_text, "spec.replicas"),
+    (DEPLOYMENT, DeploymentFunction, "ReplicasScheduled", replicas_as_boolean, "spec.replicas"),
+    (
+        DEPLOYMENT,
+        DeploymentFunction,
+        "ReplicasScheduled",
+        replicas_as_numeric_text,
+        "spec.replicas",
+    ),
+    (DEPLOYMENT, DeploymentFunction, "ReplicasScheduled", replicas_fractional, "spec.replicas"),
 ]
 
 

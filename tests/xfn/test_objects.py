@@ -42,6 +42,12 @@ def test_an_object_is_watched_when_its_remote_status_is_waited_on(
     assert obj["spec"].get("watch") in (None, True)
 
 
+def test_an_object_whose_status_a_decision_reads_is_watched() -> None:
+    obj = objects.wrap("o", {"kind": "Job"}, PC, status_read=True)
+    assert obj["spec"]["watch"] is True
+    assert objects.watched(None, ("*",), status_read=True)
+
+
 def test_the_object_crd_has_spec_watch(reference_crds: Path) -> None:
     """provider-kubernetes' namespaced Object CRD, the one Modelplane composes, has the
     boolean `spec.watch` (v1.2.1 and later), so the field is not pruned."""

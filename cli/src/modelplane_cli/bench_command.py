@@ -28,7 +28,14 @@ from modelplane.scheduling import (
     read_fleet,
     schedule,
 )
-from modelplane_cli import bench_call, bench_cel, bench_parse, bench_placement, bench_render
+from modelplane_cli import (
+    bench_call,
+    bench_cel,
+    bench_hostile,
+    bench_parse,
+    bench_placement,
+    bench_render,
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -73,6 +80,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     command.set_defaults(func=run)
     bench_call.register_command(commands)
     bench_cel.register_command(commands)
+    bench_hostile.register_command(commands)
     bench_parse.register_command(commands)
     bench_placement.register_command(commands)
     bench_render.register_command(commands)

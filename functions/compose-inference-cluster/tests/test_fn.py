@@ -367,3 +367,21 @@ def test_invalid_scheduling_block_is_reported_on_the_cluster() -> None:
     ]
     # The pools are still published: a broken scheduling block blocks rendering, not placement.
     assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]
+
+
+def test_a_queue_template_whose_every_rendering_is_invalid_is_refused() -> None:
+    """Validated by what it renders: no cluster name can make `ñ...` a queue name."""
+    obj = cluster([H100_POOL])
+    obj["spec"]["scheduling"] = {"provider": "Kueue", "queue": "ñ{{ .Cluster }}"}
+    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    got = as_dict(run(FunctionRunner(), req))
+    (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]
+    assert configured["status"] == "STATUS_CONDITION_FALSE"
+    assert configured["reason"] == "InvalidScheduling"
+    assert configured["message"].startswith(
+        "spec.scheduling.queue: every rendering of 'ñ{{ .Cluster }}' is refused, for example "
+    ), configured["message"]
+    assert [(r["severity"], r["reason"]) for r in got["results"]] == [
+        ("SEVERITY_WARNING", "InvalidSchedulingTemplate")
+    ]
+    assert got["results"][0]["message"] == configured["message"]

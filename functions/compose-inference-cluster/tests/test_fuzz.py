@@ -12,6 +12,7 @@ the ProviderConfigs, every Release, Usage and Observe Object composed before.
 from typing import Any
 
 from compose_inference_cluster.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster, ModelReplica
 
 from modelplane.conventions import parse_scheduling
@@ -19,7 +20,7 @@ from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core.issues import InvalidInputError, Issue, has_errors, parse_object
 from modelplane.fleet.classes import class_issues
 from modelplane.stack import read_stack
-from modelplane_cli.fuzz import Fuzzer, requests_for
+from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def cluster(obj: dict[str, Any]) -> object:
@@ -56,7 +57,8 @@ def readers(requests: list[Any]) -> dict[str, Any]:
     return found
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+def fuzzed_requests() -> list[fnv1.RunFunctionRequest]:
+    """The valid requests the fuzzer mutates."""
     requests = [
         *requests_for("modelplane-compose-inference-cluster"),
         *requests_for(
@@ -65,5 +67,16 @@ def test_mutated_requests_keep_the_safety_net() -> None:
         ),
     ]
     assert any("release-lws" in req.observed.resources for req in requests)
+    return requests
+
+
+def test_mutated_requests_keep_the_safety_net() -> None:
+    requests = fuzzed_requests()
     failures = Fuzzer(FunctionRunner(), readers(requests)).run(requests, seed=8, count=2500)
     assert not failures, "\n".join(map(str, failures))
+
+
+def test_mutated_requests_answer_the_same_cold_warm_throttled_and_elsewhere() -> None:
+    """No answer depends on the process, its caches or the clock (issue 29)."""
+    sample = mutated_sample(fuzzed_requests(), seed=29, size=40)
+    assert not nondeterminism(FunctionRunner, "compose_inference_cluster.fn:FunctionRunner", sample)

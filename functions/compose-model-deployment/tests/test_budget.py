@@ -1,9 +1,20 @@
 """A deployment whose selectors cost more than one decision's CEL budget: held, and said."""
 
+import itertools
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
 import pytest
 from compose_model_deployment.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane.scheduling import decision_budget, selectors
+from modelplane.cel import selector as cel_selector
+from modelplane.cel.environment import CACHE_SIZE, LruCache
+from modelplane_cli.fuzz import run_function
 from modelplane_cli.testing import as_dict, request, run
 
 from .objects import A0, B0, FLEET, deployment, observed_in_namespace, replica
@@ -18,18 +29,14 @@ def _costly(tag: str) -> str:
     return expression
 
 
-def test_a_decision_over_budget_keeps_running_replicas_and_warns(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Time stands still for the decision, so only its count of units can stop it.
-    monkeypatch.setattr(selectors, "decision_budget", lambda: decision_budget(lambda: 0.0))
+def test_a_decision_over_budget_keeps_running_replicas_and_warns() -> None:
     running = {
         A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
         B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
     }
     hostile = deployment(3)
     devices = hostile["spec"]["nodeSelector"]["devices"]
-    devices[0]["selectors"] = [{"cel": _costly("first")}, {"cel": _costly("second")}]
+    devices[0]["selectors"] = [{"cel": _costly("first")}]
     req = request(
         hostile,
         required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
@@ -42,8 +49,8 @@ def test_a_decision_over_budget_keeps_running_replicas_and_warns(
         assert got["desired"]["resources"][name]["resource"]["spec"] == obj["spec"]
     scheduled = got["conditions"][0]
     where = (
-        "the scheduling decision's CEL budget of 1,000,000 cost units (1,000,000 spent) ran "
-        f"out evaluating selector {_costly('second')!r} of request 'gpu' on device gpu, "
+        "the scheduling decision's CEL budget of 1,000,000 cost units ran out evaluating "
+        f"selector {_costly('first')!r} of request 'gpu' on device gpu, "
         "cluster a pool h100"
     )
     assert scheduled == {
@@ -66,3 +73,82 @@ def test_a_decision_over_budget_keeps_running_replicas_and_warns(
             "message": f"{where}: the decision stopped there",
         }
     ]
+
+
+def _hostile_requests() -> list[Any]:
+    """Deployments whose selectors the XRD admits and that used to answer by the clock:
+    two just under the per-expression limit, a 10 KB one, and one nested 32 deep."""
+    running = {A0: observed_in_namespace(replica(A0, "a", 0, serving=True))}
+    variants = [
+        [_costly("first"), _costly("second")],
+        ["true" + " && true" * 1279],
+        ["(" * 32 + 'device.driver == "gpu.nvidia.com"' + ")" * 32],
+        [_costly(f"s{i}") for i in range(8)],
+    ]
+    requests: list[Any] = []
+    for selectors in variants:
+        obj = deployment(2)
+        obj["spec"]["nodeSelector"]["devices"][0]["selectors"] = [{"cel": s} for s in selectors]
+        requests.append(
+            request(
+                obj,
+                required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
+                observed=running,
+            )
+        )
+    return requests
+
+
+def _answers(requests: list[Any]) -> list[bytes]:
+    return [
+        run_function(FunctionRunner(), req).SerializeToString(deterministic=True)
+        for req in requests
+    ]
+
+
+def _cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget every selector this process compiled, and every device it converted."""
+    monkeypatch.setattr(cel_selector, "_selectors", LruCache(CACHE_SIZE))
+    monkeypatch.setattr(cel_selector, "_programs", LruCache(CACHE_SIZE))
+    monkeypatch.setattr(cel_selector, "_activations", cel_selector._ActivationCache(16))  # pyright: ignore[reportPrivateUsage]
+
+
+def test_hostile_selectors_answer_the_same_cold_warm_throttled_and_in_another_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    requests = _hostile_requests()
+    _cold(monkeypatch)
+    cold = _answers(requests)
+    assert _answers(requests) == cold  # warm: every selector compiled before
+    for answer in cold:
+        rsp = fnv1.RunFunctionResponse.FromString(answer)
+        assert "spent" not in str(rsp.conditions)  # nothing that counts differently
+
+    # A machine so loaded that every reading of the clock is ten seconds later.
+    ticks = itertools.count(step=10.0)
+    for name in ("monotonic", "perf_counter", "time"):
+        monkeypatch.setattr(time, name, lambda: next(ticks))
+    _cold(monkeypatch)
+    assert _answers(requests) == cold
+
+    # Another process, with its own hash seed and nothing compiled.
+    for i, req in enumerate(requests):
+        (tmp_path / f"{i}.req").write_bytes(req.SerializeToString())
+    script = (
+        "import sys, pathlib\n"
+        "from compose_model_deployment.fn import FunctionRunner\n"
+        "from crossplane.function.proto.v1 import run_function_pb2 as fnv1\n"
+        "from modelplane_cli.fuzz import run_function\n"
+        "for path in sorted(pathlib.Path(sys.argv[1]).glob('*.req')):\n"
+        "    req = fnv1.RunFunctionRequest.FromString(path.read_bytes())\n"
+        "    rsp = run_function(FunctionRunner(), req)\n"
+        "    path.with_suffix('.rsp').write_bytes(rsp.SerializeToString(deterministic=True))\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+        capture_output=True,
+    )
+    other = [(tmp_path / f"{i}.rsp").read_bytes() for i in range(len(requests))]
+    assert other == cold

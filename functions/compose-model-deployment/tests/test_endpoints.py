@@ -3,6 +3,7 @@ and the model the replicas carry."""
 
 from typing import Any
 
+import pytest
 from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_cli.testing import as_dict, request, run
@@ -123,3 +124,41 @@ def test_replicas_carry_the_model_with_its_served_name_resolved() -> None:
     got = _run({}, named)
     (replica_,) = [r["resource"] for r in got["desired"]["resources"].values()]
     assert replica_["spec"]["model"] == {"name": "kimi-k2"}
+
+
+UNREADABLE_STATUSES = [
+    pytest.param({"conditions": "Serving"}, "status.conditions is not a list of conditions"),
+    pytest.param({"conditions": {"type": "Serving"}}, "status.conditions is not a list"),
+    pytest.param({"conditions": [["Serving", "True"]]}, "status.conditions[0] is not a condition"),
+    pytest.param({"conditions": [{"type": 7, "status": "True"}]}, "status.conditions[0].type"),
+]
+
+
+@pytest.mark.parametrize(("status", "problem"), UNREADABLE_STATUSES)
+def test_a_replica_whose_status_cannot_be_read_keeps_its_endpoint(
+    status: Any, problem: str
+) -> None:
+    """Hold what was composed: an unreadable status is no news that the replica stopped."""
+    broken = observed_in_namespace(replica(A0, "a", 0))
+    broken["status"] = status
+    observed = {**RUNNING, A0: broken, f"endpoint-{A0}": endpoint_object(A0, "a")}
+    got = _run(observed)
+    resources = got["desired"]["resources"]
+    assert resources[f"endpoint-{A0}"]["resource"] == endpoint_object(A0, "a")
+    assert resources[A0]["ready"] == "READY_TRUE"
+    endpoints = got["desired"]["composite"]["resource"]["status"]["endpoints"]
+    assert endpoints[0] == {"replica": A0, "cluster": "a", "url": url(A0, "a"), "serving": True}
+    warnings = [r for r in got["results"] if r["severity"] == "SEVERITY_WARNING"]
+    assert [w["reason"] for w in warnings] == ["ReplicaStatusUnreadable"]
+    assert warnings[0]["message"].startswith(f"ModelReplica {A0}: {problem}")
+    assert warnings[0]["message"].endswith("its ModelEndpoint is held until it can be read")
+
+
+def test_an_unreadable_status_composes_no_endpoint_that_was_not_there() -> None:
+    """Holding is keeping, not inventing: no endpoint was composed, none appears."""
+    broken = observed_in_namespace(with_url(replica(A0, "a", 0), url(A0, "a")))
+    broken["status"]["conditions"] = "Serving"
+    got = _run({**RUNNING, A0: broken})
+    assert f"endpoint-{A0}" not in got["desired"]["resources"]
+    (warning,) = [r for r in got["results"] if r["severity"] == "SEVERITY_WARNING"]
+    assert warning["message"].endswith("it is read as not serving until it can be read")

@@ -18,7 +18,7 @@ from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from modelplane.core.issues import parse_object
 from modelplane.scheduling import read_cluster, read_deployment, read_replica
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_cli.fuzz import Fuzzer, requests_for
+from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def deployment(obj: dict[str, Any]) -> object:
@@ -52,7 +52,8 @@ def scaled_up(req: fnv1.RunFunctionRequest, more: int) -> fnv1.RunFunctionReques
     return scaled
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+def fuzzed_requests() -> list[fnv1.RunFunctionRequest]:
+    """The valid requests the fuzzer mutates."""
     steady = [
         *requests_for("modelplane-compose-model-deployment"),
         # Deployments whose replicas serve through gateways: their ModelEndpoints.
@@ -60,5 +61,16 @@ def test_mutated_requests_keep_the_safety_net() -> None:
     ]
     assert steady
     requests = [*steady, *(scaled_up(req, 2) for req in steady)]
+    return requests
+
+
+def test_mutated_requests_keep_the_safety_net() -> None:
+    requests = fuzzed_requests()
     failures = Fuzzer(FunctionRunner(), READERS).run(requests, seed=8, count=1500)
     assert not failures, "\n".join(map(str, failures))
+
+
+def test_mutated_requests_answer_the_same_cold_warm_throttled_and_elsewhere() -> None:
+    """No answer depends on the process, its caches or the clock (issue 29)."""
+    sample = mutated_sample(fuzzed_requests(), seed=29, size=40)
+    assert not nondeterminism(FunctionRunner, "compose_model_deployment.fn:FunctionRunner", sample)

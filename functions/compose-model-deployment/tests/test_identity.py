@@ -70,8 +70,7 @@ def test_an_unreadable_cluster_keeps_its_replica_and_says_so() -> None:
             "cluster": "b",
             "reason": "ClusterUnreadable",
             "message": "cannot be read (status.gpuPools[0].nodes: Input should be a valid "
-            "integer, unable to parse string as an integer): its replicas are kept as "
-            "recorded, nothing new is placed",
+            "integer): its replicas are kept as recorded, nothing new is placed",
         }
     ]
     warnings = [r for r in got["results"] if r["severity"] == "SEVERITY_WARNING"]

@@ -4,9 +4,10 @@ Kubernetes stops a DRA selector after 1,000,000 cost units. celpy counts nothing
 so evaluation here counts its own units, close to cel-go's runtime cost: one per
 function or operator call and per comprehension iteration, plus a share of the
 size of strings and lists that an operation builds or scans. The count is
-deterministic. A wall-clock deadline, checked every few hundred units, backs it
-up in case a single unit is slow on a loaded machine; it only fires for
-expressions that already cost a large part of the limit.
+deterministic. A wall-clock deadline, checked every few hundred units, can back
+it up for a lone evaluation (`modelplane cel eval`); a budget shared without one
+(a scheduling decision's) never reads the clock, so its answer is the same on
+every machine, however loaded.
 
 Two budgets exist. `Budget` is one evaluation's: the per-expression limit and the
 one-second backstop, as Kubernetes gives each expression. `CostBudget` is shared
@@ -30,6 +31,7 @@ Clock = Callable[[], float]
 COST_LIMIT: Final = 1_000_000
 TIME_LIMIT_SECONDS: Final = 1.0
 _CHECK_EVERY: Final = 512
+_NEVER: Final = 1 << 62
 
 
 class BudgetExceededError(Exception):
@@ -52,7 +54,7 @@ class Budget:
     def __init__(
         self,
         limit: int = COST_LIMIT,
-        seconds: float = TIME_LIMIT_SECONDS,
+        seconds: float | None = TIME_LIMIT_SECONDS,
         clock: Clock = time.monotonic,
         deadline: float | None = None,
     ) -> None:
@@ -60,8 +62,11 @@ class Budget:
         self.spent = 0
         self._clock = clock
         # `deadline`, when given, replaces `seconds` from now (a reading the caller has).
-        self._deadline = clock() + seconds if deadline is None else deadline
-        self._next_check = _CHECK_EVERY
+        # With neither, the clock is never read: the count alone bounds the work.
+        if deadline is None and seconds is not None:
+            deadline = clock() + seconds
+        self._deadline = deadline
+        self._next_check = _CHECK_EVERY if deadline is not None else _NEVER
 
     @property
     def limit(self) -> int:
@@ -76,7 +81,7 @@ class Budget:
             )
         if self.spent >= self._next_check:
             self._next_check = self.spent + _CHECK_EVERY
-            if self._clock() > self._deadline:
+            if self._deadline is not None and self._clock() > self._deadline:
                 raise TimeLimitExceededError("operation cancelled: evaluation time limit exceeded")
 
 
@@ -96,12 +101,21 @@ class CostBudget:
     """
 
     def __init__(
-        self, limit: int, seconds: float | None = None, clock: Clock = time.monotonic
+        self,
+        limit: int,
+        seconds: float | None = None,
+        clock: Clock = time.monotonic,
+        weight: int = 1,
     ) -> None:
         if limit < 0:
             raise ValueError(f"a cost budget cannot be negative: {limit}")
+        if weight < 1:
+            raise ValueError(f"an evaluation unit weighs at least one: {weight}")
         self.limit = limit
         self.seconds = seconds
+        # What one evaluation unit (Kubernetes' cost) takes from this budget, so that
+        # work of other kinds (parsing) can be charged here in the same currency.
+        self.weight = weight
         self.spent = 0
         self.exhausted_by: str | None = None
         self.clock = clock
@@ -126,10 +140,11 @@ class CostBudget:
         limit, until the earlier deadline; None when the shared time has run out."""
         # Plain comparisons rather than min() and max(): this runs before every
         # evaluation of a decision.
-        left = self.limit - self.spent
+        left = (self.limit - self.spent) // self.weight
         limit = COST_LIMIT if left > COST_LIMIT else left if left > 0 else 0
         if self.seconds is None:
-            return Budget(limit)
+            # No shared time: no evaluation reads the clock either (deterministic).
+            return Budget(limit, None)
         clock = self.clock
         now = clock()
         deadline = self._deadline
@@ -139,7 +154,11 @@ class CostBudget:
         return Budget(limit, TIME_LIMIT_SECONDS, clock, own if own < deadline else deadline)
 
     def take(self, units: int) -> None:
-        """Record what an evaluation spent."""
+        """Record what an evaluation spent (`units` of evaluation, each `weight`)."""
+        self.spent += units * self.weight
+
+    def charge(self, units: int) -> None:
+        """Record `units` of this budget's own currency (parsing, say), unweighted."""
         self.spent += units
 
     def exhaust(self, expression: str) -> str:

@@ -29,6 +29,7 @@ from modelplane.cel import types as t
 from modelplane.cel.compiler import MAX_NESTING, Compiler, Fn, nesting_depth
 from modelplane.cel.errors import CelBudgetExhaustedError, CelCompileError, CelRuntimeError
 from modelplane.cel.functions import FUNCTIONS
+from modelplane.cel.lexical import MAX_LEXICAL_NESTING, scan
 from modelplane.cel.values import EvalError
 
 # CELSelectorExpressionMaxLength in k8s.io/api resource/v1, counted in bytes like Go's len().
@@ -43,11 +44,30 @@ def _parser() -> CELParser:
     return CELParser()
 
 
+_WARM_UP: Final = (
+    'device.attributes["a"].b == "c" && device.capacity["a"].d.isGreaterThan(quantity("1"))'
+)
+
+
+def warm() -> None:
+    """Build the parser now (Lark builds its tables in about half a second) and run it
+    and the checker once, so that a long-running function pays for that at start-up
+    rather than in its first call. Nothing it leaves behind changes an answer."""
+    _parser()
+    parse(_WARM_UP)
+
+
 def parse(expression: str) -> lark.Tree[Any]:
     size = len(expression.encode("utf-8"))
     if size > MAX_EXPRESSION_BYTES:
         raise CelCompileError(
             f"expression is too long: {size} bytes, the limit is {MAX_EXPRESSION_BYTES}"
+        )
+    # Bounded before Lark runs: its time grows with nesting (lexical.py).
+    nesting = scan(expression).nesting
+    if nesting > MAX_LEXICAL_NESTING:
+        raise CelCompileError(
+            f"expression nesting exceeds the limit of {MAX_LEXICAL_NESTING} brackets"
         )
     with _parser_lock:
         try:
@@ -142,7 +162,7 @@ def _shared_ran_out(
     `limit` (equal to the per-expression limit included), it ran the shared one dry.
     """
     if isinstance(error, budgets.CostLimitExceededError):
-        return shared.remaining <= limit
+        return shared.remaining // shared.weight <= limit
     return shared.expired()
 
 

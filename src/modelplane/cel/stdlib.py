@@ -75,7 +75,14 @@ def _compiled_regex(pattern: str) -> Any:
     return re2.compile(pattern)
 
 
+# A regular-expression call costs about ten plain calls even on short strings
+# (docs/performance.md, "CEL under a budget per decision"). Charging them so keeps
+# a unit about as slow as any other, so the count alone bounds a decision's time.
+REGEX_CALL_UNITS: Final = 10
+
+
 def compile_regex(pattern: str) -> Any:
+    budget.charge_size(REGEX_CALL_UNITS)
     try:
         return _compiled_regex(pattern)
     except re2.error as error:

@@ -14,7 +14,7 @@ from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.config import SchedulingConfig, priority_error
 from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Scheduler
-from modelplane.conventions.template import Template, TemplateError, parse_template
+from modelplane.conventions.template import Template, TemplateError, never_valid, parse_template
 from modelplane.core.issues import Issue, warning
 from modelplane.core.issues import errors as errors_of
 from modelplane.core.labels import key_error, value_error
@@ -54,13 +54,16 @@ class _Checks:
             parsed = self.template(text, where)
             if parsed is None:
                 continue
-            if labels and parsed.is_constant and (problem := value_error(text)) is not None:
-                self.error(
-                    where, f"label value {text!r} {problem}", Reason.INVALID_SCHEDULING_TEMPLATE
-                )
+            if labels and (problem := never_valid(parsed, _label_value_error)) is not None:
+                self.error(where, problem, Reason.INVALID_SCHEDULING_TEMPLATE)
                 continue
             out[key] = parsed
         return out
+
+
+def _label_value_error(value: str) -> str | None:
+    problem = value_error(value)
+    return None if problem is None else f"label value {value!r} {problem}"
 
 
 def _modelplane_owned(key: str) -> bool:
@@ -124,7 +127,7 @@ def _queue(c: _Checks, text: str | None, scheduler: Scheduler) -> Template | Non
         c.warn(path, f"{scheduler.name} has no queues; the queue is ignored")
         return None
     parsed = c.template(text, path)
-    if parsed is not None and parsed.is_constant and (problem := scheduler.queue_error(text)):
+    if parsed is not None and (problem := never_valid(parsed, scheduler.queue_error)):
         c.error(path, problem, Reason.INVALID_SCHEDULING_TEMPLATE)
         return None
     return parsed

@@ -8,6 +8,7 @@ executed.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -93,3 +94,38 @@ def context_values(context: TemplateContext, resolved_priority: str | None) -> d
         "Cluster": context.cluster,
         "Priority": resolved_priority or "",
     }
+
+
+# What each variable renders in the most permissive rendering of a template. Every
+# value a variable takes is a Kubernetes name (the priority may also be absent and
+# render empty), and every check a rendering meets (a DNS label or subdomain, a
+# label value, a queue name) is a length limit, an alphabet and alphanumerics at
+# the ends of the whole and of each dot-separated part. One lowercase alphanumeric
+# is the shortest name there is and is allowed at any position under all of them,
+# so a rendering with it can only be refused for the template's own text: when it
+# is refused (with the priority absent and present), so is every rendering.
+_SHORTEST: Final = "a"
+_PERMISSIVE: Final[tuple[dict[str, str], ...]] = (
+    dict[str, str].fromkeys(VARIABLES, _SHORTEST),
+    {**dict[str, str].fromkeys(VARIABLES, _SHORTEST), "Priority": ""},
+)
+
+
+def never_valid(template: Template, problem: Callable[[str], str | None]) -> str | None:
+    """Why no rendering of `template` passes `problem` (a check returning what is
+    wrong with a rendered value, or None), or None when some rendering does.
+
+    A constant template is its only rendering. A refusal names the text at fault:
+    a template like `"ñ{{ .Cluster }}"` is wrong whichever cluster renders it.
+    """
+    found: str | None = None
+    for values in _PERMISSIVE:
+        rendered = template.render(values)
+        found = problem(rendered)
+        if found is None:
+            return None
+        if template.is_constant:
+            break
+    if template.is_constant:
+        return found
+    return f"every rendering of {template.source!r} is refused, for example {found}"

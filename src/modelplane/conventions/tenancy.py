@@ -25,7 +25,13 @@ from typing import Final
 
 from modelplane_models.inference_cluster import Tenancy as TenancyModel
 
-from modelplane.conventions.template import Template, TemplateError, Variable, parse_template
+from modelplane.conventions.template import (
+    Template,
+    TemplateError,
+    Variable,
+    never_valid,
+    parse_template,
+)
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error, value_error
@@ -141,6 +147,11 @@ class Tenancy:
 DEFAULT_TENANCY: Final = Tenancy(parse_template(DEFAULT_NAMESPACE_TEMPLATE))
 
 
+def _label_value_error(value: str) -> str | None:
+    problem = value_error(value)
+    return None if problem is None else f"renders {value!r}, which {problem}"
+
+
 def _keyed(
     values: Mapping[str, str] | None, field: str, issues: list[Issue]
 ) -> tuple[tuple[str, Template], ...]:
@@ -155,8 +166,12 @@ def _keyed(
             issues.append(_issue(path, f"{key} is set by Modelplane on every tenant namespace"))
             continue
         template = _parse((values or {})[key], path, issues)
-        if template is not None:
-            out.append((key, template))
+        if template is None:
+            continue
+        if field == "labels" and (problem := never_valid(template, _label_value_error)):
+            issues.append(_issue(path, problem))
+            continue
+        out.append((key, template))
     return tuple(out)
 
 

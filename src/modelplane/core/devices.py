@@ -37,8 +37,8 @@ def _attribute(attribute: DeviceAttribute) -> tuple[str, AttributeValue] | None:
         (kind, value)
         for kind, value in (
             ("string", attribute.string),
-            ("int", attribute.int_),
-            ("bool", attribute.bool_),
+            ("int", attribute.int),
+            ("bool", attribute.bool),
             ("version", attribute.version),
         )
         if value is not None

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from modelplane.core.numbers import restore_ints
 from modelplane.core.vocabulary import Reason
 
 M = TypeVar("M", bound=BaseModel)
@@ -111,8 +112,14 @@ def from_validation_error(error: ValidationError, reason: str = Reason.INVALID_S
 
 
 def parse_object(model: type[M], obj: Mapping[str, Any]) -> M:
-    """`obj` read into its generated model; InvalidInputError naming every bad field."""
+    """`obj` read into its generated model; InvalidInputError naming every bad field.
+
+    The one way every function reads an API object. The generated models are strict
+    (`--strict-types` in schemas/generate.py): a boolean, a string or a fractional
+    number is no integer, a number no string, as the XRD's schema validates; only
+    the integral doubles a protobuf Struct turns integers into are integers again.
+    """
     try:
-        return model.model_validate(obj)
+        return model.model_validate(restore_ints(obj))
     except ValidationError as error:
         raise InvalidInputError(from_validation_error(error)) from error

@@ -117,12 +117,14 @@ class Reason:
     NO_CLUSTERS: Final = "NoClusters"
     INVALID_NODE_SELECTOR: Final = "InvalidNodeSelector"
     INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"
-    # The decision's CEL budget ran out, by cost units or by its wall-clock deadline.
+    # The decision's CEL budget of cost units ran out (parsing, checking or evaluating).
     CEL_BUDGET_EXCEEDED: Final = "CELBudgetExceeded"
-    CEL_DEADLINE_EXCEEDED: Final = "CELDeadlineExceeded"
     WAITING_FOR_FLEET: Final = "WaitingForFleet"
     CLUSTER_UNREADABLE: Final = "ClusterUnreadable"
     REPLICA_UNREADABLE: Final = "ReplicaUnreadable"
+    # A composed ModelReplica whose status is not a Kubernetes status: what was composed
+    # from it (its ModelEndpoint) is held.
+    REPLICA_STATUS_UNREADABLE: Final = "ReplicaStatusUnreadable"
     REPLICA_PLACED: Final = "ReplicaPlaced"
     REPLICA_REMOVED: Final = "ReplicaRemoved"
     ALL_READY: Final = "AllReplicasReady"

@@ -74,11 +74,12 @@ Rules, in the order a decision applies them:
    not a kind), and a pool that best fit calls full is repacked exactly, within
    a bound, before it is. Synthetic devices gate matching but are not charged.
 
-Budget: every CEL evaluation of a decision draws on one cost budget
-(`budget`: 1,000,000 units, Kubernetes' per-call limit, and a 0.8 s wall-clock
-backstop). When it runs out the decision stops where it is and holds as in 1:
-the condition and a Warning say CELBudgetExceeded (or CELDeadlineExceeded), and
-the match trace names the selector, request, cluster and pool it stopped at.
+Budget: the CEL work of a decision, parsing and checking each distinct selector
+and every evaluation, draws on one cost budget (`budget`: 1,000,000 units, an
+evaluation unit counting 25, a parsed token 4,000; no clock is read). When it runs out the decision
+stops where it is and holds as in 1: the condition and a Warning say
+CELBudgetExceeded, and the match trace names the selector, request, cluster and
+pool it stopped at.
 
 Replica identity is (cluster, index), as the ModelReplica's spec records it;
 which deployment a replica belongs to is Crossplane's record (its composed
@@ -106,7 +107,7 @@ from modelplane.scheduling.adapt import (
 )
 from modelplane.scheduling.budget import (
     DECISION_COST_LIMIT,
-    DECISION_SECONDS,
+    EVALUATION_WEIGHT,
     DecisionStopped,
     Stop,
     decision_budget,
@@ -157,8 +158,8 @@ from modelplane.scheduling.selectors import (
 
 __all__ = [
     "DECISION_COST_LIMIT",
-    "DECISION_SECONDS",
     "DECODE_ROLE",
+    "EVALUATION_WEIGHT",
     "PREFILL_ROLE",
     "UNIFIED_ROLE",
     "CacheView",

@@ -1,6 +1,7 @@
 """The default SelectorEngine: Modelplane's Kubernetes-faithful CEL evaluator."""
 
 from modelplane import cel
+from modelplane.cel.lexical import compile_cost
 from modelplane.core.devices import DeviceSpec, cel_device
 from modelplane.scheduling.selectors import (
     CompiledSelector,
@@ -35,6 +36,9 @@ class CelEngine:
             return _CelSelector(cel.compile_device_selector(expression))
         except cel.CelCompileError as error:
             raise SelectorCompileError(str(error)) from error
+
+    def compile_cost(self, expression: str) -> int:
+        return compile_cost(expression)
 
     def device(self, spec: DeviceSpec) -> object:
         return cel_device(spec)

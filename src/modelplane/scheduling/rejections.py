@@ -76,9 +76,6 @@ class Rejection(StrEnum):
     CEL_BUDGET_EXCEEDED = "CELBudgetExceeded"
     """Evaluating this pool's selectors spent the last of the decision's CEL cost units:
     the decision stopped there, holding every existing replica and placing nothing."""
-    CEL_DEADLINE_EXCEEDED = "CELDeadlineExceeded"
-    """Evaluating this pool's selectors ran past the decision's wall-clock deadline:
-    the decision stopped there, as it does when the cost units run out."""
 
     # Contention, from precedence (`modelplane.scheduling.precedence`).
     YIELDED = "Yielded"

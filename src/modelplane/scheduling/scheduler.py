@@ -65,7 +65,14 @@ def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator
         )
         for i, request in enumerate(role.requests):
             for j, expression in enumerate(request.selectors):
-                error = evaluator.compile_error(expression)
+                try:
+                    error = evaluator.compile_error(expression)
+                except DecisionStopped as stop:
+                    stop.locate(
+                        request=request.name,
+                        role=trace_role(role.name),
+                    )
+                    raise
                 if error is not None:
                     path = f"{base}.devices[{i}].selectors[{j}].cel"
                     problems.append(Issue(path, error, Reason.INVALID_NODE_SELECTOR))
@@ -187,13 +194,14 @@ def schedule(
         selector = compile_label_selector(deployment.cluster_selector)
     except InvalidInputError as error:
         selector_problems = list(error.issues)
-    # The clusterSelector's problems come first, so the first one's reason is the condition's.
-    problems = selector_problems + _node_selector_problems(deployment, evaluator)
-    if cache is not None and cache.problem is not None:
-        problems.append(cache.problem)
-    if problems:
-        return _invalid(deployment, own, existence, problems, warnings)
     try:
+        # The clusterSelector's problems come first, so the first one's reason is the
+        # condition's. Compiling the selectors is charged to the budget, so it may stop.
+        problems = selector_problems + _node_selector_problems(deployment, evaluator)
+        if cache is not None and cache.problem is not None:
+            problems.append(cache.problem)
+        if problems:
+            return _invalid(deployment, own, existence, problems, warnings)
         return _decide(
             deployment,
             ordered,

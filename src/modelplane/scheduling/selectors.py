@@ -9,9 +9,11 @@ distinct expression compiles once, each distinct device kind is converted once
 (keyed by its content, straight from the typed kind), and each (expression,
 device kind) pair evaluates once however many clusters share that kind.
 
-Every evaluation of a decision draws on one `CostBudget` (`budget`): the engine
-charges it what each evaluation costs, and the evaluator checks its deadline
-before each one. When it runs out the decision stops (`DecisionStopped`).
+Every evaluation of a decision draws on one `CostBudget` (`budget`): the
+evaluator charges it what parsing and checking each distinct expression costs
+(`compile_cost`, known from the text before parsing), and the engine what each
+evaluation costs. When it runs out the decision stops (`DecisionStopped`). No
+clock is read: the same inputs stop at the same place on every machine.
 """
 
 from dataclasses import dataclass
@@ -49,6 +51,11 @@ class SelectorEngine(Protocol):
         """Compile one selector; raises SelectorCompileError."""
         ...
 
+    def compile_cost(self, expression: str) -> int:
+        """The cost units parsing and checking `expression` is charged: a function of
+        its text alone, known before it is parsed."""
+        ...
+
     def device(self, spec: DeviceSpec) -> object:
         """Build the evaluator's device from a device kind; raises ValueError."""
         ...
@@ -82,13 +89,24 @@ class SelectorEvaluator:
         self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
 
     def compile_error(self, expression: str) -> str | None:
-        """None when the expression compiles, else the compiler's message."""
+        """None when the expression compiles, else the compiler's message.
+
+        Raises DecisionStopped when the budget cannot pay for compiling it.
+        """
         compiled = self._compile(expression)
         return str(compiled) if isinstance(compiled, SelectorCompileError) else None
 
     def _compile(self, expression: str) -> CompiledSelector | SelectorCompileError:
         compiled = self._compiled.get(expression)
         if compiled is None:
+            # Paid before parsing, once per decision, cold or warm: the process's
+            # compile cache makes it faster, never cheaper.
+            budget = self.budget
+            cost = self._engine.compile_cost(expression)
+            if budget.exhausted_by is not None or cost > budget.remaining:
+                budget.charge(budget.remaining)
+                raise stopped(budget, budget.exhaust(expression), None)
+            budget.charge(cost)
             try:
                 compiled = self._engine.compile(expression)
             except SelectorCompileError as error:
@@ -122,7 +140,7 @@ class SelectorEvaluator:
         if isinstance(converted, ValueError):
             return SelectorResult(False, f"device {device.name} is malformed: {converted}")
         budget = self.budget
-        if budget.exhausted_by is not None or budget.expired():
+        if budget.exhausted_by is not None:
             raise stopped(budget, budget.exhaust(expression), device.name)
         try:
             # An evaluation error is a non-match, never a crash: arbitrary user CEL

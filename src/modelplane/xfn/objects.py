@@ -19,10 +19,15 @@ CLUSTER_PROVIDER_CONFIG_KIND: Final = "ClusterProviderConfig"
 OBSERVE_ONLY: Final = ("Observe",)
 
 
-def watched(readiness: dict[str, Any] | None, management_policies: Sequence[str]) -> bool:
+def watched(
+    readiness: dict[str, Any] | None,
+    management_policies: Sequence[str],
+    status_read: bool = False,
+) -> bool:
     """Whether Modelplane waits on what the remote object itself reports: its readiness
-    is derived from the object (a workload, a Gateway, an HTTPRoute), or the Object
-    only observes (a prerequisite observer exists to be read).
+    is derived from the object (a workload, a Gateway, an HTTPRoute), the Object
+    only observes (a prerequisite observer exists to be read), or a decision reads
+    the remote object's status (`status_read`: a model cache's download).
 
     provider-kubernetes re-reads an up-to-date Object only every `--poll` (10 minutes
     by default) unless it runs with `--enable-watches` and the Object sets
@@ -33,7 +38,7 @@ def watched(readiness: dict[str, Any] | None, management_policies: Sequence[str]
     """
     # provider-kubernetes' default readiness policy is SuccessfulCreate.
     policy = (readiness or {}).get("policy", CREATED_READINESS)
-    return policy != CREATED_READINESS or tuple(management_policies) == OBSERVE_ONLY
+    return status_read or policy != CREATED_READINESS or tuple(management_policies) == OBSERVE_ONLY
 
 
 def wrap(
@@ -44,13 +49,14 @@ def wrap(
     labels: dict[str, str] | None = None,
     management_policies: Sequence[str] = ("*",),
     namespace: str | None = None,
+    status_read: bool = False,
 ) -> dict[str, Any]:
     """An Object that keeps `manifest` applied on the cluster `provider_config` reaches.
 
     `management_policies` other than the default full control let several
     Objects share one remote object (a tenant Namespace) without any of them
     deleting it. `spec.watch` is set when a decision waits on the remote object's
-    own status (`watched`).
+    own status (`watched`; `status_read` when a decision reads that status).
     """
     spec: dict[str, Any] = {
         "forProvider": {"manifest": manifest},
@@ -60,7 +66,7 @@ def wrap(
         spec["readiness"] = readiness
     if tuple(management_policies) != ("*",):
         spec["managementPolicies"] = list(management_policies)
-    if watched(readiness, management_policies):
+    if watched(readiness, management_policies, status_read):
         spec["watch"] = True
     metadata: dict[str, Any] = {"name": name}
     if namespace:

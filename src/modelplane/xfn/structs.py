@@ -3,10 +3,9 @@
 A protobuf Struct stores every number as a double, so `replicas: 3` comes back as
 3.0. Kubernetes has no float fields in the APIs Modelplane reads, and CEL treats
 int and double as different types, so integral doubles are turned back into ints
-(`to_dict`). An object read into a generated model needs no such pass
-(`to_values`): the model turns each integral number into the int its schema
-declares, and a number inside a field the schema leaves open (a pod template) is
-carried through to another Struct, where an int and a double are the same.
+(`to_dict`). An object read into a generated model is converted as it is read
+(`modelplane.core.issues.parse_object`, the one strict reading), so `to_values`
+leaves its numbers floats.
 """
 
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from typing import Any, cast
 from crossplane.function import resource
 from google.protobuf import struct_pb2
 
+from modelplane.core.numbers import restore_ints
 from modelplane.xfn.memo import BoundedMemo, digest
 
 # The SDK's converter, typed as what it is (its signature says a bare `dict`).
@@ -22,16 +22,6 @@ _struct_to_dict = cast(
     Callable[[struct_pb2.Struct], dict[str, Any]],
     resource.struct_to_dict,  # pyright: ignore[reportUnknownMemberType]
 )
-
-
-def restore_ints(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: restore_ints(item) for key, item in cast(dict[str, Any], value).items()}
-    if isinstance(value, list):
-        return [restore_ints(item) for item in cast(list[Any], value)]
-    return value
 
 
 def to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:

@@ -3,13 +3,16 @@
 `mutate` breaks one thing in a Kubernetes object; `harness.Fuzzer` runs mutated
 copies of valid requests through a function and checks that it never raises,
 never answers with a fatal result, and never stops emitting what it composed
-before; `shuffle.reordered` gives the same request with every map in another
-order; `examples` records real requests from rendering the example fleets.
+before; `determinism.nondeterminism` answers requests cold, warm, with the clock
+throttled and in another process, and names any that differ;
+`shuffle.reordered` gives the same request with every map in another order;
+`examples` records real requests from rendering the example fleets.
 
     failures = Fuzzer(FunctionRunner()).run(requests_for(NAME), seed=1, count=1000)
     assert not failures, "\\n".join(map(str, failures))
 """
 
+from modelplane_cli.fuzz.determinism import mutated_sample, nondeterminism
 from modelplane_cli.fuzz.examples import example_requests, requests_for
 from modelplane_cli.fuzz.harness import Failure, Fuzzer, Mutated, Mutator, run_function
 from modelplane_cli.fuzz.shuffle import reordered
@@ -20,6 +23,8 @@ __all__ = [
     "Mutated",
     "Mutator",
     "example_requests",
+    "mutated_sample",
+    "nondeterminism",
     "reordered",
     "requests_for",
     "run_function",

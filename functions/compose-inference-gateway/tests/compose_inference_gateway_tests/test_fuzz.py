@@ -12,7 +12,7 @@ from compose_inference_gateway.fn import FunctionRunner
 from modelplane_models import InferenceCluster, InferenceGateway
 
 from modelplane.core.issues import parse_object
-from modelplane_cli.fuzz import Fuzzer, requests_for
+from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def gateway(obj: dict[str, Any]) -> object:
@@ -34,3 +34,13 @@ def test_mutated_requests_keep_the_safety_net() -> None:
     readers = {"composite": gateway, "inferencecluster": cluster}
     failures = Fuzzer(FunctionRunner(), readers).run(requests, seed=8, count=1500)
     assert not failures, "\n".join(map(str, failures))
+
+
+def test_mutated_requests_answer_the_same_cold_warm_throttled_and_elsewhere() -> None:
+    """No answer depends on the process, its caches or the clock (issue 29)."""
+    sample = mutated_sample(
+        requests_for("modelplane-compose-inference-gateway", ("catalog", "serving")),
+        seed=29,
+        size=40,
+    )
+    assert not nondeterminism(FunctionRunner, "compose_inference_gateway.fn:FunctionRunner", sample)

@@ -121,15 +121,18 @@ def compose_cluster(
     labels = {LABEL_MODEL_CACHE: cache.name, LABEL_CLUSTER: cluster}
     for part, manifest, policies in parts:
         name = hashed_name(f"{cache.name}-{part}", cache.namespace, cache.name, cluster, part)
+        # A download's status is what the cache's phase, and replicas' Serving, wait on.
         wrapped = objects.wrap(
-            name, manifest, provider_config, labels=labels, management_policies=policies
+            name,
+            manifest,
+            provider_config,
+            labels=labels,
+            management_policies=policies,
+            status_read=part.startswith(DOWNLOAD),
         )
         if part == "credentials":
             wrapped["spec"]["references"] = native.credentials_references(cache)
         at = key(part, cluster)
-        if part.startswith(DOWNLOAD):
-            # Its status is what the cache's phase, and replicas' Serving, wait on.
-            wrapped["spec"]["watch"] = True
         desired = rsp.desired.resources[at]
         desired.resource.update(wrapped)
         ready = objects.is_ready(dict(observed.get(at) or {}))

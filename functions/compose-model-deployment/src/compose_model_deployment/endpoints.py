@@ -44,6 +44,12 @@ def replica_url(observed: dict[str, Any] | None) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
+def held_url(endpoint: dict[str, Any] | None) -> str | None:
+    """The URL a composed ModelEndpoint routes to, or None."""
+    url = mapping(mapping(endpoint).get("spec")).get("url")
+    return url if isinstance(url, str) and url else None
+
+
 def endpoint_status(
     decision: Decision, observed: dict[str, dict[str, Any]], serving_now: dict[str, bool]
 ) -> list[dict[str, Any]]:
@@ -51,6 +57,10 @@ def endpoint_status(
     entries: list[dict[str, Any]] = []
     for replica in decision.replicas:
         url = replica_url(observed.get(replica.name))
+        if url is None and serving_now[replica.name]:
+            # A serving replica whose status cannot be read: its endpoint is held
+            # (replicas.serves), with the URL it was composed with.
+            url = held_url(observed.get(endpoint_key(replica.name)))
         if url is not None:
             entries.append(
                 {

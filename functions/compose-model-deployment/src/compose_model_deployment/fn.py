@@ -33,9 +33,11 @@ from compose_model_deployment.replicas import (
     placements,
     refusal,
     replica_object,
-    serving,
+    serves,
     serving_replicas,
+    unreadable_statuses,
 )
+from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     API_VERSION,
@@ -101,6 +103,9 @@ class FunctionRunner(ComposeFunction):
         # are reused.
         self.fleet_memo = FleetMemo()
         self.replica_memo = ReplicaMemo()
+        # Lark builds the CEL parser's tables once per process: at start-up, not in
+        # the first call that meets a selector.
+        warm_cel()
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         # Requirements are the same on every call, so Crossplane's fetch loop settles.
@@ -139,7 +144,7 @@ class FunctionRunner(ComposeFunction):
         uid = deployment.metadata.uid if deployment.metadata else None
         running = serving_replicas(req, REPLICAS, fleet_replicas)
         namespace = wanted.namespace
-        running |= {(namespace, key) for key in composed if serving(observed.get(key))}
+        running |= {(namespace, key) for key in composed if serves(observed, key)}
         known = existing_replicas(
             wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
         )
@@ -193,7 +198,9 @@ def emit(
     observed: dict[str, dict[str, Any]],
 ) -> None:
     wanted = read.replicas
-    serving_now = {r.name: serving(observed.get(r.name)) for r in decision.replicas}
+    serving_now = {r.name: serves(observed, r.name) for r in decision.replicas}
+    for message in unreadable_statuses(observed, serving_now):
+        report.warning(rsp, Reason.REPLICA_STATUS_UNREADABLE, message)
     held: set[str] = set()
     for replica in decision.replicas:
         if replica.origin in (Origin.HELD, Origin.PENDING) and replica.name in observed:

@@ -4,13 +4,14 @@ Pure functions of the decision, the deployment's model and the observed
 replicas, so the function body stays a short story: fetch, decide, emit, report.
 """
 
-from typing import Any
+from typing import Any, cast
 
 from crossplane.function.proto.v1.run_function_pb2 import RunFunctionRequest
 from google.protobuf.struct_pb2 import Struct
 from modelplane_models import ModelDeployment
 from modelplane_models.model_deployment import Workers
 
+from compose_model_deployment.endpoints import endpoint_key
 from modelplane.core.conditions import condition_is, find_condition
 from modelplane.core.vocabulary import (
     ACCEPTED,
@@ -98,6 +99,61 @@ def refusal(observed: dict[str, Any] | None) -> str | None:
 def serving(observed: dict[str, Any] | None) -> bool:
     """Whether an observed ModelReplica reports its model serving."""
     return condition_is(observed, SERVING, "True")
+
+
+def status_problem(observed: dict[str, Any] | None) -> str | None:
+    """Why an observed ModelReplica's status is no Kubernetes status, or None.
+
+    No status, or no conditions, is readable: nothing is reported yet. A status
+    that is not an object, conditions that are not a list of conditions each with
+    a string type and status, cannot say whether the replica serves.
+    """
+    status = (observed or {}).get("status")
+    if status is None:
+        return None
+    if not isinstance(status, dict):
+        return "status is not an object"
+    conditions = cast(dict[str, Any], status).get("conditions")
+    if conditions is None:
+        return None
+    if not isinstance(conditions, list):
+        return "status.conditions is not a list of conditions"
+    for index, entry in enumerate(cast(list[Any], conditions)):
+        where = f"status.conditions[{index}]"
+        if not isinstance(entry, dict):
+            return f"{where} is not a condition"
+        fields = cast(dict[str, Any], entry)
+        for key in ("type", "status"):
+            if not isinstance(fields.get(key), str):
+                return f"{where}.{key} is not a string"
+    return None
+
+
+def serves(observed: dict[str, dict[str, Any]], name: str) -> bool:
+    """Whether the composed ModelReplica `name` serves, as far as can be known.
+
+    A status that cannot be read says nothing new, so what was composed from the
+    last one stands (the hold rule for bad input): the replica serves while the
+    ModelEndpoint composed only for a serving replica is still there. Reading it as
+    not serving would drop that endpoint, and the route to a replica that may serve.
+    """
+    obj = observed.get(name)
+    if status_problem(obj) is not None:
+        return endpoint_key(name) in observed
+    return serving(obj)
+
+
+def unreadable_statuses(
+    observed: dict[str, dict[str, Any]], serving_now: dict[str, bool]
+) -> list[str]:
+    """A Warning's message for each placed replica whose status cannot be read."""
+    messages: list[str] = []
+    for name, serves_now in sorted(serving_now.items()):
+        problem = status_problem(observed.get(name))
+        if problem is not None:
+            held = "its ModelEndpoint is held" if serves_now else "it is read as not serving"
+            messages.append(f"ModelReplica {name}: {problem}; {held} until it can be read")
+    return messages
 
 
 def _text(fields: Any, key: str) -> str:

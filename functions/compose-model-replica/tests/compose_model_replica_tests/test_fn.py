@@ -69,7 +69,7 @@ REFUSALS = [
         refused(
             "FALSE",
             "InvalidSpec",
-            "spec.index: Input should be a valid integer, unable to parse string as an integer",
+            "spec.index: Input should be a valid integer",
             kept=True,
             required=False,
         ),

@@ -17,7 +17,7 @@ from modelplane_models import InferenceCluster, ModelReplica
 from modelplane.conventions import parse_scheduling
 from modelplane.core.issues import InvalidInputError, has_errors, parse_object
 from modelplane.workloads.inputs import cluster_input, replica_input
-from modelplane_cli.fuzz import Fuzzer, requests_for
+from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def replica(obj: dict[str, Any]) -> object:
@@ -46,3 +46,9 @@ def requests() -> list[fnv1.RunFunctionRequest]:
 def test_mutated_requests_keep_the_safety_net() -> None:
     failures = Fuzzer(FunctionRunner(), READERS).run(requests(), seed=8, count=1500)
     assert not failures, "\n".join(map(str, failures))
+
+
+def test_mutated_requests_answer_the_same_cold_warm_throttled_and_elsewhere() -> None:
+    """No answer depends on the process, its caches or the clock (issue 29)."""
+    sample = mutated_sample(requests(), seed=29, size=40)
+    assert not nondeterminism(FunctionRunner, "compose_model_replica.fn:FunctionRunner", sample)

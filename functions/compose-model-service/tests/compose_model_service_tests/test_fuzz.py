@@ -18,7 +18,7 @@ from modelplane_models import InferenceGateway, ModelEndpoint, ModelService
 
 from modelplane.core.issues import parse_object
 from modelplane.traffic.urls import parse_url
-from modelplane_cli.fuzz import Fuzzer, requests_for
+from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def service(obj: dict[str, Any]) -> object:
@@ -63,3 +63,11 @@ def test_mutated_requests_keep_the_safety_net() -> None:
     assert requests
     failures = Fuzzer(FunctionRunner(), readers(requests)).run(requests, seed=8, count=2000)
     assert not failures, "\n".join(map(str, failures))
+
+
+def test_mutated_requests_answer_the_same_cold_warm_throttled_and_elsewhere() -> None:
+    """No answer depends on the process, its caches or the clock (issue 29)."""
+    sample = mutated_sample(
+        requests_for("modelplane-compose-model-service", ("catalog", "serving")), seed=29, size=40
+    )
+    assert not nondeterminism(FunctionRunner, "compose_model_service.fn:FunctionRunner", sample)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from . import shapes
 
@@ -17,23 +17,23 @@ class Provider(StrEnum):
 
 
 class Accelerator(BaseModel):
-    count: Annotated[int, Field(ge=1, le=64)]
-    type: Annotated[str, Field(max_length=64, min_length=1)]
+    count: Annotated[StrictInt, Field(ge=1, le=64)]
+    type: Annotated[StrictStr, Field(max_length=64, min_length=1)]
 
 
 class Aks(BaseModel):
     accelerator: Accelerator | None = None
-    vmSize: Annotated[str, Field(max_length=64, min_length=1)]
+    vmSize: Annotated[StrictStr, Field(max_length=64, min_length=1)]
 
 
 class Eks(BaseModel):
     accelerator: Accelerator | None = None
-    instanceType: Annotated[str, Field(max_length=64, min_length=1)]
+    instanceType: Annotated[StrictStr, Field(max_length=64, min_length=1)]
 
 
 class Gke(BaseModel):
     accelerator: Accelerator | None = None
-    machineType: Annotated[str, Field(max_length=64, min_length=1)]
+    machineType: Annotated[StrictStr, Field(max_length=64, min_length=1)]
 
 
 class Provisioning(BaseModel):
@@ -45,7 +45,7 @@ class Provisioning(BaseModel):
 
 class Spec(BaseModel):
     description: Annotated[
-        str | None,
+        StrictStr | None,
         Field(description="What this hardware is, for humans.", max_length=1024),
     ] = None
     devices: Annotated[

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import BaseModel, Field, RootModel, StrictBool, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
 from . import shapes
@@ -31,18 +31,18 @@ class Source(StrEnum):
 
 class Gateway(BaseModel):
     address: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Where the Gateway listens, as its implementation reports it."
         ),
     ] = None
-    name: str | None = None
-    namespace: str | None = None
+    name: StrictStr | None = None
+    namespace: StrictStr | None = None
 
 
 class ProviderConfigRef(BaseModel):
-    kind: str | None = None
-    name: str | None = None
+    kind: StrictStr | None = None
+    name: StrictStr | None = None
 
 
 class FailureMode(StrEnum):
@@ -58,7 +58,7 @@ class EndpointPicker(BaseModel):
         ),
     ] = "FailOpen"
     image: Annotated[
-        str | None,
+        StrictStr | None,
         Field(description="The endpoint picker's image.", max_length=512, min_length=1),
     ] = "registry.k8s.io/gateway-api-inference-extension/epp:v1.6.0"
 
@@ -72,7 +72,7 @@ class ClusterGateway(BaseModel):
         ),
     ] = {}
     gatewayClassName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The GatewayClass of the Gateway API implementation installed on the cluster.",
             max_length=253,
@@ -83,8 +83,8 @@ class ClusterGateway(BaseModel):
 
 
 class DeviceCapacityCount(BaseModel):
-    committed: int | None = None
-    total: int | None = None
+    committed: StrictInt | None = None
+    total: StrictInt | None = None
 
 
 class Scope(StrEnum):
@@ -97,22 +97,22 @@ class Scope(StrEnum):
 
 
 class MissingPrerequisite(BaseModel):
-    apiVersion: str | None = None
-    kind: str | None = None
-    name: str | None = None
-    namespace: str | None = None
+    apiVersion: StrictStr | None = None
+    kind: StrictStr | None = None
+    name: StrictStr | None = None
+    namespace: StrictStr | None = None
     scope: Annotated[
         Scope | None,
         Field(
             description="Which replicas need it. Cluster: every replica. MultiNode: replicas with a worker spanning several nodes. DeviceClass: replicas claiming devices of the class it names. Priority: replicas at the priority it names. Namespace: replicas from the control-plane namespace `tenant`. Replica: the replicas whose queue it is."
         ),
     ] = None
-    tenant: str | None = None
+    tenant: StrictStr | None = None
 
 
 class ModelCacheStorage(BaseModel):
     nodeGroup: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="KServe clusters: the LocalModelNodeGroup (installed by the platform) whose nodes KServe's LocalModelCache downloads to. A KServe cluster without it holds no caches.",
             max_length=253,
@@ -120,7 +120,7 @@ class ModelCacheStorage(BaseModel):
         ),
     ] = None
     retention: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="How long a cache no placed replica uses and no ModelCache clusterSelector keeps stays on this cluster before it is removed, as a Go duration (30m, 24h, 168h). 0s removes it at once.",
             max_length=16,
@@ -129,7 +129,7 @@ class ModelCacheStorage(BaseModel):
         ),
     ] = "24h"
     storageClassName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="A StorageClass offering ReadWriteMany volumes (EFS, Filestore, NFS, CephFS). On Native clusters each cache is a PersistentVolumeClaim of this class, filled by a download Job.",
             max_length=253,
@@ -140,7 +140,7 @@ class ModelCacheStorage(BaseModel):
 
 class NodePool(BaseModel):
     className: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The InferenceClass describing each node of the pool.",
             max_length=253,
@@ -149,7 +149,7 @@ class NodePool(BaseModel):
         ),
     ]
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The pool's name; its nodes carry the label modelplane.ai/pool=<name>.",
             max_length=63,
@@ -157,7 +157,9 @@ class NodePool(BaseModel):
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
         ),
     ]
-    nodeCount: Annotated[int, Field(description="Nodes in the pool.", ge=0, le=10000)]
+    nodeCount: Annotated[
+        StrictInt, Field(description="Nodes in the pool.", ge=0, le=10000)
+    ]
 
 
 class PoolCapacity(BaseModel):
@@ -167,21 +169,21 @@ class PoolCapacity(BaseModel):
             description="By device name, the pool's DRA devices in total and committed."
         ),
     ] = None
-    name: str | None = None
+    name: StrictStr | None = None
     nodes: Annotated[
-        int | None,
+        StrictInt | None,
         Field(description="Nodes the pool declares (spec.nodePools[].nodeCount)."),
     ] = None
 
 
 class QueueQuota(BaseModel):
-    quota: int | None = None
-    used: int | None = None
+    quota: StrictInt | None = None
+    used: StrictInt | None = None
 
 
-class AllowedPriority(RootModel[str]):
+class AllowedPriority(RootModel[StrictStr]):
     root: Annotated[
-        str,
+        StrictStr,
         Field(
             max_length=253,
             min_length=1,
@@ -191,7 +193,7 @@ class AllowedPriority(RootModel[str]):
 
 
 DefaultAnnotationsAdditionalProperty = TypeAliasType(
-    "DefaultAnnotationsAdditionalProperty", Annotated[str, Field(max_length=1024)]
+    "DefaultAnnotationsAdditionalProperty", Annotated[StrictStr, Field(max_length=1024)]
 )
 
 
@@ -202,7 +204,7 @@ DefaultLabelsAdditionalProperty = TypeAliasType(
 
 class Gang(BaseModel):
     enabled: Annotated[
-        bool | None,
+        StrictBool | None,
         Field(
             description="Gang-schedule the pods of a multi-pod worker. Unset means true for every provider that can gang."
         ),
@@ -214,8 +216,8 @@ class PodGrouper(StrEnum):
     MODELPLANE = "Modelplane"
 
 
-class PreemptiblePriority(RootModel[str]):
-    root: Annotated[str, Field(max_length=253, min_length=1)]
+class PreemptiblePriority(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=253, min_length=1)]
 
 
 class QueuesWithQuotaItem(PreemptiblePriority):
@@ -237,7 +239,7 @@ class Kai(BaseModel):
         ),
     ] = None
     queueLabelKey: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The label KAI reads the queue from (its kai-config spec.global.queueLabelKey).",
             max_length=317,
@@ -281,7 +283,7 @@ class Provider(StrEnum):
 
 class Volcano(BaseModel):
     lwsGangScheduling: Annotated[
-        bool | None,
+        StrictBool | None,
         Field(
             description="Whether the LeaderWorkerSet controller runs its Volcano provider and creates PodGroups itself. When false, Modelplane composes them."
         ),
@@ -311,7 +313,7 @@ class Scheduling(BaseModel):
         ),
     ] = None
     defaultPriority: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The PriorityClass of pods whose ModelDeployment names none.",
             max_length=253,
@@ -333,7 +335,7 @@ class Scheduling(BaseModel):
     ] = None
     provider: Provider | None = "Default"
     queue: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The queue, placed where the provider reads it. A template: accepts {{ .Namespace }}, {{ .Name }}, {{ .Replica }}, {{ .Cluster }}, {{ .Priority }}.",
             max_length=253,
@@ -341,7 +343,7 @@ class Scheduling(BaseModel):
         ),
     ] = None
     schedulerName: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The pods' schedulerName. Defaults by provider: kai-scheduler (KAI), volcano (Volcano), scheduler-plugins-scheduler (Coscheduling), unset (Kueue, Default).",
             max_length=253,
@@ -355,9 +357,9 @@ class Scheduling(BaseModel):
 
 
 class SecretKeyReference(BaseModel):
-    key: Annotated[str | None, Field(max_length=253, min_length=1)] = "kubeconfig"
+    key: Annotated[StrictStr | None, Field(max_length=253, min_length=1)] = "kubeconfig"
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             max_length=253,
             min_length=1,
@@ -365,7 +367,7 @@ class SecretKeyReference(BaseModel):
         ),
     ]
     namespace: Annotated[
-        str,
+        StrictStr,
         Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
     ]
 
@@ -376,7 +378,8 @@ class Mode(StrEnum):
 
 
 VersionsAdditionalProperty = TypeAliasType(
-    "VersionsAdditionalProperty", Annotated[str, Field(max_length=64, min_length=1)]
+    "VersionsAdditionalProperty",
+    Annotated[StrictStr, Field(max_length=64, min_length=1)],
 )
 
 
@@ -398,7 +401,8 @@ class Stack(BaseModel):
 
 class StackStatus(BaseModel):
     checked: Annotated[
-        int | None, Field(description="Prerequisites observed on the cluster so far.")
+        StrictInt | None,
+        Field(description="Prerequisites observed on the cluster so far."),
     ] = None
     missing: Annotated[
         list[MissingPrerequisite] | None,
@@ -434,7 +438,7 @@ class Tenancy(BaseModel):
         ),
     ] = None
     namespace: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The workload-cluster namespace of a control-plane namespace's replicas. A template: must contain {{ .Namespace }} and may contain {{ .Cluster }}. Cannot change once set: workloads would start again in the new namespace while the old ones kept running.",
             max_length=253,
@@ -464,7 +468,7 @@ class ClusterStorage(BaseModel):
 class ClusterTaint(BaseModel):
     effect: shapes.TaintEffect
     key: Annotated[
-        str,
+        StrictStr,
         Field(
             description="A qualified name (an optional DNS prefix and '/', then 1 to 63 characters).",
             max_length=317,
@@ -472,25 +476,25 @@ class ClusterTaint(BaseModel):
             pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$",
         ),
     ]
-    value: Annotated[str | None, Field(max_length=63)] = None
+    value: Annotated[StrictStr | None, Field(max_length=63)] = None
 
 
 class QueueCapacity(BaseModel):
     gpu: QueueQuota | None = None
     name: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The queue object (a KAI or Volcano Queue, a Kueue ClusterQueue)."
         ),
     ] = None
     namespaces: Annotated[
-        list[str] | None,
+        list[StrictStr] | None,
         Field(
             description="The control-plane namespaces whose replicas go to this queue."
         ),
     ] = None
     provider: Annotated[
-        str | None,
+        StrictStr | None,
         Field(description="The scheduler whose queue it is (KAI, Kueue, Volcano)."),
     ] = None
 
@@ -500,7 +504,7 @@ class Spec(BaseModel):
     cluster: Cluster
     gateway: ClusterGateway | None = None
     kubernetesVersion: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description='The cluster\'s Kubernetes minor version (for example "1.34"). Rendered objects are validated against it; DRA resource.k8s.io/v1 needs 1.34 or later.',
             pattern="^1\\.(3[4-9]|[4-9][0-9])$",
@@ -531,13 +535,13 @@ class CapacityStatus(BaseModel):
 
 
 class PublishedPool(BaseModel):
-    className: str | None = None
+    className: StrictStr | None = None
     devices: Annotated[
         list[shapes.Device] | None,
         Field(description="The pool's class's devices, as the class declares them."),
     ] = None
-    name: str | None = None
-    nodes: int | None = None
+    name: StrictStr | None = None
+    nodes: StrictInt | None = None
 
 
 class Status(BaseModel):

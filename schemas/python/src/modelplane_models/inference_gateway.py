@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictStr
 
 from . import shapes
 
 
 class ClusterRef(BaseModel):
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             max_length=253,
             min_length=1,
@@ -26,7 +26,7 @@ class Spec(BaseModel):
         Field(description="The InferenceCluster that hosts the entry Gateway."),
     ]
     gatewayClassName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The GatewayClass of the Gateway API implementation installed on that cluster.",
             max_length=253,
@@ -35,7 +35,7 @@ class Spec(BaseModel):
         ),
     ]
     hostname: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The gateway's hostname. When set, the Gateway listens for it and its subdomains, a ModelService's hostname must be one of those subdomains, and status.address is http://<hostname>.",
             max_length=253,
@@ -46,18 +46,18 @@ class Spec(BaseModel):
 
 
 class GatewayRef(BaseModel):
-    name: str | None = None
-    namespace: str | None = None
+    name: StrictStr | None = None
+    namespace: StrictStr | None = None
 
 
 class ProviderConfigRef(BaseModel):
-    kind: str | None = None
-    name: str | None = None
+    kind: StrictStr | None = None
+    name: StrictStr | None = None
 
 
 class Status(BaseModel):
     address: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Where the gateway is reached: http://<spec.hostname>, or the address its Gateway API implementation reports."
         ),

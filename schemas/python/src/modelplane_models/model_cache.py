@@ -5,13 +5,13 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from . import shapes
 
 
 class CredentialsSecretRef(BaseModel):
-    name: Annotated[str, Field(max_length=253, min_length=1)]
+    name: Annotated[StrictStr, Field(max_length=253, min_length=1)]
 
 
 class Phase(StrEnum):
@@ -23,23 +23,25 @@ class Phase(StrEnum):
 
 class ModelCacheClusterStatus(BaseModel):
     attempt: Annotated[
-        int | None,
+        StrictInt | None,
         Field(
             description="The download attempt (1 for the first); a failed attempt is retried with the next."
         ),
     ] = None
-    message: str | None = None
-    name: Annotated[str | None, Field(description="The InferenceCluster.")] = None
+    message: StrictStr | None = None
+    name: Annotated[StrictStr | None, Field(description="The InferenceCluster.")] = None
     phase: Phase | None = None
-    size: Annotated[str | None, Field(description="The storage claimed there.")] = None
+    size: Annotated[
+        StrictStr | None, Field(description="The storage claimed there.")
+    ] = None
     unusedSince: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="When the last user left and no clusterSelector kept it (RFC 3339); the cache is removed once the cluster's retention has passed."
         ),
     ] = None
     users: Annotated[
-        int | None, Field(description="The ModelReplicas using the cache there.")
+        StrictInt | None, Field(description="The ModelReplicas using the cache there.")
     ] = None
 
 
@@ -59,7 +61,7 @@ class Spec(BaseModel):
         ),
     ] = None
     size: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The storage to claim on each cluster, a Kubernetes quantity (2Ti, 700Gi): the weights must fit in it.",
             max_length=64,
@@ -67,7 +69,7 @@ class Spec(BaseModel):
         ),
     ]
     uri: Annotated[
-        str,
+        StrictStr,
         Field(
             description="Where the weights come from: hf://org/model[:revision], s3://bucket/path or gs://bucket/path. Other schemes are refused, naming this field.",
             max_length=2048,

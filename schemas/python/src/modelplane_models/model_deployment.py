@@ -5,19 +5,19 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
 from . import shapes
 
 
 class MatchTraceOmitted(BaseModel):
-    entries: Annotated[int | None, Field(description="Entries left out.")] = None
+    entries: Annotated[StrictInt | None, Field(description="Entries left out.")] = None
     reasons: Annotated[
-        dict[str, int] | None, Field(description="Those rejections per reason.")
+        dict[str, StrictInt] | None, Field(description="Those rejections per reason.")
     ] = None
     rejections: Annotated[
-        int | None,
+        StrictInt | None,
         Field(description="Rejections of a cluster or pool those entries stand for."),
     ] = None
 
@@ -26,15 +26,15 @@ class EnvItem(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    name: Annotated[str, Field(max_length=256)]
+    name: Annotated[StrictStr, Field(max_length=256)]
 
 
 class Port(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    containerPort: Annotated[int, Field(ge=1, le=65535)]
-    name: Annotated[str | None, Field(max_length=15)] = None
+    containerPort: Annotated[StrictInt, Field(ge=1, le=65535)]
+    name: Annotated[StrictStr | None, Field(max_length=15)] = None
 
 
 class Container(BaseModel):
@@ -49,7 +49,7 @@ class Container(BaseModel):
         ),
     ] = None
     name: Annotated[
-        str,
+        StrictStr,
         Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
     ]
     ports: Annotated[
@@ -62,41 +62,41 @@ class Container(BaseModel):
 
 
 class EndpointStatus(BaseModel):
-    cluster: str | None = None
-    replica: str | None = None
-    serving: bool | None = None
-    url: str | None = None
+    cluster: StrictStr | None = None
+    replica: StrictStr | None = None
+    serving: StrictBool | None = None
+    url: StrictStr | None = None
 
 
 class MatchTraceEntry(BaseModel):
-    cluster: str | None = None
+    cluster: StrictStr | None = None
     clusters: Annotated[
-        int | None,
+        StrictInt | None,
         Field(
             description="How many clusters the entry stands for, when more than one."
         ),
     ] = None
-    message: str | None = None
-    pool: str | None = None
-    reason: str | None = None
-    role: str | None = None
+    message: StrictStr | None = None
+    pool: StrictStr | None = None
+    reason: StrictStr | None = None
+    role: StrictStr | None = None
 
 
 class Placement(BaseModel):
-    cluster: str | None = None
-    index: int | None = None
+    cluster: StrictStr | None = None
+    index: StrictInt | None = None
     pools: Annotated[
-        dict[str, str] | None,
+        dict[str, StrictStr] | None,
         Field(
             description="The node pool of each role (workers, or decode and prefill)."
         ),
     ] = None
-    replica: str | None = None
-    serving: bool | None = None
+    replica: StrictStr | None = None
+    serving: StrictBool | None = None
 
 
 NodeSelectorAdditionalProperty = TypeAliasType(
-    "NodeSelectorAdditionalProperty", Annotated[str, Field(max_length=63)]
+    "NodeSelectorAdditionalProperty", Annotated[StrictStr, Field(max_length=63)]
 )
 
 
@@ -109,20 +109,20 @@ class PodSpec(BaseModel):
     nodeSelector: Annotated[
         dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
     ] = None
-    priorityClassName: Annotated[str | None, Field(max_length=253)] = None
-    schedulerName: Annotated[str | None, Field(max_length=253)] = None
+    priorityClassName: Annotated[StrictStr | None, Field(max_length=253)] = None
+    schedulerName: Annotated[StrictStr | None, Field(max_length=253)] = None
     tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
 
 
 AnnotationsAdditionalProperty = TypeAliasType(
-    "AnnotationsAdditionalProperty", Annotated[str, Field(max_length=8192)]
+    "AnnotationsAdditionalProperty", Annotated[StrictStr, Field(max_length=8192)]
 )
 
 
 LabelsAdditionalProperty = TypeAliasType(
     "LabelsAdditionalProperty",
     Annotated[
-        str,
+        StrictStr,
         Field(max_length=63, pattern="^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"),
     ],
 )
@@ -138,12 +138,12 @@ class PodTemplateMetadata(BaseModel):
 
 
 class ReplicaCounts(BaseModel):
-    ready: Annotated[int | None, Field(description="Replicas whose model serves.")] = (
-        None
-    )
-    total: Annotated[int | None, Field(description="Replicas placed on a cluster.")] = (
-        None
-    )
+    ready: Annotated[
+        StrictInt | None, Field(description="Replicas whose model serves.")
+    ] = None
+    total: Annotated[
+        StrictInt | None, Field(description="Replicas placed on a cluster.")
+    ] = None
 
 
 class RollingUpdate(BaseModel):
@@ -192,13 +192,13 @@ class Status(BaseModel):
     ] = None
     replicas: ReplicaCounts | None = None
     selector: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The label selector of this deployment's ModelReplicas, as a string: the scale subresource's labelSelectorPath, for HPA and KEDA."
         ),
     ] = None
     updatedReplicas: Annotated[
-        int | None,
+        StrictInt | None,
         Field(
             description="Replicas running the current template and placement (what spec says each replica renders, on a pool and cluster that still fit)."
         ),
@@ -207,10 +207,10 @@ class Status(BaseModel):
 
 class DeviceRequest(BaseModel):
     count: Annotated[
-        int | None, Field(description="Devices each node needs.", ge=1, le=64)
+        StrictInt | None, Field(description="Devices each node needs.", ge=1, le=64)
     ] = 1
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The request's name; also names it in the ResourceClaimTemplate.",
             max_length=63,
@@ -233,19 +233,19 @@ class PodTemplate(BaseModel):
 class Toleration(BaseModel):
     effect: shapes.TaintEffect | None = None
     key: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The taint key; empty with operator Exists tolerates every taint.",
             max_length=317,
         ),
     ] = None
     operator: TolerationOperator | None = "Equal"
-    value: Annotated[str | None, Field(max_length=63)] = None
+    value: Annotated[StrictStr | None, Field(max_length=63)] = None
 
 
 class Workers(BaseModel):
     count: Annotated[
-        int | None,
+        StrictInt | None,
         Field(
             description="Independent workers in one replica (Deployment or LeaderWorkerSet replicas).",
             ge=1,
@@ -268,7 +268,7 @@ class Spec(BaseModel):
     nodeSelector: NodeSelector | None = None
     prefill: Role | None = None
     priority: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The Kubernetes PriorityClass of the model's pods. Optional: falls back to each cluster's spec.scheduling.defaultPriority.",
             max_length=253,
@@ -277,7 +277,7 @@ class Spec(BaseModel):
         ),
     ] = None
     replicas: Annotated[
-        int | None,
+        StrictInt | None,
         Field(
             description="Replicas of the model across the fleet. 0 is allowed.",
             ge=0,

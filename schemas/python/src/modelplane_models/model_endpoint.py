@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictStr
 
 from . import shapes
 
 
 class Spec(BaseModel):
     clusterName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The InferenceCluster the replica runs on.",
             max_length=253,
@@ -19,7 +19,7 @@ class Spec(BaseModel):
         ),
     ]
     deploymentName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The ModelDeployment the replica belongs to (same namespace).",
             max_length=253,
@@ -27,7 +27,7 @@ class Spec(BaseModel):
         ),
     ]
     replicaName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The ModelReplica that serves here.",
             max_length=253,
@@ -35,7 +35,7 @@ class Spec(BaseModel):
         ),
     ]
     url: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The replica's engine: through its cluster's gateway when the InferenceCluster declares one, else its Service inside the cluster. An OpenAI-style client appends /v1/... to it.",
             max_length=2048,

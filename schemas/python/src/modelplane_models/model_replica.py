@@ -4,27 +4,27 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
 from . import shapes
 
 
 class WorkloadStatus(BaseModel):
-    available: bool | None = None
-    kind: str | None = None
-    name: str | None = None
-    role: str | None = None
+    available: StrictBool | None = None
+    kind: StrictStr | None = None
+    name: StrictStr | None = None
+    role: StrictStr | None = None
 
 
 class Status(BaseModel):
     namespace: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The namespace on the workload cluster that holds this replica's objects."
         ),
     ] = None
     url: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Where the replica's engine is reached: through its cluster's gateway when the InferenceCluster declares one (once the gateway has an address), else its Service inside the cluster."
         ),
@@ -36,14 +36,14 @@ class Status(BaseModel):
 
 
 class ClaimRequest(BaseModel):
-    count: Annotated[int, Field(ge=1, le=64)]
-    deviceClassName: Annotated[str, Field(max_length=253, min_length=1)]
-    name: Annotated[str, Field(max_length=63, min_length=1)]
+    count: Annotated[StrictInt, Field(ge=1, le=64)]
+    deviceClassName: Annotated[StrictStr, Field(max_length=253, min_length=1)]
+    name: Annotated[StrictStr, Field(max_length=63, min_length=1)]
     selectors: Annotated[list[shapes.DeviceSelector] | None, Field(max_length=8)] = None
 
 
 class ReplicaRole(BaseModel):
-    count: Annotated[int | None, Field(ge=1, le=64)] = 1
+    count: Annotated[StrictInt | None, Field(ge=1, le=64)] = 1
     deviceRequests: Annotated[
         list[ClaimRequest] | None,
         Field(
@@ -52,7 +52,7 @@ class ReplicaRole(BaseModel):
         ),
     ] = None
     nodePoolName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The pool of the cluster every pod of this role is pinned to.",
             max_length=63,
@@ -68,7 +68,7 @@ class ReplicaRole(BaseModel):
 
 class Spec(BaseModel):
     clusterName: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The InferenceCluster this replica runs on.",
             max_length=253,
@@ -76,9 +76,9 @@ class Spec(BaseModel):
         ),
     ]
     decode: ReplicaRole | None = None
-    deploymentName: Annotated[str, Field(max_length=253, min_length=1)]
+    deploymentName: Annotated[StrictStr, Field(max_length=253, min_length=1)]
     index: Annotated[
-        int,
+        StrictInt,
         Field(
             description="The replica's index on its cluster; identity is (cluster, index).",
             ge=0,
@@ -88,7 +88,7 @@ class Spec(BaseModel):
     model: shapes.ModelSource | None = None
     prefill: ReplicaRole | None = None
     priority: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The priority the deployment asked for; may be empty.",
             max_length=253,

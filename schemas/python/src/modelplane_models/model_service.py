@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
 from . import shapes
 
 
 class GatewayRef(BaseModel):
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             max_length=63,
             min_length=1,
@@ -21,17 +21,17 @@ class GatewayRef(BaseModel):
 
 
 class ServiceBackend(BaseModel):
-    cluster: str | None = None
-    deployment: str | None = None
-    external: bool | None = None
-    replica: str | None = None
-    url: str | None = None
-    weight: int | None = None
+    cluster: StrictStr | None = None
+    deployment: StrictStr | None = None
+    external: StrictBool | None = None
+    replica: StrictStr | None = None
+    url: StrictStr | None = None
+    weight: StrictInt | None = None
 
 
 class Deployment(BaseModel):
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             max_length=253,
             min_length=1,
@@ -42,7 +42,7 @@ class Deployment(BaseModel):
 
 class External(BaseModel):
     url: Annotated[
-        str,
+        StrictStr,
         Field(
             description="http(s)://host[:port], optionally ending in /v1 (the base URL an OpenAI client is given).",
             max_length=2048,
@@ -64,7 +64,7 @@ class ServiceEndpoint(BaseModel):
         Field(description="A model served elsewhere, by its OpenAI-style base URL."),
     ] = None
     weight: Annotated[
-        int | None,
+        StrictInt | None,
         Field(
             description="This endpoint's share, relative to the others' (not a percentage). 0 sends it nothing.",
             ge=0,
@@ -89,7 +89,7 @@ class Spec(BaseModel):
         ),
     ]
     hostname: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Serve on this hostname (clients send to http://<hostname>/v1/...). Within the gateway's hostname when it declares one; two ModelServices on one gateway may not share it. Unset: the address is a path on the gateway, /<namespace>/<name>.",
             max_length=253,
@@ -101,7 +101,7 @@ class Spec(BaseModel):
 
 class Status(BaseModel):
     address: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Where clients send requests; an OpenAI client's base URL is the address followed by /v1."
         ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import BaseModel, Field, RootModel, StrictBool, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
 
@@ -15,24 +15,25 @@ class Claim(StrEnum):
 
 
 class DeviceAttribute(BaseModel):
-    bool_: Annotated[bool | None, Field(alias="bool")] = None
-    int_: Annotated[int | None, Field(alias="int")] = None
-    string: Annotated[str | None, Field(max_length=64)] = None
+    bool: StrictBool | None = None
+    int: StrictInt | None = None
+    string: Annotated[StrictStr | None, Field(max_length=64)] = None
     version: Annotated[
-        str | None,
+        StrictStr | None,
         Field(description="A semantic version (semver 2.0.0, strict).", max_length=64),
     ] = None
 
 
 class DeviceCapacity(BaseModel):
     value: Annotated[
-        str, Field(max_length=64, pattern="^[+-]?[0-9.]+([eEinumkKMGTP]*[-+]?[0-9]*)$")
+        StrictStr,
+        Field(max_length=64, pattern="^[+-]?[0-9.]+([eEinumkKMGTP]*[-+]?[0-9]*)$"),
     ]
 
 
 class DeviceSelector(BaseModel):
     cel: Annotated[
-        str,
+        StrictStr,
         Field(
             description="A DRA device selector: a CEL expression over `device` (driver, attributes, capacity) that must yield a bool.",
             max_length=10240,
@@ -42,7 +43,7 @@ class DeviceSelector(BaseModel):
 
 
 MatchLabelsAdditionalProperty = TypeAliasType(
-    "MatchLabelsAdditionalProperty", Annotated[str, Field(max_length=63)]
+    "MatchLabelsAdditionalProperty", Annotated[StrictStr, Field(max_length=63)]
 )
 
 
@@ -53,19 +54,19 @@ class Operator(StrEnum):
     DOES_NOT_EXIST = "DoesNotExist"
 
 
-class Value(RootModel[str]):
-    root: Annotated[str, Field(max_length=63)]
+class Value(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=63)]
 
 
 class LabelSelectorRequirement(BaseModel):
-    key: Annotated[str, Field(max_length=317, min_length=1)]
+    key: Annotated[StrictStr, Field(max_length=317, min_length=1)]
     operator: Operator
     values: Annotated[list[Value] | None, Field(max_length=64)] = None
 
 
 class ModelCacheRef(BaseModel):
     name: Annotated[
-        str,
+        StrictStr,
         Field(max_length=63, min_length=1, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
     ]
 
@@ -73,7 +74,7 @@ class ModelCacheRef(BaseModel):
 class ModelSource(BaseModel):
     cacheRef: ModelCacheRef | None = None
     name: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The served model name: what clients put in a request's model field. Defaults to the ModelDeployment's name.",
             max_length=253,
@@ -82,7 +83,7 @@ class ModelSource(BaseModel):
         ),
     ] = None
     uri: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="Where the weights come from, as a URI with a scheme (hf://org/model, s3://bucket/path, pvc://claim/path, oci://...). Required on KServe clusters, whose storage initializer fetches it.",
             max_length=2048,
@@ -93,12 +94,12 @@ class ModelSource(BaseModel):
 
 
 class OwnerReference(BaseModel):
-    apiVersion: str
-    blockOwnerDeletion: bool | None = None
-    controller: bool | None = None
-    kind: str
-    name: str
-    uid: str | None = None
+    apiVersion: StrictStr
+    blockOwnerDeletion: StrictBool | None = None
+    controller: StrictBool | None = None
+    kind: StrictStr
+    name: StrictStr
+    uid: StrictStr | None = None
 
 
 class TaintEffect(StrEnum):
@@ -107,18 +108,18 @@ class TaintEffect(StrEnum):
 
 
 class Topology(BaseModel):
-    data: Annotated[int | None, Field(ge=1, le=64)] = 1
+    data: Annotated[StrictInt | None, Field(ge=1, le=64)] = 1
     dataLocal: Annotated[
-        int | None,
+        StrictInt | None,
         Field(description="Data-parallel ranks that share one node.", ge=1, le=64),
     ] = 1
-    pipeline: Annotated[int | None, Field(ge=1, le=64)] = 1
-    tensor: Annotated[int | None, Field(ge=1, le=64)] = 1
+    pipeline: Annotated[StrictInt | None, Field(ge=1, le=64)] = 1
+    tensor: Annotated[StrictInt | None, Field(ge=1, le=64)] = 1
 
 
 class Device(BaseModel):
     allowMultipleAllocations: Annotated[
-        bool | None,
+        StrictBool | None,
         Field(description="Whether several claims may share one device (DRA consumable capacity)."),
     ] = None
     attributes: Annotated[
@@ -142,10 +143,11 @@ class Device(BaseModel):
         ),
     ] = "DRA"
     count: Annotated[
-        int | None, Field(description="Devices of this kind on each node.", ge=1, le=64)
+        StrictInt | None,
+        Field(description="Devices of this kind on each node.", ge=1, le=64),
     ] = 1
     deviceClassName: Annotated[
-        str | None,
+        StrictStr | None,
         Field(
             description="The DeviceClass a claim for this device names. Required when claim is DRA.",
             max_length=253,
@@ -154,7 +156,7 @@ class Device(BaseModel):
         ),
     ] = None
     driver: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The DRA driver; also the CEL domain of bare attribute and capacity names.",
             max_length=63,
@@ -163,7 +165,7 @@ class Device(BaseModel):
         ),
     ]
     name: Annotated[
-        str,
+        StrictStr,
         Field(
             description="The device's name within the class; device requests match any device.",
             max_length=63,
@@ -181,15 +183,15 @@ class LabelSelector(BaseModel):
 
 
 class ObjectMeta(BaseModel):
-    annotations: dict[str, str] | None = None
-    creationTimestamp: str | None = None
-    deletionTimestamp: str | None = None
-    finalizers: list[str] | None = None
-    generateName: str | None = None
-    generation: int | None = None
-    labels: dict[str, str] | None = None
-    name: str | None = None
-    namespace: str | None = None
+    annotations: dict[str, StrictStr] | None = None
+    creationTimestamp: StrictStr | None = None
+    deletionTimestamp: StrictStr | None = None
+    finalizers: list[StrictStr] | None = None
+    generateName: StrictStr | None = None
+    generation: StrictInt | None = None
+    labels: dict[str, StrictStr] | None = None
+    name: StrictStr | None = None
+    namespace: StrictStr | None = None
     ownerReferences: list[OwnerReference] | None = None
-    resourceVersion: str | None = None
-    uid: str | None = None
+    resourceVersion: StrictStr | None = None
+    uid: StrictStr | None = None
