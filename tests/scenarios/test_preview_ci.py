@@ -46,9 +46,9 @@ def _add_us_west(repo: Fleet) -> None:
     clusters = repo.text("fleet/clusters.yaml")
     us_east = clusters[: clusters.index("\n---\n")]
     repo.path("fleet/us-west.yaml").write_text(
-        us_east.replace("name: prod-us-east", "name: prod-us-west")
+        us_east.replace("prod-us-east-kubeconfig", "prod-eu-west-kubeconfig")
+        .replace("name: prod-us-east", "name: prod-us-west")
         .replace("region: us-east", "region: us-west")
-        .replace("prod-us-east-kubeconfig", "prod-eu-west-kubeconfig")
     )
 
 

@@ -18,15 +18,16 @@ from typing import TextIO
 
 from crossplane.function import logging as function_logging
 
-from modelplane_cli.render import diff, output, summary
+from modelplane_cli.render import diff, output, prune, references, summary
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
-from modelplane_cli.render.failures import ERROR, LEVELS, failures
+from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry
+from modelplane_cli.render.world import ObjectKey
 from modelplane_cli.schema import DefinitionError
 from modelplane_cli.schema.manifests import reference_crd_directory
 
@@ -56,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="WORLD",
         help="the running world (a previous -o yaml, or a cluster export); PATH documents "
         "replace its objects of the same identity (repeatable)",
+    )
+    parser.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="with a running world, keep its composites that no source holds (default: "
+        "deleted with all they composed, as a GitOps sync with pruning does)",
     )
     parser.add_argument(
         "-o", "--output", choices=FORMATS, default="summary", help="output format (summary)"
@@ -134,6 +141,13 @@ def run(
         for line in str(exc).splitlines():
             print(f"error: {line}", file=err)
         return EXIT_FAILED
+    empty = _no_composite(args, documents, apis)
+    if empty is not None:
+        print(f"error: {empty}", file=err)
+        return EXIT_FAILED
+    pruned: list[prune.Pruned] = []
+    if not args.no_prune:
+        documents, pruned = prune.prune(documents, apis)
     missing = [str(p) for p in crds or [] if not p.exists()]
     if missing:
         print(f"error: --crds {', '.join(missing)}: no such file or directory", file=err)
@@ -171,6 +185,9 @@ def run(
             file=err,
         )
     problems = failures(result, args.fail_on, kinds)
+    if args.fail_on != NEVER:
+        problems.extend(p.message() for p in pruned)
+        problems.extend(references.unresolved(result.objects, _sources(documents)))
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK
@@ -195,6 +212,30 @@ def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]
     if problems:
         raise InputError(problems)
     return documents
+
+
+def _no_composite(args: argparse.Namespace, documents: list[Document], apis: Apis) -> str | None:
+    """Why the input renders nothing, if it holds no composite: a path typo in CI."""
+
+    def composites(docs: list[Document]) -> bool:
+        # A document of the APIs' groups that no XRD serves is meant as one, and is
+        # reported as such.
+        return any(d.key.group in apis.groups for d in docs)
+
+    named = " ".join(args.paths) or "standard input"
+    if not composites(documents):
+        return f"{named}: no composite in the input (nothing to render)"
+    if args.observed and args.paths and not composites([d for d in documents if not d.observed]):
+        return f"{named}: no composite among the sources (nothing to apply over --observed)"
+    return None
+
+
+def _sources(documents: list[Document]) -> dict[ObjectKey, str]:
+    """Where each object was read (its desired source first), for messages."""
+    found: dict[ObjectKey, str] = {}
+    for doc in sorted(documents, key=lambda d: d.observed):
+        found.setdefault(doc.key, doc.source)
+    return found
 
 
 def _crd_paths(given: list[Path] | None) -> list[Path] | None:
