@@ -18,13 +18,14 @@ from typing import TextIO
 
 from crossplane.function import logging as function_logging
 
-from modelplane_cli.render import diff, output, prune, references, summary
+from modelplane_cli.render import diff, mistakes, output, prune, references, summary
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
 from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
+from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry
 from modelplane_cli.render.world import ObjectKey
@@ -153,6 +154,7 @@ def run(
         print(f"error: --crds {', '.join(missing)}: no such file or directory", file=err)
         return EXIT_FAILED
     # Anything a function prints must not end up in the YAML on stdout.
+    servers = WorkloadApiServers(crds)
     with contextlib.redirect_stdout(err), _collector_relaxed():
         try:
             result = render(
@@ -162,7 +164,7 @@ def run(
                 admission,
                 in_process=args.in_process,
                 max_rounds=args.rounds,
-                servers=WorkloadApiServers(crds),
+                servers=servers,
                 concurrent=args.concurrent,
                 now=args.now,
             )
@@ -184,10 +186,12 @@ def run(
             f"--crds): {', '.join(result.unchecked_kinds)}",
             file=err,
         )
-    problems = failures(result, args.fail_on, kinds)
+    sources = _sources(documents, apis)
+    located = mistakes.locate(result.rejected_manifests, result.objects, servers, sources)
+    problems = failures(result, args.fail_on, kinds, located)
     if args.fail_on != NEVER:
         problems.extend(p.message() for p in pruned)
-        problems.extend(references.unresolved(result.objects, _sources(documents)))
+        problems.extend(references.unresolved(result.objects, sources))
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK
@@ -230,11 +234,11 @@ def _no_composite(args: argparse.Namespace, documents: list[Document], apis: Api
     return None
 
 
-def _sources(documents: list[Document]) -> dict[ObjectKey, str]:
+def _sources(documents: list[Document], apis: Apis) -> dict[ObjectKey, str]:
     """Where each object was read (its desired source first), for messages."""
     found: dict[ObjectKey, str] = {}
     for doc in sorted(documents, key=lambda d: d.observed):
-        found.setdefault(doc.key, doc.source)
+        found.setdefault(ObjectKey.of(normalize_scope(doc.obj, apis)), doc.source)
     return found
 
 

@@ -20,6 +20,7 @@ from typing import Any, Final
 from modelplane.core.vocabulary import PROGRESS_REASONS
 from modelplane_cli.render.capacity import overcommitted
 from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.mistakes import Mistakes
 from modelplane_cli.render.world import ObjectKey, View
 
 NEVER: Final = "never"
@@ -31,17 +32,34 @@ LEVELS: Final = (NEVER, ERROR, WARNING)
 _SYSTEM_CONDITIONS = frozenset({"Ready", "Synced"})
 
 
-def failures(result: RenderResult, level: str, composite_kinds: Iterable[str]) -> list[str]:
-    """Every reason this render fails at `level`, one line each."""
+def failures(
+    result: RenderResult,
+    level: str,
+    composite_kinds: Iterable[str],
+    mistakes: Mistakes | None = None,
+) -> list[str]:
+    """Every reason this render fails at `level`, one line each.
+
+    `mistakes` are the refused manifests traced to where they were made
+    (`mistakes.locate`); a condition only repeating one of them is left out.
+    """
     if level not in LEVELS:
         raise ValueError(f"--fail-on must be one of {', '.join(LEVELS)}, not {level!r}")
     found = list(result.errors)
     if level == NEVER:
         return found
-    found.extend(f"{m} (the API server would refuse it)" for m in result.rejected_manifests)
+    if mistakes is None:
+        mistakes = Mistakes(
+            [f"{m} (the API server would refuse it)" for m in result.rejected_manifests]
+        )
+    found.extend(mistakes.lines)
     found.extend(result.refused_pods)
     found.extend(overcommitted(result.objects))
-    found.extend(condition_errors(result.objects, set(composite_kinds)))
+    found.extend(
+        line
+        for line in condition_errors(result.objects, set(composite_kinds))
+        if not mistakes.echoed(line)
+    )
     if level == WARNING:
         found.extend(warnings(result.events))
     return found
