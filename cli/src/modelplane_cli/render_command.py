@@ -18,7 +18,7 @@ from typing import TextIO
 
 from crossplane.function import logging as function_logging
 
-from modelplane_cli.render import diff, mistakes, output, prune, references, summary
+from modelplane_cli.render import diff, html, mistakes, output, prune, references, summary
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
@@ -34,7 +34,7 @@ from modelplane_cli.schema.manifests import reference_crd_directory
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-FORMATS = ("summary", "yaml", "json", "diff")
+FORMATS = ("summary", "yaml", "json", "diff", "html")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -178,6 +178,8 @@ def run(
         out.write(output.to_json(result))
     elif args.output == "diff":
         out.write(diff.diff(result))
+    elif args.output == "html":
+        out.write(html.to_html(result))
     else:
         out.write(summary.summarize(result, kinds))
     if result.unchecked_kinds:
