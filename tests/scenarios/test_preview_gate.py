@@ -55,7 +55,7 @@ def test_a_deleted_deployment_is_removed_with_all_it_composed(world: Path, repo:
     assert "removed  ModelDeployment ml-team-prod/llama-8b" in removed
     assert sum("ModelReplica ml-team-prod/llama-8b-" in x for x in removed) == 2
     assert sum(x.startswith("removed  Object ") for x in removed) >= 2
-    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 0 moved, 2 removed")
+    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 0 moved, 0 replaced, 2 removed")
 
 
 def test_a_deletion_is_shown_but_passes_at_fail_on_never(world: Path, repo: Fleet) -> None:

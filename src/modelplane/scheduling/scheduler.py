@@ -249,11 +249,25 @@ def _decide(
             lambda cluster, index: replica_name(deployment, cluster, index),
         )
 
+    def place_on(keep: Sequence[Kept], count: int, cluster: str) -> Placed:
+        view = views.get(cluster)
+        if view is None or not view.eligible:
+            return [], {}
+        book = CapacityBook(views, keep, others, matcher, contention)
+        return fill(
+            deployment,
+            {cluster: view},
+            keep,
+            book,
+            count,
+            lambda cluster, index: replica_name(deployment, cluster, index),
+        )
+
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)
         rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     else:
-        rollout = roll(deployment, kept, removed, place)
+        rollout = roll(deployment, kept, removed, place, place_on)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
     condition, condition_warnings = scheduled_condition(
         deployment,
