@@ -18,7 +18,16 @@ from typing import TextIO
 
 from crossplane.function import logging as function_logging
 
-from modelplane_cli.render import diff, html, mistakes, output, prune, references, summary
+from modelplane_cli.render import (
+    diff,
+    html,
+    mistakes,
+    output,
+    progress,
+    prune,
+    references,
+    summary,
+)
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
@@ -110,6 +119,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="call functions directly instead of over loopback gRPC",
     )
     parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress line on standard error (shown on a terminal after two seconds)",
+    )
+    parser.add_argument(
         "--apis",
         type=Path,
         metavar="DIR",
@@ -155,7 +170,11 @@ def run(
         return EXIT_FAILED
     # Anything a function prints must not end up in the YAML on stdout.
     servers = WorkloadApiServers(crds)
-    with contextlib.redirect_stdout(err), _collector_relaxed():
+    composites = sum(
+        apis.is_composite(d.key.api_version, d.key.kind) and not d.deleted for d in documents
+    )
+    shown = progress.Progress(err, f"rendering {composites} composites", quiet=args.quiet)
+    with shown, contextlib.redirect_stdout(err), _collector_relaxed():
         try:
             result = render(
                 documents,
