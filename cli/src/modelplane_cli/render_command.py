@@ -32,7 +32,7 @@ from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
-from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
+from modelplane_cli.render.engine import DEFAULT_ROUNDS, RenderResult, render
 from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
@@ -207,12 +207,7 @@ def run(
             f"--crds): {', '.join(result.unchecked_kinds)}",
             file=err,
         )
-    sources = _sources(documents, apis)
-    located = mistakes.locate(result.rejected_manifests, result.objects, servers, sources)
-    problems = failures(result, args.fail_on, kinds, located)
-    if args.fail_on != NEVER:
-        problems.extend(p.message() for p in pruned)
-        problems.extend(references.unresolved(result.objects, sources))
+    problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK
@@ -237,6 +232,30 @@ def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]
     if problems:
         raise InputError(problems)
     return documents
+
+
+def _problems(
+    level: str,
+    result: RenderResult,
+    kinds: list[str],
+    sources: dict[ObjectKey, str],
+    servers: WorkloadApiServers,
+    pruned: list[prune.Pruned],
+) -> list[str]:
+    """Every reason the render fails at `level`, each mistake once, where it was made."""
+    located = mistakes.locate(result.rejected_manifests, result.objects, servers, sources)
+    problems = failures(result, level, kinds, located)
+    if level == NEVER:
+        return problems
+    problems.extend(p.message() for p in pruned)
+    dangling = references.unresolved_by_object(result.objects, sources)
+    # A composite naming what does not exist is that one mistake: what its
+    # conditions say follows from it.
+    broken = tuple(f"{key}: " for key, _ in dangling)
+    if broken:
+        problems = [p for p in problems if not p.startswith(broken)]
+    problems.extend(line for _, line in dangling)
+    return problems
 
 
 def _no_composite(args: argparse.Namespace, documents: list[Document], apis: Apis) -> str | None:

@@ -56,6 +56,15 @@ def unresolved(
     sources: Mapping[ObjectKey, str] | None = None,
     references: Iterable[Reference] = REFERENCES,
 ) -> list[str]:
+    """One line per reference whose target is missing (`unresolved_by_object`)."""
+    return [line for _, line in unresolved_by_object(objects, sources, references)]
+
+
+def unresolved_by_object(
+    objects: Iterable[View],
+    sources: Mapping[ObjectKey, str] | None = None,
+    references: Iterable[Reference] = REFERENCES,
+) -> list[tuple[ObjectKey, str]]:
     """One line per reference whose target is missing, for kinds the input holds.
 
     Composed objects are skipped: a reference they carry was copied from the
@@ -67,7 +76,7 @@ def unresolved(
     for obj in everything:
         key = ObjectKey.of(obj)
         present.setdefault(key.kind, set()).add((key.namespace, key.name))
-    found: list[str] = []
+    found: list[tuple[ObjectKey, str]] = []
     for ref in references:
         names = present.get(ref.target)
         if names is None:
@@ -86,8 +95,11 @@ def unresolved(
                 known = sorted(n for ns, n in names if ns == namespace)
                 hint = f" (the input has: {', '.join(known)})" if known else ""
                 found.append(
-                    f'{prefix}{key}: {path}: "{name}": no {ref.target} {scope}{name} '
-                    f"in the input{hint}"
+                    (
+                        key,
+                        f'{prefix}{key}: {path}: "{name}": no {ref.target} {scope}{name} '
+                        f"in the input{hint}",
+                    )
                 )
     return found
 
