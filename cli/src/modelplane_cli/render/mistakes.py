@@ -58,8 +58,10 @@ def locate(
     sources: Mapping[ObjectKey, str],
 ) -> Mistakes:
     """`rejected` ("Object ns/name: message" lines) grouped by the mistake behind them."""
-    world = World(objects)
     found = Mistakes()
+    if not rejected:
+        return found
+    world = World(objects)
     grouped: dict[tuple[ObjectKey, str, str, str], _Refusal] = {}
     for line in rejected:
         where, _, message = line.partition(": ")
