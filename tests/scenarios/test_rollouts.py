@@ -273,3 +273,22 @@ def test_an_image_bump_with_room_surges_beside_each_replica(tmp_path: Path) -> N
     assert preview.out.splitlines()[-1].endswith("0 placed, 0 moved, 2 replaced, 0 removed"), (
         preview.out[-300:]
     )
+
+
+def test_an_image_bump_without_room_beside_surges_where_the_fleet_has_room(
+    tmp_path: Path,
+) -> None:
+    """East has no spare node: its replica's surge goes where the fleet has room (west),
+    as before; west's replica, with room beside it, does not move."""
+    repo = _fleet(tmp_path, [("east", "a", 1), ("west", "a", 3)], replicas=2)
+    world = _running(repo, tmp_path)
+    assert _clusters(modelplane("render", repo.root, "-o", "yaml")) == ["east", "west"]
+    repo.replace("fleet.yaml", OLD_IMAGE, NEW_IMAGE)
+
+    final = modelplane("render", "--observed", world, repo.root, "-o", "yaml")
+    preview = modelplane("render", "--observed", world, repo.root, "-o", "diff")
+
+    assert final.code == 0, final.err
+    assert _progress(final) == ("True", "RolloutComplete")
+    assert _clusters(final) == ["west", "west"]
+    assert "replicas: 0 placed, 1 moved, " in preview.out.splitlines()[-1]
