@@ -39,8 +39,8 @@ run: sync ## Render the example fleet, the serving fleet, one fleet per in-clust
 	$(RUN) modelplane render examples/catalog examples/caching
 
 .PHONY: render
-render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml".
-	$(RUN) modelplane render $(ARGS)
+render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml" > world.yaml (only the output on stdout).
+	@$(RUN) modelplane render $(ARGS)
 
 .PHONY: test
 test: sync lint typecheck check-generated pytest ## Lint, type-check, drift-check and test.

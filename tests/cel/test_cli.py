@@ -215,3 +215,51 @@ def test_a_malformed_kubernetes_version_is_a_usage_error() -> None:
     status, out, err = run(["cel", "eval", "--kubernetes-version", "latest", "true"])
     assert (status, out) == (2, "")
     assert "not a Kubernetes version: 'latest'" in err
+
+
+H100_CLASS = Path(__file__).resolve().parents[2] / "examples" / "catalog" / "classes.yaml"
+
+
+@pytest.fixture
+def h100_class(tmp_path: Path) -> Path:
+    """The example catalog's h100-8x InferenceClass, alone in its file (gpu and nic)."""
+    text = H100_CLASS.read_text()
+    (doc,) = [d for d in text.split("\n---\n") if "name: h100-8x" in d]
+    path = tmp_path / "h100-8x.yaml"
+    path.write_text(doc)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "expression", "output"),
+    [
+        ("gpu", 'device.attributes["gpu.nvidia.com"].productName.startsWith("NVIDIA H100")', True),
+        ("nic", 'device.attributes["nic.nvidia.com"].linkType == "infiniband"', True),
+        ("gpu", 'device.driver == "nic.nvidia.com"', False),
+    ],
+)
+def test_device_name_picks_a_device_of_an_inference_class(
+    h100_class: Path, name: str, expression: str, output: bool
+) -> None:
+    code, out, err = run(
+        ["cel", "eval", "--device", str(h100_class), "--device-name", name, expression]
+    )
+
+    assert (code, json.loads(out)) == (0, {"result": output}), err
+
+
+def test_an_inference_class_of_several_devices_needs_a_device_name(h100_class: Path) -> None:
+    code, out, err = run(["cel", "eval", "--device", str(h100_class), "true"])
+    unknown = run(["cel", "eval", "--device", str(h100_class), "--device-name", "tpu", "true"])
+
+    assert (code, out) == (2, "")
+    assert "has 2 devices; pick one with --device-name (gpu, nic)" in err
+    assert unknown[0] == 2
+    assert "has no device 'tpu' (gpu, nic)" in unknown[2]
+
+
+def test_device_name_needs_device() -> None:
+    code, _, err = run(["cel", "eval", "--device-name", "gpu", "true"])
+
+    assert code == 2
+    assert "--device-name needs --device" in err

@@ -243,7 +243,9 @@ def test_diff_against_the_observed_world(fleet: tuple[Path, Path], tmp_path: Pat
     assert headers[:2] == ["added    XChild team-a/web-2", "changed  XParent team-a/web"]
     assert headers[2].startswith("added    Object team-a/web-")
     assert "-  children: 2\n+  children: 3" in out
-    assert out.endswith("2 added, 1 changed, 0 removed; replicas: 0 placed, 0 moved, 0 removed\n")
+    assert out.endswith(
+        "2 added, 1 changed, 0 removed; replicas: 0 placed, 0 moved, 0 replaced, 0 removed\n"
+    )
 
     # The same world given as a plain PATH is recognised as the running world.
     again, plain, _ = cli(

@@ -46,9 +46,9 @@ def _add_us_west(repo: Fleet) -> None:
     clusters = repo.text("fleet/clusters.yaml")
     us_east = clusters[: clusters.index("\n---\n")]
     repo.path("fleet/us-west.yaml").write_text(
-        us_east.replace("name: prod-us-east", "name: prod-us-west")
+        us_east.replace("prod-us-east-kubeconfig", "prod-eu-west-kubeconfig")
+        .replace("name: prod-us-east", "name: prod-us-west")
         .replace("region: us-east", "region: us-west")
-        .replace("prod-us-east-kubeconfig", "prod-eu-west-kubeconfig")
     )
 
 
@@ -69,7 +69,7 @@ def test_a_new_cluster_and_a_scale_up_show_where_the_replica_lands(
     assert placed.startswith("placed   ModelDeployment ml-team-prod/kimi-k2: kimi-k2-")
     assert placed.endswith(" on prod-us-west (workers=h100)")
     summary = run.out.splitlines()[-1]
-    assert summary.endswith("replicas: 1 placed, 0 moved, 0 removed")
+    assert summary.endswith("replicas: 1 placed, 0 moved, 0 replaced, 0 removed")
 
     # The same repository and world given both as PATHs preview the same change.
     natural = modelplane("render", repo.root, world, "-o", "diff")
@@ -91,7 +91,7 @@ def test_selecting_another_region_moves_the_replicas(world: Path, repo: Fleet) -
     assert all(line.endswith(" on prod-us-west (workers=h100)") for line in moved)
     assert f"{KIMI_US} on prod-us-east (workers=h100) -> kimi-k2-" in "\n".join(moved)
     assert f"removed  ModelReplica ml-team-prod/{KIMI_US}" in run.out
-    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 2 moved, 0 removed")
+    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 2 moved, 0 replaced, 0 removed")
 
 
 def test_scaling_down_shows_the_replica_removed(world: Path, repo: Fleet) -> None:
@@ -104,7 +104,7 @@ def test_scaling_down_shows_the_replica_removed(world: Path, repo: Fleet) -> Non
 
     assert run.code == 0, run.err
     assert f"removed  ModelDeployment ml-team-prod/kimi-k2: {KIMI_US} on prod-us-east" in run.out
-    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 0 moved, 1 removed")
+    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 0 moved, 0 replaced, 1 removed")
 
 
 BREAKAGES = {
@@ -180,3 +180,26 @@ def test_version() -> None:
 
     assert run.code == 0
     assert run.out.startswith("modelplane ")
+
+
+def test_a_pool_change_within_a_cluster_is_a_move() -> None:
+    from modelplane_cli.render.diff import replica_changes
+
+    def deployment(pools: str, cluster: str = "east") -> Obj:
+        return {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "ModelDeployment",
+            "metadata": {"name": "chat", "namespace": "ml"},
+            "status": {
+                "placements": [
+                    {"replica": "chat-1", "cluster": cluster, "pools": {"workers": pools}}
+                ]
+            },
+        }
+
+    changes = replica_changes([deployment("h100")], [deployment("h200")])
+
+    assert changes.lines() == [
+        "moved    ModelDeployment ml/chat: chat-1 on east (workers=h100) -> chat-1 on east "
+        "(workers=h200)"
+    ]

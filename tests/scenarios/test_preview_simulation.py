@@ -70,8 +70,12 @@ def test_a_template_a_deployment_may_not_restart_is_refused_and_never_serves(
     ]
     synced = {c["type"]: c for c in refused["status"]["conditions"]}
     assert (synced["Synced"]["status"], synced["Ready"]["status"]) == ("False", "False")
-    assert f"error: ModelReplica ml-team-prod/{DEEPSEEK}: Accepted=False (WorkloadRejected)" in (
-        run.err
+    # One line, at the deployment's field: not again for the replica and the deployment.
+    (line,) = run.errors()
+    assert line.endswith(
+        "ModelDeployment ml-team-prod/deepseek-r1: spec.decode.workers.template.spec."
+        'restartPolicy: Unsupported value: "Never": supported values: "Always" '
+        f"(the API server of prod-us-east would refuse Deployment {DEEPSEEK}-decode)"
     )
 
 

@@ -243,3 +243,52 @@ def test_scale_to_zero_and_back_through_the_fleet_scheduler(tmp_path: Path) -> N
     status = back.one("ModelDeployment", "chat")["status"]
     assert status["replicas"] == {"total": 2, "ready": 2}
     assert status["updatedReplicas"] == 2
+
+
+def _clusters(run: Run) -> list[str]:
+    placements = run.one("ModelDeployment", "chat")["status"]["placements"]
+    return sorted(p["cluster"] for p in placements)
+
+
+def test_an_image_bump_with_room_surges_beside_each_replica(tmp_path: Path) -> None:
+    """Two replicas spread over two clusters with room: the default surge of one lands
+    on the cluster of the replica it replaces, so no round has a cluster hosting a
+    replica it did not host before, and the diff moves nothing."""
+    repo = _fleet(tmp_path, [("east", "a", 3), ("west", "a", 3)], replicas=2)
+    world = _running(repo, tmp_path)
+    start = modelplane("render", repo.root, "-o", "yaml")
+    assert _clusters(start) == ["east", "west"]
+    repo.replace("fleet.yaml", OLD_IMAGE, NEW_IMAGE)
+
+    runs = _rounds(repo, world, 10)
+    preview = modelplane("render", "--observed", world, repo.root, "-o", "diff")
+
+    for n, run in enumerate(runs, start=1):
+        assert set(_clusters(run)) == {"east", "west"}, (n, _clusters(run))
+    final = runs[-1]
+    assert final.code == 0, final.err
+    assert _clusters(final) == ["east", "west"]
+    assert _progress(final) == ("True", "RolloutComplete")
+    assert preview.code == 0, preview.err
+    assert preview.out.splitlines()[-1].endswith("0 placed, 0 moved, 2 replaced, 0 removed"), (
+        preview.out[-300:]
+    )
+
+
+def test_an_image_bump_without_room_beside_surges_where_the_fleet_has_room(
+    tmp_path: Path,
+) -> None:
+    """East has no spare node: its replica's surge goes where the fleet has room (west),
+    as before; west's replica, with room beside it, does not move."""
+    repo = _fleet(tmp_path, [("east", "a", 1), ("west", "a", 3)], replicas=2)
+    world = _running(repo, tmp_path)
+    assert _clusters(modelplane("render", repo.root, "-o", "yaml")) == ["east", "west"]
+    repo.replace("fleet.yaml", OLD_IMAGE, NEW_IMAGE)
+
+    final = modelplane("render", "--observed", world, repo.root, "-o", "yaml")
+    preview = modelplane("render", "--observed", world, repo.root, "-o", "diff")
+
+    assert final.code == 0, final.err
+    assert _progress(final) == ("True", "RolloutComplete")
+    assert _clusters(final) == ["west", "west"]
+    assert "replicas: 0 placed, 1 moved, " in preview.out.splitlines()[-1]

@@ -32,6 +32,7 @@ from modelplane.cel import (
     evaluate,
 )
 from modelplane.cel.versions import parse_version
+from modelplane.core.vocabulary import INFERENCE_CLASS
 from modelplane_cli import yamlio
 
 EXIT_OK: Final = 0
@@ -67,7 +68,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--device",
         type=Path,
         metavar="FILE",
-        help="a JSON or YAML InferenceClass device to evaluate the selector against",
+        help="a JSON or YAML device to evaluate the selector against: one device of an "
+        "InferenceClass, or a whole InferenceClass (see --device-name)",
+    )
+    run.add_argument(
+        "--device-name",
+        metavar="NAME",
+        help="with --device naming an InferenceClass: which of its devices (required when it "
+        "has more than one)",
     )
     run.add_argument("--jsonl", action="store_true", help="read JSON lines from stdin")
     run.add_argument(
@@ -100,8 +108,10 @@ def run_eval(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: 
     try:
         if version is not None:
             parse_version(version)
+        if args.device_name is not None and args.device is None:
+            raise InputError("--device-name needs --device")
         if args.device is not None:
-            device = _load_device(args.device, version)
+            device = _load_device(args.device, version, args.device_name)
     except (InputError, ValueError) as error:
         print(f"modelplane cel eval: error: {error}", file=stderr)
         return EXIT_USAGE
@@ -119,14 +129,39 @@ def _write(stdout: IO[str], result: Mapping[str, Any]) -> None:
     stdout.write(json.dumps(result, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _load_device(path: Path, version: str | None) -> Device:
+def _load_device(path: Path, version: str | None, name: str | None = None) -> Device:
     try:
         document = yamlio.load_one(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError, yamlio.YAMLError) as error:
         raise InputError(f"cannot read device file {path}: {error}") from None
     except RecursionError:
         raise InputError(f"cannot read device file {path}: nested too deeply") from None
-    return _device(document, f"device file {path}", version)
+    where = f"device file {path}"
+    if isinstance(document, Mapping) and document.get("kind") == INFERENCE_CLASS:
+        return _device(*_class_device(document, name, where), version)  # pyright: ignore[reportUnknownArgumentType]
+    if name is not None and isinstance(document, Mapping) and document.get("name") != name:  # pyright: ignore[reportUnknownMemberType]
+        raise InputError(f"{where}: the device is not named {name!r}")
+    return _device(document, where, version)
+
+
+def _class_device(document: Mapping[str, Any], name: str | None, where: str) -> tuple[Any, str]:
+    """The device of an InferenceClass `--device-name` picks (its only one by default)."""
+    devices: Any = (document.get("spec") or {}).get("devices")
+    if not isinstance(devices, list) or not devices:
+        raise InputError(f"{where}: the InferenceClass has no spec.devices")
+    entries: list[Any] = devices  # pyright: ignore[reportUnknownVariableType]
+    names = [str(d.get("name")) for d in entries if isinstance(d, Mapping)]  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    if name is None:
+        if len(entries) == 1:
+            return entries[0], f"{where}: spec.devices[0]"
+        raise InputError(
+            f"{where}: the InferenceClass has {len(entries)} devices; pick one with "
+            f"--device-name ({', '.join(names)})"
+        )
+    if name not in names:
+        raise InputError(f"{where}: the InferenceClass has no device {name!r} ({', '.join(names)})")
+    index = names.index(name)
+    return entries[index], f"{where}: spec.devices[{index}]"
 
 
 def _device(document: Any, where: str, version: str | None) -> Device:

@@ -1,4 +1,4 @@
-"""`modelplane`: render a fleet, evaluate CEL, benchmark the scheduler.
+"""`modelplane`: render a fleet, evaluate CEL, benchmark the scheduler, complete a shell.
 
 Each command lives in its own module exposing `register(subparsers)`; this file
 only wires them together, so adding a command never touches the others.
@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from modelplane_cli import bench_command, cel_command, render_command
+from modelplane_cli import bench_command, cel_command, completion_command, render_command
 
 EXIT_USAGE = 2
 
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     render_command.register(subparsers)
     cel_command.register(subparsers)
     bench_command.register(subparsers)
+    completion_command.register(subparsers)
     return parser
 
 

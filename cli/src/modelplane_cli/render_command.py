@@ -18,22 +18,33 @@ from typing import TextIO
 
 from crossplane.function import logging as function_logging
 
-from modelplane_cli.render import diff, output, summary
+from modelplane_cli.render import (
+    diff,
+    html,
+    mistakes,
+    output,
+    progress,
+    prune,
+    references,
+    summary,
+)
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
-from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
-from modelplane_cli.render.failures import ERROR, LEVELS, failures
+from modelplane_cli.render.engine import DEFAULT_ROUNDS, RenderResult, render
+from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
+from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry
 from modelplane_cli.render.timeline import listing
+from modelplane_cli.render.world import ObjectKey
 from modelplane_cli.schema import DefinitionError
 from modelplane_cli.schema.upstream import reference_crd_directory
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-FORMATS = ("summary", "yaml", "json", "diff")
+FORMATS = ("summary", "yaml", "json", "diff", "html")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,6 +68,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="WORLD",
         help="the running world (a previous -o yaml, or a cluster export); PATH documents "
         "replace its objects of the same identity (repeatable)",
+    )
+    parser.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="with a running world, keep its composites that no source holds (default: "
+        "deleted with all they composed, as a GitOps sync with pruning does)",
     )
     parser.add_argument(
         "-o", "--output", choices=FORMATS, default="summary", help="output format (summary)"
@@ -115,6 +132,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="call functions directly instead of over loopback gRPC",
     )
     parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress line on standard error (shown on a terminal after two seconds)",
+    )
+    parser.add_argument(
         "--apis",
         type=Path,
         metavar="DIR",
@@ -147,12 +170,24 @@ def run(
         for line in str(exc).splitlines():
             print(f"error: {line}", file=err)
         return EXIT_FAILED
+    empty = _no_composite(args, documents, apis)
+    if empty is not None:
+        print(f"error: {empty}", file=err)
+        return EXIT_FAILED
+    pruned: list[prune.Pruned] = []
+    if not args.no_prune:
+        documents, pruned = prune.prune(documents, apis)
     missing = [str(p) for p in crds or [] if not p.exists()]
     if missing:
         print(f"error: --crds {', '.join(missing)}: no such file or directory", file=err)
         return EXIT_FAILED
     # Anything a function prints must not end up in the YAML on stdout.
-    with contextlib.redirect_stdout(err), _collector_relaxed():
+    servers = WorkloadApiServers(crds)
+    composites = sum(
+        apis.is_composite(d.key.api_version, d.key.kind) and not d.deleted for d in documents
+    )
+    shown = progress.Progress(err, f"rendering {composites} composites", quiet=args.quiet)
+    with shown, contextlib.redirect_stdout(err), _collector_relaxed():
         try:
             result = render(
                 documents,
@@ -161,7 +196,7 @@ def run(
                 admission,
                 in_process=args.in_process,
                 max_rounds=args.rounds,
-                servers=WorkloadApiServers(crds),
+                servers=servers,
                 concurrent=args.concurrent,
                 now=args.now,
                 watches=args.watches,
@@ -176,6 +211,8 @@ def run(
         out.write(output.to_json(result))
     elif args.output == "diff":
         out.write(diff.diff(result))
+    elif args.output == "html":
+        out.write(html.to_html(result))
     else:
         out.write(summary.summarize(result, kinds, with_timeline=args.timeline))
     if args.timeline and args.output != "summary":
@@ -186,7 +223,7 @@ def run(
             f"--crds): {', '.join(result.unchecked_kinds)}",
             file=err,
         )
-    problems = failures(result, args.fail_on, kinds)
+    problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK
@@ -211,6 +248,54 @@ def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]
     if problems:
         raise InputError(problems)
     return documents
+
+
+def _problems(
+    level: str,
+    result: RenderResult,
+    kinds: list[str],
+    sources: dict[ObjectKey, str],
+    servers: WorkloadApiServers,
+    pruned: list[prune.Pruned],
+) -> list[str]:
+    """Every reason the render fails at `level`, each mistake once, where it was made."""
+    located = mistakes.locate(result.rejected_manifests, result.objects, servers, sources)
+    problems = failures(result, level, kinds, located)
+    if level == NEVER:
+        return problems
+    problems.extend(p.message() for p in pruned)
+    dangling = references.unresolved_by_object(result.objects, sources)
+    # A composite naming what does not exist is that one mistake: what its
+    # conditions say follows from it.
+    broken = tuple(f"{key}: " for key, _ in dangling)
+    if broken:
+        problems = [p for p in problems if not p.startswith(broken)]
+    problems.extend(line for _, line in dangling)
+    return problems
+
+
+def _no_composite(args: argparse.Namespace, documents: list[Document], apis: Apis) -> str | None:
+    """Why the input renders nothing, if it holds no composite: a path typo in CI."""
+
+    def composites(docs: list[Document]) -> bool:
+        # A document of the APIs' groups that no XRD serves is meant as one, and is
+        # reported as such.
+        return any(d.key.group in apis.groups for d in docs)
+
+    named = " ".join(args.paths) or "standard input"
+    if not composites(documents):
+        return f"{named}: no composite in the input (nothing to render)"
+    if args.observed and args.paths and not composites([d for d in documents if not d.observed]):
+        return f"{named}: no composite among the sources (nothing to apply over --observed)"
+    return None
+
+
+def _sources(documents: list[Document], apis: Apis) -> dict[ObjectKey, str]:
+    """Where each object was read (its desired source first), for messages."""
+    found: dict[ObjectKey, str] = {}
+    for doc in sorted(documents, key=lambda d: d.observed):
+        found.setdefault(ObjectKey.of(normalize_scope(doc.obj, apis)), doc.source)
+    return found
 
 
 def _crd_paths(given: list[Path] | None) -> list[Path] | None:

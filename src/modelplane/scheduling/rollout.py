@@ -24,7 +24,10 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
    the current revision and R + S in all (the shortfall below R first, then
    the surge), where capacity allows, every old replica still charged
    at what its claims record: the surge, which is how a replica that must move
-   is replaced before it goes.
+   is replaced before it goes. A surge for a template change (an outdated
+   replica that need not move) goes on the cluster of the replica it replaces
+   when every such cluster has room for it, so an image bump moves nothing
+   across clusters; the old replica beside its replacement retires first.
 6. Where the surge could not place the replacement of a replica that must move,
    and at least R - U would serve without it, tries again without that replica's
    devices: if that places its replacement, the replica goes now (a move within
@@ -40,6 +43,7 @@ replicas not serving). There is no progress deadline: an updated replica that
 never serves keeps the rollout waiting, named in the condition.
 """
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -58,6 +62,8 @@ from modelplane.scheduling.retain import Kept, scale_down
 Placed = tuple[list[DesiredReplica], dict[str, CapacityRejection]]
 Placer = Callable[[Sequence[Kept], int], Placed]
 """Places up to n new replicas against the capacity the given kept replicas leave."""
+LocalPlacer = Callable[[Sequence[Kept], int, str], Placed]
+"""Places up to n new replicas on one cluster only."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,20 @@ def _retire_order(item: Kept) -> tuple[bool, bool, str, int]:
     return (item.serving, item.move is None, _negated(replica.cluster), -replica.index)
 
 
+def _beside_first(old: list[Kept], current: Sequence[Kept]) -> list[Kept]:
+    """`old` in retire order, except that among equals by serving and moving, a replica
+    with a current-revision replica on its cluster (its surge) goes first."""
+    surged = Counter(k.replica.cluster for k in current)
+    beside: set[int] = set()
+    for item in old:
+        if item.move is None and surged[item.replica.cluster] > 0:
+            surged[item.replica.cluster] -= 1
+            beside.add(id(item))
+    return sorted(
+        old, key=lambda k: (k.serving, k.move is None, id(k) not in beside, *_retire_order(k)[2:])
+    )
+
+
 def _negated(text: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in text)
 
@@ -117,7 +137,9 @@ class _Roll:
         self.floor = self.wanted - self.budget.unavailable
         self.removed = removed
         self.current = [k for k in kept if not k.old]
-        self.old = sorted((k for k in kept if k.old), key=_retire_order)
+        self.old = _beside_first(
+            sorted((k for k in kept if k.old), key=_retire_order), self.current
+        )
         self.events: list[Event] = []
         self.updated_now: list[Kept] = []
         self.changed = False
@@ -179,7 +201,7 @@ class _Roll:
                 )
             )
 
-    def fill(self, place: Placer) -> Placed:
+    def fill(self, place: Placer, place_on: LocalPlacer | None = None) -> Placed:
         total = len(self.current) + len(self.old)
         shortfall = max(self.wanted - total, 0)
         # As a Deployment's new ReplicaSet: up to R on the current revision, and
@@ -189,6 +211,10 @@ class _Roll:
         )
         if count == 0:
             return [], {}
+        local = self._surge_beside(place_on, count) if shortfall == 0 else None
+        if local is not None:
+            self.changed = True
+            return local, {}
         placed, capacity = place([*self.current, *self.old], count)
         moving = [k for k in self.old if k.move is not None]
         unreplaced = len(moving) - max(len(placed) - shortfall, 0)
@@ -210,6 +236,26 @@ class _Roll:
         if placed:
             self.changed = True
         return placed, capacity
+
+    def _surge_beside(
+        self, place_on: LocalPlacer | None, count: int
+    ) -> list[DesiredReplica] | None:
+        """The surge for outdated replicas, each on its own cluster; None unless every
+        one of the `count` fits there (the fleet-wide fill decides then) or when a
+        replica must move (its replacement goes where the fleet has room)."""
+        if place_on is None or any(k.move is not None for k in self.old):
+            return None
+        clusters = Counter(k.replica.cluster for k in self.old[:count])
+        if sum(clusters.values()) < count:
+            return None
+        kept = [*self.current, *self.old]
+        placed: list[DesiredReplica] = []
+        for cluster, wanted in sorted(clusters.items()):
+            here, _ = place_on(kept, wanted, cluster)
+            if len(here) < wanted:
+                return None
+            placed.extend(here)
+        return placed
 
     def condition(self, placed: Sequence[DesiredReplica]) -> Condition:
         updated = len(self.current) + len(placed)
@@ -249,7 +295,11 @@ class _Roll:
 
 
 def roll(
-    deployment: Deployment, kept: list[Kept], removed: list[RemovedReplica], place: Placer
+    deployment: Deployment,
+    kept: list[Kept],
+    removed: list[RemovedReplica],
+    place: Placer,
+    place_on: LocalPlacer | None = None,
 ) -> Rollout:
     """Keep, update, retire and place replicas by the rollout rules above."""
     rolling = _Roll(deployment, kept, removed)
@@ -262,7 +312,7 @@ def roll(
         rolling.scale_down()
         rolling.retire()
         rolling.update_in_place()
-        placed, capacity = rolling.fill(place)
+        placed, capacity = rolling.fill(place, place_on)
     return Rollout(
         [*rolling.current, *rolling.old],
         placed,

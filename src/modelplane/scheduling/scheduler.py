@@ -268,11 +268,25 @@ def _decide(
             cache,
         )
 
+    def place_on(keep: Sequence[Kept], count: int, cluster: str) -> Placed:
+        view = views.get(cluster)
+        if view is None or not view.eligible:
+            return [], {}
+        book = CapacityBook(views, keep, others, matcher, contention)
+        return fill(
+            deployment,
+            {cluster: view},
+            keep,
+            book,
+            count,
+            lambda cluster, index: replica_name(deployment, cluster, index),
+        )
+
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)
         rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     else:
-        rollout = roll(deployment, kept, removed, place)
+        rollout = roll(deployment, kept, removed, place, place_on)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
     hosts = {r.cluster for r in rollout.placed} | {k.replica.cluster for k in rollout.kept}
     cold = cold_trace(views, cache, hosts, {entry.cluster for entry in trace})

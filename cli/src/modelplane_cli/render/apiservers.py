@@ -96,6 +96,19 @@ class WorkloadApiServers:
             return Answer(pods=f"pods cannot be created from its template: {aggregate(found.pods)}")
         return Answer()
 
+    def field_errors(self, world: World, obj: View) -> list[FieldError]:
+        """The fields of the Object `obj`'s manifest its API server refused, with their
+        paths; empty when it was not refused field by field (or not checked)."""
+        spec: Mapping[str, Any] = obj.get("spec") or {}
+        manifest = (spec.get("forProvider") or {}).get("manifest")
+        if not isinstance(manifest, dict):
+            return []
+        version = kubernetes_version(world, spec.get("providerConfigRef"))
+        try:
+            return list(self._validator.check(dict(manifest), version).rejected)
+        except (LookupError, ValueError):
+            return []
+
 
 class CrdFiles:
     """CRD files, read a group at a time.

@@ -4,15 +4,16 @@ The observed world is what the input gave as running (`--observed`, or files
 that carry observed state); the rendered world is where reconciling the desired
 sources over it converged. Listed, in (apiVersion, kind, namespace, name) order:
 every object added, removed and changed (with a unified diff of its YAML), then
-the replicas each ModelDeployment placed, moved and removed, then one summary
-line. Events are a record of the render, not state, and are left out.
+the replicas each ModelDeployment placed, moved (to another cluster or pool),
+replaced where they ran (a rollout) and removed, then one summary line. Events
+are a record of the render, not state, and are left out.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane.core.vocabulary import MODEL_DEPLOYMENT
@@ -48,7 +49,7 @@ def diff(result: RenderResult) -> str:
     sections.append(
         f"{len(added)} added, {len(changed)} changed, {len(removed)} removed; "
         f"replicas: {len(moves.placed)} placed, {len(moves.moved)} moved, "
-        f"{len(moves.removed)} removed"
+        f"{len(moves.replaced)} replaced, {len(moves.removed)} removed"
         if added or changed or removed or moves
         else "No changes."
     )
@@ -57,34 +58,53 @@ def diff(result: RenderResult) -> str:
 
 @dataclass
 class ReplicaChanges:
-    """Per ModelDeployment, replicas that appear, move to another cluster, or go."""
+    """Per ModelDeployment, replicas that appear, move, are replaced where they ran, or go."""
 
     placed: list[tuple[ObjectKey, Placement]]
     moved: list[tuple[ObjectKey, Placement, Placement]]
     removed: list[tuple[ObjectKey, Placement]]
+    replaced: list[tuple[ObjectKey, Placement, Placement]] = field(
+        default_factory=list[tuple[ObjectKey, Placement, Placement]]
+    )
 
     def __bool__(self) -> bool:
-        return bool(self.placed or self.moved or self.removed)
+        return bool(self.placed or self.moved or self.removed or self.replaced)
 
     def lines(self) -> list[str]:
         out = [f"placed   {key}: {_where(p)}" for key, p in self.placed]
         out += [f"moved    {key}: {_where(old)} -> {_where(new)}" for key, old, new in self.moved]
+        out += [
+            f"replaced {key}: {_where(old)} -> {new.replica}" for key, old, new in self.replaced
+        ]
         out += [f"removed  {key}: {_where(p)}" for key, p in self.removed]
         return out
 
 
 def replica_changes(before: Iterable[View], after: Iterable[View]) -> ReplicaChanges:
-    """Compare ModelDeployments' placements. A deployment that lost a replica on one
-    cluster and gained one on another moved it (a replica's identity is its cluster
-    and index, so a move is a removal and a placement, paired in order)."""
+    """Compare ModelDeployments' placements.
+
+    A replica whose cluster or pools changed moved. A deployment that lost a
+    replica and gained one replaced it: where (cluster and pools) they match, in
+    place (a rollout's surge beside the replica it replaces); otherwise it moved
+    it. What is left over was placed or removed.
+    """
     old = _placements(before)
     new = _placements(after)
     changes = ReplicaChanges([], [], [])
     for key in sorted(old.keys() | new.keys()):
         was = old.get(key, {})
         now = new.get(key, {})
+        for name in sorted(was.keys() & now.keys()):
+            if (was[name].cluster, was[name].pools) != (now[name].cluster, now[name].pools):
+                changes.moved.append((key, was[name], now[name]))
         gone = [was[name] for name in sorted(was.keys() - now.keys())]
         came = [now[name] for name in sorted(now.keys() - was.keys())]
+        for p in list(gone):
+            twin = next((c for c in came if (c.cluster, c.pools) == (p.cluster, p.pools)), None)
+            if twin is not None:
+                changes.replaced.append((key, p, twin))
+                gone.remove(p)
+                came.remove(twin)
         pairs = min(len(gone), len(came))
         changes.moved.extend((key, gone[i], came[i]) for i in range(pairs))
         changes.placed.extend((key, p) for p in came[pairs:])

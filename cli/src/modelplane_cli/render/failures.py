@@ -10,17 +10,19 @@ composite not Synced), a composed manifest a workload cluster's API server refus
 (and pods a workload's controller cannot create from a template), a pool whose
 devices are overcommitted (`capacity`), and a composite ending with one of its
 own conditions False for a reason that names a problem, not progress.
-`warning` adds every Warning event of the render.
+`warning` adds every Warning the last reconcile of a composite still raised (one a
+later round resolved is not a failure).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from modelplane.core.vocabulary import PROGRESS_REASONS
 from modelplane_cli.render.capacity import overcommitted
 from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.mistakes import Mistakes
 from modelplane_cli.render.world import ObjectKey, View
 
 NEVER: Final = "never"
@@ -32,21 +34,61 @@ LEVELS: Final = (NEVER, ERROR, WARNING)
 _SYSTEM_CONDITIONS = frozenset({"Ready", "Synced"})
 
 
-def failures(result: RenderResult, level: str, composite_kinds: Iterable[str]) -> list[str]:
-    """Every reason this render fails at `level`, one line each."""
+def failures(
+    result: RenderResult,
+    level: str,
+    composite_kinds: Iterable[str],
+    mistakes: Mistakes | None = None,
+) -> list[str]:
+    """Every reason this render fails at `level`, one line each.
+
+    `mistakes` are the refused manifests traced to where they were made
+    (`mistakes.locate`); a condition only repeating one of them is left out.
+    """
     if level not in LEVELS:
         raise ValueError(f"--fail-on must be one of {', '.join(LEVELS)}, not {level!r}")
     found = list(result.errors)
     if level == NEVER:
         return found
+    # Composed resources the control plane refused (each on its composite), then
+    # manifests the workload cluster refused, traced to where they were made.
     found.extend(result.unsynced)
-    found.extend(f"{m} (the API server would refuse it)" for m in result.rejected_manifests)
+    if mistakes is None:
+        mistakes = Mistakes(
+            [f"{m} (the API server would refuse it)" for m in result.rejected_manifests]
+        )
+    found.extend(mistakes.lines)
     found.extend(result.refused_pods)
     found.extend(overcommitted(result.objects))
-    found.extend(condition_errors(result.objects, set(composite_kinds)))
+    found.extend(
+        line
+        for line in condition_errors(result.objects, set(composite_kinds))
+        if not mistakes.echoed(line)
+    )
     if level == WARNING:
-        found.extend(warnings(result.events))
+        found.extend(standing_warnings(result))
     return found
+
+
+def standing_warnings(result: RenderResult) -> list[str]:
+    """The Warnings the last reconcile of each composite still raised.
+
+    Events are kept from every round, so the summary shows what happened on the
+    way; a Warning a later round resolved (a cluster not connected yet in the
+    first round of a concurrent render) is history, not a failure.
+    """
+    standing = {
+        (str(report.key), event.reason, event.message)
+        for report in result.reports
+        for event in report.events
+        if event.type == "Warning"
+    }
+    return [
+        line
+        for event, line in zip(result.events, warnings_per_event(result.events), strict=True)
+        if line is not None
+        and (_involved(event), event.get("reason"), event.get("message")) in standing
+    ]
 
 
 def condition_errors(objects: Iterable[View], composite_kinds: set[str]) -> list[str]:
@@ -69,17 +111,24 @@ def condition_errors(objects: Iterable[View], composite_kinds: set[str]) -> list
 
 
 def warnings(events: Iterable[View]) -> list[str]:
-    found: list[str] = []
-    for event in events:
-        if event.get("type") != "Warning":
-            continue
-        ref: Mapping[str, Any] = event.get("involvedObject") or {}
-        name = ref.get("name")
-        where = f"{ref['namespace']}/{name}" if ref.get("namespace") else name
-        found.append(
-            f"{ref.get('kind')} {where}: Warning {event.get('reason')}: {event.get('message')}"
-        )
-    return found
+    return [line for line in warnings_per_event(list(events)) if line is not None]
+
+
+def warnings_per_event(events: Sequence[View]) -> list[str | None]:
+    """Each event's failure line, None for an event that is not a Warning."""
+    return [
+        f"{_involved(e)}: Warning {e.get('reason')}: {e.get('message')}"
+        if e.get("type") == "Warning"
+        else None
+        for e in events
+    ]
+
+
+def _involved(event: View) -> str:
+    ref: Mapping[str, Any] = event.get("involvedObject") or {}
+    name = ref.get("name")
+    where = f"{ref['namespace']}/{name}" if ref.get("namespace") else name
+    return f"{ref.get('kind')} {where}"
 
 
 def _conditions(obj: View) -> list[Mapping[str, Any]]:

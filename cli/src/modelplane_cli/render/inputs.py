@@ -11,6 +11,8 @@
   version or kind no XRD serves is an error naming it, never ignored.
 - **Admission**: composites are defaulted and validated by their XRDs; a rejected
   one is left out and what it had composed stays, as the old object would.
+- **Deletions**: a deleted document (`prune`: a composite the sources no longer
+  hold) leaves the world; what it composed is then garbage.
 - **Garbage**: objects whose every owner is gone are collected.
 
 The observed documents, normalized, are the baseline `-o diff` compares against.
@@ -34,6 +36,7 @@ from modelplane_cli.render.world import (
     fake_uid,
     owner_references,
 )
+from modelplane_cli.schema.errors import RULES_SKIPPED
 
 DEFAULT_NAMESPACE = "default"
 # What the API server writes into metadata; a source document never replaces it.
@@ -53,9 +56,13 @@ def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loa
     loaded = Loaded(World())
     observed: dict[ObjectKey, tuple[str, Obj]] = {}
     desired: dict[ObjectKey, tuple[str, Obj]] = {}
+    deleted: set[ObjectKey] = set()
     for doc in documents:
         obj = normalize_scope(doc.obj, apis)
         key = ObjectKey.of(obj)
+        if doc.deleted:
+            deleted.add(key)
+            continue
         problem = _unknown_kind(key, apis)
         if problem is not None:
             loaded.errors.append(f"{doc.source}: {problem}")
@@ -69,15 +76,19 @@ def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loa
     merged: dict[ObjectKey, tuple[str, Obj]] = dict(observed)
     for key, (source, obj) in desired.items():
         merged[key] = (source, _replace(observed[key][1], obj) if key in observed else obj)
+    for key in deleted - desired.keys():
+        merged.pop(key, None)
     rejected: set[ObjectKey] = set()
     for key in sorted(merged):
         source, obj = merged[key]
         if apis.is_composite(key.api_version, key.kind):
             admitted, problems = admission.admit(obj)
             if problems:
+                # The API server's note that rules went unchecked is not a mistake.
                 loaded.errors.extend(
                     f'{source}: {key.kind}.{key.group} "{key.name}" is invalid: {p}'
                     for p in problems
+                    if not p.endswith(RULES_SKIPPED)
                 )
                 rejected.add(key)
                 # The API server refuses the update and keeps the object it has.

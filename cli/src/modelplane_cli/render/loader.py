@@ -41,11 +41,13 @@ class InputError(Exception):
 @dataclass(frozen=True)
 class Document:
     """One input object; `source` is `file:line`. `observed` marks the running world
-    (`--observed`, or a file that carries observed state) as opposed to desired sources."""
+    (`--observed`, or a file that carries observed state) as opposed to desired sources.
+    `deleted` marks a desired deletion (`prune`): the object leaves the world."""
 
     source: str
     obj: Obj
     observed: bool = False
+    deleted: bool = False
 
     @property
     def key(self) -> ObjectKey:
@@ -70,6 +72,9 @@ def read_documents(
         path = Path(raw)
         if path.is_dir():
             files = _files_under(path)
+            if not files:
+                problems.append(f"{raw}: no .yaml, .yml or .json file under this directory")
+                continue
         elif path.is_file():
             files = [path]
         else:

@@ -4,8 +4,9 @@ Composites with their Ready/Synced and own conditions; what did not come true an
 why; any placements and match traces a composite reports in its status (printed
 generically, whatever their shape); the workloads each composite puts on its
 clusters through provider-kubernetes Objects, with the pods they run; each
-ModelService's address and backends (`services`); and the Warning events of the
-last round.
+ModelService's address and backends (`services`); why each replica is where it
+is, each cluster's capacity and queues, and a Managed stack's Helm Releases
+(`fleet_tables`); and the Warning events of the render.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from modelplane.core import kinds
+from modelplane_cli.render import fleet_tables
 from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.services import services
 from modelplane_cli.render.simulate import OBJECT_GROUPS
@@ -61,7 +63,10 @@ def summarize(
             for obj in composites
             for field, title in _STATUS_TABLES
         ),
+        fleet_tables.why_here(composites, result.events, table),
+        fleet_tables.capacity(composites, table),
         _workloads(world, composites),
+        fleet_tables.releases(world, composites, table),
         services(composites, table),
         _warnings(result.events),
         _conflicts(result.conflicts),

@@ -1,0 +1,187 @@
+"""One mistake, one report, where it was made.
+
+A bad value in a ModelDeployment's template reaches every replica's workload, so
+a workload cluster refuses every Object built from it, and every replica and the
+deployment say so in their conditions: one typo, many lines. Here the refused
+Objects are traced back: each refused field's value is looked up in the spec of
+the composite at the root of the Object's owners; where it is found, the mistake
+is that field, and every Object refused for it is one report, at the root's
+source with its field path and value. A composite's condition that only repeats
+a refusal already reported is not reported again.
+
+A value not found in the root's spec was not written by its author (a platform
+template made it); such refusals stay one line per Object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelplane_cli.render.apiservers import WorkloadApiServers
+from modelplane_cli.render.simulate import OBJECT_GROUPS
+from modelplane_cli.render.world import ObjectKey, View, World, controller_reference
+from modelplane_cli.schema.errors import RULES_SKIPPED
+
+# A segment of a Kubernetes field path: `.name`, `[0]` or `[key]`.
+_SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[([^\]]*)\]")
+
+
+@dataclass
+class Mistakes:
+    """Refusals, one line per mistake, and the refusal messages that conditions echo."""
+
+    lines: list[str] = field(default_factory=list)
+    echoes: list[str] = field(default_factory=list)
+
+    def echoed(self, message: str) -> bool:
+        """Whether a condition's message only repeats a refusal already reported."""
+        return any(echo in message for echo in self.echoes)
+
+
+@dataclass
+class _Refusal:
+    root: ObjectKey
+    path: str
+    value: str
+    message: str
+    objects: list[str] = field(default_factory=list)
+    clusters: set[str] = field(default_factory=set)
+
+
+def locate(
+    rejected: Sequence[str],
+    objects: Sequence[View],
+    servers: WorkloadApiServers,
+    sources: Mapping[ObjectKey, str],
+) -> Mistakes:
+    """`rejected` ("Object ns/name: message" lines) grouped by the mistake behind them."""
+    found = Mistakes()
+    if not rejected:
+        return found
+    world = World(objects)
+    grouped: dict[tuple[ObjectKey, str, str, str], _Refusal] = {}
+    for line in rejected:
+        where, _, message = line.partition(": ")
+        found.echoes.append(_essence(message))
+        key = _object_key(world, where)
+        obj = world.get(key) if key is not None else None
+        if obj is None or key is None:
+            found.lines.append(f"{line} (the API server would refuse it)")
+            continue
+        root = _root(world, key)
+        root_obj = world.get(root)
+        manifest: Mapping[str, Any] = ((obj.get("spec") or {}).get("forProvider") or {}).get(
+            "manifest"
+        ) or {}
+        errors = [e for e in servers.field_errors(world, obj) if e.message != RULES_SKIPPED]
+        located = False
+        for error in errors:
+            value = _at(manifest, error.path)
+            if not isinstance(value, str | int | float) or root_obj is None or root == key:
+                continue
+            paths = sorted(_paths_of(root_obj.get("spec"), str(value), "spec"))
+            if not paths:
+                continue
+            located = True
+            text = _with_value(error.message, str(value))
+            refusal = grouped.setdefault(
+                (root, paths[0], str(value), text),
+                _Refusal(root, paths[0], str(value), text),
+            )
+            refusal.objects.append(f"{manifest.get('kind')} {_name(manifest)}")
+            cluster = (obj.get("spec") or {}).get("providerConfigRef", {}).get("name")
+            if cluster:
+                refusal.clusters.add(str(cluster))
+        if not located:
+            found.lines.append(f"{line} (the API server would refuse it)")
+    for refusal in grouped.values():
+        source = sources.get(refusal.root)
+        prefix = f"{source}: " if source else ""
+        count = len(refusal.objects)
+        what = (
+            refusal.objects[0] if count == 1 else f"{count} workloads ({refusal.objects[0]}, ...)"
+        )
+        clusters = ", ".join(sorted(refusal.clusters)) or "its cluster"
+        found.lines.append(
+            f"{prefix}{refusal.root}: {refusal.path}: {refusal.message} "
+            f"(the API server of {clusters} would refuse {what})"
+        )
+    return found
+
+
+def _essence(message: str) -> str:
+    """The API server's own words in a provider's message, which conditions quote."""
+    for prefix in ("create failed: ", "update failed: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
+
+def _object_key(world: World, where: str) -> ObjectKey | None:
+    kind, _, rest = where.partition(" ")
+    namespace, _, name = rest.rpartition("/")
+    for key in world.named(kind, name, namespace):
+        if key.group in OBJECT_GROUPS:
+            return key
+    return None
+
+
+def _root(world: World, key: ObjectKey) -> ObjectKey:
+    """The composite at the top of `key`'s controllers."""
+    seen = {key}
+    current = key
+    while True:
+        obj = world.get(current)
+        ref = controller_reference(obj) if obj is not None else None
+        owner = world.find_owner(ref, current) if ref is not None else None
+        if owner is None:
+            return current
+        parent = ObjectKey.of(owner)
+        if parent in seen:
+            return current
+        seen.add(parent)
+        current = parent
+
+
+def _at(value: Any, path: str) -> Any:
+    """The value at a Kubernetes field path (`a.b[0].c[key]`), or None."""
+    for match in _SEGMENT.finditer(path):
+        name = match.group(1) if match.group(1) is not None else match.group(2)
+        if isinstance(value, list) and name.isdigit():
+            items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            index = int(name)
+            value = items[index] if index < len(items) else None
+        elif isinstance(value, Mapping):
+            value = value.get(name)  # pyright: ignore[reportUnknownMemberType]
+        else:
+            return None
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def _paths_of(value: Any, wanted: str, path: str) -> Iterator[str]:
+    """Every path under `value` whose leaf is `wanted` (compared as text)."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+            yield from _paths_of(item, wanted, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            yield from _paths_of(item, wanted, f"{path}[{index}]")
+    elif (
+        isinstance(value, str | int | float)
+        and not isinstance(value, bool)
+        and str(value) == wanted
+    ):
+        yield path
+
+
+def _with_value(message: str, value: str) -> str:
+    """The API server's message, naming the value when it does not already."""
+    return message if f'"{value}"' in message else f'"{value}": {message}'
+
+
+def _name(manifest: Mapping[str, Any]) -> str:
+    meta: Mapping[str, Any] = manifest.get("metadata") or {}
+    return str(meta.get("name", ""))

@@ -1,0 +1,67 @@
+"""Pruning: the sources are the whole desired set, as a GitOps sync with pruning sees them.
+
+Argo CD and Flux, pruning, delete what they applied before and the repository
+no longer holds. Here, with a running world given, every composite of a kind the
+sources hold that the running world has, no source names and nothing composed
+(it has no controller) is deleted; what it composed goes with it, by the garbage
+collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruning.
+
+A composite of a kind the sources hold none of is left alone: the repository
+does not manage that kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from modelplane_cli.render.apis import Apis
+from modelplane_cli.render.inputs import normalize_scope
+from modelplane_cli.render.loader import Document
+from modelplane_cli.render.world import ObjectKey, World, controller_reference
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """A composite the sources no longer hold, where it was read, and what it composed."""
+
+    key: ObjectKey
+    source: str
+    composed: int
+
+    def message(self) -> str:
+        what = "object" if self.composed == 1 else "objects"
+        return (
+            f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it "
+            f"and the {self.composed} {what} it composed (--no-prune keeps it)"
+        )
+
+
+def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], list[Pruned]]:
+    """`documents` with a deletion for each composite to prune, and those composites."""
+    observed: dict[ObjectKey, Document] = {}
+    desired: set[ObjectKey] = set()
+    kinds: set[tuple[str, str]] = set()
+    for doc in documents:
+        obj = normalize_scope(doc.obj, apis)
+        key = ObjectKey.of(obj)
+        if doc.observed:
+            observed.setdefault(key, Document(doc.source, obj, observed=True))
+        elif apis.is_composite(key.api_version, key.kind):
+            desired.add(key)
+            kinds.add((key.group, key.kind))
+        else:
+            desired.add(key)
+    if not desired:
+        return list(documents), []
+    world = World(doc.obj for doc in observed.values())
+    pruned: list[Pruned] = []
+    for key, doc in sorted(observed.items()):
+        if key in desired or (key.group, key.kind) not in kinds:
+            continue
+        if controller_reference(doc.obj) is not None:
+            continue
+        composed = len(World(world.objects()).delete_cascade(key)) - 1
+        pruned.append(Pruned(key, doc.source, composed))
+    deletions = [Document(p.source, observed[p.key].obj, deleted=True) for p in pruned]
+    return [*documents, *deletions], pruned

@@ -1,0 +1,136 @@
+"""References the control plane cannot resolve: a name no object of the input carries.
+
+A ModelDeployment whose `spec.priority` names no PriorityClass would be placed but
+its pods never created; an InferenceCluster whose kubeconfig Secret is missing
+would never reach its cluster. The render cannot know what else the real control
+plane holds, so a kind is checked only when the input holds at least one object
+of it: a fleet repository that carries its PriorityClasses carries all of them.
+
+`REFERENCES` is the one table of what refers to what: adding a kind a composite
+names (a ModelCache) is one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from modelplane.core.vocabulary import INFERENCE_CLUSTER, MODEL_DEPLOYMENT
+from modelplane_cli.render.world import ObjectKey, View, controller_reference
+
+
+@dataclass(frozen=True)
+class Reference:
+    """`field` of a `kind` names an object of `target` (a dotted path; `[]` walks a list).
+
+    `namespace_field`, relative to the referring value when it is a mapping,
+    names the target's namespace; a namespaced target without one is looked up in
+    the referrer's namespace. A referring value that is a mapping carries the name
+    under `name`.
+    """
+
+    kind: str
+    field: str
+    target: str
+    namespaced: bool = False
+    namespace_field: str | None = None
+
+
+REFERENCES: tuple[Reference, ...] = (
+    Reference(MODEL_DEPLOYMENT, "spec.priority", "PriorityClass"),
+    Reference(INFERENCE_CLUSTER, "spec.scheduling.defaultPriority", "PriorityClass"),
+    Reference(INFERENCE_CLUSTER, "spec.scheduling.allowedPriorities[]", "PriorityClass"),
+    Reference(
+        INFERENCE_CLUSTER,
+        "spec.cluster.existing.secretRef",
+        "Secret",
+        namespaced=True,
+        namespace_field="namespace",
+    ),
+)
+
+
+def unresolved(
+    objects: Iterable[View],
+    sources: Mapping[ObjectKey, str] | None = None,
+    references: Iterable[Reference] = REFERENCES,
+) -> list[str]:
+    """One line per reference whose target is missing (`unresolved_by_object`)."""
+    return [line for _, line in unresolved_by_object(objects, sources, references)]
+
+
+def unresolved_by_object(
+    objects: Iterable[View],
+    sources: Mapping[ObjectKey, str] | None = None,
+    references: Iterable[Reference] = REFERENCES,
+) -> list[tuple[ObjectKey, str]]:
+    """One line per reference whose target is missing, for kinds the input holds.
+
+    Composed objects are skipped: a reference they carry was copied from the
+    composite that composed them, which is where the mistake was made.
+    `sources` maps a key to the `file:line` it was read from.
+    """
+    everything = list(objects)
+    present: dict[str, set[tuple[str, str]]] = {}
+    for obj in everything:
+        key = ObjectKey.of(obj)
+        present.setdefault(key.kind, set()).add((key.namespace, key.name))
+    found: list[tuple[ObjectKey, str]] = []
+    for ref in references:
+        names = present.get(ref.target)
+        if names is None:
+            continue
+        for obj in everything:
+            if obj.get("kind") != ref.kind or controller_reference(obj) is not None:
+                continue
+            key = ObjectKey.of(obj)
+            for path, value in _values(obj, ref.field.split(".")):
+                name, namespace = _target(value, ref, key)
+                if not name or (namespace, name) in names:
+                    continue
+                where = sources.get(key) if sources else None
+                prefix = f"{where}: " if where else ""
+                scope = f"{namespace}/" if namespace else ""
+                known = sorted(n for ns, n in names if ns == namespace)
+                hint = f" (the input has: {', '.join(known)})" if known else ""
+                found.append(
+                    (
+                        key,
+                        f'{prefix}{key}: {path}: "{name}": no {ref.target} {scope}{name} '
+                        f"in the input{hint}",
+                    )
+                )
+    return found
+
+
+def _target(value: Any, ref: Reference, referrer: ObjectKey) -> tuple[str, str]:
+    """The name and namespace ("" when cluster-scoped) a referring value names."""
+    if isinstance(value, Mapping):
+        name = str(value.get("name") or "")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        given = value.get(ref.namespace_field) if ref.namespace_field else None  # pyright: ignore[reportUnknownMemberType]
+        namespace = str(given or referrer.namespace) if ref.namespaced else ""
+        return name, namespace
+    if isinstance(value, str):
+        return value, referrer.namespace if ref.namespaced else ""
+    return "", ""
+
+
+def _values(value: Any, parts: list[str], path: str = "") -> Iterator[tuple[str, Any]]:
+    """Every value at a dotted path, with its concrete path (`a.b[2]`)."""
+    if not parts:
+        yield path, value
+        return
+    head, rest = parts[0], parts[1:]
+    walk_list = head.endswith("[]")
+    name = head.removesuffix("[]")
+    if not isinstance(value, Mapping) or name not in value:
+        return
+    child: Any = value[name]
+    here = f"{path}.{name}" if path else name
+    if not walk_list:
+        yield from _values(child, rest, here)
+        return
+    if isinstance(child, list):
+        for index, item in enumerate(child):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            yield from _values(item, rest, f"{here}[{index}]")

@@ -1,0 +1,68 @@
+"""One mistake is reported once, where it was made, with its field path and value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .cli import Fleet, modelplane
+
+
+def _limit(repo: Fleet, deployment: str, image: str, memory: str) -> None:
+    """Give the first container after `deployment`'s `image` line a memory limit."""
+    text = repo.text("fleet/deployments.yaml")
+    start = text.index(f"name: {deployment}\n")
+    at = text.index(f"image: {image}", start)
+    indent = text[text.rindex("\n", 0, at) + 1 : at]
+    end = text.index("\n", at)
+    limit = f"\n{indent}resources:\n{indent}  limits: {{memory: {memory}}}"
+    repo.path("fleet/deployments.yaml").write_text(text[:end] + limit + text[end:])
+
+
+def test_a_bad_quantity_is_one_line_at_the_deployment(tmp_path: Path) -> None:
+    repo = Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+    _limit(repo, "llama-8b", "vllm/vllm-openai", "64GBB")
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert line.startswith(
+        f"error: {repo.path('fleet/deployments.yaml')}:5: ModelDeployment ml-team-prod/llama-8b: "
+        'spec.workers.template.spec.containers[0].resources.limits.memory: Invalid value: "64GBB": '
+    )
+    assert line.endswith(
+        "(the API server of prod-eu-west would refuse 2 workloads "
+        "(LLMInferenceService llama-8b-62ef462dbb, ...))"
+    )
+
+
+def test_a_quantity_a_built_in_kind_cannot_decode_names_field_and_value(tmp_path: Path) -> None:
+    repo = Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+    _limit(repo, "deepseek-r1", "vllm/vllm-openai", "12XB")
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert (
+        "ModelDeployment ml-team-prod/deepseek-r1: "
+        'spec.decode.workers.template.spec.containers[0].resources.limits.memory: "12XB": '
+        "quantities must match the regular expression"
+    ) in line
+    assert line.endswith(
+        "(the API server of prod-us-east would refuse Deployment deepseek-r1-94a619b8bc-decode)"
+    )
+
+
+def test_an_admission_error_has_no_line_of_noise(tmp_path: Path) -> None:
+    repo = Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+    repo.replace("fleet/deployments.yaml", "replicas: 2", 'replicas: "two"')
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    assert run.errors() == [
+        f"error: {repo.path('fleet/deployments.yaml')}:5: ModelDeployment.modelplane.ai "
+        '"llama-8b" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body '
+        'must be of type integer: "string"'
+    ]

@@ -1,0 +1,166 @@
+"""The CI gate sees what a GitOps sync does: deletions, dangling names, an empty path.
+
+    modelplane render --observed world.yaml my-fleet/ -o diff --fail-on error
+
+Each mistake fails the job with one line naming it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from modelplane_cli.render.references import REFERENCES, Reference, unresolved
+
+from .cli import Fleet, Run, modelplane
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Fleet:
+    return Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+
+
+@pytest.fixture
+def world(repo: Fleet, tmp_path: Path) -> Path:
+    rendered = modelplane("render", repo.root, "-o", "yaml")
+    assert rendered.code == 0, rendered.err
+    path = tmp_path / "world.yaml"
+    path.write_text(rendered.out)
+    return path
+
+
+def preview(world: Path, repo: Fleet, *flags: str) -> Run:
+    return modelplane("render", "--observed", world, repo.root, "-o", "diff", *flags)
+
+
+def _delete_llama(repo: Fleet) -> None:
+    text = repo.text("fleet/deployments.yaml")
+    docs = text.split("\n---\n")
+    kept = [d for d in docs if "name: llama-8b\n" not in d]
+    assert len(kept) == len(docs) - 1
+    repo.path("fleet/deployments.yaml").write_text("\n---\n".join(kept))
+
+
+def test_a_deleted_deployment_is_removed_with_all_it_composed(world: Path, repo: Fleet) -> None:
+    _delete_llama(repo)
+
+    run = preview(world, repo)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert "ModelDeployment ml-team-prod/llama-8b: no source holds it" in line
+    assert line.startswith(f"error: {world}:")
+    removed = [x for x in run.out.splitlines() if x.startswith("removed  ")]
+    assert "removed  ModelDeployment ml-team-prod/llama-8b" in removed
+    assert sum("ModelReplica ml-team-prod/llama-8b-" in x for x in removed) == 2
+    assert sum(x.startswith("removed  Object ") for x in removed) >= 2
+    assert run.out.splitlines()[-1].endswith("replicas: 0 placed, 0 moved, 0 replaced, 2 removed")
+
+
+def test_a_deletion_is_shown_but_passes_at_fail_on_never(world: Path, repo: Fleet) -> None:
+    _delete_llama(repo)
+
+    run = preview(world, repo, "--fail-on", "never")
+
+    assert run.code == 0, run.err
+    assert "removed  ModelDeployment ml-team-prod/llama-8b" in run.out
+
+
+def test_no_prune_keeps_what_the_sources_no_longer_hold(world: Path, repo: Fleet) -> None:
+    _delete_llama(repo)
+
+    run = preview(world, repo, "--no-prune")
+
+    assert (run.code, run.out) == (0, "No changes.\n"), run.err
+
+
+def test_a_misspelt_priority_fails_with_its_field_and_value(world: Path, repo: Fleet) -> None:
+    repo.replace("fleet/deployments.yaml", "priority: inference", "priority: super-urgent")
+
+    run = preview(world, repo)
+
+    assert run.code == 1
+    lines = [x for x in run.errors() if "super-urgent" in x and "PriorityClass" in x]
+    assert lines == [
+        f"error: {repo.path('fleet/deployments.yaml')}:33: ModelDeployment "
+        'ml-team-prod/kimi-k2: spec.priority: "super-urgent": no PriorityClass super-urgent '
+        "in the input (the input has: inference, train)"
+    ]
+
+
+def test_priorities_are_not_checked_when_the_input_holds_none(repo: Fleet) -> None:
+    repo.path("catalog/priorityclasses.yaml").unlink()
+    repo.replace("fleet/deployments.yaml", "priority: inference", "priority: super-urgent")
+
+    run = modelplane("render", repo.root)
+
+    assert not [x for x in run.errors() if "no PriorityClass" in x]
+
+
+def test_a_missing_kubeconfig_secret_fails(repo: Fleet) -> None:
+    repo.replace("fleet/clusters.yaml", "name: prod-eu-west-kubeconfig", "name: prod-eu-wset")
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    (line,) = [x for x in run.errors() if "Secret" in x]
+    assert line.endswith(
+        "InferenceCluster prod-eu-west: spec.cluster.existing.secretRef: "
+        '"prod-eu-wset": no Secret modelplane-system/prod-eu-wset in the input '
+        "(the input has: prod-eu-west-kubeconfig, prod-us-east-kubeconfig)"
+    )
+
+
+def test_an_empty_directory_is_one_clear_error(world: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "emtpy"
+    empty.mkdir()
+
+    run = modelplane("render", "--observed", world, empty, "-o", "diff")
+
+    assert (run.code, run.out) == (1, "")
+    assert run.errors() == [f"error: {empty}: no .yaml, .yml or .json file under this directory"]
+
+
+def test_sources_without_a_composite_are_an_error(world: Path, repo: Fleet) -> None:
+    only_secrets = repo.path("fleet/secrets.yaml")
+
+    alone = modelplane("render", only_secrets)
+    over_world = modelplane("render", "--observed", world, only_secrets, "-o", "diff")
+
+    assert (alone.code, alone.errors()) == (
+        1,
+        [f"error: {only_secrets}: no composite in the input (nothing to render)"],
+    )
+    assert (over_world.code, over_world.errors()) == (
+        1,
+        [
+            f"error: {only_secrets}: no composite among the sources (nothing to apply over --observed)"
+        ],
+    )
+
+
+def test_a_new_kind_of_reference_is_one_row() -> None:
+    cache_row = Reference(
+        "ModelDeployment", "spec.caches[].cacheRef", "ModelCache", namespaced=True
+    )
+    deployment = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelDeployment",
+        "metadata": {"name": "m", "namespace": "team"},
+        "spec": {"caches": [{"cacheRef": {"name": "weights"}}, {"cacheRef": {"name": "gone"}}]},
+    }
+    cache = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelCache",
+        "metadata": {"name": "weights", "namespace": "team"},
+    }
+
+    found = unresolved([deployment, cache], references=[*REFERENCES, cache_row])
+    without_caches = unresolved([deployment], references=[*REFERENCES, cache_row])
+
+    assert found == [
+        'ModelDeployment team/m: spec.caches[1].cacheRef: "gone": no ModelCache team/gone '
+        "in the input (the input has: weights)"
+    ]
+    assert without_caches == []

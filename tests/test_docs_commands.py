@@ -1,0 +1,207 @@
+"""Every shell command in README.md and docs/ runs as written.
+
+Each ```sh block is taken as a reader would type it, in document order, in a
+scratch directory that holds what the docs assume: the checkout's `examples/`
+and `.venv/` (after `make run`), a fleet repository `my-fleet/` (the example
+catalog and fleet) and its running world `world.yaml`. `make render ARGS="..."`
+is `.venv/bin/modelplane render ...` (its redirection is tested in
+`test_make_render`); a bare `modelplane` is the installed command of the CI recipe
+only, since `make run` puts nothing on PATH. A command whose comment says
+`# exits N` must exit N; every other must succeed.
+
+What cannot run here is checked instead: a `make` target exists, an installed
+path exists, `pip install` goes into a virtual environment (an externally managed
+Python refuses a bare one), and commands of other tools (`kubectl`, `curl`) are
+left to those tools.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+_BLOCK = re.compile(r"^```(?:sh|bash|shell)\n(.*?)^```", re.S | re.M)
+_EXITS = re.compile(r"#.*\bexits (\d+)")
+# The CI recipe: the one place a bare `modelplane` (installed on its own) appears.
+CI_RECIPE = "modelplane render --observed world.yaml my-fleet/ -o diff --fail-on error"
+# Other tools' commands, shown for what they do on a real cluster.
+EXTERNAL = ("kubectl", "curl")
+# Programs a runnable block may use besides the CLI.
+_RENDER_EXAMPLE = ("render", "examples/catalog", "examples/fleet", "-o", "yaml")
+SHELL_TOOLS = ("mkdir", "cp", "sed", "cat", "rm", "cd", "source")
+
+
+@dataclass(frozen=True)
+class Block:
+    doc: Path
+    line: int
+    commands: tuple[str, ...]
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(doc: Path) -> list[Block]:
+    text = doc.read_text()
+    found: list[Block] = []
+    for match in _BLOCK.finditer(text):
+        line = text[: match.start()].count("\n") + 1
+        found.append(Block(doc, line, tuple(_commands(match.group(1)))))
+    return found
+
+
+def _commands(body: str) -> list[str]:
+    """Commands of a block: continuations joined, a heredoc kept with its command."""
+    commands: list[str] = []
+    lines = body.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        while line.endswith("\\") and i < len(lines):
+            line = line[:-1] + lines[i].strip()
+            i += 1
+        heredoc = re.search(r"<<'?(\w+)'?", line)
+        if heredoc:
+            end = heredoc.group(1)
+            while i < len(lines):
+                line += "\n" + lines[i]
+                i += 1
+                if lines[i - 1].strip() == end:
+                    break
+        commands.append(line)
+    return commands
+
+
+def _program(command: str) -> str:
+    return command.split(maxsplit=1)[0]
+
+
+def _static_problem(command: str) -> str | None:
+    """Why a command that is not run here would fail as written, if it would."""
+    program = _program(command)
+    if program in EXTERNAL:
+        return None
+    if program == "make":
+        target = command.split()[1] if len(command.split()) > 1 else ""
+        makefile = (ROOT / "Makefile").read_text()
+        return None if re.search(rf"^{re.escape(target)}:", makefile, re.M) else "no target"
+    tool = re.match(r"uv tool install (\S+)", command)
+    if tool:
+        return None if (ROOT / tool.group(1)).exists() else f"{tool.group(1)} does not exist"
+    if re.search(r"(^|&&\s*)pip3? install", command):
+        return "a bare pip install fails on an externally managed Python: use a venv's pip"
+    return None
+
+
+def _runs(command: str) -> bool:
+    program = _program(command)
+    if program == "make":
+        return command.startswith("make render ")
+    return program in (".venv/bin/modelplane", "modelplane", *SHELL_TOOLS)
+
+
+def _as_run(command: str) -> str:
+    """The command as the scratch directory runs it: `make render` through the venv."""
+    make = re.match(r'make render ARGS="([^"]*)"(.*)$', command, re.S)
+    if make:
+        command = f".venv/bin/modelplane render {make.group(1)}{make.group(2)}"
+    expected = _EXITS.search(command)
+    if expected:
+        return f"{{ {command.split('#')[0].strip()}; }} || test $? -eq {expected.group(1)}"
+    return command
+
+
+@pytest.fixture(scope="session")
+def running_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example fleet as a fleet repository renders it: `world.yaml`."""
+    root = tmp_path_factory.mktemp("world")
+    world = root / "world.yaml"
+    with world.open("w") as out:
+        subprocess.run(
+            [str(ROOT / ".venv/bin/modelplane"), *_RENDER_EXAMPLE],
+            cwd=ROOT,
+            stdout=out,
+            check=True,
+            timeout=600,
+        )
+    return world
+
+
+def _scratch(tmp_path: Path, world: Path) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "examples").symlink_to(ROOT / "examples")
+    (work / ".venv").symlink_to(ROOT / ".venv")
+    fleet = work / "my-fleet"
+    shutil.copytree(ROOT / "examples" / "catalog", fleet / "catalog")
+    shutil.copytree(ROOT / "examples" / "fleet", fleet / "fleet")
+    shutil.copy(world, work / "world.yaml")
+    return work
+
+
+def _run(command: str, work: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{work / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        ["bash", "-o", "pipefail", "-c", _as_run(command)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "doc", [d for d in DOCS if blocks(d)], ids=lambda d: str(d.relative_to(ROOT))
+)
+def test_every_command_of_a_doc_runs_as_written(
+    doc: Path, tmp_path: Path, running_world: Path
+) -> None:
+    if not (ROOT / ".venv/bin/modelplane").exists():
+        pytest.skip("needs the workspace synced (make sync)")
+    found = blocks(doc)
+    work = _scratch(tmp_path, running_world)
+    for block in found:
+        for command in block.commands:
+            program = _program(command)
+            assert program != "modelplane" or command.split("#")[0].strip() == CI_RECIPE, (
+                f"{block.where}: {command!r}: a bare modelplane is not on PATH after make "
+                "run; write .venv/bin/modelplane or make render"
+            )
+            assert "race/" not in command, f"{block.where}: {command!r}: there is no race/"
+            if not _runs(command):
+                problem = _static_problem(command)
+                assert problem is None, f"{block.where}: {command!r}: {problem}"
+                assert program in (*EXTERNAL, "make", "uv", "python3"), (
+                    f"{block.where}: {command!r}: neither run nor checked"
+                )
+                continue
+            done = _run(command, work)
+            assert done.returncode == 0, f"{block.where}: {command!r}:\n{done.stderr[-2000:]}"
+
+
+def test_the_drain_walkthrough_moves_replicas(tmp_path: Path, running_world: Path) -> None:
+    if not (ROOT / ".venv/bin/modelplane").exists():
+        pytest.skip("needs the workspace synced (make sync)")
+    guide = ROOT / "docs" / "guides" / "capacity-drain-failover.md"
+    (drain,) = [b for b in blocks(guide) if any("examples/drain" in c for c in b.commands)]
+    work = _scratch(tmp_path, running_world)
+
+    outputs = [_run(command, work) for command in drain.commands]
+
+    assert outputs[-1].returncode == 0, outputs[-1].stderr
+    summary = outputs[-1].stdout.splitlines()[-1]
+    assert summary.endswith("replicas: 0 placed, 2 moved, 0 replaced, 0 removed"), summary
