@@ -164,3 +164,18 @@ def test_a_new_kind_of_reference_is_one_row() -> None:
         "in the input (the input has: weights)"
     ]
     assert without_caches == []
+
+
+def test_a_misspelt_model_cache_fails_with_its_field_and_value(tmp_path: Path) -> None:
+    caching = Fleet(tmp_path / "caching", "catalog", "caching")
+    caching.replace(
+        "caching/models.yaml", "cacheRef: {name: qwen-7b}", "cacheRef: {name: qwen-8b}", count=2
+    )
+
+    run = modelplane("render", caching.root)
+
+    assert run.code == 1
+    lines = [x for x in run.errors() if "no ModelCache" in x]
+    assert len(lines) == 2  # both deployments name it: two mistakes, one line each
+    assert all('spec.model.cacheRef: "qwen-8b": no ModelCache ' in x for x in lines)
+    assert all("(the input has: qwen-7b)" in x for x in lines)

@@ -7,7 +7,7 @@ plane holds, so a kind is checked only when the input holds at least one object
 of it: a fleet repository that carries its PriorityClasses carries all of them.
 
 `REFERENCES` is the one table of what refers to what: adding a kind a composite
-names (a ModelCache) is one row.
+names is one row.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from modelplane.core.vocabulary import INFERENCE_CLUSTER, MODEL_DEPLOYMENT
+from modelplane.core.vocabulary import INFERENCE_CLUSTER, MODEL_CACHE, MODEL_DEPLOYMENT
 from modelplane_cli.render.world import ObjectKey, View, controller_reference
 
 
@@ -48,6 +48,8 @@ REFERENCES: tuple[Reference, ...] = (
         namespaced=True,
         namespace_field="namespace",
     ),
+    Reference(MODEL_DEPLOYMENT, "spec.model.cacheRef", MODEL_CACHE, namespaced=True),
+    Reference(MODEL_CACHE, "spec.credentialsSecretRef", "Secret", namespaced=True),
 )
 
 
