@@ -119,17 +119,17 @@ REJECTED = [
     ),
     pytest.param(
         edited(EKS, "spec.nodePools.0.minNodes", 9),
-        "spec.nodePools[0].maxNodes: Invalid value: \"object\": maxNodes must be at least minNodes",
+        'spec.nodePools[0].maxNodes: Invalid value: "object": maxNodes must be at least minNodes',
         id="maxNodes below minNodes",
     ),
     pytest.param(
         edited(EKS, "spec.nodePools.0.nodeCount", 9),
-        "spec.nodePools[0].nodeCount: Invalid value: \"object\": nodeCount must be at most maxNodes",
+        'spec.nodePools[0].nodeCount: Invalid value: "object": nodeCount must be at most maxNodes',
         id="nodeCount above maxNodes",
     ),
     pytest.param(
         edited(edited(EKS, "spec.nodePools.0.minNodes", 3), "spec.nodePools.0.nodeCount", 1),
-        "spec.nodePools[0].nodeCount: Invalid value: \"object\": nodeCount must be at least minNodes",
+        'spec.nodePools[0].nodeCount: Invalid value: "object": nodeCount must be at least minNodes',
         id="nodeCount below minNodes",
     ),
 ]
@@ -148,7 +148,7 @@ IMMUTABLE = [
     pytest.param(
         EKS,
         edited(EKS, "spec.cluster.eks.region", "eu-west-1"),
-        "spec.cluster.eks.region: Invalid value: \"string\": region is immutable",
+        'spec.cluster.eks.region: Invalid value: "string": region is immutable',
         id="EKS region",
     ),
     pytest.param(

@@ -32,6 +32,8 @@ SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
 STACK_READY: Final = "StackReady"
 HEALTHY: Final = "Healthy"
 TENANCY_CONFIGURED: Final = "TenancyConfigured"
+# A cluster Modelplane creates (source EKS or GKE): its cloud resources exist and are ready.
+PROVISIONED: Final = "Provisioned"
 REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
 REPLICAS_READY: Final = "ReplicasReady"
 ACCEPTED: Final = "Accepted"
@@ -73,6 +75,10 @@ class Reason:
     REPLICA_OBJECTS_FAILING: Final = "ReplicaObjectsFailing"
     TENANCY_VALID: Final = "TenancyValid"
     INVALID_TENANCY: Final = "InvalidTenancy"
+    CLUSTER_PROVISIONED: Final = "ClusterProvisioned"
+    PROVISIONING: Final = "Provisioning"
+    INVALID_PROVISIONING: Final = "InvalidProvisioning"
+    CLASS_NOT_PROVISIONABLE: Final = "ClassNotProvisionable"
 
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"
@@ -115,6 +121,8 @@ class Reason:
     QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
     GANG_LIMITED: Final = "GangLimited"
     MODEL_URI_REQUIRED: Final = "ModelURIRequired"
+    # Applied, but its pool has no node for it yet: the cloud's autoscaler adds one.
+    WAITING_FOR_CAPACITY: Final = "WaitingForCapacity"
 
     # The traffic path (InferenceGateway, ModelEndpoint, ModelService).
     GATEWAY_PROGRAMMED: Final = "GatewayProgrammed"
@@ -156,6 +164,8 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.GATEWAY_NOT_PROGRAMMED,
         Reason.GATEWAY_NOT_READY,
         Reason.ROUTE_PENDING,
+        Reason.PROVISIONING,
+        Reason.WAITING_FOR_CAPACITY,
     }
 )
 

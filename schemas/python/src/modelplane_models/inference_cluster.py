@@ -99,12 +99,22 @@ class DeviceCapacityCount(BaseModel):
     total: int | None = None
 
 
+class Zone(RootModel[str]):
+    root: Annotated[
+        str, Field(max_length=32, pattern="^[a-z]{2}(-[a-z]+)+-[0-9][a-z]$")
+    ]
+
+
 class SubnetId(RootModel[str]):
     root: Annotated[str, Field(pattern="^subnet-[0-9a-f]{8,17}$")]
 
 
 class EKSNetwork(BaseModel):
     subnetIds: Annotated[list[SubnetId], Field(max_length=16, min_length=2)]
+
+
+class Zone1(RootModel[str]):
+    root: Annotated[str, Field(max_length=32, pattern="^[a-z]+-[a-z]+[0-9]+-[a-z]$")]
 
 
 class GKENetwork(BaseModel):
@@ -507,6 +517,14 @@ class EKSCluster(BaseModel):
             pattern="^1\\.(3[4-9]|[4-9][0-9])$",
         ),
     ] = None
+    zones: Annotated[
+        list[Zone] | None,
+        Field(
+            description="The availability zones of the created subnets (two or more). Defaults to the region's zones a and b. Immutable.",
+            max_length=6,
+            min_length=2,
+        ),
+    ] = None
 
 
 class GKECluster(BaseModel):
@@ -533,6 +551,14 @@ class GKECluster(BaseModel):
         Field(
             description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised.",
             pattern="^1\\.(3[4-9]|[4-9][0-9])$",
+        ),
+    ] = None
+    zones: Annotated[
+        list[Zone1] | None,
+        Field(
+            description="The zones of the node pools (GPU types are offered in some zones only). Defaults to every zone of a regional location, or the zone of a zonal one.",
+            max_length=6,
+            min_length=1,
         ),
     ] = None
 
