@@ -123,7 +123,7 @@ class Engine:
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
-            for key in sorted(pending | providers.rolling):
+            for key in sorted(pending | providers.rolling | providers.unscheduled):
                 providers.reconcile(world, key)
             composing_start = world.revision
             snapshot = World(world.objects()) if self._concurrent else None

@@ -12,11 +12,16 @@ resource composed or changed in the previous round:
   healthy workload of that kind shows; refused, it is `Synced=False` with the
   server's message as provider-kubernetes reports it, `Ready=False`, and reports
   nothing back, so nothing derives that it runs.
+- **No node**: a workload pinned to a pool its cluster reports with no node ready
+  is applied but not available, and is looked at again each round (`nodes`).
 - **Changed**: a workload whose manifest changed is applied the same way, but is
   rolling out for one round (its own conditions False, the Object not Ready)
   before it is healthy again, so `--rounds N` can show a change in flight.
 - **Pods that cannot be created**: a custom resource the API server stored whose pod
   templates its controller cannot use is Synced but never available.
+- **Cloud kinds** (the upjet AWS and GCP providers) report what the cloud would
+  (`clouds`), and write their connection Secret, which they control, so it is
+  garbage-collected with them.
 - **Observe-only Objects** (`managementPolicies: ["Observe"]`) apply nothing, so no
   API server checks their manifest: the simulated cluster has what they read. One
   given with a status keeps it, found or not (`Synced=False`, the object absent),
@@ -30,6 +35,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
+from modelplane_cli.render.clouds import connection_secret
+from modelplane_cli.render.nodes import UNSCHEDULABLE, waiting_for_node
 from modelplane_cli.render.simulate import (
     OBJECT_GROUPS,
     has_conditions,
@@ -69,6 +76,8 @@ class Providers:
         self.refused_pods: dict[ObjectKey, str] = {}
         # Kinds that could not be validated (no CRDs given).
         self.unchecked: set[str] = set()
+        # Workloads whose pods wait for a node; looked at again every round.
+        self.unscheduled: set[ObjectKey] = set()
 
     def observe_inputs(self, world: World, keys: Iterable[ObjectKey]) -> set[ObjectKey]:
         """Record what input managed resources had applied; return those never reconciled."""
@@ -95,6 +104,9 @@ class Providers:
             if self._applied.get(key) == wanted:
                 self._report(world, key, provider_status(obj))
                 return
+        elif key in self.unscheduled and self._applied.get(key) == wanted:
+            self._schedule(world, key, obj)
+            return
         elif key in self._applied and self._applied[key] == wanted:
             # Unchanged: the provider observes what already runs.
             if self._live.get(key) is not None:
@@ -117,8 +129,20 @@ class Providers:
         elif updating and _is_workload(obj):
             self.rolling.add(key)
             world.put(_not_available(obj, REASON_UPDATING, _ROLLING_MESSAGE))
+        elif _is_workload(obj):
+            self._schedule(world, key, obj)
         else:
             self._report(world, key, provider_status(obj))
+
+    def _schedule(self, world: World, key: ObjectKey, obj: View) -> None:
+        """A workload runs once its pools have a node; until then its pods are Pending."""
+        waiting = waiting_for_node(world, obj)
+        if waiting is None:
+            self.unscheduled.discard(key)
+            self._report(world, key, provider_status(obj))
+        else:
+            self.unscheduled.add(key)
+            self._report(world, key, _not_available(obj, UNSCHEDULABLE, waiting))
 
     def _apply(self, world: World, obj: View) -> Answer:
         if not _is_object(obj) or observe_only(obj):
@@ -131,6 +155,9 @@ class Providers:
     def _report(self, world: World, key: ObjectKey, obj: Obj) -> None:
         self._live[key] = clone(obj.get("status"))
         world.put(obj)
+        secret = connection_secret(obj)
+        if secret is not None:
+            world.put(secret)
 
     def _put_status(self, world: World, obj: View, status: Any) -> None:
         out = dict(obj)
@@ -141,6 +168,7 @@ class Providers:
         self._applied.pop(key, None)
         self._live.pop(key, None)
         self.rolling.discard(key)
+        self.unscheduled.discard(key)
         self.rejected.pop(key, None)
         self.refused_pods.pop(key, None)
 

@@ -19,6 +19,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import ModelReplica
 
+from compose_model_replica.capacity import waiting_for_capacity
 from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
 from compose_model_replica.stack import lacking
 from compose_model_replica.status import (
@@ -148,8 +149,8 @@ class FunctionRunner(ComposeFunction):
         report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
         changed = unapplied({w.key: composed[w.key] for w in handed.workloads}, observed)
-        serving = lacking_condition(replica.cluster_name, missing) or serving_condition(
-            handed, seen, changed
+        serving = lacking_condition(replica.cluster_name, missing) or waiting_for_capacity(
+            serving_condition(handed, seen, changed), cluster, replica
         )
         report.set_condition(rsp, serving)
 
