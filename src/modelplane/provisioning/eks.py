@@ -115,7 +115,9 @@ class EksProvisioner:
             network = compose_network(name, namespace, region, zones, provider)
             for key, manifest in network.resources.items():
                 put(f"network-{key}", manifest)
-            out.network = tuple(f"{KEY_PREFIX}network-{key}" for key in network.used_by_cluster)
+            # The whole network outlives the cluster: a subnet the cluster's load
+            # balancers or the NAT gateway sit in cannot go first.
+            out.network = tuple(f"{KEY_PREFIX}network-{key}" for key in sorted(network.resources))
             subnets = {"subnetIdRefs": [ref(subnet) for subnet in network.private_subnets]}
 
         roles = {"cluster": "eks.amazonaws.com", "node": "ec2.amazonaws.com"}

@@ -28,11 +28,9 @@ def private_cidr(index: int) -> str:
 
 @dataclass
 class Network:
-    """The network's resources by key, the keys the cluster depends on, and the
-    private subnets' names (where nodes go)."""
+    """The network's resources by key, and the private subnets' names (where nodes go)."""
 
     resources: dict[str, Manifest] = field(default_factory=dict[str, Manifest])
-    used_by_cluster: list[str] = field(default_factory=list[str])
     private_subnets: list[str] = field(default_factory=list[str])
 
 
@@ -60,7 +58,6 @@ def compose_network(
         "vpc",
         {"cidrBlock": VPC_CIDR, "enableDnsHostnames": True, "enableDnsSupport": True},
     )
-    out.used_by_cluster.append("vpc")
     gateway = add("internet-gateway", "InternetGateway", "igw", {"vpcIdRef": ref(vpc)})
     public_table = add("route-table-public", "RouteTable", "public", {"vpcIdRef": ref(vpc)})
     private_table = add("route-table-private", "RouteTable", "private", {"vpcIdRef": ref(vpc)})
@@ -90,7 +87,6 @@ def compose_network(
         out.resources[f"subnet-private-{zone}"]["spec"]["forProvider"]["tags"].update(
             {**elb, "kubernetes.io/role/internal-elb": "1"}
         )
-        out.used_by_cluster.append(f"subnet-private-{zone}")
         out.private_subnets.append(private)
         first_public = first_public or public
         add(
@@ -132,6 +128,4 @@ def compose_network(
             "natGatewayIdRef": ref(nat),
         },
     )
-    # The NAT gateway's route must outlive the nodes' egress: the cluster uses it too.
-    out.used_by_cluster.append("nat-gateway")
     return out

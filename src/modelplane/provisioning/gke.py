@@ -332,7 +332,10 @@ class GkeProvisioner:
         groups: Sequence[Any] = (
             at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
         )
-        return per_zone * max(1, len(groups))
+        nodes = per_zone * max(1, len(groups))
+        # nodeCount is a per-zone average, rounded: the pool's total limit bounds it.
+        limit = _map(at.get("autoscaling")).get("totalMaxNodeCount")
+        return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
         value = _map(_map(observed.get("status")).get("atProvider")).get("endpoint")

@@ -77,8 +77,15 @@ def _gke_endpoint(obj: View) -> str:
     return f"34.{octets[0]}.{octets[1]}.{max(1, octets[0] ^ octets[1])}"
 
 
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(value, high))
+
+
 def _node_group(for_provider: Mapping[str, Any], init: Mapping[str, Any]) -> dict[str, Any]:
     scaling = {**_map(init.get("scalingConfig")), **_map(for_provider.get("scalingConfig"))}
+    low, high = int(scaling.get("minSize") or 0), int(scaling.get("maxSize") or 0)
+    # The group keeps its size within its bounds, as EKS does when they change.
+    scaling["desiredSize"] = _clamp(int(scaling.get("desiredSize") or 0), low, high)
     return {
         "status": "ACTIVE",
         "scalingConfig": dict(scaling),
@@ -102,7 +109,19 @@ def _node_pool(
         for zone in zones
     ]
     per_zone = int(init.get("initialNodeCount") or for_provider.get("nodeCount") or 0)
-    return {"nodeCount": per_zone, "managedInstanceGroupUrls": groups, "instanceGroupUrls": groups}
+    limits = _map(for_provider.get("autoscaling"))
+    if "totalMinNodeCount" in limits or "totalMaxNodeCount" in limits:
+        # GKE's autoscaler keeps the pool's total within its limits.
+        low = int(limits.get("totalMinNodeCount") or 0)
+        high = int(limits.get("totalMaxNodeCount") or 0)
+        total = _clamp(per_zone * len(zones), low, high)
+        per_zone = -(-total // len(zones))
+    return {
+        "nodeCount": per_zone,
+        "managedInstanceGroupUrls": groups,
+        "instanceGroupUrls": groups,
+        "autoscaling": dict(limits),
+    }
 
 
 def at_provider(obj: View) -> dict[str, Any] | None:

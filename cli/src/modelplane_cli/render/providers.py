@@ -91,6 +91,9 @@ class Providers:
             elif _condition(obj, "Synced") != "False" or observe_only(obj):
                 self._applied[key] = clone(_for_provider(obj))
                 self._live[key] = clone(obj.get("status"))
+                if _unschedulable(obj):
+                    # Pods left Pending for want of a node are looked at again.
+                    self.unscheduled.add(key)
         return pending
 
     def reconcile(self, world: World, key: ObjectKey) -> None:
@@ -199,6 +202,13 @@ def _is_workload(obj: View) -> bool:
     if manifest is None:
         return False
     return bool((healthy(manifest).get("status") or {}).get("conditions"))
+
+
+def _unschedulable(obj: View) -> bool:
+    """Whether an Object reports its workload's pods waiting for a node."""
+    at = (obj.get("status") or {}).get("atProvider") or {}
+    conditions = ((at.get("manifest") or {}).get("status") or {}).get("conditions") or []
+    return any(c.get("reason") == UNSCHEDULABLE for c in conditions)
 
 
 def _condition(obj: View, kind: str) -> str | None:
