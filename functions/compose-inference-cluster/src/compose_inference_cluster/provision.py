@@ -100,18 +100,40 @@ def _usage(
         rsp.desired.resources[key].ready = fnv1.READY_TRUE
 
 
+def _usage_key(of_key: str, by_key: str) -> str:
+    return f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}"
+
+
+def _observed_ref(observed: Mapping[str, Any]) -> ResourceRef:
+    meta: Mapping[str, Any] = observed.get("metadata") or {}
+    return ResourceRef(
+        str(observed.get("apiVersion", "")),
+        str(observed.get("kind", "")),
+        str(meta.get("name", "")),
+        str(meta.get("namespace", "")),
+    )
+
+
 def _order(
-    rsp: fnv1.RunFunctionResponse, observed: Mapping[str, Any], name: str, composed: Composed
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    name: str,
+    composed: Composed,
+    kept_pools: Mapping[str, ResourceRef],
 ) -> None:
-    """The network outlives the cloud cluster, which outlives its node groups."""
+    """The network outlives the cloud cluster, which outlives its node groups (those
+    composed, and those kept as they are)."""
+    refs = {key: composed.ref(key) for key in composed.resources}
+    refs.update(kept_pools)
     edges = [(key, composed.cluster) for key in composed.network]
-    edges += [(composed.cluster, key) for key in sorted(composed.pools.values())]
+    pools = sorted({*composed.pools.values(), *kept_pools})
+    edges += [(composed.cluster, key) for key in pools]
     for of_key, by_key in edges:
-        of, by = composed.ref(of_key), composed.ref(by_key)
+        of, by = refs[of_key], refs[by_key]
         _usage(
             rsp,
             observed,
-            f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}",
+            _usage_key(of_key, by_key),
             hashed_name(f"{name}-cloud", name, of_key, by_key),
             of.namespace,
             _ref(of, namespaced=False),
@@ -194,9 +216,9 @@ def compose_cloud(
         rsp.desired.resources[key].resource.update(manifest)
         ready = objects.is_ready(observed.get(key))
         rsp.desired.resources[key].ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
-    # A pool that cannot be built now keeps the node group it has.
-    keep_observed(req, rsp, {provisioner.pool_key(pool) for pool in check.kept})
-    _order(rsp, observed, name, composed)
+    # A pool that cannot be built now keeps the node group it has, and its Usage.
+    kept = keep_observed(req, rsp, {provisioner.pool_key(pool) for pool in check.kept})
+    _order(rsp, observed, name, composed, {key: _observed_ref(observed[key]) for key in kept})
     cloud = Cloud(provisioner, composed)
     for pool, key in composed.pools.items():
         nodes = provisioner.ready_nodes(observed.get(key) or {})
