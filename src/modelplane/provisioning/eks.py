@@ -30,7 +30,7 @@ from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import LABEL_POOL
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, body, ref, trust_policy
 from modelplane.provisioning.eks_network import compose_network
-from modelplane.provisioning.model import ClusterPlan, Composed, PoolPlan
+from modelplane.provisioning.model import ClusterPlan, Composed, PoolPlan, provider_config
 from modelplane.provisioning.names import cloud_name
 
 GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
@@ -99,7 +99,7 @@ class EksProvisioner:
         block = _block(plan.cluster)
         assert block is not None  # block_issues stops a plan without one
         region = block.region
-        provider = block.providerConfigRef.model_dump(mode="json", exclude_none=True)
+        provider = provider_config(block.providerConfigRef)
         name, namespace = plan.name, plan.namespace
         out = Composed(connection_secret=self.connection_secret(name, namespace))
         tags = {MANAGED_BY_TAG: name}

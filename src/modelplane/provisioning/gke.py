@@ -24,7 +24,7 @@ from modelplane_models.inference_cluster import GKECluster, InferenceCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import LABEL_POOL, Reason
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan
+from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
 from modelplane.provisioning.names import cloud_name
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
@@ -130,7 +130,7 @@ class GkeProvisioner:
     def compose(self, plan: ClusterPlan) -> Composed:
         block = _block(plan.cluster)
         assert block is not None  # block_issues stops a plan without one
-        provider = block.providerConfigRef.model_dump(mode="json", exclude_none=True)
+        provider = provider_config(block.providerConfigRef)
         name, namespace, project = plan.name, plan.namespace, block.project
         out = Composed(connection_secret=self.connection_secret(name, namespace))
 

@@ -11,11 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from modelplane_models.inference_class import Provisioning
-from modelplane_models.inference_cluster import InferenceCluster
+from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
 
 from modelplane.core.issues import Issue
 
 Manifest = dict[str, Any]
+
+
+def provider_config(ref: CloudProviderConfigReference) -> dict[str, str]:
+    """The `providerConfigRef` every managed resource of a created cluster carries."""
+    return {"kind": str(ref.kind or "ClusterProviderConfig"), "name": ref.name}
 
 
 @dataclass(frozen=True)
