@@ -63,7 +63,9 @@ def test_mutated_requests_keep_the_safety_net() -> None:
             "modelplane-compose-inference-cluster",
             ("catalog", "schedulers/models.yaml", "stack"),
         ),
+        *requests_for("modelplane-compose-inference-cluster", ("clusters/eks",)),
     ]
     assert any("release-lws" in req.observed.resources for req in requests)
+    assert any("eks-nodegroup-h100" in req.observed.resources for req in requests)
     failures = Fuzzer(FunctionRunner(), readers(requests)).run(requests, seed=8, count=2500)
     assert not failures, "\n".join(map(str, failures))
