@@ -21,6 +21,7 @@ RUNTIME_PACKAGES = {
     "conventions",
     "core",
     "fleet",
+    "provisioning",
     "scheduling",
     "stack",
     "traffic",

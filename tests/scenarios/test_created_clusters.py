@@ -79,6 +79,8 @@ def test_an_eks_cluster_is_created_whole(eks: Fleet) -> None:
         "ClusterAuth",
         "Addon",
         "NodeGroup",
+        "Policy",
+        "PodIdentityAssociation",
     }
     subnets = cloud(eks, "ec2.aws.m.upbound.io", "Subnet")
     zones = {s["spec"]["forProvider"]["availabilityZone"] for s in subnets}
@@ -103,6 +105,21 @@ def test_an_eks_cluster_is_created_whole(eks: Fleet) -> None:
         "coredns",
         "eks-pod-identity-agent",
     }
+
+
+def test_an_eks_cluster_runs_the_autoscaler_its_pools_grow_by(eks: Fleet) -> None:
+    (release,) = [r for r in eks.all("Release") if "cluster-autoscaler" in r["metadata"]["name"]]
+    for_provider = release["spec"]["forProvider"]
+    assert for_provider["chart"]["name"] == "cluster-autoscaler"
+    assert for_provider["namespace"] == "kube-system"
+    assert for_provider["values"]["autoDiscovery"] == {"clusterName": EKS_CLUSTER}
+    (association,) = cloud(eks, EKS_GROUP, "PodIdentityAssociation")
+    assert association["spec"]["forProvider"]["serviceAccount"] == "cluster-autoscaler"
+    # Uninstalled while the cluster can still be reached.
+    order = _deletion_order(eks)
+    assert order.index(("Release", release["metadata"]["name"])) < order.index(
+        ("Cluster", EKS_CLUSTER)
+    )
 
 
 def test_the_created_cluster_is_reached_through_its_connection_secret(eks: Fleet) -> None:

@@ -38,11 +38,16 @@ def body(
     }
 
 
-def trust_policy(service: str) -> str:
+def policy_document(*statements: dict[str, Any]) -> str:
+    """An IAM policy document, as the JSON string the providers take."""
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)}, sort_keys=True)
+
+
+def trust_policy(service: str, *actions: str) -> str:
     """An IAM assume-role policy letting an AWS service take the role."""
     statement = {
         "Effect": "Allow",
         "Principal": {"Service": service},
-        "Action": "sts:AssumeRole",
+        "Action": list(actions) if actions else "sts:AssumeRole",
     }
     return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, sort_keys=True)

@@ -18,7 +18,8 @@
   and labelled `modelplane.ai/pool=<pool>` by EKS itself.
 - A fixed-size pool (minNodes == maxNodes) has its size in `forProvider`, so an
   edit resizes it; an autoscaled pool has its desired size in `initProvider`
-  only, so the provider never fights the autoscaler over it.
+  only, so the provider never fights the autoscaler over it. The Cluster
+  Autoscaler (`eks_autoscaler`) grows and shrinks it, from zero too.
 """
 
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from modelplane_models.inference_cluster import EKSCluster, InferenceCluster
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import LABEL_POOL
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, body, ref, trust_policy
+from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
 from modelplane.provisioning.model import ClusterPlan, Composed, PoolPlan, provider_config
 from modelplane.provisioning.names import cloud_name
@@ -202,6 +204,11 @@ class EksProvisioner:
                     {**on_cluster, "addonName": addon, "tags": tags},
                 ),
             )
+        for key, manifest in compose_autoscaler(
+            name, cluster_name, namespace, region, provider
+        ).items():
+            put(key, manifest)
+        out.inside = (KEY_PREFIX + "autoscaler-release",)
         node_group: dict[str, Any] = {
             **on_cluster,
             "nodeRoleArnRef": ref(role_names["node"]),

@@ -75,6 +75,9 @@ class Composed:
     pools: dict[str, str] = field(default_factory=dict[str, str])
     connection: str = ""
     """The resource that writes the connection Secret (it must outlive the workloads)."""
+    inside: tuple[str, ...] = ()
+    """Resources applied inside the cluster through its kubeconfig (Helm releases):
+    they go before the cluster and its kubeconfig writer."""
     connection_secret: dict[str, str] = field(default_factory=dict[str, str])
 
     def ref(self, key: str) -> ResourceRef:

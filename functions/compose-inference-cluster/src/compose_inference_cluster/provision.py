@@ -27,6 +27,7 @@ from typing import Any, Final
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
+from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
@@ -128,6 +129,9 @@ def _order(
     edges = [(key, composed.cluster) for key in composed.network]
     pools = sorted({*composed.pools.values(), *kept_pools})
     edges += [(composed.cluster, key) for key in pools]
+    # What runs inside the cluster is uninstalled while the cluster can be reached.
+    reach = sorted({composed.cluster, composed.connection} - {""})
+    edges += [(of, key) for key in composed.inside for of in reach]
     for of_key, by_key in edges:
         of, by = refs[of_key], refs[by_key]
         _usage(
@@ -212,6 +216,16 @@ def compose_cloud(
     version = provisioner.version(cluster) or str(spec.kubernetesVersion or DEFAULT_VERSION)
     plan = ClusterPlan(name, SYSTEM_NAMESPACE, version, cluster, tuple(plans))
     composed = provisioner.compose(plan)
+    if composed.inside:
+        # Releases inside the cluster go through provider-helm's ProviderConfig, the
+        # same one a Managed stack composes (the same body, under the same key).
+        rsp.desired.resources[HELM_PROVIDER_CONFIG].resource.update(
+            objects.cluster_provider_config(
+                name, composed.connection_secret, objects.HELM_PROVIDER_CONFIG_API_VERSION
+            )
+        )
+        if HELM_PROVIDER_CONFIG in observed:
+            rsp.desired.resources[HELM_PROVIDER_CONFIG].ready = fnv1.READY_TRUE
     for key, manifest in composed.resources.items():
         rsp.desired.resources[key].resource.update(manifest)
         ready = objects.is_ready(observed.get(key))
