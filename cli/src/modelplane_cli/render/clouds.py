@@ -156,6 +156,9 @@ def at_provider(obj: View) -> dict[str, Any] | None:
         return _node_pool(obj, for_provider, init)
     if group.startswith("ec2.") and kind in _EC2_IDS:
         return {"id": f"{_EC2_IDS[kind]}-{_id(obj)}"}
+    if kind == "ClusterAuth":
+        # It reports only when it last refreshed the token; a preview has no such time.
+        return {}
     if group.startswith("iam.") and kind == "Role":
         return {"id": _name(obj), "arn": f"arn:aws:iam::000000000000:role/{_name(obj)}"}
     return {"id": _name(obj)}
