@@ -246,7 +246,8 @@ class GkeProvisioner:
             "project": project,
             "location": block.location,
             "clusterRef": {"name": cluster_name},
-            "version": plan.version,
+            # No `version`: auto-upgrade keeps nodes at the control plane's, and
+            # setting both makes them fight (the GKE provider's own advice).
             "management": {"autoRepair": True, "autoUpgrade": True},
         }
         if zones:
