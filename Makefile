@@ -10,6 +10,7 @@ UV_VERSION := 0.13.9
 UV ?= $(shell command -v uv 2>/dev/null || { test -x "$(HOME)/.local/bin/uv" && echo "$(HOME)/.local/bin/uv"; } || echo "$(TOOLS)/bin/uv")
 RUN := $(UV) run --frozen
 SCHEDULERS := kai kueue volcano coscheduling default
+CLOUDS := eks gke
 
 .PHONY: help
 help: ## List the targets.
@@ -25,7 +26,7 @@ sync: uv ## Install the workspace and its tools into .venv.
 	@$(UV) sync --frozen --quiet
 
 .PHONY: run
-run: sync ## Render the example fleet, the serving fleet, one fleet per in-cluster scheduler, the stack example and the model cache example.
+run: sync ## Render the example fleet, the serving fleet, one fleet per in-cluster scheduler, the stack example, the model cache example, and the EKS and GKE clusters Modelplane creates.
 	$(RUN) modelplane render examples/catalog examples/fleet
 	@echo; echo "=== examples/serving"
 	$(RUN) modelplane render examples/catalog examples/serving
@@ -37,6 +38,10 @@ run: sync ## Render the example fleet, the serving fleet, one fleet per in-clust
 	$(RUN) modelplane render examples/catalog examples/schedulers/models.yaml examples/stack
 	@echo; echo "=== examples/caching"
 	$(RUN) modelplane render examples/catalog examples/caching
+	@for cloud in $(CLOUDS); do \
+	  echo; echo "=== examples/clusters/$$cloud"; \
+	  $(RUN) modelplane render examples/clusters/$$cloud || exit 1; \
+	done
 
 .PHONY: render
 render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml" > world.yaml (only the output on stdout).

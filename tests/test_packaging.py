@@ -23,6 +23,7 @@ RUNTIME_PACKAGES = {
     "conventions",
     "core",
     "fleet",
+    "provisioning",
     "scheduling",
     "stack",
     "traffic",

@@ -65,8 +65,10 @@ def fuzzed_requests() -> list[fnv1.RunFunctionRequest]:
             "modelplane-compose-inference-cluster",
             ("catalog", "schedulers/models.yaml", "stack"),
         ),
+        *requests_for("modelplane-compose-inference-cluster", ("clusters/eks",)),
     ]
     assert any("release-lws" in req.observed.resources for req in requests)
+    assert any("eks-nodegroup-h100" in req.observed.resources for req in requests)
     return requests
 
 

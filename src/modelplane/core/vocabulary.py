@@ -45,6 +45,8 @@ STACK_READY: Final = "StackReady"
 # it. Not `Healthy`, which Crossplane reserves and drops from function results.
 REACHABLE: Final = "Reachable"
 TENANCY_CONFIGURED: Final = "TenancyConfigured"
+# A cluster Modelplane creates (source EKS or GKE): its cloud resources exist and are ready.
+PROVISIONED: Final = "Provisioned"
 REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
 REPLICAS_READY: Final = "ReplicasReady"
 ACCEPTED: Final = "Accepted"
@@ -110,6 +112,10 @@ class Reason:
     REPLICA_OBJECTS_FAILING: Final = "ReplicaObjectsFailing"
     TENANCY_VALID: Final = "TenancyValid"
     INVALID_TENANCY: Final = "InvalidTenancy"
+    CLUSTER_PROVISIONED: Final = "ClusterProvisioned"
+    PROVISIONING: Final = "Provisioning"
+    INVALID_PROVISIONING: Final = "InvalidProvisioning"
+    CLASS_NOT_PROVISIONABLE: Final = "ClassNotProvisionable"
 
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"
@@ -154,6 +160,8 @@ class Reason:
     QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
     GANG_LIMITED: Final = "GangLimited"
     MODEL_URI_REQUIRED: Final = "ModelURIRequired"
+    # Applied, but its pool has no node for it yet: the cloud's autoscaler adds one.
+    WAITING_FOR_CAPACITY: Final = "WaitingForCapacity"
 
     # The traffic path (InferenceGateway, ModelEndpoint, ModelService).
     GATEWAY_PROGRAMMED: Final = "GatewayProgrammed"
@@ -211,6 +219,8 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.CACHE_DOWNLOADING,
         Reason.CACHE_NOT_PLACED,
         Reason.MODEL_CACHE_NOT_READY,
+        Reason.PROVISIONING,
+        Reason.WAITING_FOR_CAPACITY,
     }
 )
 

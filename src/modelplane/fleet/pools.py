@@ -1,6 +1,7 @@
 """The capacity view an InferenceCluster publishes in status.gpuPools.
 
-Each pool joins the cluster's node count with its class's devices. When a class
+Each pool joins the nodes the fleet scheduler may place on (`placeable`) with
+its class's devices. When a class
 cannot be used (not fetched yet, missing, unreadable, invalid) the pool keeps
 whatever was published before: the fleet scheduler plans against
 status.gpuPools, and an empty entry would look like a pool that lost all its
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane_models.inference_class import InferenceClass
-from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
+from modelplane_models.inference_cluster import InferenceCluster, NodePool, PublishedPool
 from pydantic import BaseModel
 
 from modelplane.core.issues import Issue
@@ -38,6 +39,12 @@ class PoolView:
     pools: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     issues: list[Issue] = field(default_factory=list[Issue])
     waiting: list[str] = field(default_factory=list[str])
+
+
+def placeable(pool: NodePool) -> int:
+    """The nodes the fleet scheduler may place on: a pool that can grow counts up to
+    maxNodes (its cloud adds nodes as replicas wait), else nodeCount."""
+    return pool.nodeCount if pool.maxNodes is None else max(pool.maxNodes, pool.nodeCount)
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
@@ -85,14 +92,14 @@ def publish_pools(
             fresh = {
                 "name": pool.name,
                 "className": class_name,
-                "nodes": pool.nodeCount,
+                "nodes": placeable(pool),
                 "devices": [_dump(device) for device in lookup.found.spec.devices],
             }
         if fresh is None:
             kept = before.get(pool.name)
             if kept is not None and kept.className == class_name:
                 # The node count is the platform's own edit and always current.
-                fresh = {**_dump(kept), "nodes": pool.nodeCount}
+                fresh = {**_dump(kept), "nodes": placeable(pool)}
         if fresh is not None:
             view.pools.append(fresh)
     view.issues = missing + invalid

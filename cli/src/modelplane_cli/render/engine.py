@@ -150,7 +150,7 @@ class Engine:
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
-            for key in sorted(pending | providers.rolling):
+            for key in sorted(pending | providers.rolling | providers.unscheduled):
                 start = world.revision
                 observed = providers.reconcile(world, key)
                 if world.revision != start:

@@ -12,6 +12,8 @@ resource composed or changed in the previous round:
   healthy workload of that kind shows; refused, it is `Synced=False` with the
   server's message as provider-kubernetes reports it, `Ready=False`, and reports
   nothing back, so nothing derives that it runs.
+- **No node**: a workload pinned to a pool its cluster reports with no node ready
+  is applied but not available, and is looked at again each round (`nodes`).
 - **Changed**: a workload whose manifest changed is applied the same way, but is
   rolling out for one round (its own conditions False, the Object not Ready)
   before it is healthy again, so `--rounds N` can show a change in flight.
@@ -19,6 +21,9 @@ resource composed or changed in the previous round:
   itself under way for one round, then done.
 - **Pods that cannot be created**: a custom resource the API server stored whose pod
   templates its controller cannot use is Synced but never available.
+- **Cloud kinds** (the upjet AWS and GCP providers) report what the cloud would
+  (`clouds`), and write their connection Secret, which they control, so it is
+  garbage-collected with them.
 - **Observe-only Objects** (`managementPolicies: ["Observe"]`) apply nothing, so no
   API server checks their manifest: the simulated cluster has what they read. One
   given with a status keeps it, found or not (`Synced=False`, the object absent),
@@ -32,6 +37,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
+from modelplane_cli.render.clouds import connection_secret
+from modelplane_cli.render.nodes import UNSCHEDULABLE, waiting_for_node
 from modelplane_cli.render.simulate import (
     OBJECT_GROUPS,
     downloading,
@@ -73,6 +80,8 @@ class Providers:
         self.refused_pods: dict[ObjectKey, str] = {}
         # Kinds that could not be validated (no CRDs given).
         self.unchecked: set[str] = set()
+        # Workloads whose pods wait for a node; looked at again every round.
+        self.unscheduled: set[ObjectKey] = set()
 
     def observe_inputs(self, world: World, keys: Iterable[ObjectKey]) -> set[ObjectKey]:
         """Record what input managed resources had applied; return those never reconciled."""
@@ -86,6 +95,9 @@ class Providers:
             elif _condition(obj, "Synced") != "False" or observe_only(obj):
                 self._applied[key] = clone(_for_provider(obj))
                 self._live[key] = clone(obj.get("status"))
+                if _unschedulable(obj):
+                    # Pods left Pending for want of a node are looked at again.
+                    self.unscheduled.add(key)
         return pending
 
     def reconcile(self, world: World, key: ObjectKey) -> bool:
@@ -102,6 +114,8 @@ class Providers:
             if self._applied.get(key) == wanted:
                 self._report(world, key, provider_status(obj))
                 return True
+        elif key in self.unscheduled and self._applied.get(key) == wanted:
+            return self._schedule(world, key, obj)
         elif key in self._applied and self._applied[key] == wanted:
             # Unchanged: the provider observes what already runs.
             if self._live.get(key) is not None:
@@ -131,11 +145,26 @@ class Providers:
             self.rolling.add(key)
             self._report(world, key, downloading(obj))
             return False
+        if _is_workload(obj):
+            return self._schedule(world, key, obj)
         self._report(world, key, provider_status(obj))
-        # A new workload reported serving is its controller's progress, seen on a
-        # poll; so is any other resource's state after an update, which
-        # crossplane-runtime observes again only after the poll interval.
-        return _is_workload(obj) or updating
+        # Any other resource's state after an update is what crossplane-runtime
+        # observes again only after the poll interval.
+        return updating
+
+    def _schedule(self, world: World, key: ObjectKey, obj: View) -> bool:
+        """A workload runs once its pools have a node; until then its pods are Pending.
+
+        Whether it was reported serving: its controller's progress, which the
+        provider sees on a poll (`reconcile`)."""
+        waiting = waiting_for_node(world, obj)
+        if waiting is None:
+            self.unscheduled.discard(key)
+            self._report(world, key, provider_status(obj))
+            return True
+        self.unscheduled.add(key)
+        self._report(world, key, _not_available(obj, UNSCHEDULABLE, waiting))
+        return False
 
     def _apply(self, world: World, obj: View) -> Answer:
         if not _is_object(obj) or observe_only(obj):
@@ -148,6 +177,9 @@ class Providers:
     def _report(self, world: World, key: ObjectKey, obj: Obj) -> None:
         self._live[key] = clone(obj.get("status"))
         world.put(obj)
+        secret = connection_secret(obj)
+        if secret is not None:
+            world.put(secret)
 
     def _put_status(self, world: World, obj: View, status: Any) -> None:
         out = dict(obj)
@@ -158,6 +190,7 @@ class Providers:
         self._applied.pop(key, None)
         self._live.pop(key, None)
         self.rolling.discard(key)
+        self.unscheduled.discard(key)
         self.rejected.pop(key, None)
         self.refused_pods.pop(key, None)
 
@@ -188,6 +221,13 @@ def _is_workload(obj: View) -> bool:
     if manifest is None:
         return False
     return bool((healthy(manifest).get("status") or {}).get("conditions"))
+
+
+def _unschedulable(obj: View) -> bool:
+    """Whether an Object reports its workload's pods waiting for a node."""
+    at = (obj.get("status") or {}).get("atProvider") or {}
+    conditions = ((at.get("manifest") or {}).get("status") or {}).get("conditions") or []
+    return any(c.get("reason") == UNSCHEDULABLE for c in conditions)
 
 
 def _condition(obj: View, kind: str) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from modelplane.caching.progress import is_download, simulated_status
 from modelplane.core.kinds import workload_kind
+from modelplane_cli.render.clouds import at_provider
 from modelplane_cli.render.world import Obj, View, clone, group_of
 
 # Groups whose kinds are managed resources reconciled by a provider.
@@ -91,9 +92,12 @@ def provider_status(obj: View) -> Obj:
     if group_of(str(obj.get("apiVersion", ""))) in OBJECT_GROUPS and obj.get("kind") == "Object":
         manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
         if isinstance(manifest, Mapping):
-            at_provider: Obj = dict(status.get("atProvider") or {})
-            at_provider["manifest"] = healthy(manifest, target_of(obj))
-            status["atProvider"] = at_provider
+            reported: Obj = dict(status.get("atProvider") or {})
+            reported["manifest"] = healthy(manifest, target_of(obj))
+            status["atProvider"] = reported
+    cloud = at_provider(obj)
+    if cloud is not None:
+        status["atProvider"] = {k: v for k, v in cloud.items() if v is not None}
     out["status"] = status
     return out
 

@@ -8,6 +8,12 @@ old object, so transition rules (any rule naming `oldSelf`) are skipped, as the
 API server skips them. The API server does run an `optionalOldSelf` rule on
 create, with `oldSelf` an empty optional; `modelplane.cel` has no optional
 values, so those are skipped too.
+
+On update (`evaluate_rules` given the old object) a transition rule runs where
+the API server runs it: on a value that has a correlatable old value, reached
+through object properties, map keys and the items of `map` lists matched by
+their keys (`apiextensions-apiserver` `CorrelatedObject`); items of other lists
+have none, so their transition rules are skipped.
 """
 
 from __future__ import annotations
@@ -170,38 +176,63 @@ def _failure(rule: Rule, value_type: str, path: str, message: str) -> Problem:
     return Problem(Kind.INVALID, FieldError(where, invalid(value_type, message)))
 
 
-def evaluate_rules(value: Any, node: Node, path: str, cache: RuleCache) -> list[Problem]:
-    """Evaluate the rules of `node` and every node below it that has a value."""
+def evaluate_rules(
+    value: Any, node: Node, path: str, cache: RuleCache, old: Any = None
+) -> list[Problem]:
+    """Evaluate the rules of `node` and every node below it that has a value; with
+    `old` (an update), transition rules too, wherever an old value correlates."""
     out: list[Problem] = []
-    _walk(value, node, path, cache, out)
+    _walk(value, node, path, cache, out, old)
     return out
 
 
-def _walk(value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem]) -> None:
+def _correlated_item(item: Any, node: Node, old: Any) -> Any:
+    """The old item of a `map` list with the same keys as `item`, if any."""
+    keys = node.list_map_keys
+    if node.list_type != "map" or not keys or not isinstance(old, list):
+        return None
+    if not isinstance(item, dict):
+        return None
+    wanted = [item.get(k) for k in keys]
+    for candidate in old:
+        if isinstance(candidate, dict) and [candidate.get(k) for k in keys] == wanted:
+            return candidate
+    return None
+
+
+def _walk(
+    value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem], old: Any = None
+) -> None:
     if value is None:
         return
     if node.rules:
-        _check_node(value, node, path, cache, out)
+        _check_node(value, node, path, cache, out, old)
     if isinstance(value, dict):
         props = node.properties
         extra = node.additional
+        olds = old if isinstance(old, dict) else {}
         for name, sub in value.items():
             prop = props.get(name)
             if prop is not None:
-                _walk(sub, prop, child(path, name), cache, out)
+                _walk(sub, prop, child(path, name), cache, out, olds.get(name))
             elif extra is not None:
-                _walk(sub, extra, key(path, name), cache, out)
+                _walk(sub, extra, key(path, name), cache, out, olds.get(name))
     elif isinstance(value, list) and node.items is not None:
         for i, item in enumerate(value):
-            _walk(item, node.items, index(path, i), cache, out)
+            previous = _correlated_item(item, node, old)
+            _walk(item, node.items, index(path, i), cache, out, previous)
 
 
-def _check_node(value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem]) -> None:
+def _check_node(
+    value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem], old: Any = None
+) -> None:
     activation: dict[str, Any] = {"self": to_cel(value, node)}
+    if old is not None:
+        activation["oldSelf"] = to_cel(old, node)
     value_type = node.type
     for rule in node.rules:
         compiled = cache.get(rule.rule)
-        if compiled.uses_old_self:
+        if compiled.uses_old_self and old is None:
             continue
         if compiled.program is None:
             detail = f"rule compile error: {compiled.error}: {rule.rule.strip()}"

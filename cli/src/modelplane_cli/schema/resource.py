@@ -85,8 +85,9 @@ class Schema:
         prune(obj, self.node, "", dropped)
         return sorted(dropped)
 
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        """Every error a strict create of `obj` (as given, not defaulted) would report.
+    def validate(self, obj: dict[str, Any], old: dict[str, Any] | None = None) -> list[FieldError]:
+        """Every error a strict create of `obj` (as given, not defaulted) would report;
+        with `old`, an update of `old` to `obj`, whose transition rules run too.
 
         Unknown fields are errors, as with strict field validation; the remaining
         checks run on the pruned object, as they would in the API server. CEL rules
@@ -102,7 +103,8 @@ class Schema:
             if any(p.kind.blocks_rules for p in problems):
                 problems.append(Problem(Kind.INVALID, FieldError("", RULES_SKIPPED)))
             else:
-                problems.extend(evaluate_rules(pruned, self.node, "", self._rules))
+                previous = None if old is None else prune(old, self.node, "", [])
+                problems.extend(evaluate_rules(pruned, self.node, "", self._rules, previous))
         errors = {p.error for p in problems}
         errors.update(FieldError(path, unknown_field(path)) for path in dropped)
         return sorted(errors)
@@ -111,6 +113,14 @@ class Schema:
         """What a create does: default, then validate. Returns the defaulted object."""
         defaulted = self.default(obj)
         return defaulted, self.validate(defaulted)
+
+    def admit_update(
+        self, obj: dict[str, Any], old: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[FieldError]]:
+        """What an update of the stored `old` to `obj` does: default, then validate,
+        transition rules (`oldSelf`) included."""
+        defaulted = self.default(obj)
+        return defaulted, self.validate(defaulted, self.default(old))
 
     def _identity(self, obj: Mapping[str, Any]) -> list[Problem]:
         out: list[Problem] = []

@@ -1,7 +1,9 @@
 """`status.capacity`: what the cluster can still take, as observed.
 
-- `pools`: per published pool and DRA device, the devices declared (nodes x count)
-  and those the ModelReplicas placed on it claim. A claim names a device class;
+- `pools`: per published pool its nodes (on a created cluster, those the cloud
+  reports ready; otherwise the nodeCount declared) and maxNodes, and per DRA
+  device the devices those nodes have (nodes x count) and those the ModelReplicas
+  placed on it claim. A claim names a device class;
   it is counted against the first DRA device of the pool with that class.
 - `queues`: per in-cluster queue object the replicas here go to, the GPU quota and
   usage its scheduler reports (`stack.queues`), read from the Observe-only
@@ -23,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.inference_cluster import NodePool
 
 from compose_inference_cluster.prerequisites import compose_observer, prerequisite_key
 from compose_inference_cluster.replicas import PlacedReplica
@@ -43,8 +46,12 @@ def _manifest(observed: object) -> Mapping[str, Any]:
 
 
 def _pools(
-    pools: Sequence[Mapping[str, Any]], replicas: Sequence[PlacedReplica]
+    pools: Sequence[Mapping[str, Any]],
+    replicas: Sequence[PlacedReplica],
+    ready_nodes: Mapping[str, int] | None,
+    spec_pools: Sequence[NodePool],
 ) -> list[dict[str, Any]]:
+    declared = {pool.name: pool for pool in spec_pools}
     committed: dict[tuple[str, str], int] = {}
     for replica in replicas:
         for pool_name, device_class, claimed in replica.committed:
@@ -53,7 +60,12 @@ def _pools(
     out: list[dict[str, Any]] = []
     for pool in pools:
         name = str(pool.get("name", ""))
-        nodes = int(pool.get("nodes") or 0)
+        spec = declared.get(name)
+        if ready_nodes is not None:
+            # A created cluster: what the cloud reports ready, nothing until it reports.
+            nodes = ready_nodes.get(name, 0)
+        else:
+            nodes = spec.nodeCount if spec is not None else int(pool.get("nodes") or 0)
         devices: dict[str, Any] = {}
         counted: set[str] = set()
         for device in pool.get("devices") or ():
@@ -64,7 +76,10 @@ def _pools(
             counted.add(device_class)
             total = nodes * int(device.get("count") or 1)
             devices[str(device["name"])] = {"total": total, "committed": used}
-        out.append({"name": name, "nodes": nodes, "devices": devices})
+        entry: dict[str, Any] = {"name": name, "nodes": nodes, "devices": devices}
+        if spec is not None and spec.maxNodes is not None:
+            entry["maxNodes"] = spec.maxNodes
+        out.append(entry)
     return out
 
 
@@ -130,10 +145,12 @@ def publish_capacity(
     namespace: str,
     pools: Sequence[Mapping[str, Any]],
     replicas: Sequence[PlacedReplica],
+    ready_nodes: Mapping[str, int] | None = None,
+    spec_pools: Sequence[NodePool] = (),
 ) -> None:
     """Set `status.capacity` (and observe the ClusterQueues LocalQueues draw from)."""
     capacity = {
-        "pools": _pools(pools, replicas),
+        "pools": _pools(pools, replicas, ready_nodes, spec_pools),
         "queues": _queues(rsp, observed, cluster, namespace, replicas),
     }
     rsp.desired.composite.resource.get_or_create_struct("status").update({"capacity": capacity})

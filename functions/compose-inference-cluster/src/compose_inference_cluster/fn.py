@@ -1,5 +1,7 @@
 """An InferenceCluster: a ProviderConfig to reach it, the pools it offers, its stack.
 
+For `source: EKS | GKE` Modelplane creates the cluster (`provision`), and its
+connection Secret stands where an existing cluster's kubeconfig Secret does.
 For `source: Existing` the cluster already runs; Modelplane composes the
 provider-kubernetes ClusterProviderConfig that reaches it through the kubeconfig
 Secret, requires each pool's InferenceClass, and publishes status.gpuPools, the
@@ -22,6 +24,11 @@ from modelplane_models import InferenceClass, InferenceCluster
 
 from compose_inference_cluster.gateway import compose_gateway
 from compose_inference_cluster.health import report_reachable
+from compose_inference_cluster.provision import (
+    compose_cloud,
+    connection_secret,
+    protect_from_replicas,
+)
 from compose_inference_cluster.replicas import placed_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
@@ -73,6 +80,9 @@ class FunctionRunner(ComposeFunction):
             unreadable = found.unreadable[0].issues if found.unreadable else ()
             lookups[class_name] = ClassLookup(found.resolved, found.first(), unreadable)
 
+        cloud = compose_cloud(
+            req, rsp, cluster, name, {c: lookup.found for c, lookup in lookups.items()}
+        )
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
         provider_config = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
@@ -95,6 +105,9 @@ class FunctionRunner(ComposeFunction):
 
         tenancy = report_tenancy(rsp, cluster, name)
         placed = placed_replicas(req, rsp, name, config, tenancy)
+        if cloud is not None:
+            known = placed.known and placed.unreadable == 0
+            protect_from_replicas(req, rsp, name, cloud, placed.replicas, known)
         # Invalid scheduling keeps every observer composed before (a priority it no
         # longer names may be a typo, not a wish to stop observing).
         inputs = StackInputs(
@@ -105,6 +118,7 @@ class FunctionRunner(ComposeFunction):
             placed,
             tenancy is not None,
             scheduling_ok=not has_errors(findings),
+            ready_nodes=cloud.ready_nodes if cloud is not None else None,
         )
         compose_stack(req, rsp, cluster, inputs)
         report_reachable(req, rsp, observed_resources(req), name)
@@ -117,8 +131,11 @@ def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:
     if not name:
         problems.append(Issue("metadata.name", "is required"))
     source = cluster.spec.cluster if cluster.spec else None
+    created = connection_secret(cluster, name) if name else None
     if source is None:
         problems.append(Issue("spec.cluster", "is required"))
+    elif created is not None:
+        return name, created
     elif source.existing is None:
         problems.append(Issue("spec.cluster.existing", "is required when source is Existing"))
     if problems or source is None or source.existing is None:

@@ -51,6 +51,8 @@ class StackInputs:
     tenancy_ok: bool
     scheduling_ok: bool = True
     """False when spec.scheduling has errors: what it would name is not known then."""
+    ready_nodes: Mapping[str, int] | None = None
+    """On a created cluster, the nodes the cloud reports ready, by pool."""
 
     @property
     def namespace(self) -> str:
@@ -185,6 +187,8 @@ def compose_stack(
         namespace=inputs.namespace,
         pools=inputs.pools,
         replicas=placed.replicas,
+        ready_nodes=inputs.ready_nodes,
+        spec_pools=cluster.spec.nodePools if cluster.spec else (),
     )
     report.report_issues(
         rsp,

@@ -20,6 +20,7 @@ from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import ModelReplica
 
 from compose_model_replica.cache import CacheWaiting, require_cache, with_cache
+from compose_model_replica.capacity import waiting_for_capacity
 from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
 from compose_model_replica.stack import lacking
 from compose_model_replica.status import (
@@ -161,7 +162,7 @@ class FunctionRunner(ComposeFunction):
         serving = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
-            or serving_condition(handed, seen, changed)
+            or waiting_for_capacity(serving_condition(handed, seen, changed), cluster, replica)
         )
         report.set_condition(rsp, serving)
 

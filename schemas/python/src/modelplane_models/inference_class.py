@@ -10,6 +10,24 @@ from pydantic import BaseModel, Field, StrictInt, StrictStr
 from . import shapes
 
 
+class AmiType(StrEnum):
+    AL2023_X86_64_NVIDIA = "AL2023_x86_64_NVIDIA"
+    AL2023_ARM_64_NVIDIA = "AL2023_ARM_64_NVIDIA"
+    BOTTLEROCKET_X86_64_NVIDIA = "BOTTLEROCKET_x86_64_NVIDIA"
+    BOTTLEROCKET_ARM_64_NVIDIA = "BOTTLEROCKET_ARM_64_NVIDIA"
+
+
+class CapacityType(StrEnum):
+    ON_DEMAND = "OnDemand"
+    SPOT = "Spot"
+
+
+class GpuDriverVersion(StrEnum):
+    DEFAULT = "DEFAULT"
+    LATEST = "LATEST"
+    INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
+
+
 class Provider(StrEnum):
     EKS = "EKS"
     GKE = "GKE"
@@ -28,11 +46,47 @@ class Aks(BaseModel):
 
 class Eks(BaseModel):
     accelerator: Accelerator | None = None
+    amiType: Annotated[
+        AmiType | None,
+        Field(
+            description="The EKS-optimized image of the node group: an NVIDIA variant ships the GPU driver and container toolkit."
+        ),
+    ] = "AL2023_x86_64_NVIDIA"
+    capacityType: Annotated[
+        CapacityType | None,
+        Field(description="OnDemand, or Spot (cheaper, reclaimable by the cloud)."),
+    ] = "OnDemand"
+    diskSizeGb: Annotated[
+        StrictInt | None,
+        Field(
+            description="The root disk of each node, in GiB (images and model weights).",
+            ge=20,
+            le=16384,
+        ),
+    ] = 200
     instanceType: Annotated[StrictStr, Field(max_length=64, min_length=1)]
 
 
 class Gke(BaseModel):
     accelerator: Accelerator | None = None
+    capacityType: Annotated[
+        CapacityType | None,
+        Field(description="OnDemand, or Spot (cheaper, reclaimable by the cloud)."),
+    ] = "OnDemand"
+    diskSizeGb: Annotated[
+        StrictInt | None,
+        Field(
+            description="The root disk of each node, in GiB (images and model weights).",
+            ge=20,
+            le=16384,
+        ),
+    ] = 200
+    gpuDriverVersion: Annotated[
+        GpuDriverVersion | None,
+        Field(
+            description="Which NVIDIA driver GKE installs on each node: DEFAULT or LATEST, or INSTALLATION_DISABLED when the platform installs its own."
+        ),
+    ] = "DEFAULT"
     machineType: Annotated[StrictStr, Field(max_length=64, min_length=1)]
 
 
@@ -59,7 +113,7 @@ class Spec(BaseModel):
     provisioning: Annotated[
         Provisioning | None,
         Field(
-            description="How a cloud provisions nodes of this class. Absent for hardware that already exists. Recorded and validated; Modelplane does not provision node pools itself."
+            description="How a cloud provisions nodes of this class. Absent for hardware that already exists. An InferenceCluster that Modelplane creates (source EKS or GKE) builds each node group or node pool from the matching sub-block."
         ),
     ] = None
 

@@ -27,6 +27,8 @@ class Backend(BaseModel):
 
 class Source(StrEnum):
     EXISTING = "Existing"
+    EKS = "EKS"
+    GKE = "GKE"
 
 
 class Gateway(BaseModel):
@@ -43,6 +45,16 @@ class Gateway(BaseModel):
 class ProviderConfigRef(BaseModel):
     kind: StrictStr | None = None
     name: StrictStr | None = None
+
+
+class Kind(StrEnum):
+    CLUSTER_PROVIDER_CONFIG = "ClusterProviderConfig"
+    PROVIDER_CONFIG = "ProviderConfig"
+
+
+class CloudProviderConfigReference(BaseModel):
+    kind: Kind | None = "ClusterProviderConfig"
+    name: Annotated[StrictStr, Field(max_length=253, min_length=1)]
 
 
 class FailureMode(StrEnum):
@@ -85,6 +97,31 @@ class ClusterGateway(BaseModel):
 class DeviceCapacityCount(BaseModel):
     committed: StrictInt | None = None
     total: StrictInt | None = None
+
+
+class Zone(RootModel[StrictStr]):
+    root: Annotated[
+        StrictStr, Field(max_length=32, pattern="^[a-z]{2}(-[a-z]+)+-[0-9][a-z]$")
+    ]
+
+
+class SubnetId(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(pattern="^subnet-[0-9a-f]{8,17}$")]
+
+
+class EKSNetwork(BaseModel):
+    subnetIds: Annotated[list[SubnetId], Field(max_length=16, min_length=2)]
+
+
+class Zone1(RootModel[StrictStr]):
+    root: Annotated[
+        StrictStr, Field(max_length=32, pattern="^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+    ]
+
+
+class GKENetwork(BaseModel):
+    network: Annotated[StrictStr, Field(max_length=63, min_length=1)]
+    subnetwork: Annotated[StrictStr, Field(max_length=63, min_length=1)]
 
 
 class Scope(StrEnum):
@@ -148,6 +185,22 @@ class NodePool(BaseModel):
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
         ),
     ]
+    maxNodes: Annotated[
+        StrictInt | None,
+        Field(
+            description="The most nodes the pool may grow to. The fleet scheduler places on the pool up to maxNodes; a replica waits for the cloud to add a node. Defaults to nodeCount.",
+            ge=0,
+            le=10000,
+        ),
+    ] = None
+    minNodes: Annotated[
+        StrictInt | None,
+        Field(
+            description="The fewest nodes the cloud's autoscaler keeps (created clusters). Defaults to nodeCount.",
+            ge=0,
+            le=10000,
+        ),
+    ] = None
     name: Annotated[
         StrictStr,
         Field(
@@ -158,7 +211,12 @@ class NodePool(BaseModel):
         ),
     ]
     nodeCount: Annotated[
-        StrictInt, Field(description="Nodes in the pool.", ge=0, le=10000)
+        StrictInt,
+        Field(
+            description="Nodes in the pool. On a cluster Modelplane creates, the node group's desired size.",
+            ge=0,
+            le=10000,
+        ),
     ]
 
 
@@ -169,10 +227,18 @@ class PoolCapacity(BaseModel):
             description="By device name, the pool's DRA devices in total and committed."
         ),
     ] = None
+    maxNodes: Annotated[
+        StrictInt | None,
+        Field(
+            description="The most nodes the pool may grow to (spec.nodePools[].maxNodes)."
+        ),
+    ] = None
     name: StrictStr | None = None
     nodes: Annotated[
         StrictInt | None,
-        Field(description="Nodes the pool declares (spec.nodePools[].nodeCount)."),
+        Field(
+            description="Nodes ready: on a cluster Modelplane creates, what the cloud reports for the node group or pool; otherwise the nodeCount the pool declares."
+        ),
     ] = None
 
 
@@ -451,16 +517,6 @@ class Existing(BaseModel):
     secretRef: SecretKeyReference
 
 
-class Cluster(BaseModel):
-    existing: Existing | None = None
-    source: Annotated[
-        Source,
-        Field(
-            description="Where the cluster comes from. Existing: a cluster that already runs, reached through a kubeconfig Secret."
-        ),
-    ]
-
-
 class ClusterStorage(BaseModel):
     modelCache: ModelCacheStorage | None = None
 
@@ -477,6 +533,70 @@ class ClusterTaint(BaseModel):
         ),
     ]
     value: Annotated[StrictStr | None, Field(max_length=63)] = None
+
+
+class EKSCluster(BaseModel):
+    network: EKSNetwork | None = None
+    providerConfigRef: CloudProviderConfigReference
+    region: Annotated[
+        StrictStr,
+        Field(
+            description="The AWS region. Immutable.",
+            max_length=32,
+            pattern="^[a-z]{2}(-[a-z]+)+-[0-9]$",
+        ),
+    ]
+    version: Annotated[
+        StrictStr | None,
+        Field(
+            description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised.",
+            pattern="^1\\.(3[4-9]|[4-9][0-9])$",
+        ),
+    ] = None
+    zones: Annotated[
+        list[Zone] | None,
+        Field(
+            description="The availability zones of the created subnets (two or more). Defaults to the region's zones a and b. Immutable.",
+            max_length=6,
+            min_length=2,
+        ),
+    ] = None
+
+
+class GKECluster(BaseModel):
+    location: Annotated[
+        StrictStr,
+        Field(
+            description="A region (a regional cluster, nodes spread over its zones) or a zone. Immutable.",
+            max_length=32,
+            pattern="^[a-z]+-[a-z]+[0-9]+(-[a-z])?$",
+        ),
+    ]
+    network: GKENetwork | None = None
+    project: Annotated[
+        StrictStr,
+        Field(
+            description="The Google Cloud project. Immutable.",
+            max_length=30,
+            pattern="^[a-z][-a-z0-9]{4,28}[a-z0-9]$",
+        ),
+    ]
+    providerConfigRef: CloudProviderConfigReference
+    version: Annotated[
+        StrictStr | None,
+        Field(
+            description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised.",
+            pattern="^1\\.(3[4-9]|[4-9][0-9])$",
+        ),
+    ] = None
+    zones: Annotated[
+        list[Zone1] | None,
+        Field(
+            description="The zones of the node pools (GPU types are offered in some zones only). Defaults to every zone of a regional location, or the zone of a zonal one.",
+            max_length=6,
+            min_length=1,
+        ),
+    ] = None
 
 
 class QueueCapacity(BaseModel):
@@ -497,6 +617,18 @@ class QueueCapacity(BaseModel):
         StrictStr | None,
         Field(description="The scheduler whose queue it is (KAI, Kueue, Volcano)."),
     ] = None
+
+
+class Cluster(BaseModel):
+    eks: EKSCluster | None = None
+    existing: Existing | None = None
+    gke: GKECluster | None = None
+    source: Annotated[
+        Source,
+        Field(
+            description="Where the cluster comes from. Existing: a cluster that already runs, reached through a kubeconfig Secret. EKS, GKE: Modelplane creates the cluster, its network and one node group or pool per nodePools entry. Immutable: a cluster cannot move between clouds."
+        ),
+    ]
 
 
 class Spec(BaseModel):
@@ -541,7 +673,12 @@ class PublishedPool(BaseModel):
         Field(description="The pool's class's devices, as the class declares them."),
     ] = None
     name: StrictStr | None = None
-    nodes: StrictInt | None = None
+    nodes: Annotated[
+        StrictInt | None,
+        Field(
+            description="Nodes the fleet scheduler may place on: maxNodes when the pool can grow, else nodeCount."
+        ),
+    ] = None
 
 
 class Status(BaseModel):

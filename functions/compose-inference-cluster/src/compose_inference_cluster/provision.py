@@ -1,0 +1,271 @@
+"""A cluster Modelplane creates: compose its cloud resources, order their deletion,
+and read back what the cloud reports.
+
+The cloud is the provisioner `spec.cluster.source` names (`modelplane.provisioning`);
+nothing here names a cloud. Its managed resources live in the system namespace,
+and its connection Secret is the kubeconfig every ProviderConfig reads, so the
+stack, the gateway and the replicas reach a created cluster as an existing one.
+
+- Bad input (a pool whose class cannot be built, sizes out of range) is named
+  on `Provisioned`, and whatever was composed for that pool is re-emitted as it
+  is: Crossplane deletes what a function stops emitting.
+- Usages (`protection.crossplane.io/v1beta1`, `replayDeletion`) order deletion:
+  the network by the cloud cluster, the cloud cluster by each node group, and the
+  cloud cluster and its kubeconfig writer by each ModelReplica placed here, so a
+  deleted InferenceCluster loses its replicas' workloads first, then its node
+  groups, then the cluster, then the network. An edit deletes only what it
+  removes (a pool taken out of nodePools).
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceClass, InferenceCluster
+
+from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG
+from compose_inference_cluster.replicas import PlacedReplica
+from modelplane.core.naming import hashed_name
+from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
+from modelplane.provisioning import (
+    ClusterPlan,
+    Composed,
+    PoolPlan,
+    Provisioner,
+    ResourceRef,
+    check_pools,
+    provisioner_for,
+)
+from modelplane.traffic.names import SYSTEM_NAMESPACE
+from modelplane.xfn import objects, report
+from modelplane.xfn.runner import keep_observed, observed_resources
+
+USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
+CLOUD_USAGE_PREFIX: Final = "usage-cloud-"
+REPLICA_CLOUD_USAGE_PREFIX: Final = "usage-cloud-replica-"
+DEFAULT_VERSION: Final = "1.34"
+
+
+@dataclass
+class Cloud:
+    """What was composed for a created cluster, and the nodes each pool has ready."""
+
+    provisioner: Provisioner
+    composed: Composed
+    ready_nodes: dict[str, int] = field(default_factory=dict[str, int])
+
+
+def source_of(cluster: InferenceCluster) -> str:
+    source = cluster.spec.cluster if cluster.spec else None
+    return str(source.source) if source is not None else ""
+
+
+def connection_secret(cluster: InferenceCluster, name: str) -> dict[str, str] | None:
+    """The kubeconfig Secret of a created cluster; None for an existing one."""
+    provisioner = provisioner_for(source_of(cluster))
+    if provisioner is None:
+        return None
+    return provisioner.connection_secret(name, SYSTEM_NAMESPACE)
+
+
+def _ref(ref: ResourceRef, namespaced: bool = True) -> dict[str, Any]:
+    resource: dict[str, str] = {"name": ref.name}
+    if namespaced:
+        resource["namespace"] = ref.namespace
+    return {"apiVersion": ref.api_version, "kind": ref.kind, "resourceRef": resource}
+
+
+def _usage(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    key: str,
+    name: str,
+    namespace: str,
+    of: dict[str, Any],
+    by: dict[str, Any],
+) -> None:
+    rsp.desired.resources[key].resource.update(
+        {
+            "apiVersion": USAGE_API_VERSION,
+            "kind": "Usage",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"of": of, "by": by, "replayDeletion": True},
+        }
+    )
+    if key in observed:
+        # A Usage has no readiness of its own: created is ready.
+        rsp.desired.resources[key].ready = fnv1.READY_TRUE
+
+
+def _usage_key(of_key: str, by_key: str) -> str:
+    return f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}"
+
+
+def _observed_ref(observed: Mapping[str, Any]) -> ResourceRef:
+    meta: Mapping[str, Any] = observed.get("metadata") or {}
+    return ResourceRef(
+        str(observed.get("apiVersion", "")),
+        str(observed.get("kind", "")),
+        str(meta.get("name", "")),
+        str(meta.get("namespace", "")),
+    )
+
+
+def _order(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    name: str,
+    composed: Composed,
+    kept_pools: Mapping[str, ResourceRef],
+) -> None:
+    """The network outlives the cloud cluster, which outlives its node groups (those
+    composed, and those kept as they are)."""
+    refs = {key: composed.ref(key) for key in composed.resources}
+    refs.update(kept_pools)
+    edges = [(key, composed.cluster) for key in composed.network]
+    pools = sorted({*composed.pools.values(), *kept_pools})
+    edges += [(composed.cluster, key) for key in pools]
+    # What runs inside the cluster is uninstalled while the cluster can be reached.
+    reach = sorted({composed.cluster, composed.connection} - {""})
+    edges += [(of, key) for key in composed.inside for of in reach]
+    for of_key, by_key in edges:
+        of, by = refs[of_key], refs[by_key]
+        _usage(
+            rsp,
+            observed,
+            _usage_key(of_key, by_key),
+            hashed_name(f"{name}-cloud", name, of_key, by_key),
+            of.namespace,
+            _ref(of, namespaced=False),
+            _ref(by, namespaced=False),
+        )
+
+
+def protect_from_replicas(
+    req: fnv1.RunFunctionRequest,
+    rsp: fnv1.RunFunctionResponse,
+    name: str,
+    cloud: Cloud,
+    replicas: Sequence[PlacedReplica],
+    known: bool,
+) -> None:
+    """Each placed replica keeps the cloud cluster, and what writes its kubeconfig,
+    until its workloads are gone. Until the replicas are known (or while some
+    cannot be read) every such Usage composed before is kept."""
+    observed = observed_resources(req)
+    protected = sorted({cloud.composed.cluster, cloud.composed.connection} - {""})
+    for replica in replicas:
+        for key in protected:
+            of = cloud.composed.ref(key)
+            _usage(
+                rsp,
+                observed,
+                f"{REPLICA_CLOUD_USAGE_PREFIX}{key}-{replica.namespace}-{replica.name}",
+                hashed_name(f"{name}-cloud", name, key, replica.namespace, replica.name),
+                replica.namespace,
+                _ref(of),
+                {
+                    "apiVersion": API_VERSION,
+                    "kind": MODEL_REPLICA,
+                    "resourceRef": {"name": replica.name},
+                },
+            )
+    if not known:
+        keep_observed(req, rsp, {k for k in observed if k.startswith(REPLICA_CLOUD_USAGE_PREFIX)})
+
+
+def compose_cloud(
+    req: fnv1.RunFunctionRequest,
+    rsp: fnv1.RunFunctionResponse,
+    cluster: InferenceCluster,
+    name: str,
+    classes: Mapping[str, InferenceClass | None],
+) -> Cloud | None:
+    """Compose a created cluster's cloud resources and set `Provisioned`; None for an
+    existing cluster."""
+    provisioner = provisioner_for(source_of(cluster))
+    if provisioner is None:
+        return None
+    observed = observed_resources(req)
+    issues = provisioner.block_issues(cluster)
+    if issues:
+        keep_observed(req, rsp, {k for k in observed if provisioner.owns(k)})
+        for issue in issues:
+            report.warning(rsp, issue.reason, str(issue))
+        message = "; ".join(map(str, issues))
+        report.set_condition(
+            rsp, report.Condition(PROVISIONED, False, Reason.INVALID_PROVISIONING, message)
+        )
+        return None
+    spec = cluster.spec
+    assert spec is not None  # block_issues reports a cluster without one
+    check = check_pools(provisioner.source, list(spec.nodePools), dict(classes))
+    plans: list[PoolPlan] = []
+    for pool in check.plans:
+        index = next(i for i, p in enumerate(spec.nodePools) if p.name == pool.name)
+        problems = provisioner.pool_issues(f"spec.nodePools[{index}]", pool)
+        if problems:
+            check.issues.extend(problems)
+            check.kept.append(pool.name)
+        else:
+            plans.append(pool)
+    version = provisioner.version(cluster) or str(spec.kubernetesVersion or DEFAULT_VERSION)
+    plan = ClusterPlan(name, SYSTEM_NAMESPACE, version, cluster, tuple(plans))
+    composed = provisioner.compose(plan)
+    if composed.inside:
+        # Releases inside the cluster go through provider-helm's ProviderConfig, the
+        # same one a Managed stack composes (the same body, under the same key).
+        rsp.desired.resources[HELM_PROVIDER_CONFIG].resource.update(
+            objects.cluster_provider_config(
+                name, composed.connection_secret, objects.HELM_PROVIDER_CONFIG_API_VERSION
+            )
+        )
+        if HELM_PROVIDER_CONFIG in observed:
+            rsp.desired.resources[HELM_PROVIDER_CONFIG].ready = fnv1.READY_TRUE
+    for key, manifest in composed.resources.items():
+        rsp.desired.resources[key].resource.update(manifest)
+        ready = objects.is_ready(observed.get(key))
+        rsp.desired.resources[key].ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
+    # A pool that cannot be built now keeps the node group it has, and its Usage.
+    kept = keep_observed(req, rsp, {provisioner.pool_key(pool) for pool in check.kept})
+    _order(rsp, observed, name, composed, {key: _observed_ref(observed[key]) for key in kept})
+    cloud = Cloud(provisioner, composed)
+    for pool, key in composed.pools.items():
+        nodes = provisioner.ready_nodes(observed.get(key) or {})
+        if nodes is not None:
+            cloud.ready_nodes[pool] = nodes
+    report.report_issues(
+        rsp,
+        PROVISIONED,
+        check.issues,
+        _provisioned(provisioner, composed, observed, check.kept),
+        failed_reason=Reason.INVALID_PROVISIONING,
+    )
+    return cloud
+
+
+def _provisioned(
+    provisioner: Provisioner,
+    composed: Composed,
+    observed: Mapping[str, Any],
+    waiting: Sequence[str],
+) -> report.Condition:
+    unready = sorted(k for k in composed.resources if not objects.is_ready(observed.get(k)))
+    if unready or waiting:
+        what = [*unready, *(f"pool {pool} (waiting for its InferenceClass)" for pool in waiting)]
+        shown = ", ".join(what[:5]) + (f" and {len(what) - 5} more" if len(what) > 5 else "")
+        return report.Condition(
+            PROVISIONED, False, Reason.PROVISIONING, f"{provisioner.source}: waiting for {shown}"
+        )
+    endpoint = provisioner.endpoint(observed.get(composed.cluster) or {})
+    at = f" at {endpoint}" if endpoint else ""
+    return report.Condition(
+        PROVISIONED,
+        True,
+        Reason.CLUSTER_PROVISIONED,
+        f"{provisioner.source} cluster{at} and {len(composed.pools)} node pools ready",
+    )

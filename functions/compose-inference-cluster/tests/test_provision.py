@@ -1,0 +1,276 @@
+"""compose-inference-cluster on clusters Modelplane creates: what it composes from each
+pool's class, what the cloud reports back, and bad input that deletes nothing."""
+
+from copy import deepcopy
+from typing import Any
+
+import pytest
+from compose_inference_cluster.fn import FunctionRunner
+
+from modelplane_cli.testing import as_dict, request, run
+
+Obj = dict[str, Any]
+NAME = "gpu-east"
+GPU: Obj = {"name": "gpu", "driver": "gpu.nvidia.com", "deviceClassName": "gpu.nvidia.com"}
+EKS_PROVISIONING: Obj = {
+    "provider": "EKS",
+    "eks": {"instanceType": "p5.48xlarge", "accelerator": {"type": "nvidia-h100", "count": 8}},
+}
+GKE_PROVISIONING: Obj = {
+    "provider": "GKE",
+    "gke": {
+        "machineType": "a3-highgpu-8g",
+        "accelerator": {"type": "nvidia-h100-80gb", "count": 8},
+    },
+}
+
+
+def inference_class(provisioning: Obj | None) -> Obj:
+    spec: Obj = {"devices": [{**GPU, "count": 8}]}
+    if provisioning is not None:
+        spec["provisioning"] = provisioning
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceClass",
+        "metadata": {"name": "h100"},
+        "spec": spec,
+    }
+
+
+def cluster(source: str, pool: Obj) -> Obj:
+    blocks = {
+        "EKS": {"eks": {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}},
+        "GKE": {
+            "gke": {
+                "project": "my-project",
+                "location": "us-central1-a",
+                "providerConfigRef": {"name": "gcp"},
+            }
+        },
+    }
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "InferenceCluster",
+        "metadata": {"name": NAME},
+        "spec": {
+            "cluster": {"source": source, **blocks[source]},
+            "nodePools": [{"name": "h100", "className": "h100", **pool}],
+        },
+    }
+
+
+def respond(composite: Obj, klass: Obj, observed: dict[str, Obj] | None = None) -> Obj:
+    required = {"inferenceclass-h100": [klass], "modelreplicas": []}
+    return as_dict(run(FunctionRunner(), request(composite, observed=observed, required=required)))
+
+
+def condition(rsp: Obj, type_: str) -> Obj:
+    (found,) = [c for c in rsp.get("conditions", []) if c["type"] == type_]
+    return found
+
+
+def resources(rsp: Obj) -> dict[str, Obj]:
+    return {k: v["resource"] for k, v in rsp["desired"].get("resources", {}).items()}
+
+
+def with_status(obj: Obj, at_provider: Obj) -> Obj:
+    out = deepcopy(obj)
+    out["status"] = {
+        "atProvider": at_provider,
+        "conditions": [{"type": "Ready", "status": "True", "reason": "Available"}],
+    }
+    return out
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "kind", "key"),
+    [
+        ("EKS", EKS_PROVISIONING, "NodeGroup", "eks-nodegroup-h100"),
+        ("GKE", GKE_PROVISIONING, "NodePool", "gke-nodepool-h100"),
+    ],
+)
+def test_each_pool_is_built_from_its_class(
+    source: str, provisioning: Obj, kind: str, key: str
+) -> None:
+    rsp = respond(
+        cluster(source, {"nodeCount": 1, "minNodes": 0, "maxNodes": 3}),
+        inference_class(provisioning),
+    )
+    pool = resources(rsp)[key]
+    assert pool["kind"] == kind
+    assert pool["metadata"] == {"name": f"{NAME}-h100", "namespace": "modelplane-system"}
+    assert condition(rsp, "Provisioned")["reason"] == "Provisioning"
+    status = rsp["desired"]["composite"]["resource"]["status"]
+    # Placeable up to maxNodes; nothing ready until the cloud reports.
+    assert status["gpuPools"][0]["nodes"] == 3
+    assert status["capacity"]["pools"][0]["nodes"] == 0
+    provider_config = resources(rsp)["provider-config"]
+    assert provider_config["spec"]["credentials"]["secretRef"] == {
+        "name": f"{NAME}-kubeconfig",
+        "namespace": "modelplane-system",
+        "key": "kubeconfig",
+    }
+
+
+def test_a_gke_pool_asks_gke_for_its_accelerators_and_driver() -> None:
+    rsp = respond(
+        cluster("GKE", {"nodeCount": 2, "minNodes": 1, "maxNodes": 4}),
+        inference_class(
+            {**GKE_PROVISIONING, "gke": {**GKE_PROVISIONING["gke"], "capacityType": "Spot"}}
+        ),
+    )
+    spec = resources(rsp)["gke-nodepool-h100"]["spec"]
+    node_config = spec["forProvider"]["nodeConfig"]
+    assert node_config["guestAccelerator"] == [
+        {
+            "type": "nvidia-h100-80gb",
+            "count": 8,
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "DEFAULT"},
+        }
+    ]
+    assert node_config["spot"] is True
+    assert node_config["labels"] == {"modelplane.ai/pool": "h100"}
+    assert spec["forProvider"]["autoscaling"] == {
+        "totalMinNodeCount": 1,
+        "totalMaxNodeCount": 4,
+        "locationPolicy": "ANY",
+    }
+    # A zonal cluster: the whole initial size in its one zone, set once.
+    assert spec["initProvider"] == {"initialNodeCount": 2}
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "key", "at_provider", "ready"),
+    [
+        pytest.param(
+            "EKS",
+            EKS_PROVISIONING,
+            "eks-nodegroup-h100",
+            {"status": "ACTIVE", "scalingConfig": {"desiredSize": 2}},
+            2,
+            id="an active EKS node group",
+        ),
+        pytest.param(
+            "EKS",
+            EKS_PROVISIONING,
+            "eks-nodegroup-h100",
+            {"status": "CREATING", "scalingConfig": {"desiredSize": 2}},
+            0,
+            id="an EKS node group being created",
+        ),
+        pytest.param(
+            "GKE",
+            GKE_PROVISIONING,
+            "gke-nodepool-h100",
+            {"nodeCount": 1, "managedInstanceGroupUrls": ["a", "b"]},
+            2,
+            id="a GKE node pool over two zones",
+        ),
+    ],
+)
+def test_capacity_is_what_the_cloud_reports_ready(
+    source: str, provisioning: Obj, key: str, at_provider: Obj, ready: int
+) -> None:
+    composite = cluster(source, {"nodeCount": 2, "minNodes": 0, "maxNodes": 4})
+    first = respond(composite, inference_class(provisioning))
+    observed = {key: with_status(resources(first)[key], at_provider)}
+    rsp = respond(composite, inference_class(provisioning), observed)
+    (pool,) = rsp["desired"]["composite"]["resource"]["status"]["capacity"]["pools"]
+    assert (pool["nodes"], pool["maxNodes"]) == (ready, 4)
+
+
+BAD = [
+    pytest.param(
+        {"nodeCount": 1},
+        inference_class(None),
+        "spec.nodePools[0].className: InferenceClass 'h100' has no spec.provisioning",
+        id="a class without provisioning",
+    ),
+    pytest.param(
+        {"nodeCount": 1},
+        inference_class(GKE_PROVISIONING),
+        "spec.nodePools[0].className: InferenceClass 'h100' has no spec.provisioning.eks",
+        id="a class for another cloud",
+    ),
+    pytest.param(
+        {"nodeCount": 1, "minNodes": 3, "maxNodes": 2},
+        inference_class(EKS_PROVISIONING),
+        "spec.nodePools[0].maxNodes: must be at least minNodes (3), not 2",
+        id="maxNodes below minNodes",
+    ),
+    pytest.param(
+        {"nodeCount": 5, "minNodes": 0, "maxNodes": 2},
+        inference_class(EKS_PROVISIONING),
+        "spec.nodePools[0].nodeCount: must be between minNodes and maxNodes (0..2), not 5",
+        id="nodeCount outside the range",
+    ),
+    pytest.param(
+        {"nodeCount": 0, "minNodes": 0, "maxNodes": 0},
+        inference_class(EKS_PROVISIONING),
+        "spec.nodePools[0].maxNodes: must be at least 1",
+        id="an EKS group that may never have a node",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pool", "klass", "message"), BAD)
+def test_bad_input_names_the_field_and_keeps_the_node_group(
+    pool: Obj, klass: Obj, message: str
+) -> None:
+    good = respond(cluster("EKS", {"nodeCount": 1}), inference_class(EKS_PROVISIONING))
+    running = with_status(resources(good)["eks-nodegroup-h100"], {"status": "ACTIVE"})
+    rsp = respond(cluster("EKS", pool), klass, {"eks-nodegroup-h100": running})
+    provisioned = condition(rsp, "Provisioned")
+    assert (provisioned["status"], provisioned["reason"]) == (
+        "STATUS_CONDITION_FALSE",
+        "InvalidProvisioning",
+    )
+    assert message in provisioned["message"]
+    assert any(message in r.get("message", "") for r in rsp.get("results", []))
+    kept = resources(rsp)["eks-nodegroup-h100"]
+    assert kept["spec"] == resources(good)["eks-nodegroup-h100"]["spec"]
+    # The rest of the cluster is composed as before.
+    assert set(resources(good)) <= set(resources(rsp))
+
+
+def test_a_replica_placed_here_keeps_the_cluster_and_its_kubeconfig() -> None:
+    replica = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+        "metadata": {
+            "name": "chat-0",
+            "namespace": "team-a",
+            "labels": {"modelplane.ai/cluster": NAME},
+        },
+        "spec": {
+            "clusterName": NAME,
+            "deploymentName": "chat",
+            "index": 0,
+            "workers": {
+                "nodePoolName": "h100",
+                "template": {"spec": {"containers": [{"name": "engine", "image": "vllm"}]}},
+            },
+        },
+    }
+    composite = cluster("EKS", {"nodeCount": 1})
+    req = request(
+        composite,
+        required={
+            "inferenceclass-h100": [inference_class(EKS_PROVISIONING)],
+            "modelreplicas": [replica],
+        },
+    )
+    rsp = as_dict(run(FunctionRunner(), req))
+    usages = [r for k, r in resources(rsp).items() if k.startswith("usage-cloud-replica-")]
+    protected = sorted(
+        (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"]) for u in usages
+    )
+    assert protected == [("Cluster", NAME), ("ClusterAuth", NAME)]
+    for usage in usages:
+        assert usage["metadata"]["namespace"] == "team-a"
+        assert usage["spec"]["by"] == {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "ModelReplica",
+            "resourceRef": {"name": "chat-0"},
+        }
+        assert usage["spec"]["replayDeletion"] is True

@@ -1,0 +1,291 @@
+"""EKS: a cluster, its IAM, its network unless given, and one managed node group per pool.
+
+- IAM: the cluster role (AmazonEKSClusterPolicy) and the node role (worker,
+  CNI and registry policies), each with its policy attachments.
+- The cluster authenticates through EKS access entries (`authenticationMode:
+  API`). The identity the AWS provider creates it with gets the cluster-admin
+  access entry EKS makes for the creator (`bootstrapClusterCreatorAdminPermissions`);
+  that is the identity ClusterAuth mints the kubeconfig with, so
+  provider-kubernetes and provider-helm reach the cluster as it. (A second
+  AccessEntry for the same principal would be refused by EKS as a duplicate.)
+  Managed node groups get their node role's access entry from EKS too.
+- `ClusterAuth` writes the kubeconfig, with a token it refreshes, to the
+  connection Secret the provider-kubernetes and provider-helm ProviderConfigs read.
+- Add-ons: the VPC CNI, kube-proxy, CoreDNS and the Pod Identity agent; the
+  GPU driver comes with the NVIDIA AMI, the DRA driver with the serving stack.
+- A small system node group (untainted) runs CoreDNS and the stack's
+  controllers; every pool is a GPU node group tainted `nvidia.com/gpu=true:NoSchedule`
+  and labelled `modelplane.ai/pool=<pool>` by EKS itself.
+- A fixed-size pool (minNodes == maxNodes) has its size in `forProvider`, so an
+  edit resizes it; an autoscaled pool has its desired size in `initProvider`
+  only, so the provider never fights the autoscaler over it. The Cluster
+  Autoscaler (`eks_autoscaler`) grows and shrinks it, from zero too.
+"""
+
+from collections.abc import Mapping
+from typing import Any, Final, cast
+
+from modelplane_models.inference_cluster import EKSCluster, InferenceCluster
+
+from modelplane.core.issues import Issue
+from modelplane.core.vocabulary import LABEL_POOL
+from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, body, ref, trust_policy
+from modelplane.provisioning.eks_autoscaler import compose_autoscaler
+from modelplane.provisioning.eks_network import compose_network
+from modelplane.provisioning.model import ClusterPlan, Composed, PoolPlan, provider_config
+from modelplane.provisioning.names import cloud_name
+
+GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
+CLUSTER_POLICIES: Final = ("AmazonEKSClusterPolicy",)
+NODE_POLICIES: Final = (
+    "AmazonEKSWorkerNodePolicy",
+    "AmazonEKS_CNI_Policy",
+    "AmazonEC2ContainerRegistryReadOnly",
+)
+ADDONS: Final = ("vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent")
+SYSTEM_INSTANCE_TYPE: Final = "m7i.large"
+SYSTEM_NODES: Final = 2
+CAPACITY_TYPES: Final = {"OnDemand": "ON_DEMAND", "Spot": "SPOT"}
+# Node group states in which its desired size is what runs (or is being rolled).
+_SERVING_STATES: Final = frozenset({"ACTIVE", "UPDATING"})
+KEY_PREFIX: Final = "eks-"
+
+
+def _policy_arn(name: str) -> str:
+    return f"arn:aws:iam::aws:policy/{name}"
+
+
+def _block(cluster: InferenceCluster) -> EKSCluster | None:
+    source = cluster.spec.cluster if cluster.spec else None
+    return source.eks if source else None
+
+
+def _map(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+class EksProvisioner:
+    source = "EKS"
+
+    def block_path(self) -> str:
+        return "spec.cluster.eks"
+
+    def block_issues(self, cluster: InferenceCluster) -> list[Issue]:
+        if _block(cluster) is None:
+            return [Issue(self.block_path(), "is required when source is EKS")]
+        return []
+
+    def version(self, cluster: InferenceCluster) -> str | None:
+        block = _block(cluster)
+        return block.version if block else None
+
+    def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
+        if pool.max_nodes < 1:
+            return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
+        return []
+
+    def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
+        return {
+            "name": cloud_name(name, "kubeconfig", 253),
+            "namespace": namespace,
+            "key": "kubeconfig",
+        }
+
+    def pool_key(self, pool: str) -> str:
+        return f"{KEY_PREFIX}nodegroup-{pool}"
+
+    def owns(self, key: str) -> bool:
+        return key.startswith(KEY_PREFIX)
+
+    def compose(self, plan: ClusterPlan) -> Composed:
+        block = _block(plan.cluster)
+        assert block is not None  # block_issues stops a plan without one
+        region = block.region
+        provider = provider_config(block.providerConfigRef)
+        name, namespace = plan.name, plan.namespace
+        out = Composed(connection_secret=self.connection_secret(name, namespace))
+        tags = {MANAGED_BY_TAG: name}
+
+        def put(key: str, manifest: dict[str, Any]) -> None:
+            out.resources[KEY_PREFIX + key] = manifest
+
+        subnets: dict[str, Any]
+        if block.network is not None:
+            subnets = {"subnetIds": [subnet.root for subnet in block.network.subnetIds]}
+        else:
+            zones = [z.root for z in block.zones] if block.zones else [f"{region}a", f"{region}b"]
+            network = compose_network(name, namespace, region, zones, provider)
+            for key, manifest in network.resources.items():
+                put(f"network-{key}", manifest)
+            # The whole network outlives the cluster: a subnet the cluster's load
+            # balancers or the NAT gateway sit in cannot go first.
+            out.network = tuple(f"{KEY_PREFIX}network-{key}" for key in sorted(network.resources))
+            subnets = {"subnetIdRefs": [ref(subnet) for subnet in network.private_subnets]}
+
+        roles = {"cluster": "eks.amazonaws.com", "node": "ec2.amazonaws.com"}
+        policies = {"cluster": CLUSTER_POLICIES, "node": NODE_POLICIES}
+        role_names: dict[str, str] = {}
+        for role, service in roles.items():
+            role_name = role_names[role] = cloud_name(name, role, 64)
+            put(
+                f"role-{role}",
+                body(
+                    IAM,
+                    "Role",
+                    role_name,
+                    namespace,
+                    provider,
+                    {"assumeRolePolicy": trust_policy(service), "tags": tags},
+                ),
+            )
+            for policy in policies[role]:
+                put(
+                    f"role-{role}-{policy.lower()}",
+                    body(
+                        IAM,
+                        "RolePolicyAttachment",
+                        cloud_name(name, f"{role}-{policy.lower().replace('_', '-')}"),
+                        namespace,
+                        provider,
+                        {"policyArn": _policy_arn(policy), "roleRef": ref(role_name)},
+                    ),
+                )
+
+        cluster_name = cloud_name(name, "", 100)
+        put(
+            "cluster",
+            body(
+                EKS,
+                "Cluster",
+                cluster_name,
+                namespace,
+                provider,
+                {
+                    "region": region,
+                    "version": plan.version,
+                    "roleArnRef": ref(role_names["cluster"]),
+                    "vpcConfig": {
+                        **subnets,
+                        "endpointPrivateAccess": True,
+                        "endpointPublicAccess": True,
+                    },
+                    "accessConfig": {
+                        "authenticationMode": "API",
+                        "bootstrapClusterCreatorAdminPermissions": True,
+                    },
+                    "tags": tags,
+                },
+            ),
+        )
+        out.cluster = KEY_PREFIX + "cluster"
+        out.connection = KEY_PREFIX + "cluster-auth"
+        on_cluster = {"region": region, "clusterNameRef": ref(cluster_name)}
+        put(
+            "cluster-auth",
+            body(
+                EKS,
+                "ClusterAuth",
+                cluster_name,
+                namespace,
+                provider,
+                dict(on_cluster),
+                writeConnectionSecretToRef={"name": out.connection_secret["name"]},
+            ),
+        )
+        for addon in ADDONS:
+            put(
+                f"addon-{addon}",
+                body(
+                    EKS,
+                    "Addon",
+                    cloud_name(name, addon),
+                    namespace,
+                    provider,
+                    {**on_cluster, "addonName": addon, "tags": tags},
+                ),
+            )
+        for key, manifest in compose_autoscaler(
+            name, cluster_name, namespace, region, provider
+        ).items():
+            put(key, manifest)
+        out.inside = (KEY_PREFIX + "autoscaler-release",)
+        node_group: dict[str, Any] = {
+            **on_cluster,
+            "nodeRoleArnRef": ref(role_names["node"]),
+            **subnets,
+            "version": plan.version,
+            "tags": tags,
+        }
+        put(
+            "nodegroup-system",
+            body(
+                EKS,
+                "NodeGroup",
+                cloud_name(name, "system"),
+                namespace,
+                provider,
+                {
+                    **node_group,
+                    "instanceTypes": [SYSTEM_INSTANCE_TYPE],
+                    "amiType": "AL2023_x86_64_STANDARD",
+                    "scalingConfig": {
+                        "minSize": SYSTEM_NODES,
+                        "maxSize": SYSTEM_NODES,
+                        "desiredSize": SYSTEM_NODES,
+                    },
+                },
+            ),
+        )
+        for pool in plan.pools:
+            key = f"nodegroup-{pool.name}"
+            put(key, self._pool(name, namespace, provider, node_group, pool))
+            out.pools[pool.name] = KEY_PREFIX + key
+        return out
+
+    def _pool(
+        self,
+        cluster: str,
+        namespace: str,
+        provider: dict[str, str],
+        node_group: dict[str, Any],
+        pool: PoolPlan,
+    ) -> dict[str, Any]:
+        eks = pool.provisioning.eks
+        assert eks is not None  # check_pools plans only pools whose class has the block
+        scaling: dict[str, Any] = {"minSize": pool.min_nodes, "maxSize": pool.max_nodes}
+        for_provider: dict[str, Any] = {
+            **node_group,
+            "instanceTypes": [eks.instanceType],
+            "amiType": str(eks.amiType or "AL2023_x86_64_NVIDIA"),
+            "capacityType": CAPACITY_TYPES[str(eks.capacityType or "OnDemand")],
+            "diskSize": eks.diskSizeGb or 200,
+            "labels": {LABEL_POOL: pool.name},
+            "taint": [dict(GPU_TAINT)],
+            "scalingConfig": scaling,
+        }
+        spec: dict[str, Any] = {}
+        if pool.autoscaled:
+            spec["initProvider"] = {"scalingConfig": {"desiredSize": pool.desired}}
+        else:
+            scaling["desiredSize"] = pool.desired
+        return body(
+            EKS,
+            "NodeGroup",
+            cloud_name(cluster, pool.name),
+            namespace,
+            provider,
+            for_provider,
+            **spec,
+        )
+
+    def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
+        at = _map(_map(observed.get("status")).get("atProvider"))
+        if not at:
+            return None
+        if at.get("status") not in _SERVING_STATES:
+            return 0
+        return int(_map(at.get("scalingConfig")).get("desiredSize") or 0)
+
+    def endpoint(self, observed: Mapping[str, Any]) -> str | None:
+        value = _map(_map(observed.get("status")).get("atProvider")).get("endpoint")
+        return value if isinstance(value, str) and value else None

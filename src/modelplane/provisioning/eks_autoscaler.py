@@ -1,0 +1,135 @@
+"""The Kubernetes Cluster Autoscaler of an EKS cluster Modelplane creates.
+
+EKS managed node groups do not grow by themselves: something in the cluster must
+see Pending pods and raise a group's desired size. That is the Cluster
+Autoscaler's AWS provider, which finds the node groups by the
+`k8s.io/cluster-autoscaler/<cluster>` tags EKS puts on their Auto Scaling groups
+and learns a group's labels and taints from `eks:DescribeNodegroup`, so a group
+at zero nodes can still be chosen (scale from zero).
+
+It runs in `kube-system` as the service account `cluster-autoscaler`, with an
+IAM role it gets through EKS Pod Identity (the agent is one of the cluster's
+add-ons): the role may read Auto Scaling, EC2 and EKS, and resize or shrink only
+the groups tagged as this cluster's. It is installed through provider-helm,
+from the project's chart at a pinned version.
+"""
+
+from typing import Any, Final
+
+from modelplane.core.charts import Chart
+from modelplane.provisioning.aws import EKS, IAM, body, policy_document, ref, trust_policy
+from modelplane.provisioning.model import Manifest
+from modelplane.provisioning.names import cloud_name
+
+CHART: Final = Chart("cluster-autoscaler", repository="https://kubernetes.github.io/autoscaler")
+CHART_VERSION: Final = "9.52.1"
+NAMESPACE: Final = "kube-system"
+SERVICE_ACCOUNT: Final = "cluster-autoscaler"
+RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
+_READ: Final = (
+    "autoscaling:DescribeAutoScalingGroups",
+    "autoscaling:DescribeAutoScalingInstances",
+    "autoscaling:DescribeLaunchConfigurations",
+    "autoscaling:DescribeScalingActivities",
+    "autoscaling:DescribeTags",
+    "ec2:DescribeImages",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeLaunchTemplateVersions",
+    "ec2:GetInstanceTypesFromInstanceRequirements",
+    "eks:DescribeNodegroup",
+)
+_RESIZE: Final = (
+    "autoscaling:SetDesiredCapacity",
+    "autoscaling:TerminateInstanceInAutoScalingGroup",
+)
+
+
+def compose_autoscaler(
+    cluster: str,
+    cluster_name: str,
+    namespace: str,
+    region: str,
+    provider: dict[str, str],
+) -> dict[str, Manifest]:
+    """The autoscaler's IAM, its Pod Identity association and its Helm release, by key.
+
+    `cluster` names the InferenceCluster (and the provider-helm ClusterProviderConfig
+    that reaches it), `cluster_name` the EKS cluster.
+    """
+    name = cloud_name(cluster, "autoscaler", 64)
+    policy = policy_document(
+        {"Effect": "Allow", "Action": list(_READ), "Resource": "*"},
+        {
+            "Effect": "Allow",
+            "Action": list(_RESIZE),
+            "Resource": "*",
+            "Condition": {
+                "StringEquals": {
+                    f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"
+                }
+            },
+        },
+    )
+    out: dict[str, Manifest] = {
+        "autoscaler-policy": body(IAM, "Policy", name, namespace, provider, {"policy": policy}),
+        "autoscaler-role": body(
+            IAM,
+            "Role",
+            name,
+            namespace,
+            provider,
+            {
+                "assumeRolePolicy": trust_policy(
+                    "pods.eks.amazonaws.com", "sts:AssumeRole", "sts:TagSession"
+                )
+            },
+        ),
+        "autoscaler-role-policy": body(
+            IAM,
+            "RolePolicyAttachment",
+            name,
+            namespace,
+            provider,
+            {"policyArnRef": ref(name), "roleRef": ref(name)},
+        ),
+        "autoscaler-pod-identity": body(
+            EKS,
+            "PodIdentityAssociation",
+            name,
+            namespace,
+            provider,
+            {
+                "region": region,
+                "clusterNameRef": ref(cluster_name),
+                "namespace": NAMESPACE,
+                "serviceAccount": SERVICE_ACCOUNT,
+                "roleArnRef": ref(name),
+            },
+        ),
+    }
+    values: dict[str, Any] = {
+        "cloudProvider": "aws",
+        "awsRegion": region,
+        "autoDiscovery": {"clusterName": cluster_name},
+        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
+        # Spread a pool's scale-ups over its zones' groups.
+        "extraArgs": {"balance-similar-node-groups": True},
+    }
+    out["autoscaler-release"] = {
+        "apiVersion": RELEASE_API_VERSION,
+        "kind": "Release",
+        "metadata": {
+            "name": cloud_name(cluster, "cluster-autoscaler", 253),
+            "namespace": namespace,
+        },
+        "spec": {
+            "forProvider": {
+                "chart": CHART.for_provider(CHART_VERSION),
+                "namespace": NAMESPACE,
+                "wait": True,
+                "values": values,
+            },
+            "providerConfigRef": {"kind": "ClusterProviderConfig", "name": cluster},
+        },
+    }
+    return out

@@ -1,0 +1,343 @@
+"""GKE: a cluster, its network unless given, a node service account, one node pool per pool.
+
+- Network: a custom-mode VPC network and one subnetwork in the cluster's region
+  with secondary ranges for pods and services (a VPC-native cluster).
+- IAM: a node service account with the roles nodes need to log, report metrics
+  and pull images (and nothing else: the default compute account is an editor).
+- The cluster drops GKE's default node pool (`removeDefaultNodePool`), has
+  Workload Identity on, and writes its kubeconfig connection Secret for the
+  provider-kubernetes and provider-helm ProviderConfigs. `deletionProtection`
+  is off: deleting the InferenceCluster is how a platform deletes it.
+- A small system pool (untainted) runs kube-system and the stack's controllers.
+- Each pool: its class's machine type and accelerators, GKE installing the GPU
+  driver the class names (GKE taints GPU nodes `nvidia.com/gpu=present:NoSchedule`
+  itself), the label `modelplane.ai/pool=<pool>`, spot when the class says, and
+  GKE's own autoscaler kept between minNodes and maxNodes in total
+  (`totalMinNodeCount`, `totalMaxNodeCount`; a fixed pool has both equal).
+  `initialNodeCount` is per zone and immutable, so it is set once (`initProvider`).
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, cast
+
+from modelplane_models.inference_cluster import GKECluster, InferenceCluster
+
+from modelplane.core.issues import Issue
+from modelplane.core.vocabulary import LABEL_POOL, Reason
+from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
+from modelplane.provisioning.names import cloud_name
+
+COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
+CONTAINER: Final = "container.gcp.m.upbound.io/v1beta1"
+CLOUD_PLATFORM: Final = "cloudplatform.gcp.m.upbound.io/v1beta1"
+NODE_ROLES: Final = (
+    "roles/artifactregistry.reader",
+    "roles/logging.logWriter",
+    "roles/monitoring.metricWriter",
+    "roles/monitoring.viewer",
+    "roles/stackdriver.resourceMetadata.writer",
+)
+NODE_CIDR: Final = "10.0.0.0/20"
+POD_RANGE: Final = ("pods", "10.4.0.0/14")
+SERVICE_RANGE: Final = ("services", "10.8.0.0/20")
+SYSTEM_MACHINE_TYPE: Final = "e2-standard-4"
+# The zones GKE spreads a regional cluster's pools over when none are named.
+REGIONAL_ZONES: Final = 3
+KEY_PREFIX: Final = "gke-"
+SCOPES: Final = ("https://www.googleapis.com/auth/cloud-platform",)
+
+
+def _block(cluster: InferenceCluster) -> GKECluster | None:
+    source = cluster.spec.cluster if cluster.spec else None
+    return source.gke if source else None
+
+
+def _map(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _is_zone(location: str) -> bool:
+    """`us-central1-a` is a zone, `us-central1` a region."""
+    return location.count("-") >= 2
+
+
+def _region(location: str) -> str:
+    return location.rsplit("-", 1)[0] if _is_zone(location) else location
+
+
+def _body(
+    api_version: str,
+    kind: str,
+    name: str,
+    namespace: str,
+    provider: dict[str, str],
+    for_provider: dict[str, Any],
+    **spec: Any,
+) -> Manifest:
+    return {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"forProvider": for_provider, "providerConfigRef": dict(provider), **spec},
+    }
+
+
+def _per_zone(total: int, zones: int) -> int:
+    return -(-total // zones)
+
+
+class GkeProvisioner:
+    source = "GKE"
+
+    def block_path(self) -> str:
+        return "spec.cluster.gke"
+
+    def block_issues(self, cluster: InferenceCluster) -> list[Issue]:
+        if _block(cluster) is None:
+            return [Issue(self.block_path(), "is required when source is GKE")]
+        return []
+
+    def version(self, cluster: InferenceCluster) -> str | None:
+        block = _block(cluster)
+        return block.version if block else None
+
+    def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
+        gke = pool.provisioning.gke
+        if gke is not None and gke.accelerator is None:
+            return [
+                Issue(
+                    f"{path}.className",
+                    f"InferenceClass {pool.class_name!r} has no spec.provisioning.gke.accelerator; "
+                    "GKE attaches and installs drivers for the accelerators it names",
+                    Reason.CLASS_NOT_PROVISIONABLE,
+                )
+            ]
+        return []
+
+    def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
+        return {
+            "name": cloud_name(name, "kubeconfig", 253),
+            "namespace": namespace,
+            "key": "kubeconfig",
+        }
+
+    def pool_key(self, pool: str) -> str:
+        return f"{KEY_PREFIX}nodepool-{pool}"
+
+    def owns(self, key: str) -> bool:
+        return key.startswith(KEY_PREFIX)
+
+    def compose(self, plan: ClusterPlan) -> Composed:
+        block = _block(plan.cluster)
+        assert block is not None  # block_issues stops a plan without one
+        provider = provider_config(block.providerConfigRef)
+        name, namespace, project = plan.name, plan.namespace, block.project
+        out = Composed(connection_secret=self.connection_secret(name, namespace))
+
+        def put(key: str, manifest: Manifest) -> None:
+            out.resources[KEY_PREFIX + key] = manifest
+
+        network: dict[str, Any]
+        if block.network is not None:
+            network = {
+                "network": block.network.network,
+                "subnetwork": block.network.subnetwork,
+                "ipAllocationPolicy": {},
+            }
+        else:
+            network_name = cloud_name(name, "", 63)
+            put(
+                "network",
+                _body(
+                    COMPUTE,
+                    "Network",
+                    network_name,
+                    namespace,
+                    provider,
+                    {"project": project, "autoCreateSubnetworks": False, "routingMode": "REGIONAL"},
+                ),
+            )
+            put(
+                "subnetwork",
+                _body(
+                    COMPUTE,
+                    "Subnetwork",
+                    network_name,
+                    namespace,
+                    provider,
+                    {
+                        "project": project,
+                        "region": _region(block.location),
+                        "networkRef": {"name": network_name},
+                        "ipCidrRange": NODE_CIDR,
+                        "privateIpGoogleAccess": True,
+                        "secondaryIpRange": [
+                            {"rangeName": POD_RANGE[0], "ipCidrRange": POD_RANGE[1]},
+                            {"rangeName": SERVICE_RANGE[0], "ipCidrRange": SERVICE_RANGE[1]},
+                        ],
+                    },
+                ),
+            )
+            out.network = (KEY_PREFIX + "network", KEY_PREFIX + "subnetwork")
+            network = {
+                "networkRef": {"name": network_name},
+                "subnetworkRef": {"name": network_name},
+                "ipAllocationPolicy": {
+                    "clusterSecondaryRangeName": POD_RANGE[0],
+                    "servicesSecondaryRangeName": SERVICE_RANGE[0],
+                },
+            }
+
+        account = cloud_name(name, "nodes", 30)
+        email = f"{account}@{project}.iam.gserviceaccount.com"
+        put(
+            "node-service-account",
+            _body(
+                CLOUD_PLATFORM,
+                "ServiceAccount",
+                account,
+                namespace,
+                provider,
+                {"project": project, "displayName": f"Modelplane nodes of {name}"},
+            ),
+        )
+        for role in NODE_ROLES:
+            put(
+                f"node-role-{role.removeprefix('roles/').lower()}",
+                _body(
+                    CLOUD_PLATFORM,
+                    "ProjectIAMMember",
+                    cloud_name(
+                        name, f"nodes-{role.removeprefix('roles/').replace('.', '-').lower()}"
+                    ),
+                    namespace,
+                    provider,
+                    {"project": project, "role": role, "member": f"serviceAccount:{email}"},
+                ),
+            )
+
+        cluster_name = cloud_name(name, "", 40)
+        put(
+            "cluster",
+            _body(
+                CONTAINER,
+                "Cluster",
+                cluster_name,
+                namespace,
+                provider,
+                {
+                    "project": project,
+                    "location": block.location,
+                    "minMasterVersion": plan.version,
+                    "removeDefaultNodePool": True,
+                    "initialNodeCount": 1,
+                    "deletionProtection": False,
+                    "workloadIdentityConfig": {"workloadPool": f"{project}.svc.id.goog"},
+                    "resourceLabels": {"modelplane-cluster": cluster_name},
+                    **network,
+                },
+                writeConnectionSecretToRef={"name": out.connection_secret["name"]},
+            ),
+        )
+        out.cluster = out.connection = KEY_PREFIX + "cluster"
+        zones = [zone.root for zone in block.zones] if block.zones else []
+        zone_count = len(zones) or (1 if _is_zone(block.location) else REGIONAL_ZONES)
+        pool_base: dict[str, Any] = {
+            "project": project,
+            "location": block.location,
+            "clusterRef": {"name": cluster_name},
+            # No `version`: auto-upgrade keeps nodes at the control plane's, and
+            # setting both makes them fight (the GKE provider's own advice).
+            "management": {"autoRepair": True, "autoUpgrade": True},
+        }
+        if zones:
+            pool_base["nodeLocations"] = zones
+        node_base: dict[str, Any] = {
+            "serviceAccountRef": {"name": account},
+            "oauthScopes": list(SCOPES),
+            "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+        }
+        put(
+            "nodepool-system",
+            _body(
+                CONTAINER,
+                "NodePool",
+                cloud_name(name, "system", 40),
+                namespace,
+                provider,
+                {
+                    **pool_base,
+                    "autoscaling": {"totalMinNodeCount": 1, "totalMaxNodeCount": 3},
+                    "nodeConfig": {**node_base, "machineType": SYSTEM_MACHINE_TYPE},
+                },
+                initProvider={"initialNodeCount": 1},
+            ),
+        )
+        for pool in plan.pools:
+            key = f"nodepool-{pool.name}"
+            put(key, self._pool(name, namespace, provider, pool_base, node_base, pool, zone_count))
+            out.pools[pool.name] = KEY_PREFIX + key
+        return out
+
+    def _pool(
+        self,
+        cluster: str,
+        namespace: str,
+        provider: dict[str, str],
+        pool_base: dict[str, Any],
+        node_base: dict[str, Any],
+        pool: PoolPlan,
+        zones: int,
+    ) -> Manifest:
+        gke = pool.provisioning.gke
+        assert gke is not None and gke.accelerator is not None  # pool_issues holds the rest
+        accelerator = {
+            "type": gke.accelerator.type,
+            "count": gke.accelerator.count,
+            "gpuDriverInstallationConfig": {
+                "gpuDriverVersion": str(gke.gpuDriverVersion or "DEFAULT")
+            },
+        }
+        node_config: dict[str, Any] = {
+            **node_base,
+            "machineType": gke.machineType,
+            "guestAccelerator": [accelerator],
+            "diskSizeGb": gke.diskSizeGb or 200,
+            "labels": {LABEL_POOL: pool.name},
+        }
+        if str(gke.capacityType or "OnDemand") == "Spot":
+            node_config["spot"] = True
+        return _body(
+            CONTAINER,
+            "NodePool",
+            cloud_name(cluster, pool.name, 40),
+            namespace,
+            provider,
+            {
+                **pool_base,
+                "autoscaling": {
+                    "totalMinNodeCount": pool.min_nodes,
+                    "totalMaxNodeCount": pool.max_nodes,
+                    "locationPolicy": "ANY",
+                },
+                "nodeConfig": node_config,
+            },
+            initProvider={"initialNodeCount": _per_zone(pool.desired, zones)},
+        )
+
+    def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
+        at = _map(_map(observed.get("status")).get("atProvider"))
+        if not at:
+            return None
+        per_zone = int(at.get("nodeCount") or 0)
+        groups: Sequence[Any] = (
+            at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
+        )
+        nodes = per_zone * max(1, len(groups))
+        # nodeCount is a per-zone average, rounded: the pool's total limit bounds it.
+        limit = _map(at.get("autoscaling")).get("totalMaxNodeCount")
+        return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes
+
+    def endpoint(self, observed: Mapping[str, Any]) -> str | None:
+        value = _map(_map(observed.get("status")).get("atProvider")).get("endpoint")
+        return value if isinstance(value, str) and value else None

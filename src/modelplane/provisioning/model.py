@@ -1,0 +1,134 @@
+"""What every cloud's provisioner is given and hands back, and the protocol it serves.
+
+The shared code (the InferenceCluster function's glue, capacity, deletion order)
+speaks only these shapes; what a cloud composes, how it names things and how it
+reports nodes is its own module's business (`eks`, `gke`), found through the
+registry by `spec.cluster.source`.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from modelplane_models.inference_class import Provisioning
+from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
+
+from modelplane.core.issues import Issue
+
+Manifest = dict[str, Any]
+
+
+def provider_config(ref: CloudProviderConfigReference) -> dict[str, str]:
+    """The `providerConfigRef` every managed resource of a created cluster carries."""
+    return {"kind": str(ref.kind or "ClusterProviderConfig"), "name": ref.name}
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """One `nodePools` entry of a created cluster, sized and joined with its class."""
+
+    name: str
+    class_name: str
+    desired: int
+    min_nodes: int
+    max_nodes: int
+    provisioning: Provisioning
+
+    @property
+    def autoscaled(self) -> bool:
+        """Whether the cloud's autoscaler, not the platform's nodeCount, sets its size."""
+        return self.min_nodes != self.max_nodes
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """A created cluster: its InferenceCluster's name, the namespace its managed
+    resources live in, its Kubernetes version and the pools that can be built."""
+
+    name: str
+    namespace: str
+    version: str
+    cluster: InferenceCluster
+    pools: tuple[PoolPlan, ...]
+
+
+@dataclass(frozen=True)
+class ResourceRef:
+    """A composed managed resource, as a Usage names it."""
+
+    api_version: str
+    kind: str
+    name: str
+    namespace: str
+
+
+@dataclass
+class Composed:
+    """What a provisioner composes, by composition resource name, and the roles of
+    some of them: the cloud cluster (replicas use it), its network (the cluster
+    uses it), each pool's node group (by pool name), and the connection Secret
+    the cluster's kubeconfig is written to."""
+
+    resources: dict[str, Manifest] = field(default_factory=dict[str, Manifest])
+    cluster: str = ""
+    network: tuple[str, ...] = ()
+    pools: dict[str, str] = field(default_factory=dict[str, str])
+    connection: str = ""
+    """The resource that writes the connection Secret (it must outlive the workloads)."""
+    inside: tuple[str, ...] = ()
+    """Resources applied inside the cluster through its kubeconfig (Helm releases):
+    they go before the cluster and its kubeconfig writer."""
+    connection_secret: dict[str, str] = field(default_factory=dict[str, str])
+
+    def ref(self, key: str) -> ResourceRef:
+        body = self.resources[key]
+        meta = body["metadata"]
+        return ResourceRef(body["apiVersion"], body["kind"], meta["name"], meta["namespace"])
+
+
+class Provisioner(Protocol):
+    """One cloud: the InferenceCluster source it serves and the class sub-block it reads."""
+
+    source: str
+    """`spec.cluster.source`, and the `provisioning.provider` of the classes it reads."""
+
+    def block_path(self) -> str:
+        """The cluster's sub-block for this cloud (`spec.cluster.eks`)."""
+        ...
+
+    def block_issues(self, cluster: InferenceCluster) -> list[Issue]:
+        """What is wrong with the cluster's sub-block (absent, inconsistent)."""
+        ...
+
+    def version(self, cluster: InferenceCluster) -> str | None:
+        """The Kubernetes version the sub-block asks for, if it names one."""
+        ...
+
+    def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
+        """What this cloud cannot build of a pool (beyond the shared checks)."""
+        ...
+
+    def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
+        """Where the cluster's kubeconfig is written: name, namespace and key."""
+        ...
+
+    def pool_key(self, pool: str) -> str:
+        """The composition resource name of a pool's node group or node pool."""
+        ...
+
+    def owns(self, key: str) -> bool:
+        """Whether a composition resource name is one this provisioner composes."""
+        ...
+
+    def compose(self, plan: ClusterPlan) -> Composed:
+        """Every managed resource of the cluster, its network and its pools."""
+        ...
+
+    def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
+        """The nodes the cloud reports ready in an observed node group or pool, or
+        None while it reports nothing."""
+        ...
+
+    def endpoint(self, observed: Mapping[str, Any]) -> str | None:
+        """The API server endpoint an observed cloud cluster reports, if any."""
+        ...

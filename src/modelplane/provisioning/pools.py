@@ -1,0 +1,96 @@
+"""The checks every cloud shares: each pool's size and its class's provisioning block.
+
+A pool's bounds default to its nodeCount (a fixed-size pool); `minNodes` and
+`maxNodes` open it to the cloud's autoscaler. A pool whose class cannot be built
+from is reported naming the field and left out of the plan: the function keeps
+whatever it composed for it before, so bad input never deletes a node group.
+"""
+
+from dataclasses import dataclass, field
+
+from modelplane_models.inference_class import InferenceClass
+from modelplane_models.inference_cluster import NodePool
+
+from modelplane.core.issues import Issue
+from modelplane.core.vocabulary import Reason
+from modelplane.provisioning.model import PoolPlan
+
+
+@dataclass
+class PoolCheck:
+    """The pools that can be built, those to keep as they are, and why."""
+
+    plans: list[PoolPlan] = field(default_factory=list[PoolPlan])
+    kept: list[str] = field(default_factory=list[str])
+    issues: list[Issue] = field(default_factory=list[Issue])
+
+
+def bounds(pool: NodePool) -> tuple[int, int]:
+    """(minNodes, maxNodes), each defaulting to nodeCount."""
+    low = pool.nodeCount if pool.minNodes is None else pool.minNodes
+    high = pool.nodeCount if pool.maxNodes is None else pool.maxNodes
+    return low, high
+
+
+def size_issues(path: str, pool: NodePool) -> list[Issue]:
+    low, high = bounds(pool)
+    if high < low:
+        return [Issue(f"{path}.maxNodes", f"must be at least minNodes ({low}), not {high}")]
+    if not low <= pool.nodeCount <= high:
+        return [
+            Issue(
+                f"{path}.nodeCount",
+                f"must be between minNodes and maxNodes ({low}..{high}), not {pool.nodeCount}",
+            )
+        ]
+    return []
+
+
+def check_pools(
+    source: str,
+    pools: list[NodePool],
+    classes: dict[str, InferenceClass | None],
+) -> PoolCheck:
+    """Join each pool with its class's provisioning block for `source` (EKS, GKE).
+
+    A class not found yet (None) is neither planned nor reported here: PoolsResolved
+    says the class is missing or awaited.
+    """
+    out = PoolCheck()
+    block = source.lower()
+    for index, pool in enumerate(pools):
+        path = f"spec.nodePools[{index}]"
+        problems = size_issues(path, pool)
+        found = classes.get(pool.className)
+        provisioning = found.spec.provisioning if found is not None and found.spec else None
+        if found is None:
+            out.kept.append(pool.name)
+            out.issues.extend(problems)
+            continue
+        if provisioning is None:
+            problems.append(
+                Issue(
+                    f"{path}.className",
+                    f"InferenceClass {pool.className!r} has no spec.provisioning; "
+                    f"a pool of a cluster Modelplane creates needs spec.provisioning.{block}",
+                    Reason.CLASS_NOT_PROVISIONABLE,
+                )
+            )
+        elif str(provisioning.provider) != source or getattr(provisioning, block) is None:
+            problems.append(
+                Issue(
+                    f"{path}.className",
+                    f"InferenceClass {pool.className!r} has no spec.provisioning.{block} "
+                    f"(its provider is {provisioning.provider}); this cluster's source is {source}",
+                    Reason.CLASS_NOT_PROVISIONABLE,
+                )
+            )
+        if problems or provisioning is None:
+            out.kept.append(pool.name)
+            out.issues.extend(problems)
+            continue
+        low, high = bounds(pool)
+        out.plans.append(
+            PoolPlan(pool.name, pool.className, pool.nodeCount, low, high, provisioning)
+        )
+    return out

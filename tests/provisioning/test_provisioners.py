@@ -1,0 +1,150 @@
+"""The provisioners, as pure functions: every cloud behind the one registry, names that
+fit each cloud, and pools sized within their bounds, whatever the input."""
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+from modelplane_models.inference_class import InferenceClass, Provisioning
+from modelplane_models.inference_cluster import InferenceCluster
+
+from modelplane.core.naming import is_dns_label
+from modelplane.provisioning import PROVISIONERS, ClusterPlan, PoolPlan, check_pools
+from modelplane.provisioning.names import cloud_name
+
+ROOT = Path(__file__).resolve().parents[2]
+RAW: dict[str, dict[str, Any]] = {
+    "EKS": {"provider": "EKS", "eks": {"instanceType": "p5.48xlarge"}},
+    "GKE": {
+        "provider": "GKE",
+        "gke": {
+            "machineType": "a3-highgpu-8g",
+            "accelerator": {"type": "nvidia-h100-80gb", "count": 8},
+        },
+    },
+}
+BLOCKS: dict[str, dict[str, Any]] = {
+    "EKS": {"eks": {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}},
+    "GKE": {
+        "gke": {
+            "project": "my-project",
+            "location": "us-central1",
+            "providerConfigRef": {"name": "gcp"},
+        }
+    },
+}
+CLASSES = {source: Provisioning.model_validate(raw) for source, raw in RAW.items()}
+
+
+def test_every_source_the_xrd_admits_but_existing_has_a_provisioner() -> None:
+    xrd = yaml.safe_load((ROOT / "apis/inferenceclusters/definition.yaml").read_text())
+    (version,) = xrd["spec"]["versions"]
+    cluster = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["cluster"]
+    sources = set(cluster["properties"]["source"]["enum"]) - {"Existing"}
+    assert set(PROVISIONERS) == sources
+    assert all(p.source == s for s, p in PROVISIONERS.items())
+
+
+names = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?(\.[a-z0-9]{1,10}){0,2}", fullmatch=True)
+
+
+@given(
+    cluster=names,
+    suffix=st.from_regex(r"[a-z0-9-]{0,20}", fullmatch=True),
+    limit=st.sampled_from([30, 40, 63, 64, 100]),
+)
+def test_a_cloud_name_fits_its_cloud(cluster: str, suffix: str, limit: int) -> None:
+    name = cloud_name(cluster, suffix.strip("-"), limit)
+    assert len(name) <= limit
+    assert name[0].isalpha()
+    assert is_dns_label(name) or limit > 63
+    assert name == cloud_name(cluster, suffix.strip("-"), limit)
+
+
+def test_cloud_names_of_different_clusters_differ() -> None:
+    assert cloud_name("a.b", "x") != cloud_name("a-b", "x")
+    long = "c" * 60
+    assert cloud_name(long + "1", "nodes", 30) != cloud_name(long + "2", "nodes", 30)
+
+
+def _cluster(source: str, pools: list[dict[str, Any]]) -> InferenceCluster:
+    return InferenceCluster.model_validate(
+        {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "InferenceCluster",
+            "metadata": {"name": "gpu"},
+            "spec": {"cluster": {"source": source, **BLOCKS[source]}, "nodePools": pools},
+        }
+    )
+
+
+sizes = st.tuples(
+    st.integers(0, 20), st.integers(0, 20) | st.none(), st.integers(0, 20) | st.none()
+)
+
+
+@given(source=st.sampled_from(sorted(PROVISIONERS)), size=sizes)
+def test_a_pool_is_built_within_its_bounds_or_named_as_bad(
+    source: str, size: tuple[int, int | None, int | None]
+) -> None:
+    count, low, high = size
+    pool: dict[str, Any] = {"name": "p", "className": "c", "nodeCount": count}
+    if low is not None:
+        pool["minNodes"] = low
+    if high is not None:
+        pool["maxNodes"] = high
+    cluster = _cluster(source, [pool])
+    assert cluster.spec is not None
+    klass = InferenceClass.model_validate(
+        {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "InferenceClass",
+            "metadata": {"name": "c"},
+            "spec": {
+                "provisioning": RAW[source],
+                "devices": [{"name": "gpu", "driver": "gpu.nvidia.com", "deviceClassName": "g"}],
+            },
+        }
+    )
+    check = check_pools(source, list(cluster.spec.nodePools), {"c": klass})
+    lo = count if low is None else low
+    hi = count if high is None else high
+    if lo <= count <= hi:
+        (plan,) = check.plans
+        assert (plan.min_nodes, plan.desired, plan.max_nodes) == (lo, count, hi)
+        assert check.issues == []
+    else:
+        assert check.plans == []
+        (issue,) = check.issues
+        assert issue.path in ("spec.nodePools[0].maxNodes", "spec.nodePools[0].nodeCount")
+
+
+@given(
+    source=st.sampled_from(sorted(PROVISIONERS)),
+    bounds=st.tuples(st.integers(1, 8), st.integers(0, 8)),
+)
+def test_composing_is_deterministic_and_every_body_is_namespaced(
+    source: str, bounds: tuple[int, int]
+) -> None:
+    high, extra = bounds
+    low = min(high, extra)
+    provisioner = PROVISIONERS[source]
+    pools = (PoolPlan("p", "c", low, low, high, CLASSES[source]),)
+    plan = ClusterPlan(
+        "gpu",
+        "modelplane-system",
+        "1.34",
+        _cluster(source, [{"name": "p", "className": "c", "nodeCount": low}]),
+        pools,
+    )
+    first, second = provisioner.compose(plan), provisioner.compose(plan)
+    assert first.resources == second.resources
+    assert all(provisioner.owns(key) for key in first.resources)
+    assert first.pools == {"p": provisioner.pool_key("p")}
+    for body in first.resources.values():
+        assert body["metadata"]["namespace"] == "modelplane-system"
+        assert body["spec"]["providerConfigRef"]["kind"] == "ClusterProviderConfig"
+    assert first.cluster in first.resources and first.connection in first.resources
+    assert set(first.network) <= set(first.resources)
