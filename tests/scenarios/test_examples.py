@@ -53,9 +53,15 @@ def test_converges_without_errors(example: Fleet) -> None:
 
 def test_each_example_says_how_long_it_takes_on_a_control_plane(example: Fleet) -> None:
     result = example.result
-    # Every example places workloads, whose serving provider-kubernetes reports on
-    # its next poll; watches never make anything slower.
-    assert result.defaults.seconds >= intervals.KUBERNETES_POLL
+    # A workload's serving is what provider-kubernetes reports on its next poll, so
+    # an example with a serving replica takes a poll at least; one whose replicas
+    # all wait for a created cluster's nodes takes its composites' requeues.
+    # Watches never make anything slower.
+    replicas = example.all("ModelReplica")
+    if any(not _waits_for_capacity(r) for r in replicas):
+        assert result.defaults.seconds >= intervals.KUBERNETES_POLL
+    else:
+        assert result.defaults.seconds > 0
     assert result.watched.seconds <= result.defaults.seconds
     first = summarize(result, sorted(modelplane_models.__all__)).splitlines()[0]
     assert first.endswith(
@@ -186,8 +192,13 @@ def test_objects_a_decision_waits_on_are_watched(example: Fleet) -> None:
         )
         if spec.get("watch"):
             watched.add(manifest_kind)
-    # Prerequisite observers and workloads, in every example.
-    assert {"CustomResourceDefinition", "Deployment", "LLMInferenceService"} <= watched
+    # Prerequisite observers and workloads, in every example; every workload kind
+    # the example renders is watched.
+    workloads = {"Deployment", "LeaderWorkerSet", "LLMInferenceService"}
+    rendered = {o["spec"]["forProvider"]["manifest"]["kind"] for o in example.all("Object")}
+    assert "CustomResourceDefinition" in watched
+    assert workloads & rendered
+    assert workloads & rendered <= watched
 
 
 def test_gateways_and_routes_are_watched(renderer: Renderer) -> None:
