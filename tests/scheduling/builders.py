@@ -159,8 +159,12 @@ def deployment(
     decode: Obj | None = None,
     prefill: Obj | None = None,
     tolerations: list[Obj] | None = None,
+    spread: list[Obj] | None = None,
 ) -> Obj:
+    """`spread` sets spec.placement.spreadConstraints."""
     spec: Obj = {"replicas": replicas}
+    if spread is not None:
+        spec["placement"] = {"spreadConstraints": spread}
     if tolerations is not None:
         spec["tolerations"] = tolerations
     if decode is not None or prefill is not None:

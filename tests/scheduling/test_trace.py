@@ -321,6 +321,23 @@ CASES.append(
     )
 )
 
+CASES.append(
+    Case(
+        "a DoNotSchedule spread constraint keeps a cluster with room out",
+        deployment(
+            2,
+            spread=[{"topologyKey": "region", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}],
+        ),
+        [cluster("a", h100(1), labels={"region": "eu"}), cluster("b", h100(4))],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.INSUFFICIENT_CAPACITY),
+            ("b", None, None, Rejection.SPREAD_CONSTRAINT),
+        ],
+        "it has no label region, which the DoNotSchedule spread constraint on it needs",
+    )
+)
+
 
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]

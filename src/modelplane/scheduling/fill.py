@@ -30,7 +30,7 @@ are only built when it is tried.
 import heapq
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
@@ -41,6 +41,7 @@ from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.precedence import Standing
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Charge, Kept
+from modelplane.scheduling.spread import Spread
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,9 @@ class _Filling:
         self.placed: list[DesiredReplica] = []
         # New replicas placed on each cluster by this decision: its queue's room bounds them.
         self.new: dict[str, int] = {}
+        self.spread = Spread(deployment.spread, views, kept) if deployment.spread else None
+        # Clusters a DoNotSchedule spread constraint kept the last unplaced replica off.
+        self.spread_blocked: dict[str, Rejected] = {}
 
     def _index(self, cluster: str) -> int:
         taken = self.used.setdefault(cluster, set())
@@ -150,6 +154,14 @@ class _Filling:
         displacing: bool,
     ) -> dict[str, CapacityRejection]:
         rejected: dict[str, CapacityRejection] = {}
+        self._alive = set(clusters)
+        self._pending: dict[str, Choice] = {}
+        self._rejected = rejected
+        self._ledgers_of = ledgers_of
+        self._need = shortfall
+        if self.spread is not None:
+            self._run_spread(self.spread, shortfall, displacing)
+            return rejected
         heap: list[tuple[Rank, int, str]] = []
         for name in clusters:
             ranked = self.combinations.of(self.views[name].options)
@@ -159,11 +171,6 @@ class _Filling:
         # is spread's own, and best fit cannot have chosen otherwise.
         self._ranks = Counter(rank for rank, _, _ in heap)
         self._spread: list[tuple[int, str]] | None = None
-        self._alive = set(clusters)
-        self._pending: dict[str, Choice] = {}
-        self._rejected = rejected
-        self._ledgers_of = ledgers_of
-        self._need = shortfall
         while len(self.placed) < shortfall and heap:
             rank, hosted, name = heapq.heappop(heap)
             self._count(rank, -1)
@@ -182,6 +189,38 @@ class _Filling:
             if self._spread is not None:
                 heapq.heappush(self._spread, (hosted + 1, name))
         return rejected
+
+    def _run_spread(self, spread: Spread, shortfall: int, displacing: bool) -> None:
+        """Fill under spread constraints: each replica looks at every cluster, since one a
+        constraint keeps out now may be let in once another domain has a replica."""
+        self._ranks = Counter[Rank]()  # spread's own why replaces best fit's passed-over note
+        while len(self.placed) < shortfall:
+            best: tuple[tuple[object, ...], str, Choice] | None = None
+            blocked: dict[str, Rejected] = {}
+            for name in sorted(self._alive):
+                why = spread.blocked(name)
+                if why is not None:
+                    blocked[name] = why
+                    continue
+                hosted = self.load.get(name, 0)
+                choice = self._choice(name, hosted)
+                if choice is None:
+                    continue
+                self._pending[name] = choice
+                key = (spread.strain(name), choice.rank, hosted, name)
+                if best is None or key < best[0]:
+                    best = (key, name, choice)
+            if best is None:
+                self.spread_blocked.update(blocked)
+                return
+            _, name, choice = best
+            del self._pending[name]
+            note = spread.explain(name)
+            self._place(self.views[name], self.load.get(name, 0), choice.rank, choice, displacing)
+            spread.add(name)
+            last = self.placed[-1]
+            why = note if last.why is None else f"{last.why}; {note}"
+            self.placed[-1] = replace(last, why=why)
 
     def _count(self, rank: Rank, change: int) -> None:
         left = self._ranks[rank] + change
@@ -292,4 +331,7 @@ def fill(
         # A cluster that took a replica by displacing others is not full for it.
         for replica in filling.placed[first:]:
             rejected.pop(replica.cluster, None)
+    if len(filling.placed) < shortfall:
+        for name, why in sorted(filling.spread_blocked.items()):
+            rejected.setdefault(name, CapacityRejection(why, ()))
     return filling.placed, rejected

@@ -190,6 +190,29 @@ class RollingUpdate:
     max_surge: IntOrPercent = "25%"
 
 
+CLUSTER_LABEL = "modelplane.ai/cluster"
+"""Every InferenceCluster's implicit label, valued its name, for spread constraints."""
+
+
+class Unsatisfiable(StrEnum):
+    """A spread constraint's `whenUnsatisfiable` (`spread` says what each does)."""
+
+    DO_NOT_SCHEDULE = "DoNotSchedule"
+    SCHEDULE_ANYWAY = "ScheduleAnyway"
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """One `spec.placement.spreadConstraints[]` entry."""
+
+    topology_key: str
+    max_skew: int
+    when_unsatisfiable: Unsatisfiable
+
+    def describe(self) -> str:
+        return f"{self.topology_key} maxSkew {self.max_skew} ({self.when_unsatisfiable.value})"
+
+
 @dataclass(frozen=True)
 class Deployment:
     """A ModelDeployment: how many replicas, where they may go, what each role needs."""
@@ -202,6 +225,8 @@ class Deployment:
     cluster_selector: LabelSelector | None = None
     tolerations: tuple[Toleration, ...] = ()
     strategy: RollingUpdate = RollingUpdate()
+    spread: tuple[SpreadConstraint, ...] = ()
+    """`spec.placement.spreadConstraints`, as written."""
     revision: str = ""
     """A digest of everything a replica renders from the deployment (template, model,
     devices, workers, priority): a replica recording another runs an older spec."""

@@ -39,6 +39,11 @@ class Rejection(StrEnum):
     (`status.capacity.queues`) has too little GPU quota left for a replica, and the
     deployment's priority may not borrow or preempt there."""
 
+    SPREAD_CONSTRAINT = "SpreadConstraint"
+    """A DoNotSchedule spread constraint (`spec.placement.spreadConstraints`) keeps the
+    next replica off the cluster: one more there would exceed its maxSkew, or the
+    cluster lacks the constraint's topologyKey label."""
+
     # A whole cluster, from what its pools offer.
     NO_POOLS = "NoPools"
     """The cluster publishes no GPU pools."""

@@ -74,6 +74,12 @@ def scheduled_condition(
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+    elif any(entry.reason == Rejection.SPREAD_CONSTRAINT for entry in trace):
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = (
+            f"no room for more on the {plural(eligible, 'eligible cluster')} within the "
+            "spread constraints"
+        )
     else:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no room for more on the {plural(eligible, 'eligible cluster')}"

@@ -192,6 +192,11 @@ class TolerationOperator(StrEnum):
     EQUAL = "Equal"
 
 
+class WhenUnsatisfiable(StrEnum):
+    DO_NOT_SCHEDULE = "DoNotSchedule"
+    SCHEDULE_ANYWAY = "ScheduleAnyway"
+
+
 class Status(BaseModel):
     endpoints: Annotated[
         list[EndpointStatus] | None,
@@ -261,6 +266,26 @@ class PodTemplate(BaseModel):
     spec: PodSpec
 
 
+class SpreadConstraint(BaseModel):
+    maxSkew: Annotated[
+        int,
+        Field(
+            description="How many more of this deployment's replicas a domain may hold than the domain holding fewest.",
+            ge=1,
+            le=1000,
+        ),
+    ]
+    topologyKey: Annotated[
+        str,
+        Field(
+            description="The InferenceCluster label whose values are the domains.",
+            max_length=317,
+            min_length=1,
+        ),
+    ]
+    whenUnsatisfiable: WhenUnsatisfiable
+
+
 class Toleration(BaseModel):
     effect: shapes.TaintEffect | None = None
     key: Annotated[
@@ -287,6 +312,16 @@ class Workers(BaseModel):
     topology: Annotated[shapes.Topology | None, Field(validate_default=True)] = {}
 
 
+class PlacementPolicy(BaseModel):
+    spreadConstraints: Annotated[
+        list[SpreadConstraint] | None,
+        Field(
+            description="Pod topology spread constraints over InferenceCluster labels: a replica goes where the count of this deployment's replicas in a topology domain stays within maxSkew of the least loaded domain. modelplane.ai/cluster is every cluster's implicit label (its name).",
+            max_length=8,
+        ),
+    ] = None
+
+
 class Role(BaseModel):
     nodeSelector: NodeSelector
     workers: Workers
@@ -297,6 +332,7 @@ class Spec(BaseModel):
     decode: Role | None = None
     model: shapes.ModelSource | None = None
     nodeSelector: NodeSelector | None = None
+    placement: PlacementPolicy | None = None
     prefill: Role | None = None
     priority: Annotated[
         str | None,

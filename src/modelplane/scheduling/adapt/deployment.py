@@ -14,9 +14,11 @@ from modelplane_models.model_deployment import (
     NodeSelector,
     Workers,
 )
+from modelplane_models.model_deployment import SpreadConstraint as SpreadModel
 from modelplane_models.model_deployment import Toleration as TolerationModel
 
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.model import (
@@ -32,7 +34,9 @@ from modelplane.scheduling.model import (
     Operator,
     Role,
     RollingUpdate,
+    SpreadConstraint,
     Toleration,
+    Unsatisfiable,
 )
 
 _PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
@@ -111,6 +115,30 @@ def _tolerations(
             )
         effect = None if model.effect is None else Effect(str(model.effect))
         out.append(Toleration(model.key or "", operator, model.value or "", effect))
+    return tuple(out)
+
+
+def _spread(models: Sequence[SpreadModel], problems: list[Issue]) -> tuple[SpreadConstraint, ...]:
+    """The spread constraints, checked as the API server checks a pod's: a valid label
+    key, and one constraint per (topologyKey, whenUnsatisfiable)."""
+    out: list[SpreadConstraint] = []
+    seen: set[tuple[str, str]] = set()
+    for i, model in enumerate(models):
+        path = f"spec.placement.spreadConstraints[{i}]"
+        error = key_error(model.topologyKey)
+        if error is not None:
+            problems.append(Issue(f"{path}.topologyKey", f"{model.topologyKey!r}: {error}"))
+        when = Unsatisfiable(str(model.whenUnsatisfiable))
+        if (model.topologyKey, when) in seen:
+            problems.append(
+                Issue(
+                    path,
+                    f"duplicate constraint for topologyKey {model.topologyKey!r} "
+                    f"and whenUnsatisfiable {when.value}",
+                )
+            )
+        seen.add((model.topologyKey, when))
+        out.append(SpreadConstraint(model.topologyKey, model.maxSkew, when))
     return tuple(out)
 
 
@@ -197,6 +225,8 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         roles.append(_role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems))
     tolerations = _tolerations(spec.tolerations or (), problems)
     strategy = _strategy(model, problems)
+    placement = spec.placement
+    spread = _spread((placement.spreadConstraints or ()) if placement else (), problems)
     if problems:
         raise InvalidInputError(problems)
     return Deployment(
@@ -210,5 +240,6 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         else _label_selector(spec.clusterSelector),
         tolerations=tolerations,
         strategy=strategy,
+        spread=spread,
         revision=revision(model),
     )

@@ -1,0 +1,155 @@
+"""Spread constraints: how many of a deployment's replicas each topology domain may hold.
+
+`spec.placement.spreadConstraints` has the semantics of Pod topology spread
+constraints, with InferenceClusters in the place of nodes and this deployment's
+replicas in the place of the matching pods:
+
+- A constraint's *domains* are the values its `topologyKey` label takes on the
+  clusters eligible for the deployment (selected, untainted, healthy, with a
+  pool for every role and the stack its replicas need: as a pod's
+  `nodeAffinityPolicy` and `nodeTaintsPolicy` both `Honor`). Capacity is not
+  looked at: a full domain still counts, so a DoNotSchedule constraint can
+  leave a replica unplaced while another domain has room, as it leaves a pod
+  pending. `modelplane.ai/cluster` is every cluster's implicit label, its name.
+- A domain's *count* is the replicas of this deployment on clusters carrying
+  that value, except those that must move (`moves`): they are leaving. A
+  replica on a cluster that cannot be read is not counted (its labels are not
+  known).
+- A replica may go to a cluster when, for every DoNotSchedule constraint, the
+  cluster carries the key and its domain's count plus one minus the smallest
+  count over all domains is at most `maxSkew`. A ScheduleAnyway constraint is a
+  preference: among the clusters DoNotSchedule allows, those where a replica
+  keeps every ScheduleAnyway constraint within its maxSkew come first (then
+  those carrying the key, by how far they exceed it), and only then best fit.
+
+Spread decides where a new replica goes (placement, scale up, the surge of a
+rollout and the replacement of a replica that must move); like the kubelet,
+it never evicts a running replica to even the domains out.
+"""
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from modelplane.scheduling.fleet import ClusterView
+from modelplane.scheduling.model import CLUSTER_LABEL, SpreadConstraint, Unsatisfiable
+from modelplane.scheduling.rejections import Rejected, Rejection
+from modelplane.scheduling.retain import Kept
+
+Strain = tuple[int, int]
+"""How far a cluster breaks the ScheduleAnyway constraints: (keys it lacks, skew
+beyond maxSkew, summed); (0, 0) keeps them all."""
+
+
+def _value(constraint: SpreadConstraint, view: ClusterView) -> str | None:
+    if constraint.topology_key == CLUSTER_LABEL:
+        return view.cluster.name
+    return view.cluster.labels.get(constraint.topology_key)
+
+
+class Spread:
+    """The domains and counts of every constraint, updated as fill places replicas."""
+
+    def __init__(
+        self,
+        constraints: Sequence[SpreadConstraint],
+        views: Mapping[str, ClusterView],
+        kept: Sequence[Kept],
+    ) -> None:
+        self.constraints = tuple(constraints)
+        self._views = views
+        self._counts: list[Counter[str]] = []
+        self._domains: list[frozenset[str]] = []
+        for constraint in self.constraints:
+            domains = frozenset(
+                value
+                for view in views.values()
+                if view.eligible and (value := _value(constraint, view)) is not None
+            )
+            counts = Counter[str]()
+            for item in kept:
+                view = views.get(item.replica.cluster)
+                if item.move is not None or view is None:
+                    continue
+                value = _value(constraint, view)
+                if value is not None:
+                    counts[value] += 1
+            self._domains.append(domains)
+            self._counts.append(counts)
+        # Recounted only when a replica is added: `blocked` asks for every cluster.
+        self._least = [self._smallest(c) for c in range(len(self.constraints))]
+
+    def _smallest(self, c: int) -> int:
+        return min((self._counts[c][d] for d in self._domains[c]), default=0)
+
+    def _fewest(self, c: int) -> int:
+        """The smallest count over constraint `c`'s domains."""
+        return self._least[c]
+
+    def _skew(self, c: int, value: str) -> int:
+        """The skew a replica in domain `value` of constraint `c` would make."""
+        return self._counts[c][value] + 1 - self._fewest(c)
+
+    def blocked(self, cluster: str) -> Rejected | None:
+        """Why a DoNotSchedule constraint keeps the next replica off `cluster`, if one does."""
+        view = self._views[cluster]
+        for c, constraint in enumerate(self.constraints):
+            if constraint.when_unsatisfiable is not Unsatisfiable.DO_NOT_SCHEDULE:
+                continue
+            value = _value(constraint, view)
+            if value is None:
+                return Rejected(
+                    Rejection.SPREAD_CONSTRAINT,
+                    f"it has no label {constraint.topology_key}, which the DoNotSchedule spread "
+                    "constraint on it needs",
+                )
+            skew = self._skew(c, value)
+            if skew > constraint.max_skew:
+                return Rejected(
+                    Rejection.SPREAD_CONSTRAINT,
+                    f"another replica in {constraint.topology_key}={value} would make "
+                    f"{self._counts[c][value] + 1} there against {self._fewest(c)} in the domain "
+                    f"with fewest: skew {skew}, beyond maxSkew {constraint.max_skew} "
+                    "(DoNotSchedule)",
+                )
+        return None
+
+    def strain(self, cluster: str) -> Strain:
+        """How far the next replica on `cluster` breaks the ScheduleAnyway constraints."""
+        view = self._views[cluster]
+        lacking = beyond = 0
+        for c, constraint in enumerate(self.constraints):
+            if constraint.when_unsatisfiable is not Unsatisfiable.SCHEDULE_ANYWAY:
+                continue
+            value = _value(constraint, view)
+            if value is None:
+                lacking += 1
+            else:
+                beyond += max(self._skew(c, value) - constraint.max_skew, 0)
+        return lacking, beyond
+
+    def explain(self, cluster: str) -> str:
+        """The why-here of a replica about to go to `cluster`, before it is counted."""
+        view = self._views[cluster]
+        parts: list[str] = []
+        for c, constraint in enumerate(self.constraints):
+            value = _value(constraint, view)
+            if value is None:
+                parts.append(f"no label {constraint.topology_key} ({constraint.describe()})")
+                continue
+            skew = self._skew(c, value)
+            kept = "within" if skew <= constraint.max_skew else "beyond"
+            parts.append(
+                f"{constraint.topology_key}={value} holds {self._counts[c][value]}, the fewest "
+                f"{self._fewest(c)}: skew {skew} {kept} maxSkew {constraint.max_skew} "
+                f"({constraint.when_unsatisfiable.value})"
+            )
+        return "spread: " + "; ".join(parts)
+
+    def add(self, cluster: str) -> None:
+        """Count a replica placed on `cluster`."""
+        view = self._views[cluster]
+        for c, constraint in enumerate(self.constraints):
+            value = _value(constraint, view)
+            if value is not None:
+                self._counts[c][value] += 1
+                self._least[c] = self._smallest(c)
