@@ -61,6 +61,11 @@ Rules, in the order a decision applies them:
      fits the most replicas, then the least capable;
    - then spread: among equally capable pools, the cluster hosting the fewest
      of this deployment's replicas (ties: name), then published pool order;
+   - spread constraints (see `spread`; `spec.placement.spreadConstraints`, Pod
+     topology spread semantics over cluster labels, `modelplane.ai/cluster`
+     implicit) come before both: a DoNotSchedule one keeps a replica off a
+     cluster where it would exceed maxSkew (trace: SpreadConstraint), and the
+     clusters keeping every ScheduleAnyway one are tried before those that do not;
    - then displace: when no eligible cluster has free room, a new replica may
      take capacity held by replicas it precedes that are not serving, that is
      of strictly lower priority, on the cluster the same rules choose; they
