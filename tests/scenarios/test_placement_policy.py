@@ -1,0 +1,97 @@
+"""Placement policy previewed through `modelplane render`: spread constraints.
+
+The main example fleet runs llama-8b twice on prod-eu-west's L4s (the only L4s in
+the fleet). Each scenario adds prod-us-west, a cluster with L4s of its own, and
+edits llama-8b's placement the way a team would.
+"""
+
+from typing import Any
+
+from modelplane_cli.schema import ManifestValidator
+
+from .fleets import Fleet, find
+from .test_examples import assert_valid
+
+Obj = dict[str, Any]
+LLAMA = "llama-8b"
+EU = "prod-eu-west"
+WEST = "prod-us-west"
+
+
+def add_west(objects: list[Obj], l4_nodes: int) -> None:
+    east = find(objects, "InferenceCluster", "prod-us-east")
+    objects.append(
+        {
+            "apiVersion": east["apiVersion"],
+            "kind": "InferenceCluster",
+            "metadata": {"name": WEST, "labels": {"tier": "production", "region": "us-west"}},
+            "spec": {
+                **east["spec"],
+                "nodePools": [{"name": "l4", "className": "l4-1x", "nodeCount": l4_nodes}],
+            },
+        }
+    )
+
+
+def hosts(fleet: Fleet, deployment: str) -> list[str]:
+    return sorted(cluster for _, cluster, _ in fleet.placements(deployment))
+
+
+def test_do_not_schedule_by_region_leaves_a_replica_unplaced_rather_than_pile_up(
+    fleet: Fleet, manifest_validator: ManifestValidator
+) -> None:
+    def spread_and_scale(objects: list[Obj]) -> None:
+        add_west(objects, l4_nodes=1)
+        spec = find(objects, "ModelDeployment", LLAMA)["spec"]
+        spec["replicas"] = 4
+        spec["placement"] = {
+            "spreadConstraints": [
+                {"topologyKey": "region", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}
+            ]
+        }
+
+    edited = fleet.edit(spread_and_scale)
+    assert edited.result.converged, edited.result.errors
+    assert_valid(edited, manifest_validator)
+    # eu-west keeps its two; us-west's one L4 takes the third; a fourth on eu-west would
+    # make eu-west hold 3 against us-west's 1, beyond maxSkew 1.
+    assert hosts(edited, LLAMA) == [EU, EU, WEST]
+    condition = edited.condition("ModelDeployment", LLAMA, "ReplicasScheduled")
+    assert (condition["status"], condition["reason"]) == ("False", "InsufficientCapacity")
+    assert "within the spread constraints" in condition["message"]
+    trace = edited.one("ModelDeployment", LLAMA)["status"]["matchTrace"]
+    eu = [t for t in trace if t["cluster"] == EU and "pool" not in t]
+    assert [t["reason"] for t in eu] == ["SpreadConstraint"]
+    assert "region=eu-west" in eu[0]["message"]
+
+
+def test_without_the_constraint_the_same_edit_piles_onto_one_region(fleet: Fleet) -> None:
+    def scale(objects: list[Obj]) -> None:
+        add_west(objects, l4_nodes=1)
+        find(objects, "ModelDeployment", LLAMA)["spec"]["replicas"] = 4
+
+    edited = fleet.edit(scale)
+    assert edited.result.converged, edited.result.errors
+    assert hosts(edited, LLAMA) == [EU, EU, EU, WEST]
+
+
+def test_one_replica_per_cluster_by_the_implicit_cluster_label(fleet: Fleet) -> None:
+    def one_per_cluster(objects: list[Obj]) -> None:
+        add_west(objects, l4_nodes=4)
+        spec = find(objects, "ModelDeployment", LLAMA)["spec"]
+        spec["replicas"] = 3
+        spec["placement"] = {
+            "spreadConstraints": [
+                {
+                    "topologyKey": "modelplane.ai/cluster",
+                    "maxSkew": 1,
+                    "whenUnsatisfiable": "ScheduleAnyway",
+                }
+            ]
+        }
+
+    edited = fleet.edit(one_per_cluster)
+    assert edited.result.converged, edited.result.errors
+    assert hosts(edited, LLAMA) == [EU, EU, WEST]
+    events = [e["message"] for e in edited.result.events if e["reason"] == "ReplicaPlaced"]
+    assert any("spread: modelplane.ai/cluster=prod-us-west holds 0" in m for m in events), events
