@@ -95,3 +95,39 @@ def test_one_replica_per_cluster_by_the_implicit_cluster_label(fleet: Fleet) -> 
     assert hosts(edited, LLAMA) == [EU, EU, WEST]
     events = [e["message"] for e in edited.result.events if e["reason"] == "ReplicaPlaced"]
     assert any("spread: modelplane.ai/cluster=prod-us-west holds 0" in m for m in events), events
+
+
+def test_a_deployment_kserve_cannot_run_moves_to_a_native_cluster_make_before_break(
+    fleet: Fleet, manifest_validator: ManifestValidator
+) -> None:
+    """llama-8b drops spec.model.uri: prod-eu-west (KServe) cannot download its weights,
+    so its replicas move to prod-us-west (Native), never serving fewer on the way."""
+
+    def drop_uri(objects: list[Obj]) -> None:
+        add_west(objects, l4_nodes=4)
+        spec = find(objects, "ModelDeployment", LLAMA)["spec"]
+        spec["model"] = {"name": spec["model"].get("name", LLAMA)}
+
+    for rounds in range(1, 8):
+        in_flight = fleet.edit(drop_uri, rounds=rounds)
+        assert serving_replicas(in_flight, LLAMA) >= 2, rounds
+    done = fleet.edit(drop_uri)
+    assert done.result.converged, done.result.errors
+    assert_valid(done, manifest_validator)
+    assert hosts(done, LLAMA) == [WEST, WEST]
+    removed = [e["message"] for e in done.result.events if e["reason"] == "ReplicaRemoved"]
+    assert removed and all("its backend is KServe" in m for m in removed), removed
+    scheduled = done.condition("ModelDeployment", LLAMA, "ReplicasScheduled")
+    assert scheduled["status"] == "True"
+
+
+def serving_replicas(fleet: Fleet, deployment: str) -> int:
+    return sum(
+        1
+        for o in fleet.all("ModelReplica")
+        if o["spec"]["deploymentName"] == deployment
+        and any(
+            c["type"] == "Serving" and c["status"] == "True"
+            for c in o.get("status", {}).get("conditions", [])
+        )
+    )

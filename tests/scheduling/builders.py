@@ -88,9 +88,12 @@ def cluster(
     healthy: bool | None = None,
     queues: list[Obj] | None = None,
     over_quota: list[str] | None = None,
+    backend: str | None = None,
+    preemption: str | None = None,
 ) -> Obj:
     """`taints` sets spec.taints; `healthy` the Healthy condition (None: not reported);
-    `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities."""
+    `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities;
+    `backend` spec.backend.type; `preemption` scheduling.preemption."""
     scheduling: Obj = {}
     if default_priority is not None:
         scheduling["defaultPriority"] = default_priority
@@ -98,6 +101,8 @@ def cluster(
         scheduling["allowedPriorities"] = allowed
     if over_quota is not None:
         scheduling["overQuotaPriorities"] = over_quota
+    if preemption is not None:
+        scheduling["preemption"] = preemption
     obj: Obj = {
         "metadata": {"name": name, "labels": labels or {}},
         "status": {"gpuPools": list(pools)},
@@ -115,6 +120,8 @@ def cluster(
             obj["spec"]["scheduling"] = scheduling
         if taints is not None:
             obj["spec"]["taints"] = taints
+        if backend is not None:
+            obj["spec"]["backend"] = {"type": backend}
     if queues is not None:
         obj["status"]["capacity"] = {"queues": queues}
     if healthy is not None:
@@ -160,9 +167,12 @@ def deployment(
     prefill: Obj | None = None,
     tolerations: list[Obj] | None = None,
     spread: list[Obj] | None = None,
+    model_uri: str | None = None,
 ) -> Obj:
-    """`spread` sets spec.placement.spreadConstraints."""
+    """`spread` sets spec.placement.spreadConstraints; `model_uri` spec.model.uri."""
     spec: Obj = {"replicas": replicas}
+    if model_uri is not None:
+        spec["model"] = {"uri": model_uri}
     if spread is not None:
         spec["placement"] = {"spreadConstraints": spread}
     if tolerations is not None:

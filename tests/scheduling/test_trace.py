@@ -338,6 +338,16 @@ CASES.append(
     )
 )
 
+CASES.append(
+    Case(
+        "a KServe cluster cannot run a deployment without spec.model.uri",
+        deployment(1),
+        [cluster("a", h100(), backend="KServe"), cluster("b", h100())],
+        [("a", None, None, Rejection.BACKEND_UNSUPPORTED)],
+        "its backend is KServe: KServe downloads the weights from spec.model.uri",
+    )
+)
+
 
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]

@@ -4,6 +4,7 @@ A cluster is considered when it passes the clusterSelector and its allow-list
 admits the deployment's resolved priority; it is eligible when, in addition,
 every role has at least one pool whose node satisfies the role's requests, and
 it carries no taint the deployment does not tolerate and is healthy (`taints`), its
+backend can run the replica (`backends`), its
 in-cluster queue for the deployment's namespace has quota left for a replica
 (`queues`), and its stack lacks nothing the deployment's replicas need (`stack`).
 Capacity is not looked at here: the ledger decides that when filling.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from modelplane.core.priority import priority_allowed, resolve_priority
+from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.label_selector import CompiledLabelSelector
@@ -194,6 +196,9 @@ class FleetFilter:
         tainted = None
         if cluster.taints or not cluster.healthy:
             tainted = admits(cluster, self._deployment)
+        if tainted is None and cluster.backend != "Native":
+            # Its backend cannot render the replica (`backends`): filtered before placing.
+            tainted = refusal(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:
             return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
         room, full = queue_room(cluster, self._deployment) if cluster.queues else (None, None)

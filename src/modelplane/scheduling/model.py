@@ -131,6 +131,8 @@ class Cluster:
     """The queue each control-plane namespace's replicas go to, where one is observed."""
     over_quota: frozenset[str] = frozenset()
     """Priorities the in-cluster scheduler lets borrow or preempt beyond a queue's quota."""
+    backend: str = "Native"
+    """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:
@@ -227,6 +229,8 @@ class Deployment:
     strategy: RollingUpdate = RollingUpdate()
     spread: tuple[SpreadConstraint, ...] = ()
     """`spec.placement.spreadConstraints`, as written."""
+    model_uri: str | None = None
+    """`spec.model.uri`: a backend that downloads the weights itself needs it."""
     revision: str = ""
     """A digest of everything a replica renders from the deployment (template, model,
     devices, workers, priority): a replica recording another runs an older spec."""

@@ -15,10 +15,13 @@ longer exists, a pool that is gone from the cluster's spec (`retain` removes
 those replicas), and a duplicate identity.
 
 A cluster that evicts its replicas (an untolerated `NoExecute` taint, or
-`Healthy=False`: `taints.eviction`) is a move too. Each reason is one check below,
-in the order they are reported, and the rollout treats them all alike.
+`Healthy=False`: `taints.eviction`) is a move too, and so is one whose backend
+cannot run the replica (`backends`: it refuses it, so it never serves there).
+Each reason is one check below, in the order they are reported, and the rollout
+treats them all alike.
 """
 
+from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.matching import Mismatch
 from modelplane.scheduling.model import Deployment, ExistingReplica
@@ -33,9 +36,16 @@ def must_move(
         return f"cluster is no longer selected: {view.excluded.message}"
     return (
         eviction(view.cluster, deployment)
+        or unrunnable(deployment, view)
         or roles_differ(deployment, replica)
         or pool_mismatch(deployment, replica, view, fleet)
     )
+
+
+def unrunnable(deployment: Deployment, view: ClusterView) -> str | None:
+    """Its cluster's backend cannot run a replica of the deployment (`backends`)."""
+    refused = refusal(view.cluster, deployment)
+    return None if refused is None else f"its cluster cannot run it: {refused.message}"
 
 
 def roles_differ(deployment: Deployment, replica: ExistingReplica) -> str | None:

@@ -26,6 +26,12 @@ class Rejection(StrEnum):
     `status.stack.missing`): a CRD, its queue, its priority's class; on a pool, the
     DeviceClass of the devices it would claim. Replicas already there stay."""
 
+    BACKEND_UNSUPPORTED = "BackendUnsupported"
+    """The cluster's backend (`spec.backend.type`) cannot run a replica of the
+    deployment: KServe without `spec.model.uri`, or with pipeline and data parallelism
+    in one worker. Nothing new is placed there; a replica already there moves,
+    make-before-break."""
+
     TAINTED = "Tainted"
     """The cluster carries a taint (`spec.taints`) the deployment does not tolerate:
     nothing new is placed there. Replicas already there stay under NoSchedule and

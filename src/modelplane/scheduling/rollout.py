@@ -152,6 +152,8 @@ class _Roll:
             self.remove(item, self._retired(item))
 
     def _retired(self, item: Kept) -> str:
+        if not item.serving and item.move is not None:
+            return f"moved ({item.move}): its replacement is placed"
         if not item.serving:
             return "replaced: it runs an older revision or placement and is not serving"
         if item.move is not None:

@@ -17,7 +17,12 @@ from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Kept
 from modelplane.scheduling.trace import availability
 
-_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNHEALTHY)
+_UNADMITTED = (
+    Rejection.STACK_INCOMPLETE,
+    Rejection.TAINTED,
+    Rejection.CLUSTER_UNHEALTHY,
+    Rejection.BACKEND_UNSUPPORTED,
+)
 
 
 def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
@@ -68,8 +73,8 @@ def scheduled_condition(
         reason = Reason.INSUFFICIENT_CAPACITY
         verb = "is" if selected == 1 else "are"
         why = (
-            f"the {plural(selected, 'selected cluster')} {verb} tainted, unhealthy or lacking "
-            "prerequisites its replicas need (see the match trace)"
+            f"the {plural(selected, 'selected cluster')} {verb} tainted, unhealthy, lacking "
+            "prerequisites its replicas need or unable to run them (see the match trace)"
         )
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY

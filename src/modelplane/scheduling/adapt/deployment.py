@@ -241,5 +241,6 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         tolerations=tolerations,
         strategy=strategy,
         spread=spread,
+        model_uri=spec.model.uri if spec.model is not None else None,
         revision=revision(model),
     )
