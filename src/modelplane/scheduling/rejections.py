@@ -24,7 +24,8 @@ class Rejection(StrEnum):
     STACK_INCOMPLETE = "StackIncomplete"
     """The cluster's stack lacks what a replica of the deployment needs (its
     `status.stack.missing`): a CRD, its queue, its priority's class; on a pool, the
-    DeviceClass of the devices it would claim. Replicas already there stay."""
+    DeviceClass of the devices it would claim. Replicas already there move,
+    make-before-break (`moves.unrunnable`)."""
 
     BACKEND_UNSUPPORTED = "BackendUnsupported"
     """The cluster's backend (`spec.backend.type`) cannot run a replica of the
