@@ -348,6 +348,24 @@ CASES.append(
     )
 )
 
+CASES.append(
+    Case(
+        "a serving replica is preempted on a cluster that allows it",
+        deployment(1, priority="batch"),
+        [cluster("a", h100(1), preemption="LowerPriority")],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.PREEMPTED),
+        ],
+        "replica model-a-0 was preempted by replica urgent-a-0 of ModelDeployment urgent",
+        existing=[
+            replica("a", 0, priority="batch", serving=True),
+            replica("a", 0, deployment_name="urgent", priority="critical", name="urgent-a-0"),
+        ],
+    )
+)
+
 
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]

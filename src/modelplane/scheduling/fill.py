@@ -39,6 +39,7 @@ from modelplane.scheduling.fleet import ClusterView, trace_role
 from modelplane.scheduling.ledger import PoolLedger, describe_demand
 from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.precedence import Standing
+from modelplane.scheduling.preemption import preempting_why, victim_order
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Charge, Kept
 from modelplane.scheduling.spread import Spread
@@ -222,6 +223,52 @@ class _Filling:
             why = note if last.why is None else f"{last.why}; {note}"
             self.placed[-1] = replace(last, why=why)
 
+    def run_preempting(self, shortfall: int, clusters: Sequence[str]) -> None:
+        """Place what no other pass could by preempting serving replicas of strictly lower
+        priority on clusters that allow it (`preemption` says how victims are chosen)."""
+        self._ranks = Counter[Rank]()
+        self._ledgers_of = self.book.preempting
+        self._need = shortfall
+        alive = set(clusters)
+        while len(self.placed) < shortfall:
+            best: tuple[tuple[object, ...], str, Choice, list[Standing]] | None = None
+            for name in sorted(alive):
+                if self.spread is not None and self.spread.blocked(name) is not None:
+                    continue
+                ledgers = self.book.preempting(name)
+                view = self.views[name]
+                ranked = self.combinations.of(view.options)
+                need = shortfall - len(self.placed)
+                choice = None if ledgers is None else choose(self.deployment, ranked, ledgers, need)
+                if choice is None:
+                    alive.discard(name)
+                    continue
+                victims = self.book.victims(name, self._charges(choice))
+                strain = self.spread.strain(name) if self.spread is not None else (0, 0)
+                key = victim_order(victims, strain, choice.rank, self.load.get(name, 0), name)
+                if best is None or key < best[0]:
+                    best = (key, name, choice, victims)
+            if best is None:
+                return
+            _, name, choice, victims = best
+            note = self.spread.explain(name) if self.spread is not None else None
+            self._place(self.views[name], self.load.get(name, 0), choice.rank, choice, False)
+            self.book.forget(name)
+            if self.spread is not None:
+                self.spread.add(name)
+            last = self.placed[-1]
+            named = tuple(v.describe(self.deployment.namespace) for v in victims)
+            why = preempting_why(victims, self.deployment.namespace)
+            why = why if last.why is None else f"{last.why}; {why}"
+            why = why if note is None else f"{why}; {note}"
+            self.placed[-1] = replace(last, why=why, preempts=named)
+
+    def _charges(self, choice: Choice) -> tuple[Charge, ...]:
+        return tuple(
+            (pool.name, option.demand, role.pods)
+            for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
+        )
+
     def _count(self, rank: Rank, change: int) -> None:
         left = self._ranks[rank] + change
         if left:
@@ -329,6 +376,12 @@ def fill(
         first = len(filling.placed)
         filling.run(shortfall, sorted(rejected), book.displacing, displacing=True)
         # A cluster that took a replica by displacing others is not full for it.
+        for replica in filling.placed[first:]:
+            rejected.pop(replica.cluster, None)
+    preemptive = [name for name in sorted(rejected) if views[name].cluster.preemption]
+    if len(filling.placed) < shortfall and preemptive and book.contended:
+        first = len(filling.placed)
+        filling.run_preempting(shortfall, preemptive)
         for replica in filling.placed[first:]:
             rejected.pop(replica.cluster, None)
     if len(filling.placed) < shortfall:

@@ -131,6 +131,9 @@ class Cluster:
     """The queue each control-plane namespace's replicas go to, where one is observed."""
     over_quota: frozenset[str] = frozenset()
     """Priorities the in-cluster scheduler lets borrow or preempt beyond a queue's quota."""
+    preemption: bool = False
+    """`scheduling.preemption: LowerPriority`: serving replicas of strictly lower
+    priority may be displaced here (`preemption`)."""
     backend: str = "Native"
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
 
@@ -324,6 +327,9 @@ class Priorities:
 
     values: Mapping[str, int]
     default: int = 0
+    never_preempt: frozenset[str] = frozenset()
+    """Classes whose `preemptionPolicy` is `Never`: their replicas never displace a
+    serving one."""
 
     def value(self, name: str | None) -> int:
         """A class's value; a pod naming none gets `default`, and so does a name the

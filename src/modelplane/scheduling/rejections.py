@@ -85,6 +85,10 @@ class Rejection(StrEnum):
     the decision stopped there, as it does when the cost units run out."""
 
     # Contention, from precedence (`modelplane.scheduling.precedence`).
+    PREEMPTED = "Preempted"
+    """A serving replica of this deployment gave up its place on the pool to a replica
+    of strictly higher priority, on a cluster whose `scheduling.preemption` is
+    LowerPriority (`preemption`)."""
     YIELDED = "Yielded"
     """A replica of this deployment that was not serving gave up its place on the pool
     to replicas that take precedence (serving, higher priority, or older)."""

@@ -290,21 +290,34 @@ def _yield(
     for y in found:
         replica = y.kept.replica
         whom = "" if y.to is None else f" to {y.to.describe(viewer)}"
-        removed.append(
-            RemovedReplica(
-                replica.name,
-                replica.cluster,
-                replica.index,
-                f"not serving yet, it yielded pool {y.pool}{whom}: {y.why}",
+        if y.preempted and y.to is not None:
+            by = y.to.describe(viewer)
+            removed.append(
+                RemovedReplica(
+                    replica.name,
+                    replica.cluster,
+                    replica.index,
+                    f"preempted on pool {y.pool} by {by}: {y.why}",
+                    preempted_by=by,
+                )
             )
-        )
+            reason = Rejection.PREEMPTED
+            message = f"replica {replica.name} was preempted by {by}: {y.why}"
+        else:
+            removed.append(
+                RemovedReplica(
+                    replica.name,
+                    replica.cluster,
+                    replica.index,
+                    f"not serving yet, it yielded pool {y.pool}{whom}: {y.why}",
+                )
+            )
+            reason = Rejection.YIELDED
+            message = (
+                f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}"
+            )
         role = next((p.role for p in replica.roles if p.pool == y.pool), replica.roles[0].role)
-        entry = PoolTrace(
-            y.pool,
-            Rejection.YIELDED,
-            f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}",
-            trace_role(role),
-        )
+        entry = PoolTrace(y.pool, reason, message, trace_role(role))
         traces = yielded.setdefault(replica.cluster, [])
         same = next((i for i, t in enumerate(traces) if t.order() == entry.order()), None)
         if same is None:

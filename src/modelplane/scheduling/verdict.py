@@ -79,6 +79,12 @@ def scheduled_condition(
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+    elif any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools):
+        reason = Reason.PREEMPTED
+        why = (
+            "replicas were preempted by higher-priority ones and there is no room for them on "
+            f"the {plural(eligible, 'eligible cluster')}"
+        )
     elif any(entry.reason == Rejection.SPREAD_CONSTRAINT for entry in trace):
         reason = Reason.INSUFFICIENT_CAPACITY
         why = (

@@ -137,6 +137,7 @@ def read_cluster(
         healthy=healthy,
         queues=_queues(model),
         over_quota=_over_quota(model),
+        preemption=scheduling is not None and str(scheduling.preemption) == "LowerPriority",
         backend=str(spec.backend.type) if spec and spec.backend and spec.backend.type else "Native",
     )
 
