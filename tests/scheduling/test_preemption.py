@@ -192,3 +192,13 @@ def test_a_serving_replica_stays_where_the_cluster_does_not_allow_preemption() -
     )
     assert placements(decision) == ["a/0:h100"]
     assert decision.removed == ()
+
+
+def test_the_victim_keeps_waiting_with_reason_preempted_once_removed() -> None:
+    # The round after: its replica is gone, the preemptor holds the node.
+    preemptor = replica("a", 0, deployment_name="urgent", priority="critical", name="urgent-a-0")
+    decision = run(deployment(1, priority="batch"), _one_node(), [preemptor], priorities=PRIORITIES)
+
+    assert placements(decision) == []
+    assert decision.condition.reason == Reason.PREEMPTED
+    assert "(on a)" in decision.condition.message

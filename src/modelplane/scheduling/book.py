@@ -301,6 +301,21 @@ class CapacityBook:
             return None  # nobody serving to preempt: the displacing pass has had its go
         return _build(view, [*firm, *self._placed.get(cluster, [])])
 
+    def preempted_on(self, clusters: Sequence[str]) -> list[str]:
+        """Of `clusters` (full for this deployment), those where a replica of another
+        deployment that may preempt this one holds capacity: it waits, preempted."""
+        if self._contention is None:
+            return []
+        found: list[str] = []
+        for cluster in clusters:
+            view = self._views[cluster]
+            if not view.cluster.preemption or not view.eligible:
+                continue
+            mine = self._contention.newcomer(view.cluster)
+            if any(h.kept is None and may_preempt(h.standing, mine) for h in self.holders(cluster)):
+                found.append(cluster)
+        return found
+
     def victims(self, cluster: str, charges: tuple[Charge, ...]) -> list[Standing]:
         """Who would yield were a new replica taking `charges` placed on `cluster`: other
         deployments' replicas, lowest priority first to go (`precedence` admits the rest)."""

@@ -255,6 +255,11 @@ def _decide(
     else:
         rollout = roll(deployment, kept, removed, place)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
+    short = len(rollout.kept) + len(rollout.placed) < deployment.replicas
+    preempted_by: list[str] = []
+    if short and contention is not None and not holding:
+        book = CapacityBook(views, rollout.kept, others, matcher, contention)
+        preempted_by = book.preempted_on(sorted(rollout.capacity))
     condition, condition_warnings = scheduled_condition(
         deployment,
         views,
@@ -265,6 +270,7 @@ def _decide(
         holding=holding,
         unreadable=len(unreadable),
         trace=trace,
+        preempted_by=preempted_by,
     )
     return assemble(rollout, removed, trace, condition, [*warnings, *condition_warnings])
 

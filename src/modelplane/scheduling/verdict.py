@@ -46,6 +46,7 @@ def scheduled_condition(
     holding: bool,
     unreadable: int,
     trace: Sequence[ClusterTrace],
+    preempted_by: Sequence[str] = (),
 ) -> tuple[Condition, list[Event]]:
     """ReplicasScheduled, and a warning event whenever it is False (then ending the way
     kube-scheduler's does: how many clusters each reason turned down)."""
@@ -79,11 +80,14 @@ def scheduled_condition(
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
-    elif any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools):
+    elif preempted_by or any(
+        p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools
+    ):
         reason = Reason.PREEMPTED
+        where = f" (on {', '.join(preempted_by[:3])})" if preempted_by else ""
         why = (
-            "replicas were preempted by higher-priority ones and there is no room for them on "
-            f"the {plural(eligible, 'eligible cluster')}"
+            "preempted: replicas of higher priority, which may preempt it, hold the room"
+            f"{where}, and the {plural(eligible, 'eligible cluster')} have none left for it"
         )
     elif any(entry.reason == Rejection.SPREAD_CONSTRAINT for entry in trace):
         reason = Reason.INSUFFICIENT_CAPACITY

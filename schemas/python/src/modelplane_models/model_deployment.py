@@ -159,6 +159,21 @@ class PodTemplateMetadata(BaseModel):
     ] = None
 
 
+class PreemptionStatus(BaseModel):
+    cluster: str | None = None
+    preemptedBy: Annotated[
+        str | None,
+        Field(
+            description="The replica that preempted it, as this namespace may name it."
+        ),
+    ] = None
+    preempts: Annotated[
+        list[str] | None,
+        Field(description="The replicas it preempts, as this namespace may name them."),
+    ] = None
+    replica: str | None = None
+
+
 class ReplicaCounts(BaseModel):
     ready: Annotated[int | None, Field(description="Replicas whose model serves.")] = (
         None
@@ -216,6 +231,12 @@ class Status(BaseModel):
     ] = None
     placements: Annotated[
         list[Placement] | None, Field(description="Where each replica runs.")
+    ] = None
+    preemptions: Annotated[
+        list[PreemptionStatus] | None,
+        Field(
+            description="Preemption in flight: the serving replicas of lower priority a new replica of this deployment preempts, and replicas of this deployment another preempted (on clusters whose scheduling.preemption is LowerPriority)."
+        ),
     ] = None
     replicas: ReplicaCounts | None = None
     selector: Annotated[
