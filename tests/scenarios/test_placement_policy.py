@@ -131,3 +131,79 @@ def serving_replicas(fleet: Fleet, deployment: str) -> int:
             for c in o.get("status", {}).get("conditions", [])
         )
     )
+
+
+def _embedder(replicas: int) -> Obj:
+    """A batch embedding model at KAI's preemptible class `train`, one L4 per replica."""
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelDeployment",
+        "metadata": {"name": "embedder", "namespace": "ml-team-prod"},
+        "spec": {
+            "replicas": replicas,
+            "priority": "train",
+            "model": {"uri": "hf://BAAI/bge-large-en-v1.5"},
+            "nodeSelector": {
+                "devices": [
+                    {
+                        "name": "gpu",
+                        "count": 1,
+                        "selectors": [
+                            {
+                                "cel": 'device.attributes["gpu.nvidia.com"].architecture'
+                                ' == "Ada Lovelace"'
+                            }
+                        ],
+                    }
+                ]
+            },
+            "workers": {
+                "count": 1,
+                "template": {
+                    "spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai:v0.7.3"}]}
+                },
+            },
+        },
+    }
+
+
+def test_a_higher_priority_scale_up_preempts_serving_batch_replicas(
+    fleet: Fleet, manifest_validator: ManifestValidator
+) -> None:
+    """prod-eu-west allows preemption; an embedder at `train` (50) fills its six free L4s.
+    llama-8b (`inference`, 125) scales to 4: it preempts two embedder replicas, which
+    wait (no other cluster has L4s) with reason Preempted."""
+
+    def fill_l4s(objects: list[Obj]) -> None:
+        eu = find(objects, "InferenceCluster", EU)
+        eu["spec"]["scheduling"]["preemption"] = "LowerPriority"
+        objects.append(_embedder(6))
+
+    full = fleet.edit(fill_l4s)
+    assert full.result.converged, full.result.errors
+    assert hosts(full, "embedder") == [EU] * 6
+    assert serving_replicas(full, "embedder") == 6
+
+    def scale_llama(objects: list[Obj]) -> None:
+        find(objects, "ModelDeployment", LLAMA)["spec"]["replicas"] = 4
+
+    first = full.edit(scale_llama, rounds=1)
+    preempting = [e["message"] for e in first.result.events if e["reason"] == "Preempting"]
+    assert len(preempting) == 2, preempting
+    # Until the preemptors are composed, every embedder replica still runs.
+    assert len(hosts(first, "embedder")) == 6
+
+    done = full.edit(scale_llama)
+    assert done.result.converged, done.result.errors
+    assert_valid(done, manifest_validator)
+    assert hosts(done, LLAMA) == [EU] * 4
+    assert hosts(done, "embedder") == [EU] * 4
+    condition = done.condition("ModelDeployment", "embedder", "ReplicasScheduled")
+    assert (condition["status"], condition["reason"]) == ("False", "Preempted")
+    preempted = [
+        e["message"]
+        for e in done.result.events
+        if e["reason"] == "Preempted" and "was preempted by" in e["message"]
+    ]
+    assert len(preempted) == 2 and all("by replica llama-8b-" in m for m in preempted)
+    assert "4 of 6 replicas scheduled: preempted" in condition["message"]
