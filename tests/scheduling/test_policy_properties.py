@@ -62,7 +62,7 @@ def test_do_not_schedule_spread_is_never_violated(world: tuple[list[Obj], Obj, l
     existing: list[Obj] = []
     for replicas in steps:
         decision = run(deployment(replicas, spread=[constraint]), clusters, existing)
-        counts = Counter({d: 0 for d in domains})
+        counts = Counter(dict.fromkeys(domains, 0))
         for placed in decision.replicas:
             domain = _domain(by_name[placed.cluster], key)
             assert domain is not None, f"{placed.cluster} has no {key} label"
