@@ -56,7 +56,8 @@ Rules, in the order a decision applies them:
 7. Fill (see `fill`, `fit`), one replica at a time, all roles of a replica on
    one cluster:
    - best fit: the least capable pool with room, anywhere in the eligible
-     fleet (fewest claimable devices per node, then least device capacity);
+     fleet (fewest claimable devices per node, then every device weighed by
+     how scarce its kind is in the fleet, then least device capacity: `fit`);
      a disaggregated replica takes, per cluster, the pool combination that
      fits the most replicas, then the least capable;
    - then spread: among equally capable pools, the cluster hosting the fewest

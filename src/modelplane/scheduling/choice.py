@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from modelplane.scheduling.fit import Capability, capability
+from modelplane.scheduling.fit import Capability, Scarcity
 from modelplane.scheduling.fleet import RoleOptions
 from modelplane.scheduling.ledger import PoolLedger
 from modelplane.scheduling.matching import ClaimOption, RoleMatch
@@ -39,14 +39,15 @@ class Choice:
 class Combinations:
     """Each layout's pool combinations, least capable first (stable in listing order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scarcity: Scarcity) -> None:
+        self._scarcity = scarcity
         self._memo: dict[int, tuple[tuple[RoleOptions, ...], list[Ranked]]] = {}
 
     def of(self, options: tuple[RoleOptions, ...]) -> list[Ranked]:
         found = self._memo.get(id(options))
         if found is None:
             ranked = [
-                (tuple(capability(pool.hardware) for pool, _ in combo), order, combo)
+                (tuple(self._scarcity.capability(pool.hardware) for pool, _ in combo), order, combo)
                 for order, combo in enumerate(itertools.product(*options))
             ]
             ranked.sort(key=lambda item: item[:2])

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
 from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
+from modelplane.scheduling.fit import Scarcity
 from modelplane.scheduling.fleet import ClusterView, trace_role
 from modelplane.scheduling.ledger import PoolLedger, describe_demand
 from modelplane.scheduling.model import Deployment
@@ -130,7 +131,7 @@ class _Filling:
         for item in kept:
             self.load[item.replica.cluster] = self.load.get(item.replica.cluster, 0) + 1
             self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
-        self.combinations = Combinations()
+        self.combinations = Combinations(Scarcity(v.cluster.pools for v in views.values()))
         self.placed: list[DesiredReplica] = []
         # New replicas placed on each cluster by this decision: its queue's room bounds them.
         self.new: dict[str, int] = {}
