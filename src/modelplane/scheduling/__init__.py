@@ -59,7 +59,8 @@ Rules, in the order a decision applies them:
      fleet (fewest claimable devices per node, then every device weighed by
      how scarce its kind is in the fleet, then least device capacity: `fit`);
      a disaggregated replica takes, per cluster, the pool combination that
-     fits the most replicas, then the least capable;
+     fits the most replicas, then leaves the most nodes wholly free, then the
+     least capable;
    - then spread: among equally capable pools, the cluster hosting the fewest
      of this deployment's replicas (ties: name), then published pool order;
    - spread constraints (see `spread`; `spec.placement.spreadConstraints`, Pod

@@ -1,5 +1,6 @@
 """Which pools a new replica takes on one cluster: best fit, and for a disaggregated
-replica the combination that fits the most replicas (see `fill` for the rules).
+replica the combination that fits the most replicas, then leaves the most whole
+nodes free for the next (see `fill` for the rules).
 
 A cluster's combinations (one pool per role) are ranked once per pool layout,
 least capable first (`fit`), keeping their place in listing (published) order,
@@ -76,6 +77,11 @@ def _try(
     return tuple(chosen), trial
 
 
+def _whole_nodes(ledgers: Mapping[str, PoolLedger], trial: Mapping[str, PoolLedger]) -> int:
+    """Nodes of the cluster left with every device free once a replica takes `trial`."""
+    return sum((trial.get(name) or ledger).whole_nodes for name, ledger in ledgers.items())
+
+
 def _first_in_order(
     deployment: Deployment, ranked: list[Ranked], ledgers: Mapping[str, PoolLedger], before: int
 ) -> int | None:
@@ -113,19 +119,20 @@ def choose(
                 chosen = (item, *found)
                 break
     else:
-        best: tuple[int, Rank, int] | None = None
+        best: tuple[int, int, Rank, int] | None = None
         for item in ranked:
             found = _try(deployment, item[2], ledgers)
             if found is None:
                 continue
+            whole = _whole_nodes(ledgers, found[1])
             count, trial = 1, found[1]
             while count < min(need, LOOKAHEAD):
                 again = _try(deployment, item[2], {**ledgers, **trial})
                 if again is None:
                     break
                 count, trial = count + 1, {**trial, **again[1]}
-            if best is None or (-count, item[0], item[1]) < best:
-                best = (-count, item[0], item[1])
+            if best is None or (-count, -whole, item[0], item[1]) < best:
+                best = (-count, -whole, item[0], item[1])
                 chosen, fits = (item, *found), count
     if chosen is None:
         return None

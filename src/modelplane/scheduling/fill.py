@@ -7,7 +7,8 @@ Which pool, then which cluster:
   fragment big nodes. A disaggregated replica takes, on a cluster, the
   combination of pools (one per role) that fits the most replicas there
   (counted up to the replicas still wanted, at most `choice.LOOKAHEAD`), then the
-  least capable (`choice`); roles compete for room when they share a pool.
+  one leaving the most nodes wholly free, then the least capable (`choice`);
+  roles compete for room when they share a pool.
 - **Then spread.** Among clusters offering an equally capable pool with room,
   the replica goes to the one hosting the fewest of this deployment's replicas
   (ties: cluster name), so replicas spread across clusters and pack onto fewer
