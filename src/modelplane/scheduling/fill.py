@@ -29,6 +29,7 @@ are only built when it is tried.
 """
 
 import heapq
+import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -45,6 +46,8 @@ from modelplane.scheduling.preemption import preempting_why, victim_order
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Charge, Kept
 from modelplane.scheduling.spread import Spread
+
+_POOLS = operator.attrgetter("cluster.pools")
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,8 @@ class _Filling:
         for item in kept:
             self.load[item.replica.cluster] = self.load.get(item.replica.cluster, 0) + 1
             self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
-        self.combinations = Combinations(Scarcity(v.cluster.pools for v in views.values()))
+        layouts = map(_POOLS, views.values())
+        self.combinations = Combinations(Scarcity(layouts))
         self.placed: list[DesiredReplica] = []
         # New replicas placed on each cluster by this decision: its queue's room bounds them.
         self.new: dict[str, int] = {}

@@ -52,6 +52,8 @@ def scheduled_condition(
     kube-scheduler's does: how many clusters each reason turned down)."""
     scheduled = len(kept) + len(placed)
     wanted = deployment.replicas
+    # The trace is only read for why replicas are missing: a fleet's worth of entries.
+    short = scheduled < wanted
     if not views and unreadable:
         reason = Reason.NO_CLUSTERS
         why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
@@ -80,8 +82,8 @@ def scheduled_condition(
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
-    elif preempted_by or any(
-        p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools
+    elif short and (
+        preempted_by or any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools)
     ):
         reason = Reason.PREEMPTED
         where = f" (on {', '.join(preempted_by[:3])})" if preempted_by else ""
@@ -89,7 +91,7 @@ def scheduled_condition(
             "preempted: replicas of higher priority, which may preempt it, hold the room"
             f"{where}, and the {plural(eligible, 'eligible cluster')} have none left for it"
         )
-    elif any(entry.reason == Rejection.SPREAD_CONSTRAINT for entry in trace):
+    elif short and any(entry.reason == Rejection.SPREAD_CONSTRAINT for entry in trace):
         reason = Reason.INSUFFICIENT_CAPACITY
         why = (
             f"no room for more on the {plural(eligible, 'eligible cluster')} within the "
