@@ -171,3 +171,16 @@ def test_the_same_inputs_give_the_same_decision() -> None:
     first = run(deployment(5, spread=[PER_REGION, PREFER_REGIONS]), fleet)
     again = run(deployment(5, spread=[PER_REGION, PREFER_REGIONS]), list(reversed(fleet)))
     assert first == again
+
+
+def test_a_scale_down_takes_from_the_domain_holding_most() -> None:
+    # One replica per cluster: us holds 2, eu 1. Without spread the scale down takes the
+    # later cluster name, z-1, and empties eu: a skew of 2 no scale up would make.
+    fleet = [_region("a-1", "us"), _region("a-2", "us"), _region("z-1", "eu")]
+    running = [replica(name, 0, serving=True) for name in ("a-1", "a-2", "z-1")]
+    plain = run(deployment(2), fleet, running)
+    assert sorted(p.split("/")[0] for p in placements(plain)) == ["a-1", "a-2"]
+
+    decision = run(deployment(2, spread=[PER_REGION]), fleet, running)
+    assert sorted(p.split("/")[0] for p in placements(decision)) == ["a-1", "z-1"]
+    assert [r.reason for r in decision.removed] == ["scaled down to 2 replicas"]

@@ -109,9 +109,21 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+Shrink = Callable[[list[Kept], int, list[RemovedReplica]], list[Kept]]
+"""Drops kept replicas until the given number remain (`retain.scale_down`, or under
+spread constraints `spread.shrinker`)."""
+
+
 class _Roll:
-    def __init__(self, deployment: Deployment, kept: list[Kept], removed: list[RemovedReplica]):
+    def __init__(
+        self,
+        deployment: Deployment,
+        kept: list[Kept],
+        removed: list[RemovedReplica],
+        shrink: Shrink = scale_down,
+    ):
         self.deployment = deployment
+        self.shrink = shrink
         self.wanted = deployment.replicas
         self.budget = budget(deployment.strategy, self.wanted)
         self.floor = self.wanted - self.budget.unavailable
@@ -140,7 +152,7 @@ class _Roll:
             self.remove(self.old[0], f"scaled down to {_plural(self.wanted, 'replica')}")
         if len(self.current) > self.wanted:
             # More replicas on the current revision than wanted: a plain scale down.
-            self.current = scale_down(self.current, self.wanted, self.removed)
+            self.current = self.shrink(self.current, self.wanted, self.removed)
 
     def retire(self) -> None:
         for item in list(self.old):
@@ -251,12 +263,16 @@ class _Roll:
 
 
 def roll(
-    deployment: Deployment, kept: list[Kept], removed: list[RemovedReplica], place: Placer
+    deployment: Deployment,
+    kept: list[Kept],
+    removed: list[RemovedReplica],
+    place: Placer,
+    shrink: Shrink = scale_down,
 ) -> Rollout:
     """Keep, update, retire and place replicas by the rollout rules above."""
-    rolling = _Roll(deployment, kept, removed)
+    rolling = _Roll(deployment, kept, removed, shrink)
     if not rolling.old:
-        kept = scale_down(rolling.current, rolling.wanted, removed)
+        kept = shrink(rolling.current, rolling.wanted, removed)
         rolling.current = kept
         shortfall = rolling.wanted - len(kept)
         placed, capacity = place(kept, shortfall) if shortfall > 0 else ([], {})

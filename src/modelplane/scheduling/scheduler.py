@@ -38,6 +38,7 @@ from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
 from modelplane.scheduling.rollout import Placed, held_rollout, roll
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
+from modelplane.scheduling.spread import shrinker
 from modelplane.scheduling.verdict import scheduled_condition
 
 
@@ -253,7 +254,8 @@ def _decide(
         kept = scale_down(kept, deployment.replicas, removed)
         rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     else:
-        rollout = roll(deployment, kept, removed, place)
+        shrink = shrinker(deployment, views) if deployment.spread else scale_down
+        rollout = roll(deployment, kept, removed, place, shrink)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
     short = len(rollout.kept) + len(rollout.placed) < deployment.replicas
     preempted_by: list[str] = []

@@ -23,15 +23,18 @@ replicas in the place of the matching pods:
   those carrying the key, by how far they exceed it), and only then best fit.
 
 Spread decides where a new replica goes (placement, scale up, the surge of a
-rollout and the replacement of a replica that must move); like the kubelet,
-it never evicts a running replica to even the domains out.
+rollout and the replacement of a replica that must move), and which goes on a
+scale down (`shrinker`: one in the domain holding most, so a scale down never
+opens a skew a scale up would refuse); like the kubelet, it never evicts a
+running replica to even the domains out.
 """
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from modelplane.scheduling.decision import RemovedReplica
 from modelplane.scheduling.fleet import ClusterView
-from modelplane.scheduling.model import CLUSTER_LABEL, SpreadConstraint, Unsatisfiable
+from modelplane.scheduling.model import CLUSTER_LABEL, Deployment, SpreadConstraint, Unsatisfiable
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Kept
 
@@ -153,3 +156,51 @@ class Spread:
             if value is not None:
                 self._counts[c][value] += 1
                 self._least[c] = self._smallest(c)
+
+    def held(self, cluster: str) -> tuple[int, ...]:
+        """How loaded `cluster`'s domains are, DoNotSchedule constraints first; a cluster
+        lacking a key counts as the most loaded there (its replicas go first)."""
+        view = self._views.get(cluster)
+        ordered = sorted(
+            range(len(self.constraints)),
+            key=lambda c: (
+                self.constraints[c].when_unsatisfiable is not Unsatisfiable.DO_NOT_SCHEDULE
+            ),
+        )
+        loads: list[int] = []
+        for c in ordered:
+            value = None if view is None else _value(self.constraints[c], view)
+            loads.append(2**31 if value is None else self._counts[c][value] - self._fewest(c))
+        return tuple(loads)
+
+
+Shrink = Callable[[list[Kept], int, list[RemovedReplica]], list[Kept]]
+
+
+def shrinker(deployment: Deployment, views: Mapping[str, ClusterView]) -> Shrink:
+    """Scale down under spread constraints: drop one replica at a time from the domain
+    holding most above the emptiest (then the cluster hosting most, the later name,
+    the highest index), so what remains keeps within maxSkew where it was."""
+
+    def shrink(kept: list[Kept], wanted: int, removed: list[RemovedReplica]) -> list[Kept]:
+        left = list(kept)
+        while len(left) > wanted:
+            spread = Spread(deployment.spread, views, left)
+            hosted = Counter(item.replica.cluster for item in left)
+            victim = max(
+                left,
+                key=lambda item: (
+                    spread.held(item.replica.cluster),
+                    hosted[item.replica.cluster],
+                    item.replica.cluster,
+                    item.replica.index,
+                ),
+            )
+            left.remove(victim)
+            replica = victim.replica
+            plural = "" if wanted == 1 else "s"
+            why = f"scaled down to {wanted} replica{plural}"
+            removed.append(RemovedReplica(replica.name, replica.cluster, replica.index, why))
+        return left
+
+    return shrink
