@@ -184,3 +184,12 @@ def test_a_scale_down_takes_from_the_domain_holding_most() -> None:
     decision = run(deployment(2, spread=[PER_REGION]), fleet, running)
     assert sorted(p.split("/")[0] for p in placements(decision)) == ["a-1", "z-1"]
     assert [r.reason for r in decision.removed] == ["scaled down to 2 replicas"]
+
+
+def test_the_implicit_cluster_label_is_selectable_too() -> None:
+    fleet = [cluster("a", h100(4)), cluster("b", h100(4))]
+    selector = {
+        "matchExpressions": [{"key": "modelplane.ai/cluster", "operator": "NotIn", "values": ["a"]}]
+    }
+    decision = run(deployment(1, cluster_selector=selector), fleet)
+    assert placements(decision) == ["b/0:h100"]

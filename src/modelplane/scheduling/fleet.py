@@ -23,7 +23,14 @@ from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.label_selector import CompiledLabelSelector
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
-from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
+from modelplane.scheduling.model import (
+    CLUSTER_LABEL,
+    UNIFIED_ROLE,
+    Cluster,
+    Deployment,
+    Pool,
+    PoolHardware,
+)
 from modelplane.scheduling.queues import queue_room
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.stack import check_stack
@@ -90,6 +97,9 @@ class FleetFilter:
     ) -> None:
         self._deployment = deployment
         self._selector = selector
+        # `modelplane.ai/cluster` is every cluster's implicit label: added only for a
+        # selector that names it, so the common case reads the labels as they are.
+        self._implicit = any(r.key == CLUSTER_LABEL for r in selector.requirements)
         self._matcher = matcher
         self._roles = deployment.roles
         # PoolHardware caches its hash, and a dict compares identity before
@@ -133,7 +143,10 @@ class FleetFilter:
     def excluded(self, cluster: Cluster) -> Rejected | None:
         """Why the clusterSelector or the allow-list rejects the cluster, if they do."""
         if self._selector.requirements:
-            reason = self._selector.explain(cluster.labels)
+            labels = cluster.labels
+            if self._implicit:
+                labels = {**labels, CLUSTER_LABEL: cluster.name}
+            reason = self._selector.explain(labels)
             if reason is not None:
                 return Rejected(
                     Rejection.CLUSTER_SELECTOR_MISMATCH,
