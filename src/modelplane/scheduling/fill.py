@@ -201,16 +201,19 @@ class _Filling:
         """Fill under spread constraints: each replica looks at every cluster, since one a
         constraint keeps out now may be let in once another domain has a replica."""
         self._ranks = Counter[Rank]()  # spread's own why replaces best fit's passed-over note
+        order = sorted(self._alive)  # clusters only ever leave it
         while len(self.placed) < shortfall:
             best: tuple[tuple[object, ...], str, Choice] | None = None
             blocked: dict[str, Rejected] = {}
-            for name in sorted(self._alive):
+            order = [name for name in order if name in self._alive]
+            for name in order:
                 why = spread.blocked(name)
                 if why is not None:
                     blocked[name] = why
                     continue
                 hosted = self.load.get(name, 0)
-                choice = self._choice(name, hosted)
+                # A cluster's choice holds until a replica is placed there (which drops it).
+                choice = self._pending.get(name) or self._choice(name, hosted)
                 if choice is None:
                     continue
                 self._pending[name] = choice

@@ -78,6 +78,12 @@ class Spread:
                     counts[value] += 1
             self._domains.append(domains)
             self._counts.append(counts)
+        self._hard = tuple(
+            c
+            for c, constraint in enumerate(self.constraints)
+            if constraint.when_unsatisfiable is Unsatisfiable.DO_NOT_SCHEDULE
+        )
+        self._soft = tuple(c for c in range(len(self.constraints)) if c not in self._hard)
         # Recounted only when a replica is added: `blocked` asks for every cluster.
         self._least = [self._smallest(c) for c in range(len(self.constraints))]
 
@@ -95,9 +101,8 @@ class Spread:
     def blocked(self, cluster: str) -> Rejected | None:
         """Why a DoNotSchedule constraint keeps the next replica off `cluster`, if one does."""
         view = self._views[cluster]
-        for c, constraint in enumerate(self.constraints):
-            if constraint.when_unsatisfiable is not Unsatisfiable.DO_NOT_SCHEDULE:
-                continue
+        for c in self._hard:
+            constraint = self.constraints[c]
             value = _value(constraint, view)
             if value is None:
                 return Rejected(
@@ -118,11 +123,12 @@ class Spread:
 
     def strain(self, cluster: str) -> Strain:
         """How far the next replica on `cluster` breaks the ScheduleAnyway constraints."""
+        if not self._soft:
+            return (0, 0)
         view = self._views[cluster]
         lacking = beyond = 0
-        for c, constraint in enumerate(self.constraints):
-            if constraint.when_unsatisfiable is not Unsatisfiable.SCHEDULE_ANYWAY:
-                continue
+        for c in self._soft:
+            constraint = self.constraints[c]
             value = _value(constraint, view)
             if value is None:
                 lacking += 1
