@@ -25,7 +25,9 @@ key when its best pool filled up. Every new replica of a decision has the same
 shape and the ledgers only shrink while filling, so a cluster that cannot take
 one replica cannot take a later one: it leaves the heap for good, and filling
 R replicas over C clusters costs O((C + R) log C) choices. A cluster's ledgers
-are only built when it is tried.
+are only built when it is tried. Spread constraints break that monotony (a cluster
+one keeps out may be let in once another domain has a replica), so a deployment
+with them scans the live clusters per replica instead: O(R x C).
 """
 
 import heapq
