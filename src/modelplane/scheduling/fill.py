@@ -341,11 +341,7 @@ class _Filling:
         ledgers = self._ledgers_of(name)
         assert ledgers is not None  # _choice returned a choice for it
         ledgers.update(choice.ledgers)
-        charges: tuple[Charge, ...] = tuple(
-            (pool.name, option.demand, role.pods)
-            for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
-        )
-        self.book.record(name, charges, displacing)
+        self.book.record(name, self._charges(choice), displacing)
         why = choice.why
         if passed is not None:
             where = ", ".join(pool.name for pool, _ in choice.roles)
