@@ -89,9 +89,12 @@ def cluster(
     reachable: bool | None = None,
     queues: list[Obj] | None = None,
     over_quota: list[str] | None = None,
+    backend: str | None = None,
+    preemption: str | None = None,
 ) -> Obj:
     """`taints` sets spec.taints; `reachable` the Reachable condition (None: not reported);
-    `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities."""
+    `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities;
+    `backend` spec.backend.type; `preemption` scheduling.preemption."""
     scheduling: Obj = {}
     if default_priority is not None:
         scheduling["defaultPriority"] = default_priority
@@ -99,6 +102,8 @@ def cluster(
         scheduling["allowedPriorities"] = allowed
     if over_quota is not None:
         scheduling["overQuotaPriorities"] = over_quota
+    if preemption is not None:
+        scheduling["preemption"] = preemption
     obj: Obj = {
         "metadata": {"name": name, "labels": labels or {}},
         "status": {"gpuPools": list(pools)},
@@ -116,6 +121,8 @@ def cluster(
             obj["spec"]["scheduling"] = scheduling
         if taints is not None:
             obj["spec"]["taints"] = taints
+        if backend is not None:
+            obj["spec"]["backend"] = {"type": backend}
     if queues is not None:
         obj["status"]["capacity"] = {"queues": queues}
     if reachable is not None:
@@ -160,8 +167,15 @@ def deployment(
     decode: Obj | None = None,
     prefill: Obj | None = None,
     tolerations: list[Obj] | None = None,
+    spread: list[Obj] | None = None,
+    model_uri: str | None = None,
 ) -> Obj:
+    """`spread` sets spec.placement.spreadConstraints; `model_uri` spec.model.uri."""
     spec: Obj = {"replicas": replicas}
+    if model_uri is not None:
+        spec["model"] = {"uri": model_uri}
+    if spread is not None:
+        spec["placement"] = {"spreadConstraints": spread}
     if tolerations is not None:
         spec["tolerations"] = tolerations
     if decode is not None or prefill is not None:

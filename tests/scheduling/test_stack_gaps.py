@@ -1,4 +1,5 @@
-"""A cluster whose stack lacks what a replica needs gets no new replicas; old ones stay."""
+"""A cluster whose stack lacks what a replica needs gets no new replicas; old ones move
+make-before-break."""
 
 import pytest
 
@@ -58,15 +59,30 @@ def test_a_missing_device_class_rules_out_only_the_pools_that_need_it() -> None:
     )
 
 
-def test_replicas_already_there_stay() -> None:
-    decision = run(
-        deployment(1, topology={"pipeline": 2}),
-        [lacking(cluster("a", h100()), LWS), cluster("b", h100())],
-        [replica("a", 0, topology={"pipeline": 2})],
-    )
-    (kept,) = decision.replicas
-    assert (kept.cluster, kept.origin) == ("a", Origin.RETAINED)
-    assert decision.removed == ()
+def test_a_replica_already_there_moves_make_before_break() -> None:
+    dep = deployment(1, topology={"pipeline": 2})
+    fleet = [lacking(cluster("a", h100()), LWS), cluster("b", h100())]
+    stranded = replica("a", 0, topology={"pipeline": 2})
+    first = run(dep, fleet, [stranded])
+    # Kept (not serving, since its cluster refuses it) until its replacement is placed.
+    assert placements(first) == ["a/0:h100", "b/0:h100"]
+    assert [r.origin for r in first.replicas if r.cluster == "a"] == [Origin.PENDING]
+    assert first.removed == ()
+
+    second = run(dep, fleet, [stranded, replica("b", 0, topology={"pipeline": 2})])
+    assert placements(second) == ["b/0:h100"]
+    (gone,) = second.removed
+    assert gone.reason.startswith("moved (its cluster cannot run it: the cluster lacks ")
+
+
+def test_a_replica_on_a_pool_whose_device_class_is_missing_moves() -> None:
+    device_class = missing("DeviceClass", "gpu.nvidia.com", "DeviceClass")
+    fleet = [lacking(cluster("a", h100()), device_class), cluster("b", h100())]
+    decision = run(deployment(1), fleet, [replica("a", 0, serving=True)])
+
+    assert placements(decision) == ["a/0:h100", "b/0:h100"]
+    moving = [r for r in decision.replicas if r.cluster == "a"]
+    assert [r.origin for r in moving] == [Origin.PENDING]
 
 
 def test_the_condition_says_the_selected_clusters_lack_prerequisites() -> None:

@@ -337,6 +337,51 @@ CASES.append(
     )
 )
 
+CASES.append(
+    Case(
+        "a DoNotSchedule spread constraint keeps a cluster with room out",
+        deployment(
+            2,
+            spread=[{"topologyKey": "region", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}],
+        ),
+        [cluster("a", h100(1), labels={"region": "eu"}), cluster("b", h100(4))],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.INSUFFICIENT_CAPACITY),
+            ("b", None, None, Rejection.SPREAD_CONSTRAINT),
+        ],
+        "it has no label region, which the DoNotSchedule spread constraint on it needs",
+    )
+)
+
+CASES.append(
+    Case(
+        "a KServe cluster cannot run a deployment without spec.model.uri",
+        deployment(1),
+        [cluster("a", h100(), backend="KServe"), cluster("b", h100())],
+        [("a", None, None, Rejection.BACKEND_UNSUPPORTED)],
+        "its backend is KServe: KServe downloads the weights from spec.model.uri",
+    )
+)
+
+CASES.append(
+    Case(
+        "a serving replica is preempted on a cluster that allows it",
+        deployment(1, priority="batch"),
+        [cluster("a", h100(1), preemption="LowerPriority")],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.PREEMPTED),
+        ],
+        "replica model-a-0 was preempted by replica urgent-a-0 of ModelDeployment urgent",
+        existing=[
+            replica("a", 0, priority="batch", serving=True),
+            replica("a", 0, deployment_name="urgent", priority="critical", name="urgent-a-0"),
+        ],
+    )
+)
+
 
 def _entries(trace: list[dict[str, str]]) -> list[Entry]:
     return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]

@@ -5,7 +5,10 @@ compete: single-kind nodes of 1, 4, 6 and 8 GPUs, nodes carrying two GPU kinds
 of one device class (DRA may allocate either) or of two classes (the claim
 picks one), InfiniBand next to GPUs as a Synthetic device, pods of 1 to 8 GPUs
 including 3, 5 and 6 (which do not divide an 8-GPU node), multi-node workers,
-disaggregated deployments, and pools prefilled by running replicas. Everything
+disaggregated deployments, and pools prefilled by running replicas. Every other
+fleet is built from scarce mixes: plain 8-GPU nodes beside a few with InfiniBand
+NICs, the only second GPU kind on a multi-kind node, more arrivals needing the
+NICs, and half of them disaggregated. Everything
 is built straight as the scheduler's inputs; the same seed gives the same fleet.
 """
 
@@ -59,6 +62,12 @@ NODE_SHAPES: dict[str, PoolHardware] = {
     "mi6": PoolHardware((_gpu(6, "Hopper", "81559Mi"),)),
     "h100": PoolHardware((_gpu(8, "Hopper", "81559Mi"), _NIC)),
     "h200": PoolHardware((_gpu(8, "Hopper", "143771Mi"),)),
+    # The same GPUs without the InfiniBand NICs: beside "h100", the NIC nodes are scarce.
+    "h100plain": PoolHardware((_gpu(8, "Hopper", "81559Mi"),)),
+    # Two GPU kinds on one node: the only Ada next to Hopper, one device class.
+    "hopada": PoolHardware(
+        (_gpu(4, "Hopper", "81559Mi", name="hop"), _gpu(4, "Ada Lovelace", "46068Mi", name="ada"))
+    ),
     # Two kinds of one class: a claim may be allocated either.
     "mixed": PoolHardware(
         (_gpu(4, "Hopper", "143771Mi", name="big"), _gpu(4, "Hopper", "81559Mi", name="small"))
@@ -93,12 +102,17 @@ class BenchFleet:
     arrivals: tuple[Deployment, ...]
 
 
-def _role(rng: random.Random, name: str) -> Role:
+SCARCE_SHAPES = ("h100plain", "h100", "hopada", "l40s", "mi6", "h200")
+"""The scarce fleets' node shapes: plain 8-GPU nodes beside a few NIC-bearing ones, the
+only second GPU kind on multi-kind nodes, and pods that do not divide the node."""
+
+
+def _role(rng: random.Random, name: str, scarce: bool = False) -> Role:
     gpus = rng.choice([1, 1, 2, 3, 4, 4, 5, 6, 8, 8])
     selector = rng.choice(["any", "any", "hopper", "big", "huge", "ada"])
     requests = [DeviceRequest("gpu", gpus, (SELECTORS[selector],))]
     extra = rng.random()
-    if extra < 0.1:
+    if extra < (0.25 if scarce else 0.1):
         requests.append(DeviceRequest("fabric", 8, (IB,)))
     elif extra < 0.2 and gpus <= 4:
         requests.append(DeviceRequest("more", rng.choice([1, 2]), (SELECTORS["hopper"],)))
@@ -107,19 +121,27 @@ def _role(rng: random.Random, name: str) -> Role:
     return Role(name, tuple(requests), workers, Topology(tensor=gpus, pipeline=pipeline))
 
 
-def _deployment(rng: random.Random, name: str, replicas: int) -> Deployment:
-    if rng.random() < 0.25:
-        roles = (_role(rng, DECODE_ROLE), _role(rng, PREFILL_ROLE))
+def _deployment(rng: random.Random, name: str, replicas: int, scarce: bool = False) -> Deployment:
+    if rng.random() < (0.5 if scarce else 0.25):
+        roles = (_role(rng, DECODE_ROLE, scarce), _role(rng, PREFILL_ROLE, scarce))
     else:
-        roles = (_role(rng, UNIFIED_ROLE),)
+        roles = (_role(rng, UNIFIED_ROLE, scarce),)
     return Deployment(name, NAMESPACE, replicas, roles)
 
 
 def fleet(seed: int) -> BenchFleet:
+    """Odd seeds: the general mix. Even seeds: scarce hardware mixes (`SCARCE_SHAPES`),
+    more arrivals needing InfiniBand, and half of them disaggregated."""
     rng = random.Random(seed)
+    scarce = seed % 2 == 0
     clusters: list[Cluster] = []
     for c in range(rng.randint(2, 4)):
-        shapes = rng.sample(sorted(NODE_SHAPES), rng.randint(1, 3))
+        if scarce:
+            shapes = ["h100plain", *rng.sample(SCARCE_SHAPES[1:], rng.randint(1, 2))]
+        else:
+            shapes = rng.sample(
+                sorted(set(NODE_SHAPES) - {"h100plain", "hopada"}), rng.randint(1, 3)
+            )
         pools = tuple(
             Pool(shape, f"{shape}-class", rng.randint(1, 4), NODE_SHAPES[shape]) for shape in shapes
         )
@@ -127,7 +149,9 @@ def fleet(seed: int) -> BenchFleet:
             Cluster(f"c{c}", {}, pools, declared_pools=frozenset(p.name for p in pools))
         )
     prefill = tuple(
-        _deployment(rng, f"running{i}", rng.randint(1, 2)) for i in range(rng.randint(0, 3))
+        _deployment(rng, f"running{i}", rng.randint(1, 2), scarce) for i in range(rng.randint(0, 3))
     )
-    arrivals = tuple(_deployment(rng, f"d{i}", rng.randint(1, 4)) for i in range(rng.randint(4, 8)))
+    arrivals = tuple(
+        _deployment(rng, f"d{i}", rng.randint(1, 4), scarce) for i in range(rng.randint(4, 8))
+    )
     return BenchFleet(seed, tuple(clusters), prefill, arrivals)

@@ -114,7 +114,58 @@ def nothing_placed() -> dict[str, Any]:
     )
 
 
+PREEMPTIVE = [cluster("a", 2)]
+PREEMPTIVE[0]["spec"]["scheduling"] = {"preemption": "LowerPriority"}
+SERVING_BATCH = foreign("batchjob-0", "batchjob", "batch", serving=True)
+PREEMPTS = "replica batchjob-0 of ModelDeployment batchjob"
+
 CASES = [
+    pytest.param(
+        request(
+            with_priority(deployment(1), "critical"),
+            required={
+                "inferenceclusters": PREEMPTIVE,
+                "modelreplicas": [SERVING_BATCH],
+                "priorityclasses": PRIORITY_CLASSES,
+            },
+        ),
+        response(
+            revision=CRITICAL,
+            resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
+            status={
+                "replicas": {"total": 1, "ready": 0},
+                "placements": [placement(A0, "a", 0)],
+                "endpoints": [],
+                "matchTrace": [],
+                "preemptions": [{"replica": A0, "cluster": "a", "preempts": [PREEMPTS]}],
+            },
+            conditions=[
+                condition(
+                    "ReplicasScheduled",
+                    True,
+                    "AllReplicasScheduled",
+                    "1 of 1 replicas scheduled across 1 cluster",
+                ),
+                condition("ReplicasReady", False, "ReplicasNotReady", "0 of 1 replicas serving"),
+                ALL_ACCEPTED,
+            ],
+            results=[
+                event(
+                    "WARNING",
+                    "Preempting",
+                    f"Replica {A0} on cluster a preempts {PREEMPTS}, of lower priority",
+                ),
+                event(
+                    "NORMAL",
+                    "ReplicaPlaced",
+                    f"Placed replica {A0} on cluster a (pool h100): no room otherwise, so it "
+                    f"preempts {PREEMPTS}, serving at lower priority, on a cluster that allows "
+                    "preemption",
+                ),
+            ],
+        ),
+        id="on a cluster that allows preemption a higher priority preempts a serving lower one",
+    ),
     pytest.param(
         request(
             with_priority(deployment(1), "critical"),

@@ -141,6 +141,9 @@ class Reason:
     ROLLING_UPDATE: Final = "RollingUpdate"
     ROLLOUT_STALLED: Final = "RolloutStalled"
     REPLICA_UPDATED: Final = "ReplicaUpdated"
+    # Preemption on a cluster whose scheduling.preemption is LowerPriority.
+    PREEMPTING: Final = "Preempting"
+    PREEMPTED: Final = "Preempted"
 
     # ModelReplica (the workload renderer).
     CLUSTER_NOT_FOUND: Final = "ClusterNotFound"

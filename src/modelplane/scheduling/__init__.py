@@ -56,11 +56,18 @@ Rules, in the order a decision applies them:
 7. Fill (see `fill`, `fit`), one replica at a time, all roles of a replica on
    one cluster:
    - best fit: the least capable pool with room, anywhere in the eligible
-     fleet (fewest claimable devices per node, then least device capacity);
+     fleet (fewest claimable devices per node, then every device weighed by
+     how scarce its kind is in the fleet, then least device capacity: `fit`);
      a disaggregated replica takes, per cluster, the pool combination that
-     fits the most replicas, then the least capable;
+     fits the most replicas, then leaves the most nodes wholly free, then the
+     least capable;
    - then spread: among equally capable pools, the cluster hosting the fewest
      of this deployment's replicas (ties: name), then published pool order;
+   - spread constraints (see `spread`; `spec.placement.spreadConstraints`, Pod
+     topology spread semantics over cluster labels, `modelplane.ai/cluster`
+     implicit) come before both: a DoNotSchedule one keeps a replica off a
+     cluster where it would exceed maxSkew (trace: SpreadConstraint), and the
+     clusters keeping every ScheduleAnyway one are tried before those that do not;
    - then displace: when no eligible cluster has free room, a new replica may
      take capacity held by replicas it precedes that are not serving, that is
      of strictly lower priority, on the cluster the same rules choose; they

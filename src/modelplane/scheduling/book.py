@@ -27,7 +27,7 @@ from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
 from modelplane.scheduling.matching import Matcher
 from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica, Priorities
-from modelplane.scheduling.precedence import Standing, because, may_displace
+from modelplane.scheduling.precedence import Standing, because, may_displace, may_preempt
 from modelplane.scheduling.retain import Charge, Kept, recorded_charges
 
 ADMISSION_LIMIT = 64
@@ -57,6 +57,8 @@ class Yield:
     """The replica it yields to: of those that precede it on the pool, the last admitted.
     None when it does not fit the pool even alone."""
     why: str
+    preempted: bool = False
+    """It serves, and `to` preempts it (`preemption`)."""
 
 
 @dataclass(frozen=True)
@@ -66,12 +68,17 @@ class Contention:
     deployment: Deployment
     priorities: Priorities
 
-    def _resolved(self, requested: str | None, cluster: Cluster) -> tuple[str | None, int]:
+    def _resolved(self, requested: str | None, cluster: Cluster) -> tuple[str | None, int, bool]:
+        """The priority a replica resolves to on `cluster`, its value, and whether it may
+        preempt there (`preemption`)."""
         name = resolve_priority(requested, cluster.default_priority)
-        return name, self.priorities.value(name)
+        preempts = cluster.preemption and (
+            name is None or name not in self.priorities.never_preempt
+        )
+        return name, self.priorities.value(name), preempts
 
     def other(self, replica: ExistingReplica, cluster: Cluster) -> Standing:
-        name, value = self._resolved(replica.priority, cluster)
+        name, value, preempts = self._resolved(replica.priority, cluster)
         return Standing(
             replica.namespace,
             replica.name,
@@ -80,10 +87,11 @@ class Contention:
             value,
             name,
             replica.created,
+            preempts=preempts,
         )
 
     def own(self, kept: Kept, cluster: Cluster) -> Standing:
-        name, value = self._resolved(self.deployment.priority, cluster)
+        name, value, preempts = self._resolved(self.deployment.priority, cluster)
         return Standing(
             self.deployment.namespace,
             kept.replica.name,
@@ -92,12 +100,21 @@ class Contention:
             value,
             name,
             kept.created,
+            preempts=preempts,
         )
 
     def newcomer(self, cluster: Cluster) -> Standing:
-        name, value = self._resolved(self.deployment.priority, cluster)
+        name, value, preempts = self._resolved(self.deployment.priority, cluster)
         return Standing(
-            self.deployment.namespace, "", self.deployment.name, False, value, name, None, True
+            self.deployment.namespace,
+            "",
+            self.deployment.name,
+            False,
+            value,
+            name,
+            None,
+            True,
+            preempts,
         )
 
 
@@ -168,6 +185,16 @@ class CapacityBook:
         self._ledgers: dict[str, Ledgers] = {}
         self._displacing: dict[str, Ledgers | None] = {}
 
+    @property
+    def contended(self) -> bool:
+        """Whether the PriorityClasses are known: without them nobody yields or is preempted."""
+        return self._contention is not None
+
+    def forget(self, cluster: str) -> None:
+        """Drop `cluster`'s ledgers of every pass: a preempting placement changed them."""
+        self._ledgers.pop(cluster, None)
+        self._displacing.pop(cluster, None)
+
     def holders(self, cluster: str) -> list[Holder]:
         found = self._holders.get(cluster)
         if found is None:
@@ -206,10 +233,18 @@ class CapacityBook:
         view = self._views[cluster]
         found: list[Yield] = []
         for holder, before in _admit(view, self.holders(cluster)):
-            if holder.kept is None or holder.standing.serving:
+            if holder.kept is None:
                 continue
             pool = _spent(_build(view, [*before, holder]), holder)[0]
             sharing = [h for h in before if any(p == pool for p, _, _ in h.charges)]
+            if holder.standing.serving:
+                # A serving replica yields only to a replica that preempts it (`preemption`).
+                preemptors = [h for h in sharing if may_preempt(h.standing, holder.standing)]
+                if preemptors:
+                    to = preemptors[-1].standing
+                    why = because(to, holder.standing)
+                    found.append(Yield(holder.kept, pool, to, why, preempted=True))
+                continue
             if not sharing:
                 found.append(Yield(holder.kept, pool, None, "it does not fit the pool even alone"))
                 continue
@@ -246,6 +281,49 @@ class CapacityBook:
             ledgers = _build(view, [*firm, *self._placed.get(cluster, [])])
         self._displacing[cluster] = ledgers
         return ledgers
+
+    def preempting(self, cluster: str) -> Ledgers | None:
+        """Ledgers without every holder a new replica may displace or preempt on `cluster`,
+        with this decision's placements charged; None when it may preempt nobody there."""
+        if self._contention is None or not self._views[cluster].cluster.preemption:
+            return None
+        view = self._views[cluster]
+        newcomer = self._contention.newcomer(view.cluster)
+        holders = self.holders(cluster)
+        if len(holders) + len(self._placed.get(cluster, [])) >= ADMISSION_LIMIT:
+            return None  # too many to tell who would yield: nobody is preempted
+        firm = [
+            h
+            for h in holders
+            if not (may_displace(newcomer, h.standing) or may_preempt(newcomer, h.standing))
+        ]
+        if not any(h.standing.serving for h in holders if h not in firm):
+            return None  # nobody serving to preempt: the displacing pass has had its go
+        return _build(view, [*firm, *self._placed.get(cluster, [])])
+
+    def preempted_on(self, clusters: Sequence[str]) -> list[str]:
+        """Of `clusters` (full for this deployment), those where a replica of another
+        deployment that may preempt this one holds capacity: it waits, preempted."""
+        if self._contention is None:
+            return []
+        found: list[str] = []
+        for cluster in clusters:
+            view = self._views[cluster]
+            if not view.cluster.preemption or not view.eligible:
+                continue
+            mine = self._contention.newcomer(view.cluster)
+            if any(h.kept is None and may_preempt(h.standing, mine) for h in self.holders(cluster)):
+                found.append(cluster)
+        return found
+
+    def victims(self, cluster: str, charges: tuple[Charge, ...]) -> list[Standing]:
+        """Who would yield were a new replica taking `charges` placed on `cluster`: other
+        deployments' replicas, lowest priority first to go (`precedence` admits the rest)."""
+        assert self._contention is not None
+        newcomer = Holder(self._contention.newcomer(self._views[cluster].cluster), charges)
+        placed = [*self._placed.get(cluster, []), newcomer]
+        over = _admit(self._views[cluster], [*self.holders(cluster), *placed])
+        return [h.standing for h, _ in over if h.kept is None and not h.standing.new]
 
     def displaced(self, cluster: str) -> list[Standing]:
         """Other deployments' replicas on `cluster` that yield to this decision's placements."""

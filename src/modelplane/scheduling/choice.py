@@ -1,5 +1,6 @@
 """Which pools a new replica takes on one cluster: best fit, and for a disaggregated
-replica the combination that fits the most replicas (see `fill` for the rules).
+replica the combination that fits the most replicas, then leaves the most whole
+nodes free for the next (see `fill` for the rules).
 
 A cluster's combinations (one pool per role) are ranked once per pool layout,
 least capable first (`fit`), keeping their place in listing (published) order,
@@ -10,7 +11,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from modelplane.scheduling.fit import Capability, capability
+from modelplane.scheduling.fit import Capability, Scarcity
 from modelplane.scheduling.fleet import RoleOptions
 from modelplane.scheduling.ledger import PoolLedger
 from modelplane.scheduling.matching import ClaimOption, RoleMatch
@@ -39,14 +40,15 @@ class Choice:
 class Combinations:
     """Each layout's pool combinations, least capable first (stable in listing order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scarcity: Scarcity) -> None:
+        self._scarcity = scarcity
         self._memo: dict[int, tuple[tuple[RoleOptions, ...], list[Ranked]]] = {}
 
     def of(self, options: tuple[RoleOptions, ...]) -> list[Ranked]:
         found = self._memo.get(id(options))
         if found is None:
             ranked = [
-                (tuple(capability(pool.hardware) for pool, _ in combo), order, combo)
+                (tuple(self._scarcity.capability(pool.hardware) for pool, _ in combo), order, combo)
                 for order, combo in enumerate(itertools.product(*options))
             ]
             ranked.sort(key=lambda item: item[:2])
@@ -73,6 +75,11 @@ def _try(
         else:
             return None
     return tuple(chosen), trial
+
+
+def _whole_nodes(ledgers: Mapping[str, PoolLedger], trial: Mapping[str, PoolLedger]) -> int:
+    """Nodes of the cluster left with every device free once a replica takes `trial`."""
+    return sum((trial.get(name) or ledger).whole_nodes for name, ledger in ledgers.items())
 
 
 def _first_in_order(
@@ -112,19 +119,20 @@ def choose(
                 chosen = (item, *found)
                 break
     else:
-        best: tuple[int, Rank, int] | None = None
+        best: tuple[int, int, Rank, int] | None = None
         for item in ranked:
             found = _try(deployment, item[2], ledgers)
             if found is None:
                 continue
+            whole = _whole_nodes(ledgers, found[1])
             count, trial = 1, found[1]
             while count < min(need, LOOKAHEAD):
                 again = _try(deployment, item[2], {**ledgers, **trial})
                 if again is None:
                     break
                 count, trial = count + 1, {**trial, **again[1]}
-            if best is None or (-count, item[0], item[1]) < best:
-                best = (-count, item[0], item[1])
+            if best is None or (-count, -whole, item[0], item[1]) < best:
+                best = (-count, -whole, item[0], item[1])
                 chosen, fits = (item, *found), count
     if chosen is None:
         return None

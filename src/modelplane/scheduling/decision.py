@@ -60,6 +60,9 @@ class DesiredReplica:
     why: str | None = None
     """Why a new replica went to this pool: set where the scheduler had a choice to make
     (pools of different capability), or took capacity from others."""
+    preempts: tuple[str, ...] = ()
+    """The serving replicas a new replica preempts (`preemption`), as the deployment's
+    namespace may name them."""
 
     @property
     def retained(self) -> bool:
@@ -97,6 +100,8 @@ class RemovedReplica:
     cluster: str | None
     index: int | None
     reason: str
+    preempted_by: str | None = None
+    """The replica that preempted it (`preemption`), as its namespace may name it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +223,21 @@ class Decision:
         """The trace as status: `status.matchTrace`, grouped and capped, and what the cap
         left out."""
         return status_trace(self.trace)
+
+    def preemptions(self) -> list[dict[str, Any]]:
+        """`status.preemptions`: the replicas this decision's new ones preempt, and the
+        replicas of this deployment preempted, with who preempted them."""
+        entries: list[dict[str, Any]] = [
+            {"replica": r.name, "cluster": r.cluster, "preempts": list(r.preempts)}
+            for r in self.replicas
+            if r.preempts
+        ]
+        entries.extend(
+            {"replica": r.name, "cluster": r.cluster or "", "preemptedBy": r.preempted_by}
+            for r in self.removed
+            if r.preempted_by is not None
+        )
+        return entries
 
     def match_trace(self) -> list[dict[str, Any]]:
         """`status.matchTrace`: ordered by (first) cluster, then pool, then role."""

@@ -7,7 +7,8 @@ Which pool, then which cluster:
   fragment big nodes. A disaggregated replica takes, on a cluster, the
   combination of pools (one per role) that fits the most replicas there
   (counted up to the replicas still wanted, at most `choice.LOOKAHEAD`), then the
-  least capable (`choice`); roles compete for room when they share a pool.
+  one leaving the most nodes wholly free, then the least capable (`choice`);
+  roles compete for room when they share a pool.
 - **Then spread.** Among clusters offering an equally capable pool with room,
   the replica goes to the one hosting the fewest of this deployment's replicas
   (ties: cluster name), so replicas spread across clusters and pack onto fewer
@@ -26,24 +27,32 @@ key when its best pool filled up. Every new replica of a decision has the same
 shape and the ledgers only shrink while filling, so a cluster that cannot take
 one replica cannot take a later one: it leaves the heap for good, and filling
 R replicas over C clusters costs O((C + R) log C) choices. A cluster's ledgers
-are only built when it is tried.
+are only built when it is tried. Spread constraints break that monotony (a cluster
+one keeps out may be let in once another domain has a replica), so a deployment
+with them scans the live clusters per replica instead: O(R x C).
 """
 
 import heapq
+import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
 from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
+from modelplane.scheduling.fit import Scarcity
 from modelplane.scheduling.fleet import ClusterView, trace_role
 from modelplane.scheduling.ledger import PoolLedger, describe_demand
 from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.precedence import Standing
+from modelplane.scheduling.preemption import preempting_why, victim_order
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Charge, Kept
+from modelplane.scheduling.spread import Spread
+
+_POOLS = operator.attrgetter("cluster.pools")
 
 
 @dataclass(frozen=True)
@@ -133,10 +142,14 @@ class _Filling:
         for item in kept:
             self.load[item.replica.cluster] = self.load.get(item.replica.cluster, 0) + 1
             self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
-        self.combinations = Combinations()
+        layouts = map(_POOLS, views.values())
+        self.combinations = Combinations(Scarcity(layouts))
         self.placed: list[DesiredReplica] = []
         # New replicas placed on each cluster by this decision: its queue's room bounds them.
         self.new: dict[str, int] = {}
+        self.spread = Spread(deployment.spread, views, kept) if deployment.spread else None
+        # Clusters a DoNotSchedule spread constraint kept the last unplaced replica off.
+        self.spread_blocked: dict[str, Rejected] = {}
 
     def _index(self, cluster: str) -> int:
         taken = self.used.setdefault(cluster, set())
@@ -155,6 +168,14 @@ class _Filling:
         displacing: bool,
     ) -> dict[str, CapacityRejection]:
         rejected: dict[str, CapacityRejection] = {}
+        self._alive = set(clusters)
+        self._pending: dict[str, Choice] = {}
+        self._rejected = rejected
+        self._ledgers_of = ledgers_of
+        self._need = shortfall
+        if self.spread is not None:
+            self._run_spread(self.spread, shortfall, displacing)
+            return rejected
         heap: list[tuple[Rank, int, int, str]] = []
         for name in clusters:
             ranked = self.combinations.of(self.views[name].options)
@@ -164,11 +185,6 @@ class _Filling:
         # is spread's own, and best fit cannot have chosen otherwise.
         self._ranks = Counter(rank for rank, _, _, _ in heap)
         self._spread: list[tuple[int, int, str]] | None = None
-        self._alive = set(clusters)
-        self._pending: dict[str, Choice] = {}
-        self._rejected = rejected
-        self._ledgers_of = ledgers_of
-        self._need = shortfall
         while len(self.placed) < shortfall and heap:
             rank, hosted, cold, name = heapq.heappop(heap)
             self._count(rank, -1)
@@ -190,6 +206,87 @@ class _Filling:
 
     def _cold(self, name: str) -> int:
         return 0 if self.cache is None else self.cache.cold(name)
+
+    def _run_spread(self, spread: Spread, shortfall: int, displacing: bool) -> None:
+        """Fill under spread constraints: each replica looks at every cluster, since one a
+        constraint keeps out now may be let in once another domain has a replica."""
+        self._ranks = Counter[Rank]()  # spread's own why replaces best fit's passed-over note
+        order = sorted(self._alive)  # clusters only ever leave it
+        while len(self.placed) < shortfall:
+            best: tuple[tuple[object, ...], str, Choice] | None = None
+            blocked: dict[str, Rejected] = {}
+            order = [name for name in order if name in self._alive]
+            for name in order:
+                why = spread.blocked(name)
+                if why is not None:
+                    blocked[name] = why
+                    continue
+                hosted = self.load.get(name, 0)
+                # A cluster's choice holds until a replica is placed there (which drops it).
+                choice = self._pending.get(name) or self._choice(name, hosted)
+                if choice is None:
+                    continue
+                self._pending[name] = choice
+                key = (spread.strain(name), choice.rank, hosted, self._cold(name), name)
+                if best is None or key < best[0]:
+                    best = (key, name, choice)
+            if best is None:
+                self.spread_blocked.update(blocked)
+                return
+            _, name, choice = best
+            del self._pending[name]
+            note = spread.explain(name)
+            self._place(self.views[name], self.load.get(name, 0), choice.rank, choice, displacing)
+            spread.add(name)
+            last = self.placed[-1]
+            why = note if last.why is None else f"{last.why}; {note}"
+            self.placed[-1] = replace(last, why=why)
+
+    def run_preempting(self, shortfall: int, clusters: Sequence[str]) -> None:
+        """Place what no other pass could by preempting serving replicas of strictly lower
+        priority on clusters that allow it (`preemption` says how victims are chosen)."""
+        self._ranks = Counter[Rank]()
+        self._ledgers_of = self.book.preempting
+        self._need = shortfall
+        alive = set(clusters)
+        while len(self.placed) < shortfall:
+            best: tuple[tuple[object, ...], str, Choice, list[Standing]] | None = None
+            for name in sorted(alive):
+                if self.spread is not None and self.spread.blocked(name) is not None:
+                    continue
+                ledgers = self.book.preempting(name)
+                view = self.views[name]
+                ranked = self.combinations.of(view.options)
+                need = shortfall - len(self.placed)
+                choice = None if ledgers is None else choose(self.deployment, ranked, ledgers, need)
+                if choice is None:
+                    alive.discard(name)
+                    continue
+                victims = self.book.victims(name, self._charges(choice))
+                strain = self.spread.strain(name) if self.spread is not None else (0, 0)
+                key = victim_order(victims, strain, choice.rank, self.load.get(name, 0), name)
+                if best is None or key < best[0]:
+                    best = (key, name, choice, victims)
+            if best is None:
+                return
+            _, name, choice, victims = best
+            note = self.spread.explain(name) if self.spread is not None else None
+            self._place(self.views[name], self.load.get(name, 0), choice.rank, choice, False)
+            self.book.forget(name)
+            if self.spread is not None:
+                self.spread.add(name)
+            last = self.placed[-1]
+            named = tuple(v.describe(self.deployment.namespace) for v in victims)
+            why = preempting_why(victims, self.deployment.namespace)
+            why = why if last.why is None else f"{last.why}; {why}"
+            why = why if note is None else f"{why}; {note}"
+            self.placed[-1] = replace(last, why=why, preempts=named)
+
+    def _charges(self, choice: Choice) -> tuple[Charge, ...]:
+        return tuple(
+            (pool.name, option.demand, role.pods)
+            for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
+        )
 
     def _count(self, rank: Rank, change: int) -> None:
         left = self._ranks[rank] + change
@@ -254,11 +351,7 @@ class _Filling:
         ledgers = self._ledgers_of(name)
         assert ledgers is not None  # _choice returned a choice for it
         ledgers.update(choice.ledgers)
-        charges: tuple[Charge, ...] = tuple(
-            (pool.name, option.demand, role.pods)
-            for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
-        )
-        self.book.record(name, charges, displacing)
+        self.book.record(name, self._charges(choice), displacing)
         why = choice.why
         if passed is not None:
             where = ", ".join(pool.name for pool, _ in choice.roles)
@@ -306,4 +399,13 @@ def fill(
         # A cluster that took a replica by displacing others is not full for it.
         for replica in filling.placed[first:]:
             rejected.pop(replica.cluster, None)
+    preemptive = [name for name in sorted(rejected) if views[name].cluster.preemption]
+    if len(filling.placed) < shortfall and preemptive and book.contended:
+        first = len(filling.placed)
+        filling.run_preempting(shortfall, preemptive)
+        for replica in filling.placed[first:]:
+            rejected.pop(replica.cluster, None)
+    if len(filling.placed) < shortfall:
+        for name, why in sorted(filling.spread_blocked.items()):
+            rejected.setdefault(name, CapacityRejection(why, ()))
     return filling.placed, rejected

@@ -4,6 +4,7 @@ A cluster is considered when it passes the clusterSelector and its allow-list
 admits the deployment's resolved priority; it is eligible when, in addition,
 every role has at least one pool whose node satisfies the role's requests, and
 it carries no taint the deployment does not tolerate and is reachable (`taints`), its
+backend can run the replica (`backends`), its
 in-cluster queue for the deployment's namespace has quota left for a replica
 (`queues`), and its stack lacks nothing the deployment's replicas need (`stack`).
 Capacity is not looked at here: the ledger decides that when filling.
@@ -17,11 +18,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from modelplane.core.priority import priority_allowed, resolve_priority
+from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.label_selector import CompiledLabelSelector
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
-from modelplane.scheduling.model import UNIFIED_ROLE, Cluster, Deployment, Pool, PoolHardware
+from modelplane.scheduling.model import (
+    CLUSTER_LABEL,
+    UNIFIED_ROLE,
+    Cluster,
+    Deployment,
+    Pool,
+    PoolHardware,
+)
 from modelplane.scheduling.queues import queue_room
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.stack import check_stack
@@ -88,6 +97,9 @@ class FleetFilter:
     ) -> None:
         self._deployment = deployment
         self._selector = selector
+        # `modelplane.ai/cluster` is every cluster's implicit label: added only for a
+        # selector that names it, so the common case reads the labels as they are.
+        self._implicit = any(r.key == CLUSTER_LABEL for r in selector.requirements)
         self._matcher = matcher
         self._roles = deployment.roles
         # PoolHardware caches its hash, and a dict compares identity before
@@ -131,7 +143,10 @@ class FleetFilter:
     def excluded(self, cluster: Cluster) -> Rejected | None:
         """Why the clusterSelector or the allow-list rejects the cluster, if they do."""
         if self._selector.requirements:
-            reason = self._selector.explain(cluster.labels)
+            labels = cluster.labels
+            if self._implicit:
+                labels = {**labels, CLUSTER_LABEL: cluster.name}
+            reason = self._selector.explain(labels)
             if reason is not None:
                 return Rejected(
                     Rejection.CLUSTER_SELECTOR_MISMATCH,
@@ -194,6 +209,9 @@ class FleetFilter:
         tainted = None
         if cluster.taints or not cluster.reachable:
             tainted = admits(cluster, self._deployment)
+        if tainted is None and cluster.backend != "Native":
+            # Its backend cannot render the replica (`backends`): filtered before placing.
+            tainted = refusal(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:
             return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
         room, full = queue_room(cluster, self._deployment) if cluster.queues else (None, None)

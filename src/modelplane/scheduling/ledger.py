@@ -56,6 +56,11 @@ class PoolLedger:
         buckets = {capacity: pool.nodes} if pool.nodes > 0 else {}
         return cls(pool=pool, capacity=capacity, buckets=buckets)
 
+    @property
+    def whole_nodes(self) -> int:
+        """Nodes with every device free."""
+        return 0 if self.overcommitted else self.buckets.get(self.capacity, 0)
+
     def copy(self) -> "PoolLedger":
         return PoolLedger(
             self.pool, self.capacity, dict(self.buckets), self.overcommitted, dict(self.pods)

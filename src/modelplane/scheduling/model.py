@@ -131,6 +131,11 @@ class Cluster:
     """The queue each control-plane namespace's replicas go to, where one is observed."""
     over_quota: frozenset[str] = frozenset()
     """Priorities the in-cluster scheduler lets borrow or preempt beyond a queue's quota."""
+    preemption: bool = False
+    """`scheduling.preemption: LowerPriority`: serving replicas of strictly lower
+    priority may be displaced here (`preemption`)."""
+    backend: str = "Native"
+    """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:
@@ -190,6 +195,29 @@ class RollingUpdate:
     max_surge: IntOrPercent = "25%"
 
 
+CLUSTER_LABEL = "modelplane.ai/cluster"
+"""Every InferenceCluster's implicit label, valued its name, for spread constraints."""
+
+
+class Unsatisfiable(StrEnum):
+    """A spread constraint's `whenUnsatisfiable` (`spread` says what each does)."""
+
+    DO_NOT_SCHEDULE = "DoNotSchedule"
+    SCHEDULE_ANYWAY = "ScheduleAnyway"
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """One `spec.placement.spreadConstraints[]` entry."""
+
+    topology_key: str
+    max_skew: int
+    when_unsatisfiable: Unsatisfiable
+
+    def describe(self) -> str:
+        return f"{self.topology_key} maxSkew {self.max_skew} ({self.when_unsatisfiable.value})"
+
+
 @dataclass(frozen=True)
 class Deployment:
     """A ModelDeployment: how many replicas, where they may go, what each role needs."""
@@ -202,6 +230,10 @@ class Deployment:
     cluster_selector: LabelSelector | None = None
     tolerations: tuple[Toleration, ...] = ()
     strategy: RollingUpdate = RollingUpdate()
+    spread: tuple[SpreadConstraint, ...] = ()
+    """`spec.placement.spreadConstraints`, as written."""
+    model_uri: str | None = None
+    """`spec.model.uri`: a backend that downloads the weights itself needs it."""
     revision: str = ""
     """A digest of everything a replica renders from the deployment (template, model,
     devices, workers, priority): a replica recording another runs an older spec."""
@@ -295,6 +327,9 @@ class Priorities:
 
     values: Mapping[str, int]
     default: int = 0
+    never_preempt: frozenset[str] = frozenset()
+    """Classes whose `preemptionPolicy` is `Never`: their replicas never displace a
+    serving one."""
 
     def value(self, name: str | None) -> int:
         """A class's value; a pod naming none gets `default`, and so does a name the

@@ -15,13 +15,19 @@ longer exists, a pool that is gone from the cluster's spec (`retain` removes
 those replicas), and a duplicate identity.
 
 A cluster that evicts its replicas (an untolerated `NoExecute` taint, or
-`Reachable=False`: `taints.eviction`) is a move too. Each reason is one check below,
-in the order they are reported, and the rollout treats them all alike.
+`Reachable=False`: `taints.eviction`) is a move too, and so is one that refuses the
+replica: its backend cannot run it (`backends`), or its stack lacks what the
+replica needs (`stack`). Such a replica does not serve there, so it is kept only
+until its replacement is placed.
+Each reason is one check below, in the order they are reported, and the rollout
+treats them all alike.
 """
 
-from modelplane.scheduling.fleet import ClusterView, FleetFilter
+from modelplane.scheduling.backends import refusal
+from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.matching import Mismatch
 from modelplane.scheduling.model import Deployment, ExistingReplica
+from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.taints import eviction
 
 
@@ -33,9 +39,30 @@ def must_move(
         return f"cluster is no longer selected: {view.excluded.message}"
     return (
         eviction(view.cluster, deployment)
+        or unrunnable(deployment, replica, view)
         or roles_differ(deployment, replica)
         or pool_mismatch(deployment, replica, view, fleet)
     )
+
+
+def unrunnable(deployment: Deployment, replica: ExistingReplica, view: ClusterView) -> str | None:
+    """Its cluster refuses to run it: its backend cannot (`backends`), or its stack lacks
+    what the replica needs (`stack`: on the cluster, or the DeviceClass of its pool)."""
+    refused = refusal(view.cluster, deployment)
+    if refused is not None:
+        return f"its cluster cannot run it: {refused.message}"
+    if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE:
+        return f"its cluster cannot run it: {view.unmatched.message}"
+    if not view.cluster.stack.device_classes:
+        return None
+    recorded = {role.name: role.pool for role in replica.roles}
+    for role in deployment.roles:
+        pinned = recorded.get(role.name)
+        for entry in view.rejected_pools:
+            gap = entry.reason is Rejection.STACK_INCOMPLETE and entry.pool == pinned
+            if gap and entry.role == trace_role(role.name):
+                return f"its cluster cannot run it: pool {pinned}: {entry.message}"
+    return None
 
 
 def roles_differ(deployment: Deployment, replica: ExistingReplica) -> str | None:

@@ -30,7 +30,25 @@ def _events(replicas: Sequence[DesiredReplica], removed: Sequence[RemovedReplica
         )
         for r in removed
     ]
+    events.extend(
+        Event(
+            EventType.WARNING,
+            Reason.PREEMPTED,
+            f"Replica {r.name} on cluster {r.cluster} was preempted by {r.preempted_by}",
+        )
+        for r in removed
+        if r.preempted_by is not None
+    )
     for replica in replicas:
+        if replica.new and replica.preempts:
+            events.append(
+                Event(
+                    EventType.WARNING,
+                    Reason.PREEMPTING,
+                    f"Replica {replica.name} on cluster {replica.cluster} preempts "
+                    f"{', '.join(replica.preempts)}, of lower priority",
+                )
+            )
         if replica.new:
             pools = ", ".join(
                 p.pool if p.role == UNIFIED_ROLE else f"{p.role} on {p.pool}" for p in replica.roles

@@ -3,8 +3,10 @@
 One rule orders every replica that holds, or would take, devices on a pool:
 
 1. a serving replica (its ModelReplica's `Serving` condition is True) before one
-   that is not: the fleet scheduler never displaces running work (preemption of
-   running pods stays with the in-cluster scheduler);
+   that is not: the fleet scheduler does not displace running work, except on a
+   cluster whose `scheduling.preemption` is LowerPriority, where a replica whose
+   class may preempt (`Standing.preempts`) comes before serving replicas of lower
+   priority (`preemption`);
 2. then the higher PriorityClass value (`Priorities.value` of the priority the
    replica resolves to on its cluster);
 3. then the older (`metadata.creationTimestamp`). A replica this decision is
@@ -42,13 +44,18 @@ class Standing:
     created: str | None = None
     new: bool = False
     """Not created yet: this decision would create it."""
+    preempts: bool = False
+    """On its cluster it may displace serving replicas of lower priority (the cluster's
+    `scheduling.preemption` is LowerPriority and its class's `preemptionPolicy` is not
+    Never): its priority then counts before whether the others serve."""
 
-    def key(self) -> tuple[bool, int, int, str, str, str]:
+    def key(self) -> tuple[bool, int, bool, int, str, str, str]:
         """Sorts replicas that take precedence first."""
         age = 2 if self.new else (1 if self.created is None else 0)
         return (
-            not self.serving,
+            not self.serving and not self.preempts,
             -self.priority,
+            not self.serving,
             age,
             self.created or "",
             self.namespace,
@@ -77,6 +84,12 @@ def may_displace(newcomer: Standing, holder: Standing) -> bool:
     return not holder.serving and precedes(newcomer, holder)
 
 
+def may_preempt(newcomer: Standing, holder: Standing) -> bool:
+    """Whether `newcomer` may displace `holder` although it serves: it preempts on the
+    cluster and its priority is strictly higher (`preemption`)."""
+    return newcomer.preempts and holder.priority < newcomer.priority
+
+
 def _priority(standing: Standing) -> str:
     name = standing.priority_name or "none"
     return f"{name} {standing.priority}"
@@ -84,6 +97,11 @@ def _priority(standing: Standing) -> str:
 
 def because(first: Standing, second: Standing) -> str:
     """Why `first` precedes `second`, in words: the first rule that tells them apart."""
+    if first.preempts and first.priority > second.priority:
+        return (
+            f"it has higher priority ({_priority(first)} > {_priority(second)}) on a cluster "
+            "that lets it preempt"
+        )
     if first.serving != second.serving:
         return "it is serving and this replica is not"
     if first.priority != second.priority:

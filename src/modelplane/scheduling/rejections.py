@@ -24,7 +24,14 @@ class Rejection(StrEnum):
     STACK_INCOMPLETE = "StackIncomplete"
     """The cluster's stack lacks what a replica of the deployment needs (its
     `status.stack.missing`): a CRD, its queue, its priority's class; on a pool, the
-    DeviceClass of the devices it would claim. Replicas already there stay."""
+    DeviceClass of the devices it would claim. Replicas already there move,
+    make-before-break (`moves.unrunnable`)."""
+
+    BACKEND_UNSUPPORTED = "BackendUnsupported"
+    """The cluster's backend (`spec.backend.type`) cannot run a replica of the
+    deployment: KServe without `spec.model.uri`, or with pipeline and data parallelism
+    in one worker. Nothing new is placed there; a replica already there moves,
+    make-before-break."""
 
     TAINTED = "Tainted"
     """The cluster carries a taint (`spec.taints`) the deployment does not tolerate:
@@ -46,6 +53,11 @@ class Rejection(StrEnum):
     """The in-cluster queue the deployment's namespace goes to on this cluster
     (`status.capacity.queues`) has too little GPU quota left for a replica, and the
     deployment's priority may not borrow or preempt there."""
+
+    SPREAD_CONSTRAINT = "SpreadConstraint"
+    """A DoNotSchedule spread constraint (`spec.placement.spreadConstraints`) keeps the
+    next replica off the cluster: one more there would exceed its maxSkew, or the
+    cluster lacks the constraint's topologyKey label."""
 
     # A whole cluster, from what its pools offer.
     NO_POOLS = "NoPools"
@@ -78,6 +90,10 @@ class Rejection(StrEnum):
     the decision stopped there, holding every existing replica and placing nothing."""
 
     # Contention, from precedence (`modelplane.scheduling.precedence`).
+    PREEMPTED = "Preempted"
+    """A serving replica of this deployment gave up its place on the pool to a replica
+    of strictly higher priority, on a cluster whose `scheduling.preemption` is
+    LowerPriority (`preemption`)."""
     YIELDED = "Yielded"
     """A replica of this deployment that was not serving gave up its place on the pool
     to replicas that take precedence (serving, higher priority, or older)."""

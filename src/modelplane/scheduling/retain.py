@@ -22,6 +22,11 @@ name). Nothing else moves it: not a better-scored cluster, and not capacity,
 except that a replica that is not serving yields to replicas that take
 precedence when its pool holds more than it can (`precedence`, `book`).
 
+A replica its cluster refuses (its backend cannot run it, or its stack lacks what
+it needs: `moves.unrunnable`) must move; even when it does not serve it is kept
+until its replacement is placed, and the rollout retires it then
+(make-before-break: a gap that closes before then keeps it where it is).
+
 Rules 2 to 4 have a make-before-break form: a replica whose cluster still exists
 but that no longer qualifies *must move* (`moves`); it is kept as it runs, with
 the devices its claims record, and `rollout` decides when it goes. A replica that
@@ -50,7 +55,7 @@ from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.ledger import Demand, PoolLedger
 from modelplane.scheduling.matching import Matcher, Mismatch
 from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica
-from modelplane.scheduling.moves import must_move
+from modelplane.scheduling.moves import must_move, unrunnable
 
 Charge = tuple[str, Demand, int]
 """(pool, what one pod may take, pods): what a replica takes from a pool."""
@@ -125,7 +130,7 @@ def _retain_one(
     fleet: FleetFilter,
 ) -> Kept | str:
     move = must_move(deployment, replica, view, fleet)
-    if move is not None and not replica.serving:
+    if move is not None and not replica.serving and unrunnable(deployment, replica, view) is None:
         return move  # Nothing waits for its replacement: it goes now.
     if move is not None:
         holds = recorded_charges(replica, view.cluster, fleet.matcher)

@@ -129,9 +129,21 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+Shrink = Callable[[list[Kept], int, list[RemovedReplica]], list[Kept]]
+"""Drops kept replicas until the given number remain (`retain.scale_down`, or under
+spread constraints `spread.shrinker`)."""
+
+
 class _Roll:
-    def __init__(self, deployment: Deployment, kept: list[Kept], removed: list[RemovedReplica]):
+    def __init__(
+        self,
+        deployment: Deployment,
+        kept: list[Kept],
+        removed: list[RemovedReplica],
+        shrink: Shrink = scale_down,
+    ):
         self.deployment = deployment
+        self.shrink = shrink
         self.wanted = deployment.replicas
         self.budget = budget(deployment.strategy, self.wanted)
         self.floor = self.wanted - self.budget.unavailable
@@ -162,7 +174,7 @@ class _Roll:
             self.remove(self.old[0], f"scaled down to {_plural(self.wanted, 'replica')}")
         if len(self.current) > self.wanted:
             # More replicas on the current revision than wanted: a plain scale down.
-            self.current = scale_down(self.current, self.wanted, self.removed)
+            self.current = self.shrink(self.current, self.wanted, self.removed)
 
     def retire(self) -> None:
         for item in list(self.old):
@@ -174,6 +186,8 @@ class _Roll:
             self.remove(item, self._retired(item))
 
     def _retired(self, item: Kept) -> str:
+        if not item.serving and item.move is not None:
+            return f"moved ({item.move}): its replacement is placed"
         if not item.serving:
             return "replaced: it runs an older revision or placement and is not serving"
         if item.move is not None:
@@ -300,11 +314,12 @@ def roll(
     removed: list[RemovedReplica],
     place: Placer,
     place_on: LocalPlacer | None = None,
+    shrink: Shrink = scale_down,
 ) -> Rollout:
     """Keep, update, retire and place replicas by the rollout rules above."""
-    rolling = _Roll(deployment, kept, removed)
+    rolling = _Roll(deployment, kept, removed, shrink)
     if not rolling.old:
-        kept = scale_down(rolling.current, rolling.wanted, removed)
+        kept = shrink(rolling.current, rolling.wanted, removed)
         rolling.current = kept
         shortfall = rolling.wanted - len(kept)
         placed, capacity = place(kept, shortfall) if shortfall > 0 else ([], {})

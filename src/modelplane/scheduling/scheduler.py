@@ -39,6 +39,7 @@ from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
 from modelplane.scheduling.rollout import Placed, held_rollout, roll
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
+from modelplane.scheduling.spread import shrinker
 from modelplane.scheduling.verdict import scheduled_condition
 
 
@@ -286,12 +287,18 @@ def _decide(
         kept = scale_down(kept, deployment.replicas, removed)
         rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     else:
-        rollout = roll(deployment, kept, removed, place, place_on)
+        shrink = shrinker(deployment, views) if deployment.spread else scale_down
+        rollout = roll(deployment, kept, removed, place, place_on, shrink)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
     hosts = {r.cluster for r in rollout.placed} | {k.replica.cluster for k in rollout.kept}
     cold = cold_trace(views, cache, hosts, {entry.cluster for entry in trace})
     if cold:
         trace = tuple(sorted((*trace, *cold), key=lambda entry: entry.cluster))
+    short = len(rollout.kept) + len(rollout.placed) < deployment.replicas
+    preempted_by: list[str] = []
+    if short and contention is not None and not holding:
+        book = CapacityBook(views, rollout.kept, others, matcher, contention)
+        preempted_by = book.preempted_on(sorted(rollout.capacity))
     condition, condition_warnings = scheduled_condition(
         deployment,
         views,
@@ -302,6 +309,7 @@ def _decide(
         holding=holding,
         unreadable=len(unreadable),
         trace=trace,
+        preempted_by=preempted_by,
     )
     return assemble(rollout, removed, trace, condition, [*warnings, *condition_warnings])
 
@@ -327,21 +335,34 @@ def _yield(
     for y in found:
         replica = y.kept.replica
         whom = "" if y.to is None else f" to {y.to.describe(viewer)}"
-        removed.append(
-            RemovedReplica(
-                replica.name,
-                replica.cluster,
-                replica.index,
-                f"not serving yet, it yielded pool {y.pool}{whom}: {y.why}",
+        if y.preempted and y.to is not None:
+            by = y.to.describe(viewer)
+            removed.append(
+                RemovedReplica(
+                    replica.name,
+                    replica.cluster,
+                    replica.index,
+                    f"preempted on pool {y.pool} by {by}: {y.why}",
+                    preempted_by=by,
+                )
             )
-        )
+            reason = Rejection.PREEMPTED
+            message = f"replica {replica.name} was preempted by {by}: {y.why}"
+        else:
+            removed.append(
+                RemovedReplica(
+                    replica.name,
+                    replica.cluster,
+                    replica.index,
+                    f"not serving yet, it yielded pool {y.pool}{whom}: {y.why}",
+                )
+            )
+            reason = Rejection.YIELDED
+            message = (
+                f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}"
+            )
         role = next((p.role for p in replica.roles if p.pool == y.pool), replica.roles[0].role)
-        entry = PoolTrace(
-            y.pool,
-            Rejection.YIELDED,
-            f"replica {replica.name} is not serving yet and yielded its place{whom}: {y.why}",
-            trace_role(role),
-        )
+        entry = PoolTrace(y.pool, reason, message, trace_role(role))
         traces = yielded.setdefault(replica.cluster, [])
         same = next((i for i, t in enumerate(traces) if t.order() == entry.order()), None)
         if same is None:

@@ -6,8 +6,8 @@ a multi-node worker, those at a priority, those of a namespace, or (on a pool)
 those that would claim a device of a missing DeviceClass: a match whose ways of
 claiming all name one loses the pool, one with another way keeps only that. The filter asks this
 module after matching; a cluster it rejects is still selected, so replicas
-already there stay (they report why they cannot serve) and only new ones go
-elsewhere.
+already there are not dropped: they report why they cannot serve and move
+make-before-break (`moves.unrunnable`), and new ones go elsewhere.
 """
 
 from modelplane.core.priority import resolve_priority

@@ -17,7 +17,12 @@ from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Kept
 from modelplane.scheduling.trace import availability
 
-_UNADMITTED = (Rejection.STACK_INCOMPLETE, Rejection.TAINTED, Rejection.CLUSTER_UNREACHABLE)
+_UNADMITTED = (
+    Rejection.STACK_INCOMPLETE,
+    Rejection.TAINTED,
+    Rejection.CLUSTER_UNREACHABLE,
+    Rejection.BACKEND_UNSUPPORTED,
+)
 
 
 def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
@@ -41,11 +46,14 @@ def scheduled_condition(
     holding: bool,
     unreadable: int,
     trace: Sequence[ClusterTrace],
+    preempted_by: Sequence[str] = (),
 ) -> tuple[Condition, list[Event]]:
     """ReplicasScheduled, and a warning event whenever it is False (then ending the way
     kube-scheduler's does: how many clusters each reason turned down)."""
     scheduled = len(kept) + len(placed)
     wanted = deployment.replicas
+    # The trace is only read for why replicas are missing: a fleet's worth of entries.
+    short = scheduled < wanted
     if not views and unreadable:
         reason = Reason.NO_CLUSTERS
         why = f"no readable InferenceClusters in the fleet ({unreadable} cannot be read)"
@@ -68,12 +76,27 @@ def scheduled_condition(
         reason = Reason.INSUFFICIENT_CAPACITY
         verb = "is" if selected == 1 else "are"
         why = (
-            f"the {plural(selected, 'selected cluster')} {verb} tainted, unreachable or lacking "
-            "prerequisites its replicas need (see the match trace)"
+            f"the {plural(selected, 'selected cluster')} {verb} tainted, unreachable, lacking "
+            "prerequisites its replicas need or unable to run them (see the match trace)"
         )
     elif eligible == 0:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+    elif short and (
+        preempted_by or any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools)
+    ):
+        reason = Reason.PREEMPTED
+        where = f" (on {', '.join(preempted_by[:3])})" if preempted_by else ""
+        why = (
+            "preempted: replicas of higher priority, which may preempt it, hold the room"
+            f"{where}, and the {plural(eligible, 'eligible cluster')} have none left for it"
+        )
+    elif short and any(entry.reason == Rejection.SPREAD_CONSTRAINT for entry in trace):
+        reason = Reason.INSUFFICIENT_CAPACITY
+        why = (
+            f"no room for more on the {plural(eligible, 'eligible cluster')} within the "
+            "spread constraints"
+        )
     else:
         reason = Reason.INSUFFICIENT_CAPACITY
         why = f"no room for more on the {plural(eligible, 'eligible cluster')}"

@@ -13,10 +13,12 @@ On a cluster with a Gateway, `spec.router` attaches the service to it (see
 `traffic.kserve_router`).
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE
+from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import Reason
 
 from .identity import identity_labels, service_name
@@ -25,6 +27,24 @@ from .pods import role_shape, shape_pod
 from .traffic import kserve_router
 
 KSERVE_ENGINE_CONTAINER = "main"
+
+
+def mixes_parallelism(topology: Topology) -> bool:
+    """Pipeline and data parallelism in one worker: KServe's webhook refuses it."""
+    return (topology.data > 1 or topology.data_local > 1) and topology.pipeline > 1
+
+
+def unsupported(model_uri: str | None, topologies: Iterable[Topology]) -> str | None:
+    """Why a KServe cluster cannot run a replica of this shape, or None.
+
+    The fleet scheduler asks before it places a replica on a KServe cluster, so a
+    replica the functions below would refuse never lands there.
+    """
+    if not model_uri:
+        return "KServe downloads the weights from spec.model.uri, which the deployment does not set"
+    if any(mixes_parallelism(t) for t in topologies):
+        return "KServe cannot combine pipeline and data parallelism in one worker"
+    return None
 
 
 def parallelism(role: RoleInput) -> dict[str, int]:
@@ -37,7 +57,7 @@ def parallelism(role: RoleInput) -> dict[str, int]:
     """
     topology = role.topology
     data_parallel = topology.data > 1 or topology.data_local > 1
-    if data_parallel and topology.pipeline > 1:
+    if mixes_parallelism(topology):
         raise InvalidInputError.at(
             f"{role.path}.topology",
             "KServe cannot combine pipeline and data parallelism in one worker; "

@@ -91,6 +91,7 @@ class FunctionRunner(ComposeFunction):
         "placements",
         "matchTrace",
         "matchTraceOmitted",
+        "preemptions",
         "endpoints",
     )
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
@@ -236,6 +237,9 @@ def emit(
     }
     if trace.omitted is not None:
         status["matchTraceOmitted"] = trace.omitted.as_status()
+    preemptions = decision.preemptions()
+    if preemptions:
+        status["preemptions"] = preemptions
     rsp.desired.composite.resource.update({"status": status})
     if wanted > 0 and decision.placed == 0:
         # With nothing composed Crossplane would call the deployment Available.

@@ -339,6 +339,11 @@ class OverQuotaPriority(AllowedPriority):
     pass
 
 
+class Preemption(StrEnum):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+
+
 class Provider(StrEnum):
     DEFAULT = "Default"
     KAI = "KAI"
@@ -399,6 +404,12 @@ class Scheduling(BaseModel):
             max_length=32,
         ),
     ] = None
+    preemption: Annotated[
+        Preemption | None,
+        Field(
+            description="Whether the fleet scheduler may displace serving replicas here for a deployment that cannot be placed otherwise. Never (default): only replicas not serving yet yield. LowerPriority: replicas of strictly lower PriorityClass value may be displaced, fewest first and lowest priority first, never by a class with preemptionPolicy Never."
+        ),
+    ] = "Never"
     provider: Provider | None = "Default"
     queue: Annotated[
         StrictStr | None,

@@ -137,6 +137,21 @@ class PodTemplateMetadata(BaseModel):
     ] = None
 
 
+class PreemptionStatus(BaseModel):
+    cluster: StrictStr | None = None
+    preemptedBy: Annotated[
+        StrictStr | None,
+        Field(
+            description="The replica that preempted it, as this namespace may name it."
+        ),
+    ] = None
+    preempts: Annotated[
+        list[StrictStr] | None,
+        Field(description="The replicas it preempts, as this namespace may name them."),
+    ] = None
+    replica: StrictStr | None = None
+
+
 class ReplicaCounts(BaseModel):
     ready: Annotated[
         StrictInt | None, Field(description="Replicas whose model serves.")
@@ -170,6 +185,11 @@ class TolerationOperator(StrEnum):
     EQUAL = "Equal"
 
 
+class WhenUnsatisfiable(StrEnum):
+    DO_NOT_SCHEDULE = "DoNotSchedule"
+    SCHEDULE_ANYWAY = "ScheduleAnyway"
+
+
 class Status(BaseModel):
     endpoints: Annotated[
         list[EndpointStatus] | None,
@@ -189,6 +209,12 @@ class Status(BaseModel):
     ] = None
     placements: Annotated[
         list[Placement] | None, Field(description="Where each replica runs.")
+    ] = None
+    preemptions: Annotated[
+        list[PreemptionStatus] | None,
+        Field(
+            description="Preemption in flight: the serving replicas of lower priority a new replica of this deployment preempts, and replicas of this deployment another preempted (on clusters whose scheduling.preemption is LowerPriority)."
+        ),
     ] = None
     replicas: ReplicaCounts | None = None
     selector: Annotated[
@@ -230,6 +256,26 @@ class PodTemplate(BaseModel):
     spec: PodSpec
 
 
+class SpreadConstraint(BaseModel):
+    maxSkew: Annotated[
+        StrictInt,
+        Field(
+            description="How many more of this deployment's replicas a domain may hold than the domain holding fewest.",
+            ge=1,
+            le=1000,
+        ),
+    ]
+    topologyKey: Annotated[
+        StrictStr,
+        Field(
+            description="The InferenceCluster label whose values are the domains.",
+            max_length=317,
+            min_length=1,
+        ),
+    ]
+    whenUnsatisfiable: WhenUnsatisfiable
+
+
 class Toleration(BaseModel):
     effect: shapes.TaintEffect | None = None
     key: Annotated[
@@ -256,6 +302,16 @@ class Workers(BaseModel):
     topology: Annotated[shapes.Topology | None, Field(validate_default=True)] = {}
 
 
+class PlacementPolicy(BaseModel):
+    spreadConstraints: Annotated[
+        list[SpreadConstraint] | None,
+        Field(
+            description="Pod topology spread constraints over InferenceCluster labels: a replica goes where the count of this deployment's replicas in a topology domain stays within maxSkew of the least loaded domain. modelplane.ai/cluster is every cluster's implicit label (its name).",
+            max_length=8,
+        ),
+    ] = None
+
+
 class Role(BaseModel):
     nodeSelector: NodeSelector
     workers: Workers
@@ -266,6 +322,7 @@ class Spec(BaseModel):
     decode: Role | None = None
     model: shapes.ModelSource | None = None
     nodeSelector: NodeSelector | None = None
+    placement: PlacementPolicy | None = None
     prefill: Role | None = None
     priority: Annotated[
         StrictStr | None,

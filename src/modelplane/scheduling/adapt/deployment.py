@@ -11,10 +11,12 @@ from modelplane_models.model_deployment import (
     NodeSelector,
     Workers,
 )
+from modelplane_models.model_deployment import SpreadConstraint as SpreadModel
 from modelplane_models.model_deployment import Toleration as TolerationModel
 from modelplane_models.shapes import LabelSelector as LabelSelectorModel
 
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.model import (
@@ -30,7 +32,9 @@ from modelplane.scheduling.model import (
     Operator,
     Role,
     RollingUpdate,
+    SpreadConstraint,
     Toleration,
+    Unsatisfiable,
 )
 
 _PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
@@ -109,6 +113,30 @@ def _tolerations(
             )
         effect = None if model.effect is None else Effect(str(model.effect))
         out.append(Toleration(model.key or "", operator, model.value or "", effect))
+    return tuple(out)
+
+
+def _spread(models: Sequence[SpreadModel], problems: list[Issue]) -> tuple[SpreadConstraint, ...]:
+    """The spread constraints, checked as the API server checks a pod's: a valid label
+    key, and one constraint per (topologyKey, whenUnsatisfiable)."""
+    out: list[SpreadConstraint] = []
+    seen: set[tuple[str, str]] = set()
+    for i, model in enumerate(models):
+        path = f"spec.placement.spreadConstraints[{i}]"
+        error = key_error(model.topologyKey)
+        if error is not None:
+            problems.append(Issue(f"{path}.topologyKey", f"{model.topologyKey!r}: {error}"))
+        when = Unsatisfiable(str(model.whenUnsatisfiable))
+        if (model.topologyKey, when) in seen:
+            problems.append(
+                Issue(
+                    path,
+                    f"duplicate constraint for topologyKey {model.topologyKey!r} "
+                    f"and whenUnsatisfiable {when.value}",
+                )
+            )
+        seen.add((model.topologyKey, when))
+        out.append(SpreadConstraint(model.topologyKey, model.maxSkew, when))
     return tuple(out)
 
 
@@ -195,6 +223,8 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         roles.append(_role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems))
     tolerations = _tolerations(spec.tolerations or (), problems)
     strategy = _strategy(model, problems)
+    placement = spec.placement
+    spread = _spread((placement.spreadConstraints or ()) if placement else (), problems)
     if problems:
         raise InvalidInputError(problems)
     return Deployment(
@@ -208,5 +238,7 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         else label_selector(spec.clusterSelector),
         tolerations=tolerations,
         strategy=strategy,
+        spread=spread,
+        model_uri=spec.model.uri if spec.model is not None else None,
         revision=revision(model),
     )

@@ -137,6 +137,8 @@ def read_cluster(
         reachable=reachable,
         queues=_queues(model),
         over_quota=_over_quota(model),
+        preemption=scheduling is not None and str(scheduling.preemption) == "LowerPriority",
+        backend=str(spec.backend.type) if spec and spec.backend and spec.backend.type else "Native",
     )
 
 

@@ -1,4 +1,5 @@
-"""The control plane's PriorityClasses as the scheduler reads them: values by name."""
+"""The control plane's PriorityClasses as the scheduler reads them: values by name, and
+which may not preempt."""
 
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
@@ -13,7 +14,8 @@ def _name(obj: Mapping[str, Any]) -> str | None:
 
 
 def read_priorities(objects: Iterable[Mapping[str, Any]]) -> Priorities:
-    """Every PriorityClass's value, and the value of the one marked `globalDefault`.
+    """Every PriorityClass's value, the value of the one marked `globalDefault`, and
+    those whose `preemptionPolicy` is `Never`.
 
     `scheduling.k8s.io/v1` PriorityClass objects, as plain dicts (the API server has
     validated them; one without a name or an integer value is passed over). Should
@@ -21,13 +23,16 @@ def read_priorities(objects: Iterable[Mapping[str, Any]]) -> Priorities:
     """
     values: dict[str, int] = {}
     defaults: list[tuple[str, int]] = []
+    never: set[str] = set()
     for obj in objects:
         name = _name(obj)
         value = obj.get("value")
         if name is None or not isinstance(value, int) or isinstance(value, bool):
             continue
         values[name] = value
+        if obj.get("preemptionPolicy") == "Never":
+            never.add(name)
         if obj.get("globalDefault") is True:
             defaults.append((name, value))
     default = min(defaults)[1] if defaults else 0
-    return Priorities(dict(sorted(values.items())), default)
+    return Priorities(dict(sorted(values.items())), default, frozenset(never))

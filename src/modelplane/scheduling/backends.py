@@ -1,0 +1,27 @@
+"""Keep replicas off clusters whose backend cannot run them.
+
+A cluster renders its replicas with its backend (`spec.backend.type`), and a
+backend may refuse a replica for what the deployment lacks or asks: KServe
+downloads the weights itself, so it needs `spec.model.uri`, and its webhook
+refuses pipeline and data parallelism in one worker (`workloads.kserve` is the
+one home of both rules). The filter asks this module before placing, so such a
+replica is never placed there; `moves` asks it of a replica already there, which
+then moves make-before-break, however it got there (the deployment was edited,
+the cluster's backend changed).
+"""
+
+from modelplane.scheduling.model import Cluster, Deployment
+from modelplane.scheduling.rejections import Rejected, Rejection
+from modelplane.workloads.kserve import unsupported
+
+KSERVE = "KServe"
+
+
+def refusal(cluster: Cluster, deployment: Deployment) -> Rejected | None:
+    """Why the cluster's backend cannot run a replica of the deployment, if it cannot."""
+    if cluster.backend != KSERVE:
+        return None
+    why = unsupported(deployment.model_uri, (role.topology for role in deployment.roles))
+    if why is None:
+        return None
+    return Rejected(Rejection.BACKEND_UNSUPPORTED, f"its backend is {KSERVE}: {why}")

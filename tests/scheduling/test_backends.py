@@ -1,0 +1,68 @@
+"""Clusters whose backend cannot run a replica: filtered before placing, and left."""
+
+from modelplane.scheduling import Origin, Rejection
+
+from .builders import cluster, deployment, h100, placements, replica, run
+
+URI = "hf://org/model"
+MIXED = {"tensor": 8, "pipeline": 2, "data": 2, "dataLocal": 1}
+
+
+def _fleet() -> list[dict[str, object]]:
+    # kserve sorts first by name, so without the filter it would take the replica.
+    return [cluster("a-kserve", h100(2), backend="KServe"), cluster("b-native", h100(2))]
+
+
+def test_kserve_without_a_model_uri_is_filtered_with_a_trace_reason() -> None:
+    decision = run(deployment(1), _fleet())
+
+    assert placements(decision) == ["b-native/0:h100"]
+    (entry,) = decision.match_trace()
+    assert entry["cluster"] == "a-kserve"
+    assert entry["reason"] == Rejection.BACKEND_UNSUPPORTED
+    assert "spec.model.uri" in entry["message"]
+
+
+def test_kserve_takes_a_replica_that_names_its_weights() -> None:
+    decision = run(deployment(1, model_uri=URI), _fleet())
+
+    assert placements(decision) == ["a-kserve/0:h100"]
+    assert decision.match_trace() == []
+
+
+def test_kserve_is_filtered_for_pipeline_and_data_parallelism_in_one_worker() -> None:
+    fleet = [cluster("a-kserve", h100(8), backend="KServe"), cluster("b-native", h100(8))]
+    decision = run(deployment(1, model_uri=URI, topology=MIXED), fleet)
+
+    assert [p.split("/")[0] for p in placements(decision)] == ["b-native"]
+    (entry,) = decision.match_trace()
+    assert entry["reason"] == Rejection.BACKEND_UNSUPPORTED
+    assert "pipeline and data parallelism" in entry["message"]
+
+
+def test_a_replica_the_backend_refused_moves_make_before_break() -> None:
+    refused = replica("a-kserve", 0)  # placed before the filter existed: never serves
+    first = run(deployment(1), _fleet(), [refused])
+
+    # Round 1: its replacement is placed; the refused replica stays until then.
+    assert placements(first) == ["a-kserve/0:h100", "b-native/0:h100"]
+    pending = [r for r in first.replicas if r.cluster == "a-kserve"]
+    assert [r.origin for r in pending] == [Origin.PENDING]
+    assert first.removed == ()
+
+    # Round 2: the replacement exists, so the refused replica goes.
+    replacement = replica("b-native", 0)
+    second = run(deployment(1), _fleet(), [refused, replacement])
+    assert placements(second) == ["b-native/0:h100"]
+    (gone,) = second.removed
+    assert gone.cluster == "a-kserve"
+    assert "its cluster cannot run it: its backend is KServe" in gone.reason
+
+
+def test_a_refused_replica_with_nowhere_to_go_is_held_not_dropped() -> None:
+    fleet = [cluster("a-kserve", h100(2), backend="KServe")]
+    decision = run(deployment(1), fleet, [replica("a-kserve", 0)])
+
+    assert placements(decision) == ["a-kserve/0:h100"]
+    assert decision.removed == ()
+    assert decision.condition.status is False
