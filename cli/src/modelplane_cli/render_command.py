@@ -27,6 +27,7 @@ from modelplane_cli.render import (
     prune,
     references,
     summary,
+    trace,
 )
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
@@ -120,6 +121,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "on standard error with other outputs)",
     )
     parser.add_argument(
+        "--trace",
+        action="append",
+        default=[],
+        metavar="DEPLOYMENT",
+        help="print this ModelDeployment's whole match trace, one line per rejected cluster "
+        "(NAME or NAMESPACE/NAME; repeatable): status lists only the first 10 clusters of a "
+        "row and 50 rows. In the summary; on standard error with other outputs",
+    )
+    parser.add_argument(
         "--rounds",
         type=_positive_int,
         default=DEFAULT_ROUNDS,
@@ -174,6 +184,12 @@ def run(
     if empty is not None:
         print(f"error: {empty}", file=err)
         return EXIT_FAILED
+    try:
+        traced = trace.resolve(args.trace, documents, apis)
+    except trace.TraceError as exc:
+        for line in str(exc).splitlines():
+            print(f"error: {line}", file=err)
+        return EXIT_FAILED
     pruned: list[prune.Pruned] = []
     if not args.no_prune:
         documents, pruned = prune.prune(documents, apis)
@@ -200,6 +216,7 @@ def run(
                 concurrent=args.concurrent,
                 now=args.now,
                 watches=args.watches,
+                traced=traced,
             )
         except DefinitionError as exc:
             print(f"error: --crds: {exc}", file=err)
@@ -215,6 +232,9 @@ def run(
         out.write(html.to_html(result))
     else:
         out.write(summary.summarize(result, kinds, with_timeline=args.timeline))
+    if traced:
+        every = trace.every_cluster(result.objects, traced, summary.table)
+        print(every, file=out if args.output == "summary" else err)
     if args.timeline and args.output != "summary":
         print(listing(result.timeline, summary.table), file=err)
     if result.unchecked_kinds:
