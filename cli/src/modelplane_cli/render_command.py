@@ -222,6 +222,29 @@ def run(
             print(f"error: --crds: {exc}", file=err)
             return EXIT_FAILED
     kinds = sorted({c.composite_kind for c in apis.compositions})
+    _write(args, result, kinds, traced, out, err)
+    if result.unchecked_kinds:
+        print(
+            "note: composed manifests of these kinds were not validated (no CRDs; pass "
+            f"--crds): {', '.join(result.unchecked_kinds)}",
+            file=err,
+        )
+    problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
+    for message in problems:
+        print(f"error: {message}", file=err)
+    return EXIT_FAILED if problems else EXIT_OK
+
+
+def _write(
+    args: argparse.Namespace,
+    result: RenderResult,
+    kinds: list[str],
+    traced: list[str],
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    """The output asked for on `out`; what goes beside it (`--trace`, `--timeline`)
+    ends a summary, and goes to `err` beside other formats, so they stay parseable."""
     if args.output == "yaml":
         out.write(output.to_yaml(result))
     elif args.output == "json":
@@ -234,19 +257,12 @@ def run(
         out.write(summary.summarize(result, kinds, with_timeline=args.timeline))
     if traced:
         every = trace.every_cluster(result.objects, traced, summary.table)
-        print(every, file=out if args.output == "summary" else err)
+        if args.output == "summary":
+            out.write(f"\n{every}\n")  # one more section of the summary
+        else:
+            print(every, file=err)
     if args.timeline and args.output != "summary":
         print(listing(result.timeline, summary.table), file=err)
-    if result.unchecked_kinds:
-        print(
-            "note: composed manifests of these kinds were not validated (no CRDs; pass "
-            f"--crds): {', '.join(result.unchecked_kinds)}",
-            file=err,
-        )
-    problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
-    for message in problems:
-        print(f"error: {message}", file=err)
-    return EXIT_FAILED if problems else EXIT_OK
 
 
 def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]:

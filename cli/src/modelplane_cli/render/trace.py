@@ -74,7 +74,11 @@ def every_cluster(objects: Sequence[Obj], traced: Sequence[str], table: Table) -
         if deployment is None:
             sections.append(f"{heading}\n(deleted by the render)")
             continue
-        rows = [row for entry in _entries(deployment) for row in _rows(entry)]
+        # Back in the scheduler's order: by cluster, its own rejection before its pools'.
+        rows = sorted(
+            (row for entry in _entries(deployment) for row in _rows(entry)),
+            key=lambda row: (row[0], row[1] != "-", row[1], row[2]),
+        )
         if not rows:
             sections.append(f"{heading}\n(no cluster or pool rejected)")
             continue
