@@ -5,7 +5,13 @@ False ReplicasScheduled sums clusters up per reason, as kube-scheduler sums up n
 import json
 
 from modelplane.scheduling import ClusterTrace, PoolTrace, Rejection
-from modelplane.scheduling.trace import TRACE_LIMIT, availability, histogram, status_trace
+from modelplane.scheduling.trace import (
+    TRACE_LIMIT,
+    TRACE_NAMES,
+    availability,
+    histogram,
+    status_trace,
+)
 
 from .builders import cluster, deployment, gpu, h100, l4, nic, pool, request, run
 
@@ -62,6 +68,7 @@ def test_entries_are_capped_keeping_the_largest_groups_in_trace_order() -> None:
     assert bounded.entries[-1] == {
         "cluster": "s0",
         "clusters": 3,
+        "clusterNames": ["s0", "s1", "s2"],
         "reason": "PriorityNotAllowed",
         "message": "shared",
     }
@@ -93,6 +100,43 @@ def test_ten_thousand_clusters_of_different_messages_stay_bounded() -> None:
     assert bounded.omitted.rejections + sum(e.get("clusters", 1) for e in bounded.entries) == (
         30_000
     )
+
+
+def test_every_cluster_of_a_small_grouped_entry_is_named() -> None:
+    """The problem: an entry for two clusters named only the first; the second could
+    not be found from status at all."""
+    full = "not enough free capacity for a replica"
+    trace = [
+        _rejected("east", Rejection.INSUFFICIENT_CAPACITY, full),
+        _rejected("north", Rejection.NO_POOLS, "no pools"),
+        _rejected("west", Rejection.INSUFFICIENT_CAPACITY, full),
+    ]
+    (grouped, _) = status_trace(trace).entries
+    assert grouped == {
+        "cluster": "east",
+        "clusters": 2,
+        "clusterNames": ["east", "west"],
+        "reason": "InsufficientCapacity",
+        "message": full,
+    }
+
+
+def test_a_large_grouped_entry_names_its_first_clusters_and_counts_the_rest() -> None:
+    trace = [_rejected(f"c{i:05d}", Rejection.NO_POOLS, "no pools") for i in range(10_000)]
+    (entry,) = status_trace(trace).entries
+    assert entry["clusters"] == 10_000
+    assert entry["clusterNames"] == [f"c{i:05d}" for i in range(TRACE_NAMES)]
+    assert len(json.dumps(entry)) < 300
+
+
+def test_the_whole_trace_keeps_every_entry_and_every_cluster() -> None:
+    """What `modelplane render --trace` asks for: nothing capped, nothing unnamed."""
+    trace = [_rejected(f"c{i:03d}", Rejection.NO_POOLS, f"own {i}") for i in range(100)]
+    trace += [_rejected(f"s{i:02d}", Rejection.PRIORITY_NOT_ALLOWED, "x") for i in range(30)]
+    whole = status_trace(trace, limit=None, names=None)
+    assert whole.omitted is None
+    named = [n for e in whole.entries for n in e.get("clusterNames", [e["cluster"]])]
+    assert named == [c.cluster for c in trace]
 
 
 def test_the_histogram_counts_each_turned_down_cluster_under_its_causes() -> None:

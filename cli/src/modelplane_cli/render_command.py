@@ -27,6 +27,7 @@ from modelplane_cli.render import (
     prune,
     references,
     summary,
+    trace,
 )
 from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
@@ -120,6 +121,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "on standard error with other outputs)",
     )
     parser.add_argument(
+        "--trace",
+        action="append",
+        default=[],
+        metavar="DEPLOYMENT",
+        help="print this ModelDeployment's whole match trace, one line per rejected cluster "
+        "(NAME or NAMESPACE/NAME; repeatable): status lists only the first 10 clusters of a "
+        "row and 50 rows. In the summary; on standard error with other outputs",
+    )
+    parser.add_argument(
         "--rounds",
         type=_positive_int,
         default=DEFAULT_ROUNDS,
@@ -174,6 +184,12 @@ def run(
     if empty is not None:
         print(f"error: {empty}", file=err)
         return EXIT_FAILED
+    try:
+        traced = trace.resolve(args.trace, documents, apis)
+    except trace.TraceError as exc:
+        for line in str(exc).splitlines():
+            print(f"error: {line}", file=err)
+        return EXIT_FAILED
     pruned: list[prune.Pruned] = []
     if not args.no_prune:
         documents, pruned = prune.prune(documents, apis)
@@ -200,23 +216,13 @@ def run(
                 concurrent=args.concurrent,
                 now=args.now,
                 watches=args.watches,
+                traced=traced,
             )
         except DefinitionError as exc:
             print(f"error: --crds: {exc}", file=err)
             return EXIT_FAILED
     kinds = sorted({c.composite_kind for c in apis.compositions})
-    if args.output == "yaml":
-        out.write(output.to_yaml(result))
-    elif args.output == "json":
-        out.write(output.to_json(result))
-    elif args.output == "diff":
-        out.write(diff.diff(result))
-    elif args.output == "html":
-        out.write(html.to_html(result))
-    else:
-        out.write(summary.summarize(result, kinds, with_timeline=args.timeline))
-    if args.timeline and args.output != "summary":
-        print(listing(result.timeline, summary.table), file=err)
+    _write(args, result, kinds, traced, out, err)
     if result.unchecked_kinds:
         print(
             "note: composed manifests of these kinds were not validated (no CRDs; pass "
@@ -227,6 +233,36 @@ def run(
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK
+
+
+def _write(
+    args: argparse.Namespace,
+    result: RenderResult,
+    kinds: list[str],
+    traced: list[str],
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    """The output asked for on `out`; what goes beside it (`--trace`, `--timeline`)
+    ends a summary, and goes to `err` beside other formats, so they stay parseable."""
+    if args.output == "yaml":
+        out.write(output.to_yaml(result))
+    elif args.output == "json":
+        out.write(output.to_json(result))
+    elif args.output == "diff":
+        out.write(diff.diff(result))
+    elif args.output == "html":
+        out.write(html.to_html(result))
+    else:
+        out.write(summary.summarize(result, kinds, with_timeline=args.timeline))
+    if traced:
+        every = trace.every_cluster(result.objects, traced, summary.table)
+        if args.output == "summary":
+            out.write(f"\n{every}\n")  # one more section of the summary
+        else:
+            print(every, file=err)
+    if args.timeline and args.output != "summary":
+        print(listing(result.timeline, summary.table), file=err)
 
 
 def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]:

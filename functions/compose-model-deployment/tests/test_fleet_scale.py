@@ -34,6 +34,7 @@ def test_ten_thousand_clusters_give_a_bounded_status_and_a_histogram() -> None:
     assert trace[0] == {
         "cluster": "c00000",
         "clusters": 10_000,
+        "clusterNames": [f"c{i:05d}" for i in range(10)],
         "reason": "InsufficientCapacity",
         "message": "not enough free capacity for a replica",
     }

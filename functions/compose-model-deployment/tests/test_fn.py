@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 from compose_model_deployment.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE
 from modelplane_cli.testing import as_dict, request, run, run_over_grpc
 
 from .objects import (
@@ -25,7 +27,52 @@ from .objects import (
     placement,
     replica,
     response,
+    revision_of,
 )
+
+# Twelve clusters too small for the deployment: every one is turned down alike.
+SMALL = [cluster(f"c{i:02d}", 1) for i in range(12)]
+FULL = "not enough free capacity for a replica"
+NO_ROOM = "not enough free devices: needs 8 pods of {gpu 8}; free: 1 node with gpu 8/8"
+UNSCHEDULED = (
+    "0 of 1 replicas scheduled: no room for more on the 12 eligible clusters; "
+    "0/12 clusters available: 12 InsufficientCapacity"
+)
+
+
+def _unscheduled(listed: int, context: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The response for one replica on SMALL: two grouped rows naming `listed` clusters."""
+    names = [f"c{i:02d}" for i in range(listed)]
+    row = {"cluster": "c00", "clusters": 12, "clusterNames": names}
+    want = response(
+        status={
+            "replicas": {"total": 0, "ready": 0},
+            "placements": [],
+            "matchTrace": [
+                {**row, "reason": "InsufficientCapacity", "message": FULL},
+                {**row, "pool": "h100", "reason": "InsufficientCapacity", "message": NO_ROOM},
+            ],
+            "endpoints": [],
+        },
+        conditions=[
+            condition("ReplicasScheduled", False, "InsufficientCapacity", UNSCHEDULED),
+            condition("ReplicasReady", False, "ReplicasNotReady", "0 of 1 replicas serving"),
+            ALL_ACCEPTED,
+        ],
+        results=[event("WARNING", "InsufficientCapacity", UNSCHEDULED)],
+        composite_ready="READY_FALSE",
+        wanted=1,
+        revision=revision_of(deployment(1, pipeline=8)),
+    )
+    want["context"] = context or {}
+    return want
+
+
+def _traced(req: fnv1.RunFunctionRequest, *deployments: str) -> fnv1.RunFunctionRequest:
+    """What `modelplane render --trace` sends: the deployments to trace in the context."""
+    req.context.update({CONTEXT_MATCH_TRACE: list(deployments)})
+    return req
+
 
 CASES = [
     pytest.param(
@@ -105,6 +152,46 @@ CASES = [
             ],
         ),
         id="replicas 0 is valid",
+    ),
+    pytest.param(
+        request(deployment(1, pipeline=8), required={"inferenceclusters": SMALL}),
+        # Until the fleet's replicas are fetched nothing is decided; with them:
+        response(
+            conditions=[
+                condition("ReplicasScheduled", None, "WaitingForFleet", "waiting for the fleet")
+            ]
+        ),
+        id="clusters fetched, replicas not yet: nothing decided",
+    ),
+    pytest.param(
+        request(
+            deployment(1, pipeline=8), required={"inferenceclusters": SMALL, "modelreplicas": []}
+        ),
+        _unscheduled(10),
+        id="a row for 12 clusters names the first 10 and counts all 12",
+    ),
+    pytest.param(
+        _traced(
+            request(
+                deployment(1, pipeline=8),
+                required={"inferenceclusters": SMALL, "modelreplicas": []},
+            ),
+            "ml/other",
+            "ml/kimi",
+        ),
+        _unscheduled(12, {CONTEXT_MATCH_TRACE: ["ml/other", "ml/kimi"]}),
+        id="render --trace asks for every cluster of this deployment's rows",
+    ),
+    pytest.param(
+        _traced(
+            request(
+                deployment(1, pipeline=8),
+                required={"inferenceclusters": SMALL, "modelreplicas": []},
+            ),
+            "ml/other",
+        ),
+        _unscheduled(10, {CONTEXT_MATCH_TRACE: ["ml/other"]}),
+        id="render --trace of another deployment leaves this one's rows capped",
     ),
 ]
 

@@ -248,6 +248,10 @@ MANAGED_BY: Final = "modelplane"
 # The request context key of the time a function takes as now (RFC 3339). The render
 # engine sets it, so a preview never reads the wall clock; Crossplane does not.
 CONTEXT_NOW: Final = f"{GROUP}/now"
+# The request context key listing the ModelDeployments ("namespace/name") whose
+# match trace is whole: every entry, naming every cluster, not capped. `modelplane
+# render --trace` sets it; Crossplane does not, so a control plane's status stays small.
+CONTEXT_MATCH_TRACE: Final = f"{GROUP}/match-trace"
 
 # Crossplane's composed-resource metadata.
 LABEL_COMPOSITE: Final = "crossplane.io/composite"

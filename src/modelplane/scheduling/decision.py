@@ -219,9 +219,11 @@ class Decision:
             return [*lines[:limit], f"... and {rest} more rejection{'s' if rest != 1 else ''}"]
         return lines
 
-    def status_trace(self) -> StatusTrace:
+    def status_trace(self, *, complete: bool = False) -> StatusTrace:
         """The trace as status: `status.matchTrace`, grouped and capped, and what the cap
-        left out."""
+        left out; `complete` lifts the caps, keeping every entry and every cluster name."""
+        if complete:
+            return status_trace(self.trace, limit=None, names=None)
         return status_trace(self.trace)
 
     def preemptions(self) -> list[dict[str, Any]]:

@@ -7,8 +7,11 @@ etcd's object limit near 3,700 clusters) and bury the few causes that matter.
 So, in status:
 
 - **Grouped.** Entries that say the same thing (same pool, role, reason and
-  message) about several clusters are one entry, naming the first of them by
-  name and counting them in `clusters`.
+  message) about several clusters are one entry, naming the first of them in
+  `cluster`, counting them in `clusters` and listing them, sorted, in
+  `clusterNames`: at most `TRACE_NAMES` of them, so that one entry standing for
+  10,000 clusters is still a few hundred bytes. The count says how many the list
+  leaves out; `modelplane render --trace` asks for every entry and every name.
 - **Capped.** At most `TRACE_LIMIT` entries are kept: the largest groups, in
   trace order (cluster, pool, role). What is left out is counted in
   `Omitted`: entries, the rejections they stand for, and those per reason.
@@ -31,6 +34,10 @@ if TYPE_CHECKING:  # decision builds its status from here
 
 TRACE_LIMIT = 50
 """Entries kept in `status.matchTrace`: about 20 KB of status, whatever the fleet size."""
+
+TRACE_NAMES = 10
+"""Cluster names an entry lists in `clusterNames`: 50 entries of 10 names of at most
+253 characters stay under 130 KB; typical names make it a few KB."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,25 +64,34 @@ class StatusTrace:
     omitted: Omitted | None
 
 
-def status_trace(trace: Sequence["ClusterTrace"], limit: int = TRACE_LIMIT) -> StatusTrace:
-    """The trace grouped by what each entry says, then capped at `limit` entries."""
+def status_trace(
+    trace: Sequence["ClusterTrace"],
+    limit: int | None = TRACE_LIMIT,
+    names: int | None = TRACE_NAMES,
+) -> StatusTrace:
+    """The trace grouped by what each entry says, then capped at `limit` entries.
+
+    A grouped entry lists at most `names` of its clusters. None lifts either cap:
+    for `modelplane render --trace`, which is not bound by etcd's object limit.
+    """
     groups: dict[tuple[str, ...], list[Any]] = {}
     for cluster in trace:
         for entry in cluster.as_status():
             key = (entry.get("pool", ""), entry.get("role", ""), entry["reason"], entry["message"])
             group = groups.get(key)
             if group is None:
-                # [first entry, clusters it stands for, its place in trace order]
-                groups[key] = [entry, 1, len(groups)]
+                # [first entry, clusters it stands for, its place in trace order, their names]
+                groups[key] = [entry, 1, len(groups), [entry["cluster"]]]
             else:
                 group[1] += 1
+                group[3].append(entry["cluster"])
     ordered = list(groups.values())
     omitted: Omitted | None = None
-    if len(ordered) > limit:
+    if limit is not None and len(ordered) > limit:
         by_size = sorted(ordered, key=lambda group: (-group[1], group[2]))
         kept, left = by_size[:limit], by_size[limit:]
         reasons: Counter[str] = Counter()
-        for entry, count, _ in left:
+        for entry, count, *_ in left:
             reasons[entry["reason"]] += count
         omitted = Omitted(
             len(left),
@@ -84,11 +100,14 @@ def status_trace(trace: Sequence["ClusterTrace"], limit: int = TRACE_LIMIT) -> S
         )
         ordered = sorted(kept, key=lambda group: group[2])
     entries: list[dict[str, Any]] = []
-    for entry, count, _ in ordered:
+    for entry, count, _, clusters in ordered:
         if count == 1:
             entries.append(entry)
         else:
-            entries.append({"cluster": entry["cluster"], "clusters": count, **entry})
+            listed = sorted(clusters)[:names] if names is not None else sorted(clusters)
+            entries.append(
+                {"cluster": entry["cluster"], "clusters": count, "clusterNames": listed, **entry}
+            )
     return StatusTrace(entries, omitted)
 
 

@@ -118,6 +118,7 @@ class Engine:
         concurrent: bool = False,
         now: str | None = None,
         watches: bool = False,
+        traced: Sequence[str] = (),
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
@@ -129,6 +130,8 @@ class Engine:
         self._concurrent = concurrent
         self._now = now
         self._watches = watches
+        # ModelDeployments ("namespace/name") whose match trace names every cluster.
+        self._traced = tuple(traced)
 
     async def render(self, documents: Sequence[Document]) -> RenderResult:
         loaded = inputs.load(documents, self._apis, self._admission)
@@ -226,6 +229,7 @@ class Engine:
                 self._admission,
                 snapshot=seen,
                 now=now,
+                traced=self._traced,
             )
             return report, seen.reads
         previous = last.get(key)
@@ -235,7 +239,13 @@ class Engine:
         start = world.revision
         # `now` is fixed for the whole render, so a skipped run would have seen the same.
         report = await reconcile(
-            key, recording, self._apis, self._functions, self._admission, now=now
+            key,
+            recording,
+            self._apis,
+            self._functions,
+            self._admission,
+            now=now,
+            traced=self._traced,
         )
         if report is not None and world.revision == start:
             last[key] = (recording.reads, report)
@@ -310,6 +320,7 @@ async def render_async(
     concurrent: bool = False,
     now: str | None = None,
     watches: bool = False,
+    traced: Sequence[str] = (),
 ) -> RenderResult:
     """Render with `functions`, closing them afterwards."""
     engine = Engine(
@@ -321,6 +332,7 @@ async def render_async(
         concurrent=concurrent,
         now=now,
         watches=watches,
+        traced=traced,
     )
     try:
         return await engine.render(documents)
@@ -340,6 +352,7 @@ def render(
     concurrent: bool = False,
     now: str | None = None,
     watches: bool = False,
+    traced: Sequence[str] = (),
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
@@ -358,6 +371,7 @@ def render(
             concurrent=concurrent,
             now=now,
             watches=watches,
+            traced=traced,
         )
 
     return asyncio.run(run())

@@ -8,13 +8,13 @@ result (or failed call) stops the pipeline, and the caller then applies nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
-from modelplane.core.vocabulary import CONTEXT_NOW
+from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE, CONTEXT_NOW
 from modelplane.xfn.structs import to_dict, to_struct
 from modelplane_cli.render import requirements, wire
 from modelplane_cli.render.apis import Apis, Composition, PipelineStep
@@ -95,6 +95,7 @@ async def run_pipeline(
     functions: FunctionClient,
     *,
     now: str = EPOCH,
+    traced: Sequence[str] = (),
 ) -> PipelineOutcome:
     outcome = PipelineOutcome()
     observed_state = fnv1.State(
@@ -108,6 +109,9 @@ async def run_pipeline(
     context = struct_pb2.Struct()
     # The render clock (`clock`): functions read now from here, never the wall clock.
     context.update({CONTEXT_NOW: now})
+    if traced:
+        # `--trace`: these ModelDeployments' match traces name every cluster.
+        context.update({CONTEXT_MATCH_TRACE: list(traced)})
     for step in composition.steps:
         try:
             response = await _run_step(

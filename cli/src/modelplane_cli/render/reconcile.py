@@ -70,6 +70,7 @@ async def reconcile(
     *,
     snapshot: World | None = None,
     now: str = EPOCH,
+    traced: Sequence[str] = (),
 ) -> Report | None:
     """Reconcile one composite, writing to `world`.
 
@@ -104,7 +105,9 @@ async def reconcile(
         errors = [f"cannot observe composed resources: {e}" for e in observe_errors]
         return _fail(world, xr, errors, [], [])
 
-    outcome = await run_pipeline(xr, composition, observed, seen, apis, functions, now=now)
+    outcome = await run_pipeline(
+        xr, composition, observed, seen, apis, functions, now=now, traced=traced
+    )
     if outcome.error is not None:
         return _fail(world, xr, [outcome.error], outcome.events, outcome.conditions)
 

@@ -144,11 +144,31 @@ def _status_table(obj: View, field: str, title: str) -> str:
         records: list[Mapping[str, Any]] = list(value)
         columns = _columns(records)
         rows = [[_render(r.get(c)) for c in columns] for r in records]
-        return f"{heading}\n" + table([_header(c) for c in columns], rows)
+        unnamed = _unnamed(obj) if field == "matchTrace" else ""
+        return f"{heading}\n" + table([_header(c) for c in columns], rows) + unnamed
     if isinstance(value, Mapping):
         rows = [[str(k), _render(v)] for k, v in sorted(value.items())]
         return f"{heading}\n" + table(["KEY", "VALUE"], rows)
     return f"{heading}\n{_render(value)}"
+
+
+def _unnamed(obj: View) -> str:
+    """Status names the first clusters of a row and keeps the largest rows; say how
+    to see the rest."""
+    status = obj.get("status") or {}
+    hidden = sum(
+        int(e.get("clusters") or 1) - len(e.get("clusterNames") or [e.get("cluster")])
+        for e in status.get("matchTrace") or []
+        if isinstance(e, Mapping)
+    )
+    omitted = status.get("matchTraceOmitted")
+    if isinstance(omitted, Mapping):
+        hidden += int(omitted.get("rejections") or 0)
+    if not hidden:
+        return ""
+    key = ObjectKey.of(obj)
+    name = f"{key.namespace}/{key.name}" if key.namespace else key.name
+    return f"\n({hidden} more rejections not listed: --trace {name} prints every cluster)"
 
 
 def _workloads(world: World, composites: Sequence[View]) -> str:

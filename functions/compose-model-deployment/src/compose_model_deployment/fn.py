@@ -41,6 +41,7 @@ from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     API_VERSION,
+    CONTEXT_MATCH_TRACE,
     INFERENCE_CLUSTER,
     LABEL_DEPLOYMENT,
     MODEL_REPLICA,
@@ -190,6 +191,16 @@ def composed_replicas(observed: dict[str, dict[str, Any]]) -> dict[str, ModelRep
     return composed
 
 
+def traced(req: fnv1.RunFunctionRequest, read: Deployment) -> bool:
+    """Whether the caller asked for this deployment's whole match trace, every entry
+    and every cluster of it (`modelplane render --trace`); Crossplane never does."""
+    value = req.context.fields.get(CONTEXT_MATCH_TRACE)
+    if value is None or not value.HasField("list_value"):
+        return False
+    wanted = f"{read.namespace}/{read.name}"
+    return any(item.string_value == wanted for item in value.list_value.values)
+
+
 def emit(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
@@ -226,7 +237,7 @@ def emit(
     compose_endpoints(
         rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
     )
-    trace = decision.status_trace()
+    trace = decision.status_trace(complete=traced(req, read))
     status: dict[str, Any] = {
         "replicas": {"total": decision.placed, "ready": ready},
         "updatedReplicas": decision.updated,

@@ -70,6 +70,12 @@ class EndpointStatus(BaseModel):
 
 class MatchTraceEntry(BaseModel):
     cluster: StrictStr | None = None
+    clusterNames: Annotated[
+        list[StrictStr] | None,
+        Field(
+            description="The clusters the entry stands for, sorted by name, when more than one: at most 10, so a large fleet's status stays small. `modelplane render --trace` lists every one."
+        ),
+    ] = None
     clusters: Annotated[
         StrictInt | None,
         Field(
@@ -200,7 +206,7 @@ class Status(BaseModel):
     matchTrace: Annotated[
         list[MatchTraceEntry] | None,
         Field(
-            description="Why the scheduler rejected each cluster and pool it did not use. Rejections that say the same of several clusters are one entry, naming the first cluster and counting them in `clusters`; at most 50 entries are kept (the largest), and matchTraceOmitted counts the rest."
+            description="Why the scheduler rejected each cluster and pool it did not use. Rejections that say the same of several clusters are one entry, naming the first cluster, counting them in `clusters` and listing the first 10 by name in `clusterNames`; at most 50 entries are kept (the largest), and matchTraceOmitted counts the rest."
         ),
     ] = None
     matchTraceOmitted: Annotated[
