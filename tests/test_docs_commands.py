@@ -11,8 +11,8 @@ only, since `make run` puts nothing on PATH. A command whose comment says
 
 What cannot run here is checked instead: a `make` target exists, an installed
 path exists, `pip install` goes into a virtual environment (an externally managed
-Python refuses a bare one), and commands of other tools (`kubectl`, `curl`) are
-left to those tools.
+Python refuses a bare one), and commands of other tools are
+left to those tools (`kubectl`, `curl`, `helm`, `crossplane`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ _EXITS = re.compile(r"#.*\bexits (\d+)")
 # The CI recipe: the one place a bare `modelplane` (installed on its own) appears.
 CI_RECIPE = "modelplane render --observed world.yaml my-fleet/ -o diff --fail-on error"
 # Other tools' commands, shown for what they do on a real cluster.
-EXTERNAL = ("kubectl", "curl")
+EXTERNAL = ("kubectl", "curl", "helm", "crossplane")
 # Programs a runnable block may use besides the CLI.
 _RENDER_EXAMPLE = ("render", "examples/catalog", "examples/fleet", "-o", "yaml")
 SHELL_TOOLS = ("mkdir", "cp", "sed", "cat", "rm", "cd", "source")

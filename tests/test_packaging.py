@@ -19,6 +19,7 @@ from modelplane_cli.schema.upstream import missing_crds_message, reference_crd_d
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME_PACKAGES = {
+    "caching",
     "cel",
     "conventions",
     "core",

@@ -273,7 +273,9 @@ def test_relevant_cases_through_the_cli(cel_spec_cases: list[dict[str, Any]]) ->
     cases = relevant(cel_spec_cases)
     stdin = "".join(json.dumps({"expr": case["cli_expr"]}) + "\n" for case in cases)
     out = io.StringIO()
-    args = argparse.Namespace(expr=None, jsonl=True, device=None, kubernetes_version=None)
+    args = argparse.Namespace(
+        expr=None, jsonl=True, device=None, device_name=None, kubernetes_version=None
+    )
     assert cel_command.run_eval(args, io.StringIO(stdin), out, io.StringIO()) == 0
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
     assert len(answers) == len(cases)

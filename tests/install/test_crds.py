@@ -10,11 +10,11 @@ import hashlib
 import http.server
 import re
 import shutil
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import yaml
@@ -111,8 +111,21 @@ def test_an_installed_cli_uses_only_the_environment(
     assert reference_crd_directory() == tmp_path
 
 
-def test_the_suite_fails_rather_than_skips_without_crds(monkeypatch: pytest.MonkeyPatch) -> None:
-    conftest = sys.modules["conftest"]
+def _root_conftest(config: pytest.Config) -> Any:
+    """The checkout's conftest.py as pytest loaded it (its module name depends on the
+    import mode and on which other conftests were collected first)."""
+    root = Path(__file__).resolve().parents[2] / "conftest.py"
+    for plugin in config.pluginmanager.get_plugins():
+        where = getattr(plugin, "__file__", None)
+        if where is not None and Path(where).resolve() == root:
+            return plugin
+    raise AssertionError(f"{root} is not loaded")
+
+
+def test_the_suite_fails_rather_than_skips_without_crds(
+    monkeypatch: pytest.MonkeyPatch, pytestconfig: pytest.Config
+) -> None:
+    conftest = _root_conftest(pytestconfig)
     monkeypatch.setattr(conftest, "reference_crd_directory", lambda: None)
     needing = SimpleNamespace(
         fixturenames=["manifest_validator"], get_closest_marker=lambda _: None

@@ -121,11 +121,11 @@ BREAKAGES = {
         "{name: h200, className: h200-9x, nodeCount: 2}",
         "error: InferenceCluster prod-us-east: PoolsResolved=False (ClassNotFound)",
     ),
-    "disallowed-priority": (
+    "unknown-priority": (
         "fleet/deployments.yaml",
         "  replicas: 1\n  model:",
         "  replicas: 1\n  priority: batch\n  model:",
-        "error: ModelDeployment ml-team-prod/deepseek-r1: ReplicasScheduled=False",
+        'ModelDeployment ml-team-prod/deepseek-r1: spec.priority: "batch": no PriorityClass',
     ),
     "invalid-scheduling-template": (
         "fleet/clusters.yaml",
@@ -146,7 +146,10 @@ def test_a_pull_request_that_breaks_the_fleet_fails_the_job(
     run = preview(world, repo, "--fail-on", "error")
 
     assert run.code == 1
-    assert any(line.startswith(expected) for line in run.errors()), run.err
+    # A line names the object (after its file:line when it has one).
+    assert any(line.startswith(expected) or f": {expected}" in line for line in run.errors()), (
+        run.err
+    )
     # The diff is still printed, so the job log shows what the change would do.
     assert run.out.splitlines()[-1].startswith(tuple("0123456789"))
 

@@ -41,8 +41,8 @@ def test_a_misspelt_kind_is_an_error_naming_the_document(tmp_path: Path) -> None
     assert run.errors()[0] == (
         f"error: {repo.path('fleet/deployments.yaml')}:5: modelplane.ai/v1alpha1 "
         "ModelDeploymnet \"llama-8b\": no kind 'ModelDeploymnet' in modelplane.ai (its kinds: "
-        "InferenceClass, InferenceCluster, InferenceGateway, ModelDeployment, ModelEndpoint, "
-        "ModelReplica, ModelService)"
+        "InferenceClass, InferenceCluster, InferenceGateway, ModelCache, ModelDeployment, "
+        "ModelEndpoint, ModelReplica, ModelService)"
     )
 
 

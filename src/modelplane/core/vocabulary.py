@@ -81,6 +81,7 @@ CONDITION_TYPES: Final = frozenset(
         ENDPOINTS_RESOLVED,
         ROUTED,
         CACHED,
+        PROVISIONED,
     }
 )
 

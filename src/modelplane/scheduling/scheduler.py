@@ -288,7 +288,10 @@ def _decide(
         rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     else:
         shrink = shrinker(deployment, views) if deployment.spread else scale_down
-        rollout = roll(deployment, kept, removed, place, place_on, shrink)
+        # A surge beside its outdated replica sees one cluster only; under spread
+        # constraints the fleet-wide fill places it, where every domain is counted.
+        beside = None if deployment.spread else place_on
+        rollout = roll(deployment, kept, removed, place, beside, shrink)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
     hosts = {r.cluster for r in rollout.placed} | {k.replica.cluster for k in rollout.kept}
     cold = cold_trace(views, cache, hosts, {entry.cluster for entry in trace})
