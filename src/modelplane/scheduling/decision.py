@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import (
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
@@ -39,15 +40,21 @@ class RolePlacement:
     workers: int
     topology: Topology
     device_requests: tuple[ClaimRequest, ...]
+    tolerations: tuple[NodeTaint, ...] = ()
+    """The taints of the pool's nodes the role's pods tolerate: its class's nodeTaints
+    (a placed role always claims devices there; a Synthetic-only match is rejected)."""
 
     def as_dict(self) -> dict[str, object]:
         """The role's scheduler-owned ModelReplica fields (the glue adds the template)."""
-        return {
+        fields: dict[str, object] = {
             "count": self.workers,
             "topology": self.topology.as_dict(),
             "nodePoolName": self.pool,
             "deviceRequests": [request.as_dict() for request in self.device_requests],
         }
+        if self.tolerations:
+            fields["tolerations"] = tolerations(self.tolerations)
+        return fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,12 @@ from dataclasses import dataclass
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
-from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
+from modelplane.scheduling.decision import (
+    DesiredReplica,
+    Origin,
+    PoolTrace,
+    RolePlacement,
+)
 from modelplane.scheduling.fleet import ClusterView, trace_role
 from modelplane.scheduling.ledger import PoolLedger, describe_demand
 from modelplane.scheduling.model import Deployment
@@ -276,7 +281,14 @@ class _Filling:
             taking = _taking(taken, self.deployment.namespace)
             why = taking if why is None else f"{why}; {taking}"
         roles = tuple(
-            RolePlacement(role.name, pool.name, role.workers, role.topology, option.claims)
+            RolePlacement(
+                role.name,
+                pool.name,
+                role.workers,
+                role.topology,
+                option.claims,
+                pool.node_taints,
+            )
             for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
         )
         index = self._index(name)

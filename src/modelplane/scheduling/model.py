@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from modelplane.core.devices import DeviceSpec
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
@@ -43,6 +44,8 @@ class Pool:
     class_name: str
     nodes: int
     hardware: PoolHardware
+    node_taints: tuple[NodeTaint, ...] = ()
+    """Its class's `nodeTaints`: what a replica claiming devices here tolerates."""
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,7 @@ class RecordedRole:
     requests: tuple[ClaimRequest, ...]
     workers: int = 1
     topology: Topology = field(default_factory=Topology)
+    tolerations: tuple[NodeTaint, ...] = ()
 
     @property
     def pods(self) -> int:

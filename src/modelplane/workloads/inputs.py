@@ -17,6 +17,7 @@ from modelplane_models.model_replica import Spec as ReplicaSpec
 from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
@@ -88,6 +89,10 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
         template=copy.deepcopy(model.template),
         node_pool_name=model.nodePoolName,
         device_requests=requests,
+        tolerations=tuple(
+            NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
+            for t in model.tolerations or ()
+        ),
     )
 
 

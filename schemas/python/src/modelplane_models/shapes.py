@@ -93,6 +93,33 @@ class ModelSource(BaseModel):
     ] = None
 
 
+class Effect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class NodeTaint(BaseModel):
+    effect: Effect
+    key: Annotated[
+        StrictStr,
+        Field(
+            description="The taint key, a qualified name.",
+            max_length=316,
+            min_length=1,
+            pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+        ),
+    ]
+    value: Annotated[
+        StrictStr | None,
+        Field(
+            description="The taint value; absent, the nodes carry the key with any value.",
+            max_length=63,
+            pattern="^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$",
+        ),
+    ] = None
+
+
 class OwnerReference(BaseModel):
     apiVersion: StrictStr
     blockOwnerDeletion: StrictBool | None = None
