@@ -28,6 +28,22 @@ Entry = tuple[str, str | None, str | None, Rejection]
 """(cluster, pool, role, reason) of one `status.matchTrace` entry."""
 
 
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+
+
+def rooted(device: Obj, root: str) -> Obj:
+    """`device` on PCIe root `root`: an entry of its own, as a class lists devices that
+    differ in an attribute."""
+    return {**device, "attributes": {**device.get("attributes", {}), PCIE_ROOT: {"string": root}}}
+
+
+def aligned(dep: Obj) -> Obj:
+    """`dep` with its requests constrained to one PCIe root."""
+    names = [device["name"] for device in dep["spec"]["nodeSelector"]["devices"]]
+    dep["spec"]["nodeSelector"]["constraints"] = [{"requests": names, "matchAttribute": PCIE_ROOT}]
+    return dep
+
+
 @dataclass
 class Case:
     id: str
@@ -217,6 +233,30 @@ CASES = [
             ("a", "h100", None, Rejection.REQUESTS_CONFLICT),
         ],
         "requests 'g0', 'g1', 'g2' cannot all be satisfied by one node at once",
+    ),
+    Case(
+        "requests whose devices share no PCIe root",
+        aligned(deployment(1, request("gpu", 4, "arch == Hopper"), request("nic", 1))),
+        [
+            cluster(
+                "a",
+                pool(
+                    "split",
+                    1,
+                    rooted(gpu(4, name="gpu-r0"), "r0"),
+                    rooted(gpu(2, name="gpu-r1"), "r1"),
+                    rooted(
+                        {**nic(1, name="nic-r1"), "claim": "DRA", "deviceClassName": "nic"}, "r1"
+                    ),
+                ),
+            )
+        ],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "split", None, Rejection.DEVICES_NOT_ALIGNED),
+        ],
+        "requests 'gpu', 'nic' need their devices on one resource.kubernetes.io/pcieRoot "
+        "(r0, r1), and no value has enough of them on one node",
     ),
     Case(
         "no free devices left",

@@ -288,6 +288,7 @@ class _Filling:
                 role.topology,
                 option.claims,
                 pool.node_taints,
+                role.constraints,
             )
             for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
         )

@@ -15,6 +15,7 @@ from modelplane.core.devices import DeviceSpec
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
+from modelplane.scheduling.constraints import Constraint
 
 UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
@@ -159,6 +160,8 @@ class Role:
     requests: tuple[DeviceRequest, ...]
     workers: int = 1
     topology: Topology = field(default_factory=Topology)
+    constraints: tuple[Constraint, ...] = ()
+    """`nodeSelector.constraints`: requests whose devices share an attribute's value."""
 
     @property
     def pods(self) -> int:
@@ -238,6 +241,7 @@ class RecordedRole:
     workers: int = 1
     topology: Topology = field(default_factory=Topology)
     tolerations: tuple[NodeTaint, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
 
     @property
     def pods(self) -> int:

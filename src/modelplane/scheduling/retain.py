@@ -90,7 +90,7 @@ def recorded_charges(
         if pool is None:
             continue  # Its pool is gone, and with it the devices it held.
         try:
-            demand = matcher.recorded_demand(role.requests, pool.hardware)
+            demand = matcher.recorded_demand(role.requests, pool.hardware, role.constraints)
         except DecisionStopped as stop:
             stop.locate(cluster=cluster.name, pool=pool.name)
             raise
@@ -157,6 +157,7 @@ def _retain_one(
                 role.topology,
                 option.claims,
                 pool.node_taints,
+                role.constraints,
             )
         )
         charges.append((pinned, option.demand, role.pods))
@@ -240,7 +241,13 @@ def _as_recorded(replica: ExistingReplica, origin: Origin = Origin.HELD) -> Kept
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
     roles = tuple(
         RolePlacement(
-            role.name, role.pool, role.workers, role.topology, role.requests, role.tolerations
+            role.name,
+            role.pool,
+            role.workers,
+            role.topology,
+            role.requests,
+            role.tolerations,
+            role.constraints,
         )
         for role in replica.roles
     )

@@ -76,6 +76,18 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
                 )
             )
         seen.add(request.name)
+    constraints: list[tuple[tuple[str, ...], str]] = []
+    for i, constraint in enumerate(model.constraints or ()):
+        names = tuple(request.root for request in constraint.requests)
+        for j, name in enumerate(names):
+            if name not in seen:
+                issues.append(
+                    Issue(
+                        f"{path}.constraints[{i}].requests[{j}]",
+                        f"{name!r} is not a request of {path}.deviceRequests",
+                    )
+                )
+        constraints.append((names, constraint.matchAttribute))
     try:
         topology = Topology.read(model.topology, f"{path}.topology")
     except InvalidInputError as invalid:
@@ -93,6 +105,7 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
             NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
             for t in model.tolerations or ()
         ),
+        constraints=tuple(constraints),
     )
 
 

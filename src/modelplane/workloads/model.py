@@ -95,6 +95,8 @@ class RoleInput:
     device_requests: tuple[DeviceRequest, ...]
     tolerations: tuple[NodeTaint, ...] = ()
     """The pool's node taints the pods tolerate, as the fleet scheduler recorded them."""
+    constraints: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """DRA constraints on the claimed requests: (request names, matchAttribute)."""
 
     @property
     def path(self) -> str:

@@ -62,6 +62,13 @@ class ClaimRequest(BaseModel):
 
 
 class ReplicaRole(BaseModel):
+    constraints: Annotated[
+        list[shapes.DeviceConstraint] | None,
+        Field(
+            description="The deployment's DRA constraints on the requests this role claims, copied into its ResourceClaimTemplate.",
+            max_length=8,
+        ),
+    ] = None
     count: Annotated[StrictInt | None, Field(ge=1, le=64)] = 1
     deviceRequests: Annotated[
         list[ClaimRequest] | None,

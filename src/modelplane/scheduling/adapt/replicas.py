@@ -17,6 +17,7 @@ from modelplane.core.vocabulary import (
     MODEL_DEPLOYMENT,
 )
 from modelplane.scheduling.adapt.checks import topology
+from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
     ROLE_NAMES,
     ClaimRequest,
@@ -44,6 +45,10 @@ def _recorded_role(name: str, role: ReplicaRole, problems: list[Issue]) -> Recor
         tolerations=tuple(
             NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
             for t in role.tolerations or ()
+        ),
+        constraints=tuple(
+            Constraint(tuple(r.root for r in c.requests), c.matchAttribute)
+            for c in role.constraints or ()
         ),
     )
 
