@@ -4,8 +4,8 @@ Garbage collection before anything is applied, stopping at the first refused
 delete; Usage-protected deletes refused as the `nousages` webhook refuses them,
 ending the reconcile silently; each resource applied on its own; composed
 resources tracked through `spec.crossplane.resourceRefs`; a fatal result
-stopping before garbage collection; the composite's status checked against its
-XRD.
+stopping before garbage collection. The apply of each resource and of the
+composite's status is in `test_crossplane_apply`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from crossplane.function import resource, response
 
 from modelplane.core.vocabulary import LABEL_COMPOSITE
-from modelplane_cli.render import SchemaAdmission, output
+from modelplane_cli.render import output
 from modelplane_cli.render.protection import USAGE_TYPES, refusal, usages_of
 from modelplane_cli.render.summary import summarize
 from modelplane_cli.render.world import ObjectKey, World
@@ -26,25 +26,16 @@ from modelplane_cli.render.world import ObjectKey, World
 from .support import (
     PARENT,
     FakeFunction,
-    ParentRunner,
     condition,
+    config_map,
     default_runners,
     find,
     observed_composite,
     one,
     render_text,
-    write_apis,
 )
 
 USAGE = "protection.crossplane.io/v1beta1"
-
-
-def _config_map(rsp: fnv1.RunFunctionResponse, key: str) -> None:
-    resource.update(
-        rsp.desired.resources[key],
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": key}, "data": {"k": key}},
-    )
-    rsp.desired.resources[key].ready = fnv1.READY_TRUE
 
 
 class Phased(FakeFunction):
@@ -57,9 +48,9 @@ class Phased(FakeFunction):
         if phase == "fatal":
             response.fatal(rsp, "the input cannot be read")
             return
-        _config_map(rsp, "keep")
+        config_map(rsp, "keep", {"k": "keep"})
         if phase == "before":
-            _config_map(rsp, "old")
+            config_map(rsp, "old", {"k": "old"})
             resource.update(
                 rsp.desired.resources["usage"],
                 {
@@ -83,7 +74,7 @@ class Phased(FakeFunction):
             )
             rsp.desired.resources["usage"].ready = fnv1.READY_TRUE
         else:
-            _config_map(rsp, "fresh")
+            config_map(rsp, "fresh", {"k": "fresh"})
 
 
 def _phased(apis_dir: Path, phase: str, world: str = "", max_rounds: int = 20) -> Any:
@@ -231,7 +222,7 @@ class Gone(Phased):
     """Desires only "fresh": "keep", "old" and the Usage all leave."""
 
     def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        _config_map(rsp, "fresh")
+        config_map(rsp, "fresh", {"k": "fresh"})
 
 
 def test_garbage_collection_stops_at_the_first_refused_delete(apis_dir: Path) -> None:
@@ -277,104 +268,6 @@ def test_a_fatal_result_stops_before_garbage_collection_and_apply(apis_dir: Path
     synced = condition(one(result, "XParent"), "Synced")
     assert synced["status"] == "False"
     assert "returned a fatal result: the input cannot be read" in synced["message"]
-
-
-_STATUS_SCHEMA = """
-            required: [children]
-            properties:
-              children: {type: integer, minimum: 0, maximum: 10}
-              image: {type: string, default: "engine:v1"}
-          status:
-            type: object
-            properties:
-              readyChildren: {type: integer, maximum: 1}
-"""
-
-
-class HalfInvalid(ParentRunner):
-    """Child 0 with an image its schema refuses; child 1 valid; a ConfigMap beside."""
-
-    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        super().compose(request, rsp)
-        body = resource.struct_to_dict(rsp.desired.resources["child-0"].resource)
-        body["spec"]["image"] = ""
-        resource.update(rsp.desired.resources["child-0"], body)
-        _config_map(rsp, "beside")
-
-
-def test_one_refused_manifest_does_not_stop_the_others(tmp_path: Path) -> None:
-    apis = write_apis(
-        tmp_path, parent_properties=_STATUS_SCHEMA.replace("maximum: 1", "maximum: 5")
-    )
-    admission = SchemaAdmission.from_files(sorted(apis.rglob("definition.yaml")))
-    runners = {**default_runners(), "fn-parent": HalfInvalid()}
-
-    result = render_text(apis, PARENT, runners, admission=admission)
-
-    assert [c["metadata"]["name"] for c in find(result, "XChild")] == ["web-1"]
-    assert one(result, "ConfigMap", "beside")
-    parent = one(result, "XParent")
-    assert condition(parent, "Synced") == {
-        "type": "Synced",
-        "status": "False",
-        "reason": "ReconcileError",
-        "message": "Unsynced resources: child-0",
-    }
-    # The status is still written, and the refused resource is still referenced.
-    assert parent["status"]["readyChildren"] == 1
-    assert "web-0" in [r["name"] for r in parent["spec"]["crossplane"]["resourceRefs"]]
-    messages = {(e["type"], e["message"]) for e in result.events}
-    assert ("Normal", 'Composed resource "child-0" is not yet valid') in messages
-    assert any(
-        kind == "Warning"
-        and message.startswith(
-            'cannot apply composed resource "child-0": XChild.example.org "web-0" is invalid: '
-            'spec.image: Invalid value: "": '
-        )
-        for kind, message in messages
-    )
-    assert result.unsynced == ["XParent team-a/web: Synced=False: Unsynced resources: child-0"]
-
-
-def test_a_status_its_schema_refuses_is_not_written(tmp_path: Path) -> None:
-    apis = write_apis(tmp_path, parent_properties=_STATUS_SCHEMA)
-    admission = SchemaAdmission.from_files(sorted(apis.rglob("definition.yaml")))
-
-    result = render_text(apis, PARENT, admission=admission)
-
-    parent = one(result, "XParent")
-    # Both children become ready, so the function writes readyChildren: 2, which
-    # the schema refuses: the last accepted status stays, Synced with it.
-    assert parent["status"]["readyChildren"] <= 1
-    assert condition(parent, "Synced")["status"] == "True"
-    message = (
-        "cannot compose resources: cannot apply composite resource status: "
-        'XParent.example.org "web" is invalid: status.readyChildren: Invalid value: 2: '
-        "status.readyChildren in body should be less than or equal to 1"
-    )
-    assert [r.error for r in result.reports if r.key.kind == "XParent"] == [message]
-    assert ("Warning", message) in {(e["type"], e["message"]) for e in result.events}
-
-
-def test_unknown_status_fields_are_pruned_not_refused(tmp_path: Path) -> None:
-    schema = _STATUS_SCHEMA.replace("maximum: 1", "maximum: 5")
-    apis = write_apis(tmp_path, parent_properties=schema)
-    admission = SchemaAdmission.from_files(sorted(apis.rglob("definition.yaml")))
-
-    class Extra(ParentRunner):
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            super().compose(request, rsp)
-            status = resource.struct_to_dict(rsp.desired.composite.resource)["status"]
-            resource.update(rsp.desired.composite, {"status": {**status, "undeclared": "x"}})
-
-    result = render_text(
-        apis, PARENT, {**default_runners(), "fn-parent": Extra()}, admission=admission
-    )
-
-    assert result.ok, result.errors
-    status = one(result, "XParent")["status"]
-    assert status["readyChildren"] == 2
-    assert "undeclared" not in status
 
 
 @pytest.mark.parametrize(("api_version", "kind"), USAGE_TYPES)

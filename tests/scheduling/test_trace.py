@@ -1,8 +1,5 @@
 """The match trace: a machine reason and, for disaggregated deployments, a role per rejection."""
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 import pytest
 
 from modelplane.cel import CostBudget
@@ -10,7 +7,6 @@ from modelplane.scheduling import CacheView, Rejection
 
 from .builders import (
     HOPPER,
-    Obj,
     cluster,
     deployment,
     gpu,
@@ -23,54 +19,17 @@ from .builders import (
     role,
     run,
 )
-
-Entry = tuple[str, str | None, str | None, Rejection]
-"""(cluster, pool, role, reason) of one `status.matchTrace` entry."""
-
-
-@dataclass
-class Case:
-    id: str
-    dep: Obj
-    clusters: list[Obj]
-    entries: list[Entry]
-    message: str = ""
-    """A fragment the message of the last entry must contain."""
-    existing: list[Obj] = field(default_factory=list[Obj])
-    budget: Callable[[], CostBudget] | None = None
-    """The decision's CEL budget (a fresh one per run), when not the default."""
-    cache: CacheView | None = None
-    """The deployment's model cache, when it names one."""
-
-
-ADA_1 = request("gpu", 1, "arch == Ada")
-
-
-def without_device_class(obj: Obj) -> Obj:
-    """The cluster with its first published device's class removed: schema-valid
-    field by field, but a DRA device without a class, which the adapter refuses."""
-    del obj["status"]["gpuPools"][0]["devices"][0]["deviceClassName"]
-    return obj
-
-
-def lacking(obj: Obj, *missing: Obj) -> Obj:
-    """The cluster with `status.stack.missing` as its stack observed it."""
-    obj["status"]["stack"] = {"checked": 5, "missing": list(missing)}
-    return obj
-
-
-LWS_CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "name": "leaderworkersets.leaderworkerset.x-k8s.io",
-    "scope": "MultiNode",
-}
-GPU_CLASS = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "DeviceClass",
-    "name": "gpu.nvidia.com",
-    "scope": "DeviceClass",
-}
+from .trace_cases import (
+    ADA_1,
+    GPU_CLASS,
+    LWS_CRD,
+    Case,
+    Entry,
+    aligned,
+    lacking,
+    rooted,
+    without_device_class,
+)
 
 CASES = [
     Case(
@@ -217,6 +176,30 @@ CASES = [
             ("a", "h100", None, Rejection.REQUESTS_CONFLICT),
         ],
         "requests 'g0', 'g1', 'g2' cannot all be satisfied by one node at once",
+    ),
+    Case(
+        "requests whose devices share no PCIe root",
+        aligned(deployment(1, request("gpu", 4, "arch == Hopper"), request("nic", 1))),
+        [
+            cluster(
+                "a",
+                pool(
+                    "split",
+                    1,
+                    rooted(gpu(4, name="gpu-r0"), "r0"),
+                    rooted(gpu(2, name="gpu-r1"), "r1"),
+                    rooted(
+                        {**nic(1, name="nic-r1"), "claim": "DRA", "deviceClassName": "nic"}, "r1"
+                    ),
+                ),
+            )
+        ],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "split", None, Rejection.DEVICES_NOT_ALIGNED),
+        ],
+        "requests 'gpu', 'nic' need their devices on one resource.kubernetes.io/pcieRoot "
+        "(r0, r1), and no value has enough of them on one node",
     ),
     Case(
         "no free devices left",

@@ -11,8 +11,6 @@ from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds import pod_sites
 from modelplane.core.vocabulary import LABEL_ROLE, Reason
 from modelplane.workloads import (
-    GPU_TAINT_KEY,
-    DeviceRequest,
     RemoteObject,
     render_replica,
 )
@@ -109,36 +107,32 @@ def test_a_role_without_requests_claims_nothing(build: Any) -> None:
         assert "claims" not in engine.get("resources", {})
 
 
+GPU_EXISTS = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+MIG_EQUAL = {"key": "mig", "operator": "Equal", "value": "1g", "effect": "NoExecute"}
+
+
 @pytest.mark.parametrize(
-    ("device_classes", "tolerates"),
+    ("device_class", "recorded"),
     [
-        (["gpu.nvidia.com"], True),
-        (["accel-gpu.example.com"], True),
-        (["nic.nvidia.com"], False),
-        (["rdma.example.com", "gpu.amd.com"], True),
-        (["tpu.google.com"], False),
+        # The toleration is what the scheduler recorded from the class, whatever the
+        # device class is called: a MIG class tolerates, a "gpu"-named one need not.
+        ("mig.nvidia.com", [GPU_EXISTS, MIG_EQUAL]),
+        ("gpu.nvidia.com", []),
+        ("tpu.google.com", [GPU_EXISTS]),
     ],
 )
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_gpu_toleration_only_with_a_gpu_claim(
-    build: Any, device_classes: list[str], tolerates: bool, backend: str
+def test_pods_tolerate_exactly_the_recorded_taints(
+    build: Any, device_class: str, recorded: list[dict[str, str]], backend: str
 ) -> None:
-    requests = [
-        {"name": f"r{i}", "deviceClassName": c, "count": 1} for i, c in enumerate(device_classes)
-    ]
-    objects = _render(
-        build,
-        build.replica(workers=build.role(requests=requests, topology={"pipeline": 2})),
-        backend,
+    role = build.role(
+        requests=[{"name": "r", "deviceClassName": device_class, "count": 1}],
+        topology={"pipeline": 2},
     )
+    role["tolerations"] = copy.deepcopy(recorded)
+    objects = _render(build, build.replica(workers=role), backend)
     for pod, _ in _pods(objects):
-        expected = [{"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
-        assert pod.get("tolerations") == (expected if tolerates else None)
-
-
-def test_gpu_test_ignores_case() -> None:
-    assert DeviceRequest("g", "Nvidia.GPU.example", 1).claims_gpu
-    assert not DeviceRequest("g", "ib.example", 1).claims_gpu
+        assert pod.get("tolerations") == (recorded or None)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

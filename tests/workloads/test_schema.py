@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from modelplane.core.issues import InvalidInputError
 from modelplane.workloads import render_replica
 from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.schema.errors import RULES_SKIPPED
@@ -94,6 +95,31 @@ def test_claim_templates_validate_on_each_minor(
     on_cluster = ManifestValidator(manifest_validator.registry, version)
     for obj in rendered:
         assert on_cluster.validate(obj.manifest, pods=True) == [], obj.key
+
+
+@pytest.mark.parametrize("version", ["1.32", "1.33", "1.34", "1.36"])
+def test_claim_constraints_validate_on_each_minor(
+    build: Any, manifest_validator: ManifestValidator, version: str
+) -> None:
+    replica = _shapes(build)["many-requests"]
+    constraint = {"requests": ["gpu", "nic"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}
+    replica["spec"]["workers"]["constraints"] = [constraint]
+    cluster = replace(read_cluster(build.cluster()), kubernetes_version=version)
+    rendered = render_replica(read_replica(replica), cluster).objects()
+    claims = next(o for o in rendered if o.key == "claims-workers")
+    assert claims.manifest["spec"]["spec"]["devices"]["constraints"] == [constraint]
+    on_cluster = ManifestValidator(manifest_validator.registry, version)
+    assert on_cluster.validate(claims.manifest) == []
+
+
+def test_a_constraint_on_an_unclaimed_request_names_the_field(build: Any) -> None:
+    replica = _shapes(build)["many-requests"]
+    replica["spec"]["workers"]["constraints"] = [
+        {"requests": ["gpu", "fabric"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}
+    ]
+    with pytest.raises(InvalidInputError) as caught:
+        read_replica(replica)
+    assert caught.value.issues[0].path == "spec.workers.constraints[0].requests[1]"
 
 
 REJECTED = [

@@ -95,6 +95,8 @@ def publish_pools(
                 "nodes": placeable(pool),
                 "devices": [_dump(device) for device in lookup.found.spec.devices],
             }
+            if lookup.found.spec.nodeTaints:
+                fresh["nodeTaints"] = [_dump(taint) for taint in lookup.found.spec.nodeTaints]
         if fresh is None:
             kept = before.get(pool.name)
             if kept is not None and kept.className == class_name:

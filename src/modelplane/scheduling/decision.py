@@ -4,12 +4,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import (
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
     LABEL_REPLICA_INDEX,
     REPLICAS_SCHEDULED,
 )
+from modelplane.scheduling.constraints import Constraint, claimed_constraints
 from modelplane.scheduling.model import ClaimRequest, Topology
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.trace import StatusTrace, status_trace
@@ -39,15 +41,28 @@ class RolePlacement:
     workers: int
     topology: Topology
     device_requests: tuple[ClaimRequest, ...]
+    tolerations: tuple[NodeTaint, ...] = ()
+    """The taints of the pool's nodes the role's pods tolerate: its class's nodeTaints
+    (a placed role always claims devices there; a Synthetic-only match is rejected)."""
+    constraints: tuple[Constraint, ...] = ()
+    """The role's DRA constraints; written on the requests it claims (`claimed_constraints`)."""
 
     def as_dict(self) -> dict[str, object]:
         """The role's scheduler-owned ModelReplica fields (the glue adds the template)."""
-        return {
+        fields: dict[str, object] = {
             "count": self.workers,
             "topology": self.topology.as_dict(),
             "nodePoolName": self.pool,
             "deviceRequests": [request.as_dict() for request in self.device_requests],
         }
+        if self.tolerations:
+            fields["tolerations"] = tolerations(self.tolerations)
+        claimed = claimed_constraints(
+            self.constraints, {request.name for request in self.device_requests}
+        )
+        if claimed:
+            fields["constraints"] = [constraint.as_dict() for constraint in claimed]
+        return fields
 
 
 @dataclass(frozen=True, slots=True)

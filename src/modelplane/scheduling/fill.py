@@ -36,85 +36,23 @@ import heapq
 import operator
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
-from modelplane.scheduling.decision import DesiredReplica, Origin, PoolTrace, RolePlacement
+from modelplane.scheduling.decision import DesiredReplica, Origin, RolePlacement
 from modelplane.scheduling.fit import Scarcity
-from modelplane.scheduling.fleet import ClusterView, trace_role
-from modelplane.scheduling.ledger import PoolLedger, describe_demand
+from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.model import Deployment
+from modelplane.scheduling.no_room import CapacityRejection, no_room, queue_full, taking_note
 from modelplane.scheduling.precedence import Standing
 from modelplane.scheduling.preemption import preempting_why, victim_order
-from modelplane.scheduling.rejections import Rejected, Rejection
+from modelplane.scheduling.rejections import Rejected
 from modelplane.scheduling.retain import Charge, Kept
 from modelplane.scheduling.spread import Spread
 
 _POOLS = operator.attrgetter("cluster.pools")
-
-
-@dataclass(frozen=True)
-class CapacityRejection:
-    """Why a cluster could take no (more) replicas, and which of its pools were full."""
-
-    cluster: Rejected
-    pools: tuple[PoolTrace, ...]
-
-
-def _rejection(
-    deployment: Deployment,
-    view: ClusterView,
-    ledgers: Mapping[str, PoolLedger],
-    hosted: int,
-) -> CapacityRejection:
-    traces: list[PoolTrace] = []
-    alone = True
-    for role, options in zip(deployment.roles, view.options, strict=True):
-        fits_somewhere = False
-        for pool, match in options:
-            ledger = ledgers[pool.name]
-            if any(ledger.copy().place(o.demand, role.pods) for o in match.options):
-                fits_somewhere = True
-                continue
-            needs = describe_demand(pool, match.demand, role.pods)
-            traces.append(
-                PoolTrace(
-                    pool.name,
-                    Rejection.INSUFFICIENT_CAPACITY,
-                    f"not enough free devices: needs {needs}; {ledger.describe_free()}",
-                    trace_role(role.name),
-                )
-            )
-        alone = alone and fits_somewhere
-    if alone:
-        reason = Rejection.ROLES_DO_NOT_FIT_TOGETHER
-        message = "its pools fit each role alone but not all roles of one replica together"
-    else:
-        reason = Rejection.INSUFFICIENT_CAPACITY
-        message = "not enough free capacity for a replica"
-    if hosted:
-        message += f" (it already hosts {hosted} of this deployment's replicas)"
-    return CapacityRejection(Rejected(reason, message), tuple(traces))
-
-
-def _taking(displaced: Sequence[Standing], viewer: str) -> str:
-    named = ", ".join(s.describe(viewer) for s in displaced[:3]) or "replicas"
-    more = f" and {len(displaced) - 3} more" if len(displaced) > 3 else ""
-    return (
-        f"no eligible cluster had free room, so it takes capacity from {named}{more}, "
-        "not serving and of lower priority, which yield"
-    )
-
-
-def _queue_full(view: ClusterView) -> Rejected:
-    room = view.queue_room or 0
-    return Rejected(
-        Rejection.QUEUE_FULL,
-        f"its in-cluster queue's quota left fits {room} replica{'' if room == 1 else 's'}, "
-        "placed by this decision",
-    )
 
 
 class _Filling:
@@ -307,7 +245,7 @@ class _Filling:
         view = self.views[name]
         if view.queue_room is not None and self.new.get(name, 0) >= view.queue_room:
             # Its in-cluster queue lets no more in (`queues`): it is full for this deployment.
-            self._rejected[name] = CapacityRejection(_queue_full(view), ())
+            self._rejected[name] = CapacityRejection(queue_full(view), ())
             self._alive.discard(name)
             return None
         choice = self._pending.pop(name, None)
@@ -315,7 +253,7 @@ class _Filling:
             ranked = self.combinations.of(view.options)
             choice = choose(self.deployment, ranked, ledgers, self._need - len(self.placed))
             if choice is None:
-                self._rejected[name] = _rejection(self.deployment, view, ledgers, hosted)
+                self._rejected[name] = no_room(self.deployment, view, ledgers, hosted)
                 self._alive.discard(name)
         return choice
 
@@ -366,10 +304,18 @@ class _Filling:
             why = note if why is None else f"{why}; {note}"
         if displacing:
             taken = [s for s in self.book.displaced(name) if s not in before]
-            taking = _taking(taken, self.deployment.namespace)
+            taking = taking_note(taken, self.deployment.namespace)
             why = taking if why is None else f"{why}; {taking}"
         roles = tuple(
-            RolePlacement(role.name, pool.name, role.workers, role.topology, option.claims)
+            RolePlacement(
+                role.name,
+                pool.name,
+                role.workers,
+                role.topology,
+                option.claims,
+                pool.node_taints,
+                role.constraints,
+            )
             for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
         )
         index = self._index(name)

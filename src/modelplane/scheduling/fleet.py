@@ -119,7 +119,7 @@ class FleetFilter:
             found: list[RoleMatch | Mismatch] = []
             for role in self._roles:
                 try:
-                    found.append(self._matcher.match(role.requests, hardware))
+                    found.append(self._matcher.match(role.requests, hardware, role.constraints))
                 except DecisionStopped as stop:
                     stop.locate(role=trace_role(role.name))
                     raise

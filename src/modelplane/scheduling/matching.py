@@ -32,6 +32,7 @@ vectors.
 from dataclasses import dataclass
 
 from modelplane.scheduling.budget import DecisionStopped
+from modelplane.scheduling.constraints import Aligned, Constraint
 from modelplane.scheduling.ledger import Demand, Vector, minimal
 from modelplane.scheduling.model import ClaimRequest, DeviceRequest, PoolHardware
 from modelplane.scheduling.rejections import Rejection
@@ -102,14 +103,18 @@ alternative found is a real assignment, so a bound only costs flexibility."""
 
 
 def _assignments(
-    candidates: list[list[int]], counts: list[int], capacity: list[int]
+    candidates: list[list[int]],
+    counts: list[int],
+    capacity: list[int],
+    aligned: Aligned | None = None,
 ) -> list[list[int]]:
     """Assignments of each request to one candidate kind within capacity, in search order
-    (the first is what a depth-first search over the candidates' order finds first)."""
+    (the first is what a depth-first search over the candidates' order finds first).
+    With `aligned`, only assignments meeting the role's DRA constraints."""
     order = sorted(range(len(counts)), key=lambda i: (-counts[i], i))
     chosen = [-1] * len(counts)
     remaining = list(capacity)
-    dead: set[tuple[int, tuple[int, ...]]] = set()
+    dead: set[tuple[int, tuple[int, ...], tuple[int, ...]]] = set()
     found: list[list[int]] = []
 
     def search(position: int) -> bool:
@@ -119,7 +124,9 @@ def _assignments(
         if position == len(order):
             found.append(list(chosen))
             return True
-        state = (position, tuple(remaining))
+        # Under constraints what may follow depends on the kinds chosen, not only on
+        # what remains, so they are part of the state.
+        state = (position, tuple(remaining), tuple(chosen) if aligned else ())
         if state in dead:
             return False
         request = order[position]
@@ -127,10 +134,13 @@ def _assignments(
         for kind in candidates[request]:
             if remaining[kind] < counts[request]:
                 continue
+            if aligned and not aligned.admits(request, kind, chosen):
+                continue
             remaining[kind] -= counts[request]
             chosen[request] = kind
             any_found = search(position + 1) or any_found
             remaining[kind] += counts[request]
+            chosen[request] = -1
             if len(found) >= ASSIGNMENT_LIMIT:
                 break
         if not any_found:
@@ -158,16 +168,24 @@ class Matcher:
 
     def __init__(self, evaluator: SelectorEvaluator) -> None:
         self._evaluator = evaluator
-        self._roles: dict[tuple[PoolHardware, tuple[DeviceRequest, ...]], RoleMatch | Mismatch] = {}
-        self._claims: dict[tuple[PoolHardware, tuple[ClaimRequest, ...]], Demand | None] = {}
+        self._roles: dict[
+            tuple[PoolHardware, tuple[DeviceRequest, ...], tuple[Constraint, ...]],
+            RoleMatch | Mismatch,
+        ] = {}
+        self._claims: dict[
+            tuple[PoolHardware, tuple[ClaimRequest, ...], tuple[Constraint, ...]], Demand | None
+        ] = {}
 
     def match(
-        self, requests: tuple[DeviceRequest, ...], hardware: PoolHardware
+        self,
+        requests: tuple[DeviceRequest, ...],
+        hardware: PoolHardware,
+        constraints: tuple[Constraint, ...] = (),
     ) -> RoleMatch | Mismatch:
-        key = (hardware, requests)
+        key = (hardware, requests, constraints)
         result = self._roles.get(key)
         if result is None:
-            result = self._match(requests, hardware)
+            result = self._match(requests, hardware, constraints)
             self._roles[key] = result
         return result
 
@@ -222,7 +240,10 @@ class Matcher:
         )
 
     def _match(
-        self, requests: tuple[DeviceRequest, ...], hardware: PoolHardware
+        self,
+        requests: tuple[DeviceRequest, ...],
+        hardware: PoolHardware,
+        constraints: tuple[Constraint, ...],
     ) -> RoleMatch | Mismatch:
         devices = hardware.devices
         # A DRA kind without a class cannot be claimed (the adapter refuses one anyway).
@@ -241,7 +262,10 @@ class Matcher:
             )
         counts = [request.count for request in requests]
         capacity = [device.count for device in devices]
-        found = _assignments(candidates, counts, capacity)
+        aligned = Aligned(constraints, [request.name for request in requests], devices)
+        found = _assignments(candidates, counts, capacity, aligned or None)
+        if not found and aligned and _assignments(candidates, counts, capacity):
+            return Mismatch(Rejection.DEVICES_NOT_ALIGNED, aligned.explain())
         claimed = [sum(claimable[k] for k in assignment) for assignment in found]
         best = max(claimed, default=0)
         if best == 0:
@@ -280,7 +304,10 @@ class Matcher:
         return RoleMatch(tuple(options))
 
     def recorded_demand(
-        self, claims: tuple[ClaimRequest, ...], hardware: PoolHardware
+        self,
+        claims: tuple[ClaimRequest, ...],
+        hardware: PoolHardware,
+        constraints: tuple[Constraint, ...] = (),
     ) -> Demand | None:
         """What one pod of an existing replica may take, from its recorded claims.
 
@@ -290,7 +317,7 @@ class Matcher:
         the caller then charges whole nodes, since which devices the replica
         holds can no longer be told.
         """
-        key = (hardware, claims)
+        key = (hardware, claims, constraints)
         if key in self._claims:
             return self._claims[key]
         devices = hardware.devices
@@ -313,7 +340,8 @@ class Matcher:
                 raise
         counts = [claim.count for claim in claims]
         capacity = [device.count for device in devices]
-        found = _assignments(candidates, counts, capacity)
+        aligned = Aligned(constraints, [claim.name for claim in claims], devices)
+        found = _assignments(candidates, counts, capacity, aligned or None)
         demand = minimal([_demand(a, counts, claimable) for a in found]) if found else None
         self._claims[key] = demand
         return demand

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from modelplane.core.devices import DeviceSpec
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
+from modelplane.scheduling.constraints import Constraint
 
 UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
@@ -43,6 +45,8 @@ class Pool:
     class_name: str
     nodes: int
     hardware: PoolHardware
+    node_taints: tuple[NodeTaint, ...] = ()
+    """Its class's `nodeTaints`: what a replica claiming devices here tolerates."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,8 @@ class Role:
     requests: tuple[DeviceRequest, ...]
     workers: int = 1
     topology: Topology = field(default_factory=Topology)
+    constraints: tuple[Constraint, ...] = ()
+    """`nodeSelector.constraints`: requests whose devices share an attribute's value."""
 
     @property
     def pods(self) -> int:
@@ -266,6 +272,8 @@ class RecordedRole:
     requests: tuple[ClaimRequest, ...]
     workers: int = 1
     topology: Topology = field(default_factory=Topology)
+    tolerations: tuple[NodeTaint, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
 
     @property
     def pods(self) -> int:

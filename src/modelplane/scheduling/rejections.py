@@ -77,6 +77,9 @@ class Rejection(StrEnum):
     """The requests match only Synthetic devices, so the replica would claim nothing."""
     REQUESTS_CONFLICT = "RequestsConflict"
     """Each request fits on its own, but one node cannot satisfy them all at once."""
+    DEVICES_NOT_ALIGNED = "DevicesNotAligned"
+    """The requests fit a node, but not with the devices a constraint binds sharing one
+    value of its `matchAttribute` (or no device of the pool has the attribute)."""
 
     # Capacity, from the ledger of free devices.
     INSUFFICIENT_CAPACITY = "InsufficientCapacity"

@@ -50,7 +50,12 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 from modelplane.scheduling.budget import DecisionStopped
-from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica, RolePlacement
+from modelplane.scheduling.decision import (
+    DesiredReplica,
+    Origin,
+    RemovedReplica,
+    RolePlacement,
+)
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.ledger import Demand, PoolLedger
 from modelplane.scheduling.matching import Matcher, Mismatch
@@ -90,7 +95,7 @@ def recorded_charges(
         if pool is None:
             continue  # Its pool is gone, and with it the devices it held.
         try:
-            demand = matcher.recorded_demand(role.requests, pool.hardware)
+            demand = matcher.recorded_demand(role.requests, pool.hardware, role.constraints)
         except DecisionStopped as stop:
             stop.locate(cluster=cluster.name, pool=pool.name)
             raise
@@ -150,7 +155,15 @@ def _retain_one(
             return f"its pool {pinned} no longer matches {role.name}: {match.message}"
         option = match.option_for(recorded[role.name].requests)
         placements.append(
-            RolePlacement(role.name, pinned, role.workers, role.topology, option.claims)
+            RolePlacement(
+                role.name,
+                pinned,
+                role.workers,
+                role.topology,
+                option.claims,
+                pool.node_taints,
+                role.constraints,
+            )
         )
         charges.append((pinned, option.demand, role.pods))
     desired = DesiredReplica(
@@ -232,7 +245,15 @@ def _removed(replica: ExistingReplica, reason: str) -> RemovedReplica:
 def _as_recorded(replica: ExistingReplica, origin: Origin = Origin.HELD) -> Kept:
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
     roles = tuple(
-        RolePlacement(role.name, role.pool, role.workers, role.topology, role.requests)
+        RolePlacement(
+            role.name,
+            role.pool,
+            role.workers,
+            role.topology,
+            role.requests,
+            role.tolerations,
+            role.constraints,
+        )
         for role in replica.roles
     )
     return Kept(

@@ -55,8 +55,8 @@ from modelplane.scheduling.decision import (
     EventType,
     RemovedReplica,
 )
-from modelplane.scheduling.fill import CapacityRejection
 from modelplane.scheduling.model import Deployment, IntOrPercent, RollingUpdate
+from modelplane.scheduling.no_room import CapacityRejection
 from modelplane.scheduling.retain import Kept, scale_down
 
 Placed = tuple[list[DesiredReplica], dict[str, CapacityRejection]]

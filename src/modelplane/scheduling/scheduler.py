@@ -18,7 +18,7 @@ from modelplane.scheduling.decision import (
     PoolTrace,
     RemovedReplica,
 )
-from modelplane.scheduling.fill import CapacityRejection, fill
+from modelplane.scheduling.fill import fill
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.label_selector import (
     MATCH_ALL,
@@ -34,6 +34,7 @@ from modelplane.scheduling.model import (
     Priorities,
     UnreadableCluster,
 )
+from modelplane.scheduling.no_room import CapacityRejection
 from modelplane.scheduling.outcome import assemble, held
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down

@@ -35,7 +35,6 @@ from .pods import (
     ENV_LEADER_ADDRESS,
     ENV_NODE_COUNT,
     ENV_NODE_RANK,
-    GPU_TAINT_KEY,
 )
 from .readiness import replica_status
 from .render import NAMESPACE_KEY, claims_key, render_replica, tenant_namespace, workload_key
@@ -48,7 +47,6 @@ __all__ = [
     "ENV_LEADER_ADDRESS",
     "ENV_NODE_COUNT",
     "ENV_NODE_RANK",
-    "GPU_TAINT_KEY",
     "KSERVE_ENGINE_CONTAINER",
     "NAMESPACE_KEY",
     "OBSERVED_READINESS",

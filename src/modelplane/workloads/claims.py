@@ -60,6 +60,15 @@ def claim_template(
 ) -> dict[str, Any]:
     """The ResourceClaimTemplate for one role; requests keep the replica's order."""
     api_version = claims_api_version(cluster)
+    devices: dict[str, Any] = {
+        "requests": [_request(r, api_version) for r in role.device_requests],
+    }
+    if role.constraints:
+        # DRA's DeviceConstraint, the same shape in v1beta1, v1beta2 and v1.
+        devices["constraints"] = [
+            {"requests": list(names), "matchAttribute": attribute}
+            for names, attribute in role.constraints
+        ]
     return {
         "apiVersion": api_version,
         "kind": "ResourceClaimTemplate",
@@ -68,10 +77,6 @@ def claim_template(
             # Claims generated per pod carry the same identity labels, so an
             # operator can find which replica holds which devices.
             "metadata": {"labels": dict(labels)},
-            "spec": {
-                "devices": {
-                    "requests": [_request(r, api_version) for r in role.device_requests],
-                },
-            },
+            "spec": {"devices": devices},
         },
     }

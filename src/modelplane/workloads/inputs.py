@@ -17,6 +17,7 @@ from modelplane_models.model_replica import Spec as ReplicaSpec
 from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
@@ -75,6 +76,18 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
                 )
             )
         seen.add(request.name)
+    constraints: list[tuple[tuple[str, ...], str]] = []
+    for i, constraint in enumerate(model.constraints or ()):
+        names = tuple(request.root for request in constraint.requests)
+        for j, name in enumerate(names):
+            if name not in seen:
+                issues.append(
+                    Issue(
+                        f"{path}.constraints[{i}].requests[{j}]",
+                        f"{name!r} is not a request of {path}.deviceRequests",
+                    )
+                )
+        constraints.append((names, constraint.matchAttribute))
     try:
         topology = Topology.read(model.topology, f"{path}.topology")
     except InvalidInputError as invalid:
@@ -88,6 +101,11 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
         template=copy.deepcopy(model.template),
         node_pool_name=model.nodePoolName,
         device_requests=requests,
+        tolerations=tuple(
+            NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
+            for t in model.tolerations or ()
+        ),
+        constraints=tuple(constraints),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from modelplane.conventions.tenancy import DEFAULT_TENANCY, Tenancy
 from modelplane.core.kinds import RenderedWorkload
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 
 Role = Literal["workers", "decode", "prefill"]
@@ -81,16 +82,6 @@ class DeviceRequest:
     count: int
     selectors: tuple[str, ...] = ()
 
-    @property
-    def claims_gpu(self) -> bool:
-        """Whether this request claims a GPU.
-
-        The test is a case-insensitive "gpu" in the DeviceClass name: the same
-        heuristic KAI uses to charge a DRA claim to a queue's GPU quota, so a
-        pod tolerates GPU nodes exactly when its scheduler counts it as GPU work.
-        """
-        return "gpu" in self.device_class_name.lower()
-
 
 @dataclass(frozen=True)
 class RoleInput:
@@ -102,10 +93,10 @@ class RoleInput:
     template: Mapping[str, Any] = field(hash=False)
     node_pool_name: str
     device_requests: tuple[DeviceRequest, ...]
-
-    @property
-    def claims_gpu(self) -> bool:
-        return any(request.claims_gpu for request in self.device_requests)
+    tolerations: tuple[NodeTaint, ...] = ()
+    """The pool's node taints the pods tolerate, as the fleet scheduler recorded them."""
+    constraints: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """DRA constraints on the claimed requests: (request names, matchAttribute)."""
 
     @property
     def path(self) -> str:

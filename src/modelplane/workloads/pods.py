@@ -1,7 +1,7 @@
 """Shape the ML team's pod template into a serving pod on its pinned pool.
 
 The engine container's image, command, args and env pass through untouched.
-Modelplane adds only what it owns: the pool pin, the GPU toleration, the DRA
+Modelplane adds only what it owns: the pool pin, the node-taint tolerations, the DRA
 claim, its identity labels, the engine port and readiness probe on pods that
 answer requests, and the node-rank contract below. Fields Modelplane or the
 scheduler conventions set are refused in the template rather than merged, so
@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from modelplane.core import labels as label_syntax
 from modelplane.core.issues import InvalidInputError
+from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING
 
 from .claims import POD_CLAIM_NAME
@@ -44,7 +45,6 @@ ENGINE_CONTAINER = "engine"
 ENGINE_PORT = 8000
 ENGINE_PORT_NAME = "http"
 HEALTH_PATH = "/health"
-GPU_TAINT_KEY = "nvidia.com/gpu"
 SERVING_VALUE = "true"
 
 ENV_NODE_RANK = "MODELPLANE_NODE_RANK"
@@ -90,7 +90,8 @@ class PodShape:
     labels: Mapping[str, str] = field(hash=False)
     pool: str
     claim_template: str | None
-    claims_gpu: bool
+    # The pool's node taints the pods tolerate (the class's nodeTaints, when claiming).
+    tolerations: tuple[NodeTaint, ...]
     nodes: int
     # The pod answers requests itself: gets the engine port, a readiness probe
     # and the serving label. Gang followers and KServe pods (KServe owns ports
@@ -132,7 +133,7 @@ def role_shape(
         labels=identity_labels(replica, role.role),
         pool=role.node_pool_name,
         claim_template=claim,
-        claims_gpu=role.claims_gpu,
+        tolerations=role.tolerations,
         nodes=role.topology.nodes_per_worker,
         serving=serving,
         container_name=container_name,
@@ -301,10 +302,8 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
         claim = {"claimName": shape.cache_claim, "readOnly": True}
         spec["volumes"] = [*volumes, {"name": CACHE_VOLUME, "persistentVolumeClaim": claim}]
     spec["nodeSelector"] = {LABEL_POOL: shape.pool}
-    if shape.claims_gpu:
-        spec["tolerations"] = [
-            {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
-        ]
+    if shape.tolerations:
+        spec["tolerations"] = tolerations(shape.tolerations)
     if shape.claim_template is not None:
         spec["resourceClaims"] = [
             {"name": POD_CLAIM_NAME, "resourceClaimTemplateName": shape.claim_template},

@@ -92,12 +92,17 @@ def cluster(
     }
 
 
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
 def role(pipeline: int = 1, pool: str = "h100") -> dict[str, Any]:
     return {
         "count": 1,
         "topology": {"tensor": 8, "pipeline": pipeline, "data": 1, "dataLocal": 1},
         "nodePoolName": pool,
         "deviceRequests": [REQUEST],
+        # What the fleet scheduler records from a class tainting its nodes nvidia.com/gpu.
+        "tolerations": [GPU_TOLERATION],
         "template": TEMPLATE,
     }
 

@@ -48,12 +48,17 @@ def template(**labels: str) -> dict[str, Any]:
     }
 
 
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
 def role(count: int, pipeline: int, pool: str, **labels: str) -> dict[str, Any]:
     return {
         "count": count,
         "topology": {"tensor": 8, "pipeline": pipeline, "data": 1, "dataLocal": 1},
         "nodePoolName": pool,
         "deviceRequests": [GPU_REQUEST],
+        # What the fleet scheduler records from a class tainting its nodes nvidia.com/gpu.
+        "tolerations": [GPU_TOLERATION],
         "template": template(**labels),
     }
 

@@ -110,6 +110,13 @@ class Spec(BaseModel):
             min_length=1,
         ),
     ]
+    nodeTaints: Annotated[
+        list[shapes.NodeTaint] | None,
+        Field(
+            description="The taints every node of this class carries. A replica claiming devices on a pool of this class tolerates exactly these: a taint with a value is tolerated with Equal, one without (whatever value the provider sets, such as EKS's nvidia.com/gpu=true) with Exists on its key.",
+            max_length=16,
+        ),
+    ] = None
     provisioning: Annotated[
         Provisioning | None,
         Field(

@@ -684,6 +684,12 @@ class PublishedPool(BaseModel):
         Field(description="The pool's class's devices, as the class declares them."),
     ] = None
     name: StrictStr | None = None
+    nodeTaints: Annotated[
+        list[shapes.NodeTaint] | None,
+        Field(
+            description="The pool's class's node taints, as the class declares them."
+        ),
+    ] = None
     nodes: Annotated[
         StrictInt | None,
         Field(

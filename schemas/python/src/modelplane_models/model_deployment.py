@@ -254,6 +254,13 @@ class DeviceRequest(BaseModel):
 
 
 class NodeSelector(BaseModel):
+    constraints: Annotated[
+        list[shapes.DeviceConstraint] | None,
+        Field(
+            description="DRA constraints: the devices of the named requests must all carry matchAttribute with one value (for example GPUs and a NIC on one PCIe root). Copied into the ResourceClaimTemplate; the fleet scheduler places only where one node has enough devices sharing a value.",
+            max_length=8,
+        ),
+    ] = None
     devices: Annotated[list[DeviceRequest], Field(max_length=16, min_length=1)]
 
 

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 
 from . import shapes
+
+
+class Effect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class Operator(StrEnum):
+    EQUAL = "Equal"
+    EXISTS = "Exists"
+
+
+class NodeToleration(BaseModel):
+    effect: Effect
+    key: Annotated[StrictStr, Field(max_length=316, min_length=1)]
+    operator: Operator
+    value: Annotated[StrictStr | None, Field(max_length=63)] = None
 
 
 class WorkloadStatus(BaseModel):
@@ -43,6 +62,13 @@ class ClaimRequest(BaseModel):
 
 
 class ReplicaRole(BaseModel):
+    constraints: Annotated[
+        list[shapes.DeviceConstraint] | None,
+        Field(
+            description="The deployment's DRA constraints on the requests this role claims, copied into its ResourceClaimTemplate.",
+            max_length=8,
+        ),
+    ] = None
     count: Annotated[StrictInt | None, Field(ge=1, le=64)] = 1
     deviceRequests: Annotated[
         list[ClaimRequest] | None,
@@ -63,6 +89,13 @@ class ReplicaRole(BaseModel):
         dict[str, Any],
         Field(description="The engine's pod template, as the deployment gave it."),
     ]
+    tolerations: Annotated[
+        list[NodeToleration] | None,
+        Field(
+            description="The taints of the pool's nodes this role's pods tolerate: its class's nodeTaints when the role claims devices there, else none.",
+            max_length=16,
+        ),
+    ] = None
     topology: Annotated[shapes.Topology | None, Field(validate_default=True)] = {}
 
 

@@ -31,6 +31,30 @@ class DeviceCapacity(BaseModel):
     ]
 
 
+class Request(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=63, min_length=1)]
+
+
+class DeviceConstraint(BaseModel):
+    matchAttribute: Annotated[
+        StrictStr,
+        Field(
+            description="A fully qualified device attribute, domain/name (for example resource.kubernetes.io/pcieRoot).",
+            max_length=97,
+            min_length=3,
+            pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z_][A-Za-z0-9_]*$",
+        ),
+    ]
+    requests: Annotated[
+        list[Request],
+        Field(
+            description="Request names (nodeSelector.devices[].name) the constraint binds.",
+            max_length=16,
+            min_length=1,
+        ),
+    ]
+
+
 class DeviceSelector(BaseModel):
     cel: Annotated[
         StrictStr,
@@ -89,6 +113,33 @@ class ModelSource(BaseModel):
             max_length=2048,
             min_length=1,
             pattern="^[a-z][a-z0-9+.-]*://[^\\s]+$",
+        ),
+    ] = None
+
+
+class Effect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class NodeTaint(BaseModel):
+    effect: Effect
+    key: Annotated[
+        StrictStr,
+        Field(
+            description="The taint key, a qualified name.",
+            max_length=316,
+            min_length=1,
+            pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+        ),
+    ]
+    value: Annotated[
+        StrictStr | None,
+        Field(
+            description="The taint value; absent, the nodes carry the key with any value.",
+            max_length=63,
+            pattern="^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$",
         ),
     ] = None
 

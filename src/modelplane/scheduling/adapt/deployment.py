@@ -19,6 +19,7 @@ from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
 from modelplane.scheduling.adapt.checks import object_name, topology
+from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
     DECODE_ROLE,
     PREFILL_ROLE,
@@ -60,6 +61,27 @@ def _requests(node_selector: NodeSelector, path: str, problems: list[Issue]) -> 
     return requests
 
 
+def _constraints(
+    node_selector: NodeSelector, path: str, problems: list[Issue]
+) -> tuple[Constraint, ...]:
+    """`nodeSelector.constraints`, each naming only requests of the same nodeSelector
+    (DRA refuses a claim whose constraint names a request it lacks)."""
+    names = {device.name for device in node_selector.devices}
+    constraints: list[Constraint] = []
+    for i, constraint in enumerate(node_selector.constraints or ()):
+        requests = tuple(request.root for request in constraint.requests)
+        for j, request in enumerate(requests):
+            if request not in names:
+                problems.append(
+                    Issue(
+                        f"{path}.constraints[{i}].requests[{j}]",
+                        f"names no device request: {request!r} is not in {path}.devices",
+                    )
+                )
+        constraints.append(Constraint(requests, constraint.matchAttribute))
+    return tuple(constraints)
+
+
 def _role(
     name: str,
     node_selector: NodeSelector | None,
@@ -75,13 +97,19 @@ def _role(
     requests = (
         () if node_selector is None else _requests(node_selector, f"{prefix}nodeSelector", problems)
     )
+    constraints = (
+        ()
+        if node_selector is None
+        else _constraints(node_selector, f"{prefix}nodeSelector", problems)
+    )
     if workers is None:
-        return Role(name, tuple(requests))
+        return Role(name, tuple(requests), constraints=constraints)
     return Role(
         name,
         tuple(requests),
         workers=1 if workers.count is None else workers.count,
         topology=topology(workers.topology, f"{prefix}workers.topology", problems),
+        constraints=constraints,
     )
 
 

@@ -13,6 +13,7 @@ from modelplane.core.conditions import condition_is
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import REACHABLE
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps
@@ -85,6 +86,9 @@ class Interner:
             class_name=pool.className or "",
             nodes=nodes,
             hardware=self._hardware.setdefault(hardware, hardware),
+            node_taints=tuple(
+                NodeTaint(t.key, str(t.effect), t.value or "") for t in pool.nodeTaints or ()
+            ),
         )
 
     def _device(self, model: Device, path: str) -> DeviceSpec:

@@ -9,6 +9,7 @@ from modelplane_models.model_replica import ModelReplica, ReplicaRole
 from modelplane_models.shapes import OwnerReference as ReplicaOwner
 
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import (
     ANNOTATION_COMPOSITION_RESOURCE_NAME,
     ANNOTATION_REVISION,
@@ -16,6 +17,7 @@ from modelplane.core.vocabulary import (
     MODEL_DEPLOYMENT,
 )
 from modelplane.scheduling.adapt.checks import topology
+from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
     ROLE_NAMES,
     ClaimRequest,
@@ -40,6 +42,14 @@ def _recorded_role(name: str, role: ReplicaRole, problems: list[Issue]) -> Recor
         ),
         workers=1 if role.count is None else role.count,
         topology=topology(role.topology, f"spec.{name}.topology", problems),
+        tolerations=tuple(
+            NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
+            for t in role.tolerations or ()
+        ),
+        constraints=tuple(
+            Constraint(tuple(r.root for r in c.requests), c.matchAttribute)
+            for c in role.constraints or ()
+        ),
     )
 
 
