@@ -33,6 +33,7 @@ from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, RenderResult, render
+from modelplane_cli.render.faults import FAULT_ROUNDS, Faults, faults_note
 from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
@@ -127,6 +128,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"give up when the world has not converged after N rounds ({DEFAULT_ROUNDS})",
     )
     parser.add_argument(
+        "--faults",
+        type=_seed,
+        metavar="SEED",
+        help=f"inject the failures a control plane has (refused and timed-out applies, "
+        f"Synced=False, unreachable clusters, failed function calls, missing required "
+        f"resources) in the first {FAULT_ROUNDS} rounds, drawn from SEED, and fail when a "
+        "round breaks an invariant; --rounds counts the fault-free rounds after them "
+        "(see docs/cli.md)",
+    )
+    parser.add_argument(
         "--in-process",
         action="store_true",
         help="call functions directly instead of over loopback gRPC",
@@ -200,6 +211,7 @@ def run(
                 concurrent=args.concurrent,
                 now=args.now,
                 watches=args.watches,
+                faults=None if args.faults is None else Faults(args.faults),
             )
         except DefinitionError as exc:
             print(f"error: --crds: {exc}", file=err)
@@ -223,6 +235,8 @@ def run(
             f"--crds): {', '.join(result.unchecked_kinds)}",
             file=err,
         )
+    if args.faults is not None:
+        print(f"note: {faults_note(args.faults, result.faults)}", file=err)
     problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
     for message in problems:
         print(f"error: {message}", file=err)
@@ -312,6 +326,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be at least 0")
     return value
 
 

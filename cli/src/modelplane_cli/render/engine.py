@@ -27,6 +27,8 @@ from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import render_clock
+from modelplane_cli.render.faults import Faults, Injected
+from modelplane_cli.render.invariants import Checker, Violation
 from modelplane_cli.render.loader import RENDER_COMPONENT, Document
 from modelplane_cli.render.pipeline import Event
 from modelplane_cli.render.providers import Providers
@@ -73,6 +75,9 @@ class RenderResult:
     # Every refused delete of the render, from any round, as "Composite: error":
     # on a control plane they leave no event and no condition behind.
     conflicts: list[str] = field(default_factory=list)
+    # `--faults`: what was injected, and every invariant a round broke (`invariants`).
+    faults: list[Injected] = field(default_factory=list[Injected])
+    violations: list[Violation] = field(default_factory=list[Violation])
     defaults: Timeline = field(default_factory=lambda: Timeline(watches=False))
     watched: Timeline = field(default_factory=lambda: Timeline(watches=True))
     watches: bool = False
@@ -87,6 +92,7 @@ class RenderResult:
         """What always fails a render: rejected input, failed reconciles, no convergence."""
         found = list(self.input_errors)
         found.extend(f"{r.key}: {r.error}" for r in self.reports if r.error is not None)
+        found.extend(str(v) for v in self.violations)
         if not self.converged:
             rounds = "1 round" if self.rounds == 1 else f"{self.rounds} rounds"
             found.append(f"the world did not converge within {rounds}")
@@ -118,10 +124,16 @@ class Engine:
         concurrent: bool = False,
         now: str | None = None,
         watches: bool = False,
+        faults: Faults | None = None,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         self._apis = apis
+        self._faults = faults
+        # With faults, `max_rounds` is the fault-free tail that follows them.
+        if faults is not None:
+            functions = faults.functions(functions)
+            max_rounds += faults.rounds
         self._functions = functions
         self._admission = admission
         self._max_rounds = max_rounds
@@ -135,7 +147,12 @@ class Engine:
         world = loaded.world
         # One now for the whole render (`clock`), fixed before anything is composed.
         now = render_clock(world.objects(), self._now)
-        providers = Providers(self._servers)
+        faults = self._faults
+        checker: Checker | None = None
+        if faults is not None:
+            faults.now = now
+            checker = Checker(world.objects())
+        providers = Providers(self._servers, faults.apply if faults is not None else None)
         managed = [k for k in world.all_keys() if self._is_managed(k)]
         # Managed resources given without status have not been reconciled by a provider yet.
         pending = providers.observe_inputs(world, managed)
@@ -150,12 +167,16 @@ class Engine:
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
+            if faults is not None:
+                pending |= faults.start_round(rounds, world)
             for key in sorted(pending | providers.rolling):
                 start = world.revision
                 observed = providers.reconcile(world, key)
                 if world.revision != start:
                     for timeline in timelines:
                         timeline.provider_step(world, key, observed)
+            if faults is not None:
+                faults.observe(world, [k for k in world.all_keys() if self._is_managed(k)])
             composing_start = world.revision
             snapshot = World(world.objects()) if self._concurrent else None
             reports = {}
@@ -177,6 +198,16 @@ class Engine:
                 timeline.end_round()
             pending = {k for k in world.changed_since(composing_start) if self._is_managed(k)}
             converged = world.revision == round_start and not providers.rolling
+            if faults is not None and checker is not None:
+                converged = converged and not faults.settling
+                checker.check(rounds, world.objects())
+                if not converged and rounds == self._max_rounds:
+                    changed = [
+                        k
+                        for k in world.changed_since(round_start)
+                        if self._apis.is_composite(k.api_version, k.kind)
+                    ]
+                    checker.not_converged(rounds, changed, rounds - faults.rounds)
         final = [reports[k] for k in sorted(reports) if k in world]
         return RenderResult(
             now=now,
@@ -202,6 +233,8 @@ class Engine:
             defaults=timelines[0],
             watched=timelines[1],
             watches=self._watches,
+            faults=list(faults.injected) if faults is not None else [],
+            violations=list(checker.violations) if checker is not None else [],
         )
 
     async def _reconcile(
@@ -237,7 +270,9 @@ class Engine:
         report = await reconcile(
             key, recording, self._apis, self._functions, self._admission, now=now
         )
-        if report is not None and world.revision == start:
+        # A faulted round's answer is not a function of what it read: never reused.
+        faulted = self._faults is not None and self._faults.active
+        if report is not None and world.revision == start and not faulted:
             last[key] = (recording.reads, report)
         else:
             last.pop(key, None)
@@ -310,6 +345,7 @@ async def render_async(
     concurrent: bool = False,
     now: str | None = None,
     watches: bool = False,
+    faults: Faults | None = None,
 ) -> RenderResult:
     """Render with `functions`, closing them afterwards."""
     engine = Engine(
@@ -321,6 +357,7 @@ async def render_async(
         concurrent=concurrent,
         now=now,
         watches=watches,
+        faults=faults,
     )
     try:
         return await engine.render(documents)
@@ -340,6 +377,7 @@ def render(
     concurrent: bool = False,
     now: str | None = None,
     watches: bool = False,
+    faults: Faults | None = None,
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
@@ -358,6 +396,7 @@ def render(
             concurrent=concurrent,
             now=now,
             watches=watches,
+            faults=faults,
         )
 
     return asyncio.run(run())
