@@ -23,8 +23,11 @@ a dict or the wall clock, so a seed gives the same faults on every machine):
   replicas move), half 2 minutes before (within it: `Reachable=Unknown`, they stay).
 - `FunctionFailed`: a RunFunction call fails with gRPC `Unavailable`, as a function
   pod being restarted answers: the composite's reconcile fails and is retried.
-- `RequiredMissing`: one resource is left out of a call's required resources,
-  as a reader whose cache has not caught up sees the world for a round.
+- `RequiredMissing`: a resource a function requires by name is left out of a
+  call's required resources, as a Get against a cache that has not caught up (or
+  has just restarted) answers for a round. Requirements that list a kind are left
+  whole: a member missing from a list is, to any reader, a deletion, which no
+  function can tell from a lag (see `invariants` for what that leaves unproven).
 
 When the fault rounds are over every fault clears: what a fault wrote is
 reported again by its provider, and the render goes on, fault-free, until it
@@ -215,30 +218,29 @@ class Faults:
     def functions(self, client: FunctionClient) -> FunctionClient:
         return FaultyFunctions(self, client)
 
-    def call(self, name: str, request: bytes) -> bytes:
+    def call(self, name: str, request: bytes, by_name: frozenset[str]) -> bytes:
         """Before a function call: raise FunctionCallError when it fails, else the request
-        to send (with one required resource left out when that fault hits)."""
+        to send, with one resource of a requirement by name (`by_name`) left out when
+        that fault hits."""
         self._calls += 1
         if self._hit(Fault.FUNCTION_FAILED, name, self._calls):
             self._note(Fault.FUNCTION_FAILED, f"call {self._calls} of {name}")
             raise FunctionCallError(UNAVAILABLE, FUNCTION_MESSAGE)
-        if not self._hit(Fault.REQUIRED_MISSING, name, self._calls):
+        if not by_name or not self._hit(Fault.REQUIRED_MISSING, name, self._calls):
             return request
         parsed = fnv1.RunFunctionRequest.FromString(request)
         found = [
-            (requirement, i)
+            requirement
             for requirement in sorted(parsed.required_resources)
-            for i in range(len(parsed.required_resources[requirement].items))
+            if requirement in by_name and parsed.required_resources[requirement].items
         ]
         if not found:
             return request
         pick = int(draw(self.seed, "pick", self.round, name, self._calls) * len(found))
-        requirement, index = found[pick]
-        items = parsed.required_resources[requirement].items
-        dropped = items[index].resource
-        gone = dropped.fields["metadata"].struct_value.fields["name"].string_value
-        del items[index]
-        self._note(Fault.REQUIRED_MISSING, f"{gone} from {requirement} of {name}")
+        items = parsed.required_resources[found[pick]].items
+        gone = items[0].resource.fields["metadata"].struct_value.fields["name"].string_value
+        del items[:]
+        self._note(Fault.REQUIRED_MISSING, f"{gone} from {found[pick]} of {name}")
         return parsed.SerializeToString(deterministic=True)
 
 
@@ -250,14 +252,22 @@ def faults_note(seed: int, injected: list[Injected]) -> str:
 
 
 class FaultyFunctions:
-    """A function client whose calls fail, or miss a required resource, as `Faults` draws."""
+    """A function client whose calls fail, or miss a required resource, as `Faults` draws.
+
+    A function asks for its required resources in its response and is called again
+    with them; which of them it asked for by name is read from its last response."""
 
     def __init__(self, faults: Faults, client: FunctionClient) -> None:
         self._faults = faults
         self._client = client
+        self._by_name: dict[str, frozenset[str]] = {}
 
     async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
-        return await self._client.run(name, self._faults.call(name, request))
+        sent = self._faults.call(name, request, self._by_name.get(name, frozenset()))
+        response = await self._client.run(name, sent)
+        asked = response.requirements.resources
+        self._by_name[name] = frozenset(k for k, s in asked.items() if s.WhichOneof("match") == "match_name")
+        return response
 
     async def close(self) -> None:
         await self._client.close()
