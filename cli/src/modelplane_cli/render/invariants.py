@@ -135,7 +135,7 @@ def violations(number: int, before: Snapshot, after: Snapshot) -> list[Violation
     for pool, line in sorted(after.overcommitted.items()):
         if pool not in before.overcommitted:
             found.append(
-                Violation(number, POOL_NOT_OVERCOMMITTED, f"InferenceCluster/{pool[0]}", line)
+                Violation(number, POOL_NOT_OVERCOMMITTED, f"InferenceCluster {pool[0]}", line)
             )
     owners = sorted({r.owner for r in (*before.replicas.values(), *after.replicas.values())})
     for owner in owners:
@@ -147,7 +147,7 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
     wanted = after.deployments.get(owner)
     if wanted is None:
         return []  # deleted: its replicas go with it
-    name = f"ModelDeployment/{owner[0]}/{owner[1]}" if owner[0] else f"ModelDeployment/{owner[1]}"
+    name = f"ModelDeployment {owner[0]}/{owner[1]}" if owner[0] else f"ModelDeployment {owner[1]}"
     mine_before = {k: r for k, r in before.replicas.items() if r.owner == owner}
     mine_after = {k: r for k, r in after.replicas.items() if r.owner == owner}
     serving_before = {k for k, r in mine_before.items() if r.serving}
@@ -170,7 +170,7 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
             Violation(
                 number,
                 SERVING_KEPT,
-                f"ModelReplica/{key.name}",
+                str(key),
                 f"removed while serving, on existing cluster {mine_before[key].cluster}; "
                 f"{name} is left with {left} serving, below {floor} (replicas {wanted.replicas}, "
                 f"maxUnavailable {wanted.budget.unavailable}), and no replacement serves",
@@ -225,7 +225,7 @@ class Checker:
 
     def not_converged(self, number: int, changed: Iterable[ObjectKey], tail: int) -> None:
         """The render ran out of rounds: name what still changed in the last one."""
-        names = sorted({f"{k.kind}/{k.name}" for k in changed}) or ["the world"]
+        names = sorted({str(k) for k in changed}) or ["the world"]
         for name in names:
             self.violations.append(
                 Violation(
