@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from modelplane_cli.render.faults import Faults
 from modelplane_cli.render.invariants import (
     CONVERGES,
     POOL_NOT_OVERCOMMITTED,
@@ -64,9 +65,7 @@ def replica(
             "clusterName": cluster_name,
             "workers": {"nodePoolName": "h100", "deviceRequests": [{"count": devices}]},
         },
-        "status": {
-            "conditions": [{"type": "Serving", "status": "True" if serving else "False"}]
-        },
+        "status": {"conditions": [{"type": "Serving", "status": "True" if serving else "False"}]},
     }
 
 
@@ -86,7 +85,13 @@ def test_removing_a_serving_replica_with_no_replacement_breaks_serving_kept() ->
 
 
 def test_a_move_whose_replacement_serves_keeps_serving() -> None:
-    before = [deployment(2, unavailable=0), *CLUSTERS, replica("a"), replica("b"), replica("c", "west")]
+    before = [
+        deployment(2, unavailable=0),
+        *CLUSTERS,
+        replica("a"),
+        replica("b"),
+        replica("c", "west"),
+    ]
     after = [deployment(2, unavailable=0), *CLUSTERS, replica("b"), replica("c", "west")]
     assert broken(before, after) == []
 
@@ -144,7 +149,12 @@ def test_growing_past_max_surge_breaks_the_rollout_budget() -> None:
 def test_updating_in_place_past_max_unavailable_breaks_the_rollout_budget() -> None:
     names = "abcd"
     before = [deployment(4, unavailable=1), *CLUSTERS, *(replica(n) for n in names)]
-    one = [deployment(4, unavailable=1), *CLUSTERS, replica("a", revision="2"), *(replica(n) for n in names[1:])]
+    one = [
+        deployment(4, unavailable=1),
+        *CLUSTERS,
+        replica("a", revision="2"),
+        *(replica(n) for n in names[1:]),
+    ]
     assert broken(before, one) == []
     two = [
         deployment(4, unavailable=1),
@@ -157,7 +167,7 @@ def test_updating_in_place_past_max_unavailable_breaks_the_rollout_budget() -> N
 
 
 def test_a_world_still_changing_after_the_faults_breaks_converges() -> None:
-    checker = Checker([])
+    checker = Checker([], "2026-12-01T10:30:00Z", Faults(1))
     key = ObjectKey(API, "ModelDeployment", "ns", "m")
     checker.not_converged(26, [key], 20)
     (found,) = checker.violations

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import modelplane.scheduling.retain as retain
+from modelplane.scheduling import retain
 from modelplane.scheduling.moves import must_move
 from modelplane_cli.bench_faults import EXAMPLE_SETS
 from modelplane_cli.render import RenderResult, read_documents, render
@@ -98,7 +98,8 @@ def test_the_command_fails_naming_round_invariant_and_object() -> None:
         lines = [line for line in run.errors() if "invariant" in line]
         assert lines, run.err
         assert all(
-            line.startswith("error: round ") and " invariant ServingKept broken: ModelReplica " in line
+            line.startswith("error: round ")
+            and " invariant ServingKept broken: ModelReplica " in line
             for line in lines
         ), lines
 
@@ -123,4 +124,3 @@ def test_faults_that_never_clear_within_the_rounds_fail_the_render(renderer: Ren
     )
     assert not result.converged
     assert any(" invariant Converges broken: " in line for line in result.errors), result.errors
-

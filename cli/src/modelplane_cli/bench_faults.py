@@ -97,4 +97,3 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  seed {seed}: {line}", flush=True)
         failed += len(bad)
     return EXIT_FAILED if failed else EXIT_OK
-

@@ -33,8 +33,8 @@ from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, RenderResult, render
-from modelplane_cli.render.faults import FAULT_ROUNDS, Faults, faults_note
 from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
+from modelplane_cli.render.faults import FAULT_ROUNDS, Faults, faults_note
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.runners import FunctionRegistry

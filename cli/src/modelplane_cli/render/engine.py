@@ -148,10 +148,7 @@ class Engine:
         # One now for the whole render (`clock`), fixed before anything is composed.
         now = render_clock(world.objects(), self._now)
         faults = self._faults
-        checker: Checker | None = None
-        if faults is not None:
-            faults.now = now
-            checker = Checker(world.objects())
+        checker = Checker(world.objects(), now, faults) if faults is not None else None
         providers = Providers(self._servers, faults.apply if faults is not None else None)
         managed = [k for k in world.all_keys() if self._is_managed(k)]
         # Managed resources given without status have not been reconciled by a provider yet.
@@ -198,16 +195,9 @@ class Engine:
                 timeline.end_round()
             pending = {k for k in world.changed_since(composing_start) if self._is_managed(k)}
             converged = world.revision == round_start and not providers.rolling
-            if faults is not None and checker is not None:
-                converged = converged and not faults.settling
-                checker.check(rounds, world.objects())
-                if not converged and rounds == self._max_rounds:
-                    changed = [
-                        k
-                        for k in world.changed_since(round_start)
-                        if self._apis.is_composite(k.api_version, k.kind)
-                    ]
-                    checker.not_converged(rounds, changed, rounds - faults.rounds)
+            if checker is not None:
+                last_round = rounds == self._max_rounds
+                converged = checker.end_round(rounds, world, converged, round_start, last_round)
         final = [reports[k] for k in sorted(reports) if k in world]
         return RenderResult(
             now=now,
@@ -234,7 +224,7 @@ class Engine:
             watched=timelines[1],
             watches=self._watches,
             faults=list(faults.injected) if faults is not None else [],
-            violations=list(checker.violations) if checker is not None else [],
+            violations=checker.violations if checker is not None else [],
         )
 
     async def _reconcile(

@@ -266,7 +266,9 @@ class FaultyFunctions:
         sent = self._faults.call(name, request, self._by_name.get(name, frozenset()))
         response = await self._client.run(name, sent)
         asked = response.requirements.resources
-        self._by_name[name] = frozenset(k for k, s in asked.items() if s.WhichOneof("match") == "match_name")
+        self._by_name[name] = frozenset(
+            k for k, s in asked.items() if s.WhichOneof("match") == "match_name"
+        )
         return response
 
     async def close(self) -> None:

@@ -41,7 +41,8 @@ from modelplane.core.vocabulary import (
 from modelplane.scheduling.model import RollingUpdate
 from modelplane.scheduling.rollout import Budget, budget
 from modelplane_cli.render.capacity import overcommitted_pools
-from modelplane_cli.render.world import ObjectKey, View
+from modelplane_cli.render.faults import Faults
+from modelplane_cli.render.world import ObjectKey, View, World
 
 SERVING_KEPT: Final = "ServingKept"
 POOL_NOT_OVERCOMMITTED: Final = "PoolNotOvercommitted"
@@ -49,6 +50,9 @@ ROLLOUT_BUDGET: Final = "RolloutBudget"
 CONVERGES: Final = "Converges"
 INVARIANTS: Final = (SERVING_KEPT, POOL_NOT_OVERCOMMITTED, ROLLOUT_BUDGET, CONVERGES)
 
+# What changes in a round that has not converged is named by its composites, not
+# by the Objects they compose.
+_MANAGED_KINDS: Final = frozenset({"Object", "Release", "Usage"})
 # A deployment's identity: (namespace, name).
 Owner = tuple[str, str]
 
@@ -61,7 +65,9 @@ class Violation:
     message: str
 
     def __str__(self) -> str:
-        return f"round {self.round}: invariant {self.invariant} broken: {self.object}: {self.message}"
+        return (
+            f"round {self.round}: invariant {self.invariant} broken: {self.object}: {self.message}"
+        )
 
 
 @dataclass(frozen=True)
@@ -160,7 +166,9 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
         and not _preempted(owner, mine_before[k].cluster, before, after)
     )
     updated = sorted(
-        k for k in serving_before if k in mine_after and mine_after[k].revision != mine_before[k].revision
+        k
+        for k in serving_before
+        if k in mine_after and mine_after[k].revision != mine_before[k].revision
     )
     floor = min(wanted.replicas - wanted.budget.unavailable, len(serving_before))
     found: list[Violation] = []
@@ -212,16 +220,30 @@ def _preempted(owner: Owner, cluster: str, before: Snapshot, after: Snapshot) ->
 
 
 class Checker:
-    """Checks each round's world against the round before's."""
+    """Checks each round's world against the round before's, for a render with `faults`."""
 
-    def __init__(self, objects: Iterable[View]) -> None:
+    def __init__(self, objects: Iterable[View], now: str, faults: Faults) -> None:
         self._last = snapshot(objects)
+        self._faults = faults
+        faults.now = now
         self.violations: list[Violation] = []
 
     def check(self, number: int, objects: Iterable[View]) -> None:
         current = snapshot(objects)
         self.violations.extend(violations(number, self._last, current))
         self._last = current
+
+    def end_round(
+        self, number: int, world: World, converged: bool, round_start: int, last: bool
+    ) -> bool:
+        """Check round `number`; whether the render has converged: not while faults are
+        still to come or to clear. On the `last` round, what has not converged is named."""
+        self.check(number, world.objects())
+        converged = converged and not self._faults.settling
+        if not converged and last:
+            changed = [k for k in world.changed_since(round_start) if k.kind not in _MANAGED_KINDS]
+            self.not_converged(number, changed, number - self._faults.rounds)
+        return converged
 
     def not_converged(self, number: int, changed: Iterable[ObjectKey], tail: int) -> None:
         """The render ran out of rounds: name what still changed in the last one."""
@@ -235,4 +257,3 @@ class Checker:
                     f"still changing {tail} rounds after the last fault",
                 )
             )
-

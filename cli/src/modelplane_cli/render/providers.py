@@ -63,7 +63,9 @@ FailedApply = Callable[[World, ObjectKey, bool], bool]
 class Providers:
     """Provider reconciles, with what each managed resource last had applied."""
 
-    def __init__(self, servers: WorkloadApiServers, failed_apply: FailedApply | None = None) -> None:
+    def __init__(
+        self, servers: WorkloadApiServers, failed_apply: FailedApply | None = None
+    ) -> None:
         self._servers = servers
         self._failed_apply = failed_apply
         # spec.forProvider as last accepted, and the status reported with it.
