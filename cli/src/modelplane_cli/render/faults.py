@@ -17,7 +17,7 @@ a dict or the wall clock, so a seed gives the same faults on every machine):
   fails: `Synced=False`, Ready and what it reported back kept, for one round.
 - `ClusterUnreachable`: every Object on one InferenceCluster (its own, and the
   replicas' it carries in `modelplane.ai/cluster`) stops syncing for 2 to 4
-  rounds. The render clock does not move between rounds (`clock`), so the failure
+  rounds (cut short when the fault rounds end). The render clock does not move between rounds (`clock`), so the failure
   is dated: half the outages began 10 minutes before the render's now (past the
   5-minute grace of `modelplane.fleet.health`: `Reachable=False`, the cluster's
   replicas move), half 2 minutes before (within it: `Reachable=Unknown`, they stay).
