@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelplane_cli.render.faults import Faults
+from modelplane_cli.render.faults import FAULT_ROUNDS, Faults
 from modelplane_cli.render.invariants import (
     CONVERGES,
     POOL_NOT_OVERCOMMITTED,
@@ -14,7 +14,7 @@ from modelplane_cli.render.invariants import (
     snapshot,
     violations,
 )
-from modelplane_cli.render.world import ObjectKey
+from modelplane_cli.render.world import ObjectKey, World
 
 Obj = dict[str, Any]
 API = "modelplane.ai/v1alpha1"
@@ -129,13 +129,32 @@ def test_a_replica_that_stops_serving_by_a_fault_is_not_taken_down() -> None:
     assert broken(before, after) == []
 
 
-def test_a_new_overcommitted_pool_is_broken() -> None:
+def test_a_pool_newly_overcommitted_by_serving_replicas_is_broken() -> None:
     small = [cluster("east", nodes=1), cluster("west")]
-    before = [deployment(2), *small, replica("a")]
-    after = [deployment(2), *small, replica("a"), replica("b", serving=False)]
+    before = [deployment(2), *small, replica("a"), replica("b", serving=False)]
+    after = [deployment(2), *small, replica("a"), replica("b")]
     assert broken(before, after) == [(POOL_NOT_OVERCOMMITTED, "InferenceCluster east")]
     # An overcommitment the round did not make is not this round's.
     assert broken(after, after) == []
+
+
+def test_a_replica_beyond_the_pool_that_does_not_serve_may_wait_to_yield() -> None:
+    small = [cluster("east", nodes=1), cluster("west")]
+    before = [deployment(2), *small, replica("a")]
+    after = [deployment(2), *small, replica("a"), replica("b", serving=False)]
+    assert broken(before, after) == []
+
+
+def test_a_converged_world_overcommits_no_pool() -> None:
+    small = [cluster("east", nodes=1), cluster("west")]
+    world = World([deployment(2), *small, replica("a"), replica("b", serving=False)])
+    faults = Faults(1)
+    checker = Checker(world.objects(), "2026-12-01T10:30:00Z", faults)
+    faults.round = FAULT_ROUNDS + 1
+    assert checker.end_round(FAULT_ROUNDS + 1, world, True, world.revision, False)
+    assert [(v.invariant, v.object) for v in checker.violations] == [
+        (POOL_NOT_OVERCOMMITTED, "InferenceCluster east")
+    ]
 
 
 def test_growing_past_max_surge_breaks_the_rollout_budget() -> None:

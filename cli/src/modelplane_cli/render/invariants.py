@@ -12,8 +12,13 @@ function that breaks a rule cannot explain the breach away.
   min(R - maxUnavailable, serving before) serving, counting the replicas that
   started serving this round; a preemption is a removal on a cluster where
   another deployment's replica appeared this round.
-- `PoolNotOvercommitted`: no pool's committed DRA devices exceed what it has
-  (`capacity`), unless it already did before the round.
+- `PoolNotOvercommitted`: no pool's DRA devices are claimed beyond what it has
+  (`capacity`) by replicas that serve, at any round (unless that was so before
+  the round), and by any replica once the render has converged. In between, a
+  pool may hold more than it can while the replicas beyond it do not serve: a
+  higher-priority replica placed on capacity a lower-priority replica holds
+  before it serves (an allowed preemption; `modelplane.scheduling.precedence`),
+  until the replica that yields leaves in its own deployment's reconcile.
 - `RolloutBudget` (`spec.strategy.rollingUpdate`, rounded as a Deployment's):
   a deployment never grows past R + maxSurge ModelReplicas (or what it had), and
   replicas taken down by an in-place update, with those removed, leave at least
@@ -114,7 +119,8 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
                 serving=_serving(obj),
                 revision=str(annotations.get(ANNOTATION_REVISION, "")),
             )
-    return Snapshot(replicas, deployments, frozenset(clusters), overcommitted_pools(listed))
+    running = [o for o in listed if o.get("kind") != MODEL_REPLICA or _serving(o)]
+    return Snapshot(replicas, deployments, frozenset(clusters), overcommitted_pools(running))
 
 
 def _wanted(spec: Mapping[str, Any]) -> Wanted:
@@ -240,6 +246,11 @@ class Checker:
         still to come or to clear. On the `last` round, what has not converged is named."""
         self.check(number, world.objects())
         converged = converged and not self._faults.settling
+        if converged:
+            self.violations.extend(
+                Violation(number, POOL_NOT_OVERCOMMITTED, f"InferenceCluster {pool[0]}", line)
+                for pool, line in sorted(overcommitted_pools(world.objects()).items())
+            )
         if not converged and last:
             changed = [k for k in world.changed_since(round_start) if k.kind not in _MANAGED_KINDS]
             self.not_converged(number, changed, number - self._faults.rounds)
