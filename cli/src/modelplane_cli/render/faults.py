@@ -17,10 +17,11 @@ a dict or the wall clock, so a seed gives the same faults on every machine):
   fails: `Synced=False`, Ready and what it reported back kept, for one round.
 - `ClusterUnreachable`: every Object on one InferenceCluster (its own, and the
   replicas' it carries in `modelplane.ai/cluster`) stops syncing for 2 to 4
-  rounds (cut short when the fault rounds end). The render clock does not move between rounds (`clock`), so the failure
-  is dated: half the outages began 10 minutes before the render's now (past the
-  5-minute grace of `modelplane.fleet.health`: `Reachable=False`, the cluster's
-  replicas move), half 2 minutes before (within it: `Reachable=Unknown`, they stay).
+  rounds (cut short when the fault rounds end). The render clock does not move
+  between rounds (`clock`), so the failure is dated: half the outages began 10
+  minutes before the render's now (past the 5-minute grace of
+  `modelplane.fleet.health`: `Reachable=False`, the cluster's replicas move), half
+  2 minutes before (within it: `Reachable=Unknown`, they stay).
 - `FunctionFailed`: a RunFunction call fails with gRPC `Unavailable`, as a function
   pod being restarted answers: the composite's reconcile fails and is retried.
 - `RequiredMissing`: a resource a function requires by name is left out of a
