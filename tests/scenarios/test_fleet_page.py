@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.html import to_html
+from modelplane_cli.render.result import RenderResult
 
 from .browser import Page, open_page, pixels
 from .cli import modelplane

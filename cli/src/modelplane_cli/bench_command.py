@@ -31,6 +31,7 @@ from modelplane.scheduling import (
 from modelplane_cli import (
     bench_call,
     bench_cel,
+    bench_faults,
     bench_hostile,
     bench_parse,
     bench_placement,
@@ -80,6 +81,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     command.set_defaults(func=run)
     bench_call.register_command(commands)
     bench_cel.register_command(commands)
+    bench_faults.register_command(commands)
     bench_hostile.register_command(commands)
     bench_parse.register_command(commands)
     bench_placement.register_command(commands)

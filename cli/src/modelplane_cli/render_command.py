@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import gc
 import sys
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TextIO
 
@@ -33,10 +33,12 @@ from modelplane_cli.render.admission import SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
-from modelplane_cli.render.engine import DEFAULT_ROUNDS, RenderResult, render
+from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
 from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
+from modelplane_cli.render.faults import FAULT_ROUNDS, Faults, faults_note
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.runners import FunctionRegistry
 from modelplane_cli.render.timeline import listing
 from modelplane_cli.render.world import ObjectKey
@@ -131,10 +133,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--rounds",
-        type=_positive_int,
+        type=_at_least(1),
         default=DEFAULT_ROUNDS,
         metavar="N",
         help=f"give up when the world has not converged after N rounds ({DEFAULT_ROUNDS})",
+    )
+    parser.add_argument(
+        "--faults",
+        type=_at_least(0),
+        metavar="SEED",
+        help=f"inject the failures a control plane has (refused and timed-out applies, "
+        f"Synced=False, unreachable clusters, failed function calls, missing required "
+        f"resources) in the first {FAULT_ROUNDS} rounds, drawn from SEED, and fail when a "
+        "round breaks an invariant; --rounds counts the fault-free rounds after them "
+        "(see docs/cli.md)",
     )
     parser.add_argument(
         "--in-process",
@@ -217,6 +229,7 @@ def run(
                 now=args.now,
                 watches=args.watches,
                 traced=traced,
+                faults=None if args.faults is None else Faults(args.faults),
             )
         except DefinitionError as exc:
             print(f"error: --crds: {exc}", file=err)
@@ -229,6 +242,8 @@ def run(
             f"--crds): {', '.join(result.unchecked_kinds)}",
             file=err,
         )
+    if args.faults is not None:
+        print(f"note: {faults_note(args.faults, result.faults)}", file=err)
     problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
     for message in problems:
         print(f"error: {message}", file=err)
@@ -341,14 +356,19 @@ def _crd_paths(given: list[Path] | None) -> list[Path] | None:
     return [reference] if reference is not None else None
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number no smaller than `least`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}")
+        return value
+
+    return parse
 
 
 def _now(text: str) -> str:
@@ -358,17 +378,16 @@ def _now(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+_YOUNGEST_COLLECTED_EVERY = 50_000
+
+
 @contextlib.contextmanager
 def _collector_relaxed() -> Generator[None]:
-    """CPython's cyclic collector, run rarely while a render works.
-
-    A render builds its world once and keeps nearly all of it to the end, and every
-    call builds and drops its messages; with the default thresholds the collector
-    walks that whole heap again and again while reference counting already frees
-    what is dropped. What exists before the render starts (modules, classes, the
-    APIs) is frozen out of the collector's walks, and the youngest generation is
-    collected every 50,000 allocations instead of every 700 (2,000 from Python 3.13).
-    """
+    """CPython's cyclic collector, run rarely while a render works: a render keeps
+    nearly all it builds to the end and reference counting frees what its calls
+    drop, so the default thresholds only walk that heap again and again. What exists
+    before the render starts is frozen out of the walks, and the youngest generation
+    is collected every 50,000 allocations instead of every 700 (2,000 from 3.13)."""
     thresholds = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(_YOUNGEST_COLLECTED_EVERY, *thresholds[1:])
@@ -377,6 +396,3 @@ def _collector_relaxed() -> Generator[None]:
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
-
-
-_YOUNGEST_COLLECTED_EVERY = 50_000

@@ -39,7 +39,10 @@ cluster still exists is kept exactly as its ModelReplica records it. A replica
 whose cluster is gone is dropped in both modes: deleting a cluster is a fact,
 not an edit the scheduler can second-guess.
 
-Scale down (both modes): while more replicas are kept than wanted, drop the
+Scale down (both modes): while more replicas are kept than wanted, drop one
+that does not serve while any does not (a serving replica never goes before a
+replica that does not serve, so a surge left over when a move is no longer needed
+goes, not the replica it was to replace), then the
 highest index on the cluster hosting most of them, ties broken towards the
 later cluster name; the mirror image of fill, so a scale down undoes the last
 scale up.
@@ -277,8 +280,27 @@ class _Descending:
 
 
 def scale_down(kept: list[Kept], wanted: int, removed: list[RemovedReplica]) -> list[Kept]:
-    """Drop replicas until `wanted` remain: highest index on the most-loaded cluster first."""
+    """Drop replicas until `wanted` remain: those not serving first (a surge placed
+    for a move that no longer needs to happen, say when an unreachable cluster comes
+    back, goes before the replica it was to replace), then by `_scale_down_order`."""
     if len(kept) <= wanted:
+        return kept
+    idle = [item for item in kept if not item.serving]
+    if idle and len(idle) < len(kept):
+        serving = [item for item in kept if item.serving]
+        excess = len(kept) - wanted
+        left = _scale_down_order(idle, max(len(idle) - excess, 0), removed, wanted)
+        serving = _scale_down_order(serving, wanted - len(left), removed, wanted)
+        survivors = {id(item) for item in (*left, *serving)}
+        return [item for item in kept if id(item) in survivors]
+    return _scale_down_order(kept, wanted, removed, wanted)
+
+
+def _scale_down_order(
+    kept: list[Kept], keep: int, removed: list[RemovedReplica], wanted: int
+) -> list[Kept]:
+    """Drop replicas until `keep` remain: highest index on the most-loaded cluster first."""
+    if len(kept) <= keep:
         return kept
     by_cluster: dict[str, list[Kept]] = {}
     for item in kept:
@@ -288,7 +310,7 @@ def scale_down(kept: list[Kept], wanted: int, removed: list[RemovedReplica]) -> 
     heap = [(-len(items), _Descending(name), name) for name, items in by_cluster.items()]
     heapq.heapify(heap)
     dropped: set[int] = set()
-    for _ in range(len(kept) - wanted):
+    for _ in range(len(kept) - keep):
         load, key, name = heapq.heappop(heap)
         victim = by_cluster[name].pop()
         dropped.add(id(victim))

@@ -8,8 +8,9 @@ until nothing changes. `output` and `summary` print the result.
 
 from modelplane_cli.render.admission import Admission, NoAdmission, SchemaAdmission
 from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
-from modelplane_cli.render.engine import DEFAULT_ROUNDS, Engine, RenderResult, render, render_async
+from modelplane_cli.render.engine import DEFAULT_ROUNDS, Engine, render, render_async
 from modelplane_cli.render.loader import Document, InputError, parse_stream, read_documents
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.runners import (
     FunctionRegistry,
     GrpcFunctions,

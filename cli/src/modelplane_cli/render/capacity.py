@@ -33,6 +33,11 @@ _LISTED = 3
 
 def overcommitted(objects: Iterable[View]) -> list[str]:
     """One line per pool whose committed DRA devices exceed what it has."""
+    return [line for _, line in sorted(overcommitted_pools(objects).items())]
+
+
+def overcommitted_pools(objects: Iterable[View]) -> dict[tuple[str, str], str]:
+    """Each overcommitted pool, as (cluster, pool), with the line that says so."""
     listed = list(objects)
     capacity: dict[tuple[str, str], int] = {}
     for obj in listed:
@@ -56,12 +61,12 @@ def overcommitted(objects: Iterable[View]) -> list[str]:
             key = (str(spec.get("clusterName")), str(block.get("nodePoolName")))  # pyright: ignore[reportUnknownMemberType]
             demand[key] = demand.get(key, 0) + _claimed(block)  # pyright: ignore[reportUnknownArgumentType]
             users.setdefault(key, []).append(name)
-    found: list[str] = []
+    found: dict[tuple[str, str], str] = {}
     for key in sorted(demand):
         if key in capacity and demand[key] > capacity[key]:
             names = sorted(set(users[key]))
             more = f", and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-            found.append(
+            found[key] = (
                 f"InferenceCluster {key[0]} pool {key[1]} is overcommitted: ModelReplicas "
                 f"{', '.join(names[:_LISTED])}{more} claim {demand[key]} devices, it has "
                 f"{capacity[key]}"

@@ -18,7 +18,7 @@ from typing import Any
 
 from modelplane.core.vocabulary import MODEL_DEPLOYMENT
 from modelplane_cli import yamlio
-from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.world import ObjectKey, View
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from modelplane.core import naming
 from modelplane_cli.render import inputs
@@ -27,11 +26,14 @@ from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import render_clock
+from modelplane_cli.render.faults import Faults
+from modelplane_cli.render.invariants import Checker
 from modelplane_cli.render.loader import RENDER_COMPONENT, Document
 from modelplane_cli.render.pipeline import Event
 from modelplane_cli.render.providers import Providers
 from modelplane_cli.render.reads import Reads, RecordingWorld
-from modelplane_cli.render.reconcile import Report, first_n, reconcile
+from modelplane_cli.render.reconcile import Report, reconcile
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.runners import (
     FunctionClient,
     FunctionRegistry,
@@ -48,64 +50,6 @@ DEFAULT_NAMESPACE = inputs.DEFAULT_NAMESPACE
 EventKey = tuple[str, str, str]
 
 
-@dataclass
-class RenderResult:
-    """The final world, its events, the last round's reports, and what went wrong."""
-
-    objects: list[Obj]
-    events: list[Obj]
-    reports: list[Report]
-    converged: bool
-    rounds: int
-    # The render clock every function saw (`clock`).
-    now: str = ""
-    input_errors: list[str] = field(default_factory=list)
-    # The observed world the input described, normalized: what `-o diff` compares with.
-    baseline: list[Obj] = field(default_factory=list)
-    # Composed manifests a workload cluster's API server refused, as "Object: message".
-    rejected_manifests: list[str] = field(default_factory=list)
-    # Composed workloads whose controller could not create pods, as "Object: message".
-    refused_pods: list[str] = field(default_factory=list)
-    # Kinds of composed manifests that could not be validated (no CRDs given).
-    unchecked_kinds: list[str] = field(default_factory=list)
-    # The render priced in wall-clock time (`timeline`): with default intervals,
-    # and with provider-kubernetes watches on; `watches` says which one leads.
-    # Every refused delete of the render, from any round, as "Composite: error":
-    # on a control plane they leave no event and no condition behind.
-    conflicts: list[str] = field(default_factory=list)
-    defaults: Timeline = field(default_factory=lambda: Timeline(watches=False))
-    watched: Timeline = field(default_factory=lambda: Timeline(watches=True))
-    watches: bool = False
-
-    @property
-    def timeline(self) -> Timeline:
-        """The timeline `--watches` chose."""
-        return self.watched if self.watches else self.defaults
-
-    @property
-    def errors(self) -> list[str]:
-        """What always fails a render: rejected input, failed reconciles, no convergence."""
-        found = list(self.input_errors)
-        found.extend(f"{r.key}: {r.error}" for r in self.reports if r.error is not None)
-        if not self.converged:
-            rounds = "1 round" if self.rounds == 1 else f"{self.rounds} rounds"
-            found.append(f"the world did not converge within {rounds}")
-        return found
-
-    @property
-    def unsynced(self) -> list[str]:
-        """Composites whose last reconcile had composed resources the API server refused."""
-        return [
-            f"{r.key}: Synced=False: Unsynced resources: {first_n(r.unsynced)}"
-            for r in self.reports
-            if r.unsynced
-        ]
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-
 class Engine:
     def __init__(
         self,
@@ -119,10 +63,16 @@ class Engine:
         now: str | None = None,
         watches: bool = False,
         traced: Sequence[str] = (),
+        faults: Faults | None = None,
     ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         self._apis = apis
+        self._faults = faults
+        # With faults, `max_rounds` is the fault-free tail that follows them.
+        if faults is not None:
+            functions = faults.functions(functions)
+            max_rounds += faults.rounds
         self._functions = functions
         self._admission = admission
         self._max_rounds = max_rounds
@@ -138,7 +88,9 @@ class Engine:
         world = loaded.world
         # One now for the whole render (`clock`), fixed before anything is composed.
         now = render_clock(world.objects(), self._now)
-        providers = Providers(self._servers)
+        faults = self._faults
+        checker = Checker(world.objects(), now, faults) if faults is not None else None
+        providers = Providers(self._servers, faults.apply if faults is not None else None)
         managed = [k for k in world.all_keys() if self._is_managed(k)]
         # Managed resources given without status have not been reconciled by a provider yet.
         pending = providers.observe_inputs(world, managed)
@@ -153,12 +105,16 @@ class Engine:
         while rounds < self._max_rounds and not converged:
             rounds += 1
             round_start = world.revision
+            if faults is not None:
+                pending |= faults.start_round(rounds, world)
             for key in sorted(pending | providers.rolling | providers.unscheduled):
                 start = world.revision
                 observed = providers.reconcile(world, key)
                 if world.revision != start:
                     for timeline in timelines:
                         timeline.provider_step(world, key, observed)
+            if faults is not None:
+                faults.observe(world, [k for k in world.all_keys() if self._is_managed(k)])
             composing_start = world.revision
             snapshot = World(world.objects()) if self._concurrent else None
             reports = {}
@@ -180,6 +136,9 @@ class Engine:
                 timeline.end_round()
             pending = {k for k in world.changed_since(composing_start) if self._is_managed(k)}
             converged = world.revision == round_start and not providers.rolling
+            if checker is not None:
+                last_round = rounds == self._max_rounds
+                converged = checker.end_round(rounds, world, converged, round_start, last_round)
         final = [reports[k] for k in sorted(reports) if k in world]
         return RenderResult(
             now=now,
@@ -205,6 +164,8 @@ class Engine:
             defaults=timelines[0],
             watched=timelines[1],
             watches=self._watches,
+            faults=list(faults.injected) if faults is not None else [],
+            violations=checker.violations if checker is not None else [],
         )
 
     async def _reconcile(
@@ -247,7 +208,9 @@ class Engine:
             now=now,
             traced=self._traced,
         )
-        if report is not None and world.revision == start:
+        # A faulted round's answer is not a function of what it read: never reused.
+        faulted = self._faults is not None and self._faults.active
+        if report is not None and world.revision == start and not faulted:
             last[key] = (recording.reads, report)
         else:
             last.pop(key, None)
@@ -321,6 +284,7 @@ async def render_async(
     now: str | None = None,
     watches: bool = False,
     traced: Sequence[str] = (),
+    faults: Faults | None = None,
 ) -> RenderResult:
     """Render with `functions`, closing them afterwards."""
     engine = Engine(
@@ -333,6 +297,7 @@ async def render_async(
         now=now,
         watches=watches,
         traced=traced,
+        faults=faults,
     )
     try:
         return await engine.render(documents)
@@ -353,6 +318,7 @@ def render(
     now: str | None = None,
     watches: bool = False,
     traced: Sequence[str] = (),
+    faults: Faults | None = None,
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
@@ -372,6 +338,7 @@ def render(
             now=now,
             watches=watches,
             traced=traced,
+            faults=faults,
         )
 
     return asyncio.run(run())

@@ -21,8 +21,8 @@ from typing import Any, Final
 
 from modelplane.core.vocabulary import PROGRESS_REASONS
 from modelplane_cli.render.capacity import overcommitted
-from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.mistakes import Mistakes
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.world import ObjectKey, View
 
 NEVER: Final = "never"

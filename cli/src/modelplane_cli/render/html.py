@@ -17,8 +17,8 @@ from __future__ import annotations
 from html import escape
 
 from modelplane.traffic.weights import SCALE
-from modelplane_cli.render.engine import RenderResult
 from modelplane_cli.render.fleetmap import Cluster, FleetMap, Gateway, Pool, fleet_map
+from modelplane_cli.render.result import RenderResult
 
 # Labels Crossplane sets on every composite say nothing about a cluster.
 _CROSSPLANE = "crossplane.io/"

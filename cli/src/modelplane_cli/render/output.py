@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from modelplane_cli import yamlio
-from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.world import Obj, ObjectKey
 
 

@@ -33,7 +33,7 @@ resource composed or changed in the previous round:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
@@ -62,13 +62,19 @@ _ROLLING_MESSAGE = "the changed spec is rolling out"
 # and provider-kubernetes' Object client wrap the API server's refusal.
 CREATE_FAILED = "create failed: cannot create object"
 UPDATE_FAILED = "update failed: cannot apply object"
+# `--faults`: called before an apply with (world, key, updating); True when the apply
+# failed instead (the hook wrote the failure), so nothing is recorded as applied.
+FailedApply = Callable[[World, ObjectKey, bool], bool]
 
 
 class Providers:
     """Provider reconciles, with what each managed resource last had applied."""
 
-    def __init__(self, servers: WorkloadApiServers) -> None:
+    def __init__(
+        self, servers: WorkloadApiServers, failed_apply: FailedApply | None = None
+    ) -> None:
         self._servers = servers
+        self._failed_apply = failed_apply
         # spec.forProvider as last accepted, and the status reported with it.
         self._applied: dict[ObjectKey, Any] = {}
         self._live: dict[ObjectKey, Any] = {}
@@ -122,8 +128,10 @@ class Providers:
                 self._put_status(world, obj, self._live[key])
             self.rejected.pop(key, None)
             return False
-        answer = self._apply(world, obj)
         updating = key in self._applied
+        if self._failed_apply is not None and self._failed_apply(world, key, updating):
+            return False
+        answer = self._apply(world, obj)
         self.rejected.pop(key, None)
         self.refused_pods.pop(key, None)
         if answer.rejected is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from modelplane.core import kinds
 from modelplane_cli.render import fleet_tables
-from modelplane_cli.render.engine import RenderResult
+from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.services import services
 from modelplane_cli.render.simulate import OBJECT_GROUPS
 from modelplane_cli.render.timeline import listing, priced

@@ -1,0 +1,194 @@
+"""Each invariant `--faults` checks, broken and kept, on worlds built by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modelplane_cli.render.faults import FAULT_ROUNDS, Faults
+from modelplane_cli.render.invariants import (
+    CONVERGES,
+    POOL_NOT_OVERCOMMITTED,
+    ROLLOUT_BUDGET,
+    SERVING_KEPT,
+    Checker,
+    snapshot,
+    violations,
+)
+from modelplane_cli.render.world import ObjectKey, World
+
+Obj = dict[str, Any]
+API = "modelplane.ai/v1alpha1"
+
+
+def deployment(replicas: int, surge: int | str = "25%", unavailable: int | str = "25%") -> Obj:
+    return {
+        "apiVersion": API,
+        "kind": "ModelDeployment",
+        "metadata": {"name": "m", "namespace": "ns"},
+        "spec": {
+            "replicas": replicas,
+            "strategy": {"rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}},
+        },
+    }
+
+
+def cluster(name: str, nodes: int = 1) -> Obj:
+    return {
+        "apiVersion": API,
+        "kind": "InferenceCluster",
+        "metadata": {"name": name},
+        "status": {
+            "gpuPools": [{"name": "h100", "nodes": nodes, "devices": [{"count": 8}]}],
+        },
+    }
+
+
+def replica(
+    name: str,
+    cluster_name: str = "east",
+    *,
+    serving: bool = True,
+    owner: str = "m",
+    revision: str = "1",
+    devices: int = 8,
+) -> Obj:
+    return {
+        "apiVersion": API,
+        "kind": "ModelReplica",
+        "metadata": {
+            "name": name,
+            "namespace": "ns",
+            "annotations": {"modelplane.ai/revision": revision},
+        },
+        "spec": {
+            "deploymentName": owner,
+            "clusterName": cluster_name,
+            "workers": {"nodePoolName": "h100", "deviceRequests": [{"count": devices}]},
+        },
+        "status": {"conditions": [{"type": "Serving", "status": "True" if serving else "False"}]},
+    }
+
+
+def broken(before: list[Obj], after: list[Obj]) -> list[tuple[str, str]]:
+    return [(v.invariant, v.object) for v in violations(3, snapshot(before), snapshot(after))]
+
+
+CLUSTERS = [cluster("east", nodes=4), cluster("west", nodes=4)]
+
+
+def test_removing_a_serving_replica_with_no_replacement_breaks_serving_kept() -> None:
+    before = [deployment(2, unavailable=0), *CLUSTERS, replica("a"), replica("b", "west")]
+    after = [deployment(2, unavailable=0), *CLUSTERS, replica("b", "west")]
+    assert broken(before, after) == [(SERVING_KEPT, "ModelReplica ns/a")]
+    (found,) = violations(3, snapshot(before), snapshot(after))
+    assert str(found).startswith("round 3: invariant ServingKept broken: ModelReplica ns/a: ")
+
+
+def test_a_move_whose_replacement_serves_keeps_serving() -> None:
+    before = [
+        deployment(2, unavailable=0),
+        *CLUSTERS,
+        replica("a"),
+        replica("b"),
+        replica("c", "west"),
+    ]
+    after = [deployment(2, unavailable=0), *CLUSTERS, replica("b"), replica("c", "west")]
+    assert broken(before, after) == []
+
+
+def test_a_scale_down_keeps_serving() -> None:
+    before = [deployment(3), *CLUSTERS, replica("a"), replica("b"), replica("c")]
+    after = [deployment(1), *CLUSTERS, replica("a")]
+    assert broken(before, after) == []
+
+
+def test_a_removal_within_max_unavailable_keeps_serving() -> None:
+    names = "abcd"
+    before = [deployment(4, unavailable=1), *CLUSTERS, *(replica(n) for n in names)]
+    after = [deployment(4, unavailable=1), *CLUSTERS, *(replica(n) for n in names[1:])]
+    assert broken(before, after) == []
+    after = [deployment(4, unavailable=1), *CLUSTERS, *(replica(n) for n in names[2:])]
+    assert {b[0] for b in broken(before, after)} == {SERVING_KEPT}
+
+
+def test_a_deleted_cluster_or_deployment_takes_its_replicas() -> None:
+    before = [deployment(1, unavailable=0), *CLUSTERS, replica("a")]
+    assert broken(before, [deployment(1, unavailable=0), CLUSTERS[1]]) == []
+    assert broken(before, CLUSTERS) == []
+
+
+def test_a_preemption_keeps_serving() -> None:
+    before = [deployment(1, unavailable=0), *CLUSTERS, replica("a")]
+    after = [deployment(1, unavailable=0), *CLUSTERS, replica("x", owner="other", serving=False)]
+    assert broken(before, after) == []
+
+
+def test_a_replica_that_stops_serving_by_a_fault_is_not_taken_down() -> None:
+    before = [deployment(2, unavailable=0), *CLUSTERS, replica("a"), replica("b")]
+    after = [deployment(2, unavailable=0), *CLUSTERS, replica("a", serving=False), replica("b")]
+    assert broken(before, after) == []
+
+
+def test_a_pool_newly_overcommitted_by_serving_replicas_is_broken() -> None:
+    small = [cluster("east", nodes=1), cluster("west")]
+    before = [deployment(2), *small, replica("a"), replica("b", serving=False)]
+    after = [deployment(2), *small, replica("a"), replica("b")]
+    assert broken(before, after) == [(POOL_NOT_OVERCOMMITTED, "InferenceCluster east")]
+    # An overcommitment the round did not make is not this round's.
+    assert broken(after, after) == []
+
+
+def test_a_replica_beyond_the_pool_that_does_not_serve_may_wait_to_yield() -> None:
+    small = [cluster("east", nodes=1), cluster("west")]
+    before = [deployment(2), *small, replica("a")]
+    after = [deployment(2), *small, replica("a"), replica("b", serving=False)]
+    assert broken(before, after) == []
+
+
+def test_a_converged_world_overcommits_no_pool() -> None:
+    small = [cluster("east", nodes=1), cluster("west")]
+    world = World([deployment(2), *small, replica("a"), replica("b", serving=False)])
+    faults = Faults(1)
+    checker = Checker(world.objects(), "2026-12-01T10:30:00Z", faults)
+    faults.round = FAULT_ROUNDS + 1
+    assert checker.end_round(FAULT_ROUNDS + 1, world, True, world.revision, False)
+    assert [(v.invariant, v.object) for v in checker.violations] == [
+        (POOL_NOT_OVERCOMMITTED, "InferenceCluster east")
+    ]
+
+
+def test_growing_past_max_surge_breaks_the_rollout_budget() -> None:
+    before = [deployment(2, surge=1), *CLUSTERS, replica("a"), replica("b")]
+    fine = [*before, replica("c", serving=False)]
+    assert broken(before, fine) == []
+    over = [*fine, replica("d", serving=False)]
+    assert broken(before, over) == [(ROLLOUT_BUDGET, "ModelDeployment ns/m")]
+
+
+def test_updating_in_place_past_max_unavailable_breaks_the_rollout_budget() -> None:
+    names = "abcd"
+    before = [deployment(4, unavailable=1), *CLUSTERS, *(replica(n) for n in names)]
+    one = [
+        deployment(4, unavailable=1),
+        *CLUSTERS,
+        replica("a", revision="2"),
+        *(replica(n) for n in names[1:]),
+    ]
+    assert broken(before, one) == []
+    two = [
+        deployment(4, unavailable=1),
+        *CLUSTERS,
+        replica("a", revision="2"),
+        replica("b", revision="2"),
+        *(replica(n) for n in names[2:]),
+    ]
+    assert broken(before, two) == [(ROLLOUT_BUDGET, "ModelDeployment ns/m")]
+
+
+def test_a_world_still_changing_after_the_faults_breaks_converges() -> None:
+    checker = Checker([], "2026-12-01T10:30:00Z", Faults(1))
+    key = ObjectKey(API, "ModelDeployment", "ns", "m")
+    checker.not_converged(26, [key], 20)
+    (found,) = checker.violations
+    assert (found.invariant, found.object, found.round) == (CONVERGES, "ModelDeployment ns/m", 26)
+    assert "20 rounds after the last fault" in found.message

@@ -1,0 +1,126 @@
+"""`render --faults`: every example fleet keeps its invariants under injected failures,
+and a rule removed from the fleet scheduler is caught.
+
+Each example set renders with `--faults SEED` for a range of seeds (the full 200
+seeds of each set are `modelplane bench faults`, recorded in docs/performance.md).
+The broken rule is make-before-break: a serving replica that must move (its
+cluster unreachable, past the grace) is kept until its replacement serves.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from modelplane.scheduling import retain
+from modelplane.scheduling.moves import must_move
+from modelplane_cli.bench_faults import EXAMPLE_SETS
+from modelplane_cli.render import RenderResult, read_documents, render
+from modelplane_cli.render.faults import FAULT_ROUNDS, Faults
+from modelplane_cli.render.invariants import SERVING_KEPT
+
+from .cli import EXAMPLES, modelplane
+from .fleets import Renderer
+
+SEEDS = range(10)
+# Seeds of the main fleet whose faults include an outage of a cluster serving kimi-k2.
+CAUGHT_WITHIN = range(12)
+
+
+def faulted(renderer: Renderer, name: str, seed: int) -> RenderResult:
+    documents = read_documents([str(EXAMPLES / p) for p in EXAMPLE_SETS[name]])
+    return render(
+        documents,
+        renderer.apis,
+        renderer.registry,
+        renderer.admission,
+        in_process=True,
+        faults=Faults(seed),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_SETS))
+def test_every_example_keeps_its_invariants_under_faults(renderer: Renderer, name: str) -> None:
+    injected = 0
+    for seed in SEEDS:
+        result = faulted(renderer, name, seed)
+        assert result.ok, (seed, result.errors)
+        assert result.converged and result.rounds > FAULT_ROUNDS
+        injected += len(result.faults)
+    assert injected >= len(SEEDS)  # the faults did happen
+
+
+def test_the_same_seed_renders_the_same_world(renderer: Renderer) -> None:
+    first = faulted(renderer, "fleet", 4)
+    again = faulted(renderer, "fleet", 4)
+    assert first.faults == again.faults
+    assert first.objects == again.objects
+    assert first.rounds == again.rounds
+
+
+@pytest.fixture
+def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A replica that must move goes at once, serving or not: the hold removed."""
+    original = retain._retain_one  # pyright: ignore[reportPrivateUsage]
+
+    def dropped(deployment: Any, replica: Any, view: Any, fleet: Any) -> Any:
+        move = must_move(deployment, replica, view, fleet)
+        return move if move is not None else original(deployment, replica, view, fleet)
+
+    monkeypatch.setattr(retain, "_retain_one", dropped)
+    yield
+
+
+@pytest.mark.usefixtures("without_make_before_break")
+def test_faults_catch_a_serving_replica_removed_without_its_replacement(
+    renderer: Renderer,
+) -> None:
+    caught: dict[int, list[str]] = {}
+    for seed in CAUGHT_WITHIN:
+        result = faulted(renderer, "fleet", seed)
+        if result.violations:
+            caught[seed] = [str(v) for v in result.violations]
+            assert {v.invariant for v in result.violations} == {SERVING_KEPT}, caught[seed]
+            assert not result.ok
+    assert caught, "no seed caught the removed hold"
+    assert all("removed while serving" in line for lines in caught.values() for line in lines)
+
+
+@pytest.mark.usefixtures("without_make_before_break")
+def test_the_command_fails_naming_round_invariant_and_object() -> None:
+    runs = [
+        modelplane("render", "-q", "--faults", str(seed), EXAMPLES / "catalog", EXAMPLES / "fleet")
+        for seed in CAUGHT_WITHIN
+    ]
+    failed = [run for run in runs if run.code != 0]
+    assert failed
+    for run in failed:
+        lines = [line for line in run.errors() if "invariant" in line]
+        assert lines, run.err
+        assert all(
+            line.startswith("error: round ")
+            and " invariant ServingKept broken: ModelReplica " in line
+            for line in lines
+        ), lines
+
+
+def test_the_command_says_what_it_injected() -> None:
+    run = modelplane("render", "-q", "--faults", "4", EXAMPLES / "catalog", EXAMPLES / "fleet")
+    assert run.code == 0, run.err
+    (note,) = [line for line in run.err.splitlines() if line.startswith("note: --faults 4: ")]
+    assert "injected " in note and f"in rounds 1-{FAULT_ROUNDS}" in note
+
+
+def test_faults_that_never_clear_within_the_rounds_fail_the_render(renderer: Renderer) -> None:
+    documents = read_documents([str(EXAMPLES / p) for p in EXAMPLE_SETS["fleet"]])
+    result = render(
+        documents,
+        renderer.apis,
+        renderer.registry,
+        renderer.admission,
+        in_process=True,
+        max_rounds=1,
+        faults=Faults(4),
+    )
+    assert not result.converged
+    assert any(" invariant Converges broken: " in line for line in result.errors), result.errors
