@@ -38,6 +38,8 @@ EXAMPLE_SETS: Final[dict[str, tuple[str, ...]]] = {
     },
     "stack": ("catalog", "schedulers/models.yaml", "stack"),
     "caching": ("catalog", "caching"),
+    "eks": ("clusters/eks",),
+    "gke": ("clusters/gke",),
 }
 
 
