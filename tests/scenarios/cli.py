@@ -90,3 +90,8 @@ class Fleet:
         (target,) = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name]
         change(target)
         self.path(relative).write_text(yamlio.dump_all(docs))
+
+
+def preview(world: Path, repo: Fleet, *flags: str) -> Run:
+    """A CI preview of the repository over its running world, as a diff."""
+    return modelplane("render", "--observed", world, repo.root, "-o", "diff", *flags)

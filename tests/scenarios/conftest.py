@@ -1,7 +1,11 @@
-"""Session fixtures for the scenarios: one renderer, the main fleet rendered once."""
+"""Fixtures for the scenarios: one renderer and the main fleet rendered once per
+session; a fleet repository and its running world per test, for the CI previews."""
+
+from pathlib import Path
 
 import pytest
 
+from . import cli
 from .fleets import Fleet, Renderer
 
 
@@ -16,3 +20,19 @@ def fleet(renderer: Renderer) -> Fleet:
     rendered = renderer.paths("catalog", "fleet")
     assert rendered.result.ok, rendered.result.errors
     return rendered
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> cli.Fleet:
+    """A fleet repository: the example catalog and fleet, as files to edit."""
+    return cli.Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+
+
+@pytest.fixture
+def world(repo: cli.Fleet, tmp_path: Path) -> Path:
+    """The repository's running world, as `render -o yaml` writes it."""
+    rendered = cli.modelplane("render", repo.root, "-o", "yaml")
+    assert rendered.code == 0, rendered.err
+    path = tmp_path / "world.yaml"
+    path.write_text(rendered.out)
+    return path

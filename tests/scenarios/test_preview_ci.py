@@ -13,27 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from .cli import Fleet, Obj, Run, modelplane
+from .cli import Fleet, Obj, modelplane, preview
 
 KIMI_US = "kimi-k2-cef100b736"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Fleet:
-    return Fleet(tmp_path / "my-fleet", "catalog", "fleet")
-
-
-@pytest.fixture
-def world(repo: Fleet, tmp_path: Path) -> Path:
-    rendered = modelplane("render", repo.root, "-o", "yaml")
-    assert rendered.code == 0, rendered.err
-    path = tmp_path / "world.yaml"
-    path.write_text(rendered.out)
-    return path
-
-
-def preview(world: Path, repo: Fleet, *flags: str) -> Run:
-    return modelplane("render", "--observed", world, repo.root, "-o", "diff", *flags)
 
 
 def test_an_unchanged_repository_previews_no_change(world: Path, repo: Fleet) -> None:

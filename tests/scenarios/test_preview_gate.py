@@ -9,29 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from modelplane_cli.render.references import REFERENCES, Reference, unresolved
 
-from .cli import Fleet, Run, modelplane
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Fleet:
-    return Fleet(tmp_path / "my-fleet", "catalog", "fleet")
-
-
-@pytest.fixture
-def world(repo: Fleet, tmp_path: Path) -> Path:
-    rendered = modelplane("render", repo.root, "-o", "yaml")
-    assert rendered.code == 0, rendered.err
-    path = tmp_path / "world.yaml"
-    path.write_text(rendered.out)
-    return path
-
-
-def preview(world: Path, repo: Fleet, *flags: str) -> Run:
-    return modelplane("render", "--observed", world, repo.root, "-o", "diff", *flags)
+from .cli import Fleet, modelplane, preview
 
 
 def _delete_llama(repo: Fleet) -> None:

@@ -33,7 +33,7 @@ from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, body, ref, tru
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
 from modelplane.provisioning.model import ClusterPlan, Composed, PoolPlan, provider_config
-from modelplane.provisioning.names import cloud_name
+from modelplane.provisioning.names import cloud_name, kubeconfig_secret
 
 GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
 CLUSTER_POLICIES: Final = ("AmazonEKSClusterPolicy",)
@@ -85,11 +85,7 @@ class EksProvisioner:
         return []
 
     def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
-        return {
-            "name": cloud_name(name, "kubeconfig", 253),
-            "namespace": namespace,
-            "key": "kubeconfig",
-        }
+        return kubeconfig_secret(name, namespace)
 
     def pool_key(self, pool: str) -> str:
         return f"{KEY_PREFIX}nodegroup-{pool}"

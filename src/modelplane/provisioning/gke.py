@@ -25,7 +25,7 @@ from modelplane_models.inference_cluster import GKECluster, InferenceCluster
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
-from modelplane.provisioning.names import cloud_name
+from modelplane.provisioning.names import cloud_name, kubeconfig_secret
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
 CONTAINER: Final = "container.gcp.m.upbound.io/v1beta1"
@@ -115,11 +115,7 @@ class GkeProvisioner:
         return []
 
     def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
-        return {
-            "name": cloud_name(name, "kubeconfig", 253),
-            "namespace": namespace,
-            "key": "kubeconfig",
-        }
+        return kubeconfig_secret(name, namespace)
 
     def pool_key(self, pool: str) -> str:
         return f"{KEY_PREFIX}nodepool-{pool}"

@@ -17,3 +17,13 @@ def cloud_name(cluster: str, suffix: str = "", max_len: int = 63) -> str:
     if len(name) <= max_len and base == cluster:
         return name
     return hashed_name(name, cluster, suffix, max_len=max_len)
+
+
+def kubeconfig_secret(cluster: str, namespace: str) -> dict[str, str]:
+    """Where a created cluster's kubeconfig is written (the provider's connection
+    Secret): the same shape on every cloud, read by both ProviderConfigs."""
+    return {
+        "name": cloud_name(cluster, "kubeconfig", 253),
+        "namespace": namespace,
+        "key": "kubeconfig",
+    }
