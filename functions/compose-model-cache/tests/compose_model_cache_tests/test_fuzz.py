@@ -11,7 +11,7 @@ from modelplane_models import InferenceCluster, ModelCache, ModelReplica
 
 from modelplane.caching import read_cache
 from modelplane.core.issues import parse_object
-from modelplane_cli.fuzz import Fuzzer, requests_for
+from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 # A mutation these still read is a valid edit (credentials no longer named, a
 # replica gone) and may let a composed object go; any other keeps every one.
@@ -28,3 +28,12 @@ def test_mutated_requests_keep_the_safety_net() -> None:
     readers: dict[str, Any] = dict(READERS)
     failures = Fuzzer(FunctionRunner(), readers).run(requests, seed=11, count=1500)
     assert not failures, "\n".join(map(str, failures))
+
+
+def test_mutated_requests_answer_the_same_cold_warm_throttled_and_elsewhere() -> None:
+    """No answer depends on the process, its caches or the clock (issue 29): a cache's
+    retention is measured on the request's clock, never the machine's."""
+    sample = mutated_sample(
+        requests_for("modelplane-compose-model-cache", ("catalog", "caching")), seed=29, size=40
+    )
+    assert not nondeterminism(FunctionRunner, "compose_model_cache.fn:FunctionRunner", sample)
