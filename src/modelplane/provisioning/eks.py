@@ -29,10 +29,17 @@ from modelplane_models.inference_cluster import EKSCluster, InferenceCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import LABEL_POOL
-from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, body, ref, trust_policy
+from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
-from modelplane.provisioning.model import ClusterPlan, Composed, PoolPlan, provider_config
+from modelplane.provisioning.model import (
+    ClusterPlan,
+    Composed,
+    PoolPlan,
+    body,
+    provider_config,
+    ref,
+)
 from modelplane.provisioning.names import cloud_name, kubeconfig_secret
 
 GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}

@@ -17,8 +17,8 @@ from the project's chart at a pinned version.
 from typing import Any, Final
 
 from modelplane.core.charts import Chart
-from modelplane.provisioning.aws import EKS, IAM, body, policy_document, ref, trust_policy
-from modelplane.provisioning.model import Manifest
+from modelplane.provisioning.aws import EKS, IAM, policy_document, trust_policy
+from modelplane.provisioning.model import Manifest, body, ref
 from modelplane.provisioning.names import cloud_name
 
 CHART: Final = Chart("cluster-autoscaler", repository="https://kubernetes.github.io/autoscaler")

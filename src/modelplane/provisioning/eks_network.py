@@ -11,8 +11,8 @@ balancer integration looks for.
 
 from dataclasses import dataclass, field
 
-from modelplane.provisioning.aws import EC2, MANAGED_BY_TAG, body, ref
-from modelplane.provisioning.model import Manifest
+from modelplane.provisioning.aws import EC2, MANAGED_BY_TAG
+from modelplane.provisioning.model import Manifest, body, ref
 from modelplane.provisioning.names import cloud_name
 
 VPC_CIDR = "10.0.0.0/16"

@@ -24,7 +24,15 @@ from modelplane_models.inference_cluster import GKECluster, InferenceCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import LABEL_POOL, Reason
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
+from modelplane.provisioning.model import (
+    ClusterPlan,
+    Composed,
+    Manifest,
+    PoolPlan,
+    body,
+    provider_config,
+    ref,
+)
 from modelplane.provisioning.names import cloud_name, kubeconfig_secret
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
@@ -63,23 +71,6 @@ def _is_zone(location: str) -> bool:
 
 def _region(location: str) -> str:
     return location.rsplit("-", 1)[0] if _is_zone(location) else location
-
-
-def _body(
-    api_version: str,
-    kind: str,
-    name: str,
-    namespace: str,
-    provider: dict[str, str],
-    for_provider: dict[str, Any],
-    **spec: Any,
-) -> Manifest:
-    return {
-        "apiVersion": api_version,
-        "kind": kind,
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"forProvider": for_provider, "providerConfigRef": dict(provider), **spec},
-    }
 
 
 def _per_zone(total: int, zones: int) -> int:
@@ -144,7 +135,7 @@ class GkeProvisioner:
             network_name = cloud_name(name, "", 63)
             put(
                 "network",
-                _body(
+                body(
                     COMPUTE,
                     "Network",
                     network_name,
@@ -155,7 +146,7 @@ class GkeProvisioner:
             )
             put(
                 "subnetwork",
-                _body(
+                body(
                     COMPUTE,
                     "Subnetwork",
                     network_name,
@@ -164,7 +155,7 @@ class GkeProvisioner:
                     {
                         "project": project,
                         "region": _region(block.location),
-                        "networkRef": {"name": network_name},
+                        "networkRef": ref(network_name),
                         "ipCidrRange": NODE_CIDR,
                         "privateIpGoogleAccess": True,
                         "secondaryIpRange": [
@@ -176,8 +167,8 @@ class GkeProvisioner:
             )
             out.network = (KEY_PREFIX + "network", KEY_PREFIX + "subnetwork")
             network = {
-                "networkRef": {"name": network_name},
-                "subnetworkRef": {"name": network_name},
+                "networkRef": ref(network_name),
+                "subnetworkRef": ref(network_name),
                 "ipAllocationPolicy": {
                     "clusterSecondaryRangeName": POD_RANGE[0],
                     "servicesSecondaryRangeName": SERVICE_RANGE[0],
@@ -188,7 +179,7 @@ class GkeProvisioner:
         email = f"{account}@{project}.iam.gserviceaccount.com"
         put(
             "node-service-account",
-            _body(
+            body(
                 CLOUD_PLATFORM,
                 "ServiceAccount",
                 account,
@@ -200,7 +191,7 @@ class GkeProvisioner:
         for role in NODE_ROLES:
             put(
                 f"node-role-{role.removeprefix('roles/').lower()}",
-                _body(
+                body(
                     CLOUD_PLATFORM,
                     "ProjectIAMMember",
                     cloud_name(
@@ -215,7 +206,7 @@ class GkeProvisioner:
         cluster_name = cloud_name(name, "", 40)
         put(
             "cluster",
-            _body(
+            body(
                 CONTAINER,
                 "Cluster",
                 cluster_name,
@@ -241,7 +232,7 @@ class GkeProvisioner:
         pool_base: dict[str, Any] = {
             "project": project,
             "location": block.location,
-            "clusterRef": {"name": cluster_name},
+            "clusterRef": ref(cluster_name),
             # No `version`: auto-upgrade keeps nodes at the control plane's, and
             # setting both makes them fight (the GKE provider's own advice).
             "management": {"autoRepair": True, "autoUpgrade": True},
@@ -249,13 +240,13 @@ class GkeProvisioner:
         if zones:
             pool_base["nodeLocations"] = zones
         node_base: dict[str, Any] = {
-            "serviceAccountRef": {"name": account},
+            "serviceAccountRef": ref(account),
             "oauthScopes": list(SCOPES),
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
         }
         put(
             "nodepool-system",
-            _body(
+            body(
                 CONTAINER,
                 "NodePool",
                 cloud_name(name, "system", 40),
@@ -303,7 +294,7 @@ class GkeProvisioner:
         }
         if str(gke.capacityType or "OnDemand") == "Spot":
             node_config["spot"] = True
-        return _body(
+        return body(
             CONTAINER,
             "NodePool",
             cloud_name(cluster, pool.name, 40),

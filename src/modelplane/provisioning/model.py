@@ -132,3 +132,30 @@ class Provisioner(Protocol):
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
         """The API server endpoint an observed cloud cluster reports, if any."""
         ...
+
+
+def ref(name: str) -> dict[str, str]:
+    """A `...Ref` to a managed resource composed beside it (same namespace)."""
+    return {"name": name}
+
+
+def body(
+    api_version: str,
+    kind: str,
+    name: str,
+    namespace: str,
+    provider_config: dict[str, str],
+    for_provider: dict[str, Any],
+    **spec: Any,
+) -> Manifest:
+    """A namespaced upjet managed resource (any cloud), with its ProviderConfig."""
+    return {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "forProvider": for_provider,
+            "providerConfigRef": dict(provider_config),
+            **spec,
+        },
+    }
