@@ -187,6 +187,20 @@ def test_a_scale_down_takes_from_the_domain_holding_most() -> None:
     assert [r.reason for r in decision.removed] == ["scaled down to 2 replicas"]
 
 
+def test_a_scale_down_under_spread_drops_a_replica_not_serving_first() -> None:
+    # Both regions hold as much, so spread lets either go: the replica that does not
+    # serve yet (a leftover surge) goes, not the serving one the plain order would take.
+    fleet = [_region("a-1", "us"), _region("z-1", "eu"), _region("z-2", "eu")]
+    running = [
+        replica("a-1", 0, serving=True),
+        replica("z-1", 0, serving=False),
+        replica("z-2", 0, serving=True),
+    ]
+    loose = {**PER_REGION, "maxSkew": 2}
+    decision = run(deployment(2, spread=[loose]), fleet, running)
+    assert [r.name for r in decision.removed] == [running[1]["metadata"]["name"]]
+
+
 def test_the_implicit_cluster_label_is_selectable_too() -> None:
     fleet = [cluster("a", h100(4)), cluster("b", h100(4))]
     selector = {

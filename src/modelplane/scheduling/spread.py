@@ -185,8 +185,9 @@ Shrink = Callable[[list[Kept], int, list[RemovedReplica]], list[Kept]]
 
 def shrinker(deployment: Deployment, views: Mapping[str, ClusterView]) -> Shrink:
     """Scale down under spread constraints: drop one replica at a time from the domain
-    holding most above the emptiest (then the cluster hosting most, the later name,
-    the highest index), so what remains keeps within maxSkew where it was."""
+    holding most above the emptiest (then one not serving before one serving, as
+    `retain.scale_down` does; then the cluster hosting most, the later name, the
+    highest index), so what remains keeps within maxSkew where it was."""
 
     def shrink(kept: list[Kept], wanted: int, removed: list[RemovedReplica]) -> list[Kept]:
         left = list(kept)
@@ -197,6 +198,7 @@ def shrinker(deployment: Deployment, views: Mapping[str, ClusterView]) -> Shrink
                 left,
                 key=lambda item: (
                     spread.held(item.replica.cluster),
+                    not item.serving,
                     hosted[item.replica.cluster],
                     item.replica.cluster,
                     item.replica.index,
