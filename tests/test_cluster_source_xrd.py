@@ -2,15 +2,12 @@
 update may not change (transition rules, run by the schema harness on update)."""
 
 from copy import deepcopy
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from modelplane_cli.schema import SchemaRegistry
+from .test_xrds import REGISTRY, edited, errors
 
-ROOT = Path(__file__).resolve().parent.parent
-REGISTRY = SchemaRegistry.from_files(sorted((ROOT / "apis").glob("*/definition.yaml")))
 Obj = dict[str, Any]
 
 EKS: Obj = {
@@ -62,27 +59,9 @@ def _schema() -> Any:
     return schema
 
 
-def errors(obj: Obj) -> list[str]:
-    _, problems = _schema().admit(obj)
-    return [str(p) for p in problems]
-
-
 def update_errors(old: Obj, new: Obj) -> list[str]:
     _, problems = _schema().admit_update(new, old)
     return [str(p) for p in problems]
-
-
-def edited(base: Obj, path: str, value: Any) -> Obj:
-    obj = deepcopy(base)
-    *parents, last = path.split(".")
-    node: Any = obj
-    for part in parents:
-        node = node[int(part)] if part.isdigit() else node[part]
-    if value is None:
-        del node[last]
-    else:
-        node[int(last) if last.isdigit() else last] = value
-    return obj
 
 
 @pytest.mark.parametrize("valid", [EKS, GKE], ids=["eks", "gke"])
