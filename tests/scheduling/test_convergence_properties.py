@@ -14,20 +14,10 @@ from hypothesis import strategies as st
 from modelplane.scheduling import Decision
 
 from .builders import Obj, claim, cluster, deployment, h100, replica, request, run
+from .simulated_fleet import HOPPER, Placed, fits, kube
 
-HOPPER = "arch == Hopper"
 CLUSTERS = ("a", "b", "c")
 ROUNDS = 12
-
-
-@dataclass
-class Placed:
-    deployment: str
-    cluster: str
-    index: int
-    gpus: int
-    serving: bool = False
-    round: int = 0
 
 
 @dataclass
@@ -59,32 +49,6 @@ class World:
 
 def _dep(name: str, wanted: tuple[int, int]) -> Obj:
     return deployment(wanted[0], request("gpu", wanted[1], HOPPER), name=name, namespace=name)
-
-
-def _fits(gpus: list[int], nodes: int) -> bool:
-    """First-fit decreasing of pods on 8-GPU nodes; exact for sizes 4 and 8."""
-    free = [8] * nodes
-    for size in sorted(gpus, reverse=True):
-        slot = next((i for i, f in enumerate(free) if f >= size), None)
-        if slot is None:
-            return False
-        free[slot] -= size
-    return True
-
-
-def _kube(world: World) -> None:
-    """The in-cluster scheduler: on each pool, what serves keeps running, and the others
-    start, oldest first, while they fit; one that does not fit stays Pending."""
-    for name in world.clusters:
-        here = sorted(
-            ((n, p) for n, p in world.placed.items() if p.cluster == name),
-            key=lambda item: (not item[1].serving, item[1].round, item[0]),
-        )
-        running: list[int] = []
-        for _, p in here:
-            if _fits([*running, p.gpus], world.nodes(name)):
-                running.append(p.gpus)
-                p.serving = True
 
 
 def _apply(world: World, decisions: dict[str, Decision], round_: int) -> None:
@@ -120,7 +84,7 @@ def _round(world: World, round_: int, check: list[str]) -> bool:
             check.append(f"round {round_}: {removed.name} removed while serving: {removed.reason}")
     before_state = {n: (p.cluster, p.index) for n, p in world.placed.items()}
     _apply(world, decisions, round_)
-    _kube(world)
+    kube(world)
     return before_state == {n: (p.cluster, p.index) for n, p in world.placed.items()}
 
 
@@ -160,4 +124,4 @@ def test_racing_and_draining_converge_without_overcommit_or_dropping_what_serves
     assert problems == []
     for name in world.clusters:
         gpus = [p.gpus for p in world.placed.values() if p.cluster == name]
-        assert _fits(gpus, world.nodes(name)), (name, gpus)
+        assert fits(gpus, world.nodes(name)), (name, gpus)

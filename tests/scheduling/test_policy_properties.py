@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from modelplane.scheduling import Decision, Priorities
 
 from .builders import Obj, claim, cluster, deployment, h100, replica, request, run
+from .simulated_fleet import HOPPER, Placed, fits, kube
 
-HOPPER = "arch == Hopper"
 NAMESPACE = "ml"
 
 # --- spread -----------------------------------------------------------------------------
@@ -86,16 +86,6 @@ ROUNDS = 14
 
 
 @dataclass
-class Placed:
-    deployment: str
-    cluster: str
-    index: int
-    gpus: int
-    serving: bool = False
-    round: int = 0
-
-
-@dataclass
 class World:
     clusters: dict[str, Obj]
     wanted: dict[str, tuple[int, int, str]]
@@ -121,32 +111,6 @@ class World:
 
     def nodes(self, name: str) -> int:
         return self.clusters[name]["status"]["gpuPools"][0]["nodes"]
-
-
-def _fits(gpus: list[int], nodes: int) -> bool:
-    """First-fit decreasing of pods on 8-GPU nodes; exact for sizes 4 and 8."""
-    free = [8] * nodes
-    for size in sorted(gpus, reverse=True):
-        slot = next((i for i, f in enumerate(free) if f >= size), None)
-        if slot is None:
-            return False
-        free[slot] -= size
-    return True
-
-
-def _kube(world: World) -> None:
-    """The in-cluster scheduler: what serves keeps running, the others start, oldest
-    first, while they fit; one that does not fit stays Pending."""
-    for name in world.clusters:
-        here = sorted(
-            ((n, p) for n, p in world.placed.items() if p.cluster == name),
-            key=lambda item: (not item[1].serving, item[1].round, item[0]),
-        )
-        running: list[int] = []
-        for _, p in here:
-            if _fits([*running, p.gpus], world.nodes(name)):
-                running.append(p.gpus)
-                p.serving = True
 
 
 def _check_preemptions(world: World, dep: str, decision: Decision, problems: list[str]) -> None:
@@ -197,7 +161,7 @@ def _round(world: World, round_: int, problems: list[str]) -> bool:
             if r.name not in world.placed:
                 gpus = world.wanted[dep][1]
                 world.placed[r.name] = Placed(dep, r.cluster, r.index, gpus, round=round_)
-    _kube(world)
+    kube(world)
     return before == {n: (p.cluster, p.index) for n, p in world.placed.items()}
 
 
@@ -243,4 +207,4 @@ def test_preemption_respects_priority_converges_and_never_overcommits(
     assert problems == []
     for name in world.clusters:
         gpus = [p.gpus for p in world.placed.values() if p.cluster == name]
-        assert _fits(gpus, world.nodes(name)), (name, gpus)
+        assert fits(gpus, world.nodes(name)), (name, gpus)
