@@ -89,6 +89,7 @@ bench: sync ## Benchmark the scheduler, its whole gRPC call, render, placements 
 	done
 	$(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters 10000 --replicas 100
 	$(RUN) modelplane bench placement --fleets 350
+	$(RUN) modelplane bench placement --shapes scarce --fleets 200
 	$(RUN) modelplane bench cel --fleet $(BENCH_FLEET)
 	$(RUN) modelplane bench hostile
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000

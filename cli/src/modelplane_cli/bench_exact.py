@@ -28,7 +28,7 @@ from modelplane.scheduling import (
     Pool,
     SelectorEngine,
 )
-from modelplane.scheduling.fit import capability
+from modelplane.scheduling.fit import Scarcity
 from modelplane.scheduling.ledger import Demand, PoolLedger
 from modelplane.scheduling.matching import ClaimOption, Matcher, RoleMatch
 from modelplane.scheduling.selectors import SelectorEvaluator
@@ -92,6 +92,24 @@ class ExactResult:
         return self.status == OPTIMAL
 
 
+class _Weight:
+    """How capable a pool is, for the tie-break among placements of as many replicas:
+    its claimable devices per node, then (below one device) how scarce its devices are
+    in the fleet. Scarce hardware counts, so the arrival-order run keeps the only NIC or
+    Ada nodes for the arrivals that need them, as a platform team placing by hand would."""
+
+    def __init__(self, clusters: Sequence[Cluster]) -> None:
+        self._scarcity = Scarcity(c.pools for c in clusters)
+        pools = [pool for cluster in clusters for pool in cluster.pools]
+        self._scale = 1 + max(
+            (self._scarcity.capability(p.hardware).scarcity for p in pools), default=0.0
+        )
+
+    def __call__(self, pool: Pool) -> float:
+        found = self._scarcity.capability(pool.hardware)
+        return found.devices + found.scarcity / self._scale
+
+
 class ExactSolver:
     def __init__(self, engine: SelectorEngine) -> None:
         # The solver is one long-lived evaluator over many decisions: it keeps the
@@ -143,6 +161,7 @@ class ExactSolver:
         the placement on the least capable pools."""
         models: list[_PoolModel] = []
         combos: list[_Combo] = []
+        weight = _Weight(clusters)
         for cluster in sorted(clusters, key=lambda c: c.name):
             existing = self._existing(cluster, replicas)
             index: dict[str, int] = {}
@@ -171,7 +190,7 @@ class ExactSolver:
                     models[at].new[(r, option_id)] = option.demand
                     roles.append((at, option_id, option))
                 else:
-                    rank = sum(capability(p.hardware).devices for p, _, _ in combo)
+                    rank = sum(weight(p) for p, _, _ in combo)
                     combos.append(_Combo(cluster.name, tuple(roles), rank))
         return self._solve(
             models, combos, deployment.replicas, TIME_LIMIT, deployment, prefer_small

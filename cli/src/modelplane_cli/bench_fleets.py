@@ -1,15 +1,25 @@
 """Seeded, deliberately hard fleets for `modelplane bench placement`.
 
-Each fleet is a few clusters of small pools, tight enough that deployments
-compete: single-kind nodes of 1, 4, 6 and 8 GPUs, nodes carrying two GPU kinds
+Two families (`SHAPES`, chosen by `--shapes`). In both, each fleet is a few
+clusters of small pools, tight enough that deployments compete.
+
+The `general` family: single-kind nodes of 1, 4, 6 and 8 GPUs, nodes carrying two GPU kinds
 of one device class (DRA may allocate either) or of two classes (the claim
 picks one), InfiniBand next to GPUs as a Synthetic device, pods of 1 to 8 GPUs
 including 3, 5 and 6 (which do not divide an 8-GPU node), multi-node workers,
-disaggregated deployments, and pools prefilled by running replicas. Every other
-fleet is built from scarce mixes: plain 8-GPU nodes beside a few with InfiniBand
+disaggregated deployments, and pools prefilled by running replicas. Every even
+seed is built from scarce mixes: plain 8-GPU nodes beside a few with InfiniBand
 NICs, the only second GPU kind on a multi-kind node, more arrivals needing the
-NICs, and half of them disaggregated. Everything
-is built straight as the scheduler's inputs; the same seed gives the same fleet.
+NICs, and half of them disaggregated.
+
+The `scarce` family (`SHAPES`) is built so that ranking pools by their GPUs alone
+loses: most nodes are plain 8-GPU nodes of the larger GPU, a few carry the
+smaller GPU with InfiniBand NICs or the fleet's only Ada GPUs beside Hopper
+ones (so by GPUs and memory alone they look the least capable), and the
+deployments that need none of that arrive first, with pods of 3, 5 and 6 GPUs
+and many disaggregated, while those needing the NICs or the Ada GPUs arrive
+last. Everything is built straight as the scheduler's inputs; the same seed
+gives the same fleet.
 """
 
 import random
@@ -129,7 +139,7 @@ def _deployment(rng: random.Random, name: str, replicas: int, scarce: bool = Fal
     return Deployment(name, NAMESPACE, replicas, roles)
 
 
-def fleet(seed: int) -> BenchFleet:
+def _general(seed: int) -> BenchFleet:
     """Odd seeds: the general mix. Even seeds: scarce hardware mixes (`SCARCE_SHAPES`),
     more arrivals needing InfiniBand, and half of them disaggregated."""
     rng = random.Random(seed)
@@ -155,3 +165,76 @@ def fleet(seed: int) -> BenchFleet:
         _deployment(rng, f"d{i}", rng.randint(1, 4), scarce) for i in range(rng.randint(4, 8))
     )
     return BenchFleet(seed, tuple(clusters), prefill, arrivals)
+
+
+def _scarce_role(rng: random.Random, name: str, needs: str) -> Role:
+    """A role needing nothing scarce (`plain`), the InfiniBand NICs (`ib`) or Ada GPUs."""
+    if needs == "ib":
+        gpus = rng.choice([4, 8, 8])
+        requests = (
+            DeviceRequest("gpu", gpus, (SELECTORS["hopper"],)),
+            DeviceRequest("fabric", 8, (IB,)),
+        )
+    elif needs == "ada":
+        gpus = rng.choice([2, 3, 4])
+        requests = (DeviceRequest("gpu", gpus, (SELECTORS["ada"],)),)
+    else:
+        gpus = rng.choice([2, 3, 4, 5, 6, 8])
+        requests = (DeviceRequest("gpu", gpus, (SELECTORS[rng.choice(["any", "hopper"])],)),)
+    return Role(name, requests, 1, Topology(tensor=gpus))
+
+
+def _scarce_deployment(rng: random.Random, name: str, needs: str) -> Deployment:
+    replicas = rng.randint(1, 3)
+    if rng.random() < 0.4:
+        # The decode role needs what the deployment needs; its prefill role, nothing scarce.
+        roles = (_scarce_role(rng, DECODE_ROLE, needs), _scarce_role(rng, PREFILL_ROLE, "plain"))
+    else:
+        roles = (_scarce_role(rng, UNIFIED_ROLE, needs),)
+    return Deployment(name, NAMESPACE, replicas, roles)
+
+
+def _scarce(seed: int) -> BenchFleet:
+    rng = random.Random(seed)
+    clusters: list[Cluster] = []
+    count = rng.randint(2, 4)
+    # Every fleet has NIC nodes and Ada nodes somewhere, on few clusters.
+    nic_on = set(rng.sample(range(count), rng.randint(1, 2)))
+    ada_on = set(rng.sample(range(count), 1))
+    for c in range(count):
+        # Listed by name, as a class's pools usually are: the scarce ones come first.
+        shapes = [
+            *(["h100"] if c in nic_on else []),
+            "h200",
+            *(["hopada"] if c in ada_on else []),
+        ]
+        pools = tuple(
+            Pool(
+                shape,
+                f"{shape}-class",
+                rng.randint(1, 2) if shape != "h200" else rng.randint(2, 3),
+                NODE_SHAPES[shape],
+            )
+            for shape in shapes
+        )
+        clusters.append(
+            Cluster(f"c{c}", {}, pools, declared_pools=frozenset(p.name for p in pools))
+        )
+    prefill = tuple(
+        _scarce_deployment(rng, f"running{i}", "plain") for i in range(rng.randint(0, 1))
+    )
+    early = [_scarce_deployment(rng, f"d{i}", "plain") for i in range(rng.randint(3, 5))]
+    late = [
+        _scarce_deployment(rng, f"d{len(early) + i}", rng.choice(["ib", "ib", "ada"]))
+        for i in range(rng.randint(2, 3))
+    ]
+    return BenchFleet(seed, tuple(clusters), prefill, (*early, *late))
+
+
+SHAPES = {"general": _general, "scarce": _scarce}
+"""The fleet families `--shapes` names."""
+
+
+def fleet(seed: int, shapes: str = "general") -> BenchFleet:
+    """The fleet of `seed` in the family `shapes` (`SHAPES`)."""
+    return SHAPES[shapes](seed)

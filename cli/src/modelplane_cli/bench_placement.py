@@ -4,7 +4,10 @@ On seeded hard fleets (`bench_fleets`), deployments arrive one after another;
 each is placed once and nothing placed is moved. Two runs start from the same
 prefilled fleet: the scheduler deciding every arrival, and the exact solver
 (`bench_exact`, an integer program) placing the most replicas of every arrival,
-on the least capable pools among equal counts. It reports:
+on the least capable pools among equal counts (fewest devices per node, then
+sparing the devices scarcest in the fleet, as `bench_exact` weighs them).
+`--shapes` picks the fleet family: `general`, or `scarce` (a few NIC or Ada nodes
+beside many plain ones, the arrivals needing them last). It reports:
 
 - overcommits: pools whose pods no packing can hold after a scheduler decision,
   checked by the solver (must be 0);
@@ -36,7 +39,7 @@ from modelplane.scheduling import (
     schedule,
 )
 from modelplane_cli.bench_exact import OPTIMAL, ExactReplica, ExactSolver, SolverUnavailableError
-from modelplane_cli.bench_fleets import NAMESPACE, BenchFleet, fleet
+from modelplane_cli.bench_fleets import NAMESPACE, SHAPES, BenchFleet, fleet
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -51,6 +54,12 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
     )
     command.add_argument("--fleets", type=int, default=350, help="seeded fleets (default 350)")
     command.add_argument("--seed", type=int, default=1, help="the first fleet's seed (default 1)")
+    command.add_argument(
+        "--shapes",
+        choices=sorted(SHAPES),
+        default="general",
+        help="the fleet family: general mixes, or scarce hardware (default general)",
+    )
     command.add_argument(
         "--min-placed", type=float, default=0.995, help="placed_ratio threshold (default 0.995)"
     )
@@ -203,11 +212,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     tally = _Tally()
     for seed in range(args.seed, args.seed + args.fleets):
-        _run_fleet(fleet(seed), engine, solver, tally)
+        _run_fleet(fleet(seed, args.shapes), engine, solver, tally)
     placed_ratio = tally.placed / tally.exact_placed if tally.exact_placed else 1.0
     match_rate = tally.matching / tally.decisions if tally.decisions else 1.0
     result: dict[str, Any] = {
         "fleets": args.fleets,
+        "shapes": args.shapes,
         "decisions": tally.decisions,
         "decisions_matching_exact": tally.matching,
         "decision_match_rate": round(match_rate, 4),
