@@ -192,6 +192,18 @@ def test_a_higher_priority_scale_up_preempts_serving_batch_replicas(
     assert len(preempting) == 2, preempting
     # Until the preemptors are composed, every embedder replica still runs.
     assert len(hosts(first, "embedder")) == 6
+    # The preemptor's status says what each new replica displaces.
+    preempts = first.one("ModelDeployment", LLAMA)["status"]["preemptions"]
+    assert {p["cluster"] for p in preempts} == {EU}
+    victims = {v for p in preempts for v in p["preempts"]}
+    assert len(victims) == 2 and all("of ModelDeployment embedder" in v for v in victims)
+
+    # Once the preemptors are composed, the victims' status says who displaced them.
+    second = full.edit(scale_llama, rounds=2)
+    displaced = second.one("ModelDeployment", "embedder")["status"]["preemptions"]
+    assert len(displaced) == 2
+    assert all("of ModelDeployment llama-8b" in p["preemptedBy"] for p in displaced)
+    assert {f"replica {p['replica']} of ModelDeployment embedder" for p in displaced} == victims
 
     done = full.edit(scale_llama)
     assert done.result.converged, done.result.errors
