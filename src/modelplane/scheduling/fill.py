@@ -28,8 +28,8 @@ shape and the ledgers only shrink while filling, so a cluster that cannot take
 one replica cannot take a later one: it leaves the heap for good, and filling
 R replicas over C clusters costs O((C + R) log C) choices. A cluster's ledgers
 are only built when it is tried. Spread constraints break that monotony (a cluster
-one keeps out may be let in once another domain has a replica), so a deployment
-with them scans the live clusters per replica instead: O(R x C).
+one keeps out may be let in once another domain has a replica): a deployment with
+them is filled by `spread_fill`.
 """
 
 import heapq
@@ -51,11 +51,12 @@ from modelplane.scheduling.preemption import preempting_why, victim_order
 from modelplane.scheduling.rejections import Rejected
 from modelplane.scheduling.retain import Charge, Kept
 from modelplane.scheduling.spread import Spread
+from modelplane.scheduling.spread_fill import fill_spread
 
 _POOLS = operator.attrgetter("cluster.pools")
 
 
-class _Filling:
+class Filling:
     """The state of one decision's fill: replicas hosted and indices taken per cluster."""
 
     def __init__(
@@ -106,84 +107,49 @@ class _Filling:
         displacing: bool,
     ) -> dict[str, CapacityRejection]:
         rejected: dict[str, CapacityRejection] = {}
-        self._alive = set(clusters)
-        self._pending: dict[str, Choice] = {}
+        self.alive = set(clusters)
+        self.pending: dict[str, Choice] = {}
         self._rejected = rejected
         self._ledgers_of = ledgers_of
         self._need = shortfall
         if self.spread is not None:
-            self._run_spread(self.spread, shortfall, displacing)
+            fill_spread(self, self.spread, shortfall, displacing)
             return rejected
         heap: list[tuple[Rank, int, int, str]] = []
         for name in clusters:
             ranked = self.combinations.of(self.views[name].options)
-            heap.append((ranked[0][0], self.load.get(name, 0), self._cold(name), name))
+            heap.append((ranked[0][0], self.load.get(name, 0), self.cold(name), name))
         heapq.heapify(heap)
         # How many heap entries have each rank: while all share one, the heap's order
         # is spread's own, and best fit cannot have chosen otherwise.
-        self._ranks = Counter(rank for rank, _, _, _ in heap)
+        self.ranks = Counter(rank for rank, _, _, _ in heap)
         self._spread: list[tuple[int, int, str]] | None = None
         while len(self.placed) < shortfall and heap:
             rank, hosted, cold, name = heapq.heappop(heap)
             self._count(rank, -1)
-            choice = self._choice(name, hosted)
+            choice = self.choice_on(name, hosted)
             if choice is None:
                 continue
             if choice.rank > rank:
                 # Its best pool filled up: it waits behind clusters offering smaller ones.
-                self._pending[name] = choice
+                self.pending[name] = choice
                 heapq.heappush(heap, (choice.rank, hosted, cold, name))
                 self._count(choice.rank, 1)
                 continue
-            self._place(self.views[name], hosted, rank, choice, displacing)
+            self.place(self.views[name], hosted, rank, choice, displacing)
             heapq.heappush(heap, (rank, hosted + 1, cold, name))
             self._count(rank, 1)
             if self._spread is not None:
                 heapq.heappush(self._spread, (hosted + 1, cold, name))
         return rejected
 
-    def _cold(self, name: str) -> int:
+    def cold(self, name: str) -> int:
         return 0 if self.cache is None else self.cache.cold(name)
-
-    def _run_spread(self, spread: Spread, shortfall: int, displacing: bool) -> None:
-        """Fill under spread constraints: each replica looks at every cluster, since one a
-        constraint keeps out now may be let in once another domain has a replica."""
-        self._ranks = Counter[Rank]()  # spread's own why replaces best fit's passed-over note
-        order = sorted(self._alive)  # clusters only ever leave it
-        while len(self.placed) < shortfall:
-            best: tuple[tuple[object, ...], str, Choice] | None = None
-            blocked: dict[str, Rejected] = {}
-            order = [name for name in order if name in self._alive]
-            for name in order:
-                why = spread.blocked(name)
-                if why is not None:
-                    blocked[name] = why
-                    continue
-                hosted = self.load.get(name, 0)
-                # A cluster's choice holds until a replica is placed there (which drops it).
-                choice = self._pending.get(name) or self._choice(name, hosted)
-                if choice is None:
-                    continue
-                self._pending[name] = choice
-                key = (spread.strain(name), choice.rank, hosted, self._cold(name), name)
-                if best is None or key < best[0]:
-                    best = (key, name, choice)
-            if best is None:
-                self.spread_blocked.update(blocked)
-                return
-            _, name, choice = best
-            del self._pending[name]
-            note = spread.explain(name)
-            self._place(self.views[name], self.load.get(name, 0), choice.rank, choice, displacing)
-            spread.add(name)
-            last = self.placed[-1]
-            why = note if last.why is None else f"{last.why}; {note}"
-            self.placed[-1] = replace(last, why=why)
 
     def run_preempting(self, shortfall: int, clusters: Sequence[str]) -> None:
         """Place what no other pass could by preempting serving replicas of strictly lower
         priority on clusters that allow it (`preemption` says how victims are chosen)."""
-        self._ranks = Counter[Rank]()
+        self.ranks = Counter[Rank]()
         self._ledgers_of = self.book.preempting
         self._need = shortfall
         alive = set(clusters)
@@ -209,7 +175,7 @@ class _Filling:
                 return
             _, name, choice, victims = best
             note = self.spread.explain(name) if self.spread is not None else None
-            self._place(self.views[name], self.load.get(name, 0), choice.rank, choice, False)
+            self.place(self.views[name], self.load.get(name, 0), choice.rank, choice, False)
             self.book.forget(name)
             if self.spread is not None:
                 self.spread.add(name)
@@ -227,60 +193,60 @@ class _Filling:
         )
 
     def _count(self, rank: Rank, change: int) -> None:
-        left = self._ranks[rank] + change
+        left = self.ranks[rank] + change
         if left:
-            self._ranks[rank] = left
+            self.ranks[rank] = left
         else:
-            del self._ranks[rank]
+            del self.ranks[rank]
 
-    def _choice(self, name: str, hosted: int) -> Choice | None:
+    def choice_on(self, name: str, hosted: int) -> Choice | None:
         """Where the next replica would go on `name`; None (and rejected, for the trace,
         when it is full) when it can take none."""
-        if name not in self._alive:
+        if name not in self.alive:
             return None
         ledgers = self._ledgers_of(name)
         if ledgers is None:
-            self._alive.discard(name)
+            self.alive.discard(name)
             return None
         view = self.views[name]
         if view.queue_room is not None and self.new.get(name, 0) >= view.queue_room:
             # Its in-cluster queue lets no more in (`queues`): it is full for this deployment.
             self._rejected[name] = CapacityRejection(queue_full(view), ())
-            self._alive.discard(name)
+            self.alive.discard(name)
             return None
-        choice = self._pending.pop(name, None)
+        choice = self.pending.pop(name, None)
         if choice is None:
             ranked = self.combinations.of(view.options)
             choice = choose(self.deployment, ranked, ledgers, self._need - len(self.placed))
             if choice is None:
                 self._rejected[name] = no_room(self.deployment, view, ledgers, hosted)
-                self._alive.discard(name)
+                self.alive.discard(name)
         return choice
 
     def _passed_over(self, name: str, hosted: int, rank: Rank) -> tuple[str, int] | None:
         """A cluster with room that spread alone would have chosen before `name`, and how
         many of this deployment's replicas it hosts."""
-        if not self._ranks or (len(self._ranks) == 1 and rank in self._ranks):
+        if not self.ranks or (len(self.ranks) == 1 and rank in self.ranks):
             return None
         if self._spread is None:
             self._spread = [
-                (self.load.get(other, 0), self._cold(other), other) for other in self._alive
+                (self.load.get(other, 0), self.cold(other), other) for other in self.alive
             ]
             heapq.heapify(self._spread)
         while self._spread:
             load, cold, other = self._spread[0]
-            if other not in self._alive or load != self.load.get(other, 0):
+            if other not in self.alive or load != self.load.get(other, 0):
                 heapq.heappop(self._spread)
                 continue
-            if (load, cold, other) >= (hosted, self._cold(name), name):
+            if (load, cold, other) >= (hosted, self.cold(name), name):
                 return None
-            choice = self._choice(other, load)
+            choice = self.choice_on(other, load)
             if choice is not None:
-                self._pending[other] = choice
+                self.pending[other] = choice
                 return other, load
         return None
 
-    def _place(
+    def place(
         self, view: ClusterView, hosted: int, rank: Rank, choice: Choice, displacing: bool
     ) -> None:
         name = view.cluster.name
@@ -336,7 +302,7 @@ def fill(
     cache: CacheView | None = None,
 ) -> tuple[list[DesiredReplica], dict[str, CapacityRejection]]:
     """Place up to `shortfall` new replicas; returns them and the clusters that had no room."""
-    filling = _Filling(deployment, views, kept, book, name_for, cache)
+    filling = Filling(deployment, views, kept, book, name_for, cache)
     eligible = [name for name, view in views.items() if view.eligible]
     rejected = filling.run(shortfall, eligible, book.ledgers, displacing=False)
     if len(filling.placed) < shortfall:

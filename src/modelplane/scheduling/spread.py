@@ -154,6 +154,16 @@ class Spread:
             )
         return "spread: " + "; ".join(parts)
 
+    @property
+    def preferences(self) -> bool:
+        """Whether any constraint is ScheduleAnyway (then `strain` varies by cluster)."""
+        return bool(self._soft)
+
+    def floors(self) -> tuple[int, ...]:
+        """The smallest count of every constraint: a cluster a DoNotSchedule constraint
+        keeps out is let in only once one of these rises (counts never fall while filling)."""
+        return tuple(self._least)
+
     def add(self, cluster: str) -> None:
         """Count a replica placed on `cluster`."""
         view = self._views[cluster]
