@@ -208,3 +208,15 @@ def test_the_implicit_cluster_label_is_selectable_too() -> None:
     }
     decision = run(deployment(1, cluster_selector=selector), fleet)
     assert placements(decision) == ["b/0:h100"]
+
+
+def test_a_region_kept_out_is_let_back_in_once_the_other_catches_up() -> None:
+    # r1's small cluster fills after one replica; r1 and r2 then take turns, each kept
+    # out while a replica ahead, until r2's cluster is full and r1 may not run 2 ahead.
+    fleet = [_region("a", "r1", nodes=1), _region("b", "r1"), _region("c", "r2")]
+    decision = run(deployment(7, spread=[PER_REGION]), fleet)
+    assert _hosted(placements(decision)) == {"a": 1, "b": 3, "c": 3}
+    short = run(deployment(10, spread=[PER_REGION]), fleet)
+    assert _hosted(placements(short)) == {"a": 1, "b": 4, "c": 4}
+    trace = {entry["cluster"]: entry for entry in short.match_trace()}
+    assert trace["b"]["reason"] == Rejection.SPREAD_CONSTRAINT
