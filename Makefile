@@ -93,6 +93,7 @@ bench: sync ## Benchmark the scheduler, its whole gRPC call, render, placements 
 	$(RUN) modelplane bench hostile
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 1000
+	$(RUN) modelplane bench requirements --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1
 	$(RUN) modelplane bench render --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 100 --deployments 50
 	$(RUN) modelplane bench render --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 300 --deployments 200 --runs 1
