@@ -1,0 +1,188 @@
+"""What the deployment asks Crossplane for: the clusters its clusterSelector can list by
+label (else by name, else all of them), the clusters its replicas run on that the list
+missed, and the replicas on each cluster fetched."""
+
+from typing import Any
+
+import pytest
+from compose_model_deployment.fleet import EVERY_CLUSTER, Selection, cluster_selection
+from compose_model_deployment.fn import FunctionRunner
+
+from modelplane_cli.testing import as_dict, request, run
+
+from .objects import (
+    A0,
+    B0,
+    cluster,
+    deployment,
+    fetched,
+    observed_in_namespace,
+    replica,
+)
+
+
+def selecting(selector: Any) -> dict[str, Any]:
+    obj = deployment(1)
+    if selector is None:
+        del obj["spec"]["clusterSelector"]
+    else:
+        obj["spec"]["clusterSelector"] = selector
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("selector", "want"),
+    [
+        pytest.param(None, EVERY_CLUSTER, id="no selector: every cluster"),
+        pytest.param({}, EVERY_CLUSTER, id="an empty selector: every cluster"),
+        pytest.param(
+            {"matchLabels": {"tier": "production", "region": "eu"}},
+            Selection(labels={"region": "eu", "tier": "production"}),
+            id="matchLabels: listed by them",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["gold"]}]},
+            Selection(labels={"tier": "gold"}),
+            id="an In of one value is a label",
+        ),
+        pytest.param(
+            {
+                "matchLabels": {"tier": "production"},
+                "matchExpressions": [
+                    {"key": "region", "operator": "In", "values": ["eu", "us"]},
+                    {"key": "gpu", "operator": "Exists"},
+                ],
+            },
+            Selection(labels={"tier": "production"}),
+            id="expressions a List cannot express narrow nothing; the labels still do",
+        ),
+        pytest.param(
+            {"matchExpressions": [{"key": "region", "operator": "NotIn", "values": ["eu"]}]},
+            EVERY_CLUSTER,
+            id="only expressions a List cannot express: every cluster",
+        ),
+        pytest.param(
+            {"matchLabels": {"modelplane.ai/cluster": "a", "tier": "production"}},
+            Selection(name="a"),
+            id="the implicit cluster label, which no object carries: a Get by name",
+        ),
+        pytest.param(
+            {"matchLabels": {"tier": "not a label value!"}},
+            EVERY_CLUSTER,
+            id="an invalid selector: every cluster (the scheduler refuses it)",
+        ),
+        pytest.param(
+            {"matchLabels": "tier"}, EVERY_CLUSTER, id="an unreadable selector: every cluster"
+        ),
+    ],
+)
+def test_cluster_selection(selector: Any, want: Selection) -> None:
+    assert cluster_selection(selecting(selector)) == want
+
+
+def test_an_unreadable_spec_elsewhere_keeps_the_narrow_list() -> None:
+    broken = deployment(1)
+    broken["spec"]["replicas"] = "three"
+    assert cluster_selection(broken) == Selection(labels={"tier": "production"})
+
+
+def _asked(rsp: dict[str, Any]) -> dict[str, Any]:
+    return rsp["requirements"]["resources"]
+
+
+def _labelled(kind: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "modelplane.ai/v1alpha1", "kind": kind, "matchLabels": {"labels": labels}}
+
+
+def _named(name: str) -> dict[str, Any]:
+    return {"apiVersion": "modelplane.ai/v1alpha1", "kind": "InferenceCluster", "matchName": name}
+
+
+def test_a_cluster_the_list_missed_is_fetched_by_name_and_its_replicas_move() -> None:
+    """Cluster b lost the label the deployment selects by: the list no longer holds it,
+    so it is fetched by name; it still exists, so B0 moves make-before-break (kept
+    while its replacement is placed on a) instead of being dropped as on a deleted
+    cluster."""
+    relabelled = cluster("b", 2)
+    relabelled["metadata"]["labels"] = {"tier": "staging"}
+    running = {
+        A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
+        B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
+    }
+    first = as_dict(
+        run(
+            FunctionRunner(),
+            request(deployment(2), required=fetched([cluster("a", 4)]), observed=running),
+        )
+    )
+    assert _asked(first) == {
+        "inferenceclusters": _labelled("InferenceCluster", {"tier": "production"}),
+        "inferenceclusters/b": _named("b"),
+        "priorityclasses": {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"},
+    }
+    assert sorted(first["desired"]["resources"]) == [A0, B0]  # waiting: everything kept
+
+    answer = {
+        **fetched([cluster("a", 4)], list(running.values())),
+        "inferenceclusters/b": [relabelled],
+        "modelreplicas/b": [running[B0]],
+    }
+    settled = as_dict(
+        run(FunctionRunner(), request(deployment(2), required=answer, observed=running))
+    )
+    assert _asked(settled) == {
+        **_asked(first),
+        "modelreplicas/a": _labelled("ModelReplica", {"modelplane.ai/cluster": "a"}),
+        "modelreplicas/b": _labelled("ModelReplica", {"modelplane.ai/cluster": "b"}),
+    }
+    resources = settled["desired"]["resources"]
+    # B0 stays until its replacement on a serves; the replacement is placed now.
+    assert B0 in resources
+    placed = [p for p in settled["desired"]["composite"]["resource"]["status"]["placements"]]
+    assert sorted(p["cluster"] for p in placed) == ["a", "a", "b"]
+
+
+def test_a_cluster_gone_for_good_lets_its_replicas_go() -> None:
+    """Fetched by name and not found: deleted, as with the whole fleet listed."""
+    running = {
+        A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
+        B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
+    }
+    answer = {
+        **fetched([cluster("a", 4)], list(running.values())),
+        "inferenceclusters/b": [],
+    }
+    got = as_dict(run(FunctionRunner(), request(deployment(2), required=answer, observed=running)))
+    assert B0 not in got["desired"]["resources"]
+
+
+def test_the_implicit_cluster_label_asks_for_one_cluster_by_name() -> None:
+    named = deployment(1)
+    named["spec"]["clusterSelector"] = {"matchLabels": {"modelplane.ai/cluster": "b"}}
+    got = as_dict(run(FunctionRunner(), request(named, required=fetched([cluster("b", 2)], []))))
+    assert _asked(got)["inferenceclusters"] == _named("b")
+    assert _asked(got)["modelreplicas/b"] == _labelled(
+        "ModelReplica", {"modelplane.ai/cluster": "b"}
+    )
+    placed = got["desired"]["composite"]["resource"]["status"]["placements"]
+    assert [p["cluster"] for p in placed] == ["b"]
+
+
+def test_another_deployments_replica_on_a_listed_cluster_takes_its_capacity() -> None:
+    """Cluster b's two nodes hold another deployment's replicas, found in b's list:
+    both replicas land on a."""
+    others = []
+    for index in range(2):
+        other = replica(f"other-{index}", "b", index)
+        other["metadata"]["namespace"] = "team"
+        other["metadata"]["labels"]["modelplane.ai/deployment"] = "other"
+        other["spec"]["deploymentName"] = "other"
+        others.append(other)
+    got = as_dict(
+        run(
+            FunctionRunner(),
+            request(deployment(2), required=fetched([cluster("a", 4), cluster("b", 2)], others)),
+        )
+    )
+    placed = got["desired"]["composite"]["resource"]["status"]["placements"]
+    assert [p["cluster"] for p in placed] == ["a", "a"]
