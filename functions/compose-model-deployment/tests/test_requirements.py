@@ -138,7 +138,7 @@ def test_a_cluster_the_list_missed_is_fetched_by_name_and_its_replicas_move() ->
     resources = settled["desired"]["resources"]
     # B0 stays until its replacement on a serves; the replacement is placed now.
     assert B0 in resources
-    placed = [p for p in settled["desired"]["composite"]["resource"]["status"]["placements"]]
+    placed = settled["desired"]["composite"]["resource"]["status"]["placements"]
     assert sorted(p["cluster"] for p in placed) == ["a", "a", "b"]
 
 
