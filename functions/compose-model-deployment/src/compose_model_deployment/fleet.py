@@ -10,8 +10,9 @@ and only the replicas on those clusters take capacity it could use. So:
   is fetched is a superset of what the selector admits; the scheduler still
   applies the whole selector.
 - a cluster one of this deployment's replicas runs on that the list missed (its
-  labels or the selector changed) is fetched by name: it still exists, so its
-  replicas move make-before-break instead of being dropped as on a deleted cluster.
+  labels or the selector changed) is fetched by name, with the replicas on it: it
+  still exists, so its replicas move make-before-break instead of being dropped
+  as on a deleted cluster.
 - the ModelReplicas are listed per fetched cluster by the label the scheduler
   writes on each (`modelplane.ai/cluster`), in every namespace: exactly the
   replicas that take capacity on those clusters, as fresh as a list of the whole
@@ -149,10 +150,10 @@ def require_fleet(
     unreachable = frozenset[str]().union(
         *(unreachable_cluster_names(req, key, found) for key, found in parts if found.resolved)
     )
-    if not clusters.resolved:
-        return Fleet(clusters, Required(State.UNRESOLVED))
+    # The replicas on a missing cluster are asked for with it, not after it is found:
+    # one call less, and an empty list if it is gone.
     lists: list[tuple[str, Required[ModelReplica]]] = []
-    for name in sorted(_names(clusters)):
+    for name in sorted(_names(listed) | missing):
         key = REPLICAS_ON + name
         required.require_labelled(rsp, key, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: name})
         lists.append((key, required.resolve(req, key, ModelReplica)))
