@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 from compose_model_deployment.fleet import EVERY_CLUSTER, Selection, cluster_selection
 from compose_model_deployment.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from modelplane.xfn.structs import to_struct
+from modelplane_cli.render import requirements as render_requirements
+from modelplane_cli.render.world import World
 from modelplane_cli.testing import as_dict, request, run
 
 from .objects import (
@@ -187,3 +193,86 @@ def test_another_deployments_replica_on_a_listed_cluster_takes_its_capacity() ->
     )
     placed = got["desired"]["composite"]["resource"]["status"]["placements"]
     assert [p["cluster"] for p in placed] == ["a", "a"]
+
+
+# Asking for less decides the same: a deployment whose selector implies labels, answered
+# as Crossplane answers (render's fetch over one world), places exactly as the same
+# selector written so that it implies none (each label an `In` with a value no cluster
+# carries beside it), for which the whole fleet is sent.
+
+_TIERS = ["gold", "silver"]
+_REGIONS = ["eu", "us"]
+
+
+def _fleet_world(
+    labels: list[tuple[str, str]], taken: list[int]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    clusters = []
+    others = []
+    for index, (tier, region) in enumerate(labels):
+        name = f"c{index}"
+        obj = cluster(name, 2)
+        obj["metadata"]["labels"] = {"tier": tier, "region": region}
+        clusters.append(obj)
+        for node in range(min(taken[index], 2)):
+            other = replica(f"other-{index}-{node}", name, node, serving=True)
+            other["metadata"]["namespace"] = "team"
+            other["metadata"]["labels"]["modelplane.ai/deployment"] = "other"
+            other["spec"]["deploymentName"] = "other"
+            others.append(other)
+    return clusters, others
+
+
+def _decide(world_objects: list[dict[str, Any]], composite: dict[str, Any]) -> dict[str, Any]:
+    """The last response of one reconcile's fetch loop, answered from the world."""
+    world = World(world_objects)
+    req = fnv1.RunFunctionRequest()
+    req.observed.composite.resource.CopyFrom(to_struct(composite))
+    previous = None
+    runner = FunctionRunner()
+    for _ in range(6):
+        rsp = run(runner, req)
+        asked = rsp.requirements.SerializeToString(deterministic=True)
+        if asked == previous:
+            return as_dict(rsp)
+        previous = asked
+        req.ClearField("required_resources")
+        for name, selector in rsp.requirements.resources.items():
+            req.required_resources[name].ParseFromString(render_requirements.fetch(world, selector))
+    raise AssertionError("requirements did not settle")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    labels=st.lists(
+        st.tuples(st.sampled_from(_TIERS), st.sampled_from(_REGIONS)), min_size=1, max_size=6
+    ),
+    taken=st.lists(st.integers(0, 2), min_size=6, max_size=6),
+    wanted=st.dictionaries(
+        st.sampled_from(["tier", "region"]), st.sampled_from(_TIERS + _REGIONS), max_size=2
+    ),
+    replicas=st.integers(1, 4),
+)
+def test_the_narrowed_fleet_decides_as_the_whole_fleet(
+    labels: list[tuple[str, str]], taken: list[int], wanted: dict[str, str], replicas: int
+) -> None:
+    clusters, others = _fleet_world(labels, taken)
+    narrow = deployment(replicas)
+    narrow["spec"]["clusterSelector"] = {"matchLabels": wanted}
+    whole = deployment(replicas)
+    whole["spec"]["clusterSelector"] = {
+        "matchExpressions": [
+            {"key": k, "operator": "In", "values": [v, "never-a-label"]}
+            for k, v in sorted(wanted.items())
+        ]
+    }
+    assert cluster_selection(whole) == EVERY_CLUSTER
+
+    narrowed = _decide([*clusters, *others], narrow)
+    everything = _decide([*clusters, *others], whole)
+
+    def placed(rsp: dict[str, Any]) -> tuple[list[str], list[Any]]:
+        status = rsp["desired"]["composite"]["resource"]["status"]
+        return sorted(rsp["desired"].get("resources", {})), status["placements"]
+
+    assert placed(narrowed) == placed(everything)
