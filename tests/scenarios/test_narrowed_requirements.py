@@ -6,6 +6,7 @@ overcommitted; and a cluster that stops matching is still fetched by name, so it
 replicas move make-before-break."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,16 +21,15 @@ def _selecting(**labels: str) -> str:
     return f"  clusterSelector: {{matchLabels: {{{pairs}}}}}\n"
 
 
-def _placed(objects: list[dict[str, object]]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for o in objects:
-        if o["kind"] == "ModelDeployment":
-            status = o.get("status") or {}
-            assert isinstance(status, dict)
-            placements = status.get("placements") or []
-            name = o["metadata"]["name"]  # type: ignore[index]
-            out[str(name)] = sorted(p["cluster"] for p in placements)  # type: ignore[index]
-    return out
+def _placed(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each ModelDeployment's placements, by the clusters they are on."""
+    return {
+        o["metadata"]["name"]: sorted(
+            p["cluster"] for p in (o.get("status") or {}).get("placements") or []
+        )
+        for o in objects
+        if o["kind"] == "ModelDeployment"
+    }
 
 
 @pytest.mark.parametrize("concurrent", [False, True], ids=["sequential", "concurrent"])
