@@ -5,7 +5,12 @@ missed, and the replicas on each cluster fetched."""
 from typing import Any
 
 import pytest
-from compose_model_deployment.fleet import EVERY_CLUSTER, Selection, cluster_selection
+from compose_model_deployment.fleet import (
+    EVERY_CLUSTER,
+    MAX_REPLICA_LISTS,
+    Selection,
+    cluster_selection,
+)
 from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from hypothesis import given, settings
@@ -276,3 +281,19 @@ def test_the_narrowed_fleet_decides_as_the_whole_fleet(
         return sorted(rsp["desired"].get("resources", {})), status["placements"]
 
     assert placed(narrowed) == placed(everything)
+
+
+def test_past_the_cap_of_lists_every_replica_comes_in_one() -> None:
+    """Each per-cluster list costs Crossplane a List that reads every replica: with
+    more clusters listed than MAX_REPLICA_LISTS, one list of them all."""
+    many = [cluster(f"c{i:03d}", 1) for i in range(MAX_REPLICA_LISTS + 1)]
+    got = as_dict(run(FunctionRunner(), request(deployment(1), required=fetched(many))))
+    asked = _asked(got)
+    assert asked["modelreplicas"] == {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+    }
+    assert not any(key.startswith("modelreplicas/") for key in asked)
+    at_cap = many[:MAX_REPLICA_LISTS]
+    got = as_dict(run(FunctionRunner(), request(deployment(1), required=fetched(at_cap))))
+    assert len([key for key in _asked(got) if key.startswith("modelreplicas/")]) == len(at_cap)

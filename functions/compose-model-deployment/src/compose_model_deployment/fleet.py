@@ -17,7 +17,8 @@ and only the replicas on those clusters take capacity it could use. So:
   writes on each (`modelplane.ai/cluster`), in every namespace: exactly the
   replicas that take capacity on those clusters, as fresh as a list of the whole
   fleet (design/requirements.md says why no published summary replaces them).
-  With every cluster fetched, every replica is, in one list.
+  With every cluster fetched, or more than `MAX_REPLICA_LISTS` listed, every
+  replica is, in one list.
 
 The per-cluster lists depend on the clusters fetched, so a reconcile's fetch loop
 takes one more call; the requirements are the same on every call once the clusters
@@ -49,6 +50,10 @@ REPLICAS = "modelreplicas"
 # Requirement names of a cluster fetched by name, and of the replicas on a cluster.
 CLUSTER_NAMED = "inferenceclusters/"
 REPLICAS_ON = "modelreplicas/"
+# Each list is a List Crossplane makes, and a List by label reads every object of the
+# kind (controller-runtime's CacheReader.List filters labels after listing them all):
+# past this many clusters one list of every replica costs Crossplane less.
+MAX_REPLICA_LISTS = 256
 M = TypeVar("M")
 
 
@@ -150,10 +155,16 @@ def require_fleet(
     unreachable = frozenset[str]().union(
         *(unreachable_cluster_names(req, key, found) for key, found in parts if found.resolved)
     )
+    on = _names(listed) | missing
+    if len(on) > MAX_REPLICA_LISTS:
+        required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
+        replicas = required.resolve(req, REPLICAS, ModelReplica)
+        serving = frozenset(serving_replicas(req, REPLICAS, replicas))
+        return Fleet(clusters, replicas, unreachable, serving)
     # The replicas on a missing cluster are asked for with it, not after it is found:
     # one call less, and an empty list if it is gone.
     lists: list[tuple[str, Required[ModelReplica]]] = []
-    for name in sorted(_names(listed) | missing):
+    for name in sorted(on):
         key = REPLICAS_ON + name
         required.require_labelled(rsp, key, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: name})
         lists.append((key, required.resolve(req, key, ModelReplica)))
