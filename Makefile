@@ -83,7 +83,7 @@ generate: sync ## Regenerate the pydantic models and the CLI's copy of apis/.
 	$(RUN) python cli/package_apis.py
 
 .PHONY: bench
-bench: sync ## Benchmark the scheduler, its whole gRPC call, render, placements (against an exact solver), reading the fleet, and CEL.
+bench: sync ## Benchmark the scheduler, its whole gRPC call, its requests' bytes, render, placements (against an exact solver), reading the fleet, and CEL.
 	@for n in 10 100 1000; do \
 	  $(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters $$n --replicas 10; \
 	done
