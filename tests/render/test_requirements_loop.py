@@ -176,3 +176,59 @@ stringData: {{user: admin}}
 
     missing = render_text(apis, PARENT, {"fn-parent": Reader()})
     assert any("Secret team-a/api-token not found" in e for e in missing.errors)
+
+
+class PerItem(FakeFunction):
+    """Asks for the ConfigMaps labelled tier=a, then, per one fetched, for those whose
+    `owner` label names it: requirements that depend on what was fetched, as
+    compose-model-deployment's per-cluster replica lists do."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        self.calls += 1
+        response.require_resources(rsp, "tier-a", "v1", "ConfigMap", match_labels={"tier": "a"})
+        if "tier-a" not in request.required_resources:
+            return
+        found: dict[str, str] = {}
+        for item in sdk_request.get_required_resources(request, "tier-a"):
+            name = item["metadata"]["name"]
+            key = f"owned-by/{name}"
+            response.require_resources(rsp, key, "v1", "ConfigMap", match_labels={"owner": name})
+            found[name] = ",".join(
+                o["metadata"]["name"] for o in sdk_request.get_required_resources(request, key)
+            )
+        config_map(rsp, "answer", found)
+
+
+OWNED = """
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: z-1, namespace: ns-a, labels: {owner: z}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b-1, namespace: ns-c, labels: {owner: b}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a-1, namespace: ns-c, labels: {owner: a}}
+"""
+
+
+def test_requirements_that_depend_on_what_was_fetched_settle_in_three_calls(
+    tmp_path: Path,
+) -> None:
+    apis = write_apis(tmp_path)
+    per_item = PerItem()
+
+    render_text(apis, PARENT + WORLD + OWNED, {"fn-parent": per_item}, max_rounds=1)
+    # The list; then the lists per item of it; then the same requirements, which end it.
+    assert per_item.calls == 3
+
+    result = render_text(apis, PARENT + WORLD + OWNED, {"fn-parent": PerItem()})
+    assert result.ok
+    # Each list is every namespace's objects with the label; a (tier b) is never asked.
+    assert one(result, "ConfigMap", "answer")["data"] == {"b": "b-1", "z": "z-1"}

@@ -59,7 +59,7 @@ def test_every_cluster_of_a_grouped_row_is_reachable(tmp_path: Path) -> None:
     docs = [doc for name in DEV for doc in _dev_cluster(name)]
     fleet.path("fleet/dev.yaml").write_text(yamlio.dump_all(docs))
 
-    run = modelplane("render", fleet.root, "--trace", "kimi-k2")
+    run = modelplane("render", fleet.root)
 
     assert run.code == 0, run.err
     # Not traced: deepseek-r1's row for the dev clusters names the first 10 and says
@@ -71,14 +71,26 @@ def test_every_cluster_of_a_grouped_row_is_reachable(tmp_path: Path) -> None:
     assert table[-1] == (
         "(2 more rejections not listed: --trace ml-team-prod/deepseek-r1 prints every cluster)"
     )
-    # Traced: kimi-k2's status names all twelve, and --trace prints one line each.
+    # kimi-k2 lists its clusters by its matchLabels (tier: production): Crossplane
+    # never sends it the dev clusters, so its trace has no row for them.
     kimi = _section(run.out, "MATCH TRACE  ModelDeployment ml-team-prod/kimi-k2")
-    (row,) = [line for line in kimi if "dev-00" in line and "ClusterSelectorMismatch" in line]
+    assert not any("dev-" in line for line in kimi)
+
+    traced = modelplane("render", fleet.root, "--trace", "deepseek-r1")
+
+    assert traced.code == 0, traced.err
+    # Traced: deepseek-r1's status names all twelve, and --trace prints one line each.
+    deepseek = _section(traced.out, "MATCH TRACE  ModelDeployment ml-team-prod/deepseek-r1")
+    (row,) = [line for line in deepseek if "dev-00" in line and "ClusterSelectorMismatch" in line]
     assert all(name in row for name in DEV)
-    assert not kimi[-1].startswith("(")
-    every = _section(run.out, "MATCH TRACE, EVERY CLUSTER  ModelDeployment ml-team-prod/kimi-k2")
+    assert not deepseek[-1].startswith("(")
+    every = _section(
+        traced.out, "MATCH TRACE, EVERY CLUSTER  ModelDeployment ml-team-prod/deepseek-r1"
+    )
     listed = [line.split()[0] for line in every[2:] if "ClusterSelectorMismatch" in line]
-    assert listed == DEV
+    # deepseek-r1 selects by region In (us-east, us-west), which no label List
+    # expresses: it receives every cluster and also rejects prod-eu-west.
+    assert sorted(listed) == sorted([*DEV, "prod-eu-west"])
 
 
 def test_trace_of_a_deployment_the_input_does_not_hold_fails_before_rendering() -> None:

@@ -1,6 +1,8 @@
 """Kubernetes LabelSelector semantics over cluster labels."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.scheduling.label_selector import compile_label_selector
@@ -116,3 +118,53 @@ def test_invalid(selector: Obj, problem: str) -> None:
     assert any(problem in p for p in found), found
     assert all(p.startswith("spec.clusterSelector.") for p in found)
     assert {issue.reason for issue in error.value.issues} == {"InvalidClusterSelector"}
+
+
+_KEYS = st.sampled_from(["tier", "region", "gpu"])
+_VALUES = st.sampled_from(["a", "b", "c"])
+_EXPRESSIONS = st.one_of(
+    st.builds(
+        lambda k, op, vs: {"key": k, "operator": op, "values": vs},
+        _KEYS,
+        st.sampled_from(["In", "NotIn"]),
+        st.lists(_VALUES, min_size=1, max_size=3),
+    ),
+    st.builds(
+        lambda k, op: {"key": k, "operator": op}, _KEYS, st.sampled_from(["Exists", "DoesNotExist"])
+    ),
+)
+
+
+@given(
+    match_labels=st.dictionaries(_KEYS, _VALUES, max_size=3),
+    expressions=st.lists(_EXPRESSIONS, max_size=3),
+    labels=st.dictionaries(_KEYS, _VALUES, max_size=3),
+)
+def test_implied_labels_hold_wherever_the_selector_matches(
+    match_labels: dict[str, str], expressions: list[Obj], labels: dict[str, str]
+) -> None:
+    """A List by the implied labels fetches a superset of what the selector admits
+    (what compose-model-deployment asks Crossplane for relies on it)."""
+    selector = compile_label_selector(
+        parse_label_selector({"matchLabels": match_labels, "matchExpressions": expressions})
+    )
+    implied = selector.implied_labels()
+    if selector.matches(labels):
+        assert all(labels.get(key) == value for key, value in implied.items())
+    assert set(match_labels) <= set(implied)
+
+
+def test_implied_labels_are_the_equalities() -> None:
+    selector = compile_label_selector(
+        parse_label_selector(
+            {
+                "matchLabels": {"tier": "prod"},
+                "matchExpressions": [
+                    {"key": "region", "operator": "In", "values": ["us-east"]},
+                    {"key": "gpu", "operator": "In", "values": ["h100", "h200"]},
+                    {"key": "zone", "operator": "Exists"},
+                ],
+            }
+        )
+    )
+    assert selector.implied_labels() == {"tier": "prod", "region": "us-east"}

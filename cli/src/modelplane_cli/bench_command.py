@@ -36,6 +36,7 @@ from modelplane_cli import (
     bench_parse,
     bench_placement,
     bench_render,
+    bench_requirements,
 )
 
 EXIT_OK = 0
@@ -86,6 +87,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     bench_parse.register_command(commands)
     bench_placement.register_command(commands)
     bench_render.register_command(commands)
+    bench_requirements.register_command(commands)
 
 
 def load_fleet(path: Path) -> tuple[list[dict[str, Any]], list[str]]:

@@ -115,13 +115,49 @@ def observed_in_namespace(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 A0, A1, B0 = "kimi-488f6e0d09", "kimi-870677d547", "kimi-7c7e7f03f4"
-REQUIREMENTS = {
-    "resources": {
-        "inferenceclusters": {"apiVersion": "modelplane.ai/v1alpha1", "kind": "InferenceCluster"},
-        "modelreplicas": {"apiVersion": "modelplane.ai/v1alpha1", "kind": "ModelReplica"},
+
+
+def requirements(*clusters: str) -> dict[str, Any]:
+    """What `deployment(...)` asks for once the clusters its matchLabels list (named
+    `clusters`) are fetched: those clusters, the replicas on each, the classes."""
+    resources: dict[str, Any] = {
+        "inferenceclusters": {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "InferenceCluster",
+            "matchLabels": {"labels": {"tier": "production"}},
+        },
         "priorityclasses": {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"},
     }
-}
+    for name in clusters:
+        resources[f"modelreplicas/{name}"] = {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "ModelReplica",
+            "matchLabels": {"labels": {"modelplane.ai/cluster": name}},
+        }
+    return {"resources": resources}
+
+
+REQUIREMENTS = requirements("a", "b")
+
+
+def fetched(
+    clusters: list[dict[str, Any]], replicas: list[dict[str, Any]] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """What Crossplane fetches for those requirements when the clusters the matchLabels
+    list are `clusters` (every test cluster carries tier: production): each cluster's
+    list holds the replicas labelled with its name. Without `replicas`, the answer
+    to the call before the per-cluster lists were asked for."""
+    answer: dict[str, list[dict[str, Any]]] = {"inferenceclusters": clusters}
+    if replicas is None:
+        return answer
+    for obj in clusters:
+        metadata = obj.get("metadata")
+        name = metadata.get("name") if isinstance(metadata, dict) else None
+        if isinstance(name, str):
+            answer[f"modelreplicas/{name}"] = [
+                r for r in replicas if r["metadata"]["labels"].get("modelplane.ai/cluster") == name
+            ]
+    return answer
 
 
 def condition(type_: str, status: bool | None, reason: str, message: str) -> dict[str, Any]:
@@ -168,8 +204,9 @@ def response(
     composite_ready: str | None = None,
     wanted: int | None = None,
     revision: str = REVISION,
+    asked: dict[str, Any] = REQUIREMENTS,
 ) -> dict[str, Any]:
-    """The whole response. With a status, it also carries the rollout's fields: the
+    """The whole response (`asked`: its requirements). With a status, it also carries the rollout's fields: the
     selector, updatedReplicas (every placed replica, unless the status says) and, after
     the given conditions, Progressing as a deployment at rest reports it (complete once
     every placed replica serves, else waiting for those that do not)."""
@@ -203,7 +240,7 @@ def response(
     want: dict[str, Any] = {
         "meta": {"tag": "test", "ttl": "60s"},
         "desired": desired,
-        "requirements": REQUIREMENTS,
+        "requirements": asked,
         "context": {},
         "conditions": conditions,
     }

@@ -17,7 +17,7 @@ from modelplane.cel.environment import CACHE_SIZE, LruCache
 from modelplane_cli.fuzz import run_function
 from modelplane_cli.testing import as_dict, request, run
 
-from .objects import A0, B0, FLEET, deployment, observed_in_namespace, replica
+from .objects import A0, B0, FLEET, deployment, fetched, observed_in_namespace, replica
 
 
 def _costly(tag: str) -> str:
@@ -39,7 +39,7 @@ def test_a_decision_over_budget_keeps_running_replicas_and_warns() -> None:
     devices[0]["selectors"] = [{"cel": _costly("first")}]
     req = request(
         hostile,
-        required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
+        required=fetched(FLEET, list(running.values())),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))
@@ -92,7 +92,7 @@ def _hostile_requests() -> list[Any]:
         requests.append(
             request(
                 obj,
-                required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
+                required=fetched(FLEET, list(running.values())),
                 observed=running,
             )
         )

@@ -7,7 +7,7 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_cli.testing import as_dict, request, run
 
-from .objects import cluster, deployment
+from .objects import cluster, deployment, fetched
 
 STORAGE = {"modelCache": {"storageClassName": "efs-rwx"}}
 
@@ -35,12 +35,7 @@ def cache(ready_on: list[str]) -> dict[str, Any]:
 def call(caches: list[dict[str, Any]], clusters: list[dict[str, Any]]) -> dict[str, Any]:
     req = request(
         with_cache(deployment(1)),
-        required={
-            "inferenceclusters": clusters,
-            "modelreplicas": [],
-            "priorityclasses": [],
-            "modelcache": caches,
-        },
+        required={**fetched(clusters, []), "priorityclasses": [], "modelcache": caches},
     )
     return as_dict(run(FunctionRunner(), req))
 

@@ -8,7 +8,7 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_cli.testing import as_dict, request, run
 
-from .objects import A0, A1, B0, FLEET, deployment, observed_in_namespace, replica
+from .objects import A0, A1, B0, FLEET, deployment, fetched, observed_in_namespace, replica
 
 
 def with_url(obj: dict[str, Any], url: str) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def _run(observed: dict[str, Any], obj: dict[str, Any] | None = None) -> dict[st
     replicas = [o for o in observed.values() if o["kind"] == "ModelReplica"]
     req = request(
         obj or deployment(3),
-        required={"inferenceclusters": FLEET, "modelreplicas": replicas},
+        required=fetched(FLEET, replicas),
         observed=observed,
     )
     return as_dict(run(FunctionRunner(), req))

@@ -23,9 +23,11 @@ from .objects import (
     condition,
     deployment,
     event,
+    fetched,
     observed_in_namespace,
     placement,
     replica,
+    requirements,
     response,
     revision_of,
 )
@@ -63,6 +65,7 @@ def _unscheduled(listed: int, context: dict[str, Any] | None = None) -> dict[str
         composite_ready="READY_FALSE",
         wanted=1,
         revision=revision_of(deployment(1, pipeline=8)),
+        asked=requirements(*(f"c{i:02d}" for i in range(12))),
     )
     want["context"] = context or {}
     return want
@@ -77,15 +80,17 @@ def _traced(req: fnv1.RunFunctionRequest, *deployments: str) -> fnv1.RunFunction
 CASES = [
     pytest.param(
         request(deployment(3)),
+        # The clusters first: the replicas are listed per cluster fetched.
         response(
             conditions=[
                 condition("ReplicasScheduled", None, "WaitingForFleet", "waiting for the fleet")
-            ]
+            ],
+            asked=requirements(),
         ),
         id="fleet not fetched yet: nothing decided",
     ),
     pytest.param(
-        request(deployment(3), required={"inferenceclusters": FLEET, "modelreplicas": []}),
+        request(deployment(3), required=fetched(FLEET, [])),
         response(
             resources={
                 A0: composed(replica(A0, "a", 0), ready=False),
@@ -114,7 +119,7 @@ CASES = [
     pytest.param(
         request(
             deployment(3),
-            required={"inferenceclusters": FLEET, "modelreplicas": []},
+            required=fetched(FLEET, []),
             observed={
                 A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
                 A1: observed_in_namespace(replica(A1, "a", 1, serving=True)),
@@ -127,7 +132,7 @@ CASES = [
     pytest.param(
         request(
             deployment(3),
-            required={"inferenceclusters": FLEET, "modelreplicas": list(RELABELLED.values())},
+            required=fetched(FLEET, list(RELABELLED.values())),
             observed=RELABELLED,
         ),
         # Each replica keeps its (cluster, index) and its name; the labels come back.
@@ -135,7 +140,7 @@ CASES = [
         id="labels edited by hand move nothing: identity is Crossplane's and the spec's",
     ),
     pytest.param(
-        request(deployment(0), required={"inferenceclusters": FLEET, "modelreplicas": []}),
+        request(deployment(0), required=fetched(FLEET, [])),
         response(
             status={
                 "replicas": {"total": 0, "ready": 0},
@@ -154,19 +159,19 @@ CASES = [
         id="replicas 0 is valid",
     ),
     pytest.param(
-        request(deployment(1, pipeline=8), required={"inferenceclusters": SMALL}),
-        # Until the fleet's replicas are fetched nothing is decided; with them:
+        request(deployment(1, pipeline=8), required=fetched(SMALL)),
+        # Until the replicas on the clusters fetched are in, nothing is decided; it
+        # asks for them, one list per cluster:
         response(
             conditions=[
                 condition("ReplicasScheduled", None, "WaitingForFleet", "waiting for the fleet")
-            ]
+            ],
+            asked=requirements(*(f"c{i:02d}" for i in range(12))),
         ),
         id="clusters fetched, replicas not yet: nothing decided",
     ),
     pytest.param(
-        request(
-            deployment(1, pipeline=8), required={"inferenceclusters": SMALL, "modelreplicas": []}
-        ),
+        request(deployment(1, pipeline=8), required=fetched(SMALL, [])),
         _unscheduled(10),
         id="a row for 12 clusters names the first 10 and counts all 12",
     ),
@@ -174,7 +179,7 @@ CASES = [
         _traced(
             request(
                 deployment(1, pipeline=8),
-                required={"inferenceclusters": SMALL, "modelreplicas": []},
+                required=fetched(SMALL, []),
             ),
             "ml/other",
             "ml/kimi",
@@ -186,7 +191,7 @@ CASES = [
         _traced(
             request(
                 deployment(1, pipeline=8),
-                required={"inferenceclusters": SMALL, "modelreplicas": []},
+                required=fetched(SMALL, []),
             ),
             "ml/other",
         ),
@@ -209,7 +214,7 @@ def test_bad_selector_keeps_running_replicas() -> None:
     }
     req = request(
         deployment(2, selector="device.attributes[ == 1"),
-        required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
+        required=fetched(FLEET, list(running.values())),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))
@@ -229,9 +234,7 @@ def test_bad_selector_keeps_running_replicas() -> None:
 
 def test_nothing_fits_is_not_ready() -> None:
     """With replicas wanted and none placed, the deployment must not look Available."""
-    req = request(
-        deployment(1, pipeline=8), required={"inferenceclusters": FLEET, "modelreplicas": []}
-    )
+    req = request(deployment(1, pipeline=8), required=fetched(FLEET, []))
     got = as_dict(run(FunctionRunner(), req))
     assert got["desired"]["composite"]["ready"] == "READY_FALSE"
     assert "resources" not in got["desired"]
@@ -258,7 +261,7 @@ def test_other_deployments_use_capacity() -> None:
     other["metadata"]["namespace"] = "team-b"
     other["metadata"]["labels"]["modelplane.ai/deployment"] = "other"
     other["spec"]["deploymentName"] = "other"
-    req = request(deployment(3), required={"inferenceclusters": FLEET, "modelreplicas": [other]})
+    req = request(deployment(3), required=fetched(FLEET, [other]))
     got = as_dict(run(FunctionRunner(), req))
     clusters = [
         p["cluster"] for p in got["desired"]["composite"]["resource"]["status"]["placements"]
@@ -289,9 +292,7 @@ def test_a_replica_refused_by_its_cluster_shows_on_the_deployment() -> None:
         A1: observed_in_namespace(replica(A1, "a", 1, serving=True)),
         B0: refused,
     }
-    req = request(
-        deployment(3), required={"inferenceclusters": FLEET, "modelreplicas": []}, observed=running
-    )
+    req = request(deployment(3), required=fetched(FLEET, []), observed=running)
     got = as_dict(run(FunctionRunner(), req))
     assert got["conditions"][2] == condition(
         "ReplicasAccepted",
@@ -314,7 +315,7 @@ def test_a_cluster_that_has_not_published_its_pools_keeps_its_replicas() -> None
     }
     req = request(
         deployment(2),
-        required={"inferenceclusters": [cluster("a", 4), restored], "modelreplicas": []},
+        required=fetched([cluster("a", 4), restored], []),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))

@@ -17,6 +17,7 @@ from .objects import (
     as_running,
     cluster,
     deployment,
+    fetched,
     replica,
 )
 
@@ -27,7 +28,7 @@ def test_a_replica_labelled_as_this_deployments_is_not_adopted() -> None:
     other = as_running(replica("other-0", "b", 0), uid="uid-of-other")
     other["metadata"]["ownerReferences"][0]["name"] = "other"
     other["spec"]["deploymentName"] = "other"
-    req = request(deployment(3), required={"inferenceclusters": FLEET, "modelreplicas": [other]})
+    req = request(deployment(3), required=fetched(FLEET, [other]))
     got = as_dict(run(FunctionRunner(), req))
     assert "other-0" not in got["desired"]["resources"]
     placements_ = got["desired"]["composite"]["resource"]["status"]["placements"]
@@ -39,7 +40,7 @@ def test_a_namesakes_leftover_replica_is_not_retained() -> None:
     """A replica an earlier deployment of the same name composed (another uid) is not
     this one's: it is charged while it lingers, and this deployment places its own."""
     leftover = as_running(replica("kimi-old", "b", 0), uid="uid-of-the-deleted-kimi")
-    req = request(deployment(1), required={"inferenceclusters": FLEET, "modelreplicas": [leftover]})
+    req = request(deployment(1), required=fetched(FLEET, [leftover]))
     got = as_dict(run(FunctionRunner(), req))
     assert sorted(got["desired"]["resources"]) == [A0]
 
@@ -54,10 +55,7 @@ def test_an_unreadable_cluster_keeps_its_replica_and_says_so() -> None:
     }
     req = request(
         deployment(2),
-        required={
-            "inferenceclusters": [cluster("a", 4), garbage_b],
-            "modelreplicas": list(running.values()),
-        },
+        required=fetched([cluster("a", 4), garbage_b], list(running.values())),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))
@@ -85,7 +83,7 @@ def test_an_unreadable_own_replica_keeps_everything() -> None:
     running = {A0: as_running(replica(A0, "a", 0, serving=True)), B0: broken}
     req = request(
         deployment(1),
-        required={"inferenceclusters": FLEET, "modelreplicas": list(running.values())},
+        required=fetched(FLEET, list(running.values())),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))

@@ -21,9 +21,11 @@ from .objects import (
     condition,
     deployment,
     event,
+    fetched,
     observed_in_namespace,
     placement,
     replica,
+    requirements,
     response,
     revision_of,
 )
@@ -98,6 +100,7 @@ def nothing_placed() -> dict[str, Any]:
     return response(
         wanted=1,
         revision=CRITICAL,
+        asked=requirements("a"),
         status={
             "replicas": {"total": 0, "ready": 0},
             "placements": [],
@@ -123,14 +126,11 @@ CASES = [
     pytest.param(
         request(
             with_priority(deployment(1), "critical"),
-            required={
-                "inferenceclusters": PREEMPTIVE,
-                "modelreplicas": [SERVING_BATCH],
-                "priorityclasses": PRIORITY_CLASSES,
-            },
+            required={**fetched(PREEMPTIVE, [SERVING_BATCH]), "priorityclasses": PRIORITY_CLASSES},
         ),
         response(
             revision=CRITICAL,
+            asked=requirements("a"),
             resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},
@@ -169,14 +169,11 @@ CASES = [
     pytest.param(
         request(
             with_priority(deployment(1), "critical"),
-            required={
-                "inferenceclusters": ONE_CLUSTER,
-                "modelreplicas": [BATCH],
-                "priorityclasses": PRIORITY_CLASSES,
-            },
+            required={**fetched(ONE_CLUSTER, [BATCH]), "priorityclasses": PRIORITY_CLASSES},
         ),
         response(
             revision=CRITICAL,
+            asked=requirements("a"),
             resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},
@@ -210,8 +207,7 @@ CASES = [
         request(
             with_priority(deployment(1), "critical"),
             required={
-                "inferenceclusters": ONE_CLUSTER,
-                "modelreplicas": [foreign("batchjob-0", "batchjob", "batch", serving=True)],
+                **fetched(ONE_CLUSTER, [foreign("batchjob-0", "batchjob", "batch", serving=True)]),
                 "priorityclasses": PRIORITY_CLASSES,
             },
         ),
@@ -221,7 +217,7 @@ CASES = [
     pytest.param(
         request(
             with_priority(deployment(1), "critical"),
-            required={"inferenceclusters": ONE_CLUSTER, "modelreplicas": [BATCH]},
+            required=fetched(ONE_CLUSTER, [BATCH]),
         ),
         nothing_placed(),
         id="unfetched PriorityClasses are no priority information: nothing is displaced",
@@ -229,11 +225,7 @@ CASES = [
     pytest.param(
         request(
             with_priority(deployment(1), "batch"),
-            required={
-                "inferenceclusters": TWO_CLUSTERS,
-                "modelreplicas": [URGENT],
-                "priorityclasses": PRIORITY_CLASSES,
-            },
+            required={**fetched(TWO_CLUSTERS, [URGENT]), "priorityclasses": PRIORITY_CLASSES},
             observed={A0: observed_in_namespace(with_priority(replica(A0, "a", 0), "batch"))},
         ),
         response(

@@ -63,6 +63,17 @@ class CompiledLabelSelector:
     def matches(self, labels: Mapping[str, str]) -> bool:
         return self.explain(labels) is None
 
+    def implied_labels(self) -> dict[str, str]:
+        """Labels every matching set carries: each `In` of one value (matchLabels
+        compile to those). Objects carrying them are a superset of what matches,
+        which is what a label List can fetch; empty when nothing is implied. A key
+        implied with two values matches nothing, so either value is a superset."""
+        return {
+            r.key: next(iter(r.values))
+            for r in self.requirements
+            if r.operator == IN and len(r.values) == 1
+        }
+
 
 MATCH_ALL = CompiledLabelSelector(())
 

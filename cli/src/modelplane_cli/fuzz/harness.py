@@ -158,7 +158,8 @@ class Fuzzer:
     """Runs mutated requests through one function and collects every broken promise.
 
     `readers` maps a request part (`composite`, `observed`, or a requirement's
-    name) to how the function reads its objects; a mutation its reader still
+    name, where `name/anything` is read as `name` is: one family of lists) to how
+    the function reads its objects; a mutation its reader still
     accepts is a valid edit, and may let a composed resource go.
     """
 
@@ -167,7 +168,7 @@ class Fuzzer:
         self._readers = dict(readers or {})
 
     def may_drop(self, mutated: Mutated) -> bool:
-        reader = self._readers.get(mutated.part)
+        reader = self._readers.get(mutated.part) or self._readers.get(mutated.part.split("/", 1)[0])
         if reader is None:
             return False
         return mutated.obj is None or _reads(reader, mutated.obj)

@@ -1,8 +1,9 @@
 """The fleet scheduler as a composition function.
 
-Fetch the whole fleet (every InferenceCluster and every ModelReplica, because
-other deployments' replicas use capacity too, and every PriorityClass, which
-decides who keeps capacity several replicas claim), read everything into its
+Fetch the part of the fleet the deployment can use (the InferenceClusters its
+clusterSelector can admit and every ModelReplica on them, because other
+deployments' replicas use capacity too: `fleet`), and every PriorityClass, which
+decides who keeps capacity several replicas claim; read everything into its
 generated model once, let the pure scheduler decide, then compose exactly the
 replicas it decided on. Until the fleet has been fetched nothing is decided and
 every replica composed before is re-emitted: an unfetched fleet is not an empty
@@ -17,7 +18,7 @@ from typing import Any, cast
 
 from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
+from modelplane_models import ModelDeployment, ModelReplica
 from pydantic import BaseModel
 
 from compose_model_deployment.cache import (
@@ -28,23 +29,19 @@ from compose_model_deployment.cache import (
     require_cache,
 )
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
-from compose_model_deployment.health import unreachable_cluster_names
+from compose_model_deployment.fleet import REPLICAS, require_fleet
 from compose_model_deployment.replicas import (
     placements,
     refusal,
     replica_object,
     serves,
-    serving_replicas,
     unreadable_statuses,
 )
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
-    API_VERSION,
     CONTEXT_MATCH_TRACE,
-    INFERENCE_CLUSTER,
     LABEL_DEPLOYMENT,
-    MODEL_REPLICA,
     REPLICAS_ACCEPTED,
     REPLICAS_READY,
     REPLICAS_SCHEDULED,
@@ -78,8 +75,6 @@ update_resource = cast(
     Callable[[fnv1.Resource, BaseModel], None],
     resource.update,  # pyright: ignore[reportUnknownMemberType]
 )
-CLUSTERS = "inferenceclusters"
-REPLICAS = "modelreplicas"
 PRIORITY_CLASSES = "priorityclasses"
 
 
@@ -110,13 +105,14 @@ class FunctionRunner(ComposeFunction):
         warm_cel()
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        # Requirements are the same on every call, so Crossplane's fetch loop settles.
-        required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
-        required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
+        # Requirements depend only on the composite and the clusters fetched, so
+        # Crossplane's fetch loop settles once those are in (`fleet`).
+        observed = observed_resources(req)
+        composite = observed_composite(req)
+        found = require_fleet(req, rsp, composite, observed)
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
-        require_cache(rsp, observed_composite(req))
-        clusters = required.resolve(req, CLUSTERS, InferenceCluster)
-        fleet_replicas = required.resolve(req, REPLICAS, ModelReplica)
+        require_cache(rsp, composite)
+        clusters, fleet_replicas = found.clusters, found.replicas
         try:
             if not (clusters.resolved and fleet_replicas.resolved):
                 raise CacheWaiting("waiting for the fleet")
@@ -130,7 +126,6 @@ class FunctionRunner(ComposeFunction):
             )
             return
 
-        observed = observed_resources(req)
         composed = composed_replicas(observed)
         wanted = read_deployment(deployment)
         fleet = read_fleet(
@@ -140,11 +135,11 @@ class FunctionRunner(ComposeFunction):
                 for u in clusters.unreadable
             ],
             # Reachable is a condition, which the generated model does not carry.
-            unreachable_cluster_names(req, CLUSTERS, clusters),
+            found.unreachable,
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
-        running = serving_replicas(req, REPLICAS, fleet_replicas)
+        running = set(found.serving)
         namespace = wanted.namespace
         running |= {(namespace, key) for key in composed if serves(observed, key)}
         known = existing_replicas(
