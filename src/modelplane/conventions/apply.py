@@ -10,6 +10,7 @@ from modelplane.conventions.gang import plan_gang
 from modelplane.conventions.schedulers import ROOT, Platform
 from modelplane.conventions.template import Template, TemplateContext, context_values
 from modelplane.conventions.workload import Unit, Workload, child, view
+from modelplane.conventions.workload_api import plan_workload_gang
 from modelplane.core.issues import Issue, has_errors, unique
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload
 from modelplane.core.kinds import leader_worker_set as lws
@@ -51,12 +52,16 @@ def apply_conventions(
     """
     issues: list[Issue] = list(config.errors)
     platform = resolve_platform(config, context, issues, priority_classes)
-    handed: list[RenderedWorkload] = []
+    views = [view(rendered) for rendered in workloads]
     gangs: list[dict[str, Any]] = []
-    for rendered in workloads:
-        workload = view(rendered)
+    for workload in views:
         gangs.extend(_apply(workload, config, platform, issues))
-        handed.append(replace(rendered, manifest=workload.manifest))
+    if config.workload_api is not None and not has_errors(issues):
+        # One Workload for the whole replica, across its workloads (prefill and decode).
+        planned = plan_workload_gang(views, config.workload_api, context.replica)
+        gangs.extend(planned.objects)
+        issues.extend(planned.issues)
+    handed = [replace(r, manifest=w.manifest) for r, w in zip(workloads, views, strict=True)]
     gangs.sort(key=lambda o: (o["apiVersion"], o["kind"], o["metadata"]["name"]))
     return ConventionResult(workloads=handed, gangs=gangs, issues=unique(issues))
 

@@ -94,7 +94,7 @@ class FunctionRunner(ComposeFunction):
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
-        config, findings = parse_scheduling(scheduling)
+        config, findings = parse_scheduling(scheduling, spec.kubernetesVersion if spec else None)
         report.report_issues(
             rsp,
             SCHEDULING_CONFIGURED,
