@@ -207,3 +207,56 @@ def test_the_workload_is_deterministic_and_named_per_replica(build: Any) -> None
     assert first.gangs == again.gangs
     names = {o["metadata"]["name"] for o in first.gangs}
     assert names.isdisjoint({o["metadata"]["name"] for o in other.gangs})
+
+
+@pytest.mark.parametrize("version", ["1.35", "1.36", "1.37"])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "deployment-unified",
+        "deployment-disaggregated",
+        "lws-unified",
+        "lws-disaggregated",
+        "lws-disaggregated-mixed",
+        "llmisvc-unified-single",
+        "llmisvc-unified-multi",
+        "llmisvc-disaggregated",
+        "llmisvc-disaggregated-mixed",
+    ],
+)
+def test_every_shape_gets_a_valid_gang_or_a_reason(
+    shape: str, version: str, build: Any, manifest_validator: ManifestValidator
+) -> None:
+    """Every Deployment pod that needs a gang joins the one Workload, whose minimum is
+    all of them; every other unit that needs one is reported; all of it validates."""
+    manifests, _ = build.shapes[shape]()
+    config, _ = _parse(WORKLOAD, version)
+    result = apply_conventions(typed(manifests), config, CONTEXT)
+    assert result.ok
+    validator = _validator(manifest_validator, version)
+    for obj in [*handed(result), *result.gangs]:
+        assert validator.validate(obj) == [], obj["kind"]
+    roles = {m["metadata"]["labels"]["modelplane.ai/role"] for m in manifests}
+    roles |= {"prefill" for m in manifests if "prefill" in m["spec"]}
+    disaggregated = len(roles) > 1
+    joined = [m for m in handed(result) if m["kind"] == "Deployment" and disaggregated]
+    workloads = [g for g in result.gangs if g["kind"] == "Workload"]
+    assert len(workloads) == (1 if joined else 0)
+    if joined:
+        policy = (
+            workloads[0]["spec"]["podGroups"][0]["policy"]
+            if version == "1.35"
+            else workloads[0]["spec"]["podGroupTemplates"][0]["schedulingPolicy"]
+        )
+        assert policy["gang"]["minCount"] == sum(m["spec"]["replicas"] for m in joined)
+        field = "workloadRef" if version == "1.35" else "schedulingGroup"
+        for manifest in joined:
+            assert field in manifest["spec"]["template"]["spec"]
+    reported = [i for i in result.issues if i.reason == "GangLimited"]
+    ungated = [
+        m
+        for m in manifests
+        if m["kind"] != "Deployment"
+        and (disaggregated or shape in ("lws-unified", "llmisvc-unified-multi"))
+    ]
+    assert bool(reported) == bool(ungated)
