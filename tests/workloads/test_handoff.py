@@ -97,5 +97,7 @@ def test_rendered_and_conventioned_objects_validate(
     expected = GANG_API.get(block) if multi_node else None
     assert {o["apiVersion"] for o in result.gangs} == ({expected} if expected else set())
     if expected:
-        # Decode and prefill are ganged apart; a unified replica is one gang.
-        assert len(result.gangs) == (2 if shape == "disaggregated" else 1)
+        # A unified replica is one gang. A disaggregated one is too where the
+        # scheduler has sub-groups (KAI, Volcano); Coscheduling gangs each role apart.
+        apart = shape == "disaggregated" and block == "Coscheduling"
+        assert len(result.gangs) == (2 if apart else 1)

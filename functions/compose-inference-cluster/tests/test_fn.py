@@ -385,3 +385,40 @@ def test_a_queue_template_whose_every_rendering_is_invalid_is_refused() -> None:
         ("SEVERITY_WARNING", "InvalidSchedulingTemplate")
     ]
     assert got["results"][0]["message"] == configured["message"]
+
+
+@pytest.mark.parametrize(("version", "reason"), [("1.34", "GangAPIUnavailable"), ("1.35", None)])
+def test_a_gang_api_the_version_lacks_is_named_on_the_cluster(
+    version: str, reason: str | None
+) -> None:
+    obj = cluster([H100_POOL])
+    obj["spec"]["kubernetesVersion"] = version
+    obj["spec"]["scheduling"] = {"provider": "Default", "gang": {"api": "Workload"}}
+    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    got = as_dict(run(FunctionRunner(), req))
+    (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]
+    if reason is None:
+        assert configured["reason"] == "SchedulingValid"
+        assert got.get("results", []) == []
+        return
+    why = (
+        "spec.scheduling.gang.api: Kubernetes 1.34 serves no scheduling.k8s.io Workload "
+        "version Modelplane composes (1.35 to 1.37: 1.35 v1alpha1, 1.36 v1alpha2, "
+        "1.37 v1beta1); its pods are not ganged"
+    )
+    # Valid (nothing is refused, nothing that runs changes), and says why not ganged.
+    assert configured == {
+        "type": "SchedulingConfigured",
+        "status": "STATUS_CONDITION_TRUE",
+        "reason": "GangAPIUnavailable",
+        "message": f"scheduling conventions valid; {why} (1 warning)",
+        "target": "TARGET_COMPOSITE",
+    }
+    assert got["results"] == [
+        {
+            "severity": "SEVERITY_WARNING",
+            "reason": "GangAPIUnavailable",
+            "message": why,
+            "target": "TARGET_COMPOSITE",
+        }
+    ]

@@ -6,10 +6,11 @@ from typing import Any, cast
 
 from modelplane.conventions import metadata as md
 from modelplane.conventions.config import SchedulingConfig, priority_error
-from modelplane.conventions.gang import plan_gang
+from modelplane.conventions.gang import ReplicaGang, plan_gang, plan_replica_gang
 from modelplane.conventions.schedulers import ROOT, Platform
 from modelplane.conventions.template import Template, TemplateContext, context_values
 from modelplane.conventions.workload import Unit, Workload, child, view
+from modelplane.conventions.workload_api import plan_workload_gang
 from modelplane.core.issues import Issue, has_errors, unique
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload
 from modelplane.core.kinds import leader_worker_set as lws
@@ -51,12 +52,18 @@ def apply_conventions(
     """
     issues: list[Issue] = list(config.errors)
     platform = resolve_platform(config, context, issues, priority_classes)
-    handed: list[RenderedWorkload] = []
-    gangs: list[dict[str, Any]] = []
-    for rendered in workloads:
-        workload = view(rendered)
-        gangs.extend(_apply(workload, config, platform, issues))
-        handed.append(replace(rendered, manifest=workload.manifest))
+    views = [view(rendered) for rendered in workloads]
+    replica_gang, split = plan_replica_gang(views, config, platform, context.replica)
+    issues.extend(split)
+    gangs: list[dict[str, Any]] = [replica_gang.object] if replica_gang else []
+    for workload in views:
+        gangs.extend(_apply(workload, config, platform, issues, replica_gang))
+    if config.workload_api is not None and not has_errors(issues):
+        # One Workload for the whole replica, across its workloads (prefill and decode).
+        planned = plan_workload_gang(views, config.workload_api, context.replica)
+        gangs.extend(planned.objects)
+        issues.extend(planned.issues)
+    handed = [replace(r, manifest=w.manifest) for r, w in zip(workloads, views, strict=True)]
     gangs.sort(key=lambda o: (o["apiVersion"], o["kind"], o["metadata"]["name"]))
     return ConventionResult(workloads=handed, gangs=gangs, issues=unique(issues))
 
@@ -170,7 +177,11 @@ def _render_queue(
 
 
 def _apply(
-    workload: Workload, config: SchedulingConfig, platform: Platform, issues: list[Issue]
+    workload: Workload,
+    config: SchedulingConfig,
+    platform: Platform,
+    issues: list[Issue],
+    replica_gang: ReplicaGang | None,
 ) -> list[dict[str, Any]]:
     scheduler = config.scheduler
     meta = child(workload.manifest, "metadata")
@@ -192,7 +203,11 @@ def _apply(
     on_pods = scheduler.pod_keys(platform)
     gangs: list[dict[str, Any]] = []
     for unit in workload.units:
-        gang = plan_gang(workload, unit, config, platform)
+        gang = (
+            replica_gang.for_unit(unit)
+            if replica_gang
+            else plan_gang(workload, unit, config, platform)
+        )
         issues.extend(gang.issues)
         gangs.extend(gang.objects)
         labels = {**platform.labels, **on_pods.labels, **gang.pod_labels}

@@ -21,6 +21,9 @@ class SchedulingConfig:
     default_priority: str | None = None
     allowed_priorities: tuple[str, ...] = ()
     gang_enabled: bool = True
+    workload_api: str | None = None
+    """The `scheduling.k8s.io` Workload version gangs are composed in (gang.api:
+    Workload on a cluster whose Kubernetes version serves one), else None."""
     default_labels: tuple[tuple[str, Template], ...] = ()
     default_annotations: tuple[tuple[str, Template], ...] = ()
     errors: tuple[Issue, ...] = ()

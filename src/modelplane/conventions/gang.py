@@ -14,15 +14,20 @@ Rules (see docs/schedulers/):
   all, which is reported as a Warning.
 - A LeaderReady LWS creates its workers only after the leader is ready, so a
   group of all its pods could never fill: no group is composed, with a Warning.
-- Prefill and decode are separate units, each ganged on its own, as every
-  scheduler's automatic grouping admits them.
+- A disaggregated replica is one all-or-nothing gang where the scheduler has
+  sub-groups and Modelplane composes its gang objects (`plan_replica_gang`): one
+  PodGroup of every pod of the replica, with a sub-group per role whose minimum is
+  that role's pods (KAI subGroups, Volcano minTaskMember). Elsewhere prefill and
+  decode gang separately, as the scheduler's own grouping admits them, and each
+  such replica is reported (`GangLimited`); the Workload API is `workload_api`.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane.conventions.config import SchedulingConfig
-from modelplane.conventions.schedulers import ROOT, Platform
+from modelplane.conventions.schedulers import ROOT, Platform, Scheduler
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds.base import mapping
@@ -80,6 +85,63 @@ def plan_gang(workload: Workload, unit: Unit, config: SchedulingConfig, platform
     return gang
 
 
+@dataclass
+class ReplicaGang:
+    """The one gang object of a disaggregated replica, and how each role's pods join."""
+
+    object: dict[str, Any]
+    pod_labels: dict[str, str]
+    pod_annotations: dict[str, str]
+    scheduler: Scheduler
+
+    def for_unit(self, unit: Unit) -> Gang:
+        keys = self.scheduler.sub_group_keys(unit.role)
+        return Gang(
+            pod_labels={**self.pod_labels, **keys.labels},
+            pod_annotations={**self.pod_annotations, **keys.annotations},
+        )
+
+
+def plan_replica_gang(
+    workloads: Sequence[Workload], config: SchedulingConfig, platform: Platform, replica: str
+) -> tuple[ReplicaGang | None, list[Issue]]:
+    """One gang of every pod of a disaggregated replica, sub-grouped by role, where
+    the scheduler can form it; otherwise None, and an issue saying why for a
+    replica of several roles."""
+    units = [(w, u) for w in workloads for u in w.units if u.pod_set.replicas > 0]
+    roles = {u.role for _, u in units}
+    scheduler = config.scheduler
+    if len(roles) < 2 or not config.gang_enabled or config.workload_api is not None:
+        return None, []
+    if not any(u.pod_set.leader_ready for _, u in units):
+        minimums = {role: sum(u.pod_set.pods for _, u in units if u.role == role) for role in roles}
+        gang_owners = [u.pod_set.owner for _, u in units if u.pod_set.multi_pod]
+        owner = gang_owners[0] if gang_owners else units[0][1].pod_set.owner
+        namespace = units[0][0].namespace
+        name = hashed_name(replica, scheduler.name, namespace or "", replica)
+        group = scheduler.replica_gang(name, minimums, owner, platform)
+        if group is not None:
+            metadata = _metadata(units[0][0], None, name)
+            replica_gang = ReplicaGang(
+                {
+                    "apiVersion": group.api_version,
+                    "kind": "PodGroup",
+                    "metadata": metadata,
+                    "spec": group.spec,
+                },
+                group.pod_labels,
+                group.pod_annotations,
+                scheduler,
+            )
+            return replica_gang, []
+    where = units[0][0].title if len(workloads) == 1 else f"replica {replica}"
+    return None, [
+        _limited_at(
+            f"{where}: prefill and decode are not one all-or-nothing gang: {scheduler.split_gang()}"
+        )
+    ]
+
+
 def gang_name(workload: Workload, unit: Unit, provider: str) -> str:
     """Stable, at most 63 characters: it is also a label value (Coscheduling)."""
     part = unit.pod_set.part
@@ -89,7 +151,7 @@ def gang_name(workload: Workload, unit: Unit, provider: str) -> str:
     )
 
 
-def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
+def _metadata(workload: Workload, unit: Unit | None, name: str) -> dict[str, Any]:
     source = mapping(mapping(workload.manifest.get("metadata")).get("labels"))
     # Only Modelplane's own identity labels carry over; anything else the object
     # holds, well-formed or not, is the workload's business.
@@ -97,7 +159,9 @@ def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
         k: v for k, v in source.items() if isinstance(v, str) and k.partition("/")[0] == GROUP
     }
     labels[LABEL_MANAGED_BY] = MANAGED_BY
-    if unit.role:
+    # A replica's gang spans its roles: it carries none.
+    labels.pop(LABEL_ROLE, None)
+    if unit is not None and unit.role:
         labels[LABEL_ROLE] = unit.role
     metadata: dict[str, Any] = {"name": name, "labels": dict(sorted(labels.items()))}
     if workload.namespace:
@@ -106,4 +170,8 @@ def _metadata(workload: Workload, unit: Unit, name: str) -> dict[str, Any]:
 
 
 def _limited(unit: Unit, why: str) -> Issue:
-    return warning(f"{ROOT}.gang", f"{unit.title} {why}", Reason.GANG_LIMITED)
+    return _limited_at(f"{unit.title} {why}")
+
+
+def _limited_at(message: str) -> Issue:
+    return warning(f"{ROOT}.gang", message, Reason.GANG_LIMITED)

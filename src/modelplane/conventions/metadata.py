@@ -78,7 +78,7 @@ def strip(
 def set_pod_field(
     spec: dict[str, Any],
     name: str,
-    value: str | None,
+    value: str | dict[str, str] | None,
     where: str,
     title: str,
     issues: list[Issue],

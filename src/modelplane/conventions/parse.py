@@ -13,8 +13,10 @@ from dataclasses import replace
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.config import SchedulingConfig, priority_error
-from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Scheduler
+from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Default, Scheduler
 from modelplane.conventions.template import Template, TemplateError, never_valid, parse_template
+from modelplane.conventions.workload_api import FIELD as WORKLOAD_FIELD
+from modelplane.conventions.workload_api import served_version, unavailable
 from modelplane.core.issues import Issue, warning
 from modelplane.core.issues import errors as errors_of
 from modelplane.core.labels import key_error, value_error
@@ -71,12 +73,15 @@ def _modelplane_owned(key: str) -> bool:
     return bool(slash) and (prefix == GROUP or prefix.endswith(f".{GROUP}"))
 
 
-def parse_scheduling(block: Scheduling | None) -> tuple[SchedulingConfig, list[Issue]]:
+def parse_scheduling(
+    block: Scheduling | None, kubernetes_version: str | None = None
+) -> tuple[SchedulingConfig, list[Issue]]:
     """Validate an InferenceCluster's `spec.scheduling` block, as its model holds it.
 
-    None means the cluster has none. Never raises: every problem is an Issue, and
-    errors are also kept on the returned config so `apply_conventions` refuses to
-    render with it.
+    None means the cluster has none. `kubernetes_version` is the cluster's
+    `spec.kubernetesVersion` (None: unknown, so no Workload API version is served).
+    Never raises: every problem is an Issue, and errors are also kept on the
+    returned config so `apply_conventions` refuses to render with it.
     """
     c = _Checks()
     if block is None:
@@ -97,11 +102,47 @@ def parse_scheduling(block: Scheduling | None) -> tuple[SchedulingConfig, list[I
             c.metadata(block.defaultAnnotations, f"{ROOT}.defaultAnnotations", False).items()
         ),
     )
-    if scheduler.no_gangs and block.gang is not None and block.gang.enabled is True:
+    workload_api = _workload_api(c, block, scheduler, config.gang_enabled, kubernetes_version)
+    if workload_api is not None:
+        config = replace(config, workload_api=workload_api)
+    elif scheduler.no_gangs and block.gang is not None and block.gang.enabled is True:
         c.warn(f"{ROOT}.gang.enabled", scheduler.no_gangs)
     _conflicts(c, config)
     errors = tuple(errors_of(c.issues))
     return (replace(config, errors=errors) if errors else config), c.issues
+
+
+def _workload_api(
+    c: _Checks,
+    block: Scheduling,
+    scheduler: Scheduler,
+    enabled: bool,
+    kubernetes_version: str | None,
+) -> str | None:
+    """The Workload API version gangs are composed in, warning where gang.api: Workload
+    cannot be honoured (nothing that runs changes: the pods just are not ganged)."""
+    if block.gang is None or str(block.gang.api or "Scheduler") != "Workload":
+        return None
+    if not enabled:
+        c.warn(WORKLOAD_FIELD, "gang.enabled is false; no Workload is composed")
+        return None
+    if scheduler.name != Default.name:
+        c.warn(
+            WORKLOAD_FIELD,
+            f"only the default scheduler reads the Workload API; {scheduler.name} gangs "
+            "with its own objects",
+        )
+        return None
+    version = served_version(kubernetes_version) if kubernetes_version else None
+    if version is None:
+        c.issues.append(
+            warning(
+                WORKLOAD_FIELD,
+                unavailable(kubernetes_version or "(unknown)"),
+                Reason.GANG_API_UNAVAILABLE,
+            )
+        )
+    return version
 
 
 def _scheduler(c: _Checks, block: Scheduling) -> Scheduler:

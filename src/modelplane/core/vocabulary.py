@@ -163,6 +163,7 @@ class Reason:
     PRIORITY_NOT_ALLOWED: Final = "PriorityNotAllowed"
     QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
     GANG_LIMITED: Final = "GangLimited"
+    GANG_API_UNAVAILABLE: Final = "GangAPIUnavailable"
     MODEL_URI_REQUIRED: Final = "ModelURIRequired"
     # Applied, but its pool has no node for it yet: the cloud's autoscaler adds one.
     WAITING_FOR_CAPACITY: Final = "WaitingForCapacity"

@@ -51,6 +51,20 @@ SCHEDULING_VALID = report.Condition(
 )
 
 
+def scheduling_valid(findings: list[Issue]) -> report.Condition:
+    """The condition of a block without errors: a gang API the cluster's version does
+    not serve is named on it, since the pods then start ungated."""
+    lacking = [str(f) for f in findings if f.reason == Reason.GANG_API_UNAVAILABLE]
+    if not lacking:
+        return SCHEDULING_VALID
+    return report.Condition(
+        SCHEDULING_CONFIGURED,
+        True,
+        Reason.GANG_API_UNAVAILABLE,
+        f"{SCHEDULING_VALID.message}; " + "; ".join(lacking),
+    )
+
+
 def class_requirement(class_name: str) -> str:
     return f"inferenceclass-{class_name}"
 
@@ -94,12 +108,12 @@ class FunctionRunner(ComposeFunction):
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
-        config, findings = parse_scheduling(scheduling)
+        config, findings = parse_scheduling(scheduling, spec.kubernetesVersion if spec else None)
         report.report_issues(
             rsp,
             SCHEDULING_CONFIGURED,
             findings,
-            SCHEDULING_VALID,
+            scheduling_valid(findings),
             failed_reason=Reason.INVALID_SCHEDULING,
         )
 

@@ -115,7 +115,10 @@ class FunctionRunner(ComposeFunction):
                 Reason.CLUSTER_NOT_CONNECTED,
             )
 
-        config, _ = parse_scheduling(cluster.spec.scheduling if cluster.spec else None)
+        spec = cluster.spec
+        config, _ = parse_scheduling(
+            spec.scheduling if spec else None, spec.kubernetesVersion if spec else None
+        )
         priority_classes = self.priority_classes(req, rsp, config)
         rendered = render_replica(replica, cluster_input(cluster))
 

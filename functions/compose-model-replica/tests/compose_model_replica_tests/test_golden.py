@@ -138,10 +138,17 @@ KSERVE_SERVING = {
     ),
 }
 
+
+def kubernetes_version(obj: dict[str, Any], version: str) -> dict[str, Any]:
+    obj["spec"]["kubernetesVersion"] = version
+    return obj
+
+
 CASES = {
-    # KAI with Modelplane-composed PodGroups: a two-worker LWS decode (one gang of
-    # both workers, a GangLimited warning), a Deployment prefill, a queue template,
-    # default labels, and a team label KAI reserves (removed, with a warning).
+    # KAI with Modelplane-composed PodGroups: a two-worker LWS decode and a
+    # Deployment prefill, one PodGroup of the whole replica with a sub-group per
+    # role, a queue template, default labels, and a team label KAI reserves
+    # (removed, with a warning).
     "native-kai-disaggregated": request(
         replica(
             decode=role(2, 2, "h100", **{"kai.scheduler/queue": "mine"}),
@@ -164,6 +171,25 @@ CASES = {
                 )
             ],
             "priorityclasses": PRIORITY_CLASSES,
+        },
+    ),
+    # The default scheduler through the Workload API on Kubernetes 1.35: one
+    # v1alpha1 Workload of both Deployment roles, every pod's workloadRef naming it.
+    "native-workload-api-disaggregated": request(
+        replica(decode=role(2, 1, "h100"), prefill=role(1, 1, "h200")),
+        observed={"namespace": NAMESPACE},
+        required={
+            "inferencecluster": [
+                kubernetes_version(
+                    cluster(
+                        "Native",
+                        name="east",
+                        pools=EAST_POOLS,
+                        scheduling={"provider": "Default", "gang": {"api": "Workload"}},
+                    ),
+                    "1.35",
+                )
+            ],
         },
     ),
     # KServe with Kueue: one LLMInferenceService, a multi-node main block and a

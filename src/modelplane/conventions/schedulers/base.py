@@ -154,6 +154,22 @@ class Scheduler(abc.ABC):
         """The gang object for `pods`, named `name`, when `composes_gang()`."""
         return None
 
+    def replica_gang(
+        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+    ) -> GangObject | None:
+        """One gang object named `name` for a disaggregated replica, with a sub-group
+        per role needing `minimums[role]` pods, when the scheduler has sub-groups and
+        `composes_gang()`; `owner` is the kind that owns the replica's gang pods."""
+        return None
+
+    def sub_group_keys(self, role: str) -> Keys:
+        """The keys that put a pod of `role` in its sub-group of `replica_gang`."""
+        return no_keys()
+
+    def split_gang(self) -> str:
+        """Why a disaggregated replica is not one all-or-nothing gang here."""
+        return f"{self.name} has no sub-groups Modelplane composes"
+
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         """Issues for what this scheduler would silently mishandle in `unit`."""
         return []

@@ -47,3 +47,9 @@ class Coscheduling(Scheduler):
         return GangObject(
             PODGROUP_API, {"minMember": pods.pods}, pod_labels={POD_GROUP_LABEL: name}
         )
+
+    def split_gang(self) -> str:
+        return (
+            "the coscheduling plugin's PodGroup has no sub-groups, so each multi-pod "
+            "worker is ganged on its own"
+        )

@@ -41,6 +41,7 @@ DEFAULT_QUEUE: Final = "default-queue"
 PREEMPTIBILITY_LABEL: Final = "kai.scheduler/preemptibility"
 PRIORITY_LABEL: Final = "priorityClassName"
 SKIP_PODGROUPER: Final = "kai.scheduler/skip-podgrouper"
+SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION: Final = "pod-group-name"
 PODGROUP_API: Final = "scheduling.run.ai/v2alpha2"
 PREEMPTIBLE: Final = "preemptible"
@@ -77,6 +78,14 @@ CHART: Final = Component(
 
 
 @dataclass(frozen=True)
+class _Pods:
+    """What `gang` reads of a pod set, for a gang spanning the roles of a replica."""
+
+    owner: WorkloadKind
+    pods: int
+
+
+@dataclass(frozen=True)
 class KAI(Scheduler):
     """`spec.scheduling.kai`: what Modelplane cannot learn from the cluster itself.
 
@@ -89,7 +98,7 @@ class KAI(Scheduler):
     default_scheduler_name = "kai-scheduler"
     settings_field = "kai"
     reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
-    gang_keys = (POD_GROUP_ANNOTATION, SKIP_PODGROUPER)
+    gang_keys = (POD_GROUP_ANNOTATION, SKIP_PODGROUPER, SUBGROUP_LABEL)
     reads_priority_classes = True
     install = CHART
     queue_crd = "queues.scheduling.run.ai"
@@ -172,7 +181,7 @@ class KAI(Scheduler):
     def composes_gang(self) -> bool:
         return self.pod_grouper == MODELPLANE
 
-    def gang(self, name: str, pods: PodSet, platform: Platform) -> GangObject:
+    def gang(self, name: str, pods: PodSet | _Pods, platform: Platform) -> GangObject:
         # Mirror what KAI's podgrouper would have written: the queue is read from
         # the PodGroup, never from the pods, once the podgrouper is skipped.
         spec: dict[str, Any] = {
@@ -187,6 +196,30 @@ class KAI(Scheduler):
             PODGROUP_API,
             spec,
             pod_annotations={POD_GROUP_ANNOTATION: name, SKIP_PODGROUPER: "true"},
+        )
+
+    def replica_gang(
+        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+    ) -> GangObject | None:
+        if not self.composes_gang():
+            return None
+        group = self.gang(name, _Pods(owner, sum(minimums.values())), platform)
+        # The PodGroup needs all of them; each role is a sub-group with its own minimum.
+        group.spec["subGroups"] = [
+            {"name": role, "minMember": count} for role, count in sorted(minimums.items())
+        ]
+        return group
+
+    def sub_group_keys(self, role: str) -> Keys:
+        return Keys({SUBGROUP_LABEL: role}, {})
+
+    def split_gang(self) -> str:
+        if self.composes_gang():
+            return super().split_gang()
+        return (
+            "KAI's podgrouper (kai.podGrouper: Automatic) gangs each role's workload on "
+            "its own; kai.podGrouper: Modelplane makes the replica one PodGroup with a "
+            "sub-group per role"
         )
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:

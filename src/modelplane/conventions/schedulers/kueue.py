@@ -107,3 +107,6 @@ class Kueue(Scheduler):
         return misplaced_keys(
             self, annotations, (QUEUE_LABEL, PRIORITY_LABEL), "defaultAnnotations", "a label"
         )
+
+    def split_gang(self) -> str:
+        return "Kueue admits each role's workload object as a workload of its own"

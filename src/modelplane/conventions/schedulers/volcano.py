@@ -5,7 +5,7 @@ controller's Volcano provider reads). With `lwsGangScheduling` the LWS controlle
 creates each group's PodGroup; without it Modelplane composes them.
 """
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,6 +24,9 @@ from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, n
 QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
 GROUP_ANNOTATION: Final = "scheduling.k8s.io/group-name"
 JOB_GROUP_ANNOTATION: Final = "scheduling.volcano.sh/group-name"
+# The task a pod belongs to, which minTaskMember counts by (Volcano's job controller
+# sets it on a vcjob's pods).
+TASK_ANNOTATION: Final = "volcano.sh/task-spec"
 DEFAULT_QUEUE: Final = "default"
 PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
 QUEUE_API: Final = "scheduling.volcano.sh/v1beta1"
@@ -52,7 +55,7 @@ class Volcano(Scheduler):
     default_scheduler_name = "volcano"
     settings_field = "volcano"
     reserved_keys = ("scheduling.volcano.sh/", "volcano.sh/", GROUP_ANNOTATION)
-    gang_keys = (GROUP_ANNOTATION, JOB_GROUP_ANNOTATION)
+    gang_keys = (GROUP_ANNOTATION, JOB_GROUP_ANNOTATION, TASK_ANNOTATION)
     install = CHART
     queue_crd = "queues.scheduling.volcano.sh"
     gang_crd = "podgroups.scheduling.volcano.sh"
@@ -112,6 +115,33 @@ class Volcano(Scheduler):
         if platform.priority:
             spec["priorityClassName"] = platform.priority
         return GangObject(PODGROUP_API, spec, pod_annotations={GROUP_ANNOTATION: name})
+
+    def replica_gang(
+        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+    ) -> GangObject | None:
+        if not self.composes_gang():
+            return None
+        spec: dict[str, Any] = {
+            "minMember": sum(minimums.values()),
+            "minTaskMember": dict(sorted(minimums.items())),
+        }
+        if platform.queue:
+            spec["queue"] = platform.queue
+        if platform.priority:
+            spec["priorityClassName"] = platform.priority
+        return GangObject(PODGROUP_API, spec, pod_annotations={GROUP_ANNOTATION: name})
+
+    def sub_group_keys(self, role: str) -> Keys:
+        return Keys({}, {TASK_ANNOTATION: role})
+
+    def split_gang(self) -> str:
+        if self.composes_gang():
+            return super().split_gang()
+        return (
+            "the LeaderWorkerSet controller's Volcano provider gangs each LWS group on "
+            "its own; volcano.lwsGangScheduling: false makes the replica one PodGroup "
+            "with a task per role"
+        )
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = platform.queue
