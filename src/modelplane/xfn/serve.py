@@ -19,18 +19,22 @@ protobuf message can hold.
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
+import asyncio
+import signal
 from collections.abc import Callable
 from typing import Any
 
 import click
 import grpc
 from crossplane.function import cli as sdkcli
-from crossplane.function import response
+from crossplane.function import logging, response, runtime
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
+from grpc_reflection.v1alpha import reflection
 
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import report
+from modelplane.xfn import report, required
 from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
 
 DEFAULT_MAX_MESSAGE_MIB = 128
@@ -55,6 +59,13 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         if size <= self.limit:
             return await self.runner.RunFunction(request, context)
         return await self.too_large(request, size)
+
+    async def run_bytes(self, data: bytes, _context: object = None) -> fnv1.RunFunctionResponse:
+        """RunFunction of a request as it arrived: its size is its length, and its
+        fetched lists stay bytes until read (`received`)."""
+        if len(data) <= self.limit:
+            return await self.runner.run_serialized(data)
+        return await self.too_large(fnv1.RunFunctionRequest.FromString(data), len(data))
 
     async def too_large(self, req: fnv1.RunFunctionRequest, size: int) -> fnv1.RunFunctionResponse:
         # Ask for what the function asks for without the fetched resources, so
@@ -84,6 +95,63 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         return rsp
 
 
+def _bytes_handler(runner: SizeLimited) -> grpc.GenericRpcHandler:
+    """RunFunction (v1), handing the runner each request as it arrived."""
+    return grpc.method_handlers_generic_handler(
+        _SERVICE,
+        {
+            "RunFunction": grpc.unary_unary_rpc_method_handler(
+                runner.run_bytes,
+                request_deserializer=None,
+                response_serializer=fnv1.RunFunctionResponse.SerializeToString,
+            )
+        },
+    )
+
+
+_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
+
+
+def _serve(
+    runner: SizeLimited,
+    address: str,
+    *,
+    creds: grpc.ServerCredentials | None,
+    insecure: bool,
+    grpc_options: list[tuple[str, Any]],
+) -> None:
+    """The SDK's server (`crossplane.function.runtime.serve`: v1 and v1beta1, reflection,
+    mTLS or insecure, a graceful stop on SIGTERM), v1 served from the request's bytes."""
+    if creds is None and not insecure:
+        raise ValueError("no credentials were provided: give --tls-server-certs-dir or --insecure")
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    server = grpc.aio.server(options=grpc_options)
+    loop.add_signal_handler(
+        signal.SIGTERM,
+        lambda: asyncio.ensure_future(server.stop(grace=runtime.SHUTDOWN_GRACE_PERIOD_SECONDS)),
+    )
+    server.add_generic_rpc_handlers((_bytes_handler(runner),))
+    grpcv1beta1.add_FunctionRunnerServiceServicer_to_server(  # pyright: ignore[reportUnknownMemberType]
+        runtime.BetaFunctionRunner(wrapped=runner), server
+    )
+    reflection.enable_server_reflection(runtime.SERVICE_NAMES, server)
+    if creds is not None:
+        server.add_secure_port(address, creds)
+    if insecure:
+        server.add_insecure_port(address)
+
+    async def start() -> None:
+        await server.start()
+        await server.wait_for_termination()
+
+    try:
+        loop.run_until_complete(start())
+    finally:
+        loop.run_until_complete(server.stop(grace=runtime.SHUTDOWN_GRACE_PERIOD_SECONDS))
+        loop.close()
+
+
 def command(
     name: str, make_runner: Callable[[], grpcv1.FunctionRunnerServiceServicer]
 ) -> click.Command:
@@ -99,7 +167,22 @@ def command(
         else:
             receive = max_recv_message_size
         send = max_send_message_size or max_recv_message_size
-        sdkcli.run(runner, max_recv_message_size=receive, max_send_message_size=send, **options)
+        if not isinstance(runner, SizeLimited):
+            sdkcli.run(runner, max_recv_message_size=receive, max_send_message_size=send, **options)
+            return
+        # Crossplane's objects come from the API server, every write a new resourceVersion.
+        required.trust_resource_versions(True)
+        logging.configure(level=logging.Level.DEBUG if options["debug"] else logging.Level.INFO)
+        _serve(
+            runner,
+            options["address"],
+            creds=runtime.load_credentials(options["tls_certs_dir"]),
+            insecure=options["insecure"],
+            grpc_options=[
+                ("grpc.max_receive_message_length", receive * _MIB),
+                ("grpc.max_send_message_length", send * _MIB),
+            ],
+        )
 
     for param in serve.params:
         if param.name == "max_recv_message_size":
