@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster
 
+from modelplane.core.numbers import restore_ints
 from modelplane.xfn import memo, received, required, structs
 from modelplane.xfn import runner as runner_module
 from modelplane_cli import gowire
@@ -119,9 +120,9 @@ def test_one_changed_object_in_go_order_is_the_only_one_read_again(
     read: list[str] = []
     real = required.parse_object
 
-    def counting(model: Any, obj: dict[str, Any]) -> Any:
+    def counting(model: Any, obj: dict[str, Any], **options: Any) -> Any:
         read.append(obj["metadata"]["name"])
-        return real(model, obj)
+        return real(model, obj, **options)
 
     monkeypatch.setattr(required, "parse_object", counting)
     rng = random.Random(5)
@@ -162,3 +163,32 @@ def test_resource_versions_are_trusted_only_when_told() -> None:
     required.trust_resource_versions(True)
     _forget()
     assert (nodes(stale), nodes(rewritten)) == (2, 2)
+
+
+_NUMBERS = st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**52), 2**52)
+_JSON = st.recursive(
+    st.none() | st.booleans() | _NUMBERS | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), _JSON, max_size=5))
+def test_plain_is_the_sdks_conversion_with_ints_restored(obj: dict[str, Any]) -> None:
+    struct = struct_pb2.Struct()
+    struct.update(obj)
+    assert structs.plain(struct) == restore_ints(structs.to_values(struct))
+
+
+@pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")])
+def test_plain_refuses_what_the_sdks_conversion_refuses(number: float) -> None:
+    struct = struct_pb2.Struct()
+    struct.update({"a": [number]})
+    with pytest.raises(ValueError) as sdk:
+        structs.to_values(struct)
+    with pytest.raises(ValueError) as ours:
+        structs.plain(struct)
+    assert str(ours.value) == str(sdk.value)

@@ -52,9 +52,11 @@ DEFAULT_PROCESSES = 3
 CLIENT_RECEIVE_LIMIT = 4 * 1024 * 1024  # gRPC-Go's default, which Crossplane keeps
 CALL_DEADLINE_SECONDS = 10.0  # Crossplane's per-call function timeout
 _NAMESPACE = "bench"
+# compose-model-deployment's requirement names.
+CLUSTERS = "inferenceclusters"
+REPLICAS = "modelreplicas"
 _SERVER = "from compose_model_deployment.main import main; main()"
 _READY_SECONDS = 60.0
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 STEADY_GOAL_MS = {1000: 50.0}
 """The steady call's goal (Go-order bytes, one pool grown), by clusters."""
 
@@ -100,7 +102,7 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return struct
 
 
-def _deployment(selectors: list[str], replicas: int) -> dict[str, Any]:
+def deployment(selectors: list[str], replicas: int) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": MODEL_DEPLOYMENT,
@@ -131,16 +133,16 @@ def first_request(
     fleet, no ModelReplicas yet, no PriorityClasses."""
     req = fnv1.RunFunctionRequest()
     req.meta.tag = "bench"
-    req.observed.composite.resource.CopyFrom(_struct(_deployment(selectors, replicas)))
-    fetched = req.required_resources.get_or_create("inferenceclusters")
+    req.observed.composite.resource.CopyFrom(_struct(deployment(selectors, replicas)))
+    fetched = req.required_resources.get_or_create(CLUSTERS)
     for obj in clusters:
         fetched.items.add().resource.CopyFrom(_struct(_served(obj)))
-    req.required_resources.get_or_create("modelreplicas")
+    req.required_resources.get_or_create(REPLICAS)
     req.required_resources.get_or_create("priorityclasses")
     return req
 
 
-_SERVING = {
+SERVING = {
     "conditions": [
         {"type": kind, "status": "True", "reason": "Bench"}
         for kind in ("Ready", "Synced", "Accepted", "Serving")
@@ -158,7 +160,7 @@ def steady_request(
     status = response.desired.composite.resource.fields.get("status")
     if status is not None:
         req.observed.composite.resource.fields["status"].CopyFrom(status)
-    fetched = req.required_resources["modelreplicas"]
+    fetched = req.required_resources[REPLICAS]
     for name, desired in sorted(response.desired.resources.items()):
         obj = _struct({})
         obj.CopyFrom(desired.resource)
@@ -166,7 +168,7 @@ def steady_request(
         metadata["namespace"] = _NAMESPACE
         metadata["uid"] = f"uid-{name}"
         metadata["resourceVersion"] = "1"
-        obj["status"] = _SERVING
+        obj["status"] = SERVING
         req.observed.resources[name].resource.CopyFrom(obj)
         fetched.items.add().resource.CopyFrom(obj)
     return req
@@ -209,16 +211,22 @@ class Server:
             RUN_FUNCTION_METHOD, request_serializer=None, response_deserializer=None
         )
 
-    def call(self, payload: bytes) -> tuple[float, bytes]:
+    def call(self, payload: bytes, deadline: float = CALL_DEADLINE_SECONDS) -> tuple[float, bytes]:
         """Milliseconds for one call and the response's bytes; grpc.RpcError on failure."""
         start = time.perf_counter()
-        answer: bytes = self._call(payload, timeout=CALL_DEADLINE_SECONDS)
+        answer: bytes = self._call(payload, timeout=deadline)
         return (time.perf_counter() - start) * 1000, answer
 
     def cpu_seconds(self) -> float:
-        """The server process's CPU time so far (user and system, all threads)."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        """The server's CPU time so far, all its threads (the scheduler's nanoseconds,
+        not the clock ticks of /proc/PID/stat, which are 10 ms)."""
+        total = 0
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue  # a thread that ended meanwhile
+        return total / 1e9
 
     def close(self) -> float | None:
         """Stop the server; returns its peak RSS in MiB."""
@@ -229,7 +237,7 @@ class Server:
         return peak
 
 
-def _error(error: grpc.RpcError) -> str:
+def error_text(error: grpc.RpcError) -> str:
     code = error.code() if isinstance(error, grpc.Call) else None
     details = error.details() if isinstance(error, grpc.Call) else str(error)
     return f"{code.name if code else 'UNKNOWN'}: {details}"
@@ -243,10 +251,10 @@ _MODES = (
 )
 
 
-def grow_pool(request: fnv1.RunFunctionRequest, call: int) -> None:
+def grow_pool(request: fnv1.RunFunctionRequest, call: int, name: str = "inferenceclusters") -> None:
     """One cluster's first pool grown by a node, declared and published: what a live
     fleet changes between two polls. A different cluster each call, spread over the fleet."""
-    items = request.required_resources["inferenceclusters"].items
+    items = request.required_resources[name].items
     if not items:
         return
     fields = items[(call * 7919) % len(items)].resource.fields
@@ -324,7 +332,7 @@ def measure(
                         cpu.append((server.cpu_seconds() - before) * 1000)
                         result["steady_response_bytes"] = len(answer)
         except grpc.RpcError as error:
-            result["error"] = _error(error)
+            result["error"] = error_text(error)
         finally:
             peak = server.close()
             if peak is not None:

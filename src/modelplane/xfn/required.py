@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn import received
 from modelplane.xfn.memo import BoundedMemo, digest, digest_bytes, digest_items, digest_list
-from modelplane.xfn.structs import fresh_values, pick, to_dict
+from modelplane.xfn.structs import pick, plain, to_dict
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -117,9 +117,9 @@ def resolve(
         if cached is not None:
             items.append(cast(M, cached))
             continue
-        obj = fresh_values(item.resource)
+        obj = plain(item.resource)
         try:
-            parsed = parse_object(model, obj)
+            parsed = parse_object(model, obj, ints_restored=True)
         except InvalidInputError as error:
             unreadable.append(_unreadable(obj, index, error))
             continue

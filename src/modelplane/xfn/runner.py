@@ -34,7 +34,7 @@ from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import received, report
 from modelplane.xfn.memo import BoundedMemo, digest
-from modelplane.xfn.structs import fresh_values, to_dict
+from modelplane.xfn.structs import plain, to_dict
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -186,7 +186,7 @@ def observed_composite(
     key = (model, digest(struct))
     known = _COMPOSITES.get(key)
     if known is None:
-        known = parse_object(model, fresh_values(struct))
+        known = parse_object(model, plain(struct), ints_restored=True)
         _COMPOSITES.put(key, known)
     return cast(M, known)
 
