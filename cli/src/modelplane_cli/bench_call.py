@@ -35,6 +35,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ CLUSTERS = "inferenceclusters"
 REPLICAS = "modelreplicas"
 _SERVER = "from compose_model_deployment.main import main; main()"
 _READY_SECONDS = 60.0
+_CONCURRENT_DEADLINE = 60.0  # calls queue behind each other: throughput, not latency
 STEADY_GOAL_MS = {1000: 50.0}
 """The steady call's goal (Go-order bytes, one pool grown), by clusters."""
 
@@ -84,6 +86,13 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
         default=[],
         metavar="ARG",
         help="extra flag for the function server (repeatable), e.g. --max-recv-message-size=64",
+    )
+    command.add_argument(
+        "--callers",
+        type=bench_command.count(0),
+        default=0,
+        help="also send the steady calls from one caller, then from this many at once, "
+        "and report calls per second (default 0: not measured)",
     )
     command.add_argument(
         "--no-compare",
@@ -174,6 +183,22 @@ def steady_request(
     return req
 
 
+def _cpu_seconds(pid: int) -> float:
+    total = 0.0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0.0  # a process that ended meanwhile
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[0]) / 1e9
+            children = (task / "children").read_text().split()
+        except (OSError, IndexError, ValueError):
+            continue
+        total += sum(_cpu_seconds(int(child)) for child in children)
+    return total
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -218,15 +243,9 @@ class Server:
         return (time.perf_counter() - start) * 1000, answer
 
     def cpu_seconds(self) -> float:
-        """The server's CPU time so far, all its threads (the scheduler's nanoseconds,
-        not the clock ticks of /proc/PID/stat, which are 10 ms)."""
-        total = 0
-        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-            try:
-                total += int((task / "schedstat").read_text().split()[0])
-            except (OSError, IndexError, ValueError):
-                continue  # a thread that ended meanwhile
-        return total / 1e9
+        """The server's CPU time so far: every thread of it and of its worker processes
+        (the scheduler's nanoseconds, not /proc/PID/stat's 10 ms clock ticks)."""
+        return _cpu_seconds(self.process.pid)
 
     def close(self) -> float | None:
         """Stop the server; returns its peak RSS in MiB."""
@@ -297,6 +316,7 @@ def measure(
     extra_args: list[str],
     *,
     compare: bool = True,
+    callers: int = 0,
 ) -> dict[str, Any]:
     """The first call and the steady ones, on Go-order bytes with one pool grown between
     steady calls; with `compare`, also on deterministic bytes and on an unchanged fleet."""
@@ -331,6 +351,11 @@ def measure(
                     if name == "steady":
                         cpu.append((server.cpu_seconds() - before) * 1000)
                         result["steady_response_bytes"] = len(answer)
+            if callers and "concurrent" not in result:
+                result["concurrent"] = [
+                    throughput(server, sent["steady"], 1),
+                    throughput(server, sent["steady"], callers),
+                ]
         except grpc.RpcError as error:
             result["error"] = error_text(error)
         finally:
@@ -339,19 +364,58 @@ def measure(
                 peaks.append(peak)
         if "error" in result:
             break
+    _summarize(result, firsts, times, cpu, [name for name, _, _ in modes])
+    if peaks:
+        result["server_peak_rss_mib"] = max(peaks)
+    return result
+
+
+def throughput(server: "Server", sent: list[bytes], callers: int) -> dict[str, Any]:
+    """`callers` callers at once, each sending every request of `sent` in turn: calls
+    answered per second, and the server's CPU seconds per second (cores used)."""
+    errors: list[str] = []
+
+    def caller(offset: int) -> None:
+        for index in range(len(sent)):
+            try:
+                server.call(sent[(index + offset) % len(sent)], _CONCURRENT_DEADLINE)
+            except grpc.RpcError as error:
+                errors.append(error_text(error))
+
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(callers)]
+    cpu, start = server.cpu_seconds(), time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    found: dict[str, Any] = {
+        "callers": callers,
+        "calls_per_second": round(callers * len(sent) / elapsed, 2),
+        "cores_used": round((server.cpu_seconds() - cpu) / elapsed, 2),
+    }
+    if errors:
+        found["error"] = errors[0]
+    return found
+
+
+def _summarize(
+    result: dict[str, Any],
+    firsts: list[float],
+    times: dict[str, list[float]],
+    cpu: list[float],
+    modes: list[str],
+) -> None:
     if firsts:
         result["first_median_ms"] = round(statistics.median(firsts), 1)
     if times["steady"]:
         result["steady_median_ms"] = round(statistics.median(times["steady"]), 1)
         result["steady_min_ms"] = round(min(times["steady"]), 1)
         result["steady_cpu_median_ms"] = round(statistics.median(cpu), 1)
-        for name, _, _ in modes[1:]:
+        for name in modes[1:]:
             median = statistics.median(times[name])
             result[f"{name}_median_ms"] = round(median, 1)
             result[f"steady_to_{name}"] = round(result["steady_median_ms"] / median, 2)
-    if peaks:
-        result["server_peak_rss_mib"] = max(peaks)
-    return result
 
 
 def _steady_only(steady: fnv1.RunFunctionRequest, runs: int) -> dict[str, list[bytes]]:
@@ -382,7 +446,14 @@ def run(args: argparse.Namespace) -> int:
     if os.environ.get("MAX_RECV_MESSAGE_SIZE") or os.environ.get("MAX_GRPC_MESSAGE_SIZE"):
         result["server_env"] = "MAX_RECV_MESSAGE_SIZE is set"
     result.update(
-        measure(request, args.runs, args.processes, list(args.server_arg), compare=args.compare)
+        measure(
+            request,
+            args.runs,
+            args.processes,
+            list(args.server_arg),
+            compare=args.compare,
+            callers=args.callers,
+        )
     )
     goal = STEADY_GOAL_MS.get(args.clusters)
     if goal is not None and "steady_median_ms" in result:

@@ -22,7 +22,7 @@ protobuf message can hold.
 import asyncio
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import click
 import grpc
@@ -36,6 +36,7 @@ from grpc_reflection.v1alpha import reflection
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
+from modelplane.xfn.workers import Workers, default_workers
 
 DEFAULT_MAX_MESSAGE_MIB = 128
 """Room for a 10,000-cluster fleet and its replicas, several times over."""
@@ -46,9 +47,10 @@ _MIB = 1024 * 1024
 class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
     """A ComposeFunction that answers a request over `limit` bytes with a condition."""
 
-    def __init__(self, runner: ComposeFunction, limit: int) -> None:
+    def __init__(self, runner: ComposeFunction, limit: int, workers: Workers | None = None) -> None:
         self.runner = runner
         self.limit = limit
+        self.workers = workers
 
     async def RunFunction(  # noqa: N802 (the gRPC method name)
         self,
@@ -60,12 +62,17 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
             return await self.runner.RunFunction(request, context)
         return await self.too_large(request, size)
 
-    async def run_bytes(self, data: bytes, _context: object = None) -> fnv1.RunFunctionResponse:
-        """RunFunction of a request as it arrived: its size is its length, and its
-        fetched lists stay bytes until read (`received`)."""
-        if len(data) <= self.limit:
-            return await self.runner.run_serialized(data)
-        return await self.too_large(fnv1.RunFunctionRequest.FromString(data), len(data))
+    async def run_bytes(self, data: bytes, _context: object = None) -> bytes:
+        """RunFunction of a request as it arrived, answered as bytes: its size is its
+        length, its fetched lists stay bytes until read (`received`), and it is
+        composed by a worker process when there are `workers`."""
+        if len(data) > self.limit:
+            rsp = await self.too_large(fnv1.RunFunctionRequest.FromString(data), len(data))
+            return rsp.SerializeToString(deterministic=True)
+        if self.workers is not None:
+            return await self.workers.run(data)
+        # Deterministic, so any process sends the same bytes for the same answer.
+        return (await self.runner.run_serialized(data)).SerializeToString(deterministic=True)
 
     async def too_large(self, req: fnv1.RunFunctionRequest, size: int) -> fnv1.RunFunctionResponse:
         # Ask for what the function asks for without the fetched resources, so
@@ -103,7 +110,7 @@ def _bytes_handler(runner: SizeLimited) -> grpc.GenericRpcHandler:
             "RunFunction": grpc.unary_unary_rpc_method_handler(
                 runner.run_bytes,
                 request_deserializer=None,
-                response_serializer=fnv1.RunFunctionResponse.SerializeToString,
+                response_serializer=None,
             )
         },
     )
@@ -157,12 +164,25 @@ def command(
 ) -> click.Command:
     @click.command(name=name, help=f"Serve the {name} composition function over gRPC.")
     @sdkcli.standard_options
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=0),
+        default=1,
+        envvar="WORKERS",
+        help="Processes composing calls at once; 0 is the container's CPU limit, 1 (the "
+        "default) composes in the server's own process.",
+    )
     def serve(
-        max_recv_message_size: int, max_send_message_size: int | None, **options: Any
+        max_recv_message_size: int, max_send_message_size: int | None, workers: int, **options: Any
     ) -> None:
         runner = make_runner()
+        pool: Workers | None = None
         if isinstance(runner, ComposeFunction):
-            runner = SizeLimited(runner, max_recv_message_size * _MIB)
+            processes = workers or default_workers()
+            if processes > 1:
+                factory = cast(Callable[[], ComposeFunction], make_runner)
+                pool = Workers(factory, processes, debug=bool(options["debug"]))
+            runner = SizeLimited(runner, max_recv_message_size * _MIB, pool)
             receive = _TRANSPORT_MIB
         else:
             receive = max_recv_message_size
@@ -173,16 +193,20 @@ def command(
         # Crossplane's objects come from the API server, every write a new resourceVersion.
         required.trust_resource_versions(True)
         logging.configure(level=logging.Level.DEBUG if options["debug"] else logging.Level.INFO)
-        _serve(
-            runner,
-            options["address"],
-            creds=runtime.load_credentials(options["tls_certs_dir"]),
-            insecure=options["insecure"],
-            grpc_options=[
-                ("grpc.max_receive_message_length", receive * _MIB),
-                ("grpc.max_send_message_length", send * _MIB),
-            ],
-        )
+        try:
+            _serve(
+                runner,
+                options["address"],
+                creds=runtime.load_credentials(options["tls_certs_dir"]),
+                insecure=options["insecure"],
+                grpc_options=[
+                    ("grpc.max_receive_message_length", receive * _MIB),
+                    ("grpc.max_send_message_length", send * _MIB),
+                ],
+            )
+        finally:
+            if pool is not None:
+                pool.close()
 
     for param in serve.params:
         if param.name == "max_recv_message_size":
