@@ -14,6 +14,11 @@ validity condition False (`RequestTooLarge`, saying how big it was and which
 flag raises the limit) and every composed resource and published status field
 kept as observed, so nothing is deleted. gRPC's own limit is then the most a
 protobuf message can hold.
+
+A ComposeFunction is served from each request's bytes (`received`), keys what
+Crossplane fetched by uid and resourceVersion (`required.trust_resource_versions`),
+and composes on `--workers` processes (WORKERS; `workers`). See
+design/go-order-requests.md.
 """
 
 # pyright: reportMissingTypeStubs=false
