@@ -40,7 +40,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import INFERENCE_CLUSTER, MODEL_REPLICA
 from modelplane.xfn.structs import to_dict
-from modelplane_cli import bench_call, bench_command, gowire
+from modelplane_cli import bench_call, bench_command, bench_server, gowire
 
 DEFAULT_RUNS = 5
 RECONCILE_SECONDS = 60.0
@@ -150,7 +150,7 @@ def measure(
     bare = fnv1.RunFunctionRequest()
     bare.meta.tag = "bench"
     bare.observed.composite.resource.CopyFrom(composite)
-    server = bench_call.Server([])
+    server = bench_server.Server([])
     result: dict[str, Any] = {}
     try:
         _, answer = server.call(gowire.serialize(bare, rng))
@@ -182,7 +182,7 @@ def measure(
                 payload = gowire.serialize(req, rng)
                 before = server.cpu_seconds()
                 server.call(
-                    payload, _WARM_UP_DEADLINE if not call else bench_call.CALL_DEADLINE_SECONDS
+                    payload, _WARM_UP_DEADLINE if not call else bench_server.CALL_DEADLINE_SECONDS
                 )
                 if call:  # the first round warms what the changed fleet needs
                     cpu[kind].append((server.cpu_seconds() - before) * 1000)
@@ -193,7 +193,7 @@ def measure(
             name: len(listed.items) for name, listed in sorted(full.required_resources.items())
         }
     except grpc.RpcError as error:
-        result["error"] = bench_call.error_text(error)
+        result["error"] = bench_server.error_text(error)
     finally:
         server.close()
     return result
