@@ -83,7 +83,7 @@ generate: sync ## Regenerate the pydantic models and the CLI's copy of apis/.
 	$(RUN) python cli/package_apis.py
 
 .PHONY: bench
-bench: sync ## Benchmark the scheduler, its whole gRPC call, its requests' bytes, render, placements (against an exact solver), reading the fleet, and CEL.
+bench: sync ## Benchmark the scheduler, its whole gRPC call (Go-order bytes), its requests' bytes, the control plane's steady state, render, placements (against an exact solver), reading the fleet, and CEL.
 	@for n in 10 100 1000; do \
 	  $(RUN) modelplane bench schedule --fleet $(BENCH_FLEET) --clusters $$n --replicas 10; \
 	done
@@ -95,7 +95,10 @@ bench: sync ## Benchmark the scheduler, its whole gRPC call, its requests' bytes
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench requirements --fleet $(BENCH_FLEET) --clusters 1000
-	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1
+	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1 --no-compare
+	$(RUN) modelplane bench fleet --fleet $(BENCH_FLEET) --clusters 100 --deployments 100
+	$(RUN) modelplane bench fleet --fleet $(BENCH_FLEET) --clusters 1000 --deployments 1000 --runs 3
+	$(RUN) modelplane bench fleet --fleet $(BENCH_FLEET) --clusters 10000 --deployments 1000 --runs 2
 	$(RUN) modelplane bench render --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 100 --deployments 50
 	$(RUN) modelplane bench render --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 300 --deployments 200 --runs 1
 

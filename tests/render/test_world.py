@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelplane.xfn.structs import restore_ints, to_dict, to_struct
+from modelplane.core.numbers import restore_ints
+from modelplane.xfn.structs import to_dict, to_struct
 from modelplane_cli.render.reconcile import first_n
 from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.world import ObjectKey, World, fake_uid

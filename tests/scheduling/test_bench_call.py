@@ -167,3 +167,65 @@ def test_a_size_the_baseline_lacks_prints_no_before_and_a_bad_baseline_fails(
     bad.write_text('{"bench": "render"}')
     with pytest.raises(bench_baseline.BaselineError, match="not a JSON list"):
         bench_baseline.load(bad)
+
+
+def test_bench_call_sends_go_order_bytes_and_reports_the_ratios(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, result = _bench(capsys, "call", fleet, "--clusters 3 --runs 2 --processes 1")
+    assert status == bench_command.EXIT_OK
+    for name in ("stable_order", "unchanged_fleet"):
+        assert result[f"{name}_median_ms"] > 0
+        assert result[f"steady_to_{name}"] == pytest.approx(
+            result["steady_median_ms"] / result[f"{name}_median_ms"], rel=0.05
+        )
+    assert result["steady_cpu_median_ms"] > 0
+
+
+def test_steady_requests_differ_in_order_and_by_one_grown_pool_per_call(fleet: Path) -> None:
+    pools, selectors = bench_command.load_fleet(fleet)
+    first = bench_call.first_request(bench_command.cluster_objects(pools, 3), selectors, 1)
+    sent = bench_call.payloads(first, 2, seed=1)
+    steady = [fnv1.RunFunctionRequest.FromString(p) for p in sent["steady"]]
+    unchanged = [fnv1.RunFunctionRequest.FromString(p) for p in sent["unchanged_fleet"]]
+    # Go's order: the same content in other bytes; deterministic bytes for stable order.
+    assert unchanged[0] == unchanged[1] == first
+    assert len(set(sent["unchanged_fleet"])) == len(sent["unchanged_fleet"])
+    assert all(
+        p == fnv1.RunFunctionRequest.FromString(p).SerializeToString(deterministic=True)
+        for p in sent["stable_order"]
+    )
+
+    def nodes(req: fnv1.RunFunctionRequest) -> list[tuple[int, str]]:
+        clusters = [to_dict(i.resource) for i in req.required_resources["inferenceclusters"].items]
+        return [
+            (c["status"]["gpuPools"][0]["nodes"], c["metadata"]["resourceVersion"])
+            for c in clusters
+        ]
+
+    before, after = nodes(steady[0]), nodes(steady[1])
+    changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert len(changed) == 1
+    (i,) = changed
+    assert after[i][0] == before[i][0] + 1 and int(after[i][1]) == int(before[i][1]) + 1
+
+
+def test_bench_fleet_asks_the_function_what_to_fetch_and_models_a_minute(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, result = _bench(
+        capsys, "fleet", fleet, "--clusters 4 --deployments 3 --replicas 2 --runs 1"
+    )
+    assert status == bench_command.EXIT_OK
+    # Everything the function asks for: every cluster, every deployment's replicas.
+    assert result["fetched_objects"]["inferenceclusters"] == 4
+    assert result["fetched_objects"]["modelreplicas"] == 3 * 2
+    assert result["request_bytes"]["fetched"] > result["request_bytes"]["bare"] > 0
+    deployment = result["per_minute"]["compose-model-deployment"]
+    assert deployment["calls_per_minute"] == 3 * 2
+    sizes = result["request_bytes"]
+    assert deployment["request_mb_per_minute"] == pytest.approx(
+        3 * (sizes["bare"] + sizes["fetched"]) / 1e6, abs=0.05
+    )
+    assert result["per_minute"]["compose-model-replica"]["calls_per_minute"] == 3 * 2 * 2
+    assert result["goal"]["cores"] == 1.0

@@ -72,9 +72,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
     monkeypatch.setattr(required, "_RESOLVED", memo.BoundedMemo())
 
-    def counting(model: Any, obj: dict[str, Any]) -> Any:
+    def counting(model: Any, obj: dict[str, Any], **options: Any) -> Any:
         seen.append(obj["metadata"]["name"])
-        return real(model, obj)
+        return real(model, obj, **options)
 
     monkeypatch.setattr(required, "parse_object", counting)
     return seen

@@ -14,6 +14,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.xfn.structs import to_dict
+from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
 from modelplane_cli.testing import request
 
 DEPLOYMENT: dict[str, Any] = {
@@ -56,7 +57,14 @@ def serving(*flags: str) -> Generator[grpcv1.FunctionRunnerServiceStub]:
     try:
         with grpc.insecure_channel(address, options=OPTIONS) as channel:
             grpc.channel_ready_future(channel).result(timeout=60)
-            yield grpcv1.FunctionRunnerServiceStub(channel)
+            stub = grpcv1.FunctionRunnerServiceStub(channel)
+            # The response's bytes as the server sent them, unparsed.
+            stub.raw = channel.unary_unary(  # type: ignore[attr-defined]
+                RUN_FUNCTION_METHOD,
+                request_serializer=fnv1.RunFunctionRequest.SerializeToString,
+                response_deserializer=None,
+            )
+            yield stub
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -110,3 +118,15 @@ def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
         "modelreplicas",
         "priorityclasses",
     ]
+
+
+def test_worker_processes_answer_what_the_server_process_answers() -> None:
+    """Several processes compose calls at once (--workers); any of them answers a
+    request with the same answer as the server's own process, sent as the same bytes."""
+    req = request(DEPLOYMENT, observed={"m-1": REPLICA}, required={"inferenceclusters": []})
+    answers: list[bytes] = []
+    for workers in ("1", "2"):
+        with serving("--workers", workers) as stub:
+            answers.extend(stub.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
+    assert len(set(answers)) == 1
+    assert fnv1.RunFunctionResponse.FromString(answers[0]).desired.resources

@@ -104,7 +104,7 @@ def test_a_split_request_is_the_request_without_its_lists_and_the_lists() -> Non
 
 def test_lists_are_read_through_the_request_only_while_held() -> None:
     req = request(DEPLOYMENT, required={"c": [cluster("held-a")]})
-    rest, lists = received.split(req.SerializeToString(deterministic=True))
+    rest, lists = received.split(req.SerializeToString(deterministic=True), deterministic=True)
     with received.holding(rest, lists):
         assert received.fetched(rest, "c") and not received.fetched(rest, "other")
         found = required.resolve(rest, "c")
@@ -117,7 +117,7 @@ def test_lists_are_read_through_the_request_only_while_held() -> None:
 def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does() -> None:
     fleet = [cluster("key-a"), cluster("key-b")]
     req = request(DEPLOYMENT, required={"c": fleet})
-    rest, lists = received.split(req.SerializeToString(deterministic=True))
+    rest, lists = received.split(req.SerializeToString(deterministic=True), deterministic=True)
     with received.holding(rest, lists):
         from_bytes = required.resolve(rest, "c", InferenceCluster)
     # Not the whole list's answer: each object's own key finds its model.

@@ -15,6 +15,13 @@ makes one first call and then `--runs` steady calls; `--processes` fresh
 processes give the first call's median. Requests are serialized outside the
 clock, so the time is the server's: receive, parse, compose, serialize, send.
 
+Every request is sent as Crossplane's Go client sends it: each map (every
+Struct) in a fresh random order (`gowire`), and between two steady calls one
+cluster's pool grows by a node, as a live fleet changes between polls. Beside
+that figure (`steady_median_ms`, and the server's CPU per call), the same steady
+calls on deterministic bytes (`stable_order_median_ms`) and on a fleet that does
+not change (`unchanged_fleet_median_ms`), with the steady figure's ratio to each.
+
 Prints one JSON line: sizes in bytes, times in ms, the server's peak RSS in MiB
 (VmHWM), and the gRPC error when a call fails (for example a request over the
 server's message limit, or a response over the client's 4 MiB).
@@ -23,12 +30,9 @@ server's message limit, or a response over the client's 4 MiB).
 import argparse
 import json
 import os
-import socket
+import random
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
@@ -36,16 +40,16 @@ import grpc
 from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT
-from modelplane_cli import bench_baseline, bench_command
-from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
+from modelplane_cli import bench_baseline, bench_command, bench_server, gowire
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3
-CLIENT_RECEIVE_LIMIT = 4 * 1024 * 1024  # gRPC-Go's default, which Crossplane keeps
-CALL_DEADLINE_SECONDS = 10.0  # Crossplane's per-call function timeout
 _NAMESPACE = "bench"
-_SERVER = "from compose_model_deployment.main import main; main()"
-_READY_SECONDS = 60.0
+# compose-model-deployment's requirement names.
+CLUSTERS = "inferenceclusters"
+REPLICAS = "modelreplicas"
+STEADY_GOAL_MS = {1000: 50.0}
+"""The steady call's goal (Go-order bytes, one pool grown), by clusters."""
 
 
 def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -72,6 +76,20 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
         metavar="ARG",
         help="extra flag for the function server (repeatable), e.g. --max-recv-message-size=64",
     )
+    command.add_argument(
+        "--callers",
+        type=bench_command.count(0),
+        default=0,
+        help="also send the steady calls from one caller, then from this many at once, "
+        "and report calls per second (default 0: not measured)",
+    )
+    command.add_argument(
+        "--no-compare",
+        dest="compare",
+        action="store_false",
+        help="time only Go-order bytes on a changing fleet, not also stable order and "
+        "an unchanged fleet",
+    )
     bench_baseline.add_argument(command)
     command.set_defaults(func=run)
 
@@ -82,7 +100,7 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return struct
 
 
-def _deployment(selectors: list[str], replicas: int) -> dict[str, Any]:
+def deployment(selectors: list[str], replicas: int) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": MODEL_DEPLOYMENT,
@@ -99,6 +117,13 @@ def _deployment(selectors: list[str], replicas: int) -> dict[str, Any]:
     }
 
 
+def _served(obj: dict[str, Any]) -> dict[str, Any]:
+    """`obj` as the API server returns it: with a uid and a resourceVersion."""
+    metadata = obj["metadata"]
+    uid = f"uid-{metadata.get('namespace', '')}-{metadata['name']}"
+    return {**obj, "metadata": {**metadata, "uid": uid, "resourceVersion": "1"}}
+
+
 def first_request(
     clusters: list[dict[str, Any]], selectors: list[str], replicas: int
 ) -> fnv1.RunFunctionRequest:
@@ -106,16 +131,16 @@ def first_request(
     fleet, no ModelReplicas yet, no PriorityClasses."""
     req = fnv1.RunFunctionRequest()
     req.meta.tag = "bench"
-    req.observed.composite.resource.CopyFrom(_struct(_deployment(selectors, replicas)))
-    fetched = req.required_resources.get_or_create("inferenceclusters")
+    req.observed.composite.resource.CopyFrom(_struct(deployment(selectors, replicas)))
+    fetched = req.required_resources.get_or_create(CLUSTERS)
     for obj in clusters:
-        fetched.items.add().resource.CopyFrom(_struct(obj))
-    req.required_resources.get_or_create("modelreplicas")
+        fetched.items.add().resource.CopyFrom(_struct(_served(obj)))
+    req.required_resources.get_or_create(REPLICAS)
     req.required_resources.get_or_create("priorityclasses")
     return req
 
 
-_SERVING = {
+SERVING = {
     "conditions": [
         {"type": kind, "status": "True", "reason": "Bench"}
         for kind in ("Ready", "Synced", "Accepted", "Serving")
@@ -133,114 +158,156 @@ def steady_request(
     status = response.desired.composite.resource.fields.get("status")
     if status is not None:
         req.observed.composite.resource.fields["status"].CopyFrom(status)
-    fetched = req.required_resources["modelreplicas"]
+    fetched = req.required_resources[REPLICAS]
     for name, desired in sorted(response.desired.resources.items()):
         obj = _struct({})
         obj.CopyFrom(desired.resource)
-        obj.get_or_create_struct("metadata")["namespace"] = _NAMESPACE
-        obj["status"] = _SERVING
+        metadata = obj.get_or_create_struct("metadata")
+        metadata["namespace"] = _NAMESPACE
+        metadata["uid"] = f"uid-{name}"
+        metadata["resourceVersion"] = "1"
+        obj["status"] = SERVING
         req.observed.resources[name].resource.CopyFrom(obj)
         fetched.items.add().resource.CopyFrom(obj)
     return req
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+_MODES = (
+    # (name, Go's map order, the fleet changed since the last call)
+    ("steady", True, True),
+    ("stable_order", False, True),
+    ("unchanged_fleet", True, False),
+)
 
 
-def _peak_rss_mib(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        return None
-    return None
+def grow_pool(request: fnv1.RunFunctionRequest, call: int, name: str = "inferenceclusters") -> None:
+    """One cluster's first pool grown by a node, declared and published: what a live
+    fleet changes between two polls. A different cluster each call, spread over the fleet."""
+    items = request.required_resources[name].items
+    if not items:
+        return
+    fields = items[(call * 7919) % len(items)].resource.fields
+    metadata = fields["metadata"].struct_value.fields
+    metadata["resourceVersion"].string_value = str(
+        int(metadata["resourceVersion"].string_value) + 1
+    )
+    spec, status = fields["spec"].struct_value.fields, fields["status"].struct_value.fields
+    spec["nodePools"].list_value.values[0].struct_value.fields["nodeCount"].number_value += 1
+    status["gpuPools"].list_value.values[0].struct_value.fields["nodes"].number_value += 1
 
 
-class Server:
-    """One compose-model-deployment process on loopback, and a Crossplane-like channel."""
-
-    def __init__(self, extra_args: list[str]) -> None:
-        self.address = f"127.0.0.1:{_free_port()}"
-        command = [sys.executable, "-c", _SERVER, "--insecure", "--address", self.address]
-        self.process = subprocess.Popen(
-            [*command, *extra_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        self.channel = grpc.insecure_channel(
-            self.address,
-            options=[
-                ("grpc.max_receive_message_length", CLIENT_RECEIVE_LIMIT),
-                ("grpc.max_send_message_length", -1),
-            ],
-        )
-        grpc.channel_ready_future(self.channel).result(timeout=_READY_SECONDS)
-        self._call = self.channel.unary_unary(
-            RUN_FUNCTION_METHOD, request_serializer=None, response_deserializer=None
-        )
-
-    def call(self, payload: bytes) -> tuple[float, bytes]:
-        """Milliseconds for one call and the response's bytes; grpc.RpcError on failure."""
-        start = time.perf_counter()
-        answer: bytes = self._call(payload, timeout=CALL_DEADLINE_SECONDS)
-        return (time.perf_counter() - start) * 1000, answer
-
-    def close(self) -> float | None:
-        """Stop the server; returns its peak RSS in MiB."""
-        peak = _peak_rss_mib(self.process.pid)
-        self.channel.close()
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        return peak
-
-
-def _error(error: grpc.RpcError) -> str:
-    code = error.code() if isinstance(error, grpc.Call) else None
-    details = error.details() if isinstance(error, grpc.Call) else str(error)
-    return f"{code.name if code else 'UNKNOWN'}: {details}"
+def payloads(steady: fnv1.RunFunctionRequest, runs: int, seed: int) -> dict[str, list[bytes]]:
+    """Each mode's steady requests, one warm-up and `runs` timed, as bytes: Go's map order
+    drawn afresh per call (`gowire`) or deterministic, and the fleet changed by
+    `grow_pool` between calls or left as it was."""
+    rng = random.Random(seed)
+    found: dict[str, list[bytes]] = {}
+    for index, (name, go_order, changing) in enumerate(_MODES):
+        request = fnv1.RunFunctionRequest()
+        request.CopyFrom(steady)
+        sent: list[bytes] = []
+        for call in range(runs + 1):
+            if changing:
+                # Each mode grows other clusters: no fleet is sent twice.
+                grow_pool(request, index * (runs + 1) + call)
+            sent.append(
+                gowire.serialize(request, rng)
+                if go_order
+                else request.SerializeToString(deterministic=True)
+            )
+        found[name] = sent
+    return found
 
 
 def measure(
-    first: fnv1.RunFunctionRequest, runs: int, processes: int, extra_args: list[str]
+    first: fnv1.RunFunctionRequest,
+    runs: int,
+    processes: int,
+    extra_args: list[str],
+    *,
+    compare: bool = True,
+    callers: int = 0,
 ) -> dict[str, Any]:
-    payload = first.SerializeToString()
-    result: dict[str, Any] = {"request_bytes": len(payload)}
+    """The first call and the steady ones, on Go-order bytes with one pool grown between
+    steady calls; with `compare`, also on deterministic bytes and on an unchanged fleet."""
+    rng = random.Random(0)
+    result: dict[str, Any] = {}
     firsts: list[float] = []
-    steadies: list[float] = []
+    times: dict[str, list[float]] = {name: [] for name, _, _ in _MODES}
+    cpu: list[float] = []
     peaks: list[float] = []
-    steady_payload = b""
+    sent: dict[str, list[bytes]] = {}
+    modes = [m for m in _MODES if compare or m[0] == "steady"]
     for _ in range(processes):
-        server = Server(extra_args)
+        payload = gowire.serialize(first, rng)
+        result["request_bytes"] = len(payload)
+        server = bench_server.Server(extra_args)
         try:
             elapsed, answer = server.call(payload)
             firsts.append(elapsed)
             result["response_bytes"] = len(answer)
-            if not steady_payload:
+            if not sent:
                 response = fnv1.RunFunctionResponse.FromString(answer)
-                steady_payload = steady_request(first, response).SerializeToString()
-                result["steady_request_bytes"] = len(steady_payload)
-            for _ in range(runs):
-                elapsed, answer = server.call(steady_payload)
-                steadies.append(elapsed)
-            result["steady_response_bytes"] = len(answer)
+                steady = steady_request(first, response)
+                sent = payloads(steady, runs, seed=1) if compare else _steady_only(steady, runs)
+                result["steady_request_bytes"] = len(sent["steady"][-1])
+            for name, _, _ in modes:
+                warm, *timed = sent[name]
+                server.call(warm)
+                for payload in timed:
+                    before = server.cpu_seconds()
+                    elapsed, answer = server.call(payload)
+                    times[name].append(elapsed)
+                    if name == "steady":
+                        cpu.append((server.cpu_seconds() - before) * 1000)
+                        result["steady_response_bytes"] = len(answer)
+            if callers and "concurrent" not in result:
+                result["concurrent"] = [
+                    bench_server.throughput(server, sent["steady"], 1),
+                    bench_server.throughput(server, sent["steady"], callers),
+                ]
         except grpc.RpcError as error:
-            result["error"] = _error(error)
+            result["error"] = bench_server.error_text(error)
         finally:
             peak = server.close()
             if peak is not None:
                 peaks.append(peak)
         if "error" in result:
             break
-    if firsts:
-        result["first_median_ms"] = round(statistics.median(firsts), 1)
-    if steadies:
-        result["steady_median_ms"] = round(statistics.median(steadies), 1)
-        result["steady_min_ms"] = round(min(steadies), 1)
+    _summarize(result, firsts, times, cpu, [name for name, _, _ in modes])
     if peaks:
         result["server_peak_rss_mib"] = max(peaks)
     return result
+
+
+def _summarize(
+    result: dict[str, Any],
+    firsts: list[float],
+    times: dict[str, list[float]],
+    cpu: list[float],
+    modes: list[str],
+) -> None:
+    if firsts:
+        result["first_median_ms"] = round(statistics.median(firsts), 1)
+    if times["steady"]:
+        result["steady_median_ms"] = round(statistics.median(times["steady"]), 1)
+        result["steady_min_ms"] = round(min(times["steady"]), 1)
+        result["steady_cpu_median_ms"] = round(statistics.median(cpu), 1)
+        for name in modes[1:]:
+            median = statistics.median(times[name])
+            result[f"{name}_median_ms"] = round(median, 1)
+            result[f"steady_to_{name}"] = round(result["steady_median_ms"] / median, 2)
+
+
+def _steady_only(steady: fnv1.RunFunctionRequest, runs: int) -> dict[str, list[bytes]]:
+    rng = random.Random(1)
+    request = fnv1.RunFunctionRequest()
+    request.CopyFrom(steady)
+    sent: list[bytes] = []
+    for call in range(runs + 1):
+        grow_pool(request, call)
+        sent.append(gowire.serialize(request, rng))
+    return {"steady": sent}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -259,6 +326,19 @@ def run(args: argparse.Namespace) -> int:
     }
     if os.environ.get("MAX_RECV_MESSAGE_SIZE") or os.environ.get("MAX_GRPC_MESSAGE_SIZE"):
         result["server_env"] = "MAX_RECV_MESSAGE_SIZE is set"
-    result.update(measure(request, args.runs, args.processes, list(args.server_arg)))
+    result.update(
+        measure(
+            request,
+            args.runs,
+            args.processes,
+            list(args.server_arg),
+            compare=args.compare,
+            callers=args.callers,
+        )
+    )
+    goal = STEADY_GOAL_MS.get(args.clusters)
+    if goal is not None and "steady_median_ms" in result:
+        result["steady_goal_ms"] = goal
+        result["steady_goal_met"] = result["steady_median_ms"] <= goal
     print(json.dumps(bench_baseline.with_before(result, baseline)))
     return bench_command.EXIT_FAILED if "error" in result else bench_command.EXIT_OK

@@ -32,6 +32,7 @@ from modelplane_cli import (
     bench_call,
     bench_cel,
     bench_faults,
+    bench_fleet,
     bench_hostile,
     bench_parse,
     bench_placement,
@@ -83,6 +84,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     bench_call.register_command(commands)
     bench_cel.register_command(commands)
     bench_faults.register_command(commands)
+    bench_fleet.register_command(commands)
     bench_hostile.register_command(commands)
     bench_parse.register_command(commands)
     bench_placement.register_command(commands)

@@ -14,7 +14,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import json_format
 
-from modelplane.xfn.structs import restore_ints, to_struct
+from modelplane.core.numbers import restore_ints
+from modelplane.xfn.structs import to_struct
 
 
 def request(

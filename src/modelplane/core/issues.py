@@ -111,15 +111,16 @@ def from_validation_error(error: ValidationError, reason: str = Reason.INVALID_S
     return sorted(found)
 
 
-def parse_object(model: type[M], obj: Mapping[str, Any]) -> M:
+def parse_object(model: type[M], obj: Mapping[str, Any], *, ints_restored: bool = False) -> M:
     """`obj` read into its generated model; InvalidInputError naming every bad field.
 
     The one way every function reads an API object. The generated models are strict
     (`--strict-types` in schemas/generate.py): a boolean, a string or a fractional
     number is no integer, a number no string, as the XRD's schema validates; only
-    the integral doubles a protobuf Struct turns integers into are integers again.
+    the integral doubles a protobuf Struct turns integers into are integers again
+    (already, when `ints_restored`: `modelplane.xfn.structs.plain`).
     """
     try:
-        return model.model_validate(restore_ints(obj))
+        return model.model_validate(obj if ints_restored else restore_ints(obj))
     except ValidationError as error:
         raise InvalidInputError(from_validation_error(error)) from error

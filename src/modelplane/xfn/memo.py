@@ -31,10 +31,10 @@ DEFAULT_ENTRIES = 25_000
 
 def digest(struct: struct_pb2.Struct) -> bytes:
     """A 128-bit digest of the Struct's deterministic serialization."""
-    return _digest_bytes(struct.SerializeToString(deterministic=True))
+    return digest_bytes(struct.SerializeToString(deterministic=True))
 
 
-def _digest_bytes(data: bytes | memoryview) -> bytes:
+def digest_bytes(data: bytes | memoryview) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
@@ -62,14 +62,14 @@ def digest_items(resources: bytes) -> tuple[bytes, ...]:
                 raise ValueError(f"a resource of wire type {field.kind}")
             # A Struct given twice is merged, which its bytes joined parse as.
             parts.append(item[field.value : field.end])
-        found.append(_digest_bytes(b"".join(parts)))
+        found.append(digest_bytes(b"".join(parts)))
     return tuple(found)
 
 
 def digest_list(resources: bytes) -> bytes:
     """A 128-bit digest of a serialized Resources message, as it arrived or as it was
     serialized here (deterministically)."""
-    return _digest_bytes(resources)
+    return digest_bytes(resources)
 
 
 class BoundedMemo(Generic[K, V]):

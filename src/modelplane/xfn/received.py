@@ -33,18 +33,26 @@ class Lists:
     and parsed once read."""
 
     serialized: dict[str, bytes]
+    deterministic: bool = False
+    """Whether each list arrived as its deterministic serialization (the render
+    engine's requests), so its bytes say whether its content changed. Crossplane's
+    Go client writes every map in a new order on every call: its bytes do not."""
     parsed: dict[str, fnv1.Resources] = field(default_factory=dict[str, fnv1.Resources])
 
-    def items(self, name: str) -> Sequence[fnv1.Resource]:
+    def resources(self, name: str) -> fnv1.Resources:
         found = self.parsed.get(name)
         if found is None:
             found = fnv1.Resources.FromString(self.serialized[name])
             self.parsed[name] = found
-        return found.items
+        return found
+
+    def items(self, name: str) -> Sequence[fnv1.Resource]:
+        return self.resources(name).items
 
 
-def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
-    """The request without its required resources, and those as `Lists`.
+def split(data: bytes, *, deterministic: bool = False) -> tuple[fnv1.RunFunctionRequest, Lists]:
+    """The request without its required resources, and those as `Lists`
+    (`deterministic`: the caller serialized the request deterministically).
 
     ValueError (UnicodeDecodeError included) for bytes this reader does not take,
     protobuf's DecodeError for bytes that are not a request."""
@@ -70,7 +78,7 @@ def split(data: bytes) -> tuple[fnv1.RunFunctionRequest, Lists]:
         # A message field given twice is merged, which its bytes joined parse as;
         # a map's last entry for a key wins. Both as protobuf parses them.
         serialized[name] = b"".join(values)
-    return fnv1.RunFunctionRequest.FromString(bytes(rest)), Lists(serialized)
+    return fnv1.RunFunctionRequest.FromString(bytes(rest)), Lists(serialized, deterministic)
 
 
 _HELD: dict[int, Lists] = {}
@@ -96,9 +104,21 @@ def _held(req: fnv1.RunFunctionRequest, name: str) -> Lists | None:
 
 
 def listed(req: fnv1.RunFunctionRequest, name: str) -> bytes | None:
-    """The fetched list `name` as it arrived, when the request came as bytes; else None."""
+    """The fetched list `name` as it arrived, when the request came as deterministic
+    bytes; else None."""
     lists = _held(req, name)
-    return None if lists is None else lists.serialized[name]
+    return None if lists is None or not lists.deterministic else lists.serialized[name]
+
+
+def deterministic(req: fnv1.RunFunctionRequest, name: str) -> bytes:
+    """The fetched list `name` serialized deterministically (maps by sorted key): the
+    same bytes for the same content, whatever order it arrived in."""
+    lists = _held(req, name)
+    if lists is None:
+        return req.required_resources[name].SerializeToString(deterministic=True)
+    if lists.deterministic:
+        return lists.serialized[name]
+    return lists.resources(name).SerializeToString(deterministic=True)
 
 
 def fetched(req: fnv1.RunFunctionRequest, name: str) -> bool:

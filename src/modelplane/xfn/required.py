@@ -26,8 +26,8 @@ from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.xfn import received
-from modelplane.xfn.memo import BoundedMemo, digest, digest_items, digest_list
-from modelplane.xfn.structs import fresh_values, pick, to_dict
+from modelplane.xfn.memo import BoundedMemo, digest, digest_bytes, digest_items, digest_list
+from modelplane.xfn.structs import pick, plain, to_dict
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -85,31 +85,41 @@ def resolve(
         found = received.items(req, name)
         state = State.PRESENT if found else State.ABSENT
         return Required(state, [to_dict(item.resource) for item in found])
-    # The list's bytes (as they arrived, or serialized once here) key the whole answer
-    # and, item by item, each object's.
+    # A fleet unchanged since an earlier call is that call's answer: found by the
+    # list's bytes as they arrived when those are deterministic (the render engine's),
+    # or by each object's version (`trust_resource_versions`), or by the list
+    # serialized deterministically. Each object's model is found the same way.
     data = received.listed(req, name)
-    if data is None:
-        data = req.required_resources[name].SerializeToString(deterministic=True)
-    whole = (model, digest_list(data))
-    known = _RESOLVED.get(whole)
-    if known is not None:
-        # The models are shared; the lists are the caller's own.
-        return cast(
-            Required[M], replace(known, items=list(known.items), unreadable=list(known.unreadable))
-        )
+    if data is not None:
+        known = _RESOLVED.get((model, digest_list(data)))
+        if known is not None:
+            return _copied(known)
     found = received.items(req, name)
+    digests = _version_keys(found) if _trust_versions else None
+    if digests is None:
+        if data is None:
+            data = received.deterministic(req, name)
+            known = _RESOLVED.get((model, digest_list(data)))
+            if known is not None:
+                return _copied(known)
+        whole = (model, digest_list(data))
+        digests = _item_digests(data, found)
+    else:
+        whole = (model, digest_list(b"".join(digests)))
+        known = _RESOLVED.get(whole)
+        if known is not None:
+            return _copied(known)
     items: list[M] = []
     unreadable: list[Unreadable] = []
-    digests = _item_digests(data, found)
     for index, item in enumerate(found):
         key = (model, digests[index])
         cached = _MODELS.get(key)
         if cached is not None:
             items.append(cast(M, cached))
             continue
-        obj = fresh_values(item.resource)
+        obj = plain(item.resource)
         try:
-            parsed = parse_object(model, obj)
+            parsed = parse_object(model, obj, ints_restored=True)
         except InvalidInputError as error:
             unreadable.append(_unreadable(obj, index, error))
             continue
@@ -119,6 +129,49 @@ def resolve(
     _RESOLVED.put(whole, Required(state, items, unreadable, digests))
     # What is kept is shared; these lists are the caller's own.
     return Required(state, list(items), list(unreadable), digests)
+
+
+def _copied(known: Required[Any]) -> Required[Any]:
+    # The models are shared; the lists are the caller's own.
+    return replace(known, items=list(known.items), unreadable=list(known.unreadable))
+
+
+def trust_resource_versions(trust: bool) -> None:
+    """Key fetched objects by their uid and resourceVersion, not by their bytes.
+
+    The API server gives an object a new resourceVersion on every write, so one
+    uid at one resourceVersion is one content: Crossplane's Go client sends that
+    content with its maps in a new order on every call, and reading two fields is
+    cheaper than serializing every object again to find it unchanged. Only the
+    served function trusts them (`serve`): the render engine's world and the tests
+    write objects without keeping resourceVersion up to date."""
+    global _trust_versions  # noqa: PLW0603 (one setting per process)
+    _trust_versions = trust
+
+
+_trust_versions = False
+
+
+def _version_keys(found: Sequence[fnv1.Resource]) -> tuple[bytes, ...] | None:
+    """A key per object from its uid and resourceVersion, or None when any lacks one."""
+    keys: list[bytes] = []
+    for item in found:
+        fields = item.resource.fields
+        metadata = fields["metadata"].struct_value.fields if "metadata" in fields else None
+        if metadata is None:
+            return None
+        uid = metadata["uid"].string_value if "uid" in metadata else ""
+        version = metadata["resourceVersion"].string_value if "resourceVersion" in metadata else ""
+        if not uid or not version:
+            return None
+        keys.append(version_key(uid, version))
+    return tuple(keys)
+
+
+def version_key(uid: str, version: str) -> bytes:
+    """The digest standing for the object `uid` at `version` (never a content digest:
+    its input starts with a tag no serialized Struct starts with)."""
+    return digest_bytes(b"\xffresourceVersion\x00" + uid.encode() + b"\x00" + version.encode())
 
 
 def _item_digests(data: bytes, found: Sequence[fnv1.Resource]) -> tuple[bytes, ...]:

@@ -34,7 +34,7 @@ from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import received, report
 from modelplane.xfn.memo import BoundedMemo, digest
-from modelplane.xfn.structs import fresh_values, to_dict
+from modelplane.xfn.structs import plain, to_dict
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -71,15 +71,21 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         # In a worker thread, so the event loop keeps serving (see the module docstring).
         return await asyncio.to_thread(self.run_function, request)
 
-    async def run_serialized(self, data: bytes) -> fnv1.RunFunctionResponse:
+    async def run_serialized(
+        self, data: bytes, *, deterministic: bool = False
+    ) -> fnv1.RunFunctionResponse:
         """RunFunction of the request serialized as `data`, its fetched lists kept as
-        bytes until read (`received`): what a caller holding the bytes (the render
-        engine) calls. The answer is RunFunction's for the parsed request."""
-        return await asyncio.to_thread(self.run_function_serialized, data)
+        bytes until read (`received`): what a caller holding the bytes (the served
+        function, the render engine) calls; `deterministic` when the caller
+        serialized it deterministically. The answer is RunFunction's for the parsed
+        request."""
+        return await asyncio.to_thread(self.run_function_serialized, data, deterministic)
 
-    def run_function_serialized(self, data: bytes) -> fnv1.RunFunctionResponse:
+    def run_function_serialized(
+        self, data: bytes, deterministic: bool = False
+    ) -> fnv1.RunFunctionResponse:
         try:
-            req, lists = received.split(data)
+            req, lists = received.split(data, deterministic=deterministic)
         except ValueError:
             # Bytes the split does not read are parsed whole, as the SDK's server
             # would parse them (and refuse them, when they are not a request).
@@ -180,7 +186,7 @@ def observed_composite(
     key = (model, digest(struct))
     known = _COMPOSITES.get(key)
     if known is None:
-        known = parse_object(model, fresh_values(struct))
+        known = parse_object(model, plain(struct), ints_restored=True)
         _COMPOSITES.put(key, known)
     return cast(M, known)
 

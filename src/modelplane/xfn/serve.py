@@ -14,24 +14,34 @@ validity condition False (`RequestTooLarge`, saying how big it was and which
 flag raises the limit) and every composed resource and published status field
 kept as observed, so nothing is deleted. gRPC's own limit is then the most a
 protobuf message can hold.
+
+A ComposeFunction is served from each request's bytes (`received`), keys what
+Crossplane fetched by uid and resourceVersion (`required.trust_resource_versions`),
+and composes on `--workers` processes (WORKERS; `workers`). See
+design/go-order-requests.md.
 """
 
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
+import asyncio
+import signal
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import click
 import grpc
 from crossplane.function import cli as sdkcli
-from crossplane.function import response
+from crossplane.function import logging, response, runtime
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
+from grpc_reflection.v1alpha import reflection
 
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import report
+from modelplane.xfn import report, required
 from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
+from modelplane.xfn.workers import Workers, default_workers
 
 DEFAULT_MAX_MESSAGE_MIB = 128
 """Room for a 10,000-cluster fleet and its replicas, several times over."""
@@ -42,9 +52,10 @@ _MIB = 1024 * 1024
 class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
     """A ComposeFunction that answers a request over `limit` bytes with a condition."""
 
-    def __init__(self, runner: ComposeFunction, limit: int) -> None:
+    def __init__(self, runner: ComposeFunction, limit: int, workers: Workers | None = None) -> None:
         self.runner = runner
         self.limit = limit
+        self.workers = workers
 
     async def RunFunction(  # noqa: N802 (the gRPC method name)
         self,
@@ -55,6 +66,18 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         if size <= self.limit:
             return await self.runner.RunFunction(request, context)
         return await self.too_large(request, size)
+
+    async def run_bytes(self, data: bytes, _context: object = None) -> bytes:
+        """RunFunction of a request as it arrived, answered as bytes: its size is its
+        length, its fetched lists stay bytes until read (`received`), and it is
+        composed by a worker process when there are `workers`."""
+        if len(data) > self.limit:
+            rsp = await self.too_large(fnv1.RunFunctionRequest.FromString(data), len(data))
+            return rsp.SerializeToString(deterministic=True)
+        if self.workers is not None:
+            return await self.workers.run(data)
+        # Deterministic, so any process sends the same bytes for the same answer.
+        return (await self.runner.run_serialized(data)).SerializeToString(deterministic=True)
 
     async def too_large(self, req: fnv1.RunFunctionRequest, size: int) -> fnv1.RunFunctionResponse:
         # Ask for what the function asks for without the fetched resources, so
@@ -84,22 +107,111 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         return rsp
 
 
+def _bytes_handler(runner: SizeLimited) -> grpc.GenericRpcHandler:
+    """RunFunction (v1), handing the runner each request as it arrived."""
+    return grpc.method_handlers_generic_handler(
+        _SERVICE,
+        {
+            "RunFunction": grpc.unary_unary_rpc_method_handler(
+                runner.run_bytes,
+                request_deserializer=None,
+                response_serializer=None,
+            )
+        },
+    )
+
+
+_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
+
+
+def _serve(
+    runner: SizeLimited,
+    address: str,
+    *,
+    creds: grpc.ServerCredentials | None,
+    insecure: bool,
+    grpc_options: list[tuple[str, Any]],
+) -> None:
+    """The SDK's server (`crossplane.function.runtime.serve`: v1 and v1beta1, reflection,
+    mTLS or insecure, a graceful stop on SIGTERM), v1 served from the request's bytes."""
+    if creds is None and not insecure:
+        raise ValueError("no credentials were provided: give --tls-server-certs-dir or --insecure")
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    server = grpc.aio.server(options=grpc_options)
+    loop.add_signal_handler(
+        signal.SIGTERM,
+        lambda: asyncio.ensure_future(server.stop(grace=runtime.SHUTDOWN_GRACE_PERIOD_SECONDS)),
+    )
+    server.add_generic_rpc_handlers((_bytes_handler(runner),))
+    grpcv1beta1.add_FunctionRunnerServiceServicer_to_server(  # pyright: ignore[reportUnknownMemberType]
+        runtime.BetaFunctionRunner(wrapped=runner), server
+    )
+    reflection.enable_server_reflection(runtime.SERVICE_NAMES, server)
+    if creds is not None:
+        server.add_secure_port(address, creds)
+    if insecure:
+        server.add_insecure_port(address)
+
+    async def start() -> None:
+        await server.start()
+        await server.wait_for_termination()
+
+    try:
+        loop.run_until_complete(start())
+    finally:
+        loop.run_until_complete(server.stop(grace=runtime.SHUTDOWN_GRACE_PERIOD_SECONDS))
+        loop.close()
+
+
 def command(
     name: str, make_runner: Callable[[], grpcv1.FunctionRunnerServiceServicer]
 ) -> click.Command:
     @click.command(name=name, help=f"Serve the {name} composition function over gRPC.")
     @sdkcli.standard_options
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=0),
+        default=1,
+        envvar="WORKERS",
+        help="Processes composing calls at once; 0 is the container's CPU limit, 1 (the "
+        "default) composes in the server's own process.",
+    )
     def serve(
-        max_recv_message_size: int, max_send_message_size: int | None, **options: Any
+        max_recv_message_size: int, max_send_message_size: int | None, workers: int, **options: Any
     ) -> None:
         runner = make_runner()
+        pool: Workers | None = None
         if isinstance(runner, ComposeFunction):
-            runner = SizeLimited(runner, max_recv_message_size * _MIB)
+            processes = workers or default_workers()
+            if processes > 1:
+                factory = cast(Callable[[], ComposeFunction], make_runner)
+                pool = Workers(factory, processes, debug=bool(options["debug"]))
+            runner = SizeLimited(runner, max_recv_message_size * _MIB, pool)
             receive = _TRANSPORT_MIB
         else:
             receive = max_recv_message_size
         send = max_send_message_size or max_recv_message_size
-        sdkcli.run(runner, max_recv_message_size=receive, max_send_message_size=send, **options)
+        if not isinstance(runner, SizeLimited):
+            sdkcli.run(runner, max_recv_message_size=receive, max_send_message_size=send, **options)
+            return
+        # Crossplane's objects come from the API server, every write a new resourceVersion.
+        required.trust_resource_versions(True)
+        logging.configure(level=logging.Level.DEBUG if options["debug"] else logging.Level.INFO)
+        try:
+            _serve(
+                runner,
+                options["address"],
+                creds=runtime.load_credentials(options["tls_certs_dir"]),
+                insecure=options["insecure"],
+                grpc_options=[
+                    ("grpc.max_receive_message_length", receive * _MIB),
+                    ("grpc.max_send_message_length", send * _MIB),
+                ],
+            )
+        finally:
+            if pool is not None:
+                pool.close()
 
     for param in serve.params:
         if param.name == "max_recv_message_size":

@@ -48,7 +48,9 @@ class Runner(Protocol):
 class SerializedRunner(Runner, Protocol):
     """A runner that also takes a request as its bytes (`ComposeFunction.run_serialized`)."""
 
-    async def run_serialized(self, data: bytes, /) -> fnv1.RunFunctionResponse: ...
+    async def run_serialized(
+        self, data: bytes, /, *, deterministic: bool = ...
+    ) -> fnv1.RunFunctionResponse: ...
 
 
 def _serialized(runner: Runner) -> SerializedRunner | None:
@@ -137,7 +139,8 @@ class InProcessFunctions:
         serialized = _serialized(runner)
         try:
             if serialized is not None:
-                response = await serialized.run_serialized(request)
+                # The engine's requests are deterministic (`wire`).
+                response = await serialized.run_serialized(request, deterministic=True)
             else:
                 response = await runner.RunFunction(
                     fnv1.RunFunctionRequest.FromString(request), None
@@ -208,7 +211,8 @@ def _bytes_handler(runner: SerializedRunner) -> grpc.GenericRpcHandler:
     """The FunctionRunnerService, handing the runner each request as it arrived."""
 
     async def run_function(request: bytes, _context: object) -> fnv1.RunFunctionResponse:
-        return await runner.run_serialized(request)
+        # The engine's requests are deterministic (`wire`).
+        return await runner.run_serialized(request, deterministic=True)
 
     return grpc.method_handlers_generic_handler(
         _SERVICE.full_name,

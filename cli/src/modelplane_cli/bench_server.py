@@ -1,0 +1,129 @@
+"""The function server `bench call` and `bench fleet` time: compose-model-deployment's
+own command in a child process on loopback, and a channel set up like Crossplane's
+(gRPC-Go's client defaults: unlimited send, 4 MiB receive)."""
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
+
+CLIENT_RECEIVE_LIMIT = 4 * 1024 * 1024  # gRPC-Go's default, which Crossplane keeps
+CALL_DEADLINE_SECONDS = 10.0  # Crossplane's per-call function timeout
+_SERVER = "from compose_model_deployment.main import main; main()"
+_READY_SECONDS = 60.0
+_CONCURRENT_DEADLINE = 60.0  # calls queue behind each other: throughput, not latency
+
+
+def _cpu_seconds(pid: int) -> float:
+    total = 0.0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0.0  # a process that ended meanwhile
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[0]) / 1e9
+            children = (task / "children").read_text().split()
+        except (OSError, IndexError, ValueError):
+            continue
+        total += sum(_cpu_seconds(int(child)) for child in children)
+    return total
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _peak_rss_mib(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+class Server:
+    """One compose-model-deployment process on loopback, and a Crossplane-like channel."""
+
+    def __init__(self, extra_args: list[str]) -> None:
+        self.address = f"127.0.0.1:{_free_port()}"
+        command = [sys.executable, "-c", _SERVER, "--insecure", "--address", self.address]
+        self.process = subprocess.Popen(
+            [*command, *extra_args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        self.channel = grpc.insecure_channel(
+            self.address,
+            options=[
+                ("grpc.max_receive_message_length", CLIENT_RECEIVE_LIMIT),
+                ("grpc.max_send_message_length", -1),
+            ],
+        )
+        grpc.channel_ready_future(self.channel).result(timeout=_READY_SECONDS)
+        self._call = self.channel.unary_unary(
+            RUN_FUNCTION_METHOD, request_serializer=None, response_deserializer=None
+        )
+
+    def call(self, payload: bytes, deadline: float = CALL_DEADLINE_SECONDS) -> tuple[float, bytes]:
+        """Milliseconds for one call and the response's bytes; grpc.RpcError on failure."""
+        start = time.perf_counter()
+        answer: bytes = self._call(payload, timeout=deadline)
+        return (time.perf_counter() - start) * 1000, answer
+
+    def cpu_seconds(self) -> float:
+        """The server's CPU time so far: every thread of it and of its worker processes
+        (the scheduler's nanoseconds, not /proc/PID/stat's 10 ms clock ticks)."""
+        return _cpu_seconds(self.process.pid)
+
+    def close(self) -> float | None:
+        """Stop the server; returns its peak RSS in MiB."""
+        peak = _peak_rss_mib(self.process.pid)
+        self.channel.close()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        return peak
+
+
+def error_text(error: grpc.RpcError) -> str:
+    code = error.code() if isinstance(error, grpc.Call) else None
+    details = error.details() if isinstance(error, grpc.Call) else str(error)
+    return f"{code.name if code else 'UNKNOWN'}: {details}"
+
+
+def throughput(server: Server, sent: list[bytes], callers: int) -> dict[str, Any]:
+    """`callers` callers at once, each sending every request of `sent` in turn: calls
+    answered per second, and the server's CPU seconds per second (cores used)."""
+    errors: list[str] = []
+
+    def caller(offset: int) -> None:
+        for index in range(len(sent)):
+            try:
+                server.call(sent[(index + offset) % len(sent)], _CONCURRENT_DEADLINE)
+            except grpc.RpcError as error:
+                errors.append(error_text(error))
+
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(callers)]
+    cpu, start = server.cpu_seconds(), time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    found: dict[str, Any] = {
+        "callers": callers,
+        "calls_per_second": round(callers * len(sent) / elapsed, 2),
+        "cores_used": round((server.cpu_seconds() - cpu) / elapsed, 2),
+    }
+    if errors:
+        found["error"] = errors[0]
+    return found
