@@ -195,8 +195,11 @@ def test_a_higher_priority_scale_up_preempts_serving_batch_replicas(
     # The preemptor's status says what each new replica displaces.
     preempts = first.one("ModelDeployment", LLAMA)["status"]["preemptions"]
     assert {p["cluster"] for p in preempts} == {EU}
-    victims = {v for p in preempts for v in p["preempts"]}
+    named = [v for p in preempts for v in p["preempts"]]
+    victims = set(named)
     assert len(victims) == 2 and all("of ModelDeployment embedder" in v for v in victims)
+    # Each victim is named by one preemptor, not by every replica placed after it.
+    assert len(named) == len(victims)
 
     # Once the preemptors are composed, the victims' status says who displaced them.
     second = full.edit(scale_llama, rounds=2)

@@ -323,7 +323,14 @@ class CapacityBook:
         newcomer = Holder(self._contention.newcomer(self._views[cluster].cluster), charges)
         placed = [*self._placed.get(cluster, []), newcomer]
         over = _admit(self._views[cluster], [*self.holders(cluster), *placed])
-        return [h.standing for h, _ in over if h.kept is None and not h.standing.new]
+        # Those an earlier replica of this decision already displaces are its victims,
+        # not this one's: each victim is named by one preemptor.
+        taken = {id(s) for s in self.displaced(cluster)}
+        return [
+            h.standing
+            for h, _ in over
+            if h.kept is None and not h.standing.new and id(h.standing) not in taken
+        ]
 
     def displaced(self, cluster: str) -> list[Standing]:
         """Other deployments' replicas on `cluster` that yield to this decision's placements."""
