@@ -71,7 +71,7 @@ pytest: sync ## The test suite.
 
 .PHONY: package
 package: sync ## Build each function's image (linux/amd64, linux/arm64) and Function xpkg, and the Configuration xpkg, into dist/ (needs docker buildx and the crossplane CLI).
-	$(RUN) python -m modelplane_cli.package_command
+	$(RUN) python -m modelplane_dev.package_command
 
 .PHONY: crds
 crds: sync ## Download the pinned upstream CRDs (upstream-crds.yaml) into .crds/; CRDS_MIRROR=dir copies them from a local directory instead.

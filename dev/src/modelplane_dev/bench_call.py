@@ -36,8 +36,8 @@ import grpc
 from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT
-from modelplane_cli import bench_baseline, bench_command
 from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
+from modelplane_dev import bench_baseline, bench_command
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3
