@@ -57,8 +57,8 @@ lint: sync ## ruff format check, ruff lint, and the import layering contracts.
 	$(RUN) lint-imports
 
 .PHONY: typecheck
-typecheck: sync ## pyright, strict, checking files on every core.
-	$(RUN) pyright --threads
+typecheck: sync ## pyright, strict.
+	$(RUN) pyright
 
 .PHONY: check-generated
 check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is stale.
