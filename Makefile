@@ -65,13 +65,18 @@ check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is st
 	$(RUN) python schemas/generate.py --check
 	$(RUN) python cli/package_apis.py --check
 
+# One worker per core (pytest-xdist); PYTEST_WORKERS=0 runs in one process.
+# worksteal: the multi-round render scenarios take seconds each, so idle workers
+# take queued tests from busy ones rather than wait on a fixed split.
+PYTEST_WORKERS ?= auto
+
 .PHONY: pytest
-pytest: sync ## The test suite.
-	UV=$(UV) $(RUN) pytest
+pytest: sync ## The test suite, one worker per core (PYTEST_WORKERS=N to choose).
+	UV=$(UV) $(RUN) pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 .PHONY: package
 package: sync ## Build each function's image (linux/amd64, linux/arm64) and Function xpkg, and the Configuration xpkg, into dist/ (needs docker buildx and the crossplane CLI).
-	$(RUN) python -m modelplane_cli.package_command
+	$(RUN) python -m modelplane_dev.package_command
 
 .PHONY: crds
 crds: sync ## Download the pinned upstream CRDs (upstream-crds.yaml) into .crds/; CRDS_MIRROR=dir copies them from a local directory instead.

@@ -11,7 +11,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
-from modelplane_cli.testing import request
+from modelplane_dev.testing import request
 
 FUNCTIONS = [
     "compose-inference-class",

@@ -51,6 +51,8 @@ FUNCTIONS = sorted(
 # What only tooling and tests use; none of it may reach a function image.
 TOOLING_DISTRIBUTIONS = {
     "modelplane-cli",
+    "modelplane-dev",
+    "scipy",
     "pyyaml",
     "kubernetes-validate",
     "hypothesis",
@@ -106,8 +108,18 @@ def test_function_wheel_depends_only_on_the_runtime(tmp_path: Path, function: st
     assert top_level == {function.replace("-", "_")}
 
 
-def test_cli_wheel_ships_the_apis_it_renders(tmp_path: Path) -> None:
+# What a fleet repository's CLI never carries: the developer tooling lives in the
+# dev-only workspace member modelplane-dev (dev/).
+DEV_MODULES = re.compile(r"(^|/)(bench\w*|fuzz|testing|package_command)(/|\.py$)")
+
+
+def test_cli_wheel_ships_the_apis_it_renders_and_no_dev_tooling(tmp_path: Path) -> None:
     wheel = build("modelplane-cli", tmp_path)
+    modules = [n for n in wheel.namelist() if n.endswith(".py")]
+    assert "modelplane_cli/render_command.py" in modules
+    assert [n for n in modules if DEV_MODULES.search(n)] == []
+    assert {n.split("/")[0] for n in wheel.namelist() if "dist-info" not in n} == {"modelplane_cli"}
+    assert not requirements(wheel) & {"modelplane-dev", "scipy", "hypothesis", "pytest"}
     shipped = sorted(
         n for n in wheel.namelist() if n.startswith("modelplane_cli/apis/") and n.endswith(".yaml")
     )
@@ -160,17 +172,33 @@ def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
         check=True,
     )
     assert "site-packages/modelplane_cli/apis" in site.stdout
-    assert (
-        subprocess.run(
-            [venv / "bin" / "python", "-c", "import pytest"], check=False, capture_output=True
-        ).returncode
-        != 0
+    for absent in ("pytest", "modelplane_dev", "scipy"):
+        assert (
+            subprocess.run(
+                [venv / "bin" / "python", "-c", f"import {absent}"],
+                check=False,
+                capture_output=True,
+            ).returncode
+            != 0
+        ), absent
+    # Every module of the installed CLI imports with only its declared dependencies.
+    every_module = (
+        "import importlib, pkgutil, modelplane_cli\n"
+        "for m in pkgutil.walk_packages(modelplane_cli.__path__, 'modelplane_cli.'):\n"
+        "    importlib.import_module(m.name)\n"
     )
+    subprocess.run([venv / "bin" / "python", "-c", every_module], check=True)
     fleet = tmp_path / "fleet-repo"
     shutil.copytree(ROOT / "examples", fleet)
     installed = venv / "bin" / "modelplane"
 
     version = subprocess.run([installed, "--version"], capture_output=True, text=True, check=True)
+    # Without modelplane-dev, `bench` is not a command (argparse's usage error).
+    bench = subprocess.run(
+        [installed, "bench", "--help"], check=False, capture_output=True, text=True
+    )
+    assert bench.returncode == 2
+    assert "invalid choice: 'bench'" in bench.stderr
     # Both commands validate against the same CRDs: the installed CLI has no checkout
     # to find them beside, so it is told where they are.
     reference = reference_crd_directory()

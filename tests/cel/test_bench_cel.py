@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from modelplane_cli import bench_cel, bench_command
+from modelplane_dev import bench_cel, bench_command
 
 FLEET = {
     "pools": [

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from modelplane_cli import package_command
-from modelplane_cli.package_command import (
+from modelplane_cli.packages import FUNCTION_DIRECTORIES, FUNCTION_NAMES, installed_name
+from modelplane_dev import package_command
+from modelplane_dev.package_command import (
     ARCHITECTURES,
     missing_tools,
     plan,
     push_commands,
     stage_configuration,
 )
-from modelplane_cli.packages import FUNCTION_DIRECTORIES, FUNCTION_NAMES, installed_name
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,6 @@ from typing import Any, cast
 import pytest
 import yaml
 
-from modelplane_cli.fuzz.examples import FUNCTIONS as FUZZED_FUNCTIONS
 from modelplane_cli.packages import (
     CONFIGURATION_REPOSITORY,
     FUNCTION_DIRECTORIES,
@@ -25,6 +24,7 @@ from modelplane_cli.packages import (
     to_dns_label,
 )
 from modelplane_cli.render.runners import ENTRY_POINT_GROUP, FunctionRegistry
+from modelplane_dev.fuzz.examples import FUNCTIONS as FUZZED_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = {

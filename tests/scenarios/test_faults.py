@@ -14,10 +14,10 @@ import pytest
 
 from modelplane.scheduling import retain
 from modelplane.scheduling.moves import must_move
-from modelplane_cli.bench_faults import EXAMPLE_SETS
 from modelplane_cli.render import RenderResult, read_documents, render
 from modelplane_cli.render.faults import FAULT_ROUNDS, Faults
 from modelplane_cli.render.invariants import SERVING_KEPT
+from modelplane_dev.bench_faults import EXAMPLE_SETS
 
 from .cli import EXAMPLES, modelplane
 from .fleets import Renderer

@@ -9,7 +9,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 
 from modelplane.xfn.structs import to_dict
-from modelplane_cli import bench_baseline, bench_call, bench_command, bench_render
+from modelplane_dev import bench_baseline, bench_call, bench_command, bench_render
 
 GPU = "gpu.nvidia.com"
 FLEET: dict[str, Any] = {

@@ -9,7 +9,7 @@ import pytest
 
 from modelplane.scheduling import schedule
 from modelplane.xfn.structs import to_struct, to_values
-from modelplane_cli import bench_command, bench_parse
+from modelplane_dev import bench_command, bench_parse
 
 from .fake_engine import FakeEngine
 

@@ -6,10 +6,10 @@ import pytest
 
 from modelplane.scheduling import Deployment, DeviceRequest, Role, default_engine, schedule
 from modelplane.scheduling.model import Cluster, Pool
-from modelplane_cli.bench_exact import INFEASIBLE, ExactSolver
-from modelplane_cli.bench_fleets import NODE_SHAPES, SELECTORS, fleet
-from modelplane_cli.bench_placement import _from_decision
 from modelplane_cli.main import main
+from modelplane_dev.bench_exact import INFEASIBLE, ExactSolver
+from modelplane_dev.bench_fleets import NODE_SHAPES, SELECTORS, fleet
+from modelplane_dev.bench_placement import _from_decision
 
 ANY = SELECTORS["any"]
 

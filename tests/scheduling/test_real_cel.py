@@ -9,7 +9,7 @@ import pytest
 
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import default_engine
-from modelplane_cli import bench_command
+from modelplane_dev import bench_command
 
 from .builders import Obj, cluster, deployment, placements, pool, request, run
 from .test_bench_command import FLEET

@@ -4,7 +4,7 @@ receives, counted as the serialized RunFunctionRequests of its whole fetch loop.
 import json
 from pathlib import Path
 
-from modelplane_cli import bench_command, bench_requirements
+from modelplane_dev import bench_command, bench_requirements
 
 GPU = "gpu.nvidia.com"
 FLEET = {

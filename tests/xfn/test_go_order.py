@@ -21,8 +21,8 @@ from modelplane_models import InferenceCluster
 from modelplane.core.numbers import restore_ints
 from modelplane.xfn import memo, received, required, structs
 from modelplane.xfn import runner as runner_module
-from modelplane_cli import gowire
-from modelplane_cli.testing import request, run
+from modelplane_dev import gowire
+from modelplane_dev.testing import request, run
 
 from .test_memo import DEPLOYMENT, cluster
 

@@ -16,8 +16,8 @@ from compose_model_deployment.fn import FunctionRunner as DeploymentFunction
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_cli.fuzz import requests_for, run_function
-from modelplane_cli.testing import as_dict
+from modelplane_dev.fuzz import requests_for, run_function
+from modelplane_dev.testing import as_dict
 
 Obj = dict[str, Any]
 

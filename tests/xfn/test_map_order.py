@@ -18,8 +18,8 @@ from compose_model_cache.fn import FunctionRunner as CacheFunction
 from compose_model_deployment.fn import FunctionRunner as DeploymentFunction
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_cli.fuzz import reordered, requests_for, run_function
-from modelplane_cli.testing import as_dict, request
+from modelplane_dev.fuzz import reordered, requests_for, run_function
+from modelplane_dev.testing import as_dict, request
 
 TWO_BAD_VERSIONS = {
     "apiVersion": "modelplane.ai/v1alpha1",

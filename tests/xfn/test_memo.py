@@ -12,7 +12,7 @@ from modelplane_models import InferenceCluster
 from modelplane.scheduling import FleetMemo
 from modelplane.xfn import memo, required
 from modelplane.xfn.structs import to_dict, to_struct, to_values
-from modelplane_cli.testing import request, run
+from modelplane_dev.testing import request, run
 
 GPU = {
     "name": "gpu",

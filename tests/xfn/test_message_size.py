@@ -15,7 +15,7 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.xfn.structs import to_dict
 from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
-from modelplane_cli.testing import request
+from modelplane_dev.testing import request
 
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "modelplane.ai/v1alpha1",

@@ -15,7 +15,7 @@ from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
 from modelplane.xfn import memo, received, required, structs, wire
 from modelplane.xfn import runner as runner_module
-from modelplane_cli.testing import request, run
+from modelplane_dev.testing import request, run
 
 from .test_memo import DEPLOYMENT, cluster
 

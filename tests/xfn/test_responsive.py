@@ -8,7 +8,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.xfn.runner import ComposeFunction, collector_paused
 from modelplane.xfn.structs import to_dict
-from modelplane_cli.testing import request, serving
+from modelplane_dev.testing import request, serving
 
 # Only a failing test waits this long: ordering is asserted, never elapsed time.
 PATIENCE = 30.0

@@ -11,7 +11,7 @@ from modelplane.xfn import report
 from modelplane.xfn.required import require_named
 from modelplane.xfn.runner import ComposeFunction, keep_observed, observed_composite
 from modelplane.xfn.structs import to_dict
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 COMPOSITE = {"apiVersion": "example.org/v1", "kind": "XThing", "metadata": {"name": "x"}}
 CHILD: dict[str, Any] = {

@@ -1,17 +1,25 @@
-"""`modelplane`: render a fleet, evaluate CEL, benchmark the scheduler, complete a shell.
+"""`modelplane`: render a fleet, evaluate CEL, complete a shell.
 
 Each command lives in its own module exposing `register(subparsers)`; this file
 only wires them together, so adding a command never touches the others.
+
+Commands for developers (`modelplane bench`) live in the dev-only workspace member
+`modelplane-dev`, which registers them in the `modelplane.commands` entry-point
+group. The wheel a fleet repository installs carries none of that tooling; where
+`modelplane-dev` is not installed, `modelplane bench` is simply not a command.
 """
 
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, entry_points, version
 
-from modelplane_cli import bench_command, cel_command, completion_command, render_command
+from modelplane_cli import cel_command, completion_command, render_command
 
 EXIT_USAGE = 2
+# Where other installed distributions (modelplane-dev) register extra commands:
+# each entry point names a `register(subparsers)` function.
+COMMANDS_GROUP = "modelplane.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,8 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     render_command.register(subparsers)
     cel_command.register(subparsers)
-    bench_command.register(subparsers)
     completion_command.register(subparsers)
+    # Sorted by name so the help and completions do not depend on install order.
+    for extra in sorted(entry_points(group=COMMANDS_GROUP), key=lambda point: point.name):
+        extra.load()(subparsers)
     return parser
 
 

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from compose_inference_class.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 GPU: dict[str, Any] = {
     "name": "gpu",

@@ -6,7 +6,7 @@ wrong types, missing fields, nulls, bad strings and numbers, non-map metadata.
 
 from compose_inference_class.fn import FunctionRunner
 
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def test_mutated_requests_keep_the_safety_net() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 from compose_inference_cluster.fn import FunctionRunner
 
 from modelplane_cli.schema import ManifestValidator
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .stack_objects import READY, REQUIRED, cluster, placed
 

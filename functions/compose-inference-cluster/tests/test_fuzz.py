@@ -20,7 +20,7 @@ from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core.issues import InvalidInputError, Issue, has_errors, parse_object
 from modelplane.fleet.classes import class_issues
 from modelplane.stack import read_stack
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def cluster(obj: dict[str, Any]) -> object:

@@ -7,7 +7,7 @@ from compose_inference_cluster.fn import FunctionRunner
 
 from modelplane.core import naming
 from modelplane_cli.schema import ManifestValidator
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .test_fn import GPU, H100_POOL, PROVIDER_CONFIG, cluster, inference_class
 

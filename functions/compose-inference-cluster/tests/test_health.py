@@ -7,7 +7,7 @@ import pytest
 from compose_inference_cluster.fn import FunctionRunner
 
 from modelplane.core.vocabulary import CONTEXT_NOW
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .stack_objects import NAME, OBSERVED_READY, REQUIRED, cluster
 

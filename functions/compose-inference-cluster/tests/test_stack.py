@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from compose_inference_cluster.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 from .stack_objects import (
     ABSENT,

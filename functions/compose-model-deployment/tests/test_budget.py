@@ -14,8 +14,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.cel import selector as cel_selector
 from modelplane.cel.environment import CACHE_SIZE, LruCache
-from modelplane_cli.fuzz import run_function
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.fuzz import run_function
+from modelplane_dev.testing import as_dict, request, run
 
 from .objects import A0, B0, FLEET, deployment, fetched, observed_in_namespace, replica
 
@@ -138,7 +138,7 @@ def test_hostile_selectors_answer_the_same_cold_warm_throttled_and_in_another_pr
         "import sys, pathlib\n"
         "from compose_model_deployment.fn import FunctionRunner\n"
         "from crossplane.function.proto.v1 import run_function_pb2 as fnv1\n"
-        "from modelplane_cli.fuzz import run_function\n"
+        "from modelplane_dev.fuzz import run_function\n"
         "for path in sorted(pathlib.Path(sys.argv[1]).glob('*.req')):\n"
         "    req = fnv1.RunFunctionRequest.FromString(path.read_bytes())\n"
         "    rsp = run_function(FunctionRunner(), req)\n"

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from compose_model_deployment.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .objects import A0, A1, B0, FLEET, deployment, fetched, observed_in_namespace, replica
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from compose_model_deployment.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .objects import cluster, deployment
 

@@ -7,7 +7,7 @@ from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 from .objects import (
     A0,

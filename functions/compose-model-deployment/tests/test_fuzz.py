@@ -18,7 +18,7 @@ from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from modelplane.core.issues import parse_object
 from modelplane.scheduling import read_cluster, read_deployment, read_replica
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def deployment(obj: dict[str, Any]) -> object:

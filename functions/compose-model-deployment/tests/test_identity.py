@@ -7,7 +7,7 @@ read keeps what runs.
 
 from compose_model_deployment.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .objects import (
     A0,

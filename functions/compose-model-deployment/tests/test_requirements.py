@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from modelplane.xfn.structs import to_struct
 from modelplane_cli.render import requirements as render_requirements
 from modelplane_cli.render.world import World
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .objects import (
     A0,

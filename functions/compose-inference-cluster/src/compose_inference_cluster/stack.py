@@ -61,14 +61,10 @@ class StackInputs:
 
 
 def gateway_class(cluster: InferenceCluster) -> str | None:
-    """`spec.gateway.gatewayClassName`, when the XRD declares the field and it is set.
-
-    The traffic path adds `spec.gateway` to the XRD; until then the generated model
-    has no such field and this reads None.
-    """
-    gateway: Any = getattr(cluster.spec, "gateway", None)
-    name: Any = getattr(gateway, "gatewayClassName", None)
-    return name if isinstance(name, str) and name else None
+    """`spec.gateway.gatewayClassName` when the cluster has a gateway (the schema
+    requires the class name of every gateway)."""
+    gateway = cluster.spec.gateway if cluster.spec else None
+    return gateway.gatewayClassName if gateway is not None else None
 
 
 def _dra(device: Mapping[str, Any]) -> bool:

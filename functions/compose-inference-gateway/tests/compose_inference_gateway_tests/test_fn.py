@@ -6,7 +6,7 @@ import pytest
 from compose_inference_gateway.fn import FunctionRunner
 
 from modelplane.core import naming
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 Obj = dict[str, Any]
 PROVIDER = {"kind": "ClusterProviderConfig", "name": "hub"}

@@ -12,7 +12,7 @@ from compose_inference_gateway.fn import FunctionRunner
 from modelplane_models import InferenceCluster, InferenceGateway
 
 from modelplane.core.issues import parse_object
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def gateway(obj: dict[str, Any]) -> object:

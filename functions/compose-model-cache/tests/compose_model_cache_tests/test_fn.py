@@ -8,7 +8,7 @@ from compose_model_cache.fn import CLUSTERS, REPLICAS, FunctionRunner
 from google.protobuf.struct_pb2 import Value
 
 from modelplane.core.vocabulary import CONTEXT_NOW
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 Obj = dict[str, Any]
 NOW = "2026-11-26T12:00:00Z"

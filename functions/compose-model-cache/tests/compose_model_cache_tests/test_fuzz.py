@@ -11,7 +11,7 @@ from modelplane_models import InferenceCluster, ModelCache, ModelReplica
 
 from modelplane.caching import read_cache
 from modelplane.core.issues import parse_object
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 # A mutation these still read is a valid edit (credentials no longer named, a
 # replica gone) and may let a composed object go; any other keeps every one.

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from compose_model_endpoint.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 OWNER = {
     "apiVersion": "modelplane.ai/v1alpha1",

@@ -7,7 +7,7 @@ back without an exception or a fatal result.
 
 from compose_model_endpoint.fn import FunctionRunner
 
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def test_mutated_requests_keep_the_safety_net() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from compose_model_replica.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 from .builders import OWNER, RUNNING, cluster, refused, replica, role
 

@@ -17,7 +17,7 @@ from modelplane_models import InferenceCluster, ModelReplica
 from modelplane.conventions import parse_scheduling
 from modelplane.core.issues import InvalidInputError, has_errors, parse_object
 from modelplane.workloads.inputs import cluster_input, replica_input
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def replica(obj: dict[str, Any]) -> object:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from compose_model_replica.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .builders import GATEWAY, OWNER, cluster
 

@@ -7,7 +7,7 @@ import pytest
 from compose_model_replica.fn import FunctionRunner
 
 from modelplane_cli.schema import ManifestValidator
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .builders import GATEWAY, REPLICA, cluster, replica, role
 

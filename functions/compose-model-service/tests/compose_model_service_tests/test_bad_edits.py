@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from compose_model_service.fn import FunctionRunner
 
-from modelplane_cli.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, request, run
 
 from .objects import REQUIREMENTS, condition, hub_cluster, required, service
 from .test_fn import STEADY

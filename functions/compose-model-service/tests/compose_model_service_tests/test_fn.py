@@ -5,7 +5,7 @@ from typing import Any
 from compose_model_service.fn import FunctionRunner
 
 from modelplane.core import naming
-from modelplane_cli.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 from .objects import (
     EXTERNAL,

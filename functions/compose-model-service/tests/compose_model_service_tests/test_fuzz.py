@@ -18,7 +18,7 @@ from modelplane_models import InferenceGateway, ModelEndpoint, ModelService
 
 from modelplane.core.issues import parse_object
 from modelplane.traffic.urls import parse_url
-from modelplane_cli.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
 
 def service(obj: dict[str, Any]) -> object:

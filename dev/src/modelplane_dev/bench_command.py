@@ -28,7 +28,7 @@ from modelplane.scheduling import (
     read_fleet,
     schedule,
 )
-from modelplane_cli import (
+from modelplane_dev import (
     bench_call,
     bench_cel,
     bench_faults,

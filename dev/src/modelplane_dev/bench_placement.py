@@ -38,8 +38,8 @@ from modelplane.scheduling import (
     default_engine,
     schedule,
 )
-from modelplane_cli.bench_exact import OPTIMAL, ExactReplica, ExactSolver, SolverUnavailableError
-from modelplane_cli.bench_fleets import NAMESPACE, SHAPES, BenchFleet, fleet
+from modelplane_dev.bench_exact import OPTIMAL, ExactReplica, ExactSolver, SolverUnavailableError
+from modelplane_dev.bench_fleets import NAMESPACE, SHAPES, BenchFleet, fleet
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -29,7 +29,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_cli.fuzz.harness import Mutator, Runner, run_function
+from modelplane_dev.fuzz.harness import Mutator, Runner, run_function
 
 _CLOCKS = ("monotonic", "perf_counter", "time")
 _NS_CLOCKS = ("monotonic_ns", "perf_counter_ns", "time_ns")
@@ -68,7 +68,7 @@ def mutated_sample(
 _ELSEWHERE = """
 import importlib, pathlib, sys
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_cli.fuzz.determinism import answer
+from modelplane_dev.fuzz.determinism import answer
 module, _, name = sys.argv[2].partition(":")
 make = getattr(importlib.import_module(module), name)
 runner = make()

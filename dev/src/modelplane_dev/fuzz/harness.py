@@ -31,7 +31,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.xfn.runner import ComposeFunction
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_cli.fuzz.mutate import Obj, garbage, mutate
+from modelplane_dev.fuzz.mutate import Obj, garbage, mutate
 
 COMPOSITE = "composite"
 OBSERVED = "observed"

@@ -23,7 +23,7 @@ from modelplane.scheduling import read_fleet
 from modelplane.xfn.required import parse_all
 from modelplane.xfn.runner import collector_paused
 from modelplane.xfn.structs import to_struct, to_values
-from modelplane_cli import bench_command
+from modelplane_dev import bench_command
 
 DEFAULT_RUNS = 15
 

@@ -40,7 +40,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import INFERENCE_CLUSTER, MODEL_REPLICA
 from modelplane.xfn.structs import to_dict
-from modelplane_cli import bench_call, bench_command, bench_server, gowire
+from modelplane_dev import bench_call, bench_command, bench_server, gowire
 
 DEFAULT_RUNS = 5
 RECONCILE_SECONDS = 60.0

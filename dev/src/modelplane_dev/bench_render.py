@@ -33,7 +33,7 @@ from modelplane.core.vocabulary import (
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
 )
-from modelplane_cli import bench_baseline, bench_command
+from modelplane_dev import bench_baseline, bench_command
 
 DEFAULT_RUNS = 3
 NAMESPACES = 5

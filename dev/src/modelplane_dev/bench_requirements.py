@@ -28,11 +28,11 @@ from crossplane.function import logging as function_logging
 
 from modelplane.core.vocabulary import API_VERSION, LABEL_CLUSTER, MODEL_DEPLOYMENT, MODEL_REPLICA
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_cli import bench_command
 from modelplane_cli.render import requirements, wire
 from modelplane_cli.render.pipeline import MAX_REQUIREMENTS_ITERATIONS
 from modelplane_cli.render.runners import FunctionRegistry, Runner
 from modelplane_cli.render.world import World
+from modelplane_dev import bench_command
 
 SLICE_LABEL = "modelplane.ai/bench-slice"
 SLICES = 10

@@ -40,7 +40,7 @@ import grpc
 from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT
-from modelplane_cli import bench_baseline, bench_command, bench_server, gowire
+from modelplane_dev import bench_baseline, bench_command, bench_server, gowire
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3

@@ -12,10 +12,10 @@ throttled and in another process, and names any that differ;
     assert not failures, "\\n".join(map(str, failures))
 """
 
-from modelplane_cli.fuzz.determinism import mutated_sample, nondeterminism
-from modelplane_cli.fuzz.examples import example_requests, requests_for
-from modelplane_cli.fuzz.harness import Failure, Fuzzer, Mutated, Mutator, run_function
-from modelplane_cli.fuzz.shuffle import reordered
+from modelplane_dev.fuzz.determinism import mutated_sample, nondeterminism
+from modelplane_dev.fuzz.examples import example_requests, requests_for
+from modelplane_dev.fuzz.harness import Failure, Fuzzer, Mutated, Mutator, run_function
+from modelplane_dev.fuzz.shuffle import reordered
 
 __all__ = [
     "Failure",

@@ -1,0 +1,1 @@
+"""Modelplane developer tooling: benchmarks, the fuzz harness, test helpers, packaging."""
