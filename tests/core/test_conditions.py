@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.core.conditions import condition_is, find_condition
+from modelplane.core.observed import condition_is, find_condition
 
 READY = {"type": "Ready", "status": "True", "reason": "Available"}
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from modelplane.core.numbers import restore_ints
+from modelplane.core.observed import with_readable_conditions
 from modelplane.core.vocabulary import Reason
 
 M = TypeVar("M", bound=BaseModel)
@@ -118,8 +119,9 @@ def parse_object(model: type[M], obj: Mapping[str, Any]) -> M:
     (`--strict-types` in schemas/generate.py): a boolean, a string or a fractional
     number is no integer, a number no string, as the XRD's schema validates; only
     the integral doubles a protobuf Struct turns integers into are integers again.
+    Status conditions that do not read are left out (`observed.with_readable_conditions`).
     """
     try:
-        return model.model_validate(restore_ints(obj))
+        return model.model_validate(restore_ints(with_readable_conditions(obj)))
     except ValidationError as error:
         raise InvalidInputError(from_validation_error(error)) from error

@@ -29,8 +29,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from pydantic import BaseModel
 
-from modelplane.core.conditions import condition_is
 from modelplane.core.issues import InvalidInputError, parse_object
+from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import received, report
 from modelplane.xfn.memo import BoundedMemo, digest

@@ -22,8 +22,8 @@ from modelplane_models import InferenceCluster, InferenceGateway
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds import GATEWAY
-from modelplane.core.kinds.base import mapping
 from modelplane.core.kinds.gateway import address
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
@@ -179,5 +179,4 @@ def _object_name(gateway: str, key: str) -> str:
 
 def _read_back(observed: dict[str, Any] | None) -> dict[str, Any]:
     """The Gateway as provider-kubernetes read it back from the hub cluster."""
-    status = mapping(mapping(observed).get("status"))
-    return mapping(mapping(status.get("atProvider")).get("manifest"))
+    return read_back(observed) or {}

@@ -139,12 +139,11 @@ class FunctionRunner(ComposeFunction):
                 UnreadableCluster(u.name if u.named else None, "; ".join(map(str, u.issues)))
                 for u in clusters.unreadable
             ],
-            # Reachable is a condition, which the generated model does not carry.
-            unreachable_cluster_names(req, CLUSTERS, clusters),
+            unreachable_cluster_names(clusters),
             self.fleet_memo,
         )
         uid = deployment.metadata.uid if deployment.metadata else None
-        running = serving_replicas(req, REPLICAS, fleet_replicas)
+        running = serving_replicas(fleet_replicas)
         namespace = wanted.namespace
         running |= {(namespace, key) for key in composed if serves(observed, key)}
         known = existing_replicas(

@@ -700,6 +700,7 @@ class PublishedPool(BaseModel):
 
 class Status(BaseModel):
     capacity: CapacityStatus | None = None
+    conditions: list[shapes.Condition] | None = None
     gateway: Annotated[
         Gateway | None,
         Field(description="The cluster's Gateway, once spec.gateway is declared."),
