@@ -56,6 +56,9 @@ class Required(Generic[T]):
     state: State
     items: list[T] = field(default_factory=list[T])
     unreadable: list[Unreadable] = field(default_factory=list[Unreadable])
+    digests: tuple[bytes, ...] = ()
+    """A digest of each fetched object's bytes, in fetch order (read into a model
+    only): the key its model is kept by."""
 
     @property
     def resolved(self) -> bool:
@@ -112,9 +115,9 @@ def resolve(
         _MODELS.put(key, parsed)
         items.append(parsed)
     state = State.PRESENT if found else State.ABSENT
-    _RESOLVED.put(whole, Required(state, items, unreadable))
+    _RESOLVED.put(whole, Required(state, items, unreadable, digests))
     # What is kept is shared; these lists are the caller's own.
-    return Required(state, list(items), list(unreadable))
+    return Required(state, list(items), list(unreadable), digests)
 
 
 def _item_digests(data: bytes, found: Sequence[fnv1.Resource]) -> tuple[bytes, ...]:

@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 from compose_model_deployment.cache import (
     USAGE_KEY,
-    CacheWaiting,
     cache_view,
     compose_usage,
     require_cache,
@@ -67,9 +66,11 @@ from modelplane.scheduling import (
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
+    Waiting,
     keep_observed,
     observed_composite,
     observed_resources,
+    published,
 )
 
 # The SDK's resource.update, typed for the one source used here (its signature
@@ -85,16 +86,8 @@ PRIORITY_CLASSES = "priorityclasses"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
-    published_status = (
-        "replicas",
-        "updatedReplicas",
-        "selector",
-        "placements",
-        "matchTrace",
-        "matchTraceOmitted",
-        "preemptions",
-        "endpoints",
-    )
+    waiting_reason = Reason.WAITING_FOR_FLEET
+    published_status = published(ModelDeployment)
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
@@ -117,18 +110,10 @@ class FunctionRunner(ComposeFunction):
         require_cache(rsp, observed_composite(req))
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         fleet_replicas = required.resolve(req, REPLICAS, ModelReplica)
-        try:
-            if not (clusters.resolved and fleet_replicas.resolved):
-                raise CacheWaiting("waiting for the fleet")
-            deployment = observed_composite(req, ModelDeployment)
-            cache = cache_view(req, deployment, clusters.items)
-        except CacheWaiting as waiting:
-            keep_observed(req, rsp)
-            report.set_condition(
-                rsp,
-                report.Condition(REPLICAS_SCHEDULED, None, Reason.WAITING_FOR_FLEET, str(waiting)),
-            )
-            return
+        if not (clusters.resolved and fleet_replicas.resolved):
+            raise Waiting("waiting for the fleet")
+        deployment = observed_composite(req, ModelDeployment)
+        cache = cache_view(req, deployment, clusters.items)
 
         observed = observed_resources(req)
         composed = composed_replicas(observed)
