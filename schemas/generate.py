@@ -336,7 +336,9 @@ def generate(out_dir: Path) -> None:
             check=True,
         )
     _drop_root_model(out_dir / f"{SHARED_MODULE}.py")
-    kinds = list(schemas)
+    # The package exports Modelplane's own kinds; a provider's read-back model is
+    # imported from its module (modelplane_models.object), never taken for a composite.
+    kinds = [kind for kind in schemas if kind not in READ_BACK]
     exports = "".join(f"from modelplane_models.{module_name(k)} import {k}\n" for k in kinds)
     names = ", ".join(f'"{k}"' for k in kinds)
     (out_dir / "__init__.py").write_text(

@@ -8,7 +8,5 @@ from modelplane_models.model_deployment import ModelDeployment
 from modelplane_models.model_endpoint import ModelEndpoint
 from modelplane_models.model_replica import ModelReplica
 from modelplane_models.model_service import ModelService
-from modelplane_models.object import Object
-from modelplane_models.release import Release
 
-__all__ = ["InferenceClass", "InferenceCluster", "InferenceGateway", "ModelCache", "ModelDeployment", "ModelEndpoint", "ModelReplica", "ModelService", "Object", "Release"]
+__all__ = ["InferenceClass", "InferenceCluster", "InferenceGateway", "ModelCache", "ModelDeployment", "ModelEndpoint", "ModelReplica", "ModelService"]
