@@ -2,7 +2,9 @@
 
 Usage: python schemas/generate.py [--check]
 
-Writes schemas/python/src/modelplane_models/<kind>.py for every apis/*/definition.yaml.
+Writes schemas/python/src/modelplane_models/<kind>.py for every apis/*/definition.yaml,
+with Crossplane's conditions added to every composite's status, and one module for
+each kind whose status a function reads back from a provider (`READ_BACK`).
 With --check, generates into a scratch directory and exits 1 if anything differs
 from what is committed, so `make test` fails on stale models.
 """
@@ -67,18 +69,106 @@ OBJECT_META = {
 }
 
 
-def object_schema(xrd: dict, version: dict) -> dict:
-    """The XR's whole object schema: the XRD's spec/status plus the Kubernetes envelope."""
-    schema = dict(version["schema"]["openAPIV3Schema"])
-    group = xrd["spec"]["group"]
-    kind = xrd["spec"]["names"]["kind"]
-    properties = {
-        "apiVersion": {"type": "string", "const": f"{group}/{version['name']}"},
+# A condition as Crossplane writes it on every composite and managed resource
+# (crossplane-runtime apis/common/v1/condition.go, `Condition`). Crossplane's CRDs
+# also require a reason and a lastTransitionTime; a reader requires only what it
+# decides on, so a condition written without a reason still reads. The time stays a
+# string: it is compared and copied, never computed with.
+CONDITION = {
+    "title": "Condition",
+    "type": "object",
+    "required": ["type", "status"],
+    "properties": {
+        "type": {"type": "string"},
+        "status": {"type": "string"},
+        "reason": {"type": "string"},
+        "message": {"type": "string"},
+        "lastTransitionTime": {"type": "string"},
+        "observedGeneration": {"type": "integer"},
+    },
+}
+CONDITIONS = {"type": "array", "items": CONDITION}
+
+
+def _envelope(api_version: str, kind: str) -> dict:
+    return {
+        "apiVersion": {"type": "string", "const": api_version},
         "kind": {"type": "string", "const": kind},
         "metadata": OBJECT_META,
     }
+
+
+# What the providers report back, as their CRDs define it (../shared/crds:
+# kubernetes.m.crossplane.io_objects.yaml, helm.m.crossplane.io_releases.yaml), limited
+# to the status: a function reads back an Object's or a Release's status, never its
+# spec, which it composed itself.
+READ_BACK = {
+    "Object": {
+        "type": "object",
+        "properties": {
+            **_envelope("kubernetes.m.crossplane.io/v1alpha1", "Object"),
+            "status": {
+                "title": "ObjectStatus",
+                "type": "object",
+                "properties": {
+                    "atProvider": {
+                        "title": "ObjectObservation",
+                        "type": "object",
+                        "properties": {
+                            # The remote object as the provider last read it.
+                            "manifest": {"type": "object", "additionalProperties": True},
+                        },
+                    },
+                    "conditions": CONDITIONS,
+                },
+            },
+        },
+    },
+    "Release": {
+        "type": "object",
+        "properties": {
+            **_envelope("helm.m.crossplane.io/v1beta1", "Release"),
+            "status": {
+                "title": "ReleaseStatus",
+                "type": "object",
+                "properties": {
+                    "atProvider": {
+                        "title": "ReleaseObservation",
+                        "type": "object",
+                        "properties": {
+                            "digest": {"type": "string"},
+                            "ownershipTaken": {"type": "boolean"},
+                            "releaseDescription": {"type": "string"},
+                            "revision": {"type": "integer"},
+                            "state": {"type": "string"},
+                            "version": {"type": "string"},
+                        },
+                    },
+                    "conditions": CONDITIONS,
+                },
+            },
+        },
+    },
+}
+
+
+def object_schema(xrd: dict, version: dict) -> dict:
+    """The XR's whole object schema: the XRD's spec/status plus the Kubernetes envelope,
+    and the conditions Crossplane adds to every composite's status."""
+    schema = dict(version["schema"]["openAPIV3Schema"])
+    group = xrd["spec"]["group"]
+    kind = xrd["spec"]["names"]["kind"]
+    properties = _envelope(f"{group}/{version['name']}", kind)
     properties.update(schema.get("properties", {}))
+    status = dict(properties.get("status") or {"type": "object"})
+    status["properties"] = {**status.get("properties", {}), "conditions": CONDITIONS}
+    properties["status"] = status
     schema["properties"] = properties
+    return finish(schema, kind)
+
+
+def finish(schema: dict, kind: str) -> dict:
+    """`schema` with its titled shapes hoisted into `$defs`, titled `kind`."""
     definitions: dict[str, dict] = {}
     schema = {key: hoist(value, definitions) for key, value in schema.items()}
     schema["$defs"] = dict(sorted(definitions.items()))
@@ -124,6 +214,8 @@ def kind_schemas() -> dict[str, dict]:
         xrd = yaml.safe_load(definition.read_text())
         for version in xrd["spec"]["versions"]:
             schemas[xrd["spec"]["names"]["kind"]] = object_schema(xrd, version)
+    for kind, schema in READ_BACK.items():
+        schemas[kind] = finish(dict(schema), kind)
     return schemas
 
 
@@ -244,7 +336,9 @@ def generate(out_dir: Path) -> None:
             check=True,
         )
     _drop_root_model(out_dir / f"{SHARED_MODULE}.py")
-    kinds = list(schemas)
+    # The package exports Modelplane's own kinds; a provider's read-back model is
+    # imported from its module (modelplane_models.object), never taken for a composite.
+    kinds = [kind for kind in schemas if kind not in READ_BACK]
     exports = "".join(f"from modelplane_models.{module_name(k)} import {k}\n" for k in kinds)
     names = ", ".join(f'"{k}"' for k in kinds)
     (out_dir / "__init__.py").write_text(

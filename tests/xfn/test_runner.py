@@ -3,13 +3,21 @@
 import gc
 from typing import Any
 
+import pytest
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_models import ModelReplica
+from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
+from pydantic import BaseModel
 
 from modelplane.xfn import report
 from modelplane.xfn.required import require_named
-from modelplane.xfn.runner import ComposeFunction, keep_observed, observed_composite
+from modelplane.xfn.runner import (
+    ComposeFunction,
+    Waiting,
+    keep_observed,
+    observed_composite,
+    published,
+)
 from modelplane.xfn.structs import to_dict
 from modelplane_dev.testing import as_dict, request, run
 
@@ -174,3 +182,69 @@ def test_readiness_follows_validity_unless_the_function_says_otherwise() -> None
     got = as_dict(run(InvalidButHarmless(), request(COMPOSITE, observed={"up": READY_CHILD})))
     assert "ready" not in got["desired"].get("composite", {})
     assert got["desired"]["resources"]["up"]["ready"] == "READY_TRUE"
+
+
+class AsksThenWaits(ComposeFunction):
+    validity_condition = "Valid"
+    waiting_condition = "Routed"
+    published_status = ("pools", "ref")
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        response.require_resources(rsp, "things", "v1", "Thing")
+        rsp.desired.resources["new"].resource.update({"apiVersion": "v1", "kind": "New"})
+        raise Waiting("waiting for things")
+
+
+def test_waiting_holds_what_runs_keeps_what_was_asked_and_says_what_it_awaits() -> None:
+    """Not fetched yet is no news: what was composed and published stays, and the
+    requirements stay asked for, so Crossplane's fetch loop settles."""
+    composite = {**CHILD, "status": {"pools": [{"a": 1}], "ref": "x", "other": "y"}}
+    got = as_dict(run(AsksThenWaits(), request(composite, observed={"child": CHILD})))
+    assert got["requirements"] == {"resources": {"things": {"apiVersion": "v1", "kind": "Thing"}}}
+    assert got["desired"]["composite"] == {
+        "resource": {"status": {"pools": [{"a": 1}], "ref": "x"}}
+    }
+    assert sorted(got["desired"]["resources"]) == ["child", "new"]
+    assert got["conditions"] == [
+        {
+            "type": "Routed",
+            "status": "STATUS_CONDITION_UNKNOWN",
+            "reason": "WaitingForResources",
+            "message": "waiting for things",
+            "target": "TARGET_COMPOSITE",
+        }
+    ]
+
+
+class WaitsOnAFalseCondition(ComposeFunction):
+    validity_condition = "Valid"
+    waiting_reason = "WaitingForFleet"
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        raise Waiting("the gateway is gone", status=False, reason="GatewayNotFound")
+
+
+def test_waiting_reports_on_the_validity_condition_unless_told_otherwise() -> None:
+    got = as_dict(run(WaitsOnAFalseCondition(), request(CHILD)))
+    (condition,) = got["conditions"]
+    assert condition["type"] == "Valid"
+    assert condition["status"] == "STATUS_CONDITION_FALSE"
+    assert condition["reason"] == "GatewayNotFound"
+
+
+def test_published_status_is_every_status_field_but_the_conditions() -> None:
+    assert published(ModelReplica) == ("namespace", "url", "workloads")
+    assert "conditions" not in published(ModelDeployment)
+    assert set(published(InferenceCluster)) == {
+        "capacity",
+        "gateway",
+        "gpuPools",
+        "providerConfigRef",
+        "stack",
+    }
+    with pytest.raises(TypeError):
+        published(NoStatus)
+
+
+class NoStatus(BaseModel):
+    spec: dict[str, str] | None = None

@@ -1,4 +1,4 @@
-"""Cluster health read straight from Structs answers what the plain-data read answers."""
+"""Cluster health read from the generated models answers what the plain-data read answers."""
 
 from typing import Any
 
@@ -42,7 +42,7 @@ _objects = st.fixed_dictionaries(
 def _unreachable(structs: list[Struct]) -> frozenset[str]:
     req = RunFunctionRequest()
     req.required_resources["c"].items.extend(Resource(resource=s) for s in structs)
-    return unreachable_cluster_names(req, "c", required.resolve(req, "c", InferenceCluster))
+    return unreachable_cluster_names(required.resolve(req, "c", InferenceCluster))
 
 
 @given(st.lists(_objects, max_size=4))
@@ -54,7 +54,7 @@ def _unreachable(structs: list[Struct]) -> frozenset[str]:
         }
     ]
 )
-def test_struct_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
+def test_model_read_matches_the_plain_data_read(objects: list[dict[str, Any]]) -> None:
     structs = [to_struct(obj) for obj in objects]
     expected = unreachable_clusters(to_dict(s) for s in structs)
     assert _unreachable(structs) == expected

@@ -13,10 +13,13 @@ reports; and what a simulated cluster reports (the render engine's providers).
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, cast
+from typing import Any, Final
+
+from modelplane_models.shapes import Condition
 
 from modelplane.caching import kserve
 from modelplane.core.kinds.base import mapping
+from modelplane.core.observed import conditions
 from modelplane.core.vocabulary import LABEL_MODEL_CACHE
 
 JOB_KIND: Final = "Job"
@@ -41,14 +44,9 @@ class Progress:
     """Why it failed, as its controller says (the Job's Failed condition's reason)."""
 
 
-def _condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
-    found: object = status.get("conditions")
-    conditions = cast(list[object], found) if isinstance(found, list) else []
-    for entry in conditions:
-        condition = mapping(entry)
-        if condition.get("type") == kind and condition.get("status") == "True":
-            return condition
-    return None
+def _condition(job: Mapping[str, Any], kind: str) -> Condition | None:
+    """The Job's condition `kind` when it holds (a Job may list one several times)."""
+    return next((c for c in conditions(job) if c.type == kind and c.status == "True"), None)
 
 
 def job_progress(job: Mapping[str, Any] | None) -> Progress:
@@ -56,12 +54,12 @@ def job_progress(job: Mapping[str, Any] | None) -> Progress:
         return Progress(Phase.PENDING, "the download Job is not created yet")
     name = mapping(job.get("metadata")).get("name", "")
     status = mapping(job.get("status"))
-    failed = _condition(status, "Failed")
+    failed = _condition(job, "Failed")
     if failed is not None:
-        reason = str(failed.get("reason") or "Failed")
-        detail = str(failed.get("message") or "the download failed")
+        reason = failed.reason or "Failed"
+        detail = failed.message or "the download failed"
         return Progress(Phase.FAILED, f"Job {name} failed: {reason}: {detail}", reason)
-    if _condition(status, "Complete") is not None or int(status.get("succeeded") or 0) > 0:
+    if _condition(job, "Complete") is not None or int(status.get("succeeded") or 0) > 0:
         return Progress(Phase.READY, f"Job {name} downloaded and checked the weights")
     active = int(status.get("active") or 0)
     if active:

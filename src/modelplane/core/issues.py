@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from modelplane.core.numbers import restore_ints
+from modelplane.core.observed import with_readable_conditions
 from modelplane.core.vocabulary import Reason
 
 M = TypeVar("M", bound=BaseModel)
@@ -118,9 +119,11 @@ def parse_object(model: type[M], obj: Mapping[str, Any], *, ints_restored: bool 
     (`--strict-types` in schemas/generate.py): a boolean, a string or a fractional
     number is no integer, a number no string, as the XRD's schema validates; only
     the integral doubles a protobuf Struct turns integers into are integers again
-    (already, when `ints_restored`: `modelplane.xfn.structs.plain`).
+    (already, when `ints_restored`: `modelplane.xfn.structs.plain`). Status
+    conditions that do not read are left out (`observed.with_readable_conditions`).
     """
     try:
-        return model.model_validate(obj if ints_restored else restore_ints(obj))
+        readable = with_readable_conditions(obj)
+        return model.model_validate(readable if ints_restored else restore_ints(readable))
     except ValidationError as error:
         raise InvalidInputError(from_validation_error(error)) from error

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from modelplane.core.conditions import find_condition
+from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import Reason
 from modelplane.stack.observation import ABSENT_MESSAGES
 
@@ -60,12 +60,12 @@ def parse_time(value: object) -> datetime | None:
 def _failing_since(observed: Mapping[str, Any] | None) -> tuple[bool, datetime | None]:
     """Whether a probe fails to sync, and since when (None: not recorded)."""
     synced = find_condition(observed, "Synced")
-    if synced is None or synced.get("status") != "False":
+    if synced is None or synced.status != "False":
         return False, None
-    message = str(synced.get("message", ""))
+    message = synced.message or ""
     if any(words in message for words in _ANSWERED):
         return False, None
-    return True, parse_time(synced.get("lastTransitionTime"))
+    return True, parse_time(synced.lastTransitionTime)
 
 
 def _judge(observed: Sequence[Mapping[str, Any]], now: datetime, noun: str) -> Reachability:

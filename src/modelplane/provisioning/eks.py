@@ -28,6 +28,7 @@ from typing import Any, Final, cast
 from modelplane_models.inference_cluster import EKSCluster, InferenceCluster
 
 from modelplane.core.issues import Issue
+from modelplane.core.observed import at_provider
 from modelplane.core.vocabulary import LABEL_POOL
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
@@ -282,7 +283,7 @@ class EksProvisioner:
         )
 
     def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
-        at = _map(_map(observed.get("status")).get("atProvider"))
+        at = at_provider(observed)
         if not at:
             return None
         if at.get("status") not in _SERVING_STATES:
@@ -290,5 +291,5 @@ class EksProvisioner:
         return int(_map(at.get("scalingConfig")).get("desiredSize") or 0)
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
-        value = _map(_map(observed.get("status")).get("atProvider")).get("endpoint")
+        value = at_provider(observed).get("endpoint")
         return value if isinstance(value, str) and value else None

@@ -23,6 +23,7 @@ from typing import Any, Final, cast
 from modelplane_models.inference_cluster import GKECluster, InferenceCluster
 
 from modelplane.core.issues import Issue
+from modelplane.core.observed import at_provider
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.model import (
     ClusterPlan,
@@ -313,7 +314,7 @@ class GkeProvisioner:
         )
 
     def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
-        at = _map(_map(observed.get("status")).get("atProvider"))
+        at = at_provider(observed)
         if not at:
             return None
         per_zone = int(at.get("nodeCount") or 0)
@@ -326,5 +327,5 @@ class GkeProvisioner:
         return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
-        value = _map(_map(observed.get("status")).get("atProvider")).get("endpoint")
+        value = at_provider(observed).get("endpoint")
         return value if isinstance(value, str) and value else None

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Final
 
-from modelplane.core.conditions import condition_is, find_condition
+from modelplane.core.observed import condition_is, find_condition
 
 ABSENT_MESSAGES: Final = ("external resource does not exist", "no matches for kind", "not found")
 
@@ -32,8 +32,8 @@ def seen(observed: Mapping[str, Any] | None) -> tuple[Seen, str]:
     if condition_is(observed, "Synced", "True") and condition_is(observed, "Ready", "True"):
         return Seen.PRESENT, ""
     synced = find_condition(observed, "Synced")
-    message = str(synced.get("message", "")) if synced is not None else ""
-    if synced is not None and synced.get("status") == "False":
+    message = (synced.message or "") if synced is not None else ""
+    if synced is not None and synced.status == "False":
         if any(words in message for words in ABSENT_MESSAGES):
             return Seen.ABSENT, message
         return Seen.UNKNOWN, message or "cannot be observed"

@@ -8,8 +8,8 @@ the same kubeconfig Secret.
 from collections.abc import Sequence
 from typing import Any, Final
 
-from modelplane.core.conditions import condition_is
 from modelplane.core.kinds.service import CREATED_READINESS
+from modelplane.core.observed import condition_is
 
 OBJECT_API_VERSION: Final = "kubernetes.m.crossplane.io/v1alpha1"
 OBJECT_KIND: Final = "Object"

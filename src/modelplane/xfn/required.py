@@ -15,13 +15,12 @@ were read into the same model before, in this process, is not read again
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast, overload
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from google.protobuf import struct_pb2
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
@@ -59,7 +58,7 @@ class Required(Generic[T]):
     unreadable: list[Unreadable] = field(default_factory=list[Unreadable])
     digests: tuple[bytes, ...] = ()
     """A digest of each fetched object's bytes, in fetch order (read into a model
-    only): a key for other work done on those objects (`read_each`)."""
+    only): the key its model is kept by."""
 
     @property
     def resolved(self) -> bool:
@@ -184,33 +183,6 @@ def _item_digests(data: bytes, found: Sequence[fnv1.Resource]) -> tuple[bytes, .
     if len(digests) != len(found):
         digests = tuple(digest(item.resource) for item in found)
     return digests
-
-
-def read_each(
-    req: fnv1.RunFunctionRequest,
-    name: str,
-    found: Required[Any],
-    read: Callable[[struct_pb2.Struct], T],
-    memo: BoundedMemo[bytes, tuple[T]],
-) -> list[T]:
-    """`read` of each object `resolve` found for `name`, once per object's bytes (by
-    `found.digests`, in `memo`): the list is looked at only for an object not seen
-    before. For what a model does not carry, such as status conditions."""
-    answers: list[T] = []
-    fetched: Sequence[fnv1.Resource] | None = None
-    digests = found.digests
-    if len(digests) != len(found.items) + len(found.unreadable):  # not read into a model
-        fetched = received.items(req, name)
-        digests = tuple(digest(item.resource) for item in fetched)
-    for index, key in enumerate(digests):
-        answer = memo.get(key)
-        if answer is None:
-            if fetched is None:
-                fetched = received.items(req, name)
-            answer = (read(fetched[index].resource),)
-            memo.put(key, answer)
-        answers.append(answer[0])
-    return answers
 
 
 # Models read from fetched objects, by model and the objects' bytes. Nothing reads

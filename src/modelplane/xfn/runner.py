@@ -21,7 +21,7 @@ import gc
 import threading
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
-from typing import Any, ClassVar, TypeVar, cast, overload
+from typing import Any, ClassVar, TypeVar, cast, get_args, overload
 
 import grpc
 from crossplane.function import logging, response
@@ -29,8 +29,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from pydantic import BaseModel
 
-from modelplane.core.conditions import condition_is
 from modelplane.core.issues import InvalidInputError, parse_object
+from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import received, report
 from modelplane.xfn.memo import BoundedMemo, digest
@@ -39,11 +39,46 @@ from modelplane.xfn.structs import plain, to_dict
 M = TypeVar("M", bound=BaseModel)
 
 
+class Waiting(Exception):  # noqa: N818 (a state, not a failure)
+    """What the function needs is not there yet, most often a required resource
+    Crossplane has not fetched (`required.State.UNRESOLVED`, which is not "absent").
+
+    Nothing can be decided, so the runner holds: it re-emits what was composed and
+    what the composite published, and reports `message` on the function's
+    `waiting_condition`, status Unknown with its `waiting_reason` unless the raiser
+    says otherwise (a gateway that is not found is waited for, but False).
+    """
+
+    def __init__(
+        self, message: str, *, status: bool | None = None, reason: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.reason = reason
+
+
+def published(composite: type[BaseModel]) -> tuple[str, ...]:
+    """The status fields a function publishes on `composite`: every field of its
+    generated status model but the conditions, which the function sets through the
+    response's conditions, not the status it writes."""
+    field = composite.model_fields.get("status")
+    found = [
+        model
+        for model in get_args(field.annotation if field is not None else None)
+        if isinstance(model, type) and issubclass(model, BaseModel)
+    ]
+    if len(found) != 1:
+        raise TypeError(f"{composite.__name__} has no status model")
+    return tuple(name for name in found[0].model_fields if name != "conditions")
+
+
 class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     """Subclasses implement compose(); the base owns the safety net.
 
     `validity_condition` is the condition a function reports its composite's
-    validity on. Input the function cannot read (`InvalidInputError` from reading
+    validity on. A compose that raises `Waiting` is held (see `Waiting`) on its
+    `waiting_condition`. Input the function cannot read (`InvalidInputError` from reading
     an object into its model, or from any layer below) sets it False with every
     issue, one Warning event each, and re-emits every composed resource as
     observed: Crossplane would delete what a function stops emitting. The
@@ -54,6 +89,9 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     """
 
     validity_condition: ClassVar[str]
+    # The condition, and its reason, that say what a `Waiting` compose waits for.
+    waiting_condition: ClassVar[str | None] = None
+    waiting_reason: ClassVar[str] = Reason.WAITING_FOR_RESOURCES
     published_status: ClassVar[tuple[str, ...]] = ()
     # Whether a False validity condition makes the composite not Ready. A platform
     # object that is invalid is not ready, whatever it composed; a ModelDeployment
@@ -101,6 +139,16 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         try:
             with collector_paused():
                 self.compose(req, rsp)
+        except Waiting as waiting:
+            # What was asked for stays asked for; what runs and what was published
+            # stay as they are until it arrives.
+            keep_observed(req, rsp)
+            keep_status(req, rsp, self.published_status)
+            condition = self.waiting_condition or self.validity_condition
+            reason = waiting.reason or self.waiting_reason
+            report.set_condition(
+                rsp, report.Condition(condition, waiting.status, reason, waiting.message)
+            )
         except InvalidInputError as invalid:
             # Start over, so nothing half-composed leaks out, but ask for the same
             # resources: Crossplane's fetch loop settles only while they stay the same.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from modelplane.core.conditions import find_condition
+from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import MODEL_SERVICE, ROUTED
 from modelplane.traffic.weights import SCALE
 from modelplane_cli.render.world import ObjectKey, View
@@ -42,8 +42,8 @@ def _routed(obj: View) -> str:
     condition = find_condition(obj, ROUTED)
     if condition is None:
         return "-"
-    reason = condition.get("reason")
-    return f"{condition.get('status')}" + (f" ({reason})" if reason else "")
+    reason = condition.reason
+    return f"{condition.status}" + (f" ({reason})" if reason else "")
 
 
 def _backends(obj: View, table: Table) -> str:

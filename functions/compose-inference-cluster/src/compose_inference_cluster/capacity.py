@@ -31,6 +31,7 @@ from compose_inference_cluster.prerequisites import compose_observer, prerequisi
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.conventions.schedulers.kueue import API as KUEUE_API
 from modelplane.core.naming import hashed_name
+from modelplane.core.observed import read_back
 from modelplane.core.refs import ObjectRef
 from modelplane.stack import Prerequisite, Scope, Seen, seen
 from modelplane.stack.queues import PROVIDER_OF_GROUP, cluster_queue, queue_quota
@@ -42,7 +43,7 @@ def _map(value: object) -> Mapping[str, Any]:
 
 def _manifest(observed: object) -> Mapping[str, Any]:
     """What an Observe-only Object reports it read (empty until it has)."""
-    return _map(_map(_map(_map(observed).get("status")).get("atProvider")).get("manifest"))
+    return read_back(_map(observed)) or {}
 
 
 def _pools(

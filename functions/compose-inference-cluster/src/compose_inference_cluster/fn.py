@@ -43,7 +43,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.xfn import objects, report, required
-from modelplane.xfn.runner import ComposeFunction, observed_composite, observed_resources
+from modelplane.xfn.runner import ComposeFunction, observed_composite, observed_resources, published
 
 PROVIDER_CONFIG = "provider-config"
 SCHEDULING_VALID = report.Condition(
@@ -71,7 +71,7 @@ def class_requirement(class_name: str) -> str:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
-    published_status = ("gpuPools", "providerConfigRef", "stack", "gateway", "capacity")
+    published_status = published(InferenceCluster)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)

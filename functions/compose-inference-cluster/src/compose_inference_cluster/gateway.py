@@ -20,8 +20,8 @@ from modelplane_models import InferenceCluster
 
 from modelplane.core import naming
 from modelplane.core.kinds import GATEWAY
-from modelplane.core.kinds.base import mapping
 from modelplane.core.kinds.gateway import address
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import INFERENCE_CLUSTER
 from modelplane.traffic import gateways
 from modelplane.traffic.names import CLUSTER_GATEWAY_NAME, SYSTEM_NAMESPACE
@@ -91,6 +91,4 @@ def _observed(req: fnv1.RunFunctionRequest, key: str) -> dict[str, Any] | None:
 
 def _read_back(observed: dict[str, Any] | None) -> dict[str, Any]:
     """The manifest provider-kubernetes read back from the cluster for an Object."""
-    return mapping(
-        mapping(mapping(mapping(observed).get("status")).get("atProvider")).get("manifest")
-    )
+    return read_back(observed) or {}

@@ -22,8 +22,8 @@ from modelplane_models import InferenceCluster, InferenceGateway
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds import GATEWAY
-from modelplane.core.kinds.base import mapping
 from modelplane.core.kinds.gateway import address
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
@@ -38,10 +38,10 @@ from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
-    keep_observed,
-    keep_status,
+    Waiting,
     observed_composite,
     observed_resources,
+    published,
 )
 
 CLUSTER = "inferencecluster"
@@ -51,7 +51,7 @@ NAMESPACE_KEY = "gateway-namespace"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = VALID
-    published_status = ("address", "gatewayRef", "providerConfigRef")
+    published_status = published(InferenceGateway)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         gateway = observed_composite(req, InferenceGateway)
@@ -69,13 +69,7 @@ class FunctionRunner(ComposeFunction):
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub)
         found = required.resolve(req, CLUSTER, InferenceCluster)
         if not found.resolved:
-            keep_observed(req, rsp)
-            keep_status(req, rsp, self.published_status)
-            message = f"waiting for InferenceCluster {hub}"
-            report.set_condition(
-                rsp, report.Condition(VALID, None, Reason.WAITING_FOR_RESOURCES, message)
-            )
-            return
+            raise Waiting(f"waiting for InferenceCluster {hub}")
         hub_cluster = found.first()
         provider_config = _provider_config(hub_cluster, found.unreadable, hub)
         # Beside the hub cluster's own Objects: its kubeconfig Secret's namespace.
@@ -179,5 +173,4 @@ def _object_name(gateway: str, key: str) -> str:
 
 def _read_back(observed: dict[str, Any] | None) -> dict[str, Any]:
     """The Gateway as provider-kubernetes read it back from the hub cluster."""
-    status = mapping(mapping(observed).get("status"))
-    return mapping(mapping(status.get("atProvider")).get("manifest"))
+    return read_back(observed) or {}

@@ -44,10 +44,11 @@ from modelplane.workloads.render import tenant_namespace
 from modelplane.xfn import clock, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
+    Waiting,
     keep_observed,
-    keep_status,
     observed_composite,
     observed_resources,
+    published,
 )
 
 CLUSTERS = "inferenceclusters"
@@ -56,7 +57,8 @@ REPLICAS = "modelreplicas"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = VALID
-    published_status = ("clusters",)
+    waiting_condition = CACHED
+    published_status = published(ModelCache)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         composite = observed_composite(req, ModelCache)
@@ -70,15 +72,7 @@ class FunctionRunner(ComposeFunction):
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         replicas = required.resolve(req, REPLICAS, ModelReplica)
         if not (clusters.resolved and replicas.resolved):
-            keep_observed(req, rsp)
-            keep_status(req, rsp, self.published_status)
-            report.set_condition(
-                rsp,
-                report.Condition(
-                    CACHED, None, Reason.WAITING_FOR_RESOURCES, "waiting for the fleet"
-                ),
-            )
-            return
+            raise Waiting("waiting for the fleet")
         report.set_condition(
             rsp, report.Condition(VALID, True, Reason.VALID, f"caches {cache.uri}")
         )

@@ -31,6 +31,7 @@ from modelplane.caching import (
 )
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_MODEL_CACHE
 from modelplane.workloads.model import Backend, RemoteObject
 from modelplane.xfn import objects
@@ -59,8 +60,7 @@ def cluster_of(observed: Mapping[str, Any]) -> str | None:
 
 
 def _read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    at_provider = mapping(mapping(mapping(observed).get("status")).get("atProvider"))
-    return dict(mapping(at_provider.get("manifest"))) or None
+    return read_back(observed)
 
 
 def _download_key(cluster: str, attempt: int) -> str:

@@ -29,15 +29,12 @@ from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, MODEL_DEPLOYMENT, Reason
 from modelplane.scheduling import CacheView
 from modelplane.xfn import required
+from modelplane.xfn.runner import Waiting
 
 CACHE: Final = "modelcache"
 USAGE_KEY: Final = "usage-modelcache"
 USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
 FIELD: Final = "spec.model.cacheRef.name"
-
-
-class CacheWaiting(Exception):  # noqa: N818 (a state, like WaitingError)
-    """The ModelCache has not been fetched yet."""
 
 
 def cache_name(deployment: ModelDeployment) -> str | None:
@@ -59,14 +56,14 @@ def cache_view(
     req: fnv1.RunFunctionRequest, deployment: ModelDeployment, clusters: list[InferenceCluster]
 ) -> CacheView | None:
     """What placement knows of the named cache; None without a cacheRef. Raises
-    CacheWaiting until Crossplane has fetched it."""
+    `Waiting` until Crossplane has fetched it."""
     name = cache_name(deployment)
     if name is None:
         return None
     namespace = (deployment.metadata.namespace if deployment.metadata else None) or ""
     found = required.resolve(req, CACHE, ModelCache)
     if not found.resolved:
-        raise CacheWaiting(f"waiting for ModelCache {name}")
+        raise Waiting(f"waiting for ModelCache {name}")
     unable = {
         cluster.metadata.name: why
         for cluster in clusters

@@ -16,8 +16,8 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane.core.conditions import condition_is
 from modelplane.core.kinds.base import mapping
+from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import (
     API_VERSION,
     LABEL_DEPLOYMENT,

@@ -133,8 +133,8 @@ def require_fleet(
         return Fleet(
             clusters,
             replicas,
-            unreachable_cluster_names(req, CLUSTERS, clusters),
-            frozenset(serving_replicas(req, REPLICAS, replicas)),
+            unreachable_cluster_names(clusters),
+            frozenset(serving_replicas(replicas)),
         )
     if selection.name is not None:
         required.require_named(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER, selection.name)
@@ -153,13 +153,13 @@ def require_fleet(
         parts.append((key, required.resolve(req, key, InferenceCluster)))
     clusters = _merged([found for _, found in parts])
     unreachable = frozenset[str]().union(
-        *(unreachable_cluster_names(req, key, found) for key, found in parts if found.resolved)
+        *(unreachable_cluster_names(found) for _, found in parts if found.resolved)
     )
     on = _names(listed) | missing
     if len(on) > MAX_REPLICA_LISTS:
         required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
         replicas = required.resolve(req, REPLICAS, ModelReplica)
-        serving = frozenset(serving_replicas(req, REPLICAS, replicas))
+        serving = frozenset(serving_replicas(replicas))
         return Fleet(clusters, replicas, unreachable, serving)
     # The replicas on a missing cluster are asked for with it, not after it is found:
     # one call less, and an empty list if it is gone.
@@ -169,7 +169,7 @@ def require_fleet(
         required.require_labelled(rsp, key, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: name})
         lists.append((key, required.resolve(req, key, ModelReplica)))
     serving = frozenset[tuple[str, str]]().union(
-        *(serving_replicas(req, key, found) for key, found in lists if found.resolved)
+        *(serving_replicas(found) for _, found in lists if found.resolved)
     )
     return Fleet(clusters, _merged([found for _, found in lists]), unreachable, serving)
 

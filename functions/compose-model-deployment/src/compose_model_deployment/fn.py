@@ -23,7 +23,6 @@ from pydantic import BaseModel
 
 from compose_model_deployment.cache import (
     USAGE_KEY,
-    CacheWaiting,
     cache_view,
     compose_usage,
     require_cache,
@@ -64,9 +63,11 @@ from modelplane.scheduling import (
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
+    Waiting,
     keep_observed,
     observed_composite,
     observed_resources,
+    published,
 )
 
 # The SDK's resource.update, typed for the one source used here (its signature
@@ -80,16 +81,8 @@ PRIORITY_CLASSES = "priorityclasses"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
-    published_status = (
-        "replicas",
-        "updatedReplicas",
-        "selector",
-        "placements",
-        "matchTrace",
-        "matchTraceOmitted",
-        "preemptions",
-        "endpoints",
-    )
+    waiting_reason = Reason.WAITING_FOR_FLEET
+    published_status = published(ModelDeployment)
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
     unready_when_invalid = False
@@ -113,18 +106,10 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         require_cache(rsp, composite)
         clusters, fleet_replicas = found.clusters, found.replicas
-        try:
-            if not (clusters.resolved and fleet_replicas.resolved):
-                raise CacheWaiting("waiting for the fleet")
-            deployment = observed_composite(req, ModelDeployment)
-            cache = cache_view(req, deployment, clusters.items)
-        except CacheWaiting as waiting:
-            keep_observed(req, rsp)
-            report.set_condition(
-                rsp,
-                report.Condition(REPLICAS_SCHEDULED, None, Reason.WAITING_FOR_FLEET, str(waiting)),
-            )
-            return
+        if not (clusters.resolved and fleet_replicas.resolved):
+            raise Waiting("waiting for the fleet")
+        deployment = observed_composite(req, ModelDeployment)
+        cache = cache_view(req, deployment, clusters.items)
 
         composed = composed_replicas(observed)
         wanted = read_deployment(deployment)
@@ -134,7 +119,6 @@ class FunctionRunner(ComposeFunction):
                 UnreadableCluster(u.name if u.named else None, "; ".join(map(str, u.issues)))
                 for u in clusters.unreadable
             ],
-            # Reachable is a condition, which the generated model does not carry.
             found.unreachable,
             self.fleet_memo,
         )

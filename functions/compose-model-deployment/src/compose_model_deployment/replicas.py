@@ -4,15 +4,18 @@ Pure functions of the decision, the deployment's model and the observed
 replicas, so the function body stays a short story: fetch, decide, emit, report.
 """
 
-from typing import Any, cast
+from typing import Any
 
-from crossplane.function.proto.v1.run_function_pb2 import RunFunctionRequest
-from google.protobuf.struct_pb2 import Struct
-from modelplane_models import ModelDeployment
+from modelplane_models import ModelDeployment, ModelReplica
 from modelplane_models.model_deployment import Workers
 
 from compose_model_deployment.endpoints import endpoint_key
-from modelplane.core.conditions import condition_is, find_condition
+from modelplane.core.observed import (
+    condition_is,
+    conditions_problem,
+    find_condition,
+    first_condition,
+)
 from modelplane.core.vocabulary import (
     ACCEPTED,
     ANNOTATION_REVISION,
@@ -22,8 +25,7 @@ from modelplane.core.vocabulary import (
     SERVING,
 )
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
-from modelplane.xfn.memo import BoundedMemo
-from modelplane.xfn.required import Required, read_each
+from modelplane.xfn.required import Required
 
 
 def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
@@ -91,42 +93,14 @@ def replica_object(
 def refusal(observed: dict[str, Any] | None) -> str | None:
     """Why an observed ModelReplica's cluster did not accept it, or None."""
     accepted = find_condition(observed, ACCEPTED)
-    if accepted is None or accepted.get("status") != "False":
+    if accepted is None or accepted.status != "False":
         return None
-    return f"{accepted.get('reason', '')}: {accepted.get('message', '')}"
+    return f"{accepted.reason or ''}: {accepted.message or ''}"
 
 
 def serving(observed: dict[str, Any] | None) -> bool:
     """Whether an observed ModelReplica reports its model serving."""
     return condition_is(observed, SERVING, "True")
-
-
-def status_problem(observed: dict[str, Any] | None) -> str | None:
-    """Why an observed ModelReplica's status is no Kubernetes status, or None.
-
-    No status, or no conditions, is readable: nothing is reported yet. A status
-    that is not an object, conditions that are not a list of conditions each with
-    a string type and status, cannot say whether the replica serves.
-    """
-    status = (observed or {}).get("status")
-    if status is None:
-        return None
-    if not isinstance(status, dict):
-        return "status is not an object"
-    conditions = cast(dict[str, Any], status).get("conditions")
-    if conditions is None:
-        return None
-    if not isinstance(conditions, list):
-        return "status.conditions is not a list of conditions"
-    for index, entry in enumerate(cast(list[Any], conditions)):
-        where = f"status.conditions[{index}]"
-        if not isinstance(entry, dict):
-            return f"{where} is not a condition"
-        fields = cast(dict[str, Any], entry)
-        for key in ("type", "status"):
-            if not isinstance(fields.get(key), str):
-                return f"{where}.{key} is not a string"
-    return None
 
 
 def serves(observed: dict[str, dict[str, Any]], name: str) -> bool:
@@ -138,7 +112,7 @@ def serves(observed: dict[str, dict[str, Any]], name: str) -> bool:
     not serving would drop that endpoint, and the route to a replica that may serve.
     """
     obj = observed.get(name)
-    if status_problem(obj) is not None:
+    if conditions_problem(obj) is not None:
         return endpoint_key(name) in observed
     return serving(obj)
 
@@ -149,46 +123,21 @@ def unreadable_statuses(
     """A Warning's message for each placed replica whose status cannot be read."""
     messages: list[str] = []
     for name, serves_now in sorted(serving_now.items()):
-        problem = status_problem(observed.get(name))
+        problem = conditions_problem(observed.get(name))
         if problem is not None:
             held = "its ModelEndpoint is held" if serves_now else "it is read as not serving"
             messages.append(f"ModelReplica {name}: {problem}; {held} until it can be read")
     return messages
 
 
-def _text(fields: Any, key: str) -> str:
-    value = fields.get(key)
-    return value.string_value if value is not None else ""
-
-
-def _serving_key(obj: Struct) -> tuple[str, str] | None:
-    """(namespace, name) of a ModelReplica whose `Serving` condition is True, else None."""
-    status = obj.fields.get("status")
-    conditions = status.struct_value.fields.get("conditions") if status is not None else None
-    if conditions is None:
-        return None
-    for entry in conditions.list_value.values:
-        fields = entry.struct_value.fields
-        if _text(fields, "type") == SERVING and _text(fields, "status") == "True":
-            metadata = obj.fields.get("metadata")
-            if metadata is None:
-                return None
-            meta = metadata.struct_value.fields
-            return (_text(meta, "namespace"), _text(meta, "name"))
-    return None
-
-
-# Each read replica's serving key (or None), by its digest.
-_SERVING: BoundedMemo[bytes, tuple[tuple[str, str] | None]] = BoundedMemo()
-
-
-def serving_replicas(
-    req: RunFunctionRequest, name: str, replicas: Required[Any]
-) -> set[tuple[str, str]]:
-    """(namespace, name) of each ModelReplica of `replicas` (the fetched list `name`)
-    whose `Serving` condition is True, read straight from the fetched objects (the
-    generated model has no conditions), once per object's bytes."""
-    return {key for key in read_each(req, name, replicas, _serving_key, _SERVING) if key}
+def serving_replicas(replicas: Required[ModelReplica]) -> set[tuple[str, str]]:
+    """(namespace, name) of each fetched ModelReplica whose `Serving` condition is True."""
+    found: set[tuple[str, str]] = set()
+    for replica in replicas.items:
+        serving = first_condition(replica.status.conditions if replica.status else None, SERVING)
+        if serving is not None and serving.status == "True" and replica.metadata is not None:
+            found.add((replica.metadata.namespace or "", replica.metadata.name or ""))
+    return found
 
 
 def placements(decision: Decision, serving_now: dict[str, bool]) -> list[dict[str, Any]]:

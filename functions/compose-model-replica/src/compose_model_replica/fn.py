@@ -19,7 +19,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import ModelReplica
 
-from compose_model_replica.cache import CacheWaiting, require_cache, with_cache
+from compose_model_replica.cache import require_cache, with_cache
 from compose_model_replica.capacity import waiting_for_capacity
 from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
 from compose_model_replica.stack import lacking
@@ -53,38 +53,27 @@ from modelplane.workloads import (
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
+    Waiting,
     keep_observed,
-    keep_status,
     observed_composite,
     observed_resources,
+    published,
 )
 
 CLUSTER = "inferencecluster"
 PRIORITY_CLASSES = "priorityclasses"
 
 
-class WaitingError(Exception):
-    """A required resource is not fetched yet: keep what runs and say what is awaited."""
-
-
 class FunctionRunner(ComposeFunction):
     validity_condition = ACCEPTED
     # What runs, and where it is reached, stay published while the replica is refused:
     # a ModelEndpoint, and every route to it, follow status.url.
-    published_status = ("namespace", "workloads", "url")
+    published_status = published(ModelReplica)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         composite = observed_composite(req, ModelReplica)
         replica = replica_input(composite)
-        try:
-            self.render(req, rsp, composite, replica)
-        except (WaitingError, CacheWaiting) as waiting:
-            keep_observed(req, rsp)
-            keep_status(req, rsp, self.published_status)
-            report.set_condition(
-                rsp,
-                report.Condition(ACCEPTED, None, Reason.WAITING_FOR_RESOURCES, str(waiting)),
-            )
+        self.render(req, rsp, composite, replica)
 
     def render(
         self,
@@ -176,7 +165,7 @@ class FunctionRunner(ComposeFunction):
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, name)
         found = required.resolve(req, CLUSTER, InferenceCluster)
         if not found.resolved:
-            raise WaitingError(f"waiting for InferenceCluster {name}")
+            raise Waiting(f"waiting for InferenceCluster {name}")
         cluster = found.first()
         if cluster is not None:
             return cluster
@@ -201,7 +190,7 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         found = required.resolve(req, PRIORITY_CLASSES)
         if not found.resolved:
-            raise WaitingError("waiting for PriorityClasses")
+            raise Waiting("waiting for PriorityClasses")
         return found.items
 
 

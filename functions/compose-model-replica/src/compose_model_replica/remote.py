@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_DEPLOYMENT, LABEL_REPLICA
 from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
 from modelplane.xfn import objects
@@ -59,5 +59,4 @@ def wrap_all(
 def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
     """What provider-kubernetes read back from the cluster for an Object (None when it
     has not, or when what it holds is not an object)."""
-    at_provider = mapping(mapping(mapping(observed).get("status")).get("atProvider"))
-    return mapping(at_provider.get("manifest")) or None
+    return read_back(observed)

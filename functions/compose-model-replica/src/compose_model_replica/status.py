@@ -3,8 +3,10 @@
 from collections.abc import Mapping
 from typing import Any
 
-from modelplane.core.conditions import find_condition
+from modelplane_models.shapes import Condition
+
 from modelplane.core.kinds.base import mapping
+from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import ACCEPTED, SERVING, Reason
 from modelplane.workloads import RenderedReplica, replica_status
 from modelplane.xfn import objects, report
@@ -90,10 +92,10 @@ def accepted_condition(
     most useful thing to show.
     """
     refused = [
-        f"{key}: {synced.get('message', synced.get('reason', 'not synced'))}"
+        f"{key}: {_words(synced)}"
         for key in keys
         if (synced := find_condition(observed.get(key), "Synced")) is not None
-        and synced.get("status") == "False"
+        and synced.status == "False"
     ]
     if refused:
         return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
@@ -112,3 +114,10 @@ def accepted_condition(
         Reason.WORKLOAD_COMPOSED,
         f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",
     )
+
+
+def _words(synced: Condition) -> str:
+    """What a provider said when it could not apply: its message, else its reason."""
+    if synced.message is not None:
+        return synced.message
+    return synced.reason if synced.reason is not None else "not synced"

@@ -55,10 +55,10 @@ from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, received, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
-    keep_observed,
-    keep_status,
+    Waiting,
     observed_composite,
     observed_resources,
+    published,
 )
 
 GATEWAY = "inferencegateway"
@@ -71,17 +71,11 @@ def deployment_requirement(name: str) -> str:
     return f"modeldeployment-{name}"
 
 
-class WaitingError(Exception):
-    """Something the service needs is not there yet: keep what runs and say what."""
-
-    def __init__(self, condition: report.Condition) -> None:
-        super().__init__(condition.message)
-        self.condition = condition
-
-
 class FunctionRunner(ComposeFunction):
     validity_condition = VALID
-    published_status = ("address", "endpoints")
+    # The service waits for its gateway, its hub and its deployments to route.
+    waiting_condition = ROUTED
+    published_status = published(ModelService)
     # An edit that cannot be routed keeps routing what it did: readiness follows the
     # route that runs, not whether the latest edit is valid.
     unready_when_invalid = False
@@ -91,12 +85,7 @@ class FunctionRunner(ComposeFunction):
         service = service_input(composite)
         gateway_name = composite.spec.gatewayRef.name if composite.spec else ""
         self.require(rsp, service, gateway_name)
-        try:
-            self.route(req, rsp, composite, service, gateway_name)
-        except WaitingError as waiting:
-            keep_observed(req, rsp)
-            keep_status(req, rsp, self.published_status)
-            report.set_condition(rsp, waiting.condition)
+        self.route(req, rsp, composite, service, gateway_name)
 
     @staticmethod
     def require(rsp: fnv1.RunFunctionResponse, service: Service, gateway: str) -> None:
@@ -131,21 +120,17 @@ class FunctionRunner(ComposeFunction):
             requirements.append(SERVICES)
         waiting = [r for r in requirements if not received.fetched(req, r)]
         if waiting:
-            raise WaitingError(
-                report.Condition(
-                    ROUTED, None, Reason.WAITING_FOR_RESOURCES, f"waiting for {', '.join(waiting)}"
-                )
-            )
+            raise Waiting(f"waiting for {', '.join(waiting)}")
         gateway = found.first()
         if gateway is None:
             why = "; ".join(str(i) for u in found.unreadable for i in u.issues)
             message = f"InferenceGateway {gateway_name!r} " + (
                 f"is invalid: {why}" if why else "not found"
             )
-            raise WaitingError(report.Condition(ROUTED, False, Reason.GATEWAY_NOT_FOUND, message))
+            raise Waiting(message, status=False, reason=Reason.GATEWAY_NOT_FOUND)
         hub = hub_input(gateway)
         if isinstance(hub, str):
-            raise WaitingError(report.Condition(ROUTED, None, Reason.GATEWAY_NOT_READY, hub))
+            raise Waiting(hub, reason=Reason.GATEWAY_NOT_READY)
         service = self.on_hub_cluster(req, rsp, service, hub)
         others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
         problems = hostname_issues(service, composite, hub, others)
@@ -186,24 +171,19 @@ class FunctionRunner(ComposeFunction):
         required.require_named(rsp, HUB_CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub.cluster)
         found = required.resolve(req, HUB_CLUSTER, InferenceCluster)
         if not found.resolved:
-            message = f"waiting for InferenceCluster {hub.cluster}"
-            raise WaitingError(
-                report.Condition(ROUTED, None, Reason.WAITING_FOR_RESOURCES, message)
-            )
+            raise Waiting(f"waiting for InferenceCluster {hub.cluster}")
         cluster = found.first()
         where = f"InferenceCluster {hub.cluster!r} (the hub of InferenceGateway {hub.name})"
         if cluster is None:
             why = "; ".join(str(i) for u in found.unreadable for i in u.issues)
             reason = Reason.INVALID_SPEC if why else Reason.CLUSTER_NOT_FOUND
             message = f"{where} " + (f"is invalid: {why}" if why else "not found")
-            raise WaitingError(report.Condition(ROUTED, False, reason, message))
+            raise Waiting(message, status=False, reason=reason)
         try:
             return on_hub(service, cluster)
         except InvalidInputError as invalid:
             message = f"{where} cannot place the service: {invalid}"
-            raise WaitingError(
-                report.Condition(ROUTED, False, Reason.INVALID_SPEC, message)
-            ) from None
+            raise Waiting(message, status=False, reason=Reason.INVALID_SPEC) from None
 
     @staticmethod
     def deployments(

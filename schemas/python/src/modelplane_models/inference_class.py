@@ -97,6 +97,10 @@ class Provisioning(BaseModel):
     provider: Provider
 
 
+class Status(BaseModel):
+    conditions: list[shapes.Condition] | None = None
+
+
 class Spec(BaseModel):
     description: Annotated[
         StrictStr | None,
@@ -130,3 +134,4 @@ class InferenceClass(BaseModel):
     kind: Literal["InferenceClass"] | None = None
     metadata: shapes.ObjectMeta | None = None
     spec: Spec | None = None
+    status: Status | None = None

@@ -711,6 +711,7 @@ class PublishedPool(BaseModel):
 
 class Status(BaseModel):
     capacity: CapacityStatus | None = None
+    conditions: list[shapes.Condition] | None = None
     gateway: Annotated[
         Gateway | None,
         Field(description="The cluster's Gateway, once spec.gateway is declared."),

@@ -62,6 +62,7 @@ class Status(BaseModel):
             description="Where the gateway is reached: http://<spec.hostname>, or the address its Gateway API implementation reports."
         ),
     ] = None
+    conditions: list[shapes.Condition] | None = None
     gatewayRef: Annotated[
         GatewayRef | None, Field(description="The Gateway composed on the hub cluster.")
     ] = None

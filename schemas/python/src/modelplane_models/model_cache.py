@@ -50,6 +50,7 @@ class Status(BaseModel):
         list[ModelCacheClusterStatus] | None,
         Field(description="The cache on each cluster that holds it, by cluster name."),
     ] = None
+    conditions: list[shapes.Condition] | None = None
 
 
 class Spec(BaseModel):

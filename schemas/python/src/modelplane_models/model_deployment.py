@@ -197,6 +197,7 @@ class WhenUnsatisfiable(StrEnum):
 
 
 class Status(BaseModel):
+    conditions: list[shapes.Condition] | None = None
     endpoints: Annotated[
         list[EndpointStatus] | None,
         Field(

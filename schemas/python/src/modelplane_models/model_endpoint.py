@@ -45,8 +45,13 @@ class Spec(BaseModel):
     ]
 
 
+class Status(BaseModel):
+    conditions: list[shapes.Condition] | None = None
+
+
 class ModelEndpoint(BaseModel):
     apiVersion: Literal["modelplane.ai/v1alpha1"] | None = None
     kind: Literal["ModelEndpoint"] | None = None
     metadata: shapes.ObjectMeta | None = None
     spec: Spec | None = None
+    status: Status | None = None

@@ -36,6 +36,7 @@ class WorkloadStatus(BaseModel):
 
 
 class Status(BaseModel):
+    conditions: list[shapes.Condition] | None = None
     namespace: Annotated[
         StrictStr | None,
         Field(

@@ -106,6 +106,7 @@ class Status(BaseModel):
             description="Where clients send requests; an OpenAI client's base URL is the address followed by /v1."
         ),
     ] = None
+    conditions: list[shapes.Condition] | None = None
     endpoints: Annotated[
         list[ServiceBackend] | None,
         Field(

@@ -9,6 +9,15 @@ from pydantic import BaseModel, Field, RootModel, StrictBool, StrictInt, StrictS
 from typing_extensions import TypeAliasType
 
 
+class Condition(BaseModel):
+    lastTransitionTime: StrictStr | None = None
+    message: StrictStr | None = None
+    observedGeneration: StrictInt | None = None
+    reason: StrictStr | None = None
+    status: StrictStr
+    type: StrictStr
+
+
 class Claim(StrEnum):
     DRA = "DRA"
     SYNTHETIC = "Synthetic"

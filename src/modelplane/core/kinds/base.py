@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
+from modelplane.core.observed import find_condition
+
 
 @dataclass(frozen=True)
 class PodSite:
@@ -147,16 +149,13 @@ class WorkloadKind(abc.ABC):
             return False, f"{self.kind} has not been observed yet"
         name = mapping(observed.get("metadata")).get("name", "")
         label = f"{self.kind} {name}".strip()
-        conditions = mapping(observed.get("status")).get("conditions")
-        for entry in cast(list[Any], conditions) if isinstance(conditions, list) else []:
-            found = mapping(entry)
-            if found.get("type") != condition:
-                continue
-            if found.get("status") == "True":
-                return self._complete(observed, label, condition)
-            detail = found.get("message") or found.get("reason") or f"status {found.get('status')}"
-            return False, f"{label} is not {condition}: {detail}"
-        return False, f"{label} has not reported {condition} yet"
+        found = find_condition(observed, condition)
+        if found is None:
+            return False, f"{label} has not reported {condition} yet"
+        if found.status == "True":
+            return self._complete(observed, label, condition)
+        detail = found.message or found.reason or f"status {found.status}"
+        return False, f"{label} is not {condition}: {detail}"
 
     def _complete(
         self, observed: Mapping[str, Any], label: str, condition: str
@@ -191,13 +190,6 @@ def group_of(api_version: str) -> str:
     """The API group of an apiVersion; "" for the core group ("v1")."""
     group, slash, _ = api_version.partition("/")
     return group if slash else ""
-
-
-def conditions_of(status: object) -> list[dict[str, Any]]:
-    """The conditions of a status (or of one of its parents), each an object."""
-    found = mapping(status).get("conditions")
-    entries = cast(list[Any], found) if isinstance(found, list) else []
-    return [mapping(entry) for entry in entries]
 
 
 def mapping(value: object) -> dict[str, Any]:

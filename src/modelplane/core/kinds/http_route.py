@@ -7,7 +7,9 @@ A route has no top-level conditions: each parent Gateway's controller reports
 from collections.abc import Mapping
 from typing import Any, Final, cast
 
-from .base import conditions_of, mapping
+from modelplane.core.observed import conditions_of_status
+
+from .base import mapping
 from .service import ObjectKind
 
 ACCEPTED: Final = "Accepted"
@@ -40,9 +42,9 @@ class HTTPRoute(ObjectKind):
             return False, f"{label} has not been accepted by a Gateway yet"
         for parent in parents:
             gateway = mapping(parent.get("parentRef")).get("name", "")
-            accepted = next((c for c in conditions_of(parent) if c.get("type") == ACCEPTED), None)
-            if accepted is None or accepted.get("status") != "True":
-                why = (accepted or {}).get("message") or (accepted or {}).get("reason") or "pending"
+            accepted = next((c for c in conditions_of_status(parent) if c.type == ACCEPTED), None)
+            if accepted is None or accepted.status != "True":
+                why = (accepted.message or accepted.reason if accepted else None) or "pending"
                 return False, f"{label} is not accepted by Gateway {gateway}: {why}"
         return True, f"{label} is {ACCEPTED}"
 

@@ -9,11 +9,11 @@ from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
-from modelplane.core.conditions import condition_is
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
 from modelplane.core.node_taints import NodeTaint
+from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import REACHABLE
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps

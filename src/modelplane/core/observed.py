@@ -1,0 +1,149 @@
+"""Reading what Kubernetes and the providers report back: the one home for it.
+
+Every status condition is read through the generated `Condition` (Crossplane's
+shape, `schemas/generate.py`), and every provider read-back through the generated
+provider-kubernetes `Object` model; no other module digs `status.conditions` or
+`status.atProvider` out of a dict.
+
+Observed objects arrive from YAML a user may have edited and from clusters, so a
+status can be of any shape. Reading is lenient where the answer is a decision
+(`conditions`, `find_condition`, `condition_is`, `read_back`: an unreadable status
+reads as "nothing reported"), and `conditions_problem` says what is wrong, for a
+caller that must hold what it composed rather than act on "nothing reported" (the
+hold rule for bad input).
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from modelplane_models.object import Object
+from modelplane_models.shapes import Condition
+from pydantic import ValidationError
+
+from modelplane.core.numbers import restore_ints
+
+
+def _status(obj: Mapping[str, Any] | None) -> object:
+    return (obj or {}).get("status")
+
+
+def _entries(obj: Mapping[str, Any] | None) -> list[Any] | None:
+    """The status's conditions list as written; None when it is not a list."""
+    status = _status(obj)
+    if not isinstance(status, Mapping):
+        return None
+    found = cast(Mapping[str, Any], status).get("conditions")
+    if found is None:
+        return []
+    return cast(list[Any], found) if isinstance(found, list) else None
+
+
+def _condition(entry: object) -> Condition | ValidationError:
+    try:
+        # A Struct carries observedGeneration as a float.
+        return Condition.model_validate(restore_ints(entry))
+    except ValidationError as error:
+        return error
+
+
+def conditions(obj: Mapping[str, Any] | None) -> list[Condition]:
+    """The object's status conditions, each read into `Condition`; an entry that does
+    not read is skipped, as no condition of its type."""
+    read = (_condition(entry) for entry in _entries(obj) or [])
+    return [entry for entry in read if isinstance(entry, Condition)]
+
+
+def with_readable_conditions(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`obj` with only the conditions that read, for reading it into its model.
+
+    Conditions are written by Crossplane and controllers, never by the user: one that
+    does not read is no reason to refuse the object, only a status that says nothing
+    (`conditions_problem` says what is wrong, for a caller that must hold).
+    """
+    status = obj.get("status")
+    if not isinstance(status, Mapping) or "conditions" not in status:
+        return obj
+    readable = [entry for entry in _entries(obj) or [] if isinstance(_condition(entry), Condition)]
+    return {**obj, "status": {**cast(Mapping[str, Any], status), "conditions": readable}}
+
+
+def conditions_of_status(status: object) -> list[Condition]:
+    """The conditions of a status, or of a status's part that holds conditions (a
+    route's parent); none when they cannot be read."""
+    return conditions({"status": status})
+
+
+def first_condition(found: Sequence[Condition] | None, type_: str) -> Condition | None:
+    """The first of a model's conditions of `type_`, or None."""
+    return next((c for c in found or () if c.type == type_), None)
+
+
+def find_condition(obj: Mapping[str, Any] | None, type_: str) -> Condition | None:
+    """The object's first condition of `type_`, or None."""
+    return first_condition(conditions(obj), type_)
+
+
+def condition_is(obj: Mapping[str, Any] | None, type_: str, status: str) -> bool:
+    """Whether the object reports condition `type_` with `status` ("True", "False", "Unknown")."""
+    found = find_condition(obj, type_)
+    return found is not None and found.status == status
+
+
+def conditions_problem(obj: Mapping[str, Any] | None) -> str | None:
+    """Why the object's status carries no readable conditions, or None.
+
+    No status, or no conditions, is readable: nothing is reported yet. A status that
+    is not an object, or conditions that are not a list of conditions each with a
+    string type and status, cannot say anything.
+    """
+    status = _status(obj)
+    if status is None:
+        return None
+    if not isinstance(status, Mapping):
+        return "status is not an object"
+    entries = _entries(obj)
+    if entries is None:
+        return "status.conditions is not a list of conditions"
+    for index, entry in enumerate(entries):
+        read = _condition(entry)
+        if isinstance(read, ValidationError):
+            first = read.errors()[0]
+            where = f"status.conditions[{index}]" + "".join(f".{part}" for part in first["loc"])
+            if first["type"] == "model_type":
+                return f"{where} is not a condition"
+            if first["type"] == "missing":
+                return f"{where} is missing"
+            if first["type"] == "int_type":
+                return f"{where} is not an integer"
+            return f"{where} is not a string"
+    return None
+
+
+def read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What provider-kubernetes read back from the cluster for an observed Object
+    (`status.atProvider.manifest`); None when it has not yet, or when its status
+    cannot be read."""
+    status = _status(observed)
+    if not isinstance(status, Mapping):
+        return None
+    at_provider = cast(Mapping[str, Any], status).get("atProvider")
+    if not isinstance(at_provider, Mapping):
+        return None
+    # Only the read-back is parsed: a malformed condition beside it does not hide it.
+    try:
+        parsed = Object.model_validate({"status": {"atProvider": at_provider}})
+    except ValidationError:
+        return None
+    atp = parsed.status.atProvider if parsed.status else None
+    return dict(atp.manifest) if atp is not None and atp.manifest else None
+
+
+def at_provider(observed: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """What a cloud provider's managed resource reports it observed
+    (`status.atProvider`), as written; empty until it has. Each cloud's fields are
+    read by the cloud module that composes that resource (`modelplane.provisioning`)."""
+    status = _status(observed)
+    if not isinstance(status, Mapping):
+        return {}
+    found = cast(Mapping[str, Any], status).get("atProvider")
+    return cast(Mapping[str, Any], found) if isinstance(found, Mapping) else {}
