@@ -10,7 +10,6 @@ import random
 from typing import Any
 
 import pytest
-from compose_model_deployment import health, replicas
 from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
@@ -31,8 +30,6 @@ _MEMOS = [
     (required, "_RESOLVED"),
     (runner_module, "_COMPOSITES"),
     (structs, "_CONVERTED"),
-    (health, "_UNREACHABLE"),
-    (replicas, "_SERVING"),
 ]
 
 
