@@ -170,6 +170,12 @@ class ClusterInput:
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     tenancy: Tenancy = DEFAULT_TENANCY
     gateway: GatewayInput | None = None
+    nvlink_domains: tuple[tuple[str, int], ...] = ()
+    """(pool, nodes per NVLink domain) of the pools whose class declares domains."""
+
+    def nvlink_domain_nodes(self, pool: str) -> int:
+        """Nodes per NVLink domain of `pool`; 0 when it has none."""
+        return dict(self.nvlink_domains).get(pool, 0)
 
     @property
     def minor(self) -> int:
