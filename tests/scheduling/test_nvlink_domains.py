@@ -1,6 +1,8 @@
 """Multi-node NVLink domains: a multi-node replica takes all its nodes from one domain."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modelplane.scheduling.ledger import PoolLedger, nvlink_domains
 from modelplane.scheduling.rejections import Rejection
@@ -70,3 +72,22 @@ def test_a_two_node_replica_needs_two_free_nodes_in_one_domain() -> None:
 def test_single_node_workers_ignore_domains() -> None:
     decision = run(deployment(4, GPU), [cluster("a", nvl("rack", 4, 3))])
     assert placements(decision) == ["a/0:rack", "a/1:rack", "a/2:rack", "a/3:rack"]
+
+
+@given(
+    nodes=st.integers(0, 12),
+    size=st.integers(2, 6),
+    placements=st.lists(st.tuples(st.integers(1, 8), st.integers(1, 4), st.booleans()), max_size=8),
+)
+def test_domains_never_hold_more_than_the_pool_and_gangs_stay_in_one(
+    nodes: int, size: int, placements: list[tuple[int, int, bool]]
+) -> None:
+    ledger = PoolLedger.empty(read_pool(nvl("p", nodes, size)))
+    assert sum(ledger.domains) == nodes
+    for gpus, pods, together in placements:
+        before = list(ledger.domains)
+        placed = ledger.place(((gpus,),), pods, together)
+        if placed and together:
+            assert max(before, default=0) >= pods
+        assert sum(ledger.domains) <= ledger.whole_nodes
+        assert all(0 <= free <= size for free in ledger.domains)

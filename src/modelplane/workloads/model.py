@@ -55,7 +55,8 @@ class RemoteObject:
 @dataclass(frozen=True)
 class RenderedReplica:
     """Everything one replica runs on its cluster: its tenant Namespace, one claim
-    template per claiming role, its workloads, typed so that the scheduler
+    template per claiming role (and a ComputeDomain per multi-node role on a pool
+    with NVLink domains), its workloads, typed so that the scheduler
     conventions can take them and hand them back by key, and the objects that
     route requests to it (`traffic`), with the URL it is reached at once known."""
 
