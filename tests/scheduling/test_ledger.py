@@ -54,10 +54,11 @@ def test_describe_free_lists_claimable_devices_only() -> None:
 
 
 def test_charges_are_ordered_largest_first() -> None:
-    assert order_charges([(((1, 0),), 1), (((8, 0),), 1), (((4, 0),), 2)]) == [
-        (((8, 0),), 1),
-        (((4, 0),), 2),
-        (((1, 0),), 1),
+    charges = [(((1, 0),), 1, False), (((8, 0),), 1, False), (((4, 0),), 2, True)]
+    assert order_charges(charges) == [
+        (((8, 0),), 1, False),
+        (((4, 0),), 2, True),
+        (((1, 0),), 1, False),
     ]
 
 

@@ -212,6 +212,17 @@ CASES = [
         "not enough free devices: needs 1 pod of {gpu 8}; no free devices on its 1 node",
     ),
     Case(
+        "free nodes in no one NVLink domain",
+        deployment(2, topology={"pipeline": 2}),
+        [cluster("a", {**h100(nodes=4), "nvlinkDomainNodes": 3})],
+        [
+            ("a", None, None, Rejection.INSUFFICIENT_CAPACITY),
+            ("a", "h100", None, Rejection.NO_NVLINK_DOMAIN_ROOM),
+        ],
+        "needs 2 free nodes in one NVLink domain (topology.nvlinkDomainNodes 3); the most "
+        "any of its 2 domains has free is 1",
+    ),
+    Case(
         "roles that fit alone but not together",
         deployment(1, decode=role(HOPPER), prefill=role(HOPPER)),
         [cluster("a", h100(nodes=1))],

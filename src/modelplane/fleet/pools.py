@@ -95,6 +95,8 @@ def publish_pools(
                 "nodes": placeable(pool),
                 "devices": [_dump(device) for device in lookup.found.spec.devices],
             }
+            if lookup.found.spec.topology and lookup.found.spec.topology.nvlinkDomainNodes:
+                fresh["nvlinkDomainNodes"] = lookup.found.spec.topology.nvlinkDomainNodes
             if lookup.found.spec.nodeTaints:
                 fresh["nodeTaints"] = [_dump(taint) for taint in lookup.found.spec.nodeTaints]
         if fresh is None:

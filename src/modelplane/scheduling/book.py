@@ -123,22 +123,22 @@ _NOBODY = Standing("", "", None, False, 0, None)
 
 def _build(view: ClusterView, holders: Iterable[Holder]) -> Ledgers:
     pools = {pool.name: pool for pool in view.cluster.pools}
-    charges: dict[str, list[tuple[Demand, int]]] = {name: [] for name in pools}
+    charges: dict[str, list[tuple[Demand, int, bool]]] = {name: [] for name in pools}
     for holder in holders:
-        for pool, demand, pods in holder.charges:
+        for pool, demand, pods, together in holder.charges:
             if pool in charges:
-                charges[pool].append((demand, pods))
+                charges[pool].append((demand, pods, together))
     ledgers: Ledgers = {}
     for name, pool in pools.items():
         ledger = PoolLedger.empty(pool)
-        for demand, pods in order_charges(charges[name]):
-            ledger.charge(demand, pods)
+        for demand, pods, together in order_charges(charges[name]):
+            ledger.charge(demand, pods, together)
         ledgers[name] = ledger
     return ledgers
 
 
 def _spent(ledgers: Ledgers, holder: Holder) -> list[str]:
-    return sorted({pool for pool, _, _ in holder.charges if ledgers[pool].overcommitted})
+    return sorted({pool for pool, _, _, _ in holder.charges if ledgers[pool].overcommitted})
 
 
 def _admit(view: ClusterView, holders: Sequence[Holder]) -> list[tuple[Holder, list[Holder]]]:
@@ -236,7 +236,7 @@ class CapacityBook:
             if holder.kept is None:
                 continue
             pool = _spent(_build(view, [*before, holder]), holder)[0]
-            sharing = [h for h in before if any(p == pool for p, _, _ in h.charges)]
+            sharing = [h for h in before if any(p == pool for p, _, _, _ in h.charges)]
             if holder.standing.serving:
                 # A serving replica yields only to a replica that preempts it (`preemption`).
                 preemptors = [h for h in sharing if may_preempt(h.standing, holder.standing)]

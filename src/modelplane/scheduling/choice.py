@@ -68,7 +68,7 @@ def _try(
         base = trial.get(pool.name) or ledgers[pool.name]
         for option in match.options:
             ledger = base.copy()
-            if ledger.place(option.demand, role.pods):
+            if ledger.place(option.demand, role.pods, role.topology.nodes_per_worker > 1):
                 trial[pool.name] = ledger
                 chosen.append((pool, option))
                 break

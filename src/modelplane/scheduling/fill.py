@@ -188,7 +188,7 @@ class Filling:
 
     def _charges(self, choice: Choice) -> tuple[Charge, ...]:
         return tuple(
-            (pool.name, option.demand, role.pods)
+            (pool.name, option.demand, role.pods, role.topology.nodes_per_worker > 1)
             for role, (pool, option) in zip(self.deployment.roles, choice.roles, strict=True)
         )
 

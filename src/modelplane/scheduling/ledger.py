@@ -20,6 +20,14 @@ scheduler put them, so it never admits a pod that no packing could hold. When
 the pods already committed do not fit the model (the pool shrank, or was
 already full), the pool is marked over committed and offers nothing to new
 replicas.
+
+A pool whose class declares `topology.nvlinkDomainNodes` D is cut into NVLink
+domains: floor(N/D) whole domains of D nodes and, when D does not divide N, one
+of N mod D. The ledger counts the whole free nodes of each domain. A multi-node
+role (`together`) takes its pods' nodes from one domain (the one with the least
+room that holds them all), since a ComputeDomain spans one NVLink domain. The
+count is conservative: whatever else takes whole nodes takes them from the
+smallest domains first, so the domains never hold more free nodes than the pool.
 """
 
 from collections.abc import Sequence
@@ -28,7 +36,16 @@ from dataclasses import dataclass, field
 from modelplane.scheduling.model import Pool
 from modelplane.scheduling.packing import Demand, Vector, needs_search, pack
 
-__all__ = ["Demand", "PoolLedger", "Vector", "describe_demand", "minimal", "order_charges"]
+__all__ = [
+    "Demand",
+    "PoolLedger",
+    "Vector",
+    "describe_demand",
+    "describe_domains",
+    "minimal",
+    "nvlink_domains",
+    "order_charges",
+]
 
 
 def minimal(vectors: Sequence[Vector]) -> Demand:
@@ -49,12 +66,14 @@ class PoolLedger:
     overcommitted: bool = False
     pods: dict[Demand, int] = field(default_factory=dict[Demand, int])
     """Every pod charged, by what it may take: what an exact repacking has to place."""
+    domains: list[int] = field(default_factory=list[int])
+    """Whole free nodes per NVLink domain; empty when the pool declares none."""
 
     @classmethod
     def empty(cls, pool: Pool) -> "PoolLedger":
         capacity = tuple(d.count if d.claimable else 0 for d in pool.hardware.devices)
         buckets = {capacity: pool.nodes} if pool.nodes > 0 else {}
-        return cls(pool=pool, capacity=capacity, buckets=buckets)
+        return cls(pool=pool, capacity=capacity, buckets=buckets, domains=nvlink_domains(pool))
 
     @property
     def whole_nodes(self) -> int:
@@ -63,8 +82,32 @@ class PoolLedger:
 
     def copy(self) -> "PoolLedger":
         return PoolLedger(
-            self.pool, self.capacity, dict(self.buckets), self.overcommitted, dict(self.pods)
+            self.pool,
+            self.capacity,
+            dict(self.buckets),
+            self.overcommitted,
+            dict(self.pods),
+            list(self.domains),
         )
+
+    def domain_room(self) -> int:
+        """The most whole free nodes one NVLink domain has."""
+        return max(self.domains, default=0)
+
+    def _domain_for(self, pods: int) -> int | None:
+        """The domain with the least room that still holds `pods` whole nodes."""
+        fitting = [(free, i) for i, free in enumerate(self.domains) if free >= pods]
+        return min(fitting)[1] if fitting else None
+
+    def _settle_domains(self) -> None:
+        """Take whole nodes the buckets no longer have from the smallest domains first."""
+        excess = sum(self.domains) - self.whole_nodes
+        for free, i in sorted((free, i) for i, free in enumerate(self.domains)):
+            if excess <= 0:
+                break
+            taken = min(free, excess)
+            self.domains[i] -= taken
+            excess -= taken
 
     def _take(self, demand: Demand) -> bool:
         best: tuple[int, int, Vector, Vector] | None = None
@@ -88,17 +131,30 @@ class PoolLedger:
             del self.buckets[source]
         self.buckets[target] = self.buckets.get(target, 0) + 1
 
-    def place(self, demand: Demand, pods: int) -> bool:
-        """Charge `pods` pods of `demand` each; on failure the ledger is unchanged."""
+    def place(self, demand: Demand, pods: int, together: bool = False) -> bool:
+        """Charge `pods` pods of `demand` each, `together` in one NVLink domain when the
+        pool has domains; on failure the ledger is unchanged."""
         if self.overcommitted:
             return False
+        domain = None
+        if together and self.domains:
+            domain = self._domain_for(pods)
+            if domain is None:
+                return False
         saved = dict(self.buckets)
+        placed = True
         for _ in range(pods):
             if not self._take(demand):
                 self.buckets = saved
-                return self._repack(demand, pods)
-        self.pods[demand] = self.pods.get(demand, 0) + pods
-        return True
+                placed = self._repack(demand, pods)
+                break
+        else:
+            self.pods[demand] = self.pods.get(demand, 0) + pods
+        if placed and self.domains:
+            if domain is not None:
+                self.domains[domain] -= pods
+            self._settle_domains()
+        return placed
 
     def _repack(self, demand: Demand, pods: int) -> bool:
         """Place the pods by packing the whole pool afresh, when best fit may have erred."""
@@ -113,14 +169,15 @@ class PoolLedger:
         self.pods = wanted
         return True
 
-    def charge(self, demand: Demand, pods: int) -> None:
+    def charge(self, demand: Demand, pods: int, together: bool = False) -> None:
         """Charge pods already committed; if they do not fit, the pool is spent."""
-        if not self.place(demand, pods):
+        if not self.place(demand, pods, together):
             self.spend()
 
     def spend(self) -> None:
         self.overcommitted = True
         self.buckets = {}
+        self.domains = [0] * len(self.domains)
 
     def describe_free(self) -> str:
         if self.overcommitted:
@@ -142,6 +199,25 @@ class PoolLedger:
         return "free: " + "; ".join(parts)
 
 
+def nvlink_domains(pool: Pool) -> list[int]:
+    """The pool's NVLink domains by node count: floor(N/D) of D, then one of N mod D."""
+    size = pool.nvlink_domain_nodes
+    if size <= 0 or pool.nodes <= 0:
+        return []
+    whole, rest = divmod(pool.nodes, size)
+    return [size] * whole + ([rest] if rest else [])
+
+
+def describe_domains(ledger: PoolLedger, pods: int) -> str:
+    """Why a multi-node role found no NVLink domain with room, for the trace."""
+    count = len(ledger.domains)
+    return (
+        f"needs {pods} free nodes in one NVLink domain (topology.nvlinkDomainNodes "
+        f"{ledger.pool.nvlink_domain_nodes}); the most any of its {count} "
+        f"domain{'s' if count != 1 else ''} has free is {ledger.domain_room()}"
+    )
+
+
 def describe_demand(pool: Pool, demand: Demand, pods: int) -> str:
     devices = pool.hardware.devices
     ways = " or ".join(
@@ -151,7 +227,9 @@ def describe_demand(pool: Pool, demand: Demand, pods: int) -> str:
     return f"{pods} pod{'s' if pods != 1 else ''} of {ways}"
 
 
-def order_charges(charges: list[tuple[Demand, int]]) -> list[tuple[Demand, int]]:
+def order_charges(
+    charges: list[tuple[Demand, int, bool]],
+) -> list[tuple[Demand, int, bool]]:
     """Largest pods first, so committed usage packs the way a careful operator would."""
     return sorted(
         charges, key=lambda charge: (-sum(charge[0][0]), tuple(-n for n in charge[0][0]), charge)

@@ -47,6 +47,8 @@ class Pool:
     hardware: PoolHardware
     node_taints: tuple[NodeTaint, ...] = ()
     """Its class's `nodeTaints`: what a replica claiming devices here tolerates."""
+    nvlink_domain_nodes: int = 0
+    """Its class's `topology.nvlinkDomainNodes`: nodes per multi-node NVLink domain (0: none)."""
 
 
 @dataclass(frozen=True)

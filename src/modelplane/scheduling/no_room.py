@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from modelplane.scheduling.decision import PoolTrace
 from modelplane.scheduling.fleet import ClusterView, trace_role
-from modelplane.scheduling.ledger import PoolLedger, describe_demand
+from modelplane.scheduling.ledger import PoolLedger, describe_demand, describe_domains
 from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.precedence import Standing
 from modelplane.scheduling.rejections import Rejected, Rejection
@@ -33,8 +33,24 @@ def no_room(
         fits_somewhere = False
         for pool, match in options:
             ledger = ledgers[pool.name]
-            if any(ledger.copy().place(o.demand, role.pods) for o in match.options):
+            together = role.topology.nodes_per_worker > 1
+            if any(ledger.copy().place(o.demand, role.pods, together) for o in match.options):
                 fits_somewhere = True
+                continue
+            # The devices are free, just not in one NVLink domain: say so.
+            if (
+                together
+                and ledger.domains
+                and any(ledger.copy().place(o.demand, role.pods) for o in match.options)
+            ):
+                traces.append(
+                    PoolTrace(
+                        pool.name,
+                        Rejection.NO_NVLINK_DOMAIN_ROOM,
+                        describe_domains(ledger, role.pods),
+                        trace_role(role.name),
+                    )
+                )
                 continue
             needs = describe_demand(pool, match.demand, role.pods)
             traces.append(

@@ -84,6 +84,9 @@ class Rejection(StrEnum):
     # Capacity, from the ledger of free devices.
     INSUFFICIENT_CAPACITY = "InsufficientCapacity"
     """Not enough free devices: on a pool for a role, or on the cluster for a replica."""
+    NO_NVLINK_DOMAIN_ROOM = "NoNVLinkDomainRoom"
+    """The pool has the free devices, but no NVLink domain (`topology.nvlinkDomainNodes`)
+    has the whole free nodes a multi-node role needs in one domain."""
     ROLES_DO_NOT_FIT_TOGETHER = "RolesDoNotFitTogether"
     """Every role of a disaggregated replica has room on some pool, but not all at once."""
 

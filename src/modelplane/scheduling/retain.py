@@ -65,8 +65,9 @@ from modelplane.scheduling.matching import Matcher, Mismatch
 from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica
 from modelplane.scheduling.moves import must_move, unrunnable
 
-Charge = tuple[str, Demand, int]
-"""(pool, what one pod may take, pods): what a replica takes from a pool."""
+Charge = tuple[str, Demand, int, bool]
+"""(pool, what one pod may take, pods, together): what a replica takes from a pool;
+`together` when the role is multi-node, so its pods share one NVLink domain."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def recorded_charges(
             raise
         if demand is None:
             demand = (PoolLedger.empty(pool).capacity,)
-        charges.append((pool.name, demand, role.pods))
+        charges.append((pool.name, demand, role.pods, role.topology.nodes_per_worker > 1))
     return tuple(charges)
 
 
@@ -168,7 +169,7 @@ def _retain_one(
                 role.constraints,
             )
         )
-        charges.append((pinned, option.demand, role.pods))
+        charges.append((pinned, option.demand, role.pods, role.topology.nodes_per_worker > 1))
     desired = DesiredReplica(
         replica.name, view.cluster.name, replica.index, tuple(placements), Origin.RETAINED
     )

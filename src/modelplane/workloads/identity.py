@@ -53,6 +53,30 @@ def service_name(replica: ReplicaInput) -> str:
     return _fit(replica.name, LLM_INFERENCE_SERVICE_NAME_MAX, replica.namespace, replica.name)
 
 
+def compute_domain_name(replica: ReplicaInput, role: Role) -> str:
+    """The name of a multi-node role's ComputeDomain (`compute_domains`)."""
+    return _fit(
+        f"{replica.name}-{role}-nvlink",
+        CLAIM_TEMPLATE_NAME_MAX,
+        replica.namespace,
+        replica.name,
+        role,
+        "nvlink",
+    )
+
+
+def channel_template_name(replica: ReplicaInput, role: Role) -> str:
+    """The ResourceClaimTemplate the role's ComputeDomain creates for its IMEX channel."""
+    return _fit(
+        f"{replica.name}-{role}-nvlink-channel",
+        CLAIM_TEMPLATE_NAME_MAX,
+        replica.namespace,
+        replica.name,
+        role,
+        "nvlink-channel",
+    )
+
+
 def claim_template_name(replica: ReplicaInput, role: Role) -> str:
     return _fit(
         f"{replica.name}-{role}-devices",

@@ -192,6 +192,15 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
         kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
         tenancy=tenancy,
         gateway=_gateway(cluster),
+        nvlink_domains=_nvlink_domains(cluster),
+    )
+
+
+def _nvlink_domains(cluster: InferenceCluster) -> tuple[tuple[str, int], ...]:
+    """The published pools' NVLink domain sizes (status.gpuPools[].nvlinkDomainNodes)."""
+    pools = cluster.status.gpuPools if cluster.status else None
+    return tuple(
+        sorted((p.name, p.nvlinkDomainNodes) for p in pools or () if p.name and p.nvlinkDomainNodes)
     )
 
 

@@ -55,7 +55,8 @@ class RemoteObject:
 @dataclass(frozen=True)
 class RenderedReplica:
     """Everything one replica runs on its cluster: its tenant Namespace, one claim
-    template per claiming role, its workloads, typed so that the scheduler
+    template per claiming role (and a ComputeDomain per multi-node role on a pool
+    with NVLink domains), its workloads, typed so that the scheduler
     conventions can take them and hand them back by key, and the objects that
     route requests to it (`traffic`), with the URL it is reached at once known."""
 
@@ -170,6 +171,12 @@ class ClusterInput:
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     tenancy: Tenancy = DEFAULT_TENANCY
     gateway: GatewayInput | None = None
+    nvlink_domains: tuple[tuple[str, int], ...] = ()
+    """(pool, nodes per NVLink domain) of the pools whose class declares domains."""
+
+    def nvlink_domain_nodes(self, pool: str) -> int:
+        """Nodes per NVLink domain of `pool`; 0 when it has none."""
+        return dict(self.nvlink_domains).get(pool, 0)
 
     @property
     def minor(self) -> int:

@@ -59,14 +59,27 @@ def leader_worker_set(
     namespace: str,
     claim: str | None,
     prefill: str | None = None,
+    channel: str | None = None,
 ) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
     leader = role_shape(
-        replica, role, claim, serving=True, prefill_address=prefill, mount_cache=True
+        replica,
+        role,
+        claim,
+        serving=True,
+        prefill_address=prefill,
+        mount_cache=True,
+        channel=channel,
     )
     follower = role_shape(
-        replica, role, claim, serving=False, prefill_address=prefill, mount_cache=True
+        replica,
+        role,
+        claim,
+        serving=False,
+        prefill_address=prefill,
+        mount_cache=True,
+        channel=channel,
     )
     return {
         "apiVersion": LEADER_WORKER_SET.api_version,
@@ -104,13 +117,15 @@ def native_workload(
     namespace: str,
     claim: str | None,
     prefill: str | None = None,
+    channel: str | None = None,
 ) -> tuple[WorkloadKind, dict[str, Any]]:
     """The role's workload and its kind: a Deployment for single-node workers, else an
-    LWS. `prefill` is where a decode role's engines reach its prefill Service."""
+    LWS. `prefill` is where a decode role's engines reach its prefill Service; `channel`
+    the IMEX channel template of a multi-node role's ComputeDomain."""
     if role.topology.nodes_per_worker == 1:
         return DEPLOYMENT, deployment(
             replica, role, namespace=namespace, claim=claim, prefill=prefill
         )
     return LEADER_WORKER_SET, leader_worker_set(
-        replica, role, namespace=namespace, claim=claim, prefill=prefill
+        replica, role, namespace=namespace, claim=claim, prefill=prefill, channel=channel
     )

@@ -38,6 +38,7 @@ from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING
 
 from .claims import POD_CLAIM_NAME
+from .compute_domains import CHANNEL_CLAIM_NAME
 from .identity import identity_labels
 from .model import ReplicaInput, RoleInput
 
@@ -102,6 +103,8 @@ class PodShape:
     env: tuple[tuple[str, str], ...] = ()
     # The model cache's claim, mounted read-only (Native clusters).
     cache_claim: str | None = None
+    # The IMEX channel template of the role's ComputeDomain (multi-node NVLink).
+    channel_template: str | None = None
 
 
 def role_shape(
@@ -113,6 +116,7 @@ def role_shape(
     container_name: str = ENGINE_CONTAINER,
     prefill_address: str | None = None,
     mount_cache: bool = False,
+    channel: str | None = None,
 ) -> PodShape:
     """The shape of a role's pods: its identity labels, pool, claim and node count.
     `mount_cache`: the pods mount the replica's model cache themselves (Native)."""
@@ -139,6 +143,7 @@ def role_shape(
         container_name=container_name,
         env=tuple(env),
         cache_claim=cache_claim,
+        channel_template=channel,
     )
 
 
@@ -244,9 +249,17 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
     engine["name"] = shape.container_name
     declared = [{"name": name, "value": value} for name, value in shape.env]
     engine["env"] = [*_contract_env(shape.nodes), *declared, *env]
-    if shape.claim_template is not None:
+    claims = [
+        {"name": name}
+        for name, template in (
+            (POD_CLAIM_NAME, shape.claim_template),
+            (CHANNEL_CLAIM_NAME, shape.channel_template),
+        )
+        if template is not None
+    ]
+    if claims:
         resources = dict(_as_mapping(engine.get("resources") or {}, f"{path}.resources"))
-        resources["claims"] = [{"name": POD_CLAIM_NAME}]
+        resources["claims"] = claims
         engine["resources"] = resources
     if shape.cache_claim is not None:
         mounts = _as_list(engine.get("volumeMounts"), f"{path}.volumeMounts")
@@ -304,10 +317,16 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     spec["nodeSelector"] = {LABEL_POOL: shape.pool}
     if shape.tolerations:
         spec["tolerations"] = tolerations(shape.tolerations)
-    if shape.claim_template is not None:
-        spec["resourceClaims"] = [
-            {"name": POD_CLAIM_NAME, "resourceClaimTemplateName": shape.claim_template},
-        ]
+    pod_claims = [
+        {"name": name, "resourceClaimTemplateName": template}
+        for name, template in (
+            (POD_CLAIM_NAME, shape.claim_template),
+            (CHANNEL_CLAIM_NAME, shape.channel_template),
+        )
+        if template is not None
+    ]
+    if pod_claims:
+        spec["resourceClaims"] = pod_claims
 
     labels = _string_map(metadata.get("labels"), f"{path}.metadata.labels", values_are_labels=True)
     # Modelplane's keys win: they are how its own selectors and routing find pods,

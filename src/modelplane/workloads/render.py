@@ -14,6 +14,7 @@ from modelplane.core.vocabulary import (
 )
 
 from .claims import claim_template
+from .compute_domains import check_fits, compute_domain, domain_nodes
 from .identity import check_identity, claim_template_name, identity_labels
 from .kserve import llm_inference_service
 from .model import (
@@ -141,12 +142,20 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
     else:
         prefill = prefill_address(replica, namespace)
         for role in replica.roles:
+            channel = None
+            size = domain_nodes(role, cluster)
+            if size:
+                check_fits(role, cluster, size)
+                domain = compute_domain(replica, role, namespace=namespace)
+                channel = domain.manifest["spec"]["channel"]["resourceClaimTemplate"]["name"]
+                claims.append(domain)
             kind, manifest = native_workload(
                 replica,
                 role,
                 namespace=namespace,
                 claim=claim_names.get(role.role),
                 prefill=prefill if role.role == ROLE_DECODE else None,
+                channel=channel,
             )
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(

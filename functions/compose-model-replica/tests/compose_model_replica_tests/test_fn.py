@@ -17,6 +17,13 @@ def unreadable_replica() -> dict[str, Any]:
     return bad
 
 
+def nvlink_cluster(domain: int) -> dict[str, Any]:
+    """A cluster whose h100 pool's class now declares NVLink domains of `domain` nodes."""
+    obj = cluster()
+    obj["status"]["gpuPools"][0]["nvlinkDomainNodes"] = domain
+    return obj
+
+
 def unreadable_cluster() -> dict[str, Any]:
     bad = cluster()
     bad["spec"]["backend"] = {"type": "Dynamo"}
@@ -62,6 +69,22 @@ REFUSALS = [
             kept=True,
         ),
         id="unknown pool: keeps the running workload",
+    ),
+    pytest.param(
+        request(
+            replica(workers=role(pipeline=4)),
+            observed=RUNNING,
+            required={"inferencecluster": [nvlink_cluster(2)]},
+        ),
+        refused(
+            "FALSE",
+            "InvalidSpec",
+            "spec.workers.nodePoolName: the role spans 4 nodes, more than one NVLink domain of "
+            "pool 'h100' on InferenceCluster a holds: its class's "
+            "spec.topology.nvlinkDomainNodes is 2",
+            kept=True,
+        ),
+        id="NVLink domains smaller than the role: keeps the running workload",
     ),
     pytest.param(
         request(unreadable_replica(), observed=RUNNING),

@@ -34,6 +34,17 @@ class Provider(StrEnum):
     AKS = "AKS"
 
 
+class Topology(BaseModel):
+    nvlinkDomainNodes: Annotated[
+        StrictInt | None,
+        Field(
+            description="Nodes per multi-node NVLink domain (18 on a GB200 NVL72 rack). A pool of N nodes has floor(N/D) domains of D nodes and, when D does not divide N, one of N mod D. A multi-node replica placed on the pool keeps every worker in one domain.",
+            ge=2,
+            le=1024,
+        ),
+    ] = None
+
+
 class Accelerator(BaseModel):
     count: Annotated[StrictInt, Field(ge=1, le=64)]
     type: Annotated[StrictStr, Field(max_length=64, min_length=1)]
@@ -125,6 +136,12 @@ class Spec(BaseModel):
         Provisioning | None,
         Field(
             description="How a cloud provisions nodes of this class. Absent for hardware that already exists. An InferenceCluster that Modelplane creates (source EKS or GKE) builds each node group or node pool from the matching sub-block."
+        ),
+    ] = None
+    topology: Annotated[
+        Topology | None,
+        Field(
+            description="How the nodes of this class are interconnected beyond one node."
         ),
     ] = None
 

@@ -707,6 +707,12 @@ class PublishedPool(BaseModel):
             description="Nodes the fleet scheduler may place on: maxNodes when the pool can grow, else nodeCount."
         ),
     ] = None
+    nvlinkDomainNodes: Annotated[
+        StrictInt | None,
+        Field(
+            description="The pool's class's topology.nvlinkDomainNodes, when it declares it."
+        ),
+    ] = None
 
 
 class Status(BaseModel):

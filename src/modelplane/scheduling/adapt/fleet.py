@@ -89,6 +89,7 @@ class Interner:
             node_taints=tuple(
                 NodeTaint(t.key, str(t.effect), t.value or "") for t in pool.nodeTaints or ()
             ),
+            nvlink_domain_nodes=pool.nvlinkDomainNodes or 0,
         )
 
     def _device(self, model: Device, path: str) -> DeviceSpec:
