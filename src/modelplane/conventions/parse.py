@@ -13,7 +13,7 @@ from dataclasses import replace
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.config import SchedulingConfig, priority_error
-from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Scheduler
+from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Default, Scheduler
 from modelplane.conventions.template import Template, TemplateError, never_valid, parse_template
 from modelplane.core.issues import Issue, warning
 from modelplane.core.issues import errors as errors_of
@@ -107,7 +107,7 @@ def parse_scheduling(block: Scheduling | None) -> tuple[SchedulingConfig, list[I
 def _scheduler(c: _Checks, block: Scheduling) -> Scheduler:
     """The chosen scheduler with its settings; a warning for every other's sub-block."""
     # str(): an unvalidated schema default is the plain string, not the enum member.
-    chosen = SCHEDULERS[str(block.provider or "Default")]
+    chosen = SCHEDULERS[str(block.provider or Default.name)]
     for other in SCHEDULERS.values():
         field_name = other.settings_field
         if other is chosen or field_name is None or getattr(block, field_name) is None:

@@ -181,6 +181,11 @@ class Scheduler(abc.ABC):
         """What must exist on the cluster for pods at `priority` to be admitted."""
         return (priority_class(priority),)
 
+    def over_quota_priorities(self) -> frozenset[str]:
+        """Priorities it lets borrow or preempt beyond a queue's quota by its own
+        settings, beside the platform's `overQuotaPriorities`."""
+        return frozenset()
+
     @classmethod
     def queue_group(cls) -> str | None:
         """The API group of its queue objects (that of `queue_crd`), if it has queues."""

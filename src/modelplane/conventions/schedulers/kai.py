@@ -101,6 +101,10 @@ class KAI(Scheduler):
     preemptible_priorities: frozenset[str] = field(default_factory=frozenset[str])
     pod_grouper: str = AUTOMATIC
 
+    def over_quota_priorities(self) -> frozenset[str]:
+        # KAI schedules preemptible work over quota.
+        return self.preemptible_priorities
+
     @classmethod
     def read_quota(
         cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
