@@ -4,7 +4,8 @@ from typing import Any
 
 import pytest
 
-from modelplane.stack.queues import QueueQuota, cluster_queue, queue_quota
+from modelplane.core.refs import ObjectRef
+from modelplane.stack.queues import QueueQuota, queue_provider, queue_quota, quota_parent
 
 KAI = {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue"}
 VOLCANO = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue"}
@@ -100,7 +101,32 @@ def test_queue_quota(manifest: dict[str, Any], expected: QueueQuota | None) -> N
 
 
 def test_a_local_queue_names_its_cluster_queue() -> None:
-    local = {"kind": "LocalQueue", "spec": {"clusterQueue": "gpus"}}
-    assert cluster_queue(local) == "gpus"
-    assert cluster_queue({"kind": "LocalQueue", "spec": {}}) is None
-    assert cluster_queue({**KAI, "spec": {"clusterQueue": "gpus"}}) is None
+    local = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue"}
+    assert quota_parent({**local, "spec": {"clusterQueue": "gpus"}}) == ObjectRef(
+        "kueue.x-k8s.io/v1beta2", "ClusterQueue", "gpus"
+    )
+    assert quota_parent({**local, "spec": {}}) is None
+    assert quota_parent({**KAI, "spec": {"clusterQueue": "gpus"}}) is None
+    assert quota_parent({"kind": "LocalQueue", "spec": {"clusterQueue": "gpus"}}) is None
+
+
+@pytest.mark.parametrize(
+    ("quantity", "gpus"),
+    [("1T", 10**12), ("1Ti", 2**40), ("500m", 1), ("2e3", 2000), ("1.5k", 1500), ("8", 8)],
+)
+def test_every_quantity_form_reads_in_queue_quota(quantity: str, gpus: int) -> None:
+    """One quantity parser: every Kubernetes form, rounded up to a whole device."""
+    kai = {**KAI, "spec": {"resources": {"gpu": {"quota": quantity}}}}
+    assert queue_quota(kai) == QueueQuota(gpus, 0)
+    volcano = {**VOLCANO, "spec": {"capability": {"nvidia.com/gpu": quantity}}}
+    assert queue_quota(volcano) == QueueQuota(gpus, 0)
+    flavors = [{"resources": [{"name": "nvidia.com/gpu", "nominalQuota": quantity}]}]
+    kueue = {**CLUSTER_QUEUE, "spec": {"resourceGroups": [{"flavors": flavors}]}}
+    assert queue_quota(kueue) == QueueQuota(gpus, 0)
+
+
+def test_the_queue_provider_is_the_scheduler_owning_the_group() -> None:
+    assert queue_provider(KAI) == "KAI"
+    assert queue_provider(VOLCANO) == "Volcano"
+    assert queue_provider(CLUSTER_QUEUE) == "Kueue"
+    assert queue_provider({"apiVersion": "v1", "kind": "ConfigMap"}) is None

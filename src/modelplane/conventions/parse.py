@@ -148,7 +148,7 @@ def _workload_api(
 def _scheduler(c: _Checks, block: Scheduling) -> Scheduler:
     """The chosen scheduler with its settings; a warning for every other's sub-block."""
     # str(): an unvalidated schema default is the plain string, not the enum member.
-    chosen = SCHEDULERS[str(block.provider or "Default")]
+    chosen = SCHEDULERS[str(block.provider or Default.name)]
     for other in SCHEDULERS.values():
         field_name = other.settings_field
         if other is chosen or field_name is None or getattr(block, field_name) is None:

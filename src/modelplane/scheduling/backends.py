@@ -13,8 +13,9 @@ the cluster's backend changed).
 from modelplane.scheduling.model import Cluster, Deployment
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.workloads.kserve import unsupported
+from modelplane.workloads.model import Backend
 
-KSERVE = "KServe"
+KSERVE = Backend.KSERVE.value
 
 
 def refusal(cluster: Cluster, deployment: Deployment) -> Rejected | None:

@@ -35,6 +35,7 @@ from modelplane.scheduling.queues import queue_room
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.stack import check_stack
 from modelplane.scheduling.taints import admits
+from modelplane.workloads.model import Backend
 
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
@@ -209,7 +210,7 @@ class FleetFilter:
         tainted = None
         if cluster.taints or not cluster.reachable:
             tainted = admits(cluster, self._deployment)
-        if tainted is None and cluster.backend != "Native":
+        if tainted is None and cluster.backend != Backend.NATIVE:
             # Its backend cannot render the replica (`backends`): filtered before placing.
             tainted = refusal(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:

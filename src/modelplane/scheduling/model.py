@@ -16,6 +16,7 @@ from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 from modelplane.scheduling.constraints import Constraint
+from modelplane.workloads.model import Backend
 
 UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
@@ -140,7 +141,7 @@ class Cluster:
     preemption: bool = False
     """`scheduling.preemption: LowerPriority`: serving replicas of strictly lower
     priority may be displaced here (`preemption`)."""
-    backend: str = "Native"
+    backend: str = Backend.NATIVE.value
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
 
     def pool(self, name: str) -> Pool | None:

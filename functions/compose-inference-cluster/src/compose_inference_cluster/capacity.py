@@ -29,12 +29,11 @@ from modelplane_models.inference_cluster import NodePool
 
 from compose_inference_cluster.prerequisites import compose_observer, prerequisite_key
 from compose_inference_cluster.replicas import PlacedReplica
-from modelplane.conventions.schedulers.kueue import API as KUEUE_API
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.refs import ObjectRef
 from modelplane.stack import Prerequisite, Scope, Seen, seen
-from modelplane.stack.queues import PROVIDER_OF_GROUP, cluster_queue, queue_quota
+from modelplane.stack.queues import queue_provider, queue_quota, quota_parent
 
 
 def _map(value: object) -> Mapping[str, Any]:
@@ -84,14 +83,15 @@ def _pools(
     return out
 
 
-def _observe_cluster_queue(
-    rsp: fnv1.RunFunctionResponse, cluster: str, namespace: str, name: str
+def _observe_parent_queue(
+    rsp: fnv1.RunFunctionResponse, cluster: str, namespace: str, ref: ObjectRef
 ) -> str:
-    """Compose an Observe-only Object for a Kueue ClusterQueue; its key."""
-    ref = ObjectRef(KUEUE_API, "ClusterQueue", name)
+    """Compose an Observe-only Object for the queue another draws its quota from; its key."""
     key = prerequisite_key(Prerequisite(ref, Scope.NAMESPACE))
     if key not in rsp.desired.resources:
-        object_name = hashed_name(f"{cluster}-clusterqueue", cluster, ref.group, ref.kind, name)
+        object_name = hashed_name(
+            f"{cluster}-{ref.kind.lower()}", cluster, ref.group, ref.kind, ref.name
+        )
         compose_observer(rsp, key, object_name, ref, cluster, namespace)
     return key
 
@@ -108,11 +108,12 @@ def _queues(
         if replica.queue is not None:
             key = prerequisite_key(Prerequisite(replica.queue.ref, Scope.NAMESPACE))
             tenants.setdefault(key, set()).add(replica.queue.tenant)
-    # A LocalQueue's figures are its ClusterQueue's: follow it, merging tenants.
+    # A queue holding no quota of its own (a Kueue LocalQueue) reports its parent's
+    # figures: follow it, merging tenants.
     for key in sorted(tenants):
-        parent = cluster_queue(_manifest(observed.get(key)))
+        parent = quota_parent(_manifest(observed.get(key)))
         if parent is not None:
-            parent_key = _observe_cluster_queue(rsp, cluster, namespace, parent)
+            parent_key = _observe_parent_queue(rsp, cluster, namespace, parent)
             state, _ = seen(observed.get(parent_key))
             ready = fnv1.READY_TRUE if state is Seen.PRESENT else fnv1.READY_FALSE
             rsp.desired.resources[parent_key].ready = ready
@@ -123,14 +124,13 @@ def _queues(
         quota = queue_quota(manifest)
         if quota is None:
             continue
-        group = str(manifest.get("apiVersion", "")).split("/")[0]
         gpu: dict[str, int] = {"used": quota.used}
         if quota.quota is not None:
             gpu["quota"] = quota.quota
         out.append(
             {
                 "name": str(_map(manifest.get("metadata")).get("name", "")),
-                "provider": PROVIDER_OF_GROUP[group],
+                "provider": queue_provider(manifest),
                 "namespaces": sorted(tenants[key]),
                 "gpu": gpu,
             }

@@ -35,6 +35,7 @@ from modelplane.stack import (
     plan_releases,
     read_stack,
 )
+from modelplane.workloads.model import Backend
 from modelplane.xfn import report
 from modelplane.xfn.runner import observed_resources
 
@@ -122,9 +123,9 @@ def compose_stack(
     """Compose the stack and its observers; set StackReady and `status.stack`."""
     spec = cluster.spec
     config, issues = read_stack(spec.stack if spec else None)
-    backend = spec.backend.type if spec and spec.backend and spec.backend.type else "Native"
+    backend = spec.backend.type if spec and spec.backend and spec.backend.type else None
     facts = ClusterFacts(
-        kserve=str(backend) == "KServe",
+        kserve=str(backend or Backend.NATIVE) == Backend.KSERVE,
         scheduler=inputs.scheduling.scheduler,
         gateway_class=gateway_class(cluster),
         nvidia_gpus=_nvidia(inputs.pools),

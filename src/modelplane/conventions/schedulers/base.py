@@ -25,6 +25,8 @@ from modelplane.core.naming import is_dns_subdomain
 from modelplane.core.refs import ObjectRef, priority_class
 from modelplane.core.vocabulary import Reason
 
+from .quota import QueueQuota
+
 # Where the block lives on an InferenceCluster; every Issue names a field under it.
 ROOT: Final = "spec.scheduling"
 
@@ -194,6 +196,29 @@ class Scheduler(abc.ABC):
     def priority_objects(self, priority: str) -> tuple[ObjectRef, ...]:
         """What must exist on the cluster for pods at `priority` to be admitted."""
         return (priority_class(priority),)
+
+    def over_quota_priorities(self) -> frozenset[str]:
+        """Priorities it lets borrow or preempt beyond a queue's quota by its own
+        settings, beside the platform's `overQuotaPriorities`."""
+        return frozenset()
+
+    @classmethod
+    def queue_group(cls) -> str | None:
+        """The API group of its queue objects (that of `queue_crd`), if it has queues."""
+        return cls.queue_crd.split(".", 1)[1] if cls.queue_crd else None
+
+    @classmethod
+    def read_quota(
+        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
+    ) -> QueueQuota | None:
+        """The GPU quota and usage a queue object of `kind` in `queue_group()` reports
+        (None: it states neither, or `kind` holds no quota). By default: no queues."""
+        return None
+
+    @classmethod
+    def quota_parent(cls, kind: str, spec: Mapping[str, Any]) -> ObjectRef | None:
+        """The object a queue of `kind` draws its quota from, when not itself."""
+        return None
 
 
 def misplaced_keys(

@@ -34,6 +34,7 @@ from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
+from .quota import QueueQuota, as_map, count, gpus, reported
 
 QUEUE_LABEL: Final = "kai.scheduler/queue"
 LEGACY_QUEUE_LABEL: Final = "runai/queue"
@@ -108,6 +109,26 @@ class KAI(Scheduler):
     queues_with_quota: frozenset[str] | None = None
     preemptible_priorities: frozenset[str] = field(default_factory=frozenset[str])
     pod_grouper: str = AUTOMATIC
+
+    def over_quota_priorities(self) -> frozenset[str]:
+        # KAI schedules preemptible work over quota.
+        return self.preemptible_priorities
+
+    @classmethod
+    def read_quota(
+        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
+    ) -> QueueQuota | None:
+        # Quota `spec.resources.gpu.quota` (-1 or absent: unlimited); used the
+        # non-preemptible allocation (the only kind quota limits), else `allocated`.
+        if kind != "Queue":
+            return None
+        quota = count(as_map(as_map(spec.get("resources")).get("gpu")).get("quota"))
+        allocated = status.get("allocatedNonPreemptible")
+        used = gpus(as_map(allocated if allocated is not None else status.get("allocated")))
+        read = reported(quota, used)
+        if read is None or read.quota is None or read.quota >= 0:
+            return read
+        return QueueQuota(None, read.used)
 
     @classmethod
     def from_block(cls, block: Scheduling, issues: list[Issue]) -> "KAI":

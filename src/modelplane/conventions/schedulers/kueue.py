@@ -5,9 +5,9 @@ object (Deployment, LeaderWorkerSet or LLMInferenceService), and groups
 LeaderWorkerSet pods itself, so Modelplane composes no gang.
 """
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from modelplane_models.inference_cluster import Scheduling
 
@@ -19,6 +19,7 @@ from modelplane.core.refs import ObjectRef, priority_class
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
+from .quota import QueueQuota, as_list, as_map, count, reported
 
 QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
@@ -71,6 +72,29 @@ class Kueue(Scheduler):
         )
         return cls(workload_priority_classes=frozenset(names or ()))
 
+    @classmethod
+    def read_quota(
+        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
+    ) -> QueueQuota | None:
+        # A ClusterQueue: quota the `nominalQuota` of every flavor's GPU resources;
+        # used the `total` of `status.flavorsReservation` (reserved by admitted and
+        # admitting workloads). A LocalQueue holds no quota of its own.
+        if kind != "ClusterQueue":
+            return None
+        flavors = [
+            f
+            for group in as_list(spec.get("resourceGroups"))
+            for f in as_list(as_map(group).get("flavors"))
+        ]
+        used = _flavor_total(as_list(status.get("flavorsReservation")), "total")
+        return reported(_flavor_total(flavors, "nominalQuota"), used)
+
+    @classmethod
+    def quota_parent(cls, kind: str, spec: Mapping[str, Any]) -> ObjectRef | None:
+        # A LocalQueue's figures are those of the ClusterQueue it draws from.
+        name = spec.get("clusterQueue") if kind == "LocalQueue" else None
+        return ObjectRef(API, "ClusterQueue", name) if isinstance(name, str) and name else None
+
     def queue_object(self, platform: Platform, tenant_namespace: str | None) -> ObjectRef | None:
         # A LocalQueue lives in the namespace of the workloads it admits.
         if not platform.queue or tenant_namespace is None:
@@ -110,3 +134,14 @@ class Kueue(Scheduler):
 
     def split_gang(self) -> str:
         return "Kueue admits each role's workload object as a workload of its own"
+
+
+def _flavor_total(entries: list[Any], field_name: str) -> int | None:
+    counts = [
+        count(as_map(resource).get(field_name))
+        for flavor in entries
+        for resource in as_list(as_map(flavor).get("resources"))
+        if "gpu" in str(as_map(resource).get("name", "")).lower()
+    ]
+    known = [c for c in counts if c is not None]
+    return sum(known) if known else None

@@ -20,6 +20,7 @@ from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
+from .quota import QueueQuota, as_map, gpus, reported
 
 QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
 GROUP_ANNOTATION: Final = "scheduling.k8s.io/group-name"
@@ -67,6 +68,18 @@ class Volcano(Scheduler):
         if block.volcano is None:
             return cls()
         return cls(lws_gang_scheduling=block.volcano.lwsGangScheduling is not False)
+
+    @classmethod
+    def read_quota(
+        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
+    ) -> QueueQuota | None:
+        # Quota `spec.capability` (a hard cap), else `spec.deserved`; used `status.allocated`.
+        if kind != "Queue":
+            return None
+        quota = gpus(as_map(spec.get("capability")))
+        if quota is None:
+            quota = gpus(as_map(spec.get("deserved")))
+        return reported(quota, gpus(as_map(status.get("allocated"))))
 
     def queue_error(self, queue: str) -> str | None:
         if not queue.strip():

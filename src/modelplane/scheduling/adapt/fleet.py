@@ -9,6 +9,7 @@ from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
+from modelplane.conventions.schedulers import SCHEDULERS
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
@@ -26,6 +27,7 @@ from modelplane.scheduling.model import (
     Taint,
     UnreadableCluster,
 )
+from modelplane.workloads.model import Backend
 
 
 class Interner:
@@ -143,7 +145,9 @@ def read_cluster(
         queues=_queues(model),
         over_quota=_over_quota(model),
         preemption=scheduling is not None and str(scheduling.preemption) == "LowerPriority",
-        backend=str(spec.backend.type) if spec and spec.backend and spec.backend.type else "Native",
+        backend=str(spec.backend.type)
+        if spec and spec.backend and spec.backend.type
+        else Backend.NATIVE.value,
     )
 
 
@@ -164,13 +168,15 @@ def _queues(model: InferenceCluster) -> dict[str, QueueRoom]:
 
 def _over_quota(model: InferenceCluster) -> frozenset[str]:
     """Priorities that may borrow or preempt beyond a queue's quota: the platform's
-    `overQuotaPriorities` and, on KAI, the priorities it treats as preemptible."""
+    `overQuotaPriorities` and those its scheduler's own settings let go over quota."""
     scheduling = model.spec.scheduling if model.spec else None
     if scheduling is None:
         return frozenset()
     names = {p.root for p in scheduling.overQuotaPriorities or ()}
-    if str(scheduling.provider) == "KAI" and scheduling.kai is not None:
-        names |= {p.root for p in scheduling.kai.preemptiblePriorities or ()}
+    scheduler = SCHEDULERS.get(str(scheduling.provider))
+    if scheduler is not None:
+        # Bad settings are reported where the cluster is composed; here they add nothing.
+        names |= scheduler.from_block(scheduling, []).over_quota_priorities()
     return frozenset(names)
 
 
