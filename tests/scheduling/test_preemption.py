@@ -3,7 +3,7 @@
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import Origin, Priorities, Rejection
 
-from .builders import Obj, cluster, deployment, h100, placements, replica, run
+from .builders import Obj, claim, cluster, deployment, h100, placements, replica, run
 
 PRIORITIES = Priorities(
     {"critical": 1000, "standard": 100, "batch": 10, "polite": 1000},
@@ -105,6 +105,8 @@ def test_the_fewest_victims_then_the_lowest_priority() -> None:
     half = replica(
         "a",
         0,
+        "h100",
+        claim("gpu", 4),
         deployment_name="halves",
         priority="batch",
         serving=True,
@@ -202,3 +204,33 @@ def test_the_victim_keeps_waiting_with_reason_preempted_once_removed() -> None:
     assert placements(decision) == []
     assert decision.condition.reason == Reason.PREEMPTED
     assert "(on a)" in decision.condition.message
+
+
+def test_a_replica_not_serving_that_it_displaces_is_no_victim_of_preemption() -> None:
+    """The node holds 8 GPUs: a `polite` (1000, preemptionPolicy Never) replica not
+    serving yet holds 4 and a serving batch replica 4. A critical (1000) 8-GPU
+    newcomer needs both: it preempts the batch replica; the polite one, of equal
+    priority, it displaces as any replica not serving yet, which is no preemption."""
+
+    def holding(owner: str, priority: str, serves: bool) -> Obj:
+        return replica(
+            "a",
+            0,
+            "h100",
+            claim("gpu", 4),
+            deployment_name=owner,
+            priority=priority,
+            serving=serves,
+            created="2026-01-01T00:00:00Z",
+        )
+
+    decision = run(
+        deployment(1, claim("gpu", 8), priority="critical"),
+        [cluster("a", h100(nodes=1), preemption="LowerPriority")],
+        [holding("waiting", "polite", False), holding("low", "batch", True)],
+        priorities=PRIORITIES,
+    )
+
+    assert placements(decision) == ["a/0:h100"]
+    (placed,) = decision.replicas
+    assert placed.preempts == ("replica low-a-0 of ModelDeployment low",)

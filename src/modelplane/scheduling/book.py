@@ -321,15 +321,17 @@ class CapacityBook:
         deployments' replicas, lowest priority first to go (`precedence` admits the rest)."""
         assert self._contention is not None
         newcomer = Holder(self._contention.newcomer(self._views[cluster].cluster), charges)
-        placed = [*self._placed.get(cluster, []), newcomer]
-        over = _admit(self._views[cluster], [*self.holders(cluster), *placed])
-        # Those an earlier replica of this decision already displaces are its victims,
-        # not this one's: each victim is named by one preemptor.
-        taken = {id(s) for s in self.displaced(cluster)}
+        view = self._views[cluster]
+        earlier = [*self.holders(cluster), *self._placed.get(cluster, [])]
+        # Victims are the serving replicas that yield to this one alone: not those an
+        # earlier replica of this decision (or a shrunk pool) already puts past
+        # capacity, and not replicas not serving yet, whom any replica that precedes
+        # them displaces without preempting (`may_displace`).
+        already = {id(h) for h, _ in _admit(view, earlier)}
         return [
             h.standing
-            for h, _ in over
-            if h.kept is None and not h.standing.new and id(h.standing) not in taken
+            for h, _ in _admit(view, [*earlier, newcomer])
+            if h.kept is None and h.standing.serving and not h.standing.new and id(h) not in already
         ]
 
     def displaced(self, cluster: str) -> list[Standing]:
