@@ -163,6 +163,16 @@ def test_flags_the_renderer_owns_are_refused(
     assert [issue.path for issue in raised.value.issues] == [path]
 
 
+def test_a_decode_engine_declaring_the_serving_port_is_refused(build: Any) -> None:
+    ports = [{"name": "http", "containerPort": 8000}]
+    template = {"spec": {"containers": [build.engine(ports=ports)]}}
+    with pytest.raises(InvalidInputError) as raised:
+        _render(build, decode=build.role(template=template), prefill=build.role())
+    assert [i.path for i in raised.value.issues] == [
+        "spec.decode.template.spec.containers[0].ports[0]"
+    ]
+
+
 def test_a_template_container_named_like_the_sidecar_is_refused(build: Any) -> None:
     init = {"name": "routing-sidecar", "image": "busybox", "restartPolicy": "Always"}
     template = {"spec": {"containers": [build.engine()], "initContainers": [init]}}

@@ -20,8 +20,8 @@ Sources: llm-d/llm-d-routing-sidecar v0.3.0 (flags `-port`, `-vllm-port`,
 """
 
 import json
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, cast
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL
@@ -95,6 +95,20 @@ def check_sidecar_name(names: Sequence[object], path: str) -> None:
         raise InvalidInputError.at(
             f"{path}[{at}].name", f"{SIDECAR_CONTAINER!r} is the routing sidecar Modelplane adds"
         )
+
+
+def check_sidecar_port(ports: Sequence[Any], path: str, serving_port: int, name: str) -> None:
+    """Behind the routing sidecar the serving port is the sidecar's, not the engine's."""
+    for i, port in enumerate(ports):
+        if not isinstance(port, Mapping):
+            continue
+        entry = cast(Mapping[str, Any], port)
+        if entry.get("containerPort") == serving_port or entry.get("name") == name:
+            raise InvalidInputError.at(
+                f"{path}[{i}]",
+                f"port {serving_port} ({name!r}) is the routing sidecar's on a disaggregated "
+                f"replica's decode pods; the engine serves on {DECODE_ENGINE_PORT}",
+            )
 
 
 def picker_config() -> dict[str, Any]:

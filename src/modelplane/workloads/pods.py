@@ -44,6 +44,7 @@ from .disaggregation import (
     DECODE_ENGINE_PORT_NAME,
     ROLE_LABEL,
     check_sidecar_name,
+    check_sidecar_port,
     engine_args,
     routing_sidecar,
 )
@@ -290,9 +291,10 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
     if shape.serving:
         ports = f"{path}.ports"
         port, port_name = ENGINE_PORT, ENGINE_PORT_NAME
+        declared = _as_list(engine.get("ports"), ports)
         if _behind_sidecar(shape):
             port, port_name = DECODE_ENGINE_PORT, DECODE_ENGINE_PORT_NAME
-        declared = _as_list(engine.get("ports"), ports)
+            check_sidecar_port(declared, ports, ENGINE_PORT, ENGINE_PORT_NAME)
         engine["ports"] = _serving_port(declared, ports, port, port_name)
         # Readiness only: a liveness probe would kill an engine still loading
         # weights. The team's own probe, if any, knows its engine better.
