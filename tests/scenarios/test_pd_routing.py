@@ -133,6 +133,13 @@ def test_both_roles_get_the_kv_transfer_config(fleet: Fleet) -> None:
     assert [p["containerPort"] for p in _engine(prefill)["ports"]] == [8000]
     assert prefill["metadata"]["labels"]["llm-d.ai/role"] == "prefill"
     assert KV in _engine(_role_pod(fleet, "decode"))["args"]
+    # Each engine's NIXL side channel is reached at its own pod, not localhost.
+    nixl = {
+        "name": "VLLM_NIXL_SIDE_CHANNEL_HOST",
+        "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}},
+    }
+    for role in ("decode", "prefill"):
+        assert nixl in _engine(_role_pod(fleet, role))["env"]
 
 
 def test_the_picker_runs_a_prefill_and_a_decode_profile(fleet: Fleet) -> None:

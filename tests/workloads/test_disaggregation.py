@@ -15,6 +15,10 @@ from .inputs import read_cluster, read_replica
 Obj = dict[str, Any]
 KV = '--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}'
 MODEL_ARG = "--model=Qwen/Qwen2.5-0.5B-Instruct"
+NIXL_HOST = {
+    "name": "VLLM_NIXL_SIDE_CHANNEL_HOST",
+    "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}},
+}
 SIDECAR = {
     "name": "routing-sidecar",
     "image": "ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0",
@@ -65,6 +69,8 @@ def test_decode_pods_carry_the_sidecar_and_both_roles_the_kv_config(build: Any) 
     assert _engine(prefill)["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
     assert decode["metadata"]["labels"]["llm-d.ai/role"] == "decode"
     assert prefill["metadata"]["labels"]["llm-d.ai/role"] == "prefill"
+    for pod in (decode, prefill):
+        assert NIXL_HOST in _engine(pod)["env"]
 
 
 def test_a_decode_gang_routes_through_its_leader_only(build: Any) -> None:
@@ -75,6 +81,8 @@ def test_a_decode_gang_routes_through_its_leader_only(build: Any) -> None:
     # A follower neither answers requests nor parses the API server's flags.
     assert "initContainers" not in worker["spec"]
     assert _engine(worker)["args"] == [MODEL_ARG]
+    # Every rank is reached at its own pod for KV transfer.
+    assert NIXL_HOST in _engine(leader)["env"] and NIXL_HOST in _engine(worker)["env"]
 
 
 @pytest.mark.parametrize(
@@ -92,6 +100,7 @@ def test_only_a_native_pd_replica_is_routed_by_llm_d(
     )
     text = json.dumps([w.manifest for w in _render(build, backend=backend, **roles).workloads])
     assert "routing-sidecar" not in text
+    assert "VLLM_NIXL_SIDE_CHANNEL_HOST" not in text
     assert "kv-transfer-config" not in text
     assert "llm-d.ai/role" not in text
 
@@ -170,6 +179,16 @@ def test_a_decode_engine_declaring_the_serving_port_is_refused(build: Any) -> No
         _render(build, decode=build.role(template=template), prefill=build.role())
     assert [i.path for i in raised.value.issues] == [
         "spec.decode.template.spec.containers[0].ports[0]"
+    ]
+
+
+def test_a_template_setting_the_nixl_host_is_refused(build: Any) -> None:
+    env = [{"name": "VLLM_NIXL_SIDE_CHANNEL_HOST", "value": "localhost"}]
+    template = {"spec": {"containers": [build.engine(env=env)]}}
+    with pytest.raises(InvalidInputError) as raised:
+        _render(build, decode=build.role(), prefill=build.role(template=template))
+    assert [i.path for i in raised.value.issues] == [
+        "spec.prefill.template.spec.containers[0].env[0].name"
     ]
 
 

@@ -4,7 +4,8 @@ A Native replica with both a decode and a prefill role serves disaggregated with
 stock vLLM image and no engine changes:
 
 - every serving engine of either role gets vLLM's NIXL KV-transfer config as a
-  trailing argument (`kv_both`: each engine can send and receive KV blocks);
+  trailing argument (`kv_both`: each engine can send and receive KV blocks), and
+  every engine its pod IP as the NIXL side-channel host;
 - each decode pod runs llm-d's routing sidecar as a native sidecar (an init
   container with `restartPolicy: Always`) on the serving port; the engine moves
   behind it to `DECODE_ENGINE_PORT` (the renderer appends `--port`). The sidecar
@@ -39,6 +40,9 @@ ROLE_LABEL: Final = "llm-d.ai/role"
 KV_TRANSFER_FLAG: Final = "--kv-transfer-config"
 KV_TRANSFER_CONFIG: Final = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
 PORT_FLAG: Final = "--port"
+# Where an engine's NIXL side channel is reached: vLLM defaults to localhost, which
+# a peer engine in another pod cannot reach.
+NIXL_HOST_ENV: Final = "VLLM_NIXL_SIDE_CHANNEL_HOST"
 # Flags the renderer sets on a routed engine; a template setting them is refused.
 OWNED_FLAGS: Final = (KV_TRANSFER_FLAG, PORT_FLAG)
 CONFIG_FLAG: Final = "--config-text"
@@ -69,6 +73,12 @@ def engine_args(args: Sequence[Any], path: str, role: str) -> list[Any]:
     if role == ROLE_DECODE:
         added.append(f"{PORT_FLAG}={DECODE_ENGINE_PORT}")
     return [*args, *added]
+
+
+def nixl_host_env() -> dict[str, Any]:
+    """The engine's NIXL side-channel host: its own pod IP, set on every pod of both
+    roles (each rank that holds KV blocks is reached at its own pod)."""
+    return {"name": NIXL_HOST_ENV, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}
 
 
 def routing_sidecar(serving_port: int, port_name: str) -> dict[str, Any]:

@@ -42,10 +42,12 @@ from .compute_domains import CHANNEL_CLAIM_NAME
 from .disaggregation import (
     DECODE_ENGINE_PORT,
     DECODE_ENGINE_PORT_NAME,
+    NIXL_HOST_ENV,
     ROLE_LABEL,
     check_sidecar_name,
     check_sidecar_port,
     engine_args,
+    nixl_host_env,
     routing_sidecar,
 )
 from .identity import identity_labels
@@ -260,10 +262,12 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
     env = _as_list(engine.get("env"), f"{path}.env")
     for i, entry in enumerate(env):
         name = _as_mapping(entry, f"{path}.env[{i}]").get("name")
-        if name in CONTRACT_ENV:
+        if name in CONTRACT_ENV or (shape.pd_role is not None and name == NIXL_HOST_ENV):
             raise InvalidInputError.at(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
     engine["name"] = shape.container_name
     declared = [{"name": name, "value": value} for name, value in shape.env]
+    if shape.pd_role is not None:
+        declared.append(nixl_host_env())
     engine["env"] = [*_contract_env(shape.nodes), *declared, *env]
     claims = [
         {"name": name}
