@@ -86,14 +86,14 @@ def test_the_pool_selects_the_pods_that_answer_and_names_its_picker(build: Any) 
         build,
         "Native",
         True,
-        decode=build.role(topology={"tensor": 8, "pipeline": 2}),
-        prefill=build.role(),
+        workers=build.role(topology={"tensor": 8, "pipeline": 2}),
     )
     objects = {o.key: o.manifest for o in rendered.traffic}
     pool = objects["inference-pool"]["spec"]
+    # Only the leaders answer (a P/D replica's pool: test_disaggregation).
     assert pool["selector"]["matchLabels"] == {
         "modelplane.ai/replica": "kimi-k2-5ab63",
-        "modelplane.ai/role": "decode",
+        "modelplane.ai/role": "workers",
         "modelplane.ai/serving": "true",
     }
     assert pool["endpointPickerRef"] == {

@@ -215,6 +215,10 @@ def _gateway(cluster: InferenceCluster) -> GatewayInput | None:
     return GatewayInput(
         class_name=declared.gatewayClassName,
         picker_image=picker.image or DEFAULT_PICKER_IMAGE,
+        # The schema's default picker (GIE's stock EPP) has no P/D plugins.
+        pd_picker_image=(
+            picker.image if picker.image and picker.image != DEFAULT_PICKER_IMAGE else None
+        ),
         # The enum member or, as an unvalidated schema default, the plain string: a
         # StrEnum prints as its value either way.
         failure_mode=str(picker.failureMode or "FailOpen"),

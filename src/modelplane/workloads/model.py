@@ -153,12 +153,15 @@ class ReplicaInput:
 @dataclass(frozen=True)
 class GatewayInput:
     """The cluster's own Gateway (`spec.gateway`) and the endpoint picker its
-    Native replicas' InferencePools use; `address` once the Gateway reports one."""
+    Native replicas' InferencePools use; `address` once the Gateway reports one.
+    `pd_picker_image` is the picker of a replica routed by llm-d (`disaggregation`):
+    llm-d-inference-scheduler, unless the platform named a picker image of its own."""
 
     class_name: str
     picker_image: str
     failure_mode: str
     address: str | None = None
+    pd_picker_image: str | None = None
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,17 @@ def deployment(
     namespace: str,
     claim: str | None,
     prefill: str | None = None,
+    pd_routed: bool = False,
 ) -> dict[str, Any]:
     """One Deployment whose pods are the role's single-node workers."""
     shape = role_shape(
-        replica, role, claim, serving=True, prefill_address=prefill, mount_cache=True
+        replica,
+        role,
+        claim,
+        serving=True,
+        prefill_address=prefill,
+        mount_cache=True,
+        pd_routed=pd_routed,
     )
     template = shape_pod(role.template, f"{role.path}.template", shape)
     return {
@@ -60,6 +67,7 @@ def leader_worker_set(
     claim: str | None,
     prefill: str | None = None,
     channel: str | None = None,
+    pd_routed: bool = False,
 ) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
@@ -71,6 +79,7 @@ def leader_worker_set(
         prefill_address=prefill,
         mount_cache=True,
         channel=channel,
+        pd_routed=pd_routed,
     )
     follower = role_shape(
         replica,
@@ -80,6 +89,7 @@ def leader_worker_set(
         prefill_address=prefill,
         mount_cache=True,
         channel=channel,
+        pd_routed=pd_routed,
     )
     return {
         "apiVersion": LEADER_WORKER_SET.api_version,
@@ -118,14 +128,22 @@ def native_workload(
     claim: str | None,
     prefill: str | None = None,
     channel: str | None = None,
+    pd_routed: bool = False,
 ) -> tuple[WorkloadKind, dict[str, Any]]:
     """The role's workload and its kind: a Deployment for single-node workers, else an
     LWS. `prefill` is where a decode role's engines reach its prefill Service; `channel`
-    the IMEX channel template of a multi-node role's ComputeDomain."""
+    the IMEX channel template of a multi-node role's ComputeDomain; `pd_routed` the
+    replica's prefill/decode routing is llm-d's (`disaggregation`)."""
     if role.topology.nodes_per_worker == 1:
         return DEPLOYMENT, deployment(
-            replica, role, namespace=namespace, claim=claim, prefill=prefill
+            replica, role, namespace=namespace, claim=claim, prefill=prefill, pd_routed=pd_routed
         )
     return LEADER_WORKER_SET, leader_worker_set(
-        replica, role, namespace=namespace, claim=claim, prefill=prefill, channel=channel
+        replica,
+        role,
+        namespace=namespace,
+        claim=claim,
+        prefill=prefill,
+        channel=channel,
+        pd_routed=pd_routed,
     )

@@ -35,10 +35,21 @@ from typing import Any, cast
 from modelplane.core import labels as label_syntax
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.node_taints import NodeTaint, tolerations
-from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING
+from modelplane.core.vocabulary import LABEL_POOL, LABEL_SERVING, ROLE_DECODE
 
 from .claims import POD_CLAIM_NAME
 from .compute_domains import CHANNEL_CLAIM_NAME
+from .disaggregation import (
+    DECODE_ENGINE_PORT,
+    DECODE_ENGINE_PORT_NAME,
+    NIXL_HOST_ENV,
+    ROLE_LABEL,
+    check_sidecar_name,
+    check_sidecar_port,
+    engine_args,
+    nixl_host_env,
+    routing_sidecar,
+)
 from .identity import identity_labels
 from .model import ReplicaInput, RoleInput
 
@@ -105,6 +116,9 @@ class PodShape:
     cache_claim: str | None = None
     # The IMEX channel template of the role's ComputeDomain (multi-node NVLink).
     channel_template: str | None = None
+    # The role of a Native disaggregated replica routed by llm-d (`disaggregation`):
+    # prefill or decode; None otherwise.
+    pd_role: str | None = None
 
 
 def role_shape(
@@ -117,9 +131,11 @@ def role_shape(
     prefill_address: str | None = None,
     mount_cache: bool = False,
     channel: str | None = None,
+    pd_routed: bool = False,
 ) -> PodShape:
     """The shape of a role's pods: its identity labels, pool, claim and node count.
-    `mount_cache`: the pods mount the replica's model cache themselves (Native)."""
+    `mount_cache`: the pods mount the replica's model cache themselves (Native);
+    `pd_routed`: the replica's prefill/decode routing is llm-d's (`disaggregation`)."""
     env: list[tuple[str, str]] = []
     model = replica.model
     cache = model.cache if model is not None else None
@@ -144,6 +160,7 @@ def role_shape(
         env=tuple(env),
         cache_claim=cache_claim,
         channel_template=channel,
+        pd_role=role.role if pd_routed else None,
     )
 
 
@@ -222,21 +239,22 @@ def _contract_env(nodes: int) -> list[dict[str, Any]]:
     ]
 
 
-def _serving_port(ports: list[Any], path: str) -> list[Any]:
-    for i, port in enumerate(ports):
-        entry = _as_mapping(port, f"{path}[{i}]")
-        if entry.get("containerPort") == ENGINE_PORT:
+def _serving_port(ports: list[Any], path: str, port: int, port_name: str) -> list[Any]:
+    for i, declared in enumerate(ports):
+        entry = _as_mapping(declared, f"{path}[{i}]")
+        if entry.get("containerPort") == port:
             return ports
-        if entry.get("name") == ENGINE_PORT_NAME:
+        if entry.get("name") == port_name:
             raise InvalidInputError.at(
                 f"{path}[{i}].containerPort",
-                f"the engine serves on port {ENGINE_PORT}; "
-                f"port {ENGINE_PORT_NAME!r} must be {ENGINE_PORT}",
+                f"the engine serves on port {port}; port {port_name!r} must be {port}",
             )
-    return [
-        *ports,
-        {"name": ENGINE_PORT_NAME, "containerPort": ENGINE_PORT, "protocol": "TCP"},
-    ]
+    return [*ports, {"name": port_name, "containerPort": port, "protocol": "TCP"}]
+
+
+def _behind_sidecar(shape: PodShape) -> bool:
+    """A decode pod that answers requests through llm-d's routing sidecar."""
+    return shape.serving and shape.pd_role == ROLE_DECODE
 
 
 def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[str, Any]:
@@ -244,10 +262,12 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
     env = _as_list(engine.get("env"), f"{path}.env")
     for i, entry in enumerate(env):
         name = _as_mapping(entry, f"{path}.env[{i}]").get("name")
-        if name in CONTRACT_ENV:
+        if name in CONTRACT_ENV or (shape.pd_role is not None and name == NIXL_HOST_ENV):
             raise InvalidInputError.at(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
     engine["name"] = shape.container_name
     declared = [{"name": name, "value": value} for name, value in shape.env]
+    if shape.pd_role is not None:
+        declared.append(nixl_host_env())
     engine["env"] = [*_contract_env(shape.nodes), *declared, *env]
     claims = [
         {"name": name}
@@ -267,15 +287,25 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
             *mounts,
             {"name": CACHE_VOLUME, "mountPath": CACHE_MOUNT_PATH, "readOnly": True},
         ]
+    if shape.serving and shape.pd_role is not None:
+        # Followers' engines take the config from the leader's (vLLM over Ray).
+        engine["args"] = engine_args(
+            _as_list(engine.get("args"), f"{path}.args"), f"{path}.args", shape.pd_role
+        )
     if shape.serving:
         ports = f"{path}.ports"
-        engine["ports"] = _serving_port(_as_list(engine.get("ports"), ports), ports)
+        port, port_name = ENGINE_PORT, ENGINE_PORT_NAME
+        declared = _as_list(engine.get("ports"), ports)
+        if _behind_sidecar(shape):
+            port, port_name = DECODE_ENGINE_PORT, DECODE_ENGINE_PORT_NAME
+            check_sidecar_port(declared, ports, ENGINE_PORT, ENGINE_PORT_NAME)
+        engine["ports"] = _serving_port(declared, ports, port, port_name)
         # Readiness only: a liveness probe would kill an engine still loading
         # weights. The team's own probe, if any, knows its engine better.
         engine.setdefault(
             "readinessProbe",
             {
-                "httpGet": {"path": HEALTH_PATH, "port": ENGINE_PORT},
+                "httpGet": {"path": HEALTH_PATH, "port": port},
                 "periodSeconds": 10,
                 "timeoutSeconds": 5,
                 "failureThreshold": 3,
@@ -304,6 +334,14 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
         containers[engine_at], f"{path}.spec.containers[{engine_at}]", shape
     )
     spec["containers"] = containers
+    if _behind_sidecar(shape):
+        inits = f"{path}.spec.initContainers"
+        init_containers = _as_list(spec.get("initContainers"), inits)
+        names = [_as_mapping(c, f"{inits}[{i}]").get("name") for i, c in enumerate(init_containers)]
+        check_sidecar_name(names, inits)
+        check_sidecar_name([c.get("name") for c in containers], f"{path}.spec.containers")
+        sidecar = routing_sidecar(ENGINE_PORT, ENGINE_PORT_NAME)
+        spec["initContainers"] = [*init_containers, sidecar]
 
     if shape.cache_claim is not None:
         volumes = _as_list(spec.get("volumes"), f"{path}.spec.volumes")
@@ -333,6 +371,8 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     # and only Modelplane may say a pod serves (a gang follower must never).
     labels.pop(LABEL_SERVING, None)
     labels.update(shape.labels)
+    if shape.pd_role is not None:
+        labels[ROLE_LABEL] = shape.pd_role
     if shape.serving:
         labels[LABEL_SERVING] = SERVING_VALUE
     pod_metadata: dict[str, Any] = {"labels": dict(sorted(labels.items()))}

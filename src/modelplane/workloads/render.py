@@ -15,6 +15,7 @@ from modelplane.core.vocabulary import (
 
 from .claims import claim_template
 from .compute_domains import check_fits, compute_domain, domain_nodes
+from .disaggregation import routed
 from .identity import check_identity, claim_template_name, identity_labels
 from .kserve import llm_inference_service
 from .model import (
@@ -141,6 +142,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
         workloads.append(_workload(main, LLM_INFERENCE_SERVICE, service))
     else:
         prefill = prefill_address(replica, namespace)
+        pd_routed = routed(replica, cluster)
         for role in replica.roles:
             channel = None
             size = domain_nodes(role, cluster)
@@ -156,6 +158,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
                 claim=claim_names.get(role.role),
                 prefill=prefill if role.role == ROLE_DECODE else None,
                 channel=channel,
+                pd_routed=pd_routed,
             )
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(

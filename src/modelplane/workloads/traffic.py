@@ -44,6 +44,7 @@ from modelplane.traffic.names import (
     object_name,
 )
 
+from .disaggregation import SCHEDULER_IMAGE, picker_args, routed
 from .identity import identity_labels, selector_labels, service_name
 from .model import Backend, ClusterInput, GatewayInput, RemoteObject, ReplicaInput, Role
 from .pods import ENGINE_PORT, ENGINE_PORT_NAME, SERVING_VALUE
@@ -114,7 +115,12 @@ def _serving_selector(replica: ReplicaInput, role: Role) -> dict[str, str]:
     return {**selector_labels(replica, role), LABEL_SERVING: SERVING_VALUE}
 
 
-def _service(replica: ReplicaInput, role: Role, namespace: str) -> dict[str, Any]:
+def _service(
+    replica: ReplicaInput, role: Role, namespace: str, *, pd_routed: bool = False
+) -> dict[str, Any]:
+    # Behind llm-d's sidecar the serving port is the sidecar's, a native sidecar
+    # (init container): name it by number, not by the engine container's port name.
+    target: int | str = ENGINE_PORT if pd_routed and role == ROLE_DECODE else ENGINE_PORT_NAME
     return {
         "apiVersion": SERVICE.api_version,
         "kind": SERVICE.kind,
@@ -130,7 +136,7 @@ def _service(replica: ReplicaInput, role: Role, namespace: str) -> dict[str, Any
                 {
                     "name": ENGINE_PORT_NAME,
                     "port": ENGINE_PORT,
-                    "targetPort": ENGINE_PORT_NAME,
+                    "targetPort": target,
                     "protocol": "TCP",
                 }
             ],
@@ -216,9 +222,22 @@ def _meta(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any]:
     return {"name": name, "namespace": namespace, "labels": labels}
 
 
-def _picker(replica: ReplicaInput, gateway: GatewayInput, namespace: str) -> list[RemoteObject]:
+def _picker_image(gateway: GatewayInput, pd_routed: bool) -> str:
+    """The platform's picker; for llm-d's P/D routing, llm-d-inference-scheduler
+    unless the platform named an image of its own (see GatewayInput)."""
+    if pd_routed:
+        return gateway.pd_picker_image or SCHEDULER_IMAGE
+    return gateway.picker_image
+
+
+def _picker(
+    replica: ReplicaInput, gateway: GatewayInput, namespace: str, *, pd_routed: bool
+) -> list[RemoteObject]:
     """The endpoint picker of the replica's pool: one picker watches one pool."""
     name, labels = _picker_name(replica), _picker_labels(replica)
+    args = ["--pool-name", route_name(replica), "--zap-encoder", "json"]
+    if pd_routed:
+        args.extend(picker_args())
     selector = {LABEL_COMPONENT: PICKER_COMPONENT, LABEL_REPLICA: replica.name}
     meta = _meta(name, namespace, labels)
     read = ["get", "list", "watch"]
@@ -264,8 +283,8 @@ def _picker(replica: ReplicaInput, gateway: GatewayInput, namespace: str) -> lis
                     "containers": [
                         {
                             "name": "epp",
-                            "image": gateway.picker_image,
-                            "args": ["--pool-name", route_name(replica), "--zap-encoder", "json"],
+                            "image": _picker_image(gateway, pd_routed),
+                            "args": args,
                             "env": [
                                 {
                                     "name": "NAMESPACE",
@@ -316,8 +335,15 @@ def _service_account(meta: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}
 
 
-def _pool(replica: ReplicaInput, gateway: GatewayInput, namespace: str) -> dict[str, Any]:
+def _pool(
+    replica: ReplicaInput, gateway: GatewayInput, namespace: str, *, pd_routed: bool
+) -> dict[str, Any]:
     role = main_role(replica)
+    selector = _serving_selector(replica, role)
+    if pd_routed:
+        # The picker chooses among both roles' serving pods (its profiles filter
+        # them by llm-d's role label).
+        selector = {LABEL_REPLICA: replica.name, LABEL_SERVING: SERVING_VALUE}
     return {
         "apiVersion": INFERENCE_POOL.api_version,
         "kind": INFERENCE_POOL.kind,
@@ -327,7 +353,7 @@ def _pool(replica: ReplicaInput, gateway: GatewayInput, namespace: str) -> dict[
             "labels": identity_labels(replica, role),
         },
         "spec": {
-            "selector": {"matchLabels": dict(sorted(_serving_selector(replica, role).items()))},
+            "selector": {"matchLabels": dict(sorted(selector.items()))},
             "targetPorts": [{"number": ENGINE_PORT}],
             "endpointPickerRef": {
                 "kind": "Service",
@@ -346,13 +372,16 @@ def traffic_objects(
     found: list[RemoteObject] = []
     if cluster.backend is Backend.NATIVE:
         role = main_role(replica)
-        found.append(RemoteObject(SERVICE_KEY, _service(replica, role, namespace)))
+        pd_routed = routed(replica, cluster)
+        service = _service(replica, role, namespace, pd_routed=pd_routed)
+        found.append(RemoteObject(SERVICE_KEY, service))
         if replica.disaggregated:
             prefill = _service(replica, ROLE_PREFILL, namespace)
             found.append(RemoteObject(PREFILL_SERVICE_KEY, prefill))
         if cluster.gateway is not None:
-            found.append(RemoteObject(POOL_KEY, _pool(replica, cluster.gateway, namespace)))
-            found.extend(_picker(replica, cluster.gateway, namespace))
+            pool = _pool(replica, cluster.gateway, namespace, pd_routed=pd_routed)
+            found.append(RemoteObject(POOL_KEY, pool))
+            found.extend(_picker(replica, cluster.gateway, namespace, pd_routed=pd_routed))
     if cluster.gateway is not None:
         found.append(
             RemoteObject(ROUTE_KEY, http_route(replica, cluster, namespace), HTTP_ROUTE.readiness())
