@@ -206,3 +206,18 @@ def test_resolve_gives_each_fetched_objects_digest_in_fetch_order() -> None:
     found = required.resolve(request(DEPLOYMENT, required={"c": objects}), "c", InferenceCluster)
     assert found.digests == tuple(memo.digest(to_struct(o)) for o in objects)
     assert len(found.items) == 2 and len(found.unreadable) == 1
+
+
+def test_each_runner_keeps_what_it_read_in_its_own_memos() -> None:
+    req = request(
+        DEPLOYMENT, required={"inferenceclusters": [cluster("own-0")], "modelreplicas": []}
+    )
+    one, other = FunctionRunner(), FunctionRunner()
+    run(one, req)
+    assert len(one.memos.models) == 1 and len(one.memos.composites) == 1
+    assert len(other.memos.models) == len(other.memos.composites) == 0
+    # Outside a runner's call nothing is kept anywhere.
+    assert memo.active() is None
+    converted = len(one.memos.converted)
+    to_dict(to_struct({"kind": "NotReadByAnyRunner"}))
+    assert len(one.memos.converted) == converted and len(other.memos.converted) == 0
