@@ -2,8 +2,9 @@
 
 import pytest
 
+from modelplane.scheduling import packing
 from modelplane.scheduling.ledger import PoolLedger, order_charges
-from modelplane.scheduling.packing import MAX_PODS, needs_search, pack
+from modelplane.scheduling.packing import MAX_PODS, Packer, needs_search, pack
 
 from .builders import gpu, nic, pool, read_pool
 
@@ -90,3 +91,29 @@ def test_the_exact_search_is_bounded() -> None:
     assert pack((8,), 400, [(((3,),), MAX_PODS + 1)]) is None
     assert pack((8,), 2, [(((3,),), 4), (((2,),), 2)]) == {(0,): 2}
     assert pack((8,), 2, [(((3,),), 5), (((2,),), 1)]) is None
+
+
+def test_ledgers_sharing_a_packer_search_each_pool_state_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ledgers of one decision share its packer: clusters stamped from one class
+    holding the same pods search once; a fresh packer (another decision) searches again."""
+    searched: list[object] = []
+    real = packing._pack  # pyright: ignore[reportPrivateUsage]
+
+    def counting(*key: object) -> object:
+        searched.append(key)
+        return real(*key)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(packing, "_pack", counting)
+
+    def placed(packer: Packer) -> dict[tuple[int, ...], int]:
+        ledger = PoolLedger.empty(read_pool(pool("p", 2, gpu(8))), packer)
+        ledger.charge(((2,),), 2)
+        assert ledger.place(((3,),), 4)  # best fit leaves no node room for the fourth
+        return ledger.buckets
+
+    shared = Packer()
+    first, second = placed(shared), placed(shared)
+    assert first == second == {(0,): 2} and len(searched) == len(shared) == 1
+    assert placed(Packer()) == first and len(searched) == 2

@@ -7,6 +7,7 @@ earlier call (models read from unchanged objects) is found again.
 
 import asyncio
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,30 +20,19 @@ from modelplane_models import InferenceCluster
 
 from modelplane.core.numbers import restore_ints
 from modelplane.xfn import memo, received, required, structs
-from modelplane.xfn import runner as runner_module
 from modelplane_dev import gowire
 from modelplane_dev.testing import request, run
 
 from .test_memo import DEPLOYMENT, cluster
 
-_MEMOS = [
-    (required, "_MODELS"),
-    (required, "_RESOLVED"),
-    (runner_module, "_COMPOSITES"),
-    (structs, "_CONVERTED"),
-]
-
 
 @pytest.fixture(autouse=True)
-def _fresh_memos(monkeypatch: pytest.MonkeyPatch) -> None:
-    for module, name in _MEMOS:
-        monkeypatch.setattr(module, name, memo.BoundedMemo())
+def _memos(monkeypatch: pytest.MonkeyPatch) -> Iterator[memo.Memos]:
+    """Reads outside a runner's call keep what they read, for this test only, as a
+    runner's calls do."""
     monkeypatch.setattr(required, "_trust_versions", False)
-
-
-def _forget() -> None:
-    for module, name in _MEMOS:
-        setattr(module, name, memo.BoundedMemo())
+    with memo.using(memo.Memos()) as memos:
+        yield memos
 
 
 def _served(runner: FunctionRunner, data: bytes) -> fnv1.RunFunctionResponse:
@@ -100,9 +90,9 @@ def test_go_order_bytes_answer_what_deterministic_bytes_answer(trust: bool) -> N
     )
     rng = random.Random(3)
     expected = run(FunctionRunner(), req)
-    _forget()
-    cold = _served(FunctionRunner(), gowire.serialize(req, rng))
-    warm = _served(FunctionRunner(), gowire.serialize(req, rng))
+    served = FunctionRunner()
+    cold = _served(served, gowire.serialize(req, rng))
+    warm = _served(served, gowire.serialize(req, rng))
     assert cold == expected and warm == expected
     assert cold.SerializeToString(deterministic=True) == expected.SerializeToString(
         deterministic=True
@@ -158,8 +148,8 @@ def test_resource_versions_are_trusted_only_when_told() -> None:
 
     assert (nodes(stale), nodes(rewritten)) == (2, 5)
     required.trust_resource_versions(True)
-    _forget()
-    assert (nodes(stale), nodes(rewritten)) == (2, 2)
+    with memo.using(memo.Memos()):
+        assert (nodes(stale), nodes(rewritten)) == (2, 2)
 
 
 _NUMBERS = st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**52), 2**52)

@@ -1,6 +1,7 @@
 """Work on fetched objects is reused across calls only where the bytes are the same,
 and reuse never changes an answer."""
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -64,20 +65,20 @@ DEPLOYMENT = {
 
 
 @pytest.fixture
-def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The names of the objects `resolve` reads into a model."""
     seen: list[str] = []
     real = required.parse_object
-    # What earlier tests read is forgotten, whatever names they used.
-    monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
-    monkeypatch.setattr(required, "_RESOLVED", memo.BoundedMemo())
 
     def counting(model: Any, obj: dict[str, Any], **options: Any) -> Any:
         seen.append(obj["metadata"]["name"])
         return real(model, obj, **options)
 
     monkeypatch.setattr(required, "parse_object", counting)
-    return seen
+    # Reads keep what they read in these memos, as a runner's calls keep it in the
+    # runner's: fresh for each test, whatever names earlier tests used.
+    with memo.using(memo.Memos()):
+        yield seen
 
 
 def test_an_object_fetched_again_unchanged_is_not_read_again(parses: list[str]) -> None:
@@ -169,9 +170,7 @@ def test_a_cluster_read_from_the_same_model_is_the_same_cluster() -> None:
     assert again is not first and again == first
 
 
-def test_answers_are_the_same_with_and_without_what_earlier_calls_left(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_answers_are_the_same_with_and_without_what_earlier_calls_left() -> None:
     req = request(
         DEPLOYMENT,
         required={
@@ -182,8 +181,7 @@ def test_answers_are_the_same_with_and_without_what_earlier_calls_left(
     runner = FunctionRunner()
     first = run(runner, req).SerializeToString(deterministic=True)
     second = run(runner, req).SerializeToString(deterministic=True)
-    monkeypatch.setattr(required, "_MODELS", memo.BoundedMemo())
-    monkeypatch.setattr(required, "_RESOLVED", memo.BoundedMemo())
+    # A runner of its own reads cold.
     fresh = run(FunctionRunner(), req).SerializeToString(deterministic=True)
     assert first == second == fresh
 
@@ -192,10 +190,12 @@ def test_a_struct_converted_again_is_an_equal_copy_its_caller_owns() -> None:
     struct = to_struct(
         {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
     )
-    first = to_dict(struct)
-    first["metadata"]["labels"]["a"] = "changed"
-    first["l"][1]["k"] = 5
-    again = to_dict(struct)
+    with memo.using(memo.Memos()) as memos:
+        first = to_dict(struct)
+        first["metadata"]["labels"]["a"] = "changed"
+        first["l"][1]["k"] = 5
+        again = to_dict(struct)
+    assert len(memos.converted) == 1
     assert again == {"metadata": {"name": "x", "labels": {"a": "b"}}, "n": 3, "l": [1, {"k": 2}]}
     assert type(again["n"]) is int
     assert to_values(struct)["n"] == 3.0 and type(to_values(struct)["n"]) is float
@@ -206,3 +206,18 @@ def test_resolve_gives_each_fetched_objects_digest_in_fetch_order() -> None:
     found = required.resolve(request(DEPLOYMENT, required={"c": objects}), "c", InferenceCluster)
     assert found.digests == tuple(memo.digest(to_struct(o)) for o in objects)
     assert len(found.items) == 2 and len(found.unreadable) == 1
+
+
+def test_each_runner_keeps_what_it_read_in_its_own_memos() -> None:
+    req = request(
+        DEPLOYMENT, required={"inferenceclusters": [cluster("own-0")], "modelreplicas": []}
+    )
+    one, other = FunctionRunner(), FunctionRunner()
+    run(one, req)
+    assert len(one.memos.models) == 1 and len(one.memos.composites) == 1
+    assert len(other.memos.models) == len(other.memos.composites) == 0
+    # Outside a runner's call nothing is kept anywhere.
+    assert memo.active() is None
+    converted = len(one.memos.converted)
+    to_dict(to_struct({"kind": "NotReadByAnyRunner"}))
+    assert len(one.memos.converted) == converted and len(other.memos.converted) == 0

@@ -1,6 +1,7 @@
 """A request handed over as bytes answers exactly what the parsed request answers."""
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
-from modelplane.xfn import memo, received, required, structs, wire
-from modelplane.xfn import runner as runner_module
+from modelplane.xfn import memo, received, required, wire
 from modelplane_dev.testing import request, run
 
 from .test_memo import DEPLOYMENT, cluster
@@ -46,24 +46,12 @@ _FLEETS = st.lists(st.integers(1, 4), min_size=0, max_size=4).map(
 )
 
 
-def _forget() -> None:
-    """Empty every memo the function's reads go through, so the next call reads cold."""
-    for module, name in _MEMOS:
-        setattr(module, name, memo.BoundedMemo())
-
-
-_MEMOS = [
-    (required, "_MODELS"),
-    (required, "_RESOLVED"),
-    (runner_module, "_COMPOSITES"),
-    (structs, "_CONVERTED"),
-]
-
-
 @pytest.fixture(autouse=True)
-def _fresh_memos(monkeypatch: pytest.MonkeyPatch) -> None:
-    for module, name in _MEMOS:
-        monkeypatch.setattr(module, name, getattr(module, name))  # restored afterwards
+def _memos() -> Iterator[memo.Memos]:
+    """Reads outside a runner's call keep what they read, for this test only, as a
+    runner's calls do."""
+    with memo.using(memo.Memos()) as memos:
+        yield memos
 
 
 @settings(max_examples=25, deadline=None)
@@ -76,11 +64,11 @@ def test_bytes_answer_what_the_parsed_request_answers(
     req = request(DEPLOYMENT, required=lists)
     data = req.SerializeToString(deterministic=True)
 
-    _forget()
-    # As bytes, cold (every list parsed when read), then from what that call kept.
-    first = _serialized(FunctionRunner(), data)
-    again = _serialized(FunctionRunner(), data)
-    _forget()
+    # As bytes, cold (a fresh runner parses every list when read), then from what
+    # that runner kept; parsed, by another fresh runner.
+    runner = FunctionRunner()
+    first = _serialized(runner, data)
+    again = _serialized(runner, data)
     parsed = run(FunctionRunner(), req)
 
     assert first == parsed and again == parsed
@@ -111,14 +99,16 @@ def test_lists_are_read_through_the_request_only_while_held() -> None:
     assert required.resolve(rest, "c").state is required.State.UNRESOLVED
 
 
-def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does() -> None:
+def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does(
+    _memos: memo.Memos,
+) -> None:
     fleet = [cluster("key-a"), cluster("key-b")]
     req = request(DEPLOYMENT, required={"c": fleet})
     rest, lists = received.split(req.SerializeToString(deterministic=True), deterministic=True)
     with received.holding(rest, lists):
         from_bytes = required.resolve(rest, "c", InferenceCluster)
     # Not the whole list's answer: each object's own key finds its model.
-    required._RESOLVED = memo.BoundedMemo(64)  # pyright: ignore[reportPrivateUsage]
+    _memos.resolved = memo.BoundedMemo(64)
     parsed = required.resolve(req, "c", InferenceCluster)
     # The same list's bytes: the same answer, the same models, lists of its own.
     assert from_bytes == parsed and from_bytes.items is not parsed.items
@@ -194,9 +184,7 @@ def test_a_list_with_bytes_the_digests_do_not_read_answers_as_a_clean_one(extra:
     odd.required_resources["inferenceclusters"].ParseFromString(listed)
     assert len(odd.required_resources["inferenceclusters"].items) == len(fleet)
 
-    _forget()
     answered = run(FunctionRunner(), odd)
-    _forget()
     assert answered == run(FunctionRunner(), clean)
     found = required.resolve(odd, "inferenceclusters", InferenceCluster)
     assert len(found.digests) == len(found.items) == len(fleet)
@@ -217,9 +205,7 @@ def test_a_map_entry_protobuf_would_drop_is_parsed_whole(entry: bytes) -> None:
     with pytest.raises(ValueError, match="required_resources entry"):
         received.split(data)
 
-    _forget()
     from_bytes = _serialized(FunctionRunner(), data)
-    _forget()
     assert from_bytes == run(FunctionRunner(), fnv1.RunFunctionRequest.FromString(data))
 
 
@@ -250,19 +236,21 @@ def test_a_call_leaves_the_models_it_shares_as_it_found_them() -> None:
     replica["spec"]["deploymentName"] = "other"
     replica["spec"]["workers"]["deviceRequests"][0]["count"] = 1
     req = request(DEPLOYMENT, required={"inferenceclusters": fleet, "modelreplicas": [replica]})
-    _forget()
-    first = run(FunctionRunner(), req)
+    runner = FunctionRunner()
+    first = run(runner, req)
 
     key = (ModelDeployment, memo.digest(req.observed.composite.resource))
-    composite = runner_module._COMPOSITES.get(key)  # pyright: ignore[reportPrivateUsage]
+    composite = runner.memos.composites.get(key)
     assert composite is not None
-    shared = [
-        composite,
-        *required.resolve(req, "inferenceclusters", InferenceCluster).items,
-        *required.resolve(req, "modelreplicas", ModelReplica).items,
-    ]
+    with memo.using(runner.memos):
+        shared = [
+            composite,
+            *required.resolve(req, "inferenceclusters", InferenceCluster).items,
+            *required.resolve(req, "modelreplicas", ModelReplica).items,
+        ]
     assert len(shared) == 4
+    assert len(runner.memos.models) == 3  # the three fetched, read by the runner's call
     before = [model.model_dump(warnings=False) for model in shared]
 
-    assert run(FunctionRunner(), req) == first
+    assert run(runner, req) == first
     assert [model.model_dump(warnings=False) for model in shared] == before

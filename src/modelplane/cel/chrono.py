@@ -270,6 +270,10 @@ def parse_timestamp(text: str) -> Timestamp:
     return Timestamp(unix, offset)
 
 
+# Process-wide on purpose: a zone's name always reads as the same immutable tzinfo
+# (zoneinfo keeps its own process-wide cache of the same objects), so this is a
+# table of constants, not state any object owns; a bad name raises every time
+# (lru_cache keeps no exceptions).
 @functools.lru_cache(maxsize=64)
 def zone(name: str) -> datetime.tzinfo:
     """cel-go's time zone argument: an IANA name, or a [+-]HH:MM offset."""

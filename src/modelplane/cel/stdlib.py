@@ -69,9 +69,11 @@ def ends_with(text: Any, suffix: Any) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _compiled_regex(pattern: str) -> Any:
-    # RE2 programs are immutable and safe to share; compiling one costs more than
-    # most whole evaluations, and selectors repeat the same few patterns. A pattern
-    # that fails to compile raises each time (lru_cache keeps no exceptions).
+    # Process-wide on purpose: a pattern always compiles to the same RE2 program,
+    # which is immutable and safe to share, so this is a table of constants, not
+    # state any object owns. Compiling one costs more than most whole evaluations,
+    # and selectors repeat the same few patterns. A pattern that fails to compile
+    # raises each time (lru_cache keeps no exceptions).
     return re2.compile(pattern)
 
 

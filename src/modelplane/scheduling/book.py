@@ -27,6 +27,7 @@ from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
 from modelplane.scheduling.matching import Matcher
 from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica, Priorities
+from modelplane.scheduling.packing import Packer
 from modelplane.scheduling.precedence import Standing, because, may_displace, may_preempt
 from modelplane.scheduling.retain import Charge, Kept, recorded_charges
 
@@ -121,7 +122,7 @@ class Contention:
 _NOBODY = Standing("", "", None, False, 0, None)
 
 
-def _build(view: ClusterView, holders: Iterable[Holder]) -> Ledgers:
+def _build(view: ClusterView, holders: Iterable[Holder], packer: Packer) -> Ledgers:
     pools = {pool.name: pool for pool in view.cluster.pools}
     charges: dict[str, list[tuple[Demand, int, bool]]] = {name: [] for name in pools}
     for holder in holders:
@@ -130,7 +131,7 @@ def _build(view: ClusterView, holders: Iterable[Holder]) -> Ledgers:
                 charges[pool].append((demand, pods, together))
     ledgers: Ledgers = {}
     for name, pool in pools.items():
-        ledger = PoolLedger.empty(pool)
+        ledger = PoolLedger.empty(pool, packer)
         for demand, pods, together in order_charges(charges[name]):
             ledger.charge(demand, pods, together)
         ledgers[name] = ledger
@@ -141,10 +142,12 @@ def _spent(ledgers: Ledgers, holder: Holder) -> list[str]:
     return sorted({pool for pool, _, _, _ in holder.charges if ledgers[pool].overcommitted})
 
 
-def _admit(view: ClusterView, holders: Sequence[Holder]) -> list[tuple[Holder, list[Holder]]]:
+def _admit(
+    view: ClusterView, holders: Sequence[Holder], packer: Packer
+) -> list[tuple[Holder, list[Holder]]]:
     """Holders that do not fit behind those that precede them, each with the holders
     admitted before it (empty when all fit, or when there are too many to tell)."""
-    whole = _build(view, holders)
+    whole = _build(view, holders, packer)
     if not any(ledger.overcommitted for ledger in whole.values()):
         return []
     if len(holders) > ADMISSION_LIMIT:
@@ -152,7 +155,7 @@ def _admit(view: ClusterView, holders: Sequence[Holder]) -> list[tuple[Holder, l
     admitted: list[Holder] = []
     over: list[tuple[Holder, list[Holder]]] = []
     for holder in sorted(holders, key=lambda h: h.standing.key()):
-        if _spent(_build(view, [*admitted, holder]), holder):
+        if _spent(_build(view, [*admitted, holder], packer), holder):
             over.append((holder, list(admitted)))
         else:
             admitted.append(holder)
@@ -184,6 +187,9 @@ class CapacityBook:
         self._placed: dict[str, list[Holder]] = {}
         self._ledgers: dict[str, Ledgers] = {}
         self._displacing: dict[str, Ledgers | None] = {}
+        # The exact packing searches of this decision: clusters stamped from one class
+        # holding the same replicas search once (`packing`).
+        self._packer = Packer()
 
     @property
     def contended(self) -> bool:
@@ -221,7 +227,7 @@ class CapacityBook:
         ledgers = self._ledgers.get(cluster)
         if ledgers is None:
             holders = [*self.holders(cluster), *self._placed.get(cluster, [])]
-            ledgers = _build(self._views[cluster], holders)
+            ledgers = _build(self._views[cluster], holders, self._packer)
             self._ledgers[cluster] = ledgers
         return ledgers
 
@@ -232,10 +238,10 @@ class CapacityBook:
             return []
         view = self._views[cluster]
         found: list[Yield] = []
-        for holder, before in _admit(view, self.holders(cluster)):
+        for holder, before in _admit(view, self.holders(cluster), self._packer):
             if holder.kept is None:
                 continue
-            pool = _spent(_build(view, [*before, holder]), holder)[0]
+            pool = _spent(_build(view, [*before, holder], self._packer), holder)[0]
             sharing = [h for h in before if any(p == pool for p, _, _, _ in h.charges)]
             if holder.standing.serving:
                 # A serving replica yields only to a replica that preempts it (`preemption`).
@@ -278,7 +284,7 @@ class CapacityBook:
         firm = [h for h in holders if not may_displace(newcomer, h.standing)]
         ledgers = None
         if len(firm) < len(holders):
-            ledgers = _build(view, [*firm, *self._placed.get(cluster, [])])
+            ledgers = _build(view, [*firm, *self._placed.get(cluster, [])], self._packer)
         self._displacing[cluster] = ledgers
         return ledgers
 
@@ -299,7 +305,7 @@ class CapacityBook:
         ]
         if not any(h.standing.serving for h in holders if h not in firm):
             return None  # nobody serving to preempt: the displacing pass has had its go
-        return _build(view, [*firm, *self._placed.get(cluster, [])])
+        return _build(view, [*firm, *self._placed.get(cluster, [])], self._packer)
 
     def preempted_on(self, clusters: Sequence[str]) -> list[str]:
         """Of `clusters` (full for this deployment), those where a replica of another
@@ -327,10 +333,10 @@ class CapacityBook:
         # earlier replica of this decision (or a shrunk pool) already puts past
         # capacity, and not replicas not serving yet, whom any replica that precedes
         # them displaces without preempting (`may_displace`).
-        already = {id(h) for h, _ in _admit(view, earlier)}
+        already = {id(h) for h, _ in _admit(view, earlier, self._packer)}
         return [
             h.standing
-            for h, _ in _admit(view, [*earlier, newcomer])
+            for h, _ in _admit(view, [*earlier, newcomer], self._packer)
             if h.kept is None and h.standing.serving and not h.standing.new and id(h) not in already
         ]
 
@@ -339,5 +345,5 @@ class CapacityBook:
         placed = self._placed.get(cluster, [])
         if not placed:
             return []
-        over = _admit(self._views[cluster], [*self.holders(cluster), *placed])
+        over = _admit(self._views[cluster], [*self.holders(cluster), *placed], self._packer)
         return [h.standing for h, _ in over if h.kept is None and not h.standing.new]

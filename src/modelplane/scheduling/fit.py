@@ -21,7 +21,6 @@ each role's, in role order.
 
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import NamedTuple
 
 from modelplane.cel.quantity import Quantity, QuantityError
@@ -52,9 +51,9 @@ def _quantity(text: str) -> float:
         return 0.0  # the class's validation reports it; here it just adds nothing
 
 
-@lru_cache(maxsize=4096)
 def capability(hardware: PoolHardware) -> Capability:
-    """The node's capability with every device kind equally common (no fleet to weigh by)."""
+    """The node's capability with every device kind equally common (no fleet to weigh by).
+    Not memoised here: `Scarcity`, which a decision owns, keeps each hardware's."""
     devices = 0
     capacity = 0.0
     for device in hardware.devices:

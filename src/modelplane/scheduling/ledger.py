@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from modelplane.scheduling.model import Pool
-from modelplane.scheduling.packing import Demand, Vector, needs_search, pack
+from modelplane.scheduling.packing import Demand, Packer, Vector, needs_search
 
 __all__ = [
     "Demand",
@@ -68,12 +68,20 @@ class PoolLedger:
     """Every pod charged, by what it may take: what an exact repacking has to place."""
     domains: list[int] = field(default_factory=list[int])
     """Whole free nodes per NVLink domain; empty when the pool declares none."""
+    packer: Packer = field(default_factory=Packer)
+    """The exact packing searches, shared with every ledger of the same decision."""
 
     @classmethod
-    def empty(cls, pool: Pool) -> "PoolLedger":
+    def empty(cls, pool: Pool, packer: Packer | None = None) -> "PoolLedger":
         capacity = tuple(d.count if d.claimable else 0 for d in pool.hardware.devices)
         buckets = {capacity: pool.nodes} if pool.nodes > 0 else {}
-        return cls(pool=pool, capacity=capacity, buckets=buckets, domains=nvlink_domains(pool))
+        return cls(
+            pool=pool,
+            capacity=capacity,
+            buckets=buckets,
+            domains=nvlink_domains(pool),
+            packer=Packer() if packer is None else packer,
+        )
 
     @property
     def whole_nodes(self) -> int:
@@ -88,6 +96,7 @@ class PoolLedger:
             self.overcommitted,
             dict(self.pods),
             list(self.domains),
+            self.packer,
         )
 
     def domain_room(self) -> int:
@@ -162,7 +171,7 @@ class PoolLedger:
             return False
         wanted = dict(self.pods)
         wanted[demand] = wanted.get(demand, 0) + pods
-        packed = pack(self.capacity, self.pool.nodes, wanted.items())
+        packed = self.packer.pack(self.capacity, self.pool.nodes, wanted.items())
         if packed is None:
             return False
         self.buckets = packed

@@ -12,13 +12,13 @@ first, each onto one of the distinct free vectors of the nodes (identical nodes
 are one choice), best fit first, and remembers node states that led nowhere.
 It gives up, and the pool is then taken as full, after `SEARCH_STEPS` states or
 beyond `MAX_PODS` pods: a bound keeps a reconcile short and only ever costs a
-placement, never admits a pod that does not fit. Results are memoised (the
-search is a pure function of its arguments), so a fleet of clusters stamped from
-one class, carrying the same replicas, searches once.
+placement, never admits a pod that does not fit. A `Packer` remembers its
+results (the search is a pure function of its arguments); one serves a whole
+scheduling decision (`CapacityBook`), so a fleet of clusters stamped from one
+class, carrying the same replicas, searches once per decision.
 """
 
 from collections.abc import Iterable
-from functools import lru_cache
 
 Vector = tuple[int, ...]
 Demand = tuple[Vector, ...]
@@ -45,14 +45,41 @@ def needs_search(capacity: Vector, demands: Iterable[Demand]) -> bool:
     return False
 
 
+Packed = tuple[tuple[Vector, int], ...]
+_Key = tuple[Vector, int, tuple[tuple[Demand, int], ...]]
+
+
+def _key(capacity: Vector, nodes: int, pods: Iterable[tuple[Demand, int]]) -> _Key:
+    return capacity, nodes, tuple(sorted((demand, count) for demand, count in pods if count > 0))
+
+
 def pack(
     capacity: Vector, nodes: int, pods: Iterable[tuple[Demand, int]]
 ) -> dict[Vector, int] | None:
     """Free devices per node (free vector to node count) after packing every pod onto
     `nodes` nodes of `capacity`; None when no packing exists or the search is cut off."""
-    key = tuple(sorted((demand, count) for demand, count in pods if count > 0))
-    found = _pack(capacity, nodes, key)
+    found = _pack(*_key(capacity, nodes, pods))
     return None if found is None else dict(found)
+
+
+class Packer:
+    """`pack`, remembering each search's result for as long as its owner lives."""
+
+    def __init__(self) -> None:
+        self._found: dict[_Key, Packed | None] = {}
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def pack(
+        self, capacity: Vector, nodes: int, pods: Iterable[tuple[Demand, int]]
+    ) -> dict[Vector, int] | None:
+        key = _key(capacity, nodes, pods)
+        if key in self._found:
+            found = self._found[key]
+        else:
+            found = self._found[key] = _pack(*key)
+        return None if found is None else dict(found)
 
 
 def _size(demand: Demand) -> tuple[int, Vector]:
@@ -60,10 +87,7 @@ def _size(demand: Demand) -> tuple[int, Vector]:
     return sum(first), first
 
 
-@lru_cache(maxsize=1024)
-def _pack(
-    capacity: Vector, nodes: int, pods: tuple[tuple[Demand, int], ...]
-) -> tuple[tuple[Vector, int], ...] | None:
+def _pack(capacity: Vector, nodes: int, pods: tuple[tuple[Demand, int], ...]) -> Packed | None:
     items = [demand for demand, count in pods for _ in range(count)]
     if len(items) > MAX_PODS:
         return None

@@ -15,10 +15,15 @@ cost, so the memo needs no invalidation, only a bound on what it keeps.
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from dataclasses import field as _field
+from typing import Any, Generic, TypeVar
 
 from google.protobuf import struct_pb2
+from pydantic import BaseModel
 
 from modelplane.xfn import wire
 
@@ -105,3 +110,55 @@ class BoundedMemo(Generic[K, V]):
             found = make()
             self.put(key, found)
         return found
+
+
+@dataclass
+class Memos:
+    """What one function runner keeps of the objects it read: each runner owns one
+    (`ComposeFunction.memos`), so two runners in a process never share a read, and a
+    fresh runner reads cold.
+
+    Nothing is changed once kept (callers never change a model, and conversions
+    are handed out as copies), so a runner's calls share them."""
+
+    # Models read from fetched objects, by model and the object's bytes (or version).
+    models: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = _field(
+        default_factory=BoundedMemo[tuple[type[BaseModel], bytes], BaseModel]
+    )
+    # Whole fetched lists read before (`required.Required`), by model and the list's
+    # bytes: a fleet unchanged since the last call is that call's answer.
+    resolved: BoundedMemo[tuple[type[BaseModel], bytes], Any] = _field(
+        default_factory=lambda: BoundedMemo[tuple[type[BaseModel], bytes], Any](64)
+    )
+    # Composites read into their models, by model and the composite's bytes.
+    composites: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = _field(
+        default_factory=lambda: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel](1024)
+    )
+    # Structs converted to plain data, by how and the Struct's bytes.
+    converted: BoundedMemo[tuple[str, bytes], dict[str, Any]] = _field(
+        default_factory=BoundedMemo[tuple[str, bytes], dict[str, Any]]
+    )
+
+
+# The memos of the runner whose call is running in this thread (or task). The reads
+# are free functions called deep inside each function's compose, so the runner
+# hands its memos down this way rather than through every signature; a context
+# variable is per thread and per asyncio task, so concurrent calls of two runners
+# never see each other's.
+_ACTIVE: ContextVar[Memos | None] = ContextVar("modelplane_memos", default=None)
+
+
+@contextmanager
+def using(memos: Memos) -> Generator[Memos]:
+    """Reads inside the block keep what they read in `memos`."""
+    token = _ACTIVE.set(memos)
+    try:
+        yield memos
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active() -> Memos | None:
+    """The memos reads keep what they read in, or None outside a runner's call (then
+    every read reads afresh: nothing outlives its owner)."""
+    return _ACTIVE.get()

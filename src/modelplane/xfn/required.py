@@ -24,8 +24,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
-from modelplane.xfn import received
-from modelplane.xfn.memo import BoundedMemo, digest, digest_bytes, digest_items, digest_list
+from modelplane.xfn import memo, received
+from modelplane.xfn.memo import digest, digest_bytes, digest_items, digest_list
 from modelplane.xfn.structs import pick, plain, to_dict
 
 T = TypeVar("T")
@@ -88,9 +88,10 @@ def resolve(
     # list's bytes as they arrived when those are deterministic (the render engine's),
     # or by each object's version (`trust_resource_versions`), or by the list
     # serialized deterministically. Each object's model is found the same way.
+    memos = memo.active() or memo.Memos()
     data = received.listed(req, name)
     if data is not None:
-        known = _RESOLVED.get((model, digest_list(data)))
+        known = memos.resolved.get((model, digest_list(data)))
         if known is not None:
             return _copied(known)
     found = received.items(req, name)
@@ -98,21 +99,21 @@ def resolve(
     if digests is None:
         if data is None:
             data = received.deterministic(req, name)
-            known = _RESOLVED.get((model, digest_list(data)))
+            known = memos.resolved.get((model, digest_list(data)))
             if known is not None:
                 return _copied(known)
         whole = (model, digest_list(data))
         digests = _item_digests(data, found)
     else:
         whole = (model, digest_list(b"".join(digests)))
-        known = _RESOLVED.get(whole)
+        known = memos.resolved.get(whole)
         if known is not None:
             return _copied(known)
     items: list[M] = []
     unreadable: list[Unreadable] = []
     for index, item in enumerate(found):
         key = (model, digests[index])
-        cached = _MODELS.get(key)
+        cached = memos.models.get(key)
         if cached is not None:
             items.append(cast(M, cached))
             continue
@@ -122,10 +123,10 @@ def resolve(
         except InvalidInputError as error:
             unreadable.append(_unreadable(obj, index, error))
             continue
-        _MODELS.put(key, parsed)
+        memos.models.put(key, parsed)
         items.append(parsed)
     state = State.PRESENT if found else State.ABSENT
-    _RESOLVED.put(whole, Required(state, items, unreadable, digests))
+    memos.resolved.put(whole, Required(state, items, unreadable, digests))
     # What is kept is shared; these lists are the caller's own.
     return Required(state, list(items), list(unreadable), digests)
 
@@ -183,14 +184,6 @@ def _item_digests(data: bytes, found: Sequence[fnv1.Resource]) -> tuple[bytes, .
     if len(digests) != len(found):
         digests = tuple(digest(item.resource) for item in found)
     return digests
-
-
-# Models read from fetched objects, by model and the objects' bytes. Nothing reads
-# a model to change it, so one instance can serve every call that fetches those bytes.
-_MODELS: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = BoundedMemo()
-# Whole lists read before, by model and the list's bytes: a fleet that did not change
-# since the last call is that call's answer, without a look at each object.
-_RESOLVED: BoundedMemo[tuple[type[BaseModel], bytes], Required[Any]] = BoundedMemo(64)
 
 
 def resolve_fields(

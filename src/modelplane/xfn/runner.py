@@ -32,8 +32,8 @@ from pydantic import BaseModel
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import received, report
-from modelplane.xfn.memo import BoundedMemo, digest
+from modelplane.xfn import memo, received, report
+from modelplane.xfn.memo import digest
 from modelplane.xfn.structs import plain, to_dict
 
 M = TypeVar("M", bound=BaseModel)
@@ -100,6 +100,8 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
 
     def __init__(self) -> None:
         self.log = logging.get_logger()
+        # What this runner's calls read, kept for its later calls (see `memo.Memos`).
+        self.memos = memo.Memos()
 
     async def RunFunction(  # noqa: N802 (the gRPC method name)
         self,
@@ -132,7 +134,12 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
             return self.run_function(req)
 
     def run_function(self, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        """RunFunction's work, synchronously: compose, behind the safety net."""
+        """RunFunction's work, synchronously: compose, behind the safety net, reading
+        through this runner's memos."""
+        with memo.using(self.memos):
+            return self._run_function(req)
+
+    def _run_function(self, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         log = self.log.bind(tag=req.meta.tag)
         log.info("Running function")
         rsp = response.to(req)
@@ -231,17 +238,15 @@ def observed_composite(
         return to_dict(struct)
     # Crossplane sends the same composite on every call of a reconcile's fetch loop,
     # and again until it changes: a model read from those bytes before is shared.
+    memos = memo.active()
+    if memos is None:
+        return parse_object(model, plain(struct), ints_restored=True)
     key = (model, digest(struct))
-    known = _COMPOSITES.get(key)
+    known = memos.composites.get(key)
     if known is None:
         known = parse_object(model, plain(struct), ints_restored=True)
-        _COMPOSITES.put(key, known)
+        memos.composites.put(key, known)
     return cast(M, known)
-
-
-# Composites read into their models, by model and the composite's bytes. Nothing
-# changes a model once read (as with `required`), so one serves every call.
-_COMPOSITES: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = BoundedMemo(1024)
 
 
 def observed_resources(req: fnv1.RunFunctionRequest) -> dict[str, dict[str, Any]]:

@@ -15,7 +15,8 @@ from typing import Any, cast
 from crossplane.function import resource
 from google.protobuf import struct_pb2
 
-from modelplane.xfn.memo import BoundedMemo, digest
+from modelplane.xfn import memo
+from modelplane.xfn.memo import digest
 
 # The SDK's converter, typed as what it is (its signature says a bare `dict`).
 _struct_to_dict = cast(
@@ -67,17 +68,20 @@ def _plain_value(value: struct_pb2.Value) -> Any:
 
 # A Struct is converted by walking it in Python (protobuf's json_format), which
 # cost most of a call where the same composite and composed resources arrive call
-# after call. A conversion is kept by the Struct's bytes and handed out as a copy,
-# since callers own (and may change) what they are given; copying plain dicts and
-# lists is several times cheaper than converting again.
+# after call. Within a runner's calls a conversion is kept (`memo.Memos.converted`)
+# by the Struct's bytes and handed out as a copy, since callers own (and may change)
+# what they are given; copying plain dicts and lists is several times cheaper than
+# converting again.
 _INTS, _FLOATS = "ints", "floats"
-_CONVERTED: BoundedMemo[tuple[str, bytes], dict[str, Any]] = BoundedMemo()
 
 
 def _converted(
     struct: struct_pb2.Struct, how: str, convert: Callable[[], dict[str, Any]]
 ) -> dict[str, Any]:
-    return copy_plain(_CONVERTED.get_or_make((how, digest(struct)), convert))
+    memos = memo.active()
+    if memos is None:
+        return convert()
+    return copy_plain(memos.converted.get_or_make((how, digest(struct)), convert))
 
 
 def copy_plain(value: Any) -> Any:

@@ -24,7 +24,6 @@ crossplane-runtime wrap them in the Object's `Synced` condition.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,14 +139,13 @@ class CrdFiles:
         self._other = []
         self._loaded.add(group)
         for file in files:
-            stat = file.stat()
-            validator.registry.merge(_definitions_in(file, stat.st_mtime_ns, stat.st_size))
+            validator.registry.merge(_definitions_in(file))
 
 
-@functools.lru_cache(maxsize=64)
-def _definitions_in(file: Path, _mtime: int, _size: int) -> SchemaRegistry:
-    """The CRDs of one file, kept while the file is unchanged: one process that
-    renders several worlds (a test run) reads and compiles each file once."""
+def _definitions_in(file: Path) -> SchemaRegistry:
+    """The CRDs of one file. Not kept: a `CrdFiles` reads each of its files at most
+    once (a group's files when it is first needed, the others once), and nothing
+    outlives the render that owns it."""
     registry = SchemaRegistry()
     for doc in load_documents(file):
         if is_definition(doc):

@@ -40,6 +40,9 @@ _DURATION_UNITS = {
 _META_FIELDS = ("name", "generateName")
 
 
+# Process-wide on purpose: a pure function of an immutable string (a property name
+# always escapes the same way), so this is a table of constants, not state any
+# object owns; schemas repeat the same few thousand property names.
 @lru_cache(maxsize=4096)
 def escape(name: str) -> str | None:
     """The CEL identifier for a property name, or None when CEL cannot reach it."""

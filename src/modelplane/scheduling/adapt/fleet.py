@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from modelplane_models.inference_cluster import InferenceCluster, PublishedPool
+from modelplane_models.inference_cluster import InferenceCluster, PublishedPool, Scheduling
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
@@ -143,7 +143,7 @@ def read_cluster(
         ),
         reachable=reachable,
         queues=_queues(model),
-        over_quota=_over_quota(model),
+        over_quota=_over_quota(scheduling),
         preemption=scheduling is not None and str(scheduling.preemption) == "LowerPriority",
         backend=str(spec.backend.type)
         if spec and spec.backend and spec.backend.type
@@ -166,10 +166,10 @@ def _queues(model: InferenceCluster) -> dict[str, QueueRoom]:
     return dict(sorted(found.items()))
 
 
-def _over_quota(model: InferenceCluster) -> frozenset[str]:
+def _over_quota(scheduling: Scheduling | None) -> frozenset[str]:
     """Priorities that may borrow or preempt beyond a queue's quota: the platform's
-    `overQuotaPriorities` and those its scheduler's own settings let go over quota."""
-    scheduling = model.spec.scheduling if model.spec else None
+    `overQuotaPriorities` and those its scheduler's own settings let go over quota.
+    `scheduling` is the cluster's `spec.scheduling`, as `read_cluster` read it."""
     if scheduling is None:
         return frozenset()
     names = {p.root for p in scheduling.overQuotaPriorities or ()}
