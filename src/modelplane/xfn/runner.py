@@ -256,6 +256,16 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
+def set_status(rsp: fnv1.RunFunctionResponse, status: BaseModel) -> None:
+    """Publish `status`, an instance of the composite's generated status model, as
+    the desired composite's status: the one place a function writes it, so field
+    names come from the model and are never spelled as strings. Unset fields are
+    left out (a composite's status is applied: what is written is what it says)."""
+    rsp.desired.composite.resource.update(
+        {"status": status.model_dump(by_alias=True, exclude_none=True, mode="json")}
+    )
+
+
 def keep_status(
     req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, fields: tuple[str, ...]
 ) -> None:
