@@ -17,7 +17,6 @@ status.stack, StackReady) are their own modules.
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool, Status
