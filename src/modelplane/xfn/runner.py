@@ -261,6 +261,16 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
+def set_status(rsp: fnv1.RunFunctionResponse, status: BaseModel) -> None:
+    """Publish `status`, an instance of the composite's generated status model, as
+    the desired composite's status: the one place a function writes it, so field
+    names come from the model and are never spelled as strings. A field that is None
+    or was never set is left out: a schema default the builder did not set (a
+    device's `claim`) is not published, as a status built by hand never had it."""
+    dumped = status.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, mode="json")
+    rsp.desired.composite.resource.update({"status": dumped})
+
+
 def keep_status(
     req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, fields: tuple[str, ...]
 ) -> None:

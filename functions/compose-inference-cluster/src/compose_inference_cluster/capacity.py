@@ -25,7 +25,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_models.inference_cluster import NodePool
+from modelplane_models.inference_cluster import (
+    CapacityStatus,
+    NodePool,
+    PoolCapacity,
+    QueueCapacity,
+)
 
 from compose_inference_cluster.prerequisites import compose_observer, prerequisite_key
 from compose_inference_cluster.replicas import PlacedReplica
@@ -148,10 +153,11 @@ def publish_capacity(
     replicas: Sequence[PlacedReplica],
     ready_nodes: Mapping[str, int] | None = None,
     spec_pools: Sequence[NodePool] = (),
-) -> None:
-    """Set `status.capacity` (and observe the ClusterQueues LocalQueues draw from)."""
-    capacity = {
-        "pools": _pools(pools, replicas, ready_nodes, spec_pools),
-        "queues": _queues(rsp, observed, cluster, namespace, replicas),
-    }
-    rsp.desired.composite.resource.get_or_create_struct("status").update({"capacity": capacity})
+) -> CapacityStatus:
+    """`status.capacity` (and observe the ClusterQueues LocalQueues draw from)."""
+    pools_now = _pools(pools, replicas, ready_nodes, spec_pools)
+    queues = _queues(rsp, observed, cluster, namespace, replicas)
+    return CapacityStatus(
+        pools=[PoolCapacity.model_validate(p) for p in pools_now],
+        queues=[QueueCapacity.model_validate(q) for q in queues],
+    )

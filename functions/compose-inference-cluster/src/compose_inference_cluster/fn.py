@@ -17,10 +17,9 @@ status.stack, StackReady) are their own modules.
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-from typing import Any
-
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
+from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool, Status
 
 from compose_inference_cluster.gateway import compose_gateway
 from compose_inference_cluster.health import report_reachable
@@ -43,7 +42,13 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.xfn import objects, report, required
-from modelplane.xfn.runner import ComposeFunction, observed_composite, observed_resources, published
+from modelplane.xfn.runner import (
+    ComposeFunction,
+    observed_composite,
+    observed_resources,
+    published,
+    set_status,
+)
 
 PROVIDER_CONFIG = "provider-config"
 SCHEDULING_VALID = report.Condition(
@@ -99,12 +104,16 @@ class FunctionRunner(ComposeFunction):
         )
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
-        provider_config = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
-        status: dict[str, Any] = {"gpuPools": view.pools, "providerConfigRef": provider_config}
-        gateway = compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"])
-        if gateway is not None:
-            status["gateway"] = gateway
-        rsp.desired.composite.resource.update({"status": status})
+        reference = ProviderConfigRef(kind=objects.CLUSTER_PROVIDER_CONFIG_KIND, name=name)
+        provider_config = reference.model_dump(mode="json", exclude_none=True)
+        # Published now, and again once compose_stack has added the stack and
+        # capacity: bad input found in between keeps what is published here.
+        status = Status(
+            gpuPools=[PublishedPool.model_validate(p) for p in view.pools],
+            providerConfigRef=reference,
+            gateway=compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"]),
+        )
+        set_status(rsp, status)
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
@@ -134,7 +143,8 @@ class FunctionRunner(ComposeFunction):
             scheduling_ok=not has_errors(findings),
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
         )
-        compose_stack(req, rsp, cluster, inputs)
+        compose_stack(req, rsp, cluster, inputs, status)
+        set_status(rsp, status)
         report_reachable(req, rsp, observed_resources(req), name)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
+from modelplane_models.inference_cluster import Gateway
 
 from modelplane.core import naming
 from modelplane.core.kinds import GATEWAY
@@ -39,7 +40,7 @@ def compose_gateway(
     cluster: InferenceCluster,
     provider_config: dict[str, str],
     namespace: str,
-) -> dict[str, Any] | None:
+) -> Gateway | None:
     """Compose the cluster's Gateway when declared, through Objects in `namespace` (the
     kubeconfig Secret's, where the cluster's other Objects go); return its
     `status.gateway`."""
@@ -70,12 +71,9 @@ def compose_gateway(
         desired.ready = fnv1.READY_TRUE if objects.is_ready(observed) else fnv1.READY_FALSE
 
     reported = address(_read_back(_observed(req, GATEWAY_KEY)))
-    status: dict[str, Any] = {"name": CLUSTER_GATEWAY_NAME, "namespace": SYSTEM_NAMESPACE}
     published = cluster.status.gateway if cluster.status else None
     found = reported or (published.address if published else None)
-    if found:
-        status["address"] = found
-    return status
+    return Gateway(name=CLUSTER_GATEWAY_NAME, namespace=SYSTEM_NAMESPACE, address=found or None)
 
 
 def _object_name(cluster: str, key: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
+from modelplane_models.inference_cluster import StackStatus, Status
 
 from compose_inference_cluster import releases
 from compose_inference_cluster.capacity import publish_capacity
@@ -119,8 +120,10 @@ def compose_stack(
     rsp: fnv1.RunFunctionResponse,
     cluster: InferenceCluster,
     inputs: StackInputs,
+    status: Status,
 ) -> None:
-    """Compose the stack and its observers; set StackReady and `status.stack`."""
+    """Compose the stack and its observers; set StackReady, and `status.stack` and
+    `status.capacity` on `status`."""
     spec = cluster.spec
     config, issues = read_stack(spec.stack if spec else None)
     backend = spec.backend.type if spec and spec.backend and spec.backend.type else None
@@ -177,7 +180,7 @@ def compose_stack(
         and inputs.tenancy_ok
         and inputs.scheduling_ok,
     )
-    publish_capacity(
+    status.capacity = publish_capacity(
         rsp,
         observed,
         cluster=inputs.name,
@@ -194,9 +197,7 @@ def compose_stack(
         _condition(findings, installed),
         failed_reason=Reason.INVALID_STACK,
     )
-    rsp.desired.composite.resource.get_or_create_struct("status").update(
-        {"stack": findings.status()}
-    )
+    status.stack = StackStatus.model_validate(findings.status())
 
 
 def _condition(findings: Findings, installed: releases.Installed | None) -> report.Condition:

@@ -18,6 +18,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, InferenceGateway
+from modelplane_models.inference_gateway import GatewayRef, ProviderConfigRef, Status
 
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
@@ -42,6 +43,7 @@ from modelplane.xfn.runner import (
     observed_composite,
     observed_resources,
     published,
+    set_status,
 )
 
 CLUSTER = "inferencecluster"
@@ -102,30 +104,34 @@ class FunctionRunner(ComposeFunction):
         seen = _read_back(observed.get(GATEWAY_KEY))
         programmed, why = GATEWAY.serving(seen or None)
         reported = address(seen)
-        status: dict[str, Any] = {
-            "gatewayRef": {"name": gateway_name, "namespace": SYSTEM_NAMESPACE},
-            "providerConfigRef": provider_config,
-        }
         previous = gateway.status.address if gateway.status else None
+        reached: str | None = None
         if spec.hostname:
-            status["address"] = gateways.address_url(spec.hostname)
+            reached = gateways.address_url(spec.hostname)
         elif reported:
-            status["address"] = gateways.address_url(reported)
+            reached = gateways.address_url(reported)
         elif previous:
             # Re-applied or rolling out: the address it had still reaches it.
-            status["address"] = previous
-        rsp.desired.composite.resource.update({"status": status})
+            reached = previous
+        set_status(
+            rsp,
+            Status(
+                gatewayRef=GatewayRef(name=gateway_name, namespace=SYSTEM_NAMESPACE),
+                providerConfigRef=ProviderConfigRef.model_validate(provider_config),
+                address=reached,
+            ),
+        )
 
         report.set_condition(
             rsp,
             report.Condition(VALID, True, Reason.VALID, f"entry Gateway on InferenceCluster {hub}"),
         )
-        if programmed and "address" in status:
+        if programmed and reached:
             condition = report.Condition(
                 PROGRAMMED,
                 True,
                 Reason.GATEWAY_PROGRAMMED,
-                f"Gateway {gateway_name} is programmed; reached at {status['address']}",
+                f"Gateway {gateway_name} is programmed; reached at {reached}",
             )
         else:
             condition = report.Condition(

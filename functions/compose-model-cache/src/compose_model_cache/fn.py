@@ -24,7 +24,8 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelCache, ModelReplica
-from modelplane_models.model_cache import ModelCacheClusterStatus
+from modelplane_models.model_cache import ModelCacheClusterStatus, Status
+from modelplane_models.model_cache import Phase as PublishedPhase
 
 from compose_model_cache.onecluster import Placed, cluster_of, compose_cluster
 from modelplane.caching import CacheSpec, CacheStorage, Phase, cache_storage, keeps, read_cache
@@ -49,6 +50,7 @@ from modelplane.xfn.runner import (
     observed_composite,
     observed_resources,
     published,
+    set_status,
 )
 
 CLUSTERS = "inferenceclusters"
@@ -96,14 +98,10 @@ class FunctionRunner(ComposeFunction):
         # A cluster whose objects exist but that is gone, or cannot be read, keeps them.
         gone = fleet.present - set(named)
         fleet.kept |= gone
-        fleet.entries.extend(
-            fleet.before[c].model_dump(mode="json", exclude_none=True)
-            for c in sorted(gone)
-            if c in fleet.before
-        )
+        fleet.entries.extend(fleet.before[c] for c in sorted(gone) if c in fleet.before)
         keep_observed(req, rsp, {k for k, obj in observed.items() if cluster_of(obj) in fleet.kept})
-        entries = sorted(fleet.entries, key=lambda entry: str(entry.get("name", "")))
-        rsp.desired.composite.resource.update({"status": {"clusters": entries}})
+        entries = sorted(fleet.entries, key=lambda entry: entry.name or "")
+        set_status(rsp, Status(clusters=entries))
         report.set_condition(rsp, cached_condition(fleet.placed, fleet.notes, users))
         if composite.metadata and composite.metadata.deletionTimestamp and users:
             report.warning(rsp, Reason.CACHE_IN_USE, in_use(users))
@@ -134,7 +132,7 @@ class Fleet:
     before: dict[str, ModelCacheClusterStatus]
     selector: CompiledLabelSelector
     now: datetime
-    entries: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    entries: list[ModelCacheClusterStatus] = field(default_factory=list[ModelCacheClusterStatus])
     notes: list[str] = field(default_factory=list[str])
     kept: set[str] = field(default_factory=set[str])
     placed: list[Placed] = field(default_factory=list[Placed])
@@ -169,7 +167,7 @@ class Fleet:
             self.notes.append(f"InferenceCluster {name} {why}")
             if name in self.present:
                 self.kept.add(name)
-                self.entries.append(previous.model_dump(mode="json", exclude_none=True))
+                self.entries.append(previous)
             return
         use = keeps(used, selected, previous.unusedSince, storage.retention, self.now)
         if name in self.present and not use.keep:
@@ -182,17 +180,17 @@ class Fleet:
         reference = provider.model_dump(mode="json", exclude_none=True)
         done = compose_cluster(rsp, self.observed, cache, name, storage, tenant, reference)
         self.placed.append(done)
-        entry: dict[str, Any] = {
-            "name": name,
-            "phase": done.progress.phase.value,
-            "size": cache.size,
-            "message": done.progress.message,
-            "attempt": done.attempt,
-            "users": len(self.users.get(name, ())),
-        }
-        if use.unused_since is not None:
-            entry["unusedSince"] = use.unused_since
-        self.entries.append(entry)
+        self.entries.append(
+            ModelCacheClusterStatus(
+                name=name,
+                phase=PublishedPhase(done.progress.phase.value),
+                size=cache.size,
+                message=done.progress.message,
+                attempt=done.attempt,
+                users=len(self.users.get(name, ())),
+                unusedSince=use.unused_since,
+            )
+        )
         if done.progress.phase is Phase.FAILED:
             report.warning(
                 rsp,

@@ -15,6 +15,7 @@ deployment drops it on its next.
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.model_deployment import EndpointStatus
 
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import condition_is
@@ -52,9 +53,9 @@ def held_url(endpoint: dict[str, Any] | None) -> str | None:
 
 def endpoint_status(
     decision: Decision, observed: dict[str, dict[str, Any]], serving_now: dict[str, bool]
-) -> list[dict[str, Any]]:
+) -> list[EndpointStatus]:
     """`status.endpoints`: every placed replica whose URL is known, and whether it serves."""
-    entries: list[dict[str, Any]] = []
+    entries: list[EndpointStatus] = []
     for replica in decision.replicas:
         url = replica_url(observed.get(replica.name))
         if url is None and serving_now[replica.name]:
@@ -63,12 +64,12 @@ def endpoint_status(
             url = held_url(observed.get(endpoint_key(replica.name)))
         if url is not None:
             entries.append(
-                {
-                    "replica": replica.name,
-                    "cluster": replica.cluster,
-                    "url": url,
-                    "serving": serving_now[replica.name],
-                }
+                EndpointStatus(
+                    replica=replica.name,
+                    cluster=replica.cluster,
+                    url=url,
+                    serving=serving_now[replica.name],
+                )
             )
     return entries
 
@@ -76,28 +77,28 @@ def endpoint_status(
 def compose_endpoints(
     rsp: fnv1.RunFunctionResponse,
     deployment: str,
-    entries: list[dict[str, Any]],
+    entries: list[EndpointStatus],
     observed: dict[str, dict[str, Any]],
 ) -> None:
     """A ModelEndpoint for every entry that serves, ready once Crossplane reports it so."""
     for entry in entries:
-        if not entry["serving"]:
+        if not entry.serving:
             continue
-        key = endpoint_key(entry["replica"])
+        key = endpoint_key(entry.replica or "")
         desired = rsp.desired.resources[key]
         desired.resource.update(
             {
                 "apiVersion": API_VERSION,
                 "kind": MODEL_ENDPOINT,
                 "metadata": {
-                    "name": entry["replica"],
-                    "labels": {LABEL_DEPLOYMENT: deployment, LABEL_REPLICA: entry["replica"]},
+                    "name": entry.replica,
+                    "labels": {LABEL_DEPLOYMENT: deployment, LABEL_REPLICA: entry.replica},
                 },
                 "spec": {
                     "deploymentName": deployment,
-                    "replicaName": entry["replica"],
-                    "clusterName": entry["cluster"],
-                    "url": entry["url"],
+                    "replicaName": entry.replica,
+                    "clusterName": entry.cluster,
+                    "url": entry.url,
                 },
             }
         )

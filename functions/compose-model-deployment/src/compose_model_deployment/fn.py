@@ -19,6 +19,13 @@ from typing import Any, cast
 from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelDeployment, ModelReplica
+from modelplane_models.model_deployment import (
+    MatchTraceEntry,
+    MatchTraceOmitted,
+    PreemptionStatus,
+    ReplicaCounts,
+    Status,
+)
 from pydantic import BaseModel
 
 from compose_model_deployment.cache import (
@@ -68,6 +75,7 @@ from modelplane.xfn.runner import (
     observed_composite,
     observed_resources,
     published,
+    set_status,
 )
 
 # The SDK's resource.update, typed for the one source used here (its signature
@@ -217,20 +225,24 @@ def emit(
         rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
     )
     trace = decision.status_trace(complete=traced(req, read))
-    status: dict[str, Any] = {
-        "replicas": {"total": decision.placed, "ready": ready},
-        "updatedReplicas": decision.updated,
-        "selector": f"{LABEL_DEPLOYMENT}={read.name}",
-        "placements": placements(decision, serving_now),
-        "matchTrace": trace.entries,
-        "endpoints": endpoints,
-    }
-    if trace.omitted is not None:
-        status["matchTraceOmitted"] = trace.omitted.as_status()
+    omitted = trace.omitted
     preemptions = decision.preemptions()
-    if preemptions:
-        status["preemptions"] = preemptions
-    rsp.desired.composite.resource.update({"status": status})
+    set_status(
+        rsp,
+        Status(
+            replicas=ReplicaCounts(total=decision.placed, ready=ready),
+            updatedReplicas=decision.updated,
+            selector=f"{LABEL_DEPLOYMENT}={read.name}",
+            placements=placements(decision, serving_now),
+            # The scheduler's core speaks plain data; the models check its shape here.
+            matchTrace=[MatchTraceEntry.model_validate(e) for e in trace.entries],
+            endpoints=endpoints,
+            matchTraceOmitted=(
+                MatchTraceOmitted.model_validate(omitted.as_status()) if omitted else None
+            ),
+            preemptions=[PreemptionStatus.model_validate(p) for p in preemptions] or None,
+        ),
+    )
     if wanted > 0 and decision.placed == 0:
         # With nothing composed Crossplane would call the deployment Available.
         rsp.desired.composite.ready = fnv1.READY_FALSE

@@ -7,7 +7,7 @@ replicas, so the function body stays a short story: fetch, decide, emit, report.
 from typing import Any
 
 from modelplane_models import ModelDeployment, ModelReplica
-from modelplane_models.model_deployment import Workers
+from modelplane_models.model_deployment import Placement, Workers
 
 from compose_model_deployment.endpoints import endpoint_key
 from modelplane.core.observed import (
@@ -140,14 +140,14 @@ def serving_replicas(replicas: Required[ModelReplica]) -> set[tuple[str, str]]:
     return found
 
 
-def placements(decision: Decision, serving_now: dict[str, bool]) -> list[dict[str, Any]]:
+def placements(decision: Decision, serving_now: dict[str, bool]) -> list[Placement]:
     return [
-        {
-            "replica": replica.name,
-            "cluster": replica.cluster,
-            "index": replica.index,
-            "pools": {role.role: role.pool for role in replica.roles},
-            "serving": serving_now[replica.name],
-        }
+        Placement(
+            replica=replica.name,
+            cluster=replica.cluster,
+            index=replica.index,
+            pools={role.role: role.pool for role in replica.roles},
+            serving=serving_now[replica.name],
+        )
         for replica in decision.replicas
     ]

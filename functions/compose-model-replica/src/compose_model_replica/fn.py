@@ -58,6 +58,7 @@ from modelplane.xfn.runner import (
     observed_composite,
     observed_resources,
     published,
+    set_status,
 )
 
 CLUSTER = "inferencecluster"
@@ -146,7 +147,7 @@ class FunctionRunner(ComposeFunction):
             )
 
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
-        rsp.desired.composite.resource.update({"status": composite_status(handed, seen)})
+        set_status(rsp, composite_status(handed, seen))
         keys = [o.key for o in remote if o.key in composed or o.key in observed]
         report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)

@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
+from modelplane_models.model_replica import Status, WorkloadStatus
 from modelplane_models.shapes import Condition
 
 from modelplane.core.kinds.base import mapping
@@ -15,24 +16,22 @@ from modelplane.xfn import objects, report
 Seen = Mapping[str, Mapping[str, Any] | None]
 
 
-def composite_status(replica: RenderedReplica, seen: Seen) -> dict[str, Any]:
+def composite_status(replica: RenderedReplica, seen: Seen) -> Status:
     """`status`: the namespace on the workload cluster, each workload's state, and the
     URL the replica is reached at once known."""
-    status: dict[str, Any] = {
-        "namespace": replica.namespace.manifest["metadata"]["name"],
-        "workloads": [
-            {
-                "role": w.role,
-                "kind": w.kind.kind,
-                "name": w.name,
-                "available": w.kind.serving(seen.get(w.key))[0],
-            }
+    return Status(
+        namespace=replica.namespace.manifest["metadata"]["name"],
+        workloads=[
+            WorkloadStatus(
+                role=w.role,
+                kind=w.kind.kind,
+                name=w.name,
+                available=w.kind.serving(seen.get(w.key))[0],
+            )
             for w in replica.workloads
         ],
-    }
-    if replica.url is not None:
-        status["url"] = replica.url
-    return status
+        url=replica.url,
+    )
 
 
 def serving_condition(

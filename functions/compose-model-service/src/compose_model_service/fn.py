@@ -23,6 +23,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
+from modelplane_models.model_service import ServiceBackend, Status
 
 from compose_model_service.read import (
     deployment_uid,
@@ -59,6 +60,7 @@ from modelplane.xfn.runner import (
     observed_composite,
     observed_resources,
     published,
+    set_status,
 )
 
 GATEWAY = "inferencegateway"
@@ -237,10 +239,9 @@ class FunctionRunner(ComposeFunction):
             desired.resource.update(wrapped)
             ready = objects.is_ready(observed.get(key))
             desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
-        status: dict[str, Any] = {"endpoints": routes.endpoints}
-        if routes.address is not None:
-            status["address"] = routes.address
-        rsp.desired.composite.resource.update({"status": status})
+        # The traffic core speaks plain data; the model checks its shape here.
+        backends = [ServiceBackend.model_validate(e) for e in routes.endpoints]
+        set_status(rsp, Status(endpoints=backends, address=routes.address))
 
 
 def _resolved_message(routes: RoutePlan) -> str:
