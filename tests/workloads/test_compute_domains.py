@@ -13,8 +13,8 @@ from .inputs import read_cluster, read_replica
 Obj = dict[str, Any]
 
 
-def _cluster(build: Any, domain: int | None) -> Obj:
-    obj = build.cluster()
+def _cluster(build: Any, domain: int | None, backend: str = "Native") -> Obj:
+    obj = build.cluster(backend=backend)
     if domain is not None:
         obj["status"] = {
             "gpuPools": [
@@ -24,9 +24,15 @@ def _cluster(build: Any, domain: int | None) -> Obj:
     return obj
 
 
-def _render(build: Any, topology: dict[str, int], domain: int | None, count: int = 1) -> Any:
+def _render(
+    build: Any,
+    topology: dict[str, int],
+    domain: int | None,
+    count: int = 1,
+    backend: str = "Native",
+) -> Any:
     replica = build.replica(workers=build.role(count=count, topology=topology))
-    return render_replica(read_replica(replica), read_cluster(_cluster(build, domain)))
+    return render_replica(read_replica(replica), read_cluster(_cluster(build, domain, backend)))
 
 
 def test_a_multi_node_role_gets_a_compute_domain_of_its_nodes(build: Any) -> None:
@@ -63,9 +69,50 @@ def test_no_compute_domain_without_both(
     assert not any(o.key.startswith("compute-domain") for o in rendered.objects())
 
 
-def test_a_role_larger_than_a_domain_names_the_field(build: Any) -> None:
+CHANNEL_CLAIMS = [{"name": "devices"}, {"name": "nvlink-channel"}]
+
+
+def _claims_channel(spec: Obj, template: str) -> bool:
+    """The pod spec claims the devices and `template`'s channel, and its engine uses both."""
+    names = [c["name"] for c in spec["resourceClaims"]]
+    [engine] = spec["containers"]
+    return (
+        names == ["devices", "nvlink-channel"]
+        and spec["resourceClaims"][1]["resourceClaimTemplateName"] == template
+        and engine["resources"]["claims"] == CHANNEL_CLAIMS
+    )
+
+
+def test_a_kserve_role_claims_the_channel_in_template_and_worker(build: Any) -> None:
+    replica = build.replica(workers=build.role(topology={"tensor": 8, "pipeline": 2}))
+    rendered = render_replica(read_replica(replica), read_cluster(_cluster(build, 4, "KServe")))
+    objects = {o.key: o.manifest for o in rendered.objects()}
+    assert objects["compute-domain-workers"]["spec"]["numNodes"] == 2
+    spec = objects["workload-workers"]["spec"]
+    for pod in (spec["template"], spec["worker"]):
+        assert _claims_channel(pod, "kimi-k2-5ab63-workers-nvlink-channel")
+
+
+def test_a_kserve_replica_gives_a_channel_only_to_its_multi_node_role(build: Any) -> None:
+    replica = build.replica(
+        decode=build.role(topology={"tensor": 8, "pipeline": 2}),
+        prefill=build.role(topology={"tensor": 8}),
+    )
+    rendered = render_replica(read_replica(replica), read_cluster(_cluster(build, 4, "KServe")))
+    objects = {o.key: o.manifest for o in rendered.objects()}
+    assert sorted(k for k in objects if k.startswith("compute-domain")) == ["compute-domain-decode"]
+    spec = objects["workload-decode"]["spec"]
+    for pod in (spec["template"], spec["worker"]):
+        assert _claims_channel(pod, "kimi-k2-5ab63-decode-nvlink-channel")
+    prefill = spec["prefill"]
+    assert "worker" not in prefill
+    assert [c["name"] for c in prefill["template"]["resourceClaims"]] == ["devices"]
+
+
+@pytest.mark.parametrize("backend", ["Native", "KServe"])
+def test_a_role_larger_than_a_domain_names_the_field(build: Any, backend: str) -> None:
     with pytest.raises(InvalidInputError) as raised:
-        _render(build, {"tensor": 8, "pipeline": 2}, 2, count=2)
+        _render(build, {"tensor": 8, "pipeline": 2}, 2, count=2, backend=backend)
     [issue] = raised.value.issues
     assert issue.path == "spec.workers.nodePoolName"
     assert "spec.topology.nvlinkDomainNodes is 2" in issue.message

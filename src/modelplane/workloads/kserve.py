@@ -4,7 +4,9 @@ KServe merges its well-known presets into the service by container name, and
 its presets call the engine container `main`, so the team's `engine` container
 is renamed `main` here: under any other name KServe would run the preset's
 container beside it. KServe owns ports, probes and routing, so Modelplane adds
-only the pool pin, toleration, claim, labels and the node-rank env.
+only the pool pin, toleration, claim, labels and the node-rank env; a multi-node
+role on an NVLink pool also claims its ComputeDomain's IMEX channel, in the
+head's `template` and the followers' `worker` alike (`compute_domains`).
 
 KServe fetches the weights itself (its storage initializer reads
 `spec.model.uri`), so a replica on a KServe cluster needs the deployment's
@@ -72,9 +74,20 @@ def parallelism(role: RoleInput) -> dict[str, int]:
     return result
 
 
-def _workload(replica: ReplicaInput, role: RoleInput, claim: str | None) -> dict[str, Any]:
-    """A WorkloadSpec (replicas, parallelism, labels, template, worker) for one role."""
-    shape = role_shape(replica, role, claim, serving=False, container_name=KSERVE_ENGINE_CONTAINER)
+def _workload(
+    replica: ReplicaInput, role: RoleInput, claim: str | None, channel: str | None
+) -> dict[str, Any]:
+    """A WorkloadSpec (replicas, parallelism, labels, template, worker) for one role.
+    `channel`: the IMEX channel template of a multi-node role's ComputeDomain, which
+    the head (`template`) and the followers (`worker`) both claim."""
+    shape = role_shape(
+        replica,
+        role,
+        claim,
+        serving=False,
+        container_name=KSERVE_ENGINE_CONTAINER,
+        channel=channel,
+    )
     pod = shape_pod(role.template, f"{role.path}.template", shape)
     workload: dict[str, Any] = {
         "replicas": role.count,
@@ -109,18 +122,27 @@ def model(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, str]:
 
 
 def llm_inference_service(
-    replica: ReplicaInput, cluster: ClusterInput, *, namespace: str, claims: dict[str, str]
+    replica: ReplicaInput,
+    cluster: ClusterInput,
+    *,
+    namespace: str,
+    claims: dict[str, str],
+    channels: dict[str, str],
 ) -> dict[str, Any]:
-    """The replica's LLMInferenceService; `claims` maps role to claim template name."""
+    """The replica's LLMInferenceService; `claims` maps role to claim template name,
+    `channels` multi-node role to its ComputeDomain's channel template name."""
     main = replica.workers or replica.decode
     if main is None:
         raise InvalidInputError.at(
             "spec.workers", "is required: a replica is unified or decode and prefill"
         )
     spec: dict[str, Any] = {"model": model(replica, cluster)}
-    spec.update(_workload(replica, main, claims.get(main.role)))
+    spec.update(_workload(replica, main, claims.get(main.role), channels.get(main.role)))
     if replica.prefill is not None:
-        spec["prefill"] = _workload(replica, replica.prefill, claims.get("prefill"))
+        prefill = replica.prefill
+        spec["prefill"] = _workload(
+            replica, prefill, claims.get(prefill.role), channels.get(prefill.role)
+        )
     router = kserve_router(replica, cluster)
     if router is not None:
         spec["router"] = router

@@ -135,29 +135,37 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
             claim_names[role.role] = claim.manifest["metadata"]["name"]
             claims.append(claim)
 
+    # Whichever backend runs it, a multi-node role on an NVLink pool needs its
+    # ComputeDomain, and its pods the domain's IMEX channel.
+    channels: dict[str, str] = {}
+    for role in replica.roles:
+        size = domain_nodes(role, cluster)
+        if size:
+            check_fits(role, cluster, size)
+            domain = compute_domain(replica, role, namespace=namespace)
+            channels[role.role] = domain.manifest["spec"]["channel"]["resourceClaimTemplate"][
+                "name"
+            ]
+            claims.append(domain)
+
     workloads: list[RenderedWorkload] = []
     if cluster.backend is Backend.KSERVE:
-        service = llm_inference_service(replica, cluster, namespace=namespace, claims=claim_names)
+        service = llm_inference_service(
+            replica, cluster, namespace=namespace, claims=claim_names, channels=channels
+        )
         main = ROLE_DECODE if replica.disaggregated else ROLE_WORKERS
         workloads.append(_workload(main, LLM_INFERENCE_SERVICE, service))
     else:
         prefill = prefill_address(replica, namespace)
         pd_routed = routed(replica, cluster)
         for role in replica.roles:
-            channel = None
-            size = domain_nodes(role, cluster)
-            if size:
-                check_fits(role, cluster, size)
-                domain = compute_domain(replica, role, namespace=namespace)
-                channel = domain.manifest["spec"]["channel"]["resourceClaimTemplate"]["name"]
-                claims.append(domain)
             kind, manifest = native_workload(
                 replica,
                 role,
                 namespace=namespace,
                 claim=claim_names.get(role.role),
                 prefill=prefill if role.role == ROLE_DECODE else None,
-                channel=channel,
+                channel=channels.get(role.role),
                 pd_routed=pd_routed,
             )
             workloads.append(_workload(role.role, kind, manifest))
