@@ -7,9 +7,8 @@ When the InferenceCluster declares `spec.gateway`, a replica is also reached
 through the cluster's Gateway:
 
 - **Native**: a Gateway API Inference Extension `InferencePool` over the same
-  pods, the endpoint picker it names (a Deployment of the platform's picker image,
-  its Service, ServiceAccount, Role and RoleBinding: one picker watches one pool),
-  and an `HTTPRoute` on the cluster's Gateway whose backend is the pool.
+  pods, the endpoint picker it names (`picker`: one picker watches one pool), and
+  an `HTTPRoute` on the cluster's Gateway whose backend is the pool.
 - **KServe**: KServe's own scheduler makes the pool and its picker (and wires
   prefill and decode); Modelplane composes the `HTTPRoute` and hands it to the
   LLMInferenceService as its route (`spec.router`, see `kserve`).
@@ -23,13 +22,10 @@ prefix, which is how a hub route reaches the replica (a hub sends its own
 
 from typing import Any, Final
 
-from modelplane.core.kinds import DEPLOYMENT, HTTP_ROUTE, INFERENCE_POOL, SERVICE
+from modelplane.core.kinds import HTTP_ROUTE, INFERENCE_POOL, SERVICE
 from modelplane.core.vocabulary import (
-    LABEL_DEPLOYMENT,
-    LABEL_MANAGED_BY,
     LABEL_REPLICA,
     LABEL_SERVING,
-    MANAGED_BY,
     ROLE_DECODE,
     ROLE_PREFILL,
 )
@@ -44,21 +40,16 @@ from modelplane.traffic.names import (
     object_name,
 )
 
-from .disaggregation import SCHEDULER_IMAGE, picker_args, routed
+from .disaggregation import routed
 from .identity import identity_labels, selector_labels, service_name
 from .model import Backend, ClusterInput, GatewayInput, RemoteObject, ReplicaInput, Role
+from .picker import PICKER_GRPC_PORT, endpoint_picker, picker_name
 from .pods import ENGINE_PORT, ENGINE_PORT_NAME, SERVING_VALUE
 
 SERVICE_KEY: Final = "service"
 PREFILL_SERVICE_KEY: Final = "service-prefill"
 POOL_KEY: Final = "inference-pool"
 ROUTE_KEY: Final = "route"
-PICKER_KEY: Final = "picker"
-PICKER_GRPC_PORT: Final = 9002
-PICKER_HEALTH_PORT: Final = 9003
-PICKER_METRICS_PORT: Final = 9090
-LABEL_COMPONENT: Final = "app.kubernetes.io/component"
-PICKER_COMPONENT: Final = "endpoint-picker"
 # KServe names what it makes for an LLMInferenceService after the service.
 KSERVE_POOL_SUFFIX: Final = "-inference-pool"
 KSERVE_WORKLOAD_SERVICE_SUFFIX: Final = "-kserve-workload-svc"
@@ -204,137 +195,6 @@ def http_route(replica: ReplicaInput, cluster: ClusterInput, namespace: str) -> 
     }
 
 
-def _picker_labels(replica: ReplicaInput) -> dict[str, str]:
-    labels = {
-        LABEL_COMPONENT: PICKER_COMPONENT,
-        LABEL_DEPLOYMENT: replica.deployment_name,
-        LABEL_MANAGED_BY: MANAGED_BY,
-        LABEL_REPLICA: replica.name,
-    }
-    return dict(sorted(labels.items()))
-
-
-def _picker_name(replica: ReplicaInput) -> str:
-    return object_name(f"{replica.name}-epp", replica.namespace, replica.name, "epp")
-
-
-def _meta(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any]:
-    return {"name": name, "namespace": namespace, "labels": labels}
-
-
-def _picker_image(gateway: GatewayInput, pd_routed: bool) -> str:
-    """The platform's picker; for llm-d's P/D routing, llm-d-inference-scheduler
-    unless the platform named an image of its own (see GatewayInput)."""
-    if pd_routed:
-        return gateway.pd_picker_image or SCHEDULER_IMAGE
-    return gateway.picker_image
-
-
-def _picker(
-    replica: ReplicaInput, gateway: GatewayInput, namespace: str, *, pd_routed: bool
-) -> list[RemoteObject]:
-    """The endpoint picker of the replica's pool: one picker watches one pool."""
-    name, labels = _picker_name(replica), _picker_labels(replica)
-    args = ["--pool-name", route_name(replica), "--zap-encoder", "json"]
-    if pd_routed:
-        args.extend(picker_args())
-    selector = {LABEL_COMPONENT: PICKER_COMPONENT, LABEL_REPLICA: replica.name}
-    meta = _meta(name, namespace, labels)
-    read = ["get", "list", "watch"]
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": meta,
-        "rules": [
-            {"apiGroups": [""], "resources": ["pods"], "verbs": read},
-            {"apiGroups": [INFERENCE_GROUP], "resources": ["inferencepools"], "verbs": read},
-            {
-                "apiGroups": ["inference.networking.x-k8s.io"],
-                "resources": ["inferenceobjectives", "inferencemodelrewrites"],
-                "verbs": read,
-            },
-        ],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": meta,
-        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-    }
-    probe = {
-        "grpc": {"port": PICKER_HEALTH_PORT, "service": "inference-extension"},
-        "initialDelaySeconds": 5,
-        "periodSeconds": 10,
-    }
-    deployment = {
-        "apiVersion": DEPLOYMENT.api_version,
-        "kind": DEPLOYMENT.kind,
-        "metadata": meta,
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": selector},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "serviceAccountName": name,
-                    # As long as the longest request through it may take to drain.
-                    "terminationGracePeriodSeconds": 130,
-                    "containers": [
-                        {
-                            "name": "epp",
-                            "image": _picker_image(gateway, pd_routed),
-                            "args": args,
-                            "env": [
-                                {
-                                    "name": "NAMESPACE",
-                                    "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
-                                }
-                            ],
-                            "ports": [
-                                {"name": "grpc", "containerPort": PICKER_GRPC_PORT},
-                                {"name": "grpc-health", "containerPort": PICKER_HEALTH_PORT},
-                                {"name": "metrics", "containerPort": PICKER_METRICS_PORT},
-                            ],
-                            "readinessProbe": probe,
-                            "livenessProbe": probe,
-                        }
-                    ],
-                },
-            },
-        },
-    }
-    service = {
-        "apiVersion": SERVICE.api_version,
-        "kind": SERVICE.kind,
-        "metadata": meta,
-        "spec": {
-            "type": "ClusterIP",
-            "selector": selector,
-            "ports": [
-                {
-                    "name": "grpc-ext-proc",
-                    "port": PICKER_GRPC_PORT,
-                    "targetPort": PICKER_GRPC_PORT,
-                    "protocol": "TCP",
-                    "appProtocol": "http2",
-                }
-            ],
-        },
-    }
-    return [
-        RemoteObject(f"{PICKER_KEY}-serviceaccount", _service_account(meta)),
-        RemoteObject(f"{PICKER_KEY}-role", role),
-        RemoteObject(f"{PICKER_KEY}-rolebinding", binding),
-        RemoteObject(f"{PICKER_KEY}-deployment", deployment, DEPLOYMENT.readiness()),
-        RemoteObject(f"{PICKER_KEY}-service", service),
-    ]
-
-
-def _service_account(meta: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}
-
-
 def _pool(
     replica: ReplicaInput, gateway: GatewayInput, namespace: str, *, pd_routed: bool
 ) -> dict[str, Any]:
@@ -357,7 +217,7 @@ def _pool(
             "targetPorts": [{"number": ENGINE_PORT}],
             "endpointPickerRef": {
                 "kind": "Service",
-                "name": _picker_name(replica),
+                "name": picker_name(replica),
                 "port": {"number": PICKER_GRPC_PORT},
                 "failureMode": gateway.failure_mode,
             },
@@ -381,7 +241,11 @@ def traffic_objects(
         if cluster.gateway is not None:
             pool = _pool(replica, cluster.gateway, namespace, pd_routed=pd_routed)
             found.append(RemoteObject(POOL_KEY, pool))
-            found.extend(_picker(replica, cluster.gateway, namespace, pd_routed=pd_routed))
+            found.extend(
+                endpoint_picker(
+                    replica, cluster.gateway, namespace, route_name(replica), pd_routed=pd_routed
+                )
+            )
     if cluster.gateway is not None:
         found.append(
             RemoteObject(ROUTE_KEY, http_route(replica, cluster, namespace), HTTP_ROUTE.readiness())
