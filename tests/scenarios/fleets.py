@@ -44,6 +44,14 @@ class Fleet:
             and all(o["metadata"].get("labels", {}).get(k) == v for k, v in labels.items())
         ]
 
+    def manifests(self, kind: str) -> list[Obj]:
+        """The manifests of `kind` that provider-kubernetes Objects put on clusters."""
+        return [
+            o["spec"]["forProvider"]["manifest"]
+            for o in self.objects
+            if o["kind"] == "Object" and o["spec"]["forProvider"]["manifest"]["kind"] == kind
+        ]
+
     def one(self, kind: str, name: str) -> Obj:
         (found,) = [o for o in self.objects if o["kind"] == kind and o["metadata"]["name"] == name]
         return found

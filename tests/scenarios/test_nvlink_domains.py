@@ -134,14 +134,6 @@ def fleet(renderer: Renderer) -> Fleet:
     return rendered
 
 
-def _manifests(fleet: Fleet, kind: str) -> list[Obj]:
-    return [
-        obj["spec"]["forProvider"]["manifest"]
-        for obj in fleet.objects
-        if obj["kind"] == "Object" and obj["spec"]["forProvider"]["manifest"]["kind"] == kind
-    ]
-
-
 def test_the_pool_publishes_its_domain_size(fleet: Fleet) -> None:
     published = find(fleet.objects, "InferenceCluster", "rack")["status"]["gpuPools"][0]
     assert published["nvlinkDomainNodes"] == 3
@@ -151,12 +143,12 @@ def test_a_two_node_replica_gets_a_compute_domain(
     fleet: Fleet, manifest_validator: ManifestValidator
 ) -> None:
     assert fleet.placements("pair")[0][1] == "rack"
-    [domain] = [d for d in _manifests(fleet, "ComputeDomain") if "pair" in d["metadata"]["name"]]
+    [domain] = [d for d in fleet.manifests("ComputeDomain") if "pair" in d["metadata"]["name"]]
     assert domain["apiVersion"] == "resource.nvidia.com/v1beta1"
     assert domain["spec"]["numNodes"] == 2
     channel = domain["spec"]["channel"]["resourceClaimTemplate"]["name"]
     assert manifest_validator.validate(domain) == []
-    [lws] = _manifests(fleet, "LeaderWorkerSet")
+    [lws] = fleet.manifests("LeaderWorkerSet")
     assert lws["metadata"]["namespace"] == domain["metadata"]["namespace"]
     specs = [spec for site in pod_sites(lws) for _, spec in site.specs]
     assert len(specs) == 2  # the leader's and the worker's
@@ -174,11 +166,11 @@ def test_a_kserve_replica_claims_each_roles_channel_in_head_and_workers(
     assert [p[1] for p in fleet.placements("disagg")] == ["kserve-rack"]
     domains = {
         d["metadata"]["labels"]["modelplane.ai/role"]: d
-        for d in _manifests(fleet, "ComputeDomain")
+        for d in fleet.manifests("ComputeDomain")
         if "disagg" in d["metadata"]["name"]
     }
     assert sorted(domains) == ["decode", "prefill"]
-    [service] = _manifests(fleet, "LLMInferenceService")
+    [service] = fleet.manifests("LLMInferenceService")
     for role, workload in (("decode", service["spec"]), ("prefill", service["spec"]["prefill"])):
         domain = domains[role]
         assert manifest_validator.validate(domain) == []

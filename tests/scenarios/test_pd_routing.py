@@ -90,18 +90,10 @@ def fleet(renderer: Renderer) -> Fleet:
     return rendered
 
 
-def _manifests(fleet: Fleet, kind: str) -> list[Obj]:
-    return [
-        obj["spec"]["forProvider"]["manifest"]
-        for obj in fleet.objects
-        if obj["kind"] == "Object" and obj["spec"]["forProvider"]["manifest"]["kind"] == kind
-    ]
-
-
 def _role_pod(fleet: Fleet, role: str) -> Obj:
     [pod] = [
         d["spec"]["template"]
-        for d in _manifests(fleet, "Deployment")
+        for d in fleet.manifests("Deployment")
         if d["metadata"]["labels"].get("modelplane.ai/role") == role
     ]
     return pod
@@ -143,7 +135,7 @@ def test_both_roles_get_the_kv_transfer_config(fleet: Fleet) -> None:
 
 
 def test_the_picker_runs_a_prefill_and_a_decode_profile(fleet: Fleet) -> None:
-    [pool] = _manifests(fleet, "InferencePool")
+    [pool] = fleet.manifests("InferencePool")
     selector = pool["spec"]["selector"]["matchLabels"]
     assert "modelplane.ai/role" not in selector and selector["modelplane.ai/serving"] == "true"
     # The pool's selector takes in both roles' serving pods.
@@ -152,7 +144,7 @@ def test_the_picker_runs_a_prefill_and_a_decode_profile(fleet: Fleet) -> None:
         assert selector.items() <= labels.items()
     [picker] = [
         d
-        for d in _manifests(fleet, "Deployment")
+        for d in fleet.manifests("Deployment")
         if d["metadata"]["labels"].get("app.kubernetes.io/component") == "endpoint-picker"
     ]
     [epp] = picker["spec"]["template"]["spec"]["containers"]
@@ -173,7 +165,7 @@ def test_every_object_is_valid(fleet: Fleet, manifest_validator: ManifestValidat
     kinds = ("Deployment", "Service", "InferencePool", "HTTPRoute")
     checked = 0
     for kind in kinds:
-        for manifest in _manifests(fleet, kind):
+        for manifest in fleet.manifests(kind):
             check = manifest_validator.check(manifest)
             assert check.rejected == [] and check.pods == [], (kind, check)
             checked += 1
