@@ -53,39 +53,32 @@ def service_name(replica: ReplicaInput) -> str:
     return _fit(replica.name, LLM_INFERENCE_SERVICE_NAME_MAX, replica.namespace, replica.name)
 
 
-def compute_domain_name(replica: ReplicaInput, role: Role) -> str:
-    """The name of a multi-node role's ComputeDomain (`compute_domains`)."""
+def _role_object_name(replica: ReplicaInput, role: Role, suffix: str) -> str:
+    """A per-role object's name: `<replica>-<role>-<suffix>`, fitted to the claim
+    template limit the way every composed name is (`naming.fitted`)."""
     return _fit(
-        f"{replica.name}-{role}-nvlink",
+        f"{replica.name}-{role}-{suffix}",
         CLAIM_TEMPLATE_NAME_MAX,
         replica.namespace,
         replica.name,
         role,
-        "nvlink",
+        suffix,
     )
+
+
+def compute_domain_name(replica: ReplicaInput, role: Role) -> str:
+    """The name of a multi-node role's ComputeDomain (`compute_domains`)."""
+    return _role_object_name(replica, role, "nvlink")
 
 
 def channel_template_name(replica: ReplicaInput, role: Role) -> str:
     """The ResourceClaimTemplate the role's ComputeDomain creates for its IMEX channel."""
-    return _fit(
-        f"{replica.name}-{role}-nvlink-channel",
-        CLAIM_TEMPLATE_NAME_MAX,
-        replica.namespace,
-        replica.name,
-        role,
-        "nvlink-channel",
-    )
+    return _role_object_name(replica, role, "nvlink-channel")
 
 
 def claim_template_name(replica: ReplicaInput, role: Role) -> str:
-    return _fit(
-        f"{replica.name}-{role}-devices",
-        CLAIM_TEMPLATE_NAME_MAX,
-        replica.namespace,
-        replica.name,
-        role,
-        "devices",
-    )
+    """The ResourceClaimTemplate of the role's devices."""
+    return _role_object_name(replica, role, "devices")
 
 
 def check_identity(replica: ReplicaInput) -> None:
