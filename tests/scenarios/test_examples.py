@@ -16,21 +16,12 @@ from modelplane_cli.render import intervals
 from modelplane_cli.render.summary import summarize
 from modelplane_cli.render.timeline import duration
 from modelplane_cli.schema import ManifestValidator
+from modelplane_dev.bench_faults import EXAMPLE_SETS
 
 from .fleets import Fleet, Renderer
 
-SETS = {
-    "fleet": ("catalog", "fleet"),
-    "serving": ("catalog", "serving"),
-    **{
-        provider: ("catalog", "schedulers/models.yaml", f"schedulers/{provider}")
-        for provider in ("kai", "kueue", "volcano", "coscheduling", "default")
-    },
-    "stack": ("catalog", "schedulers/models.yaml", "stack"),
-    "caching": ("catalog", "caching"),
-    "eks": ("clusters/eks",),
-    "gke": ("clusters/gke",),
-}
+# The example sets `make run` renders, listed once (the faults bench renders them too).
+SETS = EXAMPLE_SETS
 # provider-kubernetes and provider-helm ship their ClusterProviderConfig CRDs inside
 # their package images, and Crossplane its Usage CRD inside its own: none is among
 # the reference CRDs, so nothing here can validate them.
