@@ -23,25 +23,19 @@
 """
 
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import Any, Final
 
-from modelplane_models.inference_cluster import EKSCluster, InferenceCluster
+from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.observed import at_provider
 from modelplane.core.vocabulary import LABEL_POOL
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
+from modelplane.provisioning.cloud import CloudProvisioner, as_map
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
-from modelplane.provisioning.model import (
-    ClusterPlan,
-    Composed,
-    PoolPlan,
-    body,
-    provider_config,
-    ref,
-)
-from modelplane.provisioning.names import cloud_name, kubeconfig_secret
+from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from modelplane.provisioning.names import cloud_name
 
 GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
 CLUSTER_POLICIES: Final = ("AmazonEKSClusterPolicy",)
@@ -56,62 +50,31 @@ SYSTEM_NODES: Final = 2
 CAPACITY_TYPES: Final = {"OnDemand": "ON_DEMAND", "Spot": "SPOT"}
 # Node group states in which its desired size is what runs (or is being rolled).
 _SERVING_STATES: Final = frozenset({"ACTIVE", "UPDATING"})
-KEY_PREFIX: Final = "eks-"
 
 
 def _policy_arn(name: str) -> str:
     return f"arn:aws:iam::aws:policy/{name}"
 
 
-def _block(cluster: InferenceCluster) -> EKSCluster | None:
-    source = cluster.spec.cluster if cluster.spec else None
-    return source.eks if source else None
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
-class EksProvisioner:
+class EksProvisioner(CloudProvisioner[EKSCluster]):
     source = "EKS"
-
-    def block_path(self) -> str:
-        return "spec.cluster.eks"
-
-    def block_issues(self, cluster: InferenceCluster) -> list[Issue]:
-        if _block(cluster) is None:
-            return [Issue(self.block_path(), "is required when source is EKS")]
-        return []
-
-    def version(self, cluster: InferenceCluster) -> str | None:
-        block = _block(cluster)
-        return block.version if block else None
+    block_field = "eks"
+    pool_resource = "nodegroup"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         if pool.max_nodes < 1:
             return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
         return []
 
-    def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
-        return kubeconfig_secret(name, namespace)
-
-    def pool_key(self, pool: str) -> str:
-        return f"{KEY_PREFIX}nodegroup-{pool}"
-
-    def owns(self, key: str) -> bool:
-        return key.startswith(KEY_PREFIX)
-
     def compose(self, plan: ClusterPlan) -> Composed:
-        block = _block(plan.cluster)
-        assert block is not None  # block_issues stops a plan without one
+        block, provider = self.planned(plan)
         region = block.region
-        provider = provider_config(block.providerConfigRef)
         name, namespace = plan.name, plan.namespace
         out = Composed(connection_secret=self.connection_secret(name, namespace))
         tags = {MANAGED_BY_TAG: name}
 
         def put(key: str, manifest: dict[str, Any]) -> None:
-            out.resources[KEY_PREFIX + key] = manifest
+            out.resources[self.key_prefix + key] = manifest
 
         subnets: dict[str, Any]
         if block.network is not None:
@@ -123,7 +86,9 @@ class EksProvisioner:
                 put(f"network-{key}", manifest)
             # The whole network outlives the cluster: a subnet the cluster's load
             # balancers or the NAT gateway sit in cannot go first.
-            out.network = tuple(f"{KEY_PREFIX}network-{key}" for key in sorted(network.resources))
+            out.network = tuple(
+                f"{self.key_prefix}network-{key}" for key in sorted(network.resources)
+            )
             subnets = {"subnetIdRefs": [ref(subnet) for subnet in network.private_subnets]}
 
         roles = {"cluster": "eks.amazonaws.com", "node": "ec2.amazonaws.com"}
@@ -181,8 +146,8 @@ class EksProvisioner:
                 },
             ),
         )
-        out.cluster = KEY_PREFIX + "cluster"
-        out.connection = KEY_PREFIX + "cluster-auth"
+        out.cluster = self.key_prefix + "cluster"
+        out.connection = self.key_prefix + "cluster-auth"
         on_cluster = {"region": region, "clusterNameRef": ref(cluster_name)}
         put(
             "cluster-auth",
@@ -212,7 +177,7 @@ class EksProvisioner:
             name, cluster_name, namespace, region, provider
         ).items():
             put(key, manifest)
-        out.inside = (KEY_PREFIX + "autoscaler-release",)
+        out.inside = (self.key_prefix + "autoscaler-release",)
         node_group: dict[str, Any] = {
             **on_cluster,
             "nodeRoleArnRef": ref(role_names["node"]),
@@ -240,20 +205,16 @@ class EksProvisioner:
                 },
             ),
         )
-        for pool in plan.pools:
-            key = f"nodegroup-{pool.name}"
-            put(key, self._pool(name, namespace, provider, node_group, pool))
-            out.pools[pool.name] = KEY_PREFIX + key
+        self.put_pools(out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool))
         return out
 
     def _pool(
         self,
-        cluster: str,
-        namespace: str,
+        plan: ClusterPlan,
         provider: dict[str, str],
-        node_group: dict[str, Any],
+        node_group: Manifest,
         pool: PoolPlan,
-    ) -> dict[str, Any]:
+    ) -> Manifest:
         eks = pool.provisioning.eks
         assert eks is not None  # check_pools plans only pools whose class has the block
         scaling: dict[str, Any] = {"minSize": pool.min_nodes, "maxSize": pool.max_nodes}
@@ -275,8 +236,8 @@ class EksProvisioner:
         return body(
             EKS,
             "NodeGroup",
-            cloud_name(cluster, pool.name),
-            namespace,
+            cloud_name(plan.name, pool.name),
+            plan.namespace,
             provider,
             for_provider,
             **spec,
@@ -288,8 +249,4 @@ class EksProvisioner:
             return None
         if at.get("status") not in _SERVING_STATES:
             return 0
-        return int(_map(at.get("scalingConfig")).get("desiredSize") or 0)
-
-    def endpoint(self, observed: Mapping[str, Any]) -> str | None:
-        value = at_provider(observed).get("endpoint")
-        return value if isinstance(value, str) and value else None
+        return int(as_map(at.get("scalingConfig")).get("desiredSize") or 0)

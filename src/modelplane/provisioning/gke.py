@@ -18,23 +18,16 @@
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
-from modelplane_models.inference_cluster import GKECluster, InferenceCluster
+from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.observed import at_provider
 from modelplane.core.vocabulary import LABEL_POOL, Reason
-from modelplane.provisioning.model import (
-    ClusterPlan,
-    Composed,
-    Manifest,
-    PoolPlan,
-    body,
-    provider_config,
-    ref,
-)
-from modelplane.provisioning.names import cloud_name, kubeconfig_secret
+from modelplane.provisioning.cloud import CloudProvisioner, as_map
+from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from modelplane.provisioning.names import cloud_name
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
 CONTAINER: Final = "container.gcp.m.upbound.io/v1beta1"
@@ -52,17 +45,7 @@ SERVICE_RANGE: Final = ("services", "10.8.0.0/20")
 SYSTEM_MACHINE_TYPE: Final = "e2-standard-4"
 # The zones GKE spreads a regional cluster's pools over when none are named.
 REGIONAL_ZONES: Final = 3
-KEY_PREFIX: Final = "gke-"
 SCOPES: Final = ("https://www.googleapis.com/auth/cloud-platform",)
-
-
-def _block(cluster: InferenceCluster) -> GKECluster | None:
-    source = cluster.spec.cluster if cluster.spec else None
-    return source.gke if source else None
-
-
-def _map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 def _is_zone(location: str) -> bool:
@@ -78,20 +61,10 @@ def _per_zone(total: int, zones: int) -> int:
     return -(-total // zones)
 
 
-class GkeProvisioner:
+class GkeProvisioner(CloudProvisioner[GKECluster]):
     source = "GKE"
-
-    def block_path(self) -> str:
-        return "spec.cluster.gke"
-
-    def block_issues(self, cluster: InferenceCluster) -> list[Issue]:
-        if _block(cluster) is None:
-            return [Issue(self.block_path(), "is required when source is GKE")]
-        return []
-
-    def version(self, cluster: InferenceCluster) -> str | None:
-        block = _block(cluster)
-        return block.version if block else None
+    block_field = "gke"
+    pool_resource = "nodepool"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         gke = pool.provisioning.gke
@@ -106,24 +79,13 @@ class GkeProvisioner:
             ]
         return []
 
-    def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
-        return kubeconfig_secret(name, namespace)
-
-    def pool_key(self, pool: str) -> str:
-        return f"{KEY_PREFIX}nodepool-{pool}"
-
-    def owns(self, key: str) -> bool:
-        return key.startswith(KEY_PREFIX)
-
     def compose(self, plan: ClusterPlan) -> Composed:
-        block = _block(plan.cluster)
-        assert block is not None  # block_issues stops a plan without one
-        provider = provider_config(block.providerConfigRef)
+        block, provider = self.planned(plan)
         name, namespace, project = plan.name, plan.namespace, block.project
         out = Composed(connection_secret=self.connection_secret(name, namespace))
 
         def put(key: str, manifest: Manifest) -> None:
-            out.resources[KEY_PREFIX + key] = manifest
+            out.resources[self.key_prefix + key] = manifest
 
         network: dict[str, Any]
         if block.network is not None:
@@ -166,7 +128,7 @@ class GkeProvisioner:
                     },
                 ),
             )
-            out.network = (KEY_PREFIX + "network", KEY_PREFIX + "subnetwork")
+            out.network = (self.key_prefix + "network", self.key_prefix + "subnetwork")
             network = {
                 "networkRef": ref(network_name),
                 "subnetworkRef": ref(network_name),
@@ -227,7 +189,7 @@ class GkeProvisioner:
                 writeConnectionSecretToRef={"name": out.connection_secret["name"]},
             ),
         )
-        out.cluster = out.connection = KEY_PREFIX + "cluster"
+        out.cluster = out.connection = self.key_prefix + "cluster"
         zones = [zone.root for zone in block.zones] if block.zones else []
         zone_count = len(zones) or (1 if _is_zone(block.location) else REGIONAL_ZONES)
         pool_base: dict[str, Any] = {
@@ -261,16 +223,16 @@ class GkeProvisioner:
                 initProvider={"initialNodeCount": 1},
             ),
         )
-        for pool in plan.pools:
-            key = f"nodepool-{pool.name}"
-            put(key, self._pool(name, namespace, provider, pool_base, node_base, pool, zone_count))
-            out.pools[pool.name] = KEY_PREFIX + key
+        self.put_pools(
+            out,
+            plan.pools,
+            lambda pool: self._pool(plan, provider, pool_base, node_base, pool, zone_count),
+        )
         return out
 
     def _pool(
         self,
-        cluster: str,
-        namespace: str,
+        plan: ClusterPlan,
         provider: dict[str, str],
         pool_base: dict[str, Any],
         node_base: dict[str, Any],
@@ -298,8 +260,8 @@ class GkeProvisioner:
         return body(
             CONTAINER,
             "NodePool",
-            cloud_name(cluster, pool.name, 40),
-            namespace,
+            cloud_name(plan.name, pool.name, 40),
+            plan.namespace,
             provider,
             {
                 **pool_base,
@@ -323,9 +285,5 @@ class GkeProvisioner:
         )
         nodes = per_zone * max(1, len(groups))
         # nodeCount is a per-zone average, rounded: the pool's total limit bounds it.
-        limit = _map(at.get("autoscaling")).get("totalMaxNodeCount")
+        limit = as_map(at.get("autoscaling")).get("totalMaxNodeCount")
         return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes
-
-    def endpoint(self, observed: Mapping[str, Any]) -> str | None:
-        value = at_provider(observed).get("endpoint")
-        return value if isinstance(value, str) and value else None

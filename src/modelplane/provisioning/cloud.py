@@ -1,0 +1,83 @@
+"""What every cloud's provisioner answers the same way, given its sub-block and key prefix.
+
+A cloud module subclasses `CloudProvisioner`, names its `spec.cluster` sub-block,
+and what it calls a pool's resource, and writes
+only what is its own: `pool_issues`, `compose`, `ready_nodes`.
+"""
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Generic, TypeVar, cast
+
+from modelplane_models.inference_cluster import EKSCluster, GKECluster, InferenceCluster
+
+from modelplane.core.issues import Issue
+from modelplane.core.observed import at_provider
+from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
+from modelplane.provisioning.names import kubeconfig_secret
+
+
+def as_map(value: object) -> Mapping[str, Any]:
+    """A read-back field as a mapping; anything else (absent, edited) as empty."""
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+Block = TypeVar("Block", EKSCluster, GKECluster)
+
+
+class CloudProvisioner(Generic[Block]):
+    source: ClassVar[str]
+    """`spec.cluster.source`, and the `provisioning.provider` of the classes it reads."""
+    block_field: ClassVar[str]
+    """The `spec.cluster` field of this cloud's sub-block (`eks`)."""
+    pool_resource: ClassVar[str]
+    """What a pool's composition resource name calls it (`nodegroup`)."""
+
+    @property
+    def key_prefix(self) -> str:
+        """The prefix of every composition resource name it composes (`eks-`)."""
+        return f"{self.block_field}-"
+
+    def block(self, cluster: InferenceCluster) -> Block | None:
+        """The cluster's sub-block for this cloud, if it has one."""
+        source = cluster.spec.cluster if cluster.spec else None
+        # The generated ClusterSource has one optional field per cloud, typed Block.
+        return cast("Block | None", getattr(source, self.block_field, None))
+
+    def planned(self, plan: ClusterPlan) -> tuple[Block, dict[str, str]]:
+        """A planned cluster's sub-block, and the `providerConfigRef` of all it composes."""
+        block = self.block(plan.cluster)
+        assert block is not None  # block_issues stops a plan without one
+        return block, provider_config(block.providerConfigRef)
+
+    def block_path(self) -> str:
+        return f"spec.cluster.{self.block_field}"
+
+    def block_issues(self, cluster: InferenceCluster) -> list[Issue]:
+        if self.block(cluster) is None:
+            return [Issue(self.block_path(), f"is required when source is {self.source}")]
+        return []
+
+    def version(self, cluster: InferenceCluster) -> str | None:
+        block = self.block(cluster)
+        return block.version if block else None
+
+    def connection_secret(self, name: str, namespace: str) -> dict[str, str]:
+        return kubeconfig_secret(name, namespace)
+
+    def pool_key(self, pool: str) -> str:
+        return f"{self.key_prefix}{self.pool_resource}-{pool}"
+
+    def put_pools(
+        self, out: Composed, pools: Iterable[PoolPlan], build: Callable[[PoolPlan], Manifest]
+    ) -> None:
+        """Compose each pool's node group or node pool under its `pool_key`."""
+        for pool in pools:
+            out.pools[pool.name] = key = self.pool_key(pool.name)
+            out.resources[key] = build(pool)
+
+    def owns(self, key: str) -> bool:
+        return key.startswith(self.key_prefix)
+
+    def endpoint(self, observed: Mapping[str, Any]) -> str | None:
+        value = at_provider(observed).get("endpoint")
+        return value if isinstance(value, str) and value else None
