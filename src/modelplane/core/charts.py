@@ -52,3 +52,17 @@ class Component:
     title: str
     version: str
     releases: tuple[ReleaseSpec, ...]
+
+    @classmethod
+    def helm(
+        cls,
+        key: str,
+        title: str,
+        version: str,
+        chart: Chart,
+        namespace: str,
+        values: Mapping[str, Any] | None = None,
+    ) -> "Component":
+        """A component of one Helm release, which is named for its chart."""
+        release = ReleaseSpec(chart.name, chart, namespace, MappingProxyType(dict(values or {})))
+        return cls(key, title, version, (release,))

@@ -16,61 +16,43 @@ from modelplane.core.charts import Chart, Component, ReleaseSpec
 # declares DRA devices of this driver needs it installed.
 NVIDIA_GPU_DRIVER: Final = "gpu.nvidia.com"
 
-NODE_FEATURE_DISCOVERY: Final = Component(
+NODE_FEATURE_DISCOVERY: Final = Component.helm(
     key="nodeFeatureDiscovery",
     title="Node Feature Discovery",
     version="0.18.3",
-    releases=(
-        ReleaseSpec(
-            "node-feature-discovery",
-            Chart(
-                "node-feature-discovery",
-                repository="https://kubernetes-sigs.github.io/node-feature-discovery/charts",
-            ),
-            namespace="node-feature-discovery",
-        ),
+    chart=Chart(
+        "node-feature-discovery",
+        repository="https://kubernetes-sigs.github.io/node-feature-discovery/charts",
     ),
+    namespace="node-feature-discovery",
 )
-NVIDIA_DRA_DRIVER: Final = Component(
+NVIDIA_DRA_DRIVER: Final = Component.helm(
     key="nvidiaDraDriver",
     title="NVIDIA DRA driver for GPUs",
     version="25.12.0",
-    releases=(
-        ReleaseSpec(
-            "nvidia-dra-driver-gpu",
-            Chart("nvidia-dra-driver-gpu", repository="https://helm.ngc.nvidia.com/nvidia"),
-            namespace="nvidia-dra-driver-gpu",
-            # GPU allocation through DRA (the gpu.nvidia.com DeviceClass); Modelplane
-            # claims no ComputeDomains.
-            values={
-                "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
-                "gpuResourcesEnabledOverride": True,
-            },
-        ),
-    ),
+    chart=Chart("nvidia-dra-driver-gpu", repository="https://helm.ngc.nvidia.com/nvidia"),
+    namespace="nvidia-dra-driver-gpu",
+    # GPU allocation through DRA (the gpu.nvidia.com DeviceClass); Modelplane
+    # claims no ComputeDomains.
+    values={
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "gpuResourcesEnabledOverride": True,
+    },
 )
-LEADER_WORKER_SET: Final = Component(
+LEADER_WORKER_SET: Final = Component.helm(
     key="leaderWorkerSet",
     title="LeaderWorkerSet",
     version="0.10.0",
-    releases=(
-        ReleaseSpec(
-            "lws", Chart("lws", repository="oci://registry.k8s.io/lws/charts"), "lws-system"
-        ),
-    ),
+    chart=Chart("lws", repository="oci://registry.k8s.io/lws/charts"),
+    namespace="lws-system",
 )
-CERT_MANAGER: Final = Component(
+CERT_MANAGER: Final = Component.helm(
     key="certManager",
     title="cert-manager",
     version="v1.18.2",
-    releases=(
-        ReleaseSpec(
-            "cert-manager",
-            Chart("cert-manager", repository="https://charts.jetstack.io"),
-            namespace="cert-manager",
-            values={"crds": {"enabled": True}},
-        ),
-    ),
+    chart=Chart("cert-manager", repository="https://charts.jetstack.io"),
+    namespace="cert-manager",
+    values={"crds": {"enabled": True}},
 )
 KSERVE: Final = Component(
     key="kserve",

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Final
 
-from modelplane.core.charts import Chart, Component, ReleaseSpec
+from modelplane.core.charts import Chart, Component
 from modelplane.core.kinds import PodSet
 
 from .base import GangObject, Platform, Scheduler
@@ -11,21 +11,16 @@ from .base import GangObject, Platform, Scheduler
 POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 PODGROUP_API: Final = "scheduling.x-k8s.io/v1alpha1"
 # scheduler-plugins publishes its chart as a package on each GitHub release.
-CHART: Final = Component(
+CHART: Final = Component.helm(
     key="schedulerPlugins",
     title="scheduler-plugins (Coscheduling)",
     version="0.34.7",
-    releases=(
-        ReleaseSpec(
-            "scheduler-plugins",
-            Chart(
-                "scheduler-plugins",
-                url="https://github.com/kubernetes-sigs/scheduler-plugins/releases/download/"
-                "v{version}/scheduler-plugins-{version}.tgz",
-            ),
-            namespace="scheduler-plugins",
-        ),
+    chart=Chart(
+        "scheduler-plugins",
+        url="https://github.com/kubernetes-sigs/scheduler-plugins/releases/download/"
+        "v{version}/scheduler-plugins-{version}.tgz",
     ),
+    namespace="scheduler-plugins",
 )
 
 

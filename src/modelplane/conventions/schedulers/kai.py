@@ -25,7 +25,7 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.workload import Unit, Workload
-from modelplane.core.charts import Chart, Component, ReleaseSpec
+from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import PodSet, WorkloadKind
 from modelplane.core.labels import key_error
@@ -64,17 +64,12 @@ KIND_DEFAULT_PRIORITY: Final[Mapping[str, str]] = {
 AUTOMATIC: Final = "Automatic"
 MODELPLANE: Final = "Modelplane"
 QUEUE_API: Final = "scheduling.run.ai/v2"
-CHART: Final = Component(
+CHART: Final = Component.helm(
     key="kai",
     title="KAI Scheduler",
     version="v0.17.0",
-    releases=(
-        ReleaseSpec(
-            "kai-scheduler",
-            Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/kai-scheduler"),
-            namespace="kai-scheduler",
-        ),
-    ),
+    chart=Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/kai-scheduler"),
+    namespace="kai-scheduler",
 )
 
 

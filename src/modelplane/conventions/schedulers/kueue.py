@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from modelplane_models.inference_cluster import Scheduling
 
-from modelplane.core.charts import Chart, Component, ReleaseSpec
+from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue
 from modelplane.core.kinds import WorkloadKind
 from modelplane.core.labels import value_error
@@ -26,17 +26,12 @@ PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
 POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
 POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
 API: Final = "kueue.x-k8s.io/v1beta2"
-CHART: Final = Component(
+CHART: Final = Component.helm(
     key="kueue",
     title="Kueue",
     version="0.19.2",
-    releases=(
-        ReleaseSpec(
-            "kueue",
-            Chart("kueue", repository="oci://registry.k8s.io/kueue/charts"),
-            namespace="kueue-system",
-        ),
-    ),
+    chart=Chart("kueue", repository="oci://registry.k8s.io/kueue/charts"),
+    namespace="kueue-system",
 )
 # Kueue's pod-group-name label for an LWS group is the LWS name plus a suffix,
 # and a label value holds 63 characters: 39 are left for the name.

@@ -12,7 +12,7 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.conventions.workload import Unit, Workload
-from modelplane.core.charts import Chart, Component, ReleaseSpec
+from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE, PodSet, WorkloadKind
 from modelplane.core.naming import is_dns_subdomain
@@ -31,19 +31,14 @@ TASK_ANNOTATION: Final = "volcano.sh/task-spec"
 DEFAULT_QUEUE: Final = "default"
 PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
 QUEUE_API: Final = "scheduling.volcano.sh/v1beta1"
-CHART: Final = Component(
+CHART: Final = Component.helm(
     key="volcano",
     title="Volcano",
     version="1.15.1",
-    releases=(
-        ReleaseSpec(
-            "volcano",
-            Chart("volcano", repository="https://volcano-sh.github.io/helm-charts"),
-            namespace="volcano-system",
-            # DRA claims are scheduled only with the scheduler's feature gate on.
-            values={"custom": {"scheduler_feature_gates": "DynamicResourceAllocation=true"}},
-        ),
-    ),
+    chart=Chart("volcano", repository="https://volcano-sh.github.io/helm-charts"),
+    namespace="volcano-system",
+    # DRA claims are scheduled only with the scheduler's feature gate on.
+    values={"custom": {"scheduler_feature_gates": "DynamicResourceAllocation=true"}},
 )
 
 
