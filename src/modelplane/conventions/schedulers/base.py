@@ -98,6 +98,9 @@ class Scheduler(abc.ABC):
     scheduler is installed."""
     gang_crd: ClassVar[str | None] = None
     """The CRD of the gang object `gang` composes, when `composes_gang()`."""
+    own_grouping: ClassVar[str] = ""
+    """How the scheduler groups a replica's roles itself when Modelplane composes no
+    gang: `split_gang` explains the split with it."""
     installs_after_lws: ClassVar[bool] = False
     """Whether it must start after LeaderWorkerSet's CRDs exist (it watches them)."""
 
@@ -170,6 +173,8 @@ class Scheduler(abc.ABC):
 
     def split_gang(self) -> str:
         """Why a disaggregated replica is not one all-or-nothing gang here."""
+        if self.own_grouping and not self.composes_gang():
+            return self.own_grouping
         return f"{self.name} has no sub-groups Modelplane composes"
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:

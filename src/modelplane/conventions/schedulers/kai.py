@@ -96,6 +96,11 @@ class KAI(Scheduler):
     reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
     gang_keys = (POD_GROUP_ANNOTATION, SKIP_PODGROUPER, SUBGROUP_LABEL)
     reads_priority_classes = True
+    own_grouping = (
+        "KAI's podgrouper (kai.podGrouper: Automatic) gangs each role's workload on "
+        "its own; kai.podGrouper: Modelplane makes the replica one PodGroup with a "
+        "sub-group per role"
+    )
     install = CHART
     queue_crd = "queues.scheduling.run.ai"
     gang_crd = "podgroups.scheduling.run.ai"
@@ -228,15 +233,6 @@ class KAI(Scheduler):
 
     def sub_group_keys(self, role: str) -> Keys:
         return Keys({SUBGROUP_LABEL: role}, {})
-
-    def split_gang(self) -> str:
-        if self.composes_gang():
-            return super().split_gang()
-        return (
-            "KAI's podgrouper (kai.podGrouper: Automatic) gangs each role's workload on "
-            "its own; kai.podGrouper: Modelplane makes the replica one PodGroup with a "
-            "sub-group per role"
-        )
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = self.queue_for(platform)

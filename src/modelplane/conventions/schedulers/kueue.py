@@ -46,6 +46,7 @@ class Kueue(Scheduler):
     settings_field = "kueue"
     reserved_keys = ("kueue.x-k8s.io/",)
     gang_keys = (POD_GROUP_LABEL, POD_GROUP_COUNT)
+    own_grouping = "Kueue admits each role's workload object as a workload of its own"
     install = CHART
     queue_crd = "localqueues.kueue.x-k8s.io"
     # Kueue manages LeaderWorkerSets only when their CRD exists as it starts.
@@ -126,9 +127,6 @@ class Kueue(Scheduler):
         return misplaced_keys(
             self, annotations, (QUEUE_LABEL, PRIORITY_LABEL), "defaultAnnotations", "a label"
         )
-
-    def split_gang(self) -> str:
-        return "Kueue admits each role's workload object as a workload of its own"
 
 
 def _flavor_total(entries: list[Any], field_name: str) -> int | None:

@@ -52,6 +52,11 @@ class Volcano(Scheduler):
     settings_field = "volcano"
     reserved_keys = ("scheduling.volcano.sh/", "volcano.sh/", GROUP_ANNOTATION)
     gang_keys = (GROUP_ANNOTATION, JOB_GROUP_ANNOTATION, TASK_ANNOTATION)
+    own_grouping = (
+        "the LeaderWorkerSet controller's Volcano provider gangs each LWS group on "
+        "its own; volcano.lwsGangScheduling: false makes the replica one PodGroup "
+        "with a task per role"
+    )
     install = CHART
     queue_crd = "queues.scheduling.volcano.sh"
     gang_crd = "podgroups.scheduling.volcano.sh"
@@ -141,15 +146,6 @@ class Volcano(Scheduler):
 
     def sub_group_keys(self, role: str) -> Keys:
         return Keys({}, {TASK_ANNOTATION: role})
-
-    def split_gang(self) -> str:
-        if self.composes_gang():
-            return super().split_gang()
-        return (
-            "the LeaderWorkerSet controller's Volcano provider gangs each LWS group on "
-            "its own; volcano.lwsGangScheduling: false makes the replica one PodGroup "
-            "with a task per role"
-        )
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = platform.queue
