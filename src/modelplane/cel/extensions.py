@@ -47,16 +47,25 @@ def index_of(receiver: Any, item: Any, offset: Any = None) -> int:
         return -1
     source, needle = arguments.text(receiver), arguments.text(item)
     start = 0 if offset is None else arguments.integer(offset)
-    # cel-go (ext/strings.go since v0.22): an empty needle is found at the offset
-    # itself, and an offset past the end finds nothing rather than failing.
+    if (answer := _unsearched(source, needle, start)) is not None:
+        return answer
+    budget.charge_size(len(source), 10)
+    return source.find(needle, start)
+
+
+def _unsearched(source: str, needle: str, start: int) -> int | None:
+    """The answer of a search from `start` that needs no search, or None.
+
+    cel-go (ext/strings.go since v0.22): an empty needle is found at the offset
+    itself, and an offset past the end finds nothing rather than failing.
+    """
     if not needle:
         return start
     if start < 0:
         raise _out_of_range(start)
     if start >= len(source):
         return -1
-    budget.charge_size(len(source), 10)
-    return source.find(needle, start)
+    return None
 
 
 def last_index_of(receiver: Any, item: Any, offset: Any = None) -> int:
@@ -73,12 +82,8 @@ def last_index_of(receiver: Any, item: Any, offset: Any = None) -> int:
         budget.charge_size(len(source), 10)
         return source.rfind(needle) if needle else len(source)
     start = arguments.integer(offset)
-    if not needle:
-        return start
-    if start < 0:
-        raise _out_of_range(start)
-    if start >= len(source):
-        return -1
+    if (answer := _unsearched(source, needle, start)) is not None:
+        return answer
     budget.charge_size(len(source), 10)
     start = min(start, len(source) - len(needle))
     if start < 0:
