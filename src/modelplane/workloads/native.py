@@ -1,5 +1,6 @@
 """The Native backend: a Deployment per single-node role, a LeaderWorkerSet per gang."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from modelplane.core.kinds import DEPLOYMENT, LEADER_WORKER_SET, WorkloadKind
@@ -15,24 +16,30 @@ from .model import ReplicaInput, RoleInput
 from .pods import role_shape, shape_pod
 
 
-def deployment(
-    replica: ReplicaInput,
-    role: RoleInput,
-    *,
-    namespace: str,
-    claim: str | None,
-    prefill: str | None = None,
-    pd_routed: bool = False,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Wiring:
+    """Where a role's workload goes and what it is wired to: its namespace, its
+    ResourceClaimTemplate, where a decode role's engines reach its prefill Service,
+    the IMEX channel template of a multi-node role's ComputeDomain, and whether the
+    replica's prefill/decode routing is llm-d's (`disaggregation`)."""
+
+    namespace: str
+    claim: str | None
+    prefill: str | None = None
+    channel: str | None = None
+    pd_routed: bool = False
+
+
+def deployment(replica: ReplicaInput, role: RoleInput, wiring: Wiring) -> dict[str, Any]:
     """One Deployment whose pods are the role's single-node workers."""
     shape = role_shape(
         replica,
         role,
-        claim,
+        wiring.claim,
         serving=True,
-        prefill_address=prefill,
+        prefill_address=wiring.prefill,
         mount_cache=True,
-        pd_routed=pd_routed,
+        pd_routed=wiring.pd_routed,
     )
     template = shape_pod(role.template, f"{role.path}.template", shape)
     return {
@@ -40,7 +47,7 @@ def deployment(
         "kind": DEPLOYMENT.kind,
         "metadata": {
             "name": workload_name(replica, role.role, DEPLOYMENT_NAME_MAX),
-            "namespace": namespace,
+            "namespace": wiring.namespace,
             "labels": identity_labels(replica, role.role),
         },
         "spec": {
@@ -59,44 +66,35 @@ def deployment(
     }
 
 
-def leader_worker_set(
-    replica: ReplicaInput,
-    role: RoleInput,
-    *,
-    namespace: str,
-    claim: str | None,
-    prefill: str | None = None,
-    channel: str | None = None,
-    pd_routed: bool = False,
-) -> dict[str, Any]:
+def leader_worker_set(replica: ReplicaInput, role: RoleInput, wiring: Wiring) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
     leader = role_shape(
         replica,
         role,
-        claim,
+        wiring.claim,
         serving=True,
-        prefill_address=prefill,
+        prefill_address=wiring.prefill,
         mount_cache=True,
-        channel=channel,
-        pd_routed=pd_routed,
+        channel=wiring.channel,
+        pd_routed=wiring.pd_routed,
     )
     follower = role_shape(
         replica,
         role,
-        claim,
+        wiring.claim,
         serving=False,
-        prefill_address=prefill,
+        prefill_address=wiring.prefill,
         mount_cache=True,
-        channel=channel,
-        pd_routed=pd_routed,
+        channel=wiring.channel,
+        pd_routed=wiring.pd_routed,
     )
     return {
         "apiVersion": LEADER_WORKER_SET.api_version,
         "kind": LEADER_WORKER_SET.kind,
         "metadata": {
             "name": workload_name(replica, role.role, LEADER_WORKER_SET_NAME_MAX),
-            "namespace": namespace,
+            "namespace": wiring.namespace,
             "labels": identity_labels(replica, role.role),
         },
         "spec": {
@@ -121,29 +119,10 @@ def leader_worker_set(
 
 
 def native_workload(
-    replica: ReplicaInput,
-    role: RoleInput,
-    *,
-    namespace: str,
-    claim: str | None,
-    prefill: str | None = None,
-    channel: str | None = None,
-    pd_routed: bool = False,
+    replica: ReplicaInput, role: RoleInput, wiring: Wiring
 ) -> tuple[WorkloadKind, dict[str, Any]]:
     """The role's workload and its kind: a Deployment for single-node workers, else an
-    LWS. `prefill` is where a decode role's engines reach its prefill Service; `channel`
-    the IMEX channel template of a multi-node role's ComputeDomain; `pd_routed` the
-    replica's prefill/decode routing is llm-d's (`disaggregation`)."""
+    LWS."""
     if role.topology.nodes_per_worker == 1:
-        return DEPLOYMENT, deployment(
-            replica, role, namespace=namespace, claim=claim, prefill=prefill, pd_routed=pd_routed
-        )
-    return LEADER_WORKER_SET, leader_worker_set(
-        replica,
-        role,
-        namespace=namespace,
-        claim=claim,
-        prefill=prefill,
-        channel=channel,
-        pd_routed=pd_routed,
-    )
+        return DEPLOYMENT, deployment(replica, role, wiring)
+    return LEADER_WORKER_SET, leader_worker_set(replica, role, wiring)

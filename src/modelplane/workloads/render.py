@@ -28,7 +28,7 @@ from .model import (
     Role,
     RoleInput,
 )
-from .native import native_workload
+from .native import Wiring, native_workload
 from .pods import check_pool
 from .traffic import prefill_address, replica_url, traffic_objects
 
@@ -159,15 +159,14 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
         prefill = prefill_address(replica, namespace)
         pd_routed = routed(replica, cluster)
         for role in replica.roles:
-            kind, manifest = native_workload(
-                replica,
-                role,
+            wiring = Wiring(
                 namespace=namespace,
                 claim=claim_names.get(role.role),
                 prefill=prefill if role.role == ROLE_DECODE else None,
                 channel=channels.get(role.role),
                 pd_routed=pd_routed,
             )
+            kind, manifest = native_workload(replica, role, wiring)
             workloads.append(_workload(role.role, kind, manifest))
     return RenderedReplica(
         namespace=tenant,
