@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import re2
 
@@ -29,6 +29,7 @@ from modelplane.cel.values import (
     type_name,
 )
 
+_Time = TypeVar("_Time", Timestamp, Duration)
 _GO_INT: Final = re.compile(r"[+-]?[0-9]+")
 _GO_UINT: Final = re.compile(r"\+?[0-9]+")
 _GO_FLOAT: Final = re.compile(
@@ -218,28 +219,24 @@ def type_of(value: Any) -> TypeValue:
 
 
 def to_timestamp(value: Any) -> Timestamp:
-    kind = type(value)
-    try:
-        if kind is Timestamp:
-            return value
-        if kind is str:
-            return chrono.parse_timestamp(value)
-        if kind is int:
-            return Timestamp.from_unix_seconds(value)
-    except ChronoError as error:
-        raise EvalError(str(error)) from None
-    raise EvalError(arguments.NO_OVERLOAD)
+    return _to_time(value, Timestamp, chrono.parse_timestamp, Timestamp.from_unix_seconds)
 
 
 def to_duration(value: Any) -> Duration:
-    kind = type(value)
+    return _to_time(value, Duration, Duration.parse, Duration)
+
+
+def _to_time(
+    value: Any, kind: type[_Time], parse: Callable[[str], _Time], from_int: Callable[[int], _Time]
+) -> _Time:
+    """CEL's timestamp() and duration(): the value itself, or read from a string or an int."""
     try:
-        if kind is Duration:
+        if type(value) is kind:
             return value
-        if kind is str:
-            return Duration.parse(value)
-        if kind is int:
-            return Duration(value)
+        if type(value) is str:
+            return parse(value)
+        if type(value) is int:
+            return from_int(value)
     except ChronoError as error:
         raise EvalError(str(error)) from None
     raise EvalError(arguments.NO_OVERLOAD)
