@@ -53,14 +53,17 @@ def fill_spread(filling: "Filling", spread: Spread, shortfall: int, displacing: 
             return
         _, name, choice = best
         del filling.pending[name]
-        note = spread.explain(name)
-        filling.place(
-            filling.views[name], filling.load.get(name, 0), choice.rank, choice, displacing
-        )
-        spread.add(name)
-        last = filling.placed[-1]
-        why = note if last.why is None else f"{last.why}; {note}"
-        filling.placed[-1] = replace(last, why=why)
+        _place(filling, spread, name, choice, displacing)
+
+
+def _place(filling: "Filling", spread: Spread, name: str, choice: Choice, displacing: bool) -> None:
+    """Place a replica on `name`, count it in the spread, and say why it went there."""
+    note = spread.explain(name)
+    filling.place(filling.views[name], filling.load.get(name, 0), choice.rank, choice, displacing)
+    spread.add(name)
+    last = filling.placed[-1]
+    why = note if last.why is None else f"{last.why}; {note}"
+    filling.placed[-1] = replace(last, why=why)
 
 
 def _fill_hard(filling: "Filling", spread: Spread, shortfall: int, displacing: bool) -> None:
@@ -114,15 +117,8 @@ def _fill_hard(filling: "Filling", spread: Spread, shortfall: int, displacing: b
             return
         name = found[3]
         choice = filling.pending.pop(name)
-        note = spread.explain(name)
         floors = spread.floors()
-        filling.place(
-            filling.views[name], filling.load.get(name, 0), choice.rank, choice, displacing
-        )
-        spread.add(name)
-        last = filling.placed[-1]
-        why = note if last.why is None else f"{last.why}; {note}"
-        filling.placed[-1] = replace(last, why=why)
+        _place(filling, spread, name, choice, displacing)
         if len(filling.placed) >= shortfall:
             break
         if spread.floors() != floors:
