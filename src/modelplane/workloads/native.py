@@ -13,7 +13,7 @@ from .identity import (
     workload_name,
 )
 from .model import ReplicaInput, RoleInput
-from .pods import role_shape, shape_pod
+from .pods import PodShape, role_shape, shape_pod
 
 
 @dataclass(frozen=True)
@@ -32,24 +32,11 @@ class Wiring:
 
 def deployment(replica: ReplicaInput, role: RoleInput, wiring: Wiring) -> dict[str, Any]:
     """One Deployment whose pods are the role's single-node workers."""
-    shape = role_shape(
-        replica,
-        role,
-        wiring.claim,
-        serving=True,
-        prefill_address=wiring.prefill,
-        mount_cache=True,
-        pd_routed=wiring.pd_routed,
-    )
+    # A Deployment's pods are single-node workers: no IMEX channel to join.
+    shape = _shape(replica, role, wiring, serving=True, channel=None)
     template = shape_pod(role.template, f"{role.path}.template", shape)
     return {
-        "apiVersion": DEPLOYMENT.api_version,
-        "kind": DEPLOYMENT.kind,
-        "metadata": {
-            "name": workload_name(replica, role.role, DEPLOYMENT_NAME_MAX),
-            "namespace": wiring.namespace,
-            "labels": identity_labels(replica, role.role),
-        },
+        **_head(DEPLOYMENT, replica, role, wiring, DEPLOYMENT_NAME_MAX),
         "spec": {
             "replicas": role.count,
             "selector": {"matchLabels": selector_labels(replica, role.role)},
@@ -69,34 +56,10 @@ def deployment(replica: ReplicaInput, role: RoleInput, wiring: Wiring) -> dict[s
 def leader_worker_set(replica: ReplicaInput, role: RoleInput, wiring: Wiring) -> dict[str, Any]:
     """One LeaderWorkerSet: `count` groups, each one worker spread over its nodes."""
     path = f"{role.path}.template"
-    leader = role_shape(
-        replica,
-        role,
-        wiring.claim,
-        serving=True,
-        prefill_address=wiring.prefill,
-        mount_cache=True,
-        channel=wiring.channel,
-        pd_routed=wiring.pd_routed,
-    )
-    follower = role_shape(
-        replica,
-        role,
-        wiring.claim,
-        serving=False,
-        prefill_address=wiring.prefill,
-        mount_cache=True,
-        channel=wiring.channel,
-        pd_routed=wiring.pd_routed,
-    )
+    leader = _shape(replica, role, wiring, serving=True, channel=wiring.channel)
+    follower = _shape(replica, role, wiring, serving=False, channel=wiring.channel)
     return {
-        "apiVersion": LEADER_WORKER_SET.api_version,
-        "kind": LEADER_WORKER_SET.kind,
-        "metadata": {
-            "name": workload_name(replica, role.role, LEADER_WORKER_SET_NAME_MAX),
-            "namespace": wiring.namespace,
-            "labels": identity_labels(replica, role.role),
-        },
+        **_head(LEADER_WORKER_SET, replica, role, wiring, LEADER_WORKER_SET_NAME_MAX),
         "spec": {
             "replicas": role.count,
             # Create the whole group at once (a gang scheduler sees it whole),
@@ -126,3 +89,34 @@ def native_workload(
     if role.topology.nodes_per_worker == 1:
         return DEPLOYMENT, deployment(replica, role, wiring)
     return LEADER_WORKER_SET, leader_worker_set(replica, role, wiring)
+
+
+def _shape(
+    replica: ReplicaInput, role: RoleInput, wiring: Wiring, *, serving: bool, channel: str | None
+) -> PodShape:
+    """A Native role's pods mount the replica's model cache themselves."""
+    return role_shape(
+        replica,
+        role,
+        wiring.claim,
+        serving=serving,
+        prefill_address=wiring.prefill,
+        mount_cache=True,
+        channel=channel,
+        pd_routed=wiring.pd_routed,
+    )
+
+
+def _head(
+    kind: WorkloadKind, replica: ReplicaInput, role: RoleInput, wiring: Wiring, name_max: int
+) -> dict[str, Any]:
+    """apiVersion, kind and metadata of a role's workload object."""
+    return {
+        "apiVersion": kind.api_version,
+        "kind": kind.kind,
+        "metadata": {
+            "name": workload_name(replica, role.role, name_max),
+            "namespace": wiring.namespace,
+            "labels": identity_labels(replica, role.role),
+        },
+    }
