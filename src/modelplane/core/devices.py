@@ -12,10 +12,11 @@ shares a handful of classes: a lookup must cost a pointer comparison, not a
 walk over nested tuples.
 """
 
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from modelplane_models.shapes import Device, DeviceAttribute
+from modelplane_models.shapes import Device, DeviceAttribute, DeviceConstraint
 
 from modelplane.cel.device import Device as CelDevice
 from modelplane.cel.device import device_from_fields
@@ -138,3 +139,23 @@ def read_device(device: Device, path: str) -> DeviceSpec:
     except ValueError as exc:
         raise InvalidInputError([Issue(path, str(exc))]) from exc
     return spec
+
+
+def read_constraints(
+    constraints: Sequence[DeviceConstraint] | None,
+    requests: Collection[str],
+    path: str,
+    unknown: Callable[[str], str],
+    issues: list[Issue],
+) -> list[tuple[tuple[str, ...], str]]:
+    """Each `constraints[]` entry as (the request names it binds, its matchAttribute),
+    with an issue, worded by `unknown`, for each name not among `requests` (DRA
+    refuses a claim whose constraint names a request it lacks)."""
+    read: list[tuple[tuple[str, ...], str]] = []
+    for i, constraint in enumerate(constraints or ()):
+        names = tuple(request.root for request in constraint.requests)
+        for j, name in enumerate(names):
+            if name not in requests:
+                issues.append(Issue(f"{path}.constraints[{i}].requests[{j}]", unknown(name)))
+        read.append((names, constraint.matchAttribute))
+    return read

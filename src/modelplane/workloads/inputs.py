@@ -16,6 +16,7 @@ from modelplane_models.model_replica import Spec as ReplicaSpec
 
 from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
+from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
@@ -76,18 +77,13 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
                 )
             )
         seen.add(request.name)
-    constraints: list[tuple[tuple[str, ...], str]] = []
-    for i, constraint in enumerate(model.constraints or ()):
-        names = tuple(request.root for request in constraint.requests)
-        for j, name in enumerate(names):
-            if name not in seen:
-                issues.append(
-                    Issue(
-                        f"{path}.constraints[{i}].requests[{j}]",
-                        f"{name!r} is not a request of {path}.deviceRequests",
-                    )
-                )
-        constraints.append((names, constraint.matchAttribute))
+    constraints = read_constraints(
+        model.constraints,
+        seen,
+        path,
+        lambda name: f"{name!r} is not a request of {path}.deviceRequests",
+        issues,
+    )
     try:
         topology = Topology.read(model.topology, f"{path}.topology")
     except InvalidInputError as invalid:

@@ -15,6 +15,7 @@ from modelplane_models.model_deployment import SpreadConstraint as SpreadModel
 from modelplane_models.model_deployment import Toleration as TolerationModel
 from modelplane_models.shapes import LabelSelector as LabelSelectorModel
 
+from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
@@ -66,20 +67,14 @@ def _constraints(
 ) -> tuple[Constraint, ...]:
     """`nodeSelector.constraints`, each naming only requests of the same nodeSelector
     (DRA refuses a claim whose constraint names a request it lacks)."""
-    names = {device.name for device in node_selector.devices}
-    constraints: list[Constraint] = []
-    for i, constraint in enumerate(node_selector.constraints or ()):
-        requests = tuple(request.root for request in constraint.requests)
-        for j, request in enumerate(requests):
-            if request not in names:
-                problems.append(
-                    Issue(
-                        f"{path}.constraints[{i}].requests[{j}]",
-                        f"names no device request: {request!r} is not in {path}.devices",
-                    )
-                )
-        constraints.append(Constraint(requests, constraint.matchAttribute))
-    return tuple(constraints)
+    read = read_constraints(
+        node_selector.constraints,
+        {device.name for device in node_selector.devices},
+        path,
+        lambda name: f"names no device request: {name!r} is not in {path}.devices",
+        problems,
+    )
+    return tuple(Constraint(requests, attribute) for requests, attribute in read)
 
 
 def _role(
