@@ -52,23 +52,11 @@ def digest_items(resources: bytes) -> tuple[bytes, ...]:
     protobuf might read otherwise (an item or a Struct of another wire type, or
     what `wire.fields` refuses): the caller digests each parsed item instead."""
     view = memoryview(resources)
-    found: list[bytes] = []
-    for entry in wire.fields(view):
-        if entry.number != wire.ITEMS:
-            continue
-        if entry.kind != wire.LENGTH_DELIMITED:
-            raise ValueError(f"an item of wire type {entry.kind}")
-        item = view[entry.value : entry.end]
-        parts: list[memoryview] = []
-        for field in wire.fields(item):
-            if field.number != wire.RESOURCE:
-                continue
-            if field.kind != wire.LENGTH_DELIMITED:
-                raise ValueError(f"a resource of wire type {field.kind}")
-            # A Struct given twice is merged, which its bytes joined parse as.
-            parts.append(item[field.value : field.end])
-        found.append(digest_bytes(b"".join(parts)))
-    return tuple(found)
+    # A Struct given twice is merged, which its bytes joined parse as.
+    return tuple(
+        digest_bytes(b"".join(wire.messages(item, wire.RESOURCE, "a resource")))
+        for item in wire.messages(view, wire.ITEMS, "an item")
+    )
 
 
 def digest_list(resources: bytes) -> bytes:

@@ -105,3 +105,14 @@ def fields(data: bytes | memoryview) -> Iterator[Field]:
         if at > len(data):
             raise ValueError(f"field {number} runs past the end of the message")
         yield Field(number, kind, start, value, at)
+
+
+def messages(data: memoryview, number: int, what: str) -> Iterator[memoryview]:
+    """The payload of each field `number` of a serialized message, in order; ValueError
+    naming `what` for one that is not length-delimited, or as `fields` says."""
+    for field in fields(data):
+        if field.number != number:
+            continue
+        if field.kind != LENGTH_DELIMITED:
+            raise ValueError(f"{what} of wire type {field.kind}")
+        yield data[field.value : field.end]
