@@ -152,6 +152,7 @@ def changed(
     elif change == "relabel":
         target["metadata"]["labels"] = {"tier": "staging"}
     elif change == "preempt":
+        target["spec"]["scheduling"] = {"preemption": "LowerPriority"}
         world.append(other(f"other-{name}", name, priority="high", serves=serves))
     elif change == "scale":
         composite["spec"]["replicas"] += 1 if serves else -1
@@ -202,7 +203,7 @@ def test_the_narrow_path_is_taken_only_when_nothing_changes(change: str) -> None
     keeps on the narrow path in two calls; each change widens (one call more for the
     fleet, one for the lists of its clusters' replicas)."""
     world, composite, observed = settled_world([2, 2], 2)
-    world, composite, observed = changed(world, composite, observed, change, 0, True)
+    world, composite, observed = changed(world, composite, observed, change, 0, change != "preempt")
     got, calls = fetch_loop(world, composite, observed)
     asked = got["requirements"]["resources"]
     if change == "none":
