@@ -140,6 +140,9 @@ class FunctionRunner(ComposeFunction):
                 return
         found = require_fleet(req, rsp, composite, observed)
         if not (found.clusters.resolved and found.replicas.resolved):
+            # A spec that cannot be read is said now, naming the field, not after the
+            # fleet it cannot be decided on (the requirements stay asked for).
+            read_deployment(observed_composite(req, ModelDeployment))
             raise Waiting("waiting for the fleet")
         self.finish(req, rsp, self.decide(req, found, observed), observed, narrow=False)
 
