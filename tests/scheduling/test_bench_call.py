@@ -214,18 +214,30 @@ def test_bench_fleet_asks_the_function_what_to_fetch_and_models_a_minute(
     fleet: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, result = _bench(
-        capsys, "fleet", fleet, "--clusters 4 --deployments 3 --replicas 2 --runs 1"
+        capsys, "fleet", fleet, "--clusters 4 --deployments 3 --replicas 2 --runs 1 --churn 0.5"
     )
     assert status == bench_command.EXIT_OK
-    # Everything the function asks for: every cluster, every deployment's replicas.
-    assert result["fetched_objects"]["inferenceclusters"] == 4
-    assert result["fetched_objects"]["modelreplicas"] == 3 * 2
-    assert result["request_bytes"]["fetched"] > result["request_bytes"]["bare"] > 0
-    deployment = result["per_minute"]["compose-model-deployment"]
-    assert deployment["calls_per_minute"] == 3 * 2
-    sizes = result["request_bytes"]
-    assert deployment["request_mb_per_minute"] == pytest.approx(
-        3 * (sizes["bare"] + sizes["fetched"]) / 1e6, abs=0.05
+    settled, unsettled = result["settled"], result["unsettled"]
+    # Settled: its own clusters (2 replicas on 2 clusters) and every replica on them.
+    assert settled["calls"] == 2
+    assert settled["fetched_objects"]["inferenceclusters"] == 2
+    assert 2 <= settled["fetched_objects"]["modelreplicas"] < 3 * 2
+    # Unsettled (scaled up): every cluster, every deployment's replicas.
+    assert unsettled["calls"] == 2
+    assert unsettled["fetched_objects"]["inferenceclusters"] == 4
+    assert unsettled["fetched_objects"]["modelreplicas"] == 3 * 2
+    assert unsettled["request_bytes"][1] > settled["request_bytes"][1] > 0
+    lines = result["per_minute"]["compose-model-deployment"]
+    assert lines["steady"]["calls_per_minute"] == 3 * 2
+    assert lines["steady"]["request_mb_per_minute"] == pytest.approx(
+        3 * sum(settled["request_bytes"]) / 1e6, abs=0.05
     )
+    half = (sum(settled["request_bytes"]) + sum(unsettled["request_bytes"])) / 2
+    assert lines["churn"]["request_mb_per_minute"] == pytest.approx(3 * half / 1e6, abs=0.05)
     assert result["per_minute"]["compose-model-replica"]["calls_per_minute"] == 3 * 2 * 2
-    assert result["goal"]["cores"] == 1.0
+    assert [(g["what"], g["limit"]) for g in result["goal"]] == [
+        ("steady cores", 1.0),
+        ("steady requests", 100.0),
+        ("churn cores", 1.0),
+        ("churn requests", 100.0),
+    ]

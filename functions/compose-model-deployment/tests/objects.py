@@ -140,6 +140,45 @@ def requirements(*clusters: str) -> dict[str, Any]:
 REQUIREMENTS = requirements("a", "b")
 
 
+def narrow_requirements(*clusters: str) -> dict[str, Any]:
+    """What a settled `deployment(...)` asks for: the clusters its replicas run on, by
+    name, the replicas on each, the classes (compose_model_deployment.settled)."""
+    resources: dict[str, Any] = {
+        "priorityclasses": {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"},
+    }
+    for name in clusters:
+        resources[f"inferenceclusters/{name}"] = {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "InferenceCluster",
+            "matchName": name,
+        }
+        resources[f"modelreplicas/{name}"] = {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "ModelReplica",
+            "matchLabels": {"labels": {"modelplane.ai/cluster": name}},
+        }
+    return {"resources": resources}
+
+
+def narrow_fetched(
+    clusters: list[dict[str, Any]], replicas: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """What Crossplane fetches for `narrow_requirements` of these clusters' names."""
+    answer: dict[str, list[dict[str, Any]]] = {}
+    for obj in clusters:
+        name = obj["metadata"]["name"]
+        answer[f"inferenceclusters/{name}"] = [obj]
+        answer[f"modelreplicas/{name}"] = [
+            r for r in replicas if r["metadata"]["labels"].get("modelplane.ai/cluster") == name
+        ]
+    return answer
+
+
+def traced_before(obj: dict[str, Any], trace: list[dict[str, Any]]) -> dict[str, Any]:
+    """The deployment with the match trace the last decision over the fleet published."""
+    return {**obj, "status": {"matchTrace": trace}}
+
+
 def fetched(
     clusters: list[dict[str, Any]], replicas: list[dict[str, Any]] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
@@ -278,6 +317,7 @@ STEADY_STATE = response(
         condition("ReplicasReady", True, "AllReplicasReady", "3 of 3 replicas serving"),
         ALL_ACCEPTED,
     ],
+    asked=narrow_requirements("a", "b"),
 )
 
 

@@ -24,12 +24,15 @@ from .objects import (
     deployment,
     event,
     fetched,
+    narrow_fetched,
+    narrow_requirements,
     observed_in_namespace,
     placement,
     replica,
     requirements,
     response,
     revision_of,
+    traced_before,
 )
 
 # Twelve clusters too small for the deployment: every one is turned down alike.
@@ -77,6 +80,39 @@ def _traced(req: fnv1.RunFunctionRequest, *deployments: str) -> fnv1.RunFunction
     return req
 
 
+SERVING_AT = {A0: ("a", 0), A1: ("a", 1), B0: ("b", 0)}
+SERVING = {
+    key: observed_in_namespace(replica(key, cluster_name, index, serving=True))
+    for key, (cluster_name, index) in SERVING_AT.items()
+}
+# A settled deployment whose narrow decision would change something: its own
+# clusters and the fleet, as the wide path asks once its cluster list is in.
+WIDENED = {
+    "resources": {
+        **narrow_requirements("a", "b")["resources"],
+        **requirements("a", "b")["resources"],
+    }
+}
+
+
+def _held(message: str, asked: dict[str, Any]) -> dict[str, Any]:
+    """Waiting on the fetch loop: every replica re-emitted as composed (its status is
+    Crossplane's, not the function's), the published status carried, the ask."""
+    want = response(
+        resources={
+            key: {
+                "resource": {k: v for k, v in obj.items() if k != "status"},
+                "ready": "READY_FALSE",
+            }
+            for key, obj in SERVING.items()
+        },
+        conditions=[condition("ReplicasScheduled", None, "WaitingForFleet", message)],
+        asked=asked,
+    )
+    want["desired"]["composite"] = {"resource": {"status": {"matchTrace": []}}}
+    return want
+
+
 CASES = [
     pytest.param(
         request(deployment(3)),
@@ -118,21 +154,52 @@ CASES = [
     ),
     pytest.param(
         request(
-            deployment(3),
-            required=fetched(FLEET, []),
-            observed={
-                A0: observed_in_namespace(replica(A0, "a", 0, serving=True)),
-                A1: observed_in_namespace(replica(A1, "a", 1, serving=True)),
-                B0: observed_in_namespace(replica(B0, "b", 0, serving=True)),
-            },
+            traced_before(deployment(3), []),
+            required=narrow_fetched(FLEET, list(SERVING.values())),
+            observed=SERVING,
         ),
+        # Settled: only its own clusters, by name, and the replicas on them.
         STEADY_STATE,
         id="steady state: retained, serving, no events",
     ),
     pytest.param(
+        request(traced_before(deployment(3), []), observed=SERVING),
+        _held("waiting for the clusters this deployment runs on", narrow_requirements("a", "b")),
+        id="settled, nothing fetched: asks for its own clusters only, on the first call",
+    ),
+    pytest.param(
         request(
-            deployment(3),
-            required=fetched(FLEET, list(RELABELLED.values())),
+            traced_before(deployment(3), []),
+            required={
+                **narrow_fetched([cluster("a", 4)], list(SERVING.values())),
+                "inferenceclusters/b": [],
+                "modelreplicas/b": [],
+            },
+            observed=SERVING,
+        ),
+        # b is gone: the narrow decision would let B0 go and place anew, so it widens;
+        # until the fleet is in, everything composed is kept.
+        _held("waiting for the fleet", WIDENED),
+        id="settled, its cluster gone: widens to the fleet on the same call",
+    ),
+    pytest.param(
+        request(
+            traced_before(deployment(3), []),
+            required={
+                **narrow_fetched(FLEET, list(SERVING.values())),
+                **fetched(FLEET, list(SERVING.values())),
+            },
+            observed=SERVING,
+        ),
+        # Once the fleet is carried the call stays wide: same requirements (the loop
+        # ends), the decision made over the fleet, its trace recomputed.
+        {**STEADY_STATE, "requirements": WIDENED},
+        id="settled, the fleet carried: decides wide and asks the same (fixpoint)",
+    ),
+    pytest.param(
+        request(
+            traced_before(deployment(3), []),
+            required=narrow_fetched(FLEET, list(RELABELLED.values())),
             observed=RELABELLED,
         ),
         # Each replica keeps its (cluster, index) and its name; the labels come back.

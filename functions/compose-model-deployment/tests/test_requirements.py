@@ -126,8 +126,12 @@ def test_a_cluster_the_list_missed_is_fetched_by_name_and_its_replicas_move() ->
             request(deployment(2), required=fetched([cluster("a", 4)]), observed=running),
         )
     )
+    # Both replicas serve, so the deployment is settled and also asks for its own
+    # clusters by name (compose_model_deployment.settled); carrying the fleet, it
+    # decides over it.
     asked = {
         "inferenceclusters": _labelled("InferenceCluster", {"tier": "production"}),
+        "inferenceclusters/a": _named("a"),
         "inferenceclusters/b": _named("b"),
         # b's replicas are asked for with b: an empty list if b is gone.
         "modelreplicas/a": _labelled("ModelReplica", {"modelplane.ai/cluster": "a"}),
@@ -139,6 +143,7 @@ def test_a_cluster_the_list_missed_is_fetched_by_name_and_its_replicas_move() ->
 
     answer = {
         **fetched([cluster("a", 4)], list(running.values())),
+        "inferenceclusters/a": [cluster("a", 4)],
         "inferenceclusters/b": [relabelled],
         "modelreplicas/b": [running[B0]],
     }

@@ -174,6 +174,30 @@ def require_fleet(
     return Fleet(clusters, _merged([found for _, found in lists]), unreachable, serving)
 
 
+def require_own(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, names: frozenset[str]
+) -> Fleet:
+    """Ask for a settled deployment's own clusters by name and the replicas on each
+    (`settled`): the narrow fleet. The same requirement names and selectors as the
+    wide path uses for a cluster its list missed, so both may stand in one call."""
+    parts: list[Required[InferenceCluster]] = []
+    lists: list[Required[ModelReplica]] = []
+    for name in sorted(names):
+        required.require_named(rsp, CLUSTER_NAMED + name, API_VERSION, INFERENCE_CLUSTER, name)
+        required.require_labelled(
+            rsp, REPLICAS_ON + name, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: name}
+        )
+        parts.append(required.resolve(req, CLUSTER_NAMED + name, InferenceCluster))
+        lists.append(required.resolve(req, REPLICAS_ON + name, ModelReplica))
+    unreachable = frozenset[str]().union(
+        *(unreachable_cluster_names(found) for found in parts if found.resolved)
+    )
+    serving = frozenset[tuple[str, str]]().union(
+        *(serving_replicas(found) for found in lists if found.resolved)
+    )
+    return Fleet(_merged(parts), _merged(lists), unreachable, serving)
+
+
 def _names(clusters: Required[InferenceCluster]) -> set[str]:
     """Every fetched cluster's name, read or not (an unreadable one still exists)."""
     names = {c.metadata.name for c in clusters.items if c.metadata and c.metadata.name}

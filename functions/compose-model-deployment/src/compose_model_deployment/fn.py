@@ -14,6 +14,7 @@ one. A cluster that cannot be read is not gone either: its replicas are held.
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from crossplane.function import resource
@@ -35,7 +36,7 @@ from compose_model_deployment.cache import (
     require_cache,
 )
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
-from compose_model_deployment.fleet import REPLICAS, require_fleet
+from compose_model_deployment.fleet import REPLICAS, Fleet, require_fleet, require_own
 from compose_model_deployment.replicas import (
     placements,
     refusal,
@@ -43,6 +44,7 @@ from compose_model_deployment.replicas import (
     serves,
     unreadable_statuses,
 )
+from compose_model_deployment.settled import carries_wide, keeps, settled_clusters
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
@@ -54,6 +56,7 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 from modelplane.scheduling import (
+    CacheView,
     Decision,
     Deployment,
     EventType,
@@ -87,6 +90,18 @@ update_resource = cast(
 PRIORITY_CLASSES = "priorityclasses"
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One decision and what it was made from."""
+
+    deployment: ModelDeployment
+    wanted: Deployment
+    composed: dict[str, ModelReplica]
+    decision: Decision
+    cache: CacheView | None
+    skipped: int
+
+
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
     waiting_reason = Reason.WAITING_FOR_FLEET
@@ -106,16 +121,39 @@ class FunctionRunner(ComposeFunction):
         warm_cel()
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        # Requirements depend only on the composite and the clusters fetched, so
-        # Crossplane's fetch loop settles once those are in (`fleet`).
+        # Requirements depend only on the composite, the observed replicas and what
+        # was fetched, so Crossplane's fetch loop settles (`fleet`, `settled`).
         observed = observed_resources(req)
         composite = observed_composite(req)
-        found = require_fleet(req, rsp, composite, observed)
+        own = None if _traced_raw(req, composite) else settled_clusters(composite, observed)
+        narrow = require_own(req, rsp, own) if own is not None else None
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         require_cache(rsp, composite)
-        clusters, fleet_replicas = found.clusters, found.replicas
-        if not (clusters.resolved and fleet_replicas.resolved):
+        if narrow is not None and not carries_wide(req):
+            # A settled deployment decides on its own clusters; a decision that keeps
+            # every replica where it runs stands, any other widens to the fleet below.
+            if not (narrow.clusters.resolved and narrow.replicas.resolved):
+                raise Waiting("waiting for the clusters this deployment runs on")
+            outcome = self.decide(req, narrow, observed)
+            if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
+                self.finish(req, rsp, outcome, observed, narrow=True)
+                return
+        found = require_fleet(req, rsp, composite, observed)
+        if not (found.clusters.resolved and found.replicas.resolved):
+            # A spec that cannot be read is said now, naming the field, not after the
+            # fleet it cannot be decided on (the requirements stay asked for).
+            read_deployment(observed_composite(req, ModelDeployment))
             raise Waiting("waiting for the fleet")
+        self.finish(req, rsp, self.decide(req, found, observed), observed, narrow=False)
+
+    def decide(
+        self,
+        req: fnv1.RunFunctionRequest,
+        found: Fleet,
+        observed: dict[str, dict[str, Any]],
+    ) -> Outcome:
+        """The scheduler's decision over the fleet `found` (fetched and resolved)."""
+        clusters, fleet_replicas = found.clusters, found.replicas
         deployment = observed_composite(req, ModelDeployment)
         cache = cache_view(req, deployment, clusters.items)
 
@@ -148,9 +186,25 @@ class FunctionRunner(ComposeFunction):
             priorities=priorities,
             cache=cache,
         )
-        emit(req, rsp, deployment, wanted, decision, observed)
-        compose_usage(rsp, deployment, cache, observed)
         skipped = known.skipped + len(fleet_replicas.unreadable)
+        return Outcome(deployment, wanted, composed, decision, cache, skipped)
+
+    def finish(
+        self,
+        req: fnv1.RunFunctionRequest,
+        rsp: fnv1.RunFunctionResponse,
+        outcome: Outcome,
+        observed: dict[str, dict[str, Any]],
+        *,
+        narrow: bool,
+    ) -> None:
+        """Compose what the decision wants and report it; on the narrow path the match
+        trace (of the whole fleet) is the one the last wide decision published."""
+        deployment = outcome.deployment
+        carried = (deployment.status or Status()) if narrow else None
+        emit(req, rsp, deployment, outcome.wanted, outcome.decision, observed, carried)
+        compose_usage(rsp, deployment, outcome.cache, observed)
+        skipped = outcome.skipped
         if skipped:
             report.warning(
                 rsp,
@@ -181,10 +235,23 @@ def composed_replicas(observed: dict[str, dict[str, Any]]) -> dict[str, ModelRep
 def traced(req: fnv1.RunFunctionRequest, read: Deployment) -> bool:
     """Whether the caller asked for this deployment's whole match trace, every entry
     and every cluster of it (`modelplane render --trace`); Crossplane never does."""
+    return _traced_named(req, f"{read.namespace}/{read.name}")
+
+
+def _traced_raw(req: fnv1.RunFunctionRequest, composite: dict[str, Any]) -> bool:
+    """`traced`, read from the raw composite before anything is parsed: a traced
+    deployment always decides over the whole fleet, since the trace describes it."""
+    metadata = composite.get("metadata")
+    if not isinstance(metadata, dict):
+        return False
+    fields = cast(dict[str, Any], metadata)
+    return _traced_named(req, f"{fields.get('namespace') or ''}/{fields.get('name') or ''}")
+
+
+def _traced_named(req: fnv1.RunFunctionRequest, wanted: str) -> bool:
     value = req.context.fields.get(CONTEXT_MATCH_TRACE)
     if value is None or not value.HasField("list_value"):
         return False
-    wanted = f"{read.namespace}/{read.name}"
     return any(item.string_value == wanted for item in value.list_value.values)
 
 
@@ -195,7 +262,10 @@ def emit(
     read: Deployment,
     decision: Decision,
     observed: dict[str, dict[str, Any]],
+    carried: Status | None = None,
 ) -> None:
+    """Compose the decision's replicas and endpoints and publish its status; with
+    `carried`, the match trace is carried forward from it instead of recomputed."""
     wanted = read.replicas
     serving_now = {r.name: serves(observed, r.name) for r in decision.replicas}
     for message in unreadable_statuses(observed, serving_now):
@@ -226,6 +296,13 @@ def emit(
     )
     trace = decision.status_trace(complete=traced(req, read))
     omitted = trace.omitted
+    if carried is not None:
+        match_trace = carried.matchTrace
+        match_omitted = carried.matchTraceOmitted
+    else:
+        # The scheduler's core speaks plain data; the models check its shape here.
+        match_trace = [MatchTraceEntry.model_validate(e) for e in trace.entries]
+        match_omitted = MatchTraceOmitted.model_validate(omitted.as_status()) if omitted else None
     preemptions = decision.preemptions()
     set_status(
         rsp,
@@ -234,12 +311,9 @@ def emit(
             updatedReplicas=decision.updated,
             selector=f"{LABEL_DEPLOYMENT}={read.name}",
             placements=placements(decision, serving_now),
-            # The scheduler's core speaks plain data; the models check its shape here.
-            matchTrace=[MatchTraceEntry.model_validate(e) for e in trace.entries],
+            matchTrace=match_trace,
             endpoints=endpoints,
-            matchTraceOmitted=(
-                MatchTraceOmitted.model_validate(omitted.as_status()) if omitted else None
-            ),
+            matchTraceOmitted=match_omitted,
             preemptions=[PreemptionStatus.model_validate(p) for p in preemptions] or None,
         ),
     )

@@ -1,0 +1,107 @@
+"""A steady deployment asks only for the clusters its replicas run on.
+
+Most reconciles of a deployment change nothing: every replica it wants runs, serves
+and renders the current revision. Such a deployment is *settled*, decided before
+anything is fetched from the composite and the observed ModelReplicas alone
+(`settled_clusters`). A settled deployment asks for its own replicas' clusters by
+name and the replicas on each (so a drain, a shrunk pool, an unreachable cluster,
+or another deployment preempting or contending on them is still seen), and lets the
+scheduler decide on that narrow fleet, unchanged. Only a decision that keeps every
+replica exactly where it is stands (`keeps`); anything else (place, move, hold,
+roll, preempt, leave unplaced) widens the requirements to the whole fleet on the
+same call, so Crossplane's fetch loop calls again and the decision is made over the
+fleet exactly as without this path. Once the wide fleet is carried, the call stays
+wide (`carries_wide`): the requirements only grow within one fetch loop, so it
+settles (design/requirements.md, "A settled deployment asks for its own clusters").
+"""
+
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
+
+from typing import Any, cast
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import ModelDeployment, ModelReplica
+
+from compose_model_deployment.cache import USAGE_KEY
+from compose_model_deployment.endpoints import is_endpoint
+from compose_model_deployment.fleet import CLUSTERS, REPLICAS
+from compose_model_deployment.replicas import serves
+from modelplane.core.issues import InvalidInputError, parse_object
+from modelplane.core.vocabulary import ANNOTATION_REVISION, MODEL_REPLICA
+from modelplane.scheduling import Decision, Origin, read_deployment
+from modelplane.xfn import received
+
+
+def settled_clusters(
+    composite: dict[str, Any], observed: dict[str, dict[str, Any]]
+) -> frozenset[str] | None:
+    """The clusters a settled deployment's replicas run on, or None when it is not
+    settled: the spec's replica count differs from the composed replicas (a scale, or
+    a move make-before-break), one of them does not serve, does not record the current
+    revision (a rollout), or names no cluster; or the spec cannot be read (the wide
+    path refuses it, naming the field)."""
+    try:
+        wanted = read_deployment(parse_object(ModelDeployment, composite))
+    except InvalidInputError:
+        return None
+    replicas = {
+        key: obj
+        for key, obj in observed.items()
+        if not is_endpoint(obj) and key != USAGE_KEY and obj.get("kind") == MODEL_REPLICA
+    }
+    if len(replicas) != len(observed) - _others(observed) or len(replicas) != wanted.replicas:
+        return None
+    clusters: set[str] = set()
+    for key, obj in replicas.items():
+        metadata = obj.get("metadata")
+        annotations = (
+            cast(dict[str, Any], metadata).get("annotations")
+            if isinstance(metadata, dict)
+            else None
+        )
+        recorded = (
+            cast(dict[str, Any], annotations).get(ANNOTATION_REVISION)
+            if isinstance(annotations, dict)
+            else None
+        )
+        spec = obj.get("spec")
+        name = cast(dict[str, Any], spec).get("clusterName") if isinstance(spec, dict) else None
+        if recorded != wanted.revision or not isinstance(name, str) or not name:
+            return None
+        if not serves(observed, key):
+            return None
+        clusters.add(name)
+    return frozenset(clusters)
+
+
+def _others(observed: dict[str, dict[str, Any]]) -> int:
+    """The composed resources that are not replicas: endpoints and the cache usage."""
+    return sum(1 for key, obj in observed.items() if is_endpoint(obj) or key == USAGE_KEY)
+
+
+def carries_wide(req: fnv1.RunFunctionRequest) -> bool:
+    """Whether this call carries the wide fleet: an earlier call of the same fetch
+    loop widened, and a fetch loop never narrows again."""
+    return received.fetched(req, CLUSTERS) or received.fetched(req, REPLICAS)
+
+
+def keeps(decision: Decision, replicas: int, composed: dict[str, ModelReplica]) -> bool:
+    """Whether the decision keeps every composed replica exactly where it runs, and
+    only them: as many as wanted, all retained on their cluster, index and pools,
+    none preempting, none removed, and the decision scheduled."""
+    if not decision.condition.status or decision.removed or decision.placed != replicas:
+        return False
+    if {r.name for r in decision.replicas} != set(composed):
+        return False
+    for replica in decision.replicas:
+        spec = composed[replica.name].spec
+        if replica.origin is not Origin.RETAINED or replica.preempts or spec is None:
+            return False
+        if spec.clusterName != replica.cluster or spec.index != replica.index:
+            return False
+        for role in replica.roles:
+            recorded = getattr(spec, role.role, None)
+            if recorded is None or getattr(recorded, "nodePoolName", None) != role.pool:
+                return False
+    return True

@@ -1,0 +1,225 @@
+"""The safety argument of the settled path (compose_model_deployment.settled).
+
+A deployment is placed over a random fleet and its replicas serve; then the world
+changes at random (a cluster drained, deleted, shrunk or relabelled; another
+deployment's higher-priority replica on one of its clusters; a scale; a template
+change; a replica that stops serving; or nothing). One reconcile's fetch loop is run
+as Crossplane runs it, answered from that world, once by the function as it is and
+once with the settled path turned off (the whole fleet always). Whenever the narrow
+path keeps everything, the wide decision keeps the same replicas on the same
+clusters and pools with the same status apart from the carried match trace; and
+whenever they would differ, the narrow path has widened and decided as the wide one.
+"""
+
+import copy
+from typing import Any
+
+import pytest
+from compose_model_deployment import fn
+from compose_model_deployment.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modelplane.xfn.structs import to_struct
+from modelplane_cli.render import requirements as render_requirements
+from modelplane_cli.render.world import World
+from modelplane_dev.testing import as_dict, run
+
+from .objects import as_running, cluster, deployment
+
+DRAIN = {"key": "example.com/maintenance", "value": "2026-12-01", "effect": "NoExecute"}
+HIGH = {
+    "apiVersion": "scheduling.k8s.io/v1",
+    "kind": "PriorityClass",
+    "metadata": {"name": "high"},
+    "value": 1000000,
+}
+TRACE = ("matchTrace", "matchTraceOmitted")
+CHANGES = ["none", "drain", "delete", "shrink", "relabel", "preempt", "scale", "template", "stop"]
+
+
+def fetch_loop(
+    world: list[dict[str, Any]],
+    composite: dict[str, Any],
+    observed: dict[str, dict[str, Any]],
+) -> tuple[dict[str, Any], int]:
+    """The last response of one reconcile's fetch loop (at most 5 calls, as Crossplane
+    v2.3 internal/xfn/required_resources.go), and how many calls it took."""
+    answered = World(world)
+    req = fnv1.RunFunctionRequest()
+    req.observed.composite.resource.CopyFrom(to_struct(composite))
+    for key, obj in observed.items():
+        req.observed.resources[key].resource.CopyFrom(to_struct(obj))
+    previous = None
+    runner = FunctionRunner()
+    for calls in range(1, 6):
+        rsp = run(runner, req)
+        asked = rsp.requirements.SerializeToString(deterministic=True)
+        if asked == previous:
+            return as_dict(rsp), calls
+        previous = asked
+        req.ClearField("required_resources")
+        for name, selector in rsp.requirements.resources.items():
+            req.required_resources[name].ParseFromString(
+                render_requirements.fetch(answered, selector)
+            )
+    raise AssertionError("requirements did not settle in 5 calls")
+
+
+def serving(obj: dict[str, Any]) -> dict[str, Any]:
+    running = as_running(obj)
+    running["status"] = {"conditions": [{"type": "Serving", "status": "True"}]}
+    return running
+
+
+def other(name: str, cluster_name: str, *, priority: str | None, serves: bool) -> dict[str, Any]:
+    """A replica of another deployment holding one node of `cluster_name`."""
+    spec: dict[str, Any] = {
+        "clusterName": cluster_name,
+        "deploymentName": "other",
+        "index": 0,
+        "workers": {
+            "count": 1,
+            "deviceRequests": [{"count": 8, "deviceClassName": "gpu.nvidia.com", "name": "gpu"}],
+            "nodePoolName": "h100",
+            "template": {"spec": {"containers": [{"name": "engine", "image": "x"}]}},
+            "topology": {"data": 1, "dataLocal": 1, "pipeline": 2, "tensor": 8},
+        },
+    }
+    if priority:
+        spec["priority"] = priority
+    obj: dict[str, Any] = {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelReplica",
+        "metadata": {
+            "name": name,
+            "namespace": "team",
+            "labels": {"modelplane.ai/cluster": cluster_name, "modelplane.ai/deployment": "other"},
+        },
+        "spec": spec,
+    }
+    if serves:
+        obj["status"] = {"conditions": [{"type": "Serving", "status": "True"}]}
+    return obj
+
+
+def without(rsp: dict[str, Any], trace: bool) -> dict[str, Any]:
+    """The response apart from its requirements (and, with `trace`, the match trace)."""
+    got = copy.deepcopy(rsp)
+    got.pop("requirements", None)
+    status = got.get("desired", {}).get("composite", {}).get("resource", {}).get("status", {})
+    if trace:
+        for key in TRACE:
+            status.pop(key, None)
+    return got
+
+
+def settled_world(
+    nodes: list[int], wanted: int
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
+    """A fleet with the deployment placed by a wide decision and every replica serving."""
+    clusters = [cluster(f"c{i}", n) for i, n in enumerate(nodes)]
+    composite = deployment(wanted)
+    composite["status"] = {"matchTrace": []}
+    first, _ = fetch_loop([*clusters, HIGH], composite, {})
+    placed = first.get("desired", {}).get("resources", {})
+    observed = {key: serving(body["resource"]) for key, body in placed.items()}
+    trace = first["desired"]["composite"]["resource"]["status"]
+    composite["status"] = {k: trace[k] for k in TRACE if k in trace}
+    return [*clusters, HIGH, *observed.values()], composite, observed
+
+
+def changed(
+    world: list[dict[str, Any]],
+    composite: dict[str, Any],
+    observed: dict[str, dict[str, Any]],
+    change: str,
+    pick: int,
+    serves: bool,
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
+    world, composite, observed = copy.deepcopy((world, composite, observed))
+    clusters = [o for o in world if o["kind"] == "InferenceCluster"]
+    target = clusters[pick % len(clusters)]
+    name = target["metadata"]["name"]
+    if change == "drain":
+        target["spec"]["taints"] = [DRAIN]
+    elif change == "delete":
+        world.remove(target)
+    elif change == "shrink":
+        target["spec"]["nodePools"][0]["nodeCount"] = 0
+        target["status"]["gpuPools"][0]["nodes"] = 0
+    elif change == "relabel":
+        target["metadata"]["labels"] = {"tier": "staging"}
+    elif change == "preempt":
+        target["spec"]["scheduling"] = {"preemption": "LowerPriority"}
+        world.append(other(f"other-{name}", name, priority="high", serves=serves))
+    elif change == "scale":
+        composite["spec"]["replicas"] += 1 if serves else -1
+    elif change == "template":
+        composite["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "vllm:next"
+    elif change == "stop" and observed:
+        key = sorted(observed)[pick % len(observed)]
+        observed[key]["status"] = {"conditions": [{"type": "Serving", "status": "False"}]}
+    return world, composite, observed
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    nodes=st.lists(st.integers(0, 3), min_size=1, max_size=4),
+    wanted=st.integers(0, 3),
+    others=st.lists(st.tuples(st.integers(0, 3), st.booleans()), max_size=3),
+    change=st.sampled_from(CHANGES),
+    pick=st.integers(0, 7),
+    serves=st.booleans(),
+)
+def test_the_narrow_path_decides_as_the_whole_fleet(
+    nodes: list[int],
+    wanted: int,
+    others: list[tuple[int, bool]],
+    change: str,
+    pick: int,
+    serves: bool,
+) -> None:
+    world, composite, observed = settled_world(nodes, wanted)
+    for i, (at, others_serve) in enumerate(others):
+        world.append(other(f"low-{i}", f"c{at % len(nodes)}", priority=None, serves=others_serve))
+    world, composite, observed = changed(world, composite, observed, change, pick, serves)
+
+    narrow, _ = fetch_loop(world, composite, observed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fn, "settled_clusters", lambda *_: None)
+        wide, _ = fetch_loop(world, composite, observed)
+
+    kept_narrow = "inferenceclusters" not in narrow.get("requirements", {}).get("resources", {})
+    # Kept on the narrow path: the same answer as over the whole fleet, the trace
+    # aside (carried forward). Widened: exactly the wide answer, trace included.
+    assert without(narrow, kept_narrow) == without(wide, kept_narrow)
+
+
+@pytest.mark.parametrize("change", ["none", "drain", "preempt", "scale", "template"])
+def test_the_narrow_path_is_taken_only_when_nothing_changes(change: str) -> None:
+    """The property above is not vacuous: a settled deployment with nothing changed
+    keeps on the narrow path in two calls; each change widens (one call more for the
+    fleet, one for the lists of its clusters' replicas)."""
+    world, composite, observed = settled_world([2, 2], 2)
+    world, composite, observed = changed(world, composite, observed, change, 0, change != "preempt")
+    got, calls = fetch_loop(world, composite, observed)
+    asked = got["requirements"]["resources"]
+    if change == "none":
+        assert "inferenceclusters" not in asked
+        assert sorted(asked) == [
+            "inferenceclusters/c0",
+            "modelreplicas/c0",
+            "priorityclasses",
+        ] or sorted(asked) == [
+            "inferenceclusters/c0",
+            "inferenceclusters/c1",
+            "modelreplicas/c0",
+            "modelreplicas/c1",
+            "priorityclasses",
+        ]
+        assert calls == 2
+    else:
+        assert "inferenceclusters" in asked
+        assert calls <= 5
