@@ -22,7 +22,6 @@ from modelplane_models import ModelDeployment, ModelReplica
 from modelplane_models.model_deployment import (
     MatchTraceEntry,
     MatchTraceOmitted,
-    PreemptionStatus,
     ReplicaCounts,
     Status,
 )
@@ -240,7 +239,7 @@ def emit(
             matchTraceOmitted=(
                 MatchTraceOmitted.model_validate(omitted.as_status()) if omitted else None
             ),
-            preemptions=[PreemptionStatus.model_validate(p) for p in preemptions] or None,
+            preemptions=preemptions or None,
         ),
     )
     if wanted > 0 and decision.placed == 0:
