@@ -182,3 +182,52 @@ def test_fill_creates_absent_template_metadata_only_when_asked() -> None:
     (site,) = kinds.pod_sites(obj, fill=True)
     site.metadata["labels"] = {"a": "b"}
     assert obj["spec"]["template"]["metadata"] == {"labels": {"a": "b"}}
+
+
+AVAILABLE = {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"}
+
+
+@pytest.mark.parametrize(
+    ("status", "verdict"),
+    [
+        # Read through the generated model: a count as a protobuf Struct carries it
+        # (a double) reads as the integer the API server validated.
+        (
+            {"availableReplicas": 3.0, "updatedReplicas": 3.0, "conditions": [AVAILABLE]},
+            (True, "Deployment w is Available"),
+        ),
+        (
+            {"availableReplicas": 2, "updatedReplicas": 3, "conditions": [AVAILABLE]},
+            (False, "Deployment w is Available with availableReplicas 2 of 3"),
+        ),
+        # The API server omits a count that is 0.
+        (
+            {"availableReplicas": 3, "conditions": [AVAILABLE]},
+            (False, "Deployment w is Available with updatedReplicas 0 of 3"),
+        ),
+        # A status the model cannot read says nothing, whatever its conditions.
+        (
+            {"availableReplicas": "3", "updatedReplicas": 3, "conditions": [AVAILABLE]},
+            (False, "Deployment w has not reported Available yet"),
+        ),
+        (
+            {"availableReplicas": 3, "updatedReplicas": 3, "conditions": ["x", AVAILABLE]},
+            (True, "Deployment w is Available"),
+        ),
+    ],
+)
+def test_an_observed_workload_is_read_through_its_model(
+    status: dict[str, Any], verdict: tuple[bool, str]
+) -> None:
+    assert DEPLOYMENT.serving({**manifest(DEPLOYMENT), "status": status}) == verdict
+
+
+def test_the_replicas_asked_for_are_read_back_too() -> None:
+    obj = {
+        **manifest(LEADER_WORKER_SET),
+        "spec": {"replicas": 1.0},
+        "status": {"readyReplicas": 1, "updatedReplicas": 1, "conditions": [AVAILABLE]},
+    }
+    assert LEADER_WORKER_SET.serving(obj) == (True, "LeaderWorkerSet w is Available")
+    obj["spec"] = {"replicas": 4}
+    assert LEADER_WORKER_SET.serving(obj)[1].endswith("readyReplicas 1 of 4")

@@ -146,9 +146,13 @@ def test_reading_any_object_never_raises(obj: dict[str, Any]) -> None:
     at_provider(obj)
 
 
-# Reading a condition or a provider's read-back by hand, as text: subscripting or
-# .get() of "conditions", or any string "atProvider".
-_HAND_READ = re.compile(r"""\[["']conditions["']\]|\.get\(["']conditions["']|["']atProvider["']""")
+# Reading a condition, a provider's read-back or a workload's status counts by hand,
+# as text: subscripting or .get() of "conditions" or of a status count, any string
+# "atProvider", or a count dug out of a status by a variable name.
+_HAND_READ = re.compile(
+    r"""\[["'](conditions|\w+Replicas)["']\]|\.get\(["'](conditions|\w+Replicas)["']"""
+    r"""|["']atProvider["']|status\.get\(field"""
+)
 
 
 def _sources() -> list[Path]:
@@ -177,6 +181,10 @@ def test_the_hand_read_pattern_catches_hand_reads() -> None:
         "status.get('conditions')",
         'mapping(status.get("atProvider"))',
         'fields.get("conditions")',
+        'status.get("readyReplicas")',
+        'observed["status"]["availableReplicas"]',
+        "have = count(status.get(field_name), 0)",
     ):
         assert _HAND_READ.search(line), line
     assert not _HAND_READ.search('"conditions": [READY]')
+    assert not _HAND_READ.search('"readyReplicas": n,')

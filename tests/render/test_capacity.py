@@ -7,6 +7,8 @@ from typing import Any
 from modelplane_cli.render.capacity import overcommitted
 
 Obj = dict[str, Any]
+GPU = "gpu.nvidia.com"
+NIC = "nic.example.com"
 
 
 def _cluster(nodes: int) -> Obj:
@@ -19,8 +21,8 @@ def _cluster(nodes: int) -> Obj:
                     "name": "h100",
                     "nodes": nodes,
                     "devices": [
-                        {"name": "gpu", "claim": "DRA", "count": 8},
-                        {"name": "nic", "claim": "Synthetic", "count": 8},
+                        {"name": "gpu", "driver": GPU, "claim": "DRA", "count": 8},
+                        {"name": "nic", "driver": NIC, "claim": "Synthetic", "count": 8},
                     ],
                 }
             ]
@@ -61,3 +63,26 @@ def test_more_claimed_than_the_pool_has_is_named() -> None:
 
 def test_a_pool_the_cluster_does_not_publish_is_not_judged() -> None:
     assert overcommitted([_replica("a", workers=5)]) == []
+
+
+def test_published_pools_are_read_through_the_inference_cluster_model() -> None:
+    cluster = _cluster(2)
+    pool = cluster["status"]["gpuPools"][0]
+    # As a protobuf Struct carries them (doubles), with the DRA claim left to the
+    # model's default: the model reads 2 nodes of 8 DRA devices.
+    pool["nodes"] = 2.0
+    pool["devices"] = [
+        {"name": "gpu", "driver": GPU, "count": 8.0},
+        {"name": "nic", "driver": NIC, "claim": "Synthetic"},
+    ]
+    assert overcommitted([cluster, _replica("a", pipeline=2)]) == []
+    assert overcommitted([cluster, _replica("a", pipeline=3)]) == [
+        "InferenceCluster east pool h100 is overcommitted: ModelReplicas a claim 24 "
+        "devices, it has 16"
+    ]
+
+
+def test_a_cluster_whose_status_does_not_read_is_not_judged() -> None:
+    cluster = _cluster(1)
+    cluster["status"]["gpuPools"][0]["nodes"] = "one"
+    assert overcommitted([cluster, _replica("a", workers=5)]) == []

@@ -32,13 +32,17 @@ def deployment(replicas: int, surge: int | str = "25%", unavailable: int | str =
     }
 
 
+# A published device as the InferenceCluster model reads it: named, with its driver.
+GPU = {"name": "gpu", "driver": "gpu.nvidia.com", "count": 8}
+
+
 def cluster(name: str, nodes: int = 1) -> Obj:
     return {
         "apiVersion": API,
         "kind": "InferenceCluster",
         "metadata": {"name": name},
         "status": {
-            "gpuPools": [{"name": "h100", "nodes": nodes, "devices": [{"count": 8}]}],
+            "gpuPools": [{"name": "h100", "nodes": nodes, "devices": [GPU]}],
         },
     }
 

@@ -1,5 +1,7 @@
 """Preemption on clusters whose scheduling.preemption is LowerPriority."""
 
+from modelplane_models.model_deployment import PreemptionStatus
+
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import Origin, Priorities, Rejection
 
@@ -42,11 +44,9 @@ def test_a_higher_priority_preempts_a_serving_lower_one_where_the_cluster_allows
     (warning,) = [e for e in decision.events if e.reason == Reason.PREEMPTING]
     assert "preempts replica low-a-0 of ModelDeployment low, of lower priority" in warning.message
     assert decision.preemptions() == [
-        {
-            "replica": placed.name,
-            "cluster": "a",
-            "preempts": ["replica low-a-0 of ModelDeployment low"],
-        }
+        PreemptionStatus(
+            replica=placed.name, cluster="a", preempts=["replica low-a-0 of ModelDeployment low"]
+        )
     ]
 
 
@@ -149,11 +149,11 @@ def test_the_victim_yields_once_the_preemptor_exists_and_names_it() -> None:
     (warning,) = [e for e in decision.events if e.reason == Reason.PREEMPTED]
     assert warning.message.endswith("was preempted by replica urgent-a-0 of ModelDeployment urgent")
     assert decision.preemptions() == [
-        {
-            "replica": "model-a-0",
-            "cluster": "a",
-            "preemptedBy": "replica urgent-a-0 of ModelDeployment urgent",
-        }
+        PreemptionStatus(
+            replica="model-a-0",
+            cluster="a",
+            preemptedBy="replica urgent-a-0 of ModelDeployment urgent",
+        )
     ]
 
 

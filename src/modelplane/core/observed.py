@@ -1,9 +1,10 @@
 """Reading what Kubernetes and the providers report back: the one home for it.
 
 Every status condition is read through the generated `Condition` (Crossplane's
-shape, `schemas/generate.py`), and every provider read-back through the generated
-provider-kubernetes `Object` model; no other module digs `status.conditions` or
-`status.atProvider` out of a dict.
+shape, `schemas/generate.py`), every provider read-back through the generated
+provider-kubernetes `Object` model, and every observed workload through its kind's
+generated model (`workload`); no other module digs `status.conditions`,
+`status.atProvider` or a workload's status counts out of a dict.
 
 Observed objects arrive from YAML a user may have edited and from clusters, so a
 status can be of any shape. Reading is lenient where the answer is a decision
@@ -14,7 +15,7 @@ hold rule for bad input).
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Protocol, Self, TypeVar, cast
 
 from modelplane_models.object import Object
 from modelplane_models.shapes import Condition
@@ -117,6 +118,60 @@ def conditions_problem(obj: Mapping[str, Any] | None) -> str | None:
                 return f"{where} is not an integer"
             return f"{where} is not a string"
     return None
+
+
+class _WorkloadSpec(Protocol):
+    @property
+    def replicas(self) -> int | None: ...
+
+
+class _WorkloadStatus(Protocol):
+    @property
+    def conditions(self) -> Sequence[Condition] | None: ...
+
+
+class ObservedWorkload(Protocol):
+    """A workload kind's generated model (`modelplane_models.deployment` and its
+    siblings): the replicas asked for and the status its controller reports."""
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self: ...
+
+    @property
+    def spec(self) -> _WorkloadSpec | None: ...
+
+    @property
+    def status(self) -> _WorkloadStatus | None: ...
+
+
+W = TypeVar("W", bound=ObservedWorkload)
+
+
+def workload(observed: Mapping[str, Any], model: type[W]) -> W | None:
+    """A workload as read back from its cluster, read into its kind's model `model`;
+    None when its spec or status cannot be read.
+
+    Only the spec's replica count and the status are read (the rest of the spec is
+    what Modelplane rendered); a condition that does not read is dropped, as
+    `conditions` skips it.
+    """
+    spec = observed.get("spec")
+    status = observed.get("status")
+    try:
+        return model.model_validate(
+            restore_ints(
+                with_readable_conditions(
+                    {
+                        "spec": {"replicas": cast(Mapping[str, Any], spec).get("replicas")}
+                        if isinstance(spec, Mapping)
+                        else {},
+                        "status": status if isinstance(status, Mapping) else {},
+                    }
+                )
+            )
+        )
+    except ValidationError:
+        return None
 
 
 def read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from modelplane_models.model_deployment import PreemptionStatus
+
 from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import (
     LABEL_CLUSTER,
@@ -241,16 +243,16 @@ class Decision:
             return status_trace(self.trace, limit=None, names=None)
         return status_trace(self.trace)
 
-    def preemptions(self) -> list[dict[str, Any]]:
+    def preemptions(self) -> list[PreemptionStatus]:
         """`status.preemptions`: the replicas this decision's new ones preempt, and the
         replicas of this deployment preempted, with who preempted them."""
-        entries: list[dict[str, Any]] = [
-            {"replica": r.name, "cluster": r.cluster, "preempts": list(r.preempts)}
+        entries = [
+            PreemptionStatus(replica=r.name, cluster=r.cluster, preempts=list(r.preempts))
             for r in self.replicas
             if r.preempts
         ]
         entries.extend(
-            {"replica": r.name, "cluster": r.cluster or "", "preemptedBy": r.preempted_by}
+            PreemptionStatus(replica=r.name, cluster=r.cluster or "", preemptedBy=r.preempted_by)
             for r in self.removed
             if r.preempted_by is not None
         )

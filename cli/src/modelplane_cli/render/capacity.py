@@ -17,6 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from modelplane_models import InferenceCluster
+from modelplane_models.inference_cluster import PublishedPool
+from modelplane_models.shapes import Claim
+
+from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import (
     INFERENCE_CLUSTER,
@@ -27,7 +32,6 @@ from modelplane.core.vocabulary import (
 )
 from modelplane_cli.render.world import View
 
-_DRA = "DRA"
 _LISTED = 3
 
 
@@ -44,9 +48,8 @@ def overcommitted_pools(objects: Iterable[View]) -> dict[tuple[str, str], str]:
         if obj.get("kind") != INFERENCE_CLUSTER:
             continue
         cluster = str((obj.get("metadata") or {}).get("name", ""))
-        for pool in (obj.get("status") or {}).get("gpuPools") or []:
-            if isinstance(pool, Mapping):
-                capacity[(cluster, str(pool.get("name")))] = _devices(pool)  # pyright: ignore[reportUnknownArgumentType]
+        for pool in _published(obj):
+            capacity[(cluster, str(pool.name))] = _devices(pool)
     demand: dict[tuple[str, str], int] = {}
     users: dict[tuple[str, str], list[str]] = {}
     for obj in listed:
@@ -74,14 +77,19 @@ def overcommitted_pools(objects: Iterable[View]) -> dict[tuple[str, str], str]:
     return found
 
 
-def _devices(pool: Mapping[str, Any]) -> int:
-    nodes = _int(pool.get("nodes"))
-    per_node = sum(
-        _int(d.get("count", 1))
-        for d in pool.get("devices") or []
-        if isinstance(d, Mapping) and d.get("claim", _DRA) == _DRA
-    )
-    return nodes * per_node
+def _published(cluster: View) -> list[PublishedPool]:
+    """The cluster's `status.gpuPools`, read through its model; none when its status
+    does not read (the cluster's function reports that, not the render's summary)."""
+    try:
+        read = parse_object(InferenceCluster, {"status": cluster.get("status") or {}})
+    except InvalidInputError:
+        return []
+    return (read.status.gpuPools if read.status else None) or []
+
+
+def _devices(pool: PublishedPool) -> int:
+    per_node = sum(d.count or 0 for d in pool.devices or () if d.claim == Claim.DRA)
+    return (pool.nodes or 0) * per_node
 
 
 def _claimed(block: Mapping[str, Any]) -> int:

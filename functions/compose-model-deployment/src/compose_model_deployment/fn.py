@@ -23,7 +23,6 @@ from modelplane_models import ModelDeployment, ModelReplica
 from modelplane_models.model_deployment import (
     MatchTraceEntry,
     MatchTraceOmitted,
-    PreemptionStatus,
     ReplicaCounts,
     Status,
 )
@@ -314,7 +313,7 @@ def emit(
             matchTrace=match_trace,
             endpoints=endpoints,
             matchTraceOmitted=match_omitted,
-            preemptions=[PreemptionStatus.model_validate(p) for p in preemptions] or None,
+            preemptions=preemptions or None,
         ),
     )
     if wanted > 0 and decision.placed == 0:

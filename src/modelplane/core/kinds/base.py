@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
-from modelplane.core.observed import find_condition
+from modelplane.core.observed import ObservedWorkload, find_condition, first_condition, workload
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,10 @@ class WorkloadKind(abc.ABC):
     rolling update keeps its Available condition True while that one restarts (for
     one pod: while nothing runs), so the condition alone would count a restarting
     replica as serving, and a fleet rollout would take the next one down too."""
+    model: ClassVar[type[ObservedWorkload] | None] = None
+    """The generated model (`modelplane_models`) `serving` reads an observed object
+    of a kind that runs pods through; every name in `complete_when` is a field of its
+    status. A kind without one decides on its serving condition alone."""
     crd: ClassVar[str | None] = None
     """The CustomResourceDefinition that serves it (None for a built-in kind): what a
     cluster must have before a workload of this kind can be applied there."""
@@ -149,21 +153,30 @@ class WorkloadKind(abc.ABC):
             return False, f"{self.kind} has not been observed yet"
         name = mapping(observed.get("metadata")).get("name", "")
         label = f"{self.kind} {name}".strip()
-        found = find_condition(observed, condition)
+        if self.model is None:
+            read, found = None, find_condition(observed, condition)
+        else:
+            read = workload(observed, self.model)
+            status = read.status if read is not None else None
+            found = first_condition(status.conditions if status is not None else None, condition)
         if found is None:
             return False, f"{label} has not reported {condition} yet"
         if found.status == "True":
-            return self._complete(observed, label, condition)
+            return (
+                self._complete(read, label, condition)
+                if read
+                else (True, f"{label} is {condition}")
+            )
         detail = found.message or found.reason or f"status {found.status}"
         return False, f"{label} is not {condition}: {detail}"
 
-    def _complete(
-        self, observed: Mapping[str, Any], label: str, condition: str
-    ) -> tuple[bool, str]:
-        wanted = count(mapping(observed.get("spec")).get("replicas"), 1)
-        status = mapping(observed.get("status"))
+    def _complete(self, read: ObservedWorkload, label: str, condition: str) -> tuple[bool, str]:
+        asked = read.spec.replicas if read.spec is not None else None
+        wanted = 1 if asked is None else asked
         for field_name in self.complete_when:
-            have = count(status.get(field_name), 0)
+            # A field of the kind's status model (tests/core/kinds hold the names).
+            reported: object = getattr(read.status, field_name, None)
+            have = reported if isinstance(reported, int) else 0
             if have < wanted:
                 return False, f"{label} is {condition} with {field_name} {have} of {wanted}"
         return True, f"{label} is {condition}"

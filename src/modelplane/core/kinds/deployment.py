@@ -3,12 +3,15 @@
 from collections.abc import Mapping
 from typing import Any, Final
 
+from modelplane_models.deployment import Deployment as DeploymentModel
+
 from .base import PodSet, PodSite, WorkloadKind, count, template_site
 
 
 class Deployment(WorkloadKind):
     kind = "Deployment"
     api_version = "apps/v1"
+    model = DeploymentModel
     serving_condition = "Available"
     complete_when = ("availableReplicas", "updatedReplicas")
 

@@ -3,6 +3,8 @@
 from collections.abc import Mapping
 from typing import Any, Final
 
+from modelplane_models.leader_worker_set import LeaderWorkerSet as LeaderWorkerSetModel
+
 from .base import PodSet, PodSite, WorkloadKind, count, mapping, template_site
 
 # With this startup policy LWS creates a group's workers only once its leader is
@@ -17,6 +19,7 @@ class LeaderWorkerSet(WorkloadKind):
     kind = "LeaderWorkerSet"
     api_version = "leaderworkerset.x-k8s.io/v1"
     crd = "leaderworkersets.leaderworkerset.x-k8s.io"
+    model = LeaderWorkerSetModel
     serving_condition = "Available"
     complete_when = ("readyReplicas", "updatedReplicas")
     gangs_pods = True

@@ -8,6 +8,8 @@ LeaderWorkerSet when the block has a `worker`. The block's `labels` and
 from collections.abc import Mapping
 from typing import Any, Final, cast
 
+from modelplane_models.llm_inference_service import LLMInferenceService as LLMInferenceServiceModel
+
 from .base import PodSet, PodSite, WorkloadKind, count, mapping
 from .deployment import DEPLOYMENT
 from .leader_worker_set import LEADER_WORKER_SET
@@ -35,6 +37,7 @@ class LLMInferenceService(WorkloadKind):
     kind = "LLMInferenceService"
     api_version = "serving.kserve.io/v1alpha2"
     crd = "llminferenceservices.serving.kserve.io"
+    model = LLMInferenceServiceModel
     serving_condition = "Ready"
 
     def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:

@@ -5,7 +5,12 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from modelplane_models.inference_cluster import InferenceCluster, PublishedPool, Scheduling
+from modelplane_models.inference_cluster import (
+    InferenceCluster,
+    Preemption,
+    PublishedPool,
+    Scheduling,
+)
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
@@ -144,7 +149,7 @@ def read_cluster(
         reachable=reachable,
         queues=_queues(model),
         over_quota=_over_quota(scheduling),
-        preemption=scheduling is not None and str(scheduling.preemption) == "LowerPriority",
+        preemption=scheduling is not None and scheduling.preemption == Preemption.LOWER_PRIORITY,
         backend=str(spec.backend.type)
         if spec and spec.backend and spec.backend.type
         else Backend.NATIVE.value,
