@@ -29,6 +29,8 @@ from modelplane_cli.schema.upstream import (
     reference_crd_directory,
 )
 
+from .yaml_files import document
+
 ROOT = Path(__file__).resolve().parents[2]
 PINS = read_pins(ROOT / upstream.PINS_FILE)
 RAW = re.compile(
@@ -70,7 +72,7 @@ def test_every_pinned_file_is_one_crd_named_for_its_group_and_plural() -> None:
         path = crds / pin.file
         if not path.is_file():
             continue
-        (crd,) = [d for d in yaml.safe_load_all(path.read_text()) if d]
+        crd = document(path)
         assert crd["kind"] == "CustomResourceDefinition"
         assert pin.file == f"{crd['spec']['group']}_{crd['spec']['names']['plural']}.yaml"
 

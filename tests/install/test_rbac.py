@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane_cli.packages import FUNCTION_DIRECTORIES, FUNCTION_NAMES
@@ -30,6 +29,8 @@ from modelplane_cli.render import (
 from modelplane_cli.render.runners import Runner
 from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.schema.upstream import PINS_FILE, read_pins, reference_crd_directory
+
+from .yaml_files import document
 
 pytestmark = pytest.mark.needs_crds
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +103,7 @@ def crossplane_rules() -> list[Rule]:
     provider-helm (`provider_groups`)."""
     rules = list(CROSSPLANE_CHART_RULES)
     for definition in sorted((ROOT / "apis").glob("*/definition.yaml")):
-        spec = yaml.safe_load(definition.read_text())["spec"]
+        spec = document(definition)["spec"]
         rules.append(rule([spec["group"]], [spec["names"]["plural"]], ["*"]))
     rules.append(rule(sorted(provider_groups()), ["*"], ["*"]))
     return rules
@@ -111,7 +112,7 @@ def crossplane_rules() -> list[Rule]:
 def provider_groups() -> set[str]:
     """The API groups of the providers the Configuration depends on: the groups of
     their CRDs pinned in upstream-crds.yaml (`<group>_<plural>.yaml`)."""
-    configuration = yaml.safe_load((ROOT / "package" / "crossplane.yaml").read_text())
+    configuration = document(ROOT / "package" / "crossplane.yaml")
     providers = [
         "/" + d["package"].rsplit("/", 1)[1] + "/"
         for d in configuration["spec"]["dependsOn"]
@@ -170,7 +171,7 @@ def requested_by_compositions() -> set[tuple[str, str]]:
     """Required resources a Composition's pipeline step declares itself."""
     found: set[tuple[str, str]] = set()
     for path in sorted((ROOT / "apis").glob("*/composition.yaml")):
-        for step in yaml.safe_load(path.read_text())["spec"]["pipeline"]:
+        for step in document(path)["spec"]["pipeline"]:
             requirements = step.get("requirements", {})
             for selector in requirements.get("requiredResources", []):
                 found.add((selector["apiVersion"], selector["kind"]))
@@ -216,7 +217,7 @@ def resource_of(api_version: str, kind: str) -> tuple[str, str]:
     assert crds is not None
     definitions = [*(ROOT / "apis").glob("*/definition.yaml"), *crds.glob(f"{group}_*.yaml")]
     for definition in definitions:
-        spec = yaml.safe_load(definition.read_text())["spec"]
+        spec = document(definition)["spec"]
         if spec["group"] == group and spec["names"]["kind"] == kind:
             return group, spec["names"]["plural"]
     return group, BUILTIN_RESOURCES[(group, kind)]
@@ -253,8 +254,7 @@ def test_every_required_kind_has_a_resource_name(required: set[tuple[str, str]])
 
 
 def cluster_role() -> dict[str, Any]:
-    (document,) = [d for d in yaml.safe_load_all(CLUSTER_ROLE.read_text()) if d]
-    return cast(dict[str, Any], document)
+    return cast(dict[str, Any], document(CLUSTER_ROLE))
 
 
 def test_the_cluster_role_grants_exactly_what_crossplane_lacks(

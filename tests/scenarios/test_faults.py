@@ -86,22 +86,26 @@ def test_faults_catch_a_serving_replica_removed_without_its_replacement(
     assert all("removed while serving" in line for lines in caught.values() for line in lines)
 
 
+# The seeds of CAUGHT_WITHIN whose faults break ServingKept once the hold is removed
+# (seeded faults are deterministic). One case per seed, so workers share them.
+COMMAND_CATCHES = frozenset({4, 7, 10, 11})
+
+
 @pytest.mark.usefixtures("without_make_before_break")
-def test_the_command_fails_naming_round_invariant_and_object() -> None:
-    runs = [
-        modelplane("render", "-q", "--faults", str(seed), EXAMPLES / "catalog", EXAMPLES / "fleet")
-        for seed in CAUGHT_WITHIN
-    ]
-    failed = [run for run in runs if run.code != 0]
-    assert failed
-    for run in failed:
-        lines = [line for line in run.errors() if "invariant" in line]
-        assert lines, run.err
-        assert all(
-            line.startswith("error: round ")
-            and " invariant ServingKept broken: ModelReplica " in line
-            for line in lines
-        ), lines
+@pytest.mark.parametrize("seed", CAUGHT_WITHIN)
+def test_the_command_fails_naming_round_invariant_and_object(seed: int) -> None:
+    run = modelplane(
+        "render", "-q", "--faults", str(seed), EXAMPLES / "catalog", EXAMPLES / "fleet"
+    )
+    assert (run.code != 0) == (seed in COMMAND_CATCHES), run.err
+    if run.code == 0:
+        return
+    lines = [line for line in run.errors() if "invariant" in line]
+    assert lines, run.err
+    assert all(
+        line.startswith("error: round ") and " invariant ServingKept broken: ModelReplica " in line
+        for line in lines
+    ), lines
 
 
 def test_the_command_says_what_it_injected() -> None:
