@@ -15,7 +15,14 @@ import grpc
 from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
 
 CLIENT_RECEIVE_LIMIT = 4 * 1024 * 1024  # gRPC-Go's default, which Crossplane keeps
-CALL_DEADLINE_SECONDS = 10.0  # Crossplane's per-call function timeout
+CALL_DEADLINE_SECONDS = 120.0
+"""Crossplane v2.3 sets no deadline of its own on a function call
+(`internal/xfn/function_runner.go`, `RunFunction` passes the reconcile's context):
+the only bound is the composite reconcile's 2-minute context
+(`internal/controller/apiextensions/composite/reconciler.go`, `timeout = 2 *
+time.Minute`, applied at the top of `Reconcile`), shared by every call, fetch and
+apply of that reconcile. A call is given all of it; what the rest of the reconcile
+takes is small beside a fleet-sized call."""
 _SERVER = "from compose_model_deployment.main import main; main()"
 _READY_SECONDS = 60.0
 _CONCURRENT_DEADLINE = 60.0  # calls queue behind each other: throughput, not latency
@@ -84,6 +91,26 @@ class Server:
         """The server's CPU time so far: every thread of it and of its worker processes
         (the scheduler's nanoseconds, not /proc/PID/stat's 10 ms clock ticks)."""
         return _cpu_seconds(self.process.pid)
+
+    def worker_peaks(self) -> list[float]:
+        """The peak RSS in MiB of each worker process (`--workers` above 1)."""
+        found: list[float] = []
+        for task in Path(f"/proc/{self.process.pid}/task").glob("*/children"):
+            try:
+                children = task.read_text().split()
+            except OSError:
+                continue
+            for child in children:
+                try:
+                    # multiprocessing's resource tracker is a child too; workers are spawned.
+                    if b"spawn_main" not in Path(f"/proc/{child}/cmdline").read_bytes():
+                        continue
+                except OSError:
+                    continue
+                peak = _peak_rss_mib(int(child))
+                if peak is not None:
+                    found.append(peak)
+        return found
 
     def close(self) -> float | None:
         """Stop the server; returns its peak RSS in MiB."""
