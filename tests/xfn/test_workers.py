@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import click
 import pytest
 from compose_model_deployment.main import main
 
@@ -40,5 +41,7 @@ def test_a_function_command_sizes_its_workers_to_the_cpu_limit_unless_told() -> 
     option = next(p for p in main.params if p.name == "workers")
     assert option.default == 0
     assert option.envvar == "WORKERS"
-    # --workers 1 stays possible: compose in the server's own process.
-    assert option.type.to_info_dict()["min"] == 0
+    # --workers 1 stays possible (compose in the server's own process); below 0 is not.
+    assert option.type_cast_value(click.Context(main), "1") == 1
+    with pytest.raises(click.BadParameter):
+        option.type_cast_value(click.Context(main), "-1")

@@ -296,6 +296,9 @@ def measure(
         except grpc.RpcError as error:
             result["error"] = bench_server.error_text(error)
         finally:
+            workers = server.worker_peaks()
+            if workers:
+                result["worker_peak_rss_mib"] = workers
             peak = server.close()
             if peak is not None:
                 peaks.append(peak)
