@@ -3,6 +3,8 @@
 # them on a distroless Python base, serving gRPC on 9443 as Crossplane expects.
 # The build stage is Debian 12 like the runtime, so the venv's interpreter link
 # (/usr/bin/python3.11) exists in the distroless image too.
+# A function composes on as many processes as the container's CPU limit (the
+# command's --workers 0, at most 2 without a limit); set WORKERS=1 for one process.
 FROM debian:12-slim AS build
 ARG FUNCTION
 RUN test -n "${FUNCTION}" || (echo "pass --build-arg FUNCTION=<functions/ directory>" && false)

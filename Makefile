@@ -98,7 +98,7 @@ bench: sync ## Benchmark the scheduler, its whole gRPC call (Go-order bytes), it
 	$(RUN) modelplane bench cel --fleet $(BENCH_FLEET)
 	$(RUN) modelplane bench hostile
 	$(RUN) modelplane bench parse --fleet $(BENCH_FLEET) --clusters 1000
-	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 1000
+	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 1000 --callers 2 --worker-pairs 3
 	$(RUN) modelplane bench requirements --fleet $(BENCH_FLEET) --clusters 1000
 	$(RUN) modelplane bench call --baseline $(BENCH_BASELINE) --fleet $(BENCH_FLEET) --clusters 10000 --runs 3 --processes 1 --no-compare
 	$(RUN) modelplane bench fleet --fleet $(BENCH_FLEET) --clusters 100 --deployments 100

@@ -54,7 +54,7 @@ def _bench(
     bench_command.register(parser.add_subparsers())
     args = parser.parse_args(["bench", command, "--fleet", str(fleet), *options.split(), *paths])
     status = args.func(args)
-    return status, json.loads(capsys.readouterr().out)
+    return status, json.loads(capsys.readouterr().out.splitlines()[0])
 
 
 def test_first_request_carries_the_fleet_and_nothing_else_fetched(fleet: Path) -> None:
@@ -241,3 +241,103 @@ def test_bench_fleet_asks_the_function_what_to_fetch_and_models_a_minute(
         ("churn cores", 1.0),
         ("churn requests", 100.0),
     ]
+
+
+def _result(clusters: int, **fields: Any) -> dict[str, Any]:
+    return {"clusters": clusters, "cel_stops": 0, **fields}
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (
+            _result(1000, steady_median_ms=34.2),
+            [
+                "goal: steady call at 1,000 clusters on Go-order bytes 34.2 ms "
+                "(goal <= 50 ms): met",
+                "goal: CEL budget or deadline stops at 1,000 clusters 0 (goal 0): met",
+            ],
+        ),
+        (
+            _result(1000, steady_median_ms=50.1, cel_stops=2),
+            [
+                "goal: steady call at 1,000 clusters on Go-order bytes 50.1 ms "
+                "(goal <= 50 ms): NOT met",
+                "goal: CEL budget or deadline stops at 1,000 clusters 2 (goal 0): NOT met",
+            ],
+        ),
+        (
+            _result(10000, first_median_ms=2880.6, response_bytes=14201),
+            [
+                "goal: first call at 10,000 clusters 2880.6 ms "
+                "(goal <= 120,000 ms, Crossplane's reconcile timeout): met",
+                "goal: first response at 10,000 clusters 14,201 bytes "
+                "(goal < 4,194,304 bytes): met",
+                "goal: CEL budget or deadline stops at 10,000 clusters 0 (goal 0): met",
+            ],
+        ),
+        (
+            # The call failed: neither the time nor the response goal is met.
+            _result(10000, error="DEADLINE_EXCEEDED: Deadline Exceeded"),
+            [
+                "goal: first call at 10,000 clusters failed (DEADLINE_EXCEEDED: Deadline "
+                "Exceeded) (goal <= 120,000 ms, Crossplane's reconcile timeout): NOT met",
+                "goal: first response at 10,000 clusters none (goal < 4,194,304 bytes): NOT met",
+            ],
+        ),
+        (
+            _result(10000, first_median_ms=3000.0, response_bytes=4 * 1024 * 1024),
+            [
+                "goal: first call at 10,000 clusters 3000.0 ms "
+                "(goal <= 120,000 ms, Crossplane's reconcile timeout): met",
+                "goal: first response at 10,000 clusters 4,194,304 bytes "
+                "(goal < 4,194,304 bytes): NOT met",
+                "goal: CEL budget or deadline stops at 10,000 clusters 0 (goal 0): met",
+            ],
+        ),
+        (
+            _result(3, workers={"callers": 2, "workers_ratio": 1.2}),
+            [
+                "goal: CEL budget or deadline stops at 3 clusters 0 (goal 0): met",
+                "goal: throughput on 2 workers over 1 (2 callers) 1.2x (goal >= 1.5x): NOT met",
+            ],
+        ),
+    ],
+)
+def test_bench_call_prints_each_measured_goal_against_its_limit(
+    result: dict[str, Any], expected: list[str]
+) -> None:
+    assert bench_call.goal_lines(result) == expected
+
+
+def test_a_response_naming_a_cel_stop_counts_as_one() -> None:
+    assert bench_call.cel_stops(b"...CELBudgetExceeded...") == 1
+    assert bench_call.cel_stops(b"operation cancelled: evaluation time limit exceeded") == 1
+    assert bench_call.cel_stops(b"ReplicasScheduled True Scheduled") == 0
+
+
+def test_bench_call_compares_one_worker_with_two_and_prints_its_goals(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser(prog="modelplane")
+    bench_command.register(parser.add_subparsers())
+    args = parser.parse_args(
+        [
+            *("bench", "call", "--fleet", str(fleet), "--clusters", "3", "--runs", "1"),
+            *("--processes", "1", "--no-compare", "--callers", "2", "--worker-pairs", "1"),
+        ]
+    )
+    assert args.func(args) == bench_command.EXIT_OK
+    first, *goals = capsys.readouterr().out.splitlines()
+    workers = json.loads(first)["workers"]
+    assert workers["callers"] == 2
+    (one,), (two,) = workers["workers_1"], workers["workers_2"]
+    # One worker composes in the server's process; two are two more processes.
+    assert one["worker_peak_rss_mib"] == []
+    assert len(two["worker_peak_rss_mib"]) == 2
+    assert all(0 < peak < 1024 for peak in two["worker_peak_rss_mib"])
+    assert workers["workers_ratio"] == pytest.approx(
+        workers["calls_per_second_2"] / workers["calls_per_second_1"], rel=0.01
+    )
+    assert goals[0] == "goal: CEL budget or deadline stops at 3 clusters 0 (goal 0): met"
+    assert goals[1].startswith("goal: throughput on 2 workers over 1 (2 callers) ")

@@ -46,3 +46,11 @@ def test_a_tenth_of_a_thousand_clusters_receives_at_most_a_quarter_of_the_bytes(
     # What a request carries grows with what it lists: a tenth of the largest one,
     # give or take the composite and the requirement heads.
     assert 0.08 <= got["largest_ratio"] <= 0.12, got
+
+
+def test_the_bytes_goal_is_printed_against_its_limit() -> None:
+    met = {"clusters": 1000, "ratio": 0.1061}
+    missed = {"clusters": 1000, "ratio": 0.3}
+    what = "bytes a deployment matching a tenth of 1,000 clusters receives, over the whole fleet's"
+    assert bench_requirements.goal_line(met) == f"goal: {what} 0.1061 (goal <= 0.25): met"
+    assert bench_requirements.goal_line(missed) == f"goal: {what} 0.3 (goal <= 0.25): NOT met"

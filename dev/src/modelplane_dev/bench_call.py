@@ -3,9 +3,11 @@
 Serves the function in its own process with its default flags (the command its
 container runs, on loopback, insecure) and calls it over a real gRPC channel set
 up like Crossplane's: gRPC-Go's client defaults (unlimited send, 4 MiB receive)
-and a 10 s deadline per call. The fleet is N InferenceClusters that each declare
-and publish every pool of the fleet file; the deployment asks for one device
-named `gpu` (count 1) with all of the file's selectors.
+and Crossplane's deadline: none per call, the composite reconcile's 2 minutes
+(`bench_server.CALL_DEADLINE_SECONDS`, with the source it is read from). The
+fleet is N InferenceClusters that each declare and publish every pool of the
+fleet file; the deployment asks for one device named `gpu` (count 1) with all of
+the file's selectors.
 
 Two calls matter: the *first* (a fresh process, the whole fleet fetched: imports
 done, nothing else warm) and the *steady* one Crossplane repeats every poll
@@ -22,9 +24,15 @@ that figure (`steady_median_ms`, and the server's CPU per call), the same steady
 calls on deterministic bytes (`stable_order_median_ms`) and on a fleet that does
 not change (`unchanged_fleet_median_ms`), with the steady figure's ratio to each.
 
+`--callers K --worker-pairs P` also serves the steady calls to K callers at once
+on `--workers 1` and on `--workers 2`, P pairs taking turns, and reports each
+one's calls per second, the cores the server used, its workers' peak RSS and the
+median ratio of the two.
+
 Prints one JSON line: sizes in bytes, times in ms, the server's peak RSS in MiB
 (VmHWM), and the gRPC error when a call fails (for example a request over the
-server's message limit, or a response over the client's 4 MiB).
+server's message limit, or a response over the client's 4 MiB); then one
+`goal: ...` line per issue-28 goal the run measured (`bench_goals`).
 """
 
 import argparse
@@ -39,8 +47,8 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import grpc
 from google.protobuf import struct_pb2
 
-from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT
-from modelplane_dev import bench_baseline, bench_command, bench_server, gowire
+from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
+from modelplane_dev import bench_baseline, bench_command, bench_goals, bench_server, gowire
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3
@@ -50,6 +58,15 @@ CLUSTERS = "inferenceclusters"
 REPLICAS = "modelreplicas"
 STEADY_GOAL_MS = {1000: 50.0}
 """The steady call's goal (Go-order bytes, one pool grown), by clusters."""
+FIRST_CALL_GOAL_CLUSTERS = 10_000
+"""The fleet whose first call must complete within Crossplane's deadline."""
+RESPONSE_LIMIT = bench_server.CLIENT_RECEIVE_LIMIT
+"""A response must stay under what Crossplane's client receives (4 MiB)."""
+WORKERS_GOAL_RATIO = 1.5
+"""Throughput on two workers over one, with concurrent callers: growing with cores."""
+CEL_STOPS = (Reason.CEL_BUDGET_EXCEEDED.encode(), b"evaluation time limit exceeded")
+"""What a response says when a decision's CEL ran out of units or (a lone
+evaluation's backstop) time: on the bench fleet, whose work is bounded, any is a bug."""
 
 
 def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -82,6 +99,13 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
         default=0,
         help="also send the steady calls from one caller, then from this many at once, "
         "and report calls per second (default 0: not measured)",
+    )
+    command.add_argument(
+        "--worker-pairs",
+        type=bench_command.count(0),
+        default=0,
+        help="with --callers: serve the concurrent calls on --workers 1 and 2 this many "
+        "times each, taking turns, and report the ratio (default 0: not measured)",
     )
     command.add_argument(
         "--no-compare",
@@ -237,6 +261,7 @@ def measure(
     cpu: list[float] = []
     peaks: list[float] = []
     sent: dict[str, list[bytes]] = {}
+    stops = 0
     modes = [m for m in _MODES if compare or m[0] == "steady"]
     for _ in range(processes):
         payload = gowire.serialize(first, rng)
@@ -246,6 +271,7 @@ def measure(
             elapsed, answer = server.call(payload)
             firsts.append(elapsed)
             result["response_bytes"] = len(answer)
+            stops += cel_stops(answer)
             if not sent:
                 response = fnv1.RunFunctionResponse.FromString(answer)
                 steady = steady_request(first, response)
@@ -257,6 +283,7 @@ def measure(
                 for payload in timed:
                     before = server.cpu_seconds()
                     elapsed, answer = server.call(payload)
+                    stops += cel_stops(answer)
                     times[name].append(elapsed)
                     if name == "steady":
                         cpu.append((server.cpu_seconds() - before) * 1000)
@@ -269,15 +296,124 @@ def measure(
         except grpc.RpcError as error:
             result["error"] = bench_server.error_text(error)
         finally:
+            workers = server.worker_peaks()
+            if workers:
+                result["worker_peak_rss_mib"] = workers
             peak = server.close()
             if peak is not None:
                 peaks.append(peak)
         if "error" in result:
             break
     _summarize(result, firsts, times, cpu, [name for name, _, _ in modes])
+    result["cel_stops"] = stops
     if peaks:
         result["server_peak_rss_mib"] = max(peaks)
     return result
+
+
+def cel_stops(answer: bytes) -> int:
+    """1 when the response says a CEL budget or deadline stopped a decision, else 0."""
+    return int(any(marker in answer for marker in CEL_STOPS))
+
+
+def compare_workers(
+    first: fnv1.RunFunctionRequest, runs: int, callers: int, pairs: int, extra_args: list[str]
+) -> dict[str, Any]:
+    """The steady calls from `callers` callers at once on `--workers 1` and on
+    `--workers 2`, `pairs` times each taking turns (fresh servers, every worker warmed
+    by untimed rounds): calls per second, cores used, peak RSS, the load, and the
+    median ratio of 2 workers over 1."""
+    sent: list[bytes] = []
+    found: dict[str, list[dict[str, Any]]] = {"1": [], "2": []}
+    for _ in range(pairs):
+        for workers in ("1", "2"):
+            load = round(os.getloadavg()[0], 2)
+            server = bench_server.Server([*extra_args, f"--workers={workers}"])
+            try:
+                payload = first.SerializeToString(deterministic=True)
+                _, answer = server.call(payload)
+                if not sent:
+                    steady = steady_request(first, fnv1.RunFunctionResponse.FromString(answer))
+                    sent = _steady_only(steady, runs)["steady"]
+                for _ in range(2):  # every worker reads the fleet before the clock starts
+                    bench_server.throughput(server, sent, callers)
+                measured = bench_server.throughput(server, sent, callers)
+                measured["worker_peak_rss_mib"] = server.worker_peaks()
+            except grpc.RpcError as error:
+                return {"error": bench_server.error_text(error)}
+            finally:
+                measured_peak = server.close()
+            measured["server_peak_rss_mib"] = measured_peak
+            measured["load"] = load
+            found[workers].append(measured)
+    rates = {w: statistics.median(m["calls_per_second"] for m in found[w]) for w in found}
+    return {
+        "callers": callers,
+        "workers_1": found["1"],
+        "workers_2": found["2"],
+        "calls_per_second_1": round(rates["1"], 2),
+        "calls_per_second_2": round(rates["2"], 2),
+        "workers_ratio": round(rates["2"] / rates["1"], 2),
+    }
+
+
+def goal_lines(result: dict[str, Any]) -> list[str]:
+    """The issue-28 goals this run measured, each against its limit."""
+    lines: list[str] = []
+    clusters = result["clusters"]
+    steady_goal = STEADY_GOAL_MS.get(clusters)
+    if steady_goal is not None and "steady_median_ms" in result:
+        value = result["steady_median_ms"]
+        lines.append(
+            bench_goals.line(
+                f"steady call at {clusters:,} clusters on Go-order bytes",
+                f"{value} ms",
+                f"<= {steady_goal:g} ms",
+                value <= steady_goal,
+            )
+        )
+    if clusters >= FIRST_CALL_GOAL_CLUSTERS:
+        deadline = bench_server.CALL_DEADLINE_SECONDS
+        first = result.get("first_median_ms")
+        lines.append(
+            bench_goals.line(
+                f"first call at {clusters:,} clusters",
+                f"{first} ms" if first is not None else f"failed ({result.get('error')})",
+                f"<= {deadline * 1000:,.0f} ms, Crossplane's reconcile timeout",
+                first is not None and first <= deadline * 1000,
+            )
+        )
+        size = result.get("response_bytes")
+        lines.append(
+            bench_goals.line(
+                f"first response at {clusters:,} clusters",
+                f"{size:,} bytes" if size is not None else "none",
+                f"< {RESPONSE_LIMIT:,} bytes",
+                size is not None and size < RESPONSE_LIMIT,
+            )
+        )
+    if "error" not in result:
+        stops = result["cel_stops"]
+        lines.append(
+            bench_goals.line(
+                f"CEL budget or deadline stops at {clusters:,} clusters",
+                str(stops),
+                "0",
+                stops == 0,
+            )
+        )
+    workers = result.get("workers")
+    if workers is not None and "workers_ratio" in workers:
+        ratio = workers["workers_ratio"]
+        lines.append(
+            bench_goals.line(
+                f"throughput on 2 workers over 1 ({workers['callers']} callers)",
+                f"{ratio}x",
+                f">= {WORKERS_GOAL_RATIO}x",
+                ratio >= WORKERS_GOAL_RATIO,
+            )
+        )
+    return lines
 
 
 def _summarize(
@@ -340,5 +476,11 @@ def run(args: argparse.Namespace) -> int:
     if goal is not None and "steady_median_ms" in result:
         result["steady_goal_ms"] = goal
         result["steady_goal_met"] = result["steady_median_ms"] <= goal
+    if args.callers and args.worker_pairs and "error" not in result:
+        result["workers"] = compare_workers(
+            request, args.runs, args.callers, args.worker_pairs, list(args.server_arg)
+        )
     print(json.dumps(bench_baseline.with_before(result, baseline)))
+    for line in goal_lines(result):
+        print(line)
     return bench_command.EXIT_FAILED if "error" in result else bench_command.EXIT_OK

@@ -353,7 +353,6 @@ def run(args: argparse.Namespace) -> int:
         verdict = "met" if goal["met"] else "NOT met"
         print(
             f"goal: {goal['what']} {goal['value']}{goal['unit']} "
-            f"(goal {goal['limit']}{goal['unit']}): {verdict}",
-            file=sys.stderr,
+            f"(goal {goal['limit']}{goal['unit']}): {verdict}"
         )
     return bench_command.EXIT_FAILED if "error" in measured else bench_command.EXIT_OK

@@ -12,7 +12,7 @@ RunFunctionRequest the engine sends.
 
 Prints one JSON line: for each deployment the calls of its loop, the bytes of
 its largest request and of all of them; and `ratio`, the sliced deployment's
-bytes over the whole fleet's (goal: 0.25 or less).
+bytes over the whole fleet's (goal: 0.25 or less); then that goal's `goal: ...` line.
 """
 
 import argparse
@@ -32,7 +32,7 @@ from modelplane_cli.render import requirements, wire
 from modelplane_cli.render.pipeline import MAX_REQUIREMENTS_ITERATIONS
 from modelplane_cli.render.runners import FunctionRegistry, Runner
 from modelplane_cli.render.world import World
-from modelplane_dev import bench_command
+from modelplane_dev import bench_command, bench_goals
 
 SLICE_LABEL = "modelplane.ai/bench-slice"
 SLICES = 10
@@ -198,6 +198,19 @@ def measure(clusters: list[dict[str, Any]], selectors: list[str]) -> dict[str, A
     }
 
 
+def goal_line(result: dict[str, Any]) -> str:
+    """The bytes goal: a deployment selecting a tenth of the fleet receives at most a
+    quarter of what the whole fleet's deployment receives."""
+    ratio = result["ratio"]
+    return bench_goals.line(
+        f"bytes a deployment matching a tenth of {result['clusters']:,} clusters receives, "
+        "over the whole fleet's",
+        f"{ratio:g}",
+        f"<= {GOAL_RATIO:g}",
+        ratio <= GOAL_RATIO,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         pools, selectors = bench_command.load_fleet(args.fleet)
@@ -209,4 +222,5 @@ def run(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"bench": "requirements", "clusters": args.clusters}
     result.update(measure(bench_command.cluster_objects(pools, args.clusters), selectors))
     print(json.dumps(result))
+    print(goal_line(result))
     return bench_command.EXIT_OK if result["ratio"] <= GOAL_RATIO else bench_command.EXIT_FAILED

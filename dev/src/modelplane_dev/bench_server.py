@@ -2,6 +2,9 @@
 own command in a child process on loopback, and a channel set up like Crossplane's
 (gRPC-Go's client defaults: unlimited send, 4 MiB receive)."""
 
+import contextlib
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -15,9 +18,17 @@ import grpc
 from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
 
 CLIENT_RECEIVE_LIMIT = 4 * 1024 * 1024  # gRPC-Go's default, which Crossplane keeps
-CALL_DEADLINE_SECONDS = 10.0  # Crossplane's per-call function timeout
+CALL_DEADLINE_SECONDS = 120.0
+"""Crossplane v2.3 sets no deadline of its own on a function call
+(`internal/xfn/function_runner.go`, `RunFunction` passes the reconcile's context):
+the only bound is the composite reconcile's 2-minute context
+(`internal/controller/apiextensions/composite/reconciler.go`, `timeout = 2 *
+time.Minute`, applied at the top of `Reconcile`), shared by every call, fetch and
+apply of that reconcile. A call is given all of it; what the rest of the reconcile
+takes is small beside a fleet-sized call."""
 _SERVER = "from compose_model_deployment.main import main; main()"
 _READY_SECONDS = 60.0
+_STOP_SECONDS = 30.0  # Kubernetes' default terminationGracePeriodSeconds
 _CONCURRENT_DEADLINE = 60.0  # calls queue behind each other: throughput, not latency
 
 
@@ -35,6 +46,14 @@ def _cpu_seconds(pid: int) -> float:
             continue
         total += sum(_cpu_seconds(int(child)) for child in children)
     return total
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError, ValueError):
+            found.extend(int(child) for child in task.read_text().split())
+    return found
 
 
 def _free_port() -> int:
@@ -85,12 +104,37 @@ class Server:
         (the scheduler's nanoseconds, not /proc/PID/stat's 10 ms clock ticks)."""
         return _cpu_seconds(self.process.pid)
 
+    def worker_peaks(self) -> list[float]:
+        """The peak RSS in MiB of each worker process (`--workers` above 1)."""
+        found: list[float] = []
+        for child in _children(self.process.pid):
+            try:
+                # multiprocessing's resource tracker is a child too; workers are spawned.
+                if b"spawn_main" not in Path(f"/proc/{child}/cmdline").read_bytes():
+                    continue
+            except OSError:
+                continue
+            peak = _peak_rss_mib(child)
+            if peak is not None:
+                found.append(peak)
+        return found
+
     def close(self) -> float | None:
         """Stop the server; returns its peak RSS in MiB."""
         peak = _peak_rss_mib(self.process.pid)
         self.channel.close()
+        children = _children(self.process.pid)
         self.process.terminate()
-        self.process.wait(timeout=30)
+        try:
+            self.process.wait(timeout=_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            # Under heavy load workers holding a 10,000-cluster fleet can take longer
+            # to stop than Kubernetes' grace period; it would kill them too.
+            for child in children:
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+            self.process.kill()
+            self.process.wait()
         return peak
 
 

@@ -18,8 +18,8 @@ this process compiled it before. Realistic decisions spend up to a couple of
 hundred thousand, nearly all of it parsing (see docs/performance.md). No clock
 is read: the count alone stops a decision, so the same inputs give the same
 answer, byte for byte, on every machine and every call, however loaded (the only
-clock left is Crossplane's own deadline for a function call, which fails the
-call and changes nothing).
+clock left is Crossplane's: the composite reconcile's 2-minute context, which
+fails the call and changes nothing; v2.3 sets no deadline per function call).
 
 When it runs out the decision stops: the selector that ran it dry is
 named (with its request, role, cluster and pool), nothing new is placed, and

@@ -172,10 +172,10 @@ def command(
     @click.option(
         "--workers",
         type=click.IntRange(min=0),
-        default=1,
+        default=0,
         envvar="WORKERS",
-        help="Processes composing calls at once; 0 is the container's CPU limit, 1 (the "
-        "default) composes in the server's own process.",
+        help="Processes composing calls at once; 0 (the default) is the container's CPU "
+        "limit (at most 2 without one), 1 composes in the server's own process.",
     )
     def serve(
         max_recv_message_size: int, max_send_message_size: int | None, workers: int, **options: Any

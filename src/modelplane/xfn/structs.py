@@ -39,7 +39,10 @@ def plain(struct: struct_pb2.Struct) -> dict[str, Any]:
     walk instead of the SDK's converter then `restore_ints` (a third of the time: the
     first call of a fleet converts every object). Infinity and NaN are refused as the
     SDK's converter refuses them."""
-    return {key: _plain_value(value) for key, value in struct.fields.items()}
+    # Keys then lookups: a protobuf map's items() is the ABC's generator doing the
+    # same lookups, a fifth of the walk at 10,000 clusters.
+    fields = struct.fields
+    return {key: _plain_value(fields[key]) for key in fields}
 
 
 def _plain_value(value: struct_pb2.Value) -> Any:
@@ -58,7 +61,8 @@ def _plain_value(value: struct_pb2.Value) -> Any:
             )
         return number
     if kind == "struct_value":
-        return {key: _plain_value(item) for key, item in value.struct_value.fields.items()}
+        fields = value.struct_value.fields
+        return {key: _plain_value(fields[key]) for key in fields}
     if kind == "list_value":
         return [_plain_value(item) for item in value.list_value.values]
     if kind == "bool_value":

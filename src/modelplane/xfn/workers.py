@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Final
 
 from crossplane.function import logging
 
@@ -33,16 +34,23 @@ from modelplane.xfn.runner import ComposeFunction
 _CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
 
 
+UNLIMITED_WORKERS: Final = 2
+"""Workers for a container without a CPU limit: Crossplane v2.3 sets none on a
+function's Deployment (only a DeploymentRuntimeConfig does), and sizing to the
+node's CPUs would start a whole function per core of a large node, each with its
+own memos (hundreds of MiB at 10,000 clusters)."""
+
+
 def default_workers() -> int:
-    """The container's CPU limit (cgroup v2 `cpu.max`, rounded up), else the CPUs
-    this process may run on."""
+    """The container's CPU limit (cgroup v2 `cpu.max`, rounded up); without one, the
+    CPUs this process may run on, at most `UNLIMITED_WORKERS`."""
     try:
         quota, period = _CPU_MAX.read_text().split()[:2]
         if quota != "max":
             return max(1, math.ceil(int(quota) / int(period)))
     except (OSError, ValueError):
         pass
-    return max(1, len(os.sched_getaffinity(0)))
+    return max(1, min(UNLIMITED_WORKERS, len(os.sched_getaffinity(0))))
 
 
 _runner: ComposeFunction | None = None
