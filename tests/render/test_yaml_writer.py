@@ -55,6 +55,20 @@ def test_kubernetes_objects_are_written_by_libyaml() -> None:
         "metadata": {"name": "x", "labels": {"a": "b"}},
         "data": {"script": "#!/bin/sh\n\techo 'hi'\n", "n": 3, "f": 1.5, "t": True, "z": None},
     }
-    assert yamlio.dumper_for([manifest]) is yaml.CSafeDumper  # pyright: ignore[reportAttributeAccessIssue]
+    assert issubclass(yamlio.dumper_for([manifest]), yaml.CSafeDumper)  # pyright: ignore[reportAttributeAccessIssue]
     assert yamlio.dumper_for([{"": 1}]) is yaml.SafeDumper
     assert yamlio.dumper_for([{"k": "caf\u00e9"}]) is yaml.SafeDumper
+
+
+def test_a_dict_or_list_met_twice_is_an_alias_as_pyyaml_writes_it() -> None:
+    shared = {"b": [1, 2.5, None, True], "a": "x"}
+    listed = ["p", "q"]
+    documents: list[dict[str, Any]] = [
+        {"one": shared, "two": shared, "l1": listed, "l2": listed, "e": {}, "f": []},
+        {"again": shared, "float": 1e17},
+    ]
+    written = yamlio.dump_all(documents)
+    assert "&id001" in written
+    assert written == yaml.dump_all(
+        documents, Dumper=yaml.SafeDumper, explicit_start=True, **OPTIONS
+    )

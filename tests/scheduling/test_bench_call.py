@@ -341,3 +341,20 @@ def test_bench_call_compares_one_worker_with_two_and_prints_its_goals(
     )
     assert goals[0] == "goal: CEL budget or deadline stops at 3 clusters 0 (goal 0): met"
     assert goals[1].startswith("goal: throughput on 2 workers over 1 (2 callers) ")
+
+
+@pytest.mark.parametrize(
+    ("clusters", "deployments", "median", "status", "line"),
+    [
+        (100, 50, 4.8, 0, "goal: render 100x50 4.8 s (goal 5 s): met"),
+        (100, 50, 5.2, 0, "goal: render 100x50 5.2 s (goal 5 s): NOT met"),
+        (100, 50, 4.8, 1, "goal: render 100x50 4.8 s (goal 5 s): NOT met"),
+        (300, 200, 30.0, 0, "goal: render 300x200 30.0 s (goal 30 s): met"),
+        (300, 200, 31.5, 0, "goal: render 300x200 31.5 s (goal 30 s): NOT met"),
+        (2, 1, 0.5, 0, ""),
+    ],
+)
+def test_bench_render_says_whether_issue_28s_goal_is_met(
+    clusters: int, deployments: int, median: float, status: int, line: str
+) -> None:
+    assert bench_render.goal_line(clusters, deployments, median, status) == line

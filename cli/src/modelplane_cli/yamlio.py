@@ -168,10 +168,83 @@ def load_file(path: Path) -> list[Any]:
 # ASCII, newlines and tabs. It quotes other strings (an empty key, a non-ASCII or
 # Unicode line-break character) differently, so anything else is written by PyYAML.
 try:
-    from yaml import CSafeDumper as _FastDumper  # pyright: ignore[reportAttributeAccessIssue]
+    from yaml import CSafeDumper as _CSafeDumper  # pyright: ignore[reportAttributeAccessIssue]
 except ImportError:  # PyYAML built without libyaml
-    _FastDumper = None
+    _CSafeDumper = None
 _SCALARS = (bool, int, float, type(None))
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+
+
+def _first(item: tuple[str, Any]) -> str:
+    return item[0]
+
+
+# libyaml's dumper with the direct representer below; None without libyaml.
+_fast_dumper: Any = None
+
+if _CSafeDumper is not None:
+
+    class _FastDumper(_CSafeDumper):  # pyright: ignore[reportUntypedBaseClass]
+        """libyaml's dumper, building the node graph PyYAML's SafeRepresenter builds
+        in one direct walk, and resolving each distinct scalar's implicit tag once.
+
+        Used only for documents `_emits_alike` passed (dicts with string keys, lists,
+        strings, bools, ints, floats, None) and the options `dump_all` and `dump`
+        give (sorted keys, block style, no default style). The nodes are
+        SafeRepresenter's: the same tags, values and styles, and a dict or list met
+        twice in one document is the same node (so an anchor and alias), as its
+        identity tracking makes it. The resolver is a pure function of the kind,
+        value and implicit flags for a dumper without path resolvers.
+        """
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._resolved: dict[tuple[Any, str, tuple[bool, bool]], str] = {}
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is not nodes.ScalarNode or type(value) is not str:
+                return super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
+            key = (kind, value, implicit)
+            found = self._resolved.get(key)
+            if found is None:
+                found = super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
+                self._resolved[key] = found
+            return found
+
+        def represent(self, data: Any) -> None:
+            if self.default_flow_style is not False or not self.sort_keys or self.default_style:  # pyright: ignore[reportUnknownMemberType]
+                super().represent(data)  # pyright: ignore[reportUnknownMemberType]
+                return
+            seen: dict[int, nodes.Node] = {}
+            self.serialize(self._node(data, seen))  # pyright: ignore[reportUnknownMemberType]
+
+        def _node(self, data: Any, seen: dict[int, nodes.Node]) -> nodes.Node:
+            kind = type(data)
+            if kind is str:
+                return nodes.ScalarNode(_STR, data)
+            if kind is dict or kind is list:
+                known = seen.get(id(data))
+                if known is not None:
+                    return known
+                if kind is dict:
+                    pairs: list[tuple[nodes.Node, nodes.Node]] = []
+                    node: nodes.Node = nodes.MappingNode(_MAP, pairs, flow_style=False)
+                    seen[id(data)] = node
+                    for key, value in sorted(data.items(), key=_first):
+                        pairs.append((self._node(key, seen), self._node(value, seen)))
+                    return node
+                items: list[nodes.Node] = []
+                node = nodes.SequenceNode(_SEQ, items, flow_style=False)
+                seen[id(data)] = node
+                items.extend(self._node(item, seen) for item in data)
+                return node
+            # bool, int, float and None, by SafeRepresenter's own methods.
+            self.alias_key = None
+            return self.represent_data(data)  # pyright: ignore[reportUnknownMemberType]
+
+    _fast_dumper = _FastDumper
 
 
 def _plain_text(text: str) -> bool:
@@ -203,8 +276,8 @@ def _emits_alike(value: Any) -> bool:
 
 def dumper_for(documents: list[dict[str, Any]]) -> Any:
     """libyaml's dumper where it writes what PyYAML's would, else PyYAML's."""
-    if _FastDumper is not None and _emits_alike(documents):
-        return _FastDumper
+    if _fast_dumper is not None and _emits_alike(documents):
+        return _fast_dumper
     return yaml.SafeDumper
 
 

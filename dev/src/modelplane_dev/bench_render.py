@@ -36,6 +36,8 @@ from modelplane.core.vocabulary import (
 from modelplane_dev import bench_baseline, bench_command
 
 DEFAULT_RUNS = 3
+# Issue 28's goals: the median wall seconds of `render -o yaml`, by (clusters, deployments).
+GOALS_S = {(100, 50): 5.0, (300, 200): 30.0}
 NAMESPACES = 5
 _SECRETS_NAMESPACE = "modelplane-system"
 
@@ -168,6 +170,15 @@ def _render_once(directory: Path) -> tuple[float, float, int]:
     return elapsed, usage.ru_maxrss / 1024, child.returncode
 
 
+def goal_line(clusters: int, deployments: int, median_s: float, status: int) -> str:
+    """`goal: render 100x50 4.2 s (goal 5 s): met`, for a size issue 28 sets a goal for."""
+    goal = GOALS_S.get((clusters, deployments))
+    if goal is None:
+        return ""
+    met = "met" if status == 0 and median_s <= goal else "NOT met"
+    return f"goal: render {clusters}x{deployments} {median_s} s (goal {goal:g} s): {met}"
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         pools, selectors = bench_command.load_fleet(args.fleet)
@@ -212,4 +223,7 @@ def run(args: argparse.Namespace) -> int:
     if status != 0:
         result["exit_status"] = status
     print(json.dumps(bench_baseline.with_before(result, baseline)))
+    line = goal_line(args.clusters, args.deployments, result["median_s"], status)
+    if line:
+        print(line)
     return bench_command.EXIT_OK if status == 0 else bench_command.EXIT_FAILED

@@ -93,10 +93,12 @@ class SchemaAdmission:
         key = repr(body)
         known = self._statuses.get(key)
         if known is None:
-            pruned = schema.prune(clone(body)).get("status")
+            # One pruning pass gives both the stored status and the checks' input.
+            pruned_body, refused = schema.prune_and_validate(body)
+            pruned = pruned_body.get("status")
             errors = [
                 str(e)
-                for e in schema.validate(body)
+                for e in refused
                 if e.path.startswith("status")
                 and not e.message.startswith("unknown field")
                 and not _unstamped(e.path, e.message)

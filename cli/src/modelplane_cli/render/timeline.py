@@ -96,7 +96,7 @@ class Timeline:
         for read in _read_keys(reads):
             at = self.given.get(read) if read == key else self.changed.get(read)
             if at is not None:
-                wakes = read == key or (xr is not None and _composed_by(world, read, xr))
+                wakes = read == key or (xr is not None and _composed_by(world, read, key, xr))
                 seen[read] = at if wakes else at + requeue
         everything = max(seen.values(), default=0.0)
         moment = everything
@@ -140,18 +140,26 @@ def conditions_of(obj: View | None) -> dict[str, tuple[str, str]]:
 
 
 def _read_keys(reads: Reads | None) -> Iterable[ObjectKey]:
+    """Every object a reconcile read; unordered, as its only use is a maximum."""
     if reads is None:
-        return []
+        return ()
     keys: set[ObjectKey] = set(reads.objects)
     for _, _, answer in reads.queries:
         keys.update(answer)
-    return sorted(keys)
+    return keys
 
 
-def _composed_by(world: World, key: ObjectKey, xr: View) -> bool:
+def _composed_by(world: World, key: ObjectKey, xr_key: ObjectKey, xr: View) -> bool:
     obj = world.get(key)
     controller: Mapping[str, Any] | None = controller_reference(obj) if obj is not None else None
-    return controller is not None and reference_matches(controller, xr)
+    # The kind and name decide for almost every read (a cluster, another's
+    # replica), so reference_matches runs only for a reference that could name xr.
+    return (
+        controller is not None
+        and controller.get("name") == xr_key.name
+        and controller.get("kind") == xr_key.kind
+        and reference_matches(controller, xr)
+    )
 
 
 def duration(seconds: float) -> str:

@@ -94,6 +94,13 @@ class Schema:
         are skipped when a blocking error (required, enum, length, count or type)
         was found, as the API server skips them.
         """
+        return self.prune_and_validate(obj, old)[1]
+
+    def prune_and_validate(
+        self, obj: dict[str, Any], old: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], list[FieldError]]:
+        """`prune(obj)` and `validate(obj, old)` from one pruning pass: the checks only
+        read the pruned copy, which is returned whole."""
         dropped: list[str] = []
         pruned = prune(obj, self.node, "", dropped)
         problems = self._identity(pruned)
@@ -107,7 +114,7 @@ class Schema:
                 problems.extend(evaluate_rules(pruned, self.node, "", self._rules, previous))
         errors = {p.error for p in problems}
         errors.update(FieldError(path, unknown_field(path)) for path in dropped)
-        return sorted(errors)
+        return pruned, sorted(errors)
 
     def admit(self, obj: dict[str, Any]) -> tuple[dict[str, Any], list[FieldError]]:
         """What a create does: default, then validate. Returns the defaulted object."""
