@@ -136,6 +136,23 @@ def test_bench_render_runs_the_cli(fleet: Path, capsys: pytest.CaptureFixture[st
     assert "exit_status" not in result
 
 
+@pytest.mark.parametrize(
+    ("clusters", "deployments", "median_s", "line"),
+    [
+        (100, 50, 4.99, "goal: render 100x50 4.99 s (goal 5 s): met"),
+        (100, 50, 5.0, "goal: render 100x50 5.00 s (goal 5 s): met"),
+        (100, 50, 5.01, "goal: render 100x50 5.01 s (goal 5 s): NOT met"),
+        (300, 200, 29.5, "goal: render 300x200 29.50 s (goal 30 s): met"),
+        (300, 200, 43.1, "goal: render 300x200 43.10 s (goal 30 s): NOT met"),
+        (2, 1, 0.5, None),
+    ],
+)
+def test_bench_render_says_whether_a_size_meets_its_goal(
+    clusters: int, deployments: int, median_s: float, line: str | None
+) -> None:
+    assert bench_render.goal_line(clusters, deployments, median_s) == line
+
+
 def test_bench_render_prints_the_recorded_figures_beside_its_own(
     fleet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

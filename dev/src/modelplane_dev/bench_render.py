@@ -6,7 +6,9 @@ ModelDeployments of two replicas each (one GPU with the file's selectors, spread
 over a few namespaces) to a temporary directory, then runs
 `modelplane render DIR -o yaml` in a child process, as a user would, with its
 output thrown away. Prints one JSON line: the median and minimum wall time in
-seconds over `--runs` runs, and the child's peak RSS in MiB.
+seconds over `--runs` runs, and the child's peak RSS in MiB; for the sizes issue
+28 sets a goal for (100 x 50: 5 s, 300 x 200: 30 s), a second line, `goal: render
+100x50 <median> s (goal 5 s): met` or `NOT met`.
 
 The child runs as an installed command does, with Python's bytecode cache on: one
 untimed render of a one-cluster fleet first fills it. A workplace that sets
@@ -36,6 +38,8 @@ from modelplane.core.vocabulary import (
 from modelplane_dev import bench_baseline, bench_command
 
 DEFAULT_RUNS = 3
+# Issue 28's goals for render on the 2-core machine: seconds, by (clusters, deployments).
+GOALS_S: dict[tuple[int, int], float] = {(100, 50): 5.0, (300, 200): 30.0}
 NAMESPACES = 5
 _SECRETS_NAMESPACE = "modelplane-system"
 
@@ -152,6 +156,15 @@ def fleet_documents(
     return documents
 
 
+def goal_line(clusters: int, deployments: int, median_s: float) -> str | None:
+    """`goal: render CxD <median> (goal G s): met` (or `NOT met`), for a size with a goal."""
+    goal = GOALS_S.get((clusters, deployments))
+    if goal is None:
+        return None
+    verdict = "met" if median_s <= goal else "NOT met"
+    return f"goal: render {clusters}x{deployments} {median_s:.2f} s (goal {goal:g} s): {verdict}"
+
+
 def _render_once(directory: Path) -> tuple[float, float, int]:
     """Wall seconds, peak RSS in MiB and exit status of one `modelplane render`."""
     command = [sys.executable, "-m", "modelplane_cli.main", "render", str(directory), "-o", "yaml"]
@@ -212,4 +225,7 @@ def run(args: argparse.Namespace) -> int:
     if status != 0:
         result["exit_status"] = status
     print(json.dumps(bench_baseline.with_before(result, baseline)))
+    goal = goal_line(args.clusters, args.deployments, result["median_s"])
+    if goal is not None and status == 0:
+        print(goal)
     return bench_command.EXIT_OK if status == 0 else bench_command.EXIT_FAILED

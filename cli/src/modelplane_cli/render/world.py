@@ -10,8 +10,10 @@ that Struct once per change of the object.
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +160,9 @@ class World:
         self._uncontrolled: dict[str, set[ObjectKey]] = {}
         # The revision at which each object last changed, for "what changed this round".
         self._changed_at: dict[ObjectKey, int] = {}
+        # Every put as (revision, key), in revision order: a composite's writes are
+        # found from where its reconcile began, not by walking every object.
+        self._puts: list[tuple[int, ObjectKey]] = []
         self.revision = 0
         for obj in objects:
             self.put(obj)
@@ -219,6 +224,7 @@ class World:
         self._index(key, stored)
         self.revision += 1
         self._changed_at[key] = self.revision
+        self._puts.append((self.revision, key))
         self._type_changed_at[(key.api_version, key.kind)] = self.revision
         return True
 
@@ -245,7 +251,10 @@ class World:
 
     def changed_since(self, revision: int) -> list[ObjectKey]:
         """Objects written after `revision` that still exist."""
-        return sorted(k for k, at in self._changed_at.items() if at > revision)
+        # The puts after `revision` are the log's tail; a key put then and still
+        # present has its last change after `revision` too.
+        start = bisect.bisect_right(self._puts, revision, key=lambda entry: entry[0])
+        return sorted({k for _, k in self._puts[start:] if k in self._changed_at})
 
     def delete_cascade(self, key: ObjectKey) -> list[ObjectKey]:
         """Delete an object and, as the garbage collector would, everything it owns."""
@@ -335,6 +344,11 @@ class World:
             if any(reference_matches(ref, owner) for ref in owner_references(obj)):
                 found.append(dep)
         return found
+
+    def referencing(self, kind: str, name: str) -> AbstractSet[ObjectKey]:
+        """Keys of the objects with an owner reference of this kind and name (of any
+        group, uid or namespace): a superset of what `dependents` answers, from its index."""
+        return self._dependents.get((kind, name), frozenset())
 
     def controlled_by(self, owner: View) -> list[ObjectKey]:
         """Objects whose controller reference names `owner`."""
