@@ -138,6 +138,55 @@ def test_revision_moves_only_on_real_change() -> None:
     assert world.changed_since(start) == [ObjectKey("v1", "ConfigMap", "ns", "a")]
 
 
+_OPERATIONS = st.lists(
+    st.tuples(st.sampled_from(["put", "change", "delete"]), st.sampled_from("abcde")),
+    max_size=30,
+)
+
+
+@given(before=_OPERATIONS, after=_OPERATIONS)
+def test_changed_since_is_every_object_still_present_that_changed_after(
+    before: list[tuple[str, str]], after: list[tuple[str, str]]
+) -> None:
+    world = World()
+    versions: dict[str, int] = {}
+
+    def play(operations: list[tuple[str, str]]) -> set[str]:
+        touched: set[str] = set()
+        for operation, name in operations:
+            key = ObjectKey("v1", "ConfigMap", "ns", name)
+            if operation == "delete":
+                world.delete(key)
+                touched.discard(name)
+                continue
+            versions[name] = versions.get(name, 0) + (operation == "change")
+            obj = cm(name)
+            obj["data"] = {"v": str(versions[name])}
+            if world.put(obj):
+                touched.add(name)
+        return touched
+
+    play(before)
+    start = world.revision
+    touched = play(after)
+
+    assert [k.name for k in world.changed_since(start)] == sorted(touched)
+
+
+def test_referencing_is_every_object_naming_the_owner_by_kind_and_name() -> None:
+    owner = xroot("u1")
+    mine = owned("mine", owner)
+    stale = owned("stale", xroot("old"))
+    merely_owned = owned("merely", owner, controller=False)
+    stranger = owned("stranger", {**owner, "metadata": {"name": "other", "namespace": "ns"}})
+    world = World([owner, mine, stale, merely_owned, stranger])
+
+    assert sorted(k.name for k in world.referencing("XRoot", "r")) == ["merely", "mine", "stale"]
+    assert not world.referencing("XRoot", "nobody")
+    world.delete(ObjectKey.of(mine))
+    assert sorted(k.name for k in world.referencing("XRoot", "r")) == ["merely", "stale"]
+
+
 def test_put_copies_so_callers_cannot_reach_into_the_store() -> None:
     obj = cm("a")
     world = World([obj])

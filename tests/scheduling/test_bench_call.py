@@ -133,6 +133,7 @@ def test_bench_render_runs_the_cli(fleet: Path, capsys: pytest.CaptureFixture[st
     assert status == bench_command.EXIT_OK
     assert result["clusters"] == 2 and result["deployments"] == 1
     assert result["median_s"] > 0 and result["peak_rss_mib"] > 0
+    assert result["cpu_median_s"] > 0
     assert "exit_status" not in result
 
 

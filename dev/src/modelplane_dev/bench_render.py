@@ -6,7 +6,10 @@ ModelDeployments of two replicas each (one GPU with the file's selectors, spread
 over a few namespaces) to a temporary directory, then runs
 `modelplane render DIR -o yaml` in a child process, as a user would, with its
 output thrown away. Prints one JSON line: the median and minimum wall time in
-seconds over `--runs` runs, and the child's peak RSS in MiB.
+seconds over `--runs` runs, the median of the child's CPU seconds (user and system:
+what a busy shared machine moves least), and its peak RSS in MiB; for the sizes issue
+28 sets a goal for (100 x 50: 5 s, 300 x 200: 30 s), a second line, `goal: render
+100x50 <median> s (goal 5 s): met` or `NOT met`.
 
 The child runs as an installed command does, with Python's bytecode cache on: one
 untimed render of a one-cluster fleet first fills it. A workplace that sets
@@ -154,8 +157,9 @@ def fleet_documents(
     return documents
 
 
-def _render_once(directory: Path) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS in MiB and exit status of one `modelplane render`."""
+def _render_once(directory: Path) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds (user and system), peak RSS in MiB and exit status of
+    one `modelplane render`."""
     command = [sys.executable, "-m", "modelplane_cli.main", "render", str(directory), "-o", "yaml"]
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
@@ -167,7 +171,8 @@ def _render_once(directory: Path) -> tuple[float, float, int]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.stderr is not None:
         child.stderr.close()
-    return elapsed, usage.ru_maxrss / 1024, child.returncode
+    cpu = usage.ru_utime + usage.ru_stime
+    return elapsed, cpu, usage.ru_maxrss / 1024, child.returncode
 
 
 def goal_line(clusters: int, deployments: int, median_s: float, status: int) -> str:
@@ -188,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"modelplane bench render: {error}", file=sys.stderr)
         return bench_command.EXIT_FAILED
     timings: list[float] = []
+    cpu: list[float] = []
     peaks: list[float] = []
     status = 0
     with tempfile.TemporaryDirectory(prefix="modelplane-bench-") as scratch:
@@ -196,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         (warm_up / "fleet.yaml").write_text(
             yaml.safe_dump_all(fleet_documents(pools, selectors, 1, 1), sort_keys=False)
         )
-        _, _, status = _render_once(warm_up)
+        _, _, _, status = _render_once(warm_up)
         directory = Path(scratch) / "fleet"
         directory.mkdir()
         (directory / "fleet.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
@@ -207,8 +213,9 @@ def run(args: argparse.Namespace) -> int:
             )
             return bench_command.EXIT_FAILED
         for _ in range(args.runs):
-            elapsed, peak, status = _render_once(directory)
+            elapsed, seconds, peak, status = _render_once(directory)
             timings.append(elapsed)
+            cpu.append(seconds)
             peaks.append(peak)
             if status != 0:
                 break
@@ -218,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
         "deployments": args.deployments,
         "median_s": round(statistics.median(timings), 2),
         "min_s": round(min(timings), 2),
+        "cpu_median_s": round(statistics.median(cpu), 2),
         "peak_rss_mib": round(max(peaks), 1),
     }
     if status != 0:

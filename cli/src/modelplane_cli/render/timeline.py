@@ -93,10 +93,12 @@ class Timeline:
         xr = world.get(key)
         requeue = intervals.composite_requeue(ttl)
         seen: dict[ObjectKey, float] = {}
+        composes = _Controller(world, xr) if xr is not None else None
+        # Only maxima are taken of `seen`, so the reads are visited in any order.
         for read in _read_keys(reads):
             at = self.given.get(read) if read == key else self.changed.get(read)
             if at is not None:
-                wakes = read == key or (xr is not None and _composed_by(world, read, key, xr))
+                wakes = read == key or (composes is not None and composes.of(read))
                 seen[read] = at if wakes else at + requeue
         everything = max(seen.values(), default=0.0)
         moment = everything
@@ -149,17 +151,26 @@ def _read_keys(reads: Reads | None) -> Iterable[ObjectKey]:
     return keys
 
 
-def _composed_by(world: World, key: ObjectKey, xr_key: ObjectKey, xr: View) -> bool:
-    obj = world.get(key)
-    controller: Mapping[str, Any] | None = controller_reference(obj) if obj is not None else None
-    # The kind and name decide for almost every read (a cluster, another's
-    # replica), so reference_matches runs only for a reference that could name xr.
-    return (
-        controller is not None
-        and controller.get("name") == xr_key.name
-        and controller.get("kind") == xr_key.kind
-        and reference_matches(controller, xr)
-    )
+class _Controller:
+    """Whether an object's controller reference names one composite. Only objects
+    with some owner reference of the composite's kind and name can (the world's
+    index of them), so the others a reconcile read (a ModelDeployment reads the
+    whole fleet) are not looked at."""
+
+    def __init__(self, world: World, xr: View) -> None:
+        self._world = world
+        self._xr = xr
+        key = ObjectKey.of(xr)
+        self._candidates = world.referencing(key.kind, key.name)
+
+    def of(self, key: ObjectKey) -> bool:
+        if key not in self._candidates:
+            return False
+        obj = self._world.get(key)
+        controller: Mapping[str, Any] | None = (
+            controller_reference(obj) if obj is not None else None
+        )
+        return controller is not None and reference_matches(controller, self._xr)
 
 
 def duration(seconds: float) -> str:

@@ -10,8 +10,10 @@ that Struct once per change of the object.
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +21,40 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane.xfn.structs import to_struct
+from modelplane_cli.render.objects import (
+    View,
+    annotations_of,
+    clone,
+    controller_reference,
+    group_of,
+    labels_of,
+    matches_labels,
+    metadata,
+    owner_references,
+)
 from modelplane_cli.render.wire import resources
 
+# The object helpers (`objects`) are re-exported: the engine reads them from here too.
+__all__ = [
+    "Obj",
+    "ObjectKey",
+    "Selection",
+    "View",
+    "World",
+    "annotations_of",
+    "clone",
+    "controller_reference",
+    "fake_uid",
+    "group_of",
+    "label_pairs",
+    "labels_of",
+    "matches_labels",
+    "metadata",
+    "owner_references",
+    "reference_matches",
+]
+
 Obj = dict[str, Any]
-View = Mapping[str, Any]
 # A select's arguments: apiVersion, kind, namespace (None for all), sorted labels (or None).
 Selection = tuple[str, str, str | None, tuple[tuple[str, str], ...] | None]
 
@@ -64,44 +96,6 @@ class ObjectKey:
         return f"{self.kind} {where}"
 
 
-def clone(value: Any) -> Any:
-    """A deep copy of JSON-shaped data; several times faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clone(v) for v in value]
-    return value
-
-
-def group_of(api_version: str) -> str:
-    """The API group of an apiVersion; "" for the core group (`v1`)."""
-    group, _, _ = api_version.rpartition("/")
-    return group
-
-
-def metadata(obj: View) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
-def labels_of(obj: View) -> Mapping[str, str]:
-    return metadata(obj).get("labels") or {}
-
-
-def annotations_of(obj: View) -> Mapping[str, str]:
-    return metadata(obj).get("annotations") or {}
-
-
-def owner_references(obj: View) -> list[Mapping[str, Any]]:
-    return list(metadata(obj).get("ownerReferences") or [])
-
-
-def controller_reference(obj: View) -> Mapping[str, Any] | None:
-    for ref in owner_references(obj):
-        if ref.get("controller") is True:
-            return ref
-    return None
-
-
 def fake_uid(key: ObjectKey) -> str:
     """A stable stand-in for the uid the API server would assign."""
     return str(
@@ -124,11 +118,6 @@ def reference_matches(ref: Mapping[str, Any], owner: View) -> bool:
     ref_uid = ref.get("uid")
     owner_uid = metadata(owner).get("uid")
     return not (ref_uid and owner_uid and ref_uid != owner_uid)
-
-
-def matches_labels(obj: View, selector: Mapping[str, str]) -> bool:
-    labels = labels_of(obj)
-    return all(labels.get(k) == v for k, v in selector.items())
 
 
 class World:
@@ -158,6 +147,8 @@ class World:
         self._uncontrolled: dict[str, set[ObjectKey]] = {}
         # The revision at which each object last changed, for "what changed this round".
         self._changed_at: dict[ObjectKey, int] = {}
+        # Every put as (revision, key): a reconcile's writes without a walk of the world.
+        self._puts: list[tuple[int, ObjectKey]] = []
         self.revision = 0
         for obj in objects:
             self.put(obj)
@@ -219,6 +210,7 @@ class World:
         self._index(key, stored)
         self.revision += 1
         self._changed_at[key] = self.revision
+        self._puts.append((self.revision, key))
         self._type_changed_at[(key.api_version, key.kind)] = self.revision
         return True
 
@@ -244,8 +236,9 @@ class World:
         return self._type_changed_at.get((api_version, kind), 0)
 
     def changed_since(self, revision: int) -> list[ObjectKey]:
-        """Objects written after `revision` that still exist."""
-        return sorted(k for k, at in self._changed_at.items() if at > revision)
+        """Objects written after `revision` that still exist: the log's tail."""
+        start = bisect.bisect_right(self._puts, revision, key=lambda entry: entry[0])
+        return sorted({k for _, k in self._puts[start:] if k in self._changed_at})
 
     def delete_cascade(self, key: ObjectKey) -> list[ObjectKey]:
         """Delete an object and, as the garbage collector would, everything it owns."""
@@ -335,6 +328,11 @@ class World:
             if any(reference_matches(ref, owner) for ref in owner_references(obj)):
                 found.append(dep)
         return found
+
+    def referencing(self, kind: str, name: str) -> AbstractSet[ObjectKey]:
+        """Keys of the objects with an owner reference of this kind and name (of any
+        group, uid or namespace): a superset of what `dependents` answers, from its index."""
+        return self._dependents.get((kind, name), frozenset())
 
     def controlled_by(self, owner: View) -> list[ObjectKey]:
         """Objects whose controller reference names `owner`."""
