@@ -9,7 +9,14 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 
 from modelplane.xfn.structs import to_dict
-from modelplane_dev import bench_baseline, bench_call, bench_command, bench_render
+from modelplane_dev import (
+    bench_baseline,
+    bench_call,
+    bench_call_goals,
+    bench_command,
+    bench_render,
+    bench_requests,
+)
 
 GPU = "gpu.nvidia.com"
 FLEET: dict[str, Any] = {
@@ -59,7 +66,7 @@ def _bench(
 
 def test_first_request_carries_the_fleet_and_nothing_else_fetched(fleet: Path) -> None:
     pools, selectors = bench_command.load_fleet(fleet)
-    request = bench_call.first_request(bench_command.cluster_objects(pools, 3), selectors, 2)
+    request = bench_requests.first_request(bench_command.cluster_objects(pools, 3), selectors, 2)
     fetched = request.required_resources
     assert len(fetched["inferenceclusters"].items) == 3
     assert "modelreplicas" in fetched and not fetched["modelreplicas"].items
@@ -69,13 +76,13 @@ def test_first_request_carries_the_fleet_and_nothing_else_fetched(fleet: Path) -
 
 def test_steady_request_observes_what_the_first_call_composed(fleet: Path) -> None:
     pools, selectors = bench_command.load_fleet(fleet)
-    first = bench_call.first_request(bench_command.cluster_objects(pools, 2), selectors, 1)
+    first = bench_requests.first_request(bench_command.cluster_objects(pools, 2), selectors, 1)
     response = fnv1.RunFunctionResponse()
     response.desired.composite.resource.update({"status": {"replicas": {"total": 1}}})
     response.desired.resources["bench-abc"].resource.update(
         {"apiVersion": "modelplane.ai/v1alpha1", "kind": "ModelReplica", "metadata": {"name": "x"}}
     )
-    steady = bench_call.steady_request(first, response)
+    steady = bench_requests.steady_request(first, response)
     observed = to_dict(steady.observed.resources["bench-abc"].resource)
     assert observed["metadata"]["namespace"] == "bench"
     assert {c["type"] for c in observed["status"]["conditions"]} >= {"Serving", "Ready"}
@@ -185,7 +192,7 @@ def test_bench_call_sends_go_order_bytes_and_reports_the_ratios(
 
 def test_steady_requests_differ_in_order_and_by_one_grown_pool_per_call(fleet: Path) -> None:
     pools, selectors = bench_command.load_fleet(fleet)
-    first = bench_call.first_request(bench_command.cluster_objects(pools, 3), selectors, 1)
+    first = bench_requests.first_request(bench_command.cluster_objects(pools, 3), selectors, 1)
     sent = bench_call.payloads(first, 2, seed=1)
     steady = [fnv1.RunFunctionRequest.FromString(p) for p in sent["steady"]]
     unchanged = [fnv1.RunFunctionRequest.FromString(p) for p in sent["unchanged_fleet"]]
@@ -308,13 +315,13 @@ def _result(clusters: int, **fields: Any) -> dict[str, Any]:
 def test_bench_call_prints_each_measured_goal_against_its_limit(
     result: dict[str, Any], expected: list[str]
 ) -> None:
-    assert bench_call.goal_lines(result) == expected
+    assert bench_call_goals.goal_lines(result) == expected
 
 
 def test_a_response_naming_a_cel_stop_counts_as_one() -> None:
-    assert bench_call.cel_stops(b"...CELBudgetExceeded...") == 1
-    assert bench_call.cel_stops(b"operation cancelled: evaluation time limit exceeded") == 1
-    assert bench_call.cel_stops(b"ReplicasScheduled True Scheduled") == 0
+    assert bench_call_goals.cel_stops(b"...CELBudgetExceeded...") == 1
+    assert bench_call_goals.cel_stops(b"operation cancelled: evaluation time limit exceeded") == 1
+    assert bench_call_goals.cel_stops(b"ReplicasScheduled True Scheduled") == 0
 
 
 def test_bench_call_compares_one_worker_with_two_and_prints_its_goals(

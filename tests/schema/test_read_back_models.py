@@ -1,4 +1,4 @@
-"""The read-back models the generator writes for the workload kinds (schemas/generate.py
+"""The read-back models the generator writes for the workload kinds (schemas/read_back.py
 `WORKLOADS`) type every field as the kind's upstream CRD does, and name the fields the
 kinds decide on."""
 
@@ -25,10 +25,10 @@ CRD_FILES = {
 
 
 def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location("generate", ROOT / "schemas" / "generate.py")
+    spec = importlib.util.spec_from_file_location("read_back", ROOT / "schemas" / "read_back.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate", module)
+    sys.modules.setdefault("read_back", module)
     spec.loader.exec_module(module)
     return module
 

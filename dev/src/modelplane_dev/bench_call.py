@@ -45,28 +45,18 @@ from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import grpc
-from google.protobuf import struct_pb2
 
-from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
-from modelplane_dev import bench_baseline, bench_command, bench_goals, bench_server, gowire
+from modelplane_dev import (
+    bench_baseline,
+    bench_call_goals,
+    bench_command,
+    bench_server,
+    gowire,
+)
+from modelplane_dev.bench_requests import first_request, grow_pool, steady_request
 
 DEFAULT_RUNS = 7
 DEFAULT_PROCESSES = 3
-_NAMESPACE = "bench"
-# compose-model-deployment's requirement names.
-CLUSTERS = "inferenceclusters"
-REPLICAS = "modelreplicas"
-STEADY_GOAL_MS = {1000: 50.0}
-"""The steady call's goal (Go-order bytes, one pool grown), by clusters."""
-FIRST_CALL_GOAL_CLUSTERS = 10_000
-"""The fleet whose first call must complete within Crossplane's deadline."""
-RESPONSE_LIMIT = bench_server.CLIENT_RECEIVE_LIMIT
-"""A response must stay under what Crossplane's client receives (4 MiB)."""
-WORKERS_GOAL_RATIO = 1.5
-"""Throughput on two workers over one, with concurrent callers: growing with cores."""
-CEL_STOPS = (Reason.CEL_BUDGET_EXCEEDED.encode(), b"evaluation time limit exceeded")
-"""What a response says when a decision's CEL ran out of units or (a lone
-evaluation's backstop) time: on the bench fleet, whose work is bounded, any is a bug."""
 
 
 def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -118,106 +108,12 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
     command.set_defaults(func=run)
 
 
-def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    struct = struct_pb2.Struct()
-    struct.update(value)
-    return struct
-
-
-def deployment(selectors: list[str], replicas: int) -> dict[str, Any]:
-    return {
-        "apiVersion": API_VERSION,
-        "kind": MODEL_DEPLOYMENT,
-        "metadata": {"name": "bench", "namespace": _NAMESPACE, "uid": "bench-uid"},
-        "spec": {
-            "replicas": replicas,
-            "nodeSelector": {
-                "devices": [
-                    {"name": "gpu", "count": 1, "selectors": [{"cel": s} for s in selectors]}
-                ]
-            },
-            "workers": {"template": {"spec": {"containers": [{"name": "engine", "image": "b"}]}}},
-        },
-    }
-
-
-def _served(obj: dict[str, Any]) -> dict[str, Any]:
-    """`obj` as the API server returns it: with a uid and a resourceVersion."""
-    metadata = obj["metadata"]
-    uid = f"uid-{metadata.get('namespace', '')}-{metadata['name']}"
-    return {**obj, "metadata": {**metadata, "uid": uid, "resourceVersion": "1"}}
-
-
-def first_request(
-    clusters: list[dict[str, Any]], selectors: list[str], replicas: int
-) -> fnv1.RunFunctionRequest:
-    """The call after Crossplane has fetched what the function asked for: the whole
-    fleet, no ModelReplicas yet, no PriorityClasses."""
-    req = fnv1.RunFunctionRequest()
-    req.meta.tag = "bench"
-    req.observed.composite.resource.CopyFrom(_struct(deployment(selectors, replicas)))
-    fetched = req.required_resources.get_or_create(CLUSTERS)
-    for obj in clusters:
-        fetched.items.add().resource.CopyFrom(_struct(_served(obj)))
-    req.required_resources.get_or_create(REPLICAS)
-    req.required_resources.get_or_create("priorityclasses")
-    return req
-
-
-SERVING = {
-    "conditions": [
-        {"type": kind, "status": "True", "reason": "Bench"}
-        for kind in ("Ready", "Synced", "Accepted", "Serving")
-    ]
-}
-
-
-def steady_request(
-    first: fnv1.RunFunctionRequest, response: fnv1.RunFunctionResponse
-) -> fnv1.RunFunctionRequest:
-    """The next reconcile: what the first call composed now exists and serves, and the
-    deployment carries the status the first call published."""
-    req = fnv1.RunFunctionRequest()
-    req.CopyFrom(first)
-    status = response.desired.composite.resource.fields.get("status")
-    if status is not None:
-        req.observed.composite.resource.fields["status"].CopyFrom(status)
-    fetched = req.required_resources[REPLICAS]
-    for name, desired in sorted(response.desired.resources.items()):
-        obj = _struct({})
-        obj.CopyFrom(desired.resource)
-        metadata = obj.get_or_create_struct("metadata")
-        metadata["namespace"] = _NAMESPACE
-        metadata["uid"] = f"uid-{name}"
-        metadata["resourceVersion"] = "1"
-        obj["status"] = SERVING
-        req.observed.resources[name].resource.CopyFrom(obj)
-        fetched.items.add().resource.CopyFrom(obj)
-    return req
-
-
 _MODES = (
     # (name, Go's map order, the fleet changed since the last call)
     ("steady", True, True),
     ("stable_order", False, True),
     ("unchanged_fleet", True, False),
 )
-
-
-def grow_pool(request: fnv1.RunFunctionRequest, call: int, name: str = "inferenceclusters") -> None:
-    """One cluster's first pool grown by a node, declared and published: what a live
-    fleet changes between two polls. A different cluster each call, spread over the fleet."""
-    items = request.required_resources[name].items
-    if not items:
-        return
-    fields = items[(call * 7919) % len(items)].resource.fields
-    metadata = fields["metadata"].struct_value.fields
-    metadata["resourceVersion"].string_value = str(
-        int(metadata["resourceVersion"].string_value) + 1
-    )
-    spec, status = fields["spec"].struct_value.fields, fields["status"].struct_value.fields
-    spec["nodePools"].list_value.values[0].struct_value.fields["nodeCount"].number_value += 1
-    status["gpuPools"].list_value.values[0].struct_value.fields["nodes"].number_value += 1
 
 
 def payloads(steady: fnv1.RunFunctionRequest, runs: int, seed: int) -> dict[str, list[bytes]]:
@@ -271,7 +167,7 @@ def measure(
             elapsed, answer = server.call(payload)
             firsts.append(elapsed)
             result["response_bytes"] = len(answer)
-            stops += cel_stops(answer)
+            stops += bench_call_goals.cel_stops(answer)
             if not sent:
                 response = fnv1.RunFunctionResponse.FromString(answer)
                 steady = steady_request(first, response)
@@ -283,7 +179,7 @@ def measure(
                 for payload in timed:
                     before = server.cpu_seconds()
                     elapsed, answer = server.call(payload)
-                    stops += cel_stops(answer)
+                    stops += bench_call_goals.cel_stops(answer)
                     times[name].append(elapsed)
                     if name == "steady":
                         cpu.append((server.cpu_seconds() - before) * 1000)
@@ -309,11 +205,6 @@ def measure(
     if peaks:
         result["server_peak_rss_mib"] = max(peaks)
     return result
-
-
-def cel_stops(answer: bytes) -> int:
-    """1 when the response says a CEL budget or deadline stopped a decision, else 0."""
-    return int(any(marker in answer for marker in CEL_STOPS))
 
 
 def compare_workers(
@@ -355,65 +246,6 @@ def compare_workers(
         "calls_per_second_2": round(rates["2"], 2),
         "workers_ratio": round(rates["2"] / rates["1"], 2),
     }
-
-
-def goal_lines(result: dict[str, Any]) -> list[str]:
-    """The issue-28 goals this run measured, each against its limit."""
-    lines: list[str] = []
-    clusters = result["clusters"]
-    steady_goal = STEADY_GOAL_MS.get(clusters)
-    if steady_goal is not None and "steady_median_ms" in result:
-        value = result["steady_median_ms"]
-        lines.append(
-            bench_goals.line(
-                f"steady call at {clusters:,} clusters on Go-order bytes",
-                f"{value} ms",
-                f"<= {steady_goal:g} ms",
-                value <= steady_goal,
-            )
-        )
-    if clusters >= FIRST_CALL_GOAL_CLUSTERS:
-        deadline = bench_server.CALL_DEADLINE_SECONDS
-        first = result.get("first_median_ms")
-        lines.append(
-            bench_goals.line(
-                f"first call at {clusters:,} clusters",
-                f"{first} ms" if first is not None else f"failed ({result.get('error')})",
-                f"<= {deadline * 1000:,.0f} ms, Crossplane's reconcile timeout",
-                first is not None and first <= deadline * 1000,
-            )
-        )
-        size = result.get("response_bytes")
-        lines.append(
-            bench_goals.line(
-                f"first response at {clusters:,} clusters",
-                f"{size:,} bytes" if size is not None else "none",
-                f"< {RESPONSE_LIMIT:,} bytes",
-                size is not None and size < RESPONSE_LIMIT,
-            )
-        )
-    if "error" not in result:
-        stops = result["cel_stops"]
-        lines.append(
-            bench_goals.line(
-                f"CEL budget or deadline stops at {clusters:,} clusters",
-                str(stops),
-                "0",
-                stops == 0,
-            )
-        )
-    workers = result.get("workers")
-    if workers is not None and "workers_ratio" in workers:
-        ratio = workers["workers_ratio"]
-        lines.append(
-            bench_goals.line(
-                f"throughput on 2 workers over 1 ({workers['callers']} callers)",
-                f"{ratio}x",
-                f">= {WORKERS_GOAL_RATIO}x",
-                ratio >= WORKERS_GOAL_RATIO,
-            )
-        )
-    return lines
 
 
 def _summarize(
@@ -472,7 +304,7 @@ def run(args: argparse.Namespace) -> int:
             callers=args.callers,
         )
     )
-    goal = STEADY_GOAL_MS.get(args.clusters)
+    goal = bench_call_goals.STEADY_GOAL_MS.get(args.clusters)
     if goal is not None and "steady_median_ms" in result:
         result["steady_goal_ms"] = goal
         result["steady_goal_met"] = result["steady_median_ms"] <= goal
@@ -481,6 +313,6 @@ def run(args: argparse.Namespace) -> int:
             request, args.runs, args.callers, args.worker_pairs, list(args.server_arg)
         )
     print(json.dumps(bench_baseline.with_before(result, baseline)))
-    for line in goal_lines(result):
+    for line in bench_call_goals.goal_lines(result):
         print(line)
     return bench_command.EXIT_FAILED if "error" in result else bench_command.EXIT_OK

@@ -45,7 +45,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import INFERENCE_CLUSTER, LABEL_CLUSTER, MODEL_REPLICA
 from modelplane.xfn.structs import to_dict
-from modelplane_dev import bench_call, bench_command, bench_server, gowire
+from modelplane_dev import bench_command, bench_requests, bench_server, gowire
 
 DEFAULT_RUNS = 5
 RECONCILE_SECONDS = 60.0
@@ -109,7 +109,7 @@ def stamp_replicas(
                 "labels": labels,
             }
             spec = {**template.get("spec", {}), "clusterName": placed}
-            obj = {**template, "metadata": metadata, "spec": spec, "status": bench_call.SERVING}
+            obj = {**template, "metadata": metadata, "spec": spec, "status": bench_requests.SERVING}
             found.append(_served(obj, f"uid-{name}"))
     return found
 
@@ -163,14 +163,14 @@ class Call:
 
 
 def _grow(req: fnv1.RunFunctionRequest, run: int) -> None:
-    """`bench_call.grow_pool` on whichever cluster list the request carries: the fleet's,
+    """`bench_requests.grow_pool` on whichever cluster list the request carries: the fleet's,
     or a settled deployment's first own cluster."""
     lists = [
-        name for name in sorted(req.required_resources) if name.startswith(bench_call.CLUSTERS)
+        name for name in sorted(req.required_resources) if name.startswith(bench_requests.CLUSTERS)
     ]
     if lists:
-        wide = bench_call.CLUSTERS
-        bench_call.grow_pool(req, run, wide if wide in lists else lists[0])
+        wide = bench_requests.CLUSTERS
+        bench_requests.grow_pool(req, run, wide if wide in lists else lists[0])
 
 
 def fetch_loop(
@@ -226,7 +226,7 @@ def measure(
     ]
     world: dict[str, list[dict[str, Any]]] = {INFERENCE_CLUSTER: clusters, MODEL_REPLICA: []}
     composite = struct_pb2.Struct()
-    composite.update(bench_call.deployment(selectors, args.replicas))
+    composite.update(bench_requests.deployment(selectors, args.replicas))
     bare = fnv1.RunFunctionRequest()
     bare.meta.tag = "bench"
     bare.observed.composite.resource.CopyFrom(composite)
@@ -248,8 +248,8 @@ def measure(
         names = [c["metadata"]["name"] for c in clusters]
         world[MODEL_REPLICA] = stamp_replicas(own[0], names, args.deployments, args.replicas)
         # The steady reconcile: its own replicas composed and serving, its status published.
-        steady = bench_call.steady_request(bare, first)
-        for replica in steady.required_resources[bench_call.REPLICAS].items:
+        steady = bench_requests.steady_request(bare, first)
+        for replica in steady.required_resources[bench_requests.REPLICAS].items:
             world[MODEL_REPLICA].append(to_dict(replica.resource))
         steady.ClearField("required_resources")
         # Unsettled: the same deployment scaled up by one replica (a wide reconcile).
