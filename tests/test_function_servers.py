@@ -67,8 +67,9 @@ def test_serves_run_function(served: tuple[str, str]) -> None:
         # names what it cannot read and keeps what it composed.
         "compose-inference-cluster": "condition PoolsResolved=False",
         "compose-model-replica": "condition Accepted=False",
-        # The fleet scheduler asks for the fleet before it reads the spec.
-        "compose-model-deployment": "condition ReplicasScheduled=Unknown",
+        # The fleet scheduler reads the spec before it waits for the fleet, so an
+        # unreadable one is named at once, not after the fetch.
+        "compose-model-deployment": "condition ReplicasScheduled=False",
         "compose-model-cache": "condition Valid=False",
     }
     got = [f"fatal {r.reason}" for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
