@@ -94,6 +94,17 @@ def find(objects: list[Obj], kind: str, name: str) -> Obj:
     return found
 
 
+def placed_clusters(objects: list[Obj]) -> dict[str, list[str]]:
+    """Each ModelDeployment's placements, by the clusters they are on."""
+    return {
+        o["metadata"]["name"]: sorted(
+            p["cluster"] for p in (o.get("status") or {}).get("placements") or []
+        )
+        for o in objects
+        if o["kind"] == "ModelDeployment"
+    }
+
+
 class Renderer:
     def __init__(self) -> None:
         self.apis = Apis.load(default_apis_dir())

@@ -6,30 +6,19 @@ overcommitted; and a cluster that stops matching is still fetched by name, so it
 replicas move make-before-break."""
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from modelplane_cli import yamlio
 
 from .cli import Fleet, modelplane
+from .fleets import placed_clusters
 from .manifests import h100_cluster, h100_model
 
 
 def _selecting(**labels: str) -> str:
     pairs = ", ".join(f"{k}: {v}" for k, v in sorted(labels.items()))
     return f"  clusterSelector: {{matchLabels: {{{pairs}}}}}\n"
-
-
-def _placed(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Each ModelDeployment's placements, by the clusters they are on."""
-    return {
-        o["metadata"]["name"]: sorted(
-            p["cluster"] for p in (o.get("status") or {}).get("placements") or []
-        )
-        for o in objects
-        if o["kind"] == "ModelDeployment"
-    }
 
 
 @pytest.mark.parametrize("concurrent", [False, True], ids=["sequential", "concurrent"])
@@ -49,7 +38,7 @@ def test_different_selectors_racing_for_a_shared_node(tmp_path: Path, concurrent
 
     run = modelplane("render", repo.root, *flags, "-o", "yaml")
 
-    assert _placed(run.objects) == {"alpha": ["shared"], "beta": []}
+    assert placed_clusters(run.objects) == {"alpha": ["shared"], "beta": []}
     assert not any("overcommitted" in e for e in run.errors())
     removals = [
         o["message"]
@@ -79,7 +68,7 @@ def test_three_selecting_deployments_racing_for_the_last_node(tmp_path: Path) ->
 
     run = modelplane("render", repo.root, "--concurrent", "-o", "yaml")
 
-    assert _placed(run.objects) == {
+    assert placed_clusters(run.objects) == {
         "alpha": ["solo"],
         "beta": [],
         "incumbent": ["solo", "solo"],
@@ -100,7 +89,7 @@ def test_a_cluster_that_stops_matching_hands_its_replica_over(tmp_path: Path) ->
     )
     settled = modelplane("render", repo.root, "-o", "yaml")
     assert settled.code == 0, settled.err
-    assert _placed(settled.objects) == {"alpha": ["first"]}
+    assert placed_clusters(settled.objects) == {"alpha": ["first"]}
     world = tmp_path / "world.yaml"
     world.write_text(yamlio.dump_all([o for o in settled.objects if o["kind"] != "Event"]))
     repo.path("fleet.yaml").write_text(
@@ -111,7 +100,7 @@ def test_a_cluster_that_stops_matching_hands_its_replica_over(tmp_path: Path) ->
 
     run = modelplane("render", repo.root, "--observed", world, "-o", "yaml")
 
-    assert _placed(run.objects) == {"alpha": ["second"]}
+    assert placed_clusters(run.objects) == {"alpha": ["second"]}
     events = [o for o in run.objects if o["kind"] == "Event"]
     placed = [e["message"] for e in events if e["reason"] == "ReplicaPlaced"]
     removed = [e["message"] for e in events if e["reason"] == "ReplicaRemoved"]

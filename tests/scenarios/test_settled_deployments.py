@@ -16,19 +16,10 @@ from typing import Any
 from modelplane_cli import yamlio
 
 from .cli import Fleet, modelplane
+from .fleets import placed_clusters
 from .manifests import h100_cluster, h100_model
 
 DRAIN = "  taints: [{key: example.com/maintenance, value: '2026-12-01', effect: NoExecute}]\n"
-
-
-def _placed(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
-    return {
-        o["metadata"]["name"]: sorted(
-            p["cluster"] for p in (o.get("status") or {}).get("placements") or []
-        )
-        for o in objects
-        if o["kind"] == "ModelDeployment"
-    }
 
 
 def _settled(tmp_path: Path, repo: Fleet, manifests: str) -> Path:
@@ -49,7 +40,7 @@ def test_a_settled_deployment_whose_cluster_drains_moves(tmp_path: Path) -> None
     repo = Fleet(tmp_path / "drain", "catalog")
     model = h100_model("alpha", "team-a")
     world = _settled(tmp_path, repo, h100_cluster("first", 1) + h100_cluster("second", 1) + model)
-    (was,) = _placed(yamlio.load_all(world.read_text()))["alpha"]
+    (was,) = placed_clusters(yamlio.load_all(world.read_text()))["alpha"]
     other = "second" if was == "first" else "first"
     repo.path("fleet.yaml").write_text(
         h100_cluster(was, 1, spec=DRAIN) + h100_cluster(other, 1) + model
@@ -58,7 +49,7 @@ def test_a_settled_deployment_whose_cluster_drains_moves(tmp_path: Path) -> None
     run = modelplane("render", repo.root, "--observed", world, "-o", "yaml")
 
     assert run.code == 0, run.err
-    assert _placed(run.objects) == {"alpha": [other]}
+    assert placed_clusters(run.objects) == {"alpha": [other]}
     assert any(f"on cluster {other}" in m for m in _events(run.objects, "ReplicaPlaced"))
     (removed,) = _events(run.objects, "ReplicaRemoved")
     assert f"from cluster {was}" in removed
@@ -74,7 +65,7 @@ def test_a_settled_deployment_preempted_on_its_cluster_yields(tmp_path: Path) ->
 
     run = modelplane("render", repo.root, "--observed", world, "-o", "yaml")
 
-    assert _placed(run.objects) == {"batch": [], "urgent": ["solo"]}
+    assert placed_clusters(run.objects) == {"batch": [], "urgent": ["solo"]}
     assert not any("overcommitted" in e for e in run.errors())
     assert any("was preempted by" in m for m in _events(run.objects, "Preempted"))
     scheduled = run.condition("ModelDeployment", "batch", "ReplicasScheduled")
@@ -89,7 +80,7 @@ def test_a_settled_deployment_scaled_up_places_beyond_its_clusters(tmp_path: Pat
 
     run = modelplane("render", repo.root, "--observed", world, "-o", "yaml")
 
-    assert _placed(run.objects) == {"alpha": ["first", "second"]}
+    assert placed_clusters(run.objects) == {"alpha": ["first", "second"]}
 
 
 def test_a_settled_deployment_whose_template_changes_rolls(tmp_path: Path) -> None:
