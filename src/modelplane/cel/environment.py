@@ -105,27 +105,14 @@ class Program:
 
     def run(self, variables: dict[str, Any]) -> Any:
         """Evaluate under a fresh budget; every failure becomes a CelRuntimeError."""
-        budget = budgets.Budget()
-        token = budgets.activate(budget)
-        try:
-            return self.fn(variables, budget)
-        except EvalError as error:
-            raise CelRuntimeError(str(error)) from None
-        except budgets.BudgetExceededError as error:
-            raise CelRuntimeError(str(error)) from None
-        except RecursionError:
-            raise CelRuntimeError("expression nesting too deep to evaluate") from None
-        except Exception as error:  # a selector must never crash a reconcile
-            raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
-        finally:
-            budgets.release(token)
+        return self._evaluate(variables, budgets.Budget())
 
     def run_shared(self, variables: dict[str, Any], shared: budgets.CostBudget) -> Any:
         """run(), drawing on a budget shared with other evaluations.
 
         The evaluation may spend at most what is left of it (and never more than
         the per-expression limit), and what it spends is taken from it; running it
-        dry raises CelBudgetExhaustedError. A separate method keeps run() lean.
+        dry raises CelBudgetExhaustedError.
         """
         if shared.exhausted_by is not None:
             raise _exhausted(shared, self.expression)
@@ -134,23 +121,39 @@ class Program:
             shared.exhaust(self.expression)
             raise _exhausted(shared, self.expression)
         limit = budget.remaining
+
+        def exceeded(error: budgets.BudgetExceededError) -> Exception:
+            if _shared_ran_out(shared, limit, error):
+                shared.exhaust(self.expression)
+                return _exhausted(shared, self.expression)
+            return CelRuntimeError(str(error))
+
+        try:
+            return self._evaluate(variables, budget, exceeded)
+        finally:
+            shared.take(min(budget.spent, limit))
+
+    def _evaluate(
+        self,
+        variables: dict[str, Any],
+        budget: budgets.Budget,
+        exceeded: Callable[[budgets.BudgetExceededError], Exception] | None = None,
+    ) -> Any:
+        """Evaluate under `budget`, every failure a CelRuntimeError; a budget that runs
+        out is what `exceeded` makes of it (by default a CelRuntimeError too)."""
         token = budgets.activate(budget)
         try:
             return self.fn(variables, budget)
         except EvalError as error:
             raise CelRuntimeError(str(error)) from None
         except budgets.BudgetExceededError as error:
-            if _shared_ran_out(shared, limit, error):
-                shared.exhaust(self.expression)
-                raise _exhausted(shared, self.expression) from None
-            raise CelRuntimeError(str(error)) from None
+            raise (CelRuntimeError(str(error)) if exceeded is None else exceeded(error)) from None
         except RecursionError:
             raise CelRuntimeError("expression nesting too deep to evaluate") from None
         except Exception as error:  # a selector must never crash a reconcile
             raise CelRuntimeError(f"internal evaluation error: {error!r}") from error
         finally:
             budgets.release(token)
-            shared.take(min(budget.spent, limit))
 
 
 def _shared_ran_out(
