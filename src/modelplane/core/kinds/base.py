@@ -215,6 +215,14 @@ def count(value: object, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def every_replica_serving(
+    spec: Mapping[str, Any], counts: tuple[str, ...], conditions: list[dict[str, str]]
+) -> dict[str, Any]:
+    """The status of a replicated kind whose every replica serves: each of `counts`
+    equal to `spec.replicas` (default 1), then `conditions`."""
+    return {**dict.fromkeys(counts, count(spec.get("replicas"), 1)), "conditions": conditions}
+
+
 def slot(parent: dict[str, Any], key: str, fill: bool) -> dict[str, Any]:
     """`parent[key]`; when absent, a new dict, stored in `parent` only with `fill`."""
     value = parent.get(key)

@@ -5,7 +5,7 @@ from typing import Any, Final
 
 from modelplane_models.deployment import Deployment as DeploymentModel
 
-from .base import PodSet, PodSite, WorkloadKind, count, template_site
+from .base import PodSet, PodSite, WorkloadKind, count, every_replica_serving, template_site
 
 
 class Deployment(WorkloadKind):
@@ -24,17 +24,14 @@ class Deployment(WorkloadKind):
         return [PodSet(owner=self, replicas=count(spec.get("replicas"), 1), sites=sites)]
 
     def healthy_status(self, spec: Mapping[str, Any]) -> dict[str, Any]:
-        n = count(spec.get("replicas"), 1)
-        return {
-            "replicas": n,
-            "readyReplicas": n,
-            "availableReplicas": n,
-            "updatedReplicas": n,
-            "conditions": [
+        return every_replica_serving(
+            spec,
+            ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas"),
+            [
                 {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
                 {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
             ],
-        }
+        )
 
 
 DEPLOYMENT: Final = Deployment()

@@ -5,7 +5,15 @@ from typing import Any, Final
 
 from modelplane_models.leader_worker_set import LeaderWorkerSet as LeaderWorkerSetModel
 
-from .base import PodSet, PodSite, WorkloadKind, count, mapping, template_site
+from .base import (
+    PodSet,
+    PodSite,
+    WorkloadKind,
+    count,
+    every_replica_serving,
+    mapping,
+    template_site,
+)
 
 # With this startup policy LWS creates a group's workers only once its leader is
 # ready, so a gang of the whole group could never fill.
@@ -44,13 +52,11 @@ class LeaderWorkerSet(WorkloadKind):
         ]
 
     def healthy_status(self, spec: Mapping[str, Any]) -> dict[str, Any]:
-        n = count(spec.get("replicas"), 1)
-        return {
-            "replicas": n,
-            "readyReplicas": n,
-            "updatedReplicas": n,
-            "conditions": [{"type": "Available", "status": "True", "reason": "AllGroupsReady"}],
-        }
+        return every_replica_serving(
+            spec,
+            ("replicas", "readyReplicas", "updatedReplicas"),
+            [{"type": "Available", "status": "True", "reason": "AllGroupsReady"}],
+        )
 
 
 def name_max(replicas: int) -> int:
