@@ -172,3 +172,29 @@ WORKLOADS = {
 }
 # Every kind read back from somewhere else than Modelplane's own APIs.
 READ_BACK.update(WORKLOADS)
+
+# Gateway API's Gateway, as gateway.networking.k8s.io_gateways.yaml (v1) in ../shared/crds
+# types it, limited to the status compose-inference-gateway reads back: the addresses
+# the Gateway reports and its conditions. `value` is required upstream; here a missing
+# one only means the entry names no address.
+READ_BACK["Gateway"] = {
+    "type": "object",
+    "properties": {
+        **envelope("gateway.networking.k8s.io/v1", "Gateway"),
+        "status": {
+            "title": "GatewayStatus",
+            "type": "object",
+            "properties": {
+                "addresses": {
+                    "type": "array",
+                    "items": {
+                        "title": "GatewayStatusAddress",
+                        "type": "object",
+                        "properties": {"type": {"type": "string"}, "value": {"type": "string"}},
+                    },
+                },
+                "conditions": CONDITIONS,
+            },
+        },
+    },
+}

@@ -103,6 +103,26 @@ def test_a_simulated_gateway_has_an_address_of_its_own_per_cluster() -> None:
     assert address(None) is None
 
 
+@pytest.mark.parametrize(
+    ("status", "want"),
+    [
+        ({"addresses": [{"type": "IPAddress", "value": "203.0.113.7"}]}, "203.0.113.7"),
+        ({"addresses": [{"type": "Hostname", "value": ""}, {"value": "gw.example"}]}, "gw.example"),
+        ({"addresses": []}, None),
+        ({"addresses": "203.0.113.7"}, None),
+        (
+            # A condition that does not read does not hide the address beside it.
+            {"conditions": [{"type": 7}], "addresses": [{"value": "203.0.113.7"}]},
+            "203.0.113.7",
+        ),
+        ("not a status", None),
+    ],
+    ids=["ip", "first non-empty", "none", "unreadable addresses", "bad condition", "no status"],
+)
+def test_a_gateway_address_is_read_through_its_model(status: Any, want: str | None) -> None:
+    assert address({"kind": "Gateway", "status": status}) == want
+
+
 @pytest.mark.parametrize("kind", WORKLOAD_KINDS, ids=repr)
 def test_lookup_by_kind_and_group(kind: WorkloadKind) -> None:
     assert kinds.workload_kind(manifest(kind)) is kind

@@ -202,3 +202,28 @@ def at_provider(observed: Mapping[str, Any] | None) -> Mapping[str, Any]:
         return {}
     found = cast(Mapping[str, Any], status).get("atProvider")
     return cast(Mapping[str, Any], found) if isinstance(found, Mapping) else {}
+
+
+class ObservedStatus(Protocol):
+    """A generated model of an object read back for its status alone (a Gateway)."""
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self: ...
+
+
+S = TypeVar("S", bound=ObservedStatus)
+
+
+def status_only(observed: Mapping[str, Any], model: type[S]) -> S | None:
+    """An object read back from its cluster with only its status read into `model`;
+    None when the status cannot be read. A condition that does not read is dropped,
+    as `conditions` skips it."""
+    status = observed.get("status")
+    try:
+        return model.model_validate(
+            restore_ints(
+                with_readable_conditions({"status": status if isinstance(status, Mapping) else {}})
+            )
+        )
+    except ValidationError:
+        return None

@@ -9,6 +9,10 @@ real one is ever named.
 from collections.abc import Mapping
 from typing import Any, Final, cast
 
+from modelplane_models.gateway import Gateway as GatewayModel
+
+from modelplane.core.observed import status_only
+
 from .base import mapping
 from .service import PodlessKind
 
@@ -62,12 +66,9 @@ class Gateway(PodlessKind):
 
 def address(observed: Mapping[str, Any] | None) -> str | None:
     """The first address an observed Gateway reports, or None."""
-    found = mapping(mapping(observed).get("status")).get("addresses")
-    for entry in cast(list[Any], found) if isinstance(found, list) else []:
-        value = mapping(entry).get("value")
-        if isinstance(value, str) and value:
-            return value
-    return None
+    read = status_only(observed, GatewayModel) if observed else None
+    found = read.status.addresses if read is not None and read.status is not None else None
+    return next((entry.value for entry in found or [] if entry.value), None)
 
 
 GATEWAY: Final = Gateway()
