@@ -225,10 +225,20 @@ AVAILABLE = {"type": "Available", "status": "True", "reason": "MinimumReplicasAv
             {"availableReplicas": 3, "conditions": [AVAILABLE]},
             (False, "Deployment w is Available with updatedReplicas 0 of 3"),
         ),
-        # A status the model cannot read says nothing, whatever its conditions.
+        # A count that is no integer reads as absent (0), as the readiness query
+        # reads a missing one; it does not hide the condition beside it.
         (
             {"availableReplicas": "3", "updatedReplicas": 3, "conditions": [AVAILABLE]},
-            (False, "Deployment w has not reported Available yet"),
+            (False, "Deployment w is Available with availableReplicas 0 of 3"),
+        ),
+        (
+            {
+                "availableReplicas": 3,
+                "updatedReplicas": 3,
+                "observedGeneration": 1.5,
+                "conditions": [AVAILABLE],
+            },
+            (True, "Deployment w is Available"),
         ),
         (
             {"availableReplicas": 3, "updatedReplicas": 3, "conditions": ["x", AVAILABLE]},
@@ -251,3 +261,16 @@ def test_the_replicas_asked_for_are_read_back_too() -> None:
     assert LEADER_WORKER_SET.serving(obj) == (True, "LeaderWorkerSet w is Available")
     obj["spec"] = {"replicas": 4}
     assert LEADER_WORKER_SET.serving(obj)[1].endswith("readyReplicas 1 of 4")
+
+
+def test_a_field_a_kind_does_not_count_never_hides_its_condition() -> None:
+    """An LLMInferenceService serves on Ready alone, as its readiness query says: an
+    odd replica count or generation beside it changes nothing."""
+    kind = kinds.named("LLMInferenceService")
+    ready = {"type": "Ready", "status": "True"}
+    obj = {
+        **manifest(kind),
+        "spec": {"replicas": "2"},
+        "status": {"observedGeneration": 1.5, "conditions": [ready]},
+    }
+    assert kind.serving(obj) == (True, "LLMInferenceService w is Ready")

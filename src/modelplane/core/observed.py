@@ -148,30 +148,37 @@ W = TypeVar("W", bound=ObservedWorkload)
 
 
 def workload(observed: Mapping[str, Any], model: type[W]) -> W | None:
-    """A workload as read back from its cluster, read into its kind's model `model`;
-    None when its spec or status cannot be read.
+    """A workload as read back from its cluster, read into its kind's model `model`.
 
     Only the spec's replica count and the status are read (the rest of the spec is
-    what Modelplane rendered); a condition that does not read is dropped, as
-    `conditions` skips it.
+    what Modelplane rendered). A field that does not read is left out, never the
+    whole object: a condition that does not read is dropped, as `conditions` skips
+    it, and a count or generation that is no integer reads as absent (0), so one odd
+    field never hides the serving condition beside it, as the kind's readiness query
+    (`WorkloadKind.readiness`) reads only the condition and the counts it names.
+    None only when even that cannot be read.
     """
-    spec = observed.get("spec")
-    status = observed.get("status")
+    replicas = _integers(observed.get("spec")).get("replicas")
+    status: dict[str, Any] = _integers(observed.get("status"))
+    conditions = _mapping_of(observed.get("status")).get("conditions")
+    if conditions is not None:
+        status["conditions"] = conditions
+    read = {"spec": {} if replicas is None else {"replicas": replicas}, "status": status}
     try:
-        return model.model_validate(
-            restore_ints(
-                with_readable_conditions(
-                    {
-                        "spec": {"replicas": cast(Mapping[str, Any], spec).get("replicas")}
-                        if isinstance(spec, Mapping)
-                        else {},
-                        "status": status if isinstance(status, Mapping) else {},
-                    }
-                )
-            )
-        )
+        return model.model_validate(restore_ints(with_readable_conditions(read)))
     except ValidationError:
         return None
+
+
+def _mapping_of(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _integers(value: object) -> dict[str, Any]:
+    """The integer fields of a mapping (integral doubles, as a Struct carries them,
+    restored), the rest left out."""
+    restored = restore_ints(dict(_mapping_of(value)))
+    return {k: v for k, v in restored.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
