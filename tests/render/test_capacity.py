@@ -82,7 +82,17 @@ def test_published_pools_are_read_through_the_inference_cluster_model() -> None:
     ]
 
 
-def test_a_cluster_whose_status_does_not_read_is_not_judged() -> None:
+def test_a_pool_that_does_not_read_is_not_judged() -> None:
     cluster = _cluster(1)
     cluster["status"]["gpuPools"][0]["nodes"] = "one"
     assert overcommitted([cluster, _replica("a", workers=5)]) == []
+
+
+def test_a_pool_that_does_not_read_hides_neither_its_siblings_nor_the_rest() -> None:
+    cluster = _cluster(1)
+    cluster["status"]["gpuPools"].insert(0, {"name": "broken", "nodes": "one"})
+    cluster["status"]["capacity"] = "not a capacity"
+    assert overcommitted([cluster, _replica("a", workers=2)]) == [
+        "InferenceCluster east pool h100 is overcommitted: ModelReplicas a claim 16 "
+        "devices, it has 8"
+    ]

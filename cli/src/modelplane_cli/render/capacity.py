@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from modelplane_models import InferenceCluster
 from modelplane_models.inference_cluster import PublishedPool
 from modelplane_models.shapes import Claim
 
@@ -78,13 +77,18 @@ def overcommitted_pools(objects: Iterable[View]) -> dict[tuple[str, str], str]:
 
 
 def _published(cluster: View) -> list[PublishedPool]:
-    """The cluster's `status.gpuPools`, read through its model; none when its status
-    does not read (the cluster's function reports that, not the render's summary)."""
-    try:
-        read = parse_object(InferenceCluster, {"status": cluster.get("status") or {}})
-    except InvalidInputError:
-        return []
-    return (read.status.gpuPools if read.status else None) or []
+    """The cluster's `status.gpuPools`, each read through its model; a pool that does
+    not read is left out, not its siblings (the cluster's function reports it, not the
+    render's summary)."""
+    status = cluster.get("status")
+    found = status.get("gpuPools") if isinstance(status, Mapping) else None
+    pools: list[PublishedPool] = []
+    for entry in found if isinstance(found, list) else []:
+        try:
+            pools.append(parse_object(PublishedPool, entry))
+        except InvalidInputError:
+            continue
+    return pools
 
 
 def _devices(pool: PublishedPool) -> int:
