@@ -16,7 +16,12 @@ from modelplane.core.vocabulary import (
 from .claims import claim_template
 from .compute_domains import check_fits, compute_domain, domain_nodes
 from .disaggregation import routed
-from .identity import check_identity, claim_template_name, identity_labels
+from .identity import (
+    channel_template_name,
+    check_identity,
+    claim_template_name,
+    identity_labels,
+)
 from .kserve import llm_inference_service
 from .model import (
     SHARED_MANAGEMENT_POLICIES,
@@ -143,9 +148,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
         if size:
             check_fits(role, cluster, size)
             domain = compute_domain(replica, role, namespace=namespace)
-            channels[role.role] = domain.manifest["spec"]["channel"]["resourceClaimTemplate"][
-                "name"
-            ]
+            channels[role.role] = channel_template_name(replica, role.role)
             claims.append(domain)
 
     workloads: list[RenderedWorkload] = []
