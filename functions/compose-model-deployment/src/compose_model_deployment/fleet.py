@@ -95,15 +95,16 @@ def cluster_selection(composite: dict[str, Any]) -> Selection:
 def own_clusters(observed: dict[str, dict[str, Any]]) -> set[str]:
     """The clusters this deployment's composed replicas record (`spec.clusterName`),
     read leniently: a replica that cannot be read is refused later, naming it."""
-    names: set[str] = set()
-    for obj in observed.values():
-        if obj.get("kind") != MODEL_REPLICA:
-            continue
-        spec = obj.get("spec")
-        name = cast(dict[str, Any], spec).get("clusterName") if isinstance(spec, dict) else None
-        if isinstance(name, str) and name:
-            names.add(name)
-    return names
+    names = {recorded_cluster(obj) for obj in observed.values() if obj.get("kind") == MODEL_REPLICA}
+    return {name for name in names if name}
+
+
+def recorded_cluster(replica: dict[str, Any]) -> str | None:
+    """The cluster an observed ModelReplica records (`spec.clusterName`), read
+    leniently; None when it names none."""
+    spec = replica.get("spec")
+    name = cast(dict[str, Any], spec).get("clusterName") if isinstance(spec, dict) else None
+    return name if isinstance(name, str) and name else None
 
 
 @dataclass(frozen=True)

@@ -293,12 +293,12 @@ def emit(
     compose_endpoints(
         rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
     )
-    trace = decision.status_trace(complete=traced(req, read))
-    omitted = trace.omitted
     if carried is not None:
         match_trace = carried.matchTrace
         match_omitted = carried.matchTraceOmitted
     else:
+        trace = decision.status_trace(complete=traced(req, read))
+        omitted = trace.omitted
         # The scheduler's core speaks plain data; the models check its shape here.
         match_trace = [MatchTraceEntry.model_validate(e) for e in trace.entries]
         match_omitted = MatchTraceOmitted.model_validate(omitted.as_status()) if omitted else None

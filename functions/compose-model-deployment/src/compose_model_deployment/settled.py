@@ -25,7 +25,7 @@ from modelplane_models import ModelDeployment, ModelReplica
 
 from compose_model_deployment.cache import USAGE_KEY
 from compose_model_deployment.endpoints import is_endpoint
-from compose_model_deployment.fleet import CLUSTERS, REPLICAS
+from compose_model_deployment.fleet import CLUSTERS, REPLICAS, recorded_cluster
 from compose_model_deployment.replicas import serves
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import ANNOTATION_REVISION, MODEL_REPLICA
@@ -45,15 +45,11 @@ def settled_clusters(
         wanted = read_deployment(parse_object(ModelDeployment, composite))
     except InvalidInputError:
         return None
-    replicas = {
-        key: obj
-        for key, obj in observed.items()
-        if not is_endpoint(obj) and key != USAGE_KEY and obj.get("kind") == MODEL_REPLICA
-    }
-    if len(replicas) != len(observed) - _others(observed) or len(replicas) != wanted.replicas:
-        return None
     clusters: set[str] = set()
-    for key, obj in replicas.items():
+    replicas = 0
+    for key, obj in observed.items():
+        if is_endpoint(obj) or key == USAGE_KEY:
+            continue
         metadata = obj.get("metadata")
         annotations = (
             cast(dict[str, Any], metadata).get("annotations")
@@ -65,19 +61,14 @@ def settled_clusters(
             if isinstance(annotations, dict)
             else None
         )
-        spec = obj.get("spec")
-        name = cast(dict[str, Any], spec).get("clusterName") if isinstance(spec, dict) else None
-        if recorded != wanted.revision or not isinstance(name, str) or not name:
+        name = recorded_cluster(obj)
+        if obj.get("kind") != MODEL_REPLICA or recorded != wanted.revision or name is None:
             return None
         if not serves(observed, key):
             return None
         clusters.add(name)
-    return frozenset(clusters)
-
-
-def _others(observed: dict[str, dict[str, Any]]) -> int:
-    """The composed resources that are not replicas: endpoints and the cache usage."""
-    return sum(1 for key, obj in observed.items() if is_endpoint(obj) or key == USAGE_KEY)
+        replicas += 1
+    return frozenset(clusters) if replicas == wanted.replicas else None
 
 
 def carries_wide(req: fnv1.RunFunctionRequest) -> bool:
