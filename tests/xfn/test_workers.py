@@ -37,6 +37,20 @@ def test_default_workers_follow_the_cpu_limit_and_are_capped_without_one(
     assert workers.default_workers() == expected
 
 
+def test_without_cgroup_v2_or_cpu_affinity_the_cpu_count_decides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off Linux there is no `os.sched_getaffinity`: a function still starts."""
+    monkeypatch.setattr(workers, "_CPU_MAX", tmp_path / "absent")
+    monkeypatch.delattr(workers.os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 1)
+    assert workers.default_workers() == 1
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: None)
+    assert workers.default_workers() == 1
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 16)
+    assert workers.default_workers() == workers.UNLIMITED_WORKERS
+
+
 def test_a_function_command_sizes_its_workers_to_the_cpu_limit_unless_told() -> None:
     option = next(p for p in main.params if p.name == "workers")
     assert option.default == 0

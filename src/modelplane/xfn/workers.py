@@ -42,15 +42,19 @@ own memos (hundreds of MiB at 10,000 clusters)."""
 
 
 def default_workers() -> int:
-    """The container's CPU limit (cgroup v2 `cpu.max`, rounded up); without one, the
-    CPUs this process may run on, at most `UNLIMITED_WORKERS`."""
+    """The container's CPU limit (cgroup v2 `cpu.max`, rounded up); without one (or
+    off cgroup v2), the CPUs this process may run on, at most `UNLIMITED_WORKERS`.
+    Each worker keeps its own memos: a CPU limit without a memory limit to match
+    multiplies the function's memory by the workers (docs/performance.md)."""
     try:
         quota, period = _CPU_MAX.read_text().split()[:2]
         if quota != "max":
             return max(1, math.ceil(int(quota) / int(period)))
     except (OSError, ValueError):
         pass
-    return max(1, min(UNLIMITED_WORKERS, len(os.sched_getaffinity(0))))
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux only
+    cpus = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return max(1, min(UNLIMITED_WORKERS, cpus))
 
 
 _runner: ComposeFunction | None = None
