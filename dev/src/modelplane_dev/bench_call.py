@@ -162,7 +162,9 @@ def measure(
     for _ in range(processes):
         payload = gowire.serialize(first, rng)
         result["request_bytes"] = len(payload)
-        server = bench_server.Server(extra_args)
+        # One worker unless asked otherwise: a timed steady call must not land on a
+        # second worker that has not read the fleet yet (`--callers` compares them).
+        server = bench_server.Server(["--workers=1", *extra_args])
         try:
             elapsed, answer = server.call(payload)
             firsts.append(elapsed)

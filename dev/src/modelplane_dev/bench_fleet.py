@@ -45,7 +45,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import INFERENCE_CLUSTER, LABEL_CLUSTER, MODEL_REPLICA
 from modelplane.xfn.structs import to_dict
-from modelplane_dev import bench_command, bench_requests, bench_server, gowire
+from modelplane_dev import bench_command, bench_goals, bench_requests, bench_server, gowire
 
 DEFAULT_RUNS = 5
 RECONCILE_SECONDS = 60.0
@@ -351,9 +351,10 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(result))
     # The JSON line is for machines; the goals, one a line, for the reader.
     for goal in result.get("goal", []):
-        verdict = "met" if goal["met"] else "NOT met"
+        unit = goal["unit"]
         print(
-            f"goal: {goal['what']} {goal['value']}{goal['unit']} "
-            f"(goal {goal['limit']}{goal['unit']}): {verdict}"
+            bench_goals.line(
+                goal["what"], f"{goal['value']}{unit}", f"{goal['limit']}{unit}", goal["met"]
+            )
         )
     return bench_command.EXIT_FAILED if "error" in measured else bench_command.EXIT_OK

@@ -36,7 +36,7 @@ from modelplane.core.vocabulary import (
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
 )
-from modelplane_dev import bench_baseline, bench_command
+from modelplane_dev import bench_baseline, bench_command, bench_goals
 
 DEFAULT_RUNS = 3
 # Issue 28's goals: the median wall seconds of `render -o yaml`, by (clusters, deployments).
@@ -180,8 +180,8 @@ def goal_line(clusters: int, deployments: int, median_s: float, status: int) -> 
     goal = GOALS_S.get((clusters, deployments))
     if goal is None:
         return ""
-    met = "met" if status == 0 and median_s <= goal else "NOT met"
-    return f"goal: render {clusters}x{deployments} {median_s} s (goal {goal:g} s): {met}"
+    met = status == 0 and median_s <= goal
+    return bench_goals.line(f"render {clusters}x{deployments}", f"{median_s} s", f"{goal:g} s", met)
 
 
 def run(args: argparse.Namespace) -> int:

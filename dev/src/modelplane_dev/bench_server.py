@@ -33,19 +33,16 @@ _CONCURRENT_DEADLINE = 60.0  # calls queue behind each other: throughput, not la
 
 
 def _cpu_seconds(pid: int) -> float:
+    """CPU seconds of every thread of `pid` and, recursively, of its children."""
     total = 0.0
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return 0.0  # a process that ended meanwhile
     for task in tasks:
-        try:
+        with contextlib.suppress(OSError, IndexError, ValueError):
             total += int((task / "schedstat").read_text().split()[0]) / 1e9
-            children = (task / "children").read_text().split()
-        except (OSError, IndexError, ValueError):
-            continue
-        total += sum(_cpu_seconds(int(child)) for child in children)
-    return total
+    return total + sum(_cpu_seconds(child) for child in _children(pid))
 
 
 def _children(pid: int) -> list[int]:
