@@ -160,7 +160,7 @@ def workload(observed: Mapping[str, Any], model: type[W]) -> W | None:
     """
     replicas = _integers(observed.get("spec")).get("replicas")
     status: dict[str, Any] = _integers(observed.get("status"))
-    conditions = _mapping_of(observed.get("status")).get("conditions")
+    conditions = as_map(observed.get("status")).get("conditions")
     if conditions is not None:
         status["conditions"] = conditions
     read = {"spec": {} if replicas is None else {"replicas": replicas}, "status": status}
@@ -170,14 +170,15 @@ def workload(observed: Mapping[str, Any], model: type[W]) -> W | None:
         return None
 
 
-def _mapping_of(value: object) -> Mapping[str, Any]:
+def as_map(value: object) -> Mapping[str, Any]:
+    """A read-back field as a mapping; anything else (absent, edited) as empty."""
     return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
 def _integers(value: object) -> dict[str, Any]:
     """The integer fields of a mapping (integral doubles, as a Struct carries them,
     restored), the rest left out."""
-    restored = restore_ints(dict(_mapping_of(value)))
+    restored = restore_ints(dict(as_map(value)))
     return {k: v for k, v in restored.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 

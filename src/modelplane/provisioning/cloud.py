@@ -15,12 +15,6 @@ from modelplane.core.observed import at_provider
 from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
 from modelplane.provisioning.names import kubeconfig_secret
 
-
-def as_map(value: object) -> Mapping[str, Any]:
-    """A read-back field as a mapping; anything else (absent, edited) as empty."""
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
 Block = TypeVar("Block", EKSCluster, GKECluster)
 
 

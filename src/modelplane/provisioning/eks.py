@@ -28,10 +28,10 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import at_provider
+from modelplane.core.observed import as_map, at_provider
 from modelplane.core.vocabulary import LABEL_POOL
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
-from modelplane.provisioning.cloud import CloudProvisioner, as_map
+from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
 from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref

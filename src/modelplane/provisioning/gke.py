@@ -23,9 +23,9 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import at_provider
+from modelplane.core.observed import as_map, at_provider
 from modelplane.core.vocabulary import LABEL_POOL, Reason
-from modelplane.provisioning.cloud import CloudProvisioner, as_map
+from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
 from modelplane.provisioning.names import cloud_name
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from modelplane.conventions.schedulers import SCHEDULERS, Scheduler
-from modelplane.conventions.schedulers.quota import QueueQuota, as_map
+from modelplane.conventions.schedulers.quota import QueueQuota
+from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef
 
 __all__ = ["QueueQuota", "queue_provider", "queue_quota", "quota_parent"]

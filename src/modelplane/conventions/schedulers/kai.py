@@ -29,12 +29,13 @@ from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import PodSet, WorkloadKind
 from modelplane.core.labels import key_error
+from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
-from .quota import QueueQuota, as_map, count, gpus, reported
+from .quota import QueueQuota, count, gpus, reported
 
 QUEUE_LABEL: Final = "kai.scheduler/queue"
 LEGACY_QUEUE_LABEL: Final = "runai/queue"

@@ -24,10 +24,6 @@ class QueueQuota:
     used: int
 
 
-def as_map(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
 def as_list(value: object) -> list[Any]:
     return cast(list[Any], value) if isinstance(value, list) else []
 

@@ -16,11 +16,12 @@ from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE, PodSet, WorkloadKind
 from modelplane.core.naming import is_dns_subdomain
+from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
-from .quota import QueueQuota, as_map, gpus, reported
+from .quota import QueueQuota, gpus, reported
 
 QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
 GROUP_ANNOTATION: Final = "scheduling.k8s.io/group-name"
