@@ -36,9 +36,8 @@ class Interner:
 
     Clusters built from the same classes then hold the very same objects, so the
     scheduler's memo tables hit by identity instead of comparing contents. Each
-    distinct published pool list, each distinct device and each distinct
-    `spec.scheduling` block is read once: its
-    model's JSON (one call into pydantic's serializer) is the key, so a fleet of
+    distinct published pool list, device and `spec.scheduling` block is read once:
+    its model's JSON (one call into pydantic's serializer) is the key, so a fleet of
     thousands of clusters stamped from a few classes costs a lookup per cluster.
     """
 
