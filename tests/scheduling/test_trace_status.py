@@ -5,6 +5,7 @@ import pytest
 from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.scheduling import ClusterTrace, PoolTrace, Rejection
+from modelplane.scheduling.trace import status_trace
 
 from .builders import HOPPER, cluster, deployment, h100, l4, request, role, run
 
@@ -41,14 +42,14 @@ def test_trace_lines_name_the_role() -> None:
     ]
 
 
-def test_a_cluster_trace_as_status() -> None:
+def test_a_cluster_trace_in_status() -> None:
     trace = ClusterTrace(
         "a",
         Rejection.NO_MATCHING_POOL,
         "no pool matches role decode",
         (PoolTrace("h100", Rejection.TOO_FEW_DEVICES, "gpu has only 4 per node", "decode"),),
     )
-    assert [published(e) for e in trace.as_status()] == [
+    assert [published(e) for e in status_trace([trace]).entries] == [
         {"cluster": "a", "reason": "NoMatchingPool", "message": "no pool matches role decode"},
         {
             "cluster": "a",
@@ -59,7 +60,7 @@ def test_a_cluster_trace_as_status() -> None:
         },
     ]
     pools_only = ClusterTrace("a", None, None, trace.pools)
-    assert [sorted(published(e)) for e in pools_only.as_status()] == [
+    assert [sorted(published(e)) for e in status_trace([pools_only]).entries] == [
         ["cluster", "message", "pool", "reason", "role"]
     ]
 

@@ -163,19 +163,12 @@ class ClusterTrace:
     def rows(self) -> list[tuple[str | None, str | None, str, str]]:
         """(pool, role, reason, message) of each of its `status.matchTrace` entries: the
         cluster's own first, then its pools; pool and role are None where they do not
-        apply."""
+        apply. `trace.status_trace` makes them entries, grouped across clusters."""
         rows: list[tuple[str | None, str | None, str, str]] = []
         if self.reason is not None and self.message is not None:
             rows.append((None, None, self.reason.value, self.message))
         rows.extend((p.pool, p.role, p.reason.value, p.message) for p in self.pools)
         return rows
-
-    def as_status(self) -> list[MatchTraceEntry]:
-        """This cluster's `status.matchTrace` entries, in `rows` order."""
-        return [
-            MatchTraceEntry(cluster=self.cluster, pool=pool, role=role, reason=reason, message=why)
-            for pool, role, reason, why in self.rows()
-        ]
 
 
 @dataclass(frozen=True, slots=True)
