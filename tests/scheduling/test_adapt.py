@@ -184,7 +184,7 @@ def test_cluster_without_spec_or_status_has_no_pools() -> None:
     parsed = read_one_cluster({"metadata": {"name": "fresh"}})
     assert parsed.pools == ()
     assert parsed.declared_pools == frozenset()
-    assert parsed.allowed_priorities is None
+    assert parsed.allowed_priorities == ()  # no allow-list: parse_scheduling reads it as empty
 
 
 def test_device_fields_are_typed_and_sorted() -> None:

@@ -5,6 +5,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.cel import CostBudget
 from modelplane.core.vocabulary import Reason
@@ -69,12 +70,12 @@ def test_a_decision_that_runs_out_holds_every_replica_and_places_nothing() -> No
     assert decision.condition.message == message
     assert _warnings(decision) == [(Reason.CEL_BUDGET_EXCEEDED, message)]
     assert decision.match_trace() == [
-        {
-            "cluster": "a",
-            "pool": "h100",
-            "reason": Rejection.CEL_BUDGET_EXCEEDED.value,
-            "message": message.split(";", maxsplit=1)[0] + ": the decision stopped there",
-        }
+        MatchTraceEntry(
+            cluster="a",
+            pool="h100",
+            reason=Rejection.CEL_BUDGET_EXCEEDED.value,
+            message=message.split(";", maxsplit=1)[0] + ": the decision stopped there",
+        )
     ]
 
 
@@ -147,4 +148,4 @@ def test_a_budget_never_changes_an_answer_it_does_not_stop(
     assert bounded.condition.reason == Reason.CEL_BUDGET_EXCEEDED
     assert all(r.origin is Origin.HELD for r in bounded.replicas)
     assert not any(r.new for r in bounded.replicas)
-    assert [e["reason"] for e in bounded.match_trace()] == ["CELBudgetExceeded"]
+    assert [e.reason for e in bounded.match_trace()] == ["CELBudgetExceeded"]

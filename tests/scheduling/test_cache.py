@@ -5,6 +5,7 @@ from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
+from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
@@ -25,11 +26,11 @@ def test_a_new_replica_prefers_the_cluster_where_the_cache_is_ready() -> None:
     assert "model cache kimi is Ready here" in placed.message
     trace = decision.match_trace()
     assert trace == [
-        {
-            "cluster": "a",
-            "reason": Rejection.MODEL_CACHE_NOT_READY.value,
-            "message": "model cache kimi is not Ready here; replicas go where it is (b)",
-        }
+        MatchTraceEntry(
+            cluster="a",
+            reason=Rejection.MODEL_CACHE_NOT_READY.value,
+            message="model cache kimi is not Ready here; replicas go where it is (b)",
+        )
     ]
     # A preference is not a rejection: both clusters count as available.
     assert decision.condition.status is True
@@ -68,7 +69,7 @@ def test_a_cluster_without_cache_storage_takes_no_new_replica_but_keeps_its_own(
     assert sorted(placements(decision)) == ["a/0:h100", "b/0:h100"]
     decision = run(deployment(2, HOPPER), clusters, cache=cache)
     assert placements(decision) == ["b/0:h100", "b/1:h100"]
-    assert decision.match_trace()[0]["reason"] == Rejection.NO_MODEL_CACHE_STORAGE.value
+    assert decision.match_trace()[0].reason == Rejection.NO_MODEL_CACHE_STORAGE.value
 
 
 def test_an_unknown_cache_places_nothing_and_keeps_what_runs() -> None:

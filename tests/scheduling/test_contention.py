@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 import pytest
+from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import Priorities, Rejection
@@ -202,15 +203,15 @@ def test_contention(case: Case) -> None:
 
 def test_a_yield_is_in_the_match_trace_and_the_removal_event() -> None:
     decision = run(deployment(1, priority="batch"), ONE_NODE, [mine("batch"), high()])
-    yielded = [e for e in decision.match_trace() if e["reason"] == Rejection.YIELDED]
+    yielded = [e for e in decision.match_trace() if e.reason == Rejection.YIELDED]
     assert yielded == [
-        {
-            "cluster": "a",
-            "pool": "h100",
-            "reason": "Yielded",
-            "message": "replica model-a-0 is not serving yet and yielded its place to replica "
+        MatchTraceEntry(
+            cluster="a",
+            pool="h100",
+            reason="Yielded",
+            message="replica model-a-0 is not serving yet and yielded its place to replica "
             "high-a-0 of ModelDeployment high: it has higher priority (critical 1000 > batch 10)",
-        }
+        )
     ]
     removals = [e.message for e in decision.events if e.reason == Reason.REPLICA_REMOVED]
     assert removals == [

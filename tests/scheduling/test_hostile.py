@@ -117,8 +117,8 @@ def test_an_evaluation_that_runs_the_budget_dry_is_named_where_it_ran() -> None:
         "the scheduling decision's CEL budget of 1,000,000 cost units ran out evaluating "
         f"selector {selectors[0]!r} of request 'gpu' on device gpu, cluster gpu-00 pool h100"
     )
-    trace: list[dict[str, Any]] = decision.match_trace()
-    assert [(e["cluster"], e["pool"], e["reason"]) for e in trace] == [
+    trace = decision.match_trace()
+    assert [(e.cluster, e.pool, e.reason) for e in trace] == [
         ("gpu-00", "h100", "CELBudgetExceeded")
     ]
 

@@ -166,8 +166,8 @@ def test_a_victim_with_nowhere_to_go_waits_with_reason_preempted() -> None:
 
     assert placements(decision) == []
     assert decision.condition.reason == Reason.PREEMPTED
-    entries = [e for e in decision.match_trace() if e.get("pool") == "h100"]
-    assert any(e["reason"] == Rejection.PREEMPTED for e in entries), entries
+    entries = [e for e in decision.match_trace() if e.pool == "h100"]
+    assert any(e.reason == Rejection.PREEMPTED for e in entries), entries
 
 
 def test_the_preemptor_keeps_its_place_while_the_victim_is_still_there() -> None:

@@ -296,18 +296,18 @@ def test_match_trace_is_well_formed(scenario: tuple[Obj, list[Obj], list[Obj]]) 
     decision = _decide(dep, clusters, replicas)
     trace = decision.match_trace()
     split = "decode" in dep["spec"]
-    keys = [(e["cluster"], "pool" in e, e.get("pool", ""), e.get("role", "")) for e in trace]
+    keys = [(e.cluster or "", e.pool is not None, e.pool or "", e.role or "") for e in trace]
     assert keys == sorted(keys)
     # A pool may be both full and the place a replica yielded; never twice for one cause.
-    assert len({(*key, e["reason"]) for key, e in zip(keys, trace, strict=True)}) == len(keys)
+    assert len({(*key, e.reason) for key, e in zip(keys, trace, strict=True)}) == len(keys)
     new_hosts = {r.cluster for r in decision.replicas if r.new}
     for entry in trace:
-        reason = Rejection(entry["reason"])
-        assert entry["message"]
+        reason = Rejection(entry.reason)
+        assert entry.message
         # A role is named exactly on the pool entries of a disaggregated deployment.
-        assert ("role" in entry) == (split and "pool" in entry), entry
-        if "pool" not in entry and reason in _WHOLE_CLUSTER:
-            assert entry["cluster"] not in new_hosts, entry
+        assert (entry.role is not None) == (split and entry.pool is not None), entry
+        if entry.pool is None and reason in _WHOLE_CLUSTER:
+            assert entry.cluster not in new_hosts, entry
 
 
 @settings(max_examples=200, deadline=None)

@@ -30,7 +30,7 @@ def test_a_full_queue_diverts_new_replicas() -> None:
 
     assert placements(decision) == ["b/0:h100", "b/1:h100"]
     (entry,) = decision.match_trace()
-    assert (entry["cluster"], entry["reason"]) == ("a", Rejection.QUEUE_FULL)
+    assert (entry.cluster, entry.reason) == ("a", Rejection.QUEUE_FULL)
 
 
 def test_a_queue_with_room_for_one_takes_one() -> None:
@@ -38,8 +38,8 @@ def test_a_queue_with_room_for_one_takes_one() -> None:
 
     assert sorted(placements(decision)) == ["a/0:h100", "b/0:h100", "b/1:h100", "b/2:h100"]
     (entry,) = decision.match_trace()
-    assert (entry["cluster"], entry["reason"]) == ("a", Rejection.QUEUE_FULL)
-    assert entry["message"] == (
+    assert (entry.cluster, entry.reason) == ("a", Rejection.QUEUE_FULL)
+    assert entry.message == (
         "its in-cluster queue's quota left fits 1 replica, placed by this decision"
     )
 

@@ -278,6 +278,9 @@ CASES = [
         trace=["cluster a: priority 'prod' is not in allowedPriorities [batch]"],
     ),
     Case(
+        # A default outside allowedPriorities is refused by the one reader of the block
+        # (parse_scheduling): the message names the refused field, where it named the
+        # resolved priority when placement read the block by itself.
         "the cluster default priority is checked when the deployment has none",
         deployment(1),
         [
@@ -285,7 +288,11 @@ CASES = [
             cluster("b", h100(), default_priority="low", allowed=["low"]),
         ],
         ["b/0:h100"],
-        trace=["cluster a: priority 'high' is not in allowedPriorities [low]"],
+        trace=[
+            "cluster a: the deployment names no priority and the cluster's "
+            "spec.scheduling.defaultPriority is refused: default priority 'high' is not in "
+            "allowedPriorities"
+        ],
     ),
     Case(
         "a selector failing at evaluation is a non-match with its error traced",

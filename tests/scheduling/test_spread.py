@@ -68,10 +68,10 @@ def test_do_not_schedule_leaves_a_replica_unplaced_rather_than_exceed_max_skew()
     decision = run(deployment(4, spread=[PER_REGION]), fleet)
 
     assert _hosted(placements(decision)) == {"us-1": 2, "eu-1": 1}
-    trace = {entry["cluster"]: entry for entry in decision.match_trace()}
-    assert trace["us-1"]["reason"] == Rejection.SPREAD_CONSTRAINT
-    assert "region=us" in trace["us-1"]["message"]
-    assert trace["eu-1"]["reason"] == Rejection.INSUFFICIENT_CAPACITY
+    trace = {entry.cluster: entry for entry in decision.match_trace()}
+    assert trace["us-1"].reason == Rejection.SPREAD_CONSTRAINT
+    assert "region=us" in (trace["us-1"].message or "")
+    assert trace["eu-1"].reason == Rejection.INSUFFICIENT_CAPACITY
     assert decision.condition.status is False
     assert (
         "3 of 4 replicas scheduled: no room for more on the 2 eligible clusters within "
@@ -85,9 +85,9 @@ def test_a_cluster_without_the_key_takes_nothing_under_do_not_schedule() -> None
     decision = run(deployment(2, spread=[PER_REGION]), fleet)
 
     assert _hosted(placements(decision)) == {"us-1": 1}
-    trace = {entry["cluster"]: entry for entry in decision.match_trace()}
-    assert trace["bare"]["reason"] == Rejection.SPREAD_CONSTRAINT
-    assert "no label region" in trace["bare"]["message"]
+    trace = {entry.cluster: entry for entry in decision.match_trace()}
+    assert trace["bare"].reason == Rejection.SPREAD_CONSTRAINT
+    assert "no label region" in (trace["bare"].message or "")
 
 
 def test_schedule_anyway_prefers_the_emptier_region_but_places_beyond_max_skew() -> None:
@@ -218,5 +218,5 @@ def test_a_region_kept_out_is_let_back_in_once_the_other_catches_up() -> None:
     assert _hosted(placements(decision)) == {"a": 1, "b": 3, "c": 3}
     short = run(deployment(10, spread=[PER_REGION]), fleet)
     assert _hosted(placements(short)) == {"a": 1, "b": 4, "c": 4}
-    trace = {entry["cluster"]: entry for entry in short.match_trace()}
-    assert trace["b"]["reason"] == Rejection.SPREAD_CONSTRAINT
+    trace = {entry.cluster: entry for entry in short.match_trace()}
+    assert trace["b"].reason == Rejection.SPREAD_CONSTRAINT

@@ -43,7 +43,7 @@ QUEUE_CRD = missing("CustomResourceDefinition", "queues.scheduling.run.ai", "Clu
 def test_a_gap_keeps_away_the_replicas_that_need_it(entry: Obj, dep: Obj, kept_off: bool) -> None:
     decision = run(dep, [lacking(cluster("a", h100()), entry), cluster("b", h100())])
     assert placements(decision) == (["b/0:h100"] if kept_off else ["a/0:h100"])
-    trace = {t["cluster"]: t["reason"] for t in decision.match_trace()}
+    trace = {t.cluster: t.reason for t in decision.match_trace()}
     assert (trace.get("a") == Rejection.STACK_INCOMPLETE) is kept_off
 
 
@@ -53,10 +53,8 @@ def test_a_missing_device_class_rules_out_only_the_pools_that_need_it() -> None:
     decision = run(deployment(1), [lacking(cluster("a", h100(), other), gaps)])
     assert placements(decision) == ["a/0:amd"]
     (entry,) = decision.match_trace()
-    assert (entry["pool"], entry["reason"]) == ("h100", Rejection.STACK_INCOMPLETE)
-    assert entry["message"] == (
-        "the cluster lacks DeviceClass gpu.nvidia.com, which its devices need"
-    )
+    assert (entry.pool, entry.reason) == ("h100", Rejection.STACK_INCOMPLETE)
+    assert entry.message == ("the cluster lacks DeviceClass gpu.nvidia.com, which its devices need")
 
 
 def test_a_replica_already_there_moves_make_before_break() -> None:

@@ -42,7 +42,7 @@ def test_no_schedule_keeps_new_replicas_off_and_existing_ones_in_place() -> None
 
     assert placements(decision) == ["a/0:h100", "b/0:h100"]
     (entry,) = decision.match_trace()
-    assert entry["reason"] == Rejection.TAINTED
+    assert entry.reason == Rejection.TAINTED
 
 
 def test_a_tolerated_taint_is_no_taint() -> None:
@@ -98,7 +98,7 @@ def test_an_unreachable_cluster_fails_over_and_takes_replicas_again_when_reachab
     serving = [replica("a", 0, serving=True)]
     over = run(deployment(1), _fleet(reachable=False), serving)
     assert placements(over) == ["a/0:h100", "b/0:h100"]
-    assert over.match_trace()[0]["reason"] == Rejection.CLUSTER_UNREACHABLE
+    assert over.match_trace()[0].reason == Rejection.CLUSTER_UNREACHABLE
     # Reachable again before the replacement serves: nothing must leave any more, and
     # the surplus replica is scaled down the usual way.
     back = run(deployment(1), _fleet(reachable=True), [*serving, replica("b", 0)])

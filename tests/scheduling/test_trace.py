@@ -1,6 +1,7 @@
 """The match trace: a machine reason and, for disaggregated deployments, a role per rejection."""
 
 import pytest
+from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.cel import CostBudget
 from modelplane.scheduling import CacheView, Rejection
@@ -377,8 +378,8 @@ CASES.append(
 )
 
 
-def _entries(trace: list[dict[str, str]]) -> list[Entry]:
-    return [(e["cluster"], e.get("pool"), e.get("role"), Rejection(e["reason"])) for e in trace]
+def _entries(trace: list[MatchTraceEntry]) -> list[Entry]:
+    return [(e.cluster or "", e.pool, e.role, Rejection(e.reason)) for e in trace]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -387,10 +388,11 @@ def test_reason_and_role_of_each_rejection(case: Case) -> None:
     trace = run(case.dep, case.clusters, case.existing, budget=budget, cache=case.cache)
     trace = trace.match_trace()
     assert _entries(trace) == case.entries
-    assert any(case.message in entry["message"] for entry in trace[-2:]), trace
+    assert any(case.message in (entry.message or "") for entry in trace[-2:]), trace
     for entry in trace:
         # The role is a field now; no message repeats it as a prefix.
-        assert not entry["message"].startswith(("decode:", "prefill:", "workers:")), entry
+        assert entry.message is not None
+        assert not entry.message.startswith(("decode:", "prefill:", "workers:")), entry
 
 
 def test_every_rejection_has_a_case() -> None:

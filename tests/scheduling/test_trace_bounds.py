@@ -2,7 +2,7 @@
 rejections are grouped, entries are capped with counts of what was left out, and a
 False ReplicasScheduled sums clusters up per reason, as kube-scheduler sums up nodes."""
 
-import json
+from modelplane_models.model_deployment import MatchTraceEntry, MatchTraceOmitted, Status
 
 from modelplane.scheduling import ClusterTrace, PoolTrace, Rejection
 from modelplane.scheduling.trace import (
@@ -22,10 +22,8 @@ def test_a_gpu_selector_is_not_reported_failing_on_the_nics_of_a_node() -> None:
     dep = deployment(1, request("gpu", 1, "arch == Blackwell"))
     decision = run(dep, [cluster("a", pool("h100", 2, gpu(8, "Hopper", 80), nic()))])
     (_, entry) = decision.match_trace()
-    assert entry["reason"] == Rejection.SELECTOR_MISMATCH
-    assert entry["message"] == (
-        "request 'gpu' (count 1): gpu: selector 'arch == Blackwell' is false"
-    )
+    assert entry.reason == Rejection.SELECTOR_MISMATCH
+    assert entry.message == ("request 'gpu' (count 1): gpu: selector 'arch == Blackwell' is false")
 
 
 def test_a_selector_no_device_can_be_read_against_names_every_kind() -> None:
@@ -33,8 +31,8 @@ def test_a_selector_no_device_can_be_read_against_names_every_kind() -> None:
     dep = deployment(1, request("ib", 1, "fabric == infiniband"))
     decision = run(dep, [cluster("a", pool("h100", 2, gpu(8, "Hopper", 80), nic()))])
     (_, entry) = decision.match_trace()
-    assert "gpu: selector 'fabric == infiniband' failed" in entry["message"]
-    assert "nic: selector 'fabric == infiniband' failed" in entry["message"]
+    assert "gpu: selector 'fabric == infiniband' failed" in (entry.message or "")
+    assert "nic: selector 'fabric == infiniband' failed" in (entry.message or "")
 
 
 def test_alike_clusters_are_one_entry_each_cause() -> None:
@@ -42,7 +40,7 @@ def test_alike_clusters_are_one_entry_each_cause() -> None:
     decision = run(deployment(60, ADA), clusters)
     trace = decision.match_trace()
     # h100 never matches Ada; every l4 fills up: one entry per cause, not per cluster.
-    assert [(e["cluster"], e.get("pool"), e["reason"], e.get("clusters")) for e in trace] == [
+    assert [(e.cluster, e.pool, e.reason, e.clusters) for e in trace] == [
         ("c00", None, Rejection.INSUFFICIENT_CAPACITY, 12),
         ("c00", "h100", Rejection.SELECTOR_MISMATCH, 12),
         ("c00", "l4", Rejection.INSUFFICIENT_CAPACITY, 12),
@@ -65,20 +63,15 @@ def test_entries_are_capped_keeping_the_largest_groups_in_trace_order() -> None:
     bounded = status_trace(trace, limit=10)
     assert len(bounded.entries) == 10
     # The shared group is the largest; the rest are kept in trace order.
-    assert bounded.entries[-1] == {
-        "cluster": "s0",
-        "clusters": 3,
-        "clusterNames": ["s0", "s1", "s2"],
-        "reason": "PriorityNotAllowed",
-        "message": "shared",
-    }
-    assert [e["cluster"] for e in bounded.entries[:-1]] == [f"c{i:03d}" for i in range(9)]
-    assert bounded.omitted is not None
-    assert bounded.omitted.as_status() == {
-        "entries": 91,
-        "rejections": 91,
-        "reasons": {"NoPools": 91},
-    }
+    assert bounded.entries[-1] == MatchTraceEntry(
+        cluster="s0",
+        clusters=3,
+        clusterNames=["s0", "s1", "s2"],
+        reason="PriorityNotAllowed",
+        message="shared",
+    )
+    assert [e.cluster for e in bounded.entries[:-1]] == [f"c{i:03d}" for i in range(9)]
+    assert bounded.omitted == MatchTraceOmitted(entries=91, rejections=91, reasons={"NoPools": 91})
 
 
 def test_ten_thousand_clusters_of_different_messages_stay_bounded() -> None:
@@ -95,11 +88,11 @@ def test_ten_thousand_clusters_of_different_messages_stay_bounded() -> None:
     bounded = status_trace(trace)
     assert len(bounded.entries) == TRACE_LIMIT
     assert bounded.omitted is not None
-    status = {"matchTrace": bounded.entries, "matchTraceOmitted": bounded.omitted.as_status()}
-    assert len(json.dumps(status)) < 256 * 1024
-    assert bounded.omitted.rejections + sum(e.get("clusters", 1) for e in bounded.entries) == (
-        30_000
-    )
+    status = Status(matchTrace=bounded.entries, matchTraceOmitted=bounded.omitted)
+    assert len(status.model_dump_json(exclude_none=True)) < 256 * 1024
+    assert (bounded.omitted.rejections or 0) + sum(
+        e.clusters or 1 for e in bounded.entries
+    ) == 30_000
 
 
 def test_every_cluster_of_a_small_grouped_entry_is_named() -> None:
@@ -112,21 +105,21 @@ def test_every_cluster_of_a_small_grouped_entry_is_named() -> None:
         _rejected("west", Rejection.INSUFFICIENT_CAPACITY, full),
     ]
     (grouped, _) = status_trace(trace).entries
-    assert grouped == {
-        "cluster": "east",
-        "clusters": 2,
-        "clusterNames": ["east", "west"],
-        "reason": "InsufficientCapacity",
-        "message": full,
-    }
+    assert grouped == MatchTraceEntry(
+        cluster="east",
+        clusters=2,
+        clusterNames=["east", "west"],
+        reason="InsufficientCapacity",
+        message=full,
+    )
 
 
 def test_a_large_grouped_entry_names_its_first_clusters_and_counts_the_rest() -> None:
     trace = [_rejected(f"c{i:05d}", Rejection.NO_POOLS, "no pools") for i in range(10_000)]
     (entry,) = status_trace(trace).entries
-    assert entry["clusters"] == 10_000
-    assert entry["clusterNames"] == [f"c{i:05d}" for i in range(TRACE_NAMES)]
-    assert len(json.dumps(entry)) < 300
+    assert entry.clusters == 10_000
+    assert entry.clusterNames == [f"c{i:05d}" for i in range(TRACE_NAMES)]
+    assert len(entry.model_dump_json(exclude_none=True)) < 300
 
 
 def test_the_whole_trace_keeps_every_entry_and_every_cluster() -> None:
@@ -135,7 +128,7 @@ def test_the_whole_trace_keeps_every_entry_and_every_cluster() -> None:
     trace += [_rejected(f"s{i:02d}", Rejection.PRIORITY_NOT_ALLOWED, "x") for i in range(30)]
     whole = status_trace(trace, limit=None, names=None)
     assert whole.omitted is None
-    named = [n for e in whole.entries for n in e.get("clusterNames", [e["cluster"]])]
+    named = [n for e in whole.entries for n in e.clusterNames or [e.cluster]]
     assert named == [c.cluster for c in trace]
 
 

@@ -1,6 +1,7 @@
 """An InferenceCluster that exists but cannot be read is not gone: its replicas are held."""
 
 from modelplane_models import InferenceCluster
+from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import (
@@ -45,12 +46,12 @@ def test_replicas_on_an_unreadable_cluster_are_held_and_it_says_so() -> None:
     assert origins == {"model-a-0": Origin.HELD, "model-b-0": Origin.RETAINED}
     assert decision.removed == ()
     (entry, *_) = decision.match_trace()
-    assert entry == {
-        "cluster": "a",
-        "reason": Rejection.CLUSTER_UNREADABLE.value,
-        "message": "cannot be read (status.gpuPools[0].nodes: Input should be a valid integer): "
+    assert entry == MatchTraceEntry(
+        cluster="a",
+        reason=Rejection.CLUSTER_UNREADABLE.value,
+        message="cannot be read (status.gpuPools[0].nodes: Input should be a valid integer): "
         "its replicas are kept as recorded, nothing new is placed",
-    }
+    )
     (warning,) = [e for e in decision.events if e.reason == Reason.CLUSTER_UNREADABLE]
     assert warning.message.startswith("InferenceCluster a cannot be read")
 
@@ -71,7 +72,7 @@ def test_a_cluster_whose_name_cannot_be_read_holds_every_replica_whose_cluster_i
     assert {r.name: r.origin for r in decision.replicas}["model-a-0"] is Origin.HELD
     assert decision.removed == ()
     # It has no name to trace under; the warning says what is wrong.
-    assert all(entry["cluster"] != "" for entry in decision.match_trace())
+    assert all(entry.cluster != "" for entry in decision.match_trace())
     assert any("(name unreadable)" in e.message for e in decision.events)
 
 

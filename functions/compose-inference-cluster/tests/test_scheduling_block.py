@@ -95,3 +95,47 @@ def test_a_gang_api_the_version_lacks_is_named_on_the_cluster(
             "target": "TARGET_COMPOSITE",
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("block", "why"),
+    [
+        (
+            {"defaultPriority": "system-cluster-critical"},
+            "priority 'system-cluster-critical' is a system PriorityClass, never used for "
+            "model pods",
+        ),
+        (
+            {"defaultPriority": "gold", "allowedPriorities": ["silver"]},
+            "default priority 'gold' is not in allowedPriorities",
+        ),
+    ],
+    ids=["a system- PriorityClass", "outside allowedPriorities"],
+)
+def test_a_refused_default_priority_is_named_on_the_cluster(
+    block: dict[str, object], why: str
+) -> None:
+    """The composing side of tests/scheduling/test_refused_default.py: the cluster says
+    which field is refused; placement sends no deployment there that would take it."""
+    obj = cluster([H100_POOL])
+    obj["spec"]["scheduling"] = block
+    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    got = as_dict(run(FunctionRunner(), req))
+    message = f"spec.scheduling.defaultPriority: {why}"
+    (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]
+    assert configured == {
+        "type": "SchedulingConfigured",
+        "status": "STATUS_CONDITION_FALSE",
+        "reason": "InvalidScheduling",
+        "message": message,
+        "target": "TARGET_COMPOSITE",
+    }
+    assert got["results"] == [
+        {
+            "severity": "SEVERITY_WARNING",
+            "reason": "InvalidScheduling",
+            "message": message,
+            "target": "TARGET_COMPOSITE",
+        }
+    ]
+    assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]

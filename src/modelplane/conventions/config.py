@@ -1,4 +1,6 @@
-"""The validated form of `InferenceCluster.spec.scheduling`."""
+"""The validated form of `InferenceCluster.spec.scheduling`: every fact read from the
+block, for both the side that composes a replica's workloads and the fleet scheduler
+(`modelplane.scheduling.adapt`), so the two can never read it differently."""
 
 from dataclasses import dataclass, field
 
@@ -19,7 +21,16 @@ class SchedulingConfig:
     scheduler_name: str | None = None
     queue: Template | None = None
     default_priority: str | None = None
+    """None when the block names none, or names one it may not (`refused_default`)."""
+    refused_default: Issue | None = None
+    """Why the block's `defaultPriority` is refused (also among `errors`): a replica
+    that would take its priority from it is neither rendered nor placed here."""
     allowed_priorities: tuple[str, ...] = ()
+    over_quota_priorities: frozenset[str] = frozenset()
+    """`overQuotaPriorities` and those the chosen scheduler's own settings let borrow
+    or preempt beyond a queue's quota."""
+    preemption: bool = False
+    """`preemption: LowerPriority`."""
     gang_enabled: bool = True
     workload_api: str | None = None
     """The `scheduling.k8s.io` Workload version gangs are composed in (gang.api:

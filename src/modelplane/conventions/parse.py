@@ -10,7 +10,7 @@ nothing for the chosen provider.
 
 from dataclasses import replace
 
-from modelplane_models.inference_cluster import Scheduling
+from modelplane_models.inference_cluster import Preemption, Scheduling
 
 from modelplane.conventions.config import SchedulingConfig, priority_error
 from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Default, Scheduler
@@ -78,6 +78,9 @@ def parse_scheduling(
 ) -> tuple[SchedulingConfig, list[Issue]]:
     """Validate an InferenceCluster's `spec.scheduling` block, as its model holds it.
 
+    The one reader of the block: what composes a replica's workloads and the fleet
+    scheduler's adapter (`modelplane.scheduling.adapt.fleet`) both take what they use
+    from the config it returns.
     None means the cluster has none. `kubernetes_version` is the cluster's
     `spec.kubernetesVersion` (None: unknown, so no Workload API version is served).
     Never raises: every problem is an Issue, and errors are also kept on the
@@ -88,12 +91,21 @@ def parse_scheduling(
         return SchedulingConfig(), c.issues
     scheduler = _scheduler(c, block)
     allowed = tuple(sorted({p.root for p in block.allowedPriorities or ()}))
+    queue = _queue(c, block.queue, scheduler)
+    default, refused = _default_priority(block.defaultPriority, allowed)
+    if refused is not None:
+        c.issues.append(refused)
     config = SchedulingConfig(
         scheduler=scheduler,
         scheduler_name=block.schedulerName or scheduler.default_scheduler_name,
-        queue=_queue(c, block.queue, scheduler),
-        default_priority=_default_priority(c, block.defaultPriority, allowed),
+        queue=queue,
+        default_priority=default,
+        refused_default=refused,
         allowed_priorities=allowed,
+        # Bad scheduler settings are reported by `_scheduler`; here they add nothing.
+        over_quota_priorities=frozenset({p.root for p in block.overQuotaPriorities or ()})
+        | scheduler.over_quota_priorities(),
+        preemption=block.preemption == Preemption.LOWER_PRIORITY,
         gang_enabled=block.gang is None or block.gang.enabled is not False,
         default_labels=tuple(
             c.metadata(block.defaultLabels, f"{ROOT}.defaultLabels", True).items()
@@ -174,17 +186,18 @@ def _queue(c: _Checks, text: str | None, scheduler: Scheduler) -> Template | Non
     return parsed
 
 
-def _default_priority(c: _Checks, name: str | None, allowed: tuple[str, ...]) -> str | None:
-    path = f"{ROOT}.defaultPriority"
+def _default_priority(
+    name: str | None, allowed: tuple[str, ...]
+) -> tuple[str | None, Issue | None]:
+    """The block's default priority, or None and why it is refused."""
     if not name:
-        return None
-    if (problem := priority_error(name)) is not None:
-        c.error(path, problem)
-        return None
-    if allowed and name not in allowed:
-        c.error(path, f"default priority {name!r} is not in allowedPriorities")
-        return None
-    return name
+        return None, None
+    problem = priority_error(name)
+    if problem is None and allowed and name not in allowed:
+        problem = f"default priority {name!r} is not in allowedPriorities"
+    if problem is not None:
+        return None, Issue(f"{ROOT}.defaultPriority", problem, Reason.INVALID_SCHEDULING)
+    return name, None
 
 
 def _conflicts(c: _Checks, config: SchedulingConfig) -> None:

@@ -2,9 +2,8 @@
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from modelplane_models.model_deployment import PreemptionStatus
+from modelplane_models.model_deployment import MatchTraceEntry, PreemptionStatus
 
 from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import (
@@ -161,22 +160,15 @@ class ClusterTrace:
         lines.extend(f"cluster {self.cluster} {p.label()}: {p.message}" for p in self.pools)
         return lines
 
-    def as_status(self) -> list[dict[str, str]]:
-        """This cluster's `status.matchTrace` entries: the cluster's own first, then its pools.
-
-        `pool` and `role` are present only where they apply.
-        """
-        entries: list[dict[str, str]] = []
+    def rows(self) -> list[tuple[str | None, str | None, str, str]]:
+        """(pool, role, reason, message) of each of its `status.matchTrace` entries: the
+        cluster's own first, then its pools; pool and role are None where they do not
+        apply. `trace.status_trace` makes them entries, grouped across clusters."""
+        rows: list[tuple[str | None, str | None, str, str]] = []
         if self.reason is not None and self.message is not None:
-            entries.append(
-                {"cluster": self.cluster, "reason": self.reason.value, "message": self.message}
-            )
-        for pool in self.pools:
-            entry = {"cluster": self.cluster, "pool": pool.pool}
-            if pool.role is not None:
-                entry["role"] = pool.role
-            entries.append({**entry, "reason": pool.reason.value, "message": pool.message})
-        return entries
+            rows.append((None, None, self.reason.value, self.message))
+        rows.extend((p.pool, p.role, p.reason.value, p.message) for p in self.pools)
+        return rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +250,6 @@ class Decision:
         )
         return entries
 
-    def match_trace(self) -> list[dict[str, Any]]:
+    def match_trace(self) -> list[MatchTraceEntry]:
         """`status.matchTrace`: ordered by (first) cluster, then pool, then role."""
         return self.status_trace().entries

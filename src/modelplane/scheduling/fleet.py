@@ -153,6 +153,14 @@ class FleetFilter:
                     Rejection.CLUSTER_SELECTOR_MISMATCH,
                     f"clusterSelector does not match: {reason}",
                 )
+        if cluster.refused_default is not None and not self._deployment.priority:
+            # Never resolved to a priority the cluster's own block refuses (its
+            # SchedulingConfigured condition names the field), nor to none in its place.
+            return Rejected(
+                Rejection.PRIORITY_NOT_ALLOWED,
+                "the deployment names no priority and the cluster's "
+                f"spec.scheduling.defaultPriority is refused: {cluster.refused_default}",
+            )
         allowed = cluster.allowed_priorities
         if not allowed:
             return None

@@ -126,7 +126,10 @@ class Cluster:
     labels: Mapping[str, str]
     pools: tuple[Pool, ...]
     default_priority: str | None = None
-    allowed_priorities: tuple[str, ...] | None = None
+    refused_default: str | None = None
+    """Why the cluster's `defaultPriority` is refused (`default_priority` is then None):
+    a replica of no priority of its own is not placed here (`PriorityNotAllowed`)."""
+    allowed_priorities: tuple[str, ...] = ()
     declared_pools: frozenset[str] = frozenset()
     """`spec.nodePools` names. A declared pool missing from `pools` is not yet
     published (a new or restored cluster), which is not the same as removed."""

@@ -25,7 +25,9 @@ So, in status:
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from modelplane_models.model_deployment import MatchTraceEntry, MatchTraceOmitted
 
 from modelplane.scheduling.rejections import Rejection
 
@@ -41,27 +43,12 @@ TRACE_NAMES = 10
 
 
 @dataclass(frozen=True, slots=True)
-class Omitted:
-    """What the cap left out of the status trace."""
-
-    entries: int
-    rejections: int
-    reasons: tuple[tuple[str, int], ...]
-
-    def as_status(self) -> dict[str, Any]:
-        return {
-            "entries": self.entries,
-            "rejections": self.rejections,
-            "reasons": dict(self.reasons),
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class StatusTrace:
-    """`status.matchTrace` and, when the cap applied, what it left out."""
+    """`status.matchTrace` and, when the cap applied, what it left out
+    (`status.matchTraceOmitted`), as the ModelDeployment's status models hold them."""
 
-    entries: list[dict[str, Any]]
-    omitted: Omitted | None
+    entries: list[MatchTraceEntry]
+    omitted: MatchTraceOmitted | None
 
 
 def status_trace(
@@ -74,40 +61,46 @@ def status_trace(
     A grouped entry lists at most `names` of its clusters. None lifts either cap:
     for `modelplane render --trace`, which is not bound by etcd's object limit.
     """
-    groups: dict[tuple[str, ...], list[Any]] = {}
+    # (pool, role, reason, message) -> the clusters it is said of, in trace order.
+    groups: dict[tuple[str | None, str | None, str, str], list[str]] = {}
     for cluster in trace:
-        for entry in cluster.as_status():
-            key = (entry.get("pool", ""), entry.get("role", ""), entry["reason"], entry["message"])
-            group = groups.get(key)
-            if group is None:
-                # [first entry, clusters it stands for, its place in trace order, their names]
-                groups[key] = [entry, 1, len(groups), [entry["cluster"]]]
+        for row in cluster.rows():
+            said = groups.get(row)
+            if said is None:
+                groups[row] = [cluster.cluster]
             else:
-                group[1] += 1
-                group[3].append(entry["cluster"])
-    ordered = list(groups.values())
-    omitted: Omitted | None = None
+                said.append(cluster.cluster)
+    ordered = list(groups.items())
+    omitted: MatchTraceOmitted | None = None
     if limit is not None and len(ordered) > limit:
-        by_size = sorted(ordered, key=lambda group: (-group[1], group[2]))
-        kept, left = by_size[:limit], by_size[limit:]
+        # The largest groups, the first of equal ones; then back in trace order.
+        by_size = sorted(range(len(ordered)), key=lambda i: (-len(ordered[i][1]), i))
+        kept, left = sorted(by_size[:limit]), by_size[limit:]
         reasons: Counter[str] = Counter()
-        for entry, count, *_ in left:
-            reasons[entry["reason"]] += count
-        omitted = Omitted(
-            len(left),
-            sum(reasons.values()),
-            tuple(sorted(reasons.items(), key=lambda item: (-item[1], item[0]))),
+        for i in left:
+            (_, _, reason, _), clusters = ordered[i]
+            reasons[reason] += len(clusters)
+        omitted = MatchTraceOmitted(
+            entries=len(left),
+            rejections=sum(reasons.values()),
+            reasons=dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0]))),
         )
-        ordered = sorted(kept, key=lambda group: group[2])
-    entries: list[dict[str, Any]] = []
-    for entry, count, _, clusters in ordered:
-        if count == 1:
-            entries.append(entry)
-        else:
-            listed = sorted(clusters)[:names] if names is not None else sorted(clusters)
-            entries.append(
-                {"cluster": entry["cluster"], "clusters": count, "clusterNames": listed, **entry}
+        ordered = [ordered[i] for i in kept]
+    entries: list[MatchTraceEntry] = []
+    for (pool, role, reason, message), clusters in ordered:
+        grouped = len(clusters) > 1
+        listed = sorted(clusters)[:names] if grouped else None
+        entries.append(
+            MatchTraceEntry(
+                cluster=clusters[0],
+                clusters=len(clusters) if grouped else None,
+                clusterNames=listed,
+                pool=pool,
+                role=role,
+                reason=reason,
+                message=message,
             )
+        )
     return StatusTrace(entries, omitted)
 
 

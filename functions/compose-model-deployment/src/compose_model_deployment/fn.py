@@ -20,12 +20,7 @@ from typing import Any, cast
 from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelDeployment, ModelReplica
-from modelplane_models.model_deployment import (
-    MatchTraceEntry,
-    MatchTraceOmitted,
-    ReplicaCounts,
-    Status,
-)
+from modelplane_models.model_deployment import ReplicaCounts, Status
 from pydantic import BaseModel
 
 from compose_model_deployment.cache import (
@@ -298,10 +293,7 @@ def emit(
         match_omitted = carried.matchTraceOmitted
     else:
         trace = decision.status_trace(complete=traced(req, read))
-        omitted = trace.omitted
-        # The scheduler's core speaks plain data; the models check its shape here.
-        match_trace = [MatchTraceEntry.model_validate(e) for e in trace.entries]
-        match_omitted = MatchTraceOmitted.model_validate(omitted.as_status()) if omitted else None
+        match_trace, match_omitted = trace.entries, trace.omitted
     preemptions = decision.preemptions()
     set_status(
         rsp,

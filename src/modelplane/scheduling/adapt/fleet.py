@@ -5,16 +5,11 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from modelplane_models.inference_cluster import (
-    InferenceCluster,
-    Preemption,
-    PublishedPool,
-    Scheduling,
-)
+from modelplane_models.inference_cluster import InferenceCluster, PublishedPool, Spec
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
-from modelplane.conventions.schedulers import SCHEDULERS
+from modelplane.conventions import SchedulingConfig, parse_scheduling
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
@@ -36,12 +31,13 @@ from modelplane.workloads.model import Backend
 
 
 class Interner:
-    """Shares one object per distinct device kind, pool hardware and pool list in a fleet.
+    """Shares one object per distinct device kind, pool hardware, pool list and
+    scheduling block in a fleet.
 
     Clusters built from the same classes then hold the very same objects, so the
     scheduler's memo tables hit by identity instead of comparing contents. Each
-    distinct published pool list, and each distinct device, is read once: its
-    model's JSON (one call into pydantic's serializer) is the key, so a fleet of
+    distinct published pool list, device and `spec.scheduling` block is read once:
+    its model's JSON (one call into pydantic's serializer) is the key, so a fleet of
     thousands of clusters stamped from a few classes costs a lookup per cluster.
     """
 
@@ -51,6 +47,7 @@ class Interner:
         self._devices: dict[DeviceSpec, DeviceSpec] = {}
         self._hardware: dict[PoolHardware, PoolHardware] = {}
         self._layouts: dict[tuple[Pool, ...], tuple[Pool, ...]] = {}
+        self._scheduling: dict[tuple[bytes, str | None], SchedulingConfig] = {}
 
     def size(self) -> int:
         """Distinct published pool lists read so far."""
@@ -70,6 +67,22 @@ class Interner:
             if problems:
                 raise InvalidInputError(problems)
             found = self._published[key] = self._layouts.setdefault(pools, pools)
+        return found
+
+    def scheduling(self, spec: Spec | None) -> SchedulingConfig:
+        """The cluster's `spec.scheduling` as `parse_scheduling`, the one reader of the
+        block, reads it for the side that composes its replicas; each distinct block
+        (keyed by its JSON and the cluster's Kubernetes version) is read once."""
+        block = spec.scheduling if spec is not None else None
+        version = spec.kubernetesVersion if spec is not None else None
+        key = (
+            b"" if block is None else block.__pydantic_serializer__.to_json(block, warnings=False),
+            version,
+        )
+        found = self._scheduling.get(key)
+        if found is None:
+            # Its issues are reported where the cluster is composed (SchedulingConfigured).
+            found = self._scheduling[key] = parse_scheduling(block, version)[0]
         return found
 
     def _pool(self, pool: PublishedPool, path: str, problems: list[Issue]) -> Pool:
@@ -123,8 +136,7 @@ def read_cluster(
     metadata = model.metadata
     name = object_name(metadata.name if metadata else None, "metadata.name", problems)
     spec = model.spec
-    scheduling = spec.scheduling if spec is not None else None
-    allowed = None if scheduling is None else scheduling.allowedPriorities
+    scheduling = interner.scheduling(spec)
     pools: tuple[Pool, ...] = ()
     try:
         pools = interner.pools((model.status.gpuPools if model.status else None) or [])
@@ -136,8 +148,11 @@ def read_cluster(
         name=name,
         labels=dict(sorted(((metadata.labels if metadata else None) or {}).items())),
         pools=pools,
-        default_priority=None if scheduling is None else scheduling.defaultPriority,
-        allowed_priorities=None if allowed is None else tuple(p.root for p in allowed),
+        default_priority=scheduling.default_priority,
+        refused_default=None
+        if scheduling.refused_default is None
+        else scheduling.refused_default.message,
+        allowed_priorities=scheduling.allowed_priorities,
         declared_pools=frozenset(p.name for p in spec.nodePools) if spec else frozenset(),
         stack=read_gaps(
             model.status.stack.missing if model.status and model.status.stack else None
@@ -148,8 +163,8 @@ def read_cluster(
         ),
         reachable=reachable,
         queues=_queues(model),
-        over_quota=_over_quota(scheduling),
-        preemption=scheduling is not None and scheduling.preemption == Preemption.LOWER_PRIORITY,
+        over_quota=scheduling.over_quota_priorities,
+        preemption=scheduling.preemption,
         backend=str(spec.backend.type)
         if spec and spec.backend and spec.backend.type
         else Backend.NATIVE.value,
@@ -169,20 +184,6 @@ def _queues(model: InferenceCluster) -> dict[str, QueueRoom]:
         for namespace in queue.namespaces or ():
             found.setdefault(namespace, room)
     return dict(sorted(found.items()))
-
-
-def _over_quota(scheduling: Scheduling | None) -> frozenset[str]:
-    """Priorities that may borrow or preempt beyond a queue's quota: the platform's
-    `overQuotaPriorities` and those its scheduler's own settings let go over quota.
-    `scheduling` is the cluster's `spec.scheduling`, as `read_cluster` read it."""
-    if scheduling is None:
-        return frozenset()
-    names = {p.root for p in scheduling.overQuotaPriorities or ()}
-    scheduler = SCHEDULERS.get(str(scheduling.provider))
-    if scheduler is not None:
-        # Bad settings are reported where the cluster is composed; here they add nothing.
-        names |= scheduler.from_block(scheduling, []).over_quota_priorities()
-    return frozenset(names)
 
 
 @dataclass(frozen=True)
