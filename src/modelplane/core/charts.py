@@ -60,9 +60,12 @@ class Component:
         title: str,
         version: str,
         chart: Chart,
-        namespace: str,
+        namespace: str = "",
         values: Mapping[str, Any] | None = None,
     ) -> "Component":
-        """A component of one Helm release, which is named for its chart."""
-        release = ReleaseSpec(chart.name, chart, namespace, MappingProxyType(dict(values or {})))
+        """A component of one Helm release, named for its chart and installed in the
+        namespace named for it unless `namespace` says otherwise."""
+        release = ReleaseSpec(
+            chart.name, chart, namespace or chart.name, MappingProxyType(dict(values or {}))
+        )
         return cls(key, title, version, (release,))
