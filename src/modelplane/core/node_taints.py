@@ -10,9 +10,14 @@ like a full-GPU one, and a class that declares none gives none.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
-EXISTS = "Exists"
-EQUAL = "Equal"
+
+class Operator(StrEnum):
+    """How a toleration matches a taint's value: any value, or the one it names."""
+
+    EXISTS = "Exists"
+    EQUAL = "Equal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +33,18 @@ class NodeTaint:
         """The pod toleration that matches this taint and nothing wider: Equal on a
         declared value, Exists on the key when the value is the provider's."""
         if not self.value:
-            return {"key": self.key, "operator": EXISTS, "effect": self.effect}
-        return {"key": self.key, "operator": EQUAL, "value": self.value, "effect": self.effect}
+            return {"key": self.key, "operator": Operator.EXISTS.value, "effect": self.effect}
+        return {
+            "key": self.key,
+            "operator": Operator.EQUAL.value,
+            "value": self.value,
+            "effect": self.effect,
+        }
 
     @classmethod
     def tolerated_by(cls, key: str, operator: str, value: str | None, effect: str) -> "NodeTaint":
         """The taint a recorded toleration (one `toleration()` wrote) stands for."""
-        return cls(key, effect, "" if operator == EXISTS else value or "")
+        return cls(key, effect, "" if operator == Operator.EXISTS else value or "")
 
 
 def tolerations(taints: Iterable[NodeTaint]) -> list[dict[str, str]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from modelplane.core.devices import DeviceSpec
-from modelplane.core.node_taints import NodeTaint
+from modelplane.core.node_taints import NodeTaint, Operator
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 from modelplane.scheduling.constraints import Constraint
@@ -77,15 +77,10 @@ NO_GAPS = StackGaps()
 
 
 class Effect(StrEnum):
-    """A taint's effect (`taints.py` says what each does)."""
+    """A cluster taint's effect (`taints.py` says what each does)."""
 
     NO_SCHEDULE = "NoSchedule"
     NO_EXECUTE = "NoExecute"
-
-
-class Operator(StrEnum):
-    EXISTS = "Exists"
-    EQUAL = "Equal"
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,9 @@ cluster, and `moves.must_move` asks `eviction` for every replica it keeps.
 
 from typing import Final
 
+from modelplane.core.node_taints import Operator
 from modelplane.core.vocabulary import GROUP
-from modelplane.scheduling.model import Cluster, Deployment, Effect, Operator, Taint, Toleration
+from modelplane.scheduling.model import Cluster, Deployment, Effect, Taint, Toleration
 from modelplane.scheduling.rejections import Rejected, Rejection
 
 

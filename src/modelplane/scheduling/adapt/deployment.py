@@ -19,6 +19,7 @@ from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
+from modelplane.core.node_taints import Operator
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
@@ -31,7 +32,6 @@ from modelplane.scheduling.model import (
     IntOrPercent,
     LabelRequirement,
     LabelSelector,
-    Operator,
     Role,
     RollingUpdate,
     SpreadConstraint,
