@@ -12,7 +12,10 @@ one module.
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
+
+# provider-helm's namespaced Release, which installs every chart Modelplane installs.
+RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
 
 
 @dataclass(frozen=True)
