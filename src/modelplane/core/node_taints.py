@@ -10,14 +10,9 @@ like a full-GPU one, and a class that declares none gives none.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class Operator(StrEnum):
-    """How a toleration matches a taint's value: any value, or the one it names."""
-
-    EXISTS = "Exists"
-    EQUAL = "Equal"
+# A ModelReplica's toleration operator, as its XRD names it.
+from modelplane_models.model_replica import Operator
 
 
 @dataclass(frozen=True, slots=True)

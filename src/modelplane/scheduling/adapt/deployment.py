@@ -9,6 +9,7 @@ from typing import Any
 from modelplane_models.model_deployment import (
     ModelDeployment,
     NodeSelector,
+    TolerationOperator,
     Workers,
 )
 from modelplane_models.model_deployment import SpreadConstraint as SpreadModel
@@ -19,7 +20,6 @@ from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
-from modelplane.core.node_taints import Operator
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
@@ -28,7 +28,6 @@ from modelplane.scheduling.model import (
     UNIFIED_ROLE,
     Deployment,
     DeviceRequest,
-    Effect,
     IntOrPercent,
     LabelRequirement,
     LabelSelector,
@@ -36,7 +35,6 @@ from modelplane.scheduling.model import (
     RollingUpdate,
     SpreadConstraint,
     Toleration,
-    Unsatisfiable,
 )
 
 _PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
@@ -125,17 +123,16 @@ def _tolerations(
     """The tolerations, checking what the XRD's rules say (as Kubernetes does for a pod's)."""
     out: list[Toleration] = []
     for i, model in enumerate(models):
-        operator = Operator(str(model.operator or Operator.EQUAL))
-        if operator is Operator.EXISTS and model.value:
+        operator = TolerationOperator(model.operator or TolerationOperator.EQUAL)
+        if operator is TolerationOperator.EXISTS and model.value:
             problems.append(
                 Issue(f"spec.tolerations[{i}].value", "must be empty when operator is Exists")
             )
-        if not model.key and operator is not Operator.EXISTS:
+        if not model.key and operator is not TolerationOperator.EXISTS:
             problems.append(
                 Issue(f"spec.tolerations[{i}].operator", "must be Exists when key is empty")
             )
-        effect = None if model.effect is None else Effect(str(model.effect))
-        out.append(Toleration(model.key or "", operator, model.value or "", effect))
+        out.append(Toleration(model.key or "", operator, model.value or "", model.effect))
     return tuple(out)
 
 
@@ -149,7 +146,7 @@ def _spread(models: Sequence[SpreadModel], problems: list[Issue]) -> tuple[Sprea
         error = key_error(model.topologyKey)
         if error is not None:
             problems.append(Issue(f"{path}.topologyKey", f"{model.topologyKey!r}: {error}"))
-        when = Unsatisfiable(str(model.whenUnsatisfiable))
+        when = model.whenUnsatisfiable
         if (model.topologyKey, when) in seen:
             problems.append(
                 Issue(
