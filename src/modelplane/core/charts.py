@@ -67,7 +67,11 @@ class Component:
         values: Mapping[str, Any] | None = None,
     ) -> "Component":
         """A component of one Helm release, named for its chart and installed in the
-        namespace named for it unless `namespace` says otherwise."""
+        namespace named for it unless `namespace` says otherwise.
+
+        Read as one row of the pins table: `spec.stack.versions` key, title, pinned
+        version, chart (`Component.helm("kueue", "Kueue", "0.19.2", CHART, ...)`).
+        """
         release = ReleaseSpec(
             chart.name, chart, namespace or chart.name, MappingProxyType(dict(values or {}))
         )
