@@ -1,9 +1,11 @@
 """Cluster taints, tolerations and health: where new replicas go, and which must leave."""
 
 import pytest
+from modelplane_models.model_deployment import TolerationOperator
+from modelplane_models.shapes import TaintEffect
 
 from modelplane.scheduling import Origin, Rejection
-from modelplane.scheduling.model import Effect, Operator, Taint, Toleration
+from modelplane.scheduling.model import Taint, Toleration
 from modelplane.scheduling.taints import tolerates
 
 from .builders import Obj, cluster, deployment, h100, placements, replica, request, run
@@ -11,20 +13,30 @@ from .builders import Obj, cluster, deployment, h100, placements, replica, reque
 DRAIN = {"key": "example.com/drain", "value": "now", "effect": "NoExecute"}
 CORDON = {"key": "example.com/drain", "effect": "NoSchedule"}
 
-NO_EXECUTE = Taint("example.com/drain", Effect.NO_EXECUTE, "now")
+NO_EXECUTE = Taint("example.com/drain", TaintEffect.NO_EXECUTE, "now")
 
 
 @pytest.mark.parametrize(
     ("toleration", "expected"),
     [
-        (Toleration("example.com/drain", Operator.EXISTS), True),
-        (Toleration("example.com/drain", Operator.EQUAL, "now"), True),
-        (Toleration("example.com/drain", Operator.EQUAL, "later"), False),
-        (Toleration("example.com/drain", Operator.EQUAL), False),
-        (Toleration("example.com/drain", Operator.EXISTS, effect=Effect.NO_SCHEDULE), False),
-        (Toleration("example.com/drain", Operator.EXISTS, effect=Effect.NO_EXECUTE), True),
-        (Toleration("", Operator.EXISTS), True),
-        (Toleration("other", Operator.EXISTS), False),
+        (Toleration("example.com/drain", TolerationOperator.EXISTS), True),
+        (Toleration("example.com/drain", TolerationOperator.EQUAL, "now"), True),
+        (Toleration("example.com/drain", TolerationOperator.EQUAL, "later"), False),
+        (Toleration("example.com/drain", TolerationOperator.EQUAL), False),
+        (
+            Toleration(
+                "example.com/drain", TolerationOperator.EXISTS, effect=TaintEffect.NO_SCHEDULE
+            ),
+            False,
+        ),
+        (
+            Toleration(
+                "example.com/drain", TolerationOperator.EXISTS, effect=TaintEffect.NO_EXECUTE
+            ),
+            True,
+        ),
+        (Toleration("", TolerationOperator.EXISTS), True),
+        (Toleration("other", TolerationOperator.EXISTS), False),
     ],
 )
 def test_a_toleration_matches_a_taint_as_kubernetes_matches_them(

@@ -69,6 +69,31 @@ def test_scheduler_settings_reach_its_chart() -> None:
     }
 
 
+def test_volcano_is_installed_with_its_dra_feature_gate_in_its_namespace() -> None:
+    plan, _ = plan_releases(ClusterFacts(kserve=False, scheduler=Volcano()), StackConfig())
+    (volcano,) = [r for r in plan if r.name == "volcano"]
+    assert volcano.values == {
+        "custom": {"scheduler_feature_gates": "DynamicResourceAllocation=true"}
+    }
+    assert volcano.namespace == "volcano-system"
+
+
+def test_a_release_goes_to_the_namespace_named_for_its_chart_unless_pinned_elsewhere() -> None:
+    plan, _ = plan_releases(
+        ClusterFacts(kserve=True, scheduler=KAI(), nvidia_gpus=True), StackConfig()
+    )
+    assert {r.name: r.namespace for r in plan} == {
+        "cert-manager": "cert-manager",
+        "envoy-gateway": "envoy-gateway-system",
+        "kai-scheduler": "kai-scheduler",
+        "kserve-llmisvc": "kserve",
+        "kserve-llmisvc-crd": "kserve",
+        "lws": "lws-system",
+        "node-feature-discovery": "node-feature-discovery",
+        "nvidia-dra-driver-gpu": "nvidia-dra-driver-gpu",
+    }
+
+
 def test_an_override_pins_a_component_and_an_unused_one_is_a_warning() -> None:
     config, issues = read_stack(
         Stack.model_validate(

@@ -12,9 +12,10 @@ reports; and what a simulated cluster reports (the render engine's providers).
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Final
 
+# A cache's phase on one cluster, as `status.clusters[].phase` spells it.
+from modelplane_models.model_cache import Phase
 from modelplane_models.shapes import Condition
 
 from modelplane.caching import kserve
@@ -25,15 +26,6 @@ from modelplane.core.vocabulary import LABEL_MODEL_CACHE
 JOB_KIND: Final = "Job"
 _NODE_DOWNLOADED = "NodeDownloaded"
 _NODE_ERROR = "NodeDownloadError"
-
-
-class Phase(StrEnum):
-    """A cache's phase on one cluster, as `status.clusters[].phase` spells it."""
-
-    PENDING = "Pending"
-    DOWNLOADING = "Downloading"
-    READY = "Ready"
-    FAILED = "Failed"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
+from modelplane.cel.keyed import Keyed
+
 INT64_MIN: Final = -(1 << 63)
 INT64_MAX: Final = (1 << 63) - 1
 NANOS: Final = 1_000_000_000
@@ -79,7 +81,7 @@ class Duration:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Timestamp:
+class Timestamp(Keyed):
     """A CEL google.protobuf.Timestamp: nanoseconds since the Unix epoch, and a UTC offset."""
 
     unix_nanos: int
@@ -105,13 +107,8 @@ class Timestamp:
         nanos = (delta.days * 86400 + delta.seconds) * NANOS + delta.microseconds * 1000
         return Timestamp(nanos, int(offset.total_seconds()))
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Timestamp):
-            return NotImplemented
-        return self.unix_nanos == other.unix_nanos
-
-    def __hash__(self) -> int:
-        return hash(self.unix_nanos)
+    def _key(self) -> int:
+        return self.unix_nanos
 
     def __lt__(self, other: Timestamp) -> bool:
         return self.unix_nanos < other.unix_nanos

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
+from modelplane.cel.keyed import Keyed
 from modelplane.cel.quantity import Quantity, QuantityError
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import INT64_MAX, INT64_MIN, DomainMap
@@ -38,14 +39,14 @@ _V = TypeVar("_V")
 
 
 @dataclass(frozen=True, eq=False)
-class Device:
+class Device(Keyed):
     """One device as a DRA selector sees it. Equal devices give equal selector results."""
 
     driver: str
     attributes: tuple[tuple[str, str, AttributeValue], ...] = ()
     capacity: tuple[tuple[str, str, Quantity], ...] = ()
     allow_multiple_allocations: bool = False
-    _key: tuple[Any, ...] = field(init=False, repr=False)
+    _identity: tuple[Any, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # Python's 1 == True and Quantity("1Ki") == Quantity("1024") would merge
@@ -55,15 +56,10 @@ class Device:
         )
         capacity = tuple((domain, name, q.identity()) for domain, name, q in self.capacity)
         key = (self.driver, attributes, capacity, self.allow_multiple_allocations)
-        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_identity", key)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Device):
-            return NotImplemented
-        return self._key == other._key
-
-    def __hash__(self) -> int:
-        return hash(self._key)
+    def _key(self) -> tuple[Any, ...]:
+        return self._identity
 
 
 def split_name(name: str, driver: str) -> tuple[str, str]:

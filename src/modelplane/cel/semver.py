@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import total_ordering
 from typing import Final
 
+from modelplane.cel.keyed import Keyed
+
 _NUMBERS: Final = frozenset("0123456789")
 _ALPHANUM: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 _UINT64_MAX: Final = (1 << 64) - 1
@@ -101,7 +103,7 @@ def _normalize(text: str) -> str:
 
 @total_ordering
 @dataclass(frozen=True, slots=True, eq=False)
-class Semver:
+class Semver(Keyed):
     """A semantic version (blang/semver v4 Version)."""
 
     major: int
@@ -132,16 +134,12 @@ class Semver:
                 return result
         return (len(self.pre) > len(other.pre)) - (len(self.pre) < len(other.pre))
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Semver):
-            return NotImplemented
-        return self.compare(other) == 0
+    def _key(self) -> tuple[int, int, int, tuple[int | str, ...]]:
+        # Equal exactly when compare() is 0: build metadata has no precedence.
+        return self.major, self.minor, self.patch, self.pre
 
     def __lt__(self, other: Semver) -> bool:
         return self.compare(other) < 0
-
-    def __hash__(self) -> int:
-        return hash((self.major, self.minor, self.patch, self.pre))
 
     def __str__(self) -> str:
         text = f"{self.major}.{self.minor}.{self.patch}"

@@ -12,7 +12,10 @@ one module.
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
+
+# provider-helm's namespaced Release, which installs every chart Modelplane installs.
+RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,16 @@ class Component:
         title: str,
         version: str,
         chart: Chart,
-        namespace: str,
+        namespace: str = "",
         values: Mapping[str, Any] | None = None,
     ) -> "Component":
-        """A component of one Helm release, which is named for its chart."""
-        release = ReleaseSpec(chart.name, chart, namespace, MappingProxyType(dict(values or {})))
+        """A component of one Helm release, named for its chart and installed in the
+        namespace named for it unless `namespace` says otherwise.
+
+        Read as one row of the pins table: `spec.stack.versions` key, title, pinned
+        version, chart (`Component.helm("kueue", "Kueue", "0.19.2", CHART, ...)`).
+        """
+        release = ReleaseSpec(
+            chart.name, chart, namespace or chart.name, MappingProxyType(dict(values or {}))
+        )
         return cls(key, title, version, (release,))

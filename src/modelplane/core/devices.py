@@ -14,22 +14,15 @@ walk over nested tuples.
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-from modelplane_models.shapes import Device, DeviceAttribute, DeviceConstraint
+# How a device is bound: by a real DRA driver, or described for placement only.
+from modelplane_models.shapes import Claim, Device, DeviceAttribute, DeviceConstraint
 
 from modelplane.cel.device import Device as CelDevice
 from modelplane.cel.device import device_from_fields
 from modelplane.core.issues import InvalidInputError, Issue
 
 AttributeValue = str | int | bool
-
-
-class Claim(StrEnum):
-    """How a device is bound: by a real DRA driver, or described for placement only."""
-
-    DRA = "DRA"
-    SYNTHETIC = "Synthetic"
 
 
 def _attribute(attribute: DeviceAttribute) -> tuple[str, AttributeValue] | None:

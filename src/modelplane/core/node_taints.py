@@ -11,8 +11,8 @@ like a full-GPU one, and a class that declares none gives none.
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-EXISTS = "Exists"
-EQUAL = "Equal"
+# A ModelReplica's toleration operator, as its XRD names it.
+from modelplane_models.model_replica import Operator
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +28,18 @@ class NodeTaint:
         """The pod toleration that matches this taint and nothing wider: Equal on a
         declared value, Exists on the key when the value is the provider's."""
         if not self.value:
-            return {"key": self.key, "operator": EXISTS, "effect": self.effect}
-        return {"key": self.key, "operator": EQUAL, "value": self.value, "effect": self.effect}
+            return {"key": self.key, "operator": Operator.EXISTS.value, "effect": self.effect}
+        return {
+            "key": self.key,
+            "operator": Operator.EQUAL.value,
+            "value": self.value,
+            "effect": self.effect,
+        }
 
     @classmethod
     def tolerated_by(cls, key: str, operator: str, value: str | None, effect: str) -> "NodeTaint":
         """The taint a recorded toleration (one `toleration()` wrote) stands for."""
-        return cls(key, effect, "" if operator == EXISTS else value or "")
+        return cls(key, effect, "" if operator == Operator.EXISTS else value or "")
 
 
 def tolerations(taints: Iterable[NodeTaint]) -> list[dict[str, str]]:

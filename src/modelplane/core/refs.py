@@ -1,4 +1,5 @@
-"""A reference to one object on a workload cluster, by identity only.
+"""A reference to one Kubernetes object, by identity only: on a workload cluster, or a
+managed resource on the control plane (as a Usage names it).
 
 What a cluster's replicas need (a CRD, a DeviceClass, a PriorityClass, a queue)
 is named this way once, by the registries that know it (the workload kinds, the

@@ -13,7 +13,6 @@ from modelplane.provisioning.model import (
     Composed,
     PoolPlan,
     Provisioner,
-    ResourceRef,
 )
 from modelplane.provisioning.pools import PoolCheck, bounds, check_pools, size_issues
 
@@ -34,7 +33,6 @@ __all__ = [
     "PoolCheck",
     "PoolPlan",
     "Provisioner",
-    "ResourceRef",
     "bounds",
     "check_pools",
     "provisioner_for",

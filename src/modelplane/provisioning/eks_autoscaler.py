@@ -16,7 +16,7 @@ from the project's chart at a pinned version.
 
 from typing import Any, Final
 
-from modelplane.core.charts import Chart
+from modelplane.core.charts import RELEASE_API_VERSION, Chart
 from modelplane.provisioning.aws import EKS, IAM, policy_document, trust_policy
 from modelplane.provisioning.model import Manifest, body, ref
 from modelplane.provisioning.names import cloud_name
@@ -25,7 +25,6 @@ CHART: Final = Chart("cluster-autoscaler", repository="https://kubernetes.github
 CHART_VERSION: Final = "9.52.1"
 NAMESPACE: Final = "kube-system"
 SERVICE_ACCOUNT: Final = "cluster-autoscaler"
-RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
 _READ: Final = (
     "autoscaling:DescribeAutoScalingGroups",
     "autoscaling:DescribeAutoScalingInstances",

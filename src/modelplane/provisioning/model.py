@@ -14,6 +14,7 @@ from modelplane_models.inference_class import Provisioning
 from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
 
 from modelplane.core.issues import Issue
+from modelplane.core.refs import ObjectRef
 
 Manifest = dict[str, Any]
 
@@ -52,16 +53,6 @@ class ClusterPlan:
     pools: tuple[PoolPlan, ...]
 
 
-@dataclass(frozen=True)
-class ResourceRef:
-    """A composed managed resource, as a Usage names it."""
-
-    api_version: str
-    kind: str
-    name: str
-    namespace: str
-
-
 @dataclass
 class Composed:
     """What a provisioner composes, by composition resource name, and the roles of
@@ -80,10 +71,11 @@ class Composed:
     they go before the cluster and its kubeconfig writer."""
     connection_secret: dict[str, str] = field(default_factory=dict[str, str])
 
-    def ref(self, key: str) -> ResourceRef:
+    def ref(self, key: str) -> ObjectRef:
+        """The composed managed resource `key`, as a Usage names it."""
         body = self.resources[key]
         meta = body["metadata"]
-        return ResourceRef(body["apiVersion"], body["kind"], meta["name"], meta["namespace"])
+        return ObjectRef(body["apiVersion"], body["kind"], meta["name"], meta["namespace"])
 
 
 class Provisioner(Protocol):

@@ -9,7 +9,9 @@ must cost a pointer comparison, not a walk over nested tuples.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
+
+from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfiable
+from modelplane_models.shapes import TaintEffect
 
 from modelplane.core.devices import DeviceSpec
 from modelplane.core.node_taints import NodeTaint
@@ -76,24 +78,12 @@ class StackGaps:
 NO_GAPS = StackGaps()
 
 
-class Effect(StrEnum):
-    """A taint's effect (`taints.py` says what each does)."""
-
-    NO_SCHEDULE = "NoSchedule"
-    NO_EXECUTE = "NoExecute"
-
-
-class Operator(StrEnum):
-    EXISTS = "Exists"
-    EQUAL = "Equal"
-
-
 @dataclass(frozen=True, slots=True)
 class Taint:
-    """One InferenceCluster `spec.taints[]` entry."""
+    """One InferenceCluster `spec.taints[]` entry (`taints.py` says what each effect does)."""
 
     key: str
-    effect: Effect
+    effect: TaintEffect
     value: str = ""
 
 
@@ -102,9 +92,9 @@ class Toleration:
     """One ModelDeployment `spec.tolerations[]` entry; `effect` None tolerates both."""
 
     key: str = ""
-    operator: Operator = Operator.EQUAL
+    operator: TolerationOperator = TolerationOperator.EQUAL
     value: str = ""
-    effect: Effect | None = None
+    effect: TaintEffect | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,20 +201,14 @@ CLUSTER_LABEL = "modelplane.ai/cluster"
 """Every InferenceCluster's implicit label, valued its name, for spread constraints."""
 
 
-class Unsatisfiable(StrEnum):
-    """A spread constraint's `whenUnsatisfiable` (`spread` says what each does)."""
-
-    DO_NOT_SCHEDULE = "DoNotSchedule"
-    SCHEDULE_ANYWAY = "ScheduleAnyway"
-
-
 @dataclass(frozen=True, slots=True)
 class SpreadConstraint:
-    """One `spec.placement.spreadConstraints[]` entry."""
+    """One `spec.placement.spreadConstraints[]` entry (`spread` says what each
+    `whenUnsatisfiable` does)."""
 
     topology_key: str
     max_skew: int
-    when_unsatisfiable: Unsatisfiable
+    when_unsatisfiable: WhenUnsatisfiable
 
     def describe(self) -> str:
         return f"{self.topology_key} maxSkew {self.max_skew} ({self.when_unsatisfiable.value})"

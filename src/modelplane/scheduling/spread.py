@@ -32,9 +32,11 @@ running replica to even the domains out.
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
+from modelplane_models.model_deployment import WhenUnsatisfiable
+
 from modelplane.scheduling.decision import RemovedReplica
 from modelplane.scheduling.fleet import ClusterView
-from modelplane.scheduling.model import CLUSTER_LABEL, Deployment, SpreadConstraint, Unsatisfiable
+from modelplane.scheduling.model import CLUSTER_LABEL, Deployment, SpreadConstraint
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.retain import Kept
 
@@ -81,7 +83,7 @@ class Spread:
         self._hard = tuple(
             c
             for c, constraint in enumerate(self.constraints)
-            if constraint.when_unsatisfiable is Unsatisfiable.DO_NOT_SCHEDULE
+            if constraint.when_unsatisfiable is WhenUnsatisfiable.DO_NOT_SCHEDULE
         )
         self._soft = tuple(c for c in range(len(self.constraints)) if c not in self._hard)
         # Recounted only when a replica is added: `blocked` asks for every cluster.
@@ -180,7 +182,7 @@ class Spread:
         ordered = sorted(
             range(len(self.constraints)),
             key=lambda c: (
-                self.constraints[c].when_unsatisfiable is not Unsatisfiable.DO_NOT_SCHEDULE
+                self.constraints[c].when_unsatisfiable is not WhenUnsatisfiable.DO_NOT_SCHEDULE
             ),
         )
         loads: list[int] = []

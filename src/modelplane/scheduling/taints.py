@@ -26,8 +26,11 @@ cluster, and `moves.must_move` asks `eviction` for every replica it keeps.
 
 from typing import Final
 
+from modelplane_models.model_deployment import TolerationOperator
+from modelplane_models.shapes import TaintEffect
+
 from modelplane.core.vocabulary import GROUP
-from modelplane.scheduling.model import Cluster, Deployment, Effect, Operator, Taint, Toleration
+from modelplane.scheduling.model import Cluster, Deployment, Taint, Toleration
 from modelplane.scheduling.rejections import Rejected, Rejection
 
 
@@ -36,10 +39,10 @@ def tolerates(toleration: Toleration, taint: Taint) -> bool:
     if toleration.effect is not None and toleration.effect is not taint.effect:
         return False
     if not toleration.key:
-        return toleration.operator is Operator.EXISTS
+        return toleration.operator is TolerationOperator.EXISTS
     if toleration.key != taint.key:
         return False
-    return toleration.operator is Operator.EXISTS or toleration.value == taint.value
+    return toleration.operator is TolerationOperator.EXISTS or toleration.value == taint.value
 
 
 def describe(taint: Taint) -> str:
@@ -48,7 +51,7 @@ def describe(taint: Taint) -> str:
     return f"{taint.key}{value}:{taint.effect}"
 
 
-UNREACHABLE: Final = Taint(f"{GROUP}/unreachable", Effect.NO_EXECUTE)
+UNREACHABLE: Final = Taint(f"{GROUP}/unreachable", TaintEffect.NO_EXECUTE)
 """The taint an unreachable cluster carries implicitly."""
 
 
@@ -78,7 +81,7 @@ def admits(cluster: Cluster, deployment: Deployment) -> Rejected | None:
 def eviction(cluster: Cluster, deployment: Deployment) -> str | None:
     """Why the deployment's replicas already on the cluster must leave it (an
     untolerated NoExecute taint, or Reachable=False), or None when they may stay."""
-    leaving = [t for t in _untolerated(cluster, deployment) if t.effect is Effect.NO_EXECUTE]
+    leaving = [t for t in _untolerated(cluster, deployment) if t.effect is TaintEffect.NO_EXECUTE]
     if not leaving:
         return None
     if UNREACHABLE in leaving:

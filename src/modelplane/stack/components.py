@@ -24,14 +24,12 @@ NODE_FEATURE_DISCOVERY: Final = Component.helm(
         "node-feature-discovery",
         repository="https://kubernetes-sigs.github.io/node-feature-discovery/charts",
     ),
-    namespace="node-feature-discovery",
 )
 NVIDIA_DRA_DRIVER: Final = Component.helm(
     key="nvidiaDraDriver",
     title="NVIDIA DRA driver for GPUs",
     version="25.12.0",
     chart=Chart("nvidia-dra-driver-gpu", repository="https://helm.ngc.nvidia.com/nvidia"),
-    namespace="nvidia-dra-driver-gpu",
     # GPU allocation through DRA (the gpu.nvidia.com DeviceClass); Modelplane
     # claims no ComputeDomains.
     values={
@@ -51,7 +49,6 @@ CERT_MANAGER: Final = Component.helm(
     title="cert-manager",
     version="v1.18.2",
     chart=Chart("cert-manager", repository="https://charts.jetstack.io"),
-    namespace="cert-manager",
     values={"crds": {"enabled": True}},
 )
 KSERVE: Final = Component(

@@ -10,10 +10,9 @@ scheduler module's), so adding a scheduler never touches the XRD.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Final
 
-from modelplane_models.inference_cluster import Stack
+from modelplane_models.inference_cluster import Mode, Stack
 
 from modelplane.cel.semver import Semver, SemverError
 from modelplane.core.issues import Issue
@@ -21,11 +20,6 @@ from modelplane.core.vocabulary import Reason
 from modelplane.stack.components import all_components
 
 ROOT: Final = "spec.stack"
-
-
-class Mode(StrEnum):
-    OBSERVE = "Observe"
-    MANAGED = "Managed"
 
 
 @dataclass(frozen=True)

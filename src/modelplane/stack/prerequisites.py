@@ -25,8 +25,10 @@ cluster renders them.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final
+
+# Which replicas need a prerequisite, as `status.stack.missing[].scope` says it.
+from modelplane_models.inference_cluster import Scope
 
 from modelplane.conventions.schedulers import Scheduler
 from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
@@ -38,17 +40,6 @@ GATEWAY_CRDS: Final = (
     "inferencepools.inference.networking.k8s.io",
 )
 GATEWAY_CLASS_API: Final = "gateway.networking.k8s.io/v1"
-
-
-class Scope(StrEnum):
-    """Which replicas need a prerequisite (`status.stack.missing[].scope`)."""
-
-    CLUSTER = "Cluster"
-    MULTI_NODE = "MultiNode"
-    DEVICE_CLASS = "DeviceClass"
-    PRIORITY = "Priority"
-    NAMESPACE = "Namespace"
-    REPLICA = "Replica"
 
 
 @dataclass(frozen=True, order=True)

@@ -2,7 +2,8 @@
 
 An Observe-only Object reports the queue object it reads under
 `status.atProvider.manifest`. The scheduler whose queues live in the object's
-API group (`Scheduler.queue_group`) reads it (`Scheduler.read_quota`) and says
+API group (`Scheduler.queue_group`) reads it when it is of the kind that reports
+quota (`Scheduler.quota_kind`, `Scheduler.read_quota`) and says
 which object, if another, holds its quota (`Scheduler.quota_parent`): a
 scheduler that keeps queues gets queue capacity by implementing those.
 """
@@ -35,10 +36,9 @@ def queue_provider(manifest: Mapping[str, Any]) -> str | None:
 def queue_quota(manifest: Mapping[str, Any]) -> QueueQuota | None:
     """The GPU quota and usage a scheduler's queue object reports (None: says nothing)."""
     scheduler = _scheduler(manifest)
-    if scheduler is None:
+    if scheduler is None or manifest.get("kind") != scheduler.quota_kind:
         return None
-    kind = str(manifest.get("kind", ""))
-    return scheduler.read_quota(kind, as_map(manifest.get("spec")), as_map(manifest.get("status")))
+    return scheduler.read_quota(as_map(manifest.get("spec")), as_map(manifest.get("status")))
 
 
 def quota_parent(manifest: Mapping[str, Any]) -> ObjectRef | None:

@@ -30,13 +30,13 @@ from modelplane_models import InferenceClass, InferenceCluster
 from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.naming import hashed_name
+from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
 from modelplane.provisioning import (
     ClusterPlan,
     Composed,
     PoolPlan,
     Provisioner,
-    ResourceRef,
     check_pools,
     provisioner_for,
 )
@@ -72,7 +72,7 @@ def connection_secret(cluster: InferenceCluster, name: str) -> dict[str, str] | 
     return provisioner.connection_secret(name, SYSTEM_NAMESPACE)
 
 
-def _ref(ref: ResourceRef, namespaced: bool = True) -> dict[str, Any]:
+def _ref(ref: ObjectRef, namespaced: bool = True) -> dict[str, Any]:
     resource: dict[str, str] = {"name": ref.name}
     if namespaced:
         resource["namespace"] = ref.namespace
@@ -105,9 +105,9 @@ def _usage_key(of_key: str, by_key: str) -> str:
     return f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}"
 
 
-def _observed_ref(observed: Mapping[str, Any]) -> ResourceRef:
+def _observed_ref(observed: Mapping[str, Any]) -> ObjectRef:
     meta: Mapping[str, Any] = observed.get("metadata") or {}
-    return ResourceRef(
+    return ObjectRef(
         str(observed.get("apiVersion", "")),
         str(observed.get("kind", "")),
         str(meta.get("name", "")),
@@ -120,7 +120,7 @@ def _order(
     observed: Mapping[str, Any],
     name: str,
     composed: Composed,
-    kept_pools: Mapping[str, ResourceRef],
+    kept_pools: Mapping[str, ObjectRef],
 ) -> None:
     """The network outlives the cloud cluster, which outlives its node groups (those
     composed, and those kept as they are)."""

@@ -28,6 +28,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
+from modelplane.core.charts import RELEASE_API_VERSION
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
 from modelplane.stack import PlannedRelease
@@ -36,7 +37,6 @@ from modelplane.xfn.runner import keep_observed
 from modelplane.xfn.structs import to_dict
 
 HELM_PROVIDER_CONFIG: Final = "helm-provider-config"
-RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
 USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
 RELEASE_PREFIX: Final = "release-"
 USAGE_PREFIX: Final = "usage-"

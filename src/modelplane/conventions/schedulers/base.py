@@ -96,6 +96,8 @@ class Scheduler(abc.ABC):
     queue_crd: ClassVar[str | None] = None
     """The CRD of its queue objects; it comes with the scheduler, so it says the
     scheduler is installed."""
+    quota_kind: ClassVar[str | None] = None
+    """The kind of its queue objects that reports GPU quota and usage (`read_quota`)."""
     gang_crd: ClassVar[str | None] = None
     """The CRD of the gang object `gang` composes, when `composes_gang()`."""
     own_grouping: ClassVar[str] = ""
@@ -213,11 +215,9 @@ class Scheduler(abc.ABC):
         return cls.queue_crd.split(".", 1)[1] if cls.queue_crd else None
 
     @classmethod
-    def read_quota(
-        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
-    ) -> QueueQuota | None:
-        """The GPU quota and usage a queue object of `kind` in `queue_group()` reports
-        (None: it states neither, or `kind` holds no quota). By default: no queues."""
+    def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
+        """The GPU quota and usage a `quota_kind` object in `queue_group()` reports
+        (None: it states neither). By default: no queues."""
         return None
 
     @classmethod

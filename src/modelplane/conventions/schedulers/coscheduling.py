@@ -11,16 +11,10 @@ from .base import GangObject, Platform, Scheduler
 POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 PODGROUP_API: Final = "scheduling.x-k8s.io/v1alpha1"
 # scheduler-plugins publishes its chart as a package on each GitHub release.
-CHART: Final = Component.helm(
-    key="schedulerPlugins",
-    title="scheduler-plugins (Coscheduling)",
-    version="0.34.7",
-    chart=Chart(
-        "scheduler-plugins",
-        url="https://github.com/kubernetes-sigs/scheduler-plugins/releases/download/"
-        "v{version}/scheduler-plugins-{version}.tgz",
-    ),
-    namespace="scheduler-plugins",
+CHART: Final = Chart(
+    "scheduler-plugins",
+    url="https://github.com/kubernetes-sigs/scheduler-plugins/releases/download/"
+    "v{version}/scheduler-plugins-{version}.tgz",
 )
 
 
@@ -32,7 +26,9 @@ class Coscheduling(Scheduler):
     has_queues = False
     reserved_keys = ("scheduling.x-k8s.io/",)
     gang_keys = (POD_GROUP_LABEL,)
-    install = CHART
+    install = Component.helm(
+        "schedulerPlugins", "scheduler-plugins (Coscheduling)", "0.34.7", CHART
+    )
     gang_crd = "podgroups.scheduling.x-k8s.io"
 
     def composes_gang(self) -> bool:

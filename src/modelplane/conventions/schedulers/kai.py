@@ -65,13 +65,7 @@ KIND_DEFAULT_PRIORITY: Final[Mapping[str, str]] = {
 AUTOMATIC: Final = "Automatic"
 MODELPLANE: Final = "Modelplane"
 QUEUE_API: Final = "scheduling.run.ai/v2"
-CHART: Final = Component.helm(
-    key="kai",
-    title="KAI Scheduler",
-    version="v0.17.0",
-    chart=Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/kai-scheduler"),
-    namespace="kai-scheduler",
-)
+CHART: Final = Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/kai-scheduler")
 
 
 @dataclass(frozen=True)
@@ -102,8 +96,9 @@ class KAI(Scheduler):
         "its own; kai.podGrouper: Modelplane makes the replica one PodGroup with a "
         "sub-group per role"
     )
-    install = CHART
+    install = Component.helm("kai", "KAI Scheduler", "v0.17.0", CHART)
     queue_crd = "queues.scheduling.run.ai"
+    quota_kind = "Queue"
     gang_crd = "podgroups.scheduling.run.ai"
 
     queue_label_key: str = QUEUE_LABEL
@@ -116,13 +111,9 @@ class KAI(Scheduler):
         return self.preemptible_priorities
 
     @classmethod
-    def read_quota(
-        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
-    ) -> QueueQuota | None:
+    def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
         # Quota `spec.resources.gpu.quota` (-1 or absent: unlimited); used the
         # non-preemptible allocation (the only kind quota limits), else `allocated`.
-        if kind != "Queue":
-            return None
         quota = count(as_map(as_map(spec.get("resources")).get("gpu")).get("quota"))
         allocated = status.get("allocatedNonPreemptible")
         used = gpus(as_map(allocated if allocated is not None else status.get("allocated")))

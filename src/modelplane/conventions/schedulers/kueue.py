@@ -27,13 +27,7 @@ PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
 POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
 POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
 API: Final = "kueue.x-k8s.io/v1beta2"
-CHART: Final = Component.helm(
-    key="kueue",
-    title="Kueue",
-    version="0.19.2",
-    chart=Chart("kueue", repository="oci://registry.k8s.io/kueue/charts"),
-    namespace="kueue-system",
-)
+CHART: Final = Chart("kueue", repository="oci://registry.k8s.io/kueue/charts")
 # Kueue's pod-group-name label for an LWS group is the LWS name plus a suffix,
 # and a label value holds 63 characters: 39 are left for the name.
 LWS_NAME_MAX: Final = 39
@@ -48,8 +42,10 @@ class Kueue(Scheduler):
     reserved_keys = ("kueue.x-k8s.io/",)
     gang_keys = (POD_GROUP_LABEL, POD_GROUP_COUNT)
     own_grouping = "Kueue admits each role's workload object as a workload of its own"
-    install = CHART
+    install = Component.helm("kueue", "Kueue", "0.19.2", CHART, namespace="kueue-system")
     queue_crd = "localqueues.kueue.x-k8s.io"
+    # A LocalQueue holds no quota of its own (`quota_parent`).
+    quota_kind = "ClusterQueue"
     # Kueue manages LeaderWorkerSets only when their CRD exists as it starts.
     installs_after_lws = True
     lws_name_max = LWS_NAME_MAX
@@ -70,14 +66,10 @@ class Kueue(Scheduler):
         return cls(workload_priority_classes=frozenset(names or ()))
 
     @classmethod
-    def read_quota(
-        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
-    ) -> QueueQuota | None:
+    def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
         # A ClusterQueue: quota the `nominalQuota` of every flavor's GPU resources;
         # used the `total` of `status.flavorsReservation` (reserved by admitted and
-        # admitting workloads). A LocalQueue holds no quota of its own.
-        if kind != "ClusterQueue":
-            return None
+        # admitting workloads).
         flavors = [
             f
             for group in as_list(spec.get("resourceGroups"))

@@ -32,15 +32,7 @@ TASK_ANNOTATION: Final = "volcano.sh/task-spec"
 DEFAULT_QUEUE: Final = "default"
 PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
 QUEUE_API: Final = "scheduling.volcano.sh/v1beta1"
-CHART: Final = Component.helm(
-    key="volcano",
-    title="Volcano",
-    version="1.15.1",
-    chart=Chart("volcano", repository="https://volcano-sh.github.io/helm-charts"),
-    namespace="volcano-system",
-    # DRA claims are scheduled only with the scheduler's feature gate on.
-    values={"custom": {"scheduler_feature_gates": "DynamicResourceAllocation=true"}},
-)
+CHART: Final = Chart("volcano", repository="https://volcano-sh.github.io/helm-charts")
 
 
 @dataclass(frozen=True)
@@ -58,8 +50,9 @@ class Volcano(Scheduler):
         "its own; volcano.lwsGangScheduling: false makes the replica one PodGroup "
         "with a task per role"
     )
-    install = CHART
+    install = Component.helm("volcano", "Volcano", "1.15.1", CHART, namespace="volcano-system")
     queue_crd = "queues.scheduling.volcano.sh"
+    quota_kind = "Queue"
     gang_crd = "podgroups.scheduling.volcano.sh"
 
     lws_gang_scheduling: bool = True
@@ -71,12 +64,8 @@ class Volcano(Scheduler):
         return cls(lws_gang_scheduling=block.volcano.lwsGangScheduling is not False)
 
     @classmethod
-    def read_quota(
-        cls, kind: str, spec: Mapping[str, Any], status: Mapping[str, Any]
-    ) -> QueueQuota | None:
+    def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
         # Quota `spec.capability` (a hard cap), else `spec.deserved`; used `status.allocated`.
-        if kind != "Queue":
-            return None
         quota = gpus(as_map(spec.get("capability")))
         if quota is None:
             quota = gpus(as_map(spec.get("deserved")))
@@ -109,6 +98,10 @@ class Volcano(Scheduler):
 
     def composes_gang(self) -> bool:
         return not self.lws_gang_scheduling
+
+    def chart_values(self) -> dict[str, Any]:
+        # DRA claims are scheduled only with the scheduler's feature gate on.
+        return {"custom": {"scheduler_feature_gates": "DynamicResourceAllocation=true"}}
 
     def lws_values(self) -> dict[str, Any]:
         if not self.lws_gang_scheduling:

@@ -9,6 +9,7 @@ from typing import Any
 from modelplane_models.model_deployment import (
     ModelDeployment,
     NodeSelector,
+    TolerationOperator,
     Workers,
 )
 from modelplane_models.model_deployment import SpreadConstraint as SpreadModel
@@ -27,16 +28,13 @@ from modelplane.scheduling.model import (
     UNIFIED_ROLE,
     Deployment,
     DeviceRequest,
-    Effect,
     IntOrPercent,
     LabelRequirement,
     LabelSelector,
-    Operator,
     Role,
     RollingUpdate,
     SpreadConstraint,
     Toleration,
-    Unsatisfiable,
 )
 
 _PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
@@ -125,17 +123,16 @@ def _tolerations(
     """The tolerations, checking what the XRD's rules say (as Kubernetes does for a pod's)."""
     out: list[Toleration] = []
     for i, model in enumerate(models):
-        operator = Operator(str(model.operator or Operator.EQUAL))
-        if operator is Operator.EXISTS and model.value:
+        operator = TolerationOperator(model.operator or TolerationOperator.EQUAL)
+        if operator is TolerationOperator.EXISTS and model.value:
             problems.append(
                 Issue(f"spec.tolerations[{i}].value", "must be empty when operator is Exists")
             )
-        if not model.key and operator is not Operator.EXISTS:
+        if not model.key and operator is not TolerationOperator.EXISTS:
             problems.append(
                 Issue(f"spec.tolerations[{i}].operator", "must be Exists when key is empty")
             )
-        effect = None if model.effect is None else Effect(str(model.effect))
-        out.append(Toleration(model.key or "", operator, model.value or "", effect))
+        out.append(Toleration(model.key or "", operator, model.value or "", model.effect))
     return tuple(out)
 
 
@@ -149,7 +146,7 @@ def _spread(models: Sequence[SpreadModel], problems: list[Issue]) -> tuple[Sprea
         error = key_error(model.topologyKey)
         if error is not None:
             problems.append(Issue(f"{path}.topologyKey", f"{model.topologyKey!r}: {error}"))
-        when = Unsatisfiable(str(model.whenUnsatisfiable))
+        when = model.whenUnsatisfiable
         if (model.topologyKey, when) in seen:
             problems.append(
                 Issue(

@@ -20,7 +20,6 @@ from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps
 from modelplane.scheduling.model import (
     Cluster,
-    Effect,
     Pool,
     PoolHardware,
     QueueRoom,
@@ -158,7 +157,7 @@ def read_cluster(
             model.status.stack.missing if model.status and model.status.stack else None
         ),
         taints=tuple(
-            Taint(taint.key, Effect(str(taint.effect)), taint.value or "")
+            Taint(taint.key, taint.effect, taint.value or "")
             for taint in (spec.taints if spec else None) or ()
         ),
         reachable=reachable,
