@@ -56,6 +56,9 @@ class Node:
         self.raw = raw
         self.path = path
         self.resource_root = resource
+        # What the walkers compile from this node (a validator, a pruner, a
+        # defaulter), by walker, built the first time a value reaches the node.
+        self.compiled: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return f"Node({self.path or '<root>'})"
