@@ -224,7 +224,7 @@ def _correlated_item(item: Any, node: Node, old: Any) -> Any:
 def _walk(
     value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem], old: Any = None
 ) -> None:
-    if value is None:
+    if value is None or not node.rules_below:
         return
     if node.rules:
         _check_node(value, node, path, cache, out, old)

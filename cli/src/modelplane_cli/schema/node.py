@@ -260,6 +260,25 @@ class Node:
     # Rules ---------------------------------------------------------------------------
 
     @cached_property
+    def rules_below(self) -> bool:
+        """Whether this node or any node under it has x-kubernetes-validations.
+
+        Read from the raw schema, which holds every rule a value under this node can
+        reach (the ObjectMeta schema a resource adds has none), so a walk for rules
+        skips whatever subtree answers False.
+        """
+        stack: list[Any] = [self.raw]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Mapping):
+                if item.get("x-kubernetes-validations"):
+                    return True
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        return False
+
+    @cached_property
     def rules(self) -> tuple[Rule, ...]:
         entries = self.raw.get("x-kubernetes-validations")
         if not isinstance(entries, list):

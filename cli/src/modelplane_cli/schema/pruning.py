@@ -14,7 +14,7 @@ from typing import Any
 
 from modelplane_cli.schema.errors import child, index, key
 from modelplane_cli.schema.node import Node
-from modelplane_cli.schema.values import copy_json
+from modelplane_cli.schema.values import SCALAR_TYPES, copy_json
 
 Prune = Callable[[Any, str, list[str]], Any]
 """A pruned copy of a value at a path; the paths it drops are appended to the list."""
@@ -79,7 +79,11 @@ def _prune_declared(node: Node) -> Prune:
                     else:
                         dropped.append(child(path, name))
                         continue
-                out[name] = step(sub, f"{path}.{name}" if path else name, dropped)
+                out[name] = (
+                    sub
+                    if sub.__class__ in SCALAR_TYPES
+                    else step(sub, f"{path}.{name}" if path else name, dropped)
+                )
             return out
         if isinstance(value, list):
             if not takes_array:
@@ -87,7 +91,10 @@ def _prune_declared(node: Node) -> Prune:
             if items is None:
                 return [_prune_unschemed(v, index(path, i), dropped) for i, v in enumerate(value)]
             step = pruner(items)
-            return [step(v, f"{path}[{i}]", dropped) for i, v in enumerate(value)]
+            return [
+                v if v.__class__ in SCALAR_TYPES else step(v, f"{path}[{i}]", dropped)
+                for i, v in enumerate(value)
+            ]
         return value
 
     return prune_node

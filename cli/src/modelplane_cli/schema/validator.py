@@ -99,21 +99,40 @@ def checker(node: Node) -> Check:
     return found
 
 
-def _compile(node: Node) -> Check:
-    accepts = _accepts(node)
-    types = _types(node)
-    nullable = node.nullable
-    enum = node.enum
-    has_string_checks = (
+def _has_string_checks(node: Node) -> bool:
+    return (
         node.max_length is not None
         or node.min_length is not None
         or bool(node.pattern)
         or bool(node.format)
     )
+
+
+def _has_junctors(node: Node) -> bool:
+    return bool(node.all_of or node.any_of or node.one_of or node.not_ is not None)
+
+
+def _exact_type(node: Node) -> type | None:
+    """The built-in type whose every value the node accepts with nothing to check."""
+    if node.enum is not None or node.int_or_string or _has_junctors(node):
+        return None
+    if node.type == "string" and not _has_string_checks(node):
+        return str
+    if node.type == "boolean":
+        return bool
+    return None
+
+
+def _compile(node: Node) -> Check:
+    accepts = _accepts(node)
+    types = _types(node)
+    nullable = node.nullable
+    enum = node.enum
+    has_string_checks = _has_string_checks(node)
     has_number_checks = (
         node.maximum is not None or node.minimum is not None or node.multiple_of is not None
     )
-    has_junctors = bool(node.all_of or node.any_of or node.one_of or node.not_ is not None)
+    has_junctors = _has_junctors(node)
     check_object = _object_checker(node)
     check_array = _array_checker(node)
 
@@ -145,13 +164,12 @@ def _compile(node: Node) -> Check:
         if has_junctors:
             _check_junctors(value, node, path, out)
 
+    exact = _exact_type(node)
+    if exact is not None:
+        # The common case: a value of exactly the node's type needs no further test.
+        return lambda v, p, o: None if v.__class__ is exact else check(v, p, o)
     if enum is not None or has_junctors or node.int_or_string:
         return check
-    # The common case: a value of exactly the node's type needs no further test.
-    if node.type == "string" and not has_string_checks:
-        return lambda v, p, o: None if v.__class__ is str else check(v, p, o)
-    if node.type == "boolean":
-        return lambda v, p, o: None if v.__class__ is bool else check(v, p, o)
     if node.type == "integer" and not has_number_checks:
         return lambda v, p, o: (
             None if v.__class__ is int and INT64_MIN <= v <= INT64_MAX else check(v, p, o)
@@ -210,6 +228,7 @@ def _array_checker(node: Node) -> Callable[[list[Any], str, list[Problem]], None
     unique = node.unique_items
     list_type = node.list_type
     items = node.items
+    exact = None if items is None else _exact_type(items)
     check_items: Check | None = None
 
     def check_array(value: list[Any], path: str, out: list[Problem]) -> None:
@@ -231,7 +250,8 @@ def _array_checker(node: Node) -> Callable[[list[Any], str, list[Problem]], None
             if check_items is None:
                 check_items = checker(items)
             for i, item in enumerate(value):
-                check_items(item, f"{path}[{i}]", out)
+                if item.__class__ is not exact:
+                    check_items(item, f"{path}[{i}]", out)
 
     return check_array
 
@@ -243,8 +263,9 @@ def _object_checker(node: Node) -> Callable[[dict[str, Any], str, list[Problem]]
     embedded = node.embedded
     props = node.properties
     extra = node.additional
-    # Each property's check by name, and the additionalProperties one, once compiled.
-    checks: dict[str, Check] = {}
+    # Each property's check by name (with the type its values need no check in), and
+    # the additionalProperties check, once compiled.
+    checks: dict[str, tuple[type | None, Check]] = {}
     check_extra: Check | None = None
 
     def check_object(value: dict[str, Any], path: str, out: list[Problem]) -> None:
@@ -262,11 +283,11 @@ def _object_checker(node: Node) -> Callable[[dict[str, Any], str, list[Problem]]
         if embedded:
             out.extend(check_embedded(value, path))
         for name, sub in value.items():
-            check = checks.get(name)
-            if check is None:
+            entry = checks.get(name)
+            if entry is None:
                 prop = props.get(name)
                 if prop is not None:
-                    check = checks[name] = checker(prop)
+                    entry = checks[name] = (_exact_type(prop), checker(prop))
                 elif extra is not None:
                     if check_extra is None:
                         check_extra = checker(extra)
@@ -274,7 +295,8 @@ def _object_checker(node: Node) -> Callable[[dict[str, Any], str, list[Problem]]
                     continue
                 else:
                     continue
-            check(sub, f"{path}.{name}" if path else name, out)
+            if sub.__class__ is not entry[0]:
+                entry[1](sub, f"{path}.{name}" if path else name, out)
 
     return check_object
 
