@@ -339,3 +339,56 @@ def test_library(rule: str) -> None:
 )
 def test_field_path(field_path: str, expected: str) -> None:
     assert join_field_path("spec", field_path) == expected
+
+
+def test_kept_rule_outcomes_tell_values_apart() -> None:
+    """A node's outcome is reused only for the same value: 1, 1.0 and true are not one."""
+    spec = {
+        "type": "object",
+        "x-kubernetes-preserve-unknown-fields": True,
+        "x-kubernetes-validations": [{"rule": "type(self.v) == int", "message": "not an int"}],
+    }
+    schema = make_schema(spec)
+    verdicts = [errors_of(schema, make_object({"v": v})) for v in (1, 1.0, True, 1, 1.0)]
+    refused = ['spec: Invalid value: "object": not an int']
+    assert verdicts == [[], refused, refused, [], refused]
+
+
+def test_kept_rule_outcomes_follow_the_old_value() -> None:
+    spec = {
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "immutable"}],
+            }
+        },
+    }
+    schema = make_schema(spec)
+    new = make_object({"name": "a"})
+    answers = [
+        [str(e) for e in schema.validate(new, make_object({"name": old}))]
+        for old in ("a", "b", "a", "b")
+    ]
+    assert answers == [[], ['spec.name: Invalid value: "string": immutable']] * 2
+
+
+def test_rule_free_subtrees_are_not_walked() -> None:
+    spec = {
+        "type": "object",
+        "properties": {
+            "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "ruled": {
+                "type": "object",
+                "properties": {"b": {"type": "string"}},
+                "x-kubernetes-validations": [{"rule": "self.b != 'x'", "message": "no x"}],
+            },
+        },
+    }
+    schema = make_schema(spec)
+    spec_node = schema.node.properties["spec"]
+    assert spec_node.rules_below
+    assert not spec_node.properties["plain"].rules_below
+    assert spec_node.properties["ruled"].rules_below
+    obj = make_object({"plain": {"a": "x"}, "ruled": {"b": "x"}})
+    assert errors_of(schema, obj) == ['spec.ruled: Invalid value: "object": no x']

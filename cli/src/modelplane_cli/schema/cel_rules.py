@@ -111,11 +111,24 @@ def compile_rule(text: str, result: t.CelType = t.BOOL) -> Compiled:
     return Compiled(text, Program(text, node.type, node.fn), "", uses_old_self)
 
 
+# Nodes' rule outcomes kept per Schema: a large render admits every composite
+# several times, most of its rule-bearing subtrees unchanged.
+_OUTCOMES_KEPT = 16384
+
+
 class RuleCache:
-    """Compiled rules and messageExpressions by source text; one per Schema."""
+    """Compiled rules and messageExpressions by source text, and the problems the
+    rules of one node found in one value; one per Schema.
+
+    Rules are pure functions of `self` and `oldSelf` (no clock, no randomness), so
+    a node's outcome for a value is kept, keyed by the node, the path (it is in the
+    messages) and the repr of the value and old value: exact for decoded JSON, whose
+    repr tells apart types (1, 1.0, true) and key order.
+    """
 
     def __init__(self) -> None:
         self._compiled: dict[tuple[str, t.CelType], Compiled] = {}
+        self._outcomes: dict[tuple[Node, str, str, str | None], tuple[Problem, ...]] = {}
 
     def get(self, text: str, result: t.CelType = t.BOOL) -> Compiled:
         found = self._compiled.get((text, result))
@@ -125,6 +138,14 @@ class RuleCache:
 
     def __len__(self) -> int:
         return len(self._compiled)
+
+    def outcome(self, key: tuple[Node, str, str, str | None]) -> tuple[Problem, ...] | None:
+        return self._outcomes.get(key)
+
+    def keep(self, key: tuple[Node, str, str, str | None], found: tuple[Problem, ...]) -> None:
+        if len(self._outcomes) >= _OUTCOMES_KEPT:
+            del self._outcomes[next(iter(self._outcomes))]
+        self._outcomes[key] = found
 
 
 _FIELD_PATH_PART = re.compile(r"\.([^.\[\]]+)|\[\s*'([^']*)'\s*\]|\[\s*\"([^\"]*)\"\s*\]|\[(\d+)\]")
@@ -203,7 +224,7 @@ def _correlated_item(item: Any, node: Node, old: Any) -> Any:
 def _walk(
     value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem], old: Any = None
 ) -> None:
-    if value is None:
+    if value is None or not node.rules_below:
         return
     if node.rules:
         _check_node(value, node, path, cache, out, old)
@@ -225,6 +246,19 @@ def _walk(
 
 def _check_node(
     value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem], old: Any = None
+) -> None:
+    outcome_key = (node, path, repr(value), None if old is None else repr(old))
+    found = cache.outcome(outcome_key)
+    if found is None:
+        problems: list[Problem] = []
+        _run_rules(value, node, path, cache, problems, old)
+        found = tuple(problems)
+        cache.keep(outcome_key, found)
+    out.extend(found)
+
+
+def _run_rules(
+    value: Any, node: Node, path: str, cache: RuleCache, out: list[Problem], old: Any
 ) -> None:
     activation: dict[str, Any] = {"self": to_cel(value, node)}
     if old is not None:

@@ -56,6 +56,9 @@ class Node:
         self.raw = raw
         self.path = path
         self.resource_root = resource
+        # What the walkers compile from this node (a validator, a pruner, a
+        # defaulter), by walker, built the first time a value reaches the node.
+        self.compiled: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return f"Node({self.path or '<root>'})"
@@ -255,6 +258,25 @@ class Node:
         return self.additional is not None or (self.preserve_unknown and not self.properties)
 
     # Rules ---------------------------------------------------------------------------
+
+    @cached_property
+    def rules_below(self) -> bool:
+        """Whether this node or any node under it has x-kubernetes-validations.
+
+        Read from the raw schema, which holds every rule a value under this node can
+        reach (the ObjectMeta schema a resource adds has none), so a walk for rules
+        skips whatever subtree answers False.
+        """
+        stack: list[Any] = [self.raw]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Mapping):
+                if item.get("x-kubernetes-validations"):
+                    return True
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        return False
 
     @cached_property
     def rules(self) -> tuple[Rule, ...]:

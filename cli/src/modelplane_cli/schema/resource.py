@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from modelplane_cli.schema.cel_rules import RuleCache, evaluate_rules
-from modelplane_cli.schema.defaulting import apply_defaults
+from modelplane_cli.schema.defaulting import defaulted
 from modelplane_cli.schema.errors import (
     RULES_SKIPPED,
     FieldError,
@@ -22,7 +22,6 @@ from modelplane_cli.schema.node import Node
 from modelplane_cli.schema.objectmeta import check_root_meta
 from modelplane_cli.schema.pruning import prune
 from modelplane_cli.schema.validator import validate_value
-from modelplane_cli.schema.values import copy_json
 
 
 class Schema:
@@ -53,16 +52,7 @@ class Schema:
     @cached_property
     def has_rules(self) -> bool:
         """Whether any node has x-kubernetes-validations (else the API server has no CEL pass)."""
-        stack: list[Any] = [self._raw_root]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, Mapping):
-                if item.get("x-kubernetes-validations"):
-                    return True
-                stack.extend(item.values())
-            elif isinstance(item, list):
-                stack.extend(item)
-        return False
+        return self.node.rules_below
 
     @property
     def compiled_rules(self) -> int:
@@ -71,9 +61,7 @@ class Schema:
 
     def default(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A deep copy of `obj` with the API server's structural defaulting applied."""
-        out = copy_json(obj)
-        apply_defaults(out, self.node)
-        return out
+        return defaulted(obj, self.node)
 
     def prune(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A copy of `obj` without the fields the API server would drop on decode."""

@@ -10,6 +10,11 @@ INT64_MAX = 2**63 - 1
 _FLOAT_INT_LIMIT = 2**53
 
 
+SCALAR_TYPES: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+"""The exact types of decoded JSON scalars: a walk that only copies, prunes or
+defaults containers hands a value of one of them back as it is."""
+
+
 def is_int(value: Any) -> bool:
     """An integer literal that decodes to an int64."""
     if isinstance(value, bool) or not isinstance(value, int):
