@@ -201,16 +201,20 @@ if _CSafeDumper is not None:
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._resolved: dict[tuple[Any, str, tuple[bool, bool]], str] = {}
+            self._resolved: dict[str, str] = {}
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            # The emitter asks twice per scalar. Without path resolvers, a scalar's
+            # tag is the string tag when its plain form is not implicit, and
+            # otherwise depends on its value alone (BaseResolver.resolve).
             if kind is not nodes.ScalarNode or type(value) is not str:
                 return super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
-            key = (kind, value, implicit)
-            found = self._resolved.get(key)
+            if not implicit[0]:
+                return _STR
+            found = self._resolved.get(value)
             if found is None:
                 found = super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
-                self._resolved[key] = found
+                self._resolved[value] = found
             return found
 
         def represent(self, data: Any) -> None:

@@ -201,6 +201,11 @@ def references(world: World, xr: View, planned: Plan, admission: Admission) -> N
 
     The write is admitted like any other, so it is defaulted too (a composite
     created without `spec.crossplane` gains its defaults with its first refs).
+    When the stored composite already lists exactly these references the write
+    would change nothing, and is not made: every composite in the world was stored
+    admitted (its spec by `admit`, its status by `admit_status`), and admitting an
+    admitted object again gives it back unchanged (defaulting and pruning are
+    idempotent), so `World.put` would find it equal (design/render-performance.md).
     """
     xr_key = ObjectKey.of(xr)
     refs: list[Obj] = []
@@ -214,6 +219,9 @@ def references(world: World, xr: View, planned: Plan, admission: Admission) -> N
     refs.sort(key=lambda r: str(r["apiVersion"]) + str(r["kind"]) + str(r["name"]))
     stored = world.get(xr_key)
     if stored is None:
+        return
+    crossplane = (stored.get("spec") or {}).get("crossplane")
+    if isinstance(crossplane, Mapping) and crossplane.get("resourceRefs") == refs:
         return
     spec: Obj = dict(stored.get("spec") or {})
     spec["crossplane"] = {**(spec.get("crossplane") or {}), "resourceRefs": refs}

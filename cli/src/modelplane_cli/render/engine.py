@@ -41,7 +41,7 @@ from modelplane_cli.render.runners import (
     InProcessFunctions,
 )
 from modelplane_cli.render.simulate import is_managed
-from modelplane_cli.render.timeline import Timeline, conditions_of
+from modelplane_cli.render.timeline import Timeline, conditions_of, read_keys
 from modelplane_cli.render.world import Obj, ObjectKey, World, fake_uid, metadata
 
 DEFAULT_ROUNDS = 20
@@ -130,8 +130,9 @@ class Engine:
                 if world.revision != start:
                     changed = world.changed_since(start)
                     ttl = report.ttl if report is not None else None
+                    read = read_keys(world, key, reads)
                     for timeline in timelines:
-                        timeline.composite_step(world, key, changed, reads, ttl, before)
+                        timeline.composite_step(world, key, changed, read, ttl, before)
             for timeline in timelines:
                 timeline.end_round()
             pending = {k for k in world.changed_since(composing_start) if self._is_managed(k)}

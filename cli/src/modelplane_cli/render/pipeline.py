@@ -98,8 +98,12 @@ async def run_pipeline(
     traced: Sequence[str] = (),
 ) -> PipelineOutcome:
     outcome = PipelineOutcome()
+    # The composite as stored (it is, once its first reconcile wrote its labels and
+    # uid) goes as the world's Struct of it, made once per change of the object.
+    key = ObjectKey.of(xr)
+    composite = world.struct(key) if world.get(key) == xr else to_struct(dict(xr))
     observed_state = fnv1.State(
-        composite=fnv1.Resource(resource=to_struct(dict(xr))),
+        composite=fnv1.Resource(resource=composite),
         resources={
             name: fnv1.Resource(resource=world.struct(ObjectKey.of(obj)))
             for name, obj in observed.items()

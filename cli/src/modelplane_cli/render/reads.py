@@ -137,10 +137,6 @@ class RecordingWorld(World):
         self._note(key)
         return self._world.serialized(key)
 
-    def copy_of(self, key: ObjectKey) -> Obj | None:
-        self._note(key)
-        return self._world.copy_of(key)
-
     def objects(self) -> Iterator[View]:
         self._everything()
         return self._world.objects()

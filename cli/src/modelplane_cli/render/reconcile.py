@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from modelplane.core.vocabulary import LABEL_COMPOSITE, RESERVED_CONDITION_TYPES
 from modelplane_cli.render import composed, garbage
@@ -23,7 +23,7 @@ from modelplane_cli.render.apis import Apis, CompositionSelectionError
 from modelplane_cli.render.clock import EPOCH
 from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, quote, run_pipeline
 from modelplane_cli.render.runners import FunctionClient
-from modelplane_cli.render.world import Obj, ObjectKey, World, annotations_of, fake_uid
+from modelplane_cli.render.world import Obj, ObjectKey, View, World, annotations_of, fake_uid
 
 REASON_SELECT_COMPOSITION = "SelectComposition"
 REASON_FATAL_ERROR = "FatalError"
@@ -79,10 +79,11 @@ async def reconcile(
     world as it was when the round began; writes always go to `world`.
     """
     seen = snapshot or world
-    xr = seen.copy_of(key)
-    if xr is None or key not in world:
+    stored = seen.get(key)
+    if stored is None or key not in world:
         return None
-    meta: Obj = xr.setdefault("metadata", {})
+    xr = _working_copy(stored)
+    meta: Obj = xr["metadata"]
     meta.setdefault("uid", fake_uid(key))
     # Crossplane labels a root composite with its own name; nested ones inherit the root's.
     meta["labels"] = {LABEL_COMPOSITE: key.name, **(meta.get("labels") or {})}
@@ -153,6 +154,21 @@ async def reconcile(
     if not any(e.type == "Warning" for e in events):
         events.append(Event("Normal", REASON_COMPOSE, "Successfully composed resources"))
     return Report(key, events, unsynced=unsynced, ttl=outcome.ttl)
+
+
+def _working_copy(stored: View) -> Obj:
+    """The composite as this reconcile may change it: its top level, metadata and status.
+
+    A reconcile changes nothing deeper (conditions are replaced as a list, labels as
+    a dict), so the rest is shared with the stored object, which is never changed
+    in place, rather than deep-copied on every reconcile.
+    """
+    xr: Obj = dict(stored)
+    xr["metadata"] = dict(stored.get("metadata") or {})
+    status = stored.get("status")
+    if isinstance(status, dict):
+        xr["status"] = dict(cast(Obj, status))
+    return xr
 
 
 def _synced(unsynced: list[str]) -> Condition:

@@ -31,7 +31,7 @@ alone is priced by the rest of what it read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,36 +85,39 @@ class Timeline:
         world: World,
         key: ObjectKey,
         changed: list[ObjectKey],
-        reads: Reads | None,
+        reads: Sequence[tuple[ObjectKey, bool]],
         ttl: float | None,
         conditions_before: Mapping[str, tuple[str, str]],
     ) -> None:
-        """Price a composite's reconcile, which wrote `changed` (not empty)."""
-        xr = world.get(key)
+        """Price a composite's reconcile, which wrote `changed` (not empty) after
+        reading `reads` (`read_keys`: each with whether a change to it wakes the
+        composite)."""
         requeue = intervals.composite_requeue(ttl)
         seen: dict[ObjectKey, float] = {}
-        composes = _Controller(world, xr) if xr is not None else None
-        # Only maxima are taken of `seen`, so the reads are visited in any order.
-        for read in _read_keys(reads):
+        for read, wakes in reads:
             at = self.given.get(read) if read == key else self.changed.get(read)
             if at is not None:
-                wakes = read == key or (composes is not None and composes.of(read))
                 seen[read] = at if wakes else at + requeue
-        everything = max(seen.values(), default=0.0)
+        # The latest of what it read, and the latest but that one's: a composed
+        # resource's time is the latest of everything read but itself.
+        latest: ObjectKey | None = None
+        everything = runner_up = 0.0
+        for read, at in seen.items():
+            if latest is None or at > everything:
+                latest, everything, runner_up = read, at, everything
+            elif at > runner_up:
+                runner_up = at
         moment = everything
         for written in changed:
             # What a composite desires of a composed resource is taken not to depend
             # on that resource's own observed state: a rewrite of an Object's spec
             # waits on its composite's inputs, not on the Object's status.
-            if written == key:
-                at = everything
-            else:
-                at = max((t for k, t in seen.items() if k != written), default=0.0)
+            at = runner_up if written == latest and written != key else everything
             self.changed[written] = at
             if written != key:
                 self.given[written] = at
         self.seconds = max(self.seconds, everything)
-        after = conditions_of(xr)
+        after = conditions_of(world.get(key))
         for kind in sorted(after):
             if conditions_before.get(kind) != after[kind]:
                 status, reason = after[kind]
@@ -141,14 +144,18 @@ def conditions_of(obj: View | None) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _read_keys(reads: Reads | None) -> Iterable[ObjectKey]:
-    """Every object a reconcile read; unordered, as its only use is a maximum."""
+def read_keys(world: World, key: ObjectKey, reads: Reads | None) -> list[tuple[ObjectKey, bool]]:
+    """Every object a reconcile of `key` read, each with whether a change to it wakes
+    the composite at once: the composite itself, or a resource it composed. Worked
+    out once per step for both timelines; unordered, as its only use is maxima."""
     if reads is None:
-        return ()
+        return []
     keys: set[ObjectKey] = set(reads.objects)
     for _, _, answer in reads.queries:
         keys.update(answer)
-    return keys
+    xr = world.get(key)
+    composes = _Controller(world, xr) if xr is not None else None
+    return [(read, read == key or (composes is not None and composes.of(read))) for read in keys]
 
 
 class _Controller:

@@ -185,10 +185,6 @@ class World:
             self._serialized[key] = found
         return found
 
-    def copy_of(self, key: ObjectKey) -> Obj | None:
-        obj = self._objects.get(key)
-        return clone(obj) if obj is not None else None
-
     def objects(self) -> Iterator[View]:
         for key in sorted(self._objects):
             yield self._objects[key]
