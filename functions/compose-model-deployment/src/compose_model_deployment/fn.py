@@ -124,7 +124,7 @@ class FunctionRunner(ComposeFunction):
         # was fetched, so Crossplane's fetch loop settles (`fleet`, `settled`).
         observed = observed_resources(req)
         composite = observed_composite(req)
-        own = None if _traced_raw(req, composite) else settled_clusters(composite, observed)
+        own = None if _traced_raw(req, composite) else settled_clusters(req, observed)
         narrow = require_own(req, rsp, own) if own is not None else None
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         require_cache(rsp, composite)
