@@ -69,6 +69,7 @@ from modelplane.scheduling import (
     read_priorities,
     schedule,
 )
+from modelplane.scheduling.cel_engine import CelEngine
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
@@ -115,6 +116,8 @@ class FunctionRunner(ComposeFunction):
         # are reused.
         self.fleet_memo = FleetMemo()
         self.replica_memo = ReplicaMemo()
+        # The CEL devices of the fleet's few device kinds, built once for every decision.
+        self.cel_engine = CelEngine()
         # Lark builds the CEL parser's tables once per process: at start-up, not in
         # the first call that meets a selector.
         warm_cel()
@@ -182,6 +185,7 @@ class FunctionRunner(ComposeFunction):
             fleet.clusters,
             known.replicas,
             unreadable=fleet.unreadable,
+            engine=self.cel_engine,
             priorities=priorities,
             cache=cache,
         )
