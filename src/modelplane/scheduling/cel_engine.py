@@ -29,7 +29,15 @@ class _CelSelector:
 
 
 class CelEngine:
-    """Compiles with `modelplane.cel` (which caches compiled programs) and builds its devices."""
+    """Compiles with `modelplane.cel` (which caches compiled programs) and builds its
+    devices, each kind once per engine: a runner that keeps one engine for all its
+    decisions builds a fleet's few device kinds once, not once per decision (a
+    device costs no budget, so reusing one changes no decision)."""
+
+    def __init__(self, devices: int = 4096) -> None:
+        self._bound = devices
+        # A kind CEL cannot represent is kept as the message of its ValueError.
+        self._devices: dict[DeviceSpec, cel.Device | str] = {}
 
     def compile(self, expression: str) -> CompiledSelector:
         try:
@@ -41,4 +49,15 @@ class CelEngine:
         return compile_cost(expression)
 
     def device(self, spec: DeviceSpec) -> object:
-        return cel_device(spec)
+        found = self._devices.get(spec)
+        if found is None:
+            try:
+                found = cel_device(spec)
+            except ValueError as error:
+                found = str(error)
+            if len(self._devices) >= self._bound:
+                self._devices.clear()
+            self._devices[spec] = found
+        if isinstance(found, str):
+            raise ValueError(found)
+        return found

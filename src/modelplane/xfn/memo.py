@@ -122,9 +122,9 @@ class Memos:
     composites: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = _field(
         default_factory=lambda: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel](1024)
     )
-    # Structs converted to plain data, by how and the Struct's bytes.
-    converted: BoundedMemo[tuple[str, bytes], dict[str, Any]] = _field(
-        default_factory=BoundedMemo[tuple[str, bytes], dict[str, Any]]
+    # Structs converted to plain data, marshalled (`structs`), by how and the Struct's bytes.
+    converted: BoundedMemo[tuple[str, bytes], bytes] = _field(
+        default_factory=BoundedMemo[tuple[str, bytes], bytes]
     )
 
 

@@ -19,7 +19,7 @@ import abc
 import asyncio
 import gc
 import threading
-from collections.abc import Generator, Mapping
+from collections.abc import Generator
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar, cast, get_args, overload
 
@@ -27,6 +27,7 @@ import grpc
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from google.protobuf import struct_pb2
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, parse_object
@@ -34,7 +35,7 @@ from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import memo, received, report
 from modelplane.xfn.memo import digest
-from modelplane.xfn.structs import plain, to_dict
+from modelplane.xfn.structs import plain, plain_value, to_dict
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -257,10 +258,6 @@ def observed_resources(req: fnv1.RunFunctionRequest) -> dict[str, dict[str, Any]
 _SERVER_SET_METADATA = ("name", "namespace", "labels", "annotations")
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
-    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
-
-
 def set_status(rsp: fnv1.RunFunctionResponse, status: BaseModel) -> None:
     """Publish `status`, an instance of the composite's generated status model, as
     the desired composite's status: the one place a function writes it, so field
@@ -274,11 +271,20 @@ def set_status(rsp: fnv1.RunFunctionResponse, status: BaseModel) -> None:
 def keep_status(
     req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, fields: tuple[str, ...]
 ) -> None:
-    """Re-publish the observed composite's status `fields`, as they are."""
-    status = _mapping(to_dict(req.observed.composite.resource).get("status"))
-    kept = {name: status[name] for name in fields if name in status}
+    """Re-publish the observed composite's status `fields`, as they are: copied
+    Struct to Struct, never through plain data (what is kept is not read)."""
+    status = _struct_at(req.observed.composite.resource, "status")
+    if status is None:
+        return
+    have = status.fields
+    kept = [name for name in fields if name in have]
     if kept:
-        rsp.desired.composite.resource.update({"status": kept})
+        published = rsp.desired.composite.resource.fields["status"]
+        # Replaced whole, as Struct.update replaces the value of a key it sets.
+        published.Clear()
+        target = published.struct_value.fields
+        for name in kept:
+            target[name].CopyFrom(have[name])
 
 
 def keep_observed(
@@ -291,31 +297,74 @@ def keep_observed(
     what a composed resource's owner may set (metadata identity and spec) is
     re-emitted; server-set fields such as resourceVersion would make the apply fail.
     Returns the keys re-emitted, sorted.
+
+    Copied Struct to Struct: a held fleet's resources are re-emitted on every call
+    of a fetch loop, and converting each to plain data and back cost more than the
+    rest of such a call.
     """
     kept: list[str] = []
     for key in sorted(req.observed.resources):
         if (keys is not None and key not in keys) or key in rsp.desired.resources:
             continue
-        observed = to_dict(req.observed.resources[key].resource)
-        metadata = _mapping(observed.get("metadata"))
-        body: dict[str, Any] = {
-            "apiVersion": observed.get("apiVersion"),
-            "kind": observed.get("kind"),
-            "metadata": {k: metadata[k] for k in _SERVER_SET_METADATA if k in metadata},
-        }
-        if "spec" in observed:
+        observed = req.observed.resources[key].resource
+        have = observed.fields
+        desired = rsp.desired.resources[key]
+        body = desired.resource.fields
+        for name in ("apiVersion", "kind"):
+            if name in have:
+                body[name].CopyFrom(have[name])
+            else:
+                body[name].null_value = struct_pb2.NULL_VALUE
+        metadata = body["metadata"].struct_value
+        metadata.SetInParent()  # `{}` when the observed one has none of these
+        found = _struct_at(observed, "metadata")
+        if found is not None:
+            for name in _SERVER_SET_METADATA:
+                if name in found.fields:
+                    metadata.fields[name].CopyFrom(found.fields[name])
+        if "spec" in have:
+            spec = body["spec"]
+            spec.CopyFrom(have["spec"])
             # A composed composite's spec.crossplane (resourceRefs, compositionRef, ...)
             # belongs to Crossplane's reconciler of that composite, not to its parent.
-            spec: Any = observed["spec"]
-            if isinstance(spec, Mapping):
-                spec = {k: v for k, v in _mapping(cast(object, spec)).items() if k != "crossplane"}
-            body["spec"] = spec
-        rsp.desired.resources[key].resource.update(body)
+            if (
+                spec.WhichOneof("kind") == "struct_value"
+                and "crossplane" in spec.struct_value.fields
+            ):
+                del spec.struct_value.fields["crossplane"]
         # Crossplane counts READY_UNSPECIFIED as not ready and never sets `ready` on
         # what it observes, so readiness is re-derived from the resource's own Ready
         # condition: a resource kept as it runs stays as ready as it is.
-        rsp.desired.resources[key].ready = (
-            fnv1.READY_TRUE if condition_is(observed, "Ready", "True") else fnv1.READY_FALSE
-        )
+        desired.ready = fnv1.READY_TRUE if _ready(observed) else fnv1.READY_FALSE
         kept.append(key)
     return kept
+
+
+def _ready(observed: struct_pb2.Struct) -> bool:
+    """`condition_is(observed, "Ready", "True")`, converting only the conditions of
+    type Ready: the first of them that reads is the one `condition_is` finds."""
+    status = _struct_at(observed, "status")
+    if status is None or "conditions" not in status.fields:
+        return False
+    listed = status.fields["conditions"]
+    if listed.WhichOneof("kind") != "list_value":
+        return False
+    ready = [
+        plain_value(entry)
+        for entry in listed.list_value.values
+        if entry.WhichOneof("kind") == "struct_value"
+        and "type" in entry.struct_value.fields
+        and entry.struct_value.fields["type"].string_value == _READY
+    ]
+    return condition_is({"status": {"conditions": ready}}, _READY, "True")
+
+
+_READY = "Ready"
+
+
+def _struct_at(struct: struct_pb2.Struct, name: str) -> struct_pb2.Struct | None:
+    """The object at `name`, or None when it is absent or not an object."""
+    if name not in struct.fields:
+        return None
+    value = struct.fields[name]
+    return value.struct_value if value.WhichOneof("kind") == "struct_value" else None

@@ -106,14 +106,15 @@ class FunctionRunner(ComposeFunction):
         view = publish_pools(cluster, lookups, previous)
         reference = ProviderConfigRef(kind=objects.CLUSTER_PROVIDER_CONFIG_KIND, name=name)
         provider_config = reference.model_dump(mode="json", exclude_none=True)
-        # Published now, and again once compose_stack has added the stack and
-        # capacity: bad input found in between keeps what is published here.
+        # Published once, after compose_stack has added the stack and capacity: bad
+        # input found in between starts the response over (the runner re-publishes
+        # the observed status), and nothing here waits, so publishing it earlier too
+        # would only be overwritten.
         status = Status(
             gpuPools=[PublishedPool.model_validate(p) for p in view.pools],
             providerConfigRef=reference,
             gateway=compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"]),
         )
-        set_status(rsp, status)
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None

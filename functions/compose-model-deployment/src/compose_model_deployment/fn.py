@@ -64,6 +64,7 @@ from modelplane.scheduling import (
     read_priorities,
     schedule,
 )
+from modelplane.scheduling.cel_engine import CelEngine
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
@@ -110,6 +111,8 @@ class FunctionRunner(ComposeFunction):
         # are reused.
         self.fleet_memo = FleetMemo()
         self.replica_memo = ReplicaMemo()
+        # The CEL devices of the fleet's few device kinds, built once for every decision.
+        self.cel_engine = CelEngine()
         # Lark builds the CEL parser's tables once per process: at start-up, not in
         # the first call that meets a selector.
         warm_cel()
@@ -119,7 +122,7 @@ class FunctionRunner(ComposeFunction):
         # was fetched, so Crossplane's fetch loop settles (`fleet`, `settled`).
         observed = observed_resources(req)
         composite = observed_composite(req)
-        own = None if _traced_raw(req, composite) else settled_clusters(composite, observed)
+        own = None if _traced_raw(req, composite) else settled_clusters(req, observed)
         narrow = require_own(req, rsp, own) if own is not None else None
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         require_cache(rsp, composite)
@@ -177,6 +180,7 @@ class FunctionRunner(ComposeFunction):
             fleet.clusters,
             known.replicas,
             unreadable=fleet.unreadable,
+            engine=self.cel_engine,
             priorities=priorities,
             cache=cache,
         )

@@ -27,14 +27,15 @@ from compose_model_deployment.cache import USAGE_KEY
 from compose_model_deployment.endpoints import is_endpoint
 from compose_model_deployment.fleet import CLUSTERS, REPLICAS, recorded_cluster
 from compose_model_deployment.replicas import serves
-from modelplane.core.issues import InvalidInputError, parse_object
+from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import ANNOTATION_REVISION, MODEL_REPLICA
 from modelplane.scheduling import Decision, Origin, read_deployment
 from modelplane.xfn import received
+from modelplane.xfn.runner import observed_composite
 
 
 def settled_clusters(
-    composite: dict[str, Any], observed: dict[str, dict[str, Any]]
+    req: fnv1.RunFunctionRequest, observed: dict[str, dict[str, Any]]
 ) -> frozenset[str] | None:
     """The clusters a settled deployment's replicas run on, or None when it is not
     settled: the spec's replica count differs from the composed replicas (a scale, or
@@ -42,7 +43,9 @@ def settled_clusters(
     revision (a rollout), or names no cluster; or the spec cannot be read (the wide
     path refuses it, naming the field)."""
     try:
-        wanted = read_deployment(parse_object(ModelDeployment, composite))
+        # The composite's model, read once per composite's bytes (`observed_composite`):
+        # the decision reads the same one.
+        wanted = read_deployment(observed_composite(req, ModelDeployment))
     except InvalidInputError:
         return None
     clusters: set[str] = set()
