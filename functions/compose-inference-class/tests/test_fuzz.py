@@ -4,15 +4,21 @@ Thousands of seeded mutations of the InferenceClasses of the example catalog:
 wrong types, missing fields, nulls, bad strings and numbers, non-map metadata.
 """
 
+import pytest
 from compose_inference_class.fn import FunctionRunner
 
 from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
 
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 3
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = requests_for("modelplane-compose-inference-class")
     assert requests
-    failures = Fuzzer(FunctionRunner()).run(requests, seed=8, count=2000)
+    failures = Fuzzer(FunctionRunner()).run(requests, seed=8, count=2000, part=part, parts=PARTS)
     assert not failures, "\n".join(map(str, failures))
 
 

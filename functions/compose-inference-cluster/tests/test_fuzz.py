@@ -11,6 +11,7 @@ the ProviderConfigs, every Release, Usage and Observe Object composed before.
 
 from typing import Any
 
+import pytest
 from compose_inference_cluster.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster, ModelReplica
@@ -72,9 +73,17 @@ def fuzzed_requests() -> list[fnv1.RunFunctionRequest]:
     return requests
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 10
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = fuzzed_requests()
-    failures = Fuzzer(FunctionRunner(), readers(requests)).run(requests, seed=8, count=2500)
+    failures = Fuzzer(FunctionRunner(), readers(requests)).run(
+        requests, seed=8, count=2500, part=part, parts=PARTS
+    )
     assert not failures, "\n".join(map(str, failures))
 
 

@@ -11,6 +11,7 @@ composed before.
 
 from typing import Any
 
+import pytest
 from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
@@ -64,9 +65,17 @@ def fuzzed_requests() -> list[fnv1.RunFunctionRequest]:
     return requests
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 4
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = fuzzed_requests()
-    failures = Fuzzer(FunctionRunner(), READERS).run(requests, seed=8, count=1500)
+    failures = Fuzzer(FunctionRunner(), READERS).run(
+        requests, seed=8, count=1500, part=part, parts=PARTS
+    )
     assert not failures, "\n".join(map(str, failures))
 
 

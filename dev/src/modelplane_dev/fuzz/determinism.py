@@ -16,7 +16,6 @@ request four ways and names each that differs from the first, byte for byte:
 """
 
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_dev.fuzz.harness import Mutator, Runner, run_function
+from modelplane_dev.fuzz.harness import Mutator, Runner, mutation, run_function
 
 _CLOCKS = ("monotonic", "perf_counter", "time")
 _NS_CLOCKS = ("monotonic_ns", "perf_counter_ns", "time_ns")
@@ -60,9 +59,8 @@ def mutated_sample(
     requests: Sequence[fnv1.RunFunctionRequest], *, seed: int, size: int
 ) -> list[fnv1.RunFunctionRequest]:
     """`size` mutated requests, as `Fuzzer.run` would build them for `seed`."""
-    rng = random.Random(seed)
     mutators = [Mutator(req) for req in requests]
-    return [rng.choice(mutators).mutated(rng).request for _ in range(size)]
+    return [mutation(mutators, seed, iteration).request for iteration in range(size)]
 
 
 _ELSEWHERE = """

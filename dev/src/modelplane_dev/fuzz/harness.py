@@ -17,8 +17,11 @@ still accepts the mutated object: then the mutation was a valid edit (a lower
 replica count, a cluster removed from the fleet) and the function may
 legitimately let a resource go. Without a reader, no loss is ever allowed.
 
-Deterministic: a seed names the same mutations, in the same order, on every
-machine; a failure names the seed, the iteration and the mutation.
+Deterministic: a seed and an iteration name one mutation on every machine and in
+every process, whatever else runs, so a run can be cut into parts (`part`,
+`parts`) that check disjoint iterations of the same `count` and together check
+exactly what one whole run checks; a failure names the seed, the iteration and
+the mutation, and that iteration replays alone.
 """
 
 import asyncio
@@ -154,6 +157,13 @@ def _reads(reader: Reader, obj: Obj) -> bool:
     return True
 
 
+def mutation(mutators: Sequence[Mutator], seed: int, iteration: int) -> Mutated:
+    """Iteration `iteration` of the run `seed`: its own random stream (a string seed
+    is hashed the same in every process), so it depends on nothing run before it."""
+    rng = random.Random(f"{seed}/{iteration}")
+    return rng.choice(mutators).mutated(rng)
+
+
 class Fuzzer:
     """Runs mutated requests through one function and collects every broken promise.
 
@@ -188,14 +198,23 @@ class Fuzzer:
         return None
 
     def run(
-        self, requests: Sequence[fnv1.RunFunctionRequest], *, seed: int, count: int
+        self,
+        requests: Sequence[fnv1.RunFunctionRequest],
+        *,
+        seed: int,
+        count: int,
+        part: int = 0,
+        parts: int = 1,
     ) -> list[Failure]:
-        """`count` mutations spread over `requests`, in an order `seed` decides."""
-        rng = random.Random(seed)
+        """`count` mutations spread over `requests`, each named by `seed` and its
+        iteration; of those, the iterations `part` modulo `parts` (every one by
+        default), so that `parts` tests, one per part, share one run's work."""
+        if not 0 <= part < parts:
+            raise ValueError(f"part {part} is not one of {parts} parts")
         mutators = [Mutator(req) for req in requests]
         failures: list[Failure] = []
-        for iteration in range(count):
-            mutated = rng.choice(mutators).mutated(rng)
+        for iteration in range(part, count, parts):
+            mutated = mutation(mutators, seed, iteration)
             problem = self.check(mutated)
             if problem is not None:
                 failures.append(Failure(seed, iteration, mutated.describe(), problem))

@@ -8,6 +8,7 @@ keep both Objects.
 
 from typing import Any
 
+import pytest
 from compose_inference_gateway.fn import FunctionRunner
 from modelplane_models import InferenceCluster, InferenceGateway
 
@@ -28,11 +29,19 @@ def cluster(obj: dict[str, Any]) -> object:
     return model
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 3
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = requests_for("modelplane-compose-inference-gateway", ("catalog", "serving"))
     assert requests
     readers = {"composite": gateway, "inferencecluster": cluster}
-    failures = Fuzzer(FunctionRunner(), readers).run(requests, seed=8, count=1500)
+    failures = Fuzzer(FunctionRunner(), readers).run(
+        requests, seed=8, count=1500, part=part, parts=PARTS
+    )
     assert not failures, "\n".join(map(str, failures))
 
 

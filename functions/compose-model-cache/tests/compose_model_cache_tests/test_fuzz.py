@@ -6,6 +6,7 @@ comes back without an exception or a fatal result.
 
 from typing import Any
 
+import pytest
 from compose_model_cache.fn import CLUSTERS, REPLICAS, FunctionRunner
 from modelplane_models import InferenceCluster, ModelCache, ModelReplica
 
@@ -22,11 +23,19 @@ READERS = {
 }
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 4
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = requests_for("modelplane-compose-model-cache", ("catalog", "caching"))
     assert requests
     readers: dict[str, Any] = dict(READERS)
-    failures = Fuzzer(FunctionRunner(), readers).run(requests, seed=11, count=1500)
+    failures = Fuzzer(FunctionRunner(), readers).run(
+        requests, seed=11, count=1500, part=part, parts=PARTS
+    )
     assert not failures, "\n".join(map(str, failures))
 
 

@@ -10,6 +10,7 @@ other must keep every Object composed before.
 
 from typing import Any
 
+import pytest
 from compose_model_replica.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelReplica
@@ -43,8 +44,16 @@ def requests() -> list[fnv1.RunFunctionRequest]:
     return [*found, *serving]
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
-    failures = Fuzzer(FunctionRunner(), READERS).run(requests(), seed=8, count=1500)
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 3
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
+    failures = Fuzzer(FunctionRunner(), READERS).run(
+        requests(), seed=8, count=1500, part=part, parts=PARTS
+    )
     assert not failures, "\n".join(map(str, failures))
 
 

@@ -11,6 +11,7 @@ before.
 
 from typing import Any
 
+import pytest
 from compose_model_service.fn import FunctionRunner
 from compose_model_service.read import hub_input, service_input
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -58,10 +59,18 @@ def readers(requests: list[fnv1.RunFunctionRequest]) -> dict[str, Any]:
     return found
 
 
-def test_mutated_requests_keep_the_safety_net() -> None:
+# The mutations are cut into parts that xdist's workers share: one test of them all
+# would be the longest of the suite and hold the last worker alone.
+PARTS = 4
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = requests_for("modelplane-compose-model-service", ("catalog", "serving"))
     assert requests
-    failures = Fuzzer(FunctionRunner(), readers(requests)).run(requests, seed=8, count=2000)
+    failures = Fuzzer(FunctionRunner(), readers(requests)).run(
+        requests, seed=8, count=2000, part=part, parts=PARTS
+    )
     assert not failures, "\n".join(map(str, failures))
 
 
