@@ -35,7 +35,7 @@ from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import memo, received, report
 from modelplane.xfn.memo import digest
-from modelplane.xfn.structs import plain, plain_value, to_dict
+from modelplane.xfn.structs import plain, to_dict
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -341,25 +341,10 @@ def keep_observed(
 
 
 def _ready(observed: struct_pb2.Struct) -> bool:
-    """`condition_is(observed, "Ready", "True")`, converting only the conditions of
-    type Ready: the first of them that reads is the one `condition_is` finds."""
+    """`condition_is(observed, "Ready", "True")`, converting only the resource's status:
+    the one reader of conditions (`core.observed`) decides, on the status alone."""
     status = _struct_at(observed, "status")
-    if status is None or "conditions" not in status.fields:
-        return False
-    listed = status.fields["conditions"]
-    if listed.WhichOneof("kind") != "list_value":
-        return False
-    ready = [
-        plain_value(entry)
-        for entry in listed.list_value.values
-        if entry.WhichOneof("kind") == "struct_value"
-        and "type" in entry.struct_value.fields
-        and entry.struct_value.fields["type"].string_value == _READY
-    ]
-    return condition_is({"status": {"conditions": ready}}, _READY, "True")
-
-
-_READY = "Ready"
+    return status is not None and condition_is({"status": plain(status)}, "Ready", "True")
 
 
 def _struct_at(struct: struct_pb2.Struct, name: str) -> struct_pb2.Struct | None:

@@ -43,10 +43,10 @@ def plain(struct: struct_pb2.Struct) -> dict[str, Any]:
     # Keys then lookups: a protobuf map's items() is the ABC's generator doing the
     # same lookups, a fifth of the walk at 10,000 clusters.
     fields = struct.fields
-    return {key: plain_value(fields[key]) for key in fields}
+    return {key: _plain_value(fields[key]) for key in fields}
 
 
-def plain_value(value: struct_pb2.Value) -> Any:
+def _plain_value(value: struct_pb2.Value) -> Any:
     """One Value as `plain` gives it."""
     kind = value.WhichOneof("kind")
     if kind == "string_value":
@@ -64,9 +64,9 @@ def plain_value(value: struct_pb2.Value) -> Any:
         return number
     if kind == "struct_value":
         fields = value.struct_value.fields
-        return {key: plain_value(fields[key]) for key in fields}
+        return {key: _plain_value(fields[key]) for key in fields}
     if kind == "list_value":
-        return [plain_value(item) for item in value.list_value.values]
+        return [_plain_value(item) for item in value.list_value.values]
     if kind == "bool_value":
         return value.bool_value
     return None
