@@ -88,3 +88,16 @@ def test_an_unwritable_cache_is_not_an_error(
     (cache_home / "modelplane").write_text("a file where the directory would be")
 
     assert _parse_all(_fresh(monkeypatch)) == built
+
+
+def test_a_user_with_no_home_directory_parses_uncached(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A function pod's user may have neither HOME nor a passwd entry.
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert grammar.cache_path() is None
+    parser = _fresh(monkeypatch)
+    assert parser.parse("1 + 2") is not None

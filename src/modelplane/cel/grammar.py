@@ -42,8 +42,10 @@ def parser() -> CELParser:
 def cache_path() -> Path | None:
     """Where the built parser is kept; None when no cache directory can be named."""
     base = os.environ.get("XDG_CACHE_HOME") or ""
-    root = Path(base) if base else Path.home() / ".cache"
     try:
+        # A function pod may run as a user with no HOME and no passwd entry, where
+        # Path.home() raises: it then builds its parser as celpy does, uncached.
+        root = Path(base) if base else Path.home() / ".cache"
         grammar = _GRAMMAR.read_bytes()
         versions = f"{metadata.version('cel-python')}/{lark.__version__}/{sys.version_info[:2]}"
     except (OSError, RuntimeError, metadata.PackageNotFoundError):
