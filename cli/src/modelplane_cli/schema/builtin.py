@@ -13,10 +13,12 @@ import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 from modelplane.cel.quantity import Quantity, QuantityError
+from modelplane_cli.schema.builtin_verdict import Check, Compiler, UnsupportedSchemaError
 from modelplane_cli.schema.errors import (
     FieldError,
     child,
@@ -42,8 +44,14 @@ QUANTITY_SYNTAX = (
 )
 
 
-def _schema_dir() -> Any:
-    return resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
+@cache
+def _schema_dir() -> Path:
+    # Found without importing the package: its __init__ imports jsonschema, which
+    # a render whose built-in objects are all valid never needs.
+    spec = find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise LookupError("kubernetes-validate is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / _SCHEMA_ROOT
 
 
 @cache
@@ -91,20 +99,45 @@ def _read(directory: str, filename: str) -> Any:
 
 
 @cache
-def _definitions(directory: str) -> Any:
+def _definitions_contents(directory: str) -> Any:
     """The shared definitions every kind's schema refers to, read once per version.
 
     Quantity is declared as any string or number; the API server's decoder accepts
     only what `resource.ParseQuantity` parses, so it gets a format that says so.
     """
-    from referencing import Registry, Resource
-
     contents = _read(directory, "_definitions.json")
     quantity = contents.get("$defs", {}).get(_QUANTITY)
     if isinstance(quantity, dict):
         quantity["format"] = QUANTITY_FORMAT
-    registry: Any = Resource.from_contents(contents) @ Registry()
+    return contents
+
+
+@cache
+def _definitions(directory: str) -> Any:
+    """The shared definitions as a `referencing` registry, for jsonschema."""
+    from referencing import Registry, Resource
+
+    registry: Any = Resource.from_contents(_definitions_contents(directory)) @ Registry()
     return registry
+
+
+@cache
+def _compiler(directory: str) -> Compiler:
+    """One compiler per version, so each definition is compiled once for every kind."""
+    return Compiler(_definitions_contents(directory).get("$defs", {}), QUANTITY_FORMAT)
+
+
+@cache
+def _verdict(directory: str, filename: str) -> Check | None:
+    """The kind's compiled validity check; None when its schema cannot be compiled
+    (then every object of the kind goes through jsonschema)."""
+    schema = _read(directory, filename)
+    if schema is None:
+        return None
+    try:
+        return _compiler(directory).compile_root(schema)
+    except UnsupportedSchemaError:
+        return None
 
 
 @cache
@@ -146,12 +179,18 @@ def validate_builtin(obj: dict[str, Any], kubernetes_version: str = "1.34") -> l
     if identity:
         return identity
     api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
-    validator = _validator(directory, _schema_file(api_version, kind))
-    if validator is None:
-        raise LookupError(f"no schema for {api_version} {kind} in Kubernetes {version}")
+    filename = _schema_file(api_version, kind)
     errors: set[FieldError] = set()
-    for error in validator.iter_errors(obj):
-        errors.update(_convert(error))
+    verdict = _verdict(directory, filename)
+    # The compiled check agrees with jsonschema on validity (`builtin_verdict`):
+    # an object it passes has no schema errors, and only one it fails is walked
+    # again by jsonschema, for the errors and their messages.
+    if verdict is None or not verdict(obj):
+        validator = _validator(directory, filename)
+        if validator is None:
+            raise LookupError(f"no schema for {api_version} {kind} in Kubernetes {version}")
+        for error in validator.iter_errors(obj):
+            errors.update(_convert(error))
     errors.update(builtin_problems(obj))
     return sorted(errors)
 
