@@ -130,7 +130,7 @@ def test_rendered_output_is_admitted_again_unchanged(
     assert output.to_yaml(again) == text
 
 
-def test_a_body_admitted_again_answers_the_same_and_callers_own_their_copies(
+def test_a_body_admitted_again_answers_the_same_and_callers_own_its_top_level(
     admission: SchemaAdmission, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checked: list[object] = []
@@ -149,12 +149,15 @@ def test_a_body_admitted_again_answers_the_same_and_callers_own_their_copies(
     }
     first, first_errors = admission.admit({**body, "status": {"n": 1}})
     expected = list(first_errors)
-    first["spec"]["changed"] = True
+    # What a caller may change: the top level and metadata's (`Admission`).
+    first["spec"] = {**first["spec"], "changed": True}
+    first["metadata"]["uid"] = "mine"
     first_errors.append("mine")
     again, again_errors = admission.admit({**body, "status": {"n": 2}})
 
     assert 'spec.colour: unknown field "spec.colour"' in expected
     assert again["status"] == {"n": 2}
     assert "changed" not in again["spec"] and again["spec"]["replicas"] == 1
+    assert "uid" not in again["metadata"]
     assert again_errors == expected
     assert len(checked) == 1  # the same body, whatever its status, is checked once

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from modelplane.xfn.memo import BoundedMemo
-from modelplane_cli.render.world import Obj, View, clone, metadata
+from modelplane_cli.render.world import Obj, View, metadata
 from modelplane_cli.schema import SchemaRegistry
 from modelplane_cli.schema.objectmeta import check_root_meta
 
@@ -27,12 +27,22 @@ _ADMITTED_KEPT = 4096
 
 
 class Admission(Protocol):
+    """What the API server stores of a write.
+
+    An answer is the caller's to change at its top level and in its metadata's
+    top level (a reconcile sets a uid, replaces labels); anything deeper may be
+    shared with other answers and must be replaced, never changed in place, as
+    with any object read from the world.
+    """
+
     def admit(self, obj: View) -> tuple[Obj, list[str]]:
         """`obj` defaulted as the API server would, and its errors as "path: message"."""
         ...
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
-        """A composite's status as a server-side apply of it stores it, and its errors."""
+        """A composite's status as a server-side apply of it stores it, and its errors.
+
+        The status is shared (it may be the answer to an earlier, equal write)."""
         ...
 
 
@@ -42,7 +52,9 @@ class SchemaAdmission:
     Admission is a pure function of the object's body, and a render admits the
     same composed bodies round after round, so each body's answer is kept, keyed
     by its repr: exact for plain data, key order and key types included (the
-    defaulted object keeps the order).
+    defaulted object keeps the order). A kept answer is handed out shared below
+    its top level and its metadata (`Admission`), not deep-copied: every caller
+    stores it through `World.put`, which copies what it keeps.
     """
 
     def __init__(self, registry: SchemaRegistry) -> None:
@@ -57,7 +69,7 @@ class SchemaAdmission:
     def admit(self, obj: View) -> tuple[Obj, list[str]]:
         schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
         if schema is None:
-            return clone(dict(obj)), []
+            return _owned(obj), []
         status = obj.get("status")
         body = {k: v for k, v in obj.items() if k != "status"}
         key = repr(body)
@@ -67,9 +79,9 @@ class SchemaAdmission:
             defaulted, errors = schema.admit(body)
             known = (dict(defaulted), [str(e) for e in errors])
             self._admitted.put(key, known)
-        admitted: Obj = clone(known[0])
+        admitted = _owned(known[0])
         if status is not None:
-            admitted["status"] = clone(status)
+            admitted["status"] = status
         return admitted, list(known[1])
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
@@ -82,7 +94,7 @@ class SchemaAdmission:
         status = obj.get("status")
         schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
         if schema is None or status is None:
-            return clone(status), []
+            return status, []
         body: Obj = {
             "apiVersion": obj.get("apiVersion"),
             "kind": obj.get("kind"),
@@ -105,7 +117,16 @@ class SchemaAdmission:
             ]
             known = (pruned, errors)
             self._statuses.put(key, known)
-        return clone(known[0]), list(known[1])
+        return known[0], list(known[1])
+
+
+def _owned(obj: View) -> Obj:
+    """`obj` with its top level and its metadata's copied: what a caller may change."""
+    out: Obj = dict(obj)
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        out["metadata"] = dict(cast(Obj, meta))
+    return out
 
 
 def _unstamped(path: str, message: str) -> bool:
@@ -122,10 +143,10 @@ class NoAdmission:
     """Stores objects as given; for tests and for worlds without schemas."""
 
     def admit(self, obj: View) -> tuple[Obj, list[str]]:
-        return clone(dict(obj)), []
+        return _owned(obj), []
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
-        return clone(obj.get("status")), []
+        return obj.get("status"), []
 
 
 def metadata_errors(obj: View) -> list[str]:

@@ -48,7 +48,7 @@ from modelplane_cli.render.simulate import (
     provider_status,
     target_of,
 )
-from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone, group_of
+from modelplane_cli.render.world import Obj, ObjectKey, View, World, group_of
 
 REASON_RECONCILE_ERROR = "ReconcileError"
 REASON_RECONCILE_SUCCESS = "ReconcileSuccess"
@@ -75,7 +75,8 @@ class Providers:
     ) -> None:
         self._servers = servers
         self._failed_apply = failed_apply
-        # spec.forProvider as last accepted, and the status reported with it.
+        # spec.forProvider as last accepted, and the status reported with it: shared
+        # with the world's objects, which are replaced on every write, never changed.
         self._applied: dict[ObjectKey, Any] = {}
         self._live: dict[ObjectKey, Any] = {}
         # Changed workloads reported as rolling out; healthy on their next reconcile.
@@ -99,8 +100,8 @@ class Providers:
             if not has_conditions(obj):
                 pending.add(key)
             elif _condition(obj, "Synced") != "False" or observe_only(obj):
-                self._applied[key] = clone(_for_provider(obj))
-                self._live[key] = clone(obj.get("status"))
+                self._applied[key] = _for_provider(obj)
+                self._live[key] = obj.get("status")
                 if _unschedulable(obj):
                     # Pods left Pending for want of a node are looked at again.
                     self.unscheduled.add(key)
@@ -139,7 +140,7 @@ class Providers:
             self.rejected[key] = message
             world.put(_rejected(obj, message, updating))
             return False
-        self._applied[key] = clone(wanted)
+        self._applied[key] = wanted
         if answer.pods is not None:
             self.refused_pods[key] = answer.pods
             self._report(world, key, _not_available(obj, REASON_FAILED_CREATE, answer.pods))
@@ -183,7 +184,7 @@ class Providers:
         return answer
 
     def _report(self, world: World, key: ObjectKey, obj: Obj) -> None:
-        self._live[key] = clone(obj.get("status"))
+        self._live[key] = obj.get("status")
         world.put(obj)
         secret = connection_secret(obj)
         if secret is not None:
@@ -246,7 +247,8 @@ def _condition(obj: View, kind: str) -> str | None:
 
 
 def _with_conditions(obj: View, ready: Obj, synced: Obj) -> Obj:
-    out = clone(dict(obj))
+    # Only the top level and the status are new; the rest is the stored object's.
+    out: Obj = dict(obj)
     status: Obj = dict(out.get("status") or {})
     kept = [c for c in status.get("conditions") or [] if c.get("type") not in ("Ready", "Synced")]
     status["conditions"] = [*kept, ready, synced]
