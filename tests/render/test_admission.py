@@ -161,3 +161,59 @@ def test_a_body_admitted_again_answers_the_same_and_callers_own_its_top_level(
     assert "uid" not in again["metadata"]
     assert again_errors == expected
     assert len(checked) == 1  # the same body, whatever its status, is checked once
+
+
+def _status_with_spec(schema: Schema, obj: dict[str, Any]) -> tuple[Any, list[str]]:
+    """What admit_status answered when it always sent the spec along (the oracle)."""
+    body = {
+        "apiVersion": obj["apiVersion"],
+        "kind": obj["kind"],
+        "metadata": {k: v for k, v in obj["metadata"].items() if k in ("name", "namespace")},
+        "spec": obj.get("spec"),
+        "status": obj.get("status"),
+    }
+    pruned, refused = schema.prune_and_validate(body)
+    errors = [
+        str(e)
+        for e in refused
+        if e.path.startswith("status")
+        and not e.message.startswith("unknown field")
+        and not (e.path.endswith("].lastTransitionTime") and e.message == "Required value")
+    ]
+    return pruned.get("status"), errors
+
+
+_SPECS: list[Any] = [None, {}, {"bogus": 1}, {"replicas": "many", "children": -1}]
+_STATUSES: list[Any] = [
+    None,
+    {},
+    {"bogus": True},
+    {"conditions": [{"type": "Ready", "status": "Maybe"}]},
+    {"conditions": "none"},
+]
+
+
+def test_a_status_is_judged_the_same_with_or_without_its_spec() -> None:
+    """admit_status leaves the spec out where the schema says it cannot matter."""
+    from modelplane_cli.render import default_apis_dir
+
+    apis = Apis.load(default_apis_dir())
+    admission = SchemaAdmission.from_files(apis.definition_files)
+    registry = admission._registry  # pyright: ignore[reportPrivateUsage]
+    alone = [k for k in registry.kinds() if registry.get(*k).status_stands_alone]  # pyright: ignore[reportOptionalMemberAccess]
+    assert alone and len(alone) < len(registry.kinds())  # both paths are exercised
+    for api_version, kind in registry.kinds():
+        schema = registry.get(api_version, kind)
+        assert schema is not None
+        for spec in _SPECS:
+            for status in _STATUSES:
+                obj = {
+                    "apiVersion": api_version,
+                    "kind": kind,
+                    "metadata": {"name": "a", "namespace": "ns", "uid": "u"},
+                    "spec": spec,
+                    "status": status,
+                }
+                if status is None:
+                    continue
+                assert admission.admit_status(obj) == _status_with_spec(schema, obj), obj

@@ -54,6 +54,19 @@ class Schema:
         """Whether any node has x-kubernetes-validations (else the API server has no CEL pass)."""
         return self.node.rules_below
 
+    @cached_property
+    def status_stands_alone(self) -> bool:
+        """Whether what the API server says of `status` depends on nothing beside it.
+
+        The checks of a field report under its own path, and a CEL rule sees only
+        the value of the node that declares it, so the status's problems and what
+        pruning keeps of it depend on the rest of the object only through a rule at
+        the root, or a rule under the status that another field's blocking error
+        would skip.
+        """
+        status = self.node.properties.get("status")
+        return not self.node.rules and (status is None or not status.rules_below)
+
     @property
     def compiled_rules(self) -> int:
         """How many distinct rule and messageExpression sources have been compiled."""
