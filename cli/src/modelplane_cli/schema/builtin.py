@@ -5,6 +5,8 @@ OpenAPI document; its `-strict` variants reject unknown fields, like the API
 server's strict field validation. Its own `validate` stops at the first error and
 compares versions as strings, so this module reads the same schema files, reports
 every error, and resolves versions numerically. Only its schema files are read.
+An object is first put to the kind's compiled validity check (`builtin_verdict`);
+jsonschema walks it for its errors only when that check fails it.
 """
 
 from __future__ import annotations
