@@ -10,6 +10,7 @@ must cost a pointer comparison, not a walk over nested tuples.
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from modelplane_models.inference_cluster import BackendType
 from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfiable
 from modelplane_models.shapes import TaintEffect
 
@@ -18,7 +19,6 @@ from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 from modelplane.scheduling.constraints import Constraint
-from modelplane.workloads.model import Backend
 
 UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
@@ -134,7 +134,7 @@ class Cluster:
     preemption: bool = False
     """`scheduling.preemption: LowerPriority`: serving replicas of strictly lower
     priority may be displaced here (`preemption`)."""
-    backend: str = Backend.NATIVE.value
+    backend: str = BackendType.NATIVE.value
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
 
     def pool(self, name: str) -> Pool | None:
