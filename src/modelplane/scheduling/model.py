@@ -153,8 +153,22 @@ class DeviceRequest:
     selectors: tuple[str, ...]
 
 
+class RoleSize:
+    """A role's `workers` workers of one `topology`: what a role of a deployment asks
+    for (`Role`) and an existing replica's role records (`RecordedRole`)."""
+
+    workers: int
+    topology: Topology
+
+    @property
+    def pods(self) -> int:
+        """Pods of this role in one replica: one per node each worker spans; each
+        asks its node for the role's requests (or holds its share of them)."""
+        return self.topology.pods(self.workers)
+
+
 @dataclass(frozen=True)
-class Role:
+class Role(RoleSize):
     """What one role of a replica needs; `name` is `workers`, or `decode` or `prefill`."""
 
     name: str
@@ -163,11 +177,6 @@ class Role:
     topology: Topology = field(default_factory=Topology)
     constraints: tuple[Constraint, ...] = ()
     """`nodeSelector.constraints`: requests whose devices share an attribute's value."""
-
-    @property
-    def pods(self) -> int:
-        """Pods of this role in one replica; each asks its node for `requests`."""
-        return self.topology.pods(self.workers)
 
 
 @dataclass(frozen=True)
@@ -254,7 +263,7 @@ class ClaimRequest:
 
 
 @dataclass(frozen=True)
-class RecordedRole:
+class RecordedRole(RoleSize):
     """One role of an existing ModelReplica, as its spec records it."""
 
     name: str
@@ -264,11 +273,6 @@ class RecordedRole:
     topology: Topology = field(default_factory=Topology)
     tolerations: tuple[NodeTaint, ...] = ()
     constraints: tuple[Constraint, ...] = ()
-
-    @property
-    def pods(self) -> int:
-        """Pods of this role in the replica; each holds its node's share of `requests`."""
-        return self.topology.pods(self.workers)
 
 
 @dataclass(frozen=True)
