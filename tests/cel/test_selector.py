@@ -15,7 +15,7 @@ from modelplane.cel import (
     device_from_spec,
 )
 from modelplane.cel import selector as selector_module
-from modelplane.cel.environment import Program
+from modelplane.cel.environment import Program, compile_program
 
 DRIVER = "dra.example.com"
 
@@ -179,7 +179,6 @@ def test_a_cache_compiles_once_and_is_its_owners_alone() -> None:
 
 def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     compiled: list[str] = []
-    compile_program = selector_module.compile_program
 
     def counting(expression: str, *args: Any) -> Program:
         compiled.append(expression)
