@@ -5,17 +5,17 @@ from typing import Any
 import pytest
 
 from modelplane.cel import (
+    CelCache,
     CelCompileError,
     CelRuntimeError,
     Device,
-    DeviceSelector,
     Quantity,
     Semver,
     compile_device_selector,
     device_from_spec,
 )
 from modelplane.cel import selector as selector_module
-from modelplane.cel.versions import SelectorEnvironment
+from modelplane.cel.environment import Program, compile_program
 
 DRIVER = "dra.example.com"
 
@@ -169,24 +169,41 @@ def test_runtime_errors(expression: str, message: str) -> None:
     assert message in str(raised.value)
 
 
-def test_compiles_once_per_process() -> None:
+def test_a_cache_compiles_once_and_is_its_owners_alone() -> None:
     expression = 'device.driver == "cache-probe.example.com"'
-    assert compile_device_selector(expression) is compile_device_selector(expression)
+    cache = CelCache()
+    assert cache.selector(expression) is cache.selector(expression)
+    assert CelCache().selector(expression) is not cache.selector(expression)
+    assert compile_device_selector(expression) is not compile_device_selector(expression)
+
+
+def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    compiled: list[str] = []
+
+    def counting(expression: str, *args: Any) -> Program:
+        compiled.append(expression)
+        return compile_program(expression, *args)
+
+    monkeypatch.setattr(selector_module, "compile_program", counting)
+    return compiled
 
 
 def test_compile_errors_are_cached_and_raised_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    builds: list[str] = []
-    build = selector_module._build_selector
-
-    def counting(key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
-        builds.append(key[0])
-        return build(key)
-
-    monkeypatch.setattr(selector_module, "_build_selector", counting)
+    compiled = _counting_compiles(monkeypatch)
+    cache = CelCache()
     for _ in range(3):
         with pytest.raises(CelCompileError, match="undefined field 'nope'"):
-            compile_device_selector("device.nope == 1")
-    assert builds == ["device.nope == 1"]
+            cache.selector("device.nope == 1")
+    assert compiled == ["device.nope == 1"]
+
+
+def test_a_cache_keeps_its_most_recently_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled = _counting_compiles(monkeypatch)
+    cache = CelCache(size=2)
+    for expression in ("true", "false", "true", "1 == 1", "true", "false"):
+        cache.evaluate(expression)
+    # "false" was the least recently used when "1 == 1" came in.
+    assert compiled == ["true", "false", "1 == 1", "false"]
 
 
 def test_expression_length_limit() -> None:

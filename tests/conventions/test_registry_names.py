@@ -1,25 +1,23 @@
 """Every per-scheduler and per-backend fact lives in its registry.
 
 No module outside the scheduler registry (`conventions/schedulers`) and the backend
-registry (`workloads.model.Backend`, rendered by `workloads/`) names a scheduler
-or a backend as a string literal; adding one touches its module plus its docs.
+registry (the XRD's generated `inference_cluster.BackendType`, rendered by
+`workloads/`) names a scheduler or a backend as a string literal; adding one touches its module plus its docs.
 """
 
 import ast
 from pathlib import Path
 
 import pytest
+from modelplane_models.inference_cluster import BackendType
 
 from modelplane.conventions.schedulers import KAI, SCHEDULERS, Default
-from modelplane.workloads.model import Backend
 
 ROOT = Path(__file__).resolve().parents[2]
-NAMES = {*SCHEDULERS, *(b.value for b in Backend), "coscheduling"}
-# The registries themselves, and the generated models that carry the XRD's enums.
-REGISTRIES = (
-    "src/modelplane/conventions/schedulers/",
-    "src/modelplane/workloads/model.py",
-)
+NAMES = {*SCHEDULERS, *(b.value for b in BackendType), "coscheduling"}
+# The scheduler registry. The backends' names are written only in the XRD and its
+# generated models (`schemas/python`), which the scan does not read.
+REGISTRIES = ("src/modelplane/conventions/schedulers/",)
 
 
 def _sources() -> list[Path]:

@@ -6,9 +6,10 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from modelplane_models.inference_cluster import BackendType
 
 from modelplane.core.issues import InvalidInputError
-from modelplane.workloads import Backend, ClusterInput, RenderedReplica, render_replica
+from modelplane.workloads import ClusterInput, RenderedReplica, render_replica
 from modelplane.workloads.model import GatewayInput
 
 from .inputs import read_replica
@@ -80,7 +81,9 @@ GATEWAY = GatewayInput(
 
 
 def _cluster(backend: str, gateway: GatewayInput | None = None) -> ClusterInput:
-    return ClusterInput(name="c1", backend=Backend(backend), pools=("h100", "l4"), gateway=gateway)
+    return ClusterInput(
+        name="c1", backend=BackendType(backend), pools=("h100", "l4"), gateway=gateway
+    )
 
 
 def _dump(rendered: RenderedReplica) -> str:

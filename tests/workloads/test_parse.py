@@ -5,11 +5,11 @@ import copy
 from typing import Any
 
 import pytest
+from modelplane_models.inference_cluster import BackendType
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 from modelplane.workloads import (
-    Backend,
     DeviceRequest,
     Topology,
 )
@@ -159,13 +159,13 @@ def test_role_shapes_are_exclusive(build: Any, roles: dict[str, bool], field: st
 def test_cluster_parses(build: Any) -> None:
     cluster = read_cluster(build.cluster(backend="KServe", pools=("l4", "h100", "l4")))
     assert cluster.name == "prod-us-east"
-    assert cluster.backend is Backend.KSERVE
+    assert cluster.backend is BackendType.K_SERVE
     assert cluster.pools == ("h100", "l4")
     assert cluster.kubernetes_version == "1.34"
 
 
 def test_cluster_backend_defaults_to_native(build: Any) -> None:
-    assert read_cluster(build.cluster(backend=None)).backend is Backend.NATIVE
+    assert read_cluster(build.cluster(backend=None)).backend is BackendType.NATIVE
 
 
 @pytest.mark.parametrize(("spec", "expected"), [(None, "1.34"), ("1.36", "1.36")])

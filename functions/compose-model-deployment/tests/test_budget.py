@@ -12,8 +12,6 @@ import pytest
 from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane.cel import selector as cel_selector
-from modelplane.cel.environment import CACHE_SIZE, LruCache
 from modelplane_dev.fuzz import run_function
 from modelplane_dev.testing import as_dict, request, run
 
@@ -99,27 +97,19 @@ def _hostile_requests() -> list[Any]:
     return requests
 
 
-def _answers(requests: list[Any]) -> list[bytes]:
-    return [
-        run_function(FunctionRunner(), req).SerializeToString(deterministic=True)
-        for req in requests
-    ]
-
-
-def _cold(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forget every selector this process compiled, and every device it converted."""
-    monkeypatch.setattr(cel_selector, "_selectors", LruCache(CACHE_SIZE))
-    monkeypatch.setattr(cel_selector, "_programs", LruCache(CACHE_SIZE))
-    monkeypatch.setattr(cel_selector, "_activations", cel_selector._ActivationCache(16))  # pyright: ignore[reportPrivateUsage]
+def _answers(runner: FunctionRunner, requests: list[Any]) -> list[bytes]:
+    """The runner's answers; a runner keeps what it compiled and converted (its
+    `CelEngine`), so a fresh one answers cold and one that answered before warm."""
+    return [run_function(runner, req).SerializeToString(deterministic=True) for req in requests]
 
 
 def test_hostile_selectors_answer_the_same_cold_warm_throttled_and_in_another_process(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     requests = _hostile_requests()
-    _cold(monkeypatch)
-    cold = _answers(requests)
-    assert _answers(requests) == cold  # warm: every selector compiled before
+    runner = FunctionRunner()
+    cold = _answers(runner, requests)
+    assert _answers(runner, requests) == cold  # warm: every selector compiled before
     for answer in cold:
         rsp = fnv1.RunFunctionResponse.FromString(answer)
         assert "spent" not in str(rsp.conditions)  # nothing that counts differently
@@ -128,8 +118,7 @@ def test_hostile_selectors_answer_the_same_cold_warm_throttled_and_in_another_pr
     ticks = itertools.count(step=10.0)
     for name in ("monotonic", "perf_counter", "time"):
         monkeypatch.setattr(time, name, lambda: next(ticks))
-    _cold(monkeypatch)
-    assert _answers(requests) == cold
+    assert _answers(FunctionRunner(), requests) == cold
 
     # Another process, with its own hash seed and nothing compiled.
     for i, req in enumerate(requests):

@@ -5,8 +5,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from modelplane_models import InferenceCluster
-
-from modelplane.workloads.model import Backend
+from modelplane_models.inference_cluster import BackendType
 
 DEFAULT_RETENTION = timedelta(hours=24)
 _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
@@ -16,7 +15,7 @@ _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 class CacheStorage:
     """A cluster's cache storage as the platform declared it."""
 
-    backend: Backend
+    backend: BackendType
     storage_class: str | None
     node_group: str | None
     retention: timedelta
@@ -28,7 +27,7 @@ class CacheStorage:
             return (
                 "declares no spec.storage.modelCache.storageClassName, so it holds no model caches"
             )
-        if self.backend is Backend.KSERVE and self.node_group is None:
+        if self.backend is BackendType.K_SERVE and self.node_group is None:
             return (
                 "is a KServe cluster without spec.storage.modelCache.nodeGroup (the "
                 "LocalModelNodeGroup KServe caches on), so it holds no model caches"
@@ -50,9 +49,9 @@ def parse_duration(text: str | None) -> timedelta | None:
 
 def cache_storage(cluster: InferenceCluster) -> CacheStorage:
     spec = cluster.spec
-    backend = Backend.NATIVE
+    backend = BackendType.NATIVE
     if spec is not None and spec.backend is not None and spec.backend.type is not None:
-        backend = Backend(spec.backend.type)
+        backend = BackendType(spec.backend.type)
     storage = spec.storage.modelCache if spec is not None and spec.storage else None
     if storage is None:
         return CacheStorage(backend, None, None, DEFAULT_RETENTION)

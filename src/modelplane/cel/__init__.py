@@ -20,6 +20,7 @@ from modelplane.cel.errors import (
 )
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.selector import (
+    CelCache,
     CelValue,
     DeviceSelector,
     compile_device_selector,
@@ -30,6 +31,7 @@ from modelplane.cel.semver import Semver
 __all__ = [
     "AttributeValue",
     "CelBudgetExhaustedError",
+    "CelCache",
     "CelCompileError",
     "CelError",
     "CelRuntimeError",

@@ -1,12 +1,14 @@
 """DRA device selectors and general evaluation: the public entry points.
 
-A selector compiles once per process and environment (a bounded LRU keyed by
-the expression and the environment, failures included) and evaluates against a
-Device through a cached activation. As in the kube-scheduler, a compile error
-rejects the selector, and a runtime error, including a non-bool result, is an
-error rather than a non-match. The environment follows the cluster's Kubernetes
-version when the caller gives one (versions.py); evaluations may share a
-CostBudget (budget.py).
+A `CelCache` compiles each selector once per expression and environment (a
+bounded LRU, failures included) and evaluates it against a Device through a
+cached activation. Its owner keeps it as long as it wants the work kept: the
+fleet scheduler's `CelEngine` keeps one for every decision of a function's
+runner; `compile_device_selector` and `evaluate` compile afresh on each call. As
+in the kube-scheduler, a compile error rejects the selector, and a runtime
+error, including a non-bool result, is an error rather than a non-match. The
+environment follows the cluster's Kubernetes version when the caller gives one
+(versions.py); evaluations may share a CostBudget (budget.py).
 """
 
 from __future__ import annotations
@@ -67,16 +69,16 @@ class _ActivationCache:
         return built
 
 
-_activations = _ActivationCache(_ACTIVATION_CACHE_SIZE)
-
-
 class DeviceSelector:
     """A compiled DRA selector expression."""
 
-    __slots__ = ("_program", "environment", "expression")
+    __slots__ = ("_activations", "_program", "environment", "expression")
 
-    def __init__(self, program: Program, environment: SelectorEnvironment) -> None:
+    def __init__(
+        self, program: Program, environment: SelectorEnvironment, activations: _ActivationCache
+    ) -> None:
         self._program = program
+        self._activations = activations
         self.expression = program.expression
         self.environment = environment
 
@@ -86,7 +88,7 @@ class DeviceSelector:
         With a budget the evaluation draws on it (CelBudgetExhaustedError when it
         runs out), besides the per-expression limit every evaluation has.
         """
-        variables = _activations.get(device)
+        variables = self._activations.get(device)
         if budget is None:
             result = self._program.run(variables)
         else:
@@ -101,30 +103,60 @@ class DeviceSelector:
         return f"DeviceSelector({self.expression!r})"
 
 
-def _build_selector(key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
-    expression, environment = key
-    program = compile_program(
-        expression, _SELECTOR_VARIABLES, environment.functions, environment.structs
-    )
-    if not environment.accepts_result(program.result_type):
-        raise CelCompileError(
-            f"must evaluate to bool or the unknown type, not {program.result_type}"
-        )
-    return DeviceSelector(program, environment)
-
-
-def _build_program(expression: str) -> Program:
+def _program(expression: str) -> Program:
     return compile_program(expression, {})
 
 
-_selectors: LruCache[tuple[str, SelectorEnvironment], DeviceSelector] = LruCache(CACHE_SIZE)
-_programs: LruCache[str, Program] = LruCache(CACHE_SIZE)
+class CelCache:
+    """Compiled selectors and programs, and devices' activations, kept for one owner.
+
+    Every answer is the same with or without it: an expression always compiles to
+    the same program (or the same compile error) and a device to the same
+    activation. It only saves the work, within the bounds given.
+    """
+
+    __slots__ = ("_activations", "_programs", "_selectors")
+
+    def __init__(self, size: int = CACHE_SIZE, devices: int = _ACTIVATION_CACHE_SIZE) -> None:
+        self._selectors: LruCache[tuple[str, SelectorEnvironment], DeviceSelector] = LruCache(size)
+        self._programs: LruCache[str, Program] = LruCache(size)
+        self._activations = _ActivationCache(devices)
+
+    def selector(self, expression: str, kubernetes_version: str | None = None) -> DeviceSelector:
+        """Compile a DRA selector, or fetch it compiled (see `compile_device_selector`)."""
+        environment = selector_environment(kubernetes_version)
+        return self._selectors.get((expression, environment), self._build_selector)
+
+    def evaluate(
+        self,
+        expression: str,
+        device: Device | None = None,
+        *,
+        kubernetes_version: str | None = None,
+        budget: CostBudget | None = None,
+    ) -> CelValue:
+        """`evaluate`, compiling through this cache."""
+        if device is not None:
+            return self.selector(expression, kubernetes_version).matches(device, budget)
+        program = self._programs.get(expression, _program)
+        return to_python(program.run({}) if budget is None else program.run_shared({}, budget))
+
+    def _build_selector(self, key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
+        expression, environment = key
+        program = compile_program(
+            expression, _SELECTOR_VARIABLES, environment.functions, environment.structs
+        )
+        if not environment.accepts_result(program.result_type):
+            raise CelCompileError(
+                f"must evaluate to bool or the unknown type, not {program.result_type}"
+            )
+        return DeviceSelector(program, environment, self._activations)
 
 
 def compile_device_selector(
     expression: str, kubernetes_version: str | None = None
 ) -> DeviceSelector:
-    """Compile (or fetch from the per-process cache) a DRA selector.
+    """Compile a DRA selector (a caller that compiles many keeps a `CelCache`).
 
     Without a Kubernetes version the selector is checked as the kube-scheduler
     checks stored selectors (everything the newest release declares). With the
@@ -132,8 +164,7 @@ def compile_device_selector(
     server checks a new selector: before 1.36 `includes()` and iterating an
     attribute value are compile errors. A malformed version raises ValueError.
     """
-    environment = selector_environment(kubernetes_version)
-    return _selectors.get((expression, environment), _build_selector)
+    return CelCache(size=1).selector(expression, kubernetes_version)
 
 
 def evaluate(
@@ -149,8 +180,8 @@ def evaluate(
     int, float, str, bytes, None, Quantity, Semver, Timestamp, Duration, or lists
     and dicts of them. `kubernetes_version` picks the selector environment (see
     compile_device_selector); `budget` is a CostBudget the evaluation draws on.
+    Nothing is kept: a caller that evaluates many keeps a `CelCache`.
     """
-    if device is not None:
-        return compile_device_selector(expression, kubernetes_version).matches(device, budget)
-    program = _programs.get(expression, _build_program)
-    return to_python(program.run({}) if budget is None else program.run_shared({}, budget))
+    return CelCache(size=1).evaluate(
+        expression, device, kubernetes_version=kubernetes_version, budget=budget
+    )

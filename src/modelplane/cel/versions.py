@@ -16,7 +16,7 @@ version get the stored environment, as before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from modelplane.cel import types as t
@@ -48,10 +48,12 @@ class SelectorEnvironment:
     name: str
     attribute_type: t.CelType
     excluded_functions: frozenset[str]
+    functions: dict[str, t.Function] = field(init=False, compare=False, repr=False)
+    """The functions it declares, built once with the environment (its own table)."""
 
-    @property
-    def functions(self) -> dict[str, t.Function]:
-        return _functions(self.excluded_functions)
+    def __post_init__(self) -> None:
+        table = {n: f for n, f in FUNCTIONS.items() if n not in self.excluded_functions}
+        object.__setattr__(self, "functions", table)
 
     @property
     def structs(self) -> dict[t.CelType, dict[str, t.CelType]]:
@@ -78,14 +80,3 @@ def selector_environment(kubernetes_version: str | None) -> SelectorEnvironment:
     if kubernetes_version is None or list_attributes_enabled(kubernetes_version):
         return STORED
     return BEFORE_LIST_ATTRIBUTES
-
-
-_FUNCTION_TABLES: dict[frozenset[str], dict[str, t.Function]] = {}
-
-
-def _functions(excluded: frozenset[str]) -> dict[str, t.Function]:
-    table = _FUNCTION_TABLES.get(excluded)
-    if table is None:
-        table = {name: f for name, f in FUNCTIONS.items() if name not in excluded}
-        _FUNCTION_TABLES[excluded] = table
-    return table

@@ -16,6 +16,9 @@ CRD_KIND: Final = "CustomResourceDefinition"
 PRIORITY_CLASS_API_VERSION: Final = "scheduling.k8s.io/v1"
 PRIORITY_CLASS_KIND: Final = "PriorityClass"
 DEVICE_CLASS_KIND: Final = "DeviceClass"
+# Crossplane's Usage (namespaced, v2), which orders deletion between managed resources
+# it names by ObjectRef: the one place its apiVersion is written.
+USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
 # Every cluster runs Kubernetes 1.34 or later (the XRD says so): DRA is GA there.
 DRA_API_VERSION: Final = "resource.k8s.io/v1"
 

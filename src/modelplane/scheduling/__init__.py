@@ -52,7 +52,6 @@ from modelplane.scheduling.budget import (
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.decision import (
     ClusterTrace,
-    Condition,
     Decision,
     DesiredReplica,
     EventType,
@@ -102,7 +101,6 @@ __all__ = [
     "Cluster",
     "ClusterTrace",
     "CompiledSelector",
-    "Condition",
     "Decision",
     "DecisionStopped",
     "Deployment",

@@ -10,12 +10,13 @@ then moves make-before-break, however it got there (the deployment was edited,
 the cluster's backend changed).
 """
 
+from modelplane_models.inference_cluster import BackendType
+
 from modelplane.scheduling.model import Cluster, Deployment
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.workloads.kserve import unsupported
-from modelplane.workloads.model import Backend
 
-KSERVE = Backend.KSERVE.value
+KSERVE = BackendType.K_SERVE.value
 
 
 def refusal(cluster: Cluster, deployment: Deployment) -> Rejected | None:

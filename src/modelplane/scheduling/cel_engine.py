@@ -29,19 +29,22 @@ class _CelSelector:
 
 
 class CelEngine:
-    """Compiles with `modelplane.cel` (which caches compiled programs) and builds its
-    devices, each kind once per engine: a runner that keeps one engine for all its
-    decisions builds a fleet's few device kinds once, not once per decision (a
-    device costs no budget, so reusing one changes no decision)."""
+    """Compiles with `modelplane.cel` and builds its devices, each selector and each
+    device kind once per engine (its own `CelCache` and device table): a runner that
+    keeps one engine for all its decisions compiles a fleet's selectors and builds
+    its few device kinds once, not once per decision. Neither costs budget (a
+    selector's compile cost is counted from its text, `compile_cost`), so reusing
+    them changes no decision."""
 
     def __init__(self, devices: int = 4096) -> None:
+        self._cel = cel.CelCache()
         self._bound = devices
         # A kind CEL cannot represent is kept as the message of its ValueError.
         self._devices: dict[DeviceSpec, cel.Device | str] = {}
 
     def compile(self, expression: str) -> CompiledSelector:
         try:
-            return _CelSelector(cel.compile_device_selector(expression))
+            return _CelSelector(self._cel.selector(expression))
         except cel.CelCompileError as error:
             raise SelectorCompileError(str(error)) from error
 

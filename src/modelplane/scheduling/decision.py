@@ -5,12 +5,12 @@ from enum import StrEnum
 
 from modelplane_models.model_deployment import MatchTraceEntry, PreemptionStatus
 
+from modelplane.core.condition import Condition
 from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import (
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
     LABEL_REPLICA_INDEX,
-    REPLICAS_SCHEDULED,
 )
 from modelplane.scheduling.constraints import Constraint, claimed_constraints
 from modelplane.scheduling.model import ClaimRequest, Topology
@@ -171,16 +171,6 @@ class ClusterTrace:
         return rows
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
-    """The ReplicasScheduled condition the glue sets on the ModelDeployment."""
-
-    status: bool
-    reason: str
-    message: str
-    type: str = REPLICAS_SCHEDULED
-
-
 class EventType(StrEnum):
     NORMAL = "Normal"
     WARNING = "Warning"
@@ -210,6 +200,7 @@ class Decision:
     removed: tuple[RemovedReplica, ...]
     trace: tuple[ClusterTrace, ...]
     condition: Condition
+    """The `ReplicasScheduled` condition."""
     events: tuple[Event, ...]
     updated: int = 0
     """Replicas that run the deployment's current revision and placement."""

@@ -17,6 +17,8 @@ costs a few dictionary lookups per pool.
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from modelplane_models.inference_cluster import BackendType
+
 from modelplane.core.priority import priority_allowed, resolve_priority
 from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.budget import DecisionStopped
@@ -35,7 +37,6 @@ from modelplane.scheduling.queues import queue_room
 from modelplane.scheduling.rejections import Rejected, Rejection
 from modelplane.scheduling.stack import check_stack
 from modelplane.scheduling.taints import admits
-from modelplane.workloads.model import Backend
 
 RoleOptions = tuple[tuple[Pool, RoleMatch], ...]
 
@@ -218,7 +219,7 @@ class FleetFilter:
         tainted = None
         if cluster.taints or not cluster.reachable:
             tainted = admits(cluster, self._deployment)
-        if tainted is None and cluster.backend != Backend.NATIVE:
+        if tainted is None and cluster.backend != BackendType.NATIVE:
             # Its backend cannot render the replica (`backends`): filtered before placing.
             tainted = refusal(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:

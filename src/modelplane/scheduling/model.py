@@ -10,6 +10,7 @@ must cost a pointer comparison, not a walk over nested tuples.
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from modelplane_models.inference_cluster import BackendType
 from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfiable
 from modelplane_models.shapes import TaintEffect
 
@@ -18,7 +19,6 @@ from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 from modelplane.scheduling.constraints import Constraint
-from modelplane.workloads.model import Backend
 
 UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
@@ -134,7 +134,7 @@ class Cluster:
     preemption: bool = False
     """`scheduling.preemption: LowerPriority`: serving replicas of strictly lower
     priority may be displaced here (`preemption`)."""
-    backend: str = Backend.NATIVE.value
+    backend: str = BackendType.NATIVE.value
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
 
     def pool(self, name: str) -> Pool | None:
@@ -153,8 +153,22 @@ class DeviceRequest:
     selectors: tuple[str, ...]
 
 
+class RoleSize:
+    """A role's `workers` workers of one `topology`: what a role of a deployment asks
+    for (`Role`) and an existing replica's role records (`RecordedRole`)."""
+
+    workers: int
+    topology: Topology
+
+    @property
+    def pods(self) -> int:
+        """Pods of this role in one replica: one per node each worker spans; each
+        asks its node for the role's requests (or holds its share of them)."""
+        return self.topology.pods(self.workers)
+
+
 @dataclass(frozen=True)
-class Role:
+class Role(RoleSize):
     """What one role of a replica needs; `name` is `workers`, or `decode` or `prefill`."""
 
     name: str
@@ -163,11 +177,6 @@ class Role:
     topology: Topology = field(default_factory=Topology)
     constraints: tuple[Constraint, ...] = ()
     """`nodeSelector.constraints`: requests whose devices share an attribute's value."""
-
-    @property
-    def pods(self) -> int:
-        """Pods of this role in one replica; each asks its node for `requests`."""
-        return self.topology.pods(self.workers)
 
 
 @dataclass(frozen=True)
@@ -254,7 +263,7 @@ class ClaimRequest:
 
 
 @dataclass(frozen=True)
-class RecordedRole:
+class RecordedRole(RoleSize):
     """One role of an existing ModelReplica, as its spec records it."""
 
     name: str
@@ -264,11 +273,6 @@ class RecordedRole:
     topology: Topology = field(default_factory=Topology)
     tolerations: tuple[NodeTaint, ...] = ()
     constraints: tuple[Constraint, ...] = ()
-
-    @property
-    def pods(self) -> int:
-        """Pods of this role in the replica; each holds its node's share of `requests`."""
-        return self.topology.pods(self.workers)
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 from collections.abc import Sequence
 
-from modelplane.core.vocabulary import Reason
+from modelplane.core.condition import Condition
+from modelplane.core.vocabulary import REPLICAS_SCHEDULED, Reason
 from modelplane.scheduling.decision import (
     ClusterTrace,
-    Condition,
     Decision,
     DesiredReplica,
     Event,
@@ -108,6 +108,6 @@ def held(
     kept = scale_down(kept, deployment.replicas, removed)
     message = why + hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
-    condition = Condition(False, reason, message)
+    condition = Condition(REPLICAS_SCHEDULED, False, reason, message)
     rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     return assemble(rollout, removed, trace, condition, [*warnings, warning])

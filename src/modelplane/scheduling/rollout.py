@@ -47,9 +47,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from modelplane.core.condition import Condition
 from modelplane.core.vocabulary import PROGRESSING, Reason
 from modelplane.scheduling.decision import (
-    Condition,
     DesiredReplica,
     Event,
     EventType,
@@ -280,7 +280,7 @@ class _Roll:
             | {k.replica.name for k in self.updated_now}
         )
         if not self.old and not waiting:
-            return Condition(True, Reason.ROLLOUT_COMPLETE, head, PROGRESSING)
+            return Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
         notes: list[str] = []
         if self.old:
             notes.append(f"{_plural(len(self.old), 'replica')} to go")
@@ -288,9 +288,9 @@ class _Roll:
             notes.append(f"waiting for {', '.join(waiting[:5])} to serve")
         if not self.old or self.changed or waiting:
             return Condition(
-                True, Reason.ROLLING_UPDATE, f"{head}; {'; '.join(notes)}", PROGRESSING
+                PROGRESSING, True, Reason.ROLLING_UPDATE, f"{head}; {'; '.join(notes)}"
             )
-        return Condition(False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}", PROGRESSING)
+        return Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}")
 
     def _stalled(self) -> str:
         why: list[str] = []
@@ -346,8 +346,8 @@ def held_rollout(
     current = [k for k in kept if revisions.get(k.replica.name) == deployment.revision]
     head = f"{len(current)} of {deployment.replicas} replicas run revision {deployment.revision}"
     if len(current) == len(kept):
-        condition = Condition(True, Reason.ROLLOUT_COMPLETE, head, PROGRESSING)
+        condition = Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
     else:
         why = "the spec cannot be placed (see ReplicasScheduled), so every replica is held"
-        condition = Condition(False, Reason.ROLLOUT_STALLED, f"{head}; {why}", PROGRESSING)
+        condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")
     return Rollout(list(kept), [], {}, len(current), condition)

@@ -2,10 +2,10 @@
 
 from collections.abc import Sequence
 
-from modelplane.core.vocabulary import Reason
+from modelplane.core.condition import Condition
+from modelplane.core.vocabulary import REPLICAS_SCHEDULED, Reason
 from modelplane.scheduling.decision import (
     ClusterTrace,
-    Condition,
     DesiredReplica,
     Event,
     EventType,
@@ -103,17 +103,21 @@ def scheduled_condition(
     if holding:
         message = f"{why}{hold_note(kept)}"
     elif wanted == 0:
-        return Condition(True, Reason.ALL_SCHEDULED, "no replicas requested"), []
+        return Condition(
+            REPLICAS_SCHEDULED, True, Reason.ALL_SCHEDULED, "no replicas requested"
+        ), []
     elif scheduled >= wanted:
         hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
         message = f"{wanted} of {wanted} replicas scheduled across {plural(len(hosts), 'cluster')}"
         if scheduled > wanted:
             # Old replicas a rollout keeps beside their replacements (`rollout`).
             message += f", and {scheduled - wanted} more while a rollout replaces old ones"
-        return Condition(True, Reason.ALL_SCHEDULED, message), []
+        return Condition(REPLICAS_SCHEDULED, True, Reason.ALL_SCHEDULED, message), []
     else:
         message = f"{scheduled} of {wanted} replicas scheduled: {why}"
     named = len({entry.cluster for entry in trace} | set(views))
     if named:
         message = f"{message}; {availability(trace, named)}"
-    return Condition(False, reason, message), [Event(EventType.WARNING, reason, message)]
+    return Condition(REPLICAS_SCHEDULED, False, reason, message), [
+        Event(EventType.WARNING, reason, message)
+    ]

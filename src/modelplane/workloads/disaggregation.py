@@ -24,10 +24,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
+from modelplane_models.inference_cluster import BackendType
+
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL
 
-from .model import Backend, ClusterInput, ReplicaInput
+from .model import ClusterInput, ReplicaInput
 
 # llm-d release 0.3's sidecar, and the scheduler build of the same release line.
 SIDECAR_IMAGE: Final = "ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0"
@@ -51,7 +53,7 @@ CONFIG_FLAG: Final = "--config-text"
 def routed(replica: ReplicaInput, cluster: ClusterInput) -> bool:
     """A Native replica with both roles: the only shape this routing applies to.
     KServe wires P/D itself (LLMInferenceService `spec.prefill`)."""
-    return cluster.backend is Backend.NATIVE and replica.disaggregated
+    return cluster.backend is BackendType.NATIVE and replica.disaggregated
 
 
 def _flag(arg: object) -> str | None:

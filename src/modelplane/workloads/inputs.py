@@ -10,7 +10,7 @@ identity a renderer needs from metadata.
 
 import copy
 
-from modelplane_models.inference_cluster import EndpointPicker, InferenceCluster
+from modelplane_models.inference_cluster import BackendType, EndpointPicker, InferenceCluster
 from modelplane_models.model_replica import ClaimRequest, ModelReplica, ReplicaRole
 from modelplane_models.model_replica import Spec as ReplicaSpec
 
@@ -24,7 +24,6 @@ from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
 from .model import (
     DEFAULT_KUBERNETES_VERSION,
-    Backend,
     ClusterInput,
     DeviceRequest,
     GatewayInput,
@@ -171,8 +170,8 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
     if spec is None or issues:
         raise InvalidInputError(issues)
     # An unvalidated schema default is the plain string, not the enum member:
-    # Backend(...) takes either.
-    backend = spec.backend.type if spec.backend and spec.backend.type else Backend.NATIVE
+    # BackendType(...) takes either.
+    backend = spec.backend.type if spec.backend and spec.backend.type else BackendType.NATIVE
     tenancy, problems = read_tenancy(spec.tenancy, name)
     if problems:
         raise InvalidInputError(
@@ -183,7 +182,7 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
         )
     return ClusterInput(
         name=name,
-        backend=Backend(backend),
+        backend=BackendType(backend),
         pools=tuple(sorted({pool.name for pool in spec.nodePools})),
         kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
         tenancy=tenancy,

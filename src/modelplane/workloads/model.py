@@ -2,9 +2,10 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
+
+from modelplane_models.inference_cluster import BackendType
 
 from modelplane.conventions.tenancy import DEFAULT_TENANCY, Tenancy
 from modelplane.core.kinds import RenderedWorkload
@@ -19,13 +20,6 @@ DEFAULT_KUBERNETES_VERSION = "1.34"
 # Management policies for an object several composites compose: everything but
 # Delete, so that removing one of them never deletes what the others still use.
 SHARED_MANAGEMENT_POLICIES: tuple[str, ...] = ("Observe", "Create", "Update", "LateInitialize")
-
-
-class Backend(StrEnum):
-    """How an InferenceCluster runs models (`spec.backend.type`)."""
-
-    NATIVE = "Native"
-    KSERVE = "KServe"
 
 
 # Namespaces, claim templates and gang objects have no runtime state: created is ready.
@@ -169,7 +163,7 @@ class ClusterInput:
     """What the renderer needs to know about the InferenceCluster a replica is on."""
 
     name: str
-    backend: Backend
+    backend: BackendType
     pools: tuple[str, ...]
     kubernetes_version: str = DEFAULT_KUBERNETES_VERSION
     tenancy: Tenancy = DEFAULT_TENANCY

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from modelplane_models.inference_cluster import BackendType
+
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, RenderedWorkload, WorkloadKind
 from modelplane.core.vocabulary import (
@@ -25,7 +27,6 @@ from .identity import (
 from .kserve import llm_inference_service
 from .model import (
     SHARED_MANAGEMENT_POLICIES,
-    Backend,
     ClusterInput,
     RemoteObject,
     RenderedReplica,
@@ -152,7 +153,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
             claims.append(domain)
 
     workloads: list[RenderedWorkload] = []
-    if cluster.backend is Backend.KSERVE:
+    if cluster.backend is BackendType.K_SERVE:
         service = llm_inference_service(
             replica, cluster, namespace=namespace, claims=claim_names, channels=channels
         )

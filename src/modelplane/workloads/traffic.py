@@ -22,6 +22,8 @@ prefix, which is how a hub route reaches the replica (a hub sends its own
 
 from typing import Any, Final
 
+from modelplane_models.inference_cluster import BackendType
+
 from modelplane.core.kinds import HTTP_ROUTE, INFERENCE_POOL, SERVICE
 from modelplane.core.vocabulary import (
     LABEL_REPLICA,
@@ -42,7 +44,7 @@ from modelplane.traffic.names import (
 
 from .disaggregation import routed
 from .identity import identity_labels, selector_labels, service_name
-from .model import Backend, ClusterInput, GatewayInput, RemoteObject, ReplicaInput, Role
+from .model import ClusterInput, GatewayInput, RemoteObject, ReplicaInput, Role
 from .picker import PICKER_GRPC_PORT, endpoint_picker, picker_name
 from .pods import ENGINE_PORT, ENGINE_PORT_NAME, SERVING_VALUE
 
@@ -95,7 +97,7 @@ def replica_url(replica: ReplicaInput, cluster: ClusterInput, namespace: str) ->
         if cluster.gateway.address is None:
             return None
         return address_url(cluster.gateway.address) + route_prefix(replica, namespace)
-    if cluster.backend is Backend.KSERVE:
+    if cluster.backend is BackendType.K_SERVE:
         host = f"{service_name(replica)}{KSERVE_WORKLOAD_SERVICE_SUFFIX}.{namespace}"
         return f"https://{host}.{CLUSTER_DOMAIN}:{ENGINE_PORT}"
     host = f"{engine_service_name(replica, main_role(replica))}.{namespace}"
@@ -136,7 +138,7 @@ def _service(
 
 
 def _backend(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, Any]:
-    if cluster.backend is Backend.KSERVE:
+    if cluster.backend is BackendType.K_SERVE:
         pool = f"{service_name(replica)}{KSERVE_POOL_SUFFIX}"
     else:
         pool = route_name(replica)
@@ -230,7 +232,7 @@ def traffic_objects(
 ) -> list[RemoteObject]:
     """Everything on the replica's cluster that routes requests to it, sorted by key."""
     found: list[RemoteObject] = []
-    if cluster.backend is Backend.NATIVE:
+    if cluster.backend is BackendType.NATIVE:
         role = main_role(replica)
         pd_routed = routed(replica, cluster)
         service = _service(replica, role, namespace, pd_routed=pd_routed)

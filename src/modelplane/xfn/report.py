@@ -1,28 +1,25 @@
-"""Conditions and events, with reasons from the shared vocabulary."""
+"""Conditions and events, with reasons from the shared vocabulary.
+
+A condition is the core's `Condition` (`modelplane.core.condition`), set as it is.
+"""
 
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from modelplane.core.condition import Condition
 from modelplane.core.issues import Issue, errors, unique
+
+__all__ = ["Condition", "fatal", "normal", "report_issues", "set_condition", "warning"]
 
 _STATUS = {
     True: fnv1.STATUS_CONDITION_TRUE,
     False: fnv1.STATUS_CONDITION_FALSE,
     None: fnv1.STATUS_CONDITION_UNKNOWN,
 }
-
-
-@dataclass(frozen=True)
-class Condition:
-    type: str
-    status: bool | None
-    reason: str
-    message: str = ""
 
 
 def set_condition(rsp: fnv1.RunFunctionResponse, condition: Condition) -> None:

@@ -30,7 +30,7 @@ from modelplane_models import InferenceClass, InferenceCluster
 from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.naming import hashed_name
-from modelplane.core.refs import ObjectRef
+from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
 from modelplane.provisioning import (
     ClusterPlan,
@@ -44,7 +44,6 @@ from modelplane.traffic.names import SYSTEM_NAMESPACE
 from modelplane.xfn import objects, report
 from modelplane.xfn.runner import keep_observed, observed_resources
 
-USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
 CLOUD_USAGE_PREFIX: Final = "usage-cloud-"
 REPLICA_CLOUD_USAGE_PREFIX: Final = "usage-cloud-replica-"
 DEFAULT_VERSION: Final = "1.34"

@@ -30,6 +30,7 @@ from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
 from modelplane.core.charts import RELEASE_API_VERSION
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
+from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
 from modelplane.stack import PlannedRelease
 from modelplane.xfn import objects
@@ -37,7 +38,6 @@ from modelplane.xfn.runner import keep_observed
 from modelplane.xfn.structs import to_dict
 
 HELM_PROVIDER_CONFIG: Final = "helm-provider-config"
-USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
 RELEASE_PREFIX: Final = "release-"
 USAGE_PREFIX: Final = "usage-"
 REPLICA_USAGE_PREFIX: Final = "usage-replica-"

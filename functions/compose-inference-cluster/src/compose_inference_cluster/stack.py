@@ -17,7 +17,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
-from modelplane_models.inference_cluster import StackStatus, Status
+from modelplane_models.inference_cluster import BackendType, StackStatus, Status
 
 from compose_inference_cluster import releases
 from compose_inference_cluster.capacity import publish_capacity
@@ -36,7 +36,6 @@ from modelplane.stack import (
     plan_releases,
     read_stack,
 )
-from modelplane.workloads.model import Backend
 from modelplane.xfn import report
 from modelplane.xfn.runner import observed_resources
 
@@ -128,7 +127,7 @@ def compose_stack(
     config, issues = read_stack(spec.stack if spec else None)
     backend = spec.backend.type if spec and spec.backend and spec.backend.type else None
     facts = ClusterFacts(
-        kserve=str(backend or Backend.NATIVE) == Backend.KSERVE,
+        kserve=backend == BackendType.K_SERVE,
         scheduler=inputs.scheduling.scheduler,
         gateway_class=gateway_class(cluster),
         nvidia_gpus=_nvidia(inputs.pools),

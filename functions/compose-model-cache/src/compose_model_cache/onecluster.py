@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models.inference_cluster import BackendType
 
 from modelplane.caching import (
     CacheSpec,
@@ -33,7 +34,7 @@ from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_MODEL_CACHE
-from modelplane.workloads.model import Backend, RemoteObject
+from modelplane.workloads.model import RemoteObject
 from modelplane.xfn import objects
 
 DOWNLOAD = "download"
@@ -84,7 +85,7 @@ def current_attempt(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> 
 def _download(
     cache: CacheSpec, storage: CacheStorage, namespace: str, attempt: int
 ) -> dict[str, Any]:
-    if storage.backend is Backend.KSERVE:
+    if storage.backend is BackendType.K_SERVE:
         assert storage.node_group is not None  # storage.missing said it can hold caches
         return kserve.local_model_cache(cache, storage.node_group, attempt)
     return native.job(cache, namespace, attempt)
@@ -111,7 +112,7 @@ def compose_cluster(
             Phase.FAILED, f"{progress.message}; retrying as attempt {attempt}", progress.reason
         )
     parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = []
-    if storage.backend is Backend.NATIVE:
+    if storage.backend is BackendType.NATIVE:
         assert storage.storage_class is not None
         parts.append(("namespace", tenant.manifest, tenant.management_policies))
         parts.append(("claim", native.claim(cache, namespace, storage.storage_class), ("*",)))

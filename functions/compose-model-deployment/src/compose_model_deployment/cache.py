@@ -26,6 +26,7 @@ from modelplane.caching import Phase, cache_storage, read_cache
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
+from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, MODEL_DEPLOYMENT, Reason
 from modelplane.scheduling import CacheView
 from modelplane.xfn import required
@@ -33,7 +34,6 @@ from modelplane.xfn.runner import Waiting
 
 CACHE: Final = "modelcache"
 USAGE_KEY: Final = "usage-modelcache"
-USAGE_API_VERSION: Final = "protection.crossplane.io/v1beta1"
 FIELD: Final = "spec.model.cacheRef.name"
 
 

@@ -316,18 +316,12 @@ def emit(
         # With nothing composed Crossplane would call the deployment Available.
         rsp.desired.composite.ready = fnv1.READY_FALSE
 
-    condition = decision.condition
-    report.set_condition(
-        rsp, report.Condition(condition.type, condition.status, condition.reason, condition.message)
-    )
+    report.set_condition(rsp, decision.condition)
     report.set_condition(rsp, ready_condition(ready, decision.placed, wanted))
     refusals = {r.name: refusal(observed.get(r.name)) for r in decision.replicas}
     report.set_condition(rsp, accepted_condition(refusals))
     if decision.progress is not None:
-        progress = decision.progress
-        report.set_condition(
-            rsp, report.Condition(progress.type, progress.status, progress.reason, progress.message)
-        )
+        report.set_condition(rsp, decision.progress)
     for event in decision.events:
         if event.type is EventType.WARNING:
             report.warning(rsp, event.reason, event.message)

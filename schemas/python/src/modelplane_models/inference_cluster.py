@@ -11,20 +11,6 @@ from typing_extensions import TypeAliasType
 from . import shapes
 
 
-class Type(StrEnum):
-    NATIVE = "Native"
-    K_SERVE = "KServe"
-
-
-class Backend(BaseModel):
-    type: Annotated[
-        Type | None,
-        Field(
-            description="Native: Deployment for single-node workers, LeaderWorkerSet for multi-node workers. KServe: one LLMInferenceService per replica."
-        ),
-    ] = "Native"
-
-
 class Source(StrEnum):
     EXISTING = "Existing"
     EKS = "EKS"
@@ -45,6 +31,11 @@ class Gateway(BaseModel):
 class ProviderConfigRef(BaseModel):
     kind: StrictStr | None = None
     name: StrictStr | None = None
+
+
+class BackendType(StrEnum):
+    NATIVE = "Native"
+    K_SERVE = "KServe"
 
 
 class Kind(StrEnum):
@@ -533,6 +524,10 @@ class Tenancy(BaseModel):
             min_length=1,
         ),
     ] = "mp-{{ .Namespace }}"
+
+
+class Backend(BaseModel):
+    type: BackendType | None = "Native"
 
 
 class Existing(BaseModel):

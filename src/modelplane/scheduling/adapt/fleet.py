@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from modelplane_models.inference_cluster import InferenceCluster, PublishedPool, Spec
+from modelplane_models.inference_cluster import BackendType, InferenceCluster, PublishedPool, Spec
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
@@ -26,7 +26,6 @@ from modelplane.scheduling.model import (
     Taint,
     UnreadableCluster,
 )
-from modelplane.workloads.model import Backend
 
 
 class Interner:
@@ -166,7 +165,7 @@ def read_cluster(
         preemption=scheduling.preemption,
         backend=str(spec.backend.type)
         if spec and spec.backend and spec.backend.type
-        else Backend.NATIVE.value,
+        else BackendType.NATIVE.value,
     )
 
 
