@@ -22,6 +22,8 @@ from typing import Any
 import yaml
 from yaml import composer, constructor, nodes, parser, reader, resolver, scanner
 
+from modelplane_cli import yaml_writer
+
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 # libyaml parses several times faster (the CRDs are megabytes of YAML), but its
 # composer recurses in C and crashes the process on a deeply nested document;
@@ -163,153 +165,33 @@ def load_file(path: Path) -> list[Any]:
     return [value for value in load_all(text, str(path)) if value is not None]
 
 
-# libyaml's emitter writes the same bytes as PyYAML's about five times faster, for
-# the documents Kubernetes objects are: string keys, and strings of printable
-# ASCII, newlines and tabs. It quotes other strings (an empty key, a non-ASCII or
-# Unicode line-break character) differently, so anything else is written by PyYAML.
-try:
-    from yaml import CSafeDumper as _CSafeDumper  # pyright: ignore[reportAttributeAccessIssue]
-except ImportError:  # PyYAML built without libyaml
-    _CSafeDumper = None
-_SCALARS = (bool, int, float, type(None))
-_STR = "tag:yaml.org,2002:str"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
-
-
-def _first(item: tuple[str, Any]) -> str:
-    return item[0]
-
-
-# libyaml's dumper with the direct representer below; None without libyaml.
-_fast_dumper: Any = None
-
-if _CSafeDumper is not None:
-
-    class _FastDumper(_CSafeDumper):  # pyright: ignore[reportUntypedBaseClass]
-        """libyaml's dumper, building the node graph PyYAML's SafeRepresenter builds
-        in one direct walk, and resolving each distinct scalar's implicit tag once.
-
-        Used only for documents `_emits_alike` passed (dicts with string keys, lists,
-        strings, bools, ints, floats, None) and the options `dump_all` and `dump`
-        give (sorted keys, block style, no default style). The nodes are
-        SafeRepresenter's: the same tags, values and styles, and a dict or list met
-        twice in one document is the same node (so an anchor and alias), as its
-        identity tracking makes it. The resolver is a pure function of the kind,
-        value and implicit flags for a dumper without path resolvers.
-        """
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._resolved: dict[str, str] = {}
-
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            # The emitter asks twice per scalar. Without path resolvers, a scalar's
-            # tag is the string tag when its plain form is not implicit, and
-            # otherwise depends on its value alone (BaseResolver.resolve).
-            if kind is not nodes.ScalarNode or type(value) is not str:
-                return super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
-            if not implicit[0]:
-                return _STR
-            found = self._resolved.get(value)
-            if found is None:
-                found = super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
-                self._resolved[value] = found
-            return found
-
-        def represent(self, data: Any) -> None:
-            if self.default_flow_style is not False or not self.sort_keys or self.default_style:  # pyright: ignore[reportUnknownMemberType]
-                super().represent(data)  # pyright: ignore[reportUnknownMemberType]
-                return
-            seen: dict[int, nodes.Node] = {}
-            self.serialize(self._node(data, seen))  # pyright: ignore[reportUnknownMemberType]
-
-        def _node(self, data: Any, seen: dict[int, nodes.Node]) -> nodes.Node:
-            kind = type(data)
-            if kind is str:
-                return nodes.ScalarNode(_STR, data)
-            if kind is dict or kind is list:
-                known = seen.get(id(data))
-                if known is not None:
-                    return known
-                if kind is dict:
-                    pairs: list[tuple[nodes.Node, nodes.Node]] = []
-                    node: nodes.Node = nodes.MappingNode(_MAP, pairs, flow_style=False)
-                    seen[id(data)] = node
-                    for key, value in sorted(data.items(), key=_first):
-                        pairs.append((self._node(key, seen), self._node(value, seen)))
-                    return node
-                items: list[nodes.Node] = []
-                node = nodes.SequenceNode(_SEQ, items, flow_style=False)
-                seen[id(data)] = node
-                items.extend(self._node(item, seen) for item in data)
-                return node
-            # bool, int, float and None, by SafeRepresenter's own methods.
-            self.alias_key = None
-            return self.represent_data(data)  # pyright: ignore[reportUnknownMemberType]
-
-    _fast_dumper = _FastDumper
-
-
-def _plain_text(text: str) -> bool:
-    return text.isascii() and (
-        text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
-    )
-
-
-def _emits_alike(value: Any) -> bool:
-    """Whether both emitters write `value` byte for byte the same."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        kind = type(item)
-        if kind is str:
-            if not _plain_text(item):
-                return False
-        elif kind is dict:
-            for key in item:
-                if type(key) is not str or not key or not _plain_text(key):
-                    return False
-            pending.extend(item.values())
-        elif kind is list:
-            pending.extend(item)
-        elif kind not in _SCALARS:
-            return False
-    return True
-
-
-def dumper_for(documents: list[dict[str, Any]]) -> Any:
-    """libyaml's dumper where it writes what PyYAML's would, else PyYAML's."""
-    if _fast_dumper is not None and _emits_alike(documents):
-        return _fast_dumper
-    return yaml.SafeDumper
+_DUMP_OPTIONS: dict[str, Any] = {
+    "sort_keys": True,
+    "default_flow_style": False,
+    "allow_unicode": True,
+    "width": yaml_writer.WIDTH,
+}
+_writer = yaml_writer.Writer()
 
 
 def dump_all(objects: Iterable[Mapping[str, Any]]) -> str:
     """A multi-document YAML stream with sorted keys and no line folding."""
     documents = [dict(obj) for obj in objects]
-    return yaml.dump_all(
-        documents,
-        Dumper=dumper_for(documents),
-        sort_keys=True,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=1 << 16,
-        explicit_start=True,
-    )
+    try:
+        return _writer.write(documents, explicit_start=True)
+    except (yaml_writer.UnsupportedError, RecursionError):
+        return yaml.dump_all(
+            documents, Dumper=yaml.SafeDumper, explicit_start=True, **_DUMP_OPTIONS
+        )
 
 
 def dump(obj: Mapping[str, Any]) -> str:
     """One object as a YAML document, keys sorted, without the leading `---`."""
     document = dict(obj)
-    return yaml.dump(
-        document,
-        Dumper=dumper_for([document]),
-        sort_keys=True,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=1 << 16,
-    )
+    try:
+        return _writer.write([document], explicit_start=False)
+    except (yaml_writer.UnsupportedError, RecursionError):
+        return yaml.dump(document, Dumper=yaml.SafeDumper, **_DUMP_OPTIONS)
 
 
 def _line(node: nodes.Node | None) -> int:
