@@ -179,7 +179,7 @@ def dump_all(objects: Iterable[Mapping[str, Any]]) -> str:
     documents = [dict(obj) for obj in objects]
     try:
         return _writer.write(documents, explicit_start=True)
-    except (yaml_writer.UnsupportedError, RecursionError):
+    except (yaml_writer.UnsupportedError, TypeError, RecursionError):
         return yaml.dump_all(
             documents, Dumper=yaml.SafeDumper, explicit_start=True, **_DUMP_OPTIONS
         )
@@ -190,7 +190,7 @@ def dump(obj: Mapping[str, Any]) -> str:
     document = dict(obj)
     try:
         return _writer.write([document], explicit_start=False)
-    except (yaml_writer.UnsupportedError, RecursionError):
+    except (yaml_writer.UnsupportedError, TypeError, RecursionError):
         return yaml.dump(document, Dumper=yaml.SafeDumper, **_DUMP_OPTIONS)
 
 
