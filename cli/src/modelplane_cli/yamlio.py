@@ -78,6 +78,20 @@ class _KubeResolver(resolver.Resolver):
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._resolved: dict[tuple[Any, Any, Any], str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # Asked once per node of the stream. Without path resolvers a node's tag
+        # depends on its kind, value and implicit flags alone (BaseResolver.resolve).
+        key = (kind, value, implicit)
+        found = self._resolved.get(key)
+        if found is None:
+            found = super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
+            self._resolved[key] = found
+        return found
+
 
 class _KubeLoader(composer.Composer, _Events, _Strict, _KubeResolver):
     """Python's composer over libyaml's events: safe at any depth."""
@@ -130,7 +144,7 @@ def load_documents(text: str, origin: str) -> list[Loaded]:
     try:
         while loader.check_node():
             node = loader.get_node()
-            value = loader.construct_document(node)
+            value = _construct(loader, node)
             found.append(Loaded(value, _line(node), _item_lines(node)))
     except yaml.MarkedYAMLError as exc:
         raise YAMLError(_describe(exc, origin)) from None
@@ -141,6 +155,68 @@ def load_documents(text: str, origin: str) -> list[Loaded]:
     finally:
         loader.dispose()
     return found
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _MAP, _SEQ, _MERGE = _TAG + "str", _TAG + "map", _TAG + "seq", _MERGE_TAG
+
+
+class _Irregular(Exception):  # noqa: N818 - a signal to construct the usual way
+    """A node `_construct` leaves to the constructor (or its error) to handle."""
+
+
+def _construct(loader: Any, root: nodes.Node | None) -> Any:
+    """The document's value, as `construct_document` gives it, built in one walk.
+
+    PyYAML's constructor builds every mapping and list through a generator and a
+    queue (so a recursive alias can refer to its own value), several times slower
+    than this walk of the plain documents Kubernetes objects are: mappings, lists,
+    and scalars of the core tags. Anything else (an alias, a merge key, another
+    tag, a non-scalar key) and anything wrong (a repeated key) is constructed by the
+    constructor, which raises the error with the message the tests check.
+    """
+    scalars = {
+        _STR: loader.construct_yaml_str,
+        _TAG + "null": loader.construct_yaml_null,
+        _TAG + "bool": loader.construct_yaml_bool,
+        _TAG + "int": loader.construct_yaml_int,
+        _TAG + "float": loader.construct_yaml_float,
+    }
+    seen: set[int] = set()
+
+    def build(node: Any) -> Any:
+        kind = type(node)
+        tag = node.tag
+        if kind is nodes.ScalarNode:
+            if tag == _STR:
+                return node.value
+            if tag in scalars:
+                return scalars[tag](node)
+            raise _Irregular
+        count = len(seen)
+        seen.add(id(node))
+        if len(seen) == count:
+            raise _Irregular  # an alias: the constructor shares one value
+        if kind is nodes.SequenceNode and tag == _SEQ:
+            return [build(item) for item in node.value]
+        if kind is not nodes.MappingNode or tag != _MAP:
+            raise _Irregular
+        mapping: dict[Any, Any] = {}
+        keys: set[tuple[str, str]] = set()
+        for key_node, value_node in node.value:
+            if type(key_node) is not nodes.ScalarNode or key_node.tag == _MERGE:
+                raise _Irregular
+            ident = (key_node.tag, key_node.value)
+            if ident in keys:
+                raise _Irregular  # a repeated key: the constructor's error
+            keys.add(ident)
+            mapping[build(key_node)] = build(value_node)
+        return mapping
+
+    try:
+        return build(root)
+    except (_Irregular, RecursionError):
+        return loader.construct_document(root)
 
 
 def load_all(text: str, origin: str = "<input>") -> list[Any]:
