@@ -76,6 +76,7 @@ class _ScalarEmitter(emitter.Emitter):
         self, node: nodes.ScalarNode, implicit: tuple[bool, bool], where: tuple[int, int, bool]
     ) -> str:
         indent, column, key = where
+        self.buffer.parts.clear()  # nothing of a scalar that raised
         self.event = events.ScalarEvent(None, node.tag, implicit, node.value)
         # expect_scalar indents a scalar one step deeper than its collection.
         self.indent = indent + self.best_indent
@@ -119,8 +120,9 @@ class _Scalars:
     def _plain(self, text: str) -> bool:
         if len(text) > _SHORT or not _PLAIN.fullmatch(text):
             return False
-        if text[0] not in self._representer.yaml_implicit_resolvers:  # pyright: ignore[reportUnknownMemberType]
-            return True
+        resolvers = self._representer.yaml_implicit_resolvers  # pyright: ignore[reportUnknownMemberType]
+        if text[0] not in resolvers and None not in resolvers:
+            return True  # no resolver could read it as anything but a string
         return self._implicit(nodes.ScalarNode(_STR, text))[0]
 
     def key(self, text: str) -> str:
