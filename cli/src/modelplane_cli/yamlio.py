@@ -9,11 +9,15 @@
   names the line, so a user can find what is wrong.
 
 Resolving is done in Python for either parser, so the C one (libyaml, several times
-faster on the multi-megabyte CRDs) behaves the same.
+faster on the multi-megabyte CRDs) behaves the same. Construction is a walk of its
+own for plain documents and PyYAML's constructor for the rest (`_construct`).
+
+Writing is `yaml_writer`'s: PyYAML's safe dumper's bytes, several times faster.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +25,8 @@ from typing import Any
 
 import yaml
 from yaml import composer, constructor, nodes, parser, reader, resolver, scanner
+
+from modelplane_cli import yaml_writer
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 # libyaml parses several times faster (the CRDs are megabytes of YAML), but its
@@ -76,6 +82,20 @@ class _KubeResolver(resolver.Resolver):
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._resolved: dict[tuple[Any, Any, Any], str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # Asked once per node of the stream. Without path resolvers a node's tag
+        # depends on its kind, value and implicit flags alone (BaseResolver.resolve).
+        key = (kind, value, implicit)
+        found = self._resolved.get(key)
+        if found is None:
+            found = super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
+            self._resolved[key] = found
+        return found
+
 
 class _KubeLoader(composer.Composer, _Events, _Strict, _KubeResolver):
     """Python's composer over libyaml's events: safe at any depth."""
@@ -128,7 +148,7 @@ def load_documents(text: str, origin: str) -> list[Loaded]:
     try:
         while loader.check_node():
             node = loader.get_node()
-            value = loader.construct_document(node)
+            value = _construct(loader, node)
             found.append(Loaded(value, _line(node), _item_lines(node)))
     except yaml.MarkedYAMLError as exc:
         raise YAMLError(_describe(exc, origin)) from None
@@ -139,6 +159,68 @@ def load_documents(text: str, origin: str) -> list[Loaded]:
     finally:
         loader.dispose()
     return found
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _MAP, _SEQ, _MERGE = _TAG + "str", _TAG + "map", _TAG + "seq", _MERGE_TAG
+
+
+class _Irregular(Exception):  # noqa: N818 - a signal to construct the usual way
+    """A node `_construct` leaves to the constructor (or its error) to handle."""
+
+
+def _construct(loader: Any, root: nodes.Node | None) -> Any:
+    """The document's value, as `construct_document` gives it, built in one walk.
+
+    PyYAML's constructor builds every mapping and list through a generator and a
+    queue (so a recursive alias can refer to its own value), several times slower
+    than this walk of the plain documents Kubernetes objects are: mappings, lists,
+    and scalars of the core tags. Anything else (an alias, a merge key, another
+    tag, a non-scalar key) and anything wrong (a repeated key) is constructed by the
+    constructor, which raises the error with the message the tests check.
+    """
+    scalars = {
+        _STR: loader.construct_yaml_str,
+        _TAG + "null": loader.construct_yaml_null,
+        _TAG + "bool": loader.construct_yaml_bool,
+        _TAG + "int": loader.construct_yaml_int,
+        _TAG + "float": loader.construct_yaml_float,
+    }
+    seen: set[int] = set()
+
+    def build(node: Any) -> Any:
+        kind = type(node)
+        tag = node.tag
+        if kind is nodes.ScalarNode:
+            if tag == _STR:
+                return node.value
+            if tag in scalars:
+                return scalars[tag](node)
+            raise _Irregular
+        count = len(seen)
+        seen.add(id(node))
+        if len(seen) == count:
+            raise _Irregular  # an alias: the constructor shares one value
+        if kind is nodes.SequenceNode and tag == _SEQ:
+            return [build(item) for item in node.value]
+        if kind is not nodes.MappingNode or tag != _MAP:
+            raise _Irregular
+        mapping: dict[Any, Any] = {}
+        keys: set[tuple[str, str]] = set()
+        for key_node, value_node in node.value:
+            if type(key_node) is not nodes.ScalarNode or key_node.tag == _MERGE:
+                raise _Irregular
+            ident = (key_node.tag, key_node.value)
+            if ident in keys:
+                raise _Irregular  # a repeated key: the constructor's error
+            keys.add(ident)
+            mapping[build(key_node)] = build(value_node)
+        return mapping
+
+    try:
+        return build(root)
+    except (_Irregular, RecursionError):
+        return loader.construct_document(root)
 
 
 def load_all(text: str, origin: str = "<input>") -> list[Any]:
@@ -163,153 +245,41 @@ def load_file(path: Path) -> list[Any]:
     return [value for value in load_all(text, str(path)) if value is not None]
 
 
-# libyaml's emitter writes the same bytes as PyYAML's about five times faster, for
-# the documents Kubernetes objects are: string keys, and strings of printable
-# ASCII, newlines and tabs. It quotes other strings (an empty key, a non-ASCII or
-# Unicode line-break character) differently, so anything else is written by PyYAML.
-try:
-    from yaml import CSafeDumper as _CSafeDumper  # pyright: ignore[reportAttributeAccessIssue]
-except ImportError:  # PyYAML built without libyaml
-    _CSafeDumper = None
-_SCALARS = (bool, int, float, type(None))
-_STR = "tag:yaml.org,2002:str"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
+_DUMP_OPTIONS: dict[str, Any] = {
+    "sort_keys": True,
+    "default_flow_style": False,
+    "allow_unicode": True,
+    "width": yaml_writer.WIDTH,
+}
+# One writer, so that `-o diff`'s many `dump` calls share its cache of scalar texts;
+# its PyYAML emitter holds state while it writes a scalar, hence the lock.
+_writer = yaml_writer.Writer()
+_writing = threading.Lock()
 
 
-def _first(item: tuple[str, Any]) -> str:
-    return item[0]
-
-
-# libyaml's dumper with the direct representer below; None without libyaml.
-_fast_dumper: Any = None
-
-if _CSafeDumper is not None:
-
-    class _FastDumper(_CSafeDumper):  # pyright: ignore[reportUntypedBaseClass]
-        """libyaml's dumper, building the node graph PyYAML's SafeRepresenter builds
-        in one direct walk, and resolving each distinct scalar's implicit tag once.
-
-        Used only for documents `_emits_alike` passed (dicts with string keys, lists,
-        strings, bools, ints, floats, None) and the options `dump_all` and `dump`
-        give (sorted keys, block style, no default style). The nodes are
-        SafeRepresenter's: the same tags, values and styles, and a dict or list met
-        twice in one document is the same node (so an anchor and alias), as its
-        identity tracking makes it. The resolver is a pure function of the kind,
-        value and implicit flags for a dumper without path resolvers.
-        """
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._resolved: dict[str, str] = {}
-
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            # The emitter asks twice per scalar. Without path resolvers, a scalar's
-            # tag is the string tag when its plain form is not implicit, and
-            # otherwise depends on its value alone (BaseResolver.resolve).
-            if kind is not nodes.ScalarNode or type(value) is not str:
-                return super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
-            if not implicit[0]:
-                return _STR
-            found = self._resolved.get(value)
-            if found is None:
-                found = super().resolve(kind, value, implicit)  # pyright: ignore[reportUnknownMemberType]
-                self._resolved[value] = found
-            return found
-
-        def represent(self, data: Any) -> None:
-            if self.default_flow_style is not False or not self.sort_keys or self.default_style:  # pyright: ignore[reportUnknownMemberType]
-                super().represent(data)  # pyright: ignore[reportUnknownMemberType]
-                return
-            seen: dict[int, nodes.Node] = {}
-            self.serialize(self._node(data, seen))  # pyright: ignore[reportUnknownMemberType]
-
-        def _node(self, data: Any, seen: dict[int, nodes.Node]) -> nodes.Node:
-            kind = type(data)
-            if kind is str:
-                return nodes.ScalarNode(_STR, data)
-            if kind is dict or kind is list:
-                known = seen.get(id(data))
-                if known is not None:
-                    return known
-                if kind is dict:
-                    pairs: list[tuple[nodes.Node, nodes.Node]] = []
-                    node: nodes.Node = nodes.MappingNode(_MAP, pairs, flow_style=False)
-                    seen[id(data)] = node
-                    for key, value in sorted(data.items(), key=_first):
-                        pairs.append((self._node(key, seen), self._node(value, seen)))
-                    return node
-                items: list[nodes.Node] = []
-                node = nodes.SequenceNode(_SEQ, items, flow_style=False)
-                seen[id(data)] = node
-                items.extend(self._node(item, seen) for item in data)
-                return node
-            # bool, int, float and None, by SafeRepresenter's own methods.
-            self.alias_key = None
-            return self.represent_data(data)  # pyright: ignore[reportUnknownMemberType]
-
-    _fast_dumper = _FastDumper
-
-
-def _plain_text(text: str) -> bool:
-    return text.isascii() and (
-        text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
-    )
-
-
-def _emits_alike(value: Any) -> bool:
-    """Whether both emitters write `value` byte for byte the same."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        kind = type(item)
-        if kind is str:
-            if not _plain_text(item):
-                return False
-        elif kind is dict:
-            for key in item:
-                if type(key) is not str or not key or not _plain_text(key):
-                    return False
-            pending.extend(item.values())
-        elif kind is list:
-            pending.extend(item)
-        elif kind not in _SCALARS:
-            return False
-    return True
-
-
-def dumper_for(documents: list[dict[str, Any]]) -> Any:
-    """libyaml's dumper where it writes what PyYAML's would, else PyYAML's."""
-    if _fast_dumper is not None and _emits_alike(documents):
-        return _fast_dumper
-    return yaml.SafeDumper
+def _write(documents: list[dict[str, Any]], *, explicit_start: bool) -> str:
+    with _writing:
+        return _writer.write(documents, explicit_start=explicit_start)
 
 
 def dump_all(objects: Iterable[Mapping[str, Any]]) -> str:
     """A multi-document YAML stream with sorted keys and no line folding."""
     documents = [dict(obj) for obj in objects]
-    return yaml.dump_all(
-        documents,
-        Dumper=dumper_for(documents),
-        sort_keys=True,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=1 << 16,
-        explicit_start=True,
-    )
+    try:
+        return _write(documents, explicit_start=True)
+    except (yaml_writer.UnsupportedError, TypeError, RecursionError):
+        return yaml.dump_all(
+            documents, Dumper=yaml.SafeDumper, explicit_start=True, **_DUMP_OPTIONS
+        )
 
 
 def dump(obj: Mapping[str, Any]) -> str:
     """One object as a YAML document, keys sorted, without the leading `---`."""
     document = dict(obj)
-    return yaml.dump(
-        document,
-        Dumper=dumper_for([document]),
-        sort_keys=True,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=1 << 16,
-    )
+    try:
+        return _write([document], explicit_start=False)
+    except (yaml_writer.UnsupportedError, TypeError, RecursionError):
+        return yaml.dump(document, Dumper=yaml.SafeDumper, **_DUMP_OPTIONS)
 
 
 def _line(node: nodes.Node | None) -> int:
