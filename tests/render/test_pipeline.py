@@ -233,14 +233,14 @@ def test_each_function_is_served_once_per_render(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[object] = []
-    make_server = grpc.aio.server
+    make_server = grpc.server
 
     def counting_server(*args: Any, **kwargs: Any) -> Any:
         server = make_server(*args, **kwargs)
         started.append(server)
         return server
 
-    monkeypatch.setattr(grpc.aio, "server", counting_server)
+    monkeypatch.setattr(grpc, "server", counting_server)
 
     result = render_text(write_apis(tmp_path), PARENT, in_process=False)
 
