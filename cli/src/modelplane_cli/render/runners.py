@@ -69,6 +69,15 @@ def _bytes_runner(runner: Runner) -> BytesRunner | None:
     return None
 
 
+class _Registering(Protocol):
+    """`grpc.Server.add_registered_method_handlers` (grpcio 1.62 on), which the type
+    stubs do not have yet."""
+
+    def add_registered_method_handlers(
+        self, service_name: str, method_handlers: Mapping[str, grpc.RpcMethodHandler], /
+    ) -> None: ...
+
+
 class FunctionNotFoundError(Exception):
     """No installed or injected function has this name."""
 
@@ -213,7 +222,12 @@ class GrpcFunctions:
 
     def _serve(self, name: str) -> _RunFunction:
         runner = self._registry.runner(name)
-        server = grpc.server(self._pool, handlers=(_handler(runner),), options=_GRPC_OPTIONS)
+        server = grpc.server(self._pool, options=_GRPC_OPTIONS)
+        # Registered with the server's core, which then matches the method itself: cheaper
+        # per call than a generic handler looked up in Python.
+        cast(_Registering, server).add_registered_method_handlers(
+            _SERVICE.full_name, {"RunFunction": _handler(runner)}
+        )
         port = server.add_insecure_port(f"{_LOOPBACK}:0")
         server.start()
         self._servers.append(server)
@@ -229,7 +243,7 @@ class GrpcFunctions:
         return method
 
 
-def _handler(runner: Runner) -> grpc.GenericRpcHandler:
+def _handler(runner: Runner) -> grpc.RpcMethodHandler:
     """The FunctionRunnerService: the runner's synchronous entry given each request as
     it arrived, on the server's handler thread; else its RunFunction, on a loop of that
     thread's own, given the request parsed."""
@@ -249,13 +263,8 @@ def _handler(runner: Runner) -> grpc.GenericRpcHandler:
         except Exception as exc:  # reported to the caller as the SDK's server reports it
             context.abort(grpc.StatusCode.UNKNOWN, _unexpected(exc))
 
-    return grpc.method_handlers_generic_handler(
-        _SERVICE.full_name,
-        {
-            "RunFunction": grpc.unary_unary_rpc_method_handler(
-                run_function,
-                request_deserializer=None,
-                response_serializer=fnv1.RunFunctionResponse.SerializeToString,
-            )
-        },
+    return grpc.unary_unary_rpc_method_handler(
+        run_function,
+        request_deserializer=None,
+        response_serializer=fnv1.RunFunctionResponse.SerializeToString,
     )
