@@ -19,6 +19,7 @@ from .support import (
     PARENT,
     ChildRunner,
     FakeFunction,
+    ParentRunner,
     condition,
     config_map,
     find,
@@ -87,6 +88,80 @@ def test_a_function_that_raises_is_a_compose_error_not_a_crash(
         'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
         "code = Unknown desc = Unexpected <class 'ValueError'>: boom"
     )
+
+
+class BytesExploding(FakeFunction):
+    """A runner with the synchronous bytes entry (as `ComposeFunction` has), failing."""
+
+    def run_function_serialized(
+        self, data: bytes, deterministic: bool = False
+    ) -> fnv1.RunFunctionResponse:
+        raise ValueError("boom")
+
+
+class NotAResponse(FakeFunction):
+    def run_function_serialized(self, data: bytes, deterministic: bool = False) -> object:
+        return {"desired": {}}
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
+def test_a_failing_bytes_entry_is_reported_as_the_sdk_server_reports_it(
+    tmp_path: Path, in_process: bool
+) -> None:
+    result = render_text(
+        write_apis(tmp_path), PARENT, {"fn-parent": BytesExploding()}, in_process=in_process
+    )
+
+    assert not result.ok
+    assert condition(one(result, "XParent"), "Synced")["message"] == (
+        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        "code = Unknown desc = Unexpected <class 'ValueError'>: boom"
+    )
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
+def test_an_answer_that_is_not_a_response_is_reported_alike_in_both_modes(
+    tmp_path: Path, in_process: bool
+) -> None:
+    result = render_text(
+        write_apis(tmp_path), PARENT, {"fn-parent": NotAResponse()}, in_process=in_process
+    )
+
+    assert not result.ok
+    assert condition(one(result, "XParent"), "Synced")["message"] == (
+        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        "code = Unknown desc = function returned dict, not RunFunctionResponse"
+    )
+
+
+class BytesRecorder(ParentRunner):
+    """Keeps what its synchronous bytes entry was handed, and composes as the parent."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[bytes, bool]] = []
+
+    def run_function_serialized(
+        self, data: bytes, deterministic: bool = False
+    ) -> fnv1.RunFunctionResponse:
+        self.received.append((data, deterministic))
+        request = fnv1.RunFunctionRequest.FromString(data)
+        rsp = response.to(request)
+        self.compose(request, rsp)
+        return rsp
+
+
+def test_the_bytes_entry_gets_the_engine_s_bytes_alike_over_grpc_and_in_process(
+    tmp_path: Path,
+) -> None:
+    apis = write_apis(tmp_path)
+    over_grpc, in_process = BytesRecorder(), BytesRecorder()
+
+    render_text(apis, PARENT + WORLD, {"fn-parent": over_grpc}, in_process=False)
+    render_text(apis, PARENT + WORLD, {"fn-parent": in_process}, in_process=True)
+
+    assert len(over_grpc.received) > 1
+    assert over_grpc.received == in_process.received
+    assert all(deterministic for _, deterministic in over_grpc.received)
 
 
 @pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
@@ -233,14 +308,14 @@ def test_each_function_is_served_once_per_render(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[object] = []
-    make_server = grpc.aio.server
+    make_server = grpc.server
 
     def counting_server(*args: Any, **kwargs: Any) -> Any:
         server = make_server(*args, **kwargs)
         started.append(server)
         return server
 
-    monkeypatch.setattr(grpc.aio, "server", counting_server)
+    monkeypatch.setattr(grpc, "server", counting_server)
 
     result = render_text(write_apis(tmp_path), PARENT, in_process=False)
 

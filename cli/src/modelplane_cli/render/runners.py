@@ -2,12 +2,20 @@
 
 A function is found by its `functionRef.name` among the `modelplane.functions`
 entry points, so a new function needs no change here. Over gRPC each function is
-served on 127.0.0.1 with an ephemeral port, on the engine's own event loop, and
-called through a real channel: the same bytes Crossplane would send. In-process
-calls await the runner directly. A runner that takes a request as its bytes
-(`ComposeFunction.run_serialized`) gets the bytes the engine assembled, either
-way; any other gets a message parsed from them. Either way a runner can neither
-see nor change the engine's own objects, which keeps both modes' output identical.
+served on 127.0.0.1 with an ephemeral port and called through a real channel: the
+same bytes Crossplane would send. In-process calls go to the runner directly. A
+runner with a synchronous entry for a request's bytes
+(`ComposeFunction.run_function_serialized`) gets the bytes the engine assembled,
+either way; any other gets a message parsed from them. Either way a runner can
+neither see nor change the engine's own objects, which keeps both modes' output
+identical.
+
+The engine has one call in flight at a time (its reconciler works through a queue),
+so the transport is gRPC's synchronous one: the engine's coroutine blocks in the
+channel's call, and the server's handler thread runs the compose itself. The asyncio
+server and channel on the engine's loop, with each compose in `asyncio.to_thread`,
+cost about twice the CPU per call and several more thread hand-offs
+(design/render-performance.md, "Loopback gRPC").
 """
 
 from __future__ import annotations
@@ -15,11 +23,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Mapping
+from concurrent import futures
 from importlib.metadata import entry_points
 from typing import Any, Protocol, cast
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
-import crossplane.function.proto.v1.run_function_pb2_grpc as grpcv1
 import grpc
 
 ENTRY_POINT_GROUP = "modelplane.functions"
@@ -28,7 +36,7 @@ _STOP_GRACE_SECONDS = 1.0
 _SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"]
 # The method Crossplane calls: /apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction.
 RUN_FUNCTION_METHOD = f"/{_SERVICE.full_name}/RunFunction"
-_RunFunction = grpc.aio.UnaryUnaryMultiCallable
+_RunFunction = grpc.UnaryUnaryMultiCallable
 # Whole fleets travel in one request; gRPC's 4 MiB default is too small for them.
 _MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 _GRPC_OPTIONS = [
@@ -45,20 +53,29 @@ class Runner(Protocol):
     ) -> fnv1.RunFunctionResponse: ...
 
 
-class SerializedRunner(Runner, Protocol):
-    """A runner that also takes a request as its bytes (`ComposeFunction.run_serialized`)."""
+class BytesRunner(Runner, Protocol):
+    """A runner that also composes, synchronously, from a request's bytes
+    (`ComposeFunction.run_function_serialized`)."""
 
-    async def run_serialized(
-        self, data: bytes, /, *, deterministic: bool = ...
+    def run_function_serialized(
+        self, data: bytes, deterministic: bool = ..., /
     ) -> fnv1.RunFunctionResponse: ...
 
 
-def _serialized(runner: Runner) -> SerializedRunner | None:
-    return (
-        cast(SerializedRunner, runner)
-        if inspect.iscoroutinefunction(getattr(runner, "run_serialized", None))
-        else None
-    )
+def _bytes_runner(runner: Runner) -> BytesRunner | None:
+    entry = getattr(runner, "run_function_serialized", None)
+    if callable(entry) and not inspect.iscoroutinefunction(entry):
+        return cast(BytesRunner, runner)
+    return None
+
+
+class _Registering(Protocol):
+    """`grpc.Server.add_registered_method_handlers` (grpcio 1.62 on), which the type
+    stubs do not have yet."""
+
+    def add_registered_method_handlers(
+        self, service_name: str, method_handlers: Mapping[str, grpc.RpcMethodHandler], /
+    ) -> None: ...
 
 
 class FunctionNotFoundError(Exception):
@@ -77,6 +94,19 @@ class FunctionCallError(Exception):
 def _go_code_name(code: grpc.StatusCode) -> str:
     # Go's codes.Code prints CamelCase ("DeadlineExceeded"); Python's is UPPER_SNAKE.
     return "".join(part.capitalize() for part in code.name.split("_"))
+
+
+def _unexpected(exc: Exception) -> str:
+    # The words the SDK's grpc.aio server puts in the status of an unhandled exception.
+    return f"Unexpected {type(exc)}: {exc}"
+
+
+def _checked(response: object) -> fnv1.RunFunctionResponse:
+    if not isinstance(response, fnv1.RunFunctionResponse):
+        raise FunctionCallError(
+            "Unknown", f"function returned {type(response).__name__}, not RunFunctionResponse"
+        )
+    return response
 
 
 class FunctionRegistry:
@@ -125,8 +155,10 @@ class FunctionClient(Protocol):
 
 
 class InProcessFunctions:
-    """Calls each runner directly, with no server in between: with the request's bytes
-    where it takes them (`run_serialized`), else its RunFunction with the parsed request."""
+    """Calls each runner directly, with no server in between: its synchronous entry
+    with the request's bytes where it has one, else its RunFunction with the parsed
+    request. The answer is copied through its bytes, as a gRPC answer would be, so the
+    engine never holds an object the runner built (and might keep)."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
         self._registry = registry
@@ -136,66 +168,70 @@ class InProcessFunctions:
 
     async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
         runner = self._registry.runner(name)
-        serialized = _serialized(runner)
+        direct = _bytes_runner(runner)
         try:
-            if serialized is not None:
+            if direct is not None:
+                # On the engine's thread: it waits for this answer and for nothing else.
                 # The engine's requests are deterministic (`wire`).
-                response = await serialized.run_serialized(request, deterministic=True)
+                response = direct.run_function_serialized(request, True)
             else:
                 response = await runner.RunFunction(
                     fnv1.RunFunctionRequest.FromString(request), None
                 )
         except Exception as exc:  # a function's failure is reported, never fatal to the engine
-            # The same words grpc.aio's server puts in the status of an unhandled exception.
-            raise FunctionCallError("Unknown", f"Unexpected {type(exc)}: {exc}") from exc
-        returned = cast(object, response)
-        if not isinstance(returned, fnv1.RunFunctionResponse):
-            raise FunctionCallError(
-                "Unknown", f"function returned {type(returned).__name__}, not RunFunctionResponse"
-            )
-        return fnv1.RunFunctionResponse.FromString(response.SerializeToString())
+            raise FunctionCallError("Unknown", _unexpected(exc)) from exc
+        return fnv1.RunFunctionResponse.FromString(_checked(response).SerializeToString())
 
 
 class GrpcFunctions:
-    """Serves each function on loopback the first time it is needed and calls it over gRPC."""
+    """Serves each function on loopback the first time it is needed and calls it over
+    gRPC, with the synchronous server and channel (see the module docstring)."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
         self._registry = registry
-        self._servers: list[grpc.aio.Server] = []
-        self._channels: list[grpc.aio.Channel] = []
+        # One handler thread serves every function: the engine makes one call at a time.
+        self._pool = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="function")
+        self._servers: list[grpc.Server] = []
+        self._channels: list[grpc.Channel] = []
         self._methods: dict[str, _RunFunction] = {}
 
     async def close(self) -> None:
         for channel in self._channels:
-            await channel.close()
+            channel.close()
         # A graceful stop says goodbye with HTTP/2's NO_ERROR; stopping with no grace
         # cancels calls with an error code that gRPC core logs to stderr from the client
         # side. A render ends with no call in flight, so the grace is not waited out.
-        await asyncio.gather(*(server.stop(grace=_STOP_GRACE_SECONDS) for server in self._servers))
+        for stopped in [server.stop(grace=_STOP_GRACE_SECONDS) for server in self._servers]:
+            stopped.wait()
+        self._pool.shutdown()
         self._channels.clear()
         self._servers.clear()
         self._methods.clear()
 
     async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
-        method = self._methods.get(name) or await self._serve(name)
+        method = self._methods.get(name) or self._serve(name)
         try:
-            response: fnv1.RunFunctionResponse = await method(request)
-        except grpc.aio.AioRpcError as exc:
-            raise FunctionCallError(_go_code_name(exc.code()), exc.details() or "") from exc
+            # Blocks the engine's loop until the answer is back: the engine has nothing
+            # else to do meanwhile, and a hop to another thread would cost more than the
+            # call's own transport.
+            response: fnv1.RunFunctionResponse = method(request)
+        except grpc.RpcError as exc:
+            failed = cast(grpc.Call, exc)
+            raise FunctionCallError(_go_code_name(failed.code()), failed.details() or "") from exc
         return response
 
-    async def _serve(self, name: str) -> _RunFunction:
+    def _serve(self, name: str) -> _RunFunction:
         runner = self._registry.runner(name)
-        server = grpc.aio.server(options=_GRPC_OPTIONS)
-        serialized = _serialized(runner)
-        if serialized is None:
-            grpcv1.add_FunctionRunnerServiceServicer_to_server(runner, server)
-        else:
-            server.add_generic_rpc_handlers((_bytes_handler(serialized),))
+        server = grpc.server(self._pool, options=_GRPC_OPTIONS)
+        # Registered with the server's core, which then matches the method itself: cheaper
+        # per call than a generic handler looked up in Python.
+        cast(_Registering, server).add_registered_method_handlers(
+            _SERVICE.full_name, {"RunFunction": _handler(runner)}
+        )
         port = server.add_insecure_port(f"{_LOOPBACK}:0")
-        await server.start()
+        server.start()
         self._servers.append(server)
-        channel = grpc.aio.insecure_channel(f"{_LOOPBACK}:{port}", options=_GRPC_OPTIONS)
+        channel = grpc.insecure_channel(f"{_LOOPBACK}:{port}", options=_GRPC_OPTIONS)
         self._channels.append(channel)
         # Requests go out as the bytes the engine assembled (`wire`), not serialized again.
         method: _RunFunction = channel.unary_unary(
@@ -207,20 +243,28 @@ class GrpcFunctions:
         return method
 
 
-def _bytes_handler(runner: SerializedRunner) -> grpc.GenericRpcHandler:
-    """The FunctionRunnerService, handing the runner each request as it arrived."""
+def _handler(runner: Runner) -> grpc.RpcMethodHandler:
+    """The FunctionRunnerService: the runner's synchronous entry given each request as
+    it arrived, on the server's handler thread; else its RunFunction, on a loop of that
+    thread's own, given the request parsed."""
+    direct = _bytes_runner(runner)
 
-    async def run_function(request: bytes, _context: object) -> fnv1.RunFunctionResponse:
-        # The engine's requests are deterministic (`wire`).
-        return await runner.run_serialized(request, deterministic=True)
+    def run_function(request: bytes, context: grpc.ServicerContext) -> fnv1.RunFunctionResponse:
+        try:
+            if direct is not None:
+                # The engine's requests are deterministic (`wire`).
+                response = direct.run_function_serialized(request, True)
+            else:
+                parsed = fnv1.RunFunctionRequest.FromString(request)
+                response = asyncio.run(runner.RunFunction(parsed, context))
+            return _checked(response)
+        except FunctionCallError as exc:
+            context.abort(grpc.StatusCode.UNKNOWN, exc.details)
+        except Exception as exc:  # reported to the caller as the SDK's server reports it
+            context.abort(grpc.StatusCode.UNKNOWN, _unexpected(exc))
 
-    return grpc.method_handlers_generic_handler(
-        _SERVICE.full_name,
-        {
-            "RunFunction": grpc.unary_unary_rpc_method_handler(
-                run_function,
-                request_deserializer=None,
-                response_serializer=fnv1.RunFunctionResponse.SerializeToString,
-            )
-        },
+    return grpc.unary_unary_rpc_method_handler(
+        run_function,
+        request_deserializer=None,
+        response_serializer=fnv1.RunFunctionResponse.SerializeToString,
     )
