@@ -18,6 +18,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.xfn import memo
 from modelplane.xfn.memo import digest
+from modelplane.xfn.struct_encoding import UnsupportedValueError, struct_bytes
 
 # The SDK's converter, typed as what it is (its signature says a bare `dict`).
 _struct_to_dict = cast(
@@ -46,11 +47,19 @@ def plain(struct: struct_pb2.Struct) -> dict[str, Any]:
     return {key: _plain_value(fields[key]) for key in fields}
 
 
+# Called unbound: a upb message looks an attribute up among its fields before its
+# methods, so `value.WhichOneof` costs a third more than this, once per value.
+_WHICH = struct_pb2.Value.WhichOneof
+
+
 def _plain_value(value: struct_pb2.Value) -> Any:
     """One Value as `plain` gives it."""
-    kind = value.WhichOneof("kind")
+    kind = _WHICH(value, "kind")
     if kind == "string_value":
         return value.string_value
+    if kind == "struct_value":
+        fields = value.struct_value.fields
+        return {key: _plain_value(fields[key]) for key in fields}
     if kind == "number_value":
         number = value.number_value
         if number.is_integer():
@@ -62,9 +71,6 @@ def _plain_value(value: struct_pb2.Value) -> Any:
                 "string_value"
             )
         return number
-    if kind == "struct_value":
-        fields = value.struct_value.fields
-        return {key: _plain_value(fields[key]) for key in fields}
     if kind == "list_value":
         return [_plain_value(item) for item in value.list_value.values]
     if kind == "bool_value":
@@ -98,8 +104,34 @@ def _converted(
 
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    """Plain JSON-shaped data as a Struct. Struct.update builds the very message the
-    SDK's converter (protobuf's json_format) builds, in less than half the time."""
+    """Plain JSON-shaped data as a Struct: the message `Struct.update` builds (the
+    SDK's converter builds the same), parsed by the C runtime from the bytes
+    `serialized` writes, in about half the time `Struct.update` takes."""
+    try:
+        return struct_pb2.Struct.FromString(struct_bytes(value))
+    except UnsupportedValueError:
+        return _updated(value)
+
+
+def serialized(value: dict[str, Any]) -> bytes:
+    """`to_struct(value).SerializeToString(deterministic=True)`, without the message."""
+    try:
+        return struct_bytes(value)
+    except UnsupportedValueError:
+        return _updated(value).SerializeToString(deterministic=True)
+
+
+def update(struct: struct_pb2.Struct, value: dict[str, Any]) -> None:
+    """`struct.update(value)`: each key of `value` set in `struct`, replacing what the
+    key held. Merged from `value`'s bytes by the C runtime: a map entry parsed for a
+    key already present replaces its value whole, as `Struct.update` replaces it."""
+    try:
+        struct.MergeFromString(struct_bytes(value))
+    except UnsupportedValueError:
+        struct.update(value)
+
+
+def _updated(value: dict[str, Any]) -> struct_pb2.Struct:
     struct = struct_pb2.Struct()
     struct.update(value)
     return struct
