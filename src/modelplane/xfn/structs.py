@@ -104,37 +104,22 @@ def _converted(
 
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    """Plain JSON-shaped data as a Struct: the message `Struct.update` builds (the
-    SDK's converter builds the same), parsed by the C runtime from the bytes
-    `serialized` writes, in about half the time `Struct.update` takes."""
-    try:
-        return struct_pb2.Struct.FromString(struct_bytes(value))
-    except UnsupportedValueError:
-        return _updated(value)
-
-
-def serialized(value: dict[str, Any]) -> bytes:
-    """`to_struct(value).SerializeToString(deterministic=True)`, without the message."""
-    try:
-        return struct_bytes(value)
-    except UnsupportedValueError:
-        return _updated(value).SerializeToString(deterministic=True)
-
-
-def update(struct: struct_pb2.Struct, value: dict[str, Any]) -> None:
-    """`struct.update(value)`: each key of `value` set in `struct`, replacing what the
-    key held. Merged from `value`'s bytes by the C runtime: a map entry parsed for a
-    key already present replaces its value whole, as `Struct.update` replaces it."""
-    try:
-        struct.MergeFromString(struct_bytes(value))
-    except UnsupportedValueError:
-        struct.update(value)
-
-
-def _updated(value: dict[str, Any]) -> struct_pb2.Struct:
+    """Plain JSON-shaped data as a Struct. Struct.update builds the very message the
+    SDK's converter (protobuf's json_format) builds, in less than half the time.
+    Parsing the bytes `serialized` writes was measured no faster for a message (the
+    walk costs what `update` costs; the parse is added): only bytes are written so."""
     struct = struct_pb2.Struct()
     struct.update(value)
     return struct
+
+
+def serialized(value: dict[str, Any]) -> bytes:
+    """`to_struct(value).SerializeToString(deterministic=True)`, written without the
+    message (`struct_encoding`): a sixth less than building and serializing it."""
+    try:
+        return struct_bytes(value)
+    except UnsupportedValueError:
+        return to_struct(value).SerializeToString(deterministic=True)
 
 
 def pick(struct: struct_pb2.Struct, *paths: tuple[str, ...]) -> dict[str, Any]:
