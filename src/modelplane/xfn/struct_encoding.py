@@ -12,10 +12,11 @@ The bytes are exactly what `Struct.update` then `SerializeToString(deterministic
 give (tests/xfn/test_struct_encoding.py holds the two to it): map entries in the
 order this runtime's deterministic mode writes them, every set oneof written even
 at its default, numbers as `number_value` (an int as the double protobuf stores,
-OverflowError past a double's range, NaN and -0.0 as they are). What this walk does
-not write itself (a subclass of a built-in, a Struct inside the data, a key that is
-not a string, a string UTF-8 cannot encode) raises `UnsupportedValueError`, and the caller
-goes through `Struct.update`, so protobuf's own errors and conversions stand.
+NaN and -0.0 as they are). What this walk does not write itself (a subclass of a
+built-in, a Struct inside the data, a key that is not a string, a string UTF-8
+cannot encode, an int past a double's range) raises `UnsupportedValueError`, and
+the caller goes through `Struct.update`, so protobuf's own errors and conversions
+stand.
 """
 
 # pyright: reportMissingTypeStubs=false

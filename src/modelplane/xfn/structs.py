@@ -115,7 +115,7 @@ def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
 
 def serialized(value: dict[str, Any]) -> bytes:
     """`to_struct(value).SerializeToString(deterministic=True)`, written without the
-    message (`struct_encoding`): a sixth less than building and serializing it."""
+    message (`struct_encoding`): about 15% less than building and serializing it."""
     try:
         return struct_bytes(value)
     except UnsupportedValueError:
