@@ -130,12 +130,12 @@ def _deployment(container: Obj) -> Obj:
         (
             {"name": "e", "image": "i", "imagePullPolicy": "Sometimes"},
             'Deployment.apps "web" is invalid: spec.template.spec.containers[0].imagePullPolicy: '
-            'Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
+            'UnsupportedValueError value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
         ),
         (
             {"name": "e", "imagePullPolicy": "Sometimes"},
             'Deployment.apps "web" is invalid: [spec.template.spec.containers[0].image: Required '
-            "value, spec.template.spec.containers[0].imagePullPolicy: Unsupported value: "
+            "value, spec.template.spec.containers[0].imagePullPolicy: UnsupportedValueError value: "
             '"Sometimes": supported values: "Always", "IfNotPresent", "Never"]',
         ),
     ],

@@ -212,7 +212,7 @@ def test_a_manifest_the_api_server_refuses_fails_unless_never(
     assert status == code, err
     refused = (
         'create failed: cannot create object: Deployment.apps "web-0" is invalid: '
-        'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: '
+        'spec.template.spec.restartPolicy: UnsupportedValueError value: "Never": supported values: '
         '"Always" (the API server would refuse it)'
     )
     assert (refused in err) == bool(code)

@@ -58,7 +58,7 @@ def test_a_template_a_deployment_may_not_restart_is_refused_and_never_serves(
     assert (accepted["status"], accepted["reason"]) == ("False", "WorkloadRejected")
     assert accepted["message"] == (
         "workload-decode: create failed: cannot create object: Deployment.apps "
-        f'"{DEEPSEEK}-decode" is invalid: spec.template.spec.restartPolicy: Unsupported value: '
+        f'"{DEEPSEEK}-decode" is invalid: spec.template.spec.restartPolicy: UnsupportedValueError value: '
         '"Never": supported values: "Always"'
     )
     assert _status(run, "ModelReplica", DEEPSEEK, "Serving") == ("False", "WorkloadNotAvailable")
@@ -74,7 +74,7 @@ def test_a_template_a_deployment_may_not_restart_is_refused_and_never_serves(
     (line,) = run.errors()
     assert line.endswith(
         "ModelDeployment ml-team-prod/deepseek-r1: spec.decode.workers.template.spec."
-        'restartPolicy: Unsupported value: "Never": supported values: "Always" '
+        'restartPolicy: UnsupportedValueError value: "Never": supported values: "Always" '
         f"(the API server of prod-us-east would refuse Deployment {DEEPSEEK}-decode)"
     )
 
@@ -123,7 +123,7 @@ def test_a_pull_policy_no_kubelet_knows_leaves_the_workloads_unavailable(
         serving = run.condition("ModelReplica", replica, "Serving")
         assert serving["status"] == "False"
         assert "pods cannot be created from its template" in serving["message"]
-        assert 'imagePullPolicy: Unsupported value: "Sometimes"' in serving["message"]
+        assert 'imagePullPolicy: UnsupportedValueError value: "Sometimes"' in serving["message"]
     assert run.one("ModelDeployment", "kimi-k2")["status"]["replicas"] == {"total": 2, "ready": 0}
 
 

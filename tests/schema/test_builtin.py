@@ -173,12 +173,12 @@ TEMPLATE = "spec.template.spec"
     [
         (
             lambda spec: spec.update(restartPolicy="Never"),
-            [f'{TEMPLATE}.restartPolicy: Unsupported value: "Never": supported values: "Always"'],
+            [f'{TEMPLATE}.restartPolicy: UnsupportedValueError value: "Never": supported values: "Always"'],
         ),
         (
             lambda spec: spec["containers"][0].update(imagePullPolicy="Sometimes"),
             [
-                f'{TEMPLATE}.containers[0].imagePullPolicy: Unsupported value: "Sometimes": '
+                f'{TEMPLATE}.containers[0].imagePullPolicy: UnsupportedValueError value: "Sometimes": '
                 'supported values: "Always", "IfNotPresent", "Never"'
             ],
         ),
@@ -222,6 +222,6 @@ def test_a_pod_may_restart_never_but_not_sometimes() -> None:
     assert validate_builtin(pod) == []
     pod["spec"]["restartPolicy"] = "Sometimes"
     assert [str(e) for e in validate_builtin(pod)] == [
-        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        'spec.restartPolicy: UnsupportedValueError value: "Sometimes": supported values: "Always", '
         '"OnFailure", "Never"'
     ]

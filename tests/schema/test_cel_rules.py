@@ -227,7 +227,7 @@ def test_blocking_errors_skip_rules() -> None:
     assert errors == [
         "Invalid value: null: some validation rules were not checked because the object was "
         "invalid; correct the existing errors to complete validation",
-        'spec.mode: Unsupported value: "Other": supported values: "DRA", "Synthetic"',
+        'spec.mode: UnsupportedValueError value: "Other": supported values: "DRA", "Synthetic"',
     ]
 
 

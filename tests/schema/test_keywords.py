@@ -42,20 +42,20 @@ CASES: list[tuple[str, Obj, Any, list[str]]] = [
         "enum rejects",
         {"type": "string", "enum": ["DRA", "Synthetic"]},
         "Foo",
-        ['spec.x: Unsupported value: "Foo": supported values: "DRA", "Synthetic"'],
+        ['spec.x: UnsupportedValueError value: "Foo": supported values: "DRA", "Synthetic"'],
     ),
     (
         "integer enum",
         {"type": "integer", "enum": [1, 2]},
         3,
-        ['spec.x: Unsupported value: 3: supported values: "1", "2"'],
+        ['spec.x: UnsupportedValueError value: 3: supported values: "1", "2"'],
     ),
     ("integer enum matches float", {"type": "integer", "enum": [1, 2]}, 2.0, []),
     (
         "a nullable enum still checks null",
         {"type": "string", "nullable": True, "enum": ["a"]},
         None,
-        ['spec.x: Unsupported value: null: supported values: "a"'],
+        ['spec.x: UnsupportedValueError value: null: supported values: "a"'],
     ),
     (
         "null in a nullable enum",

@@ -317,7 +317,7 @@ def test_upstream_crds_and_the_object_wrapper(manifest_validator: ManifestValida
     gpus = "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].gpus"
     # The CRD and the v1 Pod reject the same field in the same words: it is reported once.
     assert [str(p) for p in manifest_validator.validate(broken, pods=True)] == [
-        'spec.leaderWorkerTemplate.restartPolicy: Unsupported value: "Sometimes": supported '
+        'spec.leaderWorkerTemplate.restartPolicy: UnsupportedValueError value: "Sometimes": supported '
         'values: "Default", "RecreateGroupOnPodRestart", "RecreateGroupAfterStart", "None"',
         f'{gpus}: unknown field "{gpus}"',
     ]
@@ -325,7 +325,7 @@ def test_upstream_crds_and_the_object_wrapper(manifest_validator: ManifestValida
     wrapped["spec"]["pollInterval"] = "soon"
     # The carried manifest's problems keep the words its own API server would use.
     assert [str(p) for p in manifest_validator.validate(wrapped, pods=True)] == [
-        "spec.forProvider.manifest.spec.leaderWorkerTemplate.restartPolicy: Unsupported value: "
+        "spec.forProvider.manifest.spec.leaderWorkerTemplate.restartPolicy: UnsupportedValueError value: "
         '"Sometimes": supported values: "Default", "RecreateGroupOnPodRestart", '
         '"RecreateGroupAfterStart", "None"',
         f'spec.forProvider.manifest.{gpus}: unknown field "{gpus}"',
@@ -350,7 +350,7 @@ def test_check_separates_what_the_api_server_refuses_from_what_pods_cannot_be(
 
     assert found.rejected == []
     assert [str(p) for p in found.pods] == [
-        "spec.leaderWorkerTemplate.workerTemplate.spec.restartPolicy: Unsupported value: "
+        "spec.leaderWorkerTemplate.workerTemplate.spec.restartPolicy: UnsupportedValueError value: "
         '"Never": supported values: "Always"'
     ]
     deployment: Obj = {

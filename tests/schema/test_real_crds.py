@@ -141,7 +141,7 @@ NEGATIVE: list[tuple[str, Callable[[], Obj], Callable[[Obj], None], list[str]]] 
         lws,
         _set(["spec", "leaderWorkerTemplate", "restartPolicy"], "Sometimes"),
         [
-            'spec.leaderWorkerTemplate.restartPolicy: Unsupported value: "Sometimes": supported '
+            'spec.leaderWorkerTemplate.restartPolicy: UnsupportedValueError value: "Sometimes": supported '
             'values: "Default", "RecreateGroupOnPodRestart", "RecreateGroupAfterStart", "None"',
         ],
     ),

@@ -154,7 +154,7 @@ def test_v2_rejects_machinery_mistakes() -> None:
         SKIPPED,
         'spec.crossplane.claimRef: unknown field "spec.crossplane.claimRef"',
         "spec.crossplane.compositionRef.name: Required value",
-        'spec.crossplane.compositionUpdatePolicy: Unsupported value: "Sometimes": supported '
+        'spec.crossplane.compositionUpdatePolicy: UnsupportedValueError value: "Sometimes": supported '
         'values: "Automatic", "Manual"',
         "spec.crossplane.resourceRefs[0].namespace: unknown field "
         '"spec.crossplane.resourceRefs[0].namespace"',

@@ -18,6 +18,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.xfn import memo
 from modelplane.xfn.memo import digest
+from modelplane.xfn.struct_encoding import UnsupportedValueError, struct_bytes
 
 # The SDK's converter, typed as what it is (its signature says a bare `dict`).
 _struct_to_dict = cast(
@@ -46,11 +47,19 @@ def plain(struct: struct_pb2.Struct) -> dict[str, Any]:
     return {key: _plain_value(fields[key]) for key in fields}
 
 
+# Called unbound: a upb message looks an attribute up among its fields before its
+# methods, so `value.WhichOneof` costs a third more than this, once per value.
+_WHICH = struct_pb2.Value.WhichOneof
+
+
 def _plain_value(value: struct_pb2.Value) -> Any:
     """One Value as `plain` gives it."""
-    kind = value.WhichOneof("kind")
+    kind = _WHICH(value, "kind")
     if kind == "string_value":
         return value.string_value
+    if kind == "struct_value":
+        fields = value.struct_value.fields
+        return {key: _plain_value(fields[key]) for key in fields}
     if kind == "number_value":
         number = value.number_value
         if number.is_integer():
@@ -62,9 +71,6 @@ def _plain_value(value: struct_pb2.Value) -> Any:
                 "string_value"
             )
         return number
-    if kind == "struct_value":
-        fields = value.struct_value.fields
-        return {key: _plain_value(fields[key]) for key in fields}
     if kind == "list_value":
         return [_plain_value(item) for item in value.list_value.values]
     if kind == "bool_value":
@@ -99,10 +105,21 @@ def _converted(
 
 def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
     """Plain JSON-shaped data as a Struct. Struct.update builds the very message the
-    SDK's converter (protobuf's json_format) builds, in less than half the time."""
+    SDK's converter (protobuf's json_format) builds, in less than half the time.
+    Parsing the bytes `serialized` writes was measured no faster for a message (the
+    walk costs what `update` costs; the parse is added): only bytes are written so."""
     struct = struct_pb2.Struct()
     struct.update(value)
     return struct
+
+
+def serialized(value: dict[str, Any]) -> bytes:
+    """`to_struct(value).SerializeToString(deterministic=True)`, written without the
+    message (`struct_encoding`): about 15% less than building and serializing it."""
+    try:
+        return struct_bytes(value)
+    except UnsupportedValueError:
+        return to_struct(value).SerializeToString(deterministic=True)
 
 
 def pick(struct: struct_pb2.Struct, *paths: tuple[str, ...]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE, CONTEXT_NOW
+from modelplane.xfn.memo import Memos, using
 from modelplane.xfn.structs import to_dict, to_struct
 from modelplane_cli.render import requirements, wire
 from modelplane_cli.render.apis import Apis, Composition, PipelineStep
@@ -132,7 +133,7 @@ async def run_pipeline(
         desired = response.desired
         if response.HasField("context"):
             context = response.context
-    _read_desired(desired, outcome)
+    _read_desired(desired, outcome, world.memos)
     return outcome
 
 
@@ -235,7 +236,14 @@ def quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _read_desired(desired: fnv1.State, outcome: PipelineOutcome) -> None:
+def _read_desired(desired: fnv1.State, outcome: PipelineOutcome, memos: Memos) -> None:
+    # A function answers most of the same resources again, round after round: each
+    # is converted once (`structs.to_dict`), then copied from the engine's memo.
+    with using(memos):
+        _read_desired_state(desired, outcome)
+
+
+def _read_desired_state(desired: fnv1.State, outcome: PipelineOutcome) -> None:
     if desired.HasField("composite"):
         composite = to_dict(desired.composite.resource)
         status = composite.get("status")

@@ -24,6 +24,7 @@ from typing import Any
 
 from google.protobuf import struct_pb2
 
+from modelplane.xfn.memo import Memos
 from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone, label_pairs
 
 # A query and its arguments, answered by a list of keys.
@@ -93,6 +94,11 @@ class RecordingWorld(World):
     @revision.setter
     def revision(self, value: int) -> None:
         self._world.revision = value
+
+    @property
+    def memos(self) -> Memos:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """The wrapped world's memos: a conversion is no read of the world."""
+        return self._world.memos
 
     def _note(self, key: ObjectKey) -> None:
         self.reads.objects.setdefault(key, self._world.changed_at(key))

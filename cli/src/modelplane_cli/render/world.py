@@ -20,7 +20,8 @@ from typing import Any
 from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
-from modelplane.xfn.structs import to_struct
+from modelplane.xfn.memo import Memos
+from modelplane.xfn.structs import serialized
 from modelplane_cli.render.objects import (
     View,
     annotations_of,
@@ -150,6 +151,9 @@ class World:
         # Every put as (revision, key): a reconcile's writes without a walk of the world.
         self._puts: list[tuple[int, ObjectKey]] = []
         self.revision = 0
+        # The engine's conversions of what functions answer (`pipeline`), kept by the
+        # bytes converted and bounded, for as long as this world (one render) lives.
+        self.memos = Memos()
         for obj in objects:
             self.put(obj)
 
@@ -169,7 +173,8 @@ class World:
         """The stored object as a protobuf Struct; shared, so callers copy it, never change it."""
         found = self._structs.get(key)
         if found is None:
-            found = to_struct(self._objects[key])
+            # Parsed from its bytes by the C runtime: cheaper than building it in Python.
+            found = struct_pb2.Struct.FromString(self.serialized(key))
             self._structs[key] = found
         return found
 
@@ -177,11 +182,7 @@ class World:
         """The stored object's Struct, serialized deterministically."""
         found = self._serialized.get(key)
         if found is None:
-            # Not kept as a Struct too: most objects are only ever sent as bytes.
-            struct = self._structs.get(key)
-            if struct is None:
-                struct = to_struct(self._objects[key])
-            found = struct.SerializeToString(deterministic=True)
+            found = serialized(self._objects[key])
             self._serialized[key] = found
         return found
 

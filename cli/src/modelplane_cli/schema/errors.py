@@ -186,7 +186,7 @@ def invalid(value: Any, detail: str = "") -> str:
 def not_supported(value: Any, allowed: list[Any]) -> str:
     names = [v if isinstance(v, str) else go_json(v) for v in allowed]
     detail = "supported values: " + ", ".join(go_quote(n) for n in names) if names else ""
-    return _with_detail(f"Unsupported value: {render(value)}", detail)
+    return _with_detail(f"UnsupportedValueError value: {render(value)}", detail)
 
 
 def duplicate(value: Any) -> str:
