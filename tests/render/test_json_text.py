@@ -40,7 +40,7 @@ def same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(value=VALUES)
 def test_json_is_what_the_stdlib_writes_and_reads_back(value: Any) -> None:
     written = json_text(value)

@@ -44,7 +44,7 @@ VALUES = st.recursive(
 STYLES = st.sampled_from([False, True, None])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(documents=st.lists(VALUES, min_size=1, max_size=3), flow=STYLES)
 def test_documents_load_as_pyyamls_safe_loader_loads_them(
     documents: list[Any], flow: bool | None

@@ -85,7 +85,7 @@ def pyyaml_all(documents: list[dict[str, Any]]) -> str:
     return yaml.dump_all(documents, Dumper=yaml.SafeDumper, explicit_start=True, **OPTIONS)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(documents=SIMPLE_DOCUMENTS)
 def test_the_writer_writes_what_pyyaml_writes(documents: list[dict[str, Any]]) -> None:
     written = yaml_writer.Writer().write(documents, explicit_start=True)
@@ -93,7 +93,7 @@ def test_the_writer_writes_what_pyyaml_writes(documents: list[dict[str, Any]]) -
     assert reads_back(written, documents)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(documents=DOCUMENTS)
 def test_a_stream_is_what_pyyamls_own_writer_gives(documents: list[dict[str, Any]]) -> None:
     written = yamlio.dump_all(documents)
