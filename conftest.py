@@ -28,6 +28,13 @@ settings.register_profile("dev", _UNTIMED)
 settings.register_profile("ci", _UNTIMED, derandomize=True, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# Every process the suite starts (the CLI, function servers and their workers, the
+# packaging test's venv) writes and reuses Python's bytecode cache, as a user's
+# Python does: with PYTHONDONTWRITEBYTECODE set (this workplace sets it) each one
+# compiled every module it imported from source, 1-2 CPU seconds a process. Popped
+# before pytest-xdist starts its workers, so they inherit it too.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(

@@ -11,6 +11,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
+from modelplane_dev.bench_server import wait_until_serving
 from modelplane_dev.testing import request
 
 FUNCTIONS = [
@@ -45,8 +46,7 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
         stderr=subprocess.PIPE,
     )
     try:
-        with grpc.insecure_channel(address) as channel:
-            grpc.channel_ready_future(channel).result(timeout=60)
+        wait_until_serving(address)
         yield name, address
     finally:
         process.terminate()

@@ -15,6 +15,7 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 from modelplane.xfn.structs import to_dict
 from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
+from modelplane_dev.bench_server import wait_until_serving
 from modelplane_dev.testing import request
 
 DEPLOYMENT: dict[str, Any] = {
@@ -55,6 +56,7 @@ def serving(*flags: str) -> Generator[grpcv1.FunctionRunnerServiceStub]:
         stderr=subprocess.DEVNULL,
     )
     try:
+        wait_until_serving(address)
         with grpc.insecure_channel(address, options=OPTIONS) as channel:
             grpc.channel_ready_future(channel).result(timeout=60)
             stub = grpcv1.FunctionRunnerServiceStub(channel)

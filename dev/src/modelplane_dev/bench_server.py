@@ -59,6 +59,22 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# gRPC's reconnect backoff (1 s, then 1.6 times longer each refused attempt) would
+# poll a starting server at about 1, 2.6, 5.2 and 9.4 s, so a server ready after 3 s
+# was seen at 5.2 s; a probe channel that retries every 50 ms sees it at once.
+_PROBE_BACKOFF = [
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 50),
+]
+
+
+def wait_until_serving(address: str, timeout: float = _READY_SECONDS) -> None:
+    """Return once a server listens at `address` (grpc.FutureTimeoutError after `timeout`)."""
+    with grpc.insecure_channel(address, options=_PROBE_BACKOFF) as probe:
+        grpc.channel_ready_future(probe).result(timeout=timeout)
+
+
 def _peak_rss_mib(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -85,6 +101,7 @@ class Server:
                 ("grpc.max_send_message_length", -1),
             ],
         )
+        wait_until_serving(self.address)
         grpc.channel_ready_future(self.channel).result(timeout=_READY_SECONDS)
         self._call = self.channel.unary_unary(
             RUN_FUNCTION_METHOD, request_serializer=None, response_deserializer=None

@@ -25,8 +25,10 @@ design/go-order-requests.md.
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 import asyncio
+import importlib
 import signal
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 import click
@@ -164,9 +166,32 @@ def _serve(
         loop.close()
 
 
+@dataclass(frozen=True)
+class Imported:
+    """A function's runner named by "module:class", imported when first called: a
+    function's command names its runner this way so that its worker processes are
+    started before the server's own process imports the function, and import it
+    alongside (`command`). Picklable, so each spawned worker imports it too."""
+
+    spec: str
+
+    def __call__(self) -> ComposeFunction:
+        module, _, name = self.spec.partition(":")
+        runner = getattr(importlib.import_module(module), name)()
+        if not isinstance(runner, ComposeFunction):
+            raise TypeError(f"{self.spec} is not a ComposeFunction")
+        return runner
+
+
 def command(
-    name: str, make_runner: Callable[[], grpcv1.FunctionRunnerServiceServicer]
+    name: str, make_runner: "Callable[[], grpcv1.FunctionRunnerServiceServicer] | str"
 ) -> click.Command:
+    """The function's command line. `make_runner` is the runner's class, or its
+    "module:class" when it is a ComposeFunction: the function is then imported only
+    once the flags are read and the worker processes are starting, so the server
+    process and the workers import it at the same time rather than one after the
+    other (a function pod starts about as fast as one process imports it)."""
+
     @click.command(name=name, help=f"Serve the {name} composition function over gRPC.")
     @sdkcli.standard_options
     @click.option(
@@ -180,13 +205,28 @@ def command(
     def serve(
         max_recv_message_size: int, max_send_message_size: int | None, workers: int, **options: Any
     ) -> None:
-        runner = make_runner()
         pool: Workers | None = None
-        if isinstance(runner, ComposeFunction):
+        if isinstance(make_runner, str):
+            factory = Imported(make_runner)
             processes = workers or default_workers()
             if processes > 1:
-                factory = cast(Callable[[], ComposeFunction], make_runner)
-                pool = Workers(factory, processes, debug=bool(options["debug"]))
+                pool = Workers(factory, processes, debug=bool(options["debug"]), wait=False)
+            try:
+                runner: grpcv1.FunctionRunnerServiceServicer = factory()
+                if pool is not None:
+                    pool.started()
+            except BaseException:
+                if pool is not None:
+                    pool.close()
+                raise
+        else:
+            runner = make_runner()
+            if isinstance(runner, ComposeFunction):
+                processes = workers or default_workers()
+                if processes > 1:
+                    composer = cast(Callable[[], ComposeFunction], make_runner)
+                    pool = Workers(composer, processes, debug=bool(options["debug"]))
+        if isinstance(runner, ComposeFunction):
             runner = SizeLimited(runner, max_recv_message_size * _MIB, pool)
             receive = _TRANSPORT_MIB
         else:

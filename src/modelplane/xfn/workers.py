@@ -21,7 +21,7 @@ import math
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Final
@@ -79,17 +79,26 @@ def _ready() -> bool:
 
 
 class Workers:
-    """A pool of `processes` function processes, started at once."""
+    """A pool of `processes` function processes, started at once. With `wait=False`
+    the workers are left starting (the caller imports the function meanwhile) and
+    `started()` waits for them."""
 
     def __init__(
-        self, make_runner: Callable[[], ComposeFunction], processes: int, *, debug: bool
+        self,
+        make_runner: Callable[[], ComposeFunction],
+        processes: int,
+        *,
+        debug: bool,
+        wait: bool = True,
     ) -> None:
         self._make = make_runner
         self._processes = processes
         self._debug = debug
-        self._pool = self._started()
+        self._pool, self._starting = self._starting_pool()
+        if wait:
+            self.started()
 
-    def _started(self) -> ProcessPoolExecutor:
+    def _starting_pool(self) -> tuple[ProcessPoolExecutor, list[Future[bool]]]:
         pool = ProcessPoolExecutor(
             self._processes,
             mp_context=multiprocessing.get_context("spawn"),
@@ -97,7 +106,18 @@ class Workers:
             initargs=(self._make, self._debug),
         )
         # Start (and import) every worker now, not on the first calls.
-        for future in [pool.submit(_ready) for _ in range(self._processes)]:
+        return pool, [pool.submit(_ready) for _ in range(self._processes)]
+
+    def started(self) -> None:
+        """Wait until every worker has imported the function and made its runner."""
+        for future in self._starting:
+            future.result()
+        self._starting = []
+
+    def _started(self) -> ProcessPoolExecutor:
+        """A new pool, its workers started (after one died)."""
+        pool, starting = self._starting_pool()
+        for future in starting:
             future.result()
         return pool
 

@@ -1,6 +1,6 @@
 """Serve compose-inference-class over gRPC."""
 
-from compose_inference_class.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-inference-class", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-inference-class", "compose_inference_class.fn:FunctionRunner")

@@ -1,6 +1,6 @@
 """Serve compose-inference-cluster over gRPC."""
 
-from compose_inference_cluster.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-inference-cluster", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-inference-cluster", "compose_inference_cluster.fn:FunctionRunner")

@@ -1,6 +1,6 @@
 """Serve compose-inference-gateway over gRPC."""
 
-from compose_inference_gateway.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-inference-gateway", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-inference-gateway", "compose_inference_gateway.fn:FunctionRunner")

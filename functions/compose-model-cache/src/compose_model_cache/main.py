@@ -1,6 +1,6 @@
 """Serve compose-model-cache over gRPC."""
 
-from compose_model_cache.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-model-cache", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-model-cache", "compose_model_cache.fn:FunctionRunner")

@@ -1,6 +1,6 @@
 """Serve compose-model-deployment over gRPC."""
 
-from compose_model_deployment.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-model-deployment", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-model-deployment", "compose_model_deployment.fn:FunctionRunner")

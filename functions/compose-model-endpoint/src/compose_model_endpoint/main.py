@@ -1,6 +1,6 @@
 """Serve compose-model-endpoint over gRPC."""
 
-from compose_model_endpoint.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-model-endpoint", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-model-endpoint", "compose_model_endpoint.fn:FunctionRunner")

@@ -1,6 +1,6 @@
 """Serve compose-model-replica over gRPC."""
 
-from compose_model_replica.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-model-replica", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-model-replica", "compose_model_replica.fn:FunctionRunner")

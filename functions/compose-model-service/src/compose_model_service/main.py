@@ -1,6 +1,6 @@
 """Serve compose-model-service over gRPC."""
 
-from compose_model_service.fn import FunctionRunner
 from modelplane.xfn.serve import command
 
-main = command("compose-model-service", FunctionRunner)
+# Named, not imported: the worker processes start while this one imports it.
+main = command("compose-model-service", "compose_model_service.fn:FunctionRunner")
