@@ -80,6 +80,21 @@ class Fleet:
         documents = (Document("edited", o) for o in objects)
         return self.renderer.documents(documents, rounds=rounds, now=now)
 
+    def edit_rounds(
+        self, change: Callable[[list[Obj]], None], count: int, *, now: str | None = None
+    ) -> list["Fleet"]:
+        """`edit(change, rounds=n)` for n in 1..count: the world after each round.
+
+        The engine stops at the round that changes nothing (`converged`), whatever
+        `rounds` allows, and is deterministic: once `rounds=k` converged, every later
+        n renders the same, so it is not rendered again."""
+        worlds: list[Fleet] = []
+        for n in range(1, count + 1):
+            worlds.append(self.edit(change, rounds=n, now=now))
+            if worlds[-1].result.converged:
+                break
+        return worlds + [worlds[-1]] * (count - len(worlds))
+
 
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):
