@@ -5,6 +5,7 @@ A scenario renders a fleet, edits the rendered world the way a user edits YAML
 preview `modelplane render` gives of a change to a running fleet.
 """
 
+import copy
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,8 @@ class Renderer:
         self.apis = Apis.load(default_apis_dir())
         self.registry = FunctionRegistry()
         self.admission = SchemaAdmission.from_files(self.apis.definition_files)
+        # Example sets rendered so far, by their paths: many tests read the same one.
+        self._examples: dict[tuple[tuple[str, ...], bool], RenderResult] = {}
 
     def documents(
         self,
@@ -146,5 +149,10 @@ class Renderer:
         return Fleet(self, result)
 
     def paths(self, *relative: str, in_process: bool = True) -> Fleet:
-        docs = read_documents([str(EXAMPLES / path) for path in relative])
-        return self.documents(docs, in_process=in_process)
+        """The example files at `relative`, rendered once per session (render is
+        deterministic and the examples do not change); each caller gets its own copy."""
+        key = (relative, in_process)
+        if key not in self._examples:
+            docs = read_documents([str(EXAMPLES / path) for path in relative])
+            self._examples[key] = self.documents(docs, in_process=in_process).result
+        return Fleet(self, copy.deepcopy(self._examples[key]))
