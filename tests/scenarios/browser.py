@@ -55,13 +55,20 @@ def open_page(page: Path, out: Path, *, width: int = 1280, height: int = 1000) -
         f"--window-size={width},{height}",
     ]
     url = page.resolve().as_uri()
-    dom = subprocess.run(
-        [*common, "--dump-dom", url], capture_output=True, text=True, timeout=120, check=True
-    ).stdout
     shot = out / "screenshot.png"
-    subprocess.run(
-        [*common, f"--screenshot={shot}", url], capture_output=True, timeout=120, check=True
-    )
+    # One launch gives both (headless Chromium dumps the DOM and takes the screenshot of
+    # the same loaded page); a browser that takes only one is asked again for the other.
+    dom = subprocess.run(
+        [*common, "--dump-dom", f"--screenshot={shot}", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    if not shot.exists():
+        subprocess.run(
+            [*common, f"--screenshot={shot}", url], capture_output=True, timeout=120, check=True
+        )
     return Page(dom, shot)
 
 
@@ -101,16 +108,21 @@ def pixels(png: Path) -> np.ndarray:
 
 def _sequential(line: list[int], up: list[int], bpp: int, kind: int) -> np.ndarray:
     """Average (3) and Paeth (4) filters, which depend on the byte just decoded."""
-    row = [0] * len(line)
-    for i, value in enumerate(line):
-        left = row[i - bpp] if i >= bpp else 0
-        above = up[i]
-        if kind == 3:
-            row[i] = (value + (left + above) // 2) % 256
-            continue
-        corner = up[i - bpp] if i >= bpp else 0
-        p = left + above - corner
-        pa, pb, pc = abs(p - left), abs(p - above), abs(p - corner)
+    row = list(line)
+    # The first pixel has no left neighbour (nor a corner): both count as 0, so Average
+    # adds half the byte above and Paeth predicts the byte above.
+    for i in range(min(bpp, len(row))):
+        row[i] = (row[i] + (up[i] // 2 if kind == 3 else up[i])) % 256
+    if kind == 3:
+        for i in range(bpp, len(row)):
+            row[i] = (row[i] + (row[i - bpp] + up[i]) // 2) % 256
+        return np.array(row, dtype=np.int32)
+    for i in range(bpp, len(row)):
+        left, above, corner = row[i - bpp], up[i], up[i - bpp]
+        # |p - left|, |p - above|, |p - corner| for p = left + above - corner.
+        pa, pb = above - corner, left - corner
+        pc = abs(pa + pb)
+        pa, pb = abs(pa), abs(pb)
         predictor = left if pa <= pb and pa <= pc else above if pb <= pc else corner
-        row[i] = (value + predictor) % 256
+        row[i] = (row[i] + predictor) % 256
     return np.array(row, dtype=np.int32)

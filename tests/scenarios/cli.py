@@ -15,9 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from modelplane_cli import yamlio
 from modelplane_cli.main import main
+from modelplane_cli.render import RenderResult, render
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 Obj = dict[str, Any]
@@ -56,6 +58,42 @@ def modelplane(*argv: str | Path, in_process: bool = True) -> Run:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
     return Run(code, out.getvalue(), err.getvalue())
+
+
+def rendered(*argv: str | Path) -> tuple[Run, RenderResult]:
+    """`modelplane render ...`, and the render result the command wrote its output from:
+    one render for a test that reads both a format's bytes and the world behind them."""
+    results: list[RenderResult] = []
+
+    def recording(*args: Any, **kwargs: Any) -> RenderResult:
+        results.append(render(*args, **kwargs))
+        return results[-1]
+
+    with mock.patch("modelplane_cli.render_command.render", recording):
+        run = modelplane(*argv)
+    (result,) = results
+    return run, result
+
+
+NOT_CONVERGED = "error: the world did not converge within "
+
+
+def rounds(*argv: str | Path, count: int) -> list[Run]:
+    """`modelplane render ... --rounds N` for N in 1..count: the world after each round.
+
+    The engine stops at the round that changes nothing, whatever `--rounds` allows, and
+    is deterministic, so once `--rounds k` converged every later N renders what it did:
+    those renders are not run again, except the last, which must then equal it."""
+    runs: list[Run] = []
+    for n in range(1, count + 1):
+        runs.append(modelplane(*argv, "--rounds", str(n)))
+        if NOT_CONVERGED not in runs[-1].err:
+            break
+    if len(runs) < count:
+        last = modelplane(*argv, "--rounds", str(count))
+        assert last == runs[-1], f"--rounds {len(runs)} converged, --rounds {count} differs"
+        runs.extend([last] * (count - len(runs)))
+    return runs
 
 
 class Fleet:

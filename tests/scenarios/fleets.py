@@ -5,6 +5,7 @@ A scenario renders a fleet, edits the rendered world the way a user edits YAML
 preview `modelplane render` gives of a change to a running fleet.
 """
 
+import copy
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,21 @@ class Fleet:
         documents = (Document("edited", o) for o in objects)
         return self.renderer.documents(documents, rounds=rounds, now=now)
 
+    def edit_rounds(
+        self, change: Callable[[list[Obj]], None], count: int, *, now: str | None = None
+    ) -> list["Fleet"]:
+        """`edit(change, rounds=n)` for n in 1..count: the world after each round.
+
+        The engine stops at the round that changes nothing (`converged`), whatever
+        `rounds` allows, and is deterministic: once `rounds=k` converged, every later
+        n renders the same, so it is not rendered again."""
+        worlds: list[Fleet] = []
+        for n in range(1, count + 1):
+            worlds.append(self.edit(change, rounds=n, now=now))
+            if worlds[-1].result.converged:
+                break
+        return worlds + [worlds[-1]] * (count - len(worlds))
+
 
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):
@@ -110,6 +126,8 @@ class Renderer:
         self.apis = Apis.load(default_apis_dir())
         self.registry = FunctionRegistry()
         self.admission = SchemaAdmission.from_files(self.apis.definition_files)
+        # Example sets rendered so far, by their paths: many tests read the same one.
+        self._examples: dict[tuple[tuple[str, ...], bool], RenderResult] = {}
 
     def documents(
         self,
@@ -131,5 +149,10 @@ class Renderer:
         return Fleet(self, result)
 
     def paths(self, *relative: str, in_process: bool = True) -> Fleet:
-        docs = read_documents([str(EXAMPLES / path) for path in relative])
-        return self.documents(docs, in_process=in_process)
+        """The example files at `relative`, rendered once per session (render is
+        deterministic and the examples do not change); each caller gets its own copy."""
+        key = (relative, in_process)
+        if key not in self._examples:
+            docs = read_documents([str(EXAMPLES / path) for path in relative])
+            self._examples[key] = self.documents(docs, in_process=in_process).result
+        return Fleet(self, copy.deepcopy(self._examples[key]))

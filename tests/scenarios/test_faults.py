@@ -7,7 +7,7 @@ The broken rule is make-before-break: a serving replica that must move (its
 cluster unreachable, past the grace) is kept until its replacement serves.
 """
 
-from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -16,10 +16,10 @@ from modelplane.scheduling import retain
 from modelplane.scheduling.moves import must_move
 from modelplane_cli.render import RenderResult, read_documents, render
 from modelplane_cli.render.faults import FAULT_ROUNDS, Faults
-from modelplane_cli.render.invariants import SERVING_KEPT
+from modelplane_cli.render.invariants import SERVING_KEPT, Violation
 from modelplane_dev.bench_faults import EXAMPLE_SETS
 
-from .cli import EXAMPLES, modelplane
+from .cli import EXAMPLES, Run, modelplane, rendered
 from .fleets import Renderer
 
 SEEDS = range(10)
@@ -58,8 +58,7 @@ def test_the_same_seed_renders_the_same_world(renderer: Renderer) -> None:
     assert first.rounds == again.rounds
 
 
-@pytest.fixture
-def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> None:
     """A replica that must move goes at once, serving or not: the hold removed."""
     original = retain._retain_one  # pyright: ignore[reportPrivateUsage]
 
@@ -68,36 +67,50 @@ def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
         return move if move is not None else original(deployment, replica, view, fleet)
 
     monkeypatch.setattr(retain, "_retain_one", dropped)
-    yield
-
-
-@pytest.mark.usefixtures("without_make_before_break")
-def test_faults_catch_a_serving_replica_removed_without_its_replacement(
-    renderer: Renderer,
-) -> None:
-    caught: dict[int, list[str]] = {}
-    for seed in CAUGHT_WITHIN:
-        result = faulted(renderer, "fleet", seed)
-        if result.violations:
-            caught[seed] = [str(v) for v in result.violations]
-            assert {v.invariant for v in result.violations} == {SERVING_KEPT}, caught[seed]
-            assert not result.ok
-    assert caught, "no seed caught the removed hold"
-    assert all("removed while serving" in line for lines in caught.values() for line in lines)
 
 
 # The seeds of CAUGHT_WITHIN whose faults break ServingKept once the hold is removed
-# (seeded faults are deterministic). One case per seed, so workers share them.
+# (seeded faults are deterministic).
 COMMAND_CATCHES = frozenset({4, 7, 10, 11})
 
 
-@pytest.mark.usefixtures("without_make_before_break")
-@pytest.mark.parametrize("seed", CAUGHT_WITHIN)
-def test_the_command_fails_naming_round_invariant_and_object(seed: int) -> None:
-    run = modelplane(
-        "render", "-q", "--faults", str(seed), EXAMPLES / "catalog", EXAMPLES / "fleet"
-    )
-    assert (run.code != 0) == (seed in COMMAND_CATCHES), run.err
+@dataclass(frozen=True)
+class Unheld:
+    """`render -q --faults SEED` of the main fleet with the hold removed: the command's
+    run, and what the render it wrote that from found."""
+
+    seed: int
+    run: Run
+    ok: bool
+    violations: tuple[Violation, ...]
+
+
+@pytest.fixture(scope="module", params=CAUGHT_WITHIN)
+def unheld(request: pytest.FixtureRequest) -> Unheld:
+    """One render per seed for both tests below, which only read it (frozen). A module
+    parameter, so pytest runs a seed's two tests one after the other: workers share them."""
+    seed: int = request.param
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        without_make_before_break(monkeypatch)
+        run, result = rendered(
+            "render", "-q", "--faults", str(seed), EXAMPLES / "catalog", EXAMPLES / "fleet"
+        )
+    return Unheld(seed, run, result.ok, tuple(result.violations))
+
+
+def test_faults_catch_a_serving_replica_removed_without_its_replacement(unheld: Unheld) -> None:
+    caught = [str(v) for v in unheld.violations]
+    if unheld.violations:
+        assert {v.invariant for v in unheld.violations} == {SERVING_KEPT}, caught
+        assert not unheld.ok
+    # Some seed catches it: exactly those whose command fails.
+    assert bool(caught) == (unheld.seed in COMMAND_CATCHES), "the removed hold went uncaught"
+    assert all("removed while serving" in line for line in caught)
+
+
+def test_the_command_fails_naming_round_invariant_and_object(unheld: Unheld) -> None:
+    run = unheld.run
+    assert (run.code != 0) == (unheld.seed in COMMAND_CATCHES), run.err
     if run.code == 0:
         return
     lines = [line for line in run.errors() if "invariant" in line]

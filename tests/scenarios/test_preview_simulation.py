@@ -13,7 +13,7 @@ import pytest
 
 from modelplane_cli import yamlio
 
-from .cli import Fleet, Obj, Run, modelplane
+from .cli import Fleet, Obj, Run, modelplane, rounds
 from .manifests import h100_cluster, h100_model
 
 DEEPSEEK = "deepseek-r1-94a619b8bc"
@@ -127,19 +127,13 @@ def test_a_pull_policy_no_kubelet_knows_leaves_the_workloads_unavailable(
     assert run.one("ModelDeployment", "kimi-k2")["status"]["replicas"] == {"total": 2, "ready": 0}
 
 
-def _world(tmp_path: Path) -> tuple[Fleet, Path]:
-    repo = fleet(tmp_path)
-    rendered = modelplane("render", repo.root, "-o", "yaml")
-    assert rendered.code == 0, rendered.err
-    world = tmp_path / "world.yaml"
-    world.write_text(rendered.out)
-    return repo, world
+# `repo` is a fresh fleet repository and `world` its running world, rendered once per
+# session (conftest): what rendering the repository here would give.
 
 
 def test_the_observed_state_of_a_workload_wins_while_its_manifest_is_unchanged(
-    tmp_path: Path,
+    repo: Fleet, world: Path
 ) -> None:
-    repo, world = _world(tmp_path)
     objects = [o for o in yamlio.load_all(world.read_text()) if o is not None]
     (lws,) = [
         o
@@ -161,8 +155,7 @@ def test_the_observed_state_of_a_workload_wins_while_its_manifest_is_unchanged(
     assert run.code == 0, run.err
 
 
-def test_a_changed_template_is_in_flight_for_a_round(tmp_path: Path) -> None:
-    repo, world = _world(tmp_path)
+def test_a_changed_template_is_in_flight_for_a_round(repo: Fleet, world: Path) -> None:
     repo.replace("fleet/deployments.yaml", "vllm/vllm-openai:v0.7.3", "vllm/vllm-openai:v0.8.0", 2)
 
     def one_at_a_time(deployment: Obj) -> None:
@@ -171,16 +164,12 @@ def test_a_changed_template_is_in_flight_for_a_round(tmp_path: Path) -> None:
 
     repo.edit("fleet/deployments.yaml", "ModelDeployment", "kimi-k2", one_at_a_time)
 
-    serving: list[str] = []
-    run = Run(0, "", "")
     # The change rolls out, one replica after the other: each is not serving while its
     # change is applied and rolls, its endpoint leaves and comes back once it serves
     # again; ten rounds to a fixed point.
-    for rounds in range(1, 11):
-        run = modelplane(
-            "render", "--observed", world, repo.root, "--rounds", str(rounds), "-o", "yaml"
-        )
-        serving.append(run.condition("ModelReplica", KIMI_US, "Serving")["status"])
+    runs = rounds("render", "--observed", world, repo.root, "-o", "yaml", count=10)
+    serving = [run.condition("ModelReplica", KIMI_US, "Serving")["status"] for run in runs]
+    run = runs[-1]
 
     assert serving[0] == "True"
     assert "False" in serving
@@ -228,8 +217,9 @@ def test_two_deployments_racing_for_one_node(tmp_path: Path, concurrent: bool) -
         assert removals == []
 
 
-def test_events_of_every_round_are_in_the_output(tmp_path: Path) -> None:
-    run = modelplane("render", fleet(tmp_path).root, "-o", "yaml")
+def test_events_of_every_round_are_in_the_output(unedited_world: str) -> None:
+    """`render -o yaml` of the example fleet's repository: the session's `unedited_world`."""
+    run = Run(0, unedited_world, "")
 
     placed = sorted(
         o["message"].split(": ", 1)[1]

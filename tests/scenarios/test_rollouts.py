@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .cli import Fleet, Obj, Run, modelplane
+from .cli import Fleet, Obj, Run, modelplane, rounds
 from .manifests import IMAGE, h100_cluster, h100_model
 
 OLD_IMAGE, NEW_IMAGE = IMAGE, "vllm/vllm-openai:v0.8.0"
@@ -47,10 +47,7 @@ def _as_run(world: Path) -> Run:
 
 
 def _rounds(repo: Fleet, world: Path, count: int) -> list[Run]:
-    return [
-        modelplane("render", "--observed", world, repo.root, "--rounds", str(n), "-o", "yaml")
-        for n in range(1, count + 1)
-    ]
+    return rounds("render", "--observed", world, repo.root, "-o", "yaml", count=count)
 
 
 def _replicas(run: Run) -> list[Obj]:
