@@ -173,7 +173,9 @@ TEMPLATE = "spec.template.spec"
     [
         (
             lambda spec: spec.update(restartPolicy="Never"),
-            [f'{TEMPLATE}.restartPolicy: UnsupportedValueError value: "Never": supported values: "Always"'],
+            [
+                f'{TEMPLATE}.restartPolicy: UnsupportedValueError value: "Never": supported values: "Always"'
+            ],
         ),
         (
             lambda spec: spec["containers"][0].update(imagePullPolicy="Sometimes"),

@@ -65,7 +65,9 @@ def test_render(value: Any, expected: str) -> None:
 
 def test_not_supported_quotes_every_value() -> None:
     message = not_supported("Foo", ["DRA", "Synthetic", 3])
-    assert message == 'UnsupportedValueError value: "Foo": supported values: "DRA", "Synthetic", "3"'
+    assert (
+        message == 'UnsupportedValueError value: "Foo": supported values: "DRA", "Synthetic", "3"'
+    )
 
 
 def test_str_joins_path_and_message() -> None:
