@@ -29,7 +29,6 @@ from modelplane.core.naming import hashed_name
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, MODEL_DEPLOYMENT, Reason
 from modelplane.scheduling import CacheView
 from modelplane.xfn import required
-from modelplane.xfn.runner import Waiting
 
 CACHE: Final = "modelcache"
 USAGE_KEY: Final = "usage-modelcache"
@@ -63,7 +62,7 @@ def cache_view(
     namespace = (deployment.metadata.namespace if deployment.metadata else None) or ""
     found = required.resolve(req, CACHE, ModelCache)
     if not found.resolved:
-        raise Waiting(f"waiting for ModelCache {name}")
+        raise required.Unfetched
     unable = {
         cluster.metadata.name: why
         for cluster in clusters
