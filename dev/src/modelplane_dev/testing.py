@@ -76,32 +76,3 @@ def run_over_grpc(
 def as_dict(rsp: fnv1.RunFunctionResponse) -> dict[str, Any]:
     """A response as plain data with integers restored, for whole-response comparison."""
     return restore_ints(json_format.MessageToDict(rsp))
-
-
-def settled(
-    runner: grpcv1.FunctionRunnerServiceServicer, req: fnv1.RunFunctionRequest, *, limit: int = 5
-) -> fnv1.RunFunctionResponse:
-    """The response Crossplane v2.3's fetch loop keeps (`FetchingFunctionRunner.
-    RunFunction`), in a world holding only what `req` carries: a requirement `req`
-    has a list for is fetched as that list, any other as nothing (an empty list).
-
-    Calls again while the requirements differ from the previous call's (none before
-    the first), as Crossplane does; `limit` calls at most."""
-    fetched = {name: req.required_resources[name] for name in req.required_resources}
-    current = fnv1.RunFunctionRequest()
-    current.CopyFrom(req)
-    previous: fnv1.Requirements | None = None
-    for _ in range(limit):
-        rsp = run(runner, current)
-        if any(r.severity == fnv1.SEVERITY_FATAL for r in rsp.results):
-            return rsp
-        asked = rsp.requirements if rsp.HasField("requirements") else None
-        if asked == previous:
-            return rsp
-        previous = asked
-        current.ClearField("required_resources")
-        for name in sorted(asked.resources if asked is not None else {}):
-            found = fetched.get(name)
-            current.required_resources[name].CopyFrom(found if found is not None else fnv1.Resources())
-        current.context.CopyFrom(rsp.context)
-    raise AssertionError(f"the requirements did not settle in {limit} calls")
