@@ -289,6 +289,17 @@ def response(
     return want
 
 
+def asking(asked: dict[str, Any]) -> dict[str, Any]:
+    """The whole answer to a call lacking a key it asks for: never kept by Crossplane's
+    fetch loop, so its requirements and context only (design/required-resources.md)."""
+    return {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "requirements": asked,
+        "context": {},
+    }
+
+
 FLEET = [cluster("a", 4), cluster("b", 2)]
 ALL_ACCEPTED = condition(
     "ReplicasAccepted", True, "AllReplicasAccepted", "no replica was refused by its cluster"
