@@ -105,13 +105,14 @@ def final_response(
         previous = asked
         objects = _world(source, asked)
         current.ClearField("required_resources")
-        for name in sorted(asked.resources if asked is not None else ()):
+        selectors = dict(asked.resources) if asked is not None else {}
+        for name in sorted(selectors):
             found = current.required_resources[name]
             found.SetInParent()
             if name in source.required_resources:
                 found.CopyFrom(source.required_resources[name])
                 continue
-            selector = asked.resources[name]
+            selector = selectors[name]
             seen: set[tuple[str, str, str, str]] = set()
             for kind, item in objects:
                 key = _identity(item.resource)
