@@ -55,7 +55,7 @@ def cache_view(
     req: fnv1.RunFunctionRequest, deployment: ModelDeployment, clusters: list[InferenceCluster]
 ) -> CacheView | None:
     """What placement knows of the named cache; None without a cacheRef. Raises
-    `Waiting` until Crossplane has fetched it."""
+    `required.Unfetched` until Crossplane has fetched it."""
     name = cache_name(deployment)
     if name is None:
         return None
