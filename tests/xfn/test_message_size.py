@@ -86,10 +86,14 @@ def test_a_request_over_grpcs_usual_4_mib_is_served_by_default() -> None:
     assert req.ByteSize() > 4 << 20
     with serving() as stub:
         rsp: fnv1.RunFunctionResponse = stub.RunFunction(req, timeout=30)
-    # Served: the fleet is not fetched yet, so the function waits for it.
-    assert [(c.type, c.reason) for c in rsp.conditions] == [
-        ("ReplicasScheduled", "WaitingForFleet")
+    # Served: the fleet is not fetched yet, so the function asks for it, and only
+    # that (a call Crossplane never keeps: design/required-resources.md).
+    assert sorted(rsp.requirements.resources) == [
+        "inferenceclusters",
+        "modelreplicas",
+        "priorityclasses",
     ]
+    assert not rsp.conditions
 
 
 def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
@@ -125,10 +129,12 @@ def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
 def test_worker_processes_answer_what_the_server_process_answers() -> None:
     """Several processes compose calls at once (--workers); any of them answers a
     request with the same answer as the server's own process, sent as the same bytes."""
-    req = request(DEPLOYMENT, observed={"m-1": REPLICA}, required={"inferenceclusters": []})
+    # Everything it asks for fetched (nothing exists): a whole answer, not a request.
+    fetched = {"inferenceclusters": [], "modelreplicas": [], "priorityclasses": []}
+    req = request(DEPLOYMENT, observed={"m-1": REPLICA}, required=fetched)
     answers: list[bytes] = []
     for workers in ("1", "2"):
         with serving("--workers", workers) as stub:
             answers.extend(stub.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
     assert len(set(answers)) == 1
-    assert fnv1.RunFunctionResponse.FromString(answers[0]).desired.resources
+    assert fnv1.RunFunctionResponse.FromString(answers[0]).conditions

@@ -9,7 +9,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 from pydantic import BaseModel
 
-from modelplane.xfn import report
+from modelplane.core.issues import InvalidInputError
+from modelplane.xfn import report, required
 from modelplane.xfn.required import require_named
 from modelplane.xfn.runner import (
     ComposeFunction,
@@ -92,7 +93,8 @@ class ReadsAModel(ComposeFunction):
 
 def test_unreadable_input_is_a_condition_and_keeps_what_was_composed() -> None:
     bad = {**CHILD, "spec": {"index": "first", "clusterName": 7}, "metadata": {"name": ["x"]}}
-    got = as_dict(run(ReadsAModel(), request(bad, observed={"child": CHILD})))
+    req = request(bad, observed={"child": CHILD}, required={"cluster": []})
+    got = as_dict(run(ReadsAModel(), req))
     paths = ["metadata.name", "spec.clusterName", "spec.deploymentName", "spec.index"]
     assert [c["type"] for c in got["conditions"]] == ["Valid"]
     assert got["conditions"][0]["status"] == "STATUS_CONDITION_FALSE"
@@ -127,7 +129,8 @@ class AsksThenFails(ComposeFunction):
 def test_unreadable_input_keeps_requirements_and_published_status() -> None:
     composite = {**CHILD, "spec": {"index": "first"}, "status": {"pools": [{"a": 1}], "ref": "x"}}
     composite["status"]["other"] = "not published by this function"
-    got = as_dict(run(AsksThenFails(), request(composite, observed={"child": CHILD})))
+    req = request(composite, observed={"child": CHILD}, required={"things": []})
+    got = as_dict(run(AsksThenFails(), req))
     assert got["requirements"] == {"resources": {"things": {"apiVersion": "v1", "kind": "Thing"}}}
     # Re-published as observed, not as the failed compose had begun to set them.
     # Re-published as observed, and not Ready: its validity condition is False.
@@ -196,10 +199,11 @@ class AsksThenWaits(ComposeFunction):
 
 
 def test_waiting_holds_what_runs_keeps_what_was_asked_and_says_what_it_awaits() -> None:
-    """Not fetched yet is no news: what was composed and published stays, and the
+    """Fetched but not usable yet: what was composed and published stays, and the
     requirements stay asked for, so Crossplane's fetch loop settles."""
     composite = {**CHILD, "status": {"pools": [{"a": 1}], "ref": "x", "other": "y"}}
-    got = as_dict(run(AsksThenWaits(), request(composite, observed={"child": CHILD})))
+    req = request(composite, observed={"child": CHILD}, required={"things": []})
+    got = as_dict(run(AsksThenWaits(), req))
     assert got["requirements"] == {"resources": {"things": {"apiVersion": "v1", "kind": "Thing"}}}
     assert got["desired"]["composite"] == {
         "resource": {"status": {"pools": [{"a": 1}], "ref": "x"}}
@@ -248,3 +252,75 @@ def test_published_status_is_every_status_field_but_the_conditions() -> None:
 
 class NoStatus(BaseModel):
     spec: dict[str, str] | None = None
+
+
+class Returns(ComposeFunction):
+    """Asks for `things`, composes, and ends as `outcome` says."""
+
+    validity_condition = "Valid"
+    outcome = "return"
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        response.require_resources(rsp, "things", "v1", "Thing")
+        rsp.desired.resources["new"].resource.update({"apiVersion": "v1", "kind": "New"})
+        report.set_condition(rsp, report.Condition("Valid", True, "Fine", "composed"))
+        if self.outcome == "waiting":
+            raise Waiting("waiting for things")
+        if self.outcome == "invalid":
+            raise InvalidInputError.at("spec.x", "is wrong")
+        if self.outcome == "unfetched":
+            required.stop_unless_fetched(req, rsp)
+
+
+OUTCOMES = ["return", "waiting", "invalid", "unfetched"]
+THINGS = {"resources": {"things": {"apiVersion": "v1", "kind": "Thing"}}}
+
+
+def returning(outcome: str) -> Returns:
+    runner = Returns()
+    runner.outcome = outcome
+    return runner
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_a_call_lacking_a_required_key_answers_its_requirements_and_context_only(
+    outcome: str,
+) -> None:
+    """Whatever the compose did, Crossplane never keeps this call: the answer is the
+    SDK's empty one (the tag, the TTL, the desired state handed in, the context) and
+    the requirements."""
+    req = request(CHILD, observed={"child": CHILD})
+    req.context.update({"modelplane.ai/now": "2026-01-01T00:00:00Z"})
+    req.desired.resources["earlier"].resource.update({"kind": "FromAnEarlierStep"})
+    got = as_dict(run(returning(outcome), req))
+    assert got == {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {"resources": {"earlier": {"resource": {"kind": "FromAnEarlierStep"}}}},
+        "context": {"modelplane.ai/now": "2026-01-01T00:00:00Z"},
+        "requirements": THINGS,
+    }
+
+
+@pytest.mark.parametrize("outcome", ["return", "waiting", "invalid"])
+def test_a_key_fetched_empty_goes_the_whole_way(outcome: str) -> None:
+    """An empty list is an answer (nothing matched, or `render --faults`' missing
+    resource): that call may be the one Crossplane keeps."""
+    req = request(CHILD, observed={"child": CHILD}, required={"things": []})
+    got = as_dict(run(returning(outcome), req))
+    assert got["requirements"] == THINGS
+    assert got["conditions"], got
+    assert "child" in got["desired"]["resources"] or outcome == "return"
+
+
+class ExplodesAfterAsking(ComposeFunction):
+    validity_condition = "Valid"
+
+    def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        response.require_resources(rsp, "things", "v1", "Thing")
+        raise KeyError("spec")
+
+
+def test_a_fatal_result_is_kept_even_when_a_key_is_missing() -> None:
+    """Crossplane returns a fatal result at once, before comparing requirements."""
+    got = as_dict(run(ExplodesAfterAsking(), request(CHILD)))
+    assert [r["severity"] for r in got["results"]] == ["SEVERITY_FATAL"]

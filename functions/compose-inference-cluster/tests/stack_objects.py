@@ -20,7 +20,8 @@ CLASS = {
     "metadata": {"name": "h100-8x"},
     "spec": {"devices": [GPU]},
 }
-REQUIRED = {"inferenceclass-h100-8x": [CLASS], "modelreplicas": []}
+# Everything a cluster asks for, fetched (the replicas and their Objects: none).
+REQUIRED = {"inferenceclass-h100-8x": [CLASS], "modelreplicas": [], "replica-objects": []}
 
 
 def cluster(stack: Obj | None = None, **spec: Any) -> Obj:

@@ -5,7 +5,23 @@ from typing import Any
 import pytest
 from compose_inference_cluster.fn import FunctionRunner
 
-from modelplane_dev.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, run, run_over_grpc
+from modelplane_dev.testing import request as bare_request
+
+
+def request(
+    composite: dict[str, Any],
+    *,
+    required: dict[str, list[dict[str, Any]]] | None = None,
+    observed: dict[str, dict[str, Any]] | None = None,
+) -> Any:
+    """A request with every list the cluster asks for fetched: the replicas placed on
+    it and their Objects are none unless given. Without `required`, the first call
+    of a reconcile: nothing fetched."""
+    if required is None:
+        return bare_request(composite, observed=observed)
+    lists = {"modelreplicas": [], "replica-objects": [], **required}
+    return bare_request(composite, observed=observed, required=lists)
 
 
 def cluster(pools: list[dict[str, Any]], status: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -229,16 +245,14 @@ def expected(
 CASES = [
     pytest.param(
         request(cluster([H100_POOL])),
-        expected(
-            {"gpuPools": [], "providerConfigRef": PROVIDER_REF},
-            {
-                "type": "PoolsResolved",
-                "status": "STATUS_CONDITION_UNKNOWN",
-                "reason": "WaitingForClasses",
-                "message": "waiting for InferenceClass h100-8x",
-            },
-        ),
-        id="first call asks for the class and publishes nothing yet",
+        # Never kept by Crossplane's fetch loop: its requirements and context only.
+        {
+            "meta": {"tag": "test", "ttl": "60s"},
+            "desired": {},
+            "context": {},
+            "requirements": {"resources": REQUIREMENT},
+        },
+        id="first call asks for everything and composes nothing",
     ),
     pytest.param(
         request(

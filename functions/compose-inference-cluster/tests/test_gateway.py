@@ -11,7 +11,12 @@ from modelplane_dev.testing import as_dict, request, run
 
 from .test_fn import GPU, H100_POOL, PROVIDER_CONFIG, cluster, inference_class
 
-CLASSES = {"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]}
+# Everything the cluster asks for, fetched (no replicas, no Objects of theirs).
+CLASSES = {
+    "inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])],
+    "modelreplicas": [],
+    "replica-objects": [],
+}
 GATEWAY_KEYS = ["gateway", "gateway-namespace"]
 
 

@@ -60,7 +60,7 @@ def cluster(source: str, pool: Obj) -> Obj:
 
 
 def respond(composite: Obj, klass: Obj, observed: dict[str, Obj] | None = None) -> Obj:
-    required = {"inferenceclass-h100": [klass], "modelreplicas": []}
+    required = {"inferenceclass-h100": [klass], "modelreplicas": [], "replica-objects": []}
     return as_dict(run(FunctionRunner(), request(composite, observed=observed, required=required)))
 
 
@@ -258,6 +258,7 @@ def test_a_replica_placed_here_keeps_the_cluster_and_its_kubeconfig() -> None:
         required={
             "inferenceclass-h100": [inference_class(EKS_PROVISIONING)],
             "modelreplicas": [replica],
+            "replica-objects": [],
         },
     )
     rsp = as_dict(run(FunctionRunner(), req))

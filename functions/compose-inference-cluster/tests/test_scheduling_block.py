@@ -9,6 +9,13 @@ from modelplane_dev.testing import as_dict, request, run
 
 from .test_fn import GPU, H100_POOL, PUBLISHED_H100, cluster, inference_class
 
+# Everything the cluster asks for, fetched: its class, no replicas, no Objects.
+FETCHED = {
+    "inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])],
+    "modelreplicas": [],
+    "replica-objects": [],
+}
+
 
 def test_invalid_scheduling_block_is_reported_on_the_cluster() -> None:
     obj = cluster([H100_POOL])
@@ -17,7 +24,7 @@ def test_invalid_scheduling_block_is_reported_on_the_cluster() -> None:
         "queue": "{{ .Namespace }}",
         "defaultLabels": {"team": "{{ .Tenant }}"},
     }
-    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    req = request(obj, required=FETCHED)
     got = as_dict(run(FunctionRunner(), req))
     why = (
         "spec.scheduling.defaultLabels[team]: unknown variable .Tenant; only {{ .Namespace }}, "
@@ -46,7 +53,7 @@ def test_a_queue_template_whose_every_rendering_is_invalid_is_refused() -> None:
     """Validated by what it renders: no cluster name can make `ñ...` a queue name."""
     obj = cluster([H100_POOL])
     obj["spec"]["scheduling"] = {"provider": "Kueue", "queue": "ñ{{ .Cluster }}"}
-    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    req = request(obj, required=FETCHED)
     got = as_dict(run(FunctionRunner(), req))
     (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]
     assert configured["status"] == "STATUS_CONDITION_FALSE"
@@ -67,7 +74,7 @@ def test_a_gang_api_the_version_lacks_is_named_on_the_cluster(
     obj = cluster([H100_POOL])
     obj["spec"]["kubernetesVersion"] = version
     obj["spec"]["scheduling"] = {"provider": "Default", "gang": {"api": "Workload"}}
-    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    req = request(obj, required=FETCHED)
     got = as_dict(run(FunctionRunner(), req))
     (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]
     if reason is None:
@@ -119,7 +126,7 @@ def test_a_refused_default_priority_is_named_on_the_cluster(
     which field is refused; placement sends no deployment there that would take it."""
     obj = cluster([H100_POOL])
     obj["spec"]["scheduling"] = block
-    req = request(obj, required={"inferenceclass-h100-8x": [inference_class("h100-8x", [GPU])]})
+    req = request(obj, required=FETCHED)
     got = as_dict(run(FunctionRunner(), req))
     message = f"spec.scheduling.defaultPriority: {why}"
     (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]

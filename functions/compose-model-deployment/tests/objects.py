@@ -163,8 +163,9 @@ def narrow_requirements(*clusters: str) -> dict[str, Any]:
 def narrow_fetched(
     clusters: list[dict[str, Any]], replicas: list[dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
-    """What Crossplane fetches for `narrow_requirements` of these clusters' names."""
-    answer: dict[str, list[dict[str, Any]]] = {}
+    """What Crossplane fetches for `narrow_requirements` of these clusters' names (no
+    PriorityClass exists)."""
+    answer: dict[str, list[dict[str, Any]]] = {"priorityclasses": []}
     for obj in clusters:
         name = obj["metadata"]["name"]
         answer[f"inferenceclusters/{name}"] = [obj]
@@ -185,8 +186,8 @@ def fetched(
     """What Crossplane fetches for those requirements when the clusters the matchLabels
     list are `clusters` (every test cluster carries tier: production): each cluster's
     list holds the replicas labelled with its name. Without `replicas`, the answer
-    to the call before the per-cluster lists were asked for."""
-    answer: dict[str, list[dict[str, Any]]] = {"inferenceclusters": clusters}
+    to the call before the per-cluster lists were asked for. No PriorityClass exists."""
+    answer: dict[str, list[dict[str, Any]]] = {"inferenceclusters": clusters, "priorityclasses": []}
     if replicas is None:
         return answer
     for obj in clusters:
@@ -286,6 +287,17 @@ def response(
     if results:
         want["results"] = results
     return want
+
+
+def asking(asked: dict[str, Any]) -> dict[str, Any]:
+    """The whole answer to a call lacking a key it asks for: never kept by Crossplane's
+    fetch loop, so its requirements and context only (design/required-resources.md)."""
+    return {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "requirements": asked,
+        "context": {},
+    }
 
 
 FLEET = [cluster("a", 4), cluster("b", 2)]

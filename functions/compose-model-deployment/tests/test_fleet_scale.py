@@ -25,7 +25,8 @@ def test_ten_thousand_clusters_give_a_bounded_status_and_a_histogram() -> None:
     fleet = [_cluster(i) for i in range(10_000)]
     # Past MAX_REPLICA_LISTS clusters listed, every replica comes in one list.
     req = request(
-        deployment(2, pipeline=8), required={"inferenceclusters": fleet, "modelreplicas": []}
+        deployment(2, pipeline=8),
+        required={"inferenceclusters": fleet, "modelreplicas": [], "priorityclasses": []},
     )
     got = as_dict(run(FunctionRunner(), req))
     status = got["desired"]["composite"]["resource"]["status"]

@@ -7,6 +7,7 @@ from compose_model_deployment.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE
+from modelplane_dev.fuzz import final_response
 from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 from .objects import (
@@ -18,6 +19,7 @@ from .objects import (
     RELABELLED,
     SCHEDULED_3,
     STEADY_STATE,
+    asking,
     cluster,
     composed,
     condition,
@@ -95,34 +97,11 @@ WIDENED = {
 }
 
 
-def _held(message: str, asked: dict[str, Any]) -> dict[str, Any]:
-    """Waiting on the fetch loop: every replica re-emitted as composed (its status is
-    Crossplane's, not the function's), the published status carried, the ask."""
-    want = response(
-        resources={
-            key: {
-                "resource": {k: v for k, v in obj.items() if k != "status"},
-                "ready": "READY_FALSE",
-            }
-            for key, obj in SERVING.items()
-        },
-        conditions=[condition("ReplicasScheduled", None, "WaitingForFleet", message)],
-        asked=asked,
-    )
-    want["desired"]["composite"] = {"resource": {"status": {"matchTrace": []}}}
-    return want
-
-
 CASES = [
     pytest.param(
         request(deployment(3)),
         # The clusters first: the replicas are listed per cluster fetched.
-        response(
-            conditions=[
-                condition("ReplicasScheduled", None, "WaitingForFleet", "waiting for the fleet")
-            ],
-            asked=requirements(),
-        ),
+        asking(requirements()),
         id="fleet not fetched yet: nothing decided",
     ),
     pytest.param(
@@ -164,7 +143,7 @@ CASES = [
     ),
     pytest.param(
         request(traced_before(deployment(3), []), observed=SERVING),
-        _held("waiting for the clusters this deployment runs on", narrow_requirements("a", "b")),
+        asking(narrow_requirements("a", "b")),
         id="settled, nothing fetched: asks for its own clusters only, on the first call",
     ),
     pytest.param(
@@ -177,9 +156,9 @@ CASES = [
             },
             observed=SERVING,
         ),
-        # b is gone: the narrow decision would let B0 go and place anew, so it widens;
-        # until the fleet is in, everything composed is kept.
-        _held("waiting for the fleet", WIDENED),
+        # b is gone: the narrow decision would let B0 go and place anew, so it widens,
+        # asking for the fleet (this answer is not kept: the fleet is not in yet).
+        asking(WIDENED),
         id="settled, its cluster gone: widens to the fleet on the same call",
     ),
     pytest.param(
@@ -229,12 +208,7 @@ CASES = [
         request(deployment(1, pipeline=8), required=fetched(SMALL)),
         # Until the replicas on the clusters fetched are in, nothing is decided; it
         # asks for them, one list per cluster:
-        response(
-            conditions=[
-                condition("ReplicasScheduled", None, "WaitingForFleet", "waiting for the fleet")
-            ],
-            asked=requirements(*(f"c{i:02d}" for i in range(12))),
-        ),
+        asking(requirements(*(f"c{i:02d}" for i in range(12)))),
         id="clusters fetched, replicas not yet: nothing decided",
     ),
     pytest.param(
@@ -360,7 +334,8 @@ def test_a_replica_refused_by_its_cluster_shows_on_the_deployment() -> None:
         B0: refused,
     }
     req = request(deployment(3), required=fetched(FLEET, []), observed=running)
-    got = as_dict(run(FunctionRunner(), req))
+    # The answer Crossplane keeps: its own clusters are asked for by name too.
+    got = as_dict(final_response(FunctionRunner(), req))
     assert got["conditions"][2] == condition(
         "ReplicasAccepted",
         False,
@@ -385,7 +360,7 @@ def test_a_cluster_that_has_not_published_its_pools_keeps_its_replicas() -> None
         required=fetched([cluster("a", 4), restored], []),
         observed=running,
     )
-    got = as_dict(run(FunctionRunner(), req))
+    got = as_dict(final_response(FunctionRunner(), req))
     assert sorted(got["desired"]["resources"]) == sorted([A0, B0])
     kept = got["desired"]["resources"][B0]["resource"]
     assert kept["spec"] == running[B0]["spec"]

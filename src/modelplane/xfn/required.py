@@ -38,6 +38,37 @@ class State(enum.Enum):
     PRESENT = "Present"
 
 
+class Unfetched(Exception):  # noqa: N818 (a state, not a failure)
+    """A compose stops here: it has stated every requirement this request lets it
+    know, and one of them is not fetched yet (`stop_unless_fetched`).
+
+    Such a call is never the one Crossplane keeps (see `unfetched`), so the runner
+    answers it with the requirements alone and nothing after them is worth doing.
+    """
+
+
+def unfetched(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> list[str]:
+    """The requirements `rsp` states whose key `req` lacks, sorted: not fetched yet.
+
+    Crossplane's fetch loop (`FetchingFunctionRunner.RunFunction`) returns only a
+    response whose requirements equal those it fetched for that very request, and
+    it puts every key it fetched into the request (an empty list when nothing
+    matched). A response naming a key its request lacks is therefore never the
+    one returned: Crossplane fetches and calls again, keeping only its
+    requirements and its context. A key present with an empty list is not
+    unfetched: that answer may be final.
+    """
+    return sorted(name for name in rsp.requirements.resources if not received.fetched(req, name))
+
+
+def stop_unless_fetched(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    """Raise `Unfetched` when a requirement stated so far is not fetched yet. Call it
+    only where every requirement the full compose would state for this request has
+    been stated: requirements must not change with where a call stops."""
+    if unfetched(req, rsp):
+        raise Unfetched
+
+
 @dataclass(frozen=True)
 class Unreadable:
     """A required resource that did not parse: its name, and why.

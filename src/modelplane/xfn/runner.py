@@ -33,7 +33,7 @@ from pydantic import BaseModel
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import memo, received, report
+from modelplane.xfn import memo, received, report, required
 from modelplane.xfn.memo import digest
 from modelplane.xfn.structs import plain, to_dict
 
@@ -147,7 +147,11 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         try:
             with collector_paused():
                 self.compose(req, rsp)
+        except required.Unfetched:
+            return requirements_only(req, rsp)
         except Waiting as waiting:
+            if required.unfetched(req, rsp):
+                return requirements_only(req, rsp)
             # What was asked for stays asked for; what runs and what was published
             # stay as they are until it arrives.
             keep_observed(req, rsp)
@@ -158,6 +162,8 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
                 rsp, report.Condition(condition, waiting.status, reason, waiting.message)
             )
         except InvalidInputError as invalid:
+            if required.unfetched(req, rsp):
+                return requirements_only(req, rsp)
             # Start over, so nothing half-composed leaks out, but ask for the same
             # resources: Crossplane's fetch loop settles only while they stay the same.
             asked = rsp
@@ -172,6 +178,8 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
             rsp = response.to(req)
             report.fatal(rsp, Reason.INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}")
             return rsp
+        if required.unfetched(req, rsp):
+            return requirements_only(req, rsp)
         if self.unready_when_invalid and _is_false(rsp, self.validity_condition):
             rsp.desired.composite.ready = fnv1.READY_FALSE
         return rsp
@@ -180,6 +188,27 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Fill rsp from req. Bad input becomes conditions and events, never an exception
         other than InvalidInputError."""
+
+
+def requirements_only(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> fnv1.RunFunctionResponse:
+    """The answer to a call whose requirements are not all fetched (`required.unfetched`):
+    what the function was handed, unchanged (`response.to`), with the requirements and
+    the context the compose left in `rsp`.
+
+    Crossplane never keeps such a response: it fetches what was asked for and calls
+    again, carrying over only the requirements and the context. Whatever else the
+    compose decided would be thrown away, so none of it is sent (nor, where a
+    function stops early, computed). See design/required-resources.md.
+    """
+    out = response.to(req)
+    if rsp.HasField("context"):
+        out.context.CopyFrom(rsp.context)
+    else:
+        out.ClearField("context")
+    out.requirements.CopyFrom(rsp.requirements)
+    return out
 
 
 @contextmanager

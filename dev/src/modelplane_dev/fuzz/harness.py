@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
 
 from modelplane.xfn.runner import ComposeFunction
 from modelplane.xfn.structs import to_dict, to_struct
@@ -70,6 +71,116 @@ def run_function(runner: Runner, req: fnv1.RunFunctionRequest) -> fnv1.RunFuncti
     if isinstance(runner, ComposeFunction):
         return runner.run_function(req)
     return asyncio.run(runner.RunFunction(req, None))
+
+
+def final_response(
+    runner: Runner,
+    req: fnv1.RunFunctionRequest,
+    *,
+    world: fnv1.RunFunctionRequest | None = None,
+    limit: int = 5,
+) -> fnv1.RunFunctionResponse:
+    """The response Crossplane v2.3's fetch loop keeps (`FetchingFunctionRunner.
+    RunFunction`) in a world holding only the objects `req`'s fetched lists carry: a
+    requirement `req` has a list for is answered with that list, as it is; any other
+    from those objects (`_world`, `_select`), as the API server would.
+
+    Calls again while the requirements differ from the previous call's (none before
+    the first), as Crossplane does, `limit` calls at most; a call the loop does not
+    keep must answer its requirements alone (AssertionError otherwise). `world`, when
+    given, is the request whose lists stand for the world instead of `req`'s."""
+    source = world if world is not None else req
+    current = _copy(req)
+    previous: fnv1.Requirements | None = None
+    for _ in range(limit):
+        rsp = run_function(runner, current)
+        if any(r.severity == fnv1.SEVERITY_FATAL for r in rsp.results):
+            return rsp
+        asked = rsp.requirements if rsp.HasField("requirements") else None
+        if asked == previous:
+            return rsp
+        if any(name not in current.required_resources for name in rsp.requirements.resources):
+            discarded = (rsp.conditions, rsp.results, rsp.desired.resources)
+            assert not any(discarded), "a call lacking a required key answers requirements only"
+        previous = asked
+        objects = _world(source, asked)
+        current.ClearField("required_resources")
+        selectors = dict(asked.resources) if asked is not None else {}
+        for name in sorted(selectors):
+            found = current.required_resources[name]
+            found.SetInParent()
+            if name in source.required_resources:
+                found.CopyFrom(source.required_resources[name])
+                continue
+            selector = selectors[name]
+            seen: set[tuple[str, str, str, str]] = set()
+            for kind, item in objects:
+                key = _identity(item.resource)
+                if key in seen or kind != (selector.api_version, selector.kind):
+                    continue
+                if _select(selector, item.resource):
+                    seen.add(key)
+                    found.items.add().CopyFrom(item)
+        current.context.CopyFrom(rsp.context)
+    raise AssertionError(f"the requirements did not settle in {limit} calls")
+
+
+def _world(
+    req: fnv1.RunFunctionRequest, asked: fnv1.Requirements | None
+) -> list[tuple[tuple[str, str], fnv1.Resource]]:
+    """Every object `req`'s lists carry, with the kind it is stored as: the kind its
+    list was asked for by (a mutated object's own apiVersion may be garbage), else
+    its own."""
+    world: list[tuple[tuple[str, str], fnv1.Resource]] = []
+    for name in sorted(req.required_resources):
+        for item in req.required_resources[name].items:
+            if asked is not None and name in asked.resources:
+                selector = asked.resources[name]
+                kind = (selector.api_version, selector.kind)
+            else:
+                kind = _identity(item.resource)[:2]
+            world.append((kind, item))
+    return world
+
+
+def _fields(struct: struct_pb2.Struct, name: str) -> dict[str, struct_pb2.Value]:
+    value = struct.fields.get(name)
+    if value is None or value.WhichOneof("kind") != "struct_value":
+        return {}
+    return dict(value.struct_value.fields)
+
+
+def _text(fields: Mapping[str, struct_pb2.Value], name: str) -> str:
+    value = fields.get(name)
+    return value.string_value if value is not None else ""
+
+
+def _identity(obj: struct_pb2.Struct) -> tuple[str, str, str, str]:
+    """apiVersion, kind, namespace and name, each "" where unreadable."""
+    metadata = _fields(obj, "metadata")
+    top = dict(obj.fields)
+    namespace, name = _text(metadata, "namespace"), _text(metadata, "name")
+    return (_text(top, "apiVersion"), _text(top, "kind"), namespace, name)
+
+
+def _select(selector: fnv1.ResourceSelector, obj: struct_pb2.Struct) -> bool:
+    """Whether the API server would answer `selector`, of the kind `obj` is stored
+    as, with `obj`: by namespace, name and labels."""
+    _, _, namespace, name = _identity(obj)
+    if selector.HasField("namespace") and selector.namespace != namespace:
+        return False
+    if selector.WhichOneof("match") == "match_name":
+        return selector.match_name == name
+    if selector.WhichOneof("match") == "match_labels":
+        metadata = obj.fields.get("metadata")
+        labels = (
+            _fields(metadata.struct_value, "labels")
+            if metadata is not None and metadata.WhichOneof("kind") == "struct_value"
+            else {}
+        )
+        wanted = selector.match_labels.labels
+        return all(k in labels and _text(labels, k) == v for k, v in wanted.items())
+    return True
 
 
 def _copy(base: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRequest:
@@ -186,7 +297,8 @@ class Fuzzer:
     def check(self, mutated: Mutated) -> str | None:
         """What broke, or None when the function kept every promise."""
         try:
-            rsp = run_function(self._runner, mutated.request)
+            # The answer Crossplane keeps: a mutation may change what is asked for.
+            rsp = final_response(self._runner, mutated.request)
         except Exception as error:  # the whole point: nothing may escape
             return f"RunFunction raised {type(error).__name__}: {error}"
         fatal = [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]

@@ -22,13 +22,13 @@ from modelplane_models import InferenceClass, InferenceCluster
 from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool, Status
 
 from compose_inference_cluster.gateway import compose_gateway
-from compose_inference_cluster.health import report_reachable
+from compose_inference_cluster.health import report_reachable, require_replica_objects
 from compose_inference_cluster.provision import (
     compose_cloud,
     connection_secret,
     protect_from_replicas,
 )
-from compose_inference_cluster.replicas import placed_replicas
+from compose_inference_cluster.replicas import placed_replicas, require_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
 from modelplane.conventions import parse_scheduling
@@ -98,6 +98,11 @@ class FunctionRunner(ComposeFunction):
             found = required.resolve(req, requirement, InferenceClass)
             unreadable = found.unreadable[0].issues if found.unreadable else ()
             lookups[class_name] = ClassLookup(found.resolved, found.first(), unreadable)
+        # Every requirement, before anything is composed: what follows reads what
+        # they fetch, and a call lacking any is never kept (`required.Unfetched`).
+        require_replicas(rsp, name)
+        require_replica_objects(rsp, name)
+        required.stop_unless_fetched(req, rsp)
 
         cloud = compose_cloud(
             req, rsp, cluster, name, {c: lookup.found for c, lookup in lookups.items()}

@@ -43,10 +43,8 @@ def _through(obj: dict[str, Any], cluster: str) -> bool:
     return ref.get("kind") == objects.CLUSTER_PROVIDER_CONFIG_KIND and ref.get("name") == cluster
 
 
-def replica_objects(
-    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, cluster: str
-) -> list[dict[str, Any]]:
-    """The replicas' Objects on this cluster, in every namespace (none until fetched)."""
+def require_replica_objects(rsp: fnv1.RunFunctionResponse, cluster: str) -> None:
+    """Ask for the replicas' Objects on this cluster, in every namespace."""
     required.require_labelled(
         rsp,
         REPLICA_OBJECTS,
@@ -54,6 +52,13 @@ def replica_objects(
         objects.OBJECT_KIND,
         {LABEL_CLUSTER: cluster},
     )
+
+
+def replica_objects(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, cluster: str
+) -> list[dict[str, Any]]:
+    """The replicas' Objects on this cluster, in every namespace (none until fetched)."""
+    require_replica_objects(rsp, cluster)
     # Only what health reads: a cluster may run thousands of Objects, each carrying
     # its manifest twice (desired, and as the provider read it back).
     found = required.resolve_fields(req, REPLICA_OBJECTS, *_READ)

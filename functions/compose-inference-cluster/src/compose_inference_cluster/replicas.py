@@ -55,6 +55,11 @@ class Placed:
     unreadable: int = 0
 
 
+def require_replicas(rsp: fnv1.RunFunctionResponse, cluster: str) -> None:
+    """Ask for the ModelReplicas labelled as placed on `cluster`."""
+    required.require_labelled(rsp, REPLICAS, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: cluster})
+
+
 def placed_replicas(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
@@ -67,7 +72,7 @@ def placed_replicas(
     `tenancy` is None when the cluster's tenancy block is invalid: queues in the
     tenant namespace cannot be named then, and are left out (kept as observed).
     """
-    required.require_labelled(rsp, REPLICAS, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: cluster})
+    require_replicas(rsp, cluster)
     found = required.resolve(req, REPLICAS, ModelReplica)
     if not found.resolved:
         return Placed(known=False)

@@ -39,7 +39,6 @@ from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
-    Waiting,
     observed_composite,
     observed_resources,
     published,
@@ -71,7 +70,7 @@ class FunctionRunner(ComposeFunction):
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub)
         found = required.resolve(req, CLUSTER, InferenceCluster)
         if not found.resolved:
-            raise Waiting(f"waiting for InferenceCluster {hub}")
+            raise required.Unfetched
         hub_cluster = found.first()
         provider_config = _provider_config(hub_cluster, found.unreadable, hub)
         # Beside the hub cluster's own Objects: its kubeconfig Secret's namespace.

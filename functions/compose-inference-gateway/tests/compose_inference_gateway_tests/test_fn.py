@@ -261,14 +261,30 @@ def test_compose(req: Any, want: Obj) -> None:
 STATUS = published("http://models.example.com")
 
 
+def test_until_the_hub_is_fetched_it_asks_for_it_and_nothing_else() -> None:
+    """Never kept by Crossplane's fetch loop: the requirements and context only
+    (design/required-resources.md)."""
+    req = request(gateway(status=STATUS), observed=running("203.0.113.10"))
+    got = as_dict(run(FunctionRunner(), req))
+    assert got == {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "context": {},
+        "requirements": {
+            "resources": {
+                "inferencecluster": {
+                    "apiVersion": "modelplane.ai/v1alpha1",
+                    "kind": "InferenceCluster",
+                    "matchName": "hub",
+                }
+            }
+        },
+    }
+
+
 @pytest.mark.parametrize(
     ("found", "condition_"),
     [
-        pytest.param(
-            {},
-            condition("Valid", None, "WaitingForResources", "waiting for InferenceCluster hub"),
-            id="the hub not fetched yet",
-        ),
         pytest.param(
             {"inferencecluster": []},
             condition(

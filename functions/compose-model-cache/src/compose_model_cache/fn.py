@@ -45,7 +45,6 @@ from modelplane.workloads.render import tenant_namespace
 from modelplane.xfn import clock, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
-    Waiting,
     keep_observed,
     observed_composite,
     observed_resources,
@@ -74,7 +73,7 @@ class FunctionRunner(ComposeFunction):
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         replicas = required.resolve(req, REPLICAS, ModelReplica)
         if not (clusters.resolved and replicas.resolved):
-            raise Waiting("waiting for the fleet")
+            raise required.Unfetched
         report.set_condition(
             rsp, report.Condition(VALID, True, Reason.VALID, f"caches {cache.uri}")
         )

@@ -258,11 +258,14 @@ def test_bad_input_names_each_field_and_keeps_what_runs() -> None:
         assert rsp["desired"]["resources"][key]["resource"]["spec"] == obj["spec"]
 
 
-def test_until_the_fleet_is_fetched_it_keeps_what_runs() -> None:
+def test_until_the_fleet_is_fetched_it_asks_for_it_and_nothing_else() -> None:
+    """Never kept by Crossplane's fetch loop: the requirements and context only
+    (design/required-resources.md); what runs is kept by the call it does keep."""
     _, observed = unused(None)
     rsp = as_dict(run(FunctionRunner(), request(cache(), observed=observed)))
-    assert sorted(rsp["desired"]["resources"]) == sorted(observed)
-    assert conditions(rsp)["Cached"][:2] == ("UNKNOWN", "WaitingForResources")
+    assert sorted(rsp) == ["context", "desired", "meta", "requirements"]
+    assert sorted(rsp["requirements"]["resources"]) == ["inferenceclusters", "modelreplicas"]
+    assert rsp["desired"] == {}
 
 
 def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:

@@ -30,7 +30,6 @@ from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, MODEL_DEPLOYMENT, Reason
 from modelplane.scheduling import CacheView
 from modelplane.xfn import required
-from modelplane.xfn.runner import Waiting
 
 CACHE: Final = "modelcache"
 USAGE_KEY: Final = "usage-modelcache"
@@ -56,14 +55,14 @@ def cache_view(
     req: fnv1.RunFunctionRequest, deployment: ModelDeployment, clusters: list[InferenceCluster]
 ) -> CacheView | None:
     """What placement knows of the named cache; None without a cacheRef. Raises
-    `Waiting` until Crossplane has fetched it."""
+    `required.Unfetched` until Crossplane has fetched it."""
     name = cache_name(deployment)
     if name is None:
         return None
     namespace = (deployment.metadata.namespace if deployment.metadata else None) or ""
     found = required.resolve(req, CACHE, ModelCache)
     if not found.resolved:
-        raise Waiting(f"waiting for ModelCache {name}")
+        raise required.Unfetched
     unable = {
         cluster.metadata.name: why
         for cluster in clusters

@@ -68,7 +68,6 @@ from modelplane.scheduling.cel_engine import CelEngine
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
-    Waiting,
     keep_observed,
     observed_composite,
     observed_resources,
@@ -130,17 +129,16 @@ class FunctionRunner(ComposeFunction):
             # A settled deployment decides on its own clusters; a decision that keeps
             # every replica where it runs stands, any other widens to the fleet below.
             if not (narrow.clusters.resolved and narrow.replicas.resolved):
-                raise Waiting("waiting for the clusters this deployment runs on")
+                raise required.Unfetched
             outcome = self.decide(req, narrow, observed)
             if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
                 self.finish(req, rsp, outcome, observed, narrow=True)
                 return
         found = require_fleet(req, rsp, composite, observed)
         if not (found.clusters.resolved and found.replicas.resolved):
-            # A spec that cannot be read is said now, naming the field, not after the
-            # fleet it cannot be decided on (the requirements stay asked for).
-            read_deployment(observed_composite(req, ModelDeployment))
-            raise Waiting("waiting for the fleet")
+            # Every requirement is stated (the fleet's depend on nothing unfetched):
+            # an answer to this request is never kept (`required.Unfetched`).
+            raise required.Unfetched
         self.finish(req, rsp, self.decide(req, found, observed), observed, narrow=False)
 
     def decide(

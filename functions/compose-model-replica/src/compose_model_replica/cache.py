@@ -26,7 +26,6 @@ from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, SERVING, Reason
 from modelplane.workloads import CacheMount, ReplicaInput
 from modelplane.xfn import report, required
-from modelplane.xfn.runner import Waiting
 
 CACHE = "modelcache"
 FIELD = "spec.model.cacheRef.name"
@@ -60,7 +59,7 @@ def with_cache(
         return CacheState(replica, None)
     found = required.resolve(req, CACHE, ModelCache)
     if not found.resolved:
-        raise Waiting(f"waiting for ModelCache {name}")
+        raise required.Unfetched
     cache = found.first()
     if cache is None:
         detail = "; ".join(str(i) for u in found.unreadable for i in u.issues)

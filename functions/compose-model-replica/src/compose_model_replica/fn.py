@@ -53,7 +53,6 @@ from modelplane.workloads import (
 from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
-    Waiting,
     keep_observed,
     observed_composite,
     observed_resources,
@@ -166,7 +165,7 @@ class FunctionRunner(ComposeFunction):
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, name)
         found = required.resolve(req, CLUSTER, InferenceCluster)
         if not found.resolved:
-            raise Waiting(f"waiting for InferenceCluster {name}")
+            raise required.Unfetched
         cluster = found.first()
         if cluster is not None:
             return cluster
@@ -191,7 +190,7 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         found = required.resolve(req, PRIORITY_CLASSES)
         if not found.resolved:
-            raise Waiting("waiting for PriorityClasses")
+            raise required.Unfetched
         return found.items
 
 

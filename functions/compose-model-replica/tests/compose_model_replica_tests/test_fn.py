@@ -32,11 +32,6 @@ def unreadable_cluster() -> dict[str, Any]:
 
 REFUSALS = [
     pytest.param(
-        request(replica(), observed=RUNNING),
-        refused("UNKNOWN", "WaitingForResources", "waiting for InferenceCluster a", kept=True),
-        id="cluster not fetched yet",
-    ),
-    pytest.param(
         request(replica(), observed=RUNNING, required={"inferencecluster": []}),
         refused(
             "FALSE",
@@ -172,15 +167,35 @@ def test_a_replica_no_deployment_controls_is_not_rendered() -> None:
     assert "requirements" not in got
 
 
+def test_a_first_call_asks_for_its_cluster_and_nothing_else() -> None:
+    """Never kept by Crossplane's fetch loop (the cluster is not fetched yet): the
+    requirements and context only (design/required-resources.md)."""
+    got = as_dict(run(FunctionRunner(), request(replica(), observed=RUNNING)))
+    assert got == {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "context": {},
+        "requirements": {
+            "resources": {
+                "inferencecluster": {
+                    "apiVersion": "modelplane.ai/v1alpha1",
+                    "kind": "InferenceCluster",
+                    "matchName": "a",
+                }
+            }
+        },
+    }
+
+
 def test_a_refused_replica_keeps_publishing_where_it_is_reached() -> None:
     """A ModelEndpoint, and every route to the replica, follow status.url: a refusal
-    (here, waiting for the cluster) must not take it away."""
+    (here, its cluster not found) must not take it away."""
     published = {
         "namespace": "mp-ml",
         "workloads": [{"role": "workers", "kind": "Deployment", "name": "x", "available": True}],
         "url": "http://gw.example/mp-ml/kimi-488f6e0d09",
     }
-    for required in ({}, {"inferencecluster": []}):
+    for required in ({"inferencecluster": []},):
         req = request({**replica(), "status": published}, observed=RUNNING, required=required)
         got = as_dict(run(FunctionRunner(), req))
         assert got["desired"]["composite"]["resource"]["status"] == published

@@ -53,7 +53,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
-from modelplane.xfn import objects, received, report, required
+from modelplane.xfn import objects, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
     Waiting,
@@ -115,14 +115,9 @@ class FunctionRunner(ComposeFunction):
         service: Service,
         gateway_name: str,
     ) -> None:
+        # Everything `require` asked for, or nothing is decided (`required.Unfetched`).
+        required.stop_unless_fetched(req, rsp)
         found = required.resolve(req, GATEWAY, InferenceGateway)
-        names = [e.deployment for e in service.entries if e.deployment is not None]
-        requirements = [GATEWAY, ENDPOINTS, *map(deployment_requirement, names)]
-        if service.hostname:
-            requirements.append(SERVICES)
-        waiting = [r for r in requirements if not received.fetched(req, r)]
-        if waiting:
-            raise Waiting(f"waiting for {', '.join(waiting)}")
         gateway = found.first()
         if gateway is None:
             why = "; ".join(str(i) for u in found.unreadable for i in u.issues)
@@ -173,7 +168,7 @@ class FunctionRunner(ComposeFunction):
         required.require_named(rsp, HUB_CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub.cluster)
         found = required.resolve(req, HUB_CLUSTER, InferenceCluster)
         if not found.resolved:
-            raise Waiting(f"waiting for InferenceCluster {hub.cluster}")
+            raise required.Unfetched
         cluster = found.first()
         where = f"InferenceCluster {hub.cluster!r} (the hub of InferenceGateway {hub.name})"
         if cluster is None:

@@ -106,14 +106,17 @@ def test_the_oldest_service_keeps_a_hostname() -> None:
     assert {c["type"]: c["status"] for c in got["conditions"]}["Valid"] == "STATUS_CONDITION_TRUE"
 
 
-def test_waiting_for_what_it_asked_for_keeps_everything() -> None:
+def test_until_what_it_asked_for_is_fetched_it_answers_its_requirements_only() -> None:
+    """Never kept by Crossplane's fetch loop (design/required-resources.md)."""
     got = as_dict(run(FunctionRunner(), request(service(), observed=RUNNING)))
-    assert sorted(got["desired"]["resources"]) == sorted(RUNNING)
     # The hub cluster is asked for once the gateway says which it is.
     resources = {k: v for k, v in REQUIREMENTS["resources"].items() if k != "hubcluster"}
-    assert got["requirements"] == {"resources": resources}
-    (routed,) = got["conditions"]
-    assert (routed["type"], routed["reason"]) == ("Routed", "WaitingForResources")
+    assert got == {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "context": {},
+        "requirements": {"resources": resources},
+    }
 
 
 @pytest.mark.parametrize(
