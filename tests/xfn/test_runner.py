@@ -195,7 +195,7 @@ class AsksThenWaits(ComposeFunction):
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         response.require_resources(rsp, "things", "v1", "Thing")
         rsp.desired.resources["new"].resource.update({"apiVersion": "v1", "kind": "New"})
-        raise Waiting("waiting for things")
+        raise Waiting("waiting for things", reason="ThingsNotReady")
 
 
 def test_waiting_holds_what_runs_keeps_what_was_asked_and_says_what_it_awaits() -> None:
@@ -213,7 +213,7 @@ def test_waiting_holds_what_runs_keeps_what_was_asked_and_says_what_it_awaits() 
         {
             "type": "Routed",
             "status": "STATUS_CONDITION_UNKNOWN",
-            "reason": "WaitingForResources",
+            "reason": "ThingsNotReady",
             "message": "waiting for things",
             "target": "TARGET_COMPOSITE",
         }
@@ -222,7 +222,6 @@ def test_waiting_holds_what_runs_keeps_what_was_asked_and_says_what_it_awaits() 
 
 class WaitsOnAFalseCondition(ComposeFunction):
     validity_condition = "Valid"
-    waiting_reason = "WaitingForFleet"
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         raise Waiting("the gateway is gone", status=False, reason="GatewayNotFound")
@@ -265,7 +264,7 @@ class Returns(ComposeFunction):
         rsp.desired.resources["new"].resource.update({"apiVersion": "v1", "kind": "New"})
         report.set_condition(rsp, report.Condition("Valid", True, "Fine", "composed"))
         if self.outcome == "waiting":
-            raise Waiting("waiting for things")
+            raise Waiting("waiting for things", reason="ThingsNotReady")
         if self.outcome == "invalid":
             raise InvalidInputError.at("spec.x", "is wrong")
         if self.outcome == "unfetched":

@@ -126,7 +126,6 @@ class Reason:
     INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"
     # The decision's CEL budget of cost units ran out (parsing, checking or evaluating).
     CEL_BUDGET_EXCEEDED: Final = "CELBudgetExceeded"
-    WAITING_FOR_FLEET: Final = "WaitingForFleet"
     CLUSTER_UNREADABLE: Final = "ClusterUnreadable"
     REPLICA_UNREADABLE: Final = "ReplicaUnreadable"
     # A composed ModelReplica whose status is not a Kubernetes status: what was composed
@@ -200,7 +199,6 @@ class Reason:
     MODEL_CACHE_NOT_READY: Final = "ModelCacheNotReady"
 
     # Any function.
-    WAITING_FOR_RESOURCES: Final = "WaitingForResources"
     INTERNAL_ERROR: Final = "InternalError"
     REQUEST_TOO_LARGE: Final = "RequestTooLarge"
 
@@ -213,9 +211,7 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.REPLICAS_NOT_READY,
         Reason.WORKLOAD_NOT_AVAILABLE,
         Reason.WORKLOAD_COMPOSED,
-        Reason.WAITING_FOR_FLEET,
         Reason.WAITING_FOR_CLASSES,
-        Reason.WAITING_FOR_RESOURCES,
         Reason.CHECKING_PREREQUISITES,
         Reason.INSTALLING_STACK,
         Reason.GATEWAY_NOT_PROGRAMMED,

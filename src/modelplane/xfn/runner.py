@@ -46,13 +46,13 @@ class Waiting(Exception):  # noqa: N818 (a state, not a failure)
 
     Nothing can be decided, so the runner holds: it re-emits what was composed and
     what the composite published, and reports `message` on the function's
-    `waiting_condition`, status Unknown with its `waiting_reason` unless the raiser
-    says otherwise (a gateway that is not found is waited for, but False).
+    `waiting_condition` with the raiser's `reason`, status Unknown unless the raiser
+    says otherwise (a gateway that is not found is waited for, but False). A
+    resource not fetched yet is not waited for here: `required.Unfetched` answers
+    Crossplane's fetch loop with the requirements alone.
     """
 
-    def __init__(
-        self, message: str, *, status: bool | None = None, reason: str | None = None
-    ) -> None:
+    def __init__(self, message: str, *, reason: str, status: bool | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
@@ -90,9 +90,8 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     """
 
     validity_condition: ClassVar[str]
-    # The condition, and its reason, that say what a `Waiting` compose waits for.
+    # The condition that says what a `Waiting` compose waits for.
     waiting_condition: ClassVar[str | None] = None
-    waiting_reason: ClassVar[str] = Reason.WAITING_FOR_RESOURCES
     published_status: ClassVar[tuple[str, ...]] = ()
     # Whether a False validity condition makes the composite not Ready. A platform
     # object that is invalid is not ready, whatever it composed; a ModelDeployment
@@ -157,9 +156,8 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
             keep_observed(req, rsp)
             keep_status(req, rsp, self.published_status)
             condition = self.waiting_condition or self.validity_condition
-            reason = waiting.reason or self.waiting_reason
             report.set_condition(
-                rsp, report.Condition(condition, waiting.status, reason, waiting.message)
+                rsp, report.Condition(condition, waiting.status, waiting.reason, waiting.message)
             )
         except InvalidInputError as invalid:
             if required.unfetched(req, rsp):

@@ -98,7 +98,6 @@ class Outcome:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = REPLICAS_SCHEDULED
-    waiting_reason = Reason.WAITING_FOR_FLEET
     published_status = published(ModelDeployment)
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.
