@@ -29,6 +29,8 @@ from typing import Any
 
 from google.protobuf import struct_pb2
 
+from modelplane.xfn.wire import ONE_BYTE, varint
+
 # Field keys (number << 3 | wire type) of Struct, Value and ListValue.
 _ENTRY = b"\x0a"  # Struct.fields (a map entry), ListValue.values: field 1, length-delimited
 _ENTRY_VALUE = b"\x12"  # a map entry's value: field 2, length-delimited
@@ -41,25 +43,10 @@ _STRUCT = b"\x2a"  # Value.struct_value: field 5, length-delimited
 _LIST = b"\x32"  # Value.list_value: field 6, length-delimited
 
 _double = struct.Struct("<d").pack
-_ONE_BYTE = [bytes((size,)) for size in range(0x80)]
 
 
 class UnsupportedValueError(Exception):
     """The data holds something this walk leaves to `Struct.update`."""
-
-
-def _size(size: int) -> bytes:
-    """A length as a varint."""
-    if size < 0x80:
-        return _ONE_BYTE[size]
-    if size < 0x4000:
-        return bytes(((size & 0x7F) | 0x80, size >> 7))
-    out = bytearray()
-    while size > 0x7F:
-        out.append((size & 0x7F) | 0x80)
-        size >>= 7
-    out.append(size)
-    return bytes(out)
 
 
 def _probe_order() -> Callable[[str], bytes] | None:
@@ -117,13 +104,13 @@ def _sort_key(key: str) -> bytes:
 def _entry_head(key: str) -> bytes:
     """What leads a map entry's value: the key field, then the value's field key."""
     encoded = key.encode()
-    return _ENTRY + _size(len(encoded)) + encoded + _ENTRY_VALUE
+    return _ENTRY + varint(len(encoded)) + encoded + _ENTRY_VALUE
 
 
 @functools.lru_cache(maxsize=16384)
 def _short_string(value: str) -> bytes:
     encoded = value.encode()
-    return _STRING + _size(len(encoded)) + encoded
+    return _STRING + varint(len(encoded)) + encoded
 
 
 _SHORT = 64
@@ -146,9 +133,9 @@ def _fields(value: dict[str, Any]) -> bytes:
         body = _value(value[key])
         head = _entry_head(key)
         size = len(body)
-        body_size = _ONE_BYTE[size] if size < 0x80 else _size(size)
+        body_size = ONE_BYTE[size] if size < 0x80 else varint(size)
         size += len(head) + len(body_size)
-        parts += (_ENTRY, _ONE_BYTE[size] if size < 0x80 else _size(size), head, body_size, body)
+        parts += (_ENTRY, ONE_BYTE[size] if size < 0x80 else varint(size), head, body_size, body)
     return b"".join(parts)
 
 
@@ -160,11 +147,11 @@ def _value(value: Any) -> bytes:
         if len(value) < _SHORT:
             return _short_string(value)
         encoded = value.encode()
-        return _STRING + _size(len(encoded)) + encoded
+        return _STRING + varint(len(encoded)) + encoded
     if kind is dict:
         body = _fields(value)
         size = len(body)
-        return _STRUCT + (_ONE_BYTE[size] if size < 0x80 else _size(size)) + body
+        return _STRUCT + (ONE_BYTE[size] if size < 0x80 else varint(size)) + body
     if kind is int or kind is float:
         return _NUMBER + _double(value)
     if kind is bool:
@@ -174,10 +161,10 @@ def _value(value: Any) -> bytes:
         for item in value:
             encoded = _value(item)
             size = len(encoded)
-            parts += (_ENTRY, _ONE_BYTE[size] if size < 0x80 else _size(size), encoded)
+            parts += (_ENTRY, ONE_BYTE[size] if size < 0x80 else varint(size), encoded)
         body = b"".join(parts)
         size = len(body)
-        return _LIST + (_ONE_BYTE[size] if size < 0x80 else _size(size)) + body
+        return _LIST + (ONE_BYTE[size] if size < 0x80 else varint(size)) + body
     if value is None:
         return _NULL
     raise UnsupportedValueError(f"a value of type {kind.__name__}")

@@ -33,8 +33,16 @@ LENGTH_DELIMITED = 2
 _FIXED32 = 5
 
 
+# Every one-byte varint, made once: most lengths in a Struct are under 128.
+ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+
+
 def varint(value: int) -> bytes:
     """`value` (not negative) as a varint: seven bits a byte, low bits first."""
+    if value < 0x80:
+        return ONE_BYTE[value]
+    if value < 0x4000:
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
