@@ -67,12 +67,16 @@ def test_serves_run_function(served: tuple[str, str]) -> None:
         # names what it cannot read and keeps what it composed.
         "compose-inference-cluster": "condition PoolsResolved=False",
         "compose-model-replica": "condition Accepted=False",
-        # The fleet scheduler reads the spec before it waits for the fleet, so an
-        # unreadable one is named at once, not after the fetch.
-        "compose-model-deployment": "condition ReplicasScheduled=False",
+        # The fleet scheduler asks for the fleet before it reads the spec: a call
+        # without it is never the one Crossplane's fetch loop keeps, so it answers
+        # its requirements alone (design/required-resources.md), and the spec it
+        # cannot read is named on the call that has the fleet.
+        "compose-model-deployment": "requires inferenceclusters, modelreplicas, priorityclasses",
         "compose-model-cache": "condition Valid=False",
     }
     got = [f"fatal {r.reason}" for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
     names = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_UNKNOWN: "Unknown"}
     got += [f"condition {c.type}={names.get(c.status, 'False')}" for c in rsp.conditions]
+    if not got and rsp.requirements.resources:
+        got = [f"requires {', '.join(sorted(rsp.requirements.resources))}"]
     assert got == [answers[name]]
