@@ -221,12 +221,7 @@ class Writer:
                 text = values.get(value) or scalars.value(value, indent, indent + len(written) + 1)
                 append(f"{prefix}{written}:{text}")
             elif kind is dict or kind is list:
-                # PyYAML writes a dict or list met twice in one document as an
-                # anchor and an alias; that is left to it.
-                count = len(seen)
-                seen.add(id(value))
-                if len(seen) == count:
-                    raise UnsupportedError(_TWICE)
+                _meet(value, seen)
                 if not value:
                     append(f"{prefix}{written}: {{}}" if kind is dict else f"{prefix}{written}: []")
                 elif kind is dict:
@@ -257,10 +252,7 @@ class Writer:
                 text = values.get(value) or scalars.value(value, indent, indent + 1)
                 append(f"{prefix}-{text}")
             elif kind is dict or kind is list:
-                count = len(seen)
-                seen.add(id(value))
-                if len(seen) == count:
-                    raise UnsupportedError(_TWICE)
+                _meet(value, seen)
                 if not value:
                     append(f"{prefix}- {{}}" if kind is dict else f"{prefix}- []")
                 elif kind is dict:
@@ -272,3 +264,12 @@ class Writer:
             else:
                 append(f"{prefix}-{scalars.other(value, indent, indent + 1)}")
             prefix = pad
+
+
+def _meet(container: object, seen: set[int]) -> None:
+    """Note a dict or list as written. PyYAML writes one met twice in a document as an
+    anchor and an alias; such a document is left to it."""
+    count = len(seen)
+    seen.add(id(container))
+    if len(seen) == count:
+        raise UnsupportedError(_TWICE)
