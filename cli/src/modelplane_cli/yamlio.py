@@ -17,7 +17,6 @@ Writing is `yaml_writer`'s: PyYAML's safe dumper's bytes, several times faster.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,15 +250,12 @@ _DUMP_OPTIONS: dict[str, Any] = {
     "allow_unicode": True,
     "width": yaml_writer.WIDTH,
 }
-# One writer, so that `-o diff`'s many `dump` calls share its cache of scalar texts;
-# its PyYAML emitter holds state while it writes a scalar, hence the lock.
-_writer = yaml_writer.Writer()
-_writing = threading.Lock()
 
 
 def _write(documents: list[dict[str, Any]], *, explicit_start: bool) -> str:
-    with _writing:
-        return _writer.write(documents, explicit_start=explicit_start)
+    # A writer per call: its cache of scalar texts lives as long as the text it
+    # writes, and no state is shared between threads or calls.
+    return yaml_writer.Writer().write(documents, explicit_start=explicit_start)
 
 
 def dump_all(objects: Iterable[Mapping[str, Any]]) -> str:
