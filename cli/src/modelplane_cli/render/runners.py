@@ -246,7 +246,9 @@ class GrpcFunctions:
 def _handler(runner: Runner) -> grpc.RpcMethodHandler:
     """The FunctionRunnerService: the runner's synchronous entry given each request as
     it arrived, on the server's handler thread; else its RunFunction, on a loop of that
-    thread's own, given the request parsed."""
+    thread's own, given the request parsed and no servicer context, as in-process calls
+    give it (this server's context is grpcio's synchronous one, which a RunFunction
+    written for the SDK's grpc.aio server cannot await), so both modes answer alike."""
     direct = _bytes_runner(runner)
 
     def run_function(request: bytes, context: grpc.ServicerContext) -> fnv1.RunFunctionResponse:
@@ -256,7 +258,7 @@ def _handler(runner: Runner) -> grpc.RpcMethodHandler:
                 response = direct.run_function_serialized(request, True)
             else:
                 parsed = fnv1.RunFunctionRequest.FromString(request)
-                response = asyncio.run(runner.RunFunction(parsed, context))
+                response = asyncio.run(runner.RunFunction(parsed, None))
             return _checked(response)
         except FunctionCallError as exc:
             context.abort(grpc.StatusCode.UNKNOWN, exc.details)
