@@ -62,9 +62,11 @@ def unfetched(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> li
 
 
 def stop_unless_fetched(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-    """Raise `Unfetched` when a requirement stated so far is not fetched yet. Call it
-    only where every requirement the full compose would state for this request has
-    been stated: requirements must not change with where a call stops."""
+    """Raise `Unfetched` when a requirement stated so far is not fetched yet. Such an
+    answer is never the one Crossplane keeps, so a requirement stated only after
+    something fetched is read (a deployment's per-cluster replicas) may come on a
+    later call; what a call states before it stops must be what the full compose
+    states for the same request, or the fetch loop does not settle."""
     if unfetched(req, rsp):
         raise Unfetched
 

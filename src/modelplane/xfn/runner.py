@@ -41,8 +41,8 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class Waiting(Exception):  # noqa: N818 (a state, not a failure)
-    """What the function needs is not there yet, most often a required resource
-    Crossplane has not fetched (`required.State.UNRESOLVED`, which is not "absent").
+    """What the function needs was fetched but cannot be used yet (a gateway not
+    found or not ready).
 
     Nothing can be decided, so the runner holds: it re-emits what was composed and
     what the composite published, and reports `message` on the function's

@@ -100,8 +100,11 @@ def final_response(
         if asked == previous:
             return rsp
         if any(name not in current.required_resources for name in rsp.requirements.resources):
-            discarded = (rsp.conditions, rsp.results, rsp.desired.resources)
-            assert not any(discarded), "a call lacking a required key answers requirements only"
+            # Requirements and context only: the desired state it was handed, unchanged.
+            discarded = (rsp.conditions, rsp.results)
+            assert not any(discarded) and rsp.desired == current.desired, (
+                "a call lacking a required key answers requirements only"
+            )
         previous = asked
         objects = _world(source, asked)
         current.ClearField("required_resources")

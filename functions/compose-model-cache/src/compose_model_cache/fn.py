@@ -58,7 +58,6 @@ REPLICAS = "modelreplicas"
 
 class FunctionRunner(ComposeFunction):
     validity_condition = VALID
-    waiting_condition = CACHED
     published_status = published(ModelCache)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:

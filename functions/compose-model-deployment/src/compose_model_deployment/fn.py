@@ -135,8 +135,8 @@ class FunctionRunner(ComposeFunction):
                 return
         found = require_fleet(req, rsp, composite, observed)
         if not (found.clusters.resolved and found.replicas.resolved):
-            # Every requirement is stated (the fleet's depend on nothing unfetched):
-            # an answer to this request is never kept (`required.Unfetched`).
+            # What the fleet needs next depends on the lists not fetched yet; an
+            # answer to this request is never kept (`required.Unfetched`).
             raise required.Unfetched
         self.finish(req, rsp, self.decide(req, found, observed), observed, narrow=False)
 
