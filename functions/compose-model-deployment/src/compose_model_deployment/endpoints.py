@@ -60,7 +60,7 @@ def endpoint_status(
         url = replica_url(observed.get(replica.name))
         if url is None and serving_now[replica.name]:
             # A serving replica whose status cannot be read: its endpoint is held
-            # (replicas.serves), with the URL it was composed with.
+            # (replicas.Statuses.serves), with the URL it was composed with.
             url = held_url(observed.get(endpoint_key(replica.name)))
         if url is not None:
             entries.append(
