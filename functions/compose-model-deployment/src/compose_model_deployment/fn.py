@@ -29,16 +29,14 @@ from compose_model_deployment.cache import (
 )
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
 from compose_model_deployment.fleet import REPLICAS, Fleet, require_fleet, require_own
-from compose_model_deployment.kept import Kept, content_key
+from compose_model_deployment.kept import Kept
 from compose_model_deployment.replicas import (
-    Statuses,
     compose_replica,
     placements,
-    refusal,
     replica_object,
-    unreadable_statuses,
 )
 from compose_model_deployment.settled import carries_wide, keeps, settled_clusters
+from compose_model_deployment.statuses import Statuses, unreadable_statuses
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
@@ -114,7 +112,7 @@ class FunctionRunner(ComposeFunction):
         # Requirements depend only on the composite, the observed replicas and what
         # was fetched, so Crossplane's fetch loop settles (`fleet`, `settled`).
         observed = observed_resources(req)
-        statuses = Statuses(observed)
+        statuses = Statuses(observed, self.kept.statuses)
         composite = observed_composite(req)
         own = None if _traced_raw(req, composite) else settled_clusters(req, statuses, self.kept)
         narrow = require_own(req, rsp, own, self.kept) if own is not None else None
@@ -142,7 +140,7 @@ class FunctionRunner(ComposeFunction):
         deployment = observed_composite(req, ModelDeployment)
         cache = cache_view(req, deployment, clusters.items)
 
-        composed = composed_replicas(statuses.observed, self.kept)
+        composed = composed_replicas(statuses, self.kept)
         wanted = self.kept.deployment(deployment)
         fleet = read_fleet(
             clusters.items,
@@ -200,19 +198,19 @@ class FunctionRunner(ComposeFunction):
             )
 
 
-def composed_replicas(observed: dict[str, dict[str, Any]], kept: Kept) -> dict[str, ModelReplica]:
+def composed_replicas(statuses: Statuses, kept: Kept) -> dict[str, ModelReplica]:
     """What Crossplane observed this deployment to have composed, by composition
     resource name: this deployment's replicas. InvalidInputError for any it cannot
     read, since nothing can be decided without knowing what runs. A replica's model
     is kept by the data it was read from (shared: callers never change a model)."""
     composed: dict[str, ModelReplica] = {}
     problems: list[Issue] = []
-    for key, obj in sorted(observed.items()):
+    for key, obj in sorted(statuses.observed.items()):
         if is_endpoint(obj) or key == USAGE_KEY:
             continue
         try:
             composed[key] = kept.replicas.get_or_make(
-                content_key(obj), partial(parse_object, ModelReplica, obj)
+                statuses.key(key), partial(parse_object, ModelReplica, obj)
             )
         except InvalidInputError as invalid:
             problems.extend(issue.under(f"{REPLICAS}[{key}]") for issue in invalid.issues)
@@ -280,9 +278,8 @@ def emit(
 
     ready = sum(serving_now.values())
     endpoints = endpoint_status(decision, observed, serving_now)
-    compose_endpoints(
-        rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
-    )
+    name = (deployment.metadata.name if deployment.metadata else None) or ""
+    compose_endpoints(rsp, name, endpoints, observed, kept)
     if carried is not None:
         match_trace = carried.matchTrace
         match_omitted = carried.matchTraceOmitted
@@ -309,7 +306,7 @@ def emit(
 
     report.set_condition(rsp, decision.condition)
     report.set_condition(rsp, ready_condition(ready, decision.placed, wanted))
-    refusals = {r.name: refusal(observed.get(r.name)) for r in decision.replicas}
+    refusals = {r.name: statuses.refusal(r.name) for r in decision.replicas}
     report.set_condition(rsp, accepted_condition(refusals))
     if decision.progress is not None:
         report.set_condition(rsp, decision.progress)

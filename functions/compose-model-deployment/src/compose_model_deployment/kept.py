@@ -14,27 +14,30 @@ miss costs what reading always cost. Every memo is bounded and owned by the runn
   models are never changed once read.
 - Facts of a fetched list (its unreachable clusters, its serving replicas), by the
   digests of the list's objects (`required.Required.digests`).
-- This deployment's observed replicas read into their model, by the marshalled
-  plain data they were read from: equal bytes decode to an equal object.
-- The Struct each composed replica is emitted as, by the marshalled plain object it
-  is built from.
+- This deployment's observed replicas read into their model, and what their
+  statuses say (`statuses`), by the marshalled plain data they were read from
+  (`statuses.content_key`): equal bytes decode to an equal object.
+- The Struct each composed resource (a replica, an endpoint) is emitted as, by the
+  marshalled plain object it is built from (`compose`).
 """
 
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-import marshal
 import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from modelplane_models import ModelDeployment, ModelReplica
 
+from compose_model_deployment.statuses import StatusFacts, content_key
 from modelplane.scheduling import Deployment, read_deployment
-from modelplane.xfn.memo import BoundedMemo, digest_bytes
+from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.required import Required
 
+B = TypeVar("B")
 S = TypeVar("S")
 T = TypeVar("T")
 V = TypeVar("V")
@@ -71,14 +74,6 @@ class ByIdentity(Generic[S, V]):
         return value
 
 
-def content_key(obj: Any) -> bytes:
-    """A key for plain data (dicts, lists, strings, numbers, booleans, None): a digest
-    of its marshalled bytes. Equal bytes decode to equal data with the same types and
-    key order; equal data may marshal differently (shared strings are written as
-    references), which only costs a miss."""
-    return digest_bytes(marshal.dumps(obj))
-
-
 class Kept:
     """What one runner keeps between its calls (see the module's docstring)."""
 
@@ -86,7 +81,8 @@ class Kept:
         self.deployments = ByIdentity[ModelDeployment, Deployment](DEPLOYMENTS)
         self.lists = BoundedMemo[tuple[str, tuple[bytes, ...]], frozenset[Any]](LISTS)
         self.replicas = BoundedMemo[bytes, ModelReplica](REPLICAS)
-        self.structs = BoundedMemo[bytes, struct_pb2.Struct](REPLICAS)
+        self.structs = BoundedMemo[tuple[str, bytes], struct_pb2.Struct](REPLICAS)
+        self.statuses = BoundedMemo[bytes, StatusFacts](REPLICAS)
 
     def deployment(self, model: ModelDeployment) -> Deployment:
         """`read_deployment(model)`; InvalidInputError as it raises it (never kept)."""
@@ -102,3 +98,27 @@ class Kept:
             # Not read into a model here, or merged from such lists: no key to keep it by.
             return read(found)
         return self.lists.get_or_make((fact, digests), lambda: read(found))
+
+    def compose(
+        self,
+        desired: fnv1.Resource,
+        how: str,
+        body: B,
+        build: Callable[[fnv1.Resource, B], None],
+    ) -> None:
+        """`build(desired, body)`, where `build` sets a resource from the plain data
+        `body` alone and `how` names the way it does. Into an empty `desired` (what a
+        function composing a resource first meets), the Struct `build` made for the
+        same `how` and body before is copied; into one that holds something already,
+        which `build` may merge with, `build` writes itself."""
+        if desired.resource.fields:
+            build(desired, body)
+            return
+        key = (how, content_key(body))
+        made = self.structs.get(key)
+        if made is None:
+            scratch = fnv1.Resource()
+            build(scratch, body)
+            made = scratch.resource
+            self.structs.put(key, made)
+        desired.resource.CopyFrom(made)

@@ -16,16 +16,11 @@ from modelplane_models import ModelDeployment, ModelReplica
 from modelplane_models.model_deployment import Placement, Workers
 from pydantic import BaseModel
 
-from compose_model_deployment.endpoints import endpoint_key
-from compose_model_deployment.kept import Kept, content_key
+from compose_model_deployment.kept import Kept
 from modelplane.core.observed import (
-    condition_is,
-    conditions_problem,
-    find_condition,
     first_condition,
 )
 from modelplane.core.vocabulary import (
-    ACCEPTED,
     ANNOTATION_REVISION,
     API_VERSION,
     LABEL_MODEL_CACHE,
@@ -107,80 +102,12 @@ def replica_object(
 
 def compose_replica(desired: fnv1.Resource, composed: dict[str, Any], kept: Kept) -> None:
     """Set `desired` to the ModelReplica `composed`, through the generated model: never
-    compose what our own XRD would reject. The Struct is built once per object
-    (`Kept.structs`) and copied into an empty `desired`; `resource.update` of the
-    validated model into an empty Struct gives exactly that Struct."""
-    if desired.resource.fields:
-        # Something is there already, which `update` merges with: built here.
-        update_resource(desired, ModelReplica.model_validate(composed))
-        return
-    key = content_key(composed)
-    built = kept.structs.get(key)
-    if built is None:
-        scratch = fnv1.Resource()
-        update_resource(scratch, ModelReplica.model_validate(composed))
-        built = scratch.resource
-        kept.structs.put(key, built)
-    desired.resource.CopyFrom(built)
+    compose what our own XRD would reject. Built once per object (`Kept.compose`)."""
+    kept.compose(desired, MODEL_REPLICA, composed, _validated)
 
 
-def refusal(observed: dict[str, Any] | None) -> str | None:
-    """Why an observed ModelReplica's cluster did not accept it, or None."""
-    accepted = find_condition(observed, ACCEPTED)
-    if accepted is None or accepted.status != "False":
-        return None
-    return f"{accepted.reason or ''}: {accepted.message or ''}"
-
-
-def serving(observed: dict[str, Any] | None) -> bool:
-    """Whether an observed ModelReplica reports its model serving."""
-    return condition_is(observed, SERVING, "True")
-
-
-class Statuses:
-    """The observed composed resources' statuses as one call reads them, each read
-    once: a deciding call asks whether the same replica serves up to three times
-    (settled, running, emitted)."""
-
-    def __init__(self, observed: dict[str, dict[str, Any]]) -> None:
-        self.observed = observed
-        self._problems: dict[str, str | None] = {}
-        self._serves: dict[str, bool] = {}
-
-    def problem(self, name: str) -> str | None:
-        """Why the composed resource `name`'s status cannot be read, or None."""
-        if name not in self._problems:
-            self._problems[name] = conditions_problem(self.observed.get(name))
-        return self._problems[name]
-
-    def serves(self, name: str) -> bool:
-        """Whether the composed ModelReplica `name` serves, as far as can be known.
-
-        A status that cannot be read says nothing new, so what was composed from the
-        last one stands (the hold rule for bad input): the replica serves while the
-        ModelEndpoint composed only for a serving replica is still there. Reading it
-        as not serving would drop that endpoint, and the route to a replica that may
-        serve.
-        """
-        found = self._serves.get(name)
-        if found is None:
-            if self.problem(name) is not None:
-                found = endpoint_key(name) in self.observed
-            else:
-                found = serving(self.observed.get(name))
-            self._serves[name] = found
-        return found
-
-
-def unreadable_statuses(statuses: Statuses, serving_now: dict[str, bool]) -> list[str]:
-    """A Warning's message for each placed replica whose status cannot be read."""
-    messages: list[str] = []
-    for name, serves_now in sorted(serving_now.items()):
-        problem = statuses.problem(name)
-        if problem is not None:
-            held = "its ModelEndpoint is held" if serves_now else "it is read as not serving"
-            messages.append(f"ModelReplica {name}: {problem}; {held} until it can be read")
-    return messages
+def _validated(desired: fnv1.Resource, composed: dict[str, Any]) -> None:
+    update_resource(desired, ModelReplica.model_validate(composed))
 
 
 def serving_replicas(replicas: Required[ModelReplica]) -> frozenset[tuple[str, str]]:

@@ -27,7 +27,7 @@ from compose_model_deployment.cache import USAGE_KEY
 from compose_model_deployment.endpoints import is_endpoint
 from compose_model_deployment.fleet import CLUSTERS, REPLICAS, recorded_cluster
 from compose_model_deployment.kept import Kept
-from compose_model_deployment.replicas import Statuses
+from compose_model_deployment.statuses import Statuses
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import ANNOTATION_REVISION, MODEL_REPLICA
 from modelplane.scheduling import Decision, Origin
