@@ -12,7 +12,7 @@ deployment drops it on its next.
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.model_deployment import EndpointStatus
@@ -26,6 +26,10 @@ from modelplane.core.vocabulary import (
     MODEL_ENDPOINT,
 )
 from modelplane.scheduling import Decision
+
+if TYPE_CHECKING:
+    # Only a type here: what the runner keeps reads statuses, which name endpoints.
+    from compose_model_deployment.kept import Kept
 
 ENDPOINT_KEY_PREFIX = "endpoint-"
 
@@ -60,7 +64,7 @@ def endpoint_status(
         url = replica_url(observed.get(replica.name))
         if url is None and serving_now[replica.name]:
             # A serving replica whose status cannot be read: its endpoint is held
-            # (replicas.serves), with the URL it was composed with.
+            # (statuses.Statuses.serves), with the URL it was composed with.
             url = held_url(observed.get(endpoint_key(replica.name)))
         if url is not None:
             entries.append(
@@ -79,28 +83,33 @@ def compose_endpoints(
     deployment: str,
     entries: list[EndpointStatus],
     observed: dict[str, dict[str, Any]],
+    kept: "Kept",
 ) -> None:
-    """A ModelEndpoint for every entry that serves, ready once Crossplane reports it so."""
+    """A ModelEndpoint for every entry that serves, ready once Crossplane reports it so
+    (each built once per object, `Kept.compose`)."""
     for entry in entries:
         if not entry.serving:
             continue
         key = endpoint_key(entry.replica or "")
+        body = {
+            "apiVersion": API_VERSION,
+            "kind": MODEL_ENDPOINT,
+            "metadata": {
+                "name": entry.replica,
+                "labels": {LABEL_DEPLOYMENT: deployment, LABEL_REPLICA: entry.replica},
+            },
+            "spec": {
+                "deploymentName": deployment,
+                "replicaName": entry.replica,
+                "clusterName": entry.cluster,
+                "url": entry.url,
+            },
+        }
         desired = rsp.desired.resources[key]
-        desired.resource.update(
-            {
-                "apiVersion": API_VERSION,
-                "kind": MODEL_ENDPOINT,
-                "metadata": {
-                    "name": entry.replica,
-                    "labels": {LABEL_DEPLOYMENT: deployment, LABEL_REPLICA: entry.replica},
-                },
-                "spec": {
-                    "deploymentName": deployment,
-                    "replicaName": entry.replica,
-                    "clusterName": entry.cluster,
-                    "url": entry.url,
-                },
-            }
-        )
+        kept.compose(desired, MODEL_ENDPOINT, body, _update)
         ready = condition_is(observed.get(key), "Ready", "True")
         desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
+
+
+def _update(desired: fnv1.Resource, body: dict[str, Any]) -> None:
+    desired.resource.update(body)

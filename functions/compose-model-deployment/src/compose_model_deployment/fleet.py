@@ -37,6 +37,7 @@ from modelplane_models import InferenceCluster, ModelReplica
 from modelplane_models.shapes import LabelSelector as LabelSelectorModel
 
 from compose_model_deployment.health import unreachable_cluster_names
+from compose_model_deployment.kept import Kept
 from compose_model_deployment.replicas import serving_replicas
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.vocabulary import API_VERSION, INFERENCE_CLUSTER, LABEL_CLUSTER, MODEL_REPLICA
@@ -55,6 +56,9 @@ REPLICAS_ON = "modelreplicas/"
 # past this many clusters one list of every replica costs Crossplane less.
 MAX_REPLICA_LISTS = 256
 M = TypeVar("M")
+# What is kept of a fetched list (`Kept.of_list`).
+UNREACHABLE = "unreachable"
+SERVING = "serving"
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,7 @@ def require_fleet(
     rsp: fnv1.RunFunctionResponse,
     composite: dict[str, Any],
     observed: dict[str, dict[str, Any]],
+    kept: Kept,
 ) -> Fleet:
     """Ask for the fleet this deployment's decision reads, and what of it has come."""
     selection = cluster_selection(composite)
@@ -134,8 +139,8 @@ def require_fleet(
         return Fleet(
             clusters,
             replicas,
-            unreachable_cluster_names(clusters),
-            frozenset(serving_replicas(replicas)),
+            kept.of_list(UNREACHABLE, clusters, unreachable_cluster_names),
+            kept.of_list(SERVING, replicas, serving_replicas),
         )
     if selection.name is not None:
         required.require_named(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER, selection.name)
@@ -154,13 +159,17 @@ def require_fleet(
         parts.append((key, required.resolve(req, key, InferenceCluster)))
     clusters = _merged([found for _, found in parts])
     unreachable = frozenset[str]().union(
-        *(unreachable_cluster_names(found) for _, found in parts if found.resolved)
+        *(
+            kept.of_list(UNREACHABLE, found, unreachable_cluster_names)
+            for _, found in parts
+            if found.resolved
+        )
     )
     on = _names(listed) | missing
     if len(on) > MAX_REPLICA_LISTS:
         required.require_all(rsp, REPLICAS, API_VERSION, MODEL_REPLICA)
         replicas = required.resolve(req, REPLICAS, ModelReplica)
-        serving = frozenset(serving_replicas(replicas))
+        serving = kept.of_list(SERVING, replicas, serving_replicas)
         return Fleet(clusters, replicas, unreachable, serving)
     # The replicas on a missing cluster are asked for with it, not after it is found:
     # one call less, and an empty list if it is gone.
@@ -170,13 +179,16 @@ def require_fleet(
         required.require_labelled(rsp, key, API_VERSION, MODEL_REPLICA, {LABEL_CLUSTER: name})
         lists.append((key, required.resolve(req, key, ModelReplica)))
     serving = frozenset[tuple[str, str]]().union(
-        *(serving_replicas(found) for _, found in lists if found.resolved)
+        *(kept.of_list(SERVING, found, serving_replicas) for _, found in lists if found.resolved)
     )
     return Fleet(clusters, _merged([found for _, found in lists]), unreachable, serving)
 
 
 def require_own(
-    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, names: frozenset[str]
+    req: fnv1.RunFunctionRequest,
+    rsp: fnv1.RunFunctionResponse,
+    names: frozenset[str],
+    kept: Kept,
 ) -> Fleet:
     """Ask for a settled deployment's own clusters by name and the replicas on each
     (`settled`): the narrow fleet. The same requirement names and selectors as the
@@ -191,10 +203,14 @@ def require_own(
         parts.append(required.resolve(req, CLUSTER_NAMED + name, InferenceCluster))
         lists.append(required.resolve(req, REPLICAS_ON + name, ModelReplica))
     unreachable = frozenset[str]().union(
-        *(unreachable_cluster_names(found) for found in parts if found.resolved)
+        *(
+            kept.of_list(UNREACHABLE, found, unreachable_cluster_names)
+            for found in parts
+            if found.resolved
+        )
     )
     serving = frozenset[tuple[str, str]]().union(
-        *(serving_replicas(found) for found in lists if found.resolved)
+        *(kept.of_list(SERVING, found, serving_replicas) for found in lists if found.resolved)
     )
     return Fleet(_merged(parts), _merged(lists), unreachable, serving)
 

@@ -13,15 +13,13 @@ one. A cluster that cannot be read is not gone either: its replicas are held.
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, cast
 
-from crossplane.function import resource
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelDeployment, ModelReplica
 from modelplane_models.model_deployment import ReplicaCounts, Status
-from pydantic import BaseModel
 
 from compose_model_deployment.cache import (
     USAGE_KEY,
@@ -31,14 +29,14 @@ from compose_model_deployment.cache import (
 )
 from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
 from compose_model_deployment.fleet import REPLICAS, Fleet, require_fleet, require_own
+from compose_model_deployment.kept import Kept
 from compose_model_deployment.replicas import (
+    compose_replica,
     placements,
-    refusal,
     replica_object,
-    serves,
-    unreadable_statuses,
 )
 from compose_model_deployment.settled import carries_wide, keeps, settled_clusters
+from compose_model_deployment.statuses import Statuses, unreadable_statuses
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
@@ -59,7 +57,6 @@ from modelplane.scheduling import (
     ReplicaMemo,
     UnreadableCluster,
     existing_replicas,
-    read_deployment,
     read_fleet,
     read_priorities,
     schedule,
@@ -75,12 +72,6 @@ from modelplane.xfn.runner import (
     set_status,
 )
 
-# The SDK's resource.update, typed for the one source used here (its signature
-# says a bare `dict`).
-update_resource = cast(
-    Callable[[fnv1.Resource, BaseModel], None],
-    resource.update,  # pyright: ignore[reportUnknownMemberType]
-)
 PRIORITY_CLASSES = "priorityclasses"
 
 
@@ -111,6 +102,8 @@ class FunctionRunner(ComposeFunction):
         self.replica_memo = ReplicaMemo()
         # The CEL devices of the fleet's few device kinds, built once for every decision.
         self.cel_engine = CelEngine()
+        # What this runner read before, by what each value is a function of.
+        self.kept = Kept()
         # Lark builds the CEL parser's tables once per process: at start-up, not in
         # the first call that meets a selector.
         warm_cel()
@@ -119,9 +112,10 @@ class FunctionRunner(ComposeFunction):
         # Requirements depend only on the composite, the observed replicas and what
         # was fetched, so Crossplane's fetch loop settles (`fleet`, `settled`).
         observed = observed_resources(req)
+        statuses = Statuses(observed, self.kept.statuses)
         composite = observed_composite(req)
-        own = None if _traced_raw(req, composite) else settled_clusters(req, observed)
-        narrow = require_own(req, rsp, own) if own is not None else None
+        own = None if _traced_raw(req, composite) else settled_clusters(req, statuses, self.kept)
+        narrow = require_own(req, rsp, own, self.kept) if own is not None else None
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         require_cache(rsp, composite)
         if narrow is not None and not carries_wide(req):
@@ -129,30 +123,25 @@ class FunctionRunner(ComposeFunction):
             # every replica where it runs stands, any other widens to the fleet below.
             if not (narrow.clusters.resolved and narrow.replicas.resolved):
                 raise required.Unfetched
-            outcome = self.decide(req, narrow, observed)
+            outcome = self.decide(req, narrow, statuses)
             if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
-                self.finish(req, rsp, outcome, observed, narrow=True)
+                self.finish(req, rsp, outcome, statuses, narrow=True)
                 return
-        found = require_fleet(req, rsp, composite, observed)
+        found = require_fleet(req, rsp, composite, observed, self.kept)
         if not (found.clusters.resolved and found.replicas.resolved):
             # What the fleet needs next depends on the lists not fetched yet; an
             # answer to this request is never kept (`required.Unfetched`).
             raise required.Unfetched
-        self.finish(req, rsp, self.decide(req, found, observed), observed, narrow=False)
+        self.finish(req, rsp, self.decide(req, found, statuses), statuses, narrow=False)
 
-    def decide(
-        self,
-        req: fnv1.RunFunctionRequest,
-        found: Fleet,
-        observed: dict[str, dict[str, Any]],
-    ) -> Outcome:
+    def decide(self, req: fnv1.RunFunctionRequest, found: Fleet, statuses: Statuses) -> Outcome:
         """The scheduler's decision over the fleet `found` (fetched and resolved)."""
         clusters, fleet_replicas = found.clusters, found.replicas
         deployment = observed_composite(req, ModelDeployment)
         cache = cache_view(req, deployment, clusters.items)
 
-        composed = composed_replicas(observed)
-        wanted = read_deployment(deployment)
+        composed = composed_replicas(statuses, self.kept)
+        wanted = self.kept.deployment(deployment)
         fleet = read_fleet(
             clusters.items,
             [
@@ -165,7 +154,7 @@ class FunctionRunner(ComposeFunction):
         uid = deployment.metadata.uid if deployment.metadata else None
         running = set(found.serving)
         namespace = wanted.namespace
-        running |= {(namespace, key) for key in composed if serves(observed, key)}
+        running |= {(namespace, key) for key in composed if statuses.serves(key)}
         known = existing_replicas(
             wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
         )
@@ -189,7 +178,7 @@ class FunctionRunner(ComposeFunction):
         req: fnv1.RunFunctionRequest,
         rsp: fnv1.RunFunctionResponse,
         outcome: Outcome,
-        observed: dict[str, dict[str, Any]],
+        statuses: Statuses,
         *,
         narrow: bool,
     ) -> None:
@@ -197,8 +186,8 @@ class FunctionRunner(ComposeFunction):
         trace (of the whole fleet) is the one the last wide decision published."""
         deployment = outcome.deployment
         carried = (deployment.status or Status()) if narrow else None
-        emit(req, rsp, deployment, outcome.wanted, outcome.decision, observed, carried)
-        compose_usage(rsp, deployment, outcome.cache, observed)
+        emit(req, rsp, deployment, outcome.wanted, outcome.decision, statuses, self.kept, carried)
+        compose_usage(rsp, deployment, outcome.cache, statuses.observed)
         skipped = outcome.skipped
         if skipped:
             report.warning(
@@ -209,17 +198,20 @@ class FunctionRunner(ComposeFunction):
             )
 
 
-def composed_replicas(observed: dict[str, dict[str, Any]]) -> dict[str, ModelReplica]:
+def composed_replicas(statuses: Statuses, kept: Kept) -> dict[str, ModelReplica]:
     """What Crossplane observed this deployment to have composed, by composition
     resource name: this deployment's replicas. InvalidInputError for any it cannot
-    read, since nothing can be decided without knowing what runs."""
+    read, since nothing can be decided without knowing what runs. A replica's model
+    is kept by the data it was read from (shared: callers never change a model)."""
     composed: dict[str, ModelReplica] = {}
     problems: list[Issue] = []
-    for key, obj in sorted(observed.items()):
+    for key, obj in sorted(statuses.observed.items()):
         if is_endpoint(obj) or key == USAGE_KEY:
             continue
         try:
-            composed[key] = parse_object(ModelReplica, obj)
+            composed[key] = kept.replicas.get_or_make(
+                statuses.key(key), partial(parse_object, ModelReplica, obj)
+            )
         except InvalidInputError as invalid:
             problems.extend(issue.under(f"{REPLICAS}[{key}]") for issue in invalid.issues)
     if problems:
@@ -256,14 +248,16 @@ def emit(
     deployment: ModelDeployment,
     read: Deployment,
     decision: Decision,
-    observed: dict[str, dict[str, Any]],
+    statuses: Statuses,
+    kept: Kept,
     carried: Status | None = None,
 ) -> None:
     """Compose the decision's replicas and endpoints and publish its status; with
     `carried`, the match trace is carried forward from it instead of recomputed."""
     wanted = read.replicas
-    serving_now = {r.name: serves(observed, r.name) for r in decision.replicas}
-    for message in unreadable_statuses(observed, serving_now):
+    observed = statuses.observed
+    serving_now = {r.name: statuses.serves(r.name) for r in decision.replicas}
+    for message in unreadable_statuses(statuses, serving_now):
         report.warning(rsp, Reason.REPLICA_STATUS_UNREADABLE, message)
     held: set[str] = set()
     for replica in decision.replicas:
@@ -271,9 +265,7 @@ def emit(
             held.add(replica.name)
             continue
         desired = rsp.desired.resources[replica.name]
-        composed = replica_object(deployment, replica, read.revision)
-        # Through the generated model: never compose what our own XRD would reject.
-        update_resource(desired, ModelReplica.model_validate(composed))
+        compose_replica(desired, replica_object(deployment, replica, read.revision), kept)
         desired.ready = fnv1.READY_TRUE if serving_now[replica.name] else fnv1.READY_FALSE
     # A replica the scheduler holds, or that a rollout has not reached yet, keeps
     # exactly the spec it runs with (so it renders what it ran), and is as ready as
@@ -286,9 +278,8 @@ def emit(
 
     ready = sum(serving_now.values())
     endpoints = endpoint_status(decision, observed, serving_now)
-    compose_endpoints(
-        rsp, (deployment.metadata.name if deployment.metadata else None) or "", endpoints, observed
-    )
+    name = (deployment.metadata.name if deployment.metadata else None) or ""
+    compose_endpoints(rsp, name, endpoints, observed, kept)
     if carried is not None:
         match_trace = carried.matchTrace
         match_omitted = carried.matchTraceOmitted
@@ -315,7 +306,7 @@ def emit(
 
     report.set_condition(rsp, decision.condition)
     report.set_condition(rsp, ready_condition(ready, decision.placed, wanted))
-    refusals = {r.name: refusal(observed.get(r.name)) for r in decision.replicas}
+    refusals = {r.name: statuses.refusal(r.name) for r in decision.replicas}
     report.set_condition(rsp, accepted_condition(refusals))
     if decision.progress is not None:
         report.set_condition(rsp, decision.progress)

@@ -4,20 +4,23 @@ Pure functions of the decision, the deployment's model and the observed
 replicas, so the function body stays a short story: fetch, decide, emit, report.
 """
 
-from typing import Any
+# pyright: reportMissingTypeStubs=false
+# (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
+from collections.abc import Callable
+from typing import Any, cast
+
+from crossplane.function import resource
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelDeployment, ModelReplica
 from modelplane_models.model_deployment import Placement, Workers
+from pydantic import BaseModel
 
-from compose_model_deployment.endpoints import endpoint_key
+from compose_model_deployment.kept import Kept
 from modelplane.core.observed import (
-    condition_is,
-    conditions_problem,
-    find_condition,
     first_condition,
 )
 from modelplane.core.vocabulary import (
-    ACCEPTED,
     ANNOTATION_REVISION,
     API_VERSION,
     LABEL_MODEL_CACHE,
@@ -26,6 +29,13 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
 from modelplane.xfn.required import Required
+
+# The SDK's resource.update, typed for the one source used here (its signature
+# says a bare `dict`).
+update_resource = cast(
+    Callable[[fnv1.Resource, BaseModel], None],
+    resource.update,  # pyright: ignore[reportUnknownMemberType]
+)
 
 
 def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
@@ -90,54 +100,24 @@ def replica_object(
     }
 
 
-def refusal(observed: dict[str, Any] | None) -> str | None:
-    """Why an observed ModelReplica's cluster did not accept it, or None."""
-    accepted = find_condition(observed, ACCEPTED)
-    if accepted is None or accepted.status != "False":
-        return None
-    return f"{accepted.reason or ''}: {accepted.message or ''}"
+def compose_replica(desired: fnv1.Resource, composed: dict[str, Any], kept: Kept) -> None:
+    """Set `desired` to the ModelReplica `composed`, through the generated model: never
+    compose what our own XRD would reject. Built once per object (`Kept.compose`)."""
+    kept.compose(desired, MODEL_REPLICA, composed, _validated)
 
 
-def serving(observed: dict[str, Any] | None) -> bool:
-    """Whether an observed ModelReplica reports its model serving."""
-    return condition_is(observed, SERVING, "True")
+def _validated(desired: fnv1.Resource, composed: dict[str, Any]) -> None:
+    update_resource(desired, ModelReplica.model_validate(composed))
 
 
-def serves(observed: dict[str, dict[str, Any]], name: str) -> bool:
-    """Whether the composed ModelReplica `name` serves, as far as can be known.
-
-    A status that cannot be read says nothing new, so what was composed from the
-    last one stands (the hold rule for bad input): the replica serves while the
-    ModelEndpoint composed only for a serving replica is still there. Reading it as
-    not serving would drop that endpoint, and the route to a replica that may serve.
-    """
-    obj = observed.get(name)
-    if conditions_problem(obj) is not None:
-        return endpoint_key(name) in observed
-    return serving(obj)
-
-
-def unreadable_statuses(
-    observed: dict[str, dict[str, Any]], serving_now: dict[str, bool]
-) -> list[str]:
-    """A Warning's message for each placed replica whose status cannot be read."""
-    messages: list[str] = []
-    for name, serves_now in sorted(serving_now.items()):
-        problem = conditions_problem(observed.get(name))
-        if problem is not None:
-            held = "its ModelEndpoint is held" if serves_now else "it is read as not serving"
-            messages.append(f"ModelReplica {name}: {problem}; {held} until it can be read")
-    return messages
-
-
-def serving_replicas(replicas: Required[ModelReplica]) -> set[tuple[str, str]]:
+def serving_replicas(replicas: Required[ModelReplica]) -> frozenset[tuple[str, str]]:
     """(namespace, name) of each fetched ModelReplica whose `Serving` condition is True."""
     found: set[tuple[str, str]] = set()
     for replica in replicas.items:
         serving = first_condition(replica.status.conditions if replica.status else None, SERVING)
         if serving is not None and serving.status == "True" and replica.metadata is not None:
             found.add((replica.metadata.namespace or "", replica.metadata.name or ""))
-    return found
+    return frozenset(found)
 
 
 def placements(decision: Decision, serving_now: dict[str, bool]) -> list[Placement]:

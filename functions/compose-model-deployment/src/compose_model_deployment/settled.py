@@ -26,16 +26,17 @@ from modelplane_models import ModelDeployment, ModelReplica
 from compose_model_deployment.cache import USAGE_KEY
 from compose_model_deployment.endpoints import is_endpoint
 from compose_model_deployment.fleet import CLUSTERS, REPLICAS, recorded_cluster
-from compose_model_deployment.replicas import serves
+from compose_model_deployment.kept import Kept
+from compose_model_deployment.statuses import Statuses
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import ANNOTATION_REVISION, MODEL_REPLICA
-from modelplane.scheduling import Decision, Origin, read_deployment
+from modelplane.scheduling import Decision, Origin
 from modelplane.xfn import received
 from modelplane.xfn.runner import observed_composite
 
 
 def settled_clusters(
-    req: fnv1.RunFunctionRequest, observed: dict[str, dict[str, Any]]
+    req: fnv1.RunFunctionRequest, statuses: Statuses, kept: Kept
 ) -> frozenset[str] | None:
     """The clusters a settled deployment's replicas run on, or None when it is not
     settled: the spec's replica count differs from the composed replicas (a scale, or
@@ -43,14 +44,14 @@ def settled_clusters(
     revision (a rollout), or names no cluster; or the spec cannot be read (the wide
     path refuses it, naming the field)."""
     try:
-        # The composite's model, read once per composite's bytes (`observed_composite`):
-        # the decision reads the same one.
-        wanted = read_deployment(observed_composite(req, ModelDeployment))
+        # The composite's model, read once per composite's bytes (`observed_composite`),
+        # and what the scheduler reads of it once per model: the decision reads the same.
+        wanted = kept.deployment(observed_composite(req, ModelDeployment))
     except InvalidInputError:
         return None
     clusters: set[str] = set()
     replicas = 0
-    for key, obj in observed.items():
+    for key, obj in statuses.observed.items():
         if is_endpoint(obj) or key == USAGE_KEY:
             continue
         metadata = obj.get("metadata")
@@ -67,7 +68,7 @@ def settled_clusters(
         name = recorded_cluster(obj)
         if obj.get("kind") != MODEL_REPLICA or recorded != wanted.revision or name is None:
             return None
-        if not serves(observed, key):
+        if not statuses.serves(key):
             return None
         clusters.add(name)
         replicas += 1
