@@ -127,17 +127,15 @@ class FunctionRunner(ComposeFunction):
         if narrow is not None and not carries_wide(req):
             # A settled deployment decides on its own clusters; a decision that keeps
             # every replica where it runs stands, any other widens to the fleet below.
-            if not (narrow.clusters.resolved and narrow.replicas.resolved):
-                raise required.Unfetched
+            required.stop_unless_fetched(req, rsp)
             outcome = self.decide(req, narrow, observed)
             if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
                 self.finish(req, rsp, outcome, observed, narrow=True)
                 return
         found = require_fleet(req, rsp, composite, observed)
-        if not (found.clusters.resolved and found.replicas.resolved):
-            # What the fleet needs next depends on the lists not fetched yet; an
-            # answer to this request is never kept (`required.Unfetched`).
-            raise required.Unfetched
+        # What the fleet needs next depends on the lists not fetched yet; an answer
+        # to this request is never kept (`required.Unfetched`).
+        required.stop_unless_fetched(req, rsp)
         self.finish(req, rsp, self.decide(req, found, observed), observed, narrow=False)
 
     def decide(
@@ -146,7 +144,8 @@ class FunctionRunner(ComposeFunction):
         found: Fleet,
         observed: dict[str, dict[str, Any]],
     ) -> Outcome:
-        """The scheduler's decision over the fleet `found` (fetched and resolved)."""
+        """The scheduler's decision over the fleet `found`, once every requirement is
+        fetched (`required.stop_unless_fetched`): the PriorityClasses and the cache too."""
         clusters, fleet_replicas = found.clusters, found.replicas
         deployment = observed_composite(req, ModelDeployment)
         cache = cache_view(req, deployment, clusters.items)
@@ -169,9 +168,7 @@ class FunctionRunner(ComposeFunction):
         known = existing_replicas(
             wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
         )
-        # Unfetched PriorityClasses are no priority information, never "no classes".
-        classes = required.resolve(req, PRIORITY_CLASSES)
-        priorities = read_priorities(classes.items) if classes.resolved else None
+        priorities = read_priorities(required.resolve(req, PRIORITY_CLASSES).items)
         decision = schedule(
             wanted,
             fleet.clusters,
