@@ -63,6 +63,9 @@ def test_documents_load_as_pyyamls_safe_loader_loads_them(
         "when: 2024-01-02T03:04:05Z\nn: ~\nt: yes\ni: 0x1F\nf: 1e3\n",
         "? [a, b]\n: 1\n",
         "---\n---\na: 1\n...\n",
+        # Keys spelled apart that build equal: not repeated, the last one stands.
+        "1: a\n0x1: b\n",
+        "m: {1: a, 1.0: b, true: c}\n",
     ],
 )
 def test_what_the_walk_leaves_to_the_constructor_loads_as_pyyaml_loads_it(text: str) -> None:

@@ -7,12 +7,10 @@ from typing import Any
 import pytest
 from modelplane_models.inference_cluster import BackendType
 
+from modelplane.core.devices import ClaimRequest
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
-from modelplane.workloads import (
-    DeviceRequest,
-    Topology,
-)
+from modelplane.workloads import Topology
 
 from .inputs import read_cluster, read_replica
 
@@ -35,7 +33,7 @@ def test_unified_replica_parses(build: Any) -> None:
     assert workers.topology.nodes_per_worker == 4
     assert workers.node_pool_name == "h100"
     assert workers.device_requests == (
-        DeviceRequest("gpu", "gpu.nvidia.com", 8, ('device.driver == "gpu.nvidia.com"',)),
+        ClaimRequest("gpu", "gpu.nvidia.com", 8, ('device.driver == "gpu.nvidia.com"',)),
     )
     assert workers.path == "spec.workers"
 

@@ -142,17 +142,6 @@ def test_each_items_digest_read_from_the_lists_bytes_is_its_own(
     assert memo.digest_items(data) == tuple(memo.digest(i.resource) for i in fetched.items)
 
 
-def test_the_memo_keeps_the_most_recently_used() -> None:
-    kept: memo.BoundedMemo[str, int] = memo.BoundedMemo(entries=2)
-    kept.put("a", 1)
-    kept.put("b", 2)
-    assert kept.get("a") == 1  # now b is the least recently used
-    kept.put("c", 3)
-    assert (kept.get("a"), kept.get("b"), kept.get("c")) == (1, None, 3)
-    assert len(kept) == 2
-    assert kept.get_or_make("d", lambda: 4) == 4 and len(kept) == 2
-
-
 def test_a_cluster_read_from_the_same_model_is_the_same_cluster() -> None:
     fleet_memo = FleetMemo(entries=2)
     found = required.resolve(

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
+from modelplane.core.bounded import BoundedMemo
 from modelplane.xfn import memo, received, required, wire
 from modelplane_dev.testing import request, run
 
@@ -108,7 +109,7 @@ def test_a_list_that_arrived_as_bytes_keys_its_objects_as_a_parsed_one_does(
     with received.holding(rest, lists):
         from_bytes = required.resolve(rest, "c", InferenceCluster)
     # Not the whole list's answer: each object's own key finds its model.
-    _memos.resolved = memo.BoundedMemo(64)
+    _memos.resolved = BoundedMemo(64)
     parsed = required.resolve(req, "c", InferenceCluster)
     # The same list's bytes: the same answer, the same models, lists of its own.
     assert from_bytes == parsed and from_bytes.items is not parsed.items

@@ -175,8 +175,9 @@ def _construct(loader: Any, root: nodes.Node | None) -> Any:
     queue (so a recursive alias can refer to its own value), several times slower
     than this walk of the plain documents Kubernetes objects are: mappings, lists,
     and scalars of the core tags. Anything else (an alias, a merge key, another
-    tag, a non-scalar key) and anything wrong (a repeated key) is constructed by the
-    constructor, which raises the error with the message the tests check.
+    tag, a non-scalar key) and any mapping whose keys build equal (a repeated key) is
+    constructed by the constructor, which raises the error with the message the
+    tests check.
     """
     scalars = {
         _STR: loader.construct_yaml_str,
@@ -205,15 +206,14 @@ def _construct(loader: Any, root: nodes.Node | None) -> Any:
         if kind is not nodes.MappingNode or tag != _MAP:
             raise _Irregular
         mapping: dict[Any, Any] = {}
-        keys: set[tuple[str, str]] = set()
         for key_node, value_node in node.value:
             if type(key_node) is not nodes.ScalarNode or key_node.tag == _MERGE:
                 raise _Irregular
-            ident = (key_node.tag, key_node.value)
-            if ident in keys:
-                raise _Irregular  # a repeated key: the constructor's error
-            keys.add(ident)
             mapping[build(key_node)] = build(value_node)
+        if len(mapping) != len(node.value):
+            # Two keys built equal: a repeated key, which `_Strict` (the one check)
+            # refuses, or two spellings of one value (`1`, `0x1`), which it keeps.
+            raise _Irregular
         return mapping
 
     try:

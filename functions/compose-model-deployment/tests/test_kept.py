@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
+from modelplane.core.bounded import BoundedMemo
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.observed import condition_is, conditions_problem, find_condition
 from modelplane.scheduling import read_deployment
 from modelplane.xfn import required
-from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.structs import to_struct
 from modelplane_cli.packages import FUNCTION_NAMES
 from modelplane_cli.render import (
@@ -196,7 +196,7 @@ def test_what_a_status_says_is_what_reading_it_afresh_says(
     }
     for name in endpoints:
         observed[f"endpoint-{name}"] = {"kind": "ModelEndpoint"}
-    memo = BoundedMemo[bytes, StatusFacts]()
+    memo = BoundedMemo[bytes, StatusFacts](64)
     # A second call's observed objects are copies: found in the memo by content.
     for call in (observed, copy.deepcopy(observed)):
         read = Statuses(call, memo)

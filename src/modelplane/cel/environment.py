@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
@@ -32,6 +31,7 @@ from modelplane.cel.errors import CelBudgetExhaustedError, CelCompileError, CelR
 from modelplane.cel.functions import FUNCTIONS
 from modelplane.cel.lexical import MAX_LEXICAL_NESTING, scan
 from modelplane.cel.values import EvalError
+from modelplane.core.bounded import BoundedMemo
 
 # CELSelectorExpressionMaxLength in k8s.io/api resource/v1, counted in bytes like Go's len().
 MAX_EXPRESSION_BYTES: Final = 10 * 1024
@@ -208,27 +208,19 @@ V = TypeVar("V")
 
 
 class LruCache(Generic[K, V]):
-    """A small thread-safe LRU map that also remembers failures."""
+    """A bounded memo (`core.bounded`) that also remembers compile failures."""
 
     def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: OrderedDict[K, V | Exception] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: BoundedMemo[K, V | CelCompileError] = BoundedMemo(size)
 
     def get(self, key: K, build: Callable[[K], V]) -> V:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
+        entry = self._entries.get(key)
         if entry is None:
             try:
                 entry = build(key)
             except CelCompileError as error:
                 entry = error
-            with self._lock:
-                self._entries[key] = entry
-                if len(self._entries) > self._size:
-                    self._entries.popitem(last=False)
+            self._entries.put(key, entry)
         if isinstance(entry, Exception):
             # A fresh instance each time, so tracebacks do not pile up on the cached one.
             raise type(entry)(*entry.args)

@@ -13,8 +13,6 @@ environment follows the cluster's Kubernetes version when the caller gives one
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any, Final
 
 from modelplane.cel import types as t
@@ -27,6 +25,7 @@ from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import to_python, type_name
 from modelplane.cel.versions import SelectorEnvironment, selector_environment
+from modelplane.core.bounded import BoundedMemo
 
 CelValue = (
     bool
@@ -51,22 +50,14 @@ class _ActivationCache:
     """Device -> the `device` value, so repeated matches skip rebuilding the maps."""
 
     def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: OrderedDict[Device, dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: BoundedMemo[Device, dict[str, Any]] = BoundedMemo(size)
 
     def get(self, device: Device) -> dict[str, Any]:
-        with self._lock:
-            found = self._entries.get(device)
-            if found is not None:
-                self._entries.move_to_end(device)
-                return found
-        built = {"device": activation(device)}
-        with self._lock:
-            self._entries[device] = built
-            if len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return built
+        found = self._entries.get(device)
+        if found is None:
+            found = {"device": activation(device)}
+            self._entries.put(device, found)
+        return found
 
 
 class DeviceSelector:

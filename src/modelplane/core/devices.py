@@ -4,7 +4,9 @@ An InferenceClass declares its devices and an InferenceCluster publishes a copy 
 them in `status.gpuPools`; both hold the one generated `shapes.Device`.
 `DeviceSpec.read` turns it into one typed, hashable value, checking what the
 schema leaves to its CEL rules. The scheduler matches requests against it, and
-`cel_device` builds the CEL `device` variable from it directly.
+`cel_device` builds the CEL `device` variable from it directly. A request resolved
+to a pool's device class is a `ClaimRequest`, one shape for the scheduler that
+records it and the renderer that claims it.
 
 A DeviceSpec caches its hash at construction because the scheduler memoises
 matching per distinct hardware, and a fleet of thousands of clusters usually
@@ -152,3 +154,23 @@ def read_constraints(
                 issues.append(Issue(f"{path}.constraints[{i}].requests[{j}]", unknown(name)))
         read.append((names, constraint.matchAttribute))
     return read
+
+
+@dataclass(frozen=True)
+class ClaimRequest:
+    """A DRA request a replica's ResourceClaimTemplate carries, per pod (one node of a
+    worker): what the scheduler resolves a role's request to on a pool and records in
+    the ModelReplica (`as_dict`), and what the renderer reads back and claims."""
+
+    name: str
+    device_class_name: str
+    count: int
+    selectors: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "deviceClassName": self.device_class_name,
+            "count": self.count,
+            "selectors": [{"cel": expression} for expression in self.selectors],
+        }

@@ -97,7 +97,6 @@ class Reason:
     CLASSES_RESOLVED: Final = "ClassesResolved"
     CLASS_NOT_FOUND: Final = "ClassNotFound"
     CLASS_INVALID: Final = "ClassInvalid"
-    WAITING_FOR_CLASSES: Final = "WaitingForClasses"
     SCHEDULING_VALID: Final = "SchedulingValid"
     INVALID_SCHEDULING: Final = "InvalidScheduling"
     SCHEDULING_FIELD_IGNORED: Final = "SchedulingFieldIgnored"
@@ -211,7 +210,6 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.REPLICAS_NOT_READY,
         Reason.WORKLOAD_NOT_AVAILABLE,
         Reason.WORKLOAD_COMPOSED,
-        Reason.WAITING_FOR_CLASSES,
         Reason.CHECKING_PREREQUISITES,
         Reason.INSTALLING_STACK,
         Reason.GATEWAY_NOT_PROGRAMMED,

@@ -2,7 +2,7 @@
 
 Each pool joins the nodes the fleet scheduler may place on (`placeable`) with
 its class's devices. When a class
-cannot be used (not fetched yet, missing, unreadable, invalid) the pool keeps
+cannot be used (missing, unreadable, invalid) the pool keeps
 whatever was published before: the fleet scheduler plans against
 status.gpuPools, and an empty entry would look like a pool that lost all its
 hardware.
@@ -23,9 +23,8 @@ from modelplane.fleet.classes import class_issues
 
 @dataclass(frozen=True)
 class ClassLookup:
-    """A class as the function could see it: not fetched, missing, unreadable, or found."""
+    """A class as the function could see it, once fetched: missing, unreadable, or found."""
 
-    fetched: bool
     found: InferenceClass | None = None
     unreadable: tuple[Issue, ...] = ()
     """Why the fetched object could not be read into its model."""
@@ -34,11 +33,10 @@ class ClassLookup:
 @dataclass
 class PoolView:
     """The pools to publish, in spec order; an issue per pool whose class cannot be used
-    (naming the pool's className field); the classes not fetched yet."""
+    (naming the pool's className field)."""
 
     pools: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     issues: list[Issue] = field(default_factory=list[Issue])
-    waiting: list[str] = field(default_factory=list[str])
 
 
 def placeable(pool: NodePool) -> int:
@@ -57,7 +55,7 @@ def publish_pools(
     classes: dict[str, ClassLookup],
     previous: Sequence[PublishedPool],
 ) -> PoolView:
-    """status.gpuPools for `cluster`, in spec order.
+    """status.gpuPools for `cluster`, in spec order, from a lookup of every pool's class.
 
     Every missing class is reported before every unusable one, so the first
     issue's reason says the worse news.
@@ -69,14 +67,12 @@ def publish_pools(
     for index, pool in enumerate(cluster.spec.nodePools if cluster.spec else ()):
         path = f"spec.nodePools[{index}].className"
         class_name = pool.className
-        lookup = classes.get(class_name, ClassLookup(fetched=False))
+        lookup = classes[class_name]
         fresh: dict[str, Any] | None = None
         problems = list(lookup.unreadable)
         if lookup.found is not None:
             problems = class_issues(lookup.found)
-        if not lookup.fetched:
-            view.waiting.append(class_name)
-        elif lookup.found is None and not problems:
+        if lookup.found is None and not problems:
             missing.append(
                 Issue(path, f"InferenceClass {class_name!r} not found", Reason.CLASS_NOT_FOUND)
             )

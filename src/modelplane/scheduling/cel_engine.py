@@ -2,6 +2,7 @@
 
 from modelplane import cel
 from modelplane.cel.lexical import compile_cost
+from modelplane.core.bounded import BoundedMemo
 from modelplane.core.devices import DeviceSpec, cel_device
 from modelplane.scheduling.selectors import (
     CompiledSelector,
@@ -38,9 +39,8 @@ class CelEngine:
 
     def __init__(self, devices: int = 4096) -> None:
         self._cel = cel.CelCache()
-        self._bound = devices
         # A kind CEL cannot represent is kept as the message of its ValueError.
-        self._devices: dict[DeviceSpec, cel.Device | str] = {}
+        self._devices: BoundedMemo[DeviceSpec, cel.Device | str] = BoundedMemo(devices)
 
     def compile(self, expression: str) -> CompiledSelector:
         try:
@@ -58,9 +58,7 @@ class CelEngine:
                 found = cel_device(spec)
             except ValueError as error:
                 found = str(error)
-            if len(self._devices) >= self._bound:
-                self._devices.clear()
-            self._devices[spec] = found
+            self._devices.put(spec, found)
         if isinstance(found, str):
             raise ValueError(found)
         return found

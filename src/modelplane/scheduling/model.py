@@ -14,7 +14,7 @@ from modelplane_models.inference_cluster import BackendType
 from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfiable
 from modelplane_models.shapes import TaintEffect
 
-from modelplane.core.devices import DeviceSpec
+from modelplane.core.devices import ClaimRequest, DeviceSpec
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
@@ -242,24 +242,6 @@ class Deployment:
     revision: str = ""
     """A digest of everything a replica renders from the deployment (template, model,
     devices, workers, priority): a replica recording another runs an older spec."""
-
-
-@dataclass(frozen=True)
-class ClaimRequest:
-    """A DRA request a replica's ResourceClaimTemplate carries."""
-
-    name: str
-    device_class_name: str
-    count: int
-    selectors: tuple[str, ...]
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "deviceClassName": self.device_class_name,
-            "count": self.count,
-            "selectors": [{"cel": expression} for expression in self.selectors],
-        }
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 
-from .model import ClusterInput, DeviceRequest, RoleInput
+from .model import ClaimRequest, ClusterInput, RoleInput
 
 # The pod-level claim name every serving pod uses for its role's template.
 POD_CLAIM_NAME = "devices"
@@ -37,7 +37,7 @@ def claims_api_version(cluster: ClusterInput) -> str:
     )
 
 
-def _request(request: DeviceRequest, api_version: str) -> dict[str, Any]:
+def _request(request: ClaimRequest, api_version: str) -> dict[str, Any]:
     exact: dict[str, Any] = {
         "deviceClassName": request.device_class_name,
         "allocationMode": "ExactCount",

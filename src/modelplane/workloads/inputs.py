@@ -10,13 +10,14 @@ identity a renderer needs from metadata.
 
 import copy
 
+from modelplane_models import model_replica
 from modelplane_models.inference_cluster import BackendType, EndpointPicker, InferenceCluster
-from modelplane_models.model_replica import ClaimRequest, ModelReplica, ReplicaRole
+from modelplane_models.model_replica import ModelReplica, ReplicaRole
 from modelplane_models.model_replica import Spec as ReplicaSpec
 
 from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
-from modelplane.core.devices import read_constraints
+from modelplane.core.devices import ClaimRequest, read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
@@ -25,7 +26,6 @@ from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 from .model import (
     DEFAULT_KUBERNETES_VERSION,
     ClusterInput,
-    DeviceRequest,
     GatewayInput,
     ModelInput,
     ReplicaInput,
@@ -44,7 +44,9 @@ def _required(value: str | None, path: str, issues: list[Issue]) -> str:
     return value
 
 
-def _device_request(request: ClaimRequest, path: str, issues: list[Issue]) -> DeviceRequest:
+def _device_request(
+    request: model_replica.ClaimRequest, path: str, issues: list[Issue]
+) -> ClaimRequest:
     if not naming.is_dns_label(request.name):
         issues.append(
             Issue(f"{path}.name", f"{request.name!r} must be a DNS label (a DRA request name)")
@@ -53,7 +55,7 @@ def _device_request(request: ClaimRequest, path: str, issues: list[Issue]) -> De
         issues.append(
             Issue(f"{path}.deviceClassName", f"{request.deviceClassName!r} must be a DNS subdomain")
         )
-    return DeviceRequest(
+    return ClaimRequest(
         name=request.name,
         device_class_name=request.deviceClassName,
         count=request.count,

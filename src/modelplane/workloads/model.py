@@ -8,6 +8,7 @@ from typing import Any, Literal
 from modelplane_models.inference_cluster import BackendType
 
 from modelplane.conventions.tenancy import DEFAULT_TENANCY, Tenancy
+from modelplane.core.devices import ClaimRequest
 from modelplane.core.kinds import RenderedWorkload
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.topology import Topology
@@ -69,16 +70,6 @@ class RenderedReplica:
 
 
 @dataclass(frozen=True)
-class DeviceRequest:
-    """One DRA request the replica's pool resolved, per node of a worker."""
-
-    name: str
-    device_class_name: str
-    count: int
-    selectors: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class RoleInput:
     """One self-contained role of a replica: unified `workers`, or `decode`/`prefill`."""
 
@@ -87,7 +78,7 @@ class RoleInput:
     topology: Topology
     template: Mapping[str, Any] = field(hash=False)
     node_pool_name: str
-    device_requests: tuple[DeviceRequest, ...]
+    device_requests: tuple[ClaimRequest, ...]
     tolerations: tuple[NodeTaint, ...] = ()
     """The pool's node taints the pods tolerate, as the fleet scheduler recorded them."""
     constraints: tuple[tuple[tuple[str, ...], str], ...] = ()

@@ -13,22 +13,18 @@ cost, so the memo needs no invalidation, only a bound on what it keeps.
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field as _field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from google.protobuf import struct_pb2
 from pydantic import BaseModel
 
+from modelplane.core.bounded import BoundedMemo
 from modelplane.xfn import wire
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 DEFAULT_ENTRIES = 25_000
 """Enough for a fleet of 10,000 clusters and as many replicas, read by one process."""
@@ -65,41 +61,6 @@ def digest_list(resources: bytes) -> bytes:
     return digest_bytes(resources)
 
 
-class BoundedMemo(Generic[K, V]):
-    """Least recently used values, at most `entries` of them; safe to share between threads."""
-
-    def __init__(self, entries: int = DEFAULT_ENTRIES) -> None:
-        self._entries = entries
-        self._values: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            value = self._values.get(key)
-            if value is not None:
-                self._values.move_to_end(key)
-            return value
-
-    def put(self, key: K, value: V) -> None:
-        with self._lock:
-            self._values[key] = value
-            self._values.move_to_end(key)
-            while len(self._values) > self._entries:
-                self._values.popitem(last=False)
-
-    def get_or_make(self, key: K, make: Callable[[], V]) -> V:
-        """The value for `key`, made (outside the lock) and kept when missing. `make`
-        may raise; nothing is kept then."""
-        found = self.get(key)
-        if found is None:
-            found = make()
-            self.put(key, found)
-        return found
-
-
 @dataclass
 class Memos:
     """What one function runner keeps of the objects it read: each runner owns one
@@ -111,7 +72,9 @@ class Memos:
 
     # Models read from fetched objects, by model and the object's bytes (or version).
     models: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = _field(
-        default_factory=BoundedMemo[tuple[type[BaseModel], bytes], BaseModel]
+        default_factory=lambda: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel](
+            DEFAULT_ENTRIES
+        )
     )
     # Whole fetched lists read before (`required.Required`), by model and the list's
     # bytes: a fleet unchanged since the last call is that call's answer.
@@ -124,7 +87,7 @@ class Memos:
     )
     # Structs converted to plain data, marshalled (`structs`), by how and the Struct's bytes.
     converted: BoundedMemo[tuple[str, bytes], bytes] = _field(
-        default_factory=BoundedMemo[tuple[str, bytes], bytes]
+        default_factory=lambda: BoundedMemo[tuple[str, bytes], bytes](DEFAULT_ENTRIES)
     )
 
 

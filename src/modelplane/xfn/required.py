@@ -40,7 +40,8 @@ class State(enum.Enum):
 
 class Unfetched(Exception):  # noqa: N818 (a state, not a failure)
     """A compose stops here: it has stated every requirement this request lets it
-    know, and one of them is not fetched yet (`stop_unless_fetched`).
+    know, and one of them is not fetched yet. Raised only by `stop_unless_fetched`,
+    the one way a function stops for what Crossplane has not fetched.
 
     Such a call is never the one Crossplane keeps (see `unfetched`), so the runner
     answers it with the requirements alone and nothing after them is worth doing.

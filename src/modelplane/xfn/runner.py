@@ -111,19 +111,18 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         # In a worker thread, so the event loop keeps serving (see the module docstring).
         return await asyncio.to_thread(self.run_function, request)
 
-    async def run_serialized(
-        self, data: bytes, *, deterministic: bool = False
-    ) -> fnv1.RunFunctionResponse:
-        """RunFunction of the request serialized as `data`, its fetched lists kept as
-        bytes until read (`received`): what a caller holding the bytes (the served
-        function, the render engine) calls; `deterministic` when the caller
-        serialized it deterministically. The answer is RunFunction's for the parsed
-        request."""
-        return await asyncio.to_thread(self.run_function_serialized, data, deterministic)
+    async def run_serialized(self, data: bytes) -> fnv1.RunFunctionResponse:
+        """RunFunction of the request serialized as `data` as it arrived, its fetched
+        lists kept as bytes until read (`received`): what the served function calls.
+        The answer is RunFunction's for the parsed request."""
+        return await asyncio.to_thread(self.run_function_serialized, data)
 
     def run_function_serialized(
         self, data: bytes, deterministic: bool = False
     ) -> fnv1.RunFunctionResponse:
+        """`run_serialized`, synchronously (a worker process, the render engine);
+        `deterministic` when the caller serialized `data` deterministically (the
+        render engine), so a fetched list's bytes key its memo as they are."""
         try:
             req, lists = received.split(data, deterministic=deterministic)
         except ValueError:

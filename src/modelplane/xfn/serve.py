@@ -27,9 +27,8 @@ design/go-order-requests.md.
 import asyncio
 import importlib
 import signal
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import click
 import grpc
@@ -183,14 +182,12 @@ class Imported:
         return runner
 
 
-def command(
-    name: str, make_runner: "Callable[[], grpcv1.FunctionRunnerServiceServicer] | str"
-) -> click.Command:
-    """The function's command line. `make_runner` is the runner's class, or its
-    "module:class" when it is a ComposeFunction: the function is then imported only
-    once the flags are read and the worker processes are starting, so the server
-    process and the workers import it at the same time rather than one after the
-    other (a function pod starts about as fast as one process imports it)."""
+def command(name: str, runner: str) -> click.Command:
+    """The function's command line. `runner` names the function's ComposeFunction as
+    "module:class": the function is imported only once the flags are read and the
+    worker processes are starting, so the server process and the workers import it
+    at the same time rather than one after the other (a function pod starts about as
+    fast as one process imports it)."""
 
     @click.command(name=name, help=f"Serve the {name} composition function over gRPC.")
     @sdkcli.standard_options
@@ -205,47 +202,29 @@ def command(
     def serve(
         max_recv_message_size: int, max_send_message_size: int | None, workers: int, **options: Any
     ) -> None:
-        pool: Workers | None = None
-        if isinstance(make_runner, str):
-            factory = Imported(make_runner)
-            processes = workers or default_workers()
-            if processes > 1:
-                pool = Workers(factory, processes, debug=bool(options["debug"]), wait=False)
-            try:
-                runner: grpcv1.FunctionRunnerServiceServicer = factory()
-                if pool is not None:
-                    pool.started()
-            except BaseException:
-                if pool is not None:
-                    pool.close()
-                raise
-        else:
-            runner = make_runner()
-            if isinstance(runner, ComposeFunction):
-                processes = workers or default_workers()
-                if processes > 1:
-                    composer = cast(Callable[[], ComposeFunction], make_runner)
-                    pool = Workers(composer, processes, debug=bool(options["debug"]))
-        if isinstance(runner, ComposeFunction):
-            runner = SizeLimited(runner, max_recv_message_size * _MIB, pool)
-            receive = _TRANSPORT_MIB
-        else:
-            receive = max_recv_message_size
+        factory = Imported(runner)
+        processes = workers or default_workers()
+        pool = Workers(factory, processes, debug=bool(options["debug"])) if processes > 1 else None
+        try:
+            limited = SizeLimited(factory(), max_recv_message_size * _MIB, pool)
+            if pool is not None:
+                pool.started()
+        except BaseException:
+            if pool is not None:
+                pool.close()
+            raise
         send = max_send_message_size or max_recv_message_size
-        if not isinstance(runner, SizeLimited):
-            sdkcli.run(runner, max_recv_message_size=receive, max_send_message_size=send, **options)
-            return
         # Crossplane's objects come from the API server, every write a new resourceVersion.
         required.trust_resource_versions(True)
         logging.configure(level=logging.Level.DEBUG if options["debug"] else logging.Level.INFO)
         try:
             _serve(
-                runner,
+                limited,
                 options["address"],
                 creds=runtime.load_credentials(options["tls_certs_dir"]),
                 insecure=options["insecure"],
                 grpc_options=[
-                    ("grpc.max_receive_message_length", receive * _MIB),
+                    ("grpc.max_receive_message_length", _TRANSPORT_MIB * _MIB),
                     ("grpc.max_send_message_length", send * _MIB),
                 ],
             )

@@ -79,9 +79,8 @@ def _ready() -> bool:
 
 
 class Workers:
-    """A pool of `processes` function processes, started at once. With `wait=False`
-    the workers are left starting (the caller imports the function meanwhile) and
-    `started()` waits for them."""
+    """A pool of `processes` function processes, started at once and left starting
+    (the caller imports the function meanwhile): `started()` waits for them."""
 
     def __init__(
         self,
@@ -89,14 +88,11 @@ class Workers:
         processes: int,
         *,
         debug: bool,
-        wait: bool = True,
     ) -> None:
         self._make = make_runner
         self._processes = processes
         self._debug = debug
         self._pool, self._starting = self._starting_pool()
-        if wait:
-            self.started()
 
     def _starting_pool(self) -> tuple[ProcessPoolExecutor, list[Future[bool]]]:
         pool = ProcessPoolExecutor(

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from modelplane.xfn.memo import BoundedMemo
+from modelplane.core.bounded import BoundedMemo
 from modelplane_cli.render.world import Obj, View, metadata
 from modelplane_cli.schema import SchemaRegistry
 from modelplane_cli.schema.objectmeta import check_root_meta

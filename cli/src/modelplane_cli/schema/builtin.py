@@ -19,8 +19,13 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from modelplane.cel.quantity import Quantity, QuantityError
-from modelplane_cli.schema.builtin_verdict import Check, Compiler, UnsupportedSchemaError
+from modelplane.cel.quantity import QuantityError
+from modelplane_cli.schema.builtin_verdict import (
+    Check,
+    Compiler,
+    UnsupportedSchemaError,
+    quantity_format,
+)
 from modelplane_cli.schema.errors import (
     FieldError,
     child,
@@ -147,13 +152,7 @@ def _format_checker() -> Any:
     from jsonschema import FormatChecker
 
     checker = FormatChecker(formats=())
-
-    @checker.checks(QUANTITY_FORMAT, raises=QuantityError)
-    def _quantity(value: object) -> bool:  # pyright: ignore[reportUnusedFunction]
-        if isinstance(value, str):
-            Quantity.parse(value)
-        return True
-
+    checker.checks(QUANTITY_FORMAT, raises=QuantityError)(quantity_format)
     return checker
 
 

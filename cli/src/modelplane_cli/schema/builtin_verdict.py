@@ -61,14 +61,20 @@ _TYPES: dict[str, Check] = {
 _CLASSES: dict[str, type] = {"string": str, "object": dict, "array": list, "boolean": bool}
 
 
-def _quantity(value: Any) -> bool:
-    if not isinstance(value, str):
-        return True
-    try:
+def quantity_format(value: object) -> bool:
+    """The Quantity format, the one check of it (here and in `builtin`'s jsonschema
+    FormatChecker): a string must be what `resource.ParseQuantity` parses
+    (QuantityError saying why not); anything else is the schema's type to judge."""
+    if isinstance(value, str):
         Quantity.parse(value)
+    return True
+
+
+def _quantity(value: Any) -> bool:
+    try:
+        return quantity_format(value)
     except QuantityError:
         return False
-    return True
 
 
 class Compiler:

@@ -91,18 +91,21 @@ class FunctionRunner(ComposeFunction):
 
         spec = cluster.spec
         pools = spec.nodePools if spec else []
-        lookups: dict[str, ClassLookup] = {}
-        for class_name in sorted({pool.className for pool in pools}):
-            requirement = class_requirement(class_name)
-            required.require_named(rsp, requirement, API_VERSION, INFERENCE_CLASS, class_name)
-            found = required.resolve(req, requirement, InferenceClass)
-            unreadable = found.unreadable[0].issues if found.unreadable else ()
-            lookups[class_name] = ClassLookup(found.resolved, found.first(), unreadable)
+        class_names = sorted({pool.className for pool in pools})
+        for class_name in class_names:
+            required.require_named(
+                rsp, class_requirement(class_name), API_VERSION, INFERENCE_CLASS, class_name
+            )
         # Every requirement, before anything is composed: what follows reads what
         # they fetch, and a call lacking any is never kept (`required.Unfetched`).
         require_replicas(rsp, name)
         require_replica_objects(rsp, name)
         required.stop_unless_fetched(req, rsp)
+        lookups: dict[str, ClassLookup] = {}
+        for class_name in class_names:
+            found = required.resolve(req, class_requirement(class_name), InferenceClass)
+            unreadable = found.unreadable[0].issues if found.unreadable else ()
+            lookups[class_name] = ClassLookup(found.first(), unreadable)
 
         cloud = compose_cloud(
             req, rsp, cluster, name, {c: lookup.found for c, lookup in lookups.items()}
@@ -133,9 +136,9 @@ class FunctionRunner(ComposeFunction):
         )
 
         tenancy = report_tenancy(rsp, cluster, name)
-        placed = placed_replicas(req, rsp, name, config, tenancy)
+        placed = placed_replicas(req, name, config, tenancy)
         if cloud is not None:
-            known = placed.known and placed.unreadable == 0
+            known = placed.unreadable == 0
             protect_from_replicas(req, rsp, name, cloud, placed.replicas, known)
         # Invalid scheduling keeps every observer composed before (a priority it no
         # longer names may be a typo, not a wish to stop observing).
@@ -179,12 +182,8 @@ def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:
 
 
 def pools_condition(view: PoolView) -> report.Condition:
-    """PoolsResolved when no class is missing or invalid: waiting, or every pool published."""
-    if view.waiting:
-        names = ", ".join(view.waiting)
-        return report.Condition(
-            POOLS_RESOLVED, None, Reason.WAITING_FOR_CLASSES, f"waiting for InferenceClass {names}"
-        )
+    """PoolsResolved when no class is missing or invalid: every pool published. Every
+    class is fetched by then (`required.stop_unless_fetched`), so none is waited for."""
     return report.Condition(
         POOLS_RESOLVED, True, Reason.CLASSES_RESOLVED, f"{len(view.pools)} pools published"
     )

@@ -54,11 +54,9 @@ def require_replica_objects(rsp: fnv1.RunFunctionResponse, cluster: str) -> None
     )
 
 
-def replica_objects(
-    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, cluster: str
-) -> list[dict[str, Any]]:
-    """The replicas' Objects on this cluster, in every namespace (none until fetched)."""
-    require_replica_objects(rsp, cluster)
+def replica_objects(req: fnv1.RunFunctionRequest, cluster: str) -> list[dict[str, Any]]:
+    """The replicas' Objects on this cluster, in every namespace, once fetched
+    (`require_replica_objects`, then `required.stop_unless_fetched`)."""
     # Only what health reads: a cluster may run thousands of Objects, each carrying
     # its manifest twice (desired, and as the provider read it back).
     found = required.resolve_fields(req, REPLICA_OBJECTS, *_READ)
@@ -74,7 +72,7 @@ def report_reachable(
     """Set `Reachable` from the observed Objects this cluster and its replicas composed."""
     now = clock.now(req)
     probes = [obj for _, obj in sorted(observed.items()) if _is_object(obj)]
-    health = combine(assess(probes, now), assess_replicas(replica_objects(req, rsp, cluster), now))
+    health = combine(assess(probes, now), assess_replicas(replica_objects(req, cluster), now))
     report.set_condition(
         rsp, report.Condition(REACHABLE, health.reachable, reason_for(health), health.message)
     )

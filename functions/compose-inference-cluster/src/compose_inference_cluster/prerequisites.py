@@ -5,8 +5,8 @@ Each Object reads one object on the workload cluster and changes nothing there
 `missing` lists every prerequisite observed absent with the scope of replicas it
 keeps away (the fleet scheduler reads it), `checked` counts those observed at
 all. An Object is ready when its object exists, so a cluster lacking something
-is not Ready. While the replicas on the cluster are not all known (not fetched
-yet, one unreadable) or its tenancy cannot place them, every Observe Object
+is not Ready. While the replicas on the cluster are not all known (one
+unreadable) or its tenancy cannot place them, every Observe Object
 composed before is kept: an unknown is not an absence.
 """
 

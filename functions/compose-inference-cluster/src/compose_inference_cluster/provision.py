@@ -153,8 +153,8 @@ def protect_from_replicas(
     known: bool,
 ) -> None:
     """Each placed replica keeps the cloud cluster, and what writes its kubeconfig,
-    until its workloads are gone. Until the replicas are known (or while some
-    cannot be read) every such Usage composed before is kept."""
+    until its workloads are gone. While some replicas cannot be read (`known` is
+    False) every such Usage composed before is kept."""
     observed = observed_resources(req)
     protected = sorted({cloud.composed.cluster, cloud.composed.connection} - {""})
     for replica in replicas:

@@ -47,10 +47,9 @@ class PlacedReplica:
 
 @dataclass(frozen=True)
 class Placed:
-    """The replicas on this cluster; `known` is False until Crossplane has fetched them,
-    and `unreadable` counts those that could not be read (their Usages are kept)."""
+    """The replicas on this cluster; `unreadable` counts those that could not be read
+    (their Usages are kept)."""
 
-    known: bool
     replicas: tuple[PlacedReplica, ...] = ()
     unreadable: int = 0
 
@@ -62,7 +61,6 @@ def require_replicas(rsp: fnv1.RunFunctionResponse, cluster: str) -> None:
 
 def placed_replicas(
     req: fnv1.RunFunctionRequest,
-    rsp: fnv1.RunFunctionResponse,
     cluster: str,
     config: SchedulingConfig,
     tenancy: Tenancy | None,
@@ -71,11 +69,9 @@ def placed_replicas(
 
     `tenancy` is None when the cluster's tenancy block is invalid: queues in the
     tenant namespace cannot be named then, and are left out (kept as observed).
+    Read once they are fetched (`require_replicas`, then `required.stop_unless_fetched`).
     """
-    require_replicas(rsp, cluster)
     found = required.resolve(req, REPLICAS, ModelReplica)
-    if not found.resolved:
-        return Placed(known=False)
     unreadable = len(found.unreadable)
     out: list[PlacedReplica] = []
     for model in found.items:
@@ -87,7 +83,7 @@ def placed_replicas(
         if replica is not None:
             out.append(replica)
     out.sort(key=lambda r: (r.namespace, r.name))
-    return Placed(True, tuple(out), unreadable)
+    return Placed(tuple(out), unreadable)
 
 
 def _roles(model: ModelReplica) -> list[tuple[str, ReplicaRole]]:

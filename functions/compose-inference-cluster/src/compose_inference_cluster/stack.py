@@ -149,7 +149,7 @@ def compose_stack(
             plan=plan,
             replicas=placed.replicas,
             needs={f"{r.namespace}/{r.name}": _needs(r, facts, plan) for r in placed.replicas},
-            keep_replica_usages=not placed.known or placed.unreadable > 0,
+            keep_replica_usages=placed.unreadable > 0,
             req=req,
         )
     else:
@@ -174,10 +174,7 @@ def compose_stack(
         cluster=inputs.name,
         namespace=inputs.namespace,
         prerequisites=prerequisites,
-        complete=placed.known
-        and placed.unreadable == 0
-        and inputs.tenancy_ok
-        and inputs.scheduling_ok,
+        complete=placed.unreadable == 0 and inputs.tenancy_ok and inputs.scheduling_ok,
     )
     status.capacity = publish_capacity(
         rsp,

@@ -68,9 +68,8 @@ class FunctionRunner(ComposeFunction):
             )
         hub = spec.clusterRef.name
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub)
+        required.stop_unless_fetched(req, rsp)
         found = required.resolve(req, CLUSTER, InferenceCluster)
-        if not found.resolved:
-            raise required.Unfetched
         hub_cluster = found.first()
         provider_config = _provider_config(hub_cluster, found.unreadable, hub)
         # Beside the hub cluster's own Objects: its kubeconfig Secret's namespace.

@@ -69,10 +69,9 @@ class FunctionRunner(ComposeFunction):
             rsp, REPLICAS, API_VERSION, MODEL_REPLICA, {LABEL_MODEL_CACHE: name}
         )
         cache = read_cache(composite)
+        required.stop_unless_fetched(req, rsp)
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         replicas = required.resolve(req, REPLICAS, ModelReplica)
-        if not (clusters.resolved and replicas.resolved):
-            raise required.Unfetched
         report.set_condition(
             rsp, report.Condition(VALID, True, Reason.VALID, f"caches {cache.uri}")
         )

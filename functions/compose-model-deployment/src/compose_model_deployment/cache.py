@@ -54,15 +54,13 @@ def require_cache(rsp: fnv1.RunFunctionResponse, composite: dict[str, Any]) -> N
 def cache_view(
     req: fnv1.RunFunctionRequest, deployment: ModelDeployment, clusters: list[InferenceCluster]
 ) -> CacheView | None:
-    """What placement knows of the named cache; None without a cacheRef. Raises
-    `required.Unfetched` until Crossplane has fetched it."""
+    """What placement knows of the named cache; None without a cacheRef. Read once
+    Crossplane has fetched it (`require_cache`, then `required.stop_unless_fetched`)."""
     name = cache_name(deployment)
     if name is None:
         return None
     namespace = (deployment.metadata.namespace if deployment.metadata else None) or ""
     found = required.resolve(req, CACHE, ModelCache)
-    if not found.resolved:
-        raise required.Unfetched
     unable = {
         cluster.metadata.name: why
         for cluster in clusters

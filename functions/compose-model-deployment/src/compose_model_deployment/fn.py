@@ -121,21 +121,20 @@ class FunctionRunner(ComposeFunction):
         if narrow is not None and not carries_wide(req):
             # A settled deployment decides on its own clusters; a decision that keeps
             # every replica where it runs stands, any other widens to the fleet below.
-            if not (narrow.clusters.resolved and narrow.replicas.resolved):
-                raise required.Unfetched
+            required.stop_unless_fetched(req, rsp)
             outcome = self.decide(req, narrow, statuses)
             if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
                 self.finish(req, rsp, outcome, statuses, narrow=True)
                 return
         found = require_fleet(req, rsp, composite, observed, self.kept)
-        if not (found.clusters.resolved and found.replicas.resolved):
-            # What the fleet needs next depends on the lists not fetched yet; an
-            # answer to this request is never kept (`required.Unfetched`).
-            raise required.Unfetched
+        # What the fleet needs next depends on the lists not fetched yet; an answer
+        # to this request is never kept (`required.Unfetched`).
+        required.stop_unless_fetched(req, rsp)
         self.finish(req, rsp, self.decide(req, found, statuses), statuses, narrow=False)
 
     def decide(self, req: fnv1.RunFunctionRequest, found: Fleet, statuses: Statuses) -> Outcome:
-        """The scheduler's decision over the fleet `found` (fetched and resolved)."""
+        """The scheduler's decision over the fleet `found`, once every requirement is
+        fetched (`required.stop_unless_fetched`): the PriorityClasses and the cache too."""
         clusters, fleet_replicas = found.clusters, found.replicas
         deployment = observed_composite(req, ModelDeployment)
         cache = cache_view(req, deployment, clusters.items)
@@ -158,9 +157,7 @@ class FunctionRunner(ComposeFunction):
         known = existing_replicas(
             wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
         )
-        # Unfetched PriorityClasses are no priority information, never "no classes".
-        classes = required.resolve(req, PRIORITY_CLASSES)
-        priorities = read_priorities(classes.items) if classes.resolved else None
+        priorities = read_priorities(required.resolve(req, PRIORITY_CLASSES).items)
         decision = schedule(
             wanted,
             fleet.clusters,

@@ -33,8 +33,8 @@ from google.protobuf import struct_pb2
 from modelplane_models import ModelDeployment, ModelReplica
 
 from compose_model_deployment.statuses import StatusFacts, content_key
+from modelplane.core.bounded import BoundedMemo
 from modelplane.scheduling import Deployment, read_deployment
-from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.required import Required
 
 B = TypeVar("B")

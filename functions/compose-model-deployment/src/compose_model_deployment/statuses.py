@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from compose_model_deployment.endpoints import endpoint_key
+from modelplane.core.bounded import BoundedMemo
 from modelplane.core.observed import condition_is, conditions_problem, find_condition
 from modelplane.core.vocabulary import ACCEPTED, SERVING
-from modelplane.xfn.memo import BoundedMemo, digest_bytes
+from modelplane.xfn.memo import digest_bytes
 
 
 def content_key(obj: Any) -> bytes:

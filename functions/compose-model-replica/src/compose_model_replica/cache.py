@@ -57,9 +57,9 @@ def with_cache(
     name = cache_ref(composite)
     if name is None or replica.model is None:
         return CacheState(replica, None)
+    # Fetched: `require_cache` asked for it before the replica's cluster was read,
+    # which stops until every requirement is fetched.
     found = required.resolve(req, CACHE, ModelCache)
-    if not found.resolved:
-        raise required.Unfetched
     cache = found.first()
     if cache is None:
         detail = "; ".join(str(i) for u in found.unreadable for i in u.issues)

@@ -161,11 +161,11 @@ class FunctionRunner(ComposeFunction):
     def cluster(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str
     ) -> InferenceCluster:
-        """The replica's InferenceCluster, read into its model."""
+        """The replica's InferenceCluster, read into its model once it and the cache
+        (`require_cache`) are fetched."""
         required.require_named(rsp, CLUSTER, API_VERSION, INFERENCE_CLUSTER, name)
+        required.stop_unless_fetched(req, rsp)
         found = required.resolve(req, CLUSTER, InferenceCluster)
-        if not found.resolved:
-            raise required.Unfetched
         cluster = found.first()
         if cluster is not None:
             return cluster
@@ -188,10 +188,8 @@ class FunctionRunner(ComposeFunction):
         if not config.scheduler.reads_priority_classes:
             return []
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
-        found = required.resolve(req, PRIORITY_CLASSES)
-        if not found.resolved:
-            raise required.Unfetched
-        return found.items
+        required.stop_unless_fetched(req, rsp)
+        return required.resolve(req, PRIORITY_CLASSES).items
 
 
 def controlled_by_its_deployment(replica: ModelReplica, deployment: str) -> bool:

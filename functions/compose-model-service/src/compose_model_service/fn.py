@@ -166,9 +166,8 @@ class FunctionRunner(ComposeFunction):
         """The service placed in its tenant namespace on the hub, which the hub
         InferenceCluster's tenancy names: required once the gateway says which it is."""
         required.require_named(rsp, HUB_CLUSTER, API_VERSION, INFERENCE_CLUSTER, hub.cluster)
+        required.stop_unless_fetched(req, rsp)
         found = required.resolve(req, HUB_CLUSTER, InferenceCluster)
-        if not found.resolved:
-            raise required.Unfetched
         cluster = found.first()
         where = f"InferenceCluster {hub.cluster!r} (the hub of InferenceGateway {hub.name})"
         if cluster is None:
