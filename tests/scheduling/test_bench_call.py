@@ -344,8 +344,10 @@ def test_bench_call_compares_one_worker_with_two_and_prints_its_goals(
     assert one["worker_peak_rss_mib"] == []
     assert len(two["worker_peak_rss_mib"]) == 2
     assert all(0 < peak < 1024 for peak in two["worker_peak_rss_mib"])
+    # The ratio and both rates are each rounded to two places: a ratio below one under
+    # load is off by up to its own rounding step, which is more than 1% of it.
     assert workers["workers_ratio"] == pytest.approx(
-        workers["calls_per_second_2"] / workers["calls_per_second_1"], rel=0.01
+        workers["calls_per_second_2"] / workers["calls_per_second_1"], rel=0.01, abs=0.01
     )
     assert goals[0] == "goal: CEL budget or deadline stops at 3 clusters 0 (goal 0): met"
     assert goals[1].startswith("goal: throughput on 2 workers over 1 (2 callers) ")
