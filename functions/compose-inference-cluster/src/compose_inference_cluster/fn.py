@@ -40,8 +40,10 @@ from modelplane.core.vocabulary import (
     SCHEDULING_CONFIGURED,
     Reason,
 )
+from modelplane.fleet.classes import class_issues
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.xfn import objects, report, required
+from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.runner import (
     ComposeFunction,
     observed_composite,
@@ -78,6 +80,13 @@ class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
     published_status = published(InferenceCluster)
 
+    def __init__(self) -> None:
+        super().__init__()
+        # What `class_issues` found in each InferenceClass read, by the class's bytes
+        # (its key in `memos.models`): every cluster's calls read the same few classes,
+        # and checking a class parses each device's quantities and versions.
+        self.class_checks = BoundedMemo[bytes, tuple[Issue, ...]](1024)
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
         name, secret_ref = _identity(cluster)
@@ -97,7 +106,9 @@ class FunctionRunner(ComposeFunction):
             required.require_named(rsp, requirement, API_VERSION, INFERENCE_CLASS, class_name)
             found = required.resolve(req, requirement, InferenceClass)
             unreadable = found.unreadable[0].issues if found.unreadable else ()
-            lookups[class_name] = ClassLookup(found.resolved, found.first(), unreadable)
+            lookups[class_name] = ClassLookup(
+                found.resolved, found.first(), unreadable, self.checked(found)
+            )
         # Every requirement, before anything is composed: what follows reads what
         # they fetch, and a call lacking any is never kept (`required.Unfetched`).
         require_replicas(rsp, name)
@@ -139,6 +150,7 @@ class FunctionRunner(ComposeFunction):
             protect_from_replicas(req, rsp, name, cloud, placed.replicas, known)
         # Invalid scheduling keeps every observer composed before (a priority it no
         # longer names may be a typo, not a wish to stop observing).
+        observed = observed_resources(req)
         inputs = StackInputs(
             name,
             secret_ref,
@@ -146,12 +158,21 @@ class FunctionRunner(ComposeFunction):
             view.pools,
             placed,
             tenancy is not None,
+            observed,
             scheduling_ok=not has_errors(findings),
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
         )
         compose_stack(req, rsp, cluster, inputs, status)
         set_status(rsp, status)
-        report_reachable(req, rsp, observed_resources(req), name)
+        report_reachable(req, rsp, observed, name)
+
+    def checked(self, found: required.Required[InferenceClass]) -> tuple[Issue, ...] | None:
+        """`class_issues` of the class found, kept by its bytes; None when none was read."""
+        model = found.first()
+        if model is None or len(found.digests) != 1:
+            return None
+        # One object fetched and read: the digest is the model's.
+        return self.class_checks.get_or_make(found.digests[0], lambda: tuple(class_issues(model)))
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:
