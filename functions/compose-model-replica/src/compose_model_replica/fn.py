@@ -29,6 +29,7 @@ from compose_model_replica.status import (
     lacking_condition,
     serving_condition,
     unapplied,
+    verdicts,
 )
 from modelplane.conventions import (
     SchedulingConfig,
@@ -146,7 +147,8 @@ class FunctionRunner(ComposeFunction):
             )
 
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
-        set_status(rsp, composite_status(handed, seen))
+        served = verdicts(handed, seen)
+        set_status(rsp, composite_status(handed, served))
         keys = [o.key for o in remote if o.key in composed or o.key in observed]
         report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
@@ -154,7 +156,7 @@ class FunctionRunner(ComposeFunction):
         serving = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
-            or waiting_for_capacity(serving_condition(handed, seen, changed), cluster, replica)
+            or waiting_for_capacity(serving_condition(handed, served, changed), cluster, replica)
         )
         report.set_condition(rsp, serving)
 
