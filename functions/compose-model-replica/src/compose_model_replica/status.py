@@ -1,13 +1,13 @@
 """What a rendered replica reports: its status block, Accepted and Serving."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from modelplane_models.model_replica import Status, WorkloadStatus
 from modelplane_models.shapes import Condition
 
 from modelplane.core.kinds.base import mapping
-from modelplane.core.observed import find_condition
+from modelplane.core.observed import first_condition
 from modelplane.core.vocabulary import ACCEPTED, SERVING, Reason
 from modelplane.workloads import RenderedReplica, replica_serving
 from modelplane.xfn import report
@@ -83,16 +83,16 @@ def lacking_condition(cluster: str, missing: list[str]) -> report.Condition | No
 
 
 def accepted_condition(
-    keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
+    keys: list[str], said: Mapping[str, Sequence[Condition]], cluster: str
 ) -> report.Condition:
-    """Whether the cluster took every object: each Object's own Synced condition.
+    """Whether the cluster took every object: each Object's own Synced condition
+    (`said`: each key's observed conditions, as `observed.conditions` reads them).
 
     provider-kubernetes sets Synced=False with the API server's answer when an
     apply is refused (a webhook, a quota, a missing CRD), so that message is the
     most useful thing to show.
     """
-    # Each Object's conditions read once (reading them validates every entry).
-    found = [(key, find_condition(observed.get(key), "Synced")) for key in keys]
+    found = [(key, first_condition(said[key], "Synced")) for key in keys]
     refused = [
         f"{key}: {_words(synced)}"
         for key, synced in found
