@@ -100,20 +100,17 @@ class FunctionRunner(ComposeFunction):
 
         spec = cluster.spec
         pools = spec.nodePools if spec else []
-        lookups: dict[str, ClassLookup] = {}
+        classes: dict[str, required.Required[InferenceClass]] = {}
         for class_name in sorted({pool.className for pool in pools}):
             requirement = class_requirement(class_name)
             required.require_named(rsp, requirement, API_VERSION, INFERENCE_CLASS, class_name)
-            found = required.resolve(req, requirement, InferenceClass)
-            unreadable = found.unreadable[0].issues if found.unreadable else ()
-            lookups[class_name] = ClassLookup(
-                found.resolved, found.first(), unreadable, self.checked(found)
-            )
+            classes[class_name] = required.resolve(req, requirement, InferenceClass)
         # Every requirement, before anything is composed: what follows reads what
         # they fetch, and a call lacking any is never kept (`required.Unfetched`).
         require_replicas(rsp, name)
         require_replica_objects(rsp, name)
         required.stop_unless_fetched(req, rsp)
+        lookups = {c: self.lookup(found) for c, found in classes.items()}
 
         cloud = compose_cloud(
             req, rsp, cluster, name, {c: lookup.found for c, lookup in lookups.items()}
@@ -166,13 +163,17 @@ class FunctionRunner(ComposeFunction):
         set_status(rsp, status)
         report_reachable(req, rsp, observed, name)
 
-    def checked(self, found: required.Required[InferenceClass]) -> tuple[Issue, ...] | None:
-        """`class_issues` of the class found, kept by its bytes; None when none was read."""
+    def lookup(self, found: required.Required[InferenceClass]) -> ClassLookup:
+        """A class as fetched, with what `class_issues` finds in it kept by its bytes."""
         model = found.first()
-        if model is None or len(found.digests) != 1:
-            return None
-        # One object fetched and read: the digest is the model's.
-        return self.class_checks.get_or_make(found.digests[0], lambda: tuple(class_issues(model)))
+        unreadable = found.unreadable[0].issues if found.unreadable else ()
+        checked = None
+        if model is not None and len(found.digests) == 1:
+            # One object fetched and read: the digest is the model's.
+            checked = self.class_checks.get_or_make(
+                found.digests[0], lambda: tuple(class_issues(model))
+            )
+        return ClassLookup(found.resolved, model, unreadable, checked)
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:
