@@ -349,3 +349,25 @@ def test_invalid_class_keeps_published_pool() -> None:
 def test_same_response_over_grpc(req: Any, want: dict[str, Any]) -> None:
     """Served over a real gRPC channel on loopback, the function answers exactly as in-process."""
     assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+
+
+def test_one_runner_checks_each_class_by_its_bytes() -> None:
+    """A runner keeps what it found in each class it checked, by the class's bytes: the
+    same class again answers as a fresh runner does, and a class changed under the
+    same name is checked anew."""
+    bad_gpu = {**GPU, "capacity": {"memory": {"value": "200K"}}}
+
+    def call(devices: list[dict[str, Any]]) -> Any:
+        return request(
+            cluster([H100_POOL], status={"gpuPools": [PUBLISHED_H100]}),
+            required={"inferenceclass-h100-8x": [inference_class("h100-8x", devices)]},
+            observed={"provider-config": PROVIDER_CONFIG},
+        )
+
+    runner = FunctionRunner()
+    for devices in ([GPU], [bad_gpu], [GPU], [bad_gpu]):
+        got = as_dict(run(runner, call(devices)))
+        assert got == as_dict(run(FunctionRunner(), call(devices)))
+        want = "ClassesResolved" if devices == [GPU] else "ClassInvalid"
+        assert got["conditions"][0]["reason"] == want
+    assert len(runner.class_checks) == 2

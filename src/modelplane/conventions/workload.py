@@ -66,8 +66,17 @@ def view(workload: RenderedWorkload) -> Workload:
     return seen
 
 
+# What a manifest is mostly made of, told by its exact type before the abstract
+# classes below are asked (which costs more than the copy of a scalar).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: object) -> object:
     """A deep copy made of plain dicts and lists."""
+    if type(value) in _SCALARS:
+        return value
+    if isinstance(value, dict):  # a Mapping, asked for first: most containers are dicts
+        return {str(k): _plain(v) for k, v in cast(dict[Any, Any], value).items()}
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in cast(Mapping[Any, Any], value).items()}
     if isinstance(value, list | tuple):

@@ -10,8 +10,10 @@ same way in every function (`modelplane.xfn.report.report_issues`).
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any, TypeVar, get_args
 
+from modelplane_models.shapes import Condition
 from pydantic import BaseModel, ValidationError
 
 from modelplane.core.numbers import restore_ints
@@ -122,8 +124,48 @@ def parse_object(model: type[M], obj: Mapping[str, Any], *, ints_restored: bool 
     (already, when `ints_restored`: `modelplane.xfn.structs.plain`). Status
     conditions that do not read are left out (`observed.with_readable_conditions`).
     """
+    if _reads_conditions_as_one(model):
+        # The model reads each entry of status.conditions as `Condition`, as
+        # `with_readable_conditions` does: when the whole object reads, every condition
+        # did, and filtering them would hand the same object back (but for null
+        # conditions, which it makes an empty list). Reading each condition first, then
+        # again within the whole, read each one twice.
+        try:
+            parsed = model.model_validate(obj if ints_restored else restore_ints(obj))
+        except ValidationError:
+            parsed = None  # read below without what does not read: the same issues
+        if parsed is not None and not _null_conditions(parsed):
+            return parsed
     try:
         readable = with_readable_conditions(obj)
         return model.model_validate(readable if ints_restored else restore_ints(readable))
     except ValidationError as error:
         raise InvalidInputError(from_validation_error(error)) from error
+
+
+_CONDITIONS = "conditions"
+
+
+def _null_conditions(parsed: BaseModel) -> bool:
+    """Whether the model was given status.conditions as null."""
+    status = getattr(parsed, "status", None)
+    return (
+        isinstance(status, BaseModel)
+        and _CONDITIONS in status.model_fields_set
+        and getattr(status, _CONDITIONS, None) is None
+    )
+
+
+@cache
+def _reads_conditions_as_one(model: type[BaseModel]) -> bool:
+    """Whether `model`'s status is a model whose `conditions` is `list[Condition] | None`:
+    every generated composite, workload and Object model. A property of the class, so
+    kept per class."""
+    field = model.model_fields.get("status")
+    for status in get_args(field.annotation) if field is not None else ():
+        if isinstance(status, type) and issubclass(status, BaseModel):
+            # The field's declaration (a class's, not an object's conditions).
+            declared = status.model_fields.get(_CONDITIONS)
+            found = get_args(declared.annotation) if declared is not None else ()
+            return set(found) == {list[Condition], type(None)}
+    return False

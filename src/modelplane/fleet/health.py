@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+from modelplane_models.shapes import Condition
+
 from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import Reason
 from modelplane.stack.observation import ABSENT_MESSAGES
@@ -57,9 +59,9 @@ def parse_time(value: object) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
-def _failing_since(observed: Mapping[str, Any] | None) -> tuple[bool, datetime | None]:
-    """Whether a probe fails to sync, and since when (None: not recorded)."""
-    synced = find_condition(observed, "Synced")
+def _failing_since(synced: Condition | None) -> tuple[bool, datetime | None]:
+    """Whether an Object whose `Synced` condition is `synced` fails to sync, and since
+    when (None: not recorded)."""
     if synced is None or synced.status != "False":
         return False, None
     message = synced.message or ""
@@ -68,29 +70,30 @@ def _failing_since(observed: Mapping[str, Any] | None) -> tuple[bool, datetime |
     return True, parse_time(synced.lastTransitionTime)
 
 
-def _judge(observed: Sequence[Mapping[str, Any]], now: datetime, noun: str) -> Reachability:
-    """Whether `observed` (not empty) fail to sync together, and since when."""
-    failing = [_failing_since(p) for p in observed]
+def _judge(synced: Sequence[Condition | None], now: datetime, noun: str) -> Reachability:
+    """Whether Objects (not none) with these `Synced` conditions fail to sync together,
+    and since when."""
+    failing = [_failing_since(s) for s in synced]
     count = sum(1 for fails, _ in failing if fails)
-    if count < len(observed):
+    if count < len(synced):
         return Reachability(
-            True, f"{len(observed) - count} of {len(observed)} {noun} reach the cluster"
+            True, f"{len(synced) - count} of {len(synced)} {noun} reach the cluster"
         )
     starts = [since for _, since in failing]
     if any(since is None for since in starts):
         return Reachability(
             None,
-            f"none of {len(observed)} {noun} syncs; when that began is not recorded",
+            f"none of {len(synced)} {noun} syncs; when that began is not recorded",
         )
     began = max(since for since in starts if since is not None)
     stamp = began.strftime("%Y-%m-%dT%H:%M:%SZ")
     if now - began < GRACE:
         return Reachability(
             None,
-            f"none of {len(observed)} {noun} has synced since {stamp}; "
+            f"none of {len(synced)} {noun} has synced since {stamp}; "
             f"unreachable once that lasts {int(GRACE.total_seconds())}s",
         )
-    return Reachability(False, f"none of {len(observed)} {noun} has synced since {stamp}")
+    return Reachability(False, f"none of {len(synced)} {noun} has synced since {stamp}")
 
 
 def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Reachability:
@@ -98,7 +101,8 @@ def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Reachab
     observed = [p for p in probes if p is not None]
     if not observed:
         return Reachability(True, "no Object has synced or failed yet")
-    verdict = _judge(observed, now, "Objects")
+    # Each Object's conditions read once (reading them validates every entry).
+    verdict = _judge([find_condition(p, "Synced") for p in observed], now, "Objects")
     if verdict.reachable is False:
         return Reachability(
             False,
@@ -117,10 +121,11 @@ def assess_replicas(
     the cluster's ProviderConfig: every one of them failing for the grace is a
     cluster that no longer takes its replicas' changes, even while the probes sync.
     """
-    observed = [o for o in objects if o is not None and find_condition(o, "Synced")]
-    if not observed:
+    found = (find_condition(o, "Synced") for o in objects if o is not None)
+    synced = [s for s in found if s is not None]
+    if not synced:
         return None
-    verdict = _judge(observed, now, "replica Objects")
+    verdict = _judge(synced, now, "replica Objects")
     if verdict.reachable is True:
         # No count: it would change with every replica placed or removed, rewriting
         # the cluster's status (and waking every reader of the fleet) for no news.

@@ -28,6 +28,9 @@ class ClassLookup:
     found: InferenceClass | None = None
     unreadable: tuple[Issue, ...] = ()
     """Why the fetched object could not be read into its model."""
+    checked: tuple[Issue, ...] | None = None
+    """`class_issues(found)`, when the caller already has them (they depend on the
+    class alone, so a function keeps them by the class's bytes); None: worked out here."""
 
 
 @dataclass
@@ -71,7 +74,9 @@ def publish_pools(
         fresh: dict[str, Any] | None = None
         problems = list(lookup.unreadable)
         if lookup.found is not None:
-            problems = class_issues(lookup.found)
+            problems = (
+                list(lookup.checked) if lookup.checked is not None else class_issues(lookup.found)
+            )
         if lookup.found is None and not problems:
             missing.append(
                 Issue(path, f"InferenceClass {class_name!r} not found", Reason.CLASS_NOT_FOUND)

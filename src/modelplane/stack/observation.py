@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Final
 
-from modelplane.core.observed import condition_is, find_condition
+from modelplane.core.observed import conditions, first_condition
 
 ABSENT_MESSAGES: Final = ("external resource does not exist", "no matches for kind", "not found")
 
@@ -29,9 +29,17 @@ def seen(observed: Mapping[str, Any] | None) -> tuple[Seen, str]:
     """Whether the observed Object found its object, and the provider's words on it."""
     if observed is None:
         return Seen.UNKNOWN, "not observed yet"
-    if condition_is(observed, "Synced", "True") and condition_is(observed, "Ready", "True"):
+    # The conditions read once: reading them validates every entry.
+    found = conditions(observed)
+    synced = first_condition(found, "Synced")
+    ready = first_condition(found, "Ready")
+    if (
+        synced is not None
+        and synced.status == "True"
+        and ready is not None
+        and ready.status == "True"
+    ):
         return Seen.PRESENT, ""
-    synced = find_condition(observed, "Synced")
     message = (synced.message or "") if synced is not None else ""
     if synced is not None and synced.status == "False":
         if any(words in message for words in ABSENT_MESSAGES):

@@ -34,7 +34,7 @@ from .pods import (
     ENV_NODE_COUNT,
     ENV_NODE_RANK,
 )
-from .readiness import replica_status
+from .readiness import replica_serving, replica_status
 from .render import NAMESPACE_KEY, claims_key, render_replica, tenant_namespace, workload_key
 
 __all__ = [
@@ -62,6 +62,7 @@ __all__ = [
     "cluster_input",
     "render_replica",
     "replica_input",
+    "replica_serving",
     "replica_status",
     "tenant_namespace",
     "workload_key",

@@ -19,9 +19,18 @@ def replica_status(
     cluster (or None). A disaggregated replica serves only when decode and
     prefill both do.
     """
+    return replica_serving(workloads, [w.kind.serving(observed.get(w.key)) for w in workloads])
+
+
+def replica_serving(
+    workloads: Sequence[RenderedWorkload], verdicts: Sequence[tuple[bool, str]]
+) -> tuple[bool, str]:
+    """`replica_status` from each workload's verdict (`WorkloadKind.serving`), worked
+    out already, in the order of `workloads`."""
     if not workloads:
         return False, "the replica renders no workload"
-    results = [w.kind.serving(observed.get(w.key)) for w in sorted(workloads, key=lambda w: w.key)]
+    by_key = sorted(range(len(workloads)), key=lambda i: workloads[i].key)
+    results = [verdicts[i] for i in by_key]
     if all(ok for ok, _ in results):
         return True, "; ".join(message for _, message in results)
     return False, "; ".join(message for ok, message in results if not ok)

@@ -40,8 +40,10 @@ from modelplane.core.vocabulary import (
     SCHEDULING_CONFIGURED,
     Reason,
 )
+from modelplane.fleet.classes import class_issues
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.xfn import objects, report, required
+from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.runner import (
     ComposeFunction,
     observed_composite,
@@ -78,6 +80,13 @@ class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
     published_status = published(InferenceCluster)
 
+    def __init__(self) -> None:
+        super().__init__()
+        # What `class_issues` found in each InferenceClass read, by the class's bytes
+        # (its key in `memos.models`): every cluster's calls read the same few classes,
+        # and checking a class parses each device's quantities and versions.
+        self.class_checks = BoundedMemo[bytes, tuple[Issue, ...]](1024)
+
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
         name, secret_ref = _identity(cluster)
@@ -101,11 +110,10 @@ class FunctionRunner(ComposeFunction):
         require_replicas(rsp, name)
         require_replica_objects(rsp, name)
         required.stop_unless_fetched(req, rsp)
-        lookups: dict[str, ClassLookup] = {}
-        for class_name in class_names:
-            found = required.resolve(req, class_requirement(class_name), InferenceClass)
-            unreadable = found.unreadable[0].issues if found.unreadable else ()
-            lookups[class_name] = ClassLookup(found.first(), unreadable)
+        lookups = {
+            c: self.lookup(required.resolve(req, class_requirement(c), InferenceClass))
+            for c in class_names
+        }
 
         cloud = compose_cloud(
             req, rsp, cluster, name, {c: lookup.found for c, lookup in lookups.items()}
@@ -142,6 +150,7 @@ class FunctionRunner(ComposeFunction):
             protect_from_replicas(req, rsp, name, cloud, placed.replicas, known)
         # Invalid scheduling keeps every observer composed before (a priority it no
         # longer names may be a typo, not a wish to stop observing).
+        observed = observed_resources(req)
         inputs = StackInputs(
             name,
             secret_ref,
@@ -149,12 +158,25 @@ class FunctionRunner(ComposeFunction):
             view.pools,
             placed,
             tenancy is not None,
+            observed,
             scheduling_ok=not has_errors(findings),
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
         )
         compose_stack(req, rsp, cluster, inputs, status)
         set_status(rsp, status)
-        report_reachable(req, rsp, observed_resources(req), name)
+        report_reachable(req, rsp, observed, name)
+
+    def lookup(self, found: required.Required[InferenceClass]) -> ClassLookup:
+        """A class as fetched, with what `class_issues` finds in it kept by its bytes."""
+        model = found.first()
+        unreadable = found.unreadable[0].issues if found.unreadable else ()
+        checked = None
+        if model is not None and len(found.digests) == 1:
+            # One object fetched and read: the digest is the model's.
+            checked = self.class_checks.get_or_make(
+                found.digests[0], lambda: tuple(class_issues(model))
+            )
+        return ClassLookup(model, unreadable, checked)
 
 
 def _identity(cluster: InferenceCluster) -> tuple[str, dict[str, str]]:

@@ -37,7 +37,6 @@ from modelplane.stack import (
     read_stack,
 )
 from modelplane.xfn import report
-from modelplane.xfn.runner import observed_resources
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,8 @@ class StackInputs:
     pools: Sequence[Mapping[str, Any]]
     placed: Placed
     tenancy_ok: bool
+    observed: Mapping[str, Mapping[str, Any]]
+    """The composed resources as observed (`observed_resources`), read once per call."""
     scheduling_ok: bool = True
     """False when spec.scheduling has errors: what it would name is not known then."""
     ready_nodes: Mapping[str, int] | None = None
@@ -132,7 +133,7 @@ def compose_stack(
         gateway_class=gateway_class(cluster),
         nvidia_gpus=_nvidia(inputs.pools),
     )
-    observed = observed_resources(req)
+    observed = inputs.observed
     placed = inputs.placed
     installed: releases.Installed | None = None
     if has_errors(issues):

@@ -29,6 +29,7 @@ from compose_model_replica.status import (
     lacking_condition,
     serving_condition,
     unapplied,
+    verdicts,
 )
 from modelplane.conventions import (
     SchedulingConfig,
@@ -37,6 +38,7 @@ from modelplane.conventions import (
     parse_scheduling,
 )
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.observed import conditions, first_condition
 from modelplane.core.vocabulary import (
     ACCEPTED,
     API_VERSION,
@@ -50,7 +52,7 @@ from modelplane.workloads import (
     render_replica,
     replica_input,
 )
-from modelplane.xfn import objects, report, required
+from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
     keep_observed,
@@ -138,23 +140,29 @@ class FunctionRunner(ComposeFunction):
             # keeps the spec it runs with (`cache`).
             composed = {k: v for k, v in composed.items() if k not in workload_keys}
             keep_observed(req, rsp, workload_keys & set(observed))
+        keys = [o.key for o in remote if o.key in composed or o.key in observed]
+        # Each Object's conditions read once, for Ready here and Synced in Accepted.
+        said = {key: conditions(observed.get(key)) for key in {*composed, *keys}}
         for key, wrapped in composed.items():
             desired = rsp.desired.resources[key]
             desired.resource.update(wrapped)
+            ready = first_condition(said[key], "Ready")
             desired.ready = (
-                fnv1.READY_TRUE if objects.is_ready(observed.get(key)) else fnv1.READY_FALSE
+                fnv1.READY_TRUE
+                if ready is not None and ready.status == "True"
+                else fnv1.READY_FALSE
             )
 
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
-        set_status(rsp, composite_status(handed, seen))
-        keys = [o.key for o in remote if o.key in composed or o.key in observed]
-        report.set_condition(rsp, accepted_condition(keys, observed, replica.cluster_name))
+        served = verdicts(handed, seen)
+        set_status(rsp, composite_status(handed, served))
+        report.set_condition(rsp, accepted_condition(keys, said, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
         changed = unapplied({k: composed[k] for k in workload_keys if k in composed}, observed)
         serving = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
-            or waiting_for_capacity(serving_condition(handed, seen, changed), cluster, replica)
+            or waiting_for_capacity(serving_condition(handed, served, changed), cluster, replica)
         )
         report.set_condition(rsp, serving)
 

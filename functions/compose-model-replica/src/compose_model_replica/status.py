@@ -1,41 +1,42 @@
 """What a rendered replica reports: its status block, Accepted and Serving."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from modelplane_models.model_replica import Status, WorkloadStatus
 from modelplane_models.shapes import Condition
 
 from modelplane.core.kinds.base import mapping
-from modelplane.core.observed import find_condition
+from modelplane.core.observed import first_condition
 from modelplane.core.vocabulary import ACCEPTED, SERVING, Reason
-from modelplane.workloads import RenderedReplica, replica_status
-from modelplane.xfn import objects, report
+from modelplane.workloads import RenderedReplica, replica_serving
+from modelplane.xfn import report
 
 # Each workload's key to the workload as read back from its cluster, or None.
 Seen = Mapping[str, Mapping[str, Any] | None]
 
 
-def composite_status(replica: RenderedReplica, seen: Seen) -> Status:
-    """`status`: the namespace on the workload cluster, each workload's state, and the
-    URL the replica is reached at once known."""
+def verdicts(replica: RenderedReplica, seen: Seen) -> list[tuple[bool, str]]:
+    """Whether each workload serves, and why (`WorkloadKind.serving`), in the order of
+    the replica's workloads: read once for the status and for Serving."""
+    return [w.kind.serving(seen.get(w.key)) for w in replica.workloads]
+
+
+def composite_status(replica: RenderedReplica, served: list[tuple[bool, str]]) -> Status:
+    """`status`: the namespace on the workload cluster, each workload's state (`served`:
+    its `verdicts`), and the URL the replica is reached at once known."""
     return Status(
         namespace=replica.namespace.manifest["metadata"]["name"],
         workloads=[
-            WorkloadStatus(
-                role=w.role,
-                kind=w.kind.kind,
-                name=w.name,
-                available=w.kind.serving(seen.get(w.key))[0],
-            )
-            for w in replica.workloads
+            WorkloadStatus(role=w.role, kind=w.kind.kind, name=w.name, available=available)
+            for w, (available, _) in zip(replica.workloads, served, strict=True)
         ],
         url=replica.url,
     )
 
 
 def serving_condition(
-    replica: RenderedReplica, seen: Seen, unapplied: list[str]
+    replica: RenderedReplica, served: list[tuple[bool, str]], unapplied: list[str]
 ) -> report.Condition:
     """Serving: every workload serves, and serves what this replica's spec renders.
 
@@ -46,7 +47,7 @@ def serving_condition(
     if unapplied:
         why = f"{', '.join(unapplied)}: the change is not applied to the cluster yet"
         return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
-    serving, why = replica_status(replica.workloads, seen)
+    serving, why = replica_serving(replica.workloads, served)
     reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
     return report.Condition(SERVING, serving, reason, why)
 
@@ -82,23 +83,24 @@ def lacking_condition(cluster: str, missing: list[str]) -> report.Condition | No
 
 
 def accepted_condition(
-    keys: list[str], observed: dict[str, dict[str, Any]], cluster: str
+    keys: list[str], said: Mapping[str, Sequence[Condition]], cluster: str
 ) -> report.Condition:
-    """Whether the cluster took every object: each Object's own Synced condition.
+    """Whether the cluster took every object: each Object's own Synced condition
+    (`said`: each key's observed conditions, as `observed.conditions` reads them).
 
     provider-kubernetes sets Synced=False with the API server's answer when an
     apply is refused (a webhook, a quota, a missing CRD), so that message is the
     most useful thing to show.
     """
+    found = [(key, first_condition(said[key], "Synced")) for key in keys]
     refused = [
         f"{key}: {_words(synced)}"
-        for key in keys
-        if (synced := find_condition(observed.get(key), "Synced")) is not None
-        and synced.status == "False"
+        for key, synced in found
+        if synced is not None and synced.status == "False"
     ]
     if refused:
         return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
-    applied = [key for key in keys if objects.is_synced(observed.get(key))]
+    applied = [key for key, synced in found if synced is not None and synced.status == "True"]
     if len(applied) == len(keys):
         return report.Condition(
             ACCEPTED,
