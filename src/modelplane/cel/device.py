@@ -17,7 +17,8 @@ representation (and so the same isInteger and asApproximateFloat) upstream sees.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import threading
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
@@ -226,7 +227,59 @@ def device_from_fields(
     `device_from_spec` checks them, with the same messages. Raises ValueError
     naming the first bad entry in the order given, so a caller that passes its
     entries sorted gets the same message in every process.
+
+    A fleet declares a few device kinds and every call reads them again, so a
+    Device built from the same fields is built once (`_BUILT`) and shared: it is
+    immutable. Only Devices are kept; fields that fail are checked every time.
     """
+    attributes = tuple(attributes)
+    capacity = tuple(capacity)
+    try:
+        # The type of each value is part of the key: 1, 1.0 and True are equal in Python.
+        key: Hashable = (
+            driver,
+            tuple((name, kind, type(raw), raw) for name, kind, raw in attributes),
+            tuple((name, type(text), text) for name, text in capacity),
+            allow_multiple_allocations,
+        )
+        hash(key)
+    except TypeError:  # an unhashable value: refused below, never kept
+        return _device_from_fields(driver, attributes, capacity, allow_multiple_allocations)
+    return _BUILT.get(
+        key,
+        lambda: _device_from_fields(driver, attributes, capacity, allow_multiple_allocations),
+    )
+
+
+class _Built:
+    """Devices by the fields they were built from; at most `entries`, then started over."""
+
+    def __init__(self, entries: int = 1024) -> None:
+        self._entries = entries
+        self._lock = threading.Lock()
+        self._devices: dict[Hashable, Device] = {}
+
+    def get(self, key: Hashable, build: Callable[[], Device]) -> Device:
+        with self._lock:
+            found = self._devices.get(key)
+        if found is None:
+            found = build()
+            with self._lock:
+                if len(self._devices) >= self._entries:
+                    self._devices.clear()
+                self._devices[key] = found
+        return found
+
+
+_BUILT = _Built()
+
+
+def _device_from_fields(
+    driver: str,
+    attributes: tuple[tuple[str, str, object], ...],
+    capacity: tuple[tuple[str, str], ...],
+    allow_multiple_allocations: bool,
+) -> Device:
     attribute_values: dict[tuple[str, str], AttributeValue] = {}
     for name, kind, raw in attributes:
         qualified = split_name(name, driver)
