@@ -369,3 +369,23 @@ def test_a_memo_reads_every_kind_of_fleet_replica_as_a_fresh_read_does() -> None
             plain = existing_replicas(dep, uid, {}, models, serving)
             assert existing_replicas(dep, uid, {}, models, serving, memo) == plain
             assert plain.skipped == 1
+
+
+def test_a_model_read_again_is_the_deployment_read_before() -> None:
+    model = parse_object(ModelDeployment, deployment(2, priority="high"))
+    first = read_deployment(model)
+    assert read_deployment(model) is first
+    # Another model of the same object reads to an equal deployment, read afresh.
+    again = read_deployment(parse_object(ModelDeployment, deployment(2, priority="high")))
+    assert again == first
+    assert again is not first
+    other = read_deployment(parse_object(ModelDeployment, deployment(3, priority="high")))
+    assert other.replicas == 3
+
+
+def test_a_model_that_cannot_be_read_is_refused_every_time() -> None:
+    model = parse_object(ModelDeployment, deployment(1, name="Not_A_Name"))
+    for _ in range(2):
+        with pytest.raises(InvalidInputError) as error:
+            read_deployment(model)
+        assert [issue.path for issue in error.value.issues] == ["metadata.name"]
