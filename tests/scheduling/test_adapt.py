@@ -347,3 +347,45 @@ def test_a_replica_read_from_the_same_model_and_words_is_the_same_replica() -> N
     assert stopped == existing_replicas(DEP, None, {}, [a, b])
     # Past its bound the memo starts over rather than grow.
     assert len(replica_memo._replicas) <= 2  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_memo_reads_every_kind_of_fleet_replica_as_a_fresh_read_does() -> None:
+    """Nobody's, another deployment's, a namesake's leftover, this deployment's, an
+    unreadable one; serving or not; for this deployment and for another reading the
+    same models: the memo's answer is the plain one, call after call."""
+    unmarked = replica("a", 0)
+    del unmarked["metadata"]["annotations"][ANNOTATION_COMPOSITION_RESOURCE_NAME]
+    leftover = replica("a", 1)
+    leftover["metadata"]["ownerReferences"][0]["uid"] = "uid-of-the-deleted-one"
+    ours = replica("a", 2)
+    ours["metadata"]["ownerReferences"][0]["uid"] = "uid-now"
+    broken = replica("b", 0, deployment_name="other")
+    broken["spec"]["workers"]["topology"] = {"data": 3, "dataLocal": 2}
+    models = _models(unmarked, leftover, ours, broken, replica("b", 1, deployment_name="other"))
+    other = read_dep(deployment(1, name="other"))
+    memo = ReplicaMemo()
+    for serving in (frozenset(), {("ml", "model-a-2"), ("ml", "other-b-1")}):
+        for dep, uid in ((DEP, "uid-now"), (DEP, None), (other, None), (DEP, "uid-now")):
+            plain = existing_replicas(dep, uid, {}, models, serving)
+            assert existing_replicas(dep, uid, {}, models, serving, memo) == plain
+            assert plain.skipped == 1
+
+
+def test_a_model_read_again_is_the_deployment_read_before() -> None:
+    model = parse_object(ModelDeployment, deployment(2, priority="high"))
+    first = read_deployment(model)
+    assert read_deployment(model) is first
+    # Another model of the same object reads to an equal deployment, read afresh.
+    again = read_deployment(parse_object(ModelDeployment, deployment(2, priority="high")))
+    assert again == first
+    assert again is not first
+    other = read_deployment(parse_object(ModelDeployment, deployment(3, priority="high")))
+    assert other.replicas == 3
+
+
+def test_a_model_that_cannot_be_read_is_refused_every_time() -> None:
+    model = parse_object(ModelDeployment, deployment(1, name="Not_A_Name"))
+    for _ in range(2):
+        with pytest.raises(InvalidInputError) as error:
+            read_deployment(model)
+        assert [issue.path for issue in error.value.issues] == ["metadata.name"]

@@ -131,10 +131,7 @@ def _build(view: ClusterView, holders: Iterable[Holder], packer: Packer) -> Ledg
                 charges[pool].append((demand, pods, together))
     ledgers: Ledgers = {}
     for name, pool in pools.items():
-        ledger = PoolLedger.empty(pool, packer)
-        for demand, pods, together in order_charges(charges[name]):
-            ledger.charge(demand, pods, together)
-        ledgers[name] = ledger
+        ledgers[name] = PoolLedger.charged(pool, order_charges(charges[name]), packer)
     return ledgers
 
 

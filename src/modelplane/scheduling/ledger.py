@@ -30,7 +30,8 @@ count is conservative: whatever else takes whole nodes takes them from the
 smallest domains first, so the domains never hold more free nodes than the pool.
 """
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from modelplane.scheduling.model import Pool
@@ -82,6 +83,22 @@ class PoolLedger:
             domains=nvlink_domains(pool),
             packer=Packer() if packer is None else packer,
         )
+
+    @classmethod
+    def charged(
+        cls, pool: Pool, charges: Sequence[tuple[Demand, int, bool]], packer: Packer
+    ) -> "PoolLedger":
+        """`empty(pool)` with `charges` charged in the order given, as `charge` does."""
+        key = (pool.nodes, pool.hardware, pool.nvlink_domain_nodes, tuple(charges))
+        state = _CHARGED.get(key)
+        if state is None:
+            ledger = cls.empty(pool, packer)
+            for demand, pods, together in charges:
+                ledger.charge(demand, pods, together)
+            _CHARGED.keep(key, ledger)
+            return ledger
+        capacity, buckets, overcommitted, pods, domains = state
+        return cls(pool, capacity, dict(buckets), overcommitted, dict(pods), list(domains), packer)
 
     @property
     def whole_nodes(self) -> int:
@@ -206,6 +223,48 @@ class PoolLedger:
             nodes = self.pool.nodes
             return f"no free devices on its {nodes} node{'s' if nodes != 1 else ''}"
         return "free: " + "; ".join(parts)
+
+
+_State = tuple[
+    Vector, tuple[tuple[Vector, int], ...], bool, tuple[tuple[Demand, int], ...], tuple[int, ...]
+]
+
+
+class _ChargedLedgers:
+    """Ledgers built from a pool and the charges on it, kept across decisions.
+
+    A ledger charged in a given order is a function of the pool's node count,
+    hardware and NVLink domain size and of those charges (its packer only memoises
+    searches), so every decision of a fleet that charges the same replicas on the
+    same pool takes a copy of the first one's. Kept as plain values, in their
+    insertion order, so a copy is that ledger exactly. At most `entries` are kept;
+    past that, everything is dropped and built again.
+    """
+
+    def __init__(self, entries: int = 8192) -> None:
+        self._entries = entries
+        self._lock = threading.Lock()
+        self._states: dict[Hashable, _State] = {}
+
+    def get(self, key: Hashable) -> _State | None:
+        with self._lock:
+            return self._states.get(key)
+
+    def keep(self, key: Hashable, ledger: PoolLedger) -> None:
+        state = (
+            ledger.capacity,
+            tuple(ledger.buckets.items()),
+            ledger.overcommitted,
+            tuple(ledger.pods.items()),
+            tuple(ledger.domains),
+        )
+        with self._lock:
+            if len(self._states) >= self._entries:
+                self._states.clear()
+            self._states[key] = state
+
+
+_CHARGED = _ChargedLedgers()
 
 
 def nvlink_domains(pool: Pool) -> list[int]:

@@ -102,38 +102,69 @@ def composer(replica: ModelReplica) -> ReplicaOwner | None:
 
 class ReplicaMemo:
     """Replicas read in earlier calls, by the very model they were read from and what
-    the caller said of it (its name, namespace, owner, and whether it serves).
+    the caller said of it (its owner, and whether it serves).
 
     As with `FleetMemo`, a long-running function reads the same fetched objects into
     the same model instances call after call, and models are never changed once
-    read, so the same model and the same words read to the same replica. At most
-    `entries` replicas are kept; past that, everything is dropped and read again.
+    read, so the same model has the same name, namespace and composer (`Heads`),
+    and the same model and the same words read to the same replica. At most
+    `entries` models are kept; past that, everything is dropped and read again.
     """
 
     def __init__(self, entries: int = 25_000) -> None:
         self._entries = entries
         self._lock = threading.Lock()
-        self._replicas: dict[_ReplicaKey, tuple[ModelReplica, ExistingReplica]] = {}
+        self._replicas: dict[int, ReadModel] = {}
 
-    def read(
-        self, model: ModelReplica, name: str, namespace: str, owner: str | None, serving: bool
-    ) -> ExistingReplica:
-        """`read_replica` of the same arguments; InvalidInputError as it raises it."""
-        key = (id(model), name, namespace, owner, serving)
+    def model(self, model: ModelReplica) -> "ReadModel":
+        """The model's heads, and the replicas read from it, kept from earlier calls."""
         with self._lock:
-            found = self._replicas.get(key)
+            found = self._replicas.get(id(model))
         # The entry holds its model, so its id is not reused while the entry lives.
-        if found is not None and found[0] is model:
-            return found[1]
-        replica = read_replica(model, name, namespace, owner, serving=serving)
+        if found is not None and found.model is model:
+            return found
+        known = ReadModel.of(model)
         with self._lock:
             if len(self._replicas) >= self._entries:
                 self._replicas.clear()
-            self._replicas[key] = (model, replica)
-        return replica
+            self._replicas[id(model)] = known
+        return known
 
 
-_ReplicaKey = tuple[int, str, str, str | None, bool]
+Heads = tuple[str, str, str | None, str | None]
+"""A fleet replica's name, namespace, and the name and uid of the ModelDeployment
+that composed it (`composer`; None, None when none did)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadModel:
+    """One fleet ModelReplica model: its heads, and the replicas read from it so far."""
+
+    model: ModelReplica
+    heads: Heads
+    replicas: dict[tuple[str | None, bool], ExistingReplica]
+
+    @classmethod
+    def of(cls, model: ModelReplica) -> "ReadModel":
+        metadata = model.metadata
+        name = (metadata.name if metadata else None) or ""
+        namespace = (metadata.namespace if metadata else None) or ""
+        owner = composer(model)
+        if owner is None:
+            return cls(model, (name, namespace, None, None), {})
+        return cls(model, (name, namespace, owner.name, owner.uid), {})
+
+    def read(self, owner: str | None, serving: bool) -> ExistingReplica:
+        """`read_replica` of the model under its heads; InvalidInputError as it raises it
+        (not kept: a model that cannot be read is read, and refused, again)."""
+        key = (owner, serving)
+        found = self.replicas.get(key)
+        if found is None:
+            name, namespace, _, _ = self.heads
+            found = read_replica(self.model, name, namespace, owner, serving=serving)
+            # Equal whoever reads it first: a race costs a second read, never a wrong one.
+            self.replicas[key] = found
+        return found
 
 
 @dataclass(frozen=True)
@@ -167,22 +198,22 @@ def existing_replicas(
     InvalidInputError (nothing can be decided without it); any other is skipped
     and counted. With a memo, a fleet model read before is not read again.
     """
-    read = read_replica if memo is None else memo.read
+    read_model = ReadModel.of if memo is None else memo.model
     found: dict[tuple[str, str], ExistingReplica] = {}
     skipped = 0
     for model in fleet:
-        metadata = model.metadata
-        name = (metadata.name if metadata else None) or ""
-        namespace = (metadata.namespace if metadata else None) or ""
-        owner_ref = composer(model)
-        owner = None if owner_ref is None else owner_ref.name
-        namesake = namespace == deployment.namespace and owner == deployment.name
-        if namesake and owner_ref is not None and uid and owner_ref.uid and owner_ref.uid != uid:
+        known = read_model(model)
+        name, namespace, owner, owner_uid = known.heads
+        if (
+            owner == deployment.name
+            and namespace == deployment.namespace
+            and uid
+            and owner_uid
+            and owner_uid != uid
+        ):
             owner = None  # composed by an earlier deployment of the same name, being deleted
         try:
-            found[(namespace, name)] = read(
-                model, name, namespace, owner, serving=(namespace, name) in serving
-            )
+            found[(namespace, name)] = known.read(owner, (namespace, name) in serving)
         except InvalidInputError:
             skipped += 1
     problems: list[Issue] = []
