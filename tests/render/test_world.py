@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.protobuf import struct_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,23 +75,23 @@ def test_select_follows_objects_added_changed_and_deleted() -> None:
     ]
 
 
-def test_struct_is_made_once_per_change_of_the_object() -> None:
+def test_serialized_is_made_once_per_change_of_the_object() -> None:
     key = ObjectKey("v1", "ConfigMap", "ns", "a")
     world = World([cm("a")])
 
-    first = world.struct(key)
-    assert world.struct(key) is first
+    first = world.serialized(key)
+    assert world.serialized(key) is first
     assert not world.put(cm("a"))
-    assert world.struct(key) is first
+    assert world.serialized(key) is first
 
     changed = cm("a")
     changed["data"] = {"replicas": 3}
     world.put(changed)
-    assert to_dict(world.struct(key)) == changed
+    assert to_dict(struct_pb2.Struct.FromString(world.serialized(key))) == changed
 
     world.delete(key)
     world.put(cm("a"))
-    assert to_dict(world.struct(key)) == cm("a")
+    assert to_dict(struct_pb2.Struct.FromString(world.serialized(key))) == cm("a")
 
 
 @pytest.mark.parametrize(

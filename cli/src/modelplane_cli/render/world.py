@@ -4,8 +4,8 @@ Objects are plain JSON-shaped dicts. The store owns its copies: `put` copies wha
 it is given, and readers get read-only views they must not mutate. A revision
 counter moves only when an object really changes, which is how a round knows the
 world reached its fixed point. Every object goes to functions as a protobuf
-Struct, in requirements and observed state, many times a round; the store makes
-that Struct once per change of the object.
+Struct, in requirements and observed state, many times a round; the store
+serializes that Struct once per change of the object.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple
-
-from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane.xfn.memo import Memos
@@ -141,8 +139,7 @@ class World:
         # The revision at which each type last gained, lost or changed an object: a
         # select's answer cannot change while its type's revision stands.
         self._type_changed_at: dict[tuple[str, str], int] = {}
-        # Each object as a Struct, and serialized: made when first asked after a change.
-        self._structs: dict[ObjectKey, struct_pb2.Struct] = {}
+        # Each object's Struct, serialized: made when first asked after a change.
         self._serialized: dict[ObjectKey, bytes] = {}
         # Each select's keys and serialized Resources answer, with the type's revision.
         self._selections: dict[Selection, tuple[int, list[ObjectKey], bytes]] = {}
@@ -173,15 +170,6 @@ class World:
     def get(self, key: ObjectKey) -> View | None:
         return self._objects.get(key)
 
-    def struct(self, key: ObjectKey) -> struct_pb2.Struct:
-        """The stored object as a protobuf Struct; shared, so callers copy it, never change it."""
-        found = self._structs.get(key)
-        if found is None:
-            # Parsed from its bytes by the C runtime: cheaper than building it in Python.
-            found = struct_pb2.Struct.FromString(self.serialized(key))
-            self._structs[key] = found
-        return found
-
     def serialized(self, key: ObjectKey) -> bytes:
         """The stored object's Struct, serialized deterministically."""
         found = self._serialized.get(key)
@@ -204,7 +192,6 @@ class World:
             self._listed.pop((key.api_version, key.kind), None)
         else:
             self._unindex(key, old)
-            self._structs.pop(key, None)
             self._serialized.pop(key, None)
         stored: Obj = clone(dict(obj))
         self._objects[key] = stored
@@ -221,7 +208,6 @@ class World:
             return False
         self._unindex(key, old)
         self._listed.pop((key.api_version, key.kind), None)
-        self._structs.pop(key, None)
         self._serialized.pop(key, None)
         self._changed_at.pop(key, None)
         self.revision += 1
