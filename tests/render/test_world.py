@@ -312,3 +312,71 @@ def test_a_labelled_select_follows_relabels_and_deletions() -> None:
     world.delete(ObjectKey("v1", "ConfigMap", "ns", "b"))
     assert world.select("v1", "ConfigMap", labels={"team": "x"}) == []
     assert world.select("v1", "ConfigMap", namespace="other", labels={"team": "y"}) == []
+
+
+def _containers(value: Any) -> list[int]:
+    """The ids of every dict and list inside `value`, itself included."""
+    if isinstance(value, dict):
+        return [id(value), *(i for v in value.values() for i in _containers(v))]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if isinstance(value, list):
+        return [id(value), *(i for v in value for i in _containers(v))]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return []
+
+
+def test_put_keeps_the_stored_objects_own_values_and_copies_the_rest() -> None:
+    key = ObjectKey("v1", "ConfigMap", "ns", "a")
+    world = World([{**cm("a"), "data": {"x": "1"}}])
+    stored = world.get(key)
+    assert stored is not None
+    equal_metadata = {**stored["metadata"]}
+    new = {**stored, "data": {"x": "2"}}
+
+    assert world.put(new)
+
+    after = world.get(key)
+    assert after is not None
+    assert after["metadata"] is stored["metadata"]
+    assert after["data"] is not new["data"]
+    new["data"]["x"] = "3"
+    assert after["data"] == {"x": "2"}
+    # An equal value that is not the stored one's own is copied.
+    assert world.put({**after, "metadata": equal_metadata, "data": {"x": "4"}})
+    assert world.get(key)["metadata"] is not equal_metadata  # type: ignore[index]
+
+
+_FRESH = st.dictionaries(
+    st.sampled_from("xyz"), st.lists(st.integers(0, 3), max_size=2), max_size=2
+)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("abc"),  # the object written
+            st.sampled_from("abc"),  # the object whose stored values it starts from
+            st.sampled_from(["data", "spec", "status"]),  # the one field given fresh
+            _FRESH,
+        ),
+        max_size=12,
+    )
+)
+def test_stored_objects_share_nothing_with_each_other_or_with_what_callers_passed(
+    writes: list[tuple[str, str, str, dict[str, list[int]]]],
+) -> None:
+    world = World([{**cm(name), "data": {}, "spec": {}, "status": {}} for name in "abc"])
+    passed: list[dict[str, Any]] = []
+    for name, source, fresh_field, fresh in writes:
+        stored = world.get(ObjectKey("v1", "ConfigMap", "ns", source))
+        assert stored is not None
+        # The source's own values (another object's, when source is not name) and one fresh.
+        new = {**stored, "metadata": {**stored["metadata"], "name": name}, fresh_field: fresh}
+        world.put(new)
+        passed.append(fresh)
+
+    objects = [world.get(ObjectKey("v1", "ConfigMap", "ns", name)) for name in "abc"]
+    ids = [i for obj in objects for i in _containers(obj)]
+    assert len(ids) == len(set(ids))
+    snapshot = [to_dict(to_struct(dict(obj))) for obj in objects if obj is not None]
+    for fresh in passed:
+        fresh.clear()
+    assert [to_dict(to_struct(dict(obj))) for obj in objects if obj is not None] == snapshot

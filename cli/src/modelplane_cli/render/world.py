@@ -183,7 +183,11 @@ class World:
             yield self._objects[key]
 
     def put(self, obj: View) -> bool:
-        """Store a copy of `obj`; return whether the world changed."""
+        """Store a copy of `obj`; return whether the world changed.
+
+        A top-level value that *is* the stored object's own (a status write passes
+        the stored spec along) is kept rather than copied again (`_stored_copy`).
+        """
         key = ObjectKey.of(obj)
         old = self._objects.get(key)
         if old == obj:
@@ -193,7 +197,7 @@ class World:
         else:
             self._unindex(key, old)
             self._serialized.pop(key, None)
-        stored: Obj = clone(dict(obj))
+        stored = _stored_copy(obj, old)
         self._objects[key] = stored
         self._index(key, stored)
         self.revision += 1
@@ -374,6 +378,17 @@ class World:
     def _unindex(self, key: ObjectKey, obj: View) -> None:
         for entry in self._index_entries(key, obj):
             entry.discard(key)
+
+
+def _stored_copy(obj: View, old: Obj | None) -> Obj:
+    """A deep copy of `obj` for the store, but for the top-level values that are the
+    previous version's own (the same object, not an equal one): the store's objects
+    are never changed in place, so those are shared with the version they replace,
+    which nothing stores any more. No two stored objects therefore share anything,
+    and none shares anything with what a caller holds but the store's own views."""
+    if old is None:
+        return {k: clone(v) for k, v in obj.items()}
+    return {k: v if v is old.get(k) else clone(v) for k, v in obj.items()}
 
 
 def _uncontrolled_root(obj: View) -> str | None:
