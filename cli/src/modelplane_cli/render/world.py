@@ -381,11 +381,9 @@ class World:
 
 
 def _stored_copy(obj: View, old: Obj | None) -> Obj:
-    """A deep copy of `obj` for the store, but for the top-level values that are the
-    previous version's own (the same object, not an equal one): the store's objects
-    are never changed in place, so those are shared with the version they replace,
-    which nothing stores any more. No two stored objects therefore share anything,
-    and none shares anything with what a caller holds but the store's own views."""
+    """A deep copy of `obj`, but for the top-level values that *are* (not equal) the
+    replaced version's: stored objects never change in place, so those are shared
+    with a version nothing stores any more. No two stored objects share anything."""
     if old is None:
         return {k: clone(v) for k, v in obj.items()}
     return {k: v if v is old.get(k) else clone(v) for k, v in obj.items()}
