@@ -6,6 +6,7 @@ import hashlib
 from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,13 @@ def _parts(draw: st.DrawFn) -> tuple[wire.RequestParts, fnv1.RunFunctionRequest]
     body.observed.composite.resource.CopyFrom(to_struct(draw(_OBJECTS)))
     for name, obj in draw(st.dictionaries(_NAMES, _OBJECTS, max_size=3)).items():
         body.observed.resources[name].resource.CopyFrom(to_struct(obj))
+    # The observed state either in the body or given as bytes written by `wire.state`.
+    observed: bytes | None = None
+    if draw(st.booleans()):
+        observed = wire.state(
+            _bytes(body.observed.composite.resource),
+            {name: _bytes(r.resource) for name, r in body.observed.resources.items()},
+        )
     for name, obj in draw(st.dictionaries(_NAMES, _OBJECTS, max_size=3)).items():
         body.desired.resources[name].resource.CopyFrom(to_struct(obj))
     if draw(st.booleans()):
@@ -46,7 +54,9 @@ def _parts(draw: st.DrawFn) -> tuple[wire.RequestParts, fnv1.RunFunctionRequest]
     whole = fnv1.RunFunctionRequest()
     whole.CopyFrom(body)
     whole.meta.capabilities.extend(_CAPABILITIES)
-    parts = wire.RequestParts(_CAPABILITIES, body)
+    parts = wire.RequestParts(_CAPABILITIES, body, observed=observed)
+    if observed is not None:
+        body.ClearField("observed")
     for name, objects in required.items():
         structs = [to_struct(o) for o in objects]
         whole.required_resources[name].items.extend(fnv1.Resource(resource=s) for s in structs)
@@ -57,6 +67,10 @@ def _parts(draw: st.DrawFn) -> tuple[wire.RequestParts, fnv1.RunFunctionRequest]
         whole.required_schemas[name].openapi_v3.CopyFrom(to_struct(schema))
         parts.schemas[name] = fnv1.Schema(openapi_v3=to_struct(schema))
     return parts, whole
+
+
+def _bytes(struct: struct_pb2.Struct) -> bytes:
+    return struct.SerializeToString(deterministic=True)
 
 
 @settings(max_examples=200)
@@ -97,3 +111,20 @@ def test_map_order_is_where_a_serialized_request_puts_each_name(names: list[str]
         )
 
     assert wire.map_order(reversed(names)) == sorted(names, key=lambda n: data.index(entry(n)))
+
+
+@settings(max_examples=200)
+@given(_OBJECTS, st.dictionaries(_NAMES, _OBJECTS, max_size=4))
+def test_a_state_written_from_struct_bytes_is_the_states_serialization(
+    composite: dict[str, Any], composed: dict[str, dict[str, Any]]
+) -> None:
+    message = fnv1.State(
+        composite=fnv1.Resource(resource=to_struct(composite)),
+        resources={name: fnv1.Resource(resource=to_struct(o)) for name, o in composed.items()},
+    )
+
+    written = wire.state(
+        _bytes(to_struct(composite)), {name: _bytes(to_struct(o)) for name, o in composed.items()}
+    )
+
+    assert written == message.SerializeToString(deterministic=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.protobuf import struct_pb2
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,23 +75,23 @@ def test_select_follows_objects_added_changed_and_deleted() -> None:
     ]
 
 
-def test_struct_is_made_once_per_change_of_the_object() -> None:
+def test_serialized_is_made_once_per_change_of_the_object() -> None:
     key = ObjectKey("v1", "ConfigMap", "ns", "a")
     world = World([cm("a")])
 
-    first = world.struct(key)
-    assert world.struct(key) is first
+    first = world.serialized(key)
+    assert world.serialized(key) is first
     assert not world.put(cm("a"))
-    assert world.struct(key) is first
+    assert world.serialized(key) is first
 
     changed = cm("a")
     changed["data"] = {"replicas": 3}
     world.put(changed)
-    assert to_dict(world.struct(key)) == changed
+    assert to_dict(struct_pb2.Struct.FromString(world.serialized(key))) == changed
 
     world.delete(key)
     world.put(cm("a"))
-    assert to_dict(world.struct(key)) == cm("a")
+    assert to_dict(struct_pb2.Struct.FromString(world.serialized(key))) == cm("a")
 
 
 @pytest.mark.parametrize(
@@ -311,3 +312,71 @@ def test_a_labelled_select_follows_relabels_and_deletions() -> None:
     world.delete(ObjectKey("v1", "ConfigMap", "ns", "b"))
     assert world.select("v1", "ConfigMap", labels={"team": "x"}) == []
     assert world.select("v1", "ConfigMap", namespace="other", labels={"team": "y"}) == []
+
+
+def _containers(value: Any) -> list[int]:
+    """The ids of every dict and list inside `value`, itself included."""
+    if isinstance(value, dict):
+        return [id(value), *(i for v in value.values() for i in _containers(v))]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if isinstance(value, list):
+        return [id(value), *(i for v in value for i in _containers(v))]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return []
+
+
+def test_put_keeps_the_stored_objects_own_values_and_copies_the_rest() -> None:
+    key = ObjectKey("v1", "ConfigMap", "ns", "a")
+    world = World([{**cm("a"), "data": {"x": "1"}}])
+    stored = world.get(key)
+    assert stored is not None
+    equal_metadata = {**stored["metadata"]}
+    new = {**stored, "data": {"x": "2"}}
+
+    assert world.put(new)
+
+    after = world.get(key)
+    assert after is not None
+    assert after["metadata"] is stored["metadata"]
+    assert after["data"] is not new["data"]
+    new["data"]["x"] = "3"
+    assert after["data"] == {"x": "2"}
+    # An equal value that is not the stored one's own is copied.
+    assert world.put({**after, "metadata": equal_metadata, "data": {"x": "4"}})
+    assert world.get(key)["metadata"] is not equal_metadata  # type: ignore[index]
+
+
+_FRESH = st.dictionaries(
+    st.sampled_from("xyz"), st.lists(st.integers(0, 3), max_size=2), max_size=2
+)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("abc"),  # the object written
+            st.sampled_from("abc"),  # the object whose stored values it starts from
+            st.sampled_from(["data", "spec", "status"]),  # the one field given fresh
+            _FRESH,
+        ),
+        max_size=12,
+    )
+)
+def test_stored_objects_share_nothing_with_each_other_or_with_what_callers_passed(
+    writes: list[tuple[str, str, str, dict[str, list[int]]]],
+) -> None:
+    world = World([{**cm(name), "data": {}, "spec": {}, "status": {}} for name in "abc"])
+    passed: list[dict[str, Any]] = []
+    for name, source, fresh_field, fresh in writes:
+        stored = world.get(ObjectKey("v1", "ConfigMap", "ns", source))
+        assert stored is not None
+        # The source's own values (another object's, when source is not name) and one fresh.
+        new = {**stored, "metadata": {**stored["metadata"], "name": name}, fresh_field: fresh}
+        world.put(new)
+        passed.append(fresh)
+
+    objects = [world.get(ObjectKey("v1", "ConfigMap", "ns", name)) for name in "abc"]
+    ids = [i for obj in objects for i in _containers(obj)]
+    assert len(ids) == len(set(ids))
+    snapshot = [to_dict(to_struct(dict(obj))) for obj in objects if obj is not None]
+    for fresh in passed:
+        fresh.clear()
+    assert [to_dict(to_struct(dict(obj))) for obj in objects if obj is not None] == snapshot

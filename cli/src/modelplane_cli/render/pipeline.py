@@ -16,7 +16,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE, CONTEXT_NOW
 from modelplane.xfn.memo import Memos, using
-from modelplane.xfn.structs import to_dict, to_struct
+from modelplane.xfn.structs import serialized, to_dict, to_struct
 from modelplane_cli.render import requirements, wire
 from modelplane_cli.render.apis import Apis, Composition, PipelineStep
 from modelplane_cli.render.clock import EPOCH
@@ -100,15 +100,13 @@ async def run_pipeline(
 ) -> PipelineOutcome:
     outcome = PipelineOutcome()
     # The composite as stored (it is, once its first reconcile wrote its labels and
-    # uid) goes as the world's Struct of it, made once per change of the object.
+    # uid) goes as the world's serialized Struct of it, made once per change of the
+    # object; the observed state is written once, from those bytes, for every call.
     key = ObjectKey.of(xr)
-    composite = world.struct(key) if world.get(key) == xr else to_struct(dict(xr))
-    observed_state = fnv1.State(
-        composite=fnv1.Resource(resource=composite),
-        resources={
-            name: fnv1.Resource(resource=world.struct(ObjectKey.of(obj)))
-            for name, obj in observed.items()
-        },
+    composite = world.serialized(key) if world.get(key) == xr else serialized(dict(xr))
+    observed_state = wire.state(
+        composite,
+        {name: world.serialized(ObjectKey.of(obj)) for name, obj in observed.items()},
     )
     desired = fnv1.State()
     context = struct_pb2.Struct()
@@ -139,14 +137,14 @@ async def run_pipeline(
 
 async def _run_step(
     step: PipelineStep,
-    observed: fnv1.State,
+    observed: bytes,
     desired: fnv1.State,
     context: struct_pb2.Struct,
     world: World,
     apis: Apis,
     functions: FunctionClient,
 ) -> fnv1.RunFunctionResponse:
-    body = fnv1.RunFunctionRequest(observed=observed, desired=desired)
+    body = fnv1.RunFunctionRequest(desired=desired)
     body.context.CopyFrom(context)
     if step.input is not None:
         body.input.CopyFrom(to_struct(dict(step.input)))
@@ -159,7 +157,7 @@ async def _run_step(
         r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
         for r in step.requirements
     }
-    request = wire.RequestParts(_CAPABILITIES, body, dict(bootstrap))
+    request = wire.RequestParts(_CAPABILITIES, body, dict(bootstrap), observed=observed)
 
     previous: bytes | None = None
     for _ in range(MAX_REQUIREMENTS_ITERATIONS + 1):

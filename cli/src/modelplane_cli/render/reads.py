@@ -22,8 +22,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf import struct_pb2
-
 from modelplane.xfn.memo import Memos
 from modelplane_cli.render.world import Obj, ObjectKey, View, World, clone, label_pairs
 
@@ -134,10 +132,6 @@ class RecordingWorld(World):
     def get(self, key: ObjectKey) -> View | None:
         self._note(key)
         return self._world.get(key)
-
-    def struct(self, key: ObjectKey) -> struct_pb2.Struct:
-        self._note(key)
-        return self._world.struct(key)
 
     def serialized(self, key: ObjectKey) -> bytes:
         self._note(key)

@@ -80,8 +80,11 @@ def has_conditions(obj: View) -> bool:
 
 
 def provider_status(obj: View) -> Obj:
-    """`obj` as its provider leaves it after a successful reconcile."""
-    out = clone(dict(obj))
+    """`obj` as its provider leaves it after a successful reconcile.
+
+    Only the top level and the status are new (what it reports of a manifest is a
+    copy, `healthy`); the rest is `obj`'s, which the store keeps as it is."""
+    out: Obj = dict(obj)
     status: Obj = dict(out.get("status") or {})
     conditions = [
         c for c in status.get("conditions") or [] if c.get("type") not in ("Ready", "Synced")
@@ -118,9 +121,13 @@ def healthy(manifest: Mapping[str, Any], target: str = "") -> Obj:
 def downloading(obj: View) -> Obj:
     """An Object wrapping a model cache's download, applied and still downloading."""
     out = provider_status(obj)
-    manifest = ((out.get("status") or {}).get("atProvider") or {}).get("manifest")
+    status: Obj = out.get("status") or {}
+    at_provider: Obj = status.get("atProvider") or {}
+    manifest = at_provider.get("manifest")
     if isinstance(manifest, dict):
-        manifest["status"] = simulated_status(manifest, done=False)
+        # Replaced, not changed in place: what is not new in `out` is `obj`'s own.
+        downloading: Obj = {**manifest, "status": simulated_status(manifest, done=False)}
+        out["status"] = {**status, "atProvider": {**at_provider, "manifest": downloading}}
     return out
 
 

@@ -39,6 +39,7 @@ from modelplane_cli.render import intervals
 from modelplane_cli.render.reads import Reads
 from modelplane_cli.render.world import (
     ObjectKey,
+    Selection,
     View,
     World,
     controller_reference,
@@ -71,6 +72,20 @@ class Timeline:
     # The time of the latest change so far, and the latest by round.
     seconds: float = 0.0
     rounds: list[float] = field(default_factory=list[float])
+    # How often a time of an object of each type was written, and each select's
+    # answer ranked by time with that count (`_ranked`).
+    _type_stamps: dict[tuple[str, str], int] = field(
+        default_factory=dict[tuple[str, str], int], repr=False, compare=False
+    )
+    _ranks: dict[Selection, tuple[int, tuple[ObjectKey, ...], list[tuple[float, ObjectKey]]]] = (
+        field(
+            default_factory=dict[
+                Selection, tuple[int, tuple[ObjectKey, ...], list[tuple[float, ObjectKey]]]
+            ],
+            repr=False,
+            compare=False,
+        )
+    )
 
     def provider_step(self, world: World, key: ObjectKey, observed: bool) -> None:
         """Price a provider's reconcile of `key`, which changed it (only it)."""
@@ -85,19 +100,30 @@ class Timeline:
         world: World,
         key: ObjectKey,
         changed: list[ObjectKey],
-        reads: Sequence[tuple[ObjectKey, bool]],
+        reads: ReadKeys,
         ttl: float | None,
         conditions_before: Mapping[str, tuple[str, str]],
     ) -> None:
         """Price a composite's reconcile, which wrote `changed` (not empty) after
-        reading `reads` (`read_keys`: each with whether a change to it wakes the
-        composite)."""
+        reading `reads` (`read_keys`)."""
         requeue = intervals.composite_requeue(ttl)
         seen: dict[ObjectKey, float] = {}
-        for read, wakes in reads:
+        for read, wakes in reads.singles:
             at = self.given.get(read) if read == key else self.changed.get(read)
             if at is not None:
                 seen[read] = at if wakes else at + requeue
+        # A select's objects (a ModelDeployment's whole fleet) wake nothing (those
+        # that would are among the singles), so each is at its change plus the
+        # requeue: only the latest two of each answer can be the latest two of all.
+        for selection, answer in reads.selects:
+            taken = 0
+            for at, read in self._ranked(selection, answer):
+                if read in seen or read in reads.single_keys:
+                    continue
+                seen[read] = at + requeue
+                taken += 1
+                if taken == 2:
+                    break
         # The latest of what it read, and the latest but that one's: a composed
         # resource's time is the latest of everything read but itself.
         latest: ObjectKey | None = None
@@ -113,7 +139,7 @@ class Timeline:
             # on that resource's own observed state: a rewrite of an Object's spec
             # waits on its composite's inputs, not on the Object's status.
             at = runner_up if written == latest and written != key else everything
-            self.changed[written] = at
+            self._set(written, at)
             if written != key:
                 self.given[written] = at
         self.seconds = max(self.seconds, everything)
@@ -123,13 +149,33 @@ class Timeline:
                 status, reason = after[kind]
                 self.entries.append(Entry(moment, key, kind, status, reason))
 
+    def _ranked(
+        self, selection: Selection, answer: tuple[ObjectKey, ...]
+    ) -> list[tuple[float, ObjectKey]]:
+        """A select's answer, latest change first (objects never changed left out),
+        kept until the answer or the time of one object of its type changes."""
+        stamp = self._type_stamps.get((selection[0], selection[1]), 0)
+        kept = self._ranks.get(selection)
+        if kept is not None and kept[0] == stamp and kept[1] == answer:
+            return kept[2]
+        changed = self.changed
+        ranked = sorted(((changed[read], read) for read in answer if read in changed), reverse=True)
+        self._ranks[selection] = (stamp, answer, ranked)
+        return ranked
+
     def end_round(self) -> None:
         self.rounds.append(self.seconds)
 
     def _stamp(self, changed: list[ObjectKey], moment: float) -> None:
         for key in changed:
-            self.changed[key] = moment
+            self._set(key, moment)
         self.seconds = max(self.seconds, moment)
+
+    def _set(self, key: ObjectKey, moment: float) -> None:
+        """The one place a time is written: it moves its type's stamp (`_ranked`)."""
+        self.changed[key] = moment
+        kind = (key.api_version, key.kind)
+        self._type_stamps[kind] = self._type_stamps.get(kind, 0) + 1
 
 
 def conditions_of(obj: View | None) -> dict[str, tuple[str, str]]:
@@ -144,18 +190,41 @@ def conditions_of(obj: View | None) -> dict[str, tuple[str, str]]:
     return out
 
 
-def read_keys(world: World, key: ObjectKey, reads: Reads | None) -> list[tuple[ObjectKey, bool]]:
-    """Every object a reconcile of `key` read, each with whether a change to it wakes
-    the composite at once: the composite itself, or a resource it composed. Worked
-    out once per step for both timelines; unordered, as its only use is maxima."""
+@dataclass(frozen=True)
+class ReadKeys:
+    """What a reconcile read, for pricing: `singles` each with whether a change to it
+    wakes the composite at once (the composite itself, or a resource it composed),
+    and `selects`, each select's answer, none of which wakes it but those also
+    among the singles."""
+
+    singles: list[tuple[ObjectKey, bool]] = field(default_factory=list[tuple[ObjectKey, bool]])
+    selects: list[tuple[Selection, tuple[ObjectKey, ...]]] = field(
+        default_factory=list[tuple[Selection, tuple[ObjectKey, ...]]]
+    )
+    single_keys: frozenset[ObjectKey] = frozenset()
+
+
+def read_keys(world: World, key: ObjectKey, reads: Reads | None) -> ReadKeys:
+    """Every object a reconcile of `key` read, worked out once per step for both
+    timelines. A select's answer stays whole (a ModelDeployment's reads the fleet):
+    only the objects in it that could wake the composite, the few with an owner
+    reference of its kind and name, are taken out among the singles."""
     if reads is None:
-        return []
-    keys: set[ObjectKey] = set(reads.objects)
-    for _, _, answer in reads.queries:
-        keys.update(answer)
+        return ReadKeys()
     xr = world.get(key)
     composes = _Controller(world, xr) if xr is not None else None
-    return [(read, read == key or (composes is not None and composes.of(read))) for read in keys]
+    wakers = {key, *composes.candidates} if composes is not None else {key}
+    keys: set[ObjectKey] = set(reads.objects)
+    selects: list[tuple[Selection, tuple[ObjectKey, ...]]] = []
+    for query, _, answer in reads.queries:
+        if query[0] == "select":
+            selection: Selection = (query[1], query[2], query[3], query[4])
+            selects.append((selection, tuple(answer)))
+            keys.update(wakers.intersection(answer))
+        else:
+            keys.update(answer)
+    singles = [(read, read == key or (composes is not None and composes.of(read))) for read in keys]
+    return ReadKeys(singles, selects, frozenset(keys))
 
 
 class _Controller:
@@ -168,10 +237,10 @@ class _Controller:
         self._world = world
         self._xr = xr
         key = ObjectKey.of(xr)
-        self._candidates = world.referencing(key.kind, key.name)
+        self.candidates = world.referencing(key.kind, key.name)
 
     def of(self, key: ObjectKey) -> bool:
-        if key not in self._candidates:
+        if key not in self.candidates:
             return False
         obj = self._world.get(key)
         controller: Mapping[str, Any] | None = (

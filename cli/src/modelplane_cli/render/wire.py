@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
@@ -37,6 +37,9 @@ from modelplane.xfn.wire import (
 )
 
 _META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
+_OBSERVED = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["observed"].number
+_COMPOSITE = fnv1.State.DESCRIPTOR.fields_by_name["composite"].number
+_STATE_RESOURCES = fnv1.State.DESCRIPTOR.fields_by_name["resources"].number
 
 
 def resources(structs: Iterable[bytes]) -> bytes:
@@ -46,6 +49,20 @@ def resources(structs: Iterable[bytes]) -> bytes:
     for struct in structs:
         resource_head = field_head(RESOURCE, len(struct))
         parts += (field_head(ITEMS, len(resource_head) + len(struct)), resource_head, struct)
+    return b"".join(parts)
+
+
+def state(composite: bytes, composed: Mapping[str, bytes]) -> bytes:
+    """A State message of a composite and composed resources, each a Resource that
+    carries only its serialized Struct (the observed state a pipeline sends): what
+    `fnv1.State(composite=..., resources=...)` serializes to, without parsing the
+    Structs into messages and copying them in."""
+    parts = [embedded(_COMPOSITE, embedded(RESOURCE, composite))]
+    for name in map_order(composed):
+        entry = embedded(MAP_KEY, name.encode()) + embedded(
+            MAP_VALUE, embedded(RESOURCE, composed[name])
+        )
+        parts.append(embedded(_STATE_RESOURCES, entry))
     return b"".join(parts)
 
 
@@ -77,28 +94,37 @@ def _map_order(names: tuple[str, ...]) -> tuple[str, ...]:
 class RequestParts:
     """A request as its parts: the meta, a small body, and the serialized answers.
 
-    `body` holds the observed and desired state, input, context and credentials
-    (and nothing else); `required` maps each requirement's name to its answer as
-    a serialized Resources message; `schemas` holds the required schemas.
+    `body` holds the desired state, input, context and credentials, and the
+    observed state unless `observed` is given (and nothing else); `observed` is
+    the observed state as a serialized State (`state`), made once per pipeline;
+    `required` maps each requirement's name to its answer as a serialized
+    Resources message; `schemas` holds the required schemas.
     """
 
     capabilities: tuple[fnv1.Capability, ...]
     body: fnv1.RunFunctionRequest
     required: dict[str, bytes] = field(default_factory=dict[str, bytes])
     schemas: dict[str, fnv1.Schema] = field(default_factory=dict[str, fnv1.Schema])
+    observed: bytes | None = None
 
     def serialize(self) -> bytes:
         """The request's bytes, with `meta.tag` set as Crossplane sets it.
 
         The tag is the SHA-256 of the request's deterministic serialization
         without its tag. Fields are written in field-number order: the meta
-        (field 1) leads, the body's fields follow, then the required resources
-        (field 8) and the required schemas (field 9).
+        (field 1) leads, the observed state (field 2) and the body's other fields
+        follow, then the required resources (field 8) and the required schemas
+        (field 9).
         """
         body = self.body
         if body.HasField("meta") or body.required_resources or body.required_schemas:
             raise ValueError("the body holds fields the request is assembled around")
-        parts = [body.SerializeToString(deterministic=True)]
+        parts: list[bytes] = []
+        if self.observed is not None:
+            if body.HasField("observed"):
+                raise ValueError("the observed state is given twice")
+            parts.append(embedded(_OBSERVED, self.observed))
+        parts.append(body.SerializeToString(deterministic=True))
         for name in map_order(self.required):
             # Each answer (the fleet's megabytes) is a part of its own, never copied
             # into its map entry: only the heads around it are written here.

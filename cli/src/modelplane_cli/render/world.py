@@ -4,8 +4,8 @@ Objects are plain JSON-shaped dicts. The store owns its copies: `put` copies wha
 it is given, and readers get read-only views they must not mutate. A revision
 counter moves only when an object really changes, which is how a round knows the
 world reached its fixed point. Every object goes to functions as a protobuf
-Struct, in requirements and observed state, many times a round; the store makes
-that Struct once per change of the object.
+Struct, in requirements and observed state, many times a round; the store
+serializes that Struct once per change of the object.
 """
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ import bisect
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import Any
-
-from google.protobuf import struct_pb2
+from typing import Any, NamedTuple
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane.xfn.memo import Memos
@@ -69,9 +66,12 @@ def label_pairs(labels: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]
 _UID_NAMESPACE = uuid.UUID("6f1c7a52-3b0e-4d8e-9a51-0c2b6de0a7f4")
 
 
-@dataclass(frozen=True, order=True)
-class ObjectKey:
-    """An object's identity: apiVersion, kind, namespace ("" when cluster-scoped), name."""
+class ObjectKey(NamedTuple):
+    """An object's identity: apiVersion, kind, namespace ("" when cluster-scoped), name.
+
+    A named tuple: the engine hashes, compares and sorts millions of keys a render,
+    which a tuple does in C (a frozen dataclass's are Python), field by field.
+    """
 
     api_version: str
     kind: str
@@ -81,12 +81,14 @@ class ObjectKey:
     @classmethod
     def of(cls, obj: View) -> ObjectKey:
         metadata = obj.get("metadata") or {}
-        return cls(
+        fields = (
             str(obj.get("apiVersion", "")),
             str(obj.get("kind", "")),
             str(metadata.get("namespace") or ""),
             str(metadata.get("name") or ""),
         )
+        # The tuple's own constructor: a named tuple's `__new__` is Python, 2x slower.
+        return tuple.__new__(cls, fields)
 
     @property
     def group(self) -> str:
@@ -137,8 +139,7 @@ class World:
         # The revision at which each type last gained, lost or changed an object: a
         # select's answer cannot change while its type's revision stands.
         self._type_changed_at: dict[tuple[str, str], int] = {}
-        # Each object as a Struct, and serialized: made when first asked after a change.
-        self._structs: dict[ObjectKey, struct_pb2.Struct] = {}
+        # Each object's Struct, serialized: made when first asked after a change.
         self._serialized: dict[ObjectKey, bytes] = {}
         # Each select's keys and serialized Resources answer, with the type's revision.
         self._selections: dict[Selection, tuple[int, list[ObjectKey], bytes]] = {}
@@ -169,15 +170,6 @@ class World:
     def get(self, key: ObjectKey) -> View | None:
         return self._objects.get(key)
 
-    def struct(self, key: ObjectKey) -> struct_pb2.Struct:
-        """The stored object as a protobuf Struct; shared, so callers copy it, never change it."""
-        found = self._structs.get(key)
-        if found is None:
-            # Parsed from its bytes by the C runtime: cheaper than building it in Python.
-            found = struct_pb2.Struct.FromString(self.serialized(key))
-            self._structs[key] = found
-        return found
-
     def serialized(self, key: ObjectKey) -> bytes:
         """The stored object's Struct, serialized deterministically."""
         found = self._serialized.get(key)
@@ -191,7 +183,11 @@ class World:
             yield self._objects[key]
 
     def put(self, obj: View) -> bool:
-        """Store a copy of `obj`; return whether the world changed."""
+        """Store a copy of `obj`; return whether the world changed.
+
+        A top-level value that *is* the stored object's own (a status write passes
+        the stored spec along) is kept rather than copied again (`_stored_copy`).
+        """
         key = ObjectKey.of(obj)
         old = self._objects.get(key)
         if old == obj:
@@ -200,9 +196,8 @@ class World:
             self._listed.pop((key.api_version, key.kind), None)
         else:
             self._unindex(key, old)
-            self._structs.pop(key, None)
             self._serialized.pop(key, None)
-        stored: Obj = clone(dict(obj))
+        stored = _stored_copy(obj, old)
         self._objects[key] = stored
         self._index(key, stored)
         self.revision += 1
@@ -217,7 +212,6 @@ class World:
             return False
         self._unindex(key, old)
         self._listed.pop((key.api_version, key.kind), None)
-        self._structs.pop(key, None)
         self._serialized.pop(key, None)
         self._changed_at.pop(key, None)
         self.revision += 1
@@ -384,6 +378,15 @@ class World:
     def _unindex(self, key: ObjectKey, obj: View) -> None:
         for entry in self._index_entries(key, obj):
             entry.discard(key)
+
+
+def _stored_copy(obj: View, old: Obj | None) -> Obj:
+    """A deep copy of `obj`, but for the top-level values that *are* (not equal) the
+    replaced version's: stored objects never change in place, so those are shared
+    with a version nothing stores any more. No two stored objects share anything."""
+    if old is None:
+        return {k: clone(v) for k, v in obj.items()}
+    return {k: v if v is old.get(k) else clone(v) for k, v in obj.items()}
 
 
 def _uncontrolled_root(obj: View) -> str | None:
