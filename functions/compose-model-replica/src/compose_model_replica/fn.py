@@ -50,7 +50,7 @@ from modelplane.workloads import (
     render_replica,
     replica_input,
 )
-from modelplane.xfn import objects, report, required
+from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.runner import (
     ComposeFunction,
     keep_observed,
@@ -140,7 +140,7 @@ class FunctionRunner(ComposeFunction):
             keep_observed(req, rsp, workload_keys & set(observed))
         for key, wrapped in composed.items():
             desired = rsp.desired.resources[key]
-            desired.resource.update(wrapped)
+            structs.update(desired.resource, wrapped)
             desired.ready = (
                 fnv1.READY_TRUE if objects.is_ready(observed.get(key)) else fnv1.READY_FALSE
             )
