@@ -255,3 +255,45 @@ def test_a_call_leaves_the_models_it_shares_as_it_found_them() -> None:
 
     assert run(runner, req) == first
     assert [model.model_dump(warnings=False) for model in shared] == before
+
+
+def _resolved_from_bytes(fleet: list[dict[str, Any]]) -> required.Required[InferenceCluster]:
+    req = request(DEPLOYMENT, required={"c": fleet})
+    rest, lists = received.split(req.SerializeToString(deterministic=True), deterministic=True)
+    with received.holding(rest, lists):
+        return required.resolve(rest, "c", InferenceCluster)
+
+
+def _answer(found: required.Required[InferenceCluster]) -> object:
+    return (
+        found.state,
+        [item.model_dump(warnings=False) for item in found.items],
+        found.unreadable,
+        found.digests,
+    )
+
+
+# A few fleets, one of them unreadable, so that a sequence repeats, alternates and changes.
+_KNOWN_FLEETS = [
+    [],
+    [cluster("seq-a")],
+    [cluster("seq-a"), cluster("seq-b")],
+    [cluster("seq-a", 3)],
+    [{**cluster("seq-c"), "spec": {"nodePools": "broken"}}],
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, len(_KNOWN_FLEETS) - 1), max_size=8))
+def test_a_list_read_under_one_name_call_after_call_answers_as_read_cold(
+    picks: list[int],
+) -> None:
+    # One runner's memos across the sequence (the last list of a name compared by its
+    # bytes, then by its digest), against a cold read of each list.
+    with memo.using(memo.Memos()):
+        warm = [_answer(_resolved_from_bytes(_KNOWN_FLEETS[i])) for i in picks]
+    cold: list[object] = []
+    for i in picks:
+        with memo.using(memo.Memos()):
+            cold.append(_answer(_resolved_from_bytes(_KNOWN_FLEETS[i])))
+    assert warm == cold

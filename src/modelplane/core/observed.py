@@ -14,8 +14,9 @@ caller that must hold what it composed rather than act on "nothing reported" (th
 hold rule for bad input).
 """
 
+import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, Self, TypeVar, cast
+from typing import Any, Protocol, Self, TypeAlias, TypeVar, cast
 
 from modelplane_models.object import Object
 from modelplane_models.shapes import Condition
@@ -40,11 +41,64 @@ def _entries(obj: Mapping[str, Any] | None) -> list[Any] | None:
 
 
 def _condition(entry: object) -> Condition | ValidationError:
+    """The entry read into `Condition`, or why it does not read. An entry of plain
+    scalars is read once per process (`_kept`): a fleet's objects carry the same few
+    conditions call after call, and reading one cost most of reading a status."""
+    key = _entry_key(entry)
+    return _read(entry) if key is None else _kept(key)
+
+
+def _read(entry: object) -> Condition | ValidationError:
     try:
         # A Struct carries observedGeneration as a float.
         return Condition.model_validate(restore_ints(entry))
     except ValidationError as error:
         return error
+
+
+# The types of value an entry is kept by; a string needs no type beside it (see `_entry_key`).
+_NUMBERS = frozenset({int, float, bool, type(None)})
+
+_EntryKey: TypeAlias = tuple[object, ...]
+
+
+def _entry_key(entry: object) -> _EntryKey | None:
+    """What the entry reads from, exactly: its fields in order, each a name then its
+    value, a value that is not a string preceded by its type, since True == 1 == 1.0
+    in Python but a bool is no StrictInt and only a float is restored to an int. A
+    key reads back one way only: names and strings are strings, types are not. None
+    for an entry that is not a dict of string names and scalar values."""
+    if type(entry) is not dict:
+        return None
+    key: list[object] = []
+    for name, value in cast(dict[object, object], entry).items():
+        if type(name) is not str:
+            return None
+        kind = type(value)
+        if kind is str:
+            key += (name, value)
+        elif kind in _NUMBERS:
+            key += (name, kind, value)
+        else:
+            return None
+    return tuple(key)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _kept(key: _EntryKey) -> Condition | ValidationError:
+    """`_read` of the entry `key` was made from. A kept Condition is shared: nothing
+    changes a condition it reads (they are read, compared and dropped); a
+    ValidationError's `errors()` is a new list on every call."""
+    entry: dict[object, object] = {}
+    at = 0
+    while at < len(key):
+        if type(key[at + 1]) is type:
+            entry[key[at]] = key[at + 2]
+            at += 3
+        else:
+            entry[key[at]] = key[at + 1]
+            at += 2
+    return _read(entry)
 
 
 def conditions(obj: Mapping[str, Any] | None) -> list[Condition]:
@@ -80,8 +134,25 @@ def first_condition(found: Sequence[Condition] | None, type_: str) -> Condition 
 
 
 def find_condition(obj: Mapping[str, Any] | None, type_: str) -> Condition | None:
-    """The object's first condition of `type_`, or None."""
-    return first_condition(conditions(obj), type_)
+    """The object's first condition of `type_`, or None: `first_condition(conditions(obj),
+    type_)`, without reading the entries that say another type (a Condition's type is
+    a StrictStr, so such an entry reads as another type or not at all)."""
+    for entry in _entries(obj) or ():
+        said = _said_type(entry)
+        if said is not None and said != type_:
+            continue
+        read = _condition(entry)
+        if isinstance(read, Condition) and read.type == type_:
+            return read
+    return None
+
+
+def _said_type(entry: object) -> str | None:
+    """The type an entry says it is, when it is a dict with a string type."""
+    if type(entry) is not dict:
+        return None
+    said = cast(dict[str, object], entry).get("type")
+    return said if type(said) is str else None
 
 
 def condition_is(obj: Mapping[str, Any] | None, type_: str, status: str) -> bool:

@@ -81,6 +81,14 @@ class Memos:
     resolved: BoundedMemo[tuple[type[BaseModel], bytes], Any] = _field(
         default_factory=lambda: BoundedMemo[tuple[type[BaseModel], bytes], Any](64)
     )
+    # The last list fetched under a requirement's name and read into a model, as the
+    # deterministic bytes it arrived in, with what it read as: most calls are handed
+    # the list the last call of that name was, and comparing bytes costs a small part
+    # of a digest of them. Holds one list per name (a fleet is a name, or a name per
+    # cluster), for as long as the runner keeps its other reads of them.
+    last_lists: BoundedMemo[tuple[type[BaseModel], str], tuple[bytes, Any]] = _field(
+        default_factory=lambda: BoundedMemo[tuple[type[BaseModel], str], tuple[bytes, Any]](4096)
+    )
     # Composites read into their models, by model and the composite's bytes.
     composites: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel] = _field(
         default_factory=lambda: BoundedMemo[tuple[type[BaseModel], bytes], BaseModel](1024)

@@ -35,7 +35,7 @@ from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import memo, received, report, required
 from modelplane.xfn.memo import digest
-from modelplane.xfn.structs import plain, to_dict
+from modelplane.xfn.structs import plain, to_dict, update
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -291,7 +291,7 @@ def set_status(rsp: fnv1.RunFunctionResponse, status: BaseModel) -> None:
     or was never set is left out: a schema default the builder did not set (a
     device's `claim`) is not published, as a status built by hand never had it."""
     dumped = status.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, mode="json")
-    rsp.desired.composite.resource.update({"status": dumped})
+    update(rsp.desired.composite.resource, {"status": dumped})
 
 
 def keep_status(

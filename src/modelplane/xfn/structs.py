@@ -113,6 +113,59 @@ def to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return struct
 
 
+# Value's oneof setters by exact type, for `update`'s walk; NULL_VALUE for None.
+_NULL = struct_pb2.NULL_VALUE
+
+
+def update(struct: struct_pb2.Struct, value: dict[str, Any]) -> None:
+    """`struct.update(value)`, the same message, in about 60% of the time.
+
+    protobuf's `Struct.update` is pure Python that tests each value with a chain of
+    `isinstance` and looks its helper up again for every nested object; this walk
+    sets each value by its exact type, strings and objects first (most of a
+    Kubernetes object), and hands anything else (a subclass, a tuple, a Struct, a
+    value protobuf refuses) to protobuf's own setter for that key or list item, so
+    protobuf's conversions and errors stand. A nested object or list replaces the
+    value at its key whole (cleared, then filled), as `Struct.update` replaces it."""
+    fields = struct.fields
+    for key, item in value.items():
+        kind = type(item)  # pyright: ignore[reportUnknownVariableType]
+        if kind is str:
+            fields[key].string_value = item
+        elif kind is dict:
+            inner = fields[key].struct_value
+            inner.Clear()
+            update(inner, item)
+        elif kind is list:
+            values = fields[key].list_value
+            values.Clear()
+            _extend(values, item)
+        elif kind is bool:
+            fields[key].bool_value = item
+        elif kind is int or kind is float:
+            fields[key].number_value = item
+        elif item is None:
+            fields[key].null_value = _NULL
+        else:
+            struct_pb2.Struct.update(struct, {key: item})
+
+
+def _extend(values: struct_pb2.ListValue, items: list[Any]) -> None:
+    """`values.extend(items)`, objects and strings set here, the rest by protobuf."""
+    added = values.values
+    for item in items:
+        kind = type(item)  # pyright: ignore[reportUnknownVariableType]
+        if kind is dict:
+            inner = added.add().struct_value
+            # Set, even when empty, as protobuf's setter sets it.
+            inner.Clear()
+            update(inner, item)
+        elif kind is str:
+            added.add().string_value = item
+        else:
+            values.append(item)
+
+
 def serialized(value: dict[str, Any]) -> bytes:
     """`to_struct(value).SerializeToString(deterministic=True)`, written without the
     message (`struct_encoding`): about 15% less than building and serializing it."""

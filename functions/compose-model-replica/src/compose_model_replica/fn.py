@@ -52,7 +52,7 @@ from modelplane.workloads import (
     render_replica,
     replica_input,
 )
-from modelplane.xfn import report, required
+from modelplane.xfn import report, required, structs
 from modelplane.xfn.runner import (
     ComposeFunction,
     keep_observed,
@@ -145,7 +145,7 @@ class FunctionRunner(ComposeFunction):
         said = {key: conditions(observed.get(key)) for key in {*composed, *keys}}
         for key, wrapped in composed.items():
             desired = rsp.desired.resources[key]
-            desired.resource.update(wrapped)
+            structs.update(desired.resource, wrapped)
             ready = first_condition(said[key], "Ready")
             desired.ready = (
                 fnv1.READY_TRUE
