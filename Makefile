@@ -47,32 +47,59 @@ run: sync ## Render the example fleet, the serving fleet, one fleet per in-clust
 render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml" > world.yaml (only the output on stdout).
 	@$(RUN) modelplane render $(ARGS)
 
+# The static checks run one after another beside pytest (two make jobs): pyright
+# and the one-process checks leave part of a core idle, which pytest's workers fill,
+# and pytest's last tests leave a core to pyright. Each step's output is printed
+# whole when it ends (--output-sync); a failing check fails `make test` once pytest
+# has finished.
 .PHONY: test
-test: sync lint typecheck check-generated pytest ## Lint, type-check, drift-check and test.
+test: sync ## Lint, type-check, drift-check and test.
+	@$(MAKE) --no-print-directory -j2 --output-sync=target checks pytest
+
+.PHONY: checks
+checks: sync ## Lint, type-check and drift-check, one after another.
+	$(LINT)
+	$(CHECK_GENERATED)
+	$(TYPECHECK)
+
+define LINT
+$(RUN) ruff format --check .
+$(RUN) ruff check .
+$(RUN) lint-imports
+endef
+
+define CHECK_GENERATED
+$(RUN) python schemas/generate.py --check
+$(RUN) python cli/package_apis.py --check
+endef
+
+TYPECHECK = $(RUN) pyright
 
 .PHONY: lint
 lint: sync ## ruff format check, ruff lint, and the import layering contracts.
-	$(RUN) ruff format --check .
-	$(RUN) ruff check .
-	$(RUN) lint-imports
+	$(LINT)
 
 .PHONY: typecheck
 typecheck: sync ## pyright, strict.
-	$(RUN) pyright
+	$(TYPECHECK)
 
 .PHONY: check-generated
 check-generated: sync ## Fail if schemas/python or the CLI's copy of apis/ is stale.
-	$(RUN) python schemas/generate.py --check
-	$(RUN) python cli/package_apis.py --check
+	$(CHECK_GENERATED)
 
 # One worker per core (pytest-xdist); PYTEST_WORKERS=0 runs in one process.
+# PYTEST_ARGS narrows the run (paths, -k). MAKEFLAGS is not handed on: the tests
+# that run make would find `make test`'s job server named there but not open.
+# PYTHONDONTWRITEBYTECODE neither: the root conftest drops it for the workers, and
+# without it here the controller, which imports the conftest's modules first, leaves
+# them compiled for the workers instead of compiling them only for itself.
 # worksteal: the multi-round render scenarios take seconds each, so idle workers
 # take queued tests from busy ones rather than wait on a fixed split.
 PYTEST_WORKERS ?= auto
 
 .PHONY: pytest
 pytest: sync ## The test suite, one worker per core (PYTEST_WORKERS=N to choose).
-	UV=$(UV) $(RUN) pytest -n $(PYTEST_WORKERS) --dist worksteal
+	env -u MAKEFLAGS -u MFLAGS -u PYTHONDONTWRITEBYTECODE UV=$(UV) $(RUN) pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 .PHONY: package
 package: sync ## Build each function's image (linux/amd64, linux/arm64) and Function xpkg, and the Configuration xpkg, into dist/ (needs docker buildx and the crossplane CLI).

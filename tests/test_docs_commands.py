@@ -9,6 +9,15 @@ is `.venv/bin/modelplane render ...` (its redirection is tested in
 only, since `make run` puts nothing on PATH. A command whose comment says
 `# exits N` must exit N; every other must succeed.
 
+A command that is the CLI alone (`.venv/bin/modelplane ARGS`, at most with its
+standard output sent to a file) runs through the entry point's `main` in this
+process, with the same arguments, in the same directory, its exit status, standard
+output and standard error read as a process's would be: a new interpreter for each
+cost 1.5-2 CPU seconds of start-up and imports (docs/performance.md, "make test:
+in-process doc commands"). The installed entry point itself is run as a process by
+the `running_world` fixture here, `test_packaging` and `test_start_up`; anything
+else a shell must interpret (pipes, heredocs, `source`, `&&`) runs in bash.
+
 What cannot run here is checked instead: a `make` target exists, an installed
 path exists, `pip install` goes into a virtual environment (an externally managed
 Python refuses a bare one), and commands of other tools are
@@ -17,14 +26,20 @@ left to those tools (`kubectl`, `curl`, `helm`, `crossplane`).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from modelplane_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -112,11 +127,17 @@ def _runs(command: str) -> bool:
     return program in (".venv/bin/modelplane", "modelplane", *SHELL_TOOLS)
 
 
-def _as_run(command: str) -> str:
-    """The command as the scratch directory runs it: `make render` through the venv."""
+def _unmade(command: str) -> str:
+    """`make render ARGS="..."` as the command it runs, through the venv."""
     make = re.match(r'make render ARGS="([^"]*)"(.*)$', command, re.S)
     if make:
-        command = f".venv/bin/modelplane render {make.group(1)}{make.group(2)}"
+        return f".venv/bin/modelplane render {make.group(1)}{make.group(2)}"
+    return command
+
+
+def _as_run(command: str) -> str:
+    """The command as the scratch directory's shell runs it."""
+    command = _unmade(command)
     expected = _EXITS.search(command)
     if expected:
         return f"{{ {command.split('#')[0].strip()}; }} || test $? -eq {expected.group(1)}"
@@ -151,7 +172,57 @@ def _scratch(tmp_path: Path, world: Path) -> Path:
     return work
 
 
+# What makes a command a shell's to run: outside quotes and the comment, any of these.
+_SHELL = re.compile(r"[|&;<(){}$`*?\[\]~\\]|\n")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"\\$`]*\"")
+_CLI = (".venv/bin/modelplane", "modelplane")
+
+
+def _in_process(command: str) -> tuple[list[str], str | None] | None:
+    """The CLI's arguments and the file its standard output goes to (`> FILE`), when
+    `command` is the CLI alone; None when a shell must run it."""
+    bare = _QUOTED.sub("''", command)
+    bare = re.sub(r"(^|\s)#.*$", "", bare)
+    if _SHELL.search(bare) or bare.count(">") > 1:
+        return None
+    words = shlex.split(command, comments=True)
+    target: str | None = None
+    if ">" in bare:
+        if len(words) < 3 or words[-2] != ">" or not re.search(r"\s>\s+\S+\s*$", bare):
+            return None
+        words, target = words[:-2], words[-1]
+    if not words or words[0] not in _CLI or ">" in words:
+        return None
+    return words[1:], target
+
+
+def _main(argv: list[str], target: str | None, work: Path) -> tuple[int, str, str]:
+    """`main(argv)` in `work` as a process would run it: exit status, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(work), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse's errors and --help
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except Exception:  # an uncaught exception: a process prints it and exits 1
+            traceback.print_exc()
+            code = 1
+    if target is None:
+        return code, out.getvalue(), err.getvalue()
+    (work / target).write_text(out.getvalue())
+    return code, "", err.getvalue()
+
+
 def _run(command: str, work: Path) -> subprocess.CompletedProcess[str]:
+    direct = _in_process(_unmade(command))
+    if direct is not None:
+        argv, target = direct
+        code, out, err = _main(argv, target, work)
+        expected = _EXITS.search(command)
+        if expected:  # must exit N exactly (the shell form also lets 0 through)
+            want = int(expected.group(1))
+            code = 0 if code == want else code or 1
+        return subprocess.CompletedProcess([*_CLI[:1], *argv], code, out, err)
     env = {**os.environ, "PATH": f"{work / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(
         ["bash", "-o", "pipefail", "-c", _as_run(command)],
