@@ -1,12 +1,15 @@
-"""Ledgers kept across decisions (`PoolLedger.charged`): a ledger built before and
-copied is the ledger charging the same pool the same way builds, field for field."""
+"""Ledgers kept across decisions (`ChargedLedgers`, owned by the function runner): a
+ledger built before and copied is the ledger charging the same pool the same way
+builds, field for field; a fresh owner builds, a reused one reuses, its bound evicts,
+and two owners share nothing."""
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
+from modelplane.scheduling.ledger import ChargedLedgers, Demand, PoolLedger, order_charges
 from modelplane.scheduling.model import Pool
 from modelplane.scheduling.packing import Packer
 
@@ -65,9 +68,10 @@ def ledgers(draw: st.DrawFn) -> tuple[int, int, int, Charges]:
 def test_a_kept_ledger_is_the_ledger_charging_builds(case: tuple[int, int, int, Charges]) -> None:
     nodes, per_node, domain, charges = case
     expected = _state(_built(nodes, per_node, domain, charges))
-    for _ in range(2):  # built (or kept by an earlier example), then kept
+    kept = ChargedLedgers()
+    for _ in range(2):  # built, then kept
         the_pool = _pool(nodes, per_node, domain)
-        ledger = PoolLedger.charged(the_pool, order_charges(charges), Packer())
+        ledger = kept.charged(the_pool, order_charges(charges), Packer())
         assert _state(ledger) == expected
         assert ledger.pool is the_pool
 
@@ -75,9 +79,10 @@ def test_a_kept_ledger_is_the_ledger_charging_builds(case: tuple[int, int, int, 
 def test_a_copy_is_the_callers_to_change() -> None:
     the_pool = _pool(2, 8, 0)
     charges = order_charges([(((4, 0, 0),), 1, False)])
-    first = PoolLedger.charged(the_pool, charges, Packer())
+    kept = ChargedLedgers()
+    first = kept.charged(the_pool, charges, Packer())
     assert first.place(((8, 0, 0),), 1)
-    second = PoolLedger.charged(the_pool, charges, Packer())
+    second = kept.charged(the_pool, charges, Packer())
     assert _state(second) == _state(_built(2, 8, 0, list(charges)))
     assert second.place(((8, 0, 0),), 1)
     assert not second.place(((8, 0, 0),), 1)
@@ -85,7 +90,48 @@ def test_a_copy_is_the_callers_to_change() -> None:
 
 def test_another_pool_of_the_same_shape_keeps_its_own_name() -> None:
     charges = order_charges([(((2, 0, 0),), 1, False)])
-    a = PoolLedger.charged(_pool(3, 8, 0), charges, Packer())
-    b = PoolLedger.charged(replace(_pool(3, 8, 0), name="other"), charges, Packer())
+    kept = ChargedLedgers()
+    a = kept.charged(_pool(3, 8, 0), charges, Packer())
+    b = kept.charged(replace(_pool(3, 8, 0), name="other"), charges, Packer())
     assert (a.pool.name, b.pool.name) == ("p", "other")
     assert _state(a)[1:] == _state(b)[1:]
+
+
+def _charges() -> Charges:
+    return order_charges([(((2, 0, 0),), 1, False)])
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The node counts of the pools a ledger was built for (not copied from a kept one)."""
+    seen: list[int] = []
+    empty = PoolLedger.empty
+
+    def counting(the_pool: Pool, packer: Packer | None = None) -> PoolLedger:
+        seen.append(the_pool.nodes)
+        return empty(the_pool, packer)
+
+    monkeypatch.setattr(PoolLedger, "empty", counting)
+    return seen
+
+
+def test_a_fresh_owner_builds_and_a_reused_one_reuses(built: list[int]) -> None:
+    kept = ChargedLedgers()
+    kept.charged(_pool(3, 8, 0), _charges(), Packer())
+    kept.charged(_pool(3, 8, 0), _charges(), Packer())
+    assert built == [3]
+
+
+def test_owners_do_not_share(built: list[int]) -> None:
+    ChargedLedgers().charged(_pool(3, 8, 0), _charges(), Packer())
+    ChargedLedgers().charged(_pool(3, 8, 0), _charges(), Packer())
+    assert built == [3, 3]
+
+
+def test_the_bound_evicts_the_least_recently_used(built: list[int]) -> None:
+    kept = ChargedLedgers(entries=2)
+    for nodes in (3, 4, 3, 5, 3, 4):
+        kept.charged(_pool(nodes, 8, 0), _charges(), Packer())
+    # 3 was used again before 5 came, so 4 went out and is built again.
+    assert built == [3, 4, 5, 4]
+    assert len(kept) == 2

@@ -100,6 +100,13 @@ def test_a_deployment_is_read_once_per_model() -> None:
             kept.deployment(broken)
 
 
+def test_runners_do_not_share_their_deployments() -> None:
+    model = parse_object(ModelDeployment, deployment(2))
+    first, second = Kept(), Kept()
+    assert first.deployment(model) is not second.deployment(model)
+    assert first.deployment(model) == second.deployment(model)
+
+
 def test_past_its_bound_an_identity_memo_starts_over() -> None:
     memo = ByIdentity[list[int], int](2)
     a, b, c = [1], [2], [3]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from modelplane.core.priority import resolve_priority
 from modelplane.scheduling.fleet import ClusterView
-from modelplane.scheduling.ledger import Demand, PoolLedger, order_charges
+from modelplane.scheduling.ledger import ChargedLedgers, Demand, PoolLedger, order_charges
 from modelplane.scheduling.matching import Matcher
 from modelplane.scheduling.model import Cluster, Deployment, ExistingReplica, Priorities
 from modelplane.scheduling.packing import Packer
@@ -122,7 +122,9 @@ class Contention:
 _NOBODY = Standing("", "", None, False, 0, None)
 
 
-def _build(view: ClusterView, holders: Iterable[Holder], packer: Packer) -> Ledgers:
+def _build(
+    view: ClusterView, holders: Iterable[Holder], packer: Packer, kept: ChargedLedgers
+) -> Ledgers:
     pools = {pool.name: pool for pool in view.cluster.pools}
     charges: dict[str, list[tuple[Demand, int, bool]]] = {name: [] for name in pools}
     for holder in holders:
@@ -131,7 +133,7 @@ def _build(view: ClusterView, holders: Iterable[Holder], packer: Packer) -> Ledg
                 charges[pool].append((demand, pods, together))
     ledgers: Ledgers = {}
     for name, pool in pools.items():
-        ledgers[name] = PoolLedger.charged(pool, order_charges(charges[name]), packer)
+        ledgers[name] = kept.charged(pool, order_charges(charges[name]), packer)
     return ledgers
 
 
@@ -140,11 +142,11 @@ def _spent(ledgers: Ledgers, holder: Holder) -> list[str]:
 
 
 def _admit(
-    view: ClusterView, holders: Sequence[Holder], packer: Packer
+    view: ClusterView, holders: Sequence[Holder], packer: Packer, kept: ChargedLedgers
 ) -> list[tuple[Holder, list[Holder]]]:
     """Holders that do not fit behind those that precede them, each with the holders
     admitted before it (empty when all fit, or when there are too many to tell)."""
-    whole = _build(view, holders, packer)
+    whole = _build(view, holders, packer, kept)
     if not any(ledger.overcommitted for ledger in whole.values()):
         return []
     if len(holders) > ADMISSION_LIMIT:
@@ -152,7 +154,7 @@ def _admit(
     admitted: list[Holder] = []
     over: list[tuple[Holder, list[Holder]]] = []
     for holder in sorted(holders, key=lambda h: h.standing.key()):
-        if _spent(_build(view, [*admitted, holder], packer), holder):
+        if _spent(_build(view, [*admitted, holder], packer, kept), holder):
             over.append((holder, list(admitted)))
         else:
             admitted.append(holder)
@@ -169,6 +171,7 @@ class CapacityBook:
         others: Sequence[ExistingReplica],
         matcher: Matcher,
         contention: Contention | None,
+        charged: ChargedLedgers,
     ) -> None:
         self._views = views
         self._matcher = matcher
@@ -187,6 +190,8 @@ class CapacityBook:
         # The exact packing searches of this decision: clusters stamped from one class
         # holding the same replicas search once (`packing`).
         self._packer = Packer()
+        # The ledgers charged before, kept by the function runner across decisions.
+        self._charged = charged
 
     @property
     def contended(self) -> bool:
@@ -224,7 +229,7 @@ class CapacityBook:
         ledgers = self._ledgers.get(cluster)
         if ledgers is None:
             holders = [*self.holders(cluster), *self._placed.get(cluster, [])]
-            ledgers = _build(self._views[cluster], holders, self._packer)
+            ledgers = _build(self._views[cluster], holders, self._packer, self._charged)
             self._ledgers[cluster] = ledgers
         return ledgers
 
@@ -235,10 +240,10 @@ class CapacityBook:
             return []
         view = self._views[cluster]
         found: list[Yield] = []
-        for holder, before in _admit(view, self.holders(cluster), self._packer):
+        for holder, before in _admit(view, self.holders(cluster), self._packer, self._charged):
             if holder.kept is None:
                 continue
-            pool = _spent(_build(view, [*before, holder], self._packer), holder)[0]
+            pool = _spent(_build(view, [*before, holder], self._packer, self._charged), holder)[0]
             sharing = [h for h in before if any(p == pool for p, _, _, _ in h.charges)]
             if holder.standing.serving:
                 # A serving replica yields only to a replica that preempts it (`preemption`).
@@ -281,7 +286,9 @@ class CapacityBook:
         firm = [h for h in holders if not may_displace(newcomer, h.standing)]
         ledgers = None
         if len(firm) < len(holders):
-            ledgers = _build(view, [*firm, *self._placed.get(cluster, [])], self._packer)
+            ledgers = _build(
+                view, [*firm, *self._placed.get(cluster, [])], self._packer, self._charged
+            )
         self._displacing[cluster] = ledgers
         return ledgers
 
@@ -302,7 +309,7 @@ class CapacityBook:
         ]
         if not any(h.standing.serving for h in holders if h not in firm):
             return None  # nobody serving to preempt: the displacing pass has had its go
-        return _build(view, [*firm, *self._placed.get(cluster, [])], self._packer)
+        return _build(view, [*firm, *self._placed.get(cluster, [])], self._packer, self._charged)
 
     def preempted_on(self, clusters: Sequence[str]) -> list[str]:
         """Of `clusters` (full for this deployment), those where a replica of another
@@ -330,10 +337,10 @@ class CapacityBook:
         # earlier replica of this decision (or a shrunk pool) already puts past
         # capacity, and not replicas not serving yet, whom any replica that precedes
         # them displaces without preempting (`may_displace`).
-        already = {id(h) for h, _ in _admit(view, earlier, self._packer)}
+        already = {id(h) for h, _ in _admit(view, earlier, self._packer, self._charged)}
         return [
             h.standing
-            for h, _ in _admit(view, [*earlier, newcomer], self._packer)
+            for h, _ in _admit(view, [*earlier, newcomer], self._packer, self._charged)
             if h.kept is None and h.standing.serving and not h.standing.new and id(h) not in already
         ]
 
@@ -342,5 +349,7 @@ class CapacityBook:
         placed = self._placed.get(cluster, [])
         if not placed:
             return []
-        over = _admit(self._views[cluster], [*self.holders(cluster), *placed], self._packer)
+        over = _admit(
+            self._views[cluster], [*self.holders(cluster), *placed], self._packer, self._charged
+        )
         return [h.standing for h, _ in over if h.kept is None and not h.standing.new]

@@ -30,14 +30,15 @@ count is conservative: whatever else takes whole nodes takes them from the
 smallest domains first, so the domains never hold more free nodes than the pool.
 """
 
-import threading
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
+from modelplane.core.bounded import BoundedMemo
 from modelplane.scheduling.model import Pool
 from modelplane.scheduling.packing import Demand, Packer, Vector, needs_search
 
 __all__ = [
+    "ChargedLedgers",
     "Demand",
     "PoolLedger",
     "Vector",
@@ -83,22 +84,6 @@ class PoolLedger:
             domains=nvlink_domains(pool),
             packer=Packer() if packer is None else packer,
         )
-
-    @classmethod
-    def charged(
-        cls, pool: Pool, charges: Sequence[tuple[Demand, int, bool]], packer: Packer
-    ) -> "PoolLedger":
-        """`empty(pool)` with `charges` charged in the order given, as `charge` does."""
-        key = (pool.nodes, pool.hardware, pool.nvlink_domain_nodes, tuple(charges))
-        state = _CHARGED.get(key)
-        if state is None:
-            ledger = cls.empty(pool, packer)
-            for demand, pods, together in charges:
-                ledger.charge(demand, pods, together)
-            _CHARGED.keep(key, ledger)
-            return ledger
-        capacity, buckets, overcommitted, pods, domains = state
-        return cls(pool, capacity, dict(buckets), overcommitted, dict(pods), list(domains), packer)
 
     @property
     def whole_nodes(self) -> int:
@@ -230,41 +215,50 @@ _State = tuple[
 ]
 
 
-class _ChargedLedgers:
-    """Ledgers built from a pool and the charges on it, kept across decisions.
+class ChargedLedgers:
+    """Ledgers built from a pool and the charges on it, kept by their owner.
 
     A ledger charged in a given order is a function of the pool's node count,
     hardware and NVLink domain size and of those charges (its packer only memoises
     searches), so every decision of a fleet that charges the same replicas on the
     same pool takes a copy of the first one's. Kept as plain values, in their
-    insertion order, so a copy is that ledger exactly. At most `entries` are kept;
-    past that, everything is dropped and built again.
+    insertion order, so a copy is that ledger exactly. The function runner owns one
+    and passes it to every `schedule`; a decision given none makes its own, so
+    nothing is kept past it.
     """
 
     def __init__(self, entries: int = 8192) -> None:
-        self._entries = entries
-        self._lock = threading.Lock()
-        self._states: dict[Hashable, _State] = {}
+        self._states: BoundedMemo[Hashable, _State] = BoundedMemo(entries)
 
-    def get(self, key: Hashable) -> _State | None:
-        with self._lock:
-            return self._states.get(key)
+    def __len__(self) -> int:
+        return len(self._states)
 
-    def keep(self, key: Hashable, ledger: PoolLedger) -> None:
-        state = (
-            ledger.capacity,
-            tuple(ledger.buckets.items()),
-            ledger.overcommitted,
-            tuple(ledger.pods.items()),
-            tuple(ledger.domains),
+    def charged(
+        self, pool: Pool, charges: Sequence[tuple[Demand, int, bool]], packer: Packer
+    ) -> PoolLedger:
+        """`PoolLedger.empty(pool)` with `charges` charged in the order given, as
+        `charge` does; the caller's to change."""
+        key = (pool.nodes, pool.hardware, pool.nvlink_domain_nodes, tuple(charges))
+        state = self._states.get(key)
+        if state is None:
+            ledger = PoolLedger.empty(pool, packer)
+            for demand, pods, together in charges:
+                ledger.charge(demand, pods, together)
+            self._states.put(
+                key,
+                (
+                    ledger.capacity,
+                    tuple(ledger.buckets.items()),
+                    ledger.overcommitted,
+                    tuple(ledger.pods.items()),
+                    tuple(ledger.domains),
+                ),
+            )
+            return ledger
+        capacity, buckets, overcommitted, pods, domains = state
+        return PoolLedger(
+            pool, capacity, dict(buckets), overcommitted, dict(pods), list(domains), packer
         )
-        with self._lock:
-            if len(self._states) >= self._entries:
-                self._states.clear()
-            self._states[key] = state
-
-
-_CHARGED = _ChargedLedgers()
 
 
 def nvlink_domains(pool: Pool) -> list[int]:

@@ -25,6 +25,7 @@ from modelplane.scheduling.label_selector import (
     CompiledLabelSelector,
     compile_label_selector,
 )
+from modelplane.scheduling.ledger import ChargedLedgers
 from modelplane.scheduling.matching import Matcher
 from modelplane.scheduling.model import (
     UNIFIED_ROLE,
@@ -143,6 +144,7 @@ def schedule(
     priorities: Priorities | None = None,
     budget: CostBudget | None = None,
     cache: CacheView | None = None,
+    ledgers: ChargedLedgers | None = None,
 ) -> Decision:
     """Decide where every replica of `deployment` runs. Pure and deterministic.
 
@@ -160,6 +162,8 @@ def schedule(
     - `cache`: the deployment's model cache (`spec.model.cacheRef`), when it names
       one: where it is Ready, which clusters cannot hold it, or why it cannot be
       used (then the decision holds). See `modelplane.scheduling.cache`.
+    - `ledgers`: pool ledgers charged before, kept by their owner (the function
+      runner) across decisions; by default a fresh one, kept for this decision only.
     - `budget`: what the decision may spend on CEL; by default `decision_budget()`
       (`modelplane.scheduling.budget`). When it runs out the decision stops and
       holds every existing replica.
@@ -215,6 +219,7 @@ def schedule(
             unreadable,
             existence,
             warnings,
+            ledgers if ledgers is not None else ChargedLedgers(),
             cache,
         )
     except DecisionStopped as stop:
@@ -233,6 +238,7 @@ def _decide(
     unreadable: Sequence[UnreadableCluster],
     existence: Existence,
     warnings: Sequence[Event],
+    charged: ChargedLedgers,
     cache: CacheView | None = None,
 ) -> Decision:
     """Filter, retain, yield, scale down and fill (the rules in `modelplane.scheduling`)."""
@@ -256,10 +262,12 @@ def _decide(
     contention = None if priorities is None else Contention(deployment, priorities)
     yielded: dict[str, list[PoolTrace]] = {}
     if contention is not None and not holding:
-        kept = _yield(deployment, views, kept, others, matcher, contention, removed, yielded)
+        kept = _yield(
+            deployment, views, kept, others, matcher, contention, charged, removed, yielded
+        )
 
     def place(keep: Sequence[Kept], count: int) -> Placed:
-        book = CapacityBook(views, keep, others, matcher, contention)
+        book = CapacityBook(views, keep, others, matcher, contention, charged)
         return fill(
             deployment,
             views,
@@ -274,7 +282,7 @@ def _decide(
         view = views.get(cluster)
         if view is None or not view.eligible:
             return [], {}
-        book = CapacityBook(views, keep, others, matcher, contention)
+        book = CapacityBook(views, keep, others, matcher, contention, charged)
         return fill(
             deployment,
             {cluster: view},
@@ -301,7 +309,7 @@ def _decide(
     short = len(rollout.kept) + len(rollout.placed) < deployment.replicas
     preempted_by: list[str] = []
     if short and contention is not None and not holding:
-        book = CapacityBook(views, rollout.kept, others, matcher, contention)
+        book = CapacityBook(views, rollout.kept, others, matcher, contention, charged)
         preempted_by = book.preempted_on(sorted(rollout.capacity))
     condition, condition_warnings = scheduled_condition(
         deployment,
@@ -325,11 +333,12 @@ def _yield(
     others: Sequence[ExistingReplica],
     matcher: Matcher,
     contention: Contention,
+    charged: ChargedLedgers,
     removed: list[RemovedReplica],
     yielded: dict[str, list[PoolTrace]],
 ) -> list[Kept]:
     """Kept replicas that yield to replicas taking precedence leave (see `precedence`)."""
-    book = CapacityBook(views, kept, others, matcher, contention)
+    book = CapacityBook(views, kept, others, matcher, contention, charged)
     found: list[Yield] = []
     for cluster in sorted({item.replica.cluster for item in kept if item.charges}):
         found.extend(book.yields(cluster))

@@ -62,6 +62,7 @@ from modelplane.scheduling import (
     schedule,
 )
 from modelplane.scheduling.cel_engine import CelEngine
+from modelplane.scheduling.ledger import ChargedLedgers
 from modelplane.xfn import report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
@@ -102,6 +103,8 @@ class FunctionRunner(ComposeFunction):
         self.replica_memo = ReplicaMemo()
         # The CEL devices of the fleet's few device kinds, built once for every decision.
         self.cel_engine = CelEngine()
+        # Pool ledgers charged before: clusters stamped from one class charge alike.
+        self.charged_ledgers = ChargedLedgers()
         # What this runner read before, by what each value is a function of.
         self.kept = Kept()
         # Lark builds the CEL parser's tables once per process: at start-up, not in
@@ -166,6 +169,7 @@ class FunctionRunner(ComposeFunction):
             engine=self.cel_engine,
             priorities=priorities,
             cache=cache,
+            ledgers=self.charged_ledgers,
         )
         skipped = known.skipped + len(fleet_replicas.unreadable)
         return Outcome(deployment, wanted, composed, decision, cache, skipped)

@@ -3,7 +3,6 @@ how a change rolls out, and the revision its replicas render."""
 
 import json
 import re
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -216,40 +215,8 @@ def read_deployment(model: ModelDeployment) -> Deployment:
     field its CEL rules would refuse (both roles or neither, a role's parts together,
     unique request names, a topology whose nodes hold whole data-parallel ranks).
 
-    The same model reads to the same Deployment (`_READ`): callers never change a
-    model, and a function reads the one it was handed several times per call (and,
-    while the composite's bytes do not change, the runner hands it the same model
-    call after call)."""
-    return _READ.read(model)
-
-
-class _ReadDeployments:
-    """Deployments by the very model they were read from: at most `entries` models,
-    then started over. An entry holds its model, so its id is not reused while it
-    lives. A model that cannot be read is not kept (it is refused again each time)."""
-
-    def __init__(self, entries: int = 256) -> None:
-        self._entries = entries
-        self._lock = threading.Lock()
-        self._read: dict[int, tuple[ModelDeployment, Deployment]] = {}
-
-    def read(self, model: ModelDeployment) -> Deployment:
-        with self._lock:
-            found = self._read.get(id(model))
-        if found is not None and found[0] is model:
-            return found[1]
-        deployment = _read_deployment(model)
-        with self._lock:
-            if len(self._read) >= self._entries:
-                self._read.clear()
-            self._read[id(model)] = (model, deployment)
-        return deployment
-
-
-_READ = _ReadDeployments()
-
-
-def _read_deployment(model: ModelDeployment) -> Deployment:
+    Nothing is kept here: compose-model-deployment's runner keeps the result per
+    model (`Kept.deployment`), the one caller that reads a model more than once."""
     problems: list[Issue] = []
     metadata = model.metadata
     name = object_name(metadata.name if metadata else None, "metadata.name", problems)
