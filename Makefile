@@ -53,8 +53,12 @@ render: sync ## Render your own fleet: make render ARGS="my-fleet/ -o yaml" > wo
 # whole when it ends (--output-sync); a failing check fails `make test` once pytest
 # has finished.
 .PHONY: test
+# GNU make 4 prints each job's output whole when it ends (--output-sync); make 3.81
+# (macOS's own) has no such option and interleaves the two jobs' lines instead.
+OUTPUT_SYNC := $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
+
 test: sync ## Lint, type-check, drift-check and test.
-	@$(MAKE) --no-print-directory -j2 --output-sync=target checks pytest
+	@$(MAKE) --no-print-directory -j2 $(OUTPUT_SYNC) checks pytest
 
 .PHONY: checks
 checks: sync ## Lint, type-check and drift-check, one after another.

@@ -33,6 +33,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,6 +205,8 @@ def _main(argv: list[str], target: str | None, work: Path) -> tuple[int, str, st
             code = main(argv)
         except SystemExit as exc:  # argparse's errors and --help
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if exc.code is not None and not isinstance(exc.code, int):
+                print(exc.code, file=sys.stderr)  # as the interpreter prints it on exit
         except Exception:  # an uncaught exception: a process prints it and exits 1
             traceback.print_exc()
             code = 1

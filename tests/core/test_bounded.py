@@ -3,7 +3,7 @@
 import pytest
 from modelplane_models.shapes import Claim
 
-from modelplane.core.bounded import BoundedMemo
+from modelplane.core.bounded import BoundedMemo, ByIdentity
 from modelplane.core.devices import DeviceSpec
 from modelplane.scheduling.cel_engine import CelEngine
 
@@ -39,3 +39,23 @@ def test_the_cel_engine_keeps_a_kind_cel_cannot_represent_as_its_error() -> None
     for _ in range(2):
         with pytest.raises(ValueError, match=r'attributes\["v"\]: invalid version "x\.y"'):
             engine.device(odd)
+
+
+def test_by_identity_keeps_a_value_for_the_very_object_until_its_bound() -> None:
+    kept = ByIdentity[list[int], int](2)
+    made: list[int] = []
+
+    def total(source: list[int]) -> int:
+        made.append(sum(source))
+        return sum(source)
+
+    a, b, equal_to_a = [1, 2], [3], [1, 2]
+    assert kept.get_or_make(a, total) == 3 and kept.get_or_make(a, total) == 3
+    assert made == [3]  # the same object: made once
+    assert kept.get_or_make(equal_to_a, total) == 3 and made == [3, 3]  # equal is not enough
+    kept.get_or_make(b, total)  # past the bound: everything dropped, then b kept
+    assert len(kept) == 1
+    kept.get_or_make(a, total)
+    assert made == [3, 3, 3, 3]
+    kept.clear()
+    assert len(kept) == 0

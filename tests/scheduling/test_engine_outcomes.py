@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from modelplane import cel
 from modelplane.cel import CostBudget, device_from_spec
-from modelplane.scheduling import default_engine, schedule
+from modelplane.scheduling import schedule
 from modelplane.scheduling.budget import DECISION_COST_LIMIT, EVALUATION_WEIGHT
 from modelplane.scheduling.cel_engine import CelEngine
 from modelplane.scheduling.decision import Decision
@@ -149,7 +149,3 @@ def test_a_decision_with_an_engine_that_decided_before_is_a_fresh_engines(
     _decide(warm, earlier, DECISION_COST_LIMIT)
     _decide(warm, selectors, DECISION_COST_LIMIT)
     assert _decide(warm, selectors, limit) == _decide(CelEngine(), selectors, limit)
-
-
-def test_the_default_engine_keeps_outcomes() -> None:
-    assert isinstance(default_engine(), CelEngine)

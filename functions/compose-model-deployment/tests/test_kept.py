@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from compose_model_deployment.fn import FunctionRunner
 from compose_model_deployment.health import unreachable_cluster_names
-from compose_model_deployment.kept import ByIdentity, Kept
+from compose_model_deployment.kept import Kept
 from compose_model_deployment.replicas import update_resource
 from compose_model_deployment.statuses import Statuses, StatusFacts, content_key
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
-from modelplane.core.bounded import BoundedMemo
+from modelplane.core.bounded import BoundedMemo, ByIdentity
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.observed import condition_is, conditions_problem, find_condition
 from modelplane.scheduling import read_deployment

@@ -5,8 +5,8 @@ looks up a map entry, tests the value's type and sets one field, each a call int
 the C runtime; serializing the message is a second pass. The render engine sends
 most objects only as bytes (`World.serialized`), and a Struct is a simple message
 (a map of string to Value, a Value a oneof of six kinds, a ListValue a repeated
-Value), so its bytes are written here in one walk, and parsed by the C runtime
-where a message is needed (`World.struct`).
+Value), so its bytes are written here in one walk; a request carries them as they
+are (`wire`), and nothing parses them back.
 
 The bytes are exactly what `Struct.update` then `SerializeToString(deterministic=True)`
 give (tests/xfn/test_struct_encoding.py holds the two to it): map entries in the

@@ -24,23 +24,20 @@ miss costs what reading always cost. Every memo is bounded and owned by the runn
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
-import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 from modelplane_models import ModelDeployment, ModelReplica
 
 from compose_model_deployment.statuses import StatusFacts, content_key
-from modelplane.core.bounded import BoundedMemo
+from modelplane.core.bounded import BoundedMemo, ByIdentity
 from modelplane.scheduling import Deployment, read_deployment
 from modelplane.xfn.required import Required
 
 B = TypeVar("B")
-S = TypeVar("S")
 T = TypeVar("T")
-V = TypeVar("V")
 
 # A deployment's few models (its composite while it changes) per runner.
 DEPLOYMENTS = 1024
@@ -48,30 +45,6 @@ DEPLOYMENTS = 1024
 LISTS = 4096
 # One entry per replica version: a fleet of 10,000 replicas, read by one process.
 REPLICAS = 25_000
-
-
-class ByIdentity(Generic[S, V]):
-    """Values computed from an object, by the very object: the entry holds it, so its
-    id is not reused while the entry lives. At most `entries`; past that, everything
-    is dropped and computed again (as `scheduling.FleetMemo` does)."""
-
-    def __init__(self, entries: int) -> None:
-        self._entries = entries
-        self._lock = threading.Lock()
-        self._values: dict[int, tuple[S, V]] = {}
-
-    def get_or_make(self, source: S, make: Callable[[S], V]) -> V:
-        """`make(source)`, kept for `source`; `make` may raise, and nothing is kept then."""
-        with self._lock:
-            found = self._values.get(id(source))
-        if found is not None and found[0] is source:
-            return found[1]
-        value = make(source)
-        with self._lock:
-            if len(self._values) >= self._entries:
-                self._values.clear()
-            self._values[id(source)] = (source, value)
-        return value
 
 
 class Kept:

@@ -10,6 +10,7 @@ from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
 from modelplane.conventions import SchedulingConfig, parse_scheduling
+from modelplane.core.bounded import ByIdentity
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
@@ -207,23 +208,17 @@ class FleetMemo:
     def __init__(self, entries: int = 25_000) -> None:
         self._entries = entries
         self._lock = threading.Lock()
-        self._clusters: dict[int, tuple[InferenceCluster, Cluster]] = {}
+        self._clusters = ByIdentity[InferenceCluster, Cluster](entries)
         self.interner = Interner()
 
     def read(self, model: InferenceCluster) -> Cluster:
         with self._lock:
-            found = self._clusters.get(id(model))
-            interner = self.interner
-        # The entry holds its model, so its id is not reused while the entry lives.
-        if found is not None and found[0] is model:
-            return found[1]
-        cluster = read_cluster(model, interner)
-        with self._lock:
-            if len(self._clusters) >= self._entries or interner.size() >= self._entries:
+            if self.interner.size() >= self._entries:
+                # Clusters read with the old interner hold its pool lists: both go.
                 self._clusters.clear()
                 self.interner = Interner()
-            self._clusters[id(model)] = (model, cluster)
-        return cluster
+            interner = self.interner
+        return self._clusters.get_or_make(model, lambda m: read_cluster(m, interner))
 
 
 def read_fleet(

@@ -1,13 +1,13 @@
 """The fleet's ModelReplicas as the scheduler reads them, each with the deployment that
 owns it by Crossplane's record."""
 
-import threading
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 
 from modelplane_models.model_replica import ModelReplica, ReplicaRole
 from modelplane_models.shapes import OwnerReference as ReplicaOwner
 
+from modelplane.core.bounded import ByIdentity
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import (
@@ -112,23 +112,11 @@ class ReplicaMemo:
     """
 
     def __init__(self, entries: int = 25_000) -> None:
-        self._entries = entries
-        self._lock = threading.Lock()
-        self._replicas: dict[int, ReadModel] = {}
+        self._replicas = ByIdentity[ModelReplica, ReadModel](entries)
 
     def model(self, model: ModelReplica) -> "ReadModel":
         """The model's heads, and the replicas read from it, kept from earlier calls."""
-        with self._lock:
-            found = self._replicas.get(id(model))
-        # The entry holds its model, so its id is not reused while the entry lives.
-        if found is not None and found.model is model:
-            return found
-        known = ReadModel.of(model)
-        with self._lock:
-            if len(self._replicas) >= self._entries:
-                self._replicas.clear()
-            self._replicas[id(model)] = known
-        return known
+        return self._replicas.get_or_make(model, ReadModel.of)
 
 
 Heads = tuple[str, str, str | None, str | None]
