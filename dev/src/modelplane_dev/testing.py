@@ -76,3 +76,15 @@ def run_over_grpc(
 def as_dict(rsp: fnv1.RunFunctionResponse) -> dict[str, Any]:
     """A response as plain data with integers restored, for whole-response comparison."""
     return restore_ints(json_format.MessageToDict(rsp))
+
+
+def requirements_only(resources: dict[str, Any]) -> dict[str, Any]:
+    """The whole response (as `as_dict` gives it) to a call that lacks a required key:
+    its requirements and context, nothing composed, since Crossplane's fetch loop never
+    keeps it (design/required-resources.md)."""
+    return {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "context": {},
+        "requirements": {"resources": resources},
+    }

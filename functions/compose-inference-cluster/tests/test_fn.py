@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from compose_inference_cluster.fn import FunctionRunner
 
-from modelplane_dev.testing import as_dict, run, run_over_grpc
+from modelplane_dev.testing import as_dict, requirements_only, run, run_over_grpc
 from modelplane_dev.testing import request as bare_request
 
 
@@ -246,12 +246,7 @@ CASES = [
     pytest.param(
         request(cluster([H100_POOL])),
         # Never kept by Crossplane's fetch loop: its requirements and context only.
-        {
-            "meta": {"tag": "test", "ttl": "60s"},
-            "desired": {},
-            "context": {},
-            "requirements": {"resources": REQUIREMENT},
-        },
+        requirements_only(REQUIREMENT),
         id="first call asks for everything and composes nothing",
     ),
     pytest.param(
