@@ -5,6 +5,8 @@ built here and read: the runtime holds the pure core and the Crossplane glue,
 never the render engine, admission, the CLI, the bench or their dependencies.
 """
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from modelplane_cli.main import main
 from modelplane_cli.schema.upstream import missing_crds_message, reference_crd_directory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,7 +140,9 @@ def test_cli_wheel_ships_the_apis_it_renders_and_no_dev_tooling(tmp_path: Path) 
 
 
 @pytest.mark.needs_crds
-def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
+def test_the_cli_installed_on_its_own_renders_a_fleet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What a GitOps repository's CI does: install modelplane-cli with its runtime
     dependencies only (no dev group), as built packages rather than this checkout's
     sources, and render a fleet from the repository's own directory. uv installs it
@@ -200,14 +205,17 @@ def test_the_cli_installed_on_its_own_renders_a_fleet(tmp_path: Path) -> None:
     rendered = subprocess.run(
         [installed, *argv], cwd=fleet, capture_output=True, text=True, check=False, env=env
     )
-    in_checkout = subprocess.run(
-        [ROOT / ".venv" / "bin" / "modelplane", *argv],
-        cwd=fleet,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    # What to compare with: the checkout's CLI, the same command line and environment
+    # run through its entry point in this process (only the installed one's process is
+    # under test; another interpreter would only pay its start-up again).
+    monkeypatch.setenv("MODELPLANE_CRDS", str(reference))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(fleet), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    in_checkout = subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
     assert version.stdout.startswith("modelplane ")
     assert rendered.stdout == in_checkout.stdout

@@ -149,7 +149,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     root.mkdir()
     handler = functools.partial(_Quiet, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # `shutdown` waits for the serving loop's next poll: half a second by default.
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", root

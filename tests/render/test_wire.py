@@ -25,6 +25,12 @@ _JSON: st.SearchStrategy[Any] = st.recursive(
 )
 _OBJECTS = st.dictionaries(_NAMES, _JSON, max_size=5)
 _CAPABILITIES = (fnv1.CAPABILITY_CAPABILITIES, fnv1.CAPABILITY_REQUIRED_RESOURCES)
+# What `_parts` draws, built once rather than on every draw (the same choices).
+_RESOURCES = st.dictionaries(_NAMES, _OBJECTS, max_size=3)
+_FLAG = st.booleans()
+_CREDENTIALS = st.dictionaries(_NAMES, st.binary(max_size=8), max_size=2)
+_REQUIRED = st.dictionaries(_NAMES, st.lists(_OBJECTS, max_size=3), max_size=4)
+_SCHEMAS = st.dictionaries(_NAMES, _OBJECTS, max_size=2)
 
 
 @st.composite
@@ -32,24 +38,24 @@ def _parts(draw: st.DrawFn) -> tuple[wire.RequestParts, fnv1.RunFunctionRequest]
     """Random request parts and the one message that holds the same request."""
     body = fnv1.RunFunctionRequest()
     body.observed.composite.resource.CopyFrom(to_struct(draw(_OBJECTS)))
-    for name, obj in draw(st.dictionaries(_NAMES, _OBJECTS, max_size=3)).items():
+    for name, obj in draw(_RESOURCES).items():
         body.observed.resources[name].resource.CopyFrom(to_struct(obj))
     # The observed state either in the body or given as bytes written by `wire.state`.
     observed: bytes | None = None
-    if draw(st.booleans()):
+    if draw(_FLAG):
         observed = wire.state(
             _bytes(body.observed.composite.resource),
             {name: _bytes(r.resource) for name, r in body.observed.resources.items()},
         )
-    for name, obj in draw(st.dictionaries(_NAMES, _OBJECTS, max_size=3)).items():
+    for name, obj in draw(_RESOURCES).items():
         body.desired.resources[name].resource.CopyFrom(to_struct(obj))
-    if draw(st.booleans()):
+    if draw(_FLAG):
         body.input.CopyFrom(to_struct(draw(_OBJECTS)))
     body.context.CopyFrom(to_struct(draw(_OBJECTS)))
-    for name, data in draw(st.dictionaries(_NAMES, st.binary(max_size=8), max_size=2)).items():
+    for name, data in draw(_CREDENTIALS).items():
         body.credentials[name].credential_data.data["key"] = data
-    required = draw(st.dictionaries(_NAMES, st.lists(_OBJECTS, max_size=3), max_size=4))
-    schemas = draw(st.dictionaries(_NAMES, _OBJECTS, max_size=2))
+    required = draw(_REQUIRED)
+    schemas = draw(_SCHEMAS)
 
     whole = fnv1.RunFunctionRequest()
     whole.CopyFrom(body)

@@ -1,6 +1,8 @@
 """`modelplane bench call` and `modelplane bench render`: what they build, call and print."""
 
 import argparse
+import contextlib
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -93,13 +95,30 @@ def test_steady_request_observes_what_the_first_call_composed(fleet: Path) -> No
     assert not first.observed.resources
 
 
-def test_bench_call_serves_the_function_and_reports_both_calls(
-    fleet: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    status, result = _bench(
-        capsys, "call", fleet, "--clusters 4 --replicas 2 --runs 2 --processes 1"
+@pytest.fixture(scope="module")
+def called(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any]]:
+    """One `bench call` on its defaults (every mode compared) that two tests read alike:
+    its exit status and JSON line."""
+    fleet = tmp_path_factory.mktemp("fleet") / "fleet.json"
+    fleet.write_text(json.dumps(FLEET))
+    parser = argparse.ArgumentParser(prog="modelplane")
+    bench_command.register(parser.add_subparsers())
+    args = parser.parse_args(
+        [
+            *("bench", "call", "--fleet", str(fleet), "--clusters", "4", "--replicas", "2"),
+            *("--runs", "2", "--processes", "1"),
+        ]
     )
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        status = args.func(args)
+    return status, json.loads(output.getvalue().splitlines()[0])
+
+
+def test_bench_call_serves_the_function_and_reports_both_calls(
+    called: tuple[int, dict[str, Any]],
+) -> None:
+    status, result = called
     assert status == bench_command.EXIT_OK
     assert result["clusters"] == 4
     assert "error" not in result
@@ -178,9 +197,9 @@ def test_a_size_the_baseline_lacks_prints_no_before_and_a_bad_baseline_fails(
 
 
 def test_bench_call_sends_go_order_bytes_and_reports_the_ratios(
-    fleet: Path, capsys: pytest.CaptureFixture[str]
+    called: tuple[int, dict[str, Any]],
 ) -> None:
-    status, result = _bench(capsys, "call", fleet, "--clusters 3 --runs 2 --processes 1")
+    status, result = called
     assert status == bench_command.EXIT_OK
     for name in ("stable_order", "unchanged_fleet"):
         assert result[f"{name}_median_ms"] > 0

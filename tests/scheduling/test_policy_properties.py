@@ -25,24 +25,33 @@ NAMESPACE = "ml"
 # --- spread -----------------------------------------------------------------------------
 
 
+# The strategies the composites draw from, built once rather than on every draw (the
+# same choices; a strategy's label hashes its elements, so they are the same elements).
+_NODES = st.integers(0, 3)
+_REGION = st.sampled_from(["r1", "r2", "r3", None])
+_CLUSTERS = st.integers(1, 6)
+_KEY = st.sampled_from(["region", "modelplane.ai/cluster"])
+_SKEW = st.integers(1, 2)
+_STEPS = st.lists(st.integers(0, 10), min_size=1, max_size=4)
+
+
 @st.composite
 def spread_worlds(draw: st.DrawFn) -> tuple[list[Obj], Obj, list[int]]:
-    regions = ["r1", "r2", "r3", None]
     clusters = [
         cluster(
             f"c{i}",
-            h100(draw(st.integers(0, 3))),
-            labels={} if (region := draw(st.sampled_from(regions))) is None else {"region": region},
+            h100(draw(_NODES)),
+            labels={} if (region := draw(_REGION)) is None else {"region": region},
         )
-        for i in range(draw(st.integers(1, 6)))
+        for i in range(draw(_CLUSTERS))
     ]
-    key = draw(st.sampled_from(["region", "modelplane.ai/cluster"]))
+    key = draw(_KEY)
     constraint = {
         "topologyKey": key,
-        "maxSkew": draw(st.integers(1, 2)),
+        "maxSkew": draw(_SKEW),
         "whenUnsatisfiable": "DoNotSchedule",
     }
-    steps = draw(st.lists(st.integers(0, 10), min_size=1, max_size=4))
+    steps = draw(_STEPS)
     return clusters, constraint, steps
 
 
@@ -165,26 +174,35 @@ def _round(world: World, round_: int, problems: list[str]) -> bool:
     return before == {n: (p.cluster, p.index) for n, p in world.placed.items()}
 
 
+_ALLOW = st.sampled_from([True, True, True, False])
+_H100_NODES = st.integers(1, 2)
+_SETTLED = st.integers(0, 3)
+_GPUS = st.sampled_from([4, 8])
+_CLASS = st.sampled_from(CLASSES)
+# How many each deployment asks for later: at least what it had (0-3), at most 4.
+_LATER = {least: st.integers(least, 4) for least in range(4)}
+
+
 @st.composite
 def preemption_worlds(draw: st.DrawFn) -> tuple[World, dict[str, tuple[int, int, str]]]:
     """A fleet, three deployments settled at first, then asking for more at once."""
     clusters: dict[str, Obj] = {}
     for name in ("a", "b"):
-        allow = draw(st.sampled_from([True, True, True, False]))
+        allow = draw(_ALLOW)
         clusters[name] = cluster(
             name,
-            h100(draw(st.integers(1, 2))),
+            h100(draw(_H100_NODES)),
             preemption="LowerPriority" if allow else "Never",
         )
     first = {
         dep: (
-            draw(st.integers(0, 3)),
-            draw(st.sampled_from([4, 8])),
-            draw(st.sampled_from(CLASSES)),
+            draw(_SETTLED),
+            draw(_GPUS),
+            draw(_CLASS),
         )
         for dep in ("x", "y", "z")
     }
-    later = {dep: (draw(st.integers(w[0], 4)), w[1], w[2]) for dep, w in first.items()}
+    later = {dep: (draw(_LATER[w[0]]), w[1], w[2]) for dep, w in first.items()}
     return World(clusters, first), later
 
 

@@ -1,6 +1,7 @@
 """Invariants over generated fleets: never overcommit, never displace a serving replica,
 best fit, always deterministic."""
 
+import copy
 from typing import Any
 
 from hypothesis import given, settings
@@ -48,53 +49,95 @@ PRIORITIES = Priorities({"high": 1000, "low": 10, "batch": 1})
 TIMES = [None, None, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]
 
 
+# The strategies every example draws from are built once, here: a strategy built
+# inside a composite is built and validated again on every draw (most of a draw's cost),
+# while drawing from the same strategy object makes the same choices. (A strategy's
+# label hashes its elements and steers hypothesis' mutations, so the elements are the
+# ones drawn before; values a builder keeps by reference are copied per example.)
+_NAMES = st.lists(st.sampled_from(CLUSTER_NAMES), min_size=0, max_size=5, unique=True)
+_SHAPES = st.lists(st.sampled_from(sorted(POOL_SHAPES)), min_size=1, max_size=3, unique=True)
+_NODES = st.integers(0, 4)
+_ALLOWED = st.sampled_from([None, None, ["high"], ["high", "low"]])
+_TIER = st.sampled_from(["prod", "prod", "dev"])
+
+
 @st.composite
 def fleets(draw: st.DrawFn) -> list[Obj]:
-    names = draw(st.lists(st.sampled_from(CLUSTER_NAMES), min_size=0, max_size=5, unique=True))
+    names = draw(_NAMES)
     clusters: list[Obj] = []
     for name in names:
-        shapes = draw(
-            st.lists(st.sampled_from(sorted(POOL_SHAPES)), min_size=1, max_size=3, unique=True)
+        shapes = draw(_SHAPES)
+        pools = [pool(s, draw(_NODES), *POOL_SHAPES[s]) for s in shapes]
+        allowed = draw(_ALLOWED)
+        tier = draw(_TIER)
+        clusters.append(
+            cluster(
+                name,
+                *pools,
+                labels={"tier": tier},
+                allowed=copy.deepcopy(allowed),
+            )
         )
-        pools = [pool(s, draw(st.integers(0, 4)), *POOL_SHAPES[s]) for s in shapes]
-        allowed = draw(st.sampled_from([None, None, ["high"], ["high", "low"]]))
-        tier = draw(st.sampled_from(["prod", "prod", "dev"]))
-        clusters.append(cluster(name, *pools, labels={"tier": tier}, allowed=allowed))
     return clusters
+
+
+_GPUS = st.sampled_from([1, 2, 4, 8])
+_SELECTOR = st.sampled_from(SELECTORS)
+_EXTRA = st.sampled_from(["none", "none", "fabric", "more"])
+_FABRIC = st.sampled_from([1, 8])
+_MORE = st.sampled_from([1, 2, 4])
+_WORKERS = st.integers(1, 2)
+_PIPELINE = st.sampled_from([1, 1, 2])
 
 
 @st.composite
 def roles(draw: st.DrawFn) -> Obj:
-    gpus = draw(st.sampled_from([1, 2, 4, 8]))
-    requests = [request("gpu", gpus, draw(st.sampled_from(SELECTORS)))]
-    extra = draw(st.sampled_from(["none", "none", "fabric", "more"]))
+    gpus = draw(_GPUS)
+    requests = [request("gpu", gpus, draw(_SELECTOR))]
+    extra = draw(_EXTRA)
     if extra == "fabric":
-        requests.append(request("fabric", draw(st.sampled_from([1, 8])), "link == infiniband"))
+        requests.append(request("fabric", draw(_FABRIC), "link == infiniband"))
     elif extra == "more":
-        requests.append(request("more", draw(st.sampled_from([1, 2, 4])), "true"))
+        requests.append(request("more", draw(_MORE), "true"))
     return role(
         *requests,
-        workers=draw(st.integers(1, 2)),
-        topology={"pipeline": draw(st.sampled_from([1, 1, 2]))},
+        workers=draw(_WORKERS),
+        topology={"pipeline": draw(_PIPELINE)},
     )
+
+
+_ROLES = roles()
+_REPLICAS = st.integers(0, 8)
+_CLUSTER_SELECTOR = st.sampled_from([None, None, {"matchLabels": {"tier": "prod"}}])
+_PRIORITY = st.sampled_from([None, None, "high", "low", "batch"])
+_SPLIT = st.integers(0, 2)
 
 
 @st.composite
 def deployments(draw: st.DrawFn) -> Obj:
-    replicas = draw(st.integers(0, 8))
-    selector = draw(st.sampled_from([None, None, {"matchLabels": {"tier": "prod"}}]))
-    priority = draw(st.sampled_from([None, None, "high", "low", "batch"]))
-    if draw(st.integers(0, 2)) == 0:
+    replicas = draw(_REPLICAS)
+    selector = copy.deepcopy(draw(_CLUSTER_SELECTOR))
+    priority = draw(_PRIORITY)
+    if draw(_SPLIT) == 0:
         return deployment(
             replicas,
-            decode=draw(roles()),
-            prefill=draw(roles()),
+            decode=draw(_ROLES),
+            prefill=draw(_ROLES),
             cluster_selector=selector,
             priority=priority,
         )
     obj = deployment(replicas, cluster_selector=selector, priority=priority)
-    obj["spec"].update(draw(roles()))
+    obj["spec"].update(draw(_ROLES))
     return obj
+
+
+_COUNT = st.integers(0, 8)
+_MINE = st.booleans()
+_CLAIMS = st.integers(1, 2)
+_INDEX = st.integers(0, 3)
+_REPLICA_PRIORITY = st.sampled_from([None, "high", "low", "batch"])
+_SERVING = st.booleans()
+_CREATED = st.sampled_from(TIMES)
 
 
 @st.composite
@@ -104,34 +147,36 @@ def existing(draw: st.DrawFn, clusters: list[Obj]) -> list[Obj]:
         (c["metadata"]["name"], p["name"]) for c in clusters for p in c["status"]["gpuPools"]
     ] + [("gone", "h100")]
     replicas: list[Obj] = []
-    for i in range(draw(st.integers(0, 8))):
-        mine = draw(st.booleans())
-        where, shape = draw(st.sampled_from(places))
-        claims = [
-            claim("gpu", draw(st.sampled_from([1, 2, 4, 8])))
-            for _ in range(draw(st.integers(1, 2)))
-        ]
+    where_shape = st.sampled_from(places)
+    for i in range(draw(_COUNT)):
+        mine = draw(_MINE)
+        where, shape = draw(where_shape)
+        claims = [claim("gpu", draw(_GPUS)) for _ in range(draw(_CLAIMS))]
         replicas.append(
             replica(
                 where,
-                draw(st.integers(0, 3)),
+                draw(_INDEX),
                 shape,
                 *claims,
                 deployment_name="model" if mine else f"other{i % 3}",
                 name=f"r{i}",
-                workers=draw(st.integers(1, 2)),
-                priority=draw(st.sampled_from([None, "high", "low", "batch"])),
-                serving=draw(st.booleans()),
-                created=draw(st.sampled_from(TIMES)),
+                workers=draw(_WORKERS),
+                priority=draw(_REPLICA_PRIORITY),
+                serving=draw(_SERVING),
+                created=draw(_CREATED),
             )
         )
     return replicas
 
 
+_FLEETS = fleets()
+_DEPLOYMENTS = deployments()
+
+
 @st.composite
 def scenarios(draw: st.DrawFn) -> tuple[Obj, list[Obj], list[Obj]]:
-    clusters = draw(fleets())
-    return draw(deployments()), clusters, draw(existing(clusters))
+    clusters = draw(_FLEETS)
+    return draw(_DEPLOYMENTS), clusters, draw(existing(clusters))
 
 
 def _decide(dep: Obj, clusters: list[Obj], replicas: list[Obj]) -> Decision:
@@ -328,30 +373,44 @@ def test_a_serving_replica_never_yields(scenario: tuple[Obj, list[Obj], list[Obj
             assert "yielded" not in reason, reason
 
 
+_FIT_NAMES = st.lists(st.sampled_from(CLUSTER_NAMES), min_size=1, max_size=4, unique=True)
+_FIT_SHAPES = st.lists(st.sampled_from(["h100", "l4", "l40s"]), min_size=1, max_size=3, unique=True)
+_FIT_NODES = st.integers(1, 3)
+_FIT_OTHERS = st.integers(0, 4)
+# What another deployment's replica may claim on one node of each shape.
+_FIT_CLAIM = {
+    shape: st.sampled_from([g for g in (1, 2, 4, 8) if g <= per_node])
+    for shape, per_node in PER_NODE.items()
+}
+_FIT_GPUS = st.sampled_from([1, 1, 2, 4])
+_FIT_REPLICAS = st.integers(1, 8)
+_FIT_PIPELINE = st.sampled_from([1, 2])
+
+
 @st.composite
 def best_fit_scenarios(draw: st.DrawFn) -> tuple[Obj, list[Obj], list[Obj]]:
     """Unified deployments whose one request every pool matches, onto fleets of pools of
     different sizes, some already used by other deployments (which never yield: serving)."""
-    names = draw(st.lists(st.sampled_from(CLUSTER_NAMES), min_size=1, max_size=4, unique=True))
+    names = draw(_FIT_NAMES)
     clusters: list[Obj] = []
-    shapes = ["h100", "l4", "l40s"]
     for name in names:
-        chosen = draw(st.lists(st.sampled_from(shapes), min_size=1, max_size=3, unique=True))
+        chosen = draw(_FIT_SHAPES)
         clusters.append(
-            cluster(name, *[pool(s, draw(st.integers(1, 3)), *POOL_SHAPES[s]) for s in chosen])
+            cluster(name, *[pool(s, draw(_FIT_NODES), *POOL_SHAPES[s]) for s in chosen])
         )
     places = [(c["metadata"]["name"], p["name"]) for c in clusters for p in c["status"]["gpuPools"]]
+    where_shape = st.sampled_from(places)
     others: list[Obj] = []
-    for i in range(draw(st.integers(0, 4))):
-        where, shape = draw(st.sampled_from(places))
-        gpus = draw(st.sampled_from([g for g in (1, 2, 4, 8) if g <= PER_NODE[shape]]))
+    for i in range(draw(_FIT_OTHERS)):
+        where, shape = draw(where_shape)
+        gpus = draw(_FIT_CLAIM[shape])
         others.append(
             replica(where, i, shape, claim("gpu", gpus), deployment_name="other", serving=True)
         )
-    gpus = draw(st.sampled_from([1, 1, 2, 4]))
-    dep = deployment(draw(st.integers(1, 8)))
+    gpus = draw(_FIT_GPUS)
+    dep = deployment(draw(_FIT_REPLICAS))
     dep["spec"].update(
-        role(request("gpu", gpus, "true"), topology={"pipeline": draw(st.sampled_from([1, 2]))})
+        role(request("gpu", gpus, "true"), topology={"pipeline": draw(_FIT_PIPELINE)})
     )
     return dep, clusters, others
 

@@ -37,15 +37,32 @@ SHAPES = {"h100": gpu(8, "Hopper", 80), "l40s": gpu(4, "Ada", 48)}
 COUNT = st.one_of(st.integers(0, 3), st.sampled_from(["0%", "25%", "50%", "100%"]))
 
 
+# The strategies the composites draw from, built once rather than on every draw (the
+# same choices; a strategy's label hashes its elements, so they are the same elements).
+_NAMES = st.lists(st.sampled_from("abcd"), min_size=1, max_size=4, unique=True)
+_SHAPES = st.lists(st.sampled_from(sorted(SHAPES)), min_size=1, max_size=2, unique=True)
+_NODES = st.integers(0, 4)
+_TIER = st.sampled_from(["prod", "dev"])
+_SELECTOR = st.sampled_from(["true", "arch == Hopper", "arch == Ada"])
+_ANY_TIER = st.sampled_from([None, "prod", "dev"])
+_START_REPLICAS = st.integers(1, 5)
+_GPUS = st.sampled_from([4, 8])
+_KINDS = st.lists(
+    st.sampled_from(["image", "cluster", "devices", "replicas", "strategy"]),
+    min_size=1,
+    max_size=3,
+    unique=True,
+)
+_EDITED_REPLICAS = st.integers(0, 6)
+
+
 @st.composite
 def fleets(draw: st.DrawFn) -> list[Obj]:
     clusters: list[Obj] = []
-    for name in draw(st.lists(st.sampled_from("abcd"), min_size=1, max_size=4, unique=True)):
-        shapes = draw(
-            st.lists(st.sampled_from(sorted(SHAPES)), min_size=1, max_size=2, unique=True)
-        )
-        pools = [pool(s, draw(st.integers(0, 4)), SHAPES[s]) for s in shapes]
-        tier = draw(st.sampled_from(["prod", "dev"]))
+    for name in draw(_NAMES):
+        shapes = draw(_SHAPES)
+        pools = [pool(s, draw(_NODES), SHAPES[s]) for s in shapes]
+        tier = draw(_TIER)
         clusters.append(cluster(name, *pools, labels={"tier": tier}))
     return clusters
 
@@ -58,11 +75,11 @@ def _strategy(unavailable: int | str, surge: int | str) -> Obj:
 
 @st.composite
 def starts(draw: st.DrawFn) -> Obj:
-    selector = draw(st.sampled_from(["true", "arch == Hopper", "arch == Ada"]))
-    tier = draw(st.sampled_from([None, "prod", "dev"]))
+    selector = draw(_SELECTOR)
+    tier = draw(_ANY_TIER)
     obj = deployment(
-        draw(st.integers(1, 5)),
-        request("gpu", draw(st.sampled_from([4, 8])), selector),
+        draw(_START_REPLICAS),
+        request("gpu", draw(_GPUS), selector),
         cluster_selector=None if tier is None else {"matchLabels": {"tier": tier}},
     )
     obj["spec"]["strategy"] = _strategy(draw(COUNT), draw(COUNT))
@@ -73,26 +90,19 @@ def starts(draw: st.DrawFn) -> Obj:
 def edits(draw: st.DrawFn, start: Obj) -> Obj:
     edited = copy.deepcopy(start)
     spec = edited["spec"]
-    kinds = draw(
-        st.lists(
-            st.sampled_from(["image", "cluster", "devices", "replicas", "strategy"]),
-            min_size=1,
-            max_size=3,
-            unique=True,
-        )
-    )
+    kinds = draw(_KINDS)
     if "image" in kinds:
         spec["workers"]["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v2"
     if "cluster" in kinds:
-        tier = draw(st.sampled_from([None, "prod", "dev"]))
+        tier = draw(_ANY_TIER)
         spec["clusterSelector"] = None if tier is None else {"matchLabels": {"tier": tier}}
         if tier is None:
             del spec["clusterSelector"]
     if "devices" in kinds:
-        selector = draw(st.sampled_from(["true", "arch == Hopper", "arch == Ada"]))
+        selector = draw(_SELECTOR)
         spec["nodeSelector"]["devices"][0]["selectors"] = [{"cel": selector}]
     if "replicas" in kinds:
-        spec["replicas"] = draw(st.integers(0, 6))
+        spec["replicas"] = draw(_EDITED_REPLICAS)
     if "strategy" in kinds:
         spec["strategy"] = _strategy(draw(COUNT), draw(COUNT))
     return edited

@@ -4,12 +4,13 @@ condition, keeping everything composed, when a request is over their limit."""
 import socket
 import subprocess
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
@@ -81,11 +82,22 @@ def _padded(mib: int) -> fnv1.RunFunctionRequest:
     return request(DEPLOYMENT, observed={"m-1": REPLICA}, required={"priorityclasses": padding})
 
 
-def test_a_request_over_grpcs_usual_4_mib_is_served_by_default() -> None:
+@pytest.fixture(scope="module")
+def two_workers() -> Iterator[grpcv1.FunctionRunnerServiceStub]:
+    """One server on two worker processes, for the tests that read it alike: its
+    message limit is the default (`--workers` sets nothing else), so it also serves the
+    default-limit test. Each function's server on its default flags alone is
+    tests/test_function_servers.py."""
+    with serving("--workers", "2") as stub:
+        yield stub
+
+
+def test_a_request_over_grpcs_usual_4_mib_is_served_by_default(
+    two_workers: grpcv1.FunctionRunnerServiceStub,
+) -> None:
     req = _padded(6)
     assert req.ByteSize() > 4 << 20
-    with serving() as stub:
-        rsp: fnv1.RunFunctionResponse = stub.RunFunction(req, timeout=30)
+    rsp: fnv1.RunFunctionResponse = two_workers.RunFunction(req, timeout=30)
     # Served: the fleet is not fetched yet, so the function asks for it, and only
     # that (a call Crossplane never keeps: design/required-resources.md).
     assert sorted(rsp.requirements.resources) == [
@@ -126,15 +138,17 @@ def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
     ]
 
 
-def test_worker_processes_answer_what_the_server_process_answers() -> None:
+def test_worker_processes_answer_what_the_server_process_answers(
+    two_workers: grpcv1.FunctionRunnerServiceStub,
+) -> None:
     """Several processes compose calls at once (--workers); any of them answers a
     request with the same answer as the server's own process, sent as the same bytes."""
     # Everything it asks for fetched (nothing exists): a whole answer, not a request.
     fetched = {"inferenceclusters": [], "modelreplicas": [], "priorityclasses": []}
     req = request(DEPLOYMENT, observed={"m-1": REPLICA}, required=fetched)
     answers: list[bytes] = []
-    for workers in ("1", "2"):
-        with serving("--workers", workers) as stub:
-            answers.extend(stub.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
+    with serving("--workers", "1") as stub:
+        answers.extend(stub.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
+    answers.extend(two_workers.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
     assert len(set(answers)) == 1
     assert fnv1.RunFunctionResponse.FromString(answers[0]).conditions
