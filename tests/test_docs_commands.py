@@ -14,7 +14,8 @@ standard output sent to a file) runs through the entry point's `main` in this
 process, with the same arguments, in the same directory, its exit status, standard
 output and standard error read as a process's would be: a new interpreter for each
 cost 1.5-2 CPU seconds of start-up and imports (docs/performance.md, "make test:
-in-process doc commands"). The installed entry point itself is run as a process by
+in-process doc commands"), and each `render` reuses the XRDs, admission and
+functions an earlier command loaded from the same files (`shared_setup`). The installed entry point itself is run as a process by
 the `running_world` fixture here, `test_packaging` and `test_start_up`; anything
 else a shell must interpret (pipes, heredocs, `source`, `&&`) runs in bash.
 
@@ -41,6 +42,7 @@ from pathlib import Path
 import pytest
 
 from modelplane_cli.main import main
+from tests.scenarios.cli import shared_setup
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -200,7 +202,12 @@ def _in_process(command: str) -> tuple[list[str], str | None] | None:
 def _main(argv: list[str], target: str | None, work: Path) -> tuple[int, str, str]:
     """`main(argv)` in `work` as a process would run it: exit status, stdout, stderr."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(work), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (
+        shared_setup(),
+        contextlib.chdir(work),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse's errors and --help

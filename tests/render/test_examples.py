@@ -6,6 +6,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from crossplane.function import logging as function_logging
 
 from modelplane_cli.render import (
     Apis,
@@ -26,6 +27,9 @@ EXAMPLES = REPO / "examples"
 def _ready_to_run() -> tuple[Apis, FunctionRegistry]:
     if not any(EXAMPLES.rglob("*.yaml")):
         pytest.skip(f"no examples under {EXAMPLES} yet")
+    # As `modelplane render` does: the functions' per-call log lines are dropped, not
+    # formatted for pytest to capture and discard.
+    function_logging.configure(function_logging.Level.DISABLED)
     apis = Apis.load(default_apis_dir())
     registry = FunctionRegistry()
     for name in sorted({step.function for c in apis.compositions for step in c.steps}):

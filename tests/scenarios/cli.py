@@ -4,22 +4,28 @@
 real APIs, functions and admission; `--in-process` keeps it fast) and returns its
 exit status, standard output and standard error. `Fleet` is a copy of example
 directories that a test edits the way a user edits YAML in a Git repository.
+
+Every `render` reads its XRDs and Compositions and builds its admission before it
+renders; `shared_setup` keeps what each command built for the next command of the
+process that reads the same files (see its docstring).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import marshal
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 from modelplane_cli import yamlio
 from modelplane_cli.main import main
-from modelplane_cli.render import RenderResult, render
+from modelplane_cli.render import Apis, FunctionRegistry, RenderResult, SchemaAdmission, render
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 Obj = dict[str, Any]
@@ -33,7 +39,14 @@ class Run:
 
     @property
     def objects(self) -> list[Obj]:
-        return [o for o in yamlio.load_all(self.out) if o is not None]
+        """The objects of `out`, parsed once; each call gets its own copy."""
+        return marshal.loads(self._parsed)
+
+    @cached_property
+    def _parsed(self) -> bytes:
+        # marshal copies plain YAML data (dicts, lists, str, int, float, bool, None)
+        # exactly, in C: a copy costs a small part of parsing the text again.
+        return marshal.dumps([o for o in yamlio.load_all(self.out) if o is not None])
 
     def one(self, kind: str, name: str) -> Obj:
         (found,) = [o for o in self.objects if o["kind"] == kind and o["metadata"]["name"] == name]
@@ -47,12 +60,68 @@ class Run:
         return [line for line in self.err.splitlines() if line.startswith("error: ")]
 
 
+_Files = tuple[tuple[str, bytes], ...]
+_APIS: dict[tuple[str, _Files], Apis] = {}
+_ADMISSIONS: dict[_Files, SchemaAdmission] = {}
+_LOAD_APIS = Apis.load
+_ADMISSION_FROM = SchemaAdmission.from_files
+# The installed functions, loaded once: each runner's memos and caches are keyed by
+# the exact bytes or values they were computed from (modelplane.xfn.memo), so what a
+# render reuses from an earlier one is what it would compute.
+REGISTRY = FunctionRegistry()
+
+
+def _files(paths: Sequence[Path]) -> _Files:
+    return tuple((str(p), p.read_bytes()) for p in paths)
+
+
+def shared_apis(directory: Path) -> Apis:
+    """`Apis.load(directory)`, loaded once per process for the same files."""
+    if not directory.is_dir():
+        return _LOAD_APIS(directory)  # its error, as the command reports it
+    files = sorted(p for p in directory.rglob("*") if p.suffix in (".yaml", ".yml"))
+    key = (str(directory), _files(files))
+    if key not in _APIS:
+        _APIS[key] = _LOAD_APIS(directory)
+    return _APIS[key]
+
+
+def shared_admission(xrd_files: Sequence[Path]) -> SchemaAdmission:
+    """`SchemaAdmission.from_files(xrd_files)`, built once per process for the same files."""
+    key = _files(xrd_files)
+    if key not in _ADMISSIONS:
+        _ADMISSIONS[key] = _ADMISSION_FROM(xrd_files)
+    return _ADMISSIONS[key]
+
+
+@contextlib.contextmanager
+def shared_setup() -> Generator[None]:
+    """While open, a `render` command reads its XRDs and Compositions and builds its
+    admission as `shared_apis` and `shared_admission` do (what an earlier command or
+    the session's `Renderer` built from the same paths and bytes), and calls the
+    installed functions through `REGISTRY`.
+
+    Both are deterministic functions of those files, and the render engine only
+    reads them. The admission keeps, as within one command, its answer per exact body
+    (`SchemaAdmission`), so a later command admitting a body admitted before gets the
+    answer the schema gave it then. What else a command builds (its workload API
+    servers, the documents it reads) is its own, as in a process of its own; a load
+    that fails is not kept and fails again. A test that patches product code for
+    part of a session must patch what no memo keeps (a decision, not a reading)."""
+    with (
+        mock.patch.object(Apis, "load", staticmethod(shared_apis)),
+        mock.patch.object(SchemaAdmission, "from_files", staticmethod(shared_admission)),
+        mock.patch("modelplane_cli.render_command.FunctionRegistry", lambda: REGISTRY),
+    ):
+        yield
+
+
 def modelplane(*argv: str | Path, in_process: bool = True) -> Run:
     args = [str(a) for a in argv]
     if in_process and args[:1] == ["render"]:
         args.insert(1, "--in-process")
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with shared_setup(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(args)
         except SystemExit as exc:

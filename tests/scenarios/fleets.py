@@ -10,17 +10,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from crossplane.function import logging as function_logging
+
 from modelplane_cli.render import (
     DEFAULT_ROUNDS,
-    Apis,
     Document,
-    FunctionRegistry,
     RenderResult,
-    SchemaAdmission,
     default_apis_dir,
     read_documents,
     render,
 )
+
+from . import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 Obj = dict[str, Any]
@@ -123,9 +124,13 @@ def placed_clusters(objects: list[Obj]) -> dict[str, list[str]]:
 
 class Renderer:
     def __init__(self) -> None:
-        self.apis = Apis.load(default_apis_dir())
-        self.registry = FunctionRegistry()
-        self.admission = SchemaAdmission.from_files(self.apis.definition_files)
+        # As `modelplane render` does: the functions' per-call log lines (structlog,
+        # to stdout) are dropped, not formatted for pytest to capture and discard.
+        function_logging.configure(function_logging.Level.DISABLED)
+        # What the in-process commands use too (`cli.shared_setup`).
+        self.apis = cli.shared_apis(default_apis_dir())
+        self.registry = cli.REGISTRY
+        self.admission = cli.shared_admission(self.apis.definition_files)
         # Example sets rendered so far, by their paths: many tests read the same one.
         self._examples: dict[tuple[tuple[str, ...], bool], RenderResult] = {}
 
