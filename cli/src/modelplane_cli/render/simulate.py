@@ -17,7 +17,7 @@ from typing import Any
 from modelplane.caching.progress import is_download, simulated_status
 from modelplane.core.kinds import workload_kind
 from modelplane_cli.render.clouds import at_provider
-from modelplane_cli.render.world import Obj, View, group_of
+from modelplane_cli.render.world import Obj, View, clone, group_of
 
 # Groups whose kinds are managed resources reconciled by a provider.
 _PROVIDER_GROUP_SUFFIXES = (".crossplane.io", ".upbound.io")
@@ -82,8 +82,8 @@ def has_conditions(obj: View) -> bool:
 def provider_status(obj: View) -> Obj:
     """`obj` as its provider leaves it after a successful reconcile.
 
-    Only the top level and the status are new (what it reports of a manifest is new
-    at its top level, `healthy`); the rest is `obj`'s, which the store keeps as it is."""
+    Only the top level and the status are new (what it reports of a manifest is a
+    copy, `healthy`); the rest is `obj`'s, which the store keeps as it is."""
     out: Obj = dict(obj)
     status: Obj = dict(out.get("status") or {})
     conditions = [
@@ -107,12 +107,8 @@ def provider_status(obj: View) -> Obj:
 
 def healthy(manifest: Mapping[str, Any], target: str = "") -> Obj:
     """A wrapped manifest with the status its controller reports once it is serving,
-    on the cluster its Object's ProviderConfig (`target`) reaches.
-
-    Only the top level is new: the rest is `manifest`'s own, which the store never
-    changes in place, and `World.put` copies what it keeps of the answer (the
-    status kinds compute read the manifest as a `Mapping`)."""
-    out = dict(manifest)
+    on the cluster its Object's ProviderConfig (`target`) reaches."""
+    out = clone(dict(manifest))
     kind = workload_kind(manifest)
     if kind is not None:
         out["status"] = kind.healthy_status_on(out, target)
