@@ -50,10 +50,6 @@ class Admission(Protocol):
         The status is shared (it may be the answer to an earlier, equal write)."""
         ...
 
-    def metadata_errors(self, obj: View) -> list[str]:
-        """What the API server rejects in any object's metadata (`metadata_errors`)."""
-        ...
-
 
 class SchemaAdmission:
     """Admission by the XRDs' OpenAPI schemas and CEL rules, through `modelplane_cli.schema`.
@@ -70,7 +66,6 @@ class SchemaAdmission:
         self._registry = registry
         self._admitted: BoundedMemo[str, tuple[Obj, list[str]]] = BoundedMemo(_ADMITTED_KEPT)
         self._statuses: BoundedMemo[str, tuple[Any, list[str]]] = BoundedMemo(_ADMITTED_KEPT)
-        self._metadata: BoundedMemo[str, list[str]] = BoundedMemo(_ADMITTED_KEPT)
 
     @classmethod
     def from_files(cls, xrd_files: Sequence[Path]) -> SchemaAdmission:
@@ -147,16 +142,6 @@ class SchemaAdmission:
             self._statuses.put(key, known)
         return known[0], list(known[1])
 
-    def metadata_errors(self, obj: View) -> list[str]:
-        """`metadata_errors`, kept by the fields it reads: every composed resource's
-        metadata is checked on every reconcile of its composite, mostly unchanged."""
-        key = repr(metadata_checked(obj))
-        known = self._metadata.get(key)
-        if known is None:
-            known = metadata_errors(obj)
-            self._metadata.put(key, known)
-        return list(known)
-
 
 def _owned(obj: View) -> Obj:
     """`obj` with its top level and its metadata's copied: what a caller may change."""
@@ -189,9 +174,6 @@ class NoAdmission:
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         return obj.get("status"), []
 
-    def metadata_errors(self, obj: View) -> list[str]:
-        return metadata_errors(obj)
-
 
 def metadata_errors(obj: View) -> list[str]:
     """What the API server rejects in any object's metadata, whatever its kind.
@@ -200,13 +182,3 @@ def metadata_errors(obj: View) -> list[str]:
     """
     meta = metadata(obj)
     return [str(p.error) for p in check_root_meta(meta, namespaced=bool(meta.get("namespace")))]
-
-
-# The metadata fields `check_root_meta` reads; nothing else changes its answer.
-_CHECKED_METADATA = ("name", "generateName", "namespace", "labels", "annotations", "finalizers")
-
-
-def metadata_checked(obj: View) -> tuple[Any, ...]:
-    """What `metadata_errors` is a function of: the metadata fields it reads."""
-    meta = metadata(obj)
-    return tuple(meta.get(field) for field in _CHECKED_METADATA)

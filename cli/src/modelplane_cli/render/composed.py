@@ -29,7 +29,7 @@ from typing import Any
 
 from modelplane.core import naming
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
-from modelplane_cli.render.admission import Admission
+from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.pipeline import REASON_COMPOSE, DesiredResource, Event, quote
 from modelplane_cli.render.shapes import shape_error
@@ -167,9 +167,7 @@ def plan(
     result = Plan()
     targets: dict[ObjectKey, str] = {}
     for name in sorted(desired):
-        obj, errors = _render(
-            xr, name, desired[name].obj, observed.get(name), apis, admission, result
-        )
+        obj, errors = _render(xr, name, desired[name].obj, observed.get(name), apis, result)
         if errors:
             result.errors.extend(
                 f"cannot apply composed resource {quote(name)}: {e}" for e in errors
@@ -244,7 +242,6 @@ def _render(
     desired: Mapping[str, object],
     observed: View | None,
     apis: Apis,
-    admission: Admission,
     result: Plan,
 ) -> tuple[Obj, list[str]]:
     # `desired` is the pipeline's own fresh dict and nothing below changes what it
@@ -295,7 +292,7 @@ def _render(
     }
     others = [r for r in meta.get("ownerReferences") or [] if r.get("controller") is not True]
     meta["ownerReferences"] = [*others, _controller_reference(xr)]
-    return obj, admission.metadata_errors(obj)
+    return obj, metadata_errors(obj)
 
 
 def _generated_name(xr: ObjectKey, prefix: str, resource_name: str) -> str:
