@@ -39,6 +39,11 @@ class Admission(Protocol):
         """`obj` defaulted as the API server would, and its errors as "path: message"."""
         ...
 
+    def defaulted(self, obj: View) -> Obj:
+        """`admit(obj)[0]`, for a caller that does not read the errors: they are not
+        worked out (unless already known)."""
+        ...
+
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         """A composite's status as a server-side apply of it stores it, and its errors.
 
@@ -83,6 +88,21 @@ class SchemaAdmission:
         if status is not None:
             admitted["status"] = status
         return admitted, list(known[1])
+
+    def defaulted(self, obj: View) -> Obj:
+        """What `admit` stores of `obj`, without validating it: defaulting is the same
+        first step of `Schema.admit` (which validates the defaulted copy), so the
+        object is the same, and only the verdict, which the caller drops, is skipped."""
+        schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        if schema is None:
+            return _owned(obj)
+        body = {k: v for k, v in obj.items() if k != "status"}
+        known = self._admitted.get(repr(body))
+        defaulted = _owned(known[0]) if known is not None else dict(schema.default(body))
+        status = obj.get("status")
+        if status is not None:
+            defaulted["status"] = status
+        return defaulted
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         """The status pruned of fields its schema lacks, and what the schema refuses.
@@ -147,6 +167,9 @@ class NoAdmission:
 
     def admit(self, obj: View) -> tuple[Obj, list[str]]:
         return _owned(obj), []
+
+    def defaulted(self, obj: View) -> Obj:
+        return _owned(obj)
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         return obj.get("status"), []

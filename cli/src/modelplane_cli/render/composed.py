@@ -225,8 +225,8 @@ def references(world: World, xr: View, planned: Plan, admission: Admission) -> N
         return
     spec: Obj = dict(stored.get("spec") or {})
     spec["crossplane"] = {**(spec.get("crossplane") or {}), "resourceRefs": refs}
-    updated, _ = admission.admit({**stored, "spec": spec})
-    world.put(updated)
+    # Stored whatever the verdict (as before), so the verdict is not worked out.
+    world.put(admission.defaulted({**stored, "spec": spec}))
 
 
 def apply(world: World, planned: Plan) -> None:
