@@ -42,7 +42,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.fleet.classes import class_issues
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
-from modelplane.xfn import objects, report, required
+from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.runner import (
     ComposeFunction,
@@ -91,8 +91,9 @@ class FunctionRunner(ComposeFunction):
         cluster = observed_composite(req, InferenceCluster)
         name, secret_ref = _identity(cluster)
 
-        rsp.desired.resources[PROVIDER_CONFIG].resource.update(
-            objects.cluster_provider_config(name, secret_ref)
+        structs.update(
+            rsp.desired.resources[PROVIDER_CONFIG].resource,
+            objects.cluster_provider_config(name, secret_ref),
         )
         if PROVIDER_CONFIG in req.observed.resources:
             # A ProviderConfig has no status of its own: it is ready once it exists.

@@ -27,7 +27,7 @@ from modelplane.core.vocabulary import INFERENCE_CLUSTER
 from modelplane.traffic import gateways
 from modelplane.traffic.names import CLUSTER_GATEWAY_NAME, SYSTEM_NAMESPACE
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
-from modelplane.xfn import objects
+from modelplane.xfn import objects, structs
 from modelplane.xfn.structs import to_dict
 
 GATEWAY_KEY = "gateway"
@@ -66,7 +66,7 @@ def compose_gateway(
     for key, obj in composed.items():
         obj["metadata"]["namespace"] = namespace
         desired = rsp.desired.resources[key]
-        desired.resource.update(obj)
+        structs.update(desired.resource, obj)
         observed = _observed(req, key)
         desired.ready = fnv1.READY_TRUE if objects.is_ready(observed) else fnv1.READY_FALSE
 

@@ -22,7 +22,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane.core.naming import hashed_name
 from modelplane.core.refs import ObjectRef
 from modelplane.stack import Prerequisite, Scope, Seen, seen
-from modelplane.xfn import objects
+from modelplane.xfn import objects, structs
 from modelplane.xfn.runner import keep_observed
 
 OBSERVE_PREFIX: Final = "observe-"
@@ -83,14 +83,15 @@ def compose_observer(
     """Compose, under `key`, an Observe-only Object called `name` reading `ref` through
     the cluster's ClusterProviderConfig."""
     provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
-    rsp.desired.resources[key].resource.update(
+    structs.update(
+        rsp.desired.resources[key].resource,
         objects.wrap(
             name,
             ref.manifest(),
             provider,
             management_policies=objects.OBSERVE_ONLY,
             namespace=namespace,
-        )
+        ),
     )
 
 

@@ -41,7 +41,7 @@ from modelplane.provisioning import (
     provisioner_for,
 )
 from modelplane.traffic.names import SYSTEM_NAMESPACE
-from modelplane.xfn import objects, report
+from modelplane.xfn import objects, report, structs
 from modelplane.xfn.runner import keep_observed, observed_resources
 
 CLOUD_USAGE_PREFIX: Final = "usage-cloud-"
@@ -87,13 +87,14 @@ def _usage(
     of: dict[str, Any],
     by: dict[str, Any],
 ) -> None:
-    rsp.desired.resources[key].resource.update(
+    structs.update(
+        rsp.desired.resources[key].resource,
         {
             "apiVersion": USAGE_API_VERSION,
             "kind": "Usage",
             "metadata": {"name": name, "namespace": namespace},
             "spec": {"of": of, "by": by, "replayDeletion": True},
-        }
+        },
     )
     if key in observed:
         # A Usage has no readiness of its own: created is ready.
@@ -218,15 +219,16 @@ def compose_cloud(
     if composed.inside:
         # Releases inside the cluster go through provider-helm's ProviderConfig, the
         # same one a Managed stack composes (the same body, under the same key).
-        rsp.desired.resources[HELM_PROVIDER_CONFIG].resource.update(
+        structs.update(
+            rsp.desired.resources[HELM_PROVIDER_CONFIG].resource,
             objects.cluster_provider_config(
                 name, composed.connection_secret, objects.HELM_PROVIDER_CONFIG_API_VERSION
-            )
+            ),
         )
         if HELM_PROVIDER_CONFIG in observed:
             rsp.desired.resources[HELM_PROVIDER_CONFIG].ready = fnv1.READY_TRUE
     for key, manifest in composed.resources.items():
-        rsp.desired.resources[key].resource.update(manifest)
+        structs.update(rsp.desired.resources[key].resource, manifest)
         ready = objects.is_ready(observed.get(key))
         rsp.desired.resources[key].ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
     # A pool that cannot be built now keeps the node group it has, and its Usage.

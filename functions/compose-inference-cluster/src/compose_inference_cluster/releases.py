@@ -33,7 +33,7 @@ from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
 from modelplane.stack import PlannedRelease
-from modelplane.xfn import objects
+from modelplane.xfn import objects, structs
 from modelplane.xfn.runner import keep_observed
 from modelplane.xfn.structs import to_dict
 
@@ -121,7 +121,9 @@ def compose_managed(
         if key not in observed and not prerequisites_ready:
             installed.waiting.append(planned.name)
             continue
-        rsp.desired.resources[key].resource.update(_release(cluster, namespace, planned, provider))
+        structs.update(
+            rsp.desired.resources[key].resource, _release(cluster, namespace, planned, provider)
+        )
         _ready(rsp, key, observed)
         installed.composed.append(planned.name)
         if not objects.is_ready(observed.get(key)):
@@ -161,10 +163,11 @@ def _provider_config(
     cluster: str,
     secret_ref: dict[str, str],
 ) -> None:
-    rsp.desired.resources[HELM_PROVIDER_CONFIG].resource.update(
+    structs.update(
+        rsp.desired.resources[HELM_PROVIDER_CONFIG].resource,
         objects.cluster_provider_config(
             cluster, secret_ref, objects.HELM_PROVIDER_CONFIG_API_VERSION
-        )
+        ),
     )
     _created(rsp, HELM_PROVIDER_CONFIG, observed)
 
@@ -201,7 +204,7 @@ def _order(
             "replayDeletion": True,
         },
     }
-    rsp.desired.resources[key].resource.update(body)
+    structs.update(rsp.desired.resources[key].resource, body)
     _created(rsp, key, observed)
 
 
@@ -233,7 +236,7 @@ def _protect(
             "replayDeletion": True,
         },
     }
-    rsp.desired.resources[key].resource.update(body)
+    structs.update(rsp.desired.resources[key].resource, body)
     _created(rsp, key, observed)
 
 
@@ -250,7 +253,7 @@ def hand_over(
         if isinstance(spec, dict):
             cast(dict[str, Any], spec)["managementPolicies"] = list(objects.OBSERVE_ONLY)
             rsp.desired.resources[key].resource.Clear()
-            rsp.desired.resources[key].resource.update(body)
+            structs.update(rsp.desired.resources[key].resource, body)
     if kept and HELM_PROVIDER_CONFIG in observed:
         keep_observed(req, rsp, {HELM_PROVIDER_CONFIG})
     return kept

@@ -36,7 +36,7 @@ from modelplane.core.vocabulary import (
 from modelplane.traffic import gateways
 from modelplane.traffic.names import SYSTEM_NAMESPACE, entry_gateway_name
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
-from modelplane.xfn import objects, report, required
+from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.runner import (
     ComposeFunction,
     observed_composite,
@@ -95,7 +95,7 @@ class FunctionRunner(ComposeFunction):
         for key, obj in composed.items():
             obj["metadata"]["namespace"] = namespace
             desired = rsp.desired.resources[key]
-            desired.resource.update(obj)
+            structs.update(desired.resource, obj)
             ready = objects.is_ready(observed.get(key))
             desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
 

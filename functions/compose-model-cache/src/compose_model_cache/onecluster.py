@@ -35,7 +35,7 @@ from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_MODEL_CACHE
 from modelplane.workloads.model import RemoteObject
-from modelplane.xfn import objects
+from modelplane.xfn import objects, structs
 
 DOWNLOAD = "download"
 
@@ -135,7 +135,7 @@ def compose_cluster(
             wrapped["spec"]["references"] = native.credentials_references(cache)
         at = key(part, cluster)
         desired = rsp.desired.resources[at]
-        desired.resource.update(wrapped)
+        structs.update(desired.resource, wrapped)
         ready = objects.is_ready(dict(observed.get(at) or {}))
         if part.startswith(DOWNLOAD):
             ready = ready and progress.phase is Phase.READY

@@ -29,7 +29,7 @@ from modelplane.core.naming import hashed_name
 from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, MODEL_DEPLOYMENT, Reason
 from modelplane.scheduling import CacheView
-from modelplane.xfn import required
+from modelplane.xfn import required, structs
 
 CACHE: Final = "modelcache"
 USAGE_KEY: Final = "usage-modelcache"
@@ -138,6 +138,6 @@ def compose_usage(
         },
     }
     desired = rsp.desired.resources[USAGE_KEY]
-    desired.resource.update(body)
+    structs.update(desired.resource, body)
     # A Usage has no readiness of its own: created is ready.
     desired.ready = fnv1.READY_TRUE if USAGE_KEY in observed else fnv1.READY_FALSE

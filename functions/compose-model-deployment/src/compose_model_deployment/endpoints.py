@@ -26,6 +26,7 @@ from modelplane.core.vocabulary import (
     MODEL_ENDPOINT,
 )
 from modelplane.scheduling import Decision
+from modelplane.xfn import structs
 
 if TYPE_CHECKING:
     # Only a type here: what the runner keeps reads statuses, which name endpoints.
@@ -112,4 +113,4 @@ def compose_endpoints(
 
 
 def _update(desired: fnv1.Resource, body: dict[str, Any]) -> None:
-    desired.resource.update(body)
+    structs.update(desired.resource, body)

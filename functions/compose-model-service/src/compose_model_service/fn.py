@@ -53,7 +53,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
-from modelplane.xfn import objects, report, required
+from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.runner import (
     ComposeFunction,
     Waiting,
@@ -230,7 +230,7 @@ class FunctionRunner(ComposeFunction):
                 management_policies=shared,
             )
             desired = rsp.desired.resources[key]
-            desired.resource.update(wrapped)
+            structs.update(desired.resource, wrapped)
             ready = objects.is_ready(observed.get(key))
             desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
         # The traffic core speaks plain data; the model checks its shape here.
