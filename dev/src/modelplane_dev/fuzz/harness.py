@@ -79,6 +79,7 @@ def final_response(
     *,
     world: fnv1.RunFunctionRequest | None = None,
     limit: int = 5,
+    deterministic: bool = False,
 ) -> fnv1.RunFunctionResponse:
     """The response Crossplane v2.3's fetch loop keeps (`FetchingFunctionRunner.
     RunFunction`) in a world holding only the objects `req`'s fetched lists carry: a
@@ -88,9 +89,21 @@ def final_response(
     Calls again while the requirements differ from the previous call's (none before
     the first), as Crossplane does, `limit` calls at most; a call the loop does not
     keep must answer its requirements alone (AssertionError otherwise). `world`, when
-    given, is the request whose lists stand for the world instead of `req`'s."""
+    given, is the request whose lists stand for the world instead of `req`'s.
+
+    `deterministic`: the runner answers equal requests equally (its own tests hold
+    that: `determinism.nondeterminism`), so the loop does not send again a request
+    it would send unchanged (every list it asks for is the one just sent, and the
+    context comes back as it went): that answer would be the one just given, with
+    the requirements just given, and the loop would keep it. The fuzzer's
+    steady-state requests carry their lists already, so without this nearly every
+    mutation would be answered twice. (Crossplane's main branch also keeps the first
+    answer when the request already carries what it asks for:
+    design/required-resources.md.)
+
+    `req` is sent as it is, and never changed: each later request is built anew."""
     source = world if world is not None else req
-    current = _copy(req)
+    current = req
     previous: fnv1.Requirements | None = None
     for _ in range(limit):
         rsp = run_function(runner, current)
@@ -106,26 +119,65 @@ def final_response(
                 "a call lacking a required key answers requirements only"
             )
         previous = asked
-        objects = _world(source, asked)
-        current.ClearField("required_resources")
-        selectors = dict(asked.resources) if asked is not None else {}
-        for name in sorted(selectors):
-            found = current.required_resources[name]
-            found.SetInParent()
-            if name in source.required_resources:
-                found.CopyFrom(source.required_resources[name])
-                continue
-            selector = selectors[name]
-            seen: set[tuple[str, str, str, str]] = set()
-            for kind, item in objects:
-                key = _identity(item.resource)
-                if key in seen or kind != (selector.api_version, selector.kind):
-                    continue
-                if _select(selector, item.resource):
-                    seen.add(key)
-                    found.items.add().CopyFrom(item)
-        current.context.CopyFrom(rsp.context)
+        if deterministic and _sent_again(current, source, asked, rsp):
+            return rsp
+        current = _following(current, source, asked, rsp)
     raise AssertionError(f"the requirements did not settle in {limit} calls")
+
+
+def _sent_again(
+    current: fnv1.RunFunctionRequest,
+    source: fnv1.RunFunctionRequest,
+    asked: fnv1.Requirements | None,
+    rsp: fnv1.RunFunctionResponse,
+) -> bool:
+    """Whether `_following` would build `current` again, field for field: it asks
+    for exactly the lists `current` carries, each one `source` has and `current`
+    carries as it is, and the context comes back as it went. (It may also be so
+    when a list is selected from the world; the loop then calls again, as without
+    `deterministic`.)"""
+    names = set(asked.resources) if asked is not None else set[str]()
+    if names != set(current.required_resources) or not current.HasField("context"):
+        return False
+    if any(
+        name not in source.required_resources
+        or source.required_resources[name] != current.required_resources[name]
+        for name in names
+    ):
+        return False
+    return rsp.context == current.context
+
+
+def _following(
+    current: fnv1.RunFunctionRequest,
+    source: fnv1.RunFunctionRequest,
+    asked: fnv1.Requirements | None,
+    rsp: fnv1.RunFunctionResponse,
+) -> fnv1.RunFunctionRequest:
+    """The request the fetch loop sends after `current` was answered with `rsp`:
+    what `asked` names fetched (`source`'s list where it has one, else selected from
+    its objects) and the answer's context carried over."""
+    objects = _world(source, asked)
+    following = _copy(current)
+    following.ClearField("required_resources")
+    selectors = dict(asked.resources) if asked is not None else {}
+    for name in sorted(selectors):
+        found = following.required_resources[name]
+        found.SetInParent()
+        if name in source.required_resources:
+            found.CopyFrom(source.required_resources[name])
+            continue
+        selector = selectors[name]
+        seen: set[tuple[str, str, str, str]] = set()
+        for kind, item in objects:
+            key = _identity(item.resource)
+            if key in seen or kind != (selector.api_version, selector.kind):
+                continue
+            if _select(selector, item.resource):
+                seen.add(key)
+                found.items.add().CopyFrom(item)
+    following.context.CopyFrom(rsp.context)
+    return following
 
 
 def _world(
@@ -299,15 +351,17 @@ class Fuzzer:
 
     def check(self, mutated: Mutated) -> str | None:
         """What broke, or None when the function kept every promise."""
+        # What Crossplane observed, read before the function is handed the request.
+        observed = set(mutated.request.observed.resources)
         try:
             # The answer Crossplane keeps: a mutation may change what is asked for.
-            rsp = final_response(self._runner, mutated.request)
+            rsp = final_response(self._runner, mutated.request, deterministic=True)
         except Exception as error:  # the whole point: nothing may escape
             return f"RunFunction raised {type(error).__name__}: {error}"
         fatal = [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
         if fatal:
             return f"fatal result {fatal[0].reason}: {fatal[0].message}"
-        lost = sorted(set(mutated.request.observed.resources) - set(rsp.desired.resources))
+        lost = sorted(observed - set(rsp.desired.resources))
         if lost and not self.may_drop(mutated):
             return f"stopped emitting {', '.join(lost)}"
         return None
