@@ -245,7 +245,13 @@ def _copy(base: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRequest:
 
 
 class Mutator:
-    """Mutated copies of one valid request, each changing one part."""
+    """Mutated copies of one valid request, each changing one part.
+
+    The request of a `Mutated` is the mutator's one working copy of its base, with
+    the part of the previous mutation put back and this one's changed: copying the
+    whole request for every mutation cost more than most calls of the function it
+    is sent to. It is therefore good until the mutator's next mutation; copy it to
+    keep it (`determinism.mutated_sample` does)."""
 
     def __init__(self, base: fnv1.RunFunctionRequest) -> None:
         self._base = base
@@ -257,12 +263,16 @@ class Mutator:
             name: [to_dict(item.resource) for item in found.items]
             for name, found in sorted(base.required_resources.items())
         }
+        self._targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
+        self._targets += [f"required:{name}" for name in self._required]
+        self._working: fnv1.RunFunctionRequest | None = None
+        self._changed: str | None = None
+        """The target the working copy differs from the base in, if any."""
 
     def mutated(self, rng: random.Random) -> Mutated:
-        targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
-        targets += [f"required:{name}" for name in self._required]
-        target = rng.choice(targets)
-        req = _copy(self._base)
+        target = rng.choice(self._targets)
+        req = self._restored()
+        self._changed = target
         if target == COMPOSITE:
             obj, what = mutate(self._composite, rng)
             req.observed.composite.resource.CopyFrom(to_struct(obj))
@@ -274,10 +284,31 @@ class Mutator:
             return Mutated(req, OBSERVED, f"observed[{name}]", what, obj)
         return self._required_item(req, name, rng)
 
+    def _restored(self) -> fnv1.RunFunctionRequest:
+        """The working copy, equal to the base again."""
+        if self._working is None:
+            self._working = _copy(self._base)
+            return self._working
+        req, base, changed = self._working, self._base, self._changed
+        if changed == COMPOSITE:
+            req.observed.composite.resource.CopyFrom(base.observed.composite.resource)
+        elif changed is not None:
+            kind, _, name = changed.partition(":")
+            if kind == OBSERVED:
+                req.observed.resources[name].resource.CopyFrom(
+                    base.observed.resources[name].resource
+                )
+            else:
+                req.required_resources[name].CopyFrom(base.required_resources[name])
+        self._changed = None
+        return req
+
     def _required_item(
         self, req: fnv1.RunFunctionRequest, name: str, rng: random.Random
     ) -> Mutated:
-        items = list(self._required[name])
+        # Each item is the base's (by index), sent as its resource alone, or a new object.
+        objects = self._required[name]
+        items: list[int | Obj] = list(range(len(objects)))
         choice = rng.random()
         index = rng.randrange(len(items)) if items else 0
         obj: Obj | None
@@ -288,15 +319,17 @@ class Mutator:
             obj, what = None, "removed"
             del items[index]
         elif choice < 0.25:
-            obj, what = items[index], "duplicated"
-            items.insert(index, obj)
+            obj, what = objects[index], "duplicated"
+            items.insert(index, items[index])
         else:
-            obj, what = mutate(items[index], rng)
+            obj, what = mutate(objects[index], rng)
             items[index] = obj
+        base = self._base.required_resources[name].items
         found = req.required_resources[name]
         del found.items[:]
         for item in items:
-            found.items.add().resource.CopyFrom(to_struct(item))
+            resource = found.items.add().resource
+            resource.CopyFrom(base[item].resource if isinstance(item, int) else to_struct(item))
         return Mutated(req, name, f"{name}[{index}]", what, obj)
 
 
