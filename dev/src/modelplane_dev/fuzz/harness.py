@@ -35,7 +35,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.xfn.runner import ComposeFunction
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_dev.fuzz.mutate import Obj, garbage, mutate
+from modelplane_dev.fuzz.mutate import Obj, Path, garbage, mutate, paths
 
 COMPOSITE = "composite"
 OBSERVED = "observed"
@@ -265,6 +265,8 @@ class Mutator:
         }
         self._targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
         self._targets += [f"required:{name}" for name in self._required]
+        # Each base object's paths (`mutate.paths`), by its id, once it was mutated.
+        self._paths: dict[int, list[Path]] = {}
         self._working: fnv1.RunFunctionRequest | None = None
         self._changed: str | None = None
         """The target the working copy differs from the base in, if any."""
@@ -274,15 +276,21 @@ class Mutator:
         req = self._restored()
         self._changed = target
         if target == COMPOSITE:
-            obj, what = mutate(self._composite, rng)
+            obj, what = self._mutate(self._composite, rng)
             req.observed.composite.resource.CopyFrom(to_struct(obj))
             return Mutated(req, COMPOSITE, COMPOSITE, what, obj)
         kind, _, name = target.partition(":")
         if kind == OBSERVED:
-            obj, what = mutate(self._observed[name], rng)
+            obj, what = self._mutate(self._observed[name], rng)
             req.observed.resources[name].resource.CopyFrom(to_struct(obj))
             return Mutated(req, OBSERVED, f"observed[{name}]", what, obj)
         return self._required_item(req, name, rng)
+
+    def _mutate(self, obj: Obj, rng: random.Random) -> tuple[Obj, str]:
+        where = self._paths.get(id(obj))
+        if where is None:
+            where = self._paths[id(obj)] = paths(obj)
+        return mutate(obj, rng, where)
 
     def _restored(self) -> fnv1.RunFunctionRequest:
         """The working copy, equal to the base again."""
@@ -322,7 +330,7 @@ class Mutator:
             obj, what = objects[index], "duplicated"
             items.insert(index, items[index])
         else:
-            obj, what = mutate(objects[index], rng)
+            obj, what = self._mutate(objects[index], rng)
             items[index] = obj
         base = self._base.required_resources[name].items
         found = req.required_resources[name]
