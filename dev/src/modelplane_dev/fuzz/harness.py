@@ -169,32 +169,35 @@ def _following(
             continue
         selector = selectors[name]
         seen: set[tuple[str, str, str, str]] = set()
-        for kind, item in objects:
-            key = _identity(item.resource)
+        for kind, key, item in objects:
             if key in seen or kind != (selector.api_version, selector.kind):
                 continue
-            if _select(selector, item.resource):
+            if _select(selector, key, item.resource):
                 seen.add(key)
                 found.items.add().CopyFrom(item)
     following.context.CopyFrom(rsp.context)
     return following
 
 
+Identity = tuple[str, str, str, str]
+
+
 def _world(
     req: fnv1.RunFunctionRequest, asked: fnv1.Requirements | None
-) -> list[tuple[tuple[str, str], fnv1.Resource]]:
-    """Every object `req`'s lists carry, with the kind it is stored as: the kind its
-    list was asked for by (a mutated object's own apiVersion may be garbage), else
-    its own."""
-    world: list[tuple[tuple[str, str], fnv1.Resource]] = []
+) -> list[tuple[tuple[str, str], Identity, fnv1.Resource]]:
+    """Every object `req`'s lists carry, with the kind it is stored as (the kind its
+    list was asked for by, since a mutated object's own apiVersion may be garbage,
+    else its own) and its `_identity`."""
+    world: list[tuple[tuple[str, str], Identity, fnv1.Resource]] = []
     for name in sorted(req.required_resources):
         for item in req.required_resources[name].items:
+            identity = _identity(item.resource)
             if asked is not None and name in asked.resources:
                 selector = asked.resources[name]
                 kind = (selector.api_version, selector.kind)
             else:
-                kind = _identity(item.resource)[:2]
-            world.append((kind, item))
+                kind = identity[:2]
+            world.append((kind, identity, item))
     return world
 
 
@@ -210,7 +213,7 @@ def _text(fields: Mapping[str, struct_pb2.Value], name: str) -> str:
     return value.string_value if value is not None else ""
 
 
-def _identity(obj: struct_pb2.Struct) -> tuple[str, str, str, str]:
+def _identity(obj: struct_pb2.Struct) -> Identity:
     """apiVersion, kind, namespace and name, each "" where unreadable."""
     metadata = _fields(obj, "metadata")
     top = dict(obj.fields)
@@ -218,10 +221,10 @@ def _identity(obj: struct_pb2.Struct) -> tuple[str, str, str, str]:
     return (_text(top, "apiVersion"), _text(top, "kind"), namespace, name)
 
 
-def _select(selector: fnv1.ResourceSelector, obj: struct_pb2.Struct) -> bool:
+def _select(selector: fnv1.ResourceSelector, identity: Identity, obj: struct_pb2.Struct) -> bool:
     """Whether the API server would answer `selector`, of the kind `obj` is stored
-    as, with `obj`: by namespace, name and labels."""
-    _, _, namespace, name = _identity(obj)
+    as, with `obj` (whose `_identity` is `identity`): by namespace, name and labels."""
+    _, _, namespace, name = identity
     if selector.HasField("namespace") and selector.namespace != namespace:
         return False
     if selector.WhichOneof("match") == "match_name":
