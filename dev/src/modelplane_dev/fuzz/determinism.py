@@ -60,7 +60,13 @@ def mutated_sample(
 ) -> list[fnv1.RunFunctionRequest]:
     """`size` mutated requests, as `Fuzzer.run` would build them for `seed`."""
     mutators = [Mutator(req) for req in requests]
-    return [mutation(mutators, seed, iteration).request for iteration in range(size)]
+    sample: list[fnv1.RunFunctionRequest] = []
+    for iteration in range(size):
+        # A mutator's request is its working copy, changed again by its next mutation.
+        kept = fnv1.RunFunctionRequest()
+        kept.CopyFrom(mutation(mutators, seed, iteration).request)
+        sample.append(kept)
+    return sample
 
 
 _ELSEWHERE = """

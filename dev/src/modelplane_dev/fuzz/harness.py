@@ -35,7 +35,7 @@ from google.protobuf import struct_pb2
 
 from modelplane.xfn.runner import ComposeFunction
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_dev.fuzz.mutate import Obj, garbage, mutate
+from modelplane_dev.fuzz.mutate import Obj, Path, garbage, mutate, paths
 
 COMPOSITE = "composite"
 OBSERVED = "observed"
@@ -79,6 +79,7 @@ def final_response(
     *,
     world: fnv1.RunFunctionRequest | None = None,
     limit: int = 5,
+    deterministic: bool = False,
 ) -> fnv1.RunFunctionResponse:
     """The response Crossplane v2.3's fetch loop keeps (`FetchingFunctionRunner.
     RunFunction`) in a world holding only the objects `req`'s fetched lists carry: a
@@ -88,9 +89,21 @@ def final_response(
     Calls again while the requirements differ from the previous call's (none before
     the first), as Crossplane does, `limit` calls at most; a call the loop does not
     keep must answer its requirements alone (AssertionError otherwise). `world`, when
-    given, is the request whose lists stand for the world instead of `req`'s."""
+    given, is the request whose lists stand for the world instead of `req`'s.
+
+    `deterministic`: the runner answers equal requests equally (its own tests hold
+    that: `determinism.nondeterminism`), so the loop does not send again a request
+    it would send unchanged (every list it asks for is the one just sent, and the
+    context comes back as it went): that answer would be the one just given, with
+    the requirements just given, and the loop would keep it. The fuzzer's
+    steady-state requests carry their lists already, so without this nearly every
+    mutation would be answered twice. (Crossplane's main branch also keeps the first
+    answer when the request already carries what it asks for:
+    design/required-resources.md.)
+
+    `req` is sent as it is, and never changed: each later request is built anew."""
     source = world if world is not None else req
-    current = _copy(req)
+    current = req
     previous: fnv1.Requirements | None = None
     for _ in range(limit):
         rsp = run_function(runner, current)
@@ -106,43 +119,85 @@ def final_response(
                 "a call lacking a required key answers requirements only"
             )
         previous = asked
-        objects = _world(source, asked)
-        current.ClearField("required_resources")
-        selectors = dict(asked.resources) if asked is not None else {}
-        for name in sorted(selectors):
-            found = current.required_resources[name]
-            found.SetInParent()
-            if name in source.required_resources:
-                found.CopyFrom(source.required_resources[name])
-                continue
-            selector = selectors[name]
-            seen: set[tuple[str, str, str, str]] = set()
-            for kind, item in objects:
-                key = _identity(item.resource)
-                if key in seen or kind != (selector.api_version, selector.kind):
-                    continue
-                if _select(selector, item.resource):
-                    seen.add(key)
-                    found.items.add().CopyFrom(item)
-        current.context.CopyFrom(rsp.context)
+        if deterministic and _sent_again(current, source, asked, rsp):
+            return rsp
+        current = _following(current, source, asked, rsp)
     raise AssertionError(f"the requirements did not settle in {limit} calls")
+
+
+def _sent_again(
+    current: fnv1.RunFunctionRequest,
+    source: fnv1.RunFunctionRequest,
+    asked: fnv1.Requirements | None,
+    rsp: fnv1.RunFunctionResponse,
+) -> bool:
+    """Whether `_following` would build `current` again, field for field: it asks
+    for exactly the lists `current` carries, each one `source` has and `current`
+    carries as it is, and the context comes back as it went. (It may also be so
+    when a list is selected from the world; the loop then calls again, as without
+    `deterministic`.)"""
+    names = set(asked.resources) if asked is not None else set[str]()
+    if names != set(current.required_resources) or not current.HasField("context"):
+        return False
+    if any(
+        name not in source.required_resources
+        or source.required_resources[name] != current.required_resources[name]
+        for name in names
+    ):
+        return False
+    return rsp.context == current.context
+
+
+def _following(
+    current: fnv1.RunFunctionRequest,
+    source: fnv1.RunFunctionRequest,
+    asked: fnv1.Requirements | None,
+    rsp: fnv1.RunFunctionResponse,
+) -> fnv1.RunFunctionRequest:
+    """The request the fetch loop sends after `current` was answered with `rsp`:
+    what `asked` names fetched (`source`'s list where it has one, else selected from
+    its objects) and the answer's context carried over."""
+    objects = _world(source, asked)
+    following = _copy(current)
+    following.ClearField("required_resources")
+    selectors = dict(asked.resources) if asked is not None else {}
+    for name in sorted(selectors):
+        found = following.required_resources[name]
+        found.SetInParent()
+        if name in source.required_resources:
+            found.CopyFrom(source.required_resources[name])
+            continue
+        selector = selectors[name]
+        seen: set[tuple[str, str, str, str]] = set()
+        for kind, key, item in objects:
+            if key in seen or kind != (selector.api_version, selector.kind):
+                continue
+            if _select(selector, key, item.resource):
+                seen.add(key)
+                found.items.add().CopyFrom(item)
+    following.context.CopyFrom(rsp.context)
+    return following
+
+
+Identity = tuple[str, str, str, str]
 
 
 def _world(
     req: fnv1.RunFunctionRequest, asked: fnv1.Requirements | None
-) -> list[tuple[tuple[str, str], fnv1.Resource]]:
-    """Every object `req`'s lists carry, with the kind it is stored as: the kind its
-    list was asked for by (a mutated object's own apiVersion may be garbage), else
-    its own."""
-    world: list[tuple[tuple[str, str], fnv1.Resource]] = []
+) -> list[tuple[tuple[str, str], Identity, fnv1.Resource]]:
+    """Every object `req`'s lists carry, with the kind it is stored as (the kind its
+    list was asked for by, since a mutated object's own apiVersion may be garbage,
+    else its own) and its `_identity`."""
+    world: list[tuple[tuple[str, str], Identity, fnv1.Resource]] = []
     for name in sorted(req.required_resources):
         for item in req.required_resources[name].items:
+            identity = _identity(item.resource)
             if asked is not None and name in asked.resources:
                 selector = asked.resources[name]
                 kind = (selector.api_version, selector.kind)
             else:
-                kind = _identity(item.resource)[:2]
-            world.append((kind, item))
+                kind = identity[:2]
+            world.append((kind, identity, item))
     return world
 
 
@@ -158,7 +213,7 @@ def _text(fields: Mapping[str, struct_pb2.Value], name: str) -> str:
     return value.string_value if value is not None else ""
 
 
-def _identity(obj: struct_pb2.Struct) -> tuple[str, str, str, str]:
+def _identity(obj: struct_pb2.Struct) -> Identity:
     """apiVersion, kind, namespace and name, each "" where unreadable."""
     metadata = _fields(obj, "metadata")
     top = dict(obj.fields)
@@ -166,10 +221,10 @@ def _identity(obj: struct_pb2.Struct) -> tuple[str, str, str, str]:
     return (_text(top, "apiVersion"), _text(top, "kind"), namespace, name)
 
 
-def _select(selector: fnv1.ResourceSelector, obj: struct_pb2.Struct) -> bool:
+def _select(selector: fnv1.ResourceSelector, identity: Identity, obj: struct_pb2.Struct) -> bool:
     """Whether the API server would answer `selector`, of the kind `obj` is stored
-    as, with `obj`: by namespace, name and labels."""
-    _, _, namespace, name = _identity(obj)
+    as, with `obj` (whose `_identity` is `identity`): by namespace, name and labels."""
+    _, _, namespace, name = identity
     if selector.HasField("namespace") and selector.namespace != namespace:
         return False
     if selector.WhichOneof("match") == "match_name":
@@ -193,7 +248,13 @@ def _copy(base: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRequest:
 
 
 class Mutator:
-    """Mutated copies of one valid request, each changing one part."""
+    """Mutated copies of one valid request, each changing one part.
+
+    The request of a `Mutated` is the mutator's one working copy of its base, with
+    the part of the previous mutation put back and this one's changed: copying the
+    whole request for every mutation cost more than most calls of the function it
+    is sent to. It is therefore good until the mutator's next mutation; copy it to
+    keep it (`determinism.mutated_sample` does)."""
 
     def __init__(self, base: fnv1.RunFunctionRequest) -> None:
         self._base = base
@@ -205,27 +266,60 @@ class Mutator:
             name: [to_dict(item.resource) for item in found.items]
             for name, found in sorted(base.required_resources.items())
         }
+        self._targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
+        self._targets += [f"required:{name}" for name in self._required]
+        # Each base object's paths (`mutate.paths`), by its id, once it was mutated.
+        self._paths: dict[int, list[Path]] = {}
+        self._working: fnv1.RunFunctionRequest | None = None
+        self._changed: str | None = None
+        """The target the working copy differs from the base in, if any."""
 
     def mutated(self, rng: random.Random) -> Mutated:
-        targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
-        targets += [f"required:{name}" for name in self._required]
-        target = rng.choice(targets)
-        req = _copy(self._base)
+        target = rng.choice(self._targets)
+        req = self._restored()
+        self._changed = target
         if target == COMPOSITE:
-            obj, what = mutate(self._composite, rng)
+            obj, what = self._mutate(self._composite, rng)
             req.observed.composite.resource.CopyFrom(to_struct(obj))
             return Mutated(req, COMPOSITE, COMPOSITE, what, obj)
         kind, _, name = target.partition(":")
         if kind == OBSERVED:
-            obj, what = mutate(self._observed[name], rng)
+            obj, what = self._mutate(self._observed[name], rng)
             req.observed.resources[name].resource.CopyFrom(to_struct(obj))
             return Mutated(req, OBSERVED, f"observed[{name}]", what, obj)
         return self._required_item(req, name, rng)
 
+    def _mutate(self, obj: Obj, rng: random.Random) -> tuple[Obj, str]:
+        where = self._paths.get(id(obj))
+        if where is None:
+            where = self._paths[id(obj)] = paths(obj)
+        return mutate(obj, rng, where)
+
+    def _restored(self) -> fnv1.RunFunctionRequest:
+        """The working copy, equal to the base again."""
+        if self._working is None:
+            self._working = _copy(self._base)
+            return self._working
+        req, base, changed = self._working, self._base, self._changed
+        if changed == COMPOSITE:
+            req.observed.composite.resource.CopyFrom(base.observed.composite.resource)
+        elif changed is not None:
+            kind, _, name = changed.partition(":")
+            if kind == OBSERVED:
+                req.observed.resources[name].resource.CopyFrom(
+                    base.observed.resources[name].resource
+                )
+            else:
+                req.required_resources[name].CopyFrom(base.required_resources[name])
+        self._changed = None
+        return req
+
     def _required_item(
         self, req: fnv1.RunFunctionRequest, name: str, rng: random.Random
     ) -> Mutated:
-        items = list(self._required[name])
+        # Each item is the base's (by index), sent as its resource alone, or a new object.
+        objects = self._required[name]
+        items: list[int | Obj] = list(range(len(objects)))
         choice = rng.random()
         index = rng.randrange(len(items)) if items else 0
         obj: Obj | None
@@ -236,15 +330,17 @@ class Mutator:
             obj, what = None, "removed"
             del items[index]
         elif choice < 0.25:
-            obj, what = items[index], "duplicated"
-            items.insert(index, obj)
+            obj, what = objects[index], "duplicated"
+            items.insert(index, items[index])
         else:
-            obj, what = mutate(items[index], rng)
+            obj, what = self._mutate(objects[index], rng)
             items[index] = obj
+        base = self._base.required_resources[name].items
         found = req.required_resources[name]
         del found.items[:]
         for item in items:
-            found.items.add().resource.CopyFrom(to_struct(item))
+            resource = found.items.add().resource
+            resource.CopyFrom(base[item].resource if isinstance(item, int) else to_struct(item))
         return Mutated(req, name, f"{name}[{index}]", what, obj)
 
 
@@ -299,15 +395,17 @@ class Fuzzer:
 
     def check(self, mutated: Mutated) -> str | None:
         """What broke, or None when the function kept every promise."""
+        # What Crossplane observed, read before the function is handed the request.
+        observed = set(mutated.request.observed.resources)
         try:
             # The answer Crossplane keeps: a mutation may change what is asked for.
-            rsp = final_response(self._runner, mutated.request)
+            rsp = final_response(self._runner, mutated.request, deterministic=True)
         except Exception as error:  # the whole point: nothing may escape
             return f"RunFunction raised {type(error).__name__}: {error}"
         fatal = [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
         if fatal:
             return f"fatal result {fatal[0].reason}: {fatal[0].message}"
-        lost = sorted(set(mutated.request.observed.resources) - set(rsp.desired.resources))
+        lost = sorted(observed - set(rsp.desired.resources))
         if lost and not self.may_drop(mutated):
             return f"stopped emitting {', '.join(lost)}"
         return None
