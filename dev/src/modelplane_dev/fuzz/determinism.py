@@ -28,7 +28,8 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_dev.fuzz.harness import Mutator, Runner, mutation, run_function
+from modelplane_dev.fuzz.fetch_loop import Runner, run_function
+from modelplane_dev.fuzz.harness import Mutator, mutation
 
 _CLOCKS = ("monotonic", "perf_counter", "time")
 _NS_CLOCKS = ("monotonic_ns", "perf_counter_ns", "time_ns")
