@@ -34,7 +34,7 @@ from .builders import (
     run,
 )
 from .fake_engine import FakeEngine
-from .test_properties import scenarios
+from .fleet_strategies import scenarios
 
 UNBOUNDED = 10**15
 
