@@ -97,8 +97,8 @@ def test_steady_request_observes_what_the_first_call_composed(fleet: Path) -> No
 
 @pytest.fixture(scope="module")
 def called(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any]]:
-    """One `bench call` on its defaults (every mode compared) that two tests read alike:
-    its exit status and JSON line."""
+    """One small `bench call` (4 clusters, 2 replicas, 2 runs, one process; every mode
+    compared, as by default) that two tests read alike: its exit status and JSON line."""
     fleet = tmp_path_factory.mktemp("fleet") / "fleet.json"
     fleet.write_text(json.dumps(FLEET))
     parser = argparse.ArgumentParser(prog="modelplane")

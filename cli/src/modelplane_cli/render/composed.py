@@ -199,13 +199,14 @@ def invalid(key: ObjectKey, errors: list[str]) -> str:
 def references(world: World, xr: View, planned: Plan, admission: Admission) -> None:
     """Replace the composite's `spec.crossplane.resourceRefs` with the desired set.
 
-    The write is admitted like any other, so it is defaulted too (a composite
-    created without `spec.crossplane` gains its defaults with its first refs).
-    When the stored composite already lists exactly these references the write
-    would change nothing, and is not made: every composite in the world was stored
-    admitted (its spec by `admit`, its status by `admit_status`), and admitting an
-    admitted object again gives it back unchanged (defaulting and pruning are
-    idempotent), so `World.put` would find it equal (design/render-performance.md).
+    The write is stored whatever admission's verdict, so it is only defaulted
+    (`Admission.defaulted`, the object `admit` would store): a composite created
+    without `spec.crossplane` gains its defaults with its first refs. When the
+    stored composite already lists exactly these references the write would change
+    nothing, and is not made: every composite in the world was stored admitted (its
+    spec by `admit`, its status by `admit_status`), and defaulting an admitted
+    object again gives it back unchanged (defaulting is idempotent), so `World.put`
+    would find it equal (design/render-performance.md).
     """
     xr_key = ObjectKey.of(xr)
     refs: list[Obj] = []

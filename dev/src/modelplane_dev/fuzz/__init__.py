@@ -14,8 +14,14 @@ throttled and in another process, and names any that differ;
 
 from modelplane_dev.fuzz.determinism import mutated_sample, nondeterminism
 from modelplane_dev.fuzz.examples import example_requests, requests_for
-from modelplane_dev.fuzz.fetch_loop import final_response, run_function
-from modelplane_dev.fuzz.harness import Failure, Fuzzer, Mutated, Mutator
+from modelplane_dev.fuzz.harness import (
+    Failure,
+    Fuzzer,
+    Mutated,
+    Mutator,
+    final_response,
+    run_function,
+)
 from modelplane_dev.fuzz.shuffle import reordered
 
 __all__ = [

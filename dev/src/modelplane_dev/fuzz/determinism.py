@@ -28,8 +28,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from modelplane_dev.fuzz.fetch_loop import Runner, run_function
-from modelplane_dev.fuzz.harness import Mutator, mutation
+from modelplane_dev.fuzz.harness import Mutator, Runner, mutation, run_function
 
 _CLOCKS = ("monotonic", "perf_counter", "time")
 _NS_CLOCKS = ("monotonic_ns", "perf_counter_ns", "time_ns")
@@ -61,13 +60,7 @@ def mutated_sample(
 ) -> list[fnv1.RunFunctionRequest]:
     """`size` mutated requests, as `Fuzzer.run` would build them for `seed`."""
     mutators = [Mutator(req) for req in requests]
-    sample: list[fnv1.RunFunctionRequest] = []
-    for iteration in range(size):
-        # A mutator's request is its working copy, changed again by its next mutation.
-        kept = fnv1.RunFunctionRequest()
-        kept.CopyFrom(mutation(mutators, seed, iteration).request)
-        sample.append(kept)
-    return sample
+    return [mutation(mutators, seed, iteration).request for iteration in range(size)]
 
 
 _ELSEWHERE = """

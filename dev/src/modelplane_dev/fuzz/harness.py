@@ -24,18 +24,27 @@ exactly what one whole run checks; a failure names the seed, the iteration and
 the mutation, and that iteration replays alone.
 """
 
+import asyncio
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf import struct_pb2
 
+from modelplane.xfn.runner import ComposeFunction
 from modelplane.xfn.structs import to_dict, to_struct
-from modelplane_dev.fuzz.fetch_loop import Runner, copied, final_response
-from modelplane_dev.fuzz.mutate import Obj, Path, garbage, mutate, paths
+from modelplane_dev.fuzz.mutate import Obj, garbage, mutate
 
 COMPOSITE = "composite"
 OBSERVED = "observed"
+
+
+class Runner(Protocol):
+    async def RunFunction(  # noqa: N802 (the gRPC method name)
+        self, request: fnv1.RunFunctionRequest, context: Any, /
+    ) -> fnv1.RunFunctionResponse: ...
 
 
 @dataclass(frozen=True)
@@ -55,14 +64,136 @@ class Mutated:
         return f"{self.where} {self.what}"
 
 
-class Mutator:
-    """Mutated copies of one valid request, each changing one part.
+def run_function(runner: Runner, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    """Call a Modelplane function's RunFunction body directly, with no event loop or
+    worker thread (what its RunFunction runs in a thread); any other runner through
+    asyncio."""
+    if isinstance(runner, ComposeFunction):
+        return runner.run_function(req)
+    return asyncio.run(runner.RunFunction(req, None))
 
-    The request of a `Mutated` is the mutator's one working copy of its base, with
-    the part of the previous mutation put back and this one's changed: copying the
-    whole request for every mutation cost more than most calls of the function it
-    is sent to. It is therefore good until the mutator's next mutation; copy it to
-    keep it (`determinism.mutated_sample` does)."""
+
+def final_response(
+    runner: Runner,
+    req: fnv1.RunFunctionRequest,
+    *,
+    world: fnv1.RunFunctionRequest | None = None,
+    limit: int = 5,
+) -> fnv1.RunFunctionResponse:
+    """The response Crossplane v2.3's fetch loop keeps (`FetchingFunctionRunner.
+    RunFunction`) in a world holding only the objects `req`'s fetched lists carry: a
+    requirement `req` has a list for is answered with that list, as it is; any other
+    from those objects (`_world`, `_select`), as the API server would.
+
+    Calls again while the requirements differ from the previous call's (none before
+    the first), as Crossplane does, `limit` calls at most; a call the loop does not
+    keep must answer its requirements alone (AssertionError otherwise). `world`, when
+    given, is the request whose lists stand for the world instead of `req`'s."""
+    source = world if world is not None else req
+    current = _copy(req)
+    previous: fnv1.Requirements | None = None
+    for _ in range(limit):
+        rsp = run_function(runner, current)
+        if any(r.severity == fnv1.SEVERITY_FATAL for r in rsp.results):
+            return rsp
+        asked = rsp.requirements if rsp.HasField("requirements") else None
+        if asked == previous:
+            return rsp
+        if any(name not in current.required_resources for name in rsp.requirements.resources):
+            # Requirements and context only: the desired state it was handed, unchanged.
+            discarded = (rsp.conditions, rsp.results)
+            assert not any(discarded) and rsp.desired == current.desired, (
+                "a call lacking a required key answers requirements only"
+            )
+        previous = asked
+        objects = _world(source, asked)
+        current.ClearField("required_resources")
+        selectors = dict(asked.resources) if asked is not None else {}
+        for name in sorted(selectors):
+            found = current.required_resources[name]
+            found.SetInParent()
+            if name in source.required_resources:
+                found.CopyFrom(source.required_resources[name])
+                continue
+            selector = selectors[name]
+            seen: set[tuple[str, str, str, str]] = set()
+            for kind, item in objects:
+                key = _identity(item.resource)
+                if key in seen or kind != (selector.api_version, selector.kind):
+                    continue
+                if _select(selector, item.resource):
+                    seen.add(key)
+                    found.items.add().CopyFrom(item)
+        current.context.CopyFrom(rsp.context)
+    raise AssertionError(f"the requirements did not settle in {limit} calls")
+
+
+def _world(
+    req: fnv1.RunFunctionRequest, asked: fnv1.Requirements | None
+) -> list[tuple[tuple[str, str], fnv1.Resource]]:
+    """Every object `req`'s lists carry, with the kind it is stored as: the kind its
+    list was asked for by (a mutated object's own apiVersion may be garbage), else
+    its own."""
+    world: list[tuple[tuple[str, str], fnv1.Resource]] = []
+    for name in sorted(req.required_resources):
+        for item in req.required_resources[name].items:
+            if asked is not None and name in asked.resources:
+                selector = asked.resources[name]
+                kind = (selector.api_version, selector.kind)
+            else:
+                kind = _identity(item.resource)[:2]
+            world.append((kind, item))
+    return world
+
+
+def _fields(struct: struct_pb2.Struct, name: str) -> dict[str, struct_pb2.Value]:
+    value = struct.fields.get(name)
+    if value is None or value.WhichOneof("kind") != "struct_value":
+        return {}
+    return dict(value.struct_value.fields)
+
+
+def _text(fields: Mapping[str, struct_pb2.Value], name: str) -> str:
+    value = fields.get(name)
+    return value.string_value if value is not None else ""
+
+
+def _identity(obj: struct_pb2.Struct) -> tuple[str, str, str, str]:
+    """apiVersion, kind, namespace and name, each "" where unreadable."""
+    metadata = _fields(obj, "metadata")
+    top = dict(obj.fields)
+    namespace, name = _text(metadata, "namespace"), _text(metadata, "name")
+    return (_text(top, "apiVersion"), _text(top, "kind"), namespace, name)
+
+
+def _select(selector: fnv1.ResourceSelector, obj: struct_pb2.Struct) -> bool:
+    """Whether the API server would answer `selector`, of the kind `obj` is stored
+    as, with `obj`: by namespace, name and labels."""
+    _, _, namespace, name = _identity(obj)
+    if selector.HasField("namespace") and selector.namespace != namespace:
+        return False
+    if selector.WhichOneof("match") == "match_name":
+        return selector.match_name == name
+    if selector.WhichOneof("match") == "match_labels":
+        metadata = obj.fields.get("metadata")
+        labels = (
+            _fields(metadata.struct_value, "labels")
+            if metadata is not None and metadata.WhichOneof("kind") == "struct_value"
+            else {}
+        )
+        wanted = selector.match_labels.labels
+        return all(k in labels and _text(labels, k) == v for k, v in wanted.items())
+    return True
+
+
+def _copy(base: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRequest:
+    req = fnv1.RunFunctionRequest()
+    req.CopyFrom(base)
+    return req
+
+
+class Mutator:
+    """Mutated copies of one valid request, each changing one part."""
 
     def __init__(self, base: fnv1.RunFunctionRequest) -> None:
         self._base = base
@@ -74,60 +205,27 @@ class Mutator:
             name: [to_dict(item.resource) for item in found.items]
             for name, found in sorted(base.required_resources.items())
         }
-        self._targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
-        self._targets += [f"required:{name}" for name in self._required]
-        # Each base object's paths (`mutate.paths`), by its id, once it was mutated.
-        self._paths: dict[int, list[Path]] = {}
-        self._working: fnv1.RunFunctionRequest | None = None
-        self._changed: str | None = None
-        """The target the working copy differs from the base in, if any."""
 
     def mutated(self, rng: random.Random) -> Mutated:
-        target = rng.choice(self._targets)
-        req = self._restored()
-        self._changed = target
+        targets = [COMPOSITE, COMPOSITE] + [f"{OBSERVED}:{k}" for k in self._observed]
+        targets += [f"required:{name}" for name in self._required]
+        target = rng.choice(targets)
+        req = _copy(self._base)
         if target == COMPOSITE:
-            obj, what = self._mutate(self._composite, rng)
+            obj, what = mutate(self._composite, rng)
             req.observed.composite.resource.CopyFrom(to_struct(obj))
             return Mutated(req, COMPOSITE, COMPOSITE, what, obj)
         kind, _, name = target.partition(":")
         if kind == OBSERVED:
-            obj, what = self._mutate(self._observed[name], rng)
+            obj, what = mutate(self._observed[name], rng)
             req.observed.resources[name].resource.CopyFrom(to_struct(obj))
             return Mutated(req, OBSERVED, f"observed[{name}]", what, obj)
         return self._required_item(req, name, rng)
 
-    def _mutate(self, obj: Obj, rng: random.Random) -> tuple[Obj, str]:
-        where = self._paths.get(id(obj))
-        if where is None:
-            where = self._paths[id(obj)] = paths(obj)
-        return mutate(obj, rng, where)
-
-    def _restored(self) -> fnv1.RunFunctionRequest:
-        """The working copy, equal to the base again."""
-        if self._working is None:
-            self._working = copied(self._base)
-            return self._working
-        req, base, changed = self._working, self._base, self._changed
-        if changed == COMPOSITE:
-            req.observed.composite.resource.CopyFrom(base.observed.composite.resource)
-        elif changed is not None:
-            kind, _, name = changed.partition(":")
-            if kind == OBSERVED:
-                req.observed.resources[name].resource.CopyFrom(
-                    base.observed.resources[name].resource
-                )
-            else:
-                req.required_resources[name].CopyFrom(base.required_resources[name])
-        self._changed = None
-        return req
-
     def _required_item(
         self, req: fnv1.RunFunctionRequest, name: str, rng: random.Random
     ) -> Mutated:
-        # Each item is the base's (by index), sent as its resource alone, or a new object.
-        objects = self._required[name]
-        items: list[int | Obj] = list(range(len(objects)))
+        items = list(self._required[name])
         choice = rng.random()
         index = rng.randrange(len(items)) if items else 0
         obj: Obj | None
@@ -138,17 +236,15 @@ class Mutator:
             obj, what = None, "removed"
             del items[index]
         elif choice < 0.25:
-            obj, what = objects[index], "duplicated"
-            items.insert(index, items[index])
+            obj, what = items[index], "duplicated"
+            items.insert(index, obj)
         else:
-            obj, what = self._mutate(objects[index], rng)
+            obj, what = mutate(items[index], rng)
             items[index] = obj
-        base = self._base.required_resources[name].items
         found = req.required_resources[name]
         del found.items[:]
         for item in items:
-            resource = found.items.add().resource
-            resource.CopyFrom(base[item].resource if isinstance(item, int) else to_struct(item))
+            found.items.add().resource.CopyFrom(to_struct(item))
         return Mutated(req, name, f"{name}[{index}]", what, obj)
 
 
@@ -203,17 +299,15 @@ class Fuzzer:
 
     def check(self, mutated: Mutated) -> str | None:
         """What broke, or None when the function kept every promise."""
-        # What Crossplane observed, read before the function is handed the request.
-        observed = set(mutated.request.observed.resources)
         try:
             # The answer Crossplane keeps: a mutation may change what is asked for.
-            rsp = final_response(self._runner, mutated.request, deterministic=True)
+            rsp = final_response(self._runner, mutated.request)
         except Exception as error:  # the whole point: nothing may escape
             return f"RunFunction raised {type(error).__name__}: {error}"
         fatal = [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
         if fatal:
             return f"fatal result {fatal[0].reason}: {fatal[0].message}"
-        lost = sorted(observed - set(rsp.desired.resources))
+        lost = sorted(set(mutated.request.observed.resources) - set(rsp.desired.resources))
         if lost and not self.may_drop(mutated):
             return f"stopped emitting {', '.join(lost)}"
         return None

@@ -13,7 +13,7 @@ NaN or infinity, every map key a string.
 
 import copy
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final, cast
 
 Path = tuple[str | int, ...]
@@ -127,45 +127,20 @@ def _applicable(value: Any, path: Path) -> list[Mutation]:
     return ops
 
 
-def mutate(obj: Obj, rng: random.Random, where: Sequence[Path] | None = None) -> tuple[Obj, str]:
-    """A mutated copy of `obj`, and what was done where (`spec.replicas: null`).
-
-    The copy shares with `obj` every value the mutation does not change: only the
-    maps and lists on the way to the mutated path are new (a whole deep copy cost
-    more than the call the mutation is for), so neither may be changed afterwards.
-    `where` is `paths(obj)`, when the caller kept it."""
+def mutate(obj: Obj, rng: random.Random) -> tuple[Obj, str]:
+    """A mutated deep copy of `obj`, and what was done where (`spec.replicas: null`)."""
+    mutated = copy.deepcopy(obj)
     if rng.random() < 0.1:
         value = rng.choice(NOT_MAPS)
-        mutated = dict(obj)
         mutated["metadata"] = copy.deepcopy(value)
         return mutated, f"metadata: not a map -> {value!r}"
-    found = paths(obj) if where is None else where
     while True:
-        path = rng.choice(found)
-        ops = _applicable(get(obj, path), path)
+        path = rng.choice(paths(mutated))
+        ops = _applicable(get(mutated, path), path)
         if ops:
             break
-    mutated = _copied_along(obj, path)
     what = rng.choice(ops)(mutated, path, rng)
     return mutated, f"{dotted(path) or '(root)'}: {what}"
-
-
-def _copied_along(obj: Obj, path: Path) -> Obj:
-    """`obj` with new copies of the maps and lists from its root to the value at
-    `path` (that one too), sharing everything else: all a mutation changes."""
-    root = dict(obj)
-    parent: Any = root
-    for step in path:
-        child = parent[step]
-        if isinstance(child, dict):
-            child = dict(cast(Obj, child))
-        elif isinstance(child, list):
-            child = list(cast(list[Any], child))
-        else:
-            break
-        parent[step] = child
-        parent = child
-    return root
 
 
 def dotted(path: Path) -> str:
