@@ -1,0 +1,137 @@
+"""A loopback-gRPC render keeps its threads on one CPU and gives the caller its CPUs back."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import pytest
+
+from modelplane_cli.render.affinity import OneCpu, current_cpu
+
+from .support import PARENT, FakeFunction, config_map, render_text, write_apis
+
+# What `os.sched_getaffinity(0)` gives: a thread's allowed CPUs.
+Cpus = set[int]
+T = TypeVar("T")
+
+needs_two_cpus = pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="CPU affinity is set only where the platform has it and more than one CPU is allowed",
+)
+
+
+def stat_line(command: str, processor: int) -> str:
+    # proc(5): pid (comm) state, then fields 4..52; field 39 is `processor`.
+    after = ["S", *[str(n) for n in range(4, 39)], str(processor), *["0"] * 13]
+    return f"4242 ({command}) {' '.join(after)}\n"
+
+
+@pytest.mark.parametrize("command", ["python", "a) b (c", "x)"])
+def test_the_processor_is_read_after_the_command_name_whatever_it_holds(command: str) -> None:
+    assert current_cpu(stat_line(command, 1)) == 1
+
+
+@pytest.mark.parametrize("line", ["", "4242 (python) S 1 2", "4242 (python)"])
+def test_a_short_stat_line_names_no_processor(line: str) -> None:
+    assert current_cpu(line) is None
+
+
+def test_this_thread_s_own_stat_names_a_cpu_it_may_run_on() -> None:
+    if not Path("/proc/thread-self/stat").exists():
+        pytest.skip("no /proc/thread-self on this platform")
+    cpu = current_cpu(Path("/proc/thread-self/stat").read_text())
+    assert cpu is not None and cpu in os.sched_getaffinity(0)
+
+
+def on_a_thread_of_its_own(work: Callable[[], T]) -> T:
+    """Run `work` on a new thread, so a pytest worker's own affinity is never touched."""
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(work())
+        except BaseException as exc:  # re-raised on the test's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
+@needs_two_cpus
+def test_confining_keeps_the_thread_and_its_new_threads_on_one_cpu_until_released() -> None:
+    def work() -> tuple[Cpus, Cpus, Cpus, Cpus]:
+        before = os.sched_getaffinity(0)
+        cpus = OneCpu()
+        cpus.confine()
+        confined = os.sched_getaffinity(0)
+        started: list[Cpus] = []
+        child = threading.Thread(target=lambda: started.append(os.sched_getaffinity(0)))
+        child.start()
+        child.join()
+        cpus.release()
+        return before, confined, started[0], os.sched_getaffinity(0)
+
+    before, confined, started, after = on_a_thread_of_its_own(work)
+    assert len(confined) == 1 and confined <= before
+    assert started == confined
+    assert after == before
+
+
+@needs_two_cpus
+def test_confining_twice_then_releasing_gives_back_the_cpus_first_held() -> None:
+    def work() -> tuple[Cpus, Cpus]:
+        before = os.sched_getaffinity(0)
+        cpus = OneCpu()
+        cpus.confine()
+        cpus.confine()
+        cpus.release()
+        cpus.release()
+        return before, os.sched_getaffinity(0)
+
+    before, after = on_a_thread_of_its_own(work)
+    assert after == before
+
+
+class AffinityRecorder(FakeFunction):
+    """Composes one ConfigMap and notes the CPUs the thread composing it may use."""
+
+    def __init__(self) -> None:
+        self.seen: list[Cpus] = []
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        self.seen.append(os.sched_getaffinity(0))
+        config_map(rsp, "first", {"from": "step-0"})
+
+
+@needs_two_cpus
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
+def test_a_render_over_grpc_serves_on_one_cpu_and_in_process_changes_nothing(
+    tmp_path: Path, in_process: bool
+) -> None:
+    apis = write_apis(tmp_path)
+    recorder = AffinityRecorder()
+
+    def work() -> tuple[Cpus, bool, Cpus]:
+        before = os.sched_getaffinity(0)
+        ok = render_text(apis, PARENT, {"fn-parent": recorder}, in_process=in_process).ok
+        return before, ok, os.sched_getaffinity(0)
+
+    before, ok, after = on_a_thread_of_its_own(work)
+    assert ok and recorder.seen
+    served = recorder.seen[0]
+    if in_process:
+        assert served == before
+    else:
+        assert len(served) == 1 and served <= before
+    assert all(seen == served for seen in recorder.seen)
+    assert after == before
