@@ -19,9 +19,14 @@ from .support import PARENT, FakeFunction, config_map, render_text, write_apis
 Cpus = set[int]
 T = TypeVar("T")
 
+THREAD_STAT = Path("/proc/thread-self/stat")
+
 needs_two_cpus = pytest.mark.skipif(
-    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
-    reason="CPU affinity is set only where the platform has it and more than one CPU is allowed",
+    not THREAD_STAT.exists()
+    or not hasattr(os, "sched_getaffinity")
+    or len(os.sched_getaffinity(0)) < 2,
+    reason="CPU affinity is set only where the platform reports and sets it and more "
+    "than one CPU is allowed",
 )
 
 
@@ -41,10 +46,9 @@ def test_a_short_stat_line_names_no_processor(line: str) -> None:
     assert current_cpu(line) is None
 
 
+@needs_two_cpus
 def test_this_thread_s_own_stat_names_a_cpu_it_may_run_on() -> None:
-    if not Path("/proc/thread-self/stat").exists():
-        pytest.skip("no /proc/thread-self on this platform")
-    cpu = current_cpu(Path("/proc/thread-self/stat").read_text())
+    cpu = current_cpu(THREAD_STAT.read_text())
     assert cpu is not None and cpu in os.sched_getaffinity(0)
 
 
