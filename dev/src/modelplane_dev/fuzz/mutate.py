@@ -103,7 +103,10 @@ def duplicate(obj: Obj, path: Path, rng: random.Random) -> str:
 def swap_container(obj: Obj, path: Path, rng: random.Random) -> str:
     current = get(obj, path)
     if isinstance(current, dict):
-        _replace(obj, path, list(cast(Obj, current).values()))
+        # In key order: a map read from a Struct lists its keys in the protobuf
+        # runtime's order, which need not be the same in another process.
+        mapping = cast(Obj, current)
+        _replace(obj, path, [mapping[key] for key in sorted(mapping)])
         return "map -> list"
     _replace(obj, path, {str(i): item for i, item in enumerate(cast(list[Any], current))})
     return "list -> map"
