@@ -92,20 +92,31 @@ def two_workers() -> Iterator[grpcv1.FunctionRunnerServiceStub]:
         yield stub
 
 
+@pytest.fixture(scope="module")
+def one_worker() -> Iterator[grpcv1.FunctionRunnerServiceStub]:
+    """One server composing in its own process, what a pod limited to one CPU runs;
+    its message limit is the default too."""
+    with serving("--workers", "1") as stub:
+        yield stub
+
+
 def test_a_request_over_grpcs_usual_4_mib_is_served_by_default(
+    one_worker: grpcv1.FunctionRunnerServiceStub,
     two_workers: grpcv1.FunctionRunnerServiceStub,
 ) -> None:
     req = _padded(6)
     assert req.ByteSize() > 4 << 20
-    rsp: fnv1.RunFunctionResponse = two_workers.RunFunction(req, timeout=30)
-    # Served: the fleet is not fetched yet, so the function asks for it, and only
-    # that (a call Crossplane never keeps: design/required-resources.md).
-    assert sorted(rsp.requirements.resources) == [
-        "inferenceclusters",
-        "modelreplicas",
-        "priorityclasses",
-    ]
-    assert not rsp.conditions
+    # By the server's own process and by a worker process alike.
+    for stub in (one_worker, two_workers):
+        rsp: fnv1.RunFunctionResponse = stub.RunFunction(req, timeout=30)
+        # Served: the fleet is not fetched yet, so the function asks for it, and only
+        # that (a call Crossplane never keeps: design/required-resources.md).
+        assert sorted(rsp.requirements.resources) == [
+            "inferenceclusters",
+            "modelreplicas",
+            "priorityclasses",
+        ]
+        assert not rsp.conditions
 
 
 def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
@@ -139,6 +150,7 @@ def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
 
 
 def test_worker_processes_answer_what_the_server_process_answers(
+    one_worker: grpcv1.FunctionRunnerServiceStub,
     two_workers: grpcv1.FunctionRunnerServiceStub,
 ) -> None:
     """Several processes compose calls at once (--workers); any of them answers a
@@ -147,8 +159,7 @@ def test_worker_processes_answer_what_the_server_process_answers(
     fetched = {"inferenceclusters": [], "modelreplicas": [], "priorityclasses": []}
     req = request(DEPLOYMENT, observed={"m-1": REPLICA}, required=fetched)
     answers: list[bytes] = []
-    with serving("--workers", "1") as stub:
-        answers.extend(stub.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
+    answers.extend(one_worker.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
     answers.extend(two_workers.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
     assert len(set(answers)) == 1
     assert fnv1.RunFunctionResponse.FromString(answers[0]).conditions
