@@ -8,8 +8,8 @@ the free space at a heap's top passes its trim threshold (a thread's heap drops
 the pages, the main heap shrinks), and serves a large block from a fresh mapping
 it unmaps on free; with its defaults (thresholds of 128 KiB that grow with the
 blocks seen) nearly every such copy faults its pages in anew. A 300 x 200 render
-took about 720,000 page faults over gRPC and 150,000 with the memory kept, a
-third of its kernel time (design/render-performance.md, "What loopback gRPC
+took about 720,000 page faults over gRPC and 150,000 with the memory kept, and
+about 40 % less kernel time (design/render-performance.md, "What loopback gRPC
 still costs").
 
 The setting is the process's allocator's and stays for the life of the process:
