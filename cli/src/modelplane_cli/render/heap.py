@@ -7,7 +7,7 @@ handler's request from. glibc hands freed memory back to the kernel as soon as
 the free space at a heap's top passes its trim threshold (a thread's heap drops
 the pages, the main heap shrinks), and serves a large block from a fresh mapping
 it unmaps on free; with its defaults (thresholds of 128 KiB that grow with the
-blocks seen) nearly every such copy faults its pages in anew. A 300 x 200 render
+blocks seen) such copies keep faulting their pages in anew. A 300 x 200 render
 took about 720,000 page faults over gRPC and 150,000 with the memory kept, and
 about 40 % less kernel time (design/render-performance.md, "What loopback gRPC
 still costs").
