@@ -31,7 +31,6 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import grpc
 
 from modelplane_cli.render.affinity import OneCpu
-from modelplane_cli.render.heap import keep_freed_memory
 
 ENTRY_POINT_GROUP = "modelplane.functions"
 _LOOPBACK = "127.0.0.1"
@@ -190,8 +189,7 @@ class GrpcFunctions:
     """Serves each function on loopback the first time it is needed and calls it over
     gRPC, with the synchronous server and channel (see the module docstring). From the
     first server on until `close`, the calling thread and every thread gRPC starts for
-    the servers and channels stay on one CPU (`affinity`), and from then on the
-    process keeps the memory it frees for the next call's copies (`heap`)."""
+    the servers and channels stay on one CPU (`affinity`)."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
         self._registry = registry
@@ -232,7 +230,6 @@ class GrpcFunctions:
         runner = self._registry.runner(name)
         # Before any gRPC thread exists, so that they all start on this CPU.
         self._cpu.confine()
-        keep_freed_memory()
         server = grpc.server(self._pool, options=_GRPC_OPTIONS)
         # Registered with the server's core, which then matches the method itself: cheaper
         # per call than a generic handler looked up in Python.

@@ -1,4 +1,4 @@
-"""A loopback-gRPC render keeps the memory it frees instead of handing it back at once.
+"""The `modelplane` command keeps the memory it frees instead of handing it back at once.
 
 Each check runs in a fresh interpreter: the setting is the process allocator's and
 lasts, so the test worker's own allocator is left alone.
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from modelplane_cli.render import heap
+from modelplane_cli import heap, main
 
 needs_glibc = pytest.mark.skipif(
     not hasattr(os, "confstr") or not os.confstr("CS_GNU_LIBC_VERSION"),
@@ -24,7 +24,7 @@ needs_glibc = pytest.mark.skipif(
 # its own, unmapped on free, so nearly nothing is kept.
 _KEPT_AFTER_FREE = """
 import ctypes, sys
-from modelplane_cli.render.heap import keep_freed_memory
+from modelplane_cli.heap import keep_freed_memory
 if sys.argv[1] == "keep":
     print(keep_freed_memory(), file=sys.stderr)
 
@@ -69,10 +69,23 @@ def test_glibc_defaults_hand_a_large_block_back() -> None:
 
 
 def test_nothing_changes_without_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
-    heap._glibc.cache_clear()  # pyright: ignore[reportPrivateUsage]
     monkeypatch.setattr(os, "confstr", lambda name: None)
-    try:
-        assert heap.keep_freed_memory() is False
-    finally:
-        monkeypatch.undo()
-        heap._glibc.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    assert heap.keep_freed_memory() is False
+
+
+def test_the_command_keeps_freed_memory_and_a_caller_of_main_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(heap, "keep_freed_memory", lambda: calls.append("kept") or True)
+    monkeypatch.setattr(sys, "argv", ["modelplane", "--version"])
+
+    with pytest.raises(SystemExit) as exited:
+        main.console()
+    assert exited.value.code == 0
+    assert calls == ["kept"]
+
+    calls.clear()
+    with pytest.raises(SystemExit):
+        main.main(["--version"])
+    assert calls == []

@@ -1,4 +1,4 @@
-"""Keeping the memory a loopback-gRPC render frees, for its next call to reuse.
+"""Keeping the memory the `modelplane` command frees, for its next use.
 
 Every call over gRPC copies its request (up to 2.4 MB at 300 x 200) through
 buffers that gRPC and grpcio allocate and free on several threads: the client's
@@ -14,15 +14,16 @@ still costs").
 
 The setting is the process's allocator's and stays for the life of the process:
 glibc has no way to read it back, and fixing a threshold turns off its growth for
-good. It only changes when memory goes back to the kernel, never what a render
-computes. Where the C library is not glibc, nothing changes.
+good. So only the `modelplane` command sets it (`main.console`), in a process that
+is its own and ends with it; a program that calls `main` or `render` keeps its
+allocator as it was. It only changes when memory goes back to the kernel, never
+what a command computes. Where the C library is not glibc, nothing changes.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-from functools import cache
 
 # mallopt(3) parameters, from glibc's <malloc.h>.
 _M_TRIM_THRESHOLD = -1
@@ -34,7 +35,6 @@ _TRIM_THRESHOLD = 1 << 30
 _MMAP_THRESHOLD = 32 << 20
 
 
-@cache
 def _glibc() -> ctypes.CDLL | None:
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION"):
