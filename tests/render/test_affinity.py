@@ -30,25 +30,25 @@ needs_two_cpus = pytest.mark.skipif(
 )
 
 
-def stat_line(command: str, processor: int) -> str:
+def stat_line(command: bytes, processor: int) -> bytes:
     # proc(5): pid (comm) state, then fields 4..52; field 39 is `processor`.
     after = ["S", *[str(n) for n in range(4, 39)], str(processor), *["0"] * 13]
-    return f"4242 ({command}) {' '.join(after)}\n"
+    return b"4242 (" + command + b") " + " ".join(after).encode() + b"\n"
 
 
-@pytest.mark.parametrize("command", ["python", "a) b (c", "x)"])
-def test_the_processor_is_read_after_the_command_name_whatever_it_holds(command: str) -> None:
+@pytest.mark.parametrize("command", [b"python", b"a) b (c", b"x)", b"render\xff\xfe"])
+def test_the_processor_is_read_after_the_command_name_whatever_it_holds(command: bytes) -> None:
     assert current_cpu(stat_line(command, 1)) == 1
 
 
-@pytest.mark.parametrize("line", ["", "4242 (python) S 1 2", "4242 (python)"])
-def test_a_short_stat_line_names_no_processor(line: str) -> None:
+@pytest.mark.parametrize("line", [b"", b"4242 (python) S 1 2", b"4242 (python)"])
+def test_a_short_stat_line_names_no_processor(line: bytes) -> None:
     assert current_cpu(line) is None
 
 
 @needs_two_cpus
 def test_this_thread_s_own_stat_names_a_cpu_it_may_run_on() -> None:
-    cpu = current_cpu(THREAD_STAT.read_text())
+    cpu = current_cpu(THREAD_STAT.read_bytes())
     assert cpu is not None and cpu in os.sched_getaffinity(0)
 
 
@@ -86,7 +86,8 @@ def test_confining_keeps_the_thread_and_its_new_threads_on_one_cpu_until_release
         return before, confined, started[0], os.sched_getaffinity(0)
 
     before, confined, started, after = on_a_thread_of_its_own(work)
-    assert len(confined) == 1 and confined <= before
+    assert len(before) >= 2
+    assert len(confined) == 1 and confined < before
     assert started == confined
     assert after == before
 
@@ -106,6 +107,45 @@ def test_confining_twice_then_releasing_gives_back_the_cpus_first_held() -> None
     assert after == before
 
 
+@needs_two_cpus
+def test_release_gives_the_threads_started_while_confined_the_cpus_back() -> None:
+    def work() -> tuple[Cpus, Cpus, Cpus, Cpus]:
+        before = os.sched_getaffinity(0)
+        cpus = OneCpu()
+        cpus.confine()
+        confined = os.sched_getaffinity(0)
+        # One thread inherits the confinement; another confines itself elsewhere,
+        # as a thread a render did not start would, and is left as it is.
+        elsewhere = {min(before - confined)}
+        inherits, own = threading.Event(), threading.Event()
+        done = threading.Event()
+
+        def waits(ready: threading.Event, cpus_wanted: Cpus | None) -> None:
+            if cpus_wanted is not None:
+                os.sched_setaffinity(0, cpus_wanted)
+            ready.set()
+            done.wait(10)
+
+        children = [
+            threading.Thread(target=waits, args=(inherits, None)),
+            threading.Thread(target=waits, args=(own, elsewhere)),
+        ]
+        for child in children:
+            child.start()
+        inherits.wait(10)
+        own.wait(10)
+        cpus.release()
+        after = [os.sched_getaffinity(child.native_id or 0) for child in children]
+        done.set()
+        for child in children:
+            child.join()
+        return before, elsewhere, after[0], after[1]
+
+    before, elsewhere, inherited, own = on_a_thread_of_its_own(work)
+    assert len(before) >= 2 and inherited == before
+    assert own == elsewhere
+
+
 class AffinityRecorder(FakeFunction):
     """Composes one ConfigMap and notes the CPUs the thread composing it may use."""
 
@@ -117,6 +157,10 @@ class AffinityRecorder(FakeFunction):
         config_map(rsp, "first", {"from": "step-0"})
 
 
+def threads() -> set[int]:
+    return {int(task.name) for task in Path("/proc/self/task").iterdir()}
+
+
 @needs_two_cpus
 @pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
 def test_a_render_over_grpc_serves_on_one_cpu_and_in_process_changes_nothing(
@@ -125,17 +169,22 @@ def test_a_render_over_grpc_serves_on_one_cpu_and_in_process_changes_nothing(
     apis = write_apis(tmp_path)
     recorder = AffinityRecorder()
 
-    def work() -> tuple[Cpus, bool, Cpus]:
+    def work() -> tuple[Cpus, bool, Cpus, list[Cpus]]:
         before = os.sched_getaffinity(0)
+        existing = threads()
         ok = render_text(apis, PARENT, {"fn-parent": recorder}, in_process=in_process).ok
-        return before, ok, os.sched_getaffinity(0)
+        left = [os.sched_getaffinity(t) for t in sorted(threads() - existing)]
+        return before, ok, os.sched_getaffinity(0), left
 
-    before, ok, after = on_a_thread_of_its_own(work)
-    assert ok and recorder.seen
+    before, ok, after, left = on_a_thread_of_its_own(work)
+    assert ok and recorder.seen and len(before) >= 2
     served = recorder.seen[0]
     if in_process:
         assert served == before
     else:
-        assert len(served) == 1 and served <= before
+        assert len(served) == 1 and served < before
     assert all(seen == served for seen in recorder.seen)
     assert after == before
+    # Nothing the render started and left running (gRPC core's threads, when they
+    # outlive it) stays confined.
+    assert all(cpus == before for cpus in left if len(cpus) == 1)

@@ -18,9 +18,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, version
-from typing import Final, NamedTuple, NoReturn, TypeAlias
-
-from modelplane_cli import heap
+from typing import Final, NamedTuple, TypeAlias
 
 EXIT_USAGE = 2
 # Where other installed distributions (modelplane-dev) register extra commands:
@@ -132,13 +130,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(handler(args))
 
 
-def console() -> NoReturn:
-    """The `modelplane` command. Its process is its own and ends with it, so it keeps
-    the memory it frees (`heap`): a large render over loopback gRPC otherwise faults
-    its requests' buffers in anew on every call."""
-    heap.keep_freed_memory()
-    sys.exit(main())
-
-
 if __name__ == "__main__":
-    console()
+    sys.exit(main())

@@ -188,8 +188,8 @@ class InProcessFunctions:
 class GrpcFunctions:
     """Serves each function on loopback the first time it is needed and calls it over
     gRPC, with the synchronous server and channel (see the module docstring). From the
-    first server on until `close`, the calling thread and every thread gRPC starts for
-    the servers and channels stay on one CPU (`affinity`)."""
+    first server on until `close`, the calling thread and the threads started for the
+    servers and channels stay on one CPU (`affinity`)."""
 
     def __init__(self, registry: FunctionRegistry) -> None:
         self._registry = registry
@@ -201,18 +201,22 @@ class GrpcFunctions:
         self._methods: dict[str, _RunFunction] = {}
 
     async def close(self) -> None:
-        for channel in self._channels:
-            channel.close()
-        # A graceful stop says goodbye with HTTP/2's NO_ERROR; stopping with no grace
-        # cancels calls with an error code that gRPC core logs to stderr from the client
-        # side. A render ends with no call in flight, so the grace is not waited out.
-        for stopped in [server.stop(grace=_STOP_GRACE_SECONDS) for server in self._servers]:
-            stopped.wait()
-        self._pool.shutdown()
-        self._channels.clear()
-        self._servers.clear()
-        self._methods.clear()
-        self._cpu.release()
+        try:
+            for channel in self._channels:
+                channel.close()
+            # A graceful stop says goodbye with HTTP/2's NO_ERROR; stopping with no
+            # grace cancels calls with an error code that gRPC core logs to stderr from
+            # the client side. A render ends with no call in flight, so the grace is
+            # not waited out.
+            for stopped in [server.stop(grace=_STOP_GRACE_SECONDS) for server in self._servers]:
+                stopped.wait()
+            self._pool.shutdown()
+            self._channels.clear()
+            self._servers.clear()
+            self._methods.clear()
+        finally:
+            # The caller's CPUs come back even when stopping fails (an interrupt).
+            self._cpu.release()
 
     async def run(self, name: str, request: bytes) -> fnv1.RunFunctionResponse:
         method = self._methods.get(name) or self._serve(name)
