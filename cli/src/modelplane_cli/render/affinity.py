@@ -6,7 +6,7 @@ thread, which hands it to the handler thread, and the answer travels back the
 same way. The engine makes one call at a time, so these threads never need to run
 together; when the kernel wakes each one on another CPU, every hand-off is an
 inter-processor interrupt (a VM exit under a hypervisor) and a change of caches.
-Kept on the CPU the render started on, renders on this project's 2-core VM took
+Kept on the CPU the engine's thread is on at its first call, renders on this project's 2-core VM took
 about a tenth less time (design/render-performance.md, "One CPU for loopback gRPC").
 
 Threads inherit the affinity of the thread that starts them, so confining the
@@ -30,6 +30,8 @@ from pathlib import Path
 _PROCESSOR_FIELD = 36
 _THREAD_STAT = Path("/proc/thread-self/stat")
 _TASKS = Path("/proc/self/task")
+# How often `release` lists the threads at the most: bounded whatever they do.
+_MOST_LISTINGS = 8
 
 
 def current_cpu(stat: bytes) -> int | None:
@@ -77,12 +79,19 @@ class OneCpu:
         allowed, self._allowed = self._allowed, None
         with suppress(OSError):
             os.sched_setaffinity(0, allowed)
-        try:
-            started = _threads() - self._existing
-        except OSError:
-            return
-        for thread in sorted(started):
-            # A thread may end between the listing and these calls.
-            with suppress(OSError):
-                if os.sched_getaffinity(thread) == self._confined:
-                    os.sched_setaffinity(thread, allowed)
+        seen = set(self._existing)
+        # Listed again until no new thread shows: a confined thread may start another
+        # (gRPC core's pool grows on demand) while the ones before it are given back.
+        for _ in range(_MOST_LISTINGS):
+            try:
+                started = _threads() - seen
+            except OSError:
+                return
+            if not started:
+                return
+            seen |= started
+            for thread in sorted(started):
+                # A thread may end between the listing and these calls.
+                with suppress(OSError):
+                    if os.sched_getaffinity(thread) == self._confined:
+                        os.sched_setaffinity(thread, allowed)
