@@ -6,8 +6,9 @@ thread, which hands it to the handler thread, and the answer travels back the
 same way. The engine makes one call at a time, so these threads never need to run
 together; when the kernel wakes each one on another CPU, every hand-off is an
 inter-processor interrupt (a VM exit under a hypervisor) and a change of caches.
-Kept on the CPU the engine's thread is on at its first call, renders on this project's 2-core VM took
-about a tenth less time (design/render-performance.md, "One CPU for loopback gRPC").
+Kept on the CPU the engine's thread is on at its first call, renders on this
+project's 2-core VM took about a tenth less time (design/render-performance.md,
+"One CPU for loopback gRPC").
 
 Threads inherit the affinity of the thread that starts them, so confining the
 engine's thread before the first server and channel exist confines the threads it
