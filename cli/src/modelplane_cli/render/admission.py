@@ -21,6 +21,7 @@ from modelplane.core.bounded import BoundedMemo
 from modelplane_cli.render.world import Obj, View, metadata
 from modelplane_cli.schema import SchemaRegistry
 from modelplane_cli.schema.objectmeta import check_root_meta
+from modelplane_cli.schema.resource import Schema
 
 # Bodies whose admission is kept: every composite and composed body of a large render.
 _ADMITTED_KEPT = 4096
@@ -71,12 +72,14 @@ class SchemaAdmission:
     def from_files(cls, xrd_files: Sequence[Path]) -> SchemaAdmission:
         return cls(SchemaRegistry.from_files(xrd_files))
 
+    def _schema(self, obj: View) -> Schema | None:
+        return self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+
     def admit(self, obj: View) -> tuple[Obj, list[str]]:
-        schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        schema = self._schema(obj)
         if schema is None:
             return _owned(obj), []
-        status = obj.get("status")
-        body = {k: v for k, v in obj.items() if k != "status"}
+        body, status = _split(obj)
         key = repr(body)
         known = self._admitted.get(key)
         if known is None:
@@ -84,25 +87,19 @@ class SchemaAdmission:
             defaulted, errors = schema.admit(body)
             known = (dict(defaulted), [str(e) for e in errors])
             self._admitted.put(key, known)
-        admitted = _owned(known[0])
-        if status is not None:
-            admitted["status"] = status
-        return admitted, list(known[1])
+        return _with_status(_owned(known[0]), status), list(known[1])
 
     def defaulted(self, obj: View) -> Obj:
         """What `admit` stores of `obj`, without validating it: defaulting is the same
         first step of `Schema.admit` (which validates the defaulted copy), so the
         object is the same, and only the verdict, which the caller drops, is skipped."""
-        schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        schema = self._schema(obj)
         if schema is None:
             return _owned(obj)
-        body = {k: v for k, v in obj.items() if k != "status"}
+        body, status = _split(obj)
         known = self._admitted.get(repr(body))
         defaulted = _owned(known[0]) if known is not None else dict(schema.default(body))
-        status = obj.get("status")
-        if status is not None:
-            defaulted["status"] = status
-        return defaulted
+        return _with_status(defaulted, status)
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         """The status pruned of fields its schema lacks, and what the schema refuses.
@@ -112,7 +109,7 @@ class SchemaAdmission:
         `fieldValidation`, and the API server's default for that is Warn.
         """
         status = obj.get("status")
-        schema = self._registry.get(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+        schema = self._schema(obj)
         if schema is None or status is None:
             return status, []
         body: Obj = {
@@ -141,6 +138,18 @@ class SchemaAdmission:
             known = (pruned, errors)
             self._statuses.put(key, known)
         return known[0], list(known[1])
+
+
+def _split(obj: View) -> tuple[Obj, Any]:
+    """`obj` without its status, and the status: admission checks the one and puts
+    the other back as it was (a status is admitted by `admit_status`)."""
+    return {k: v for k, v in obj.items() if k != "status"}, obj.get("status")
+
+
+def _with_status(admitted: Obj, status: Any) -> Obj:
+    if status is not None:
+        admitted["status"] = status
+    return admitted
 
 
 def _owned(obj: View) -> Obj:
