@@ -18,7 +18,7 @@ import pytest
 from crossplane.function import resource, response
 
 from modelplane.core.vocabulary import LABEL_COMPOSITE
-from modelplane_cli.render import output
+from modelplane_cli.render import output, parse_stream
 from modelplane_cli.render.protection import USAGE_TYPES, refusal, usages_of
 from modelplane_cli.render.summary import summarize
 from modelplane_cli.render.world import ObjectKey, World
@@ -29,9 +29,11 @@ from .support import (
     condition,
     config_map,
     default_runners,
+    docs,
     find,
     observed_composite,
     one,
+    render_documents,
     render_text,
 )
 
@@ -311,3 +313,66 @@ def test_every_usage_kind_protects_and_names_its_go_type(api_version: str, kind:
     other = ObjectKey("v1", "ConfigMap", "team-b", "cm")
     # The selector names its namespace: the same ConfigMap elsewhere is not protected.
     assert usages_of(World([usage, config_map("team-b")]), other) == []
+
+
+class Renaming(FakeFunction):
+    """Composes one ConfigMap under the key "settings", named after `spec.phase`."""
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        phase = observed_composite(request)["spec"].get("phase", "before")
+        config_map(rsp, "settings", {"phase": phase})
+        rsp.desired.resources["settings"].resource["metadata"]["name"] = f"settings-{phase}"
+
+
+def test_a_composed_resource_keeps_its_name_when_the_function_renames_it(
+    apis_dir: Path,
+) -> None:
+    runners = {**default_runners(), "fn-parent": Renaming()}
+    source = PARENT.replace("{children: 2}", "{children: 0, phase: before}")
+    running = output.to_yaml(render_text(apis_dir, source, runners))
+
+    world = parse_stream(running, "world.yaml", observed=True)
+    result = render_documents(apis_dir, [*world, *docs(source.replace("before", "after"))], runners)
+
+    assert result.ok, result.errors
+    # Crossplane takes the name of a composed resource it observes under the key from
+    # the observed object: the ConfigMap is updated in place, not created beside.
+    (settings,) = find(result, "ConfigMap")
+    assert settings["metadata"]["name"] == "settings-before"
+    assert settings["data"] == {"phase": "after"}
+    parent = one(result, "XParent")
+    assert [r["name"] for r in parent["spec"]["crossplane"]["resourceRefs"]] == ["settings-before"]
+
+
+def test_a_composite_applied_again_from_its_source_keeps_its_resource_refs(
+    apis_dir: Path,
+) -> None:
+    # The stray ConfigMap of `test_only_what_resource_refs_list_is_observed_and_collected`,
+    # under a composite applied again from a repository: the source document has no
+    # `spec.crossplane.resourceRefs`, and an apply keeps the ones Crossplane wrote.
+    stray = """---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: stray
+  namespace: team-a
+  annotations: {crossplane.io/composition-resource-name: stray}
+  labels: {crossplane.io/composite: web}
+  ownerReferences:
+  - {apiVersion: example.org/v1, kind: XParent, name: web, controller: true}
+"""
+    seen: list[list[str]] = []
+
+    class Recording(Phased):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            seen.append(sorted(request.observed.resources))
+            super().compose(request, rsp)
+
+    world = parse_stream(_running(apis_dir) + stray, "world.yaml", observed=True)
+    source = docs(PARENT.replace("{children: 2}", "{children: 0, phase: before}"))
+    runners = {**default_runners(), "fn-parent": Recording()}
+    result = render_documents(apis_dir, [*world, *source], runners)
+
+    assert result.ok, result.errors
+    assert seen and all(names == ["keep", "old", "usage"] for names in seen)
+    assert one(result, "ConfigMap", "stray")

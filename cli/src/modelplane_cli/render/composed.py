@@ -259,9 +259,19 @@ def _render(
     obj["metadata"] = meta
     xr_key = ObjectKey.of(xr)
 
-    if not meta.get("name"):
-        existing_name = metadata(observed).get("name") if observed is not None else None
-        meta["name"] = existing_name or _generated_name(xr_key, root_name(xr), name)
+    if observed is not None:
+        # A composed resource keeps the name and namespace it was created with for as
+        # long as its composition-resource-name is desired, whatever the function now
+        # calls it: Crossplane takes both from the observed object
+        # (`composition_functions.go`, "maintain its name and namespace").
+        kept = metadata(observed)
+        meta["name"] = kept.get("name")
+        if kept.get("namespace"):
+            meta["namespace"] = kept["namespace"]
+        else:
+            meta.pop("namespace", None)
+    elif not meta.get("name"):
+        meta["name"] = _generated_name(xr_key, root_name(xr), name)
     meta.pop("generateName", None)
 
     namespace = str(meta.get("namespace") or "")

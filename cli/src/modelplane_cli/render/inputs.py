@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
@@ -41,6 +42,8 @@ from modelplane_cli.schema.errors import RULES_SKIPPED
 DEFAULT_NAMESPACE = "default"
 # What the API server writes into metadata; a source document never replaces it.
 _SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation")
+# The `spec.crossplane` fields Crossplane itself writes on a composite (`resourceRefs`).
+_CROSSPLANE_WRITTEN = ("resourceRefs",)
 
 
 @dataclass
@@ -151,7 +154,29 @@ def _replace(observed: View, source: View) -> Obj:
             meta[name] = clone(observed_meta[name])
     if "status" not in out and "status" in observed:
         out["status"] = clone(observed["status"])
+    _keep_crossplane_fields(observed, out)
     return out
+
+
+def _keep_crossplane_fields(observed: View, out: Obj) -> None:
+    """Keep the `spec.crossplane` fields Crossplane writes on a composite
+    (`_CROSSPLANE_WRITTEN`) where the applied document leaves them out: an apply
+    keeps fields another field manager set, so a composite applied again from a
+    repository still lists what it composed."""
+    observed_spec = observed.get("spec")
+    spec = out.get("spec")
+    if not isinstance(observed_spec, dict) or not isinstance(spec, dict):
+        return
+    written = cast(dict[str, Any], observed_spec).get("crossplane")
+    if not isinstance(written, dict):
+        return
+    spec = cast(dict[str, Any], spec)
+    crossplane = spec.setdefault("crossplane", {})
+    if not isinstance(crossplane, dict):
+        return
+    for key in _CROSSPLANE_WRITTEN:
+        if key in written and key not in crossplane:
+            cast(dict[str, Any], crossplane)[key] = clone(written[key])
 
 
 def _collect_orphans(world: World, protected: set[ObjectKey]) -> None:
