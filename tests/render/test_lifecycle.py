@@ -177,5 +177,14 @@ def test_a_paused_composite_is_left_alone(apis_dir: Path) -> None:
         "type": "Synced",
         "status": "False",
         "reason": "ReconcilePaused",
-        "message": "Reconciliation is paused via the pause annotation",
+        "message": "Reconciliation (including deletion) is paused via the pause annotation",
     }
+    # The event carries the composite reconciler's own reason and words.
+    paused_events = [
+        (e["type"], e["reason"], e["message"])
+        for e in result.events
+        if e["involvedObject"]["kind"] == "XParent" and "paused" in e["message"]
+    ]
+    assert paused_events == [
+        ("Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation")
+    ]

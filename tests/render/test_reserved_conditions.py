@@ -59,8 +59,11 @@ def test_the_engine_drops_reserved_types_from_function_results(apis_dir: Path) -
 
     assert result.ok, result.errors
     conditions = {c["type"]: c for c in one(result, "XPlatform")["status"]["conditions"]}
-    # Only Crossplane's own Ready and Synced, as Crossplane sets them, and the custom one.
-    assert sorted(conditions) == ["Reachable", "Ready", "Synced"]
+    # Only Crossplane's own Ready, Synced and Responsive, as Crossplane sets them, and
+    # the custom one.
+    assert sorted(conditions) == ["Reachable", "Ready", "Responsive", "Synced"]
+    responsive = conditions["Responsive"]
+    assert (responsive["status"], responsive["reason"]) == ("True", "WatchCircuitClosed")
     assert (conditions["Ready"]["status"], conditions["Ready"]["reason"]) == ("True", "Available")
     assert conditions["Synced"]["reason"] == "ReconcileSuccess"
     assert conditions["Reachable"]["status"] == "False"

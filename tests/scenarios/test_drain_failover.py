@@ -180,7 +180,7 @@ def test_a_cluster_that_fails_over_takes_replicas_again_once_reachable(fleet: Fl
     # The engine drops what functions set of the types Crossplane reserves, as
     # Crossplane does: failover reads a condition a control plane keeps.
     kept = {c["type"] for c in over.one("InferenceCluster", EAST)["status"]["conditions"]}
-    assert kept & RESERVED_CONDITION_TYPES == {"Ready", "Synced"}  # Crossplane's own
+    assert kept & RESERVED_CONDITION_TYPES == {"Ready", "Synced", "Responsive"}  # Crossplane's own
     back = over.edit(reachable_again, now=LATER)
     assert back.result.ok, back.result.errors
     assert back.condition("InferenceCluster", EAST, "Reachable")["status"] == "True"

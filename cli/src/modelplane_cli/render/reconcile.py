@@ -31,8 +31,16 @@ _FATAL_UNKNOWN_MESSAGE = (
     "A fatal error occurred before the status of this condition could be determined."
 )
 ANNOTATION_PAUSED = "crossplane.io/paused"
+# A paused composite's Synced condition (crossplane-runtime `ReconcilePaused`) and the
+# event recorded with it (`reasonPaused`, `reconcilePausedMsg` in the composite reconciler).
 REASON_PAUSED = "ReconcilePaused"
-_PAUSED_MESSAGE = "Reconciliation is paused via the pause annotation"
+_PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
+EVENT_PAUSED = "ReconciliationPaused"
+_PAUSED_EVENT_MESSAGE = "Reconciliation is paused via the pause annotation"
+# Every reconcile marks the watch circuit breaker's state first (`WatchCircuitClosed`,
+# apiextensions `conditions.go`). Render sends no watch events to trip it: always closed.
+TYPE_RESPONSIVE = "Responsive"
+REASON_WATCH_CIRCUIT_CLOSED = "WatchCircuitClosed"
 # Crossplane's resource.DefaultFirstN: how many names a condition message lists.
 _FIRST_N = 3
 
@@ -88,10 +96,11 @@ async def reconcile(
     # Crossplane labels a root composite with its own name; nested ones inherit the root's.
     meta["labels"] = {LABEL_COMPOSITE: key.name, **(meta.get("labels") or {})}
 
+    _set(xr, [Condition(TYPE_RESPONSIVE, "True", REASON_WATCH_CIRCUIT_CLOSED)])
     if annotations_of(xr).get(ANNOTATION_PAUSED) == "true":
         _set(xr, [Condition("Synced", "False", REASON_PAUSED, _PAUSED_MESSAGE)])
         _store(world, xr)
-        return Report(key, [Event("Normal", REASON_PAUSED, _PAUSED_MESSAGE)])
+        return Report(key, [Event("Normal", EVENT_PAUSED, _PAUSED_EVENT_MESSAGE)])
 
     try:
         composition = apis.composition_for(xr)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from modelplane.core import kinds
+from modelplane.core.vocabulary import RESERVED_CONDITION_TYPES
 from modelplane_cli.render import fleet_tables
 from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.services import services
@@ -107,7 +108,8 @@ def _composites(composites: Sequence[View]) -> str:
                 f"{c.get('type')}={c.get('status')}"
                 + (f" ({c['reason']})" if c.get("reason") else "")
                 for c in _conditions(obj)
-                if c.get("type") not in ("Ready", "Synced")
+                # Crossplane's own (Ready, Synced, Responsive) are not Modelplane's to explain.
+                if c.get("type") not in RESERVED_CONDITION_TYPES
             ),
         ]
         for obj in composites
