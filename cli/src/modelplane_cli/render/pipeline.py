@@ -109,7 +109,7 @@ async def run_pipeline(
         {name: world.serialized(ObjectKey.of(obj)) for name, obj in observed.items()},
     )
     desired = fnv1.State()
-    context = struct_pb2.Struct()
+    context: struct_pb2.Struct | None = struct_pb2.Struct()
     # The render clock (`clock`): functions read now from here, never the wall clock.
     context.update({CONTEXT_NOW: now})
     if traced:
@@ -129,8 +129,9 @@ async def run_pipeline(
             outcome.error = f"pipeline step {quote(step.name)} returned a fatal result: {fatal}"
             return outcome
         desired = response.desired
-        if response.HasField("context"):
-            context = response.context
+        # What the step answered is what the next step gets: no context when it sent
+        # none (`fctx = rsp.GetContext()`, nil when unset).
+        context = response.context if response.HasField("context") else None
     _read_desired(desired, outcome, world.memos)
     return outcome
 
@@ -139,13 +140,14 @@ async def _run_step(
     step: PipelineStep,
     observed: bytes,
     desired: fnv1.State,
-    context: struct_pb2.Struct,
+    context: struct_pb2.Struct | None,
     world: World,
     apis: Apis,
     functions: FunctionClient,
 ) -> fnv1.RunFunctionResponse:
     body = fnv1.RunFunctionRequest(desired=desired)
-    body.context.CopyFrom(context)
+    if context is not None:
+        body.context.CopyFrom(context)
     if step.input is not None:
         body.input.CopyFrom(to_struct(dict(step.input)))
     try:
@@ -178,8 +180,12 @@ async def _run_step(
             name: requirements.schema(apis, schema_selector)
             for name, schema_selector in sorted(response.requirements.schemas.items())
         }
+        # Crossplane carries the answer's context to the next call, none included
+        # (`req.Context = rsp.GetContext()`).
         if response.HasField("context"):
             body.context.CopyFrom(response.context)
+        else:
+            body.ClearField("context")
     raise _StepFailedError(
         f"cannot run pipeline step {quote(step.name)}: requirements didn't stabilize after the "
         f"maximum number of iterations ({MAX_REQUIREMENTS_ITERATIONS})"
@@ -211,9 +217,19 @@ def _collect(
             )
         )
     for result in response.results:
-        reason = result.reason if result.HasField("reason") else REASON_COMPOSE
+        # An empty reason is Crossplane's own ComposeResources, as an unset one is.
+        reason = result.reason or REASON_COMPOSE
         if result.severity == fnv1.SEVERITY_FATAL:
             return result.message
+        if result.severity == fnv1.SEVERITY_UNSPECIFIED:
+            # What a function built against a newer protocol might send: a Warning on
+            # the composite, in the composer's own words (`composition_functions.go`).
+            message = (
+                f"Pipeline step {quote(step.name)} returned a result of unknown severity "
+                f"(assuming warning): {result.message}"
+            )
+            outcome.events.append(Event("Warning", reason, message))
+            continue
         kind = _EVENT_TYPE.get(result.severity)
         if kind is not None:
             message = f"Pipeline step {quote(step.name)}: {result.message}"
