@@ -344,7 +344,7 @@ def test_a_composed_resource_keeps_its_name_when_the_function_renames_it(
     assert [r["name"] for r in parent["spec"]["crossplane"]["resourceRefs"]] == ["settings-before"]
 
 
-def test_a_composite_applied_again_from_its_source_keeps_its_resource_refs(
+def test_a_composite_applied_again_from_its_source_keeps_what_crossplane_wrote(
     apis_dir: Path,
 ) -> None:
     # The stray ConfigMap of `test_only_what_resource_refs_list_is_observed_and_collected`,
@@ -369,6 +369,13 @@ metadata:
             super().compose(request, rsp)
 
     world = parse_stream(_running(apis_dir) + stray, "world.yaml", observed=True)
+    # What a control plane's world also carries: the Composition and revision it chose.
+    (parent,) = [d.obj for d in world if d.obj["kind"] == "XParent"]
+    chosen = {
+        "compositionRef": {"name": "xparents.example.org"},
+        "compositionRevisionRef": {"name": "xparents.example.org-1a2b3c4"},
+    }
+    parent["spec"]["crossplane"].update(chosen)
     source = docs(PARENT.replace("{children: 2}", "{children: 0, phase: before}"))
     runners = {**default_runners(), "fn-parent": Recording()}
     result = render_documents(apis_dir, [*world, *source], runners)
@@ -376,3 +383,5 @@ metadata:
     assert result.ok, result.errors
     assert seen and all(names == ["keep", "old", "usage"] for names in seen)
     assert one(result, "ConfigMap", "stray")
+    kept = one(result, "XParent")["spec"]["crossplane"]
+    assert {k: kept.get(k) for k in chosen} == chosen

@@ -42,8 +42,10 @@ from modelplane_cli.schema.errors import RULES_SKIPPED
 DEFAULT_NAMESPACE = "default"
 # What the API server writes into metadata; a source document never replaces it.
 _SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation")
-# The `spec.crossplane` fields Crossplane itself writes on a composite (`resourceRefs`).
-_CROSSPLANE_WRITTEN = ("resourceRefs",)
+# The `spec.crossplane` fields Crossplane itself writes on a composite: what it
+# composed, and the Composition and revision it selected (`SelectComposition`,
+# `SelectCompositionRevision`; render writes only the first, see design/design.md).
+_CROSSPLANE_WRITTEN = ("resourceRefs", "compositionRef", "compositionRevisionRef")
 
 
 @dataclass

@@ -12,8 +12,12 @@ is left out, so each is the nominal value.
   jitter(res.TTL)`; the TTL is gathered in `FunctionComposer.Compose`,
   `composition_functions.go`). crossplane-function-sdk-python's `response.to()`
   sets `DEFAULT_TTL`, one minute (`crossplane/function/response.py`), which every
-  Modelplane function keeps. Without a TTL the composite polls every
-  `--poll-interval`, one minute by default (`core.go`).
+  Modelplane function keeps. Realtime compositions also turn polling off
+  (`WithPollInterval(0)`, `internal/controller/apiextensions/definition/reconciler.go`):
+  a composite whose pipeline returned no TTL waits for a watch, or for the period
+  of its `crossplane.io/poll-interval` annotation. Render prices such a composite
+  (only a function other than Modelplane's, or a failed pipeline, has no TTL) as
+  requeued after `--poll-interval`, one minute, as with realtime compositions off.
 - **What wakes a composite at once.** A change to the composite itself, and (with
   realtime compositions) to any resource its `spec.crossplane.resourceRefs`
   lists: the reconciler starts a watch per referenced kind (`StartWatches` in
@@ -45,7 +49,7 @@ MINUTE: Final = 60.0
 
 # crossplane-function-sdk-python 0.15 response.DEFAULT_TTL.
 FUNCTION_TTL: Final = 1 * MINUTE
-# Crossplane core --poll-interval: a composite whose pipeline returned no TTL.
+# Crossplane core --poll-interval: what render prices a composite without a TTL at.
 COMPOSITE_POLL: Final = 1 * MINUTE
 # provider-kubernetes v1.2.1 --poll.
 KUBERNETES_POLL: Final = 10 * MINUTE
