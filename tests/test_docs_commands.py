@@ -7,7 +7,9 @@ catalog and fleet) and its running world `world.yaml`. `make render ARGS="..."`
 is `.venv/bin/modelplane render ...` (its redirection is tested in
 `test_make_render`); a bare `modelplane` is the installed command of the CI recipe
 only, since `make run` puts nothing on PATH. A command whose comment says
-`# exits N` must exit N; every other must succeed.
+`# exits N` must exit N; every other must succeed. The summary line docs/cli.md
+quotes must be the first line the example render (`SUMMARY_SOURCE`) prints where a
+doc runs it.
 
 A command that is the CLI alone (`.venv/bin/modelplane ARGS`, at most with its
 standard output sent to a file) runs through the entry point's `main` in this
@@ -55,6 +57,9 @@ EXTERNAL = ("kubectl", "curl", "helm", "crossplane")
 # Programs a runnable block may use besides the CLI.
 _RENDER_EXAMPLE = ("render", "examples/catalog", "examples/fleet", "-o", "yaml")
 SHELL_TOOLS = ("mkdir", "cp", "sed", "cat", "rm", "cd", "source")
+# The render whose summary's first line docs/cli.md quotes ("Time"); getting-started
+# runs it, and its output is checked against the quote there.
+SUMMARY_SOURCE = ".venv/bin/modelplane render examples/catalog examples/fleet"
 
 
 @dataclass(frozen=True)
@@ -296,6 +301,21 @@ def test_every_command_of_a_doc_runs_as_written(
             )
             continue
         assert done.returncode == 0, f"{block.where}: {command!r}:\n{done.stderr[-2000:]}"
+        if command == SUMMARY_SOURCE:
+            first, quoted = done.stdout.splitlines()[0], quoted_summary()
+            assert first == quoted, f"{block.where}: {first!r}; docs/cli.md quotes {quoted!r}"
+
+
+def test_a_doc_runs_the_render_whose_summary_is_quoted() -> None:
+    assert any(SUMMARY_SOURCE in block.commands for doc in DOCS for block in blocks(doc)), (
+        f"no doc runs {SUMMARY_SOURCE!r}, so docs/cli.md's quoted summary is not checked"
+    )
+
+
+def quoted_summary() -> str:
+    """The summary line docs/cli.md quotes (the example render's, SUMMARY_SOURCE)."""
+    (quoted,) = re.findall(r"`(Rendered \d+ objects[^`]*)`", (ROOT / "docs" / "cli.md").read_text())
+    return " ".join(quoted.split())
 
 
 def test_the_drain_walkthrough_moves_replicas(tmp_path: Path, running_world: Path) -> None:
