@@ -153,6 +153,18 @@ REJECTED = [
         id="ML teams cannot pick the scheduler",
     ),
     pytest.param(
+        edited(DEPLOYMENT, "spec.workers.template.spec.priority", 1000000),
+        "spec.workers.template.spec.priority: Forbidden: priority admission sets it from the "
+        "PriorityClass",
+        id="ML teams cannot set a pod priority",
+    ),
+    pytest.param(
+        edited(DEPLOYMENT, "spec.workers.template.spec.preemptionPolicy", "Never"),
+        "spec.workers.template.spec.preemptionPolicy: Forbidden: priority admission sets it "
+        "from the PriorityClass",
+        id="ML teams cannot set a preemption policy",
+    ),
+    pytest.param(
         edited(DEPLOYMENT, "spec.workers.template.spec.tolerations", [{"operator": "Exists"}]),
         "spec.workers.template.spec.tolerations: Forbidden",
         id="ML teams cannot tolerate taints",

@@ -89,13 +89,17 @@ def test_allowed_priority_passes(build: Any) -> None:
 
 
 def test_no_priority_removes_a_template_priority(build: Any) -> None:
-    template = build.pod_template(priorityClassName="sneaky", priority=1000000)
+    template = build.pod_template(
+        priorityClassName="sneaky", priority=1000000, preemptionPolicy="Never"
+    )
     config, _ = read_scheduling(None)
     result = apply_conventions(typed([build.deployment(template=template)]), config, _context(None))
     (pod_spec,) = _pod_specs(result, build)
     assert "priorityClassName" not in pod_spec
     assert "priority" not in pod_spec
+    assert "preemptionPolicy" not in pod_spec
     assert sorted(f.path for f in result.issues) == [
+        "spec.template.spec.preemptionPolicy",
         "spec.template.spec.priority",
         "spec.template.spec.priorityClassName",
     ]

@@ -213,3 +213,107 @@ def test_a_team_routes_only_to_its_own_namespace(serving: Fleet) -> None:
     resolved = next(c for c in service["status"]["conditions"] if c["type"] == "EndpointsResolved")
     assert resolved["reason"] == "DeploymentNotFound"
     assert [e.get("external") for e in service["status"]["endpoints"]] == [True]
+
+
+# On a gateway without a hostname every path-addressed service is served under the
+# host of the gateway's address: a route naming that host would outrank them all.
+GRAB: Obj = {
+    "apiVersion": "modelplane.ai/v1alpha1",
+    "kind": "ModelService",
+    "metadata": {"name": "grab", "namespace": "other-team"},
+    "spec": {
+        "gatewayRef": {"name": "fleet"},
+        "hostname": "grab.example.net",
+        "endpoints": [{"external": {"url": "https://other.example.net/v1"}}],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def bare_gateway(serving: Fleet) -> Fleet:
+    """examples/serving on a gateway without a hostname, chat addressed by its path,
+    and a second team's ModelService on its own hostname."""
+
+    def edit(objects: list[Obj]) -> None:
+        for obj in objects:
+            if obj["kind"] in ("InferenceGateway", "ModelService"):
+                obj["spec"].pop("hostname")
+        objects.append(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other-team"}}
+        )
+        objects.append(GRAB)
+
+    rendered = serving.edit(edit)
+    assert rendered.result.ok, rendered.result.errors
+    return rendered
+
+
+def _route(fleet: Fleet, service: str) -> Obj:
+    (route,) = [
+        o["spec"]["forProvider"]["manifest"]
+        for o in fleet.all("Object")
+        if o["spec"]["forProvider"]["manifest"]["kind"] == "HTTPRoute"
+        and o["metadata"]["labels"]["crossplane.io/composite"] == service
+    ]
+    return route
+
+
+def _gateway_host(fleet: Fleet) -> str:
+    return fleet.one("InferenceGateway", "fleet")["status"]["address"].removeprefix("http://")
+
+
+def test_a_service_cannot_take_the_address_of_a_gateway_without_a_hostname(
+    bare_gateway: Fleet,
+) -> None:
+    host = _gateway_host(bare_gateway)
+    chat = bare_gateway.one("ModelService", "chat")["status"]["address"]
+    assert chat == f"http://{host}/chat-team/chat"
+    assert _route(bare_gateway, "grab")["spec"]["hostnames"] == ["grab.example.net"]
+
+    def grab_the_address(objects: list[Obj]) -> None:
+        (grab,) = [
+            o for o in objects if o["kind"] == "ModelService" and o["metadata"]["name"] == "grab"
+        ]
+        grab["spec"]["hostname"] = host
+
+    edited = bare_gateway.edit(grab_the_address)
+    valid = edited.condition("ModelService", "grab", "Valid")
+    assert (valid["status"], valid["reason"]) == ("False", "HostnameNotAllowed")
+    assert valid["message"] == (
+        f"spec.hostname: {host!r} is InferenceGateway fleet's own address, under which every "
+        "ModelService without a hostname is served"
+    )
+    warned = [
+        e
+        for e in edited.result.events
+        if e["involvedObject"]["name"] == "grab" and e["reason"] == "HostnameNotAllowed"
+    ]
+    assert warned and all(e["type"] == "Warning" for e in warned)
+    # The refused edit keeps what grab routed before; chat's route is untouched.
+    assert _route(edited, "grab") == _route(bare_gateway, "grab")
+    assert _route(edited, "chat") == _route(bare_gateway, "chat")
+    assert (
+        edited.one("ModelService", "chat")["status"]
+        == bare_gateway.one("ModelService", "chat")["status"]
+    )
+
+
+def test_a_new_service_on_the_address_of_a_gateway_without_a_hostname_routes_nothing(
+    bare_gateway: Fleet,
+) -> None:
+    host = _gateway_host(bare_gateway)
+
+    def add(objects: list[Obj]) -> None:
+        grab = {**GRAB, "metadata": {"name": "grab-all", "namespace": "other-team"}}
+        objects.append({**grab, "spec": {**GRAB["spec"], "hostname": host}})
+
+    edited = bare_gateway.edit(add)
+    valid = edited.condition("ModelService", "grab-all", "Valid")
+    assert (valid["status"], valid["reason"]) == ("False", "HostnameNotAllowed")
+    composed = [
+        o
+        for o in edited.all("Object")
+        if o["metadata"]["labels"]["crossplane.io/composite"] == "grab-all"
+    ]
+    assert composed == []
+    assert _route(edited, "chat") == _route(bare_gateway, "chat")

@@ -281,6 +281,8 @@ def _template(**spec: Any) -> dict[str, Any]:
         (_template(tolerations=[]), "spec.workers.template.spec.tolerations"),
         (_template(schedulerName="x"), "spec.workers.template.spec.schedulerName"),
         (_template(priorityClassName="x"), "spec.workers.template.spec.priorityClassName"),
+        (_template(priority=1000), "spec.workers.template.spec.priority"),
+        (_template(preemptionPolicy="Never"), "spec.workers.template.spec.preemptionPolicy"),
         (_template(resourceClaims=[]), "spec.workers.template.spec.resourceClaims"),
         (_template(nodeName="n1"), "spec.workers.template.spec.nodeName"),
         (

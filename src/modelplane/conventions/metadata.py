@@ -106,16 +106,18 @@ def set_pod_field(
 
 
 def drop_pod_priority(spec: dict[str, Any], where: str, title: str, issues: list[Issue]) -> None:
-    """Pods may not carry an integer priority: admission derives it from the class."""
-    if "priority" in spec:
-        issues.append(
-            warning(
-                f"{where}.priority",
-                f"{title}: spec.priority is set by admission from priorityClassName; removed",
-                Reason.PLATFORM_KEY_OVERRIDDEN,
+    """Pods may carry neither an integer priority nor a preemption policy: priority
+    admission derives both from the class, and refuses a pod whose values differ."""
+    for name in ("preemptionPolicy", "priority"):
+        if name in spec:
+            issues.append(
+                warning(
+                    f"{where}.{name}",
+                    f"{title}: spec.{name} is set by admission from priorityClassName; removed",
+                    Reason.PLATFORM_KEY_OVERRIDDEN,
+                )
             )
-        )
-        del spec["priority"]
+            del spec[name]
 
 
 def check_annotation_size(

@@ -81,10 +81,13 @@ CONTRACT_ENV = (
 )
 
 # Pod fields Modelplane (pool pin, claims, toleration) or the scheduler
-# conventions (scheduler, priority) own.
+# conventions (scheduler, priority) own. Priority admission derives `priority` and
+# `preemptionPolicy` from the PriorityClass the platform names, and refuses a pod
+# whose values differ from the class's: a team's would stop every pod.
 OWNED_POD_FIELDS = (
     "nodeName",
     "nodeSelector",
+    "preemptionPolicy",
     "priority",
     "priorityClassName",
     "resourceClaims",

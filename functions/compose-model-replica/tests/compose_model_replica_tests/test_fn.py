@@ -8,7 +8,7 @@ from compose_model_replica.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, requirements_only, run, run_over_grpc
 
-from .builders import OWNER, RUNNING, cluster, refused, replica, role
+from .builders import OWNER, RUNNING, TEMPLATE, cluster, refused, replica, role
 
 
 def unreadable_replica() -> dict[str, Any]:
@@ -28,6 +28,12 @@ def unreadable_cluster() -> dict[str, Any]:
     bad = cluster()
     bad["spec"]["backend"] = {"type": "Dynamo"}
     return bad
+
+
+def owning(**spec: Any) -> dict[str, Any]:
+    """The workers' role with `spec` in its pod template: fields the platform owns."""
+    template = {**TEMPLATE, "spec": {**TEMPLATE["spec"], **spec}}
+    return {**role(), "template": template}
 
 
 REFUSALS = [
@@ -118,6 +124,23 @@ REFUSALS = [
             kept=True,
         ),
         id="no model URI for KServe: keeps the running workload",
+    ),
+    *(
+        pytest.param(
+            request(
+                replica(workers=owning(**{field: value})),
+                observed=RUNNING,
+                required={"inferencecluster": [cluster()], "priorityclasses": []},
+            ),
+            refused(
+                "FALSE",
+                "InvalidSpec",
+                f"spec.workers.template.spec.{field}: is set by Modelplane, not the template",
+                kept=True,
+            ),
+            id=f"{field} in the template (priority admission derives it): keeps the workload",
+        )
+        for field, value in (("priority", 1000000), ("preemptionPolicy", "Never"))
     ),
 ]
 

@@ -11,8 +11,9 @@ its effective weight.
 
 A named deployment that does not exist is named on `EndpointsResolved` and the
 rest are routed. A gateway that is missing or not ready, an invalid external URL
-or a hostname that is not the service's to take keeps everything composed
-before: nothing routed is dropped by a bad edit.
+or a hostname that is not the service's to take (outside the gateway's hostname,
+an IP, or, on a gateway without one, the gateway's own address) keeps everything
+composed before: nothing routed is dropped by a bad edit.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -129,6 +130,13 @@ class FunctionRunner(ComposeFunction):
         if isinstance(hub, str):
             raise Waiting(hub, reason=Reason.GATEWAY_NOT_READY)
         service = self.on_hub_cluster(req, rsp, service, hub)
+        if service.hostname and not hub.hostname and not hub.address:
+            # Its address is the one hostname it cannot take (`hostname_issues`).
+            message = (
+                f"InferenceGateway {hub.name} has no hostname and has not reported its "
+                "address yet: spec.hostname is checked against it"
+            )
+            raise Waiting(message, reason=Reason.GATEWAY_NOT_READY)
         others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
         problems = hostname_issues(service, composite, hub, others)
         if problems:

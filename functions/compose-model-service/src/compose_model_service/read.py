@@ -8,7 +8,9 @@ composed.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from ipaddress import ip_address
 from typing import Any
+from urllib.parse import urlsplit
 
 from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
 
@@ -98,12 +100,25 @@ def provider_config(gateway: InferenceGateway) -> dict[str, str]:
 def hostname_issues(
     service: Service, me: ModelService, hub: Hub, others: Sequence[ModelService]
 ) -> list[Issue]:
-    """A hostname must be within the gateway's, and no older ModelService on the same
-    gateway may hold it (the oldest keeps it, as Gateway API resolves a conflict)."""
+    """A hostname must be a name, within the gateway's when it declares one and never
+    the gateway's own address, and no older ModelService on the same gateway may hold
+    it (the oldest keeps it, as Gateway API resolves a conflict)."""
     hostname = service.hostname
     if not hostname:
         return []
     path = "spec.hostname"
+    if _is_ip(hostname):
+        # Gateway API forbids IPs as route hostnames (its CRD pattern lets them by).
+        why = f"{hostname!r} is an IP address; a route's hostname must be a DNS name"
+        return [Issue(path, why, Reason.HOSTNAME_NOT_ALLOWED)]
+    if not hub.hostname and hostname == address_host(hub):
+        # Every path-addressed service is served under this host: a route naming it
+        # with PathPrefix / would outrank them all (design/tenant-owned-fields.md).
+        why = (
+            f"{hostname!r} is InferenceGateway {hub.name}'s own address, under which "
+            "every ModelService without a hostname is served"
+        )
+        return [Issue(path, why, Reason.HOSTNAME_NOT_ALLOWED)]
     if hub.hostname and not hostname.endswith(f".{hub.hostname}"):
         return [
             Issue(
@@ -133,6 +148,22 @@ def hostname_issues(
             )
         ]
     return []
+
+
+def address_host(hub: Hub) -> str | None:
+    """The host of the gateway's reported address, as a route's hostname would name it."""
+    if not hub.address:
+        return None
+    host = urlsplit(hub.address).hostname
+    return host.rstrip(".") if host else None
+
+
+def _is_ip(hostname: str) -> bool:
+    try:
+        ip_address(hostname)
+    except ValueError:
+        return False
+    return True
 
 
 def _age(service: ModelService) -> tuple[str, str, str]:

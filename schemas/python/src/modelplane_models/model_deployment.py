@@ -115,6 +115,8 @@ class PodSpec(BaseModel):
     nodeSelector: Annotated[
         dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
     ] = None
+    preemptionPolicy: Annotated[StrictStr | None, Field(max_length=64)] = None
+    priority: StrictInt | None = None
     priorityClassName: Annotated[StrictStr | None, Field(max_length=253)] = None
     schedulerName: Annotated[StrictStr | None, Field(max_length=253)] = None
     tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None

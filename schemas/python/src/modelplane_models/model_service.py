@@ -91,7 +91,7 @@ class Spec(BaseModel):
     hostname: Annotated[
         StrictStr | None,
         Field(
-            description="Serve on this hostname (clients send to http://<hostname>/v1/...). Within the gateway's hostname when it declares one; two ModelServices on one gateway may not share it. Unset: the address is a path on the gateway, /<namespace>/<name>.",
+            description="Serve on this hostname (clients send to http://<hostname>/v1/...). A DNS name within the gateway's hostname when it declares one, and never the host of the gateway's address; two ModelServices on one gateway may not share it. Unset: the address is a path on the gateway, /<namespace>/<name>.",
             max_length=253,
             min_length=1,
             pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
