@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
+from modelplane.workloads.pods import CONTRACT_ENV
 from modelplane_cli.schema import SchemaRegistry, rule_cost_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -360,14 +361,18 @@ SIDECAR: Obj = {"name": "proxy", "image": "envoy"}
         pytest.param(
             edited(DEPLOYMENT, f"{ENGINE}.env", [{"name": "MODELPLANE_NODE_RANK", "value": "1"}]),
             "containers[0].env: Forbidden: MODELPLANE_NODE_RANK, MODELPLANE_NODE_COUNT, "
-            "MODELPLANE_LEADER_ADDRESS, MODELPLANE_MODEL_NAME, MODELPLANE_MODEL_URI and "
-            "MODELPLANE_PREFILL_ADDRESS are set by Modelplane",
+            "MODELPLANE_LEADER_ADDRESS, MODELPLANE_MODEL_NAME, MODELPLANE_MODEL_URI, "
+            "MODELPLANE_PREFILL_ADDRESS and MODELPLANE_MODEL_PATH are set by Modelplane",
             id="the injected env is Modelplane's",
         ),
-        pytest.param(
-            edited(DEPLOYMENT, f"{ENGINE}.env", [{"name": "MODELPLANE_MODEL_NAME", "value": "x"}]),
-            "containers[0].env: Forbidden: MODELPLANE_NODE_RANK",
-            id="the served model name is Modelplane's too",
+        # Every variable the functions refuse (`CONTRACT_ENV`) is refused at admission.
+        *(
+            pytest.param(
+                edited(DEPLOYMENT, f"{ENGINE}.env", [{"name": name, "value": "x"}]),
+                "containers[0].env: Forbidden: MODELPLANE_NODE_RANK",
+                id=f"{name} is Modelplane's",
+            )
+            for name in CONTRACT_ENV
         ),
         pytest.param(
             edited(DEPLOYMENT, "spec.model", {"uri": "Qwen/Qwen2.5-7B"}),
