@@ -110,11 +110,9 @@ def test_composed_resources_are_tracked_through_resource_refs(apis_dir: Path) ->
     assert [r["kind"] for r in refs] == ["Object"] and refs[0]["name"] in objects
 
 
-def test_only_what_resource_refs_list_is_observed_and_collected(apis_dir: Path) -> None:
-    running = _running(apis_dir)
-    # A ConfigMap the composite controls, but its references do not list: Crossplane
-    # neither shows it to the functions nor deletes it.
-    stray = """---
+# A ConfigMap the composite controls, but its references do not list: Crossplane
+# neither shows it to the functions nor deletes it.
+STRAY = """---
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -125,18 +123,27 @@ metadata:
   ownerReferences:
   - {apiVersion: example.org/v1, kind: XParent, name: web, controller: true}
 """
-    seen: list[list[str]] = []
 
-    class Recording(Phased):
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            seen.append(sorted(request.observed.resources))
-            super().compose(request, rsp)
 
-    runners = {**default_runners(), "fn-parent": Recording()}
-    result = render_text(apis_dir, running + stray, runners)
+class Recording(Phased):
+    """Phased, noting the names of the composed resources each call observed."""
+
+    def __init__(self) -> None:
+        self.seen: list[list[str]] = []
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        self.seen.append(sorted(request.observed.resources))
+        super().compose(request, rsp)
+
+
+def test_only_what_resource_refs_list_is_observed_and_collected(apis_dir: Path) -> None:
+    running = _running(apis_dir)
+    recording = Recording()
+    runners = {**default_runners(), "fn-parent": recording}
+    result = render_text(apis_dir, running + STRAY, runners)
 
     assert result.ok, result.errors
-    assert seen and all(names == ["keep", "old", "usage"] for names in seen)
+    assert recording.seen and all(names == ["keep", "old", "usage"] for names in recording.seen)
     assert one(result, "ConfigMap", "stray")
 
 
@@ -321,7 +328,9 @@ class Renaming(FakeFunction):
     def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         phase = observed_composite(request)["spec"].get("phase", "before")
         config_map(rsp, "settings", {"phase": phase})
-        rsp.desired.resources["settings"].resource["metadata"]["name"] = f"settings-{phase}"
+        resource.update(
+            rsp.desired.resources["settings"], {"metadata": {"name": f"settings-{phase}"}}
+        )
 
 
 def test_a_composed_resource_keeps_its_name_when_the_function_renames_it(
@@ -347,28 +356,9 @@ def test_a_composed_resource_keeps_its_name_when_the_function_renames_it(
 def test_a_composite_applied_again_from_its_source_keeps_what_crossplane_wrote(
     apis_dir: Path,
 ) -> None:
-    # The stray ConfigMap of `test_only_what_resource_refs_list_is_observed_and_collected`,
-    # under a composite applied again from a repository: the source document has no
-    # `spec.crossplane.resourceRefs`, and an apply keeps the ones Crossplane wrote.
-    stray = """---
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: stray
-  namespace: team-a
-  annotations: {crossplane.io/composition-resource-name: stray}
-  labels: {crossplane.io/composite: web}
-  ownerReferences:
-  - {apiVersion: example.org/v1, kind: XParent, name: web, controller: true}
-"""
-    seen: list[list[str]] = []
-
-    class Recording(Phased):
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            seen.append(sorted(request.observed.resources))
-            super().compose(request, rsp)
-
-    world = parse_stream(_running(apis_dir) + stray, "world.yaml", observed=True)
+    # STRAY under a composite applied again from a repository: the source document has
+    # no `spec.crossplane.resourceRefs`, and an apply keeps the ones Crossplane wrote.
+    world = parse_stream(_running(apis_dir) + STRAY, "world.yaml", observed=True)
     # What a control plane's world also carries: the Composition and revision it chose.
     (parent,) = [d.obj for d in world if d.obj["kind"] == "XParent"]
     chosen = {
@@ -377,11 +367,12 @@ metadata:
     }
     parent["spec"]["crossplane"].update(chosen)
     source = docs(PARENT.replace("{children: 2}", "{children: 0, phase: before}"))
-    runners = {**default_runners(), "fn-parent": Recording()}
+    recording = Recording()
+    runners = {**default_runners(), "fn-parent": recording}
     result = render_documents(apis_dir, [*world, *source], runners)
 
     assert result.ok, result.errors
-    assert seen and all(names == ["keep", "old", "usage"] for names in seen)
+    assert recording.seen and all(names == ["keep", "old", "usage"] for names in recording.seen)
     assert one(result, "ConfigMap", "stray")
     kept = one(result, "XParent")["spec"]["crossplane"]
     assert {k: kept.get(k) for k in chosen} == chosen
