@@ -26,7 +26,9 @@ from .support import (
     ChildRunner,
     FakeFunction,
     ParentRunner,
+    condition,
     default_runners,
+    one,
     render_text,
 )
 from .test_cli import cli
@@ -113,6 +115,10 @@ def test_the_timeline_lists_when_each_composite_reaches_each_state(apis_dir: Pat
     assert child[0] == ["+00m00s", "False", "Creating"]
     assert child[-1] == [ready_at, "True", "Available"]
     assert all(moment <= ready_at for moment, *_ in child)
+    # Crossplane's Responsive is on every composite, and True throughout: no step.
+    assert all(row[3] != "Responsive" for row in rows)
+    parent = one(result, "XParent")
+    assert condition(parent, "Responsive")["reason"] == "WatchCircuitClosed"
 
 
 def test_the_summary_says_how_long_with_default_intervals_and_with_watches(

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from modelplane.core.vocabulary import LABEL_COMPOSITE, RESERVED_CONDITION_TYPES
+from modelplane.core.vocabulary import LABEL_COMPOSITE, RESERVED_CONDITION_TYPES, RESPONSIVE
 from modelplane_cli.render import composed, garbage
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
@@ -37,9 +37,8 @@ REASON_PAUSED = "ReconcilePaused"
 _PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
 EVENT_PAUSED = "ReconciliationPaused"
 _PAUSED_EVENT_MESSAGE = "Reconciliation is paused via the pause annotation"
-# Every reconcile marks the watch circuit breaker's state first (`WatchCircuitClosed`,
+# Every reconcile marks the watch circuit breaker's state first (`RESPONSIVE`,
 # apiextensions `conditions.go`). Render sends no watch events to trip it: always closed.
-TYPE_RESPONSIVE = "Responsive"
 REASON_WATCH_CIRCUIT_CLOSED = "WatchCircuitClosed"
 # Crossplane's resource.DefaultFirstN: how many names a condition message lists.
 _FIRST_N = 3
@@ -96,7 +95,7 @@ async def reconcile(
     # Crossplane labels a root composite with its own name; nested ones inherit the root's.
     meta["labels"] = {LABEL_COMPOSITE: key.name, **(meta.get("labels") or {})}
 
-    _set(xr, [Condition(TYPE_RESPONSIVE, "True", REASON_WATCH_CIRCUIT_CLOSED)])
+    _set(xr, [Condition(RESPONSIVE, "True", REASON_WATCH_CIRCUIT_CLOSED)])
     if annotations_of(xr).get(ANNOTATION_PAUSED) == "true":
         _set(xr, [Condition("Synced", "False", REASON_PAUSED, _PAUSED_MESSAGE)])
         _store(world, xr)

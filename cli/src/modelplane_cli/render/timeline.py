@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from modelplane.core.vocabulary import RESPONSIVE
 from modelplane_cli.render import intervals
 from modelplane_cli.render.reads import Reads
 from modelplane_cli.render.world import (
@@ -145,6 +146,9 @@ class Timeline:
         self.seconds = max(self.seconds, everything)
         after = conditions_of(world.get(key))
         for kind in sorted(after):
+            # Always True in a render (`reconcile`): its appearance is no step of the story.
+            if kind == RESPONSIVE:
+                continue
             if conditions_before.get(kind) != after[kind]:
                 status, reason = after[kind]
                 self.entries.append(Entry(moment, key, kind, status, reason))
