@@ -20,7 +20,7 @@ import asyncio
 import gc
 import threading
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, ClassVar, TypeVar, cast, get_args, overload
 
 import grpc
@@ -28,12 +28,13 @@ from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import struct_pb2
+from google.protobuf.message import DecodeError
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import memo, received, report, required
+from modelplane.xfn import memo, received, report, required, wire
 from modelplane.xfn.memo import digest
 from modelplane.xfn.structs import plain, to_dict, update
 
@@ -124,11 +125,14 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         `deterministic` when the caller serialized `data` deterministically (the
         render engine), so a fetched list's bytes key its memo as they are."""
         try:
-            req, lists = received.split(data, deterministic=deterministic)
-        except ValueError:
-            # Bytes the split does not read are parsed whole, as the SDK's server
-            # would parse them (and refuse them, when they are not a request).
-            return self.run_function(fnv1.RunFunctionRequest.FromString(data))
+            try:
+                req, lists = received.split(data, deterministic=deterministic)
+            except ValueError:
+                # Bytes the split does not read are parsed whole, as the SDK's server
+                # would parse them (and refuse them, when they are not a request).
+                return self.run_function(fnv1.RunFunctionRequest.FromString(data))
+        except DecodeError as error:
+            return undecodable(data, error)
         with received.holding(req, lists):
             return self.run_function(req)
 
@@ -158,7 +162,7 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
             report.set_condition(
                 rsp, report.Condition(condition, waiting.status, waiting.reason, waiting.message)
             )
-        except InvalidInputError as invalid:
+        except (InvalidInputError, received.UndecodableList) as invalid:
             if required.unfetched(req, rsp):
                 return requirements_only(req, rsp)
             # Start over, so nothing half-composed leaks out, but ask for the same
@@ -185,6 +189,30 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Fill rsp from req. Bad input becomes conditions and events, never an exception
         other than InvalidInputError."""
+
+
+def undecodable(data: bytes, error: DecodeError) -> fnv1.RunFunctionResponse:
+    """The answer to a request whose composite or composed resources protobuf cannot
+    decode here (Crossplane's Go parser reads 100 times deeper): fatal, the one answer
+    that keeps every composed resource without reading them, since Crossplane then
+    neither applies nor deletes anything. Names the part that fails."""
+    rsp = fnv1.RunFunctionResponse()
+    with suppress(ValueError, DecodeError):
+        meta = next(wire.messages(memoryview(data), _META, "meta"), None)
+        if meta is not None:
+            rsp.meta.tag = fnv1.RequestMeta.FromString(bytes(meta)).tag
+    part = received.undecodable_part(data)
+    where = f"its {part}" if part else "it"
+    report.fatal(
+        rsp,
+        Reason.UNDECODABLE_INPUT,
+        f"the request cannot be decoded ({error}): {where} nests deeper than protobuf's "
+        "decoding limit of 100; nothing is applied or deleted until it is fixed",
+    )
+    return rsp
+
+
+_META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
 
 
 def requirements_only(
