@@ -15,8 +15,8 @@ and `items`, whichever way the request arrived.
 
 Crossplane (Go) decodes messages nested 10,000 deep; this parser (upb) stops at
 100. A list that cannot be decoded is `UndecodableList`, which the runner reports
-as input it cannot read (design/deep-templates.md); `undecodable_part` names the
-part of a request that cannot be, for the fatal answer to one.
+as input it cannot read (design/deep-templates.md); a request part that cannot
+be is answered fatal (`undecodable`), naming the part (`undecodable_part`).
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -24,7 +24,7 @@ part of a request that cannot be, for the fatal answer to one.
 
 import threading
 from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -32,7 +32,7 @@ from google.protobuf.message import DecodeError
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import wire
+from modelplane.xfn import report, wire
 
 
 class UndecodableList(Exception):  # noqa: N818 (named for what the input is)
@@ -215,3 +215,27 @@ def _decodes(message: type[fnv1.RunFunctionRequest] | type[fnv1.State], data: by
     except DecodeError:
         return False
     return True
+
+
+def undecodable(data: bytes, error: DecodeError) -> fnv1.RunFunctionResponse:
+    """The answer to a request whose composite or composed resources protobuf cannot
+    decode here (Crossplane's Go parser reads 100 times deeper): fatal, the one answer
+    that keeps every composed resource without reading them, since Crossplane then
+    neither applies nor deletes anything. Names the part that fails."""
+    rsp = fnv1.RunFunctionResponse()
+    with suppress(ValueError, DecodeError):
+        meta = next(wire.messages(memoryview(data), _META, "meta"), None)
+        if meta is not None:
+            rsp.meta.tag = fnv1.RequestMeta.FromString(bytes(meta)).tag
+    part = undecodable_part(data)
+    where = f"its {part}" if part else "it"
+    report.fatal(
+        rsp,
+        Reason.UNDECODABLE_INPUT,
+        f"the request cannot be decoded ({error}): {where} nests deeper than protobuf's "
+        "decoding limit of 100; nothing is applied or deleted until it is fixed",
+    )
+    return rsp
+
+
+_META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number

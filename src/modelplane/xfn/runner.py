@@ -20,7 +20,7 @@ import asyncio
 import gc
 import threading
 from collections.abc import Generator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar, cast, get_args, overload
 
 import grpc
@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import Reason
-from modelplane.xfn import memo, received, report, required, wire
+from modelplane.xfn import memo, received, report, required
 from modelplane.xfn.memo import digest
 from modelplane.xfn.structs import plain, to_dict, update
 
@@ -132,7 +132,7 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
                 # would parse them (and refuse them, when they are not a request).
                 return self.run_function(fnv1.RunFunctionRequest.FromString(data))
         except DecodeError as error:
-            return undecodable(data, error)
+            return received.undecodable(data, error)
         with received.holding(req, lists):
             return self.run_function(req)
 
@@ -189,30 +189,6 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Fill rsp from req. Bad input becomes conditions and events, never an exception
         other than InvalidInputError."""
-
-
-def undecodable(data: bytes, error: DecodeError) -> fnv1.RunFunctionResponse:
-    """The answer to a request whose composite or composed resources protobuf cannot
-    decode here (Crossplane's Go parser reads 100 times deeper): fatal, the one answer
-    that keeps every composed resource without reading them, since Crossplane then
-    neither applies nor deletes anything. Names the part that fails."""
-    rsp = fnv1.RunFunctionResponse()
-    with suppress(ValueError, DecodeError):
-        meta = next(wire.messages(memoryview(data), _META, "meta"), None)
-        if meta is not None:
-            rsp.meta.tag = fnv1.RequestMeta.FromString(bytes(meta)).tag
-    part = received.undecodable_part(data)
-    where = f"its {part}" if part else "it"
-    report.fatal(
-        rsp,
-        Reason.UNDECODABLE_INPUT,
-        f"the request cannot be decoded ({error}): {where} nests deeper than protobuf's "
-        "decoding limit of 100; nothing is applied or deleted until it is fixed",
-    )
-    return rsp
-
-
-_META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number
 
 
 def requirements_only(

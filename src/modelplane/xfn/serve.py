@@ -42,7 +42,8 @@ from grpc_reflection.v1alpha import reflection
 
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import report, required
-from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status, undecodable
+from modelplane.xfn.received import undecodable
+from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
 from modelplane.xfn.workers import Workers, default_workers
 
 DEFAULT_MAX_MESSAGE_MIB = 128
