@@ -134,6 +134,50 @@ def test_an_answer_that_is_not_a_response_is_reported_alike_in_both_modes(
     )
 
 
+class TooDeep(FakeFunction):
+    """Composes a ConfigMap whose body nests past upb's decoding depth:
+    Crossplane's Go client reads such an answer, the render's Python parser cannot."""
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        deep: object = "x"
+        for _ in range(40):
+            deep = {"n": deep}
+        resource.update(
+            rsp.desired.resources["deep"],
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "deep"}, "x": deep},
+        )
+
+
+class BytesTooDeep(TooDeep):
+    def run_function_serialized(
+        self, data: bytes, deterministic: bool = False
+    ) -> fnv1.RunFunctionResponse:
+        request = fnv1.RunFunctionRequest.FromString(data)
+        rsp = response.to(request)
+        self.compose(request, rsp)
+        return rsp
+
+
+@pytest.mark.parametrize("runner", [TooDeep, BytesTooDeep], ids=["RunFunction", "bytes entry"])
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
+def test_an_answer_too_deep_to_decode_is_a_failed_call_alike_in_both_modes(
+    tmp_path: Path, in_process: bool, runner: type[FakeFunction]
+) -> None:
+    result = render_text(
+        write_apis(tmp_path), PARENT, {"fn-parent": runner()}, in_process=in_process
+    )
+
+    assert not result.ok
+    assert find(result, "ConfigMap") == []
+    assert condition(one(result, "XParent"), "Synced")["message"] == (
+        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        "code = Internal desc = the response cannot be decoded (Error parsing message with "
+        "type 'apiextensions.fn.proto.v1.RunFunctionResponse': Exceeded "
+        "upb_DecodeOptions_MaxDepth): it nests deeper than the render's protobuf parser "
+        "reads (100 levels); Crossplane's Go parser would read it"
+    )
+
+
 class BytesRecorder(ParentRunner):
     """Keeps what its synchronous bytes entry was handed, and composes as the parent."""
 

@@ -244,3 +244,46 @@ def test_an_ml_team_cannot_choose_its_own_queue(fleet: Fleet) -> None:
     ]
     assert len(warnings) == 2
     assert all("metadata.labels[kai.scheduler/queue]" in message for message in warnings)
+
+
+def test_a_pod_template_nested_too_deep_changes_nothing_that_runs(fleet: Fleet) -> None:
+    """A team's pod template nested past what the functions decode (containers keep
+    unknown fields, so the API server admits it) is refused on its own deployment, naming
+    the field: nothing over-deep is composed, so every cluster's InferenceCluster, which
+    reads every replica's Objects, stays as it was (design/deep-templates.md)."""
+    deep: object = "x"
+    for _ in range(24):
+        deep = {"n": deep}
+
+    def nest(objects: list[Obj]) -> None:
+        engine = kimi(objects)["spec"]["workers"]["template"]["spec"]["containers"][0]
+        engine["x-deep"] = deep
+
+    edited = fleet.edit(nest)
+    assert edited.result.ok, edited.result.errors
+    assert scheduled(edited) == ("False", "InvalidSpec")
+    # Level 17 of the pod spec: spec, containers, the container, x-deep and 13 more.
+    field = "spec.workers.template.spec.containers[0].x-deep" + ".n" * 13
+    message = edited.condition("ModelDeployment", KIMI, "ReplicasScheduled")["message"]
+    assert message.startswith(f"{field}: nests deeper than 16 levels")
+    warnings = [
+        o
+        for o in edited.result.events
+        if o["involvedObject"]["name"] == KIMI
+        and o["type"] == "Warning"
+        and o["reason"] == "InvalidSpec"
+    ]
+    assert warnings and all(w["message"].endswith(message) for w in warnings)
+    # What runs keeps running, exactly as it ran.
+    assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
+    for name, _, _ in (KIMI_EU, KIMI_US):
+        assert edited.one("ModelReplica", name)["spec"] == fleet.one("ModelReplica", name)["spec"]
+        assert objects_of(edited, name) == objects_of(fleet, name)
+        assert edited.condition("ModelReplica", name, "Serving")["status"] == "True"
+    assert edited.condition("ModelDeployment", KIMI, "ReplicasReady")["status"] == "True"
+    # Every tenant's cluster is as healthy as before the edit.
+    for cluster in ("prod-us-east", "prod-eu-west"):
+        assert (
+            edited.one("InferenceCluster", cluster)["status"]["conditions"]
+            == (fleet.one("InferenceCluster", cluster)["status"]["conditions"])
+        )

@@ -15,7 +15,8 @@ from modelplane_models import InferenceCluster, ModelDeployment, ModelReplica
 
 from modelplane.core.bounded import BoundedMemo
 from modelplane.xfn import memo, received, required, wire
-from modelplane_dev.testing import request, run
+from modelplane.xfn.serve import SizeLimited
+from modelplane_dev.testing import as_dict, request, run
 
 from .test_memo import DEPLOYMENT, cluster
 
@@ -166,7 +167,77 @@ def test_bytes_the_split_cannot_read_are_parsed_whole_and_garbage_is_refused() -
     data = req.SerializeToString() + wire.varint(99 << 3 | 3) + wire.varint(99 << 3 | 4)
     assert _serialized(runner, data) == run(runner, req)
     with pytest.raises(DecodeError):
-        _serialized(runner, b"\x0a\x05ab")
+        fnv1.RunFunctionRequest.FromString(b"\x0a\x05ab")
+    (refused,) = _serialized(runner, b"\x0a\x05ab").results
+    assert (refused.severity, refused.reason) == (fnv1.SEVERITY_FATAL, "UndecodableInput")
+
+
+def _nested(levels: int) -> object:
+    value: object = "x"
+    for _ in range(levels):
+        value = {"n": value}
+    return value
+
+
+def _fatal(message: str) -> dict[str, Any]:
+    return {
+        "meta": {"tag": "test"},
+        "results": [
+            {
+                "severity": "SEVERITY_FATAL",
+                "reason": "UndecodableInput",
+                "message": message,
+                "target": "TARGET_COMPOSITE",
+            }
+        ],
+    }
+
+
+_MAX_DEPTH = (
+    "(Error parsing message with type 'apiextensions.fn.proto.v1.RunFunctionRequest': "
+    "Exceeded upb_DecodeOptions_MaxDepth)"
+)
+_TOO_DEEP = {"apiVersion": "v1", "kind": "ConfigMap", "x": _nested(40)}
+
+
+@pytest.mark.parametrize(
+    ("req", "want"),
+    [
+        pytest.param(
+            request(DEPLOYMENT, observed={"kimi-0": _TOO_DEEP}),
+            _fatal(
+                f"the request cannot be decoded {_MAX_DEPTH}: its observed.resources[kimi-0] "
+                "nests deeper than protobuf's decoding limit of 100; nothing is applied or "
+                "deleted until it is fixed"
+            ),
+            id="an observed resource",
+        ),
+        pytest.param(
+            request({**DEPLOYMENT, "x": _nested(40)}),
+            _fatal(
+                f"the request cannot be decoded {_MAX_DEPTH}: its observed.composite nests "
+                "deeper than protobuf's decoding limit of 100; nothing is applied or deleted "
+                "until it is fixed"
+            ),
+            id="the observed composite",
+        ),
+        pytest.param(
+            request(DEPLOYMENT, observed={"kimi-0": {"x": _nested(20)}}),
+            None,
+            id="within the depth: composed as parsed",
+        ),
+    ],
+)
+def test_a_request_part_protobuf_cannot_decode_is_a_fatal_answer_naming_it(
+    req: fnv1.RunFunctionRequest, want: dict[str, Any] | None
+) -> None:
+    """Its composed resources unread, a function cannot keep them by re-emitting them;
+    a fatal result keeps them, since Crossplane then applies and deletes nothing."""
+    got = _serialized(FunctionRunner(), req.SerializeToString(deterministic=True))
+    if want is None:
+        assert got == run(FunctionRunner(), req)
+        return
+    assert as_dict(got) == want
 
 
 _GROUP = wire.varint(99 << 3 | 3) + wire.varint(99 << 3 | 4)
@@ -297,3 +368,16 @@ def test_a_list_read_under_one_name_call_after_call_answers_as_read_cold(
         with memo.using(memo.Memos()):
             cold.append(_answer(_resolved_from_bytes(_KNOWN_FLEETS[i])))
     assert warm == cold
+
+
+@pytest.mark.parametrize("limit", [1 << 30, 10], ids=["within the size limit", "over it"])
+def test_the_server_answers_a_request_it_cannot_decode_whatever_its_size(limit: int) -> None:
+    """What the served function answers (`serve.SizeLimited`), from the request's bytes:
+    the same fatal answer naming the part, also where it is over the size limit."""
+    req = request(DEPLOYMENT, observed={"kimi-0": _TOO_DEEP})
+    data = req.SerializeToString(deterministic=True)
+    served = SizeLimited(FunctionRunner(), limit)
+    got = fnv1.RunFunctionResponse.FromString(asyncio.run(served.run_bytes(data)))
+    (fatal,) = got.results
+    assert (fatal.severity, fatal.reason) == (fnv1.SEVERITY_FATAL, "UndecodableInput")
+    assert "its observed.resources[kimi-0] nests deeper" in fatal.message

@@ -242,6 +242,70 @@ CASES = [
 ]
 
 
+def nested(levels: int) -> object:
+    """`levels` objects, one inside the next."""
+    value: object = "x"
+    for _ in range(levels):
+        value = {"n": value}
+    return value
+
+
+def deep_template(obj: dict[str, Any], levels: int) -> dict[str, Any]:
+    """`obj` (a deployment) whose engine container carries an unknown field `levels`
+    objects deep: its pod spec nests `levels` + 3 levels (spec, containers, the container)."""
+    engine = {"name": "engine", "image": "vllm/vllm-openai:v0.7.3", "x-deep": nested(levels)}
+    obj["spec"]["workers"]["template"] = {"spec": {"containers": [engine]}}
+    return obj
+
+
+TOO_DEEP = (
+    "spec.workers.template.spec.containers[0].x-deep.n.n.n.n.n.n.n.n.n.n.n.n.n: nests deeper "
+    "than 16 levels of objects and lists, counting spec.workers.template.spec as the first: "
+    "the most a pod spec may have, so that every workload built from it stays readable to "
+    "the functions that read it back"
+)
+SERVING_LISTED = list(SERVING.values())
+INVALID_CASES = [
+    pytest.param(
+        request(
+            deep_template(deployment(3), 14),
+            required=fetched(FLEET, SERVING_LISTED),
+            observed=SERVING,
+        ),
+        # Nothing decided: every replica kept exactly as it runs (as ready as its own
+        # Ready condition says), the fleet still asked for.
+        response(
+            resources={key: composed(obj, ready=False) for key, obj in SERVING.items()},
+            conditions=[condition("ReplicasScheduled", False, "InvalidSpec", TOO_DEEP)],
+            results=[event("WARNING", "InvalidSpec", TOO_DEEP)],
+        ),
+        id="a pod spec nested 17 levels: InvalidSpec naming it, every replica kept",
+    ),
+    pytest.param(
+        request(
+            deep_template(deployment(3), 13),
+            required=fetched(FLEET, SERVING_LISTED),
+            observed=SERVING,
+        ),
+        None,
+        id="a pod spec nested 16 levels: scheduled",
+    ),
+]
+
+
+@pytest.mark.parametrize(("req", "want"), INVALID_CASES)
+def test_a_pod_spec_nested_too_deep(req: Any, want: dict[str, Any] | None) -> None:
+    got = as_dict(run(FunctionRunner(), req))
+    if want is None:
+        scheduled = got["conditions"][0]
+        assert (scheduled["type"], scheduled["reason"]) == (
+            "ReplicasScheduled",
+            "AllReplicasScheduled",
+        )
+        return
+    assert got == want
+
+
 @pytest.mark.parametrize(("req", "want"), CASES)
 def test_compose(req: Any, want: dict[str, Any]) -> None:
     assert as_dict(run(FunctionRunner(), req)) == want

@@ -200,6 +200,8 @@ class Reason:
     # Any function.
     INTERNAL_ERROR: Final = "InternalError"
     REQUEST_TOO_LARGE: Final = "RequestTooLarge"
+    # Input protobuf cannot decode in Python (nested past its depth limit of 100).
+    UNDECODABLE_INPUT: Final = "UndecodableInput"
 
 
 # A condition False for one of these reasons says something has not happened yet (a

@@ -12,6 +12,11 @@ parsed once, when first read.
 The lists of a call live in a registry by the id of its (parsed) request, for
 the duration of the call (`holding`); `required` reads a list through `listed`
 and `items`, whichever way the request arrived.
+
+Crossplane (Go) decodes messages nested 10,000 deep; this parser (upb) stops at
+100. A list that cannot be decoded is `UndecodableList`, which the runner reports
+as input it cannot read (design/deep-templates.md); a request part that cannot
+be is answered fatal (`undecodable`), naming the part (`undecodable_part`).
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -19,12 +24,31 @@ and `items`, whichever way the request arrived.
 
 import threading
 from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf.message import DecodeError
 
-from modelplane.xfn import wire
+from modelplane.core.issues import Issue
+from modelplane.core.vocabulary import Reason
+from modelplane.xfn import report, wire
+
+
+class UndecodableList(Exception):  # noqa: N818 (named for what the input is)
+    """The resources fetched for requirement `name` cannot be decoded: an object in
+    them nests deeper than this process's protobuf parser reads. Not an
+    InvalidInputError, which a compose may catch for a fault of its own input: the
+    runner reports it, on the function's validity condition, keeping what runs."""
+
+    def __init__(self, name: str, error: DecodeError) -> None:
+        message = (
+            f"the resources fetched for requirement {name!r} cannot be decoded ({error}): "
+            "an object in them nests deeper than protobuf's decoding limit of 100; "
+            "nothing is decided from them and everything composed is kept as it is"
+        )
+        super().__init__(message)
+        self.issues = (Issue("", message, Reason.UNDECODABLE_INPUT),)
 
 
 @dataclass
@@ -42,7 +66,10 @@ class Lists:
     def resources(self, name: str) -> fnv1.Resources:
         found = self.parsed.get(name)
         if found is None:
-            found = fnv1.Resources.FromString(self.serialized[name])
+            try:
+                found = fnv1.Resources.FromString(self.serialized[name])
+            except DecodeError as error:
+                raise UndecodableList(name, error) from None
             self.parsed[name] = found
         return found
 
@@ -134,3 +161,81 @@ def items(req: fnv1.RunFunctionRequest, name: str) -> Sequence[fnv1.Resource]:
     if name not in req.required_resources:
         return ()
     return req.required_resources[name].items
+
+
+_STATES = {
+    fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name[name].number: name
+    for name in ("observed", "desired")
+}
+_COMPOSITE = fnv1.State.DESCRIPTOR.fields_by_name["composite"].number
+_RESOURCES = fnv1.State.DESCRIPTOR.fields_by_name["resources"].number
+
+
+def undecodable_part(data: bytes) -> str:
+    """The first part of the serialized request `data` that protobuf cannot decode, as
+    a field path (`observed.composite`, `desired.resources[key]`, `context`); empty
+    when none alone fails, or its bytes are not a message this reader walks."""
+    view = memoryview(data)
+    try:
+        for found in wire.fields(view):
+            part = bytes(view[found.start : found.end])
+            if _decodes(fnv1.RunFunctionRequest, part):
+                continue
+            field = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_number.get(found.number)
+            name = field.name if field is not None else f"field {found.number}"
+            state = _STATES.get(found.number)
+            if state is None or found.kind != wire.LENGTH_DELIMITED:
+                return name
+            return f"{state}{_state_part(view[found.value : found.end])}"
+    except ValueError:
+        return ""
+    return ""
+
+
+def _state_part(state: memoryview) -> str:
+    """`.composite` or `.resources[key]`: the part of a serialized State that fails."""
+    for found in wire.fields(state):
+        if _decodes(fnv1.State, bytes(state[found.start : found.end])):
+            continue
+        if found.number == _COMPOSITE:
+            return ".composite"
+        if found.number == _RESOURCES and found.kind == wire.LENGTH_DELIMITED:
+            entry = state[found.value : found.end]
+            for part in wire.fields(entry):
+                if part.number == wire.MAP_KEY and part.kind == wire.LENGTH_DELIMITED:
+                    key = bytes(entry[part.value : part.end]).decode(errors="replace")
+                    return f".resources[{key}]"
+            return ".resources"
+    return ""
+
+
+def _decodes(message: type[fnv1.RunFunctionRequest] | type[fnv1.State], data: bytes) -> bool:
+    try:
+        message.FromString(data)
+    except DecodeError:
+        return False
+    return True
+
+
+def undecodable(data: bytes, error: DecodeError) -> fnv1.RunFunctionResponse:
+    """The answer to a request whose composite or composed resources protobuf cannot
+    decode here (Crossplane's Go parser reads 100 times deeper): fatal, the one answer
+    that keeps every composed resource without reading them, since Crossplane then
+    neither applies nor deletes anything. Names the part that fails."""
+    rsp = fnv1.RunFunctionResponse()
+    with suppress(ValueError, DecodeError):
+        meta = next(wire.messages(memoryview(data), _META, "meta"), None)
+        if meta is not None:
+            rsp.meta.tag = fnv1.RequestMeta.FromString(bytes(meta)).tag
+    part = undecodable_part(data)
+    where = f"its {part}" if part else "it"
+    report.fatal(
+        rsp,
+        Reason.UNDECODABLE_INPUT,
+        f"the request cannot be decoded ({error}): {where} nests deeper than protobuf's "
+        "decoding limit of 100; nothing is applied or deleted until it is fixed",
+    )
+    return rsp
+
+
+_META = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name["meta"].number

@@ -28,6 +28,7 @@ from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from google.protobuf import struct_pb2
+from google.protobuf.message import DecodeError
 from pydantic import BaseModel
 
 from modelplane.core.issues import InvalidInputError, parse_object
@@ -124,11 +125,14 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
         `deterministic` when the caller serialized `data` deterministically (the
         render engine), so a fetched list's bytes key its memo as they are."""
         try:
-            req, lists = received.split(data, deterministic=deterministic)
-        except ValueError:
-            # Bytes the split does not read are parsed whole, as the SDK's server
-            # would parse them (and refuse them, when they are not a request).
-            return self.run_function(fnv1.RunFunctionRequest.FromString(data))
+            try:
+                req, lists = received.split(data, deterministic=deterministic)
+            except ValueError:
+                # Bytes the split does not read are parsed whole, as the SDK's server
+                # would parse them (and refuse them, when they are not a request).
+                return self.run_function(fnv1.RunFunctionRequest.FromString(data))
+        except DecodeError as error:
+            return received.undecodable(data, error)
         with received.holding(req, lists):
             return self.run_function(req)
 
@@ -158,7 +162,7 @@ class ComposeFunction(grpcv1.FunctionRunnerServiceServicer, abc.ABC):
             report.set_condition(
                 rsp, report.Condition(condition, waiting.status, waiting.reason, waiting.message)
             )
-        except InvalidInputError as invalid:
+        except (InvalidInputError, received.UndecodableList) as invalid:
             if required.unfetched(req, rsp):
                 return requirements_only(req, rsp)
             # Start over, so nothing half-composed leaks out, but ask for the same

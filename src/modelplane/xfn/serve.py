@@ -37,10 +37,12 @@ from crossplane.function import logging, response, runtime
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
+from google.protobuf.message import DecodeError
 from grpc_reflection.v1alpha import reflection
 
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import report, required
+from modelplane.xfn.received import undecodable
 from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
 from modelplane.xfn.workers import Workers, default_workers
 
@@ -73,7 +75,11 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         length, its fetched lists stay bytes until read (`received`), and it is
         composed by a worker process when there are `workers`."""
         if len(data) > self.limit:
-            rsp = await self.too_large(fnv1.RunFunctionRequest.FromString(data), len(data))
+            try:
+                req = fnv1.RunFunctionRequest.FromString(data)
+            except DecodeError as error:
+                return undecodable(data, error).SerializeToString(deterministic=True)
+            rsp = await self.too_large(req, len(data))
             return rsp.SerializeToString(deterministic=True)
         if self.workers is not None:
             return await self.workers.run(data)

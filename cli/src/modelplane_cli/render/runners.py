@@ -29,6 +29,7 @@ from typing import Any, Protocol, cast
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import grpc
+from google.protobuf.message import DecodeError
 
 from modelplane_cli.render.affinity import OneCpu
 
@@ -101,6 +102,20 @@ def _go_code_name(code: grpc.StatusCode) -> str:
 def _unexpected(exc: Exception) -> str:
     # The words the SDK's grpc.aio server puts in the status of an unhandled exception.
     return f"Unexpected {type(exc)}: {exc}"
+
+
+def _decoded(data: bytes) -> fnv1.RunFunctionResponse:
+    """A function's answer from its bytes, alike in both modes. Python's protobuf parser
+    (upb) stops at a nesting depth of 100 where Crossplane's Go one reads 10,000: an
+    answer nested past that is a failed call, since the render cannot follow it."""
+    try:
+        return fnv1.RunFunctionResponse.FromString(data)
+    except DecodeError as exc:
+        raise FunctionCallError(
+            "Internal",
+            f"the response cannot be decoded ({exc}): it nests deeper than the render's "
+            "protobuf parser reads (100 levels); Crossplane's Go parser would read it",
+        ) from exc
 
 
 def _checked(response: object) -> fnv1.RunFunctionResponse:
@@ -182,7 +197,7 @@ class InProcessFunctions:
                 )
         except Exception as exc:  # a function's failure is reported, never fatal to the engine
             raise FunctionCallError("Unknown", _unexpected(exc)) from exc
-        return fnv1.RunFunctionResponse.FromString(_checked(response).SerializeToString())
+        return _decoded(_checked(response).SerializeToString())
 
 
 class GrpcFunctions:
@@ -224,11 +239,11 @@ class GrpcFunctions:
             # Blocks the engine's loop until the answer is back: the engine has nothing
             # else to do meanwhile, and a hop to another thread would cost more than the
             # call's own transport.
-            response: fnv1.RunFunctionResponse = method(request)
+            answer: bytes = method(request)
         except grpc.RpcError as exc:
             failed = cast(grpc.Call, exc)
             raise FunctionCallError(_go_code_name(failed.code()), failed.details() or "") from exc
-        return response
+        return _decoded(answer)
 
     def _serve(self, name: str) -> _RunFunction:
         runner = self._registry.runner(name)
@@ -245,11 +260,10 @@ class GrpcFunctions:
         self._servers.append(server)
         channel = grpc.insecure_channel(f"{_LOOPBACK}:{port}", options=_GRPC_OPTIONS)
         self._channels.append(channel)
-        # Requests go out as the bytes the engine assembled (`wire`), not serialized again.
+        # Requests go out as the bytes the engine assembled (`wire`), not serialized again;
+        # answers come back as bytes, decoded as in-process ones are (`_decoded`).
         method: _RunFunction = channel.unary_unary(
-            RUN_FUNCTION_METHOD,
-            request_serializer=None,
-            response_deserializer=fnv1.RunFunctionResponse.FromString,
+            RUN_FUNCTION_METHOD, request_serializer=None, response_deserializer=None
         )
         self._methods[name] = method
         return method

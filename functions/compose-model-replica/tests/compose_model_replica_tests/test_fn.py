@@ -5,6 +5,8 @@ from typing import Any
 
 import pytest
 from compose_model_replica.fn import FunctionRunner
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf.message import DecodeError
 
 from modelplane_dev.testing import as_dict, request, requirements_only, run, run_over_grpc
 
@@ -15,6 +17,32 @@ def unreadable_replica() -> dict[str, Any]:
     bad = replica()
     bad["spec"]["index"] = "first"
     return bad
+
+
+def nested(levels: int) -> object:
+    """`levels` objects, one inside the next."""
+    value: object = "x"
+    for _ in range(levels):
+        value = {"n": value}
+    return value
+
+
+def deep_template_role(levels: int, pipeline: int = 1) -> dict[str, Any]:
+    """A role whose engine container carries an unknown field `levels` objects deep:
+    the pod spec then nests `levels` + 3 levels (spec, containers, the container)."""
+    deep = role(pipeline=pipeline)
+    engine = {"name": "engine", "image": "vllm", "x-deep": nested(levels)}
+    deep["template"] = {**deep["template"], "spec": {"containers": [engine]}}
+    return deep
+
+
+def deepest_spec_role(pipeline: int) -> dict[str, Any]:
+    """A role whose pod spec nests the most it may, all in objects (a list level costs
+    protobuf less): an unknown field 15 objects deep, under the spec."""
+    deep = role(pipeline=pipeline)
+    spec = {**deep["template"]["spec"], "x-deep": nested(15)}
+    deep["template"] = {**deep["template"], "spec": spec}
+    return deep
 
 
 def nvlink_cluster(domain: int) -> dict[str, Any]:
@@ -98,6 +126,21 @@ REFUSALS = [
             required=False,
         ),
         id="replica it cannot read: keeps the running workload",
+    ),
+    pytest.param(
+        request(replica(workers=deep_template_role(14)), observed=RUNNING),
+        # Read before anything is required: nothing is.
+        refused(
+            "FALSE",
+            "InvalidSpec",
+            "spec.workers.template.spec.containers[0].x-deep.n.n.n.n.n.n.n.n.n.n.n.n.n: nests "
+            "deeper than 16 levels of objects and lists, counting spec.workers.template.spec "
+            "as the first: the most a pod spec may have, so that every workload built from it "
+            "stays readable to the functions that read it back",
+            kept=True,
+            required=False,
+        ),
+        id="pod spec nested 17 levels: keeps the running workload",
     ),
     pytest.param(
         request(replica(), observed=RUNNING, required={"inferencecluster": [unreadable_cluster()]}),
@@ -217,3 +260,66 @@ def test_a_refused_replica_keeps_publishing_where_it_is_reached() -> None:
         req = request({**replica(), "status": published}, observed=RUNNING, required=required)
         got = as_dict(run(FunctionRunner(), req))
         assert got["desired"]["composite"]["resource"]["status"] == published
+
+
+# The levels of objects by which the deepest copy of the deepest allowed pod spec stays
+# under protobuf's decoding depth (design/deep-templates.md): 9 objects, 27 messages.
+MARGIN_LEVELS = 9
+
+
+def rendered(backend: str, pipeline: int, kind: str) -> list[dict[str, Any]]:
+    """The `kind` Objects a replica whose pod spec nests 16 levels renders to, each as
+    Crossplane hands it to the InferenceCluster's function: its manifest also read back
+    into status.atProvider."""
+    req = request(
+        replica(workers=deepest_spec_role(pipeline)),
+        required={"inferencecluster": [cluster(backend=backend)]},
+    )
+    got = as_dict(run(FunctionRunner(), req))
+    (accepted,) = [c for c in got["conditions"] if c["type"] == "Accepted"]
+    assert accepted["reason"] != "InvalidSpec", accepted["message"]
+    found = [
+        r["resource"]
+        for r in got["desired"]["resources"].values()
+        if r["resource"]["spec"]["forProvider"]["manifest"]["kind"] == kind
+    ]
+    assert found
+    return [
+        {**obj, "status": {"atProvider": {"manifest": obj["spec"]["forProvider"]["manifest"]}}}
+        for obj in found
+    ]
+
+
+def listed_within(obj: dict[str, Any], levels: int) -> bytes:
+    """A request fetching `obj` inside `levels` more objects, serialized."""
+    wrapped: dict[str, Any] = obj
+    for _ in range(levels):
+        wrapped = {"w": wrapped}
+    return request({}, required={"replica-objects": [wrapped]}).SerializeToString()
+
+
+@pytest.mark.parametrize(
+    ("backend", "pipeline", "kind"),
+    [
+        ("Native", 1, "Deployment"),
+        ("Native", 2, "LeaderWorkerSet"),
+        ("KServe", 1, "LLMInferenceService"),
+        ("KServe", 2, "LLMInferenceService"),
+    ],
+)
+def test_the_deepest_allowed_pod_spec_stays_readable_wherever_it_is_copied(
+    backend: str, pipeline: int, kind: str
+) -> None:
+    """A pod spec of 16 levels renders, and every Object it is composed into still
+    decodes in a fetched list with MARGIN_LEVELS objects more around it: the room the
+    bound leaves for deeper wrapping."""
+    for obj in rendered(backend, pipeline, kind):
+        fnv1.RunFunctionRequest.FromString(listed_within(obj, MARGIN_LEVELS))
+
+
+def test_the_margin_is_all_the_room_the_deepest_copy_has() -> None:
+    """The deepest copy (a LeaderWorkerSet's) one object deeper than the margin does
+    not decode: the test above measures the margin, not less."""
+    (obj,) = rendered("Native", 2, "LeaderWorkerSet")
+    with pytest.raises(DecodeError):
+        fnv1.RunFunctionRequest.FromString(listed_within(obj, MARGIN_LEVELS + 1))
