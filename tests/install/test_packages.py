@@ -148,6 +148,11 @@ def test_the_project_file_declares_the_same_dependencies() -> None:
     # under a name no Composition calls.
     assert "functions" not in project["spec"]
     assert not (ROOT / project["spec"]["paths"]["functions"]).exists()
+    # The CLI deletes its schemas directory whole (`dependency clean-cache`): one it
+    # generates into, ignored by git, never the repository's own schemas/.
+    generated = Path(project["spec"]["paths"]["schemas"])
+    assert generated.parts[0] == ".crossplane"
+    assert ".crossplane/" in (ROOT / ".gitignore").read_text().splitlines()
     assert installed_name(project["spec"]["repository"]) == installed_name(CONFIGURATION_REPOSITORY)
 
 
