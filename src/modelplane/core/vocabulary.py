@@ -32,9 +32,9 @@ ROLE_PREFILL: Final = "prefill"
 # condition of any of these types ("Do not let users update system conditions",
 # `internal/controller/apiextensions/composite/reconciler.go`), so a function that
 # set one would be silently ignored. No Modelplane function sets any of them.
-# Crossplane's watch circuit breaker, on every composite (`WatchCircuitClosed`).
-RESPONSIVE: Final = "Responsive"
-RESERVED_CONDITION_TYPES: Final = frozenset({"Ready", "Synced", "Healthy", "UpToDate", RESPONSIVE})
+RESERVED_CONDITION_TYPES: Final = frozenset(
+    {"Ready", "Synced", "Healthy", "UpToDate", "Responsive"}
+)
 
 # Condition types Modelplane's functions set. None is reserved (above).
 VALID: Final = "Valid"

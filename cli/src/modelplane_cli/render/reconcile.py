@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from modelplane.core.vocabulary import LABEL_COMPOSITE, RESERVED_CONDITION_TYPES, RESPONSIVE
+from modelplane.core.vocabulary import LABEL_COMPOSITE, RESERVED_CONDITION_TYPES
 from modelplane_cli.render import composed, garbage
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
@@ -37,8 +37,10 @@ REASON_PAUSED = "ReconcilePaused"
 _PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
 EVENT_PAUSED = "ReconciliationPaused"
 _PAUSED_EVENT_MESSAGE = "Reconciliation is paused via the pause annotation"
-# Every reconcile marks the watch circuit breaker's state first (`RESPONSIVE`,
+# Every reconcile marks the watch circuit breaker's state first (`TypeResponsive`,
 # apiextensions `conditions.go`). Render sends no watch events to trip it: always closed.
+# Crossplane's words, not the vocabulary's: no function may set this type.
+RESPONSIVE = "Responsive"
 REASON_WATCH_CIRCUIT_CLOSED = "WatchCircuitClosed"
 # Crossplane's resource.DefaultFirstN: how many names a condition message lists.
 _FIRST_N = 3

@@ -35,9 +35,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelplane.core.vocabulary import RESPONSIVE
 from modelplane_cli.render import intervals
 from modelplane_cli.render.reads import Reads
+from modelplane_cli.render.reconcile import RESPONSIVE
 from modelplane_cli.render.world import (
     ObjectKey,
     Selection,
