@@ -8,6 +8,7 @@ from compose_model_replica.fn import FunctionRunner
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf.message import DecodeError
 
+from modelplane.core.template_size import MAX_TEMPLATE_BYTES, template_bytes
 from modelplane_dev.testing import as_dict, request, requirements_only, run, run_over_grpc
 
 from .builders import OWNER, RUNNING, TEMPLATE, cluster, refused, replica, role
@@ -34,6 +35,19 @@ def deep_template_role(levels: int, pipeline: int = 1) -> dict[str, Any]:
     engine = {"name": "engine", "image": "vllm", "x-deep": nested(levels)}
     deep["template"] = {**deep["template"], "spec": {"containers": [engine]}}
     return deep
+
+
+def large_template_role(size: int) -> dict[str, Any]:
+    """A role whose template is `size` bytes as compact JSON, an annotation padded."""
+    large = role()
+
+    def padded(pad: int) -> dict[str, Any]:
+        metadata = {**large["template"].get("metadata", {}), "annotations": {"pad": "x" * pad}}
+        return {**large["template"], "metadata": metadata}
+
+    large["template"] = padded(size - template_bytes(padded(0)))
+    assert template_bytes(large["template"]) == size
+    return large
 
 
 def deepest_spec_role(pipeline: int) -> dict[str, Any]:
@@ -141,6 +155,20 @@ REFUSALS = [
             required=False,
         ),
         id="pod spec nested 17 levels: keeps the running workload",
+    ),
+    pytest.param(
+        request(replica(workers=large_template_role(MAX_TEMPLATE_BYTES + 1)), observed=RUNNING),
+        refused(
+            "FALSE",
+            "InvalidSpec",
+            f"spec.workers.template: is {MAX_TEMPLATE_BYTES + 1} bytes as JSON, more than the "
+            f"{MAX_TEMPLATE_BYTES} a pod template may have: every replica copies it, and other "
+            "teams' deployments read the replicas; put large configuration in a ConfigMap the "
+            "template mounts",
+            kept=True,
+            required=False,
+        ),
+        id="pod template one byte over the bound: keeps the running workload",
     ),
     pytest.param(
         request(replica(), observed=RUNNING, required={"inferencecluster": [unreadable_cluster()]}),
