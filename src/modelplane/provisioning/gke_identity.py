@@ -26,6 +26,8 @@ from modelplane.core.observed import as_map
 from modelplane.provisioning.model import provider_config
 
 GCP_PROVIDER_CONFIG_API_VERSION: Final = "gcp.m.upbound.io/v1beta1"
+CLUSTER_PROVIDER_CONFIG: Final = "ClusterProviderConfig"
+PROVIDER_CONFIG: Final = "ProviderConfig"
 IDENTITY_TYPE: Final = "GoogleApplicationCredentials"
 SECRET: Final = "Secret"
 INJECTED_IDENTITY: Final = "InjectedIdentity"
@@ -38,7 +40,7 @@ def provider_config_ref(block: GKECluster, namespace: str) -> tuple[str, str, st
     that name it (in `namespace`, where the kubeconfig Secret is written)."""
     ref = provider_config(block.providerConfigRef)
     kind = ref["kind"]
-    return kind, ref["name"], namespace if kind == "ProviderConfig" else None
+    return kind, ref["name"], namespace if kind == PROVIDER_CONFIG else None
 
 
 def provider_identity(

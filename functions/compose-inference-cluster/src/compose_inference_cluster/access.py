@@ -19,7 +19,9 @@ from modelplane_models.inference_cluster import GKECluster
 from compose_inference_cluster.provision import source_of
 from modelplane.provisioning.gke import GkeProvisioner
 from modelplane.provisioning.gke_identity import (
+    CLUSTER_PROVIDER_CONFIG,
     GCP_PROVIDER_CONFIG_API_VERSION,
+    PROVIDER_CONFIG,
     provider_config_ref,
     provider_identity,
 )
@@ -39,15 +41,23 @@ def require_identity(
 ) -> None:
     """Ask for the GCP provider config a GKE cluster is created with."""
     block = _gke_block(cluster)
-    if block is not None:
-        kind, name, in_namespace = provider_config_ref(block, namespace)
+    if block is None:
+        return
+    # One call per kind, each naming its kind: tests/install/test_rbac.py reads the
+    # kinds a function requires from these calls.
+    kind, name, in_namespace = provider_config_ref(block, namespace)
+    if kind == PROVIDER_CONFIG:
         required.require_named(
             rsp,
             GCP_PROVIDER_CONFIG,
             GCP_PROVIDER_CONFIG_API_VERSION,
-            kind,
+            PROVIDER_CONFIG,
             name,
             namespace=in_namespace,
+        )
+    else:
+        required.require_named(
+            rsp, GCP_PROVIDER_CONFIG, GCP_PROVIDER_CONFIG_API_VERSION, CLUSTER_PROVIDER_CONFIG, name
         )
 
 
