@@ -266,3 +266,39 @@ def test_deletion_goes_replicas_node_groups_cluster_network(
         (auth,) = cloud(fleet, group, "ClusterAuth")
         replica_at = position[("ModelReplica", replica["metadata"]["name"])]
         assert position[("ClusterAuth", auth["metadata"]["name"])] > replica_at
+
+
+def provider_config_specs(fleet: Fleet, cluster: str) -> dict[str, Obj]:
+    """The spec of each ClusterProviderConfig that reaches `cluster`, by API group."""
+    return {
+        o["apiVersion"].split("/")[0]: o["spec"]
+        for o in fleet.all("ClusterProviderConfig")
+        if o["metadata"]["name"] == cluster
+        and o["apiVersion"].split("/")[0] in ("kubernetes.m.crossplane.io", "helm.m.crossplane.io")
+    }
+
+
+def test_a_gke_cluster_is_reached_with_the_credentials_it_is_created_with(
+    gke: Fleet, eks: Fleet
+) -> None:
+    """The GKE kubeconfig has no credentials: both ClusterProviderConfigs add the
+    service account key of the GCP ClusterProviderConfig the cluster names
+    (examples/clusters/gke/credentials.yaml). EKS's kubeconfig carries ClusterAuth's
+    token and gets no identity."""
+    (gcp,) = [o for o in gke.objects if o["apiVersion"] == "gcp.m.upbound.io/v1beta1"]
+    kubeconfig = {"name": f"{GKE_CLUSTER}-kubeconfig", "namespace": SYSTEM, "key": "kubeconfig"}
+    want = {
+        "credentials": {"source": "Secret", "secretRef": kubeconfig},
+        "identity": {
+            "type": "GoogleApplicationCredentials",
+            "source": "Secret",
+            "secretRef": gcp["spec"]["credentials"]["secretRef"],
+        },
+    }
+    assert provider_config_specs(gke, GKE_CLUSTER) == {
+        "kubernetes.m.crossplane.io": want,
+        "helm.m.crossplane.io": want,
+    }
+    eks_specs = provider_config_specs(eks, EKS_CLUSTER)
+    assert set(eks_specs) == {"kubernetes.m.crossplane.io", "helm.m.crossplane.io"}
+    assert all("identity" not in spec for spec in eks_specs.values())

@@ -59,8 +59,29 @@ def cluster(source: str, pool: Obj) -> Obj:
     }
 
 
+# The GCP provider config a GKE cluster is created with: its credentials are also
+# what both ClusterProviderConfigs authenticate with (test_provider_identity).
+GCP_PROVIDER_CONFIG: Obj = {
+    "apiVersion": "gcp.m.upbound.io/v1beta1",
+    "kind": "ClusterProviderConfig",
+    "metadata": {"name": "gcp"},
+    "spec": {
+        "projectID": "my-project",
+        "credentials": {
+            "source": "Secret",
+            "secretRef": {"name": "gcp", "namespace": "crossplane-system", "key": "key.json"},
+        },
+    },
+}
+
+
 def respond(composite: Obj, klass: Obj, observed: dict[str, Obj] | None = None) -> Obj:
-    required = {"inferenceclass-h100": [klass], "modelreplicas": [], "replica-objects": []}
+    required = {
+        "inferenceclass-h100": [klass],
+        "modelreplicas": [],
+        "replica-objects": [],
+        "gcp-provider-config": [GCP_PROVIDER_CONFIG],
+    }
     return as_dict(run(FunctionRunner(), request(composite, observed=observed, required=required)))
 
 

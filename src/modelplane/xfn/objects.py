@@ -5,7 +5,8 @@ provider-kubernetes applies (or only observes) manifests through a
 the same kubeconfig Secret.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from copy import deepcopy
 from typing import Any, Final
 
 from modelplane.core.kinds.service import CREATED_READINESS
@@ -82,25 +83,32 @@ def wrap(
 
 
 def cluster_provider_config(
-    name: str, secret_ref: dict[str, str], api_version: str = PROVIDER_CONFIG_API_VERSION
+    name: str,
+    secret_ref: dict[str, str],
+    api_version: str = PROVIDER_CONFIG_API_VERSION,
+    identity: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A ClusterProviderConfig that reaches a cluster through its kubeconfig Secret:
     provider-kubernetes' by default, provider-helm's with its `api_version` (both
-    providers read `credentials` the same way)."""
+    providers read `credentials` and `identity` the same way). `identity` adds the
+    credentials a kubeconfig without a user of its own needs (a created GKE cluster)."""
+    spec: dict[str, Any] = {
+        "credentials": {
+            "source": "Secret",
+            "secretRef": {
+                "name": secret_ref["name"],
+                "namespace": secret_ref["namespace"],
+                "key": secret_ref.get("key", "kubeconfig"),
+            },
+        }
+    }
+    if identity is not None:
+        spec["identity"] = deepcopy(dict(identity))
     return {
         "apiVersion": api_version,
         "kind": CLUSTER_PROVIDER_CONFIG_KIND,
         "metadata": {"name": name},
-        "spec": {
-            "credentials": {
-                "source": "Secret",
-                "secretRef": {
-                    "name": secret_ref["name"],
-                    "namespace": secret_ref["namespace"],
-                    "key": secret_ref.get("key", "kubeconfig"),
-                },
-            }
-        },
+        "spec": spec,
     }
 
 

@@ -21,6 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool, Status
 
+from compose_inference_cluster.access import identity, require_identity
 from compose_inference_cluster.gateway import compose_gateway
 from compose_inference_cluster.health import report_reachable, require_replica_objects
 from compose_inference_cluster.provision import (
@@ -90,14 +91,7 @@ class FunctionRunner(ComposeFunction):
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         cluster = observed_composite(req, InferenceCluster)
         name, secret_ref = _identity(cluster)
-
-        structs.update(
-            rsp.desired.resources[PROVIDER_CONFIG].resource,
-            objects.cluster_provider_config(name, secret_ref),
-        )
-        if PROVIDER_CONFIG in req.observed.resources:
-            # A ProviderConfig has no status of its own: it is ready once it exists.
-            rsp.desired.resources[PROVIDER_CONFIG].ready = fnv1.READY_TRUE
+        require_identity(rsp, cluster, secret_ref["namespace"])
 
         spec = cluster.spec
         pools = spec.nodePools if spec else []
@@ -111,13 +105,26 @@ class FunctionRunner(ComposeFunction):
         require_replicas(rsp, name)
         require_replica_objects(rsp, name)
         required.stop_unless_fetched(req, rsp)
+        provider_identity = identity(req, cluster, secret_ref["namespace"])
+        structs.update(
+            rsp.desired.resources[PROVIDER_CONFIG].resource,
+            objects.cluster_provider_config(name, secret_ref, identity=provider_identity),
+        )
+        if PROVIDER_CONFIG in req.observed.resources:
+            # A ProviderConfig has no status of its own: it is ready once it exists.
+            rsp.desired.resources[PROVIDER_CONFIG].ready = fnv1.READY_TRUE
         lookups = {
             c: self.lookup(required.resolve(req, class_requirement(c), InferenceClass))
             for c in class_names
         }
 
         cloud = compose_cloud(
-            req, rsp, cluster, name, {c: lookup.found for c, lookup in lookups.items()}
+            req,
+            rsp,
+            cluster,
+            name,
+            {c: lookup.found for c, lookup in lookups.items()},
+            provider_identity,
         )
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
@@ -162,6 +169,7 @@ class FunctionRunner(ComposeFunction):
             observed,
             scheduling_ok=not has_errors(findings),
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
+            identity=provider_identity,
         )
         compose_stack(req, rsp, cluster, inputs, status)
         set_status(rsp, status)

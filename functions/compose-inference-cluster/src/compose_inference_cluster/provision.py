@@ -184,9 +184,11 @@ def compose_cloud(
     cluster: InferenceCluster,
     name: str,
     classes: Mapping[str, InferenceClass | None],
+    identity: Mapping[str, Any] | None = None,
 ) -> Cloud | None:
     """Compose a created cluster's cloud resources and set `Provisioned`; None for an
-    existing cluster."""
+    existing cluster. `identity` is what its ClusterProviderConfigs authenticate with
+    besides the kubeconfig (`access`)."""
     provisioner = provisioner_for(source_of(cluster))
     if provisioner is None:
         return None
@@ -222,7 +224,10 @@ def compose_cloud(
         structs.update(
             rsp.desired.resources[HELM_PROVIDER_CONFIG].resource,
             objects.cluster_provider_config(
-                name, composed.connection_secret, objects.HELM_PROVIDER_CONFIG_API_VERSION
+                name,
+                composed.connection_secret,
+                objects.HELM_PROVIDER_CONFIG_API_VERSION,
+                identity,
             ),
         )
         if HELM_PROVIDER_CONFIG in observed:

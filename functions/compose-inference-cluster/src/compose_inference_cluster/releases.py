@@ -102,6 +102,7 @@ def compose_managed(
     cluster: str,
     namespace: str,
     secret_ref: dict[str, str],
+    identity: Mapping[str, Any] | None = None,
     plan: Sequence[PlannedRelease],
     replicas: Sequence[PlacedReplica],
     needs: Mapping[str, tuple[str, ...]],
@@ -153,7 +154,7 @@ def compose_managed(
         keep_replica_usages=keep_replica_usages,
     )
     if installed.composed or installed.retiring:
-        _provider_config(rsp, observed, cluster, secret_ref)
+        _provider_config(rsp, observed, cluster, secret_ref, identity)
     return installed
 
 
@@ -162,11 +163,12 @@ def _provider_config(
     observed: Mapping[str, Any],
     cluster: str,
     secret_ref: dict[str, str],
+    identity: Mapping[str, Any] | None,
 ) -> None:
     structs.update(
         rsp.desired.resources[HELM_PROVIDER_CONFIG].resource,
         objects.cluster_provider_config(
-            cluster, secret_ref, objects.HELM_PROVIDER_CONFIG_API_VERSION
+            cluster, secret_ref, objects.HELM_PROVIDER_CONFIG_API_VERSION, identity
         ),
     )
     _created(rsp, HELM_PROVIDER_CONFIG, observed)

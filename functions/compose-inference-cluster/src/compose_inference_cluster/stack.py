@@ -55,6 +55,8 @@ class StackInputs:
     """False when spec.scheduling has errors: what it would name is not known then."""
     ready_nodes: Mapping[str, int] | None = None
     """On a created cluster, the nodes the cloud reports ready, by pool."""
+    identity: Mapping[str, Any] | None = None
+    """The ClusterProviderConfigs' `identity`, on a created GKE cluster (`access`)."""
 
     @property
     def namespace(self) -> str:
@@ -147,6 +149,7 @@ def compose_stack(
             cluster=inputs.name,
             namespace=inputs.namespace,
             secret_ref=inputs.secret_ref,
+            identity=inputs.identity,
             plan=plan,
             replicas=placed.replicas,
             needs={f"{r.namespace}/{r.name}": _needs(r, facts, plan) for r in placed.replicas},
