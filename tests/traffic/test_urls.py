@@ -4,7 +4,7 @@ import pytest
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.traffic.names import entry_gateway_name, object_name
-from modelplane.traffic.urls import URL, external_url, parse_url
+from modelplane.traffic.urls import URL, external_url, host_of, parse_url
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,19 @@ def test_names_are_service_names_and_stable(readable: str) -> None:
 def test_an_entry_gateway_is_never_the_cluster_gateway() -> None:
     assert entry_gateway_name("fleet") == "modelplane-entry-fleet"
     assert entry_gateway_name("replicas") != "modelplane-replicas"
+
+
+@pytest.mark.parametrize(
+    ("text", "host"),
+    [
+        ("http://Entry.Example.", "entry.example"),
+        ("https://203.0.113.9:8443/v1", "203.0.113.9"),
+        ("http://[2001:db8::1]", "2001:db8::1"),
+        # What urllib refuses to split is read as written, never raised.
+        ("http://[foo:bar]/x", "foo:bar"),
+        ("http://user@a[b", "a[b"),
+        ("", ""),
+    ],
+)
+def test_the_host_of_any_text_is_read_without_raising(text: str, host: str) -> None:
+    assert host_of(text) == host

@@ -34,11 +34,7 @@ class URL:
     @property
     def ip(self) -> bool:
         """Whether the host is an IP address rather than a DNS name."""
-        try:
-            ipaddress.ip_address(self.host.strip("[]"))
-        except ValueError:
-            return False
-        return True
+        return is_ip(self.host.strip("[]"))
 
     @property
     def ipv6(self) -> bool:
@@ -79,11 +75,28 @@ def parse_url(text: str, path: str) -> URL:
 
 
 def _is_host(host: str) -> bool:
+    return is_ip(host) or (len(host) <= 253 and bool(_HOSTNAME.match(host)))
+
+
+def is_ip(host: str) -> bool:
+    """Whether `host` is an IP address rather than a DNS name."""
     try:
         ipaddress.ip_address(host)
     except ValueError:
-        return len(host) <= 253 and bool(_HOSTNAME.match(host))
+        return False
     return True
+
+
+def host_of(text: str) -> str:
+    """The host a URL names, lowercased and without a trailing dot; never raises. Text
+    urllib cannot split (a Gateway's named address may hold anything) gives its
+    authority as written, which is all a route's hostname could be compared with."""
+    try:
+        host = urlsplit(text).hostname or ""
+    except ValueError:
+        authority = text.split("://", 1)[-1].split("/", 1)[0]
+        host = authority.rpartition("@")[2].strip("[]").lower()
+    return host.rstrip(".")
 
 
 def external_url(text: str, path: str) -> URL:

@@ -8,9 +8,7 @@ composed.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from ipaddress import ip_address
 from typing import Any
-from urllib.parse import urlsplit
 
 from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
 
@@ -18,7 +16,7 @@ from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds.base import mapping
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
 from modelplane.traffic.service import Endpoint, Entry, Hub, Service
-from modelplane.traffic.urls import external_url, parse_url
+from modelplane.traffic.urls import external_url, host_of, is_ip, parse_url
 from modelplane.workloads import cluster_input, tenant_namespace
 from modelplane.xfn.required import Unreadable
 
@@ -107,7 +105,7 @@ def hostname_issues(
     if not hostname:
         return []
     path = "spec.hostname"
-    if _is_ip(hostname):
+    if is_ip(hostname):
         # Gateway API forbids IPs as route hostnames (its CRD pattern lets them by).
         why = f"{hostname!r} is an IP address; a route's hostname must be a DNS name"
         return [Issue(path, why, Reason.HOSTNAME_NOT_ALLOWED)]
@@ -152,18 +150,7 @@ def hostname_issues(
 
 def address_host(hub: Hub) -> str | None:
     """The host of the gateway's reported address, as a route's hostname would name it."""
-    if not hub.address:
-        return None
-    host = urlsplit(hub.address).hostname
-    return host.rstrip(".") if host else None
-
-
-def _is_ip(hostname: str) -> bool:
-    try:
-        ip_address(hostname)
-    except ValueError:
-        return False
-    return True
+    return (host_of(hub.address) or None) if hub.address else None
 
 
 def _age(service: ModelService) -> tuple[str, str, str]:

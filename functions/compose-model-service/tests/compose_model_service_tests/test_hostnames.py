@@ -123,6 +123,9 @@ def test_a_hostname_that_would_capture_the_gateway_is_refused_and_the_route_kept
     [
         pytest.param("http://entry.serve-us-east.example", id="a name"),
         pytest.param("http://203.0.113.9", id="an IP"),
+        # A Gateway's named address may hold what urllib cannot split: still read.
+        pytest.param("http://[foo:bar]", id="brackets around no IP"),
+        pytest.param("http://a[b", id="an unclosed bracket"),
     ],
 )
 def test_any_other_name_is_served_on_a_gateway_without_a_hostname(address: str) -> None:
