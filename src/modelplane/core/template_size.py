@@ -10,20 +10,27 @@ replicas and their workloads. One namespace's templates padded to that limit mad
 another team's deployment request 133 MiB, past the functions' 128 MiB
 (`--max-recv-message-size`), so it could no longer place, scale or move.
 
-`MAX_TEMPLATE_BYTES` bounds a template to what a pod needs (design/template-size.md).
+`MAX_TEMPLATE_BYTES` bounds a template to what a pod needs (design/template-size.md);
+`template_issues` checks both of a template's bounds, its size and its pod spec's
+depth (`nesting`), where a ModelDeployment's and a ModelReplica's roles are read.
 """
 
 import json
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from modelplane.core.issues import Issue
+from modelplane.core.nesting import pod_spec_depth_issue
 
-MAX_TEMPLATE_BYTES: Final = 64 * 1024
+MAX_TEMPLATE_BYTES: Final = 32 * 1024
 """A role's pod template, as compact JSON, in bytes. An engine's template with its
 arguments, environment, probes and volumes is a few KiB; configuration larger than
-this belongs in a ConfigMap the template mounts. At this bound one namespace needs
-about 2,000 replicas placed in the fleet (or 1,000 on one cluster) to fill another
-team's 128 MiB request, a scale the platform's quotas govern."""
+this belongs in a ConfigMap the template mounts. At this bound another team's
+deployment request reaches 128 MiB only with about 4,000 replicas placed in the
+fleet (one copy each), and an InferenceCluster's, which reads three copies of a
+single-node replica's template and five of a multi-node one's (the replica, its
+workload Object's manifest and that manifest read back), with about 1,300 or 800
+replicas on that one cluster: scales the platform's quotas govern."""
 
 
 def template_bytes(template: object) -> int:
@@ -31,6 +38,16 @@ def template_bytes(template: object) -> int:
     maps arrived in."""
     text = json.dumps(template, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     return len(text.encode())
+
+
+def template_issues(template: Mapping[str, Any], path: str) -> list[Issue]:
+    """What is wrong with the pod template at `path`: its pod spec nested too deep,
+    the template too large. Checked before any replica carries it."""
+    found = [
+        pod_spec_depth_issue(template.get("spec"), f"{path}.spec"),
+        template_size_issue(template, path),
+    ]
+    return [issue for issue in found if issue is not None]
 
 
 def template_size_issue(template: object, path: str) -> Issue | None:

@@ -19,9 +19,8 @@ from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
 from modelplane.core.devices import ClaimRequest, read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.nesting import pod_spec_depth_issue
 from modelplane.core.node_taints import NodeTaint
-from modelplane.core.template_size import template_size_issue
+from modelplane.core.template_size import template_issues
 from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
@@ -87,12 +86,7 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
         lambda name: f"{name!r} is not a request of {path}.deviceRequests",
         issues,
     )
-    too_deep = pod_spec_depth_issue(model.template.get("spec"), f"{path}.template.spec")
-    if too_deep is not None:
-        issues.append(too_deep)
-    too_large = template_size_issue(model.template, f"{path}.template")
-    if too_large is not None:
-        issues.append(too_large)
+    issues.extend(template_issues(model.template, f"{path}.template"))
     try:
         topology = Topology.read(model.topology, f"{path}.topology")
     except InvalidInputError as invalid:

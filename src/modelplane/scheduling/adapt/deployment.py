@@ -20,8 +20,7 @@ from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
-from modelplane.core.nesting import pod_spec_depth_issue
-from modelplane.core.template_size import template_size_issue
+from modelplane.core.template_size import template_issues
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
@@ -103,12 +102,7 @@ def _role(
     template = workers.template.model_dump(
         mode="json", by_alias=True, exclude_unset=True, warnings=False
     )
-    too_deep = pod_spec_depth_issue(template.get("spec"), f"{prefix}workers.template.spec")
-    if too_deep is not None:
-        problems.append(too_deep)
-    too_large = template_size_issue(template, f"{prefix}workers.template")
-    if too_large is not None:
-        problems.append(too_large)
+    problems.extend(template_issues(template, f"{prefix}workers.template"))
     return Role(
         name,
         tuple(requests),
