@@ -10,6 +10,8 @@ from compose_inference_cluster.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
+from .test_provision import SOURCE_BLOCKS
+
 Obj = dict[str, Any]
 NAME = "gpu-east"
 SYSTEM = "modelplane-system"
@@ -34,14 +36,7 @@ PROVISIONING: dict[str, Obj] = {
     "Existing": {},
 }
 SOURCES: dict[str, Obj] = {
-    "EKS": {"eks": {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}},
-    "GKE": {
-        "gke": {
-            "project": "my-project",
-            "location": "us-central1-a",
-            "providerConfigRef": {"name": "gcp"},
-        }
-    },
+    **SOURCE_BLOCKS,
     "Existing": {"existing": {"secretRef": {"name": "kc", "namespace": SYSTEM, "key": "kc"}}},
 }
 

@@ -37,23 +37,26 @@ def inference_class(provisioning: Obj | None) -> Obj:
     }
 
 
+# `spec.cluster`'s block for each source Modelplane creates clusters with.
+SOURCE_BLOCKS: dict[str, Obj] = {
+    "EKS": {"eks": {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}},
+    "GKE": {
+        "gke": {
+            "project": "my-project",
+            "location": "us-central1-a",
+            "providerConfigRef": {"name": "gcp"},
+        }
+    },
+}
+
+
 def cluster(source: str, pool: Obj) -> Obj:
-    blocks = {
-        "EKS": {"eks": {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}},
-        "GKE": {
-            "gke": {
-                "project": "my-project",
-                "location": "us-central1-a",
-                "providerConfigRef": {"name": "gcp"},
-            }
-        },
-    }
     return {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "InferenceCluster",
         "metadata": {"name": NAME},
         "spec": {
-            "cluster": {"source": source, **blocks[source]},
+            "cluster": {"source": source, **SOURCE_BLOCKS[source]},
             "nodePools": [{"name": "h100", "className": "h100", **pool}],
         },
     }
