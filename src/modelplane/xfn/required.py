@@ -304,6 +304,10 @@ def require_labelled(
     api_version: str,
     kind: str,
     labels: dict[str, str],
+    namespace: str | None = None,
 ) -> None:
-    """Every object of a kind carrying `labels`, in every namespace."""
-    response.require_resources(rsp, name, api_version, kind, match_labels=labels)
+    """Every object of a kind carrying `labels`, in `namespace` (every namespace when
+    None)."""
+    response.require_resources(
+        rsp, name, api_version, kind, match_labels=labels, namespace=namespace
+    )

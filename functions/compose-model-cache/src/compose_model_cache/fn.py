@@ -63,10 +63,14 @@ class FunctionRunner(ComposeFunction):
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         composite = observed_composite(req, ModelCache)
         name = (composite.metadata.name if composite.metadata else None) or ""
+        namespace = (composite.metadata.namespace if composite.metadata else None) or None
         # The same requirements on every call, so Crossplane's fetch loop settles.
         required.require_all(rsp, CLUSTERS, API_VERSION, INFERENCE_CLUSTER)
+        # Only its own namespace's replicas can use it (a cacheRef names a ModelCache in
+        # the replica's namespace): another tenant's replicas labelled with a cache of the
+        # same name are neither fetched nor counted (design/template-size.md).
         required.require_labelled(
-            rsp, REPLICAS, API_VERSION, MODEL_REPLICA, {LABEL_MODEL_CACHE: name}
+            rsp, REPLICAS, API_VERSION, MODEL_REPLICA, {LABEL_MODEL_CACHE: name}, namespace
         )
         cache = read_cache(composite)
         required.stop_unless_fetched(req, rsp)

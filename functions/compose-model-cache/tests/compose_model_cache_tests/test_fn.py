@@ -266,6 +266,9 @@ def test_until_the_fleet_is_fetched_it_asks_for_it_and_nothing_else() -> None:
     assert sorted(rsp) == ["context", "desired", "meta", "requirements"]
     assert sorted(rsp["requirements"]["resources"]) == ["inferenceclusters", "modelreplicas"]
     assert rsp["desired"] == {}
+    # Its users are in its own namespace: another tenant's replicas are never fetched.
+    namespace = cache()["metadata"]["namespace"]
+    assert rsp["requirements"]["resources"]["modelreplicas"]["namespace"] == namespace
 
 
 def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:
