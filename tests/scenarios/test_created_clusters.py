@@ -302,3 +302,20 @@ def test_a_gke_cluster_is_reached_with_the_credentials_it_is_created_with(
     eks_specs = provider_config_specs(eks, EKS_CLUSTER)
     assert set(eks_specs) == {"kubernetes.m.crossplane.io", "helm.m.crossplane.io"}
     assert all("identity" not in spec for spec in eks_specs.values())
+
+
+@pytest.mark.parametrize("example", ["eks", "gke"])
+def test_the_daemonsets_on_gpu_nodes_tolerate_the_clouds_gpu_taint(
+    request: pytest.FixtureRequest, example: str
+) -> None:
+    """EKS and GKE taint their GPU nodes nvidia.com/gpu (the classes declare it): Node
+    Feature Discovery's worker and the DRA driver's kubelet plugin must run there, or
+    no GPU is ever published and every claim stays unallocated."""
+    fleet: Fleet = request.getfixturevalue(example)
+    values = {
+        o["spec"]["forProvider"]["chart"]["name"]: o["spec"]["forProvider"].get("values", {})
+        for o in fleet.all("Release")
+    }
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    assert values["node-feature-discovery"]["worker"]["tolerations"] == [gpu]
+    assert values["nvidia-dra-driver-gpu"]["kubeletPlugin"]["tolerations"] == [gpu]

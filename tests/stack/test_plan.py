@@ -8,6 +8,7 @@ from modelplane_models.inference_cluster import Stack
 from modelplane.conventions.schedulers import SCHEDULERS, Kueue, Scheduler, Volcano
 from modelplane.conventions.schedulers.kai import KAI
 from modelplane.core.issues import Severity
+from modelplane.core.node_taints import NodeTaint
 from modelplane.stack import ClusterFacts, Mode, StackConfig, plan_releases, read_stack
 
 
@@ -28,6 +29,32 @@ def test_nvidia_gpus_bring_node_feature_discovery_then_the_dra_driver() -> None:
         "node-feature-discovery": (),
         "nvidia-dra-driver-gpu": ("node-feature-discovery",),
     }
+
+
+def test_the_daemonsets_on_gpu_nodes_tolerate_the_gpu_pools_taints() -> None:
+    # NFD's worker labels every GPU node and the DRA driver's kubelet plugin publishes
+    # its GPUs: both must run on nodes tainted as the classes declare.
+    taints = (
+        NodeTaint("dedicated", "NoExecute", "inference"),
+        NodeTaint("nvidia.com/gpu", "NoSchedule"),
+    )
+    facts = ClusterFacts(
+        kserve=False, scheduler=SCHEDULERS["Default"](), nvidia_gpus=True, gpu_taints=taints
+    )
+    plan, _ = plan_releases(facts, StackConfig(Mode.MANAGED))
+    values = {r.name: r.values for r in plan}
+    expected = [
+        {"key": "dedicated", "operator": "Equal", "value": "inference", "effect": "NoExecute"},
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+    ]
+    assert values["node-feature-discovery"]["worker"]["tolerations"] == expected
+    dra = values["nvidia-dra-driver-gpu"]
+    assert dra["kubeletPlugin"]["tolerations"] == expected
+    assert dra["resources"]["gpus"] == {"enabled": True}  # the chart's own values kept
+    # Untainted GPU pools: the charts' defaults, nothing added.
+    untainted = ClusterFacts(kserve=False, scheduler=SCHEDULERS["Default"](), nvidia_gpus=True)
+    plan, _ = plan_releases(untainted, StackConfig(Mode.MANAGED))
+    assert {r.name: r.values for r in plan}["node-feature-discovery"] == {}
 
 
 def test_kserve_waits_for_its_crds_certificates_lws_and_gateway() -> None:

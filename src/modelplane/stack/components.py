@@ -37,6 +37,16 @@ NVIDIA_DRA_DRIVER: Final = Component.helm(
         "gpuResourcesEnabledOverride": True,
     },
 )
+# Where each chart takes the tolerations of the DaemonSet it runs on every GPU node:
+# Node Feature Discovery's worker labels the node (`worker.tolerations`), the DRA
+# driver's kubelet plugin publishes its GPUs (`kubeletPlugin.tolerations`). Both
+# default to none, and a DaemonSet tolerates no custom taint by itself, so on GPU
+# nodes tainted as their classes declare (EKS and GKE taint them nvidia.com/gpu)
+# neither would run and no GPU would ever be published.
+GPU_NODE_TOLERATIONS: Final[Mapping[str, tuple[str, str]]] = {
+    NODE_FEATURE_DISCOVERY.key: ("worker", "tolerations"),
+    NVIDIA_DRA_DRIVER.key: ("kubeletPlugin", "tolerations"),
+}
 LEADER_WORKER_SET: Final = Component.helm(
     key="leaderWorkerSet",
     title="LeaderWorkerSet",

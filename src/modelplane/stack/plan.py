@@ -11,6 +11,9 @@ The cluster's backend, gateway, scheduler and hardware decide the components:
 - Envoy Gateway when the cluster declares a gateway;
 - the in-cluster scheduler `spec.scheduling.provider` names, from its module.
 
+The DaemonSets Node Feature Discovery and the DRA driver run on every GPU node
+tolerate the taints the GPU pools' classes declare (`GPU_NODE_TOLERATIONS`).
+
 Each release lists the releases that must report Ready before it is composed
 (`after`): a component's releases in order, the DRA driver after Node Feature
 Discovery (it labels the GPU nodes the driver runs on), KServe's controller after
@@ -26,10 +29,12 @@ from typing import Any, cast
 from modelplane.conventions.schedulers import Scheduler
 from modelplane.core.charts import Component
 from modelplane.core.issues import Issue, warning
+from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import Reason
 from modelplane.stack.components import (
     CERT_MANAGER,
     ENVOY_GATEWAY,
+    GPU_NODE_TOLERATIONS,
     KSERVE,
     LEADER_WORKER_SET,
     NODE_FEATURE_DISCOVERY,
@@ -47,6 +52,8 @@ class ClusterFacts:
     scheduler: Scheduler
     gateway_class: str | None = None
     nvidia_gpus: bool = False
+    # The taints the classes of the cluster's NVIDIA GPU pools declare.
+    gpu_taints: tuple[NodeTaint, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,10 @@ def plan_releases(
                 values = merged(values, facts.scheduler.lws_values())
             if component is facts.scheduler.install:
                 values = merged(values, facts.scheduler.chart_values())
+            on_gpu_nodes = GPU_NODE_TOLERATIONS.get(component.key)
+            if on_gpu_nodes is not None and facts.gpu_taints:
+                parent, key = on_gpu_nodes
+                values = merged(values, {parent: {key: tolerations(facts.gpu_taints)}})
             after = set(edges.get(release.name, ()))
             if previous is not None:
                 after.add(previous)

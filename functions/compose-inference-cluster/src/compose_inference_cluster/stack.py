@@ -13,7 +13,7 @@ True otherwise (`StackComplete`).
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
@@ -25,6 +25,7 @@ from compose_inference_cluster.prerequisites import Findings, observe
 from compose_inference_cluster.replicas import Placed, PlacedReplica
 from modelplane.conventions import SchedulingConfig
 from modelplane.core.issues import has_errors
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import STACK_READY, Reason
 from modelplane.stack import (
     NVIDIA_GPU_DRIVER,
@@ -86,12 +87,30 @@ def _device_classes(pools: Sequence[Mapping[str, Any]]) -> list[str]:
     )
 
 
-def _nvidia(pools: Sequence[Mapping[str, Any]]) -> bool:
-    return any(
-        _dra(device) and device.get("driver") == NVIDIA_GPU_DRIVER
+def _nvidia_pools(pools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [
+        pool
         for pool in pools
-        for device in pool.get("devices") or ()
-    )
+        if any(
+            _dra(device) and device.get("driver") == NVIDIA_GPU_DRIVER
+            for device in pool.get("devices") or ()
+        )
+    ]
+
+
+def _gpu_taints(pools: Sequence[Mapping[str, Any]]) -> tuple[NodeTaint, ...]:
+    """The taints the classes of the NVIDIA GPU pools declare (published with each
+    pool), once each, sorted."""
+    found: set[NodeTaint] = set()
+    for pool in _nvidia_pools(pools):
+        for taint in pool.get("nodeTaints") or ():
+            if not isinstance(taint, Mapping):
+                continue
+            fields = cast(Mapping[str, Any], taint)
+            key, effect = fields.get("key"), fields.get("effect")
+            if key and effect:
+                found.add(NodeTaint(str(key), str(effect), str(fields.get("value") or "")))
+    return tuple(sorted(found, key=lambda t: (t.key, t.effect, t.value)))
 
 
 def _priorities(config: SchedulingConfig) -> list[str]:
@@ -133,7 +152,8 @@ def compose_stack(
         kserve=backend == BackendType.K_SERVE,
         scheduler=inputs.scheduling.scheduler,
         gateway_class=gateway_class(cluster),
-        nvidia_gpus=_nvidia(inputs.pools),
+        nvidia_gpus=bool(_nvidia_pools(inputs.pools)),
+        gpu_taints=_gpu_taints(inputs.pools),
     )
     observed = inputs.observed
     placed = inputs.placed
