@@ -1,6 +1,7 @@
 """Clusters Modelplane creates (examples/clusters): creation, pool edits, bad input,
 and the order a deletion takes, through the real APIs and functions."""
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ GKE_CLUSTER = "gpu-us-central"
 SYSTEM = "modelplane-system"
 EKS_GROUP = "eks.aws.m.upbound.io"
 GKE_GROUP = "container.gcp.m.upbound.io"
+IAM_GROUP = "iam.aws.m.upbound.io"
 
 
 @pytest.fixture(scope="module")
@@ -266,6 +268,50 @@ def test_deletion_goes_replicas_node_groups_cluster_network(
         (auth,) = cloud(fleet, group, "ClusterAuth")
         replica_at = position[("ModelReplica", replica["metadata"]["name"])]
         assert position[("ClusterAuth", auth["metadata"]["name"])] > replica_at
+
+
+@pytest.mark.parametrize(("example", "group"), [("eks", EKS_GROUP), ("gke", GKE_GROUP)])
+def test_the_cluster_keeps_its_system_nodes_and_its_identities_keep_the_cluster(
+    example: str, group: str, request: pytest.FixtureRequest
+) -> None:
+    """The system node group is a node group like the pools' (EKS refuses to delete a
+    cluster with node groups attached); on EKS the IAM roles and their policies outlive
+    the cluster, so EKS can still clean up the security groups and network interfaces
+    it made when the cluster and its node groups go."""
+    fleet: Fleet = request.getfixturevalue(example)
+    usages = {
+        (
+            (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"]),
+            (u["spec"]["by"]["kind"], u["spec"]["by"]["resourceRef"]["name"]),
+        )
+        for u in fleet.all("Usage")
+    }
+    (cluster,) = cloud(fleet, group, "Cluster")
+    kept = ("Cluster", cluster["metadata"]["name"])
+    kind = "NodeGroup" if group == EKS_GROUP else "NodePool"
+    (system,) = [p for p in cloud(fleet, group, kind) if p["metadata"]["name"].endswith("-system")]
+    assert (kept, (kind, system["metadata"]["name"])) in usages
+    if group == EKS_GROUP:
+        # The roles the cluster and its nodes assume, and their policies (the
+        # autoscaler's role is its pod's, not the cluster's).
+        roles = {
+            r["metadata"]["name"]
+            for r in cloud(fleet, IAM_GROUP, "Role")
+            if json.loads(r["spec"]["forProvider"]["assumeRolePolicy"])["Statement"][0][
+                "Principal"
+            ]["Service"]
+            in ("eks.amazonaws.com", "ec2.amazonaws.com")
+        }
+        attachments = [
+            a
+            for a in cloud(fleet, IAM_GROUP, "RolePolicyAttachment")
+            if a["spec"]["forProvider"]["roleRef"]["name"] in roles
+        ]
+        assert len(roles) == 2 and attachments
+        for identity in [("Role", name) for name in sorted(roles)] + [
+            (a["kind"], a["metadata"]["name"]) for a in attachments
+        ]:
+            assert (identity, kept) in usages
 
 
 def provider_config_specs(fleet: Fleet, cluster: str) -> dict[str, Obj]:

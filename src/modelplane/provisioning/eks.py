@@ -94,8 +94,11 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         roles = {"cluster": "eks.amazonaws.com", "node": "ec2.amazonaws.com"}
         policies = {"cluster": CLUSTER_POLICIES, "node": NODE_POLICIES}
         role_names: dict[str, str] = {}
+        identities: list[str] = []
         for role, service in roles.items():
             role_name = role_names[role] = cloud_name(name, role, 64)
+            identities.append(f"role-{role}")
+            identities += [f"role-{role}-{policy.lower()}" for policy in policies[role]]
             put(
                 f"role-{role}",
                 body(
@@ -148,6 +151,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         )
         out.cluster = self.key_prefix + "cluster"
         out.connection = self.key_prefix + "cluster-auth"
+        out.identities = tuple(self.key_prefix + key for key in identities)
         on_cluster = {"region": region, "clusterNameRef": ref(cluster_name)}
         put(
             "cluster-auth",
@@ -205,6 +209,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
+        out.system_pools = (self.key_prefix + "nodegroup-system",)
         self.put_pools(out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool))
         return out
 

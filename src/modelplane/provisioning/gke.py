@@ -223,6 +223,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 initProvider={"initialNodeCount": 1},
             ),
         )
+        out.system_pools = (self.key_prefix + "nodepool-system",)
         self.put_pools(
             out,
             plan.pools,

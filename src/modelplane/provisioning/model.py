@@ -66,6 +66,13 @@ class Composed:
     pools: dict[str, str] = field(default_factory=dict[str, str])
     connection: str = ""
     """The resource that writes the connection Secret (it must outlive the workloads)."""
+    system_pools: tuple[str, ...] = ()
+    """Node groups the provisioner adds of its own (not a pool's): the cluster outlives
+    them as it does the pools'."""
+    identities: tuple[str, ...] = ()
+    """What the cluster and its nodes act as (IAM roles and their policies): it outlives
+    the cluster, so the cloud can still clean up what it made for them (security
+    groups, network interfaces) when the cluster and its node groups go."""
     inside: tuple[str, ...] = ()
     """Resources applied inside the cluster through its kubeconfig (Helm releases):
     they go before the cluster and its kubeconfig writer."""

@@ -122,12 +122,12 @@ def _order(
     composed: Composed,
     kept_pools: Mapping[str, ObjectRef],
 ) -> None:
-    """The network outlives the cloud cluster, which outlives its node groups (those
-    composed, and those kept as they are)."""
+    """The network and the identities outlive the cloud cluster, which outlives its node
+    groups (the pools' composed and kept as they are, and the provisioner's own)."""
     refs = {key: composed.ref(key) for key in composed.resources}
     refs.update(kept_pools)
-    edges = [(key, composed.cluster) for key in composed.network]
-    pools = sorted({*composed.pools.values(), *kept_pools})
+    edges = [(key, composed.cluster) for key in (*composed.network, *composed.identities)]
+    pools = sorted({*composed.pools.values(), *kept_pools, *composed.system_pools})
     edges += [(composed.cluster, key) for key in pools]
     # What runs inside the cluster is uninstalled while the cluster can be reached.
     reach = sorted({composed.cluster, composed.connection} - {""})
