@@ -314,6 +314,34 @@ def test_the_cluster_keeps_its_system_nodes_and_its_identities_keep_the_cluster(
             assert (identity, kept) in usages
 
 
+@pytest.mark.parametrize(("example", "group"), [("eks", EKS_GROUP), ("gke", GKE_GROUP)])
+def test_every_release_inside_keeps_the_cluster_and_its_kubeconfig_writer(
+    example: str, group: str, request: pytest.FixtureRequest
+) -> None:
+    """provider-helm uninstalls a Release through the cluster's kubeconfig: every
+    Release inside a created cluster (the serving stack's and the cloud's own) keeps
+    the cluster, and on EKS the ClusterAuth that writes the kubeconfig, until it is
+    uninstalled, or it would stay Terminating once they went."""
+    fleet: Fleet = request.getfixturevalue(example)
+    usages = {
+        (
+            (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"]),
+            (u["spec"]["by"]["kind"], u["spec"]["by"]["resourceRef"]["name"]),
+        )
+        for u in fleet.all("Usage")
+    }
+    (cluster,) = cloud(fleet, group, "Cluster")
+    kept = [("Cluster", cluster["metadata"]["name"])]
+    if group == EKS_GROUP:
+        (auth,) = cloud(fleet, group, "ClusterAuth")
+        kept.append(("ClusterAuth", auth["metadata"]["name"]))
+    releases = [r["metadata"]["name"] for r in fleet.all("Release")]
+    assert len(releases) >= 3
+    for release in releases:
+        for of in kept:
+            assert (of, ("Release", release)) in usages, (of, release)
+
+
 def provider_config_specs(fleet: Fleet, cluster: str) -> dict[str, Obj]:
     """The spec of each ClusterProviderConfig that reaches `cluster`, by API group."""
     return {

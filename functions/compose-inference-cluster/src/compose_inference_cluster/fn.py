@@ -28,6 +28,7 @@ from compose_inference_cluster.provision import (
     compose_cloud,
     connection_secret,
     protect_from_replicas,
+    protect_from_stack,
 )
 from compose_inference_cluster.replicas import placed_replicas, require_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
@@ -172,6 +173,8 @@ class FunctionRunner(ComposeFunction):
             identity=provider_identity,
         )
         compose_stack(req, rsp, cluster, inputs, status)
+        if cloud is not None:
+            protect_from_stack(req, rsp, name, cloud)
         set_status(rsp, status)
         report_reachable(req, rsp, observed, name)
 

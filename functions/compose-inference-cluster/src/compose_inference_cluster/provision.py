@@ -27,7 +27,7 @@ from typing import Any, Final
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
-from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG
+from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG, RELEASE_PREFIX
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.naming import hashed_name
 from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
@@ -176,6 +176,42 @@ def protect_from_replicas(
             )
     if not known:
         keep_observed(req, rsp, {k for k in observed if k.startswith(REPLICA_CLOUD_USAGE_PREFIX)})
+
+
+def protect_from_stack(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str, cloud: Cloud
+) -> None:
+    """Each Release of the serving stack keeps the cloud cluster, and what writes its
+    kubeconfig, until it is uninstalled: provider-helm reaches the cluster through that
+    kubeconfig to uninstall it, and a Release whose cluster went first stays
+    Terminating. As `_order` keeps them for the releases the cloud itself installs."""
+    observed = observed_resources(req)
+    protected = sorted({cloud.composed.cluster, cloud.composed.connection} - {""})
+    releases = sorted(k for k in rsp.desired.resources if k.startswith(RELEASE_PREFIX))
+    for by_key in releases:
+        release = structs.pick(
+            rsp.desired.resources[by_key].resource,
+            ("apiVersion",),
+            ("kind",),
+            ("metadata", "name"),
+        )
+        meta: Mapping[str, Any] = release.get("metadata") or {}
+        by = {
+            "apiVersion": str(release.get("apiVersion", "")),
+            "kind": str(release.get("kind", "")),
+            "resourceRef": {"name": str(meta.get("name", ""))},
+        }
+        for of_key in protected:
+            of = cloud.composed.ref(of_key)
+            _usage(
+                rsp,
+                observed,
+                _usage_key(of_key, by_key),
+                hashed_name(f"{name}-cloud", name, of_key, by_key),
+                of.namespace,
+                _ref(of, namespaced=False),
+                by,
+            )
 
 
 def compose_cloud(
