@@ -270,6 +270,17 @@ def test_deletion_goes_replicas_node_groups_cluster_network(
         assert position[("ClusterAuth", auth["metadata"]["name"])] > replica_at
 
 
+def usage_edges(fleet: Fleet) -> set[tuple[tuple[str, str], tuple[str, str]]]:
+    """Each Usage as ((kind, name) it keeps, (kind, name) keeping it)."""
+    return {
+        (
+            (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"]),
+            (u["spec"]["by"]["kind"], u["spec"]["by"]["resourceRef"]["name"]),
+        )
+        for u in fleet.all("Usage")
+    }
+
+
 @pytest.mark.parametrize(("example", "group"), [("eks", EKS_GROUP), ("gke", GKE_GROUP)])
 def test_the_cluster_keeps_its_system_nodes_and_its_identities_keep_the_cluster(
     example: str, group: str, request: pytest.FixtureRequest
@@ -279,13 +290,7 @@ def test_the_cluster_keeps_its_system_nodes_and_its_identities_keep_the_cluster(
     the cluster, so EKS can still clean up the security groups and network interfaces
     it made when the cluster and its node groups go."""
     fleet: Fleet = request.getfixturevalue(example)
-    usages = {
-        (
-            (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"]),
-            (u["spec"]["by"]["kind"], u["spec"]["by"]["resourceRef"]["name"]),
-        )
-        for u in fleet.all("Usage")
-    }
+    usages = usage_edges(fleet)
     (cluster,) = cloud(fleet, group, "Cluster")
     kept = ("Cluster", cluster["metadata"]["name"])
     kind = "NodeGroup" if group == EKS_GROUP else "NodePool"
@@ -323,13 +328,7 @@ def test_every_release_inside_keeps_the_cluster_and_its_kubeconfig_writer(
     the cluster, and on EKS the ClusterAuth that writes the kubeconfig, until it is
     uninstalled, or it would stay Terminating once they went."""
     fleet: Fleet = request.getfixturevalue(example)
-    usages = {
-        (
-            (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"]),
-            (u["spec"]["by"]["kind"], u["spec"]["by"]["resourceRef"]["name"]),
-        )
-        for u in fleet.all("Usage")
-    }
+    usages = usage_edges(fleet)
     (cluster,) = cloud(fleet, group, "Cluster")
     kept = [("Cluster", cluster["metadata"]["name"])]
     if group == EKS_GROUP:

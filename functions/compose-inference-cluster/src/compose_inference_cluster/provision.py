@@ -133,16 +133,29 @@ def _order(
     reach = sorted({composed.cluster, composed.connection} - {""})
     edges += [(of, key) for key in composed.inside for of in reach]
     for of_key, by_key in edges:
-        of, by = refs[of_key], refs[by_key]
-        _usage(
-            rsp,
-            observed,
-            _usage_key(of_key, by_key),
-            hashed_name(f"{name}-cloud", name, of_key, by_key),
-            of.namespace,
-            _ref(of, namespaced=False),
-            _ref(by, namespaced=False),
-        )
+        _cloud_usage(rsp, observed, name, of_key, refs[of_key], by_key, refs[by_key])
+
+
+def _cloud_usage(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    name: str,
+    of_key: str,
+    of: ObjectRef,
+    by_key: str,
+    by: ObjectRef,
+) -> None:
+    """A Usage keeping composed resource `of_key` while `by_key` exists, beside them
+    (both in the cluster's namespace)."""
+    _usage(
+        rsp,
+        observed,
+        _usage_key(of_key, by_key),
+        hashed_name(f"{name}-cloud", name, of_key, by_key),
+        of.namespace,
+        _ref(of, namespaced=False),
+        _ref(by, namespaced=False),
+    )
 
 
 def protect_from_replicas(
@@ -196,22 +209,13 @@ def protect_from_stack(
             ("metadata", "name"),
         )
         meta: Mapping[str, Any] = release.get("metadata") or {}
-        by = {
-            "apiVersion": str(release.get("apiVersion", "")),
-            "kind": str(release.get("kind", "")),
-            "resourceRef": {"name": str(meta.get("name", ""))},
-        }
+        by = ObjectRef(
+            str(release.get("apiVersion", "")),
+            str(release.get("kind", "")),
+            str(meta.get("name", "")),
+        )
         for of_key in protected:
-            of = cloud.composed.ref(of_key)
-            _usage(
-                rsp,
-                observed,
-                _usage_key(of_key, by_key),
-                hashed_name(f"{name}-cloud", name, of_key, by_key),
-                of.namespace,
-                _ref(of, namespaced=False),
-                by,
-            )
+            _cloud_usage(rsp, observed, name, of_key, cloud.composed.ref(of_key), by_key, by)
 
 
 def compose_cloud(
