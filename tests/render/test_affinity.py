@@ -13,7 +13,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 
 from modelplane_cli.render import FunctionRegistry
-from modelplane_cli.render.affinity import OneCpu, current_cpu
+from modelplane_cli.render.affinity import OneCpu, _threads, current_cpu
 from modelplane_cli.render.runners import GrpcFunctions
 
 from .support import PARENT, FakeFunction, config_map, render_text, write_apis
@@ -159,10 +159,6 @@ class AffinityRecorder(FakeFunction):
         config_map(rsp, "first", {"from": "step-0"})
 
 
-def threads() -> set[int]:
-    return {int(task.name) for task in Path("/proc/self/task").iterdir()}
-
-
 @needs_two_cpus
 @pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "grpc"])
 def test_a_render_over_grpc_serves_on_one_cpu_and_in_process_changes_nothing(
@@ -173,9 +169,9 @@ def test_a_render_over_grpc_serves_on_one_cpu_and_in_process_changes_nothing(
 
     def work() -> tuple[Cpus, bool, Cpus, list[Cpus]]:
         before = os.sched_getaffinity(0)
-        existing = threads()
+        existing = _threads()
         ok = render_text(apis, PARENT, {"fn-parent": recorder}, in_process=in_process).ok
-        left = [os.sched_getaffinity(t) for t in sorted(threads() - existing)]
+        left = [os.sched_getaffinity(t) for t in sorted(_threads() - existing)]
         return before, ok, os.sched_getaffinity(0), left
 
     before, ok, after, left = on_a_thread_of_its_own(work)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from modelplane.core.vocabulary import PROGRESS_REASONS
+from modelplane.core.vocabulary import PROGRESS_REASONS, RESERVED_CONDITION_TYPES
 from modelplane_cli.render.capacity import overcommitted
 from modelplane_cli.render.mistakes import Mistakes
 from modelplane_cli.render.result import RenderResult
@@ -31,7 +31,6 @@ WARNING: Final = "warning"
 LEVELS: Final = (NEVER, ERROR, WARNING)
 
 # Crossplane's own conditions: a failed reconcile is reported as such already.
-_SYSTEM_CONDITIONS = frozenset({"Ready", "Synced"})
 
 
 def failures(
@@ -100,7 +99,7 @@ def condition_errors(objects: Iterable[View], composite_kinds: set[str]) -> list
         for condition in _conditions(obj):
             kind = condition.get("type")
             reason = str(condition.get("reason", ""))
-            if kind in _SYSTEM_CONDITIONS or condition.get("status") != "False":
+            if kind in RESERVED_CONDITION_TYPES or condition.get("status") != "False":
                 continue
             if reason in PROGRESS_REASONS:
                 continue

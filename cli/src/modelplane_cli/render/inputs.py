@@ -173,12 +173,15 @@ def _keep_crossplane_fields(observed: View, out: Obj) -> None:
     if not isinstance(written, dict):
         return
     spec = cast(dict[str, Any], spec)
-    crossplane = spec.setdefault("crossplane", {})
+    crossplane = spec.get("crossplane") or {}
     if not isinstance(crossplane, dict):
         return
-    for key in _CROSSPLANE_WRITTEN:
-        if key in written and key not in crossplane:
-            cast(dict[str, Any], crossplane)[key] = clone(written[key])
+    crossplane = cast(dict[str, Any], crossplane)
+    kept = {
+        k: clone(written[k]) for k in _CROSSPLANE_WRITTEN if k in written and k not in crossplane
+    }
+    if kept:
+        spec["crossplane"] = {**crossplane, **kept}
 
 
 def _collect_orphans(world: World, protected: set[ObjectKey]) -> None:

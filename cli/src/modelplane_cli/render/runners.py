@@ -113,8 +113,9 @@ def _decoded(data: bytes) -> fnv1.RunFunctionResponse:
     except DecodeError as exc:
         raise FunctionCallError(
             "Internal",
-            f"the response cannot be decoded ({exc}): it nests deeper than the render's "
-            "protobuf parser reads (100 levels); Crossplane's Go parser would read it",
+            # Not the parser's own words: they differ by protobuf implementation.
+            "the response cannot be decoded: it nests deeper than the render's protobuf "
+            "parser reads (100 levels); Crossplane's Go parser would read it",
         ) from exc
 
 
