@@ -14,7 +14,7 @@ team on the cluster), while its own ModelDeployment still reads it.
 `MAX_POD_SPEC_DEPTH` bounds it well below that: see design/deep-templates.md.
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, cast
 
 from modelplane.core.issues import Issue
@@ -33,6 +33,27 @@ def deeper_than(value: object, limit: int) -> str | None:
     none does. First in document order with keys sorted, so the same value names the
     same path whatever order its maps arrived in. Iterative: the value may be deeper
     than Python's recursion limit."""
+    # Every compose checks a template: the walk keeps only levels, and the path of the
+    # first part too deep is worked out only once there is one (`_first_deeper`).
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children: Iterable[object]
+        if isinstance(node, Mapping):
+            children = cast(Mapping[str, object], node).values()
+        elif isinstance(node, list):
+            children = cast(list[object], node)
+        else:
+            continue
+        if level > limit:
+            return _first_deeper(value, limit)
+        stack.extend((child, level + 1) for child in children)
+    return None
+
+
+def _first_deeper(value: object, limit: int) -> str:
+    """The path of the first object or list deeper than `limit`, in document order with
+    keys sorted; `value` holds one (`deeper_than` found it)."""
     stack: list[tuple[object, str, int]] = [(value, "", 1)]
     while stack:
         node, path, level = stack.pop()
@@ -46,7 +67,7 @@ def deeper_than(value: object, limit: int) -> str | None:
         if level > limit:
             return path
         stack.extend((child, where, level + 1) for where, child in reversed(children))
-    return None
+    return ""
 
 
 def pod_spec_depth_issue(spec: object, path: str) -> Issue | None:

@@ -23,7 +23,7 @@ from modelplane.core.issues import Issue
 from modelplane.core.nesting import pod_spec_depth_issue
 
 MAX_TEMPLATE_BYTES: Final = 32 * 1024
-"""A role's pod template, as compact JSON, in bytes. An engine's template with its
+"""A role's pod template, as compact JSON (any key order), in bytes. An engine's template with its
 arguments, environment, probes and volumes is a few KiB; configuration larger than
 this belongs in a ConfigMap the template mounts. At this bound another team's
 deployment request reaches 128 MiB only with about 4,000 replicas placed in the
@@ -34,9 +34,9 @@ replicas on that one cluster: scales the platform's quotas govern."""
 
 
 def template_bytes(template: object) -> int:
-    """The size of `template` as compact JSON, keys sorted: the same whatever order its
-    maps arrived in."""
-    text = json.dumps(template, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    """The size of `template` as compact JSON: the same whatever order its maps arrived
+    in (a map's entries take the same bytes in any order, so none is sorted)."""
+    text = json.dumps(template, separators=(",", ":"), ensure_ascii=False)
     return len(text.encode())
 
 
