@@ -14,10 +14,10 @@ from typing import Any
 
 from modelplane_models.inference_class import InferenceClass
 from modelplane_models.inference_cluster import InferenceCluster, NodePool, PublishedPool
-from pydantic import BaseModel
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
+from modelplane.core.written import as_written
 from modelplane.fleet.classes import class_issues
 
 
@@ -46,11 +46,6 @@ def placeable(pool: NodePool) -> int:
     """The nodes the fleet scheduler may place on: a pool that can grow counts up to
     maxNodes (its cloud adds nodes as replicas wait), else nodeCount."""
     return pool.nodeCount if pool.maxNodes is None else max(pool.maxNodes, pool.nodeCount)
-
-
-def _dump(model: BaseModel) -> dict[str, Any]:
-    """A model as it was given: only the fields set, under their API names."""
-    return model.model_dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
 
 
 def publish_pools(
@@ -94,17 +89,17 @@ def publish_pools(
                 "name": pool.name,
                 "className": class_name,
                 "nodes": placeable(pool),
-                "devices": [_dump(device) for device in lookup.found.spec.devices],
+                "devices": [as_written(device) for device in lookup.found.spec.devices],
             }
             if lookup.found.spec.topology and lookup.found.spec.topology.nvlinkDomainNodes:
                 fresh["nvlinkDomainNodes"] = lookup.found.spec.topology.nvlinkDomainNodes
             if lookup.found.spec.nodeTaints:
-                fresh["nodeTaints"] = [_dump(taint) for taint in lookup.found.spec.nodeTaints]
+                fresh["nodeTaints"] = [as_written(taint) for taint in lookup.found.spec.nodeTaints]
         if fresh is None:
             kept = before.get(pool.name)
             if kept is not None and kept.className == class_name:
                 # The node count is the platform's own edit and always current.
-                fresh = {**_dump(kept), "nodes": placeable(pool)}
+                fresh = {**as_written(kept), "nodes": placeable(pool)}
         if fresh is not None:
             view.pools.append(fresh)
     view.issues = missing + invalid

@@ -27,6 +27,7 @@ from modelplane.core.vocabulary import (
     MODEL_REPLICA,
     SERVING,
 )
+from modelplane.core.written import as_written
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
 from modelplane.xfn.required import Required
 
@@ -50,9 +51,7 @@ def role_template(deployment: ModelDeployment, role: str) -> dict[str, Any]:
             workers = None if disaggregated is None else disaggregated.workers
     if workers is None:
         return {}
-    return workers.template.model_dump(
-        mode="json", exclude_unset=True, by_alias=True, warnings=False
-    )
+    return as_written(workers.template)
 
 
 def replica_object(

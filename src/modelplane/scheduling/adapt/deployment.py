@@ -21,6 +21,7 @@ from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
 from modelplane.core.template_size import template_issues
+from modelplane.core.written import as_written
 from modelplane.scheduling.adapt.checks import object_name, topology
 from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
@@ -99,9 +100,7 @@ def _role(
     if workers is None:
         return Role(name, tuple(requests), constraints=constraints)
     # What the replicas render is checked here, before any replica carries it.
-    template = workers.template.model_dump(
-        mode="json", by_alias=True, exclude_unset=True, warnings=False
-    )
+    template = as_written(workers.template)
     problems.extend(template_issues(template, f"{prefix}workers.template"))
     return Role(
         name,
