@@ -381,3 +381,17 @@ def test_the_server_answers_a_request_it_cannot_decode_whatever_its_size(limit: 
     (fatal,) = got.results
     assert (fatal.severity, fatal.reason) == (fnv1.SEVERITY_FATAL, "UndecodableInput")
     assert "its observed.resources[kimi-0] nests deeper" in fatal.message
+
+
+def test_a_list_it_cannot_decode_in_a_request_over_the_limit_is_no_fatal_answer() -> None:
+    """Over the size limit the fetched lists are neither read nor answered, so one that
+    cannot be decoded changes nothing: the answer is the size's condition, not fatal."""
+    fetched = {"inferenceclusters": [], "modelreplicas": [_TOO_DEEP], "priorityclasses": []}
+    data = request(DEPLOYMENT, required=fetched).SerializeToString(deterministic=True)
+    got = fnv1.RunFunctionResponse.FromString(
+        asyncio.run(SizeLimited(FunctionRunner(), 10).run_bytes(data))
+    )
+    assert [(r.severity, r.reason) for r in got.results] == [
+        (fnv1.SEVERITY_WARNING, "RequestTooLarge")
+    ]
+    assert [c.reason for c in got.conditions] == ["RequestTooLarge"]

@@ -42,7 +42,7 @@ from grpc_reflection.v1alpha import reflection
 
 from modelplane.core.vocabulary import Reason
 from modelplane.xfn import report, required
-from modelplane.xfn.received import undecodable
+from modelplane.xfn.received import split, undecodable
 from modelplane.xfn.runner import ComposeFunction, keep_observed, keep_status
 from modelplane.xfn.workers import Workers, default_workers
 
@@ -76,7 +76,7 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         composed by a worker process when there are `workers`."""
         if len(data) > self.limit:
             try:
-                req = fnv1.RunFunctionRequest.FromString(data)
+                req = _without_fetched(data)
             except DecodeError as error:
                 return undecodable(data, error).SerializeToString(deterministic=True)
             rsp = await self.too_large(req, len(data))
@@ -112,6 +112,16 @@ class SizeLimited(grpcv1.FunctionRunnerServiceServicer):
         )
         report.warning(rsp, Reason.REQUEST_TOO_LARGE, message)
         return rsp
+
+
+def _without_fetched(data: bytes) -> fnv1.RunFunctionRequest:
+    """The request without its fetched lists, which an answer to a request over the
+    limit neither reads nor sends back: a list protobuf cannot decode here then makes
+    that answer no fatal one. The whole request where `received` cannot split it."""
+    try:
+        return split(data)[0]
+    except ValueError:
+        return fnv1.RunFunctionRequest.FromString(data)
 
 
 def _bytes_handler(runner: SizeLimited) -> grpc.GenericRpcHandler:
