@@ -100,6 +100,8 @@ def test_provider_kubernetes_runs_with_watches_however_it_was_installed() -> Non
     # crossplane v2.3 internal/controller/pkg/runtime/runtime.go ContainerName.
     assert container["name"] == "package-runtime"
     assert "--enable-watches" in container["args"]
+    # The render's provider reports a Secret's data redacted, as this flag makes it.
+    assert "--sanitize-secrets" in container["args"]
     assert image["spec"]["runtime"]["configRef"]["name"] == runtime["metadata"]["name"]
     (match,) = image["spec"]["matchImages"]
     configuration = documents(ROOT / "package" / "crossplane.yaml")[0]

@@ -14,6 +14,7 @@ from crossplane.function import response
 
 from modelplane_cli import yamlio
 from modelplane_cli.render import output, parse_stream
+from modelplane_cli.render.simulate import healthy
 
 from .support import (
     PARENT,
@@ -142,3 +143,21 @@ def test_concurrent_composites_read_the_round_s_snapshot(apis_dir: Path) -> None
     assert sequential.ok and concurrent.ok, concurrent.errors
     assert concurrent.objects == sequential.objects
     assert concurrent.rounds > sequential.rounds
+
+
+def test_a_secrets_data_is_reported_redacted_as_the_installed_provider_reports_it() -> None:
+    # provider-kubernetes runs with --sanitize-secrets (install/providers): a Secret
+    # Object's read-back never carries the data, whatever the manifest held.
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "token", "namespace": "team-a"},
+        "data": {"HF_TOKEN": "c2VjcmV0"},
+    }
+    reported = healthy(secret)
+    assert reported["data"] == {"redacted": None}
+    assert secret["data"] == {"HF_TOKEN": "c2VjcmV0"}  # the manifest itself is not changed
+    without_data = {k: v for k, v in secret.items() if k != "data"}
+    assert healthy(without_data)["data"] == {"redacted": None}
+    config_map = {**secret, "kind": "ConfigMap"}
+    assert healthy(config_map)["data"] == config_map["data"]

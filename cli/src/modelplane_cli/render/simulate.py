@@ -12,7 +12,7 @@ then done, so a preview shows a cold first placement and a warm second one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from modelplane.caching.progress import is_download, simulated_status
 from modelplane.core.kinds import workload_kind
@@ -105,10 +105,20 @@ def provider_status(obj: View) -> Obj:
     return out
 
 
+# What provider-kubernetes reports back for a Secret's data when it runs with
+# `--sanitize-secrets`, as Modelplane installs it (install/providers): the data
+# never lands in the Object's status (v1.2.1 internal/controller/namespaced/object
+# `setAtProvider`, which sets it on every v1 Secret, whatever the manifest holds).
+SANITIZED_SECRET_DATA: Final[Mapping[str, None]] = {"redacted": None}
+
+
 def healthy(manifest: Mapping[str, Any], target: str = "") -> Obj:
     """A wrapped manifest with the status its controller reports once it is serving,
-    on the cluster its Object's ProviderConfig (`target`) reaches."""
+    on the cluster its Object's ProviderConfig (`target`) reaches; a Secret's data
+    redacted, as the installed provider reports it."""
     out = clone(dict(manifest))
+    if out.get("apiVersion") == "v1" and out.get("kind") == "Secret":
+        out["data"] = dict(SANITIZED_SECRET_DATA)
     kind = workload_kind(manifest)
     if kind is not None:
         out["status"] = kind.healthy_status_on(out, target)
