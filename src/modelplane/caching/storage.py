@@ -55,5 +55,8 @@ def cache_storage(cluster: InferenceCluster) -> CacheStorage:
     storage = spec.storage.modelCache if spec is not None and spec.storage else None
     if storage is None:
         return CacheStorage(backend, None, None, DEFAULT_RETENTION)
-    retention = parse_duration(storage.retention) or DEFAULT_RETENTION
+    # `0s` is a retention of its own (remove at once): only an absent one is the default.
+    retention = parse_duration(storage.retention)
+    if retention is None:
+        retention = DEFAULT_RETENTION
     return CacheStorage(backend, storage.storageClassName, storage.nodeGroup, retention)
