@@ -5,6 +5,10 @@ authenticate with the Google credentials of the GCP provider config the cluster
 is created with (`modelplane.provisioning.gke_identity`), which is required here.
 EKS and existing clusters have none: ClusterAuth's kubeconfig carries a token,
 and an existing cluster's kubeconfig is the user's.
+
+When that GCP provider config gives no identity (missing, or credentials that
+cannot be handed on), the cloud is composed as usual and what would reach inside
+the cluster is held (`hold_inside`): design/gke-provider-identity.md says why.
 """
 
 # pyright: reportMissingTypeStubs=false
