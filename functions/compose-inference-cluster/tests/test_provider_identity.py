@@ -211,39 +211,144 @@ def test_a_gke_cluster_asks_for_its_gcp_provider_config() -> None:
     assert not rsp.get("conditions") and not rsp.get("results")
 
 
-BAD = [
+HELD = (
+    "; until then the cluster's ClusterProviderConfigs, and the Releases and Objects "
+    "composed through them, are kept as they are, or not created"
+)
+FIELD = "spec.cluster.gke.providerConfigRef: names "
+
+
+def unusable_source(source: str, kind: str = "ClusterProviderConfig") -> str:
+    shown = "modelplane-system/gcp" if kind == "ProviderConfig" else "gcp"
+    return (
+        f"{FIELD}{kind} '{shown}', whose spec.credentials.source '{source}' provider-kubernetes "
+        f"and provider-helm cannot reach a GKE cluster with: set that {kind}'s "
+        "spec.credentials.source to Secret (a service account key) or InjectedIdentity "
+        f"(Workload Identity){HELD}"
+    )
+
+
+MISSING = (
+    f"{FIELD}ClusterProviderConfig 'gcp', which does not exist: create it (apiVersion "
+    f"gcp.m.upbound.io/v1beta1) with spec.credentials.source Secret or InjectedIdentity{HELD}"
+)
+NO_KEY = (
+    f"{FIELD}ClusterProviderConfig 'gcp', whose spec.credentials.secretRef lacks a name, "
+    f"namespace or key: set all three on that ClusterProviderConfig{HELD}"
+)
+GOOD = [gcp_provider_config({"source": "Secret", "secretRef": GCP_SECRET})]
+UNUSABLE = [
     pytest.param(
-        [],
-        "spec.cluster.gke.providerConfigRef: names ClusterProviderConfig 'gcp', which does not exist",
-        id="no such GCP provider config",
-    ),
-    pytest.param(
+        "ClusterProviderConfig",
         [gcp_provider_config({"source": "ImpersonateServiceAccount"})],
-        "spec.cluster.gke.providerConfigRef: names ClusterProviderConfig 'gcp', whose "
-        "spec.credentials.source is 'ImpersonateServiceAccount'",
-        id="credentials the other providers cannot use",
+        unusable_source("ImpersonateServiceAccount"),
+        id="impersonation",
     ),
     pytest.param(
+        "ClusterProviderConfig",
+        [gcp_provider_config({"source": "AccessToken"})],
+        unusable_source("AccessToken"),
+        id="an access token",
+    ),
+    pytest.param(
+        "ProviderConfig",
+        [gcp_provider_config({"source": "Upbound"}, "ProviderConfig")],
+        unusable_source("Upbound", "ProviderConfig"),
+        id="Upbound, on a namespaced ProviderConfig",
+    ),
+    pytest.param("ClusterProviderConfig", [], MISSING, id="no such GCP provider config"),
+    pytest.param(
+        "ClusterProviderConfig",
         [gcp_provider_config({"source": "Secret", "secretRef": {"name": "gcp-credentials"}})],
-        "spec.cluster.gke.providerConfigRef: names ClusterProviderConfig 'gcp', whose "
-        "spec.credentials.secretRef lacks a name, namespace or key",
+        NO_KEY,
         id="a Secret source without its key",
     ),
 ]
 
 
-@pytest.mark.parametrize(("gcp", "message"), BAD)
-def test_unusable_gcp_credentials_name_the_field_and_keep_what_was_composed(
-    gcp: list[Obj], message: str
+def good_provider_configs(kind: str) -> list[Obj]:
+    return [gcp_provider_config({"source": "Secret", "secretRef": GCP_SECRET}, kind)]
+
+
+def through_provider_configs(rsp: Obj) -> set[str]:
+    """What a GKE cluster composes that needs its ClusterProviderConfigs: they, the
+    Releases and Objects applied through them, and the Usages naming a Release."""
+    keys = set(rsp["desired"]["resources"])
+    return {
+        k
+        for k in keys
+        if k in ("provider-config", "helm-provider-config")
+        or k.startswith(("release-", "observe-"))
+        or "-by-release-" in k
+    }
+
+
+def without(rsp: Obj, condition_type: str) -> list[Obj]:
+    return [c for c in rsp["conditions"] if c["type"] != condition_type]
+
+
+def provisioned_false(rsp: Obj, message: str) -> None:
+    """Provisioned names the field, with one Warning event, and nothing else does."""
+    (provisioned,) = [c for c in rsp["conditions"] if c["type"] == "Provisioned"]
+    assert provisioned == {
+        "type": "Provisioned",
+        "status": "STATUS_CONDITION_FALSE",
+        "reason": "InvalidProvisioning",
+        "message": message,
+        "target": "TARGET_COMPOSITE",
+    }
+    assert rsp["results"] == [
+        {
+            "severity": "SEVERITY_WARNING",
+            "message": message,
+            "reason": "UnusableCredentials",
+            "target": "TARGET_COMPOSITE",
+        }
+    ]
+
+
+@pytest.mark.parametrize(("kind", "gcp", "message"), UNUSABLE)
+def test_a_new_cluster_with_unusable_credentials_is_created_without_provider_configs(
+    kind: str, gcp: list[Obj], message: str
 ) -> None:
-    good = respond(
-        cluster("GKE"), "GKE", [gcp_provider_config({"source": "Secret", "secretRef": GCP_SECRET})]
-    )
-    observed = {k: v["resource"] for k, v in good["desired"]["resources"].items()}
-    rsp = respond(cluster("GKE"), "GKE", gcp, observed)
-    (pools,) = [c for c in rsp["conditions"] if c["type"] == "PoolsResolved"]
-    assert pools["status"] == "STATUS_CONDITION_FALSE"
-    assert message in pools["message"]
-    assert any(message in r.get("message", "") for r in rsp.get("results", []))
-    # Everything composed before is emitted as observed, the identity included.
-    assert {k: v["resource"] for k, v in rsp["desired"]["resources"].items()} == observed
+    """The cloud cluster and its pools need no identity: composed as with usable
+    credentials. Nothing that needs it is: no ClusterProviderConfig without its
+    identity, nor the Releases and Objects that would go through one."""
+    composite = cluster("GKE", kind)
+    good = respond(composite, "GKE", good_provider_configs(kind))
+    inside = through_provider_configs(good)
+    assert {"provider-config", "helm-provider-config", "release-lws"} <= inside
+    rsp = respond(composite, "GKE", gcp)
+    assert rsp["desired"]["resources"] == {
+        k: v for k, v in good["desired"]["resources"].items() if k not in inside
+    }
+    assert rsp["desired"]["composite"] == good["desired"]["composite"]
+    provisioned_false(rsp, message)
+    assert without(rsp, "Provisioned") == without(good, "Provisioned")
+    assert rsp["requirements"] == good["requirements"]
+
+
+def running(rsp: Obj) -> dict[str, Obj]:
+    """What `rsp` composed, as Crossplane observes it once all of it is Ready."""
+    ready = {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]}
+    return {k: {**v["resource"], "status": ready} for k, v in rsp["desired"]["resources"].items()}
+
+
+@pytest.mark.parametrize(("kind", "gcp", "message"), UNUSABLE)
+def test_an_existing_cluster_whose_credentials_became_unusable_keeps_what_runs(
+    kind: str, gcp: list[Obj], message: str
+) -> None:
+    """Everything composed before is emitted as it runs, the ClusterProviderConfigs
+    (and their identity) byte for byte; what usable credentials would add next (the
+    releases that follow the Ready ones) is not composed."""
+    composite = cluster("GKE", kind)
+    observed = running(respond(composite, "GKE", good_provider_configs(kind)))
+    following = respond(composite, "GKE", good_provider_configs(kind), observed)
+    assert set(following["desired"]["resources"]) - set(observed), "nothing would follow"
+    rsp = respond(composite, "GKE", gcp, observed)
+    assert {k: v["resource"] for k, v in rsp["desired"]["resources"].items()} == {
+        k: {f: v for f, v in body.items() if f != "status"} for k, body in observed.items()
+    }
+    for key in ("provider-config", "helm-provider-config"):
+        assert rsp["desired"]["resources"][key]["ready"] == "READY_TRUE"
+    provisioned_false(rsp, message)

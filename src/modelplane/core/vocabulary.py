@@ -116,6 +116,9 @@ class Reason:
     PROVISIONING: Final = "Provisioning"
     INVALID_PROVISIONING: Final = "InvalidProvisioning"
     CLASS_NOT_PROVISIONABLE: Final = "ClassNotProvisionable"
+    # A created cluster's provider credentials cannot be handed to provider-kubernetes
+    # and provider-helm (a GKE cluster's GCP provider config): nothing is installed inside.
+    UNUSABLE_CREDENTIALS: Final = "UnusableCredentials"
 
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"

@@ -23,6 +23,7 @@ from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.observed import as_map
+from modelplane.core.vocabulary import Reason
 from modelplane.provisioning.model import provider_config
 
 GCP_PROVIDER_CONFIG_API_VERSION: Final = "gcp.m.upbound.io/v1beta1"
@@ -56,9 +57,17 @@ def provider_identity(
 
     Any other source (an access token, impersonation, environment or file of the GCP
     provider's pod, Upbound) names credentials the other providers cannot read the
-    same way: bad input, named on the field."""
+    same way. That, a provider config that does not exist and a `Secret` source
+    lacking its key raise InvalidInputError naming `FIELD` and, in the message, the
+    provider config's own field at fault and what to set it to."""
     if gcp_provider_config is None:
-        raise InvalidInputError.at(FIELD, f"names {kind} {name!r}, which does not exist")
+        raise InvalidInputError.at(
+            FIELD,
+            f"names {kind} {name!r}, which does not exist: create it (apiVersion "
+            f"{GCP_PROVIDER_CONFIG_API_VERSION}) with spec.credentials.source {SECRET} "
+            f"or {INJECTED_IDENTITY}",
+            Reason.UNUSABLE_CREDENTIALS,
+        )
     credentials = as_map(as_map(gcp_provider_config.get("spec")).get("credentials"))
     source = credentials.get("source")
     if source == INJECTED_IDENTITY:
@@ -71,11 +80,14 @@ def provider_identity(
         raise InvalidInputError.at(
             FIELD,
             f"names {kind} {name!r}, whose spec.credentials.secretRef lacks a name, "
-            "namespace or key",
+            f"namespace or key: set all three on that {kind}",
+            Reason.UNUSABLE_CREDENTIALS,
         )
     raise InvalidInputError.at(
         FIELD,
-        f"names {kind} {name!r}, whose spec.credentials.source is {source!r}: provider-kubernetes "
-        f"and provider-helm reach a GKE cluster only with the credentials of a {SECRET} "
-        f"or {INJECTED_IDENTITY} source",
+        f"names {kind} {name!r}, whose spec.credentials.source {source!r} provider-kubernetes "
+        "and provider-helm cannot reach a GKE cluster with: set that "
+        f"{kind}'s spec.credentials.source to {SECRET} (a service account key) or "
+        f"{INJECTED_IDENTITY} (Workload Identity)",
+        Reason.UNUSABLE_CREDENTIALS,
     )

@@ -21,7 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool, Status
 
-from compose_inference_cluster.access import identity, require_identity
+from compose_inference_cluster.access import hold_inside, identity, require_identity
 from compose_inference_cluster.gateway import compose_gateway
 from compose_inference_cluster.health import report_reachable, require_replica_objects
 from compose_inference_cluster.provision import (
@@ -30,6 +30,7 @@ from compose_inference_cluster.provision import (
     protect_from_replicas,
     protect_from_stack,
 )
+from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG
 from compose_inference_cluster.replicas import placed_replicas, require_replicas
 from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
@@ -106,7 +107,11 @@ class FunctionRunner(ComposeFunction):
         require_replicas(rsp, name)
         require_replica_objects(rsp, name)
         required.stop_unless_fetched(req, rsp)
-        provider_identity = identity(req, cluster, secret_ref["namespace"])
+        # A GCP provider config whose credentials cannot be handed on is named on
+        # Provisioned, not the whole response's bad input: the cloud cluster and its
+        # pools need no identity and are composed; what does is held (`hold_inside`).
+        access = identity(req, cluster, secret_ref["namespace"])
+        provider_identity = access.identity
         structs.update(
             rsp.desired.resources[PROVIDER_CONFIG].resource,
             objects.cluster_provider_config(name, secret_ref, identity=provider_identity),
@@ -126,6 +131,7 @@ class FunctionRunner(ComposeFunction):
             name,
             {c: lookup.found for c, lookup in lookups.items()},
             provider_identity,
+            access.issues,
         )
         previous = (cluster.status.gpuPools if cluster.status else None) or []
         view = publish_pools(cluster, lookups, previous)
@@ -175,6 +181,11 @@ class FunctionRunner(ComposeFunction):
         compose_stack(req, rsp, cluster, inputs, status)
         if cloud is not None:
             protect_from_stack(req, rsp, name, cloud)
+        if access.held:
+            # Last, once everything that goes through the ClusterProviderConfigs (and
+            # each Usage naming it) is composed: composed as usual above, so that what
+            # was never emitted is left out here in one place.
+            hold_inside(req, rsp, name, (PROVIDER_CONFIG, HELM_PROVIDER_CONFIG))
         set_status(rsp, status)
         report_reachable(req, rsp, observed, name)
 

@@ -29,6 +29,7 @@ from modelplane_models import InferenceClass, InferenceCluster
 
 from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG, RELEASE_PREFIX
 from compose_inference_cluster.replicas import PlacedReplica
+from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
 from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
@@ -225,16 +226,19 @@ def compose_cloud(
     name: str,
     classes: Mapping[str, InferenceClass | None],
     identity: Mapping[str, Any] | None = None,
+    access_issues: Sequence[Issue] = (),
 ) -> Cloud | None:
     """Compose a created cluster's cloud resources and set `Provisioned`; None for an
     existing cluster. `identity` is what its ClusterProviderConfigs authenticate with
-    besides the kubeconfig (`access`)."""
+    besides the kubeconfig, `access_issues` what keeps it from being made (`access`):
+    named on `Provisioned`, though nothing here needs the identity."""
     provisioner = provisioner_for(source_of(cluster))
     if provisioner is None:
         return None
     observed = observed_resources(req)
-    issues = provisioner.block_issues(cluster)
-    if issues:
+    block_issues = provisioner.block_issues(cluster)
+    if block_issues:
+        issues = [*block_issues, *access_issues]
         keep_observed(req, rsp, {k for k in observed if provisioner.owns(k)})
         for issue in issues:
             report.warning(rsp, issue.reason, str(issue))
@@ -287,7 +291,7 @@ def compose_cloud(
     report.report_issues(
         rsp,
         PROVISIONED,
-        check.issues,
+        [*check.issues, *access_issues],
         _provisioned(provisioner, composed, observed, check.kept),
         failed_reason=Reason.INVALID_PROVISIONING,
     )
