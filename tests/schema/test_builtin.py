@@ -227,3 +227,32 @@ def test_a_pod_may_restart_never_but_not_sometimes() -> None:
         'spec.restartPolicy: UnsupportedValueError value: "Sometimes": supported values: "Always", '
         '"OnFailure", "Never"'
     ]
+
+
+@pytest.mark.parametrize(
+    ("address", "refused"),
+    [
+        ("203.0.113.9", None),
+        ("10.96.0.1", None),  # private: the API server takes it
+        ("127.0.0.1", "may not be in the loopback range (127.0.0.0/8, ::1/128)"),
+        ("169.254.169.254", "may not be in the link-local range (169.254.0.0/16, fe80::/10)"),
+        ("0.0.0.0", "may not be unspecified (0.0.0.0)"),
+    ],
+)
+def test_an_endpoint_slice_may_not_point_at_loopback_or_link_local(
+    address: str, refused: str | None
+) -> None:
+    endpoint_slice: Obj = {
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "external", "namespace": "mp-team"},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": [address]}],
+        "ports": [{"port": 80}],
+    }
+    want = (
+        []
+        if refused is None
+        else [f'endpoints[0].addresses[0]: Invalid value: "{address}": {refused}']
+    )
+    assert [str(e) for e in validate_builtin(endpoint_slice)] == want

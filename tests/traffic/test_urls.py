@@ -85,3 +85,40 @@ def test_an_entry_gateway_is_never_the_cluster_gateway() -> None:
 )
 def test_the_host_of_any_text_is_read_without_raising(text: str, host: str) -> None:
     assert host_of(text) == host
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # Another team's endpoint picker, the API server: names a cluster's DNS answers.
+        ("http://qwen-epp.mp-chat-team.svc.cluster.local:9002", "in-cluster name"),
+        ("https://kubernetes.default.svc", "in-cluster name"),
+        ("https://kubernetes.default.svc.corp.example", "in-cluster name"),
+        ("http://10-1-2-3.team-b.pod.cluster.local", "in-cluster name"),
+        ("http://models.cluster.local", "in-cluster name"),
+        ("http://kubernetes", "single-label name"),
+        # A node's metadata service, loopback, pods' and Services' private ranges.
+        ("http://169.254.169.254", "not a public IP address"),
+        ("http://127.0.0.1:19000", "not a public IP address"),
+        ("http://10.96.0.1", "not a public IP address"),
+        ("http://[::1]/v1", "not a public IP address"),
+        ("http://[fd00::5]", "not a public IP address"),
+        ("http://0.0.0.0", "not a public IP address"),
+    ],
+)
+def test_an_external_url_into_a_cluster_is_refused(text: str, why: str) -> None:
+    with pytest.raises(InvalidInputError, match=why) as raised:
+        external_url(text, "spec.endpoints[1].external.url")
+    assert raised.value.issues[0].path == "spec.endpoints[1].external.url"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://api.example-saas.com/v1",
+        "http://8.8.8.8:8080",
+        "https://svc.example.com",
+    ],
+)
+def test_an_external_url_outside_every_cluster_is_taken(text: str) -> None:
+    assert external_url(text, "p").host == parse_url(text, "p").host

@@ -99,9 +99,50 @@ def host_of(text: str) -> str:
     return host.rstrip(".")
 
 
+# The labels that make a DNS name a Service's or a pod's inside a cluster
+# (`<service>.<namespace>.svc.<domain>`, `<ip>.<namespace>.pod.<domain>`), and the
+# suffixes no public resolver answers for, whatever the cluster's domain is called.
+_IN_CLUSTER_LABELS: Final = frozenset({"svc", "pod"})
+_IN_CLUSTER_SUFFIXES: Final = (".local", ".internal", ".localhost")
+
+
+def _unroutable(url: URL) -> str | None:
+    """Why an external endpoint's host would have the hub's gateway proxy a tenant's
+    requests into a cluster rather than out of it, or None.
+
+    The hub routes to an external host through an ExternalName Service (a DNS name)
+    or an EndpointSlice (an IP), which no ReferenceGrant guards: a name a cluster's
+    DNS answers, or an IP of a cluster's Services and pods, would let one team's
+    ModelService reach another team's pods, the API server or a node's metadata
+    service through the platform's public entry."""
+    host = url.host.strip("[]")
+    if url.ip:
+        if not ipaddress.ip_address(host).is_global:
+            return (
+                "is not a public IP address (private, loopback, link-local and reserved "
+                "ranges may name a cluster's own Services, pods and nodes)"
+            )
+        return None
+    labels = host.split(".")
+    if len(labels) == 1:
+        return "is a single-label name, which a cluster's DNS resolves in its own domains"
+    if host.endswith(_IN_CLUSTER_SUFFIXES) or _IN_CLUSTER_LABELS.intersection(labels[2:]):
+        return "is an in-cluster name (a Service's or pod's, or under a local domain)"
+    return None
+
+
 def external_url(text: str, path: str) -> URL:
-    """An external model's base URL: an http(s) URL whose path is empty or /v1."""
+    """An external model's base URL: an http(s) URL whose path is empty or /v1, at a
+    host outside every cluster (`_unroutable`)."""
     url = parse_url(text, path)
+    unroutable = _unroutable(url)
+    if unroutable is not None:
+        raise InvalidInputError.at(
+            path,
+            f"{text!r}: its host {url.host!r} {unroutable}; an external endpoint must be "
+            "a public DNS name or IP address",
+            Reason.INVALID_URL,
+        )
     if url.path not in OPENAI_BASE_PATHS:
         raise InvalidInputError.at(
             path,

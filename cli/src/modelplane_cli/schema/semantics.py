@@ -15,6 +15,7 @@ create StatefulSets and Deployments from theirs) must restart Always.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
@@ -58,7 +59,38 @@ def builtin_problems(obj: Mapping[str, Any]) -> list[FieldError]:
         return pod_spec_problems(
             _mapping(template.get("spec")), "spec.template.spec", controller=True
         )
+    if (group, kind) == ("discovery.k8s.io", "EndpointSlice"):
+        return endpoint_address_problems(obj)
     return []
+
+
+def endpoint_address_problems(slice_: Mapping[str, Any]) -> list[FieldError]:
+    """An EndpointSlice's IP addresses the API server refuses (`ValidateEndpointIP`,
+    pkg/apis/discovery/validation): unspecified, loopback and link-local ones, which
+    would point a Service's traffic at whichever node or pod forwards it."""
+    if slice_.get("addressType") not in ("IPv4", "IPv6"):
+        return []
+    problems: list[FieldError] = []
+    for i, endpoint in enumerate(_list_of_mappings(slice_.get("endpoints"))):
+        addresses = endpoint.get("addresses")
+        for j, address in enumerate(addresses if isinstance(addresses, list) else []):
+            path = index(child(index("endpoints", i), "addresses"), j)
+            try:
+                ip = ipaddress.ip_address(str(address))
+            except ValueError:
+                problems.append(FieldError(path, invalid(address, "must be a valid IP address")))
+                continue
+            for refused, why in (
+                (ip.is_unspecified, f"may not be unspecified ({address})"),
+                (ip.is_loopback, "may not be in the loopback range (127.0.0.0/8, ::1/128)"),
+                (
+                    ip.is_link_local,
+                    "may not be in the link-local range (169.254.0.0/16, fe80::/10)",
+                ),
+            ):
+                if refused:
+                    problems.append(FieldError(path, invalid(address, why)))
+    return problems
 
 
 def pod_spec_problems(spec: Mapping[str, Any], path: str, *, controller: bool) -> list[FieldError]:
