@@ -19,6 +19,7 @@ from .builders import (
     replica,
     run,
 )
+from .test_queues import queue
 
 DRAIN_TAINT = {"key": "example.com/drain", "value": "now", "effect": "NoExecute"}
 PER_CLUSTER = {
@@ -77,6 +78,23 @@ def test_do_not_schedule_leaves_a_replica_unplaced_rather_than_exceed_max_skew()
         "3 of 4 replicas scheduled: no room for more on the 2 eligible clusters within "
         "the spread constraints" in decision.condition.message
     )
+
+
+def test_a_full_queue_is_a_full_domain_that_still_counts() -> None:
+    # eu's in-cluster queue for the namespace is full: as with full nodes, eu stays a
+    # domain holding none, so us may hold one replica (the one it has) and no more.
+    full_eu = cluster("eu-1", h100(4), labels={"region": "eu"}, queues=[queue(16, 16)])
+    running = [replica("us-1", 0, serving=True)]
+    decision = run(deployment(3, spread=[PER_REGION]), [_region("us-1", "us"), full_eu], running)
+
+    assert _hosted(placements(decision)) == {"us-1": 1}
+    trace = {entry.cluster: entry for entry in decision.match_trace()}
+    assert trace["eu-1"].reason == Rejection.QUEUE_FULL
+    assert trace["us-1"].reason == Rejection.SPREAD_CONSTRAINT
+    # With room in eu's queue, the replicas go there until the regions are even.
+    open_eu = cluster("eu-1", h100(4), labels={"region": "eu"}, queues=[queue(64, 0)])
+    decision = run(deployment(3, spread=[PER_REGION]), [_region("us-1", "us"), open_eu], running)
+    assert _hosted(placements(decision)) == {"us-1": 1, "eu-1": 2}
 
 
 def test_a_cluster_without_the_key_takes_nothing_under_do_not_schedule() -> None:

@@ -72,6 +72,15 @@ class ClusterView:
     def rejection(self) -> Rejected | None:
         return self.excluded or self.unmatched
 
+    @property
+    def spread_domain(self) -> bool:
+        """Whether its topology values are spread domains (`spread`): eligible, or
+        refused only because its in-cluster queue is full, which is capacity, and a
+        full domain still counts, as a full node does for Pod topology spread."""
+        return self.excluded is None and (
+            self.unmatched is None or self.unmatched.reason is Rejection.QUEUE_FULL
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class _Layout:

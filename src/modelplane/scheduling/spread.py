@@ -8,7 +8,8 @@ replicas in the place of the matching pods:
   clusters eligible for the deployment (selected, untainted, healthy, with a
   pool for every role and the stack its replicas need: as a pod's
   `nodeAffinityPolicy` and `nodeTaintsPolicy` both `Honor`). Capacity is not
-  looked at: a full domain still counts, so a DoNotSchedule constraint can
+  looked at: a full domain still counts (a cluster whose in-cluster queue is full
+  included), so a DoNotSchedule constraint can
   leave a replica unplaced while another domain has room, as it leaves a pod
   pending. `modelplane.ai/cluster` is every cluster's implicit label, its name.
 - A domain's *count* is the replicas of this deployment on clusters carrying
@@ -68,7 +69,7 @@ class Spread:
             domains = frozenset(
                 value
                 for view in views.values()
-                if view.eligible and (value := _value(constraint, view)) is not None
+                if view.spread_domain and (value := _value(constraint, view)) is not None
             )
             counts = Counter[str]()
             for item in kept:
