@@ -268,7 +268,7 @@ class Gang(BaseModel):
     api: Annotated[
         Api | None,
         Field(
-            description="Which API forms the gangs. Scheduler (unset): the provider's own gang objects. Workload: the Kubernetes Workload API (scheduling.k8s.io), read by the default scheduler, in the version spec.kubernetesVersion serves (1.35 v1alpha1, 1.36 v1alpha2, 1.37 v1beta1) with the GenericWorkload feature gate and the API version enabled; provider Default only."
+            description="Which API forms the gangs. Scheduler (unset): the provider's own gang objects. Workload: the Kubernetes Workload API (scheduling.k8s.io), read by the default scheduler, in the version spec.kubernetesVersion serves (1.35 v1alpha1, 1.36 v1alpha2, 1.37 v1beta1) with the GenericWorkload and GangScheduling feature gates and the API version enabled; provider Default only."
         ),
     ] = None
     enabled: Annotated[
