@@ -201,6 +201,56 @@ def test_a_hostname_another_service_holds_is_refused_and_the_older_keeps_routing
     assert copies == []
 
 
+def test_an_older_service_cannot_take_the_hostname_a_serving_one_holds(serving: Fleet) -> None:
+    """Another team edits an old ModelService to claim chat's hostname: chat keeps it
+    and keeps following its own edits; the claimant is refused and composes nothing."""
+
+    def grab_and_reweigh(objects: list[Obj]) -> None:
+        objects.append(
+            {
+                "apiVersion": "modelplane.ai/v1alpha1",
+                "kind": "ModelService",
+                "metadata": {
+                    "name": "grab",
+                    "namespace": "aaa-team",
+                    "creationTimestamp": "2020-01-01T00:00:00Z",
+                },
+                "spec": {
+                    "gatewayRef": {"name": "fleet"},
+                    "hostname": "chat.models.example.com",
+                    "endpoints": [{"external": {"url": "https://grab.example.net/v1"}}],
+                },
+            }
+        )
+        # chat is younger, and edits its weights: the edit must still reach its route.
+        chat = _service([o for o in objects if o["metadata"]["name"] == "chat"])
+        chat["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z"
+        chat["spec"]["endpoints"][0]["weight"] = 5
+
+    edited = serving.edit(grab_and_reweigh)
+    assert edited.condition("ModelService", "chat", "Valid")["status"] == "True"
+    assert edited.condition("ModelService", "chat", "Routed")["status"] == "True"
+    # 5/30/10 of 45 over two h100 replicas, one l4 and the external model: the
+    # weight edit reached chat's route.
+    weights = shares(edited)
+    assert weights[replicas(serving, "qwen-l4")[0]] == 6667
+    assert sorted(weights.values()) == [555, 556, 2222, 6667]
+    assert sorted(w for _, w in route_backends(edited)) == [555, 556, 2222, 6667]
+    valid = edited.condition("ModelService", "grab", "Valid")
+    assert (valid["status"], valid["reason"]) == ("False", "HostnameConflict")
+    assert valid["message"] == (
+        "spec.hostname: 'chat.models.example.com' is already served by a ModelService in "
+        "another namespace on InferenceGateway fleet"
+    )
+    assert "address" not in edited.one("ModelService", "grab").get("status", {})
+    grabbed = [
+        o
+        for o in edited.all("Object")
+        if o["metadata"]["labels"]["crossplane.io/composite"] == "grab"
+    ]
+    assert grabbed == []
+
+
 def test_a_team_routes_only_to_its_own_namespace(serving: Fleet) -> None:
     def move(objects: list[Obj]) -> None:
         service = _service(objects)

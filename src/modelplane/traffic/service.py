@@ -101,10 +101,16 @@ class RoutePlan:
 
 def address(service: Service, hub: Hub) -> str | None:
     if service.hostname:
-        return f"http://{service.hostname}"
+        return hostname_address(service.hostname)
     if hub.address is None:
         return None
     return f"{hub.address.rstrip('/')}{path_prefix(service)}"
+
+
+def hostname_address(hostname: str) -> str:
+    """The address a service with `hostname` publishes: the sign, read by every other
+    service on its gateway, that its route holds the hostname."""
+    return f"http://{hostname}"
 
 
 def path_prefix(service: Service) -> str:

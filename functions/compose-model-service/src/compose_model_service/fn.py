@@ -3,7 +3,7 @@
 Fetch the InferenceGateway, each named ModelDeployment (in the service's own
 namespace only: a team routes to its own deployments), the ModelEndpoints of the
 namespace (one per serving replica) and, when the service asks for a hostname,
-every ModelService (to find a hostname another already holds). Compose on the
+every ModelService (to find a hostname another's route already holds). Compose on the
 hub cluster, through the gateway's ProviderConfig, the service's tenant
 namespace, one HTTPRoute on the gateway's Gateway and a Service per backend
 (`modelplane.traffic.service`), and publish the address and each backend with
@@ -12,8 +12,9 @@ its effective weight.
 A named deployment that does not exist is named on `EndpointsResolved` and the
 rest are routed. A gateway that is missing or not ready, an invalid external URL
 or a hostname that is not the service's to take (outside the gateway's hostname,
-an IP, or, on a gateway without one, the gateway's own address) keeps everything
-composed before: nothing routed is dropped by a bad edit.
+an IP, on a gateway without one the gateway's own address, or one another
+ModelService's route holds) keeps everything composed before: nothing routed is
+dropped by a bad edit.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -138,7 +139,8 @@ class FunctionRunner(ComposeFunction):
             )
             raise Waiting(message, reason=Reason.GATEWAY_NOT_READY)
         others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
-        problems = hostname_issues(service, composite, hub, others)
+        route = observed_resources(req).get(ROUTE_KEY)
+        problems = hostname_issues(service, composite, hub, others, route)
         if problems:
             raise InvalidInputError(problems)
 

@@ -8,14 +8,15 @@ composed.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
 
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.kinds.base import mapping
+from modelplane.core.observed import as_map, read_back
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
-from modelplane.traffic.service import Endpoint, Entry, Hub, Service
+from modelplane.traffic.service import Endpoint, Entry, Hub, Service, hostname_address
 from modelplane.traffic.urls import external_url, host_of, is_ip, parse_url
 from modelplane.workloads import cluster_input, tenant_namespace
 from modelplane.xfn.required import Unreadable
@@ -96,11 +97,22 @@ def provider_config(gateway: InferenceGateway) -> dict[str, str]:
 
 
 def hostname_issues(
-    service: Service, me: ModelService, hub: Hub, others: Sequence[ModelService]
+    service: Service,
+    me: ModelService,
+    hub: Hub,
+    others: Sequence[ModelService],
+    route: Mapping[str, Any] | None,
 ) -> list[Issue]:
     """A hostname must be a name, within the gateway's when it declares one and never
-    the gateway's own address, and no older ModelService on the same gateway may hold
-    it (the oldest keeps it, as Gateway API resolves a conflict)."""
+    the gateway's own address, and not another ModelService's on the same gateway.
+
+    The hostname belongs to the service whose route already holds it: another's edit
+    never takes it, so a service that serves it is never refused for it. This service
+    holds it when it published its address or the hub reports its route with it
+    (`_holds_mine`, `route` being its observed route Object); another, as far as
+    this function can see it, when it published its address (`_published`). Only
+    between two that hold it, or two that do not yet, the older takes it (creation
+    time, then namespace and name), as Gateway API resolves a conflict of routes."""
     hostname = service.hostname
     if not hostname:
         return []
@@ -126,26 +138,74 @@ def hostname_issues(
                 Reason.HOSTNAME_NOT_ALLOWED,
             )
         ]
-    mine = _age(me)
-    for other in others:
-        if other.spec is None or other.spec.hostname != hostname:
-            continue
-        if other.spec.gatewayRef.name != hub.name or _age(other) >= mine:
-            continue
-        namespace = other.metadata.namespace if other.metadata else None
-        holder = (
-            f"ModelService {other.metadata.name if other.metadata else ''}"
-            if namespace == service.namespace
-            else "a ModelService in another namespace"
+    mine = _claim(me, _holds_mine(me, hostname, hub, route))
+    ahead = [
+        (claim, other)
+        for other in others
+        if other.spec is not None
+        and other.spec.hostname == hostname
+        and other.spec.gatewayRef.name == hub.name
+        and _identity(other) != _identity(me)  # the list of every ModelService has this one
+        and (claim := _claim(other, _published(other, hostname))) < mine
+    ]
+    if not ahead:
+        return []
+    (waits, _), winner = min(ahead, key=lambda found: found[0])
+    metadata = winner.metadata
+    who = (
+        f"ModelService {metadata.name}"
+        if metadata is not None and metadata.namespace == service.namespace
+        else "a ModelService in another namespace"
+    )
+    if not waits:
+        why = f"{hostname!r} is already served by {who} on InferenceGateway {hub.name}"
+    else:
+        why = (
+            f"{hostname!r} is also asked for by {who}, created earlier, on "
+            f"InferenceGateway {hub.name}; neither serves it yet and the older takes it"
         )
-        return [
-            Issue(
-                path,
-                f"{hostname!r} is already served by {holder} on InferenceGateway {hub.name}",
-                Reason.HOSTNAME_CONFLICT,
-            )
-        ]
-    return []
+    return [Issue(path, why, Reason.HOSTNAME_CONFLICT)]
+
+
+def _claim(service: ModelService, holds: bool) -> tuple[bool, tuple[str, str, str]]:
+    """How a claim on a hostname sorts, the one that takes it first: a service whose
+    route holds it before one that waits for it, then the older."""
+    return (not holds, _age(service))
+
+
+def _identity(service: ModelService) -> tuple[str, str]:
+    metadata = service.metadata
+    return (metadata.namespace or "", metadata.name or "") if metadata else ("", "")
+
+
+def _published(service: ModelService, hostname: str) -> bool:
+    """Whether the service publishes `hostname`'s address: it does only from the call
+    that composes its route with that hostname on, and keeps it while that route is
+    kept (a refused edit keeps what it published)."""
+    status = service.status
+    return status is not None and status.address == hostname_address(hostname)
+
+
+def _holds_mine(me: ModelService, hostname: str, hub: Hub, route: Mapping[str, Any] | None) -> bool:
+    """Whether this service's route holds `hostname` on the hub's Gateway: what it
+    published says so, or what the hub reports of its route does; never when the hub
+    reports its route on another Gateway (a service moved to this gateway: the address
+    it published is its old gateway's)."""
+    seen = read_back(route)
+    if seen is None:
+        return _published(me, hostname)
+    spec = as_map(seen.get("spec"))
+    parents = spec.get("parentRefs")
+    here = isinstance(parents, list) and any(
+        as_map(parent).get("name") == hub.gateway_name
+        and as_map(parent).get("namespace") == hub.gateway_namespace
+        for parent in cast(list[object], parents)
+    )
+    if not here:
+        return False
+    hostnames = spec.get("hostnames")
+    carried = isinstance(hostnames, list) and hostname in cast(list[object], hostnames)
+    return carried or _published(me, hostname)
 
 
 def address_host(hub: Hub) -> str | None:

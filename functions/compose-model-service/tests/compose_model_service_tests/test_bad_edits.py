@@ -21,7 +21,16 @@ RUNNING = {
     for key, value in STEADY["desired"]["resources"].items()
 }
 PUBLISHED = STEADY["desired"]["composite"]["resource"]["status"]
-OTHER = service(name="older", created="2025-01-01T00:00:00Z", namespace="other-team")
+# A younger service whose route holds the hostname: it keeps it, whatever the age.
+TAKEN = {
+    **service(
+        hostname="taken.models.example.com",
+        name="taken",
+        created="2027-01-01T00:00:00Z",
+        namespace="other-team",
+    ),
+    "status": {"address": "http://taken.models.example.com"},
+}
 
 
 @pytest.mark.parametrize(
@@ -69,16 +78,16 @@ OTHER = service(name="older", created="2025-01-01T00:00:00Z", namespace="other-t
             id="a hostname outside the gateway's",
         ),
         pytest.param(
-            service(),
-            required(services=[OTHER, service()]),
+            service(hostname="taken.models.example.com"),
+            required(services=[TAKEN, service()]),
             condition(
                 "Valid",
                 False,
                 "HostnameConflict",
-                "spec.hostname: 'chat.models.example.com' is already served by a ModelService "
+                "spec.hostname: 'taken.models.example.com' is already served by a ModelService "
                 "in another namespace on InferenceGateway fleet",
             ),
-            id="a hostname an older ModelService holds",
+            id="a hostname another ModelService's route holds",
         ),
     ],
 )

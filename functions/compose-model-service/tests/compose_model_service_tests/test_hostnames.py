@@ -13,7 +13,7 @@ from compose_model_service.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import REQUIREMENTS, condition, event, gateway, required, service
+from .objects import API, NS, REQUIREMENTS, condition, event, gateway, required, service
 from .test_bad_edits import PUBLISHED, RUNNING
 from .test_fn import STEADY
 
@@ -131,3 +131,179 @@ def test_a_hostname_that_would_capture_the_gateway_is_refused_and_the_route_kept
 def test_any_other_name_is_served_on_a_gateway_without_a_hostname(address: str) -> None:
     req = request(service(), required=required(gateways=[bare_gateway(address)]))
     assert as_dict(run(FunctionRunner(), req)) == STEADY
+
+
+# A hostname belongs to the ModelService whose route holds it: its published address
+# is the hostname's (`http://<hostname>`), or, for the service itself, the hub
+# reports its route with it. Only between two that hold it, or two that do not yet,
+# the oldest takes it (creation time, then namespace, then name).
+HOSTNAME = "chat.models.example.com"
+SERVES = {"address": f"http://{HOSTNAME}"}
+CONFLICT = "HostnameConflict"
+SERVED_ELSEWHERE = (
+    f"spec.hostname: {HOSTNAME!r} is already served by a ModelService in another namespace "
+    "on InferenceGateway fleet"
+)
+OLDER_ELSEWHERE = (
+    f"spec.hostname: {HOSTNAME!r} is also asked for by a ModelService in another namespace, "
+    "created earlier, on InferenceGateway fleet; neither serves it yet and the older takes it"
+)
+
+
+def claimant(
+    namespace: str, name: str, created: str, status: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Another ModelService asking for HOSTNAME on gateway fleet; `status` as it published."""
+    found = service(name=name, created=created, namespace=namespace)
+    return found if status is None else {**found, "status": status}
+
+
+OLD_GRAB = claimant("aaa-team", "grab", "2020-01-01T00:00:00Z")
+YOUNG_SERVER = claimant("zzz-team", "serve", "2027-01-01T00:00:00Z", SERVES)
+# Holds nothing here: it publishes a path on the gateway, not the hostname's address.
+YOUNG_PATH = claimant(
+    "zzz-team", "serve", "2027-01-01T00:00:00Z", {"address": "http://models.example.com/x/y"}
+)
+# Holds it on another gateway, which is nothing on this one.
+ELSEWHERE = {
+    **claimant("aaa-team", "away", "2019-01-01T00:00:00Z", SERVES),
+    "spec": {**OLD_GRAB["spec"], "gatewayRef": {"name": "other"}},
+}
+
+
+def reported(parent: str) -> dict[str, dict[str, Any]]:
+    """RUNNING, with the hub reporting the route back with HOSTNAME on Gateway `parent`."""
+    route: dict[str, Any] = RUNNING["route"]
+    manifest: dict[str, Any] = route["spec"]["forProvider"]["manifest"]
+    spec: dict[str, Any] = manifest["spec"]
+    refs: list[dict[str, Any]] = [{**ref, "name": parent} for ref in spec["parentRefs"]]
+    seen = {**manifest, "spec": {**spec, "parentRefs": refs}}
+    status = {**route["status"], "atProvider": {"manifest": seen}}
+    return {**RUNNING, "route": {**route, "status": status}}
+
+
+# What the service routes when the hostname is its own, its route accepted.
+ROUTES: dict[str, Any] = {
+    **STEADY,
+    "desired": {
+        **STEADY["desired"],
+        "resources": {
+            key: {**value, "ready": "READY_TRUE"}
+            for key, value in STEADY["desired"]["resources"].items()
+        },
+    },
+    "conditions": [
+        *STEADY["conditions"][:2],
+        condition(
+            "Routed",
+            True,
+            "RouteAccepted",
+            "4 backends: qwen-h100-a 30%, qwen-h100-b 30%, qwen-l4-a 30%, "
+            "https://api.example-saas.com/v1 10%",
+        ),
+    ],
+}
+
+
+def refused_keeping(message: str, status: dict[str, Any] | None) -> dict[str, Any]:
+    """A HostnameConflict that keeps what was routed and what was published (`status`)."""
+    rsp = held("Valid", False, CONFLICT, message)
+    published = {"composite": {"resource": {"status": status}}} if status is not None else {}
+    return {**rsp, "desired": {**published, "resources": KEPT}}
+
+
+@pytest.mark.parametrize(
+    ("status", "observed", "others", "refusal"),
+    [
+        pytest.param(
+            PUBLISHED,
+            RUNNING,
+            [OLD_GRAB, ELSEWHERE],
+            None,
+            id="an older service asking for the hostname a serving one holds takes nothing",
+        ),
+        pytest.param(
+            None,
+            reported("modelplane-entry-fleet"),
+            [OLD_GRAB],
+            None,
+            id="the hub's route carrying it holds it when nothing is published",
+        ),
+        pytest.param(
+            PUBLISHED,
+            RUNNING,
+            [OLD_GRAB, YOUNG_SERVER],
+            None,
+            id="two hold it, an older one does not: the older of the two keeps it",
+        ),
+        pytest.param(
+            PUBLISHED,
+            RUNNING,
+            [OLD_GRAB, claimant(NS, "keeper", "2025-01-01T00:00:00Z", SERVES)],
+            f"spec.hostname: {HOSTNAME!r} is already served by ModelService keeper on "
+            "InferenceGateway fleet",
+            id="two hold it, an older one does not: the older holder is named",
+        ),
+        pytest.param(
+            PUBLISHED,
+            reported("modelplane-entry-elsewhere"),
+            [YOUNG_SERVER],
+            SERVED_ELSEWHERE,
+            id="an address published on another gateway holds nothing on this one",
+        ),
+        pytest.param(
+            {**PUBLISHED, "address": "http://models.example.com/chat-team/chat"},
+            RUNNING,
+            [OLD_GRAB, YOUNG_PATH],
+            OLDER_ELSEWHERE,
+            id="neither holds it: the older takes it",
+        ),
+        pytest.param(
+            None,
+            RUNNING,
+            [claimant("aaa-team", "grab", "2026-01-01T00:00:00Z")],
+            OLDER_ELSEWHERE,
+            id="neither holds it, created at once: the first namespace takes it",
+        ),
+    ],
+)
+def test_a_hostname_belongs_to_the_service_whose_route_holds_it(
+    status: dict[str, Any] | None,
+    observed: dict[str, dict[str, Any]],
+    others: list[dict[str, Any]],
+    refusal: str | None,
+) -> None:
+    """`refusal`: the service is refused with it; None: it routes (ROUTES)."""
+    me = service() if status is None else {**service(), "status": status}
+    req = request(me, observed=observed, required=required(services=[*others, service()]))
+    expected = ROUTES if refusal is None else refused_keeping(refusal, status)
+    assert as_dict(run(FunctionRunner(), req)) == expected
+
+
+def test_an_older_newcomer_asking_for_a_served_hostname_composes_nothing() -> None:
+    """The review's case: another tenant edits an old ModelService to claim the
+    hostname a serving one holds. It is refused, and routes nothing under it."""
+    grab = service(
+        [{"external": {"url": "https://grab.example.net/v1"}, "weight": 1}],
+        name="grab",
+        created="2020-01-01T00:00:00Z",
+        namespace="aaa-team",
+    )
+    serving = {**service(), "status": PUBLISHED}
+    req = request(grab, required={**required(services=[serving, grab]), "modelendpoints": []})
+    message = (
+        f"spec.hostname: {HOSTNAME!r} is already served by a ModelService in another "
+        "namespace on InferenceGateway fleet"
+    )
+    requirements = {
+        **{k: v for k, v in REQUIREMENTS["resources"].items() if "modeldeployment" not in k},
+        "modelendpoints": {"apiVersion": API, "kind": "ModelEndpoint", "namespace": "aaa-team"},
+    }
+    assert as_dict(run(FunctionRunner(), req)) == {
+        "meta": {"tag": "test", "ttl": "60s"},
+        "desired": {},
+        "requirements": {"resources": requirements},
+        "context": {},
+        "conditions": [condition("Valid", False, CONFLICT, message)],
+        "results": [event(CONFLICT, message)],
+    }
