@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.core.kinds import pod_sites
 from modelplane_cli.schema import ManifestValidator
 
 from .support import handed, read_scheduling, typed
@@ -111,62 +112,37 @@ def test_volcano_own_podgroup_carries_the_kserve_queue(build: Any) -> None:
     assert result.issues == []
 
 
-@pytest.mark.parametrize(
-    ("spec", "queue", "priority", "context_priority"),
-    [
-        ({"queue": "team-a"}, "team-a", "batch", "batch"),
-        ({}, "default-queue", "train", None),
-        ({"defaultLabels": {"kai.scheduler/queue": "from-label"}}, "from-label", "train", None),
-    ],
-)
-def test_kai_modelplane_grouping(
-    spec: dict[str, Any],
-    queue: str,
-    priority: str,
-    context_priority: str | None,
-    build: Any,
-    manifest_validator: ManifestValidator,
-) -> None:
+@pytest.mark.parametrize("pod_grouper", ["Automatic", "Modelplane"])
+@pytest.mark.parametrize("shape", ["lws", "deployment"])
+def test_kai_leaves_every_pod_to_its_podgrouper(pod_grouper: str, shape: str, build: Any) -> None:
+    """KAI's podgrouper regroups every owned pod naming KAI's scheduler and rewrites its
+    pod-group-name: nothing Modelplane puts on a pod keeps it out, so a PodGroup
+    Modelplane composed would stay empty. None is composed, whatever podGrouper says,
+    and the Modelplane value is named as ignored."""
     config, issues = read_scheduling(
-        {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}, **spec}
-    )
-    assert issues == []
-    context = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", context_priority)
-    result = apply_conventions(typed([build.lws(size=2)]), config, context)
-    (group,) = result.gangs
-    assert manifest_validator.validate(group) == []
-    assert group["apiVersion"] == "scheduling.run.ai/v2alpha2"
-    assert group["spec"] == {"minMember": 2, "queue": queue, "priorityClassName": priority}
-    for key in ("leaderTemplate", "workerTemplate"):
-        annotations = handed(result)[0]["spec"]["leaderWorkerTemplate"][key]["metadata"][
-            "annotations"
-        ]
-        assert annotations == {
-            "kai.scheduler/skip-podgrouper": "true",
-            "pod-group-name": group["metadata"]["name"],
+        {
+            "provider": "KAI",
+            "queue": "q",
+            "defaultLabels": {"kai.scheduler/preemptibility": "preemptible"},
+            "kai": {"podGrouper": pod_grouper, "queuesWithQuota": ["q"]},
         }
-
-
-def test_kai_grouping_copies_platform_preemptibility(build: Any) -> None:
-    spec = {
-        "provider": "KAI",
-        "queue": "q",
-        "defaultLabels": {"kai.scheduler/preemptibility": "preemptible"},
-        "kai": {"podGrouper": "Modelplane"},
-    }
-    result = _apply(spec, [build.lws(size=2)])
-    assert result.gangs[0]["spec"]["preemptibility"] == "preemptible"
-
-
-def test_kai_grouping_leaves_single_pod_workers_to_the_podgrouper(build: Any) -> None:
-    spec = {
-        "provider": "KAI",
-        "queue": "q",
-        "kai": {"podGrouper": "Modelplane", "queuesWithQuota": ["q"]},
-    }
-    result = _apply(spec, [build.deployment()])
+    )
+    ignored = [(i.severity, i.reason, i.path) for i in issues]
+    if pod_grouper == "Modelplane":
+        assert ignored == [("Warning", "SchedulingFieldIgnored", "spec.scheduling.kai.podGrouper")]
+        assert "pod-group-name" in issues[0].message
+    else:
+        assert ignored == []
+    workload = build.lws(size=2) if shape == "lws" else build.deployment()
+    result = apply_conventions(typed([workload]), config, CONTEXT)
     assert result.gangs == []
-    assert "annotations" not in handed(result)[0]["spec"]["template"]["metadata"]
+    assert result.issues == []
+    for site in pod_sites(handed(result)[0]):
+        assert not set(site.metadata.get("annotations", {})) & {
+            "pod-group-name",
+            "kai.scheduler/skip-podgrouper",
+        }
+        assert "kai.scheduler/subgroup-name" not in site.metadata.get("labels", {})
 
 
 def test_gang_names_are_stable_and_distinct(build: Any) -> None:

@@ -130,8 +130,9 @@ def test_conventions_land_where_the_scheduler_reads_them(
     # queue from the LWS object, which KServe creates without it.
     unexpressible = provider == "Volcano" and shape.startswith("llmisvc")
     expected = ["QueueNotExpressible"] * len(gangs) if unexpressible else []
-    # No provider here forms one gang of a disaggregated replica (KAI's podgrouper is
-    # Automatic, Volcano's LWS provider creates its gangs), and each says so once.
+    # No provider here forms one gang of a disaggregated replica (KAI's podgrouper
+    # groups every KAI pod, Volcano's LWS provider creates its gangs), and each says
+    # so once.
     if "disaggregated" in shape:
         expected = ["GangLimited", *expected]
     assert [f.reason for f in result.issues] == expected, result.issues

@@ -66,7 +66,7 @@ def test_full_kai_block_parses() -> None:
             "kai": {
                 "queuesWithQuota": ["b", "a", "a"],
                 "preemptiblePriorities": ["batch"],
-                "podGrouper": "Modelplane",
+                "podGrouper": "Automatic",
             },
         }
     )
@@ -78,7 +78,6 @@ def test_full_kai_block_parses() -> None:
     assert config.scheduler == KAI(
         queues_with_quota=frozenset({"a", "b"}),
         preemptible_priorities=frozenset({"batch"}),
-        pod_grouper="Modelplane",
     )
     assert [k for k, _ in config.default_labels] == ["runai/project"]
 
@@ -159,8 +158,8 @@ ERROR_CASES: list[tuple[dict[str, Any], str, str]] = [
         Reason.INVALID_SCHEDULING,
     ),
     (
-        {"provider": "KAI", "defaultAnnotations": {"kai.scheduler/skip-podgrouper": "true"}},
-        "spec.scheduling.defaultAnnotations[kai.scheduler/skip-podgrouper]",
+        {"provider": "KAI", "defaultAnnotations": {"pod-group-name": "g"}},
+        "spec.scheduling.defaultAnnotations[pod-group-name]",
         Reason.INVALID_SCHEDULING,
     ),
     (

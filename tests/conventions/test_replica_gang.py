@@ -1,6 +1,7 @@
 """One gang per disaggregated replica: where the scheduler has sub-groups and
-Modelplane composes its gang objects, prefill and decode of a replica are one
-PodGroup with a minimum per role; elsewhere the replica says it is not."""
+Modelplane composes its gang objects (Volcano), prefill and decode of a replica are
+one PodGroup with a minimum per role; elsewhere (KAI too: its podgrouper owns every
+KAI PodGroup) the replica says it is not."""
 
 from typing import Any
 
@@ -13,11 +14,6 @@ from modelplane_cli.schema import ManifestValidator
 from .support import handed, read_scheduling, typed
 
 CONTEXT = TemplateContext("ml-team", "kimi", "kimi-0", "prod-east", None)
-KAI = {
-    "provider": "KAI",
-    "queue": "q",
-    "kai": {"podGrouper": "Modelplane", "queuesWithQuota": ["q"]},
-}
 VOLCANO = {"provider": "Volcano", "queue": "q", "volcano": {"lwsGangScheduling": False}}
 
 
@@ -44,30 +40,26 @@ def _pod_metadata(result: Any) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def test_kai_gangs_a_pd_replica_as_one_podgroup_with_a_subgroup_per_role(
-    build: Any, manifest_validator: ManifestValidator
-) -> None:
-    result = _apply(KAI, _pd(build))
-    assert result.issues == []
-    (group,) = result.gangs
-    assert manifest_validator.validate(group) == []
-    assert group["apiVersion"] == "scheduling.run.ai/v2alpha2"
-    assert group["spec"]["minMember"] == 7
-    assert group["spec"]["subGroups"] == [
-        {"name": "decode", "minMember": 4},
-        {"name": "prefill", "minMember": 3},
+def test_kai_never_composes_the_replica_gang(build: Any) -> None:
+    """`podGrouper: Modelplane` once composed a PodGroup with a sub-group per role and
+    pointed the pods at it; KAI's podgrouper regroups such pods anyway, so that
+    PodGroup stayed empty while the replica read as one gang. The setting is named as
+    ignored and the replica says it is not one gang, as with Automatic."""
+    config, parsed = read_scheduling(
+        {"provider": "KAI", "queue": "q", "kai": {"podGrouper": "Modelplane"}}
+    )
+    assert [(i.reason, i.path) for i in parsed] == [
+        ("SchedulingFieldIgnored", "spec.scheduling.kai.podGrouper")
     ]
-    assert group["spec"]["queue"] == "q"
-    assert "modelplane.ai/role" not in group["metadata"]["labels"]
-    name = group["metadata"]["name"]
-    for role, sites in _pod_metadata(result).items():
-        assert sites
+    result = apply_conventions(typed(_pd(build)), config, CONTEXT)
+    assert result.gangs == []
+    (issue,) = [i for i in result.issues if "not one all-or-nothing gang" in i.message]
+    assert (issue.severity, issue.reason) == ("Warning", "GangLimited")
+    assert "podgrouper" in issue.message
+    for sites in _pod_metadata(result).values():
         for meta in sites:
-            assert meta["annotations"]["pod-group-name"] == name
-            assert meta["annotations"]["kai.scheduler/skip-podgrouper"] == "true"
-            assert meta["labels"]["kai.scheduler/subgroup-name"] == role
-    for manifest in handed(result):
-        assert manifest_validator.validate(manifest, pods=True) == []
+            assert "pod-group-name" not in meta.get("annotations", {})
+            assert "kai.scheduler/subgroup-name" not in meta.get("labels", {})
 
 
 def test_volcano_gangs_a_pd_replica_as_one_podgroup_with_a_task_per_role(
@@ -92,18 +84,18 @@ def test_volcano_gangs_a_pd_replica_as_one_podgroup_with_a_task_per_role(
 
 def test_a_kserve_pd_replica_is_one_gang_too(build: Any) -> None:
     manifests, _ = build.shapes["llmisvc-disaggregated"]()
-    result = _apply(KAI, manifests)
+    result = _apply(VOLCANO, manifests)
     (group,) = result.gangs
-    assert [s["name"] for s in group["spec"]["subGroups"]] == ["decode", "prefill"]
+    assert set(group["spec"]["minTaskMember"]) == {"decode", "prefill"}
     (svc,) = handed(result)
-    assert svc["spec"]["labels"]["kai.scheduler/subgroup-name"] == "decode"
-    assert svc["spec"]["prefill"]["labels"]["kai.scheduler/subgroup-name"] == "prefill"
+    assert svc["spec"]["annotations"]["volcano.sh/task-spec"] == "decode"
+    assert svc["spec"]["prefill"]["annotations"]["volcano.sh/task-spec"] == "prefill"
 
 
 def test_a_unified_replica_keeps_its_gang_per_worker(build: Any) -> None:
-    result = _apply(KAI, [build.lws(size=4)])
+    result = _apply(VOLCANO, [build.lws(size=4)])
     (group,) = result.gangs
-    assert "subGroups" not in group["spec"]
+    assert "minTaskMember" not in group["spec"]
     assert group["spec"]["minMember"] == 4
 
 
@@ -112,7 +104,7 @@ def test_a_leader_ready_role_cannot_join_a_replica_gang(build: Any) -> None:
         build.lws("kimi-0-decode", "decode", size=2, startup="LeaderReady"),
         build.deployment("kimi-0-prefill", "prefill", replicas=1),
     ]
-    result = _apply(KAI, manifests)
+    result = _apply(VOLCANO, manifests)
     assert result.gangs == []
     assert [i.reason for i in result.issues] == ["GangLimited", "GangLimited"]
     assert "not one all-or-nothing gang" in result.issues[0].message
@@ -121,7 +113,7 @@ def test_a_leader_ready_role_cannot_join_a_replica_gang(build: Any) -> None:
 @pytest.mark.parametrize(
     ("spec", "why"),
     [
-        ({"provider": "KAI", "queue": "q", "kai": {"queuesWithQuota": ["q"]}}, "podGrouper"),
+        ({"provider": "KAI", "queue": "q", "kai": {"queuesWithQuota": ["q"]}}, "podgrouper"),
         ({"provider": "Volcano", "queue": "q"}, "lwsGangScheduling"),
         ({"provider": "Kueue"}, "Kueue admits each role"),
         ({"provider": "Coscheduling"}, "no sub-groups"),
@@ -142,5 +134,5 @@ def test_where_it_cannot_the_replica_says_so(spec: dict[str, Any], why: str, bui
 
 
 def test_gang_disabled_says_nothing(build: Any) -> None:
-    result = _apply({**KAI, "gang": {"enabled": False}}, _pd(build))
+    result = _apply({**VOLCANO, "gang": {"enabled": False}}, _pd(build))
     assert (result.gangs, result.issues) == ([], [])

@@ -1,12 +1,16 @@
 """One gang per disaggregated replica, through the whole chain.
 
-The KAI and Volcano example fleets (examples/schedulers), with Modelplane
-composing the gangs (KAI `podGrouper: Modelplane`, Volcano
-`lwsGangScheduling: false`) and room for every model: each replica of the
-disaggregated model (`split`) is one PodGroup with a sub-group (KAI) or a task
-(Volcano) per role, valid against the scheduler's CRD, and every pod of the
-replica joins it; the unified multi-node model (`big`) keeps a PodGroup per
-LeaderWorkerSet. Placement is what it is without the setting.
+The Volcano example fleet (examples/schedulers), with Modelplane composing the
+gangs (`lwsGangScheduling: false`) and room for every model: each replica of the
+disaggregated model (`split`) is one PodGroup with a task per role, valid against
+Volcano's CRD, and every pod of the replica joins it; the unified multi-node model
+(`big`) keeps a PodGroup per LeaderWorkerSet. Placement is what it is without the
+setting.
+
+The KAI example fleet with `podGrouper: Modelplane` composes no PodGroup at all:
+KAI's podgrouper regroups every owned pod naming KAI's scheduler, so a composed one
+would stay empty. Each cluster names the setting as ignored, and each `split`
+replica warns that it is not one gang.
 """
 
 from typing import Any
@@ -26,7 +30,6 @@ SETTINGS = {
     "kai": ("kai", {"podGrouper": "Modelplane"}),
     "volcano": ("volcano", {"lwsGangScheduling": False}),
 }
-GROUP_KEY = {"kai": "pod-group-name", "volcano": "scheduling.k8s.io/group-name"}
 
 
 def _world(scheduler: str, modelplane_gangs: bool) -> list[Any]:
@@ -59,6 +62,22 @@ def worlds(request: pytest.FixtureRequest, renderer: Renderer) -> tuple[str, Fle
     )
 
 
+@pytest.fixture(scope="module")
+def volcano(worlds: tuple[str, Fleet, Fleet]) -> Fleet:
+    scheduler, fleet, _ = worlds
+    if scheduler != "volcano":
+        pytest.skip("only Volcano composes a replica gang")
+    return fleet
+
+
+@pytest.fixture(scope="module")
+def kai(worlds: tuple[str, Fleet, Fleet]) -> Fleet:
+    scheduler, fleet, _ = worlds
+    if scheduler != "kai":
+        pytest.skip("KAI only")
+    return fleet
+
+
 def _manifests(fleet: Fleet, replica: str) -> list[Obj]:
     return [
         o["spec"]["forProvider"]["manifest"]
@@ -66,47 +85,62 @@ def _manifests(fleet: Fleet, replica: str) -> list[Obj]:
     ]
 
 
-def test_each_pd_replica_is_one_podgroup_per_role(
-    worlds: tuple[str, Fleet, Fleet], manifest_validator: ManifestValidator
+def test_each_pd_replica_is_one_podgroup_with_a_task_per_role(
+    volcano: Fleet, manifest_validator: ManifestValidator
 ) -> None:
-    scheduler, fleet, _ = worlds
-    replicas = [r for r, _, _ in fleet.placements("split")]
+    replicas = [r for r, _, _ in volcano.placements("split")]
     assert len(replicas) == 2
     for replica in replicas:
-        manifests = _manifests(fleet, replica)
+        manifests = _manifests(volcano, replica)
         (group,) = [m for m in manifests if m["kind"] == "PodGroup"]
         assert manifest_validator.validate(group) == []
         pods: dict[str, int] = {}
         name = group["metadata"]["name"]
         for manifest in manifests:
             for pod_set_site in pod_sites(manifest):
-                labels = pod_set_site.metadata.get("labels", {})
                 annotations = pod_set_site.metadata.get("annotations", {})
-                assert annotations[GROUP_KEY[scheduler]] == name
-                role = (
-                    labels["kai.scheduler/subgroup-name"]
-                    if scheduler == "kai"
-                    else annotations["volcano.sh/task-spec"]
-                )
+                assert annotations["scheduling.k8s.io/group-name"] == name
+                role = annotations["volcano.sh/task-spec"]
                 pods[role] = pods.get(role, 0) + 1
         assert set(pods) == {"decode", "prefill"}
-        if scheduler == "kai":
-            subgroups = {s["name"]: s["minMember"] for s in group["spec"]["subGroups"]}
-        else:
-            subgroups = group["spec"]["minTaskMember"]
+        subgroups = group["spec"]["minTaskMember"]
         assert set(subgroups) == {"decode", "prefill"}
         assert all(n >= 1 for n in subgroups.values())
         assert group["spec"]["minMember"] == sum(subgroups.values())
 
 
-def test_a_unified_multi_node_replica_keeps_a_gang_per_worker(
-    worlds: tuple[str, Fleet, Fleet],
-) -> None:
-    _, fleet, _ = worlds
-    for replica, _, _ in fleet.placements("big"):
-        for group in [m for m in _manifests(fleet, replica) if m["kind"] == "PodGroup"]:
-            assert "subGroups" not in group["spec"]
+def test_a_unified_multi_node_replica_keeps_a_gang_per_worker(volcano: Fleet) -> None:
+    for replica, _, _ in volcano.placements("big"):
+        for group in [m for m in _manifests(volcano, replica) if m["kind"] == "PodGroup"]:
             assert "minTaskMember" not in group["spec"]
+
+
+def test_kai_composes_no_podgroup_and_says_the_pd_replica_is_not_one_gang(kai: Fleet) -> None:
+    assert kai.manifests("PodGroup") == []
+    for cluster in ("kai-native", "kai-kserve"):
+        condition = kai.condition("InferenceCluster", cluster, "SchedulingConfigured")
+        assert condition["status"] == "True"
+        ignored = [
+            e
+            for e in kai.result.events
+            if e["involvedObject"]["name"] == cluster and e["reason"] == "SchedulingFieldIgnored"
+        ]
+        assert len(ignored) == 1
+        assert "spec.scheduling.kai.podGrouper: " in ignored[0]["message"]
+    replicas = [r for r, _, _ in kai.placements("split")]
+    assert len(replicas) == 2
+    for replica in replicas:
+        for manifest in _manifests(kai, replica):
+            for site in pod_sites(manifest):
+                annotations = site.metadata.get("annotations", {})
+                assert "pod-group-name" not in annotations
+                assert "kai.scheduler/skip-podgrouper" not in annotations
+        limited = [
+            e
+            for e in kai.result.events
+            if e["involvedObject"]["name"] == replica and e["reason"] == "GangLimited"
+        ]
+        assert limited and all("podgrouper" in e["message"] for e in limited)
 
 
 def test_placement_is_unchanged_by_the_gang_form(worlds: tuple[str, Fleet, Fleet]) -> None:

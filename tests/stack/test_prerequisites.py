@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions.schedulers import KAI, Coscheduling, Default, Kueue
+from modelplane.conventions.schedulers import KAI, Coscheduling, Default, Kueue, Volcano
 from modelplane.core.refs import ObjectRef, crd, device_class, priority_class
 from modelplane.stack import Prerequisite, QueueUse, Scope, Seen, cluster_prerequisites, seen
 
@@ -56,8 +56,10 @@ def test_kserve_kueue_a_gateway_device_classes_and_priorities() -> None:
     [
         (Coscheduling(), True, "podgroups.scheduling.x-k8s.io"),
         (Coscheduling(), False, None),
+        # KAI's podgrouper makes every KAI PodGroup; Modelplane composes none.
         (KAI(), True, None),
-        (KAI(pod_grouper="Modelplane"), True, "podgroups.scheduling.run.ai"),
+        (Volcano(lws_gang_scheduling=False), True, "podgroups.scheduling.volcano.sh"),
+        (Volcano(), True, None),
     ],
 )
 def test_a_gang_crd_only_where_modelplane_composes_gangs(

@@ -25,12 +25,6 @@ DATA = {"tensor": 4, "data": 4, "dataLocal": 2}
 BLOCKS: dict[str, dict[str, Any]] = {
     "Default": {"provider": "Default"},
     "KAI": {"provider": "KAI", "queue": "{{ .Namespace }}", "kai": {"queuesWithQuota": ["ml"]}},
-    "KAI-Modelplane": {
-        "provider": "KAI",
-        "queue": "{{ .Namespace }}",
-        "defaultLabels": {"kai.scheduler/preemptibility": "preemptible"},
-        "kai": {"podGrouper": "Modelplane"},
-    },
     "Kueue": {
         "provider": "Kueue",
         "queue": "{{ .Namespace }}-gpu",
@@ -46,7 +40,6 @@ BLOCKS: dict[str, dict[str, Any]] = {
 }
 # The PodGroup each gang-composing block yields for a multi-node worker.
 GANG_API = {
-    "KAI-Modelplane": "scheduling.run.ai/v2alpha2",
     "Volcano-Modelplane": "scheduling.volcano.sh/v1beta1",
     "Coscheduling": "scheduling.x-k8s.io/v1alpha1",
 }

@@ -146,3 +146,36 @@ def test_a_refused_default_priority_is_named_on_the_cluster(
         }
     ]
     assert got["desired"]["composite"]["resource"]["status"]["gpuPools"] == [PUBLISHED_H100]
+
+
+def test_kai_podgrouper_modelplane_is_named_as_ignored_on_the_cluster() -> None:
+    """KAI's podgrouper regroups every owned pod naming KAI's scheduler (no annotation
+    opts one out), so `podGrouper: Modelplane` cannot give a replica a PodGroup of its
+    own. The block stays valid, and the cluster says the setting does nothing."""
+    obj = cluster([H100_POOL])
+    obj["spec"]["scheduling"] = {"provider": "KAI", "kai": {"podGrouper": "Modelplane"}}
+    req = request(obj, required=FETCHED)
+    got = as_dict(run(FunctionRunner(), req))
+    why = (
+        "spec.scheduling.kai.podGrouper: KAI's podgrouper cannot be turned off for a "
+        "workload: it regroups every owned pod that names KAI's scheduler and rewrites "
+        "its pod-group-name, so a PodGroup Modelplane composed would stay empty. "
+        "Modelplane composes none and KAI groups the pods, as with Automatic; a "
+        "disaggregated replica's roles are not one gang"
+    )
+    (configured,) = [c for c in got["conditions"] if c["type"] == "SchedulingConfigured"]
+    assert configured == {
+        "type": "SchedulingConfigured",
+        "status": "STATUS_CONDITION_TRUE",
+        "reason": "SchedulingValid",
+        "message": "scheduling conventions valid (1 warning)",
+        "target": "TARGET_COMPOSITE",
+    }
+    assert got["results"] == [
+        {
+            "severity": "SEVERITY_WARNING",
+            "reason": "SchedulingFieldIgnored",
+            "message": why,
+            "target": "TARGET_COMPOSITE",
+        }
+    ]

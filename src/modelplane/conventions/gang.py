@@ -4,9 +4,9 @@ Rules (see docs/schedulers/):
 - Only a LeaderWorkerSet worker is ever a gang. A Deployment worker is one pod,
   and a Deployment's replicas are independent workers, so none is ganged.
 - Where the scheduler groups LWS replica groups itself, Modelplane composes
-  nothing (`Scheduler.composes_gang` is false): KAI's podgrouper (podGrouper
-  Automatic), Kueue's LWS integration, and Volcano through the LWS controller's
-  Volcano provider (lwsGangScheduling).
+  nothing (`Scheduler.composes_gang` is false): KAI's podgrouper (which groups
+  every owned KAI pod, whatever Modelplane puts on it), Kueue's LWS integration,
+  and Volcano through the LWS controller's Volcano provider (lwsGangScheduling).
 - Otherwise Modelplane composes one PodGroup per LWS (its form is the
   scheduler's, `Scheduler.gang`) and joins its pods to it through the pod
   template. A template is static, so with several replicas the group spans all of
@@ -17,7 +17,7 @@ Rules (see docs/schedulers/):
 - A disaggregated replica is one all-or-nothing gang where the scheduler has
   sub-groups and Modelplane composes its gang objects (`plan_replica_gang`): one
   PodGroup of every pod of the replica, with a sub-group per role whose minimum is
-  that role's pods (KAI subGroups, Volcano minTaskMember). Elsewhere prefill and
+  that role's pods (Volcano minTaskMember). Elsewhere prefill and
   decode gang separately, as the scheduler's own grouping admits them, and each
   such replica is reported (`GangLimited`); the Workload API is `workload_api`.
 """

@@ -1,7 +1,9 @@
 """Prefill/decode routing of a disaggregated replica on a Native cluster (llm-d's way).
 
 A Native replica with both a decode and a prefill role serves disaggregated with a
-stock vLLM image and no engine changes:
+stock vLLM image and no engine changes, provided the image has `NixlConnector`
+(vLLM 0.9.0 or later) and the NIXL library (vllm/vllm-openai:v0.20.1, which the
+examples use, has both; the image is not checked):
 
 - every serving engine of either role gets vLLM's NIXL KV-transfer config as a
   trailing argument (`kv_both`: each engine can send and receive KV blocks), and

@@ -145,10 +145,11 @@ def kubernetes_version(obj: dict[str, Any], version: str) -> dict[str, Any]:
 
 
 CASES = {
-    # KAI with Modelplane-composed PodGroups: a two-worker LWS decode and a
-    # Deployment prefill, one PodGroup of the whole replica with a sub-group per
-    # role, a queue template, default labels, and a team label KAI reserves
-    # (removed, with a warning).
+    # KAI asked for Modelplane-composed PodGroups (`podGrouper: Modelplane`): a
+    # two-worker LWS decode and a Deployment prefill, a queue template, default
+    # labels, and a team label KAI reserves (removed, with a warning). KAI's
+    # podgrouper regroups every owned pod, so no PodGroup is composed, no pod
+    # points at one, and the replica warns it is not one gang (GangLimited).
     "native-kai-disaggregated": request(
         replica(
             decode=role(2, 2, "h100", **{"kai.scheduler/queue": "mine"}),

@@ -296,7 +296,7 @@ class Kai(BaseModel):
     podGrouper: Annotated[
         PodGrouper | None,
         Field(
-            description="Who creates PodGroups for multi-pod workers. Automatic: KAI's podgrouper (one gang per LeaderWorkerSet group). Modelplane: Modelplane composes the PodGroup and marks pods to skip the podgrouper."
+            description="Who creates PodGroups for multi-pod workers. Only KAI's podgrouper can (one gang per LeaderWorkerSet group): it regroups every owned pod that names KAI's scheduler, and KAI has no per-workload opt-out. Automatic is that. Modelplane is kept so existing clusters stay valid; it behaves as Automatic and is reported as ignored (SchedulingFieldIgnored)."
         ),
     ] = "Automatic"
     preemptiblePriorities: Annotated[

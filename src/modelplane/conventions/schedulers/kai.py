@@ -1,5 +1,11 @@
-"""KAI (v0.17): queues as labels, gangs by its podgrouper or composed, quota for
+"""KAI (v0.17): queues as labels, gangs by its podgrouper, quota for
 non-preemptible work.
+
+KAI's podgrouper groups every pod that names KAI's scheduler and has an owner, and
+rewrites its `pod-group-name` to a PodGroup of its own (NVIDIA/KAI-Scheduler
+`pkg/podgrouper/pod_controller.go`, `Reconcile`): no annotation or label takes one
+workload out of it. So Modelplane composes no KAI PodGroup; a PodGroup it composed
+would stay empty while the pods ran in the podgrouper's groups.
 
 KAI admits a non-preemptible group only within its queue's quota, so such a
 workload in a queue without quota never schedules; `guard` warns before the pods
@@ -27,13 +33,13 @@ from modelplane_models.inference_cluster import Scheduling
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
-from modelplane.core.kinds import PodSet, WorkloadKind
+from modelplane.core.kinds import WorkloadKind
 from modelplane.core.labels import key_error
 from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
-from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
+from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
 from .quota import QueueQuota, count, gpus, reported
 
@@ -42,10 +48,8 @@ LEGACY_QUEUE_LABEL: Final = "runai/queue"
 DEFAULT_QUEUE: Final = "default-queue"
 PREEMPTIBILITY_LABEL: Final = "kai.scheduler/preemptibility"
 PRIORITY_LABEL: Final = "priorityClassName"
-SKIP_PODGROUPER: Final = "kai.scheduler/skip-podgrouper"
 SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION: Final = "pod-group-name"
-PODGROUP_API: Final = "scheduling.run.ai/v2alpha2"
 PREEMPTIBLE: Final = "preemptible"
 NON_PREEMPTIBLE: Final = "non-preemptible"
 # KAI treats a PriorityClass value at or above this as non-preemptible.
@@ -69,14 +73,6 @@ CHART: Final = Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/ka
 
 
 @dataclass(frozen=True)
-class _Pods:
-    """What `gang` reads of a pod set, for a gang spanning the roles of a replica."""
-
-    owner: WorkloadKind
-    pods: int
-
-
-@dataclass(frozen=True)
 class KAI(Scheduler):
     """`spec.scheduling.kai`: what Modelplane cannot learn from the cluster itself.
 
@@ -89,22 +85,19 @@ class KAI(Scheduler):
     default_scheduler_name = "kai-scheduler"
     settings_field = "kai"
     reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
-    gang_keys = (POD_GROUP_ANNOTATION, SKIP_PODGROUPER, SUBGROUP_LABEL)
+    gang_keys = (POD_GROUP_ANNOTATION, SUBGROUP_LABEL)
     reads_priority_classes = True
     own_grouping = (
-        "KAI's podgrouper (kai.podGrouper: Automatic) gangs each role's workload on "
-        "its own; kai.podGrouper: Modelplane makes the replica one PodGroup with a "
-        "sub-group per role"
+        "KAI's podgrouper gangs each role's workload on its own, and KAI has no "
+        "per-workload opt-out from it that would let one PodGroup hold both roles"
     )
     install = Component.helm("kai", "KAI Scheduler", "v0.17.0", CHART)
     queue_crd = "queues.scheduling.run.ai"
     quota_kind = "Queue"
-    gang_crd = "podgroups.scheduling.run.ai"
 
     queue_label_key: str = QUEUE_LABEL
     queues_with_quota: frozenset[str] | None = None
     preemptible_priorities: frozenset[str] = field(default_factory=frozenset[str])
-    pod_grouper: str = AUTOMATIC
 
     def over_quota_priorities(self) -> frozenset[str]:
         # KAI schedules preemptible work over quota.
@@ -142,12 +135,23 @@ class KAI(Scheduler):
         preemptible = read_names(
             raw.preemptiblePriorities, f"{path}.preemptiblePriorities", "PriorityClass", issues
         )
+        # str(): an unvalidated schema default is the plain string, not the enum.
+        if str(raw.podGrouper or AUTOMATIC) == MODELPLANE:
+            issues.append(
+                warning(
+                    f"{path}.podGrouper",
+                    "KAI's podgrouper cannot be turned off for a workload: it regroups "
+                    "every owned pod that names KAI's scheduler and rewrites its "
+                    f"{POD_GROUP_ANNOTATION}, so a PodGroup Modelplane composed would stay "
+                    "empty. Modelplane composes none and KAI groups the pods, as with "
+                    "Automatic; a disaggregated replica's roles are not one gang",
+                    Reason.SCHEDULING_FIELD_IGNORED,
+                )
+            )
         return cls(
             queue_label_key=key,
             queues_with_quota=None if quota is None else frozenset(quota),
             preemptible_priorities=frozenset(preemptible or ()),
-            # str(): an unvalidated schema default is the plain string, not the enum.
-            pod_grouper=str(raw.podGrouper or AUTOMATIC),
         )
 
     def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
@@ -190,41 +194,6 @@ class KAI(Scheduler):
     def queue_for(self, platform: Platform) -> str:
         """The queue KAI's podgrouper will resolve for these pods."""
         return platform.queue or platform.labels.get(self.queue_label_key) or DEFAULT_QUEUE
-
-    def composes_gang(self) -> bool:
-        return self.pod_grouper == MODELPLANE
-
-    def gang(self, name: str, pods: PodSet | _Pods, platform: Platform) -> GangObject:
-        # Mirror what KAI's podgrouper would have written: the queue is read from
-        # the PodGroup, never from the pods, once the podgrouper is skipped.
-        spec: dict[str, Any] = {
-            "minMember": pods.pods,
-            "queue": self.queue_for(platform),
-            "priorityClassName": platform.priority or KIND_DEFAULT_PRIORITY[pods.owner.kind],
-        }
-        explicit = platform.labels.get(PREEMPTIBILITY_LABEL)
-        if explicit in (PREEMPTIBLE, NON_PREEMPTIBLE):
-            spec["preemptibility"] = explicit
-        return GangObject(
-            PODGROUP_API,
-            spec,
-            pod_annotations={POD_GROUP_ANNOTATION: name, SKIP_PODGROUPER: "true"},
-        )
-
-    def replica_gang(
-        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
-    ) -> GangObject | None:
-        if not self.composes_gang():
-            return None
-        group = self.gang(name, _Pods(owner, sum(minimums.values())), platform)
-        # The PodGroup needs all of them; each role is a sub-group with its own minimum.
-        group.spec["subGroups"] = [
-            {"name": role, "minMember": count} for role, count in sorted(minimums.items())
-        ]
-        return group
-
-    def sub_group_keys(self, role: str) -> Keys:
-        return Keys({SUBGROUP_LABEL: role}, {})
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = self.queue_for(platform)
