@@ -128,9 +128,10 @@ def check_sidecar_port(ports: Sequence[Any], path: str, serving_port: int, name:
 def picker_config() -> dict[str, Any]:
     """llm-d-inference-scheduler's EndpointPickerConfig with a prefill and a decode
     profile. `pd-profile-handler` runs the decode profile, then the prefill one
-    (threshold 0: every request is disaggregated), `prefill-header-handler` names the chosen prefill pod to the
-    decode pod's sidecar; each profile filters by role, scores by prefix-cache
-    affinity and queue depth (as llm-d's own P/D samples) and picks the best."""
+    (threshold 0: every request is disaggregated), `prefill-header-handler` names
+    the chosen prefill pod to the decode pod's sidecar; each profile filters by
+    role, scores by prefix-cache affinity and queue depth (as llm-d's own P/D
+    samples) and picks the best."""
     profiles = [
         {
             "name": name,
