@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .fleets import Fleet, Renderer
+from .fleets import Fleet, Renderer, find
 
 Obj = dict[str, Any]
 DRIVER_LABEL = "modelplane.ai/nvidia-driver"
@@ -90,6 +90,20 @@ def test_the_installers_keep_the_cluster_until_they_are_gone(gke: Fleet) -> None
     assert len(names) == 2
     for name in names:
         assert ("Cluster", "Object", name) in usages
+
+
+def test_removing_the_only_pool_of_a_driver_removes_its_installer(gke: Fleet) -> None:
+    """The L4 pool is the example's only one on the default driver: without it, only the
+    H100 pool's latest-driver installer stays."""
+
+    def remove(objects: list[Obj]) -> None:
+        spec = find(objects, "InferenceCluster", "gpu-us-central")["spec"]
+        spec["nodePools"] = [p for p in spec["nodePools"] if p["name"] != "l4"]
+
+    shrunk = gke.edit(remove)
+    assert shrunk.result.ok, shrunk.result.errors
+    assert set(installers(shrunk)) == {"latest"}
+    assert installers(shrunk)["latest"]["spec"] == installers(gke)["latest"]["spec"]
 
 
 def dra_driver_values(fleet: Fleet) -> Obj:

@@ -110,6 +110,15 @@ def test_a_pool_claimed_through_dra_is_set_up_as_gke_documents(
     ]
     assert {k: got[k] for k in ("imageType", "labels") if k in got} == node_config
     assert installers_in(rsp) == installers
+    # The cloud's resources are a GPU pool's as before, plus each installer and the
+    # Usage keeping the cluster for it.
+    before = respond(cluster("GKE", {"nodeCount": 1}), gke_class(OTHER_DRIVER))
+    usages = {f"usage-cloud-gke-cluster-by-{key}" for key in installers}
+    assert cloud_keys(rsp) == cloud_keys(before) | installers | usages
+
+
+def cloud_keys(rsp: Obj) -> set[str]:
+    return {k for k in resources(rsp) if k.startswith(("gke-", "usage-cloud-"))}
 
 
 def test_the_installer_runs_gkes_cos_installer_on_the_pools_gpu_nodes_only() -> None:
