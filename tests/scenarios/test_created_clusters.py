@@ -194,7 +194,7 @@ def test_an_added_pool_gets_its_node_group_and_nothing_else_changes(gke: Fleet) 
     assert cloud_keys(gke) <= cloud_keys(grown)
     pool = by_name(cloud(grown, GKE_GROUP, "NodePool"))[f"{GKE_CLUSTER}-l4-batch"]
     assert pool["spec"]["forProvider"]["autoscaling"]["totalMaxNodeCount"] == 1
-    assert pool["spec"]["forProvider"]["nodeConfig"]["labels"] == {"modelplane.ai/pool": "l4-batch"}
+    assert pool["spec"]["forProvider"]["nodeConfig"]["labels"]["modelplane.ai/pool"] == "l4-batch"
     assert pool_capacity(grown, GKE_CLUSTER)["l4-batch"]["nodes"] == 1
     usages = [u["spec"] for u in grown.all("Usage")]
     assert any(u["by"]["resourceRef"]["name"] == f"{GKE_CLUSTER}-l4-batch" for u in usages)

@@ -57,6 +57,31 @@ def test_the_daemonsets_on_gpu_nodes_tolerate_the_gpu_pools_taints() -> None:
     assert {r.name: r.values for r in plan}["node-feature-discovery"] == {}
 
 
+def test_a_created_clusters_cloud_adds_its_values_over_the_components_own() -> None:
+    """On a GKE cluster Modelplane creates, the DRA driver reads the driver from GKE's
+    directory; the tolerations and the chart's own values stay, and no other release
+    (nor any release of a cluster without cloud values) changes."""
+    gpu = (NodeTaint("nvidia.com/gpu", "NoSchedule"),)
+    cloud = {"nvidiaDraDriver": {"nvidiaDriverRoot": "/dir", "kubeletPlugin": {"x": ""}}}
+    base = ClusterFacts(
+        kserve=False, scheduler=SCHEDULERS["Default"](), nvidia_gpus=True, gpu_taints=gpu
+    )
+    created = ClusterFacts(
+        kserve=False,
+        scheduler=SCHEDULERS["Default"](),
+        nvidia_gpus=True,
+        gpu_taints=gpu,
+        cloud_values=cloud,
+    )
+    before = {r.name: r.values for r in plan_releases(base, StackConfig(Mode.MANAGED))[0]}
+    after = {r.name: r.values for r in plan_releases(created, StackConfig(Mode.MANAGED))[0]}
+    dra = after.pop("nvidia-dra-driver-gpu")
+    assert dra["nvidiaDriverRoot"] == "/dir"
+    assert dra["kubeletPlugin"] == {**before["nvidia-dra-driver-gpu"]["kubeletPlugin"], "x": ""}
+    assert dra["resources"] == before.pop("nvidia-dra-driver-gpu")["resources"]
+    assert after == before
+
+
 def test_kserve_waits_for_its_crds_certificates_lws_and_gateway() -> None:
     facts = ClusterFacts(kserve=True, scheduler=Kueue())
     assert names(facts) == {

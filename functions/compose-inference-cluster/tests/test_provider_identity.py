@@ -272,14 +272,25 @@ def good_provider_configs(kind: str) -> list[Obj]:
 
 def through_provider_configs(rsp: Obj) -> set[str]:
     """What a GKE cluster composes that needs its ClusterProviderConfigs: they, the
-    Releases and Objects applied through them, and the Usages naming a Release."""
-    keys = set(rsp["desired"]["resources"])
-    return {
+    Releases and Objects applied through them (the stack's, and the cloud's own such
+    as GKE's NVIDIA driver installer), and the Usages one of those uses."""
+    bodies = {k: v["resource"] for k, v in rsp["desired"]["resources"].items()}
+    reach = {"kind": "ClusterProviderConfig", "name": NAME}
+    inside = {
         k
-        for k in keys
+        for k, body in bodies.items()
         if k in ("provider-config", "helm-provider-config")
-        or k.startswith(("release-", "observe-"))
-        or "-by-release-" in k
+        or (
+            body["kind"] in ("Object", "Release")
+            and body.get("spec", {}).get("providerConfigRef") == reach
+        )
+    }
+    named = {(bodies[k]["kind"], bodies[k]["metadata"]["name"]) for k in inside}
+    return inside | {
+        k
+        for k, body in bodies.items()
+        if body["kind"] == "Usage"
+        and (body["spec"]["by"]["kind"], body["spec"]["by"]["resourceRef"]["name"]) in named
     }
 
 

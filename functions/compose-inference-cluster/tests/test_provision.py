@@ -149,11 +149,13 @@ def test_a_gke_pool_asks_gke_for_its_accelerators_and_driver() -> None:
         {
             "type": "nvidia-h100-80gb",
             "count": 8,
-            "gpuDriverInstallationConfig": {"gpuDriverVersion": "DEFAULT"},
+            # Its GPUs are claimed through DRA, which GKE's own driver installation
+            # does not support (test_gke_dra).
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": "INSTALLATION_DISABLED"},
         }
     ]
     assert node_config["spot"] is True
-    assert node_config["labels"] == {"modelplane.ai/pool": "h100"}
+    assert node_config["labels"]["modelplane.ai/pool"] == "h100"
     assert spec["forProvider"]["autoscaling"] == {
         "totalMinNodeCount": 1,
         "totalMaxNodeCount": 4,

@@ -236,6 +236,9 @@ LABEL_REPLICA_INDEX: Final = f"{GROUP}/replica-index"
 LABEL_REPLICA: Final = f"{GROUP}/replica"
 LABEL_ROLE: Final = f"{GROUP}/role"
 LABEL_POOL: Final = f"{GROUP}/pool"
+# On the nodes of a created GKE pool set up for DRA: the NVIDIA driver Modelplane's
+# installer puts on them (`default`, `latest`), which picks the installer that runs there.
+LABEL_NVIDIA_DRIVER: Final = f"{GROUP}/nvidia-driver"
 LABEL_SERVING: Final = f"{GROUP}/serving"  # on pods that answer requests (not gang followers)
 LABEL_TENANT_NAMESPACE: Final = f"{GROUP}/namespace"  # on a workload-cluster tenant namespace
 LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
@@ -245,6 +248,11 @@ LABEL_MODEL_CACHE: Final = f"{GROUP}/model-cache"
 # On a ModelReplica: the revision of its deployment it renders (see scheduling.rollout).
 ANNOTATION_REVISION: Final = f"{GROUP}/revision"
 MANAGED_BY: Final = "modelplane"
+
+# The DRA driver name NVIDIA's driver publishes GPUs under: a pool whose class
+# declares DRA devices of this driver needs it installed (and, on a GKE cluster
+# Modelplane creates, its node pool set up for DRA).
+NVIDIA_GPU_DRIVER: Final = "gpu.nvidia.com"
 
 # The request context key of the time a function takes as now (RFC 3339). The render
 # engine sets it, so a preview never reads the wall clock; Crossplane does not.

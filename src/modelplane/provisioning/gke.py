@@ -9,12 +9,14 @@
   provider-kubernetes and provider-helm ProviderConfigs. `deletionProtection`
   is off: deleting the InferenceCluster is how a platform deletes it.
 - A small system pool (untainted) runs kube-system and the stack's controllers.
-- Each pool: its class's machine type and accelerators, GKE installing the GPU
-  driver the class names (GKE taints GPU nodes `nvidia.com/gpu=present:NoSchedule`
-  itself), the label `modelplane.ai/pool=<pool>`, spot when the class says, and
-  GKE's own autoscaler kept between minNodes and maxNodes in total
-  (`totalMinNodeCount`, `totalMaxNodeCount`; a fixed pool has both equal).
-  `initialNodeCount` is per zone and immutable, so it is set once (`initProvider`).
+- Each pool: its class's machine type and accelerators (GKE taints GPU nodes
+  `nvidia.com/gpu=present:NoSchedule` itself), the label `modelplane.ai/pool=<pool>`,
+  spot when the class says, and GKE's own autoscaler kept between minNodes and
+  maxNodes in total (`totalMinNodeCount`, `totalMaxNodeCount`; a fixed pool has both
+  equal). `initialNodeCount` is per zone and immutable, so it is set once
+  (`initProvider`). A pool whose class declares NVIDIA DRA devices is set up for DRA
+  and gets its driver from Modelplane's installer (`gke_gpu`); any other GPU pool
+  has GKE install the driver the class names.
 """
 
 from collections.abc import Mapping, Sequence
@@ -26,6 +28,13 @@ from modelplane.core.issues import Issue
 from modelplane.core.observed import as_map, at_provider
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.cloud import CloudProvisioner
+from modelplane.provisioning.gke_gpu import (
+    DRA_DRIVER_VALUES,
+    INSTALLATION_DISABLED,
+    dra_node_config,
+    driver_version,
+    installers,
+)
 from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
 from modelplane.provisioning.names import cloud_name
 
@@ -229,6 +238,12 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             plan.pools,
             lambda pool: self._pool(plan, provider, pool_base, node_base, pool, zone_count),
         )
+        out.objects = {
+            self.key_prefix + key: installer
+            for key, installer in installers(name, plan.pools, plan.kept_pools).items()
+        }
+        # Whoever installed it, a GKE node's driver is in GKE's directory.
+        out.stack_values = {key: dict(values) for key, values in DRA_DRIVER_VALUES.items()}
         return out
 
     def _pool(
@@ -242,12 +257,13 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
     ) -> Manifest:
         gke = pool.provisioning.gke
         assert gke is not None and gke.accelerator is not None  # pool_issues holds the rest
+        # GKE's own driver installation does not work with DRA: a DRA pool's driver
+        # comes from Modelplane's installer (or the platform's).
+        installs = INSTALLATION_DISABLED if pool.nvidia_dra else driver_version(pool)
         accelerator = {
             "type": gke.accelerator.type,
             "count": gke.accelerator.count,
-            "gpuDriverInstallationConfig": {
-                "gpuDriverVersion": str(gke.gpuDriverVersion or "DEFAULT")
-            },
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": installs},
         }
         node_config: dict[str, Any] = {
             **node_base,
@@ -256,6 +272,10 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             "diskSizeGb": gke.diskSizeGb or 200,
             "labels": {LABEL_POOL: pool.name},
         }
+        if pool.nvidia_dra:
+            dra = dra_node_config(pool)
+            node_config["imageType"] = dra["imageType"]
+            node_config["labels"] |= dra["labels"]
         if str(gke.capacityType or "OnDemand") == "Spot":
             node_config["spot"] = True
         return body(

@@ -34,6 +34,9 @@ class PoolPlan:
     min_nodes: int
     max_nodes: int
     provisioning: Provisioning
+    nvidia_dra: bool = False
+    """Whether its class declares DRA devices of NVIDIA's GPU driver: replicas claim its
+    GPUs through the DRA driver, so the cloud must leave them to it."""
 
     @property
     def autoscaled(self) -> bool:
@@ -51,6 +54,18 @@ class ClusterPlan:
     version: str
     cluster: InferenceCluster
     pools: tuple[PoolPlan, ...]
+    kept_pools: tuple[str, ...] = ()
+    """Pools that cannot be planned now (their class is missing or bad): their node
+    groups are kept as they are, and so is whatever may serve their nodes."""
+
+
+@dataclass(frozen=True)
+class InClusterObject:
+    """A Kubernetes object a provisioner applies inside the cluster it creates, through
+    provider-kubernetes: the function wraps `manifest` in an Object named `name`."""
+
+    name: str
+    manifest: Manifest
 
 
 @dataclass
@@ -76,6 +91,12 @@ class Composed:
     inside: tuple[str, ...] = ()
     """Resources applied inside the cluster through its kubeconfig (Helm releases):
     they go before the cluster and its kubeconfig writer."""
+    objects: dict[str, InClusterObject] = field(default_factory=dict[str, InClusterObject])
+    """Objects applied inside the cluster, by composition resource name: like `inside`,
+    they go before the cluster and its kubeconfig writer."""
+    stack_values: dict[str, Manifest] = field(default_factory=dict[str, Manifest])
+    """Helm values the serving stack's releases need on this cloud's nodes, by stack
+    component key (`spec.stack.versions`), merged over the component's own."""
     connection_secret: dict[str, str] = field(default_factory=dict[str, str])
 
     def ref(self, key: str) -> ObjectRef:

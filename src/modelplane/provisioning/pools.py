@@ -12,7 +12,7 @@ from modelplane_models.inference_class import InferenceClass
 from modelplane_models.inference_cluster import NodePool
 
 from modelplane.core.issues import Issue
-from modelplane.core.vocabulary import Reason
+from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER, Reason
 from modelplane.provisioning.model import PoolPlan
 
 
@@ -44,6 +44,16 @@ def size_issues(path: str, pool: NodePool) -> list[Issue]:
             )
         ]
     return []
+
+
+def claims_nvidia_gpus(found: InferenceClass) -> bool:
+    """Whether a class declares DRA devices of NVIDIA's GPU driver (a Synthetic device is
+    never claimed, so it asks nothing of the driver)."""
+    devices = found.spec.devices if found.spec else []
+    return any(
+        str(device.claim or "DRA") == "DRA" and device.driver == NVIDIA_GPU_DRIVER
+        for device in devices
+    )
 
 
 def check_pools(
@@ -91,6 +101,14 @@ def check_pools(
             continue
         low, high = bounds(pool)
         out.plans.append(
-            PoolPlan(pool.name, pool.className, pool.nodeCount, low, high, provisioning)
+            PoolPlan(
+                pool.name,
+                pool.className,
+                pool.nodeCount,
+                low,
+                high,
+                provisioning,
+                nvidia_dra=claims_nvidia_gpus(found),
+            )
         )
     return out

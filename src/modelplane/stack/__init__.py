@@ -7,7 +7,8 @@ holds its own chart); `cluster_prerequisites` says what both modes observe and
 which replicas need each; `seen` reads what an Observe-only Object found.
 """
 
-from modelplane.stack.components import NVIDIA_GPU_DRIVER, all_components
+from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER
+from modelplane.stack.components import all_components
 from modelplane.stack.config import Mode, StackConfig, read_stack, version_error
 from modelplane.stack.observation import Seen, seen
 from modelplane.stack.plan import ClusterFacts, PlannedRelease, plan_releases

@@ -12,10 +12,6 @@ from typing import Final
 from modelplane.conventions.schedulers import SCHEDULERS
 from modelplane.core.charts import Chart, Component, ReleaseSpec
 
-# The DRA driver name NVIDIA's driver publishes GPUs under: a pool whose class
-# declares DRA devices of this driver needs it installed.
-NVIDIA_GPU_DRIVER: Final = "gpu.nvidia.com"
-
 NODE_FEATURE_DISCOVERY: Final = Component.helm(
     key="nodeFeatureDiscovery",
     title="Node Feature Discovery",

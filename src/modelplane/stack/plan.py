@@ -12,7 +12,10 @@ The cluster's backend, gateway, scheduler and hardware decide the components:
 - the in-cluster scheduler `spec.scheduling.provider` names, from its module.
 
 The DaemonSets Node Feature Discovery and the DRA driver run on every GPU node
-tolerate the taints the GPU pools' classes declare (`GPU_NODE_TOLERATIONS`).
+tolerate the taints the GPU pools' classes declare (`GPU_NODE_TOLERATIONS`). On a
+cluster Modelplane creates, the cloud adds what its nodes need (`cloud_values`: on
+GKE the DRA driver's `nvidiaDriverRoot`); an existing cluster's values are the
+components' own.
 
 Each release lists the releases that must report Ready before it is composed
 (`after`): a component's releases in order, the DRA driver after Node Feature
@@ -24,6 +27,7 @@ deletion (Usages). Deterministic: the plan is sorted by release name.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, cast
 
 from modelplane.conventions.schedulers import Scheduler
@@ -54,6 +58,11 @@ class ClusterFacts:
     nvidia_gpus: bool = False
     # The taints the classes of the cluster's NVIDIA GPU pools declare.
     gpu_taints: tuple[NodeTaint, ...] = ()
+    # Values a created cluster's cloud needs in a component's releases, by component
+    # key (on GKE, where the NVIDIA DRA driver finds the node's driver).
+    cloud_values: Mapping[str, Mapping[str, Any]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,7 @@ def plan_releases(
             if on_gpu_nodes is not None and facts.gpu_taints:
                 parent, key = on_gpu_nodes
                 values = merged(values, {parent: {key: tolerations(facts.gpu_taints)}})
+            values = merged(values, facts.cloud_values.get(component.key, {}))
             after = set(edges.get(release.name, ()))
             if previous is not None:
                 after.add(previous)

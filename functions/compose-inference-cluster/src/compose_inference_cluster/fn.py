@@ -177,6 +177,7 @@ class FunctionRunner(ComposeFunction):
             scheduling_ok=not has_errors(findings),
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
             identity=provider_identity,
+            cloud_values=cloud.composed.stack_values if cloud is not None else None,
         )
         compose_stack(req, rsp, cluster, inputs, status)
         if cloud is not None:

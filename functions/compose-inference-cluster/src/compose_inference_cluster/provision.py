@@ -9,12 +9,15 @@ stack, the gateway and the replicas reach a created cluster as an existing one.
 - Bad input (a pool whose class cannot be built, sizes out of range) is named
   on `Provisioned`, and whatever was composed for that pool is re-emitted as it
   is: Crossplane deletes what a function stops emitting.
+- What the cloud applies inside the cluster (a Helm Release through provider-helm,
+  an Object through provider-kubernetes) reaches it through the cluster's
+  ClusterProviderConfigs, like the stack's.
 - Usages (`protection.crossplane.io/v1beta1`, `replayDeletion`) order deletion:
-  the network by the cloud cluster, the cloud cluster by each node group, and the
-  cloud cluster and its kubeconfig writer by each ModelReplica placed here, so a
-  deleted InferenceCluster loses its replicas' workloads first, then its node
-  groups, then the cluster, then the network. An edit deletes only what it
-  removes (a pool taken out of nodePools).
+  the network by the cloud cluster, the cloud cluster by each node group, the cloud
+  cluster and its kubeconfig writer by each Release and Object inside it, and by
+  each ModelReplica placed here, so a deleted InferenceCluster loses its replicas'
+  workloads first, then its node groups, then the cluster, then the network. An
+  edit deletes only what it removes (a pool taken out of nodePools).
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -132,7 +135,7 @@ def _order(
     edges += [(composed.cluster, key) for key in pools]
     # What runs inside the cluster is uninstalled while the cluster can be reached.
     reach = sorted({composed.cluster, composed.connection} - {""})
-    edges += [(of, key) for key in composed.inside for of in reach]
+    edges += [(of, key) for key in (*composed.inside, *composed.objects) for of in reach]
     for of_key, by_key in edges:
         _cloud_usage(rsp, observed, name, of_key, refs[of_key], by_key, refs[by_key])
 
@@ -260,8 +263,17 @@ def compose_cloud(
         else:
             plans.append(pool)
     version = provisioner.version(cluster) or str(spec.kubernetesVersion or DEFAULT_VERSION)
-    plan = ClusterPlan(name, SYSTEM_NAMESPACE, version, cluster, tuple(plans))
+    plan = ClusterPlan(
+        name, SYSTEM_NAMESPACE, version, cluster, tuple(plans), kept_pools=tuple(check.kept)
+    )
     composed = provisioner.compose(plan)
+    # What the cloud applies inside the cluster goes through provider-kubernetes'
+    # ClusterProviderConfig for it (composed for every cluster, by the function).
+    reach = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
+    for key, inside in composed.objects.items():
+        composed.resources[key] = objects.wrap(
+            inside.name, inside.manifest, reach, namespace=SYSTEM_NAMESPACE
+        )
     if composed.inside:
         # Releases inside the cluster go through provider-helm's ProviderConfig, the
         # same one a Managed stack composes (the same body, under the same key).

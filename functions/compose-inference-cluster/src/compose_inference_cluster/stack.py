@@ -58,6 +58,8 @@ class StackInputs:
     """On a created cluster, the nodes the cloud reports ready, by pool."""
     identity: Mapping[str, Any] | None = None
     """The ClusterProviderConfigs' `identity`, on a created GKE cluster (`access`)."""
+    cloud_values: Mapping[str, Mapping[str, Any]] | None = None
+    """On a created cluster, the Helm values its cloud adds to the stack's components."""
 
     @property
     def namespace(self) -> str:
@@ -154,6 +156,7 @@ def compose_stack(
         gateway_class=gateway_class(cluster),
         nvidia_gpus=bool(_nvidia_pools(inputs.pools)),
         gpu_taints=_gpu_taints(inputs.pools),
+        cloud_values=inputs.cloud_values or {},
     )
     observed = inputs.observed
     placed = inputs.placed

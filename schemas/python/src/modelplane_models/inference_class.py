@@ -95,7 +95,7 @@ class Gke(BaseModel):
     gpuDriverVersion: Annotated[
         GpuDriverVersion | None,
         Field(
-            description="Which NVIDIA driver GKE installs on each node: DEFAULT or LATEST, or INSTALLATION_DISABLED when the platform installs its own."
+            description="Which NVIDIA driver each node gets: DEFAULT or LATEST, or INSTALLATION_DISABLED when the platform installs its own. GKE installs it, except on a pool whose GPUs are claimed through DRA, where Modelplane's installer does (GKE's own installation does not work with DRA)."
         ),
     ] = "DEFAULT"
     machineType: Annotated[StrictStr, Field(max_length=64, min_length=1)]
