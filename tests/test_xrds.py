@@ -124,6 +124,15 @@ REJECTED = [
     ),
     pytest.param(
         edited(
+            DEPLOYMENT,
+            "spec.workers.template.metadata",
+            {"annotations": {"a" * 254 + "/key": "x"}},
+        ),
+        "annotation keys must be Kubernetes qualified names",
+        id="a key's prefix is at most 253 characters",
+    ),
+    pytest.param(
+        edited(
             DEPLOYMENT, "spec.tolerations", [{"key": "drain", "operator": "Exists", "value": "x"}]
         ),
         'spec.tolerations[0].value: Invalid value: "object": value must be empty when operator is Exists',

@@ -349,6 +349,14 @@ def _template(**spec: Any) -> dict[str, Any]:
             {"metadata": {"annotations": {"k": 1}}, "spec": {"containers": [{"name": "engine"}]}},
             "spec.workers.template.metadata.annotations[k]",
         ),
+        # Of two bad keys, the first by name, whatever order the map arrives in.
+        (
+            {
+                "metadata": {"labels": {"z!": "v", "b!": "v"}},
+                "spec": {"containers": [{"name": "engine"}]},
+            },
+            "spec.workers.template.metadata.labels[b!]",
+        ),
     ],
 )
 def test_template_refusals_name_the_field(build: Any, template: dict[str, Any], field: str) -> None:

@@ -15,6 +15,7 @@ from `BUILTIN_COMMANDS` without importing any of them (design/start-up.md).
 
 import argparse
 import importlib
+import io
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, version
@@ -119,7 +120,17 @@ def _parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
     return listing_parser()
 
 
+def _utf8_stdio() -> None:
+    """Read and write the standard streams as UTF-8, as every file is read: what a
+    render prints must be the same bytes under any locale (a Latin-1 or ASCII locale
+    would re-encode, or fail on, a non-ASCII annotation)."""
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.encoding.lower() != "utf-8":
+            stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _utf8_stdio()
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = _parser_for(arguments)
     args = parser.parse_args(arguments)

@@ -10,7 +10,7 @@ within it finds the weights still warm. A cache in use is never removed.
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from modelplane.fleet.health import parse_time
+from modelplane.fleet.health import format_time, parse_time
 
 
 @dataclass(frozen=True)
@@ -20,10 +20,6 @@ class Use:
     keep: bool
     unused_since: str | None
     """RFC 3339, set while the cache is kept only because its retention has not passed."""
-
-
-def _stamp(now: datetime) -> str:
-    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def keeps(
@@ -40,5 +36,5 @@ def keeps(
     if since is None:
         since = now
     if now - since >= retention:
-        return Use(False, _stamp(since))
-    return Use(True, _stamp(since))
+        return Use(False, format_time(since))
+    return Use(True, format_time(since))

@@ -22,7 +22,7 @@ fixes it, so previews are deterministic) or, in a live control plane, the clock.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from modelplane_models.shapes import Condition
@@ -49,14 +49,21 @@ class Reachability:
 
 
 def parse_time(value: object) -> datetime | None:
-    """An RFC 3339 time as the API server writes it, or None."""
+    """An RFC 3339 time as the API server writes it, in UTC, or None. A time given with
+    another offset (a hand-written world) is the same instant in UTC, so what is
+    stamped from it (`format_time`) names that instant."""
     if not isinstance(value, str) or not value:
         return None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return parsed if parsed.tzinfo is not None else None
+    return parsed.astimezone(UTC) if parsed.tzinfo is not None else None
+
+
+def format_time(moment: datetime) -> str:
+    """`moment` as the API server writes a time: RFC 3339 in UTC, to the second."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _failing_since(synced: Condition | None) -> tuple[bool, datetime | None]:
@@ -86,7 +93,7 @@ def _judge(synced: Sequence[Condition | None], now: datetime, noun: str) -> Reac
             f"none of {len(synced)} {noun} syncs; when that began is not recorded",
         )
     began = max(since for since in starts if since is not None)
-    stamp = began.strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = format_time(began)
     if now - began < GRACE:
         return Reachability(
             None,

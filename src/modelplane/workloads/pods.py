@@ -183,7 +183,10 @@ def _as_list(value: object, path: str) -> list[Any]:
 
 def _string_map(raw: object, path: str, *, values_are_labels: bool) -> dict[str, str]:
     checked: dict[str, str] = {}
-    for key, value in _as_mapping(raw if raw is not None else {}, path).items():
+    # By key, so the key a message names is the same whatever order the map arrived
+    # in (upb walks a Struct's map in another order in every process).
+    given = _as_mapping(raw if raw is not None else {}, path)
+    for key, value in sorted(given.items(), key=lambda item: str(item[0])):
         where = f"{path}[{key}]"
         if not isinstance(value, str):
             raise InvalidInputError.at(where, "must be a string")

@@ -87,7 +87,7 @@ class DownloadError(Exception):
 
 def read_pins(path: Path) -> list[Pin]:
     """The pins in `path`: a YAML list of {file, url, version, sha256}."""
-    loaded = yaml.safe_load(path.read_text())
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(loaded, list):
         raise PinError(f"{path}: expected a list of pins")
     pins: list[Pin] = []
