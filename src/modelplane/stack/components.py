@@ -90,7 +90,8 @@ ENVOY_GATEWAY: Final = Component(
         ),
     ),
 )
-# Envoy Gateway's GatewayClass controller, for the GatewayClass a Managed stack creates.
+# Envoy Gateway's GatewayClass controller: the `spec.controllerName` of a GatewayClass it
+# serves (the platform creates the class; the traffic path reads it, `traffic.gateways`).
 ENVOY_GATEWAY_CONTROLLER: Final = "gateway.envoyproxy.io/gatewayclass-controller"
 
 STACK_COMPONENTS: Final = (

@@ -6,12 +6,21 @@ Both listen for HTTP on port 80 and take routes only from tenant namespaces
 cannot attach to them.
 """
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Final
 
 from modelplane.core.kinds import GATEWAY
+from modelplane.core.kinds.base import mapping
+from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import LABEL_MANAGED_BY, LABEL_TENANT_NAMESPACE, MANAGED_BY
+from modelplane.stack.components import ENVOY_GATEWAY_CONTROLLER
 
 from .names import GATEWAY_GROUP, HTTP_LISTENER, HTTP_PORT, SUBDOMAINS_LISTENER, SYSTEM_NAMESPACE
+
+# GatewayClass controllers known not to route to ExternalName Services, through which a
+# hub route reaches DNS-named backends (`backends`): Envoy Gateway finds no endpoints
+# for one up to v1.8 and refuses it from v1.9 (envoyproxy/gateway#5817, #9190).
+NO_EXTERNAL_NAME_ROUTING: Final = frozenset({ENVOY_GATEWAY_CONTROLLER})
 
 
 def _listener(name: str, hostname: str | None) -> dict[str, Any]:
@@ -61,3 +70,20 @@ def address_url(address: str) -> str:
     """The http URL of a Gateway address (a hostname, or an IP address)."""
     host = f"[{address}]" if ":" in address else address
     return f"http://{host}"
+
+
+def gateway_class(name: str) -> ObjectRef:
+    """The GatewayClass `name`, as an Observe-only Object reads it."""
+    return ObjectRef(f"{GATEWAY_GROUP}/v1", "GatewayClass", name)
+
+
+def class_controller(observed: Mapping[str, Any]) -> str | None:
+    """`spec.controllerName` of a GatewayClass as read back; None when not read."""
+    controller = mapping(observed.get("spec")).get("controllerName")
+    return controller if isinstance(controller, str) and controller else None
+
+
+def routes_external_names(controller: str | None) -> bool:
+    """Whether the implementation behind `controller` may route to ExternalName
+    Services: False only for those known not to; unknown is not held against it."""
+    return controller not in NO_EXTERNAL_NAME_ROUTING

@@ -9,6 +9,9 @@ it is reached (`status.address`: http://<spec.hostname>, or the address the
 Gateway reports), the Gateway, and the hub's ProviderConfig, which every
 ModelService naming this gateway composes its route through. A hub cluster that
 is missing, unreadable or not connected is named on `Valid`, and what runs stays.
+The GatewayClass is read through an Observe-only Object: when its controller is
+one known not to route to ExternalName Services (Envoy Gateway's), a Warning says
+which of the ModelServices' backends get no traffic.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -48,6 +51,7 @@ from modelplane.xfn.runner import (
 CLUSTER = "inferencecluster"
 GATEWAY_KEY = "gateway"
 NAMESPACE_KEY = "gateway-namespace"
+CLASS_KEY = "gateway-class"
 
 
 class FunctionRunner(ComposeFunction):
@@ -89,6 +93,14 @@ class FunctionRunner(ComposeFunction):
                 gateways.gateway(gateway_name, spec.gatewayClassName, spec.hostname),
                 provider_config,
                 readiness=GATEWAY.readiness(),
+            ),
+            # Read, never written: which implementation serves the class decides which
+            # backends its routes can reach (`_warn_unrouted`).
+            CLASS_KEY: objects.wrap(
+                _object_name(name, CLASS_KEY),
+                gateways.gateway_class(spec.gatewayClassName).manifest(),
+                provider_config,
+                management_policies=objects.OBSERVE_ONLY,
             ),
         }
         observed = observed_resources(req)
@@ -136,6 +148,26 @@ class FunctionRunner(ComposeFunction):
                 PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, why or "no address reported yet"
             )
         report.set_condition(rsp, condition)
+        _warn_unrouted(rsp, spec.gatewayClassName, hub, observed.get(CLASS_KEY))
+
+
+def _warn_unrouted(
+    rsp: fnv1.RunFunctionResponse, class_name: str, hub: str, observed: dict[str, Any] | None
+) -> None:
+    """A Warning when the class's implementation is known not to route to ExternalName
+    Services: ModelServices' DNS-named backends then get no traffic (design/limits.md)."""
+    controller = gateways.class_controller(read_back(observed) or {})
+    if gateways.routes_external_names(controller):
+        return
+    report.warning(
+        rsp,
+        Reason.EXTERNAL_NAME_NOT_ROUTED,
+        f"spec.gatewayClassName: GatewayClass {class_name} is served by {controller}, which "
+        "does not route to ExternalName Services: ModelServices on this gateway reach only "
+        f"replicas on InferenceCluster {hub} routed to their own Service and backends "
+        "addressed by IP; replicas reached through a cluster Gateway with a DNS address "
+        "and external models named by DNS get no traffic",
+    )
 
 
 def _provider_config(

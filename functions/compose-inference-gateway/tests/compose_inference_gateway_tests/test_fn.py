@@ -20,6 +20,12 @@ REQUIREMENTS = {
         }
     }
 }
+GATEWAY_CLASS = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "GatewayClass",
+    "metadata": {"name": "eg"},
+}
+ENVOY_GATEWAY = "gateway.envoyproxy.io/gatewayclass-controller"
 PROGRAMMED_QUERY = (
     "has(object.status) && has(object.status.conditions) && "
     "object.status.conditions.exists(c, c.type == 'Programmed' && c.status == 'True')"
@@ -134,16 +140,35 @@ def composed(ready: bool, hostname: str | None = "models.example.com") -> Obj:
             },
             "ready": state,
         },
+        # Read only: which implementation serves the class.
+        "gateway-class": {
+            "resource": {
+                "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+                "kind": "Object",
+                "metadata": {"name": object_name("gateway-class"), "namespace": "p"},
+                "spec": {
+                    "forProvider": {"manifest": GATEWAY_CLASS},
+                    "providerConfigRef": PROVIDER,
+                    "managementPolicies": ["Observe"],
+                    "watch": True,
+                },
+            },
+            "ready": state,
+        },
     }
 
 
-def running(address: str | None) -> Obj:
+def running(address: str | None, controller: str | None = None) -> Obj:
     """The Objects as provider-kubernetes reports them once applied, the Gateway
-    programmed (at `address`, when given)."""
+    programmed (at `address`, when given), the GatewayClass served by `controller`."""
     out: Obj = {}
     for key, value in composed(True).items():
         obj = {**value["resource"]}
         status: Obj = {"conditions": [{"type": "Ready", "status": "True"}]}
+        if key == "gateway-class" and controller:
+            status["atProvider"] = {
+                "manifest": {**GATEWAY_CLASS, "spec": {"controllerName": controller}}
+            }
         if key == "gateway":
             manifest = dict(obj["spec"]["forProvider"]["manifest"])
             manifest["status"] = {"conditions": [{"type": "Programmed", "status": "True"}]}
@@ -249,6 +274,63 @@ CASES = [
         ),
         id="an address once reported stays while the Gateway reports none",
     ),
+    pytest.param(
+        request(
+            gateway(hostname=None),
+            observed=running("203.0.113.10", ENVOY_GATEWAY),
+            required={"inferencecluster": [cluster()]},
+        ),
+        response(
+            {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
+            published("http://203.0.113.10"),
+            [
+                VALID,
+                condition(
+                    "Programmed",
+                    True,
+                    "GatewayProgrammed",
+                    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
+                ),
+            ],
+            results=[
+                {
+                    "severity": "SEVERITY_WARNING",
+                    "message": (
+                        "spec.gatewayClassName: GatewayClass eg is served by "
+                        f"{ENVOY_GATEWAY}, which does not route to ExternalName Services: "
+                        "ModelServices on this gateway reach only replicas on InferenceCluster "
+                        "hub routed to their own Service and backends addressed by IP; "
+                        "replicas reached through a cluster Gateway with a DNS address and "
+                        "external models named by DNS get no traffic"
+                    ),
+                    "reason": "ExternalNameNotRouted",
+                    "target": "TARGET_COMPOSITE",
+                }
+            ],
+        ),
+        id="Envoy Gateway serves the class: a Warning says which backends get no traffic",
+    ),
+    pytest.param(
+        request(
+            gateway(hostname=None),
+            observed=running("203.0.113.10", "example.com/gateway-controller"),
+            required={"inferencecluster": [cluster()]},
+        ),
+        response(
+            {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
+            published("http://203.0.113.10"),
+            [
+                VALID,
+                condition(
+                    "Programmed",
+                    True,
+                    "GatewayProgrammed",
+                    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
+                ),
+            ],
+        ),
+        id="another implementation serves the class: nothing is said of it",
+    ),
 ]
 
 
@@ -310,7 +392,7 @@ def test_until_the_hub_is_fetched_it_asks_for_it_and_nothing_else() -> None:
 def test_what_runs_stays_when_the_hub_cannot_be_used(found: Obj, condition_: Obj | None) -> None:
     req = request(gateway(status=STATUS), observed=running("203.0.113.10"), required=found)
     got = as_dict(run(FunctionRunner(), req))
-    assert sorted(got["desired"]["resources"]) == ["gateway", "gateway-namespace"]
+    assert sorted(got["desired"]["resources"]) == ["gateway", "gateway-class", "gateway-namespace"]
     assert all(r["ready"] == "READY_TRUE" for r in got["desired"]["resources"].values())
     assert got["desired"]["composite"]["resource"]["status"] == STATUS
     (valid,) = [c for c in got["conditions"] if c["type"] == "Valid"]
