@@ -183,8 +183,6 @@ class Reason:
     ENDPOINT_NOT_COMPOSED: Final = "EndpointNotComposedByDeployment"
     MODEL_NAMES_DIFFER: Final = "ModelNamesDiffer"
     TOO_MANY_BACKENDS: Final = "TooManyBackends"
-    # An InferenceGateway whose implementation does not route to ExternalName Services.
-    EXTERNAL_NAME_NOT_ROUTED: Final = "ExternalNameNotRouted"
     NO_SERVING_BACKENDS: Final = "NoServingBackends"
     ROUTE_ACCEPTED: Final = "RouteAccepted"
     ROUTE_PENDING: Final = "RoutePending"

@@ -87,6 +87,11 @@ ENVOY_GATEWAY: Final = Component(
             "envoy-gateway",
             Chart("gateway-helm", repository="oci://docker.io/envoyproxy"),
             namespace="envoy-gateway-system",
+            # Envoy Gateway routes to no ExternalName Service, so a hub's routes reach
+            # DNS-named backends through its Backend kind, which it serves only when
+            # enabled (off by default: the chart's `config.envoyGateway` is merged into
+            # the EnvoyGateway configuration it writes).
+            values={"config": {"envoyGateway": {"extensionApis": {"enableBackend": True}}}},
         ),
     ),
 )

@@ -7,7 +7,7 @@ cannot attach to them.
 """
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from modelplane.core.kinds import GATEWAY
 from modelplane.core.kinds.base import mapping
@@ -16,11 +16,6 @@ from modelplane.core.vocabulary import LABEL_MANAGED_BY, LABEL_TENANT_NAMESPACE,
 from modelplane.stack.components import ENVOY_GATEWAY_CONTROLLER
 
 from .names import GATEWAY_GROUP, HTTP_LISTENER, HTTP_PORT, SUBDOMAINS_LISTENER, SYSTEM_NAMESPACE
-
-# GatewayClass controllers known not to route to ExternalName Services, through which a
-# hub route reaches DNS-named backends (`backends`): Envoy Gateway finds no endpoints
-# for one up to v1.8 and refuses it from v1.9 (envoyproxy/gateway#5817, #9190).
-NO_EXTERNAL_NAME_ROUTING: Final = frozenset({ENVOY_GATEWAY_CONTROLLER})
 
 
 def _listener(name: str, hostname: str | None) -> dict[str, Any]:
@@ -83,7 +78,9 @@ def class_controller(observed: Mapping[str, Any]) -> str | None:
     return controller if isinstance(controller, str) and controller else None
 
 
-def routes_external_names(controller: str | None) -> bool:
-    """Whether the implementation behind `controller` may route to ExternalName
-    Services: False only for those known not to; unknown is not held against it."""
-    return controller not in NO_EXTERNAL_NAME_ROUTING
+def envoy_backends(controller: str | None) -> bool:
+    """Whether routes on a class served by `controller` reach DNS-named backends through
+    Envoy Gateway Backends: Envoy Gateway does not route to ExternalName Services (it
+    finds no endpoints for one up to v1.8 and refuses it from v1.9; envoyproxy/gateway
+    #5817, #9190). Any other, or unknown, controller gets ExternalName Services."""
+    return controller == ENVOY_GATEWAY_CONTROLLER

@@ -9,9 +9,9 @@ it is reached (`status.address`: http://<spec.hostname>, or the address the
 Gateway reports), the Gateway, and the hub's ProviderConfig, which every
 ModelService naming this gateway composes its route through. A hub cluster that
 is missing, unreadable or not connected is named on `Valid`, and what runs stays.
-The GatewayClass is read through an Observe-only Object: when its controller is
-one known not to route to ExternalName Services (Envoy Gateway's), a Warning says
-which of the ModelServices' backends get no traffic.
+The GatewayClass is read through an Observe-only Object and its
+`spec.controllerName` published (`status.controllerName`, kept while it cannot be
+read): ModelServices choose from it how their routes reach DNS-named backends.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -94,8 +94,8 @@ class FunctionRunner(ComposeFunction):
                 provider_config,
                 readiness=GATEWAY.readiness(),
             ),
-            # Read, never written: which implementation serves the class decides which
-            # backends its routes can reach (`_warn_unrouted`).
+            # Read, never written: which implementation serves the class decides what
+            # ModelServices reach DNS-named backends through (`status.controllerName`).
             CLASS_KEY: objects.wrap(
                 _object_name(name, CLASS_KEY),
                 gateways.gateway_class(spec.gatewayClassName).manifest(),
@@ -123,12 +123,18 @@ class FunctionRunner(ComposeFunction):
         elif previous:
             # Re-applied or rolling out: the address it had still reaches it.
             reached = previous
+        # The controller as last read: a read that fails for a while (the hub unreachable)
+        # must not switch every ModelService's backends back and forth.
+        controller = gateways.class_controller(read_back(observed.get(CLASS_KEY)) or {}) or (
+            gateway.status.controllerName if gateway.status else None
+        )
         set_status(
             rsp,
             Status(
                 gatewayRef=GatewayRef(name=gateway_name, namespace=SYSTEM_NAMESPACE),
                 providerConfigRef=ProviderConfigRef.model_validate(provider_config),
                 address=reached,
+                controllerName=controller,
             ),
         )
 
@@ -148,26 +154,6 @@ class FunctionRunner(ComposeFunction):
                 PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, why or "no address reported yet"
             )
         report.set_condition(rsp, condition)
-        _warn_unrouted(rsp, spec.gatewayClassName, hub, observed.get(CLASS_KEY))
-
-
-def _warn_unrouted(
-    rsp: fnv1.RunFunctionResponse, class_name: str, hub: str, observed: dict[str, Any] | None
-) -> None:
-    """A Warning when the class's implementation is known not to route to ExternalName
-    Services: ModelServices' DNS-named backends then get no traffic (design/limits.md)."""
-    controller = gateways.class_controller(read_back(observed) or {})
-    if gateways.routes_external_names(controller):
-        return
-    report.warning(
-        rsp,
-        Reason.EXTERNAL_NAME_NOT_ROUTED,
-        f"spec.gatewayClassName: GatewayClass {class_name} is served by {controller}, which "
-        "does not route to ExternalName Services: ModelServices on this gateway reach only "
-        f"replicas on InferenceCluster {hub} routed to their own Service and backends "
-        "addressed by IP; replicas reached through a cluster Gateway with a DNS address "
-        "and external models named by DNS get no traffic",
-    )
 
 
 def _provider_config(

@@ -192,6 +192,12 @@ def condition(type_: str, status: bool | None, reason: str, message: str) -> Obj
 
 
 VALID = condition("Valid", True, "Valid", "entry Gateway on InferenceCluster hub")
+PROGRAMMED = condition(
+    "Programmed",
+    True,
+    "GatewayProgrammed",
+    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
+)
 
 
 def response(resources: Obj, status: Obj | None, conditions: list[Obj], **extra: Any) -> Obj:
@@ -210,10 +216,12 @@ def response(resources: Obj, status: Obj | None, conditions: list[Obj], **extra:
     }
 
 
-def published(address: str | None) -> Obj:
+def published(address: str | None, controller: str | None = None) -> Obj:
     status: Obj = {"gatewayRef": GATEWAY_REF, "providerConfigRef": PROVIDER}
     if address:
         status["address"] = address
+    if controller:
+        status["controllerName"] = controller
     return status
 
 
@@ -282,54 +290,26 @@ CASES = [
         ),
         response(
             {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
-            published("http://203.0.113.10"),
-            [
-                VALID,
-                condition(
-                    "Programmed",
-                    True,
-                    "GatewayProgrammed",
-                    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
-                ),
-            ],
-            results=[
-                {
-                    "severity": "SEVERITY_WARNING",
-                    "message": (
-                        "spec.gatewayClassName: GatewayClass eg is served by "
-                        f"{ENVOY_GATEWAY}, which does not route to ExternalName Services: "
-                        "ModelServices on this gateway reach only replicas on InferenceCluster "
-                        "hub routed to their own Service and backends addressed by IP; "
-                        "replicas reached through a cluster Gateway with a DNS address and "
-                        "external models named by DNS get no traffic"
-                    ),
-                    "reason": "ExternalNameNotRouted",
-                    "target": "TARGET_COMPOSITE",
-                }
-            ],
+            published("http://203.0.113.10", ENVOY_GATEWAY),
+            [VALID, PROGRAMMED],
         ),
-        id="Envoy Gateway serves the class: a Warning says which backends get no traffic",
+        id="the class's controller as read is published for ModelServices",
     ),
     pytest.param(
         request(
-            gateway(hostname=None),
-            observed=running("203.0.113.10", "example.com/gateway-controller"),
+            gateway(
+                hostname=None,
+                status={"address": "http://203.0.113.10", "controllerName": ENVOY_GATEWAY},
+            ),
+            observed=running("203.0.113.10"),
             required={"inferencecluster": [cluster()]},
         ),
         response(
             {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
-            published("http://203.0.113.10"),
-            [
-                VALID,
-                condition(
-                    "Programmed",
-                    True,
-                    "GatewayProgrammed",
-                    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
-                ),
-            ],
+            published("http://203.0.113.10", ENVOY_GATEWAY),
+            [VALID, PROGRAMMED],
         ),
-        id="another implementation serves the class: nothing is said of it",
+        id="a controller once read stays while the class reads back without one",
     ),
 ]
 
