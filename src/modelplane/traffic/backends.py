@@ -39,6 +39,7 @@ SERVICE_PORT_NAME: Final = "http"
 LABEL_SERVICE_NAME: Final = "kubernetes.io/service-name"
 ENVOY_GATEWAY_GROUP: Final = "gateway.envoyproxy.io"
 ENVOY_BACKEND_KIND: Final = "Backend"
+ENVOY_KEY_SUFFIX: Final = "envoy"
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ def _services(
             "metadata": _meta(name, namespace, labels),
             "spec": {"endpoints": [{"fqdn": {"hostname": url.host, "port": url.port}}]},
         }
-        return ((key, backend),)
+        # Its own key, so a hub that turns out to be Envoy Gateway's deletes the
+        # ExternalName Service's Object and creates this one, rather than changing
+        # the kind of an Object's manifest in place, which would leave the Service.
+        return ((f"{key}-{ENVOY_KEY_SUFFIX}", backend),)
     if not url.ip:
         service = {
             "apiVersion": SERVICE.api_version,

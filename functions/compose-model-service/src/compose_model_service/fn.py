@@ -6,9 +6,9 @@ namespace (one per serving replica) and, when the service asks for a hostname,
 every ModelService (to find a hostname another already holds). Compose on the
 hub cluster, through the gateway's ProviderConfig, the service's tenant
 namespace, one HTTPRoute on the gateway's Gateway and a Service per backend (an
-Envoy Gateway Backend for a DNS-named one when the gateway's `status.controllerName`
-is Envoy Gateway's; `modelplane.traffic.service`), and publish the address and each backend with
-its effective weight.
+Envoy Gateway Backend for a DNS-named one when the gateway's
+`status.controllerName` is Envoy Gateway's; `modelplane.traffic.service`), and
+publish the address and each backend with its effective weight.
 
 A named deployment that does not exist is named on `EndpointsResolved` and the
 rest are routed. A gateway that is missing or not ready, an invalid external URL

@@ -42,7 +42,11 @@ def _envoy_steady() -> dict[str, Any]:
         ("backend-qwen-h100-b", "chat-qwen-h100-b", GW_WEST, 80),
         ("backend-qwen-l4-a", "chat-qwen-l4-a", GW_EAST, 80),
     ):
-        resources[key] = wrapped(object_name(key), envoy_backend(name, host, port))
+        # Under its own key: the ExternalName Service's Object goes, this one comes.
+        del resources[key]
+        resources[f"{key}-envoy"] = wrapped(
+            object_name(f"{key}-envoy"), envoy_backend(name, host, port)
+        )
     route = resources["route"]["resource"]["spec"]["forProvider"]["manifest"]
     for ref in route["spec"]["rules"][0]["backendRefs"]:
         ref.update(group=ENVOY_GROUP, kind="Backend")
