@@ -99,6 +99,15 @@ def test_a_gateway_brings_envoy_gateway() -> None:
     assert names(facts) == {"envoy-gateway": (), "kai-scheduler": (), "lws": ()}
 
 
+def test_envoy_gateway_serves_its_backend_kind() -> None:
+    # A hub's routes reach DNS-named backends through Envoy Gateway Backends (it routes
+    # to no ExternalName Service); the chart leaves the Backend API off.
+    facts = ClusterFacts(kserve=False, scheduler=KAI(), gateway_class="eg")
+    plan, _ = plan_releases(facts, StackConfig(Mode.MANAGED))
+    (envoy,) = [r for r in plan if r.name == "envoy-gateway"]
+    assert envoy.values == {"config": {"envoyGateway": {"extensionApis": {"enableBackend": True}}}}
+
+
 def test_lws_follows_volcano_when_it_creates_volcano_podgroups() -> None:
     assert names(ClusterFacts(kserve=False, scheduler=Volcano()))["lws"] == ("volcano",)
     plan, _ = plan_releases(ClusterFacts(kserve=False, scheduler=Volcano()), StackConfig())

@@ -83,10 +83,16 @@ ENVOY_GATEWAY: Final = Component(
             "envoy-gateway",
             Chart("gateway-helm", repository="oci://docker.io/envoyproxy"),
             namespace="envoy-gateway-system",
+            # Envoy Gateway routes to no ExternalName Service, so a hub's routes reach
+            # DNS-named backends through its Backend kind, which it serves only when
+            # enabled (off by default: the chart's `config.envoyGateway` is merged into
+            # the EnvoyGateway configuration it writes).
+            values={"config": {"envoyGateway": {"extensionApis": {"enableBackend": True}}}},
         ),
     ),
 )
-# Envoy Gateway's GatewayClass controller, for the GatewayClass a Managed stack creates.
+# Envoy Gateway's GatewayClass controller: the `spec.controllerName` of a GatewayClass it
+# serves (the platform creates the class; the traffic path reads it, `traffic.gateways`).
 ENVOY_GATEWAY_CONTROLLER: Final = "gateway.envoyproxy.io/gatewayclass-controller"
 
 STACK_COMPONENTS: Final = (

@@ -1,13 +1,15 @@
 """How a hub Gateway reaches one backend of a ModelService.
 
-Every backend is a Service in the ModelService's tenant namespace on the hub
-cluster, so the hub's HTTPRoute refers only to Services in its own namespace (a
-cross-namespace backend would need a ReferenceGrant) and every object validates
-against core Kubernetes and the Gateway API CRDs:
+Every backend is a Service (or Envoy Gateway Backend) in the ModelService's tenant
+namespace on the hub cluster, so the hub's HTTPRoute refers only to its own
+namespace (a cross-namespace backend would need a ReferenceGrant) and every object
+validates against core Kubernetes, the Gateway API CRDs or Envoy Gateway's:
 
 - **A replica behind its cluster's Gateway**: an `ExternalName` Service naming
   the Gateway's host (a selectorless Service and an EndpointSlice when the
-  Gateway reports an IP address, which ExternalName cannot hold), and on the
+  Gateway reports an IP address, which ExternalName cannot hold; on a hub served
+  by Envoy Gateway, which does not route to ExternalName Services, an Envoy
+  Gateway `Backend` with the host as its `fqdn` endpoint instead), and on the
   backendRef a `RequestHeaderModifier` setting `x-modelplane-route` to the
   replica's route prefix, which the replica's own HTTPRoute matches. The request
   keeps its `/v1/...` path: a per-backend path rewrite is implementation-specific
@@ -15,10 +17,11 @@ against core Kubernetes and the Gateway API CRDs:
 - **A replica on the hub cluster without a Gateway**: its own Service, when it is
   in the same tenant namespace (a Native replica's Service; KServe's workload
   Service speaks TLS, which a plain backend cannot).
-- **An external model**: an `ExternalName` Service (or Service and EndpointSlice)
-  for its host, with a backendRef `URLRewrite` of the hostname so the provider
-  sees its own name. TLS to an https endpoint is the gateway implementation's to
-  originate (Gateway API's BackendTLSPolicy); Modelplane does not compose it.
+- **An external model**: an `ExternalName` Service (or Service and EndpointSlice;
+  or, on Envoy Gateway, a `Backend`) for its host, with a backendRef `URLRewrite`
+  of the hostname so the provider sees its own name. TLS to an https endpoint is
+  the gateway implementation's to originate (Gateway API's BackendTLSPolicy);
+  Modelplane does not compose it.
 """
 
 from dataclasses import dataclass, field
@@ -34,6 +37,9 @@ from .urls import URL
 CLUSTER_DOMAIN_SUFFIX: Final = ".svc.cluster.local"
 SERVICE_PORT_NAME: Final = "http"
 LABEL_SERVICE_NAME: Final = "kubernetes.io/service-name"
+ENVOY_GATEWAY_GROUP: Final = "gateway.envoyproxy.io"
+ENVOY_BACKEND_KIND: Final = "Backend"
+ENVOY_KEY_SUFFIX: Final = "envoy"
 
 
 @dataclass(frozen=True)
@@ -55,11 +61,23 @@ def _meta(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any]:
 
 
 def _services(
-    key: str, name: str, namespace: str, url: URL, labels: dict[str, str]
+    key: str, name: str, namespace: str, url: URL, labels: dict[str, str], envoy: bool
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """A Service for `url`'s host and port: ExternalName for a DNS name; for an IP
-    address, a selectorless Service and the EndpointSlice that gives it the address."""
+    """What the route's backendRef names for `url`'s host and port: for a DNS name an
+    Envoy Gateway Backend (`envoy`) or an ExternalName Service; for an IP address, a
+    selectorless Service and the EndpointSlice that gives it the address."""
     port = {"name": SERVICE_PORT_NAME, "port": url.port, "protocol": "TCP"}
+    if not url.ip and envoy:
+        backend = {
+            "apiVersion": f"{ENVOY_GATEWAY_GROUP}/v1alpha1",
+            "kind": ENVOY_BACKEND_KIND,
+            "metadata": _meta(name, namespace, labels),
+            "spec": {"endpoints": [{"fqdn": {"hostname": url.host, "port": url.port}}]},
+        }
+        # Its own key, so a hub that turns out to be Envoy Gateway's deletes the
+        # ExternalName Service's Object and creates this one, rather than changing
+        # the kind of an Object's manifest in place, which would leave the Service.
+        return ((f"{key}-{ENVOY_KEY_SUFFIX}", backend),)
     if not url.ip:
         service = {
             "apiVersion": SERVICE.api_version,
@@ -86,8 +104,16 @@ def _services(
     return ((key, service), (f"{key}-endpoints", endpoints))
 
 
-def _ref(name: str, port: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
-    ref: dict[str, Any] = {"group": "", "kind": SERVICE.kind, "name": name, "port": port}
+def _ref(
+    name: str, port: int, filters: list[dict[str, Any]], backend: bool = False
+) -> dict[str, Any]:
+    """A backendRef to a Service, or to an Envoy Gateway Backend (whose endpoint holds
+    the port, so the ref names none)."""
+    ref: dict[str, Any] = (
+        {"group": ENVOY_GATEWAY_GROUP, "kind": ENVOY_BACKEND_KIND, "name": name}
+        if backend
+        else {"group": "", "kind": SERVICE.kind, "name": name, "port": port}
+    )
     if filters:
         ref["filters"] = filters
     return ref
@@ -110,6 +136,7 @@ def replica_backend(
     cluster: str,
     url: URL,
     hub_cluster: str,
+    envoy: bool = False,
 ) -> Backend | str:
     """The backend for one serving replica, or why the hub cannot reach it."""
     status = {"deployment": deployment, "replica": replica, "cluster": cluster, "url": str(url)}
@@ -136,11 +163,11 @@ def replica_backend(
                 "requestHeaderModifier": {"set": [{"name": ROUTE_HEADER, "value": prefix}]},
             }
         )
-    objects = _services(key, name, namespace, url, labels)
-    return Backend(key, _ref(name, url.port, filters), objects, status)
+    objects = _services(key, name, namespace, url, labels, envoy)
+    return Backend(key, _ref(name, url.port, filters, envoy and not url.ip), objects, status)
 
 
-def external_backend(service: str, namespace: str, url: URL) -> Backend:
+def external_backend(service: str, namespace: str, url: URL, envoy: bool = False) -> Backend:
     """The backend for a model served elsewhere, at its base URL."""
     digest = naming.digest(str(url), length=8)
     key = f"backend-external-{digest}"
@@ -148,5 +175,5 @@ def external_backend(service: str, namespace: str, url: URL) -> Backend:
     filters = [{"type": "URLRewrite", "urlRewrite": {"hostname": url.host}}] if not url.ip else []
     labels = {LABEL_MANAGED_BY: MANAGED_BY}
     status = {"external": True, "url": str(url)}
-    objects = _services(key, name, namespace, url, labels)
-    return Backend(key, _ref(name, url.port, filters), objects, status)
+    objects = _services(key, name, namespace, url, labels, envoy)
+    return Backend(key, _ref(name, url.port, filters, envoy and not url.ip), objects, status)

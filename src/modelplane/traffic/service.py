@@ -45,6 +45,8 @@ class Hub:
     gateway_namespace: str
     hostname: str | None
     address: str | None
+    # Envoy Gateway serves it: DNS-named backends are Envoy Gateway Backends.
+    envoy: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class Service:
 @dataclass(frozen=True)
 class RoutePlan:
     """What the hub runs for the service: objects by key (the tenant Namespace, the
-    route, each backend's Services), its address, its backends' status, and the
+    route, each backend's Services or Backends), its address, its backends' status, and the
     warnings found on the way."""
 
     objects: dict[str, dict[str, Any]] = field(hash=False)
@@ -121,7 +123,7 @@ def _entry_backends(
     service: Service, hub: Hub, entry: Entry, endpoints: Sequence[Endpoint], issues: list[Issue]
 ) -> list[Backend]:
     if entry.external is not None:
-        return [external_backend(service.name, service.tenant_namespace, entry.external)]
+        return [external_backend(service.name, service.tenant_namespace, entry.external, hub.envoy)]
     found: list[Backend] = []
     for endpoint in sorted(endpoints, key=lambda e: e.replica):
         backend = replica_backend(
@@ -132,6 +134,7 @@ def _entry_backends(
             cluster=endpoint.cluster,
             url=endpoint.url,
             hub_cluster=hub.cluster,
+            envoy=hub.envoy,
         )
         if isinstance(backend, str):
             issues.append(

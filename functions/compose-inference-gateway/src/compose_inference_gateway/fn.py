@@ -9,6 +9,9 @@ it is reached (`status.address`: http://<spec.hostname>, or the address the
 Gateway reports), the Gateway, and the hub's ProviderConfig, which every
 ModelService naming this gateway composes its route through. A hub cluster that
 is missing, unreadable or not connected is named on `Valid`, and what runs stays.
+The GatewayClass is read through an Observe-only Object and its
+`spec.controllerName` published (`status.controllerName`, kept while it cannot be
+read): ModelServices choose from it how their routes reach DNS-named backends.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -48,6 +51,7 @@ from modelplane.xfn.runner import (
 CLUSTER = "inferencecluster"
 GATEWAY_KEY = "gateway"
 NAMESPACE_KEY = "gateway-namespace"
+CLASS_KEY = "gateway-class"
 
 
 class FunctionRunner(ComposeFunction):
@@ -90,6 +94,14 @@ class FunctionRunner(ComposeFunction):
                 provider_config,
                 readiness=GATEWAY.readiness(),
             ),
+            # Read, never written: which implementation serves the class decides what
+            # ModelServices reach DNS-named backends through (`status.controllerName`).
+            CLASS_KEY: objects.wrap(
+                _object_name(name, CLASS_KEY),
+                gateways.gateway_class(spec.gatewayClassName).manifest(),
+                provider_config,
+                management_policies=objects.OBSERVE_ONLY,
+            ),
         }
         observed = observed_resources(req)
         for key, obj in composed.items():
@@ -111,12 +123,18 @@ class FunctionRunner(ComposeFunction):
         elif previous:
             # Re-applied or rolling out: the address it had still reaches it.
             reached = previous
+        # The controller as last read: a read that fails for a while (the hub unreachable)
+        # must not switch every ModelService's backends back and forth.
+        controller = gateways.class_controller(read_back(observed.get(CLASS_KEY)) or {}) or (
+            gateway.status.controllerName if gateway.status else None
+        )
         set_status(
             rsp,
             Status(
                 gatewayRef=GatewayRef(name=gateway_name, namespace=SYSTEM_NAMESPACE),
                 providerConfigRef=ProviderConfigRef.model_validate(provider_config),
                 address=reached,
+                controllerName=controller,
             ),
         )
 

@@ -20,6 +20,12 @@ REQUIREMENTS = {
         }
     }
 }
+GATEWAY_CLASS = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "GatewayClass",
+    "metadata": {"name": "eg"},
+}
+ENVOY_GATEWAY = "gateway.envoyproxy.io/gatewayclass-controller"
 PROGRAMMED_QUERY = (
     "has(object.status) && has(object.status.conditions) && "
     "object.status.conditions.exists(c, c.type == 'Programmed' && c.status == 'True')"
@@ -134,16 +140,35 @@ def composed(ready: bool, hostname: str | None = "models.example.com") -> Obj:
             },
             "ready": state,
         },
+        # Read only: which implementation serves the class.
+        "gateway-class": {
+            "resource": {
+                "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+                "kind": "Object",
+                "metadata": {"name": object_name("gateway-class"), "namespace": "p"},
+                "spec": {
+                    "forProvider": {"manifest": GATEWAY_CLASS},
+                    "providerConfigRef": PROVIDER,
+                    "managementPolicies": ["Observe"],
+                    "watch": True,
+                },
+            },
+            "ready": state,
+        },
     }
 
 
-def running(address: str | None) -> Obj:
+def running(address: str | None, controller: str | None = None) -> Obj:
     """The Objects as provider-kubernetes reports them once applied, the Gateway
-    programmed (at `address`, when given)."""
+    programmed (at `address`, when given), the GatewayClass served by `controller`."""
     out: Obj = {}
     for key, value in composed(True).items():
         obj = {**value["resource"]}
         status: Obj = {"conditions": [{"type": "Ready", "status": "True"}]}
+        if key == "gateway-class" and controller:
+            status["atProvider"] = {
+                "manifest": {**GATEWAY_CLASS, "spec": {"controllerName": controller}}
+            }
         if key == "gateway":
             manifest = dict(obj["spec"]["forProvider"]["manifest"])
             manifest["status"] = {"conditions": [{"type": "Programmed", "status": "True"}]}
@@ -167,6 +192,12 @@ def condition(type_: str, status: bool | None, reason: str, message: str) -> Obj
 
 
 VALID = condition("Valid", True, "Valid", "entry Gateway on InferenceCluster hub")
+PROGRAMMED = condition(
+    "Programmed",
+    True,
+    "GatewayProgrammed",
+    "Gateway modelplane-entry-fleet is programmed; reached at http://203.0.113.10",
+)
 
 
 def response(resources: Obj, status: Obj | None, conditions: list[Obj], **extra: Any) -> Obj:
@@ -185,10 +216,12 @@ def response(resources: Obj, status: Obj | None, conditions: list[Obj], **extra:
     }
 
 
-def published(address: str | None) -> Obj:
+def published(address: str | None, controller: str | None = None) -> Obj:
     status: Obj = {"gatewayRef": GATEWAY_REF, "providerConfigRef": PROVIDER}
     if address:
         status["address"] = address
+    if controller:
+        status["controllerName"] = controller
     return status
 
 
@@ -248,6 +281,35 @@ CASES = [
             ],
         ),
         id="an address once reported stays while the Gateway reports none",
+    ),
+    pytest.param(
+        request(
+            gateway(hostname=None),
+            observed=running("203.0.113.10", ENVOY_GATEWAY),
+            required={"inferencecluster": [cluster()]},
+        ),
+        response(
+            {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
+            published("http://203.0.113.10", ENVOY_GATEWAY),
+            [VALID, PROGRAMMED],
+        ),
+        id="the class's controller as read is published for ModelServices",
+    ),
+    pytest.param(
+        request(
+            gateway(
+                hostname=None,
+                status={"address": "http://203.0.113.10", "controllerName": ENVOY_GATEWAY},
+            ),
+            observed=running("203.0.113.10"),
+            required={"inferencecluster": [cluster()]},
+        ),
+        response(
+            {k: {**v, "ready": "READY_TRUE"} for k, v in composed(True, None).items()},
+            published("http://203.0.113.10", ENVOY_GATEWAY),
+            [VALID, PROGRAMMED],
+        ),
+        id="a controller once read stays while the class reads back without one",
     ),
 ]
 
@@ -310,7 +372,7 @@ def test_until_the_hub_is_fetched_it_asks_for_it_and_nothing_else() -> None:
 def test_what_runs_stays_when_the_hub_cannot_be_used(found: Obj, condition_: Obj | None) -> None:
     req = request(gateway(status=STATUS), observed=running("203.0.113.10"), required=found)
     got = as_dict(run(FunctionRunner(), req))
-    assert sorted(got["desired"]["resources"]) == ["gateway", "gateway-namespace"]
+    assert sorted(got["desired"]["resources"]) == ["gateway", "gateway-class", "gateway-namespace"]
     assert all(r["ready"] == "READY_TRUE" for r in got["desired"]["resources"].values())
     assert got["desired"]["composite"]["resource"]["status"] == STATUS
     (valid,) = [c for c in got["conditions"] if c["type"] == "Valid"]

@@ -5,9 +5,10 @@ namespace only: a team routes to its own deployments), the ModelEndpoints of the
 namespace (one per serving replica) and, when the service asks for a hostname,
 every ModelService (to find a hostname another's route already holds). Compose on the
 hub cluster, through the gateway's ProviderConfig, the service's tenant
-namespace, one HTTPRoute on the gateway's Gateway and a Service per backend
-(`modelplane.traffic.service`), and publish the address and each backend with
-its effective weight.
+namespace, one HTTPRoute on the gateway's Gateway and a Service per backend (an
+Envoy Gateway Backend for a DNS-named one when the gateway's
+`status.controllerName` is Envoy Gateway's; `modelplane.traffic.service`), and
+publish the address and each backend with its effective weight.
 
 A named deployment that does not exist is named on `EndpointsResolved` and the
 rest are routed. A gateway that is missing or not ready, an invalid external URL
@@ -21,6 +22,7 @@ dropped by a bad edit.
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -53,6 +55,7 @@ from modelplane.core.vocabulary import (
     VALID,
     Reason,
 )
+from modelplane.traffic import gateways
 from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required, structs
@@ -130,6 +133,8 @@ class FunctionRunner(ComposeFunction):
         hub = hub_input(gateway)
         if isinstance(hub, str):
             raise Waiting(hub, reason=Reason.GATEWAY_NOT_READY)
+        controller = gateway.status.controllerName if gateway.status else None
+        hub = replace(hub, envoy=gateways.envoy_backends(controller))
         service = self.on_hub_cluster(req, rsp, service, hub)
         if service.hostname and not hub.hostname and not hub.address:
             # Its address is the one hostname it cannot take (`hostname_issues`).

@@ -236,3 +236,21 @@ def replica_ref(name: str, prefix: str, weight: int) -> Obj:
         "port": 80,
         "weight": weight,
     }
+
+
+ENVOY_GATEWAY = "gateway.envoyproxy.io/gatewayclass-controller"
+
+
+def envoy_backend(name: str, host: str, port: int) -> Obj:
+    """An Envoy Gateway Backend for a DNS-named host, as a hub served by Envoy Gateway
+    reaches it (Envoy Gateway routes to no ExternalName Service)."""
+    return {
+        "apiVersion": "gateway.envoyproxy.io/v1alpha1",
+        "kind": "Backend",
+        "metadata": {
+            "name": name,
+            "namespace": TENANT,
+            "labels": {"app.kubernetes.io/managed-by": "modelplane"},
+        },
+        "spec": {"endpoints": [{"fqdn": {"hostname": host, "port": port}}]},
+    }

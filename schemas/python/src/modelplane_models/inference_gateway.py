@@ -63,6 +63,12 @@ class Status(BaseModel):
         ),
     ] = None
     conditions: list[shapes.Condition] | None = None
+    controllerName: Annotated[
+        StrictStr | None,
+        Field(
+            description="The spec.controllerName of the GatewayClass, as read on the hub cluster: which implementation serves the gateway. On Envoy Gateway's, ModelServices reach DNS-named backends through Envoy Gateway Backends instead of ExternalName Services, which it does not route to."
+        ),
+    ] = None
     gatewayRef: Annotated[
         GatewayRef | None, Field(description="The Gateway composed on the hub cluster.")
     ] = None
