@@ -107,7 +107,8 @@ def _workload(
 
 def model(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, str]:
     """`spec.model`: what KServe downloads and the name it serves it under. With a model
-    cache, its URI: KServe serves a URI its LocalModelCache holds from the local copy."""
+    cache, its URI: KServe serves a URI a LocalModelNamespaceCache of the service's
+    namespace holds from the local copy."""
     cache = replica.model.cache if replica.model is not None else None
     if replica.model is not None and cache is not None:
         return {"uri": cache.uri, "name": replica.model.name}

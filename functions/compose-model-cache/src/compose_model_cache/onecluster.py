@@ -2,14 +2,21 @@
 
 Native: the tenant Namespace (shared with the team's replicas there), the
 PersistentVolumeClaim, the credentials Secret when the cache names one, and the
-download Job of the current attempt. KServe: the LocalModelCache. Each is a
-provider-kubernetes Object in the ModelCache's namespace on the cluster's
-ClusterProviderConfig, named from (namespace, cache, cluster, part), labelled with
-the cluster, so a later call knows which cluster an observed Object is for.
+download Job of the current attempt. KServe: the tenant Namespace and the
+LocalModelNamespaceCache in it. Each is a provider-kubernetes Object in the
+ModelCache's namespace on the cluster's ClusterProviderConfig, named from
+(namespace, cache, cluster, part), labelled with the cluster, so a later call
+knows which cluster an observed Object is for.
 
-A Job that failed for good is replaced by the next attempt's (another composition
-key, so Crossplane deletes the failed one), which resumes the download; the
-attempt number lives in `status.clusters[].attempt`.
+A download that failed for good is replaced by the next attempt's (another
+composition key, so Crossplane deletes the failed one), which resumes the
+download; the attempt number lives in `status.clusters[].attempt`.
+
+A cluster-scoped LocalModelCache an earlier Modelplane composed (key
+`download-<n>-<cluster>` on a KServe cluster) is kept as observed until the
+LocalModelNamespaceCache that replaces it is Ready and KServe lists no service
+reading it any more (`kserve.legacy_in_use`): a running model is never left
+without its weights, and KServe would refuse the delete meanwhile anyway.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -38,6 +45,9 @@ from modelplane.workloads.model import RemoteObject
 from modelplane.xfn import objects, structs
 
 DOWNLOAD = "download"
+LOCAL_CACHE = "localcache"
+"""The KServe download's part: not `download`, whose keys on a KServe cluster hold
+the cluster-scoped LocalModelCache an earlier Modelplane composed."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,8 @@ class Placed:
     cluster: str
     attempt: int
     progress: Progress
+    kept: frozenset[str] = frozenset()
+    """Composition keys kept as observed (a cluster-scoped LocalModelCache still read)."""
 
 
 def key(part: str, cluster: str) -> str:
@@ -64,22 +76,39 @@ def _read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return read_back(observed)
 
 
-def _download_key(cluster: str, attempt: int) -> str:
-    return key(f"{DOWNLOAD}-{attempt}", cluster)
-
-
-def current_attempt(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> int:
-    """The download attempt composed last on `cluster`, read from the composition keys
-    Crossplane observed (1 when none is): what runs, never what status claims."""
-    prefix, suffix = f"{DOWNLOAD}-", f"-{cluster}"
-    attempts = [
-        int(middle)
+def _attempts(observed: Mapping[str, Any], cluster: str, part: str) -> dict[int, str]:
+    """The composition keys of `part`'s attempts on `cluster`, by attempt number."""
+    prefix, suffix = f"{part}-", f"-{cluster}"
+    return {
+        int(middle): k
         for k in observed
         if k.startswith(prefix)
         and k.endswith(suffix)
         and (middle := k[len(prefix) : len(k) - len(suffix)]).isdigit()
+    }
+
+
+def current_attempt(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, part: str = DOWNLOAD
+) -> int:
+    """The download attempt composed last on `cluster`, read from the composition keys
+    Crossplane observed (1 when none is): what runs, never what status claims."""
+    return max(_attempts(observed, cluster, part), default=1)
+
+
+def _manifest_kind(observed: Mapping[str, Any]) -> str | None:
+    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
+    kind = manifest.get("kind")
+    return kind if isinstance(kind, str) else None
+
+
+def legacy_caches(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> list[str]:
+    """The keys of cluster-scoped LocalModelCaches an earlier Modelplane composed on
+    `cluster` (a KServe cluster's `download-<n>` parts)."""
+    found = _attempts(observed, cluster, DOWNLOAD)
+    return [
+        k for _, k in sorted(found.items()) if _manifest_kind(observed[k]) == kserve.LEGACY_KIND
     ]
-    return max(attempts, default=1)
 
 
 def _download(
@@ -87,8 +116,20 @@ def _download(
 ) -> dict[str, Any]:
     if storage.backend is BackendType.K_SERVE:
         assert storage.node_group is not None  # storage.missing said it can hold caches
-        return kserve.local_model_cache(cache, storage.node_group, attempt)
+        return kserve.local_model_namespace_cache(cache, namespace, storage.node_group, attempt)
     return native.job(cache, namespace, attempt)
+
+
+def _kept_legacy(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, replaced: bool
+) -> frozenset[str]:
+    """The legacy LocalModelCaches on `cluster` still kept: all of them until their
+    replacement is Ready, then those KServe still lists a service reading."""
+    return frozenset(
+        k
+        for k in legacy_caches(observed, cluster)
+        if not replaced or kserve.legacy_in_use(_read_back(observed[k]))
+    )
 
 
 def compose_cluster(
@@ -102,8 +143,10 @@ def compose_cluster(
 ) -> Placed:
     """Compose the cache's objects on `cluster`."""
     namespace: str = tenant.manifest["metadata"]["name"]
-    attempt = current_attempt(observed, cluster)
-    seen = _read_back(observed.get(_download_key(cluster, attempt)))
+    kserve_cluster = storage.backend is BackendType.K_SERVE
+    download = LOCAL_CACHE if kserve_cluster else DOWNLOAD
+    attempt = current_attempt(observed, cluster, download)
+    seen = _read_back(observed.get(key(f"{download}-{attempt}", cluster)))
     progress = download_progress(seen)
     if progress.phase is Phase.FAILED:
         # That attempt failed for good: the next one resumes where it stopped.
@@ -111,14 +154,25 @@ def compose_cluster(
         progress = Progress(
             Phase.FAILED, f"{progress.message}; retrying as attempt {attempt}", progress.reason
         )
-    parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = []
-    if storage.backend is BackendType.NATIVE:
+    kept = frozenset[str]()
+    if kserve_cluster:
+        kept = _kept_legacy(observed, cluster, progress.phase is Phase.READY)
+        if kept:
+            progress = Progress(
+                progress.phase,
+                f"{progress.message}; {len(kept)} cluster-scoped {kserve.LEGACY_KIND} of an "
+                "earlier release kept until no service reads it",
+                progress.reason,
+            )
+    parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
+        ("namespace", tenant.manifest, tenant.management_policies)
+    ]
+    if not kserve_cluster:
         assert storage.storage_class is not None
-        parts.append(("namespace", tenant.manifest, tenant.management_policies))
         parts.append(("claim", native.claim(cache, namespace, storage.storage_class), ("*",)))
         if cache.credentials is not None:
             parts.append(("credentials", native.credentials(cache, namespace), ("*",)))
-    parts.append((f"{DOWNLOAD}-{attempt}", _download(cache, storage, namespace, attempt), ("*",)))
+    parts.append((f"{download}-{attempt}", _download(cache, storage, namespace, attempt), ("*",)))
     labels = {LABEL_MODEL_CACHE: cache.name, LABEL_CLUSTER: cluster}
     for part, manifest, policies in parts:
         name = hashed_name(f"{cache.name}-{part}", cache.namespace, cache.name, cluster, part)
@@ -129,7 +183,7 @@ def compose_cluster(
             provider_config,
             labels=labels,
             management_policies=policies,
-            status_read=part.startswith(DOWNLOAD),
+            status_read=part.startswith(download),
         )
         if part == "credentials":
             wrapped["spec"]["references"] = native.credentials_references(cache)
@@ -137,7 +191,7 @@ def compose_cluster(
         desired = rsp.desired.resources[at]
         structs.update(desired.resource, wrapped)
         ready = objects.is_ready(dict(observed.get(at) or {}))
-        if part.startswith(DOWNLOAD):
+        if part.startswith(download):
             ready = ready and progress.phase is Phase.READY
         desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
-    return Placed(cluster, attempt, progress)
+    return Placed(cluster, attempt, progress, kept)
