@@ -36,13 +36,15 @@ def mixes_parallelism(topology: Topology) -> bool:
     return (topology.data > 1 or topology.data_local > 1) and topology.pipeline > 1
 
 
-def unsupported(model_uri: str | None, topologies: Iterable[Topology]) -> str | None:
+def unsupported(names_weights: bool, topologies: Iterable[Topology]) -> str | None:
     """Why a KServe cluster cannot run a replica of this shape, or None.
 
-    The fleet scheduler asks before it places a replica on a KServe cluster, so a
-    replica the functions below would refuse never lands there.
+    `names_weights`: the deployment sets `spec.model.uri` or a `spec.model.cacheRef`
+    (`model` renders the cache's URI then). The fleet scheduler asks before it places
+    a replica on a KServe cluster, so a replica the functions below would refuse never
+    lands there.
     """
-    if not model_uri:
+    if not names_weights:
         return "KServe downloads the weights from spec.model.uri, which the deployment does not set"
     if any(mixes_parallelism(t) for t in topologies):
         return "KServe cannot combine pipeline and data parallelism in one worker"
