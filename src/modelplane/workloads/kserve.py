@@ -10,12 +10,15 @@ head's `template` and the followers' `worker` alike (`compute_domains`).
 
 KServe fetches the weights itself (its storage initializer reads
 `spec.model.uri`), so a replica on a KServe cluster needs the deployment's
-`spec.model.uri`; `spec.model.name` is the served name KServe gives the engine.
+`spec.model.uri`, or a model cache, whose URI it names then (KServe serves it from
+the cache's local copy at `KSERVE_MODEL_PATH`); `spec.model.name` is the served
+name KServe gives the engine.
 On a cluster with a Gateway, `spec.router` attaches the service to it (see
 `traffic.kserve_router`).
 """
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from modelplane.core.issues import InvalidInputError
@@ -25,10 +28,14 @@ from modelplane.core.vocabulary import Reason
 
 from .identity import identity_labels, service_name
 from .model import ClusterInput, ReplicaInput, RoleInput
-from .pods import role_shape, shape_pod
+from .pods import ENV_MODEL_PATH, role_shape, shape_pod
 from .traffic import kserve_router
 
 KSERVE_ENGINE_CONTAINER = "main"
+KSERVE_MODEL_PATH = "/mnt/models"
+"""Where KServe puts the weights in its `main` container (v0.20
+`constants.DefaultModelLocalMountPath`): a cache's local copy is mounted there
+read-only (`attachPVCModelArtifact`), head and followers alike."""
 
 
 def mixes_parallelism(topology: Topology) -> bool:
@@ -90,6 +97,10 @@ def _workload(
         container_name=KSERVE_ENGINE_CONTAINER,
         channel=channel,
     )
+    if replica.model is not None and replica.model.cache is not None:
+        # The same engine args as on a Native cluster (`--model=$(MODELPLANE_MODEL_PATH)`)
+        # then read the cache: undefined, Kubernetes would pass the text unexpanded.
+        shape = replace(shape, env=(*shape.env, (ENV_MODEL_PATH, KSERVE_MODEL_PATH)))
     pod = shape_pod(role.template, f"{role.path}.template", shape)
     workload: dict[str, Any] = {
         "replicas": role.count,
