@@ -12,6 +12,13 @@ A download that failed for good is replaced by the next attempt's (another
 composition key, so Crossplane deletes the failed one), which resumes the
 download; the attempt number lives in `status.clusters[].attempt`.
 
+A Job's key and name also carry a digest of its spec (`download-<attempt>-<revision>`,
+`native.job_revision`), since its pod template is immutable: a changed spec is a
+new Job, never a refused update. While the Job of an earlier spec still runs it is
+kept and the new one waits, so two Jobs never write into the claim at once; once
+it has ended it is dropped and the new one starts (and finds the marker at once
+when the URI is unchanged).
+
 A cluster-scoped LocalModelCache an earlier Modelplane composed (key
 `download-<n>-<cluster>` on a KServe cluster) is kept as observed until the
 LocalModelNamespaceCache that replaces it is Ready and KServe lists no service
@@ -58,7 +65,8 @@ class Placed:
     attempt: int
     progress: Progress
     kept: frozenset[str] = frozenset()
-    """Composition keys kept as observed (a cluster-scoped LocalModelCache still read)."""
+    """Composition keys kept as observed: a cluster-scoped LocalModelCache still read,
+    or a Job of an earlier spec still running."""
 
 
 def key(part: str, cluster: str) -> str:
@@ -76,16 +84,21 @@ def _read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return read_back(observed)
 
 
-def _attempts(observed: Mapping[str, Any], cluster: str, part: str) -> dict[int, str]:
-    """The composition keys of `part`'s attempts on `cluster`, by attempt number."""
+def _attempts(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, part: str
+) -> list[tuple[int, str]]:
+    """`part`'s observed attempts on `cluster` (by the Object's cluster label, so a
+    cluster whose name ends another's is not mistaken for it), as (attempt, key),
+    sorted. A key is `<part>-<attempt>[-<revision>]-<cluster>`."""
     prefix, suffix = f"{part}-", f"-{cluster}"
-    return {
-        int(middle): k
-        for k in observed
-        if k.startswith(prefix)
-        and k.endswith(suffix)
-        and (middle := k[len(prefix) : len(k) - len(suffix)]).isdigit()
-    }
+    found: list[tuple[int, str]] = []
+    for k, obj in observed.items():
+        if not (k.startswith(prefix) and k.endswith(suffix)) or cluster_of(obj) != cluster:
+            continue
+        number = k[len(prefix) : len(k) - len(suffix)].partition("-")[0]
+        if number.isdigit():
+            found.append((int(number), k))
+    return sorted(found)
 
 
 def current_attempt(
@@ -93,7 +106,7 @@ def current_attempt(
 ) -> int:
     """The download attempt composed last on `cluster`, read from the composition keys
     Crossplane observed (1 when none is): what runs, never what status claims."""
-    return max(_attempts(observed, cluster, part), default=1)
+    return max((n for n, _ in _attempts(observed, cluster, part)), default=1)
 
 
 def _manifest_kind(observed: Mapping[str, Any]) -> str | None:
@@ -106,9 +119,7 @@ def legacy_caches(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> li
     """The keys of cluster-scoped LocalModelCaches an earlier Modelplane composed on
     `cluster` (a KServe cluster's `download-<n>` parts)."""
     found = _attempts(observed, cluster, DOWNLOAD)
-    return [
-        k for _, k in sorted(found.items()) if _manifest_kind(observed[k]) == kserve.LEGACY_KIND
-    ]
+    return [k for _, k in found if _manifest_kind(observed[k]) == kserve.LEGACY_KIND]
 
 
 def _download(
@@ -132,22 +143,42 @@ def _kept_legacy(
     )
 
 
-def compose_cluster(
-    rsp: fnv1.RunFunctionResponse,
-    observed: Mapping[str, Mapping[str, Any]],
-    cache: CacheSpec,
-    cluster: str,
-    storage: CacheStorage,
-    tenant: RemoteObject,
-    provider_config: dict[str, str],
-) -> Placed:
-    """Compose the cache's objects on `cluster`."""
-    namespace: str = tenant.manifest["metadata"]["name"]
-    kserve_cluster = storage.backend is BackendType.K_SERVE
+def _running_earlier(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, attempt: int, current: str
+) -> list[str]:
+    """The keys of this attempt's Jobs of an earlier spec (or of a release that put no
+    revision in the key) that have not ended yet."""
+    return [
+        k
+        for n, k in _attempts(observed, cluster, DOWNLOAD)
+        if n == attempt
+        and k != current
+        and download_progress(_read_back(observed[k])).phase in (Phase.PENDING, Phase.DOWNLOADING)
+    ]
+
+
+def _download_state(
+    observed: Mapping[str, Mapping[str, Any]], cache: CacheSpec, cluster: str, kserve_cluster: bool
+) -> tuple[str | None, int, Progress, frozenset[str]]:
+    """The download part to compose (None: none yet), its attempt, how far the download
+    got, and the keys kept as observed meanwhile."""
     download = LOCAL_CACHE if kserve_cluster else DOWNLOAD
+    # A LocalModelNamespaceCache's spec may change in place (not its URI, nor the name
+    # it is named from); a Job's template may not.
+    revision = "" if kserve_cluster else f"-{native.job_revision(cache)}"
     attempt = current_attempt(observed, cluster, download)
-    seen = _read_back(observed.get(key(f"{download}-{attempt}", cluster)))
-    progress = download_progress(seen)
+    current = key(f"{download}-{attempt}{revision}", cluster)
+    earlier = [] if kserve_cluster else _running_earlier(observed, cluster, attempt, current)
+    if earlier:
+        # The Job's spec changed while a Job of the earlier one runs: two Jobs never
+        # write into the claim at once, so its successor waits for it to end.
+        progress = download_progress(_read_back(observed[earlier[0]]))
+        message = (
+            f"{progress.message}; the download Job's spec changed: its successor starts "
+            "once it ends"
+        )
+        return None, attempt, Progress(progress.phase, message, progress.reason), frozenset(earlier)
+    progress = download_progress(_read_back(observed.get(current)))
     if progress.phase is Phase.FAILED:
         # That attempt failed for good: the next one resumes where it stopped.
         attempt += 1
@@ -164,6 +195,22 @@ def compose_cluster(
                 "earlier release kept until no service reads it",
                 progress.reason,
             )
+    return f"{download}-{attempt}{revision}", attempt, progress, kept
+
+
+def compose_cluster(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Mapping[str, Any]],
+    cache: CacheSpec,
+    cluster: str,
+    storage: CacheStorage,
+    tenant: RemoteObject,
+    provider_config: dict[str, str],
+) -> Placed:
+    """Compose the cache's objects on `cluster`."""
+    namespace: str = tenant.manifest["metadata"]["name"]
+    kserve_cluster = storage.backend is BackendType.K_SERVE
+    download, attempt, progress, kept = _download_state(observed, cache, cluster, kserve_cluster)
     parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         ("namespace", tenant.manifest, tenant.management_policies)
     ]
@@ -172,10 +219,12 @@ def compose_cluster(
         parts.append(("claim", native.claim(cache, namespace, storage.storage_class), ("*",)))
         if cache.credentials is not None:
             parts.append(("credentials", native.credentials(cache, namespace), ("*",)))
-    parts.append((f"{download}-{attempt}", _download(cache, storage, namespace, attempt), ("*",)))
+    if download is not None:
+        parts.append((download, _download(cache, storage, namespace, attempt), ("*",)))
     labels = {LABEL_MODEL_CACHE: cache.name, LABEL_CLUSTER: cluster}
     for part, manifest, policies in parts:
         name = hashed_name(f"{cache.name}-{part}", cache.namespace, cache.name, cluster, part)
+        is_download = part == download
         # A download's status is what the cache's phase, and replicas' Serving, wait on.
         wrapped = objects.wrap(
             name,
@@ -183,7 +232,7 @@ def compose_cluster(
             provider_config,
             labels=labels,
             management_policies=policies,
-            status_read=part.startswith(download),
+            status_read=is_download,
         )
         if part == "credentials":
             wrapped["spec"]["references"] = native.credentials_references(cache)
@@ -191,7 +240,7 @@ def compose_cluster(
         desired = rsp.desired.resources[at]
         structs.update(desired.resource, wrapped)
         ready = objects.is_ready(dict(observed.get(at) or {}))
-        if part.startswith(download):
+        if is_download:
             ready = ready and progress.phase is Phase.READY
         desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
     return Placed(cluster, attempt, progress, kept)

@@ -6,7 +6,10 @@ from typing import Any
 import pytest
 from compose_model_cache.fn import CLUSTERS, REPLICAS, FunctionRunner
 from google.protobuf.struct_pb2 import Value
+from modelplane_models import ModelCache
 
+from modelplane.caching import read_cache
+from modelplane.caching.native import job_revision
 from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
@@ -68,6 +71,12 @@ def replica(cluster_name: str = "east", namespace: str = "ml") -> Obj:
 EFS = {"storageClassName": "efs-rwx", "retention": "1h"}
 
 
+def job_key(attempt: int, composite: Obj | None = None, cluster_name: str = "east") -> str:
+    """The composition key of a download Job: its attempt and a digest of its spec."""
+    spec = read_cache(ModelCache.model_validate(composite or cache()))
+    return f"download-{attempt}-{job_revision(spec)}-{cluster_name}"
+
+
 def call(
     composite: Obj, *, clusters: list[Obj], replicas: list[Obj], observed: Obj | None = None
 ) -> Obj:
@@ -116,10 +125,10 @@ def observed_object(rsp: Obj, key: str, status: Obj) -> Obj:
 def test_a_used_native_cluster_gets_its_claim_and_download() -> None:
     rsp = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()])
     found = manifests(rsp)
-    assert sorted(found) == ["claim-east", "download-1-east", "namespace-east"]
+    assert sorted(found) == ["claim-east", job_key(1), "namespace-east"]
     assert found["claim-east"]["spec"]["storageClassName"] == "efs-rwx"
-    assert found["download-1-east"]["kind"] == "Job"
-    assert rsp["desired"]["resources"]["download-1-east"]["resource"]["spec"]["watch"] is True
+    assert found[job_key(1)]["kind"] == "Job"
+    assert rsp["desired"]["resources"][job_key(1)]["resource"]["spec"]["watch"] is True
     assert clusters_status(rsp) == [
         {
             "name": "east",
@@ -144,7 +153,7 @@ def test_a_finished_download_is_ready() -> None:
     rsp = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()], observed=observed)
     assert [e["phase"] for e in clusters_status(rsp)] == ["Ready"]
     assert conditions(rsp)["Cached"][:2] == ("TRUE", "CachesReady")
-    assert rsp["desired"]["resources"]["download-1-east"]["ready"] == "READY_TRUE"
+    assert rsp["desired"]["resources"][job_key(1)]["ready"] == "READY_TRUE"
 
 
 def test_a_failed_download_is_reported_and_retried() -> None:
@@ -167,7 +176,7 @@ def test_a_failed_download_is_reported_and_retried() -> None:
     rsp = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()], observed=observed)
     # The failed attempt's Job is not composed any more: Crossplane deletes it, and the
     # next attempt resumes what it downloaded.
-    assert sorted(manifests(rsp)) == ["claim-east", "download-2-east", "namespace-east"]
+    assert sorted(manifests(rsp)) == ["claim-east", job_key(2), "namespace-east"]
     (entry,) = clusters_status(rsp)
     assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
     assert "BackoffLimitExceeded: Job has reached the specified backoff limit" in entry["message"]
@@ -308,7 +317,7 @@ def unused(since: str | None) -> tuple[Obj, Obj]:
 def test_an_unused_cache_stays_for_the_retention_then_goes() -> None:
     composite, observed = unused(None)
     kept = call(composite, clusters=[cluster(storage=EFS)], replicas=[], observed=observed)
-    assert sorted(manifests(kept)) == ["claim-east", "download-1-east", "namespace-east"]
+    assert sorted(manifests(kept)) == ["claim-east", job_key(1), "namespace-east"]
     assert clusters_status(kept)[0]["unusedSince"] == NOW
 
     composite, observed = unused("2026-11-26T11:30:00Z")
@@ -372,3 +381,60 @@ def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:
     (entry,) = clusters_status(rsp)
     assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
     assert "download failed on node gpu-node-0" in entry["message"]
+
+
+RUNNING: Obj = {"active": 1}
+COMPLETE: Obj = {"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]}
+
+
+@pytest.mark.parametrize(
+    ("job_status", "replaced"),
+    [(COMPLETE, True), (RUNNING, False)],
+    ids=["after-it-ended", "while-it-runs"],
+)
+def test_a_changed_size_makes_a_new_job_once_the_old_one_ended(
+    job_status: Obj, replaced: bool
+) -> None:
+    # A Job's pod template is immutable: a changed spec is a new Job, never an update.
+    clusters = [cluster(storage=EFS)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    old = job_key(1)
+    observed = {
+        k: observed_object(first, k, job_status if k == old else {})
+        for k in first["desired"]["resources"]
+    }
+    bigger = cache(size="300Gi")
+    rsp = call(bigger, clusters=clusters, replicas=[replica()], observed=observed)
+    found = manifests(rsp)
+    new = job_key(1, bigger)
+    assert new != old
+    if replaced:
+        assert sorted(found) == ["claim-east", new, "namespace-east"]
+        old_name = manifests(first)[old]["metadata"]["name"]
+        assert found[new]["metadata"]["name"] != old_name
+        env = {
+            e["name"]: e["value"]
+            for e in found[new]["spec"]["template"]["spec"]["containers"][0]["env"]
+        }
+        assert env["MODELPLANE_CACHE_SIZE_BYTES"] == str(300 * 2**30)
+    else:
+        # Two Jobs never write into the claim at once: the running one is kept as it
+        # is, and its successor waits.
+        assert sorted(found) == ["claim-east", old, "namespace-east"]
+        assert found[old] == manifests(first)[old]
+        (entry,) = clusters_status(rsp)
+        assert entry["phase"] == "Downloading"
+        assert "its successor starts once it ends" in entry["message"]
+
+
+def test_a_job_of_an_earlier_release_without_a_revision_is_replaced_once_done() -> None:
+    clusters = [cluster(storage=EFS)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    observed = {
+        ("download-1-east" if k == job_key(1) else k): observed_object(
+            first, k, COMPLETE if k == job_key(1) else {}
+        )
+        for k in first["desired"]["resources"]
+    }
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
+    assert sorted(manifests(rsp)) == ["claim-east", job_key(1), "namespace-east"]
