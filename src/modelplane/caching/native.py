@@ -26,6 +26,10 @@ made of three parts:
 A failed check exits non-zero: the Job's pod is retried (`backoffLimit`), and a
 Job that fails for good is replaced by the next attempt (`compose-model-cache`).
 
+The container runs as root (`securityContext`, see `_job_spec`): the tenant
+namespace must admit that (Pod Security `baseline`, not `restricted`), and the
+volume must not squash root (EFS access points map every user and need nothing).
+
 A Job's pod template is immutable, so the Job's name carries a digest of its spec
 (`job_revision`): a change of `spec.size`, the credentials, or the downloader's
 image or script makes a new Job (which finds the marker and exits at once when the
@@ -221,6 +225,12 @@ def _job_spec(cache: CacheSpec) -> dict[str, Any]:
             {"name": ENV_SIZE, "value": str(cache.size_bytes)},
         ],
         "volumeMounts": [{"name": "cache", "mountPath": CACHE_DIR}],
+        # As root, whatever the image's user (the storage-initializer image runs as UID
+        # 1000): an NFS-style ReadWriteMany volume (Filestore, CephFS) has a root-owned
+        # root directory, and fsGroup does not help there, since a CSI driver's default
+        # fsGroupPolicy (ReadWriteOnceWithFSType) changes ownership of ReadWriteOnce
+        # volumes only. Files land mode 644/755, so engines of any UID read them.
+        "securityContext": {"runAsUser": 0, "runAsGroup": 0},
     }
     if cache.credentials is not None:
         container["envFrom"] = [{"secretRef": {"name": secret_name(cache)}}]
