@@ -1,8 +1,12 @@
-"""The Native download Job's shape: who it writes the cache as, and its name."""
+"""The Native download Job's shape (who it writes the cache as, its name), and when a
+failed download is tried again."""
+
+from datetime import timedelta
 
 import pytest
 
 from modelplane.caching import native
+from modelplane.caching.retry import backoff
 from modelplane.caching.spec import CacheSpec
 
 
@@ -32,3 +36,8 @@ def test_a_changed_spec_is_a_new_job_name() -> None:
     small, big = native.job(spec(), "mp-ml", 1), native.job(spec(gib=30), "mp-ml", 1)
     assert small["metadata"]["name"] != big["metadata"]["name"]
     assert native.job(spec(), "mp-ml", 1) == small
+
+
+def test_the_backoff_doubles_from_a_minute_up_to_an_hour() -> None:
+    minutes = [backoff(n) / timedelta(minutes=1) for n in range(1, 10)]
+    assert minutes == [1, 2, 4, 8, 16, 32, 60, 60, 60]

@@ -183,7 +183,9 @@ class Fleet:
             )
             return
         reference = provider.model_dump(mode="json", exclude_none=True)
-        done = compose_cluster(rsp, self.observed, cache, name, storage, tenant, reference)
+        done = compose_cluster(
+            rsp, self.observed, cache, name, storage, tenant, reference, self.now
+        )
         self.placed.append(done)
         self.entries.append(
             ModelCacheClusterStatus(

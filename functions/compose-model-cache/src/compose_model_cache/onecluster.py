@@ -30,6 +30,7 @@ without its weights, and KServe would refuse the delete meanwhile anyway.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -43,6 +44,7 @@ from modelplane.caching import (
     download_progress,
     kserve,
     native,
+    retry,
 )
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
@@ -158,7 +160,11 @@ def _running_earlier(
 
 
 def _download_state(
-    observed: Mapping[str, Mapping[str, Any]], cache: CacheSpec, cluster: str, kserve_cluster: bool
+    observed: Mapping[str, Mapping[str, Any]],
+    cache: CacheSpec,
+    cluster: str,
+    kserve_cluster: bool,
+    now: datetime,
 ) -> tuple[str | None, int, Progress, frozenset[str]]:
     """The download part to compose (None: none yet), its attempt, how far the download
     got, and the keys kept as observed meanwhile."""
@@ -178,13 +184,19 @@ def _download_state(
             "once it ends"
         )
         return None, attempt, Progress(progress.phase, message, progress.reason), frozenset(earlier)
-    progress = download_progress(_read_back(observed.get(current)))
+    seen = _read_back(observed.get(current))
+    progress = download_progress(seen)
     if progress.phase is Phase.FAILED:
-        # That attempt failed for good: the next one resumes where it stopped.
-        attempt += 1
-        progress = Progress(
-            Phase.FAILED, f"{progress.message}; retrying as attempt {attempt}", progress.reason
-        )
+        # That attempt failed for good: the next one resumes where it stopped, once
+        # its backoff has passed (a cause that does not go away is not retried on
+        # every reconcile); until then the failed one stays, and so does Failed.
+        at = retry.retry_at(attempt, seen, observed.get(current) or {})
+        if at is not None and now < at:
+            message = f"{progress.message}; attempt {attempt + 1} starts at {retry.stamp(at)}"
+        else:
+            attempt += 1
+            message = f"{progress.message}; retrying as attempt {attempt}"
+        progress = Progress(Phase.FAILED, message, progress.reason)
     kept = frozenset[str]()
     if kserve_cluster:
         kept = _kept_legacy(observed, cluster, progress.phase is Phase.READY)
@@ -206,11 +218,14 @@ def compose_cluster(
     storage: CacheStorage,
     tenant: RemoteObject,
     provider_config: dict[str, str],
+    now: datetime,
 ) -> Placed:
     """Compose the cache's objects on `cluster`."""
     namespace: str = tenant.manifest["metadata"]["name"]
     kserve_cluster = storage.backend is BackendType.K_SERVE
-    download, attempt, progress, kept = _download_state(observed, cache, cluster, kserve_cluster)
+    download, attempt, progress, kept = _download_state(
+        observed, cache, cluster, kserve_cluster, now
+    )
     parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         ("namespace", tenant.manifest, tenant.management_policies)
     ]
