@@ -183,7 +183,7 @@ def test_objects_a_decision_waits_on_are_watched(example: Fleet) -> None:
         manifest_kind = spec["forProvider"]["manifest"]["kind"]
         policy = spec.get("readiness", {}).get("policy", "SuccessfulCreate")
         observes = spec.get("managementPolicies") == ["Observe"]
-        download = manifest_kind in {"Job", "LocalModelCache"}
+        download = manifest_kind in {"Job", "LocalModelNamespaceCache"}
         assert spec.get("watch", False) is (policy != "SuccessfulCreate" or observes or download), (
             obj
         )

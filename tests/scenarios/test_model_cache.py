@@ -106,8 +106,12 @@ def test_native_and_kserve_clusters_get_their_cache_objects(
         == (native["PersistentVolumeClaim"]["metadata"]["name"])
     )
     kserve = cache_objects(fleet, "kserve")
-    assert sorted(kserve) == ["LocalModelCache"]
-    assert kserve["LocalModelCache"]["spec"] == {
+    # Namespaced, in the team's tenant namespace: KServe refuses a second cluster-scoped
+    # LocalModelCache of one URI, so two teams caching one model would block each other.
+    assert sorted(kserve) == ["LocalModelNamespaceCache", "Namespace"]
+    local = kserve["LocalModelNamespaceCache"]
+    assert local["metadata"]["namespace"] == kserve["Namespace"]["metadata"]["name"]
+    assert local["spec"] == {
         "sourceModelUri": "hf://org/model",
         "modelSize": "200Gi",
         "nodeGroups": ["h100-nvme"],
@@ -143,6 +147,17 @@ def test_a_replica_serves_only_once_its_cache_is_ready(renderer: Renderer, stora
     assert seen_downloading
     assert fleet.result.converged and fleet.result.ok, fleet.result.errors
     assert [c["status"] for c in serving(fleet, "first")] == ["True"]
+    if storage is KSERVE_STORAGE:
+        # KServe's defaulter finds the cache only in the service's own namespace, by
+        # the service's spec.model.uri.
+        local = cache_objects(fleet, "a")["LocalModelNamespaceCache"]
+        (service,) = [
+            o["spec"]["forProvider"]["manifest"]
+            for o in fleet.all("Object")
+            if o["spec"]["forProvider"]["manifest"]["kind"] == "LLMInferenceService"
+        ]
+        assert service["metadata"]["namespace"] == local["metadata"]["namespace"]
+        assert service["spec"]["model"]["uri"] == local["spec"]["sourceModelUri"]
 
 
 def test_a_second_deployment_reuses_the_cache(renderer: Renderer) -> None:

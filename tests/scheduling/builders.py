@@ -169,11 +169,15 @@ def deployment(
     tolerations: list[Obj] | None = None,
     spread: list[Obj] | None = None,
     model_uri: str | None = None,
+    cache_ref: str | None = None,
 ) -> Obj:
-    """`spread` sets spec.placement.spreadConstraints; `model_uri` spec.model.uri."""
+    """`spread` sets spec.placement.spreadConstraints; `model_uri` spec.model.uri;
+    `cache_ref` spec.model.cacheRef."""
     spec: Obj = {"replicas": replicas}
     if model_uri is not None:
         spec["model"] = {"uri": model_uri}
+    if cache_ref is not None:
+        spec["model"] = {**spec.get("model", {}), "cacheRef": {"name": cache_ref}}
     if spread is not None:
         spec["placement"] = {"spreadConstraints": spread}
     if tolerations is not None:

@@ -30,6 +30,14 @@ def test_kserve_takes_a_replica_that_names_its_weights() -> None:
     assert decision.match_trace() == []
 
 
+def test_kserve_takes_a_replica_whose_cache_names_its_weights() -> None:
+    # The renderer serves the cache's URI on KServe, so the cacheRef alone is enough.
+    decision = run(deployment(1, cache_ref="weights"), _fleet())
+
+    assert placements(decision) == ["a-kserve/0:h100"]
+    assert decision.match_trace() == []
+
+
 def test_kserve_is_filtered_for_pipeline_and_data_parallelism_in_one_worker() -> None:
     fleet = [cluster("a-kserve", h100(8), backend="KServe"), cluster("b-native", h100(8))]
     decision = run(deployment(1, model_uri=URI, topology=MIXED), fleet)

@@ -1,5 +1,6 @@
 """The KServe backend: one LLMInferenceService per replica."""
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from modelplane.core.kinds.llm_inference_service import lws_size as kserve_lws_s
 from modelplane.core.vocabulary import LABEL_ROLE, LABEL_SERVING
 from modelplane.workloads import (
     KSERVE_ENGINE_CONTAINER,
+    CacheMount,
     RemoteObject,
     render_replica,
 )
@@ -148,3 +150,31 @@ def test_service_name_leaves_room_for_kserve_suffixes(build: Any) -> None:
     # KServe's longest derived LWS name must fit the 39 characters Kueue allows.
     assert len(f"{name}-kserve-mn-prefill") <= 39
     assert service["metadata"]["labels"]["modelplane.ai/replica"] == obj["metadata"]["name"]
+
+
+@pytest.mark.parametrize("nodes", [1, 2], ids=["single-node", "multi-node"])
+def test_a_cached_model_s_path_is_where_kserve_mounts_it(build: Any, nodes: int) -> None:
+    # The engine args a team writes for a Native cluster (--model=$(MODELPLANE_MODEL_PATH))
+    # read the weights on KServe too: KServe mounts the cache's copy at /mnt/models.
+    topology = {"tensor": 8, "pipeline": nodes} if nodes > 1 else {"tensor": 8}
+    replica = read_replica(build.replica(workers=build.role(topology=topology)))
+    assert replica.model is not None
+    cache = CacheMount("weights", "hf://org/model", "claim")
+    replica = replace(replica, model=replace(replica.model, cache=cache))
+    cluster = read_cluster(build.cluster(backend="KServe"))
+    objects = {o.key: o for o in render_replica(replica, cluster).objects()}
+    spec = objects["workload-workers"].manifest["spec"]
+    assert spec["model"]["uri"] == "hf://org/model"
+    pods = [spec["template"], *([spec["worker"]] if nodes > 1 else [])]
+    for pod in pods:
+        (engine,) = pod["containers"]
+        env = {e["name"]: e.get("value") for e in engine["env"]}
+        assert env["MODELPLANE_MODEL_PATH"] == "/mnt/models"
+        # Nothing of Modelplane's is mounted: KServe mounts the cache itself.
+        assert "volumes" not in pod
+
+
+def test_without_a_cache_kserve_gets_no_model_path(build: Any) -> None:
+    objects = _render(build, build.replica())
+    (engine,) = objects["workload-workers"].manifest["spec"]["template"]["containers"]
+    assert "MODELPLANE_MODEL_PATH" not in {e["name"] for e in engine["env"]}

@@ -3,7 +3,7 @@
 A ModelCache (`spec`) names weights by URI and the storage they need. On each
 cluster that holds it (`storage`: the cluster's `spec.storage.modelCache`) it is
 a ReadWriteMany PersistentVolumeClaim filled by a download Job on a Native
-cluster (`native`), or KServe's own LocalModelCache on a KServe cluster
+cluster (`native`), or KServe's LocalModelNamespaceCache on a KServe cluster
 (`kserve`). `progress` reads how far each got from what their controllers
 report, and says what a simulated cluster reports; `retention` decides how long
 an unused cache stays. Engines read the weights read-only (`workloads.pods`).

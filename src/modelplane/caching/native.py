@@ -25,13 +25,23 @@ made of three parts:
 
 A failed check exits non-zero: the Job's pod is retried (`backoffLimit`), and a
 Job that fails for good is replaced by the next attempt (`compose-model-cache`).
+
+The container runs as root (`securityContext`, see `_job_spec`): the tenant
+namespace must admit that (Pod Security `baseline`, not `restricted`), and the
+volume must not squash root (EFS access points map every user and need nothing).
+
+A Job's pod template is immutable, so the Job's name carries a digest of its spec
+(`job_revision`): a change of `spec.size`, the credentials, or the downloader's
+image or script makes a new Job (which finds the marker and exits at once when the
+URI is unchanged) instead of an update the API server refuses for good.
 """
 
+import json
 from dataclasses import dataclass
 from typing import Any, Final
 
 from modelplane.caching.spec import CacheSpec
-from modelplane.core.naming import hashed_name
+from modelplane.core.naming import digest, hashed_name
 from modelplane.core.vocabulary import LABEL_MANAGED_BY, LABEL_MODEL_CACHE, MANAGED_BY
 
 CACHE_DIR: Final = "/cache"
@@ -127,10 +137,20 @@ def claim_name(cache: CacheSpec) -> str:
     return hashed_name(f"modelcache-{cache.name}", cache.namespace, cache.name)
 
 
-def job_name(cache: CacheSpec, attempt: int) -> str:
+def job_name(cache: CacheSpec, attempt: int, revision: str) -> str:
     return hashed_name(
-        f"modelcache-{cache.name}-{attempt}", cache.namespace, cache.name, str(attempt)
+        f"modelcache-{cache.name}-{attempt}",
+        cache.namespace,
+        cache.name,
+        str(attempt),
+        revision,
     )
+
+
+def job_revision(cache: CacheSpec) -> str:
+    """A digest of the download Job's spec (what its immutable template holds)."""
+    spec = _job_spec(cache)
+    return digest(json.dumps(spec, sort_keys=True, separators=(",", ":")))
 
 
 def secret_name(cache: CacheSpec) -> str:
@@ -181,6 +201,19 @@ def credentials_references(cache: CacheSpec) -> list[dict[str, Any]]:
 
 
 def job(cache: CacheSpec, namespace: str, attempt: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": job_name(cache, attempt, job_revision(cache)),
+            "namespace": namespace,
+            "labels": _labels(cache),
+        },
+        "spec": _job_spec(cache),
+    }
+
+
+def _job_spec(cache: CacheSpec) -> dict[str, Any]:
     downloader = DOWNLOADERS[cache.scheme]
     container: dict[str, Any] = {
         "name": DOWNLOAD_CONTAINER,
@@ -192,28 +225,25 @@ def job(cache: CacheSpec, namespace: str, attempt: int) -> dict[str, Any]:
             {"name": ENV_SIZE, "value": str(cache.size_bytes)},
         ],
         "volumeMounts": [{"name": "cache", "mountPath": CACHE_DIR}],
+        # As root, whatever the image's user (the storage-initializer image runs as UID
+        # 1000): an NFS-style ReadWriteMany volume (Filestore, CephFS) has a root-owned
+        # root directory, and fsGroup does not help there, since a CSI driver's default
+        # fsGroupPolicy (ReadWriteOnceWithFSType) changes ownership of ReadWriteOnce
+        # volumes only. Files land mode 644/755, so engines of any UID read them.
+        "securityContext": {"runAsUser": 0, "runAsGroup": 0},
     }
     if cache.credentials is not None:
         container["envFrom"] = [{"secretRef": {"name": secret_name(cache)}}]
     return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {
-            "name": job_name(cache, attempt),
-            "namespace": namespace,
-            "labels": _labels(cache),
-        },
-        "spec": {
-            "backoffLimit": BACKOFF_LIMIT,
-            "template": {
-                "metadata": {"labels": _labels(cache)},
-                "spec": {
-                    "restartPolicy": "Never",
-                    "containers": [container],
-                    "volumes": [
-                        {"name": "cache", "persistentVolumeClaim": {"claimName": claim_name(cache)}}
-                    ],
-                },
+        "backoffLimit": BACKOFF_LIMIT,
+        "template": {
+            "metadata": {"labels": _labels(cache)},
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [container],
+                "volumes": [
+                    {"name": "cache", "persistentVolumeClaim": {"claimName": claim_name(cache)}}
+                ],
             },
         },
     }

@@ -5,9 +5,11 @@ reports; and what a simulated cluster reports (the render engine's providers).
   succeeded), Failed once `Failed` is True (its reason, BackoffLimitExceeded or
   DeadlineExceeded, and message are the cache's), Downloading while it exists
   otherwise, and Pending before it is observed.
-- A **LocalModelCache** (KServe) is Ready once every node of its node groups
-  reports `NodeDownloaded`, Failed when one reports `NodeDownloadError`,
-  Downloading while any downloads, and Pending before any node reports.
+- A **LocalModelNamespaceCache** (KServe; or the cluster-scoped LocalModelCache an
+  earlier Modelplane composed, whose status is the same) is Ready once every node
+  of its node groups reports `NodeDownloaded`, Failed when one reports
+  `NodeDownloadError`, Downloading while any downloads, and Pending before any
+  node reports.
 """
 
 from collections.abc import Mapping
@@ -61,29 +63,28 @@ def job_progress(job: Mapping[str, Any] | None) -> Progress:
 
 def local_cache_progress(cache: Mapping[str, Any] | None) -> Progress:
     if not cache:
-        return Progress(Phase.PENDING, "the LocalModelCache is not created yet")
+        return Progress(Phase.PENDING, f"the {kserve.KIND} is not created yet")
     name = mapping(cache.get("metadata")).get("name", "")
+    kind = cache.get("kind") or kserve.KIND
     nodes = mapping(mapping(cache.get("status")).get("nodeStatus"))
     errors = sorted(node for node, state in nodes.items() if state == _NODE_ERROR)
     if errors:
         return Progress(
             Phase.FAILED,
-            f"LocalModelCache {name}: download failed on node {', '.join(errors)}",
+            f"{kind} {name}: download failed on node {', '.join(errors)}",
             _NODE_ERROR,
         )
     if not nodes:
-        return Progress(Phase.PENDING, f"LocalModelCache {name}: no node reports yet")
+        return Progress(Phase.PENDING, f"{kind} {name}: no node reports yet")
     done = sum(1 for state in nodes.values() if state == _NODE_DOWNLOADED)
     if done == len(nodes):
-        return Progress(Phase.READY, f"LocalModelCache {name}: downloaded on {done} nodes")
-    return Progress(
-        Phase.DOWNLOADING, f"LocalModelCache {name}: downloaded on {done} of {len(nodes)} nodes"
-    )
+        return Progress(Phase.READY, f"{kind} {name}: downloaded on {done} nodes")
+    return Progress(Phase.DOWNLOADING, f"{kind} {name}: downloaded on {done} of {len(nodes)} nodes")
 
 
 def download_progress(manifest: Mapping[str, Any] | None) -> Progress:
     """The progress of whichever download object `manifest` is (as read back)."""
-    if manifest and manifest.get("kind") == kserve.KIND:
+    if manifest and manifest.get("kind") in kserve.KINDS:
         return local_cache_progress(manifest)
     return job_progress(manifest)
 
@@ -95,7 +96,7 @@ def is_download(manifest: Mapping[str, Any]) -> bool:
     labelled = LABEL_MODEL_CACHE in mapping(mapping(manifest.get("metadata")).get("labels"))
     return labelled and (
         (kind == JOB_KIND and manifest.get("apiVersion") == "batch/v1")
-        or (kind == kserve.KIND and manifest.get("apiVersion") == kserve.API_VERSION)
+        or (kind in kserve.KINDS and manifest.get("apiVersion") == kserve.API_VERSION)
     )
 
 
@@ -104,7 +105,7 @@ _SIMULATED_NODE = "gpu-node-0"
 
 def simulated_status(manifest: Mapping[str, Any], *, done: bool) -> dict[str, Any]:
     """The status a download object's controller reports: still downloading, or done."""
-    if manifest.get("kind") == kserve.KIND:
+    if manifest.get("kind") in kserve.KINDS:
         state = _NODE_DOWNLOADED if done else "NodeDownloading"
         return {
             "copies": {"total": 1, "available": 1 if done else 0, "failed": 0},

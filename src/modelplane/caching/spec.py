@@ -13,7 +13,7 @@ from modelplane.scheduling.model import LabelSelector
 
 SCHEMES = ("hf", "s3", "gs")
 """The URI schemes the download Job can fetch (`native.DOWNLOADERS`). KServe's
-LocalModelCache fetches these too, with its own storage initializer."""
+LocalModelNamespaceCache fetches these too, with its own storage initializer."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class CacheSpec:
     uri: str
     scheme: str
     size: str
-    """The quantity as written (it is what the PVC and LocalModelCache ask for)."""
+    """The quantity as written (it is what the PVC and LocalModelNamespaceCache ask for)."""
     size_bytes: int
     credentials: str | None = None
     cluster_selector: LabelSelector | None = None

@@ -239,6 +239,9 @@ class Deployment:
     """`spec.placement.spreadConstraints`, as written."""
     model_uri: str | None = None
     """`spec.model.uri`: a backend that downloads the weights itself needs it."""
+    model_cache: str | None = None
+    """`spec.model.cacheRef.name`: the cache's URI names the weights as well (a KServe
+    replica is rendered with it), so it stands in for `model_uri`."""
     revision: str = ""
     """A digest of everything a replica renders from the deployment (template, model,
     devices, workers, priority): a replica recording another runs an older spec."""

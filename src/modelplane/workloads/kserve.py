@@ -10,12 +10,15 @@ head's `template` and the followers' `worker` alike (`compute_domains`).
 
 KServe fetches the weights itself (its storage initializer reads
 `spec.model.uri`), so a replica on a KServe cluster needs the deployment's
-`spec.model.uri`; `spec.model.name` is the served name KServe gives the engine.
+`spec.model.uri`, or a model cache, whose URI it names then (KServe serves it from
+the cache's local copy at `KSERVE_MODEL_PATH`); `spec.model.name` is the served
+name KServe gives the engine.
 On a cluster with a Gateway, `spec.router` attaches the service to it (see
 `traffic.kserve_router`).
 """
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from modelplane.core.issues import InvalidInputError
@@ -25,10 +28,14 @@ from modelplane.core.vocabulary import Reason
 
 from .identity import identity_labels, service_name
 from .model import ClusterInput, ReplicaInput, RoleInput
-from .pods import role_shape, shape_pod
+from .pods import ENV_MODEL_PATH, role_shape, shape_pod
 from .traffic import kserve_router
 
 KSERVE_ENGINE_CONTAINER = "main"
+KSERVE_MODEL_PATH = "/mnt/models"
+"""Where KServe puts the weights in its `main` container (v0.20
+`constants.DefaultModelLocalMountPath`): a cache's local copy is mounted there
+read-only (`attachPVCModelArtifact`), head and followers alike."""
 
 
 def mixes_parallelism(topology: Topology) -> bool:
@@ -36,13 +43,15 @@ def mixes_parallelism(topology: Topology) -> bool:
     return (topology.data > 1 or topology.data_local > 1) and topology.pipeline > 1
 
 
-def unsupported(model_uri: str | None, topologies: Iterable[Topology]) -> str | None:
+def unsupported(names_weights: bool, topologies: Iterable[Topology]) -> str | None:
     """Why a KServe cluster cannot run a replica of this shape, or None.
 
-    The fleet scheduler asks before it places a replica on a KServe cluster, so a
-    replica the functions below would refuse never lands there.
+    `names_weights`: the deployment sets `spec.model.uri` or a `spec.model.cacheRef`
+    (`model` renders the cache's URI then). The fleet scheduler asks before it places
+    a replica on a KServe cluster, so a replica the functions below would refuse never
+    lands there.
     """
-    if not model_uri:
+    if not names_weights:
         return "KServe downloads the weights from spec.model.uri, which the deployment does not set"
     if any(mixes_parallelism(t) for t in topologies):
         return "KServe cannot combine pipeline and data parallelism in one worker"
@@ -88,6 +97,10 @@ def _workload(
         container_name=KSERVE_ENGINE_CONTAINER,
         channel=channel,
     )
+    if replica.model is not None and replica.model.cache is not None:
+        # The same engine args as on a Native cluster (`--model=$(MODELPLANE_MODEL_PATH)`)
+        # then read the cache: undefined, Kubernetes would pass the text unexpanded.
+        shape = replace(shape, env=(*shape.env, (ENV_MODEL_PATH, KSERVE_MODEL_PATH)))
     pod = shape_pod(role.template, f"{role.path}.template", shape)
     workload: dict[str, Any] = {
         "replicas": role.count,
@@ -107,7 +120,8 @@ def _workload(
 
 def model(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, str]:
     """`spec.model`: what KServe downloads and the name it serves it under. With a model
-    cache, its URI: KServe serves a URI its LocalModelCache holds from the local copy."""
+    cache, its URI: KServe serves a URI a LocalModelNamespaceCache of the service's
+    namespace holds from the local copy."""
     cache = replica.model.cache if replica.model is not None else None
     if replica.model is not None and cache is not None:
         return {"uri": cache.uri, "name": replica.model.name}

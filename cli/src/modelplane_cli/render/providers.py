@@ -17,7 +17,7 @@ resource composed or changed in the previous round:
 - **Changed**: a workload whose manifest changed is applied the same way, but is
   rolling out for one round (its own conditions False, the Object not Ready)
   before it is healthy again, so `--rounds N` can show a change in flight.
-- **Downloads**: a new model cache download (a Job, a LocalModelCache) reports
+- **Downloads**: a new model cache download (a Job, a LocalModelNamespaceCache) reports
   itself under way for one round, then done.
 - **Pods that cannot be created**: a custom resource the API server stored whose pod
   templates its controller cannot use is Synced but never available.

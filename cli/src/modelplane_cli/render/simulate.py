@@ -5,7 +5,7 @@ applied and healthy the round after it appears (or changes): Ready and Synced,
 and a provider-kubernetes Object reports back the manifest it wraps with the
 status a healthy workload of that kind would show, so functions that derive
 readiness from it see what they would see on a working cluster. A model cache's
-download (a Job, a LocalModelCache) reports itself downloading for a round first,
+download (a Job, a LocalModelNamespaceCache) reports itself downloading for a round first,
 then done, so a preview shows a cold first placement and a warm second one.
 """
 
@@ -142,7 +142,7 @@ def downloading(obj: View) -> Obj:
 
 
 def is_download_object(obj: View) -> bool:
-    """Whether an Object wraps a model cache's download (a Job or a LocalModelCache)."""
+    """Whether an Object wraps a model cache's download (a Job or a LocalModelNamespaceCache)."""
     if group_of(str(obj.get("apiVersion", ""))) not in OBJECT_GROUPS or obj.get("kind") != "Object":
         return False
     manifest = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")

@@ -100,7 +100,11 @@ class FunctionRunner(ComposeFunction):
         gone = fleet.present - set(named)
         fleet.kept |= gone
         fleet.entries.extend(fleet.before[c] for c in sorted(gone) if c in fleet.before)
-        keep_observed(req, rsp, {k for k, obj in observed.items() if cluster_of(obj) in fleet.kept})
+        held = {k for k, obj in observed.items() if cluster_of(obj) in fleet.kept}
+        # And the cluster-scoped LocalModelCaches still read while their replacement
+        # downloads (`onecluster`).
+        held.update(k for placed in fleet.placed for k in placed.kept)
+        keep_observed(req, rsp, held)
         entries = sorted(fleet.entries, key=lambda entry: entry.name or "")
         set_status(rsp, Status(clusters=entries))
         report.set_condition(rsp, cached_condition(fleet.placed, fleet.notes, users))
@@ -179,7 +183,9 @@ class Fleet:
             )
             return
         reference = provider.model_dump(mode="json", exclude_none=True)
-        done = compose_cluster(rsp, self.observed, cache, name, storage, tenant, reference)
+        done = compose_cluster(
+            rsp, self.observed, cache, name, storage, tenant, reference, self.now
+        )
         self.placed.append(done)
         self.entries.append(
             ModelCacheClusterStatus(

@@ -2,20 +2,35 @@
 
 Native: the tenant Namespace (shared with the team's replicas there), the
 PersistentVolumeClaim, the credentials Secret when the cache names one, and the
-download Job of the current attempt. KServe: the LocalModelCache. Each is a
-provider-kubernetes Object in the ModelCache's namespace on the cluster's
-ClusterProviderConfig, named from (namespace, cache, cluster, part), labelled with
-the cluster, so a later call knows which cluster an observed Object is for.
+download Job of the current attempt. KServe: the tenant Namespace and the
+LocalModelNamespaceCache in it. Each is a provider-kubernetes Object in the
+ModelCache's namespace on the cluster's ClusterProviderConfig, named from
+(namespace, cache, cluster, part), labelled with the cluster, so a later call
+knows which cluster an observed Object is for.
 
-A Job that failed for good is replaced by the next attempt's (another composition
-key, so Crossplane deletes the failed one), which resumes the download; the
-attempt number lives in `status.clusters[].attempt`.
+A download that failed for good is replaced by the next attempt's (another
+composition key, so Crossplane deletes the failed one), which resumes the
+download; the attempt number lives in `status.clusters[].attempt`.
+
+A Job's key and name also carry a digest of its spec (`download-<attempt>-<revision>`,
+`native.job_revision`), since its pod template is immutable: a changed spec is a
+new Job, never a refused update. While the Job of an earlier spec still runs it is
+kept and the new one waits, so two Jobs never write into the claim at once; once
+it has ended it is dropped and the new one starts (and finds the marker at once
+when the URI is unchanged).
+
+A cluster-scoped LocalModelCache an earlier Modelplane composed (key
+`download-<n>-<cluster>` on a KServe cluster) is kept as observed until the
+LocalModelNamespaceCache that replaces it is Ready and KServe lists no service
+reading it any more (`kserve.legacy_in_use`): a running model is never left
+without its weights, and KServe would refuse the delete meanwhile anyway.
 """
 
 # pyright: reportMissingTypeStubs=false
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -29,6 +44,7 @@ from modelplane.caching import (
     download_progress,
     kserve,
     native,
+    retry,
 )
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
@@ -38,6 +54,9 @@ from modelplane.workloads.model import RemoteObject
 from modelplane.xfn import objects, structs
 
 DOWNLOAD = "download"
+LOCAL_CACHE = "localcache"
+"""The KServe download's part: not `download`, whose keys on a KServe cluster hold
+the cluster-scoped LocalModelCache an earlier Modelplane composed."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +66,9 @@ class Placed:
     cluster: str
     attempt: int
     progress: Progress
+    kept: frozenset[str] = frozenset()
+    """Composition keys kept as observed: a cluster-scoped LocalModelCache still read,
+    or a Job of an earlier spec still running."""
 
 
 def key(part: str, cluster: str) -> str:
@@ -64,22 +86,42 @@ def _read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return read_back(observed)
 
 
-def _download_key(cluster: str, attempt: int) -> str:
-    return key(f"{DOWNLOAD}-{attempt}", cluster)
+def _attempts(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, part: str
+) -> list[tuple[int, str]]:
+    """`part`'s observed attempts on `cluster` (by the Object's cluster label, so a
+    cluster whose name ends another's is not mistaken for it), as (attempt, key),
+    sorted. A key is `<part>-<attempt>[-<revision>]-<cluster>`."""
+    prefix, suffix = f"{part}-", f"-{cluster}"
+    found: list[tuple[int, str]] = []
+    for k, obj in observed.items():
+        if not (k.startswith(prefix) and k.endswith(suffix)) or cluster_of(obj) != cluster:
+            continue
+        number = k[len(prefix) : len(k) - len(suffix)].partition("-")[0]
+        if number.isdigit():
+            found.append((int(number), k))
+    return sorted(found)
 
 
-def current_attempt(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> int:
+def current_attempt(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, part: str = DOWNLOAD
+) -> int:
     """The download attempt composed last on `cluster`, read from the composition keys
     Crossplane observed (1 when none is): what runs, never what status claims."""
-    prefix, suffix = f"{DOWNLOAD}-", f"-{cluster}"
-    attempts = [
-        int(middle)
-        for k in observed
-        if k.startswith(prefix)
-        and k.endswith(suffix)
-        and (middle := k[len(prefix) : len(k) - len(suffix)]).isdigit()
-    ]
-    return max(attempts, default=1)
+    return max((n for n, _ in _attempts(observed, cluster, part)), default=1)
+
+
+def _manifest_kind(observed: Mapping[str, Any]) -> str | None:
+    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
+    kind = manifest.get("kind")
+    return kind if isinstance(kind, str) else None
+
+
+def legacy_caches(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> list[str]:
+    """The keys of cluster-scoped LocalModelCaches an earlier Modelplane composed on
+    `cluster` (a KServe cluster's `download-<n>` parts)."""
+    found = _attempts(observed, cluster, DOWNLOAD)
+    return [k for _, k in found if _manifest_kind(observed[k]) == kserve.LEGACY_KIND]
 
 
 def _download(
@@ -87,8 +129,85 @@ def _download(
 ) -> dict[str, Any]:
     if storage.backend is BackendType.K_SERVE:
         assert storage.node_group is not None  # storage.missing said it can hold caches
-        return kserve.local_model_cache(cache, storage.node_group, attempt)
+        return kserve.local_model_namespace_cache(cache, namespace, storage.node_group, attempt)
     return native.job(cache, namespace, attempt)
+
+
+def _kept_legacy(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, replaced: bool
+) -> frozenset[str]:
+    """The legacy LocalModelCaches on `cluster` still kept: all of them until their
+    replacement is Ready, then those KServe still lists a service reading."""
+    return frozenset(
+        k
+        for k in legacy_caches(observed, cluster)
+        if not replaced or kserve.legacy_in_use(_read_back(observed[k]))
+    )
+
+
+def _running_earlier(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, attempt: int, current: str
+) -> list[str]:
+    """The keys of this attempt's Jobs of an earlier spec (or of a release that put no
+    revision in the key) that have not ended yet."""
+    return [
+        k
+        for n, k in _attempts(observed, cluster, DOWNLOAD)
+        if n == attempt
+        and k != current
+        and download_progress(_read_back(observed[k])).phase in (Phase.PENDING, Phase.DOWNLOADING)
+    ]
+
+
+def _download_state(
+    observed: Mapping[str, Mapping[str, Any]],
+    cache: CacheSpec,
+    cluster: str,
+    kserve_cluster: bool,
+    now: datetime,
+) -> tuple[str | None, int, Progress, frozenset[str]]:
+    """The download part to compose (None: none yet), its attempt, how far the download
+    got, and the keys kept as observed meanwhile."""
+    download = LOCAL_CACHE if kserve_cluster else DOWNLOAD
+    # A LocalModelNamespaceCache's spec may change in place (not its URI, nor the name
+    # it is named from); a Job's template may not.
+    revision = "" if kserve_cluster else f"-{native.job_revision(cache)}"
+    attempt = current_attempt(observed, cluster, download)
+    current = key(f"{download}-{attempt}{revision}", cluster)
+    earlier = [] if kserve_cluster else _running_earlier(observed, cluster, attempt, current)
+    if earlier:
+        # The Job's spec changed while a Job of the earlier one runs: two Jobs never
+        # write into the claim at once, so its successor waits for it to end.
+        progress = download_progress(_read_back(observed[earlier[0]]))
+        message = (
+            f"{progress.message}; the download Job's spec changed: its successor starts "
+            "once it ends"
+        )
+        return None, attempt, Progress(progress.phase, message, progress.reason), frozenset(earlier)
+    seen = _read_back(observed.get(current))
+    progress = download_progress(seen)
+    if progress.phase is Phase.FAILED:
+        # That attempt failed for good: the next one resumes where it stopped, once
+        # its backoff has passed (a cause that does not go away is not retried on
+        # every reconcile); until then the failed one stays, and so does Failed.
+        at = retry.retry_at(attempt, seen, observed.get(current) or {})
+        if at is not None and now < at:
+            message = f"{progress.message}; attempt {attempt + 1} starts at {retry.stamp(at)}"
+        else:
+            attempt += 1
+            message = f"{progress.message}; retrying as attempt {attempt}"
+        progress = Progress(Phase.FAILED, message, progress.reason)
+    kept = frozenset[str]()
+    if kserve_cluster:
+        kept = _kept_legacy(observed, cluster, progress.phase is Phase.READY)
+        if kept:
+            progress = Progress(
+                progress.phase,
+                f"{progress.message}; {len(kept)} cluster-scoped {kserve.LEGACY_KIND} of an "
+                "earlier release kept until no service reads it",
+                progress.reason,
+            )
+    return f"{download}-{attempt}{revision}", attempt, progress, kept
 
 
 def compose_cluster(
@@ -99,29 +218,28 @@ def compose_cluster(
     storage: CacheStorage,
     tenant: RemoteObject,
     provider_config: dict[str, str],
+    now: datetime,
 ) -> Placed:
     """Compose the cache's objects on `cluster`."""
     namespace: str = tenant.manifest["metadata"]["name"]
-    attempt = current_attempt(observed, cluster)
-    seen = _read_back(observed.get(_download_key(cluster, attempt)))
-    progress = download_progress(seen)
-    if progress.phase is Phase.FAILED:
-        # That attempt failed for good: the next one resumes where it stopped.
-        attempt += 1
-        progress = Progress(
-            Phase.FAILED, f"{progress.message}; retrying as attempt {attempt}", progress.reason
-        )
-    parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = []
-    if storage.backend is BackendType.NATIVE:
+    kserve_cluster = storage.backend is BackendType.K_SERVE
+    download, attempt, progress, kept = _download_state(
+        observed, cache, cluster, kserve_cluster, now
+    )
+    parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
+        ("namespace", tenant.manifest, tenant.management_policies)
+    ]
+    if not kserve_cluster:
         assert storage.storage_class is not None
-        parts.append(("namespace", tenant.manifest, tenant.management_policies))
         parts.append(("claim", native.claim(cache, namespace, storage.storage_class), ("*",)))
         if cache.credentials is not None:
             parts.append(("credentials", native.credentials(cache, namespace), ("*",)))
-    parts.append((f"{DOWNLOAD}-{attempt}", _download(cache, storage, namespace, attempt), ("*",)))
+    if download is not None:
+        parts.append((download, _download(cache, storage, namespace, attempt), ("*",)))
     labels = {LABEL_MODEL_CACHE: cache.name, LABEL_CLUSTER: cluster}
     for part, manifest, policies in parts:
         name = hashed_name(f"{cache.name}-{part}", cache.namespace, cache.name, cluster, part)
+        is_download = part == download
         # A download's status is what the cache's phase, and replicas' Serving, wait on.
         wrapped = objects.wrap(
             name,
@@ -129,7 +247,7 @@ def compose_cluster(
             provider_config,
             labels=labels,
             management_policies=policies,
-            status_read=part.startswith(DOWNLOAD),
+            status_read=is_download,
         )
         if part == "credentials":
             wrapped["spec"]["references"] = native.credentials_references(cache)
@@ -137,7 +255,7 @@ def compose_cluster(
         desired = rsp.desired.resources[at]
         structs.update(desired.resource, wrapped)
         ready = objects.is_ready(dict(observed.get(at) or {}))
-        if part.startswith(DOWNLOAD):
+        if is_download:
             ready = ready and progress.phase is Phase.READY
         desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
-    return Placed(cluster, attempt, progress)
+    return Placed(cluster, attempt, progress, kept)

@@ -1,125 +1,33 @@
 """compose-model-cache: what it composes per cluster, its phases, retries, retention and
 bad input, through whole responses."""
 
-from typing import Any
-
 import pytest
 from compose_model_cache.fn import CLUSTERS, REPLICAS, FunctionRunner
-from google.protobuf.struct_pb2 import Value
 
-from modelplane.core.vocabulary import CONTEXT_NOW
+from compose_model_cache_tests.calls import (
+    EFS,
+    NOW,
+    Obj,
+    cache,
+    call,
+    cluster,
+    clusters_status,
+    conditions,
+    job_key,
+    manifests,
+    observed_object,
+    replica,
+)
 from modelplane_dev.testing import as_dict, request, run, run_over_grpc
-
-Obj = dict[str, Any]
-NOW = "2026-11-26T12:00:00Z"
-
-
-def cache(uri: str = "hf://org/model", size: str = "200Gi", status: Obj | None = None) -> Obj:
-    obj: Obj = {
-        "apiVersion": "modelplane.ai/v1alpha1",
-        "kind": "ModelCache",
-        "metadata": {"name": "weights", "namespace": "ml"},
-        "spec": {"uri": uri, "size": size},
-    }
-    if status is not None:
-        obj["status"] = status
-    return obj
-
-
-def cluster(name: str = "east", backend: str = "Native", storage: Obj | None = None) -> Obj:
-    spec: Obj = {
-        "cluster": {
-            "source": "Existing",
-            "existing": {"secretRef": {"name": "k", "namespace": "s"}},
-        },
-        "backend": {"type": backend},
-        "nodePools": [{"name": "h100", "className": "h100-8x", "nodeCount": 1}],
-    }
-    if storage is not None:
-        spec["storage"] = {"modelCache": storage}
-    return {
-        "apiVersion": "modelplane.ai/v1alpha1",
-        "kind": "InferenceCluster",
-        "metadata": {"name": name},
-        "spec": spec,
-        "status": {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": name}},
-    }
-
-
-def replica(cluster_name: str = "east", namespace: str = "ml") -> Obj:
-    return {
-        "apiVersion": "modelplane.ai/v1alpha1",
-        "kind": "ModelReplica",
-        "metadata": {
-            "name": "qwen-1",
-            "namespace": namespace,
-            "labels": {"modelplane.ai/model-cache": "weights"},
-        },
-        "spec": {
-            "deploymentName": "qwen",
-            "clusterName": cluster_name,
-            "index": 0,
-            "model": {"name": "qwen", "cacheRef": {"name": "weights"}},
-            "workers": {"nodePoolName": "h100", "template": {}},
-        },
-    }
-
-
-EFS = {"storageClassName": "efs-rwx", "retention": "1h"}
-
-
-def call(
-    composite: Obj, *, clusters: list[Obj], replicas: list[Obj], observed: Obj | None = None
-) -> Obj:
-    req = request(
-        composite,
-        observed=observed or {},
-        required={CLUSTERS: clusters, REPLICAS: replicas},
-    )
-    req.context.fields[CONTEXT_NOW].CopyFrom(Value(string_value=NOW))
-    return as_dict(run(FunctionRunner(), req))
-
-
-def conditions(rsp: Obj) -> dict[str, tuple[str, str, str]]:
-    return {
-        c["type"]: (
-            c["status"].removeprefix("STATUS_CONDITION_"),
-            c["reason"],
-            c.get("message", ""),
-        )
-        for c in rsp.get("conditions", [])
-    }
-
-
-def manifests(rsp: Obj) -> dict[str, Obj]:
-    return {
-        key: value["resource"]["spec"]["forProvider"]["manifest"]
-        for key, value in rsp.get("desired", {}).get("resources", {}).items()
-    }
-
-
-def clusters_status(rsp: Obj) -> list[Obj]:
-    return rsp["desired"]["composite"]["resource"]["status"]["clusters"]
-
-
-def observed_object(rsp: Obj, key: str, status: Obj) -> Obj:
-    """A composed Object as Crossplane would observe it, its manifest read back with `status`."""
-    obj = dict(rsp["desired"]["resources"][key]["resource"])
-    manifest = {**obj["spec"]["forProvider"]["manifest"], "status": status}
-    obj["status"] = {
-        "conditions": [{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "True"}],
-        "atProvider": {"manifest": manifest},
-    }
-    return obj
 
 
 def test_a_used_native_cluster_gets_its_claim_and_download() -> None:
     rsp = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()])
     found = manifests(rsp)
-    assert sorted(found) == ["claim-east", "download-1-east", "namespace-east"]
+    assert sorted(found) == ["claim-east", job_key(1), "namespace-east"]
     assert found["claim-east"]["spec"]["storageClassName"] == "efs-rwx"
-    assert found["download-1-east"]["kind"] == "Job"
-    assert rsp["desired"]["resources"]["download-1-east"]["resource"]["spec"]["watch"] is True
+    assert found[job_key(1)]["kind"] == "Job"
+    assert rsp["desired"]["resources"][job_key(1)]["resource"]["spec"]["watch"] is True
     assert clusters_status(rsp) == [
         {
             "name": "east",
@@ -144,7 +52,7 @@ def test_a_finished_download_is_ready() -> None:
     rsp = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()], observed=observed)
     assert [e["phase"] for e in clusters_status(rsp)] == ["Ready"]
     assert conditions(rsp)["Cached"][:2] == ("TRUE", "CachesReady")
-    assert rsp["desired"]["resources"]["download-1-east"]["ready"] == "READY_TRUE"
+    assert rsp["desired"]["resources"][job_key(1)]["ready"] == "READY_TRUE"
 
 
 def test_a_failed_download_is_reported_and_retried() -> None:
@@ -167,7 +75,7 @@ def test_a_failed_download_is_reported_and_retried() -> None:
     rsp = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()], observed=observed)
     # The failed attempt's Job is not composed any more: Crossplane deletes it, and the
     # next attempt resumes what it downloaded.
-    assert sorted(manifests(rsp)) == ["claim-east", "download-2-east", "namespace-east"]
+    assert sorted(manifests(rsp)) == ["claim-east", job_key(2), "namespace-east"]
     (entry,) = clusters_status(rsp)
     assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
     assert "BackoffLimitExceeded: Job has reached the specified backoff limit" in entry["message"]
@@ -175,15 +83,6 @@ def test_a_failed_download_is_reported_and_retried() -> None:
     assert (status, reason) == ("FALSE", "CacheDownloadFailed")
     assert "retrying as attempt 2" in message
     assert [r["reason"] for r in rsp["results"]] == ["CacheDownloadFailed"]
-
-
-def test_a_kserve_cluster_gets_a_local_model_cache() -> None:
-    storage = {"storageClassName": "cephfs", "nodeGroup": "h100-nvme"}
-    rsp = call(cache(), clusters=[cluster(backend="KServe", storage=storage)], replicas=[replica()])
-    found = manifests(rsp)
-    assert sorted(found) == ["download-1-east"]
-    assert found["download-1-east"]["kind"] == "LocalModelCache"
-    assert found["download-1-east"]["spec"]["nodeGroups"] == ["h100-nvme"]
 
 
 @pytest.mark.parametrize(
@@ -221,7 +120,7 @@ def unused(since: str | None) -> tuple[Obj, Obj]:
 def test_an_unused_cache_stays_for_the_retention_then_goes() -> None:
     composite, observed = unused(None)
     kept = call(composite, clusters=[cluster(storage=EFS)], replicas=[], observed=observed)
-    assert sorted(manifests(kept)) == ["claim-east", "download-1-east", "namespace-east"]
+    assert sorted(manifests(kept)) == ["claim-east", job_key(1), "namespace-east"]
     assert clusters_status(kept)[0]["unusedSince"] == NOW
 
     composite, observed = unused("2026-11-26T11:30:00Z")
@@ -269,20 +168,3 @@ def test_until_the_fleet_is_fetched_it_asks_for_it_and_nothing_else() -> None:
     # Its users are in its own namespace: another tenant's replicas are never fetched.
     namespace = cache()["metadata"]["namespace"]
     assert rsp["requirements"]["resources"]["modelreplicas"]["namespace"] == namespace
-
-
-def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:
-    storage = {"storageClassName": "cephfs", "nodeGroup": "h100-nvme"}
-    clusters = [cluster(backend="KServe", storage=storage)]
-    first = call(cache(), clusters=clusters, replicas=[replica()])
-    failed = {"nodeStatus": {"gpu-node-0": "NodeDownloadError"}}
-    observed = {"download-1-east": observed_object(first, "download-1-east", failed)}
-    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
-    found = manifests(rsp)
-    assert sorted(found) == ["download-2-east"]
-    before = first["desired"]["resources"]["download-1-east"]["resource"]
-    old_name = before["spec"]["forProvider"]["manifest"]["metadata"]["name"]
-    assert found["download-2-east"]["metadata"]["name"] != old_name
-    (entry,) = clusters_status(rsp)
-    assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
-    assert "download failed on node gpu-node-0" in entry["message"]

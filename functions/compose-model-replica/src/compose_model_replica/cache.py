@@ -4,7 +4,8 @@ and whether they may start.
 The ModelCache is required by name in the replica's namespace. Its URI and claim
 go into the render (`workloads.CacheMount`: a Native engine mounts the claim
 read-only and reads `MODELPLANE_MODEL_PATH`; a KServe LLMInferenceService names the
-cache's URI, which KServe serves from its LocalModelCache). Until the cache is
+cache's URI, which KServe serves from the LocalModelNamespaceCache of the same
+namespace). Until the cache is
 Ready on the replica's cluster the workloads are held back: a new one is not
 composed yet (its GPUs would idle through a download of hundreds of gigabytes,
 and its engine would read half-written weights), one that runs keeps the spec it

@@ -142,7 +142,7 @@ class ModelCacheStorage(BaseModel):
     nodeGroup: Annotated[
         StrictStr | None,
         Field(
-            description="KServe clusters: the LocalModelNodeGroup (installed by the platform) whose nodes KServe's LocalModelCache downloads to. A KServe cluster without it holds no caches.",
+            description="KServe clusters: the LocalModelNodeGroup (installed by the platform) whose nodes KServe's local model caches download to. A KServe cluster without it holds no caches.",
             max_length=253,
             min_length=1,
         ),

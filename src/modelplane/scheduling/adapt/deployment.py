@@ -268,5 +268,8 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         strategy=strategy,
         spread=spread,
         model_uri=spec.model.uri if spec.model is not None else None,
+        model_cache=spec.model.cacheRef.name
+        if spec.model is not None and spec.model.cacheRef is not None
+        else None,
         revision=revision(model),
     )

@@ -1,0 +1,125 @@
+"""compose-model-cache on KServe clusters: a LocalModelNamespaceCache in the tenant
+namespace, its retries, and the cluster-scoped cache of an earlier release."""
+
+import pytest
+
+from compose_model_cache_tests.calls import (
+    KSERVE,
+    Obj,
+    cache,
+    call,
+    cluster,
+    clusters_status,
+    manifests,
+    observed_object,
+    replica,
+)
+
+
+def test_a_kserve_cluster_gets_a_namespaced_local_model_cache() -> None:
+    rsp = call(cache(), clusters=[cluster(backend="KServe", storage=KSERVE)], replicas=[replica()])
+    found = manifests(rsp)
+    assert sorted(found) == ["localcache-1-east", "namespace-east"]
+    local = found["localcache-1-east"]
+    assert (local["apiVersion"], local["kind"]) == (
+        "serving.kserve.io/v1alpha1",
+        "LocalModelNamespaceCache",
+    )
+    # In the tenant namespace the replicas' LLMInferenceServices run in: KServe's
+    # defaulter looks for a namespace cache only there.
+    assert local["metadata"]["namespace"] == found["namespace-east"]["metadata"]["name"]
+    assert local["spec"] == {
+        "sourceModelUri": "hf://org/model",
+        "modelSize": "200Gi",
+        "nodeGroups": ["h100-nvme"],
+    }
+    assert rsp["desired"]["resources"]["localcache-1-east"]["resource"]["spec"]["watch"] is True
+
+
+def test_two_teams_caching_one_uri_get_their_own_caches() -> None:
+    rsps = [
+        call(
+            {**cache(), "metadata": {"name": "weights", "namespace": team}},
+            clusters=[cluster(backend="KServe", storage=KSERVE)],
+            replicas=[replica(namespace=team)],
+        )
+        for team in ("team-x", "team-y")
+    ]
+    x, y = (manifests(rsp)["localcache-1-east"]["metadata"] for rsp in rsps)
+    assert x["namespace"] != y["namespace"]
+
+
+def legacy_cache(status: Obj | None) -> Obj:
+    """The cluster-scoped LocalModelCache an earlier release composed, as observed."""
+    manifest: Obj = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "LocalModelCache",
+        "metadata": {"name": "ml-weights-1-0123456789"},
+        "spec": {"sourceModelUri": "hf://org/model", "modelSize": "200Gi", "nodeGroups": ["g"]},
+    }
+    obj: Obj = {
+        "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+        "kind": "Object",
+        "metadata": {
+            "name": "weights-download-1-0123456789",
+            "namespace": "ml",
+            "labels": {"modelplane.ai/model-cache": "weights", "modelplane.ai/cluster": "east"},
+        },
+        "spec": {"forProvider": {"manifest": manifest}},
+    }
+    if status is not None:
+        obj["status"] = {"atProvider": {"manifest": {**manifest, "status": status}}}
+    return obj
+
+
+DOWNLOADED = {"nodeStatus": {"gpu-node-0": "NodeDownloaded"}}
+READING = {**DOWNLOADED, "llmInferenceServices": [{"name": "qwen-1", "namespace": "ml-east"}]}
+
+
+@pytest.mark.parametrize(
+    ("new_status", "legacy_status", "kept"),
+    [
+        # The replacement still downloads: the old one serves meanwhile.
+        ({"nodeStatus": {"gpu-node-0": "NodeDownloading"}}, DOWNLOADED, True),
+        # Ready, but KServe lists a service still labelled with the old one.
+        (DOWNLOADED, READING, True),
+        # Ready and the old one not read back yet: unknown counts as read.
+        (DOWNLOADED, None, True),
+        # Ready and nothing reads the old one: it goes (Crossplane deletes it).
+        (DOWNLOADED, DOWNLOADED, False),
+    ],
+    ids=["replacement-downloading", "still-read", "unknown", "released"],
+)
+def test_a_cluster_scoped_cache_of_an_earlier_release_is_kept_while_read(
+    new_status: Obj, legacy_status: Obj | None, kept: bool
+) -> None:
+    clusters = [cluster(backend="KServe", storage=KSERVE)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    observed = {
+        "download-1-east": legacy_cache(legacy_status),
+        "localcache-1-east": observed_object(first, "localcache-1-east", new_status),
+    }
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
+    found = manifests(rsp)
+    assert ("download-1-east" in found) is kept
+    if kept:
+        assert found["download-1-east"] == legacy_cache(None)["spec"]["forProvider"]["manifest"]
+        (entry,) = clusters_status(rsp)
+        assert "LocalModelCache of an earlier release kept" in entry["message"]
+    assert "localcache-1-east" in found
+
+
+def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:
+    clusters = [cluster(backend="KServe", storage=KSERVE)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    failed = {"nodeStatus": {"gpu-node-0": "NodeDownloadError"}}
+    observed = {"localcache-1-east": observed_object(first, "localcache-1-east", failed)}
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
+    found = manifests(rsp)
+    assert sorted(found) == ["localcache-2-east", "namespace-east"]
+    before = first["desired"]["resources"]["localcache-1-east"]["resource"]
+    old_name = before["spec"]["forProvider"]["manifest"]["metadata"]["name"]
+    assert found["localcache-2-east"]["metadata"]["name"] != old_name
+    (entry,) = clusters_status(rsp)
+    assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
+    assert "download failed on node gpu-node-0" in entry["message"]
