@@ -238,3 +238,20 @@ def test_a_region_kept_out_is_let_back_in_once_the_other_catches_up() -> None:
     assert _hosted(placements(short)) == {"a": 1, "b": 4, "c": 4}
     trace = {entry.cluster: entry for entry in short.match_trace()}
     assert trace["b"].reason == Rejection.SPREAD_CONSTRAINT
+
+
+def test_a_full_queue_does_not_make_a_cluster_lacking_its_stack_a_domain() -> None:
+    # eu lacks a prerequisite every replica needs: it is no domain, full queue or not,
+    # so region us takes every replica in both cases.
+    gap = {
+        "apiVersion": "v1",
+        "kind": "CustomResourceDefinition",
+        "name": "queues.scheduling.run.ai",
+    }
+    for used in (16, 0):
+        eu = cluster("eu-1", h100(4), labels={"region": "eu"}, queues=[queue(16, used)])
+        eu["status"]["stack"] = {"checked": 4, "missing": [{**gap, "scope": "Cluster"}]}
+        decision = run(deployment(3, spread=[PER_REGION]), [_region("us-1", "us"), eu])
+        assert _hosted(placements(decision)) == {"us-1": 3}, used
+        trace = {entry.cluster: entry.reason for entry in decision.match_trace()}
+        assert trace["eu-1"] == Rejection.STACK_INCOMPLETE

@@ -237,6 +237,8 @@ def test_a_pod_may_restart_never_but_not_sometimes() -> None:
         ("127.0.0.1", "may not be in the loopback range (127.0.0.0/8, ::1/128)"),
         ("169.254.169.254", "may not be in the link-local range (169.254.0.0/16, fe80::/10)"),
         ("0.0.0.0", "may not be unspecified (0.0.0.0)"),
+        ("224.0.0.5", "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"),
+        ("2001:db8::1", "must be an IPv4 address"),
     ],
 )
 def test_an_endpoint_slice_may_not_point_at_loopback_or_link_local(

@@ -16,7 +16,7 @@ neither the next attempt starts at once, as a function keeps no time of its own.
 """
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from modelplane.core.kinds.base import mapping
@@ -51,8 +51,3 @@ def retry_at(
     """When the attempt after `attempt` may start; None: at once (no time is known)."""
     when = failed_at(read_back, observed)
     return None if when is None else when + backoff(attempt)
-
-
-def stamp(when: datetime) -> str:
-    """RFC 3339 in UTC, as the API server writes times."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -234,16 +234,25 @@ class FleetFilter:
         if tainted is not None and layout.unmatched is None:
             return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
         room, full = queue_room(cluster, self._deployment) if cluster.queues else (None, None)
-        if full is not None and layout.unmatched is None:
-            return ClusterView(cluster, None, full, layout.options, layout.rejected, 0)
-        if not cluster.stack or layout.unmatched is not None:
+        if layout.unmatched is not None:
             return ClusterView(
                 cluster, None, layout.unmatched, layout.options, layout.rejected, room
             )
-        labels = tuple(trace_role(role.name) for role in self._roles)
-        lacking, options, traces = check_stack(self._deployment, cluster, layout.options, labels)
-        rejected = tuple(sorted(layout.rejected + traces, key=PoolTrace.order))
-        return ClusterView(cluster, None, lacking, options, rejected, room)
+        lacking = None
+        if cluster.stack:
+            labels = tuple(trace_role(role.name) for role in self._roles)
+            lacking, options, traces = check_stack(
+                self._deployment, cluster, layout.options, labels
+            )
+            # A stack that cannot run the replica rules the cluster out before its queue
+            # is looked at: a full queue is capacity, and keeps the cluster a spread
+            # domain (`ClusterView.spread_domain`), which a missing prerequisite must not.
+            if lacking is not None or full is None:
+                rejected = tuple(sorted(layout.rejected + traces, key=PoolTrace.order))
+                return ClusterView(cluster, None, lacking, options, rejected, room)
+        if full is not None:
+            return ClusterView(cluster, None, full, layout.options, layout.rejected, 0)
+        return ClusterView(cluster, None, None, layout.options, layout.rejected, room)
 
     def views(self, clusters: Sequence[Cluster]) -> dict[str, ClusterView]:
         views: dict[str, ClusterView] = {}

@@ -18,16 +18,12 @@ moment, however many reconciles that takes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final
 
-from modelplane.fleet.health import parse_time
+from modelplane.fleet.health import format_time, parse_time
 
 EPOCH: Final = "2000-01-01T00:00:00Z"
-
-
-def format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_now(value: str) -> str:

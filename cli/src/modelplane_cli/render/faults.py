@@ -47,8 +47,7 @@ from typing import Any, Final
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 
 from modelplane.core.vocabulary import INFERENCE_CLUSTER, LABEL_CLUSTER, LABEL_COMPOSITE
-from modelplane.fleet.health import parse_time
-from modelplane_cli.render.clock import format_time
+from modelplane.fleet.health import format_time, parse_time
 from modelplane_cli.render.providers import CREATE_FAILED, UPDATE_FAILED
 from modelplane_cli.render.runners import FunctionCallError, FunctionClient
 from modelplane_cli.render.simulate import OBJECT_GROUPS

@@ -66,9 +66,11 @@ def builtin_problems(obj: Mapping[str, Any]) -> list[FieldError]:
 
 def endpoint_address_problems(slice_: Mapping[str, Any]) -> list[FieldError]:
     """An EndpointSlice's IP addresses the API server refuses (`ValidateEndpointIP`,
-    pkg/apis/discovery/validation): unspecified, loopback and link-local ones, which
-    would point a Service's traffic at whichever node or pod forwards it."""
-    if slice_.get("addressType") not in ("IPv4", "IPv6"):
+    pkg/apis/discovery/validation): one not of the slice's address type, and
+    unspecified, loopback, link-local and link-local multicast ones, which would point
+    a Service's traffic at whichever node or pod forwards it."""
+    family = {"IPv4": 4, "IPv6": 6}.get(str(slice_.get("addressType")))
+    if family is None:
         return []
     problems: list[FieldError] = []
     for i, endpoint in enumerate(_list_of_mappings(slice_.get("endpoints"))):
@@ -80,6 +82,10 @@ def endpoint_address_problems(slice_: Mapping[str, Any]) -> list[FieldError]:
             except ValueError:
                 problems.append(FieldError(path, invalid(address, "must be a valid IP address")))
                 continue
+            if ip.version != family:
+                why = f"must be an IPv{family} address"
+                problems.append(FieldError(path, invalid(address, why)))
+                continue
             for refused, why in (
                 (ip.is_unspecified, f"may not be unspecified ({address})"),
                 (ip.is_loopback, "may not be in the loopback range (127.0.0.0/8, ::1/128)"),
@@ -87,10 +93,23 @@ def endpoint_address_problems(slice_: Mapping[str, Any]) -> list[FieldError]:
                     ip.is_link_local,
                     "may not be in the link-local range (169.254.0.0/16, fe80::/10)",
                 ),
+                (
+                    _link_local_multicast(ip),
+                    "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)",
+                ),
             ):
                 if refused:
                     problems.append(FieldError(path, invalid(address, why)))
     return problems
+
+
+def _link_local_multicast(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Go's `IP.IsLinkLocalMulticast`: 224.0.0.0/24, or an IPv6 multicast address of
+    link-local scope (ff02::/16 and its flag variants)."""
+    packed = ip.packed
+    if ip.version == 4:
+        return packed[:3] == bytes((224, 0, 0))
+    return packed[0] == 0xFF and packed[1] & 0x0F == 0x02
 
 
 def pod_spec_problems(spec: Mapping[str, Any], path: str, *, controller: bool) -> list[FieldError]:

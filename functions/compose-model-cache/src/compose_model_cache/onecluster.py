@@ -50,6 +50,7 @@ from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_MODEL_CACHE
+from modelplane.fleet.health import format_time
 from modelplane.workloads.model import RemoteObject
 from modelplane.xfn import objects, structs
 
@@ -192,7 +193,7 @@ def _download_state(
         # every reconcile); until then the failed one stays, and so does Failed.
         at = retry.retry_at(attempt, seen, observed.get(current) or {})
         if at is not None and now < at:
-            message = f"{progress.message}; attempt {attempt + 1} starts at {retry.stamp(at)}"
+            message = f"{progress.message}; attempt {attempt + 1} starts at {format_time(at)}"
         else:
             attempt += 1
             message = f"{progress.message}; retrying as attempt {attempt}"
