@@ -71,7 +71,7 @@ def test_an_ip_addressed_backend_keeps_its_service_and_endpoint_slice() -> None:
     # Envoy Gateway routes to a selectorless Service's EndpointSlice addresses.
     endpoints = [
         {"deployment": {"name": "qwen-h100"}, "weight": 90},
-        {"external": {"url": "http://203.0.113.7/v1"}, "weight": 10},
+        {"external": {"url": "http://34.117.0.7/v1"}, "weight": 10},
     ]
     req = request(service(endpoints), required=on_envoy_gateway())
     resources = as_dict(run(FunctionRunner(), req))["desired"]["resources"]
