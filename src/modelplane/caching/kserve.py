@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from modelplane.caching.spec import CacheSpec
 from modelplane.core.kinds.base import mapping
-from modelplane.core.naming import hashed_name
+from modelplane.core.naming import digest, hashed_name
 from modelplane.core.vocabulary import LABEL_MANAGED_BY, LABEL_MODEL_CACHE, MANAGED_BY
 
 API_VERSION: Final = "serving.kserve.io/v1alpha1"
@@ -39,7 +39,17 @@ KINDS: Final = frozenset({KIND, LEGACY_KIND})
 
 
 def cache_name(cache: CacheSpec, attempt: int) -> str:
-    return hashed_name(f"{cache.name}-{attempt}", cache.namespace, cache.name, str(attempt))
+    # The URI is in the name: KServe refuses a change of sourceModelUri, so another URI
+    # is another LocalModelNamespaceCache (`uri_revision`).
+    return hashed_name(
+        f"{cache.name}-{attempt}", cache.namespace, cache.name, str(attempt), cache.uri
+    )
+
+
+def uri_revision(cache: CacheSpec) -> str:
+    """A digest of the URI a LocalModelNamespaceCache fetches, for its composition key:
+    its spec may change in place, its `sourceModelUri` may not."""
+    return digest(cache.uri)
 
 
 def local_model_namespace_cache(

@@ -31,7 +31,7 @@ without its weights, and KServe would refuse the delete meanwhile anyway.
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.inference_cluster import BackendType
@@ -160,6 +160,43 @@ def _running_earlier(
     ]
 
 
+def _weights(observed: Mapping[str, Any]) -> str | None:
+    """The URI a download Object fetches: a Job's MODELPLANE_CACHE_URI, a KServe
+    cache's sourceModelUri."""
+    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
+    if manifest.get("kind") in kserve.KINDS:
+        uri = mapping(manifest.get("spec")).get("sourceModelUri")
+        return uri if isinstance(uri, str) else None
+    pod = mapping(mapping(mapping(manifest.get("spec")).get("template")).get("spec"))
+    for container in _listed(pod.get("containers")):
+        for var in _listed(mapping(container).get("env")):
+            if mapping(var).get("name") == native.ENV_URI:
+                value = mapping(var).get("value")
+                return value if isinstance(value, str) else None
+    return None
+
+
+def _listed(value: object) -> list[object]:
+    return cast(list[object], value) if isinstance(value, list) else []
+
+
+def _ready_earlier(
+    observed: Mapping[str, Mapping[str, Any]], cluster: str, uri: str, current: str
+) -> frozenset[str]:
+    """The keys of download Objects on `cluster` other than `current` that hold `uri`
+    downloaded (a Job of an earlier spec or release, a cluster-scoped LocalModelCache
+    of an earlier release): the weights are on the cluster while `current` catches up
+    (a Job finds the marker and ends; KServe's agent reuses the folder of the URI)."""
+    return frozenset(
+        k
+        for part in (DOWNLOAD, LOCAL_CACHE)
+        for _, k in _attempts(observed, cluster, part)
+        if k != current
+        and _weights(observed[k]) == uri
+        and download_progress(_read_back(observed[k])).phase is Phase.READY
+    )
+
+
 def _download_state(
     observed: Mapping[str, Mapping[str, Any]],
     cache: CacheSpec,
@@ -170,9 +207,9 @@ def _download_state(
     """The download part to compose (None: none yet), its attempt, how far the download
     got, and the keys kept as observed meanwhile."""
     download = LOCAL_CACHE if kserve_cluster else DOWNLOAD
-    # A LocalModelNamespaceCache's spec may change in place (not its URI, nor the name
-    # it is named from); a Job's template may not.
-    revision = "" if kserve_cluster else f"-{native.job_revision(cache)}"
+    # A LocalModelNamespaceCache's spec may change in place but not its URI, and a Job's
+    # template not at all: either changed is a new object under a new key.
+    revision = f"-{kserve.uri_revision(cache) if kserve_cluster else native.job_revision(cache)}"
     attempt = current_attempt(observed, cluster, download)
     current = key(f"{download}-{attempt}{revision}", cluster)
     earlier = [] if kserve_cluster else _running_earlier(observed, cluster, attempt, current)
@@ -207,6 +244,18 @@ def _download_state(
                 f"{progress.message}; {len(kept)} cluster-scoped {kserve.LEGACY_KIND} of an "
                 "earlier release kept until no service reads it",
                 progress.reason,
+            )
+    if progress.phase in (Phase.PENDING, Phase.DOWNLOADING):
+        # A new download Object of weights already on the cluster (a changed Job spec,
+        # an upgrade's new key or kind): Ready through the one that holds them, which is
+        # kept until its successor is Ready, so no replica stops serving meanwhile.
+        holders = _ready_earlier(observed, cluster, cache.uri, current)
+        if holders:
+            kept |= holders
+            progress = Progress(
+                Phase.READY,
+                f"the weights are on the cluster (downloaded by {min(holders)}); "
+                f"its successor: {progress.message}",
             )
     return f"{download}-{attempt}{revision}", attempt, progress, kept
 

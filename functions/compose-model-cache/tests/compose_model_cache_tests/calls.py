@@ -8,6 +8,7 @@ from google.protobuf.struct_pb2 import Value
 from modelplane_models import ModelCache
 
 from modelplane.caching import read_cache
+from modelplane.caching.kserve import uri_revision
 from modelplane.caching.native import job_revision
 from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane_dev.testing import as_dict, request, run
@@ -74,6 +75,12 @@ def job_key(attempt: int, composite: Obj | None = None, cluster_name: str = "eas
     """The composition key of a download Job: its attempt and a digest of its spec."""
     spec = read_cache(ModelCache.model_validate(composite or cache()))
     return f"download-{attempt}-{job_revision(spec)}-{cluster_name}"
+
+
+def local_key(attempt: int, composite: Obj | None = None, cluster_name: str = "east") -> str:
+    """The composition key of a LocalModelNamespaceCache: its attempt and a digest of its URI."""
+    spec = read_cache(ModelCache.model_validate(composite or cache()))
+    return f"localcache-{attempt}-{uri_revision(spec)}-{cluster_name}"
 
 
 def call(

@@ -13,6 +13,7 @@ from compose_model_cache_tests.calls import (
     clusters_status,
     conditions,
     job_key,
+    local_key,
     manifests,
     observed_object,
     replica,
@@ -44,7 +45,9 @@ def test_a_changed_size_makes_a_new_job_once_the_old_one_ended(
     new = job_key(1, bigger)
     assert new != old
     if replaced:
-        assert sorted(found) == ["claim-east", new, "namespace-east"]
+        # The weights are on the cluster: the cache stays Ready through the Job that
+        # fetched them, kept until its successor (which finds the marker) is done.
+        assert sorted(found) == ["claim-east", old, new, "namespace-east"]
         old_name = manifests(first)[old]["metadata"]["name"]
         assert found[new]["metadata"]["name"] != old_name
         env = {
@@ -52,6 +55,13 @@ def test_a_changed_size_makes_a_new_job_once_the_old_one_ended(
             for e in found[new]["spec"]["template"]["spec"]["containers"][0]["env"]
         }
         assert env["MODELPLANE_CACHE_SIZE_BYTES"] == str(300 * 2**30)
+        (entry,) = clusters_status(rsp)
+        assert entry["phase"] == "Ready"
+        assert rsp["desired"]["resources"][new].get("ready") != "READY_TRUE"
+        observed[new] = observed_object(rsp, new, COMPLETE)
+        done = call(bigger, clusters=clusters, replicas=[replica()], observed=observed)
+        assert sorted(manifests(done)) == ["claim-east", new, "namespace-east"]
+        assert clusters_status(done)[0]["phase"] == "Ready"
     else:
         # Two Jobs never write into the claim at once: the running one is kept as it
         # is, and its successor waits.
@@ -72,7 +82,14 @@ def test_a_job_of_an_earlier_release_without_a_revision_is_replaced_once_done() 
         for k in first["desired"]["resources"]
     }
     rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
-    assert sorted(manifests(rsp)) == ["claim-east", job_key(1), "namespace-east"]
+    # Ready through the old Job, kept until the new one (which finds the marker) is done.
+    assert sorted(manifests(rsp)) == sorted(
+        ["claim-east", "download-1-east", job_key(1), "namespace-east"]
+    )
+    assert clusters_status(rsp)[0]["phase"] == "Ready"
+    observed[job_key(1)] = observed_object(rsp, job_key(1), COMPLETE)
+    done = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
+    assert sorted(manifests(done)) == ["claim-east", job_key(1), "namespace-east"]
 
 
 def failed_job(at: str) -> Obj:
@@ -131,11 +148,9 @@ def test_a_failed_local_model_cache_waits_from_its_object_s_creation() -> None:
     clusters = [cluster(backend="KServe", storage=KSERVE)]
     first = call(cache(), clusters=clusters, replicas=[replica()])
     failed = {"nodeStatus": {"gpu-node-0": "NodeDownloadError"}}
-    local = observed_object(first, "localcache-1-east", failed)
+    local = observed_object(first, local_key(1), failed)
     local["metadata"] = {**local["metadata"], "creationTimestamp": "2026-11-26T11:59:50Z"}
-    rsp = call(
-        cache(), clusters=clusters, replicas=[replica()], observed={"localcache-1-east": local}
-    )
-    assert sorted(manifests(rsp)) == ["localcache-1-east", "namespace-east"]
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed={local_key(1): local})
+    assert sorted(manifests(rsp)) == [local_key(1), "namespace-east"]
     (entry,) = clusters_status(rsp)
     assert "attempt 2 starts at 2026-11-26T12:00:50Z" in entry["message"]

@@ -10,6 +10,7 @@ from compose_model_cache_tests.calls import (
     call,
     cluster,
     clusters_status,
+    local_key,
     manifests,
     observed_object,
     replica,
@@ -19,8 +20,8 @@ from compose_model_cache_tests.calls import (
 def test_a_kserve_cluster_gets_a_namespaced_local_model_cache() -> None:
     rsp = call(cache(), clusters=[cluster(backend="KServe", storage=KSERVE)], replicas=[replica()])
     found = manifests(rsp)
-    assert sorted(found) == ["localcache-1-east", "namespace-east"]
-    local = found["localcache-1-east"]
+    assert sorted(found) == [local_key(1), "namespace-east"]
+    local = found[local_key(1)]
     assert (local["apiVersion"], local["kind"]) == (
         "serving.kserve.io/v1alpha1",
         "LocalModelNamespaceCache",
@@ -33,7 +34,7 @@ def test_a_kserve_cluster_gets_a_namespaced_local_model_cache() -> None:
         "modelSize": "200Gi",
         "nodeGroups": ["h100-nvme"],
     }
-    assert rsp["desired"]["resources"]["localcache-1-east"]["resource"]["spec"]["watch"] is True
+    assert rsp["desired"]["resources"][local_key(1)]["resource"]["spec"]["watch"] is True
 
 
 def test_two_teams_caching_one_uri_get_their_own_caches() -> None:
@@ -45,7 +46,7 @@ def test_two_teams_caching_one_uri_get_their_own_caches() -> None:
         )
         for team in ("team-x", "team-y")
     ]
-    x, y = (manifests(rsp)["localcache-1-east"]["metadata"] for rsp in rsps)
+    x, y = (manifests(rsp)[local_key(1)]["metadata"] for rsp in rsps)
     assert x["namespace"] != y["namespace"]
 
 
@@ -97,7 +98,7 @@ def test_a_cluster_scoped_cache_of_an_earlier_release_is_kept_while_read(
     first = call(cache(), clusters=clusters, replicas=[replica()])
     observed = {
         "download-1-east": legacy_cache(legacy_status),
-        "localcache-1-east": observed_object(first, "localcache-1-east", new_status),
+        local_key(1): observed_object(first, local_key(1), new_status),
     }
     rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
     found = manifests(rsp)
@@ -106,20 +107,39 @@ def test_a_cluster_scoped_cache_of_an_earlier_release_is_kept_while_read(
         assert found["download-1-east"] == legacy_cache(None)["spec"]["forProvider"]["manifest"]
         (entry,) = clusters_status(rsp)
         assert "LocalModelCache of an earlier release kept" in entry["message"]
-    assert "localcache-1-east" in found
+        # Ready throughout: the weights are on the cluster in the old one meanwhile, so
+        # no replica reading the cache stops serving while its replacement downloads.
+        assert entry["phase"] == "Ready"
+    assert local_key(1) in found
 
 
 def test_a_failed_local_model_cache_is_retried_as_a_new_one() -> None:
     clusters = [cluster(backend="KServe", storage=KSERVE)]
     first = call(cache(), clusters=clusters, replicas=[replica()])
     failed = {"nodeStatus": {"gpu-node-0": "NodeDownloadError"}}
-    observed = {"localcache-1-east": observed_object(first, "localcache-1-east", failed)}
+    observed = {local_key(1): observed_object(first, local_key(1), failed)}
     rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
     found = manifests(rsp)
-    assert sorted(found) == ["localcache-2-east", "namespace-east"]
-    before = first["desired"]["resources"]["localcache-1-east"]["resource"]
+    assert sorted(found) == [local_key(2), "namespace-east"]
+    before = first["desired"]["resources"][local_key(1)]["resource"]
     old_name = before["spec"]["forProvider"]["manifest"]["metadata"]["name"]
-    assert found["localcache-2-east"]["metadata"]["name"] != old_name
+    assert found[local_key(2)]["metadata"]["name"] != old_name
     (entry,) = clusters_status(rsp)
     assert (entry["phase"], entry["attempt"]) == ("Failed", 2)
     assert "download failed on node gpu-node-0" in entry["message"]
+
+
+def test_another_uri_is_another_namespace_cache_never_ready_through_the_old_one() -> None:
+    # KServe refuses a change of sourceModelUri: another URI is another object, and the
+    # old one's weights are not the new URI's.
+    clusters = [cluster(backend="KServe", storage=KSERVE)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    observed = {local_key(1): observed_object(first, local_key(1), DOWNLOADED)}
+    other = cache(uri="hf://org/other")
+    rsp = call(other, clusters=clusters, replicas=[replica()], observed=observed)
+    found = manifests(rsp)
+    assert sorted(found) == sorted([local_key(1, other), "namespace-east"])
+    assert found[local_key(1, other)]["spec"]["sourceModelUri"] == "hf://org/other"
+    old_name = manifests(first)[local_key(1)]["metadata"]["name"]
+    assert found[local_key(1, other)]["metadata"]["name"] != old_name
+    assert clusters_status(rsp)[0]["phase"] != "Ready"
