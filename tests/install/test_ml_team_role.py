@@ -1,0 +1,46 @@
+"""install/rbac/ml-team.yaml: an ML team writes exactly the kinds it owns and reads what
+Modelplane composes for it, never a status and never a composed kind."""
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLE = ROOT / "install" / "rbac" / "ml-team.yaml"
+# target-api.md "Who owns what": what ML teams write; Modelplane composes the rest.
+TEAM_WRITES = frozenset({"ModelDeployment", "ModelService", "ModelCache"})
+WRITE = frozenset({"create", "update", "patch", "delete"})
+
+
+def _namespaced_kinds() -> dict[str, str]:
+    """Every namespaced composite Modelplane defines: kind -> plural."""
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "apis").glob("*/definition.yaml")):
+        spec: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))["spec"]
+        if spec.get("scope", "Namespaced") == "Namespaced":
+            found[spec["names"]["kind"]] = spec["names"]["plural"]
+    return found
+
+
+def _verbs(role: dict[str, Any], resource: str) -> set[str]:
+    return {
+        verb
+        for rule in role["rules"]
+        if "modelplane.ai" in rule["apiGroups"] and resource in rule["resources"]
+        for verb in rule["verbs"]
+    }
+
+
+def test_a_team_writes_what_it_owns_and_only_reads_what_modelplane_composes() -> None:
+    role = yaml.safe_load(ROLE.read_text(encoding="utf-8"))
+    kinds = _namespaced_kinds()
+    assert set(kinds) > TEAM_WRITES
+    for kind, plural in kinds.items():
+        verbs = _verbs(role, plural)
+        assert {"get", "list", "watch"} <= verbs, kind
+        assert (verbs >= WRITE) is (kind in TEAM_WRITES), kind
+        assert not verbs & WRITE or kind in TEAM_WRITES, kind
+    granted = {r for rule in role["rules"] for r in rule["resources"]}
+    assert "*" not in granted and not any("/" in r for r in granted)  # no status, no wildcard
+    assert all("*" not in rule["verbs"] and "*" not in rule["apiGroups"] for rule in role["rules"])
