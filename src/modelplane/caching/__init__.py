@@ -9,7 +9,7 @@ report, and says what a simulated cluster reports; `retention` decides how long
 an unused cache stays. Engines read the weights read-only (`workloads.pods`).
 """
 
-from modelplane.caching.progress import Phase, Progress, download_progress
+from modelplane.caching.progress import Phase, Progress, download_progress, local_cache_progress
 from modelplane.caching.retention import Use, keeps
 from modelplane.caching.spec import SCHEMES, CacheSpec, read_cache
 from modelplane.caching.storage import CacheStorage, cache_storage
@@ -24,5 +24,6 @@ __all__ = [
     "cache_storage",
     "download_progress",
     "keeps",
+    "local_cache_progress",
     "read_cache",
 ]

@@ -43,6 +43,7 @@ from modelplane.caching import (
     Progress,
     download_progress,
     kserve,
+    local_cache_progress,
     native,
     retry,
 )
@@ -223,7 +224,8 @@ def _download_state(
         )
         return None, attempt, Progress(progress.phase, message, progress.reason), frozenset(earlier)
     seen = _read_back(observed.get(current))
-    progress = download_progress(seen)
+    # Not read back yet, it is still of the kind composed here (the message names it).
+    progress = local_cache_progress(seen) if kserve_cluster else download_progress(seen)
     if progress.phase is Phase.FAILED:
         # That attempt failed for good: the next one resumes where it stopped, once
         # its backoff has passed (a cause that does not go away is not retried on
