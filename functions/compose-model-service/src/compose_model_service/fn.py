@@ -155,7 +155,7 @@ class FunctionRunner(ComposeFunction):
             # Whose replica it is cannot be read: hold what is routed.
             raise InvalidInputError(unreadable_endpoints(endpoints.unreadable))
         routes = plan(service, hub, endpoints_by_deployment(endpoints.items, uids))
-        self.emit(req, rsp, service, routes, provider_config(gateway))
+        self.emit(req, rsp, service, routes, provider_config(gateway), hub.name)
         names_served = sorted(set(served))
         if len(names_served) > 1:
             issues.append(
@@ -232,6 +232,7 @@ class FunctionRunner(ComposeFunction):
         service: Service,
         routes: RoutePlan,
         provider: dict[str, str],
+        hub: str,
     ) -> None:
         observed = observed_resources(req)
         for key, manifest in routes.objects.items():
@@ -250,7 +251,12 @@ class FunctionRunner(ComposeFunction):
             desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
         # The traffic core speaks plain data; the model checks its shape here.
         backends = [ServiceBackend.model_validate(e) for e in routes.endpoints]
-        set_status(rsp, Status(endpoints=backends, address=routes.address))
+        # The gateway the address is served on, which is what holds a hostname
+        # (`read.hostname_issues`): only with an address.
+        gateway_name = hub if routes.address is not None else None
+        set_status(
+            rsp, Status(endpoints=backends, address=routes.address, gatewayName=gateway_name)
+        )
 
 
 def _resolved_message(routes: RoutePlan) -> str:

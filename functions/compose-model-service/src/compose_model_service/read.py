@@ -142,11 +142,16 @@ def hostname_issues(
     ahead = [
         (claim, other)
         for other in others
-        if other.spec is not None
-        and other.spec.hostname == hostname
-        and other.spec.gatewayRef.name == hub.name
-        and _identity(other) != _identity(me)  # the list of every ModelService has this one
-        and (claim := _claim(other, _published(other, hostname))) < mine
+        if _identity(other) != _identity(me)  # the list of every ModelService has this one
+        and (
+            (held := _published(other, hostname, hub.name))
+            or (
+                other.spec is not None
+                and other.spec.hostname == hostname
+                and other.spec.gatewayRef.name == hub.name
+            )
+        )
+        and (claim := _claim(other, held)) < mine
     ]
     if not ahead:
         return []
@@ -178,12 +183,19 @@ def _identity(service: ModelService) -> tuple[str, str]:
     return (metadata.namespace or "", metadata.name or "") if metadata else ("", "")
 
 
-def _published(service: ModelService, hostname: str) -> bool:
-    """Whether the service publishes `hostname`'s address: it does only from the call
-    that composes its route with that hostname on, and keeps it while that route is
-    kept (a refused edit keeps what it published)."""
+def _published(service: ModelService, hostname: str, gateway: str) -> bool:
+    """Whether the service publishes `hostname`'s address on InferenceGateway `gateway`:
+    it does only from the call that composes its route with that hostname on, and
+    keeps it while that route is kept (a refused edit keeps what it published), so
+    this holds whatever its spec now says: a service whose edit off the hostname, or
+    onto another gateway, was refused still serves it there. A status from before
+    `gatewayName` was published is taken as on the gateway its spec names."""
     status = service.status
-    return status is not None and status.address == hostname_address(hostname)
+    if status is None or status.address != hostname_address(hostname):
+        return False
+    if status.gatewayName is not None:
+        return status.gatewayName == gateway
+    return service.spec is not None and service.spec.gatewayRef.name == gateway
 
 
 def _holds_mine(me: ModelService, hostname: str, hub: Hub, route: Mapping[str, Any] | None) -> bool:
@@ -193,7 +205,7 @@ def _holds_mine(me: ModelService, hostname: str, hub: Hub, route: Mapping[str, A
     it published is its old gateway's)."""
     seen = read_back(route)
     if seen is None:
-        return _published(me, hostname)
+        return _published(me, hostname, hub.name)
     spec = as_map(seen.get("spec"))
     parents = spec.get("parentRefs")
     here = isinstance(parents, list) and any(
@@ -205,7 +217,7 @@ def _holds_mine(me: ModelService, hostname: str, hub: Hub, route: Mapping[str, A
         return False
     hostnames = spec.get("hostnames")
     carried = isinstance(hostnames, list) and hostname in cast(list[object], hostnames)
-    return carried or _published(me, hostname)
+    return carried or _published(me, hostname, hub.name)
 
 
 def address_host(hub: Hub) -> str | None:

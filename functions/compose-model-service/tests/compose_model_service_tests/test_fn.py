@@ -115,6 +115,7 @@ STEADY: dict[str, Any] = {
             "resource": {
                 "status": {
                     "address": "http://chat.models.example.com",
+                    "gatewayName": "fleet",
                     "endpoints": [
                         backend_status("qwen-h100", "qwen-h100-a", "serve-us-east", GW_EAST, 3000),
                         backend_status("qwen-h100", "qwen-h100-b", "serve-eu-west", GW_WEST, 3000),

@@ -169,6 +169,14 @@ ELSEWHERE = {
     **claimant("aaa-team", "away", "2019-01-01T00:00:00Z", SERVES),
     "spec": {**OLD_GRAB["spec"], "gatewayRef": {"name": "other"}},
 }
+# Served it on gateway other, then pointed at this one: its address is other's, so it
+# holds nothing here however old (before `gatewayName`, it froze the holder here).
+MOVED_IN = claimant("aaa-team", "moved", "2019-01-01T00:00:00Z", {**SERVES, "gatewayName": "other"})
+# Serves it here, its edit off the hostname refused: it still holds it here.
+MOVING_OFF = {
+    **claimant("aaa-team", "moving", "2028-01-01T00:00:00Z", {**SERVES, "gatewayName": "fleet"}),
+    "spec": {**OLD_GRAB["spec"], "hostname": "other.models.example.com"},
+}
 
 
 def reported(parent: str) -> dict[str, dict[str, Any]]:
@@ -228,6 +236,20 @@ def refused_keeping(message: str, status: dict[str, Any] | None) -> dict[str, An
             [OLD_GRAB],
             None,
             id="the hub's route carrying it holds it when nothing is published",
+        ),
+        pytest.param(
+            {**PUBLISHED, "gatewayName": "fleet"},
+            RUNNING,
+            [MOVED_IN],
+            None,
+            id="an older service moved in from another gateway holds nothing here",
+        ),
+        pytest.param(
+            None,
+            RUNNING,
+            [MOVING_OFF],
+            SERVED_ELSEWHERE,
+            id="a service whose edit off the hostname was refused still holds it",
         ),
         pytest.param(
             PUBLISHED,

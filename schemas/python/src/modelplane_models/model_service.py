@@ -113,6 +113,12 @@ class Status(BaseModel):
             description="The backends the route sends to, with their effective weights (per ten thousand of the route's traffic)."
         ),
     ] = None
+    gatewayName: Annotated[
+        StrictStr | None,
+        Field(
+            description="The InferenceGateway whose route serves the address: what holds a hostname is decided by it, not by spec.gatewayRef, which an edit may change before the route follows."
+        ),
+    ] = None
 
 
 class ModelService(BaseModel):
