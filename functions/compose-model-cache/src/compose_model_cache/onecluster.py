@@ -47,6 +47,7 @@ from modelplane.caching import (
     native,
     retry,
 )
+from modelplane.caching.progress import JOB_KIND
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
@@ -181,38 +182,74 @@ def _listed(value: object) -> list[object]:
     return cast(list[object], value) if isinstance(value, list) else []
 
 
+def _holds_here(observed: Mapping[str, Any], uri: str, node_group: str | None) -> bool:
+    """Whether a download Object fetched `uri` where this cluster's engines now read
+    it: a Job into the claim on a Native cluster (`node_group` None), a KServe cache
+    onto the cluster's node group. A backend switched since holds nothing."""
+    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
+    if _weights(observed) != uri:
+        return False
+    if node_group is None:
+        return manifest.get("kind") == JOB_KIND
+    groups = _listed(mapping(manifest.get("spec")).get("nodeGroups"))
+    return manifest.get("kind") in kserve.KINDS and node_group in groups
+
+
 def _ready_earlier(
-    observed: Mapping[str, Mapping[str, Any]], cluster: str, uri: str, current: str
+    observed: Mapping[str, Mapping[str, Any]],
+    cluster: str,
+    uri: str,
+    current: str,
+    node_group: str | None,
 ) -> frozenset[str]:
     """The keys of download Objects on `cluster` other than `current` that hold `uri`
-    downloaded (a Job of an earlier spec or release, a cluster-scoped LocalModelCache
-    of an earlier release): the weights are on the cluster while `current` catches up
-    (a Job finds the marker and ends; KServe's agent reuses the folder of the URI)."""
+    downloaded where it is read (`_holds_here`: a Job of an earlier spec or release, a
+    LocalModelCache of an earlier release): the weights are on the cluster while
+    `current` catches up (a Job finds the marker and ends; KServe's agent reuses the
+    folder of the URI)."""
     return frozenset(
         k
         for part in (DOWNLOAD, LOCAL_CACHE)
         for _, k in _attempts(observed, cluster, part)
         if k != current
-        and _weights(observed[k]) == uri
+        and _holds_here(observed[k], uri, node_group)
         and download_progress(_read_back(observed[k])).phase is Phase.READY
     )
+
+
+def _through_holder(
+    progress: Progress,
+    kept: frozenset[str],
+    holders: frozenset[str],
+) -> tuple[Progress, frozenset[str]]:
+    """Ready through the Objects that hold the weights already (a changed Job spec,
+    an upgrade's new key or kind), kept until the download that decides is Ready, so
+    no replica stops serving meanwhile, whatever that download does (waits, runs,
+    fails and retries)."""
+    if not holders or progress.phase is Phase.READY:
+        return progress, kept
+    message = f"the weights are on the cluster (downloaded by {min(holders)}); {progress.message}"
+    return Progress(Phase.READY, message), kept | holders
 
 
 def _download_state(
     observed: Mapping[str, Mapping[str, Any]],
     cache: CacheSpec,
     cluster: str,
-    kserve_cluster: bool,
+    node_group: str | None,
     now: datetime,
 ) -> tuple[str | None, int, Progress, frozenset[str]]:
     """The download part to compose (None: none yet), its attempt, how far the download
-    got, and the keys kept as observed meanwhile."""
+    got, and the keys kept as observed meanwhile. `node_group`: the KServe node group
+    the cluster caches on, None on a Native cluster."""
+    kserve_cluster = node_group is not None
     download = LOCAL_CACHE if kserve_cluster else DOWNLOAD
     # A LocalModelNamespaceCache's spec may change in place but not its URI, and a Job's
     # template not at all: either changed is a new object under a new key.
     revision = f"-{kserve.uri_revision(cache) if kserve_cluster else native.job_revision(cache)}"
     attempt = current_attempt(observed, cluster, download)
     current = key(f"{download}-{attempt}{revision}", cluster)
+    holders = _ready_earlier(observed, cluster, cache.uri, current, node_group)
     earlier = [] if kserve_cluster else _running_earlier(observed, cluster, attempt, current)
     if earlier:
         # The Job's spec changed while a Job of the earlier one runs: two Jobs never
@@ -222,7 +259,9 @@ def _download_state(
             f"{progress.message}; the download Job's spec changed: its successor starts "
             "once it ends"
         )
-        return None, attempt, Progress(progress.phase, message, progress.reason), frozenset(earlier)
+        waiting = Progress(progress.phase, message, progress.reason)
+        progress, kept = _through_holder(waiting, frozenset(earlier), holders)
+        return None, attempt, progress, kept
     seen = _read_back(observed.get(current))
     # Not read back yet, it is still of the kind composed here (the message names it).
     progress = local_cache_progress(seen) if kserve_cluster else download_progress(seen)
@@ -247,18 +286,7 @@ def _download_state(
                 "earlier release kept until no service reads it",
                 progress.reason,
             )
-    if progress.phase in (Phase.PENDING, Phase.DOWNLOADING):
-        # A new download Object of weights already on the cluster (a changed Job spec,
-        # an upgrade's new key or kind): Ready through the one that holds them, which is
-        # kept until its successor is Ready, so no replica stops serving meanwhile.
-        holders = _ready_earlier(observed, cluster, cache.uri, current)
-        if holders:
-            kept |= holders
-            progress = Progress(
-                Phase.READY,
-                f"the weights are on the cluster (downloaded by {min(holders)}); "
-                f"its successor: {progress.message}",
-            )
+    progress, kept = _through_holder(progress, kept, holders)
     return f"{download}-{attempt}{revision}", attempt, progress, kept
 
 
@@ -276,7 +304,7 @@ def compose_cluster(
     namespace: str = tenant.manifest["metadata"]["name"]
     kserve_cluster = storage.backend is BackendType.K_SERVE
     download, attempt, progress, kept = _download_state(
-        observed, cache, cluster, kserve_cluster, now
+        observed, cache, cluster, storage.node_group if kserve_cluster else None, now
     )
     parts: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         ("namespace", tenant.manifest, tenant.management_policies)

@@ -154,3 +154,21 @@ def test_a_failed_local_model_cache_waits_from_its_object_s_creation() -> None:
     assert sorted(manifests(rsp)) == [local_key(1), "namespace-east"]
     (entry,) = clusters_status(rsp)
     assert "attempt 2 starts at 2026-11-26T12:00:50Z" in entry["message"]
+
+
+def test_a_second_edit_while_the_recheck_runs_keeps_the_cache_ready() -> None:
+    # size 200Gi downloaded (Job A); edited to 300Gi (Job B re-checks, still running);
+    # edited again to 400Gi: B runs on, C waits for it, and the weights A fetched keep
+    # the cache Ready throughout, A kept until a successor is done.
+    clusters = [cluster(storage=EFS)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    second = call(cache(size="300Gi"), clusters=clusters, replicas=[replica()])
+    a, b = job_key(1), job_key(1, cache(size="300Gi"))
+    observed = {k: observed_object(first, k, {}) for k in first["desired"]["resources"]}
+    observed[a] = observed_object(first, a, COMPLETE)
+    observed[b] = observed_object(second, b, RUNNING)
+    rsp = call(cache(size="400Gi"), clusters=clusters, replicas=[replica()], observed=observed)
+    assert sorted(manifests(rsp)) == sorted(["claim-east", a, b, "namespace-east"])
+    (entry,) = clusters_status(rsp)
+    assert entry["phase"] == "Ready"
+    assert "its successor starts once it ends" in entry["message"]

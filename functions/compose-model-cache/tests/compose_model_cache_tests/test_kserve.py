@@ -4,12 +4,14 @@ namespace, its retries, and the cluster-scoped cache of an earlier release."""
 import pytest
 
 from compose_model_cache_tests.calls import (
+    EFS,
     KSERVE,
     Obj,
     cache,
     call,
     cluster,
     clusters_status,
+    job_key,
     local_key,
     manifests,
     observed_object,
@@ -56,7 +58,11 @@ def legacy_cache(status: Obj | None) -> Obj:
         "apiVersion": "serving.kserve.io/v1alpha1",
         "kind": "LocalModelCache",
         "metadata": {"name": "ml-weights-1-0123456789"},
-        "spec": {"sourceModelUri": "hf://org/model", "modelSize": "200Gi", "nodeGroups": ["g"]},
+        "spec": {
+            "sourceModelUri": "hf://org/model",
+            "modelSize": "200Gi",
+            "nodeGroups": [KSERVE["nodeGroup"]],
+        },
     }
     obj: Obj = {
         "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
@@ -142,4 +148,43 @@ def test_another_uri_is_another_namespace_cache_never_ready_through_the_old_one(
     assert found[local_key(1, other)]["spec"]["sourceModelUri"] == "hf://org/other"
     old_name = manifests(first)[local_key(1)]["metadata"]["name"]
     assert found[local_key(1, other)]["metadata"]["name"] != old_name
+    assert clusters_status(rsp)[0]["phase"] != "Ready"
+
+
+@pytest.mark.parametrize(
+    ("groups", "ready"), [(["h100-nvme"], True), (["l4-ssd"], False)], ids=["same", "other"]
+)
+def test_an_earlier_cache_holds_the_weights_only_on_the_clusters_node_group(
+    groups: list[str], ready: bool
+) -> None:
+    clusters = [cluster(backend="KServe", storage=KSERVE)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    legacy = legacy_cache(DOWNLOADED)
+    for manifest in (
+        legacy["spec"]["forProvider"]["manifest"],
+        legacy["status"]["atProvider"]["manifest"],
+    ):
+        manifest["spec"] = {**manifest["spec"], "nodeGroups": groups}
+    observed = {
+        "download-1-east": legacy,
+        local_key(1): observed_object(first, local_key(1), {"nodeStatus": {}}),
+    }
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
+    assert (clusters_status(rsp)[0]["phase"] == "Ready") is ready
+
+
+def test_a_finished_job_holds_nothing_once_the_cluster_serves_through_kserve() -> None:
+    # The cluster switched backends: the claim a Native Job filled is not where KServe
+    # reads, so the new namespace cache decides.
+    native = call(cache(), clusters=[cluster(storage=EFS)], replicas=[replica()])
+    job = observed_object(
+        native, job_key(1), {"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]}
+    )
+    clusters = [cluster(backend="KServe", storage=KSERVE)]
+    first = call(cache(), clusters=clusters, replicas=[replica()])
+    observed = {
+        job_key(1): job,
+        local_key(1): observed_object(first, local_key(1), {"nodeStatus": {}}),
+    }
+    rsp = call(cache(), clusters=clusters, replicas=[replica()], observed=observed)
     assert clusters_status(rsp)[0]["phase"] != "Ready"
