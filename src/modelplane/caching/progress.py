@@ -21,7 +21,8 @@ from modelplane_models.model_cache import Phase
 from modelplane_models.shapes import Condition
 
 from modelplane.caching import kserve
-from modelplane.core.kinds.base import mapping
+from modelplane.caching.native import ENV_URI
+from modelplane.core.kinds.base import as_list, mapping
 from modelplane.core.observed import conditions
 from modelplane.core.vocabulary import LABEL_MODEL_CACHE
 
@@ -87,6 +88,22 @@ def download_progress(manifest: Mapping[str, Any] | None) -> Progress:
     if manifest and manifest.get("kind") in kserve.KINDS:
         return local_cache_progress(manifest)
     return job_progress(manifest)
+
+
+def fetched_uri(manifest: Mapping[str, Any]) -> str | None:
+    """The URI a download object fetches: a KServe cache's `sourceModelUri`, a Job's
+    MODELPLANE_CACHE_URI (`native.ENV_URI`)."""
+    spec = mapping(manifest.get("spec"))
+    if manifest.get("kind") in kserve.KINDS:
+        uri = spec.get("sourceModelUri")
+        return uri if isinstance(uri, str) else None
+    pod = mapping(mapping(spec.get("template")).get("spec"))
+    for container in as_list(pod.get("containers")):
+        for var in as_list(mapping(container).get("env")):
+            if mapping(var).get("name") == ENV_URI:
+                value = mapping(var).get("value")
+                return value if isinstance(value, str) else None
+    return None
 
 
 def is_download(manifest: Mapping[str, Any]) -> bool:

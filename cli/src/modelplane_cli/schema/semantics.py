@@ -19,6 +19,7 @@ import ipaddress
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
+from modelplane.core.kinds.base import as_list
 from modelplane_cli.schema.errors import (
     FieldError,
     child,
@@ -74,8 +75,7 @@ def endpoint_address_problems(slice_: Mapping[str, Any]) -> list[FieldError]:
         return []
     problems: list[FieldError] = []
     for i, endpoint in enumerate(_list_of_mappings(slice_.get("endpoints"))):
-        addresses = endpoint.get("addresses")
-        for j, address in enumerate(addresses if isinstance(addresses, list) else []):
+        for j, address in enumerate(as_list(endpoint.get("addresses"))):
             path = index(child(index("endpoints", i), "addresses"), j)
             try:
                 ip = ipaddress.ip_address(str(address))

@@ -31,7 +31,7 @@ without its weights, and KServe would refuse the delete meanwhile anyway.
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models.inference_cluster import BackendType
@@ -47,8 +47,8 @@ from modelplane.caching import (
     native,
     retry,
 )
-from modelplane.caching.progress import JOB_KIND
-from modelplane.core.kinds.base import mapping
+from modelplane.caching.progress import JOB_KIND, fetched_uri
+from modelplane.core.kinds.base import as_list, mapping
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_MODEL_CACHE
@@ -114,9 +114,13 @@ def current_attempt(
     return max((n for n, _ in _attempts(observed, cluster, part)), default=1)
 
 
+def _manifest(observed: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest an observed Object wraps (empty when it has none)."""
+    return mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
+
+
 def _manifest_kind(observed: Mapping[str, Any]) -> str | None:
-    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
-    kind = manifest.get("kind")
+    kind = _manifest(observed).get("kind")
     return kind if isinstance(kind, str) else None
 
 
@@ -162,36 +166,16 @@ def _running_earlier(
     ]
 
 
-def _weights(observed: Mapping[str, Any]) -> str | None:
-    """The URI a download Object fetches: a Job's MODELPLANE_CACHE_URI, a KServe
-    cache's sourceModelUri."""
-    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
-    if manifest.get("kind") in kserve.KINDS:
-        uri = mapping(manifest.get("spec")).get("sourceModelUri")
-        return uri if isinstance(uri, str) else None
-    pod = mapping(mapping(mapping(manifest.get("spec")).get("template")).get("spec"))
-    for container in _listed(pod.get("containers")):
-        for var in _listed(mapping(container).get("env")):
-            if mapping(var).get("name") == native.ENV_URI:
-                value = mapping(var).get("value")
-                return value if isinstance(value, str) else None
-    return None
-
-
-def _listed(value: object) -> list[object]:
-    return cast(list[object], value) if isinstance(value, list) else []
-
-
 def _holds_here(observed: Mapping[str, Any], uri: str, node_group: str | None) -> bool:
     """Whether a download Object fetched `uri` where this cluster's engines now read
     it: a Job into the claim on a Native cluster (`node_group` None), a KServe cache
     onto the cluster's node group. A backend switched since holds nothing."""
-    manifest = mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
-    if _weights(observed) != uri:
+    manifest = _manifest(observed)
+    if fetched_uri(manifest) != uri:
         return False
     if node_group is None:
         return manifest.get("kind") == JOB_KIND
-    groups = _listed(mapping(manifest.get("spec")).get("nodeGroups"))
+    groups = as_list(mapping(manifest.get("spec")).get("nodeGroups"))
     return manifest.get("kind") in kserve.KINDS and node_group in groups
 
 

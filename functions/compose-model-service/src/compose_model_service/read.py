@@ -8,12 +8,12 @@ composed.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 from modelplane_models import InferenceCluster, InferenceGateway, ModelEndpoint, ModelService
 
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.kinds.base import mapping
+from modelplane.core.kinds.base import as_list, mapping
 from modelplane.core.observed import as_map, read_back
 from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, Reason
 from modelplane.traffic.service import Endpoint, Entry, Hub, Service, hostname_address
@@ -207,16 +207,14 @@ def _holds_mine(me: ModelService, hostname: str, hub: Hub, route: Mapping[str, A
     if seen is None:
         return _published(me, hostname, hub.name)
     spec = as_map(seen.get("spec"))
-    parents = spec.get("parentRefs")
-    here = isinstance(parents, list) and any(
+    here = any(
         as_map(parent).get("name") == hub.gateway_name
         and as_map(parent).get("namespace") == hub.gateway_namespace
-        for parent in cast(list[object], parents)
+        for parent in as_list(spec.get("parentRefs"))
     )
     if not here:
         return False
-    hostnames = spec.get("hostnames")
-    carried = isinstance(hostnames, list) and hostname in cast(list[object], hostnames)
+    carried = hostname in as_list(spec.get("hostnames"))
     return carried or _published(me, hostname, hub.name)
 
 

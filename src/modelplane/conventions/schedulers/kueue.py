@@ -14,13 +14,14 @@ from modelplane_models.inference_cluster import Scheduling
 from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue
 from modelplane.core.kinds import WorkloadKind
+from modelplane.core.kinds.base import as_list
 from modelplane.core.labels import value_error
 from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef, priority_class
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
-from .quota import QueueQuota, as_list, count, reported
+from .quota import QueueQuota, count, reported
 
 QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"

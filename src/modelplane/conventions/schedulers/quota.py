@@ -11,7 +11,7 @@ device as `resource.Quantity.Value()` rounds.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from modelplane.cel.quantity import Quantity, QuantityError
 
@@ -22,10 +22,6 @@ class QueueQuota:
 
     quota: int | None
     used: int
-
-
-def as_list(value: object) -> list[Any]:
-    return cast(list[Any], value) if isinstance(value, list) else []
 
 
 def count(value: object) -> int | None:

@@ -205,6 +205,11 @@ def group_of(api_version: str) -> str:
     return group if slash else ""
 
 
+def as_list(value: object) -> list[Any]:
+    """`value` when it is a list, else an empty one."""
+    return cast(list[Any], value) if isinstance(value, list) else []
+
+
 def mapping(value: object) -> dict[str, Any]:
     """`value` when it is an object, else an empty one."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}

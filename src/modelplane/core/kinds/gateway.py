@@ -7,13 +7,13 @@ real one is ever named.
 """
 
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from modelplane_models.gateway import Gateway as GatewayModel
 
 from modelplane.core.observed import status_only
 
-from .base import mapping
+from .base import as_list, mapping
 from .service import PodlessKind
 
 PROGRAMMED: Final = "Programmed"
@@ -40,7 +40,7 @@ class Gateway(PodlessKind):
 
     def _status(self, spec: Mapping[str, Any], addresses: list[str]) -> dict[str, Any]:
         found = spec.get("listeners")
-        listeners = [mapping(x) for x in cast(list[Any], found)] if isinstance(found, list) else []
+        listeners = [mapping(x) for x in as_list(found)]
         status: dict[str, Any] = {
             "conditions": [
                 {"type": "Accepted", "status": "True", "reason": "Accepted"},

@@ -5,11 +5,11 @@ A route has no top-level conditions: each parent Gateway's controller reports
 """
 
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from modelplane.core.observed import conditions_of_status
 
-from .base import mapping
+from .base import as_list, mapping
 from .service import ObjectKind
 
 ACCEPTED: Final = "Accepted"
@@ -37,7 +37,7 @@ class HTTPRoute(ObjectKind):
             return False, f"{self.kind} has not been observed yet"
         label = f"{self.kind} {mapping(observed.get('metadata')).get('name', '')}".strip()
         found = mapping(observed.get("status")).get("parents")
-        parents = [mapping(p) for p in cast(list[Any], found)] if isinstance(found, list) else []
+        parents = [mapping(p) for p in as_list(found)]
         if not parents:
             return False, f"{label} has not been accepted by a Gateway yet"
         for parent in parents:
@@ -50,7 +50,7 @@ class HTTPRoute(ObjectKind):
 
     def healthy_status(self, spec: Mapping[str, Any]) -> dict[str, Any]:
         found = spec.get("parentRefs")
-        refs = [mapping(r) for r in cast(list[Any], found)] if isinstance(found, list) else []
+        refs = [mapping(r) for r in as_list(found)]
         return {
             "parents": [
                 {
