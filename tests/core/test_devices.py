@@ -2,7 +2,7 @@
 
 from modelplane_models.shapes import DeviceConstraint, Request
 
-from modelplane.core.devices import read_constraints
+from modelplane.core.devices import Constraint, read_constraints
 from modelplane.core.issues import Issue
 
 PCIE = "resource.kubernetes.io/pcieRoot"
@@ -21,7 +21,7 @@ def test_each_constraint_is_its_request_names_and_attribute_in_order() -> None:
         lambda name: f"unknown {name}",
         issues,
     )
-    assert read == [(("gpu", "nic"), PCIE), (("nic",), PCIE)]
+    assert read == [Constraint(("gpu", "nic"), PCIE), Constraint(("nic",), PCIE)]
     assert issues == []
 
 
@@ -35,7 +35,7 @@ def test_a_name_that_is_no_request_is_an_issue_at_its_index_worded_by_the_caller
         issues,
     )
     # The constraint is still read: the caller reports the issue and holds.
-    assert read == [(("gpu",), PCIE), (("gpu", "nic"), PCIE)]
+    assert read == [Constraint(("gpu",), PCIE), Constraint(("gpu", "nic"), PCIE)]
     assert [(i.path, i.message) for i in issues] == [
         ("spec.decode.constraints[1].requests[1]", "'nic' is not a request")
     ]

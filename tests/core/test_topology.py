@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelplane import scheduling, workloads
+from modelplane import scheduling
+from modelplane.core.placement import PlacedRole
 from modelplane.core.topology import Topology
 
 
@@ -40,7 +41,7 @@ def test_pods_of_several_workers(topology: Topology, workers: int, pods: int) ->
 def test_scheduler_roles_count_pods_through_the_topology() -> None:
     topology = Topology(pipeline=2, data=4, data_local=2)
     wanted = scheduling.Role("decode", (), workers=3, topology=topology)
-    recorded = scheduling.RecordedRole("decode", "h100", (), workers=3, topology=topology)
+    recorded = PlacedRole("decode", "h100", 3, topology, ())
     assert wanted.pods == recorded.pods == topology.pods(3) == 12
 
 
@@ -57,9 +58,9 @@ def test_is_frozen_and_hashable() -> None:
     assert {topology, Topology(tensor=2)} == {Topology(tensor=2)}
 
 
-def test_both_packages_use_this_type() -> None:
+def test_the_scheduler_uses_this_type() -> None:
+    # The renderer reads it through `core.placement.PlacedRole`, the record it shares.
     assert scheduling.Topology is Topology
-    assert workloads.Topology is Topology
 
 
 @given(

@@ -281,7 +281,7 @@ def test_replica_identity_is_its_spec_and_its_owner_crossplanes_record() -> None
     assert parsed.namespace == "ml"
     (recorded,) = parsed.roles
     assert recorded.pool == "h100"
-    assert recorded.requests[0].device_class_name == "gpu.nvidia.com"
+    assert recorded.device_requests[0].device_class_name == "gpu.nvidia.com"
 
 
 def test_without_crossplanes_marks_a_replica_is_nobodys() -> None:

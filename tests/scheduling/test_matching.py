@@ -2,8 +2,9 @@
 
 import pytest
 
+from modelplane.core.devices import ClaimRequest
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
-from modelplane.scheduling.model import ClaimRequest, DeviceRequest
+from modelplane.scheduling.model import DeviceRequest
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 

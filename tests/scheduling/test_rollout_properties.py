@@ -25,7 +25,6 @@ from modelplane.scheduling import (
     Deployment,
     ExistingReplica,
     Origin,
-    RecordedRole,
     schedule,
 )
 from modelplane.scheduling.rollout import budget
@@ -129,10 +128,6 @@ def _existing(decision: Decision, before: World, deployment_: Deployment) -> Wor
         )
         if changed:
             fresh.add(desired.name)
-        roles = tuple(
-            RecordedRole(p.role, p.pool, p.device_requests, p.workers, p.topology)
-            for p in desired.roles
-        )
         replicas.append(
             ExistingReplica(
                 "ml",
@@ -140,7 +135,7 @@ def _existing(decision: Decision, before: World, deployment_: Deployment) -> Wor
                 "model",
                 desired.cluster,
                 desired.index,
-                old.roles if kept_as_is and old is not None else roles,
+                old.roles if kept_as_is and old is not None else desired.roles,
                 serving=desired.name not in fresh,
                 revision=old.revision if kept_as_is and old is not None else deployment_.revision,
             )

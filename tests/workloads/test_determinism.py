@@ -131,8 +131,10 @@ def test_every_workload_carries_identity_and_pool(obj: dict[str, Any]) -> None:
     for role, workload in zip(replica.roles, workloads, strict=True):
         labels = workload.manifest["metadata"]["labels"]
         assert labels["modelplane.ai/replica"] == replica.name
-        assert labels["modelplane.ai/role"] == role.role
-        expected_kind = "Deployment" if role.topology.nodes_per_worker == 1 else "LeaderWorkerSet"
+        assert labels["modelplane.ai/role"] == role.placed.role
+        expected_kind = (
+            "Deployment" if role.placed.topology.nodes_per_worker == 1 else "LeaderWorkerSet"
+        )
         assert workload.manifest["kind"] == workload.kind.kind == expected_kind
-        assert workload.role == role.role
-        assert f'"modelplane.ai/pool": "{role.node_pool_name}"' in json.dumps(workload.manifest)
+        assert workload.role == role.placed.role
+        assert f'"modelplane.ai/pool": "{role.placed.pool}"' in json.dumps(workload.manifest)

@@ -87,7 +87,10 @@ def test_kserve_lws_size_matches_nodes_per_worker(build: Any) -> None:
             .objects()[-1]
             .manifest["spec"]
         )
-        assert kserve_lws_size(spec["parallelism"]) == replica.roles[0].topology.nodes_per_worker
+        assert (
+            kserve_lws_size(spec["parallelism"])
+            == replica.roles[0].placed.topology.nodes_per_worker
+        )
 
 
 def test_disaggregated_is_one_service_with_prefill(build: Any) -> None:

@@ -9,8 +9,8 @@ from modelplane_models.inference_cluster import BackendType
 
 from modelplane.core.devices import ClaimRequest
 from modelplane.core.issues import InvalidInputError
+from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import Reason
-from modelplane.workloads import Topology
 
 from .inputs import read_cluster, read_replica
 
@@ -26,13 +26,13 @@ def test_unified_replica_parses(build: Any) -> None:
     assert (replica.deployment_name, replica.cluster_name) == ("kimi-k2", "prod-us-east")
     assert replica.priority == "production-critical"
     assert not replica.disaggregated
-    assert [r.role for r in replica.roles] == ["workers"]
+    assert [r.placed.role for r in replica.roles] == ["workers"]
     workers = replica.roles[0]
-    assert workers.count == 2
-    assert workers.topology == Topology(tensor=8, pipeline=2, data=4, data_local=2)
-    assert workers.topology.nodes_per_worker == 4
-    assert workers.node_pool_name == "h100"
-    assert workers.device_requests == (
+    assert workers.placed.workers == 2
+    assert workers.placed.topology == Topology(tensor=8, pipeline=2, data=4, data_local=2)
+    assert workers.placed.topology.nodes_per_worker == 4
+    assert workers.placed.pool == "h100"
+    assert workers.placed.device_requests == (
         ClaimRequest("gpu", "gpu.nvidia.com", 8, ('device.driver == "gpu.nvidia.com"',)),
     )
     assert workers.path == "spec.workers"
@@ -43,7 +43,7 @@ def test_disaggregated_replica_parses_in_role_order(build: Any) -> None:
         build.replica(decode=build.role(count=3), prefill=build.role(count=5, pool="l4"))
     )
     assert replica.disaggregated
-    assert [(r.role, r.count, r.node_pool_name) for r in replica.roles] == [
+    assert [(r.placed.role, r.placed.workers, r.placed.pool) for r in replica.roles] == [
         ("decode", 3, "h100"),
         ("prefill", 5, "l4"),
     ]
@@ -56,7 +56,7 @@ def test_defaults(build: Any) -> None:
     del obj["spec"]["priority"]
     replica = read_replica(obj)
     role = replica.roles[0]
-    assert (role.count, role.topology) == (1, Topology())
+    assert (role.placed.workers, role.placed.topology) == (1, Topology())
     assert replica.priority is None
 
 

@@ -126,7 +126,7 @@ class ExactSolver:
                 pool = cluster.pool(role.pool)
                 if pool is None:
                     continue
-                demand = self._matcher.recorded_demand(role.requests, pool.hardware)
+                demand = self._matcher.recorded_demand(role.device_requests, pool.hardware)
                 if demand is None:
                     demand = (PoolLedger.empty(pool).capacity,)
                 pods[pool.name][demand] = pods[pool.name].get(demand, 0) + role.pods

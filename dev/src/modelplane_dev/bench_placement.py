@@ -27,13 +27,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from modelplane.core.placement import PlacedRole
 from modelplane.scheduling import (
     ClaimRequest,
     Cluster,
     Deployment,
     DesiredReplica,
     ExistingReplica,
-    RecordedRole,
     SelectorEngine,
     default_engine,
     schedule,
@@ -74,10 +74,10 @@ def register_command(commands: "argparse._SubParsersAction[argparse.ArgumentPars
 
 def _recorded(
     deployment: Deployment, roles: Sequence[tuple[str, str, tuple[ClaimRequest, ...]]]
-) -> tuple[RecordedRole, ...]:
+) -> tuple[PlacedRole, ...]:
     shapes = {role.name: role for role in deployment.roles}
     return tuple(
-        RecordedRole(name, pool, claims, shapes[name].workers, shapes[name].topology)
+        PlacedRole(name, pool, shapes[name].workers, shapes[name].topology, claims)
         for name, pool, claims in roles
     )
 

@@ -136,24 +136,51 @@ def read_device(device: Device, path: str) -> DeviceSpec:
     return spec
 
 
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """One `constraints[]` entry (DRA's `DeviceConstraint`): the requests (by name) whose
+    devices share one value of the attribute `match_attribute`."""
+
+    requests: tuple[str, ...]
+    match_attribute: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"requests": list(self.requests), "matchAttribute": self.match_attribute}
+
+
 def read_constraints(
     constraints: Sequence[DeviceConstraint] | None,
     requests: Collection[str],
     path: str,
     unknown: Callable[[str], str],
     issues: list[Issue],
-) -> list[tuple[tuple[str, ...], str]]:
-    """Each `constraints[]` entry as (the request names it binds, its matchAttribute),
-    with an issue, worded by `unknown`, for each name not among `requests` (DRA
-    refuses a claim whose constraint names a request it lacks)."""
-    read: list[tuple[tuple[str, ...], str]] = []
+) -> list[Constraint]:
+    """Each `constraints[]` entry, with an issue, worded by `unknown`, for each name
+    not among `requests` (DRA refuses a claim whose constraint names a request it
+    lacks)."""
+    read: list[Constraint] = []
     for i, constraint in enumerate(constraints or ()):
         names = tuple(request.root for request in constraint.requests)
         for j, name in enumerate(names):
             if name not in requests:
                 issues.append(Issue(f"{path}.constraints[{i}].requests[{j}]", unknown(name)))
-        read.append((names, constraint.matchAttribute))
+        read.append(Constraint(names, constraint.matchAttribute))
     return read
+
+
+def claimed_constraints(
+    constraints: Sequence[Constraint], claimed: Collection[str]
+) -> tuple[Constraint, ...]:
+    """The constraints as a ResourceClaimTemplate can carry them: bound to the requests
+    the role claims (by name, `claimed`). A request matched only by Synthetic devices
+    is not in the claim, and DRA refuses a constraint naming a request the claim
+    lacks; a constraint left with no claimed request says nothing to DRA."""
+    kept: list[Constraint] = []
+    for constraint in constraints:
+        names = tuple(name for name in constraint.requests if name in claimed)
+        if names:
+            kept.append(Constraint(names, constraint.match_attribute))
+    return tuple(kept)
 
 
 @dataclass(frozen=True)

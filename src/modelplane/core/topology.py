@@ -76,5 +76,19 @@ class Topology:
         }
 
 
+class RoleSize:
+    """A role's `workers` workers of one `topology`: what a deployment's role asks for
+    (`scheduling.Role`) and a placed role records (`core.placement.PlacedRole`)."""
+
+    workers: int
+    topology: Topology
+
+    @property
+    def pods(self) -> int:
+        """Pods of this role in one replica: one per node each worker spans; each
+        asks its node for the role's requests (or holds its share of them)."""
+        return self.topology.pods(self.workers)
+
+
 def _degree(value: int | None) -> int:
     return 1 if value is None else value

@@ -27,7 +27,7 @@ reason from `Rejection` and a message for people; `Decision.status_trace()` is
 its `status.matchTrace`, grouped and capped (`trace`).
 """
 
-from modelplane.core.devices import Claim, DeviceSpec
+from modelplane.core.devices import Claim, ClaimRequest, DeviceSpec
 from modelplane.scheduling.adapt import (
     Fleet,
     FleetMemo,
@@ -62,7 +62,6 @@ from modelplane.scheduling.model import (
     DECODE_ROLE,
     PREFILL_ROLE,
     UNIFIED_ROLE,
-    ClaimRequest,
     Cluster,
     Deployment,
     DeviceRequest,
@@ -72,7 +71,6 @@ from modelplane.scheduling.model import (
     Pool,
     PoolHardware,
     Priorities,
-    RecordedRole,
     Role,
     RollingUpdate,
     Topology,
@@ -120,7 +118,6 @@ __all__ = [
     "PoolHardware",
     "PoolTrace",
     "Priorities",
-    "RecordedRole",
     "Rejected",
     "Rejection",
     "ReplicaMemo",

@@ -16,21 +16,9 @@ assignment (`Aligned.admits`), so a node is rejected only when no aligned
 assignment exists, and `explain` says why when none does.
 """
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from modelplane.core.devices import AttributeValue, DeviceSpec
-
-
-@dataclass(frozen=True, slots=True)
-class Constraint:
-    """One `constraints[]` entry: the requests (by name) and the attribute they share."""
-
-    requests: tuple[str, ...]
-    match_attribute: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {"requests": list(self.requests), "matchAttribute": self.match_attribute}
+from modelplane.core.devices import AttributeValue, Constraint, DeviceSpec
 
 
 def attribute(device: DeviceSpec, qualified: str) -> AttributeValue | None:
@@ -100,18 +88,3 @@ class Aligned:
                     f"({', '.join(carried)}), and no value has enough of them on one node"
                 )
         return "; ".join(parts)
-
-
-def claimed_constraints(
-    constraints: Sequence[Constraint], claimed: Collection[str]
-) -> tuple[Constraint, ...]:
-    """The constraints as a ResourceClaimTemplate can carry them: bound to the requests
-    the role claims (by name, `claimed`). A request matched only by Synthetic devices
-    is not in the claim, and DRA refuses a constraint naming a request the claim
-    lacks; a constraint left with no claimed request says nothing to DRA."""
-    kept: list[Constraint] = []
-    for constraint in constraints:
-        names = tuple(name for name in constraint.requests if name in claimed)
-        if names:
-            kept.append(Constraint(names, constraint.match_attribute))
-    return tuple(kept)

@@ -6,14 +6,12 @@ from enum import StrEnum
 from modelplane_models.model_deployment import MatchTraceEntry, PreemptionStatus
 
 from modelplane.core.condition import Condition
-from modelplane.core.node_taints import NodeTaint, tolerations
+from modelplane.core.placement import PlacedRole
 from modelplane.core.vocabulary import (
     LABEL_CLUSTER,
     LABEL_DEPLOYMENT,
     LABEL_REPLICA_INDEX,
 )
-from modelplane.scheduling.constraints import Constraint, claimed_constraints
-from modelplane.scheduling.model import ClaimRequest, Topology
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.trace import StatusTrace, status_trace
 
@@ -34,44 +32,11 @@ class Origin(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class RolePlacement:
-    """Where one role of a replica runs and what it claims there."""
-
-    role: str
-    pool: str
-    workers: int
-    topology: Topology
-    device_requests: tuple[ClaimRequest, ...]
-    tolerations: tuple[NodeTaint, ...] = ()
-    """The taints of the pool's nodes the role's pods tolerate: its class's nodeTaints
-    (a placed role always claims devices there; a Synthetic-only match is rejected)."""
-    constraints: tuple[Constraint, ...] = ()
-    """The role's DRA constraints; written on the requests it claims (`claimed_constraints`)."""
-
-    def as_dict(self) -> dict[str, object]:
-        """The role's scheduler-owned ModelReplica fields (the glue adds the template)."""
-        fields: dict[str, object] = {
-            "count": self.workers,
-            "topology": self.topology.as_dict(),
-            "nodePoolName": self.pool,
-            "deviceRequests": [request.as_dict() for request in self.device_requests],
-        }
-        if self.tolerations:
-            fields["tolerations"] = tolerations(self.tolerations)
-        claimed = claimed_constraints(
-            self.constraints, {request.name for request in self.device_requests}
-        )
-        if claimed:
-            fields["constraints"] = [constraint.as_dict() for constraint in claimed]
-        return fields
-
-
-@dataclass(frozen=True, slots=True)
 class DesiredReplica:
     name: str
     cluster: str
     index: int
-    roles: tuple[RolePlacement, ...]
+    roles: tuple[PlacedRole, ...]
     origin: Origin
     why: str | None = None
     """Why a new replica went to this pool: set where the scheduler had a choice to make

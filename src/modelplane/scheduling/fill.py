@@ -38,10 +38,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from modelplane.core.placement import PlacedRole
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
-from modelplane.scheduling.decision import DesiredReplica, Origin, RolePlacement
+from modelplane.scheduling.decision import DesiredReplica, Origin
 from modelplane.scheduling.fit import Scarcity
 from modelplane.scheduling.fleet import ClusterView
 from modelplane.scheduling.model import Deployment
@@ -273,7 +274,7 @@ class Filling:
             taking = taking_note(taken, self.deployment.namespace)
             why = taking if why is None else f"{why}; {taking}"
         roles = tuple(
-            RolePlacement(
+            PlacedRole(
                 role.name,
                 pool.name,
                 role.workers,

@@ -31,10 +31,11 @@ vectors.
 
 from dataclasses import dataclass
 
+from modelplane.core.devices import ClaimRequest, Constraint
 from modelplane.scheduling.budget import DecisionStopped
-from modelplane.scheduling.constraints import Aligned, Constraint
+from modelplane.scheduling.constraints import Aligned
 from modelplane.scheduling.ledger import Demand, Vector, minimal
-from modelplane.scheduling.model import ClaimRequest, DeviceRequest, PoolHardware
+from modelplane.scheduling.model import DeviceRequest, PoolHardware
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 

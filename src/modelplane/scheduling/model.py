@@ -14,11 +14,11 @@ from modelplane_models.inference_cluster import BackendType
 from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfiable
 from modelplane_models.shapes import TaintEffect
 
-from modelplane.core.devices import ClaimRequest, DeviceSpec
+from modelplane.core.devices import Constraint, DeviceSpec
 from modelplane.core.node_taints import NodeTaint
-from modelplane.core.topology import Topology
+from modelplane.core.placement import PlacedRole
+from modelplane.core.topology import RoleSize, Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
-from modelplane.scheduling.constraints import Constraint
 
 UNIFIED_ROLE = ROLE_WORKERS
 DECODE_ROLE = ROLE_DECODE
@@ -153,20 +153,6 @@ class DeviceRequest:
     selectors: tuple[str, ...]
 
 
-class RoleSize:
-    """A role's `workers` workers of one `topology`: what a role of a deployment asks
-    for (`Role`) and an existing replica's role records (`RecordedRole`)."""
-
-    workers: int
-    topology: Topology
-
-    @property
-    def pods(self) -> int:
-        """Pods of this role in one replica: one per node each worker spans; each
-        asks its node for the role's requests (or holds its share of them)."""
-        return self.topology.pods(self.workers)
-
-
 @dataclass(frozen=True)
 class Role(RoleSize):
     """What one role of a replica needs; `name` is `workers`, or `decode` or `prefill`."""
@@ -248,19 +234,6 @@ class Deployment:
 
 
 @dataclass(frozen=True)
-class RecordedRole(RoleSize):
-    """One role of an existing ModelReplica, as its spec records it."""
-
-    name: str
-    pool: str
-    requests: tuple[ClaimRequest, ...]
-    workers: int = 1
-    topology: Topology = field(default_factory=Topology)
-    tolerations: tuple[NodeTaint, ...] = ()
-    constraints: tuple[Constraint, ...] = ()
-
-
-@dataclass(frozen=True)
 class ExistingReplica:
     """A ModelReplica already in the fleet, of this deployment or any other.
 
@@ -278,7 +251,7 @@ class ExistingReplica:
     owner: str | None
     cluster: str
     index: int
-    roles: tuple[RecordedRole, ...]
+    roles: tuple[PlacedRole, ...]
     priority: str | None = None
     """`spec.priority`: the PriorityClass its deployment asked for, if any."""
     serving: bool = False

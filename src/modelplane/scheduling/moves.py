@@ -55,7 +55,7 @@ def unrunnable(deployment: Deployment, replica: ExistingReplica, view: ClusterVi
         return f"its cluster cannot run it: {view.unmatched.message}"
     if not view.cluster.stack.device_classes:
         return None
-    recorded = {role.name: role.pool for role in replica.roles}
+    recorded = {role.role: role.pool for role in replica.roles}
     for role in deployment.roles:
         pinned = recorded.get(role.name)
         for entry in view.rejected_pools:
@@ -67,7 +67,7 @@ def unrunnable(deployment: Deployment, replica: ExistingReplica, view: ClusterVi
 
 def roles_differ(deployment: Deployment, replica: ExistingReplica) -> str | None:
     wanted = sorted(role.name for role in deployment.roles)
-    recorded = sorted(role.name for role in replica.roles)
+    recorded = sorted(role.role for role in replica.roles)
     if recorded == wanted:
         return None
     return f"its roles ({', '.join(recorded) or 'none'}) differ from the deployment's"
@@ -77,7 +77,7 @@ def pool_mismatch(
     deployment: Deployment, replica: ExistingReplica, view: ClusterView, fleet: FleetFilter
 ) -> str | None:
     """The first role whose pinned pool exists but no longer matches its requests."""
-    recorded = {role.name: role for role in replica.roles}
+    recorded = {role.role: role for role in replica.roles}
     for r, role in enumerate(deployment.roles):
         pinned = recorded[role.name].pool
         pool = view.cluster.pool(pinned)

@@ -52,12 +52,12 @@ import heapq
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
+from modelplane.core.placement import PlacedRole
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     DesiredReplica,
     Origin,
     RemovedReplica,
-    RolePlacement,
 )
 from modelplane.scheduling.fleet import ClusterView, FleetFilter
 from modelplane.scheduling.ledger import Demand, PoolLedger
@@ -99,7 +99,7 @@ def recorded_charges(
         if pool is None:
             continue  # Its pool is gone, and with it the devices it held.
         try:
-            demand = matcher.recorded_demand(role.requests, pool.hardware, role.constraints)
+            demand = matcher.recorded_demand(role.device_requests, pool.hardware, role.constraints)
         except DecisionStopped as stop:
             stop.locate(cluster=cluster.name, pool=pool.name)
             raise
@@ -144,8 +144,8 @@ def _retain_one(
     if move is not None:
         holds = recorded_charges(replica, view.cluster, fleet.matcher)
         return replace(_as_recorded(replica, Origin.PENDING), charges=holds, move=move)
-    recorded = {role.name: role for role in replica.roles}
-    placements: list[RolePlacement] = []
+    recorded = {role.role: role for role in replica.roles}
+    placements: list[PlacedRole] = []
     charges: list[Charge] = []
     for r, role in enumerate(deployment.roles):
         pinned = recorded[role.name].pool
@@ -157,9 +157,9 @@ def _retain_one(
         match = fleet.matches(pool.hardware)[r]
         if isinstance(match, Mismatch):  # `must_move` said it matches
             return f"its pool {pinned} no longer matches {role.name}: {match.message}"
-        option = match.option_for(recorded[role.name].requests)
+        option = match.option_for(recorded[role.name].device_requests)
         placements.append(
-            RolePlacement(
+            PlacedRole(
                 role.name,
                 pinned,
                 role.workers,
@@ -248,20 +248,8 @@ def _removed(replica: ExistingReplica, reason: str) -> RemovedReplica:
 
 def _as_recorded(replica: ExistingReplica, origin: Origin = Origin.HELD) -> Kept:
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
-    roles = tuple(
-        RolePlacement(
-            role.name,
-            role.pool,
-            role.workers,
-            role.topology,
-            role.requests,
-            role.tolerations,
-            role.constraints,
-        )
-        for role in replica.roles
-    )
     return Kept(
-        DesiredReplica(replica.name, replica.cluster, replica.index, roles, origin),
+        DesiredReplica(replica.name, replica.cluster, replica.index, replica.roles, origin),
         (),
         replica.serving,
         replica.created,

@@ -22,9 +22,7 @@ from .model import (
     RemoteObject,
     RenderedReplica,
     ReplicaInput,
-    Role,
     RoleInput,
-    Topology,
 )
 from .pods import (
     CONTRACT_ENV,
@@ -55,9 +53,7 @@ __all__ = [
     "RemoteObject",
     "RenderedReplica",
     "ReplicaInput",
-    "Role",
     "RoleInput",
-    "Topology",
     "claims_key",
     "cluster_input",
     "render_replica",

@@ -7,10 +7,11 @@ under one pod-level claim name and its engine container claims the whole of it.
 
 from typing import Any
 
+from modelplane.core.devices import ClaimRequest
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 
-from .model import ClaimRequest, ClusterInput, RoleInput
+from .model import ClusterInput, RoleInput
 
 # The pod-level claim name every serving pod uses for its role's template.
 POD_CLAIM_NAME = "devices"
@@ -61,14 +62,11 @@ def claim_template(
     """The ResourceClaimTemplate for one role; requests keep the replica's order."""
     api_version = claims_api_version(cluster)
     devices: dict[str, Any] = {
-        "requests": [_request(r, api_version) for r in role.device_requests],
+        "requests": [_request(r, api_version) for r in role.placed.device_requests],
     }
-    if role.constraints:
+    if role.placed.constraints:
         # DRA's DeviceConstraint, the same shape in v1beta1, v1beta2 and v1.
-        devices["constraints"] = [
-            {"requests": list(names), "matchAttribute": attribute}
-            for names, attribute in role.constraints
-        ]
+        devices["constraints"] = [constraint.as_dict() for constraint in role.placed.constraints]
     return {
         "apiVersion": api_version,
         "kind": "ResourceClaimTemplate",

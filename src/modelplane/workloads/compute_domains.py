@@ -36,19 +36,19 @@ def compute_domain_key(role: str) -> str:
 def domain_nodes(role: RoleInput, cluster: ClusterInput) -> int:
     """The NVLink domain size of the role's pool, when the role needs one (it is
     multi-node and its pool declares domains); else 0."""
-    if role.topology.nodes_per_worker <= 1:
+    if role.placed.topology.nodes_per_worker <= 1:
         return 0
-    return cluster.nvlink_domain_nodes(role.node_pool_name)
+    return cluster.nvlink_domain_nodes(role.placed.pool)
 
 
 def check_fits(role: RoleInput, cluster: ClusterInput, size: int) -> None:
     """A role whose nodes exceed one NVLink domain cannot share GPU memory across them."""
-    nodes = role.topology.pods(role.count)
+    nodes = role.placed.pods
     if nodes > size:
         raise InvalidInputError.at(
             f"{role.path}.nodePoolName",
             f"the role spans {nodes} nodes, more than one NVLink domain of pool "
-            f"{role.node_pool_name!r} on InferenceCluster {cluster.name} holds: its class's "
+            f"{role.placed.pool!r} on InferenceCluster {cluster.name} holds: its class's "
             f"spec.topology.nvlinkDomainNodes is {size}",
             Reason.INVALID_SPEC,
         )
@@ -60,15 +60,15 @@ def compute_domain(replica: ReplicaInput, role: RoleInput, *, namespace: str) ->
         "apiVersion": API_VERSION,
         "kind": KIND,
         "metadata": {
-            "name": compute_domain_name(replica, role.role),
+            "name": compute_domain_name(replica, role.placed.role),
             "namespace": namespace,
-            "labels": identity_labels(replica, role.role),
+            "labels": identity_labels(replica, role.placed.role),
         },
         "spec": {
-            "numNodes": role.topology.pods(role.count),
+            "numNodes": role.placed.pods,
             "channel": {
-                "resourceClaimTemplate": {"name": channel_template_name(replica, role.role)},
+                "resourceClaimTemplate": {"name": channel_template_name(replica, role.placed.role)},
             },
         },
     }
-    return RemoteObject(key=compute_domain_key(role.role), manifest=manifest)
+    return RemoteObject(key=compute_domain_key(role.placed.role), manifest=manifest)

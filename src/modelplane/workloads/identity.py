@@ -20,7 +20,7 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 
-from .model import ReplicaInput, Role
+from .model import ReplicaInput
 
 # A Deployment's name reaches its pods' hostnames, so keep it a DNS label.
 DEPLOYMENT_NAME_MAX = naming.DNS_LABEL_MAX
@@ -43,7 +43,7 @@ def _fit(readable: str, max_len: int, *identity: str) -> str:
     return naming.hashed_name(readable.replace(".", "-"), *identity, max_len=max_len)
 
 
-def workload_name(replica: ReplicaInput, role: Role, max_len: int) -> str:
+def workload_name(replica: ReplicaInput, role: str, max_len: int) -> str:
     """The name of a role's Deployment or LeaderWorkerSet."""
     return _fit(f"{replica.name}-{role}", max_len, replica.namespace, replica.name, role)
 
@@ -53,7 +53,7 @@ def service_name(replica: ReplicaInput) -> str:
     return _fit(replica.name, LLM_INFERENCE_SERVICE_NAME_MAX, replica.namespace, replica.name)
 
 
-def _role_object_name(replica: ReplicaInput, role: Role, suffix: str) -> str:
+def _role_object_name(replica: ReplicaInput, role: str, suffix: str) -> str:
     """A per-role object's name: `<replica>-<role>-<suffix>`, fitted to the claim
     template limit the way every composed name is (`naming.fitted`)."""
     return _fit(
@@ -66,17 +66,17 @@ def _role_object_name(replica: ReplicaInput, role: Role, suffix: str) -> str:
     )
 
 
-def compute_domain_name(replica: ReplicaInput, role: Role) -> str:
+def compute_domain_name(replica: ReplicaInput, role: str) -> str:
     """The name of a multi-node role's ComputeDomain (`compute_domains`)."""
     return _role_object_name(replica, role, "nvlink")
 
 
-def channel_template_name(replica: ReplicaInput, role: Role) -> str:
+def channel_template_name(replica: ReplicaInput, role: str) -> str:
     """The ResourceClaimTemplate the role's ComputeDomain creates for its IMEX channel."""
     return _role_object_name(replica, role, "nvlink-channel")
 
 
-def claim_template_name(replica: ReplicaInput, role: Role) -> str:
+def claim_template_name(replica: ReplicaInput, role: str) -> str:
     """The ResourceClaimTemplate of the role's devices."""
     return _role_object_name(replica, role, "devices")
 
@@ -96,7 +96,7 @@ def check_identity(replica: ReplicaInput) -> None:
             )
 
 
-def identity_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:
+def identity_labels(replica: ReplicaInput, role: str) -> dict[str, str]:
     """The labels that say whose a workload object is, sorted by key."""
     labels = {
         LABEL_DEPLOYMENT: replica.deployment_name,
@@ -107,6 +107,6 @@ def identity_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:
     return dict(sorted(labels.items()))
 
 
-def selector_labels(replica: ReplicaInput, role: Role) -> dict[str, str]:
+def selector_labels(replica: ReplicaInput, role: str) -> dict[str, str]:
     """The immutable subset that selects a role's pods within the tenant namespace."""
     return {LABEL_REPLICA: replica.name, LABEL_ROLE: role}

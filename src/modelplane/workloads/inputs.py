@@ -17,11 +17,10 @@ from modelplane_models.model_replica import Spec as ReplicaSpec
 
 from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
-from modelplane.core.devices import ClaimRequest, read_constraints
+from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.node_taints import NodeTaint
+from modelplane.core.placement import PlacedRole
 from modelplane.core.template_size import template_issues
-from modelplane.core.topology import Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
 from .model import (
@@ -30,7 +29,6 @@ from .model import (
     GatewayInput,
     ModelInput,
     ReplicaInput,
-    Role,
     RoleInput,
 )
 
@@ -45,9 +43,7 @@ def _required(value: str | None, path: str, issues: list[Issue]) -> str:
     return value
 
 
-def _device_request(
-    request: model_replica.ClaimRequest, path: str, issues: list[Issue]
-) -> ClaimRequest:
+def _request_issues(request: model_replica.ClaimRequest, path: str, issues: list[Issue]) -> None:
     if not naming.is_dns_label(request.name):
         issues.append(
             Issue(f"{path}.name", f"{request.name!r} must be a DNS label (a DRA request name)")
@@ -56,20 +52,16 @@ def _device_request(
         issues.append(
             Issue(f"{path}.deviceClassName", f"{request.deviceClassName!r} must be a DNS subdomain")
         )
-    return ClaimRequest(
-        name=request.name,
-        device_class_name=request.deviceClassName,
-        count=request.count,
-        selectors=tuple(selector.cel for selector in request.selectors or ()),
-    )
 
 
-def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
+def _role(model: ReplicaRole, role: str, issues: list[Issue]) -> RoleInput:
+    """The role as the scheduler recorded it (`PlacedRole.read`), with what rendering
+    requires of it beyond that reading: DNS names DRA takes, request names unique
+    and the only ones its constraints name, and a template within bounds."""
     path = f"spec.{role}"
-    requests = tuple(
-        _device_request(request, f"{path}.deviceRequests[{i}]", issues)
-        for i, request in enumerate(model.deviceRequests or ())
-    )
+    requests = model.deviceRequests or ()
+    for i, request in enumerate(requests):
+        _request_issues(request, f"{path}.deviceRequests[{i}]", issues)
     seen: set[str] = set()
     for i, request in enumerate(requests):
         if request.name in seen:
@@ -79,7 +71,7 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
                 )
             )
         seen.add(request.name)
-    constraints = read_constraints(
+    read_constraints(
         model.constraints,
         seen,
         path,
@@ -87,35 +79,21 @@ def _role(model: ReplicaRole, role: Role, issues: list[Issue]) -> RoleInput:
         issues,
     )
     issues.extend(template_issues(model.template, f"{path}.template"))
-    try:
-        topology = Topology.read(model.topology, f"{path}.topology")
-    except InvalidInputError as invalid:
-        issues.extend(invalid.issues)
-        topology = Topology()
     return RoleInput(
-        role=role,
-        count=model.count or 1,
-        topology=topology,
+        placed=PlacedRole.read(role, model, issues),
         # A private deep copy: rendering must never alias the caller's object.
         template=copy.deepcopy(model.template),
-        node_pool_name=model.nodePoolName,
-        device_requests=requests,
-        tolerations=tuple(
-            NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
-            for t in model.tolerations or ()
-        ),
-        constraints=tuple(constraints),
     )
 
 
-def _roles(spec: ReplicaSpec, issues: list[Issue]) -> dict[Role, RoleInput]:
+def _roles(spec: ReplicaSpec, issues: list[Issue]) -> dict[str, RoleInput]:
     """The replica's roles: unified `workers`, or `decode` and `prefill` together."""
-    declared: tuple[tuple[Role, ReplicaRole | None], ...] = (
+    declared: tuple[tuple[str, ReplicaRole | None], ...] = (
         (ROLE_WORKERS, spec.workers),
         (ROLE_DECODE, spec.decode),
         (ROLE_PREFILL, spec.prefill),
     )
-    given: dict[Role, ReplicaRole] = {r: m for r, m in declared if m is not None}
+    given: dict[str, ReplicaRole] = {r: m for r, m in declared if m is not None}
     split = [role for role in (ROLE_DECODE, ROLE_PREFILL) if role in given]
     if ROLE_WORKERS in given and split:
         issues.append(Issue(f"spec.{split[0]}", "must not be set together with spec.workers"))

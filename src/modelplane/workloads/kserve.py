@@ -66,7 +66,7 @@ def parallelism(role: RoleInput) -> dict[str, int]:
     to 1 still counts as set. So only degrees above 1 are written, and a
     topology needing both cannot be expressed.
     """
-    topology = role.topology
+    topology = role.placed.topology
     data_parallel = topology.data > 1 or topology.data_local > 1
     if mixes_parallelism(topology):
         raise InvalidInputError.at(
@@ -103,7 +103,7 @@ def _workload(
         shape = replace(shape, env=(*shape.env, (ENV_MODEL_PATH, KSERVE_MODEL_PATH)))
     pod = shape_pod(role.template, f"{role.path}.template", shape)
     workload: dict[str, Any] = {
-        "replicas": role.count,
+        "replicas": role.placed.workers,
         "parallelism": parallelism(role),
         # KServe copies these onto the pod templates only, never the workload.
         "labels": pod["metadata"]["labels"],
@@ -111,7 +111,7 @@ def _workload(
     if "annotations" in pod["metadata"]:
         workload["annotations"] = pod["metadata"]["annotations"]
     workload["template"] = pod["spec"]
-    if role.topology.nodes_per_worker > 1:
+    if role.placed.topology.nodes_per_worker > 1:
         # The presence of `worker` is what makes KServe build a LeaderWorkerSet;
         # head and followers are the same engine on different ranks.
         workload["worker"] = shape_pod(role.template, f"{role.path}.template", shape)["spec"]
@@ -151,11 +151,13 @@ def llm_inference_service(
             "spec.workers", "is required: a replica is unified or decode and prefill"
         )
     spec: dict[str, Any] = {"model": model(replica, cluster)}
-    spec.update(_workload(replica, main, claims.get(main.role), channels.get(main.role)))
+    spec.update(
+        _workload(replica, main, claims.get(main.placed.role), channels.get(main.placed.role))
+    )
     if replica.prefill is not None:
         prefill = replica.prefill
         spec["prefill"] = _workload(
-            replica, prefill, claims.get(prefill.role), channels.get(prefill.role)
+            replica, prefill, claims.get(prefill.placed.role), channels.get(prefill.placed.role)
         )
     router = kserve_router(replica, cluster)
     if router is not None:
@@ -166,7 +168,7 @@ def llm_inference_service(
         "metadata": {
             "name": service_name(replica),
             "namespace": namespace,
-            "labels": identity_labels(replica, main.role),
+            "labels": identity_labels(replica, main.placed.role),
         },
         "spec": spec,
     }

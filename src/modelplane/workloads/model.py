@@ -3,17 +3,13 @@
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from modelplane_models.inference_cluster import BackendType
 
 from modelplane.conventions.tenancy import DEFAULT_TENANCY, Tenancy
-from modelplane.core.devices import ClaimRequest
 from modelplane.core.kinds import RenderedWorkload
-from modelplane.core.node_taints import NodeTaint
-from modelplane.core.topology import Topology
-
-Role = Literal["workers", "decode", "prefill"]
+from modelplane.core.placement import PlacedRole
 
 # The version a cluster is rendered for when it states none.
 DEFAULT_KUBERNETES_VERSION = "1.34"
@@ -71,23 +67,17 @@ class RenderedReplica:
 
 @dataclass(frozen=True)
 class RoleInput:
-    """One self-contained role of a replica: unified `workers`, or `decode`/`prefill`."""
+    """One self-contained role of a replica (unified `workers`, or `decode`/`prefill`):
+    where the fleet scheduler placed it and what it claims there, as it recorded them,
+    and the pod template its deployment gave it."""
 
-    role: Role
-    count: int
-    topology: Topology
+    placed: PlacedRole
     template: Mapping[str, Any] = field(hash=False)
-    node_pool_name: str
-    device_requests: tuple[ClaimRequest, ...]
-    tolerations: tuple[NodeTaint, ...] = ()
-    """The pool's node taints the pods tolerate, as the fleet scheduler recorded them."""
-    constraints: tuple[tuple[tuple[str, ...], str], ...] = ()
-    """DRA constraints on the claimed requests: (request names, matchAttribute)."""
 
     @property
     def path(self) -> str:
         """Where this role lives in the ModelReplica, for error messages."""
-        return f"spec.{self.role}"
+        return f"spec.{self.placed.role}"
 
 
 @dataclass(frozen=True)

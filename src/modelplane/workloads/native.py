@@ -38,8 +38,8 @@ def deployment(replica: ReplicaInput, role: RoleInput, wiring: Wiring) -> dict[s
     return {
         **_head(DEPLOYMENT, replica, role, wiring, DEPLOYMENT_NAME_MAX),
         "spec": {
-            "replicas": role.count,
-            "selector": {"matchLabels": selector_labels(replica, role.role)},
+            "replicas": role.placed.workers,
+            "selector": {"matchLabels": selector_labels(replica, role.placed.role)},
             # The fleet scheduler charged the pool exactly `count` nodes, so
             # there is no spare GPU to surge onto: replace one pod at a time (for
             # one pod, the same as Recreate). Surge happens across the fleet,
@@ -61,7 +61,7 @@ def leader_worker_set(replica: ReplicaInput, role: RoleInput, wiring: Wiring) ->
     return {
         **_head(LEADER_WORKER_SET, replica, role, wiring, LEADER_WORKER_SET_NAME_MAX),
         "spec": {
-            "replicas": role.count,
+            "replicas": role.placed.workers,
             # Create the whole group at once (a gang scheduler sees it whole),
             # and restart it whole: a sharded engine cannot lose one rank.
             "startupPolicy": "LeaderCreated",
@@ -72,7 +72,7 @@ def leader_worker_set(replica: ReplicaInput, role: RoleInput, wiring: Wiring) ->
                 "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 0},
             },
             "leaderWorkerTemplate": {
-                "size": role.topology.nodes_per_worker,
+                "size": role.placed.topology.nodes_per_worker,
                 "restartPolicy": "RecreateGroupOnPodRestart",
                 "leaderTemplate": shape_pod(role.template, path, leader),
                 "workerTemplate": shape_pod(role.template, path, follower),
@@ -86,7 +86,7 @@ def native_workload(
 ) -> tuple[WorkloadKind, dict[str, Any]]:
     """The role's workload and its kind: a Deployment for single-node workers, else an
     LWS."""
-    if role.topology.nodes_per_worker == 1:
+    if role.placed.topology.nodes_per_worker == 1:
         return DEPLOYMENT, deployment(replica, role, wiring)
     return LEADER_WORKER_SET, leader_worker_set(replica, role, wiring)
 
@@ -115,8 +115,8 @@ def _head(
         "apiVersion": kind.api_version,
         "kind": kind.kind,
         "metadata": {
-            "name": workload_name(replica, role.role, name_max),
+            "name": workload_name(replica, role.placed.role, name_max),
             "namespace": wiring.namespace,
-            "labels": identity_labels(replica, role.role),
+            "labels": identity_labels(replica, role.placed.role),
         },
     }

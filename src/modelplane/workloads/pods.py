@@ -153,17 +153,17 @@ def role_shape(
     if prefill_address:
         env.append((ENV_PREFILL_ADDRESS, prefill_address))
     return PodShape(
-        labels=identity_labels(replica, role.role),
-        pool=role.node_pool_name,
+        labels=identity_labels(replica, role.placed.role),
+        pool=role.placed.pool,
         claim_template=claim,
-        tolerations=role.tolerations,
-        nodes=role.topology.nodes_per_worker,
+        tolerations=role.placed.tolerations,
+        nodes=role.placed.topology.nodes_per_worker,
         serving=serving,
         container_name=container_name,
         env=tuple(env),
         cache_claim=cache_claim,
         channel_template=channel,
-        pd_role=role.role if pd_routed else None,
+        pd_role=role.placed.role if pd_routed else None,
     )
 
 

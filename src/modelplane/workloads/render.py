@@ -31,7 +31,6 @@ from .model import (
     RemoteObject,
     RenderedReplica,
     ReplicaInput,
-    Role,
     RoleInput,
 )
 from .native import Wiring, native_workload
@@ -93,12 +92,12 @@ def _check_placement(replica: ReplicaInput, cluster: ClusterInput) -> None:
         )
     for role in replica.roles:
         path = f"{role.path}.nodePoolName"
-        check_pool(role.node_pool_name, path)
-        if role.node_pool_name not in cluster.pools:
+        check_pool(role.placed.pool, path)
+        if role.placed.pool not in cluster.pools:
             known = ", ".join(cluster.pools) or "none"
             raise InvalidInputError.at(
                 path,
-                f"pool {role.node_pool_name!r} is not on InferenceCluster {cluster.name} "
+                f"pool {role.placed.pool!r} is not on InferenceCluster {cluster.name} "
                 f"(pools: {known})",
                 Reason.POOL_NOT_FOUND,
             )
@@ -109,15 +108,15 @@ def _claims(
 ) -> RemoteObject:
     manifest = claim_template(
         role,
-        name=claim_template_name(replica, role.role),
+        name=claim_template_name(replica, role.placed.role),
         namespace=namespace,
-        labels=identity_labels(replica, role.role),
+        labels=identity_labels(replica, role.placed.role),
         cluster=cluster,
     )
-    return RemoteObject(key=claims_key(role.role), manifest=manifest)
+    return RemoteObject(key=claims_key(role.placed.role), manifest=manifest)
 
 
-def _workload(role: Role, kind: WorkloadKind, manifest: dict[str, Any]) -> RenderedWorkload:
+def _workload(role: str, kind: WorkloadKind, manifest: dict[str, Any]) -> RenderedWorkload:
     return RenderedWorkload(key=workload_key(role), role=role, kind=kind, manifest=manifest)
 
 
@@ -136,9 +135,9 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
     claims: list[RemoteObject] = []
     claim_names: dict[str, str] = {}
     for role in replica.roles:
-        if role.device_requests:
+        if role.placed.device_requests:
             claim = _claims(replica, role, namespace, cluster)
-            claim_names[role.role] = claim.manifest["metadata"]["name"]
+            claim_names[role.placed.role] = claim.manifest["metadata"]["name"]
             claims.append(claim)
 
     # Whichever backend runs it, a multi-node role on an NVLink pool needs its
@@ -149,7 +148,7 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
         if size:
             check_fits(role, cluster, size)
             domain = compute_domain(replica, role, namespace=namespace)
-            channels[role.role] = channel_template_name(replica, role.role)
+            channels[role.placed.role] = channel_template_name(replica, role.placed.role)
             claims.append(domain)
 
     workloads: list[RenderedWorkload] = []
@@ -165,13 +164,13 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
         for role in replica.roles:
             wiring = Wiring(
                 namespace=namespace,
-                claim=claim_names.get(role.role),
-                prefill=prefill if role.role == ROLE_DECODE else None,
-                channel=channels.get(role.role),
+                claim=claim_names.get(role.placed.role),
+                prefill=prefill if role.placed.role == ROLE_DECODE else None,
+                channel=channels.get(role.placed.role),
                 pd_routed=pd_routed,
             )
             kind, manifest = native_workload(replica, role, wiring)
-            workloads.append(_workload(role.role, kind, manifest))
+            workloads.append(_workload(role.placed.role, kind, manifest))
     return RenderedReplica(
         namespace=tenant,
         claims=tuple(sorted(claims, key=lambda o: o.key)),

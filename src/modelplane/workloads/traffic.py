@@ -44,7 +44,7 @@ from modelplane.traffic.names import (
 
 from .disaggregation import routed
 from .identity import identity_labels, selector_labels, service_name
-from .model import ClusterInput, GatewayInput, RemoteObject, ReplicaInput, Role
+from .model import ClusterInput, GatewayInput, RemoteObject, ReplicaInput
 from .picker import PICKER_GRPC_PORT, endpoint_picker, picker_name
 from .pods import ENGINE_PORT, ENGINE_PORT_NAME, SERVING_VALUE
 
@@ -58,12 +58,12 @@ KSERVE_WORKLOAD_SERVICE_SUFFIX: Final = "-kserve-workload-svc"
 CLUSTER_DOMAIN: Final = "svc.cluster.local"
 
 
-def main_role(replica: ReplicaInput) -> Role:
+def main_role(replica: ReplicaInput) -> str:
     """The role requests enter at: the unified workers, or decode."""
     return ROLE_DECODE if replica.disaggregated else "workers"
 
 
-def engine_service_name(replica: ReplicaInput, role: Role) -> str:
+def engine_service_name(replica: ReplicaInput, role: str) -> str:
     """The Service in front of a role's serving pods (the prefill role has its own).
 
     Never a workload's name: a LeaderWorkerSet makes a headless Service named after
@@ -104,12 +104,12 @@ def replica_url(replica: ReplicaInput, cluster: ClusterInput, namespace: str) ->
     return f"http://{host}.{CLUSTER_DOMAIN}:{ENGINE_PORT}"
 
 
-def _serving_selector(replica: ReplicaInput, role: Role) -> dict[str, str]:
+def _serving_selector(replica: ReplicaInput, role: str) -> dict[str, str]:
     return {**selector_labels(replica, role), LABEL_SERVING: SERVING_VALUE}
 
 
 def _service(
-    replica: ReplicaInput, role: Role, namespace: str, *, pd_routed: bool = False
+    replica: ReplicaInput, role: str, namespace: str, *, pd_routed: bool = False
 ) -> dict[str, Any]:
     # Behind llm-d's sidecar the serving port is the sidecar's, a native sidecar
     # (init container): name it by number, not by the engine container's port name.

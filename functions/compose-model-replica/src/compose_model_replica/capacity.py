@@ -37,7 +37,7 @@ def waiting_for_capacity(
     grow, Serving=False for WaitingForCapacity."""
     if serving.status is not False or serving.reason != Reason.WORKLOAD_NOT_AVAILABLE:
         return serving
-    pools = {role.node_pool_name for role in replica.roles}
+    pools = {role.placed.pool for role in replica.roles}
     short = _short_pools(cluster, pools)
     if not short:
         return serving

@@ -50,7 +50,7 @@ def lacking(
     if not missing:
         return []
     crds = _crds(rendered, gangs)
-    classes = {r.device_class_name for role in replica.roles for r in role.device_requests}
+    classes = {r.device_class_name for role in replica.roles for r in role.placed.device_requests}
     priority = resolve_priority(replica.priority, config.default_priority)
     tenant = rendered.namespace.manifest["metadata"]["name"]
     queue, _ = replica_prerequisites(config, context, tenant)

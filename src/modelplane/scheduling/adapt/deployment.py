@@ -16,14 +16,13 @@ from modelplane_models.model_deployment import SpreadConstraint as SpreadModel
 from modelplane_models.model_deployment import Toleration as TolerationModel
 from modelplane_models.shapes import LabelSelector as LabelSelectorModel
 
-from modelplane.core.devices import read_constraints
+from modelplane.core.devices import Constraint, read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
 from modelplane.core.template_size import template_issues
 from modelplane.core.written import as_written
 from modelplane.scheduling.adapt.checks import object_name, topology
-from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
     DECODE_ROLE,
     PREFILL_ROLE,
@@ -74,7 +73,7 @@ def _constraints(
         lambda name: f"names no device request: {name!r} is not in {path}.devices",
         problems,
     )
-    return tuple(Constraint(requests, attribute) for requests, attribute in read)
+    return tuple(read)
 
 
 def _role(

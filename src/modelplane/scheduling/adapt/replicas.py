@@ -4,53 +4,23 @@ owns it by Crossplane's record."""
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 
-from modelplane_models.model_replica import ModelReplica, ReplicaRole
+from modelplane_models.model_replica import ModelReplica
 from modelplane_models.shapes import OwnerReference as ReplicaOwner
 
 from modelplane.core.bounded import ByIdentity
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.node_taints import NodeTaint
+from modelplane.core.placement import PlacedRole
 from modelplane.core.vocabulary import (
     ANNOTATION_COMPOSITION_RESOURCE_NAME,
     ANNOTATION_REVISION,
     API_VERSION,
     MODEL_DEPLOYMENT,
 )
-from modelplane.scheduling.adapt.checks import topology
-from modelplane.scheduling.constraints import Constraint
 from modelplane.scheduling.model import (
     ROLE_NAMES,
-    ClaimRequest,
     Deployment,
     ExistingReplica,
-    RecordedRole,
 )
-
-
-def _recorded_role(name: str, role: ReplicaRole, problems: list[Issue]) -> RecordedRole:
-    return RecordedRole(
-        name=name,
-        pool=role.nodePoolName,
-        requests=tuple(
-            ClaimRequest(
-                name=claim.name,
-                device_class_name=claim.deviceClassName,
-                count=claim.count,
-                selectors=tuple(s.cel for s in claim.selectors or ()),
-            )
-            for claim in role.deviceRequests or ()
-        ),
-        workers=1 if role.count is None else role.count,
-        topology=topology(role.topology, f"spec.{name}.topology", problems),
-        tolerations=tuple(
-            NodeTaint.tolerated_by(t.key, str(t.operator), t.value, str(t.effect))
-            for t in role.tolerations or ()
-        ),
-        constraints=tuple(
-            Constraint(tuple(r.root for r in c.requests), c.matchAttribute)
-            for c in role.constraints or ()
-        ),
-    )
 
 
 def read_replica(
@@ -64,7 +34,7 @@ def read_replica(
     if spec is None:
         raise InvalidInputError([Issue("spec", "is required")])
     roles = tuple(
-        _recorded_role(role_name, role, problems)
+        PlacedRole.read(role_name, role, problems)
         for role_name in ROLE_NAMES
         if (role := getattr(spec, role_name)) is not None
     )
