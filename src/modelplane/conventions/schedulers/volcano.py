@@ -30,8 +30,8 @@ JOB_GROUP_ANNOTATION: Final = "scheduling.volcano.sh/group-name"
 # sets it on a vcjob's pods).
 TASK_ANNOTATION: Final = "volcano.sh/task-spec"
 DEFAULT_QUEUE: Final = "default"
-PODGROUP_API: Final = "scheduling.volcano.sh/v1beta1"
-QUEUE_API: Final = "scheduling.volcano.sh/v1beta1"
+# Volcano's scheduling API, one group version for its Queue and its PodGroup kinds.
+API: Final = "scheduling.volcano.sh/v1beta1"
 CHART: Final = Chart("volcano", repository="https://volcano-sh.github.io/helm-charts")
 
 
@@ -113,7 +113,7 @@ class Volcano(Scheduler):
         return self.lws_gang_scheduling
 
     def queue_object(self, platform: Platform, tenant_namespace: str | None) -> ObjectRef:
-        return ObjectRef(QUEUE_API, "Queue", platform.queue or DEFAULT_QUEUE)
+        return ObjectRef(API, "Queue", platform.queue or DEFAULT_QUEUE)
 
     def gang(self, name: str, pods: PodSet, platform: Platform) -> GangObject:
         spec: dict[str, Any] = {"minMember": pods.pods}
@@ -121,7 +121,7 @@ class Volcano(Scheduler):
             spec["queue"] = platform.queue
         if platform.priority:
             spec["priorityClassName"] = platform.priority
-        return GangObject(PODGROUP_API, spec, pod_annotations={GROUP_ANNOTATION: name})
+        return GangObject(API, spec, pod_annotations={GROUP_ANNOTATION: name})
 
     def replica_gang(
         self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
@@ -136,7 +136,7 @@ class Volcano(Scheduler):
             spec["queue"] = platform.queue
         if platform.priority:
             spec["priorityClassName"] = platform.priority
-        return GangObject(PODGROUP_API, spec, pod_annotations={GROUP_ANNOTATION: name})
+        return GangObject(API, spec, pod_annotations={GROUP_ANNOTATION: name})
 
     def sub_group_keys(self, role: str) -> Keys:
         return Keys({}, {TASK_ANNOTATION: role})
