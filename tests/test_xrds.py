@@ -178,6 +178,20 @@ REJECTED = [
         id="ML teams cannot tolerate taints",
     ),
     pytest.param(
+        edited(DEPLOYMENT, "spec.workers.template.spec.nodeName", "gpu-node-1"),
+        "spec.workers.template.spec.nodeName: Forbidden: Modelplane places pods on their pool",
+        id="ML teams cannot pick a node",
+    ),
+    pytest.param(
+        edited(
+            DEPLOYMENT,
+            "spec.workers.template.spec.resourceClaims",
+            [{"name": "gpu", "resourceClaimName": "other-claim"}],
+        ),
+        "spec.workers.template.spec.resourceClaims: Forbidden: Modelplane claims the devices",
+        id="ML teams cannot claim devices beside Modelplane's",
+    ),
+    pytest.param(
         edited(
             DEPLOYMENT, "spec.workers.template.metadata", {"labels": {"modelplane.ai/pool": "x"}}
         ),

@@ -112,12 +112,14 @@ class PodSpec(BaseModel):
     )
     affinity: dict[str, Any] | None = None
     containers: Annotated[list[Container], Field(max_length=8, min_length=1)]
+    nodeName: Annotated[StrictStr | None, Field(max_length=253)] = None
     nodeSelector: Annotated[
         dict[str, NodeSelectorAdditionalProperty] | None, Field(max_length=64)
     ] = None
     preemptionPolicy: Annotated[StrictStr | None, Field(max_length=64)] = None
     priority: StrictInt | None = None
     priorityClassName: Annotated[StrictStr | None, Field(max_length=253)] = None
+    resourceClaims: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
     schedulerName: Annotated[StrictStr | None, Field(max_length=253)] = None
     tolerations: Annotated[list[dict[str, Any]] | None, Field(max_length=32)] = None
 
