@@ -145,3 +145,46 @@ def test_platform_keys_are_checked(field: str, key: str, problem: str) -> None:
     _, issues = read_tenancy(model, CLUSTER)
     assert [i.path for i in issues] == [f"spec.tenancy.{field}[{key}]"]
     assert problem in issues[0].message
+
+
+ENFORCE = "pod-security.kubernetes.io/enforce"
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        # No tenancy labels, or labels that leave the key alone: baseline, so a team's
+        # pod cannot take the host of a GPU node other teams' pods share.
+        ({}, {ENFORCE: "baseline"}),
+        ({"team": "{{ .Namespace }}"}, {ENFORCE: "baseline", "team": "team-a"}),
+        # The platform's own level wins, looser or stricter.
+        ({ENFORCE: "privileged"}, {ENFORCE: "privileged"}),
+        ({ENFORCE: "restricted"}, {ENFORCE: "restricted"}),
+    ],
+)
+def test_tenant_namespaces_enforce_baseline_unless_the_platform_says(
+    labels: dict[str, str], expected: dict[str, str]
+) -> None:
+    found = tenancy("mp-{{ .Namespace }}", labels=labels)
+    assert found.namespace_labels("team-a", CLUSTER) == expected
+
+
+def test_the_default_tenancy_enforces_baseline() -> None:
+    assert DEFAULT_TENANCY.namespace_labels("team-a", CLUSTER) == {ENFORCE: "baseline"}
+
+
+@pytest.mark.parametrize("key", [ENFORCE, "pod-security.kubernetes.io/warn"])
+def test_a_pod_security_label_that_is_no_level_is_refused(key: str) -> None:
+    # The API server refuses to create a namespace whose Pod Security label names no
+    # level: said on the cluster, naming the key, not left to the workload cluster.
+    _, issues = read_tenancy(TenancyModel.model_validate({"labels": {key: "Baseline"}}), CLUSTER)
+    assert [i.path for i in issues] == [f"spec.tenancy.labels[{key}]"]
+    assert "not a Pod Security level" in issues[0].message
+
+
+def test_a_pod_security_level_is_never_a_template() -> None:
+    # Otherwise a control-plane namespace named `privileged` would choose its level.
+    model = TenancyModel.model_validate({"labels": {ENFORCE: "{{ .Namespace }}"}})
+    _, issues = read_tenancy(model, CLUSTER)
+    assert [i.path for i in issues] == [f"spec.tenancy.labels[{ENFORCE}]"]
+    assert "not a template" in issues[0].message

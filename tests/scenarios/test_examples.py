@@ -19,6 +19,7 @@ from modelplane_cli.render.timeline import duration
 from modelplane_cli.schema import ManifestValidator, SchemaRegistry
 from modelplane_dev.bench_faults import EXAMPLE_SETS
 
+from . import pod_security
 from .fleets import Fleet, Renderer
 
 # The example sets `make run` renders, listed once (the faults bench renders them too).
@@ -206,3 +207,57 @@ def test_gateways_and_routes_are_watched(renderer: Renderer) -> None:
         if o["spec"].get("watch")
     }
     assert {"Gateway", "HTTPRoute"} <= watched
+
+
+def test_what_modelplane_puts_in_tenant_namespaces_passes_baseline(example: Fleet) -> None:
+    """Tenant namespaces enforce Pod Security `baseline` unless the platform's tenancy
+    says otherwise, and none of the examples' does: every pod Modelplane composes there
+    (engines, endpoint pickers, download Jobs) and every team template it carries must
+    pass it, or its pods would be refused on the workload cluster."""
+    namespaces = example.manifests("Namespace")
+    tenants = {
+        n["metadata"]["name"]: n["metadata"]["labels"]
+        for n in namespaces
+        if "modelplane.ai/namespace" in n["metadata"].get("labels", {})
+    }
+    assert tenants
+    for name, labels in tenants.items():
+        assert labels["pod-security.kubernetes.io/enforce"] == "baseline", name
+    checked = 0
+    for obj in example.all("Object"):
+        manifest = obj["spec"]["forProvider"]["manifest"]
+        if manifest["metadata"].get("namespace") not in tenants:
+            continue
+        for spec in pod_security.pod_specs(manifest.get("spec", {})):
+            assert pod_security.violations(spec) == [], (manifest["kind"], obj["metadata"]["name"])
+            checked += 1
+        for found in pod_security.annotations(manifest.get("spec", {})):
+            assert pod_security.annotation_violations(found) == [], obj["metadata"]["name"]
+    assert checked > 0
+
+
+def test_the_baseline_check_refuses_host_access() -> None:
+    """The check above can fail: the reviewer's hostile template, field by field."""
+    hostile = {
+        "hostNetwork": True,
+        "hostPID": True,
+        "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+        "containers": [
+            {
+                "name": "engine",
+                "securityContext": {"privileged": True, "capabilities": {"add": ["NET_RAW"]}},
+                "ports": [{"containerPort": 8000, "hostPort": 8000}],
+            }
+        ],
+    }
+    assert pod_security.violations(hostile) == [
+        "spec.hostNetwork",
+        "spec.hostPID",
+        "spec.volumes[root].hostPath",
+        "spec.containers[engine].securityContext.privileged",
+        "spec.containers[engine].securityContext.capabilities.add['NET_RAW']",
+        "spec.containers[engine].ports[8000].hostPort",
+    ]
+    # Root without privilege, as the download Job runs, passes.
+    root = {"containers": [{"name": "download", "securityContext": {"runAsUser": 0}}]}
+    assert pod_security.violations(root) == []

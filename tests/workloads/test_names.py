@@ -33,6 +33,8 @@ def test_namespace_object(build: Any) -> None:
             "labels": {
                 "app.kubernetes.io/managed-by": "modelplane",
                 LABEL_TENANT_NAMESPACE: "ml-team-prod",
+                # Without tenancy labels: teams share GPU nodes, so no host access.
+                "pod-security.kubernetes.io/enforce": "baseline",
             },
         },
     }
@@ -46,7 +48,8 @@ def test_namespace_object_follows_the_clusters_tenancy(build: Any) -> None:
     cluster = build.cluster()
     cluster["spec"]["tenancy"] = {
         "namespace": "{{ .Cluster }}-{{ .Namespace }}",
-        "labels": {"pod-security.kubernetes.io/enforce": "baseline", "team": "{{ .Namespace }}"},
+        # The platform's level replaces the default one.
+        "labels": {"pod-security.kubernetes.io/enforce": "privileged", "team": "{{ .Namespace }}"},
         "annotations": {"example.com/cost-centre": "cc-{{ .Namespace }}"},
     }
     objects = render_replica(read_replica(build.replica()), read_cluster(cluster)).objects()
@@ -56,7 +59,7 @@ def test_namespace_object_follows_the_clusters_tenancy(build: Any) -> None:
         "labels": {
             "app.kubernetes.io/managed-by": "modelplane",
             LABEL_TENANT_NAMESPACE: "ml-team-prod",
-            "pod-security.kubernetes.io/enforce": "baseline",
+            "pod-security.kubernetes.io/enforce": "privileged",
             "team": "ml-team-prod",
         },
         "annotations": {"example.com/cost-centre": "cc-ml-team-prod"},

@@ -16,10 +16,18 @@ with '-', so no readable rendering can equal a shortened one, and no tenant can
 choose a namespace name that lands in another's. A template with no literal
 prefix has no such form; a namespace whose rendering is too long is then an
 error naming the field.
+
+Every tenant namespace enforces Pod Security `baseline` unless the platform's
+`labels` name `pod-security.kubernetes.io/enforce` themselves (`privileged` to
+allow host access, `restricted` for more): the replicas of several teams share
+GPU nodes, and a pod with host access would reach every team's weights and
+devices there. The teams cannot write the tenancy block, so they cannot lower it.
+A Pod Security label whose value is no level is refused here, since the API
+server would refuse to create the namespace.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -35,7 +43,13 @@ from modelplane.conventions.template import (
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error, value_error
-from modelplane.core.vocabulary import GROUP, LABEL_MANAGED_BY, Reason
+from modelplane.core.vocabulary import (
+    GROUP,
+    LABEL_MANAGED_BY,
+    LABEL_POD_SECURITY_ENFORCE,
+    POD_SECURITY_DEFAULT_LEVEL,
+    Reason,
+)
 
 ROOT: Final = "spec.tenancy"
 DEFAULT_NAMESPACE_TEMPLATE: Final = "mp-{{ .Namespace }}"
@@ -44,6 +58,21 @@ _DIGEST_LEN: Final = 16
 _RESERVED_PREFIX: Final = f"{GROUP}/"
 # A DNS label of any length: what a rendering too long to use as it is must be.
 _LABEL_SHAPED: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# The labels Pod Security admission reads a level from. It refuses to create a
+# namespace whose label names no level (pod-security-admission, `ValidateNamespace`:
+# "require valid labels on create"), which would leave every replica without one.
+_POD_SECURITY_MODES: Final = frozenset(
+    f"pod-security.kubernetes.io/{mode}" for mode in ("enforce", "audit", "warn")
+)
+_POD_SECURITY_LEVELS: Final = ("privileged", "baseline", "restricted")
+
+
+def _label_problem(key: str, value: str) -> str | None:
+    """What is wrong with `value` as the rendered value of label `key`, or None."""
+    problem = value_error(value)
+    if problem is None and key in _POD_SECURITY_MODES and value not in _POD_SECURITY_LEVELS:
+        problem = "is not a Pod Security level (privileged, baseline or restricted)"
+    return problem
 
 
 def _issue(path: str, message: str) -> Issue:
@@ -121,15 +150,16 @@ class Tenancy:
         return "".join(out)
 
     def namespace_labels(self, namespace: str, cluster: str) -> dict[str, str]:
-        """The platform's labels for the tenant namespace of `namespace`, rendered.
+        """The platform's labels for the tenant namespace of `namespace`, rendered,
+        over the default Pod Security level (which a platform label of that key replaces).
 
         Raises InvalidInputError naming each label whose value renders invalid.
         """
         issues: list[Issue] = []
-        out: dict[str, str] = {}
+        out: dict[str, str] = {LABEL_POD_SECURITY_ENFORCE: POD_SECURITY_DEFAULT_LEVEL}
         for key, template in self.labels:
             value = template.render(_values(namespace, cluster))
-            problem = value_error(value)
+            problem = _label_problem(key, value)
             if problem:
                 issues.append(
                     _issue(f"{ROOT}.labels[{key}]", f"renders {value!r}, which {problem}")
@@ -147,9 +177,12 @@ class Tenancy:
 DEFAULT_TENANCY: Final = Tenancy(parse_template(DEFAULT_NAMESPACE_TEMPLATE))
 
 
-def _label_value_error(value: str) -> str | None:
-    problem = value_error(value)
-    return None if problem is None else f"renders {value!r}, which {problem}"
+def _label_value_error(key: str) -> Callable[[str], str | None]:
+    def problem_of(value: str) -> str | None:
+        problem = _label_problem(key, value)
+        return None if problem is None else f"renders {value!r}, which {problem}"
+
+    return problem_of
 
 
 def _keyed(
@@ -168,7 +201,11 @@ def _keyed(
         template = _parse((values or {})[key], path, issues)
         if template is None:
             continue
-        if field == "labels" and (problem := never_valid(template, _label_value_error)):
+        if field == "labels" and key in _POD_SECURITY_MODES and not template.is_constant:
+            # A level per namespace would let a namespace's name choose its own level.
+            issues.append(_issue(path, "must be a Pod Security level, not a template"))
+            continue
+        if field == "labels" and (problem := never_valid(template, _label_value_error(key))):
             issues.append(_issue(path, problem))
             continue
         out.append((key, template))

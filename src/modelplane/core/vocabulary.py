@@ -248,6 +248,11 @@ LABEL_MODEL_CACHE: Final = f"{GROUP}/model-cache"
 # On a ModelReplica: the revision of its deployment it renders (see scheduling.rollout).
 ANNOTATION_REVISION: Final = f"{GROUP}/revision"
 MANAGED_BY: Final = "modelplane"
+# Kubernetes' Pod Security admission: the level a namespace enforces, and the one every
+# tenant namespace gets unless the platform's tenancy labels name the key (a team's pods
+# share GPU nodes with other teams', so host access is never theirs by default).
+LABEL_POD_SECURITY_ENFORCE: Final = "pod-security.kubernetes.io/enforce"
+POD_SECURITY_DEFAULT_LEVEL: Final = "baseline"
 
 # The DRA driver name NVIDIA's driver publishes GPUs under: a pool whose class
 # declares DRA devices of this driver needs it installed (and, on a GKE cluster

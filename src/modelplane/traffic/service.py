@@ -19,8 +19,10 @@ from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import HTTP_ROUTE
 from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
+    LABEL_POD_SECURITY_ENFORCE,
     LABEL_TENANT_NAMESPACE,
     MANAGED_BY,
+    POD_SECURITY_DEFAULT_LEVEL,
     Reason,
 )
 
@@ -74,7 +76,8 @@ class Service:
     """A ModelService as the planner takes it. `tenant` is the Namespace its objects
     go in on the hub, as every composite putting objects there composes it (the hub
     cluster's tenancy decides its name, labels and annotations); without one, the
-    Namespace carries only Modelplane's own labels."""
+    Namespace carries Modelplane's own labels and the default Pod Security level,
+    as under a tenancy that sets no labels."""
 
     namespace: str
     name: str
@@ -214,7 +217,11 @@ def _route(service: Service, hub: Hub, backends: list[tuple[Backend, int]]) -> d
 def tenant_namespace_manifest(service: Service) -> dict[str, Any]:
     if service.tenant is not None:
         return dict(service.tenant)
-    labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: service.namespace}
+    labels = {
+        LABEL_MANAGED_BY: MANAGED_BY,
+        LABEL_POD_SECURITY_ENFORCE: POD_SECURITY_DEFAULT_LEVEL,
+        LABEL_TENANT_NAMESPACE: service.namespace,
+    }
     return {
         "apiVersion": "v1",
         "kind": "Namespace",

@@ -43,6 +43,8 @@ NAMESPACE = {
         "labels": {
             "app.kubernetes.io/managed-by": "modelplane",
             "modelplane.ai/namespace": "chat-team",
+            # The hub's tenancy sets no labels: the default level, as on workload clusters.
+            "pod-security.kubernetes.io/enforce": "baseline",
         },
     },
 }
