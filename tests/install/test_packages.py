@@ -131,7 +131,10 @@ def test_the_configuration_depends_on_every_function_under_its_called_name() -> 
     assert tuple(installed_name(d["package"]) for d in functions) == FUNCTION_NAMES
     for dependency in functions:
         assert dependency["apiVersion"] == "pkg.crossplane.io/v1"
-        assert dependency["version"] == f">=v{workspace_version()}"
+        # Exactly this release: Crossplane installs the newest tag a constraint allows
+        # (v2.3 resolver findDependencyVersionToInstall), so an open range would pair
+        # these XRDs with a later release's functions.
+        assert dependency["version"] == f"=v{workspace_version()}"
 
 
 def test_the_configuration_depends_on_provider_versions_that_exist() -> None:
