@@ -1,5 +1,6 @@
 """install/rbac/ml-team.yaml: an ML team writes exactly the kinds it owns and reads what
-Modelplane composes for it, never a status and never a composed kind."""
+Modelplane composes for it, never a status and never a composed kind; it scales what it
+owns through the scale subresource, as `kubectl scale` does."""
 
 from pathlib import Path
 from typing import Any
@@ -13,14 +14,34 @@ TEAM_WRITES = frozenset({"ModelDeployment", "ModelService", "ModelCache"})
 WRITE = frozenset({"create", "update", "patch", "delete"})
 
 
+# `kubectl scale` reads and then patches (or updates) the scale subresource.
+SCALE = frozenset({"get", "update", "patch"})
+
+
+def _definitions() -> list[dict[str, Any]]:
+    return [
+        yaml.safe_load(path.read_text(encoding="utf-8"))["spec"]
+        for path in sorted((ROOT / "apis").glob("*/definition.yaml"))
+    ]
+
+
 def _namespaced_kinds() -> dict[str, str]:
     """Every namespaced composite Modelplane defines: kind -> plural."""
-    found: dict[str, str] = {}
-    for path in sorted((ROOT / "apis").glob("*/definition.yaml")):
-        spec: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))["spec"]
-        if spec.get("scope", "Namespaced") == "Namespaced":
-            found[spec["names"]["kind"]] = spec["names"]["plural"]
-    return found
+    return {
+        spec["names"]["kind"]: spec["names"]["plural"]
+        for spec in _definitions()
+        if spec.get("scope", "Namespaced") == "Namespaced"
+    }
+
+
+def _scalable_team_kinds() -> set[str]:
+    """The plurals of the kinds a team writes whose XRD has a scale subresource."""
+    return {
+        spec["names"]["plural"]
+        for spec in _definitions()
+        if spec["names"]["kind"] in TEAM_WRITES
+        and any("scale" in v.get("subresources", {}) for v in spec["versions"])
+    }
 
 
 def _verbs(role: dict[str, Any], resource: str) -> set[str]:
@@ -42,5 +63,10 @@ def test_a_team_writes_what_it_owns_and_only_reads_what_modelplane_composes() ->
         assert (verbs >= WRITE) is (kind in TEAM_WRITES), kind
         assert not verbs & WRITE or kind in TEAM_WRITES, kind
     granted = {r for rule in role["rules"] for r in rule["resources"]}
-    assert "*" not in granted and not any("/" in r for r in granted)  # no status, no wildcard
+    scales = {f"{plural}/scale" for plural in _scalable_team_kinds()}
+    assert scales == {"modeldeployments/scale"}
+    # No status, no wildcard: the only subresources are the scale of what a team owns.
+    assert "*" not in granted and {r for r in granted if "/" in r} == scales
+    for scale in scales:
+        assert _verbs(role, scale) == SCALE, scale
     assert all("*" not in rule["verbs"] and "*" not in rule["apiGroups"] for rule in role["rules"])

@@ -24,7 +24,10 @@ from modelplane_cli.packages import (
     to_dns_label,
 )
 from modelplane_cli.render.runners import ENTRY_POINT_GROUP, FunctionRegistry
+from modelplane_cli.schema.upstream import PINS_FILE, read_pins
 from modelplane_dev.fuzz.examples import FUNCTIONS as FUZZED_FUNCTIONS
+
+from . import upjet
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS = {
@@ -131,12 +134,34 @@ def test_the_configuration_depends_on_every_function_under_its_called_name() -> 
     assert tuple(installed_name(d["package"]) for d in functions) == FUNCTION_NAMES
     for dependency in functions:
         assert dependency["apiVersion"] == "pkg.crossplane.io/v1"
-        assert dependency["version"] == f">=v{workspace_version()}"
+        # Exactly this release: Crossplane installs the newest tag a constraint allows
+        # (v2.3 resolver findDependencyVersionToInstall), so an open range would pair
+        # these XRDs with a later release's functions.
+        assert dependency["version"] == f"=v{workspace_version()}"
 
 
 def test_the_configuration_depends_on_provider_versions_that_exist() -> None:
     providers = {d["package"]: d["version"] for d in dependencies() if d["kind"] == "Provider"}
-    assert providers == PROVIDERS
+    assert {p: v for p, v in providers.items() if p in PROVIDERS} == PROVIDERS
+
+
+def test_the_configuration_installs_every_upjet_group_at_its_validated_major() -> None:
+    """Every upjet group whose CRDs the rendered objects are validated against
+    (upstream-crds.yaml) is installed by a family package the Configuration depends
+    on, from the validated release up to the next major; and nothing else upjet."""
+    providers = {d["package"]: d["version"] for d in dependencies() if d["kind"] == "Provider"}
+    installed = {n for p in providers for n in upjet.installed_with(p.rsplit("/", 1)[1])}
+    expected: dict[str, str] = {}
+    for pin in read_pins(ROOT / PINS_FILE):
+        package = upjet.package_of(pin.file.split("_", 1)[0])
+        if package is None:
+            continue
+        assert package in installed, pin.file
+        if not package.startswith("provider-family-"):
+            release = pin.version.rpartition("@")[2]  # "<repository>@v2.6.0"
+            major = int(release.removeprefix("v").split(".")[0])
+            expected[f"{upjet.REGISTRY}/{package}"] = f">={release} <v{major + 1}.0.0"
+    assert {p: v for p, v in providers.items() if p not in PROVIDERS} == expected
 
 
 def test_the_project_file_declares_the_same_dependencies() -> None:

@@ -30,6 +30,7 @@ from modelplane_cli.render.runners import Runner
 from modelplane_cli.schema import ManifestValidator
 from modelplane_cli.schema.upstream import PINS_FILE, read_pins, reference_crd_directory
 
+from . import upjet
 from .yaml_files import document
 
 pytestmark = pytest.mark.needs_crds
@@ -99,8 +100,8 @@ def crossplane_rules() -> list[Rule]:
     `crossplane:composite:<xrd>:aggregate-to-crossplane`, crossplane v2.3.4
     internal/controller/rbac/definition/roles.go); for each provider, all verbs on
     every group its CRDs define (`crossplane:provider:<rev>:aggregate-to-edit`,
-    internal/controller/rbac/provider/roles/roles.go) — provider-kubernetes and
-    provider-helm (`provider_groups`)."""
+    internal/controller/rbac/provider/roles/roles.go) — provider-kubernetes,
+    provider-helm and the upjet family packages (`provider_groups`)."""
     rules = list(CROSSPLANE_CHART_RULES)
     for definition in sorted((ROOT / "apis").glob("*/definition.yaml")):
         spec = document(definition)["spec"]
@@ -110,20 +111,25 @@ def crossplane_rules() -> list[Rule]:
 
 
 def provider_groups() -> set[str]:
-    """The API groups of the providers the Configuration depends on: the groups of
-    their CRDs pinned in upstream-crds.yaml (`<group>_<plural>.yaml`)."""
+    """The API groups of the providers the Configuration installs: the groups of
+    their CRDs pinned in upstream-crds.yaml (`<group>_<plural>.yaml`), found by the
+    provider's repository in the pin's URL or, for an upjet family, by the package
+    that serves the group (with the family's config package each service package
+    depends on)."""
     configuration = document(ROOT / "package" / "crossplane.yaml")
-    providers = [
-        "/" + d["package"].rsplit("/", 1)[1] + "/"
+    names = [
+        d["package"].rsplit("/", 1)[1]
         for d in configuration["spec"]["dependsOn"]
         if d["kind"] == "Provider"
     ]
+    installed = {n for name in names for n in upjet.installed_with(name)}
     groups = {
-        pin.file.split("_", 1)[0]
+        group
         for pin in read_pins(ROOT / PINS_FILE)
-        if any(provider in pin.url for provider in providers)
+        for group in [pin.file.split("_", 1)[0]]
+        if any(f"/{name}/" in pin.url for name in names) or upjet.package_of(group) in installed
     }
-    assert groups >= {"kubernetes.m.crossplane.io", "helm.m.crossplane.io"}
+    assert groups >= {"kubernetes.m.crossplane.io", "helm.m.crossplane.io", "gcp.m.upbound.io"}
     return groups
 
 

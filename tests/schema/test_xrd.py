@@ -131,9 +131,23 @@ def test_v2_defaults_to_namespaced_and_only_serves_served_versions() -> None:
 def test_v2_accepts_crossplane_machinery_under_spec_crossplane() -> None:
     obj = composite(
         {"model": "m", "crossplane": MACHINERY},
-        status={"phase": "Up", "conditions": [CONDITION], "crossplane": {"connectionDetails": {}}},
+        status={"phase": "Up", "conditions": [CONDITION]},
     )
     assert errors(schema_of(xrd()), obj) == []
+
+
+def test_v2_status_has_no_crossplane_connection_details() -> None:
+    # crossplane-runtime v2.3.0 pkg/xcrd/schemas.go CompositeResourceStatusProps:
+    # "Modern XRs don't have connection details", so no status.crossplane either.
+    for scope in ("Namespaced", "Cluster"):
+        obj = composite(
+            {"model": "m"},
+            namespace="default" if scope == "Namespaced" else None,
+            status={"crossplane": {"connectionDetails": {}}},
+        )
+        assert errors(schema_of(xrd(scope=scope)), obj) == [
+            'status.crossplane: unknown field "status.crossplane"'
+        ], scope
 
 
 def test_v2_rejects_machinery_mistakes() -> None:

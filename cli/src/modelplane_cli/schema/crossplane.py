@@ -1,7 +1,7 @@
 """The CRD schema Crossplane derives from a CompositeResourceDefinition version.
 
 An XRD's `openAPIV3Schema` describes only the author's part. Crossplane (v2.3,
-internal/xcrd) starts from a fixed base, copies a few things from the author's
+crossplane-runtime v2.3.0 pkg/xcrd) starts from a fixed base, copies a few things from the author's
 `spec` and `status`, and then adds its own machinery, winning any name clash:
 
 - root: `required: [spec]`; the author's root rules are kept; `metadata` keeps only
@@ -13,8 +13,9 @@ internal/xcrd) starts from a fixed base, copies a few things from the author's
   those plus `claimRef` and `writeConnectionSecretToRef` directly under `spec`
   for LegacyCluster (v1) XRDs.
 - status: the author's properties, `required`, rules and `oneOf`; then
-  `conditions` (a list-map keyed by `type`) and `crossplane.connectionDetails`,
-  or `connectionDetails` and `claimConditionTypes` for LegacyCluster.
+  `conditions` (a list-map keyed by `type`), and for LegacyCluster only
+  `connectionDetails` and `claimConditionTypes` (Namespaced and Cluster XRs have no
+  connection details, so nothing under `status.crossplane`).
 """
 
 from __future__ import annotations
@@ -140,11 +141,6 @@ def status_props(scope: str) -> dict[str, Any]:
             "type": "array",
             "x-kubernetes-list-type": "set",
             "items": _STRING,
-        }
-    else:
-        props["crossplane"] = {
-            "type": "object",
-            "properties": {"connectionDetails": connection},
         }
     return props
 
