@@ -158,7 +158,9 @@ def schedule(
       entry and a Warning.
     - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
     - `priorities`: the fleet's PriorityClasses, or None when they have not been
-      fetched (no priority information: nobody yields or is displaced).
+      fetched (no priority information: nobody yields or is displaced). A
+      `spec.priority` naming none of them (when any is known) holds the decision
+      (`PriorityNotFound`), as a bad selector does.
     - `cache`: the deployment's model cache (`spec.model.cacheRef`), when it names
       one: where it is Ready, which clusters cannot hold it, or why it cannot be
       used (then the decision holds). See `modelplane.scheduling.cache`.
@@ -204,6 +206,11 @@ def schedule(
         # The clusterSelector's problems come first, so the first one's reason is the
         # condition's. Compiling the selectors is charged to the budget, so it may stop.
         problems = selector_problems + _node_selector_problems(deployment, evaluator)
+        if priorities is not None and priorities.unknown(deployment.priority):
+            # Placed or updated, its pods would be refused at admission: a serving
+            # replica lost. Held as a bad selector is.
+            why = f"no PriorityClass {deployment.priority!r} exists: pods naming it are refused"
+            problems.append(Issue("spec.priority", why, Reason.PRIORITY_NOT_FOUND))
         if cache is not None and cache.problem is not None:
             problems.append(cache.problem)
         if problems:
