@@ -35,6 +35,7 @@ from modelplane.scheduling.model import (
     Priorities,
     UnreadableCluster,
 )
+from modelplane.scheduling.moves import held_moves
 from modelplane.scheduling.no_room import CapacityRejection
 from modelplane.scheduling.outcome import assemble, held
 from modelplane.scheduling.rejections import Rejection
@@ -301,7 +302,8 @@ def _decide(
 
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)
-        rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
+        moving = held_moves(deployment, own, views, fleet)
+        rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own}, moving)
     else:
         shrink = shrinker(deployment, views) if deployment.spread else scale_down
         # A surge beside its outdated replica sees one cluster only; under spread
