@@ -356,9 +356,12 @@ def held_rollout(
     ]
     head = f"{len(current)} of {deployment.replicas} replicas run revision {deployment.revision}"
     stuck = sorted(k.replica.name for k in kept if k.replica.name in moving)
+    # An edit that cannot be placed outdates every replica, and its pools may no longer
+    # match: the spec is the cause then, not where the replicas run.
+    edited = any(revisions.get(k.replica.name) != deployment.revision for k in kept)
     if len(current) == len(kept):
         condition = Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
-    elif stuck:
+    elif stuck and not edited:
         why = (
             f"no selected cluster admits a replacement for {', '.join(stuck[:5])}, which must "
             "move, so every replica is held (see ReplicasScheduled)"
