@@ -156,7 +156,20 @@ def test_a_priority_the_cluster_does_not_allow_moves_off_it_only_once_it_can(
     """prod-us-east does not allow batch, so its replica must move; the fleet has no
     room for its replacement, so it keeps serving where it is (make before break) and
     the rollout says it is stalled, naming it."""
-    edited = fleet.edit(lambda objects: kimi(objects)["spec"].update(priority="batch"))
+
+    def to_batch(objects: list[Obj]) -> None:
+        kimi(objects)["spec"]["priority"] = "batch"
+        # A class the control plane holds: one it does not is held (PriorityNotFound).
+        objects.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "batch"},
+                "value": 10,
+            }
+        )
+
+    edited = fleet.edit(to_batch)
     assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
     assert edited.condition("ModelReplica", KIMI_US[0], "Serving")["status"] == "True"
     trace = edited.one("ModelDeployment", KIMI)["status"]["matchTrace"]
@@ -167,6 +180,21 @@ def test_a_priority_the_cluster_does_not_allow_moves_off_it_only_once_it_can(
     assert (
         f"no room to place a replacement for {KIMI_US[0]}, which must move" in (progress["message"])
     )
+
+
+def test_a_priority_naming_no_class_holds_every_replica(fleet: Fleet) -> None:
+    """Rolled out, the replicas' pods would be refused at admission: what runs is kept,
+    and the condition and a Warning name spec.priority."""
+    edited = fleet.edit(lambda objects: kimi(objects)["spec"].update(priority="nope"))
+    assert edited.placements(KIMI) == [KIMI_EU, KIMI_US]
+    assert scheduled(edited) == ("False", "PriorityNotFound")
+    message = edited.condition("ModelDeployment", KIMI, "ReplicasScheduled")["message"]
+    assert message.startswith("spec.priority: no PriorityClass 'nope' exists")
+    for name, _, _ in (KIMI_EU, KIMI_US):
+        assert objects_of(edited, name) == objects_of(fleet, name)
+    warned = [e for e in edited.result.events if e["reason"] == "PriorityNotFound"]
+    assert warned and all(e["involvedObject"]["name"] == KIMI for e in warned)
+    assert all(e["type"] == "Warning" and e["message"].endswith(message) for e in warned)
 
 
 def test_an_unhealthy_workload_is_not_serving(fleet: Fleet) -> None:

@@ -4,11 +4,23 @@ import pytest
 from modelplane_models.model_deployment import TolerationOperator
 from modelplane_models.shapes import TaintEffect
 
+from modelplane.core.vocabulary import ANNOTATION_REVISION
 from modelplane.scheduling import Origin, Rejection
 from modelplane.scheduling.model import Taint, Toleration
 from modelplane.scheduling.taints import tolerates
 
-from .builders import Obj, cluster, deployment, h100, placements, replica, request, run
+from .builders import (
+    Obj,
+    cluster,
+    deployment,
+    h100,
+    l4,
+    placements,
+    read_dep,
+    replica,
+    request,
+    run,
+)
 
 DRAIN = {"key": "example.com/drain", "value": "now", "effect": "NoExecute"}
 CORDON = {"key": "example.com/drain", "effect": "NoSchedule"}
@@ -104,6 +116,45 @@ def test_no_execute_with_nowhere_to_go_keeps_what_serves() -> None:
     assert decision.removed == ()
     assert decision.condition.status is False
     assert "tainted, unreachable" in decision.condition.message
+
+
+def test_held_replicas_that_must_move_are_not_counted_as_updated() -> None:
+    """No selected cluster admits a replacement (a drained one, one whose pools do not
+    match): what serves is held, but it is not where the spec wants it, so the rollout is
+    stalled, not complete, and the condition does not blame the nodeSelector alone."""
+    decision = run(
+        deployment(1),
+        [cluster("a", h100(), taints=[DRAIN]), cluster("b", l4())],
+        [replica("a", 0, serving=True)],
+    )
+    assert placements(decision) == ["a/0:h100"]
+    assert decision.removed == ()
+    assert decision.updated == 0
+    assert decision.progress is not None
+    assert (decision.progress.status, decision.progress.reason) == (False, "RolloutStalled")
+    assert "model-a-0, which must move" in decision.progress.message
+    assert decision.condition.message.startswith(
+        "1 selected cluster is tainted, unreachable, lacking prerequisites its replicas need "
+        "or unable to run them, and no pool on the other cluster matches the nodeSelector"
+    )
+
+
+def test_an_edit_that_matches_nothing_is_blamed_on_the_spec_not_on_moves() -> None:
+    """Its pools no longer match, so the replica must move too; but the edit is the
+    cause, and the rollout says so."""
+    before = replica("a", 0, serving=True)
+    # It records the revision it was placed at, before the edit.
+    before["metadata"]["annotations"][ANNOTATION_REVISION] = read_dep(deployment(1)).revision
+    decision = run(
+        deployment(1, request("gpu", 8, "arch == Blackwell")), [cluster("a", h100())], [before]
+    )
+    assert placements(decision) == ["a/0:h100"]
+    assert decision.updated == 0
+    assert decision.progress is not None
+    assert decision.progress.reason == "RolloutStalled"
+    assert decision.progress.message.endswith(
+        "the spec cannot be placed (see ReplicasScheduled), so every replica is held"
+    )
 
 
 def test_an_unreachable_cluster_fails_over_and_takes_replicas_again_when_reachable() -> None:

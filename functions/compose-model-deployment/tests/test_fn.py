@@ -3,7 +3,7 @@
 from typing import Any
 
 import pytest
-from compose_model_deployment.fn import FunctionRunner
+from compose_model_deployment.fn import FunctionRunner, ready_condition
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE
@@ -17,6 +17,7 @@ from .objects import (
     B0,
     FLEET,
     RELABELLED,
+    REVISION,
     SCHEDULED_3,
     STEADY_STATE,
     asking,
@@ -96,6 +97,95 @@ WIDENED = {
     }
 }
 
+DRAINED = cluster("a", 2)
+DRAINED["spec"]["taints"] = [{"key": "example.com/drain", "effect": "NoExecute"}]
+ON_DRAINED = {A0: SERVING[A0]}
+NOWHERE = (
+    "the 1 selected cluster is tainted, unreachable, lacking prerequisites its replicas "
+    "need or unable to run them (see the match trace); keeping 1 existing replica as "
+    "recorded and placing nothing new; 0/1 clusters available: 1 Tainted"
+)
+
+
+def _held_on_drained() -> dict[str, Any]:
+    """Its only cluster drained and nowhere else to go: the serving replica is held where
+    it runs, but it must move, so it is not updated and the rollout is stalled."""
+    want = response(
+        resources={A0: composed(SERVING[A0], ready=True)},
+        status={
+            "replicas": {"total": 1, "ready": 1},
+            "updatedReplicas": 0,
+            "placements": [placement(A0, "a", 0, serving=True)],
+            "matchTrace": [
+                {
+                    "cluster": "a",
+                    "reason": "Tainted",
+                    "message": "the cluster is tainted example.com/drain:NoExecute, not tolerated",
+                }
+            ],
+            "endpoints": [],
+        },
+        conditions=[
+            condition("ReplicasScheduled", False, "InsufficientCapacity", NOWHERE),
+            condition("ReplicasReady", True, "AllReplicasReady", "1 of 1 replicas serving"),
+            ALL_ACCEPTED,
+        ],
+        results=[event("WARNING", "InsufficientCapacity", NOWHERE)],
+        asked={
+            "resources": {**narrow_requirements("a")["resources"], **requirements("a")["resources"]}
+        },
+    )
+    want["conditions"][-1] = condition(
+        "Progressing",
+        False,
+        "RolloutStalled",
+        f"0 of 1 replicas run revision {revision_of(deployment(1))}; no selected cluster "
+        f"admits a replacement for {A0}, which must move, so every replica is held (see "
+        "ReplicasScheduled)",
+    )
+    return want
+
+
+OUTDATED = observed_in_namespace(replica(A0, "a", 0, serving=True, revision="0ld0ld0ld0"))
+SURGED = "1 of 1 replicas scheduled across 1 cluster, and 1 more while a rollout replaces old ones"
+
+
+def _surging() -> dict[str, Any]:
+    """A template change surges one replica beside the outdated one, which serves on: two
+    placed for one desired, and ReplicasReady counts the placed, since one does not serve."""
+    want = response(
+        resources={
+            A0: composed(OUTDATED, ready=True),
+            A1: composed(replica(A1, "a", 1), ready=False),
+        },
+        status={
+            "replicas": {"total": 2, "ready": 1},
+            "updatedReplicas": 1,
+            "placements": [placement(A0, "a", 0, serving=True), placement(A1, "a", 1)],
+            "matchTrace": [],
+            "endpoints": [],
+        },
+        conditions=[
+            condition("ReplicasScheduled", True, "AllReplicasScheduled", SURGED),
+            condition(
+                "ReplicasReady",
+                False,
+                "ReplicasNotReady",
+                "1 of 2 placed replicas serving (1 desired)",
+            ),
+            ALL_ACCEPTED,
+        ],
+        results=[event("NORMAL", "ReplicaPlaced", f"Placed replica {A1} on cluster a (pool h100)")],
+        asked=requirements("a", "b"),
+    )
+    want["conditions"][-1] = condition(
+        "Progressing",
+        True,
+        "RollingUpdate",
+        f"1 of 1 replicas run revision {REVISION}; 1 replica to go; waiting for {A1} to serve",
+    )
+    return want
+
 
 CASES = [
     pytest.param(
@@ -174,6 +264,23 @@ CASES = [
         # ends), the decision made over the fleet, its trace recomputed.
         {**STEADY_STATE, "requirements": WIDENED},
         id="settled, the fleet carried: decides wide and asks the same (fixpoint)",
+    ),
+    pytest.param(
+        request(
+            deployment(1),
+            required={
+                **narrow_fetched([DRAINED], [SERVING[A0]]),
+                **fetched([DRAINED], [SERVING[A0]]),
+            },
+            observed=ON_DRAINED,
+        ),
+        _held_on_drained(),
+        id="held where it must move: not updated, the rollout stalled, naming it",
+    ),
+    pytest.param(
+        request(deployment(1), required=fetched(FLEET, [OUTDATED]), observed={A0: OUTDATED}),
+        _surging(),
+        id="a surge: ReplicasReady counts the placed replicas, not the desired",
     ),
     pytest.param(
         request(
@@ -364,3 +471,22 @@ def test_a_cluster_that_has_not_published_its_pools_keeps_its_replicas() -> None
     assert sorted(got["desired"]["resources"]) == sorted([A0, B0])
     kept = got["desired"]["resources"][B0]["resource"]
     assert kept["spec"] == running[B0]["spec"]
+
+
+@pytest.mark.parametrize(
+    ("ready", "placed", "wanted", "status", "message"),
+    [
+        (2, 2, 2, True, "2 of 2 replicas serving"),
+        (1, 1, 2, False, "1 of 2 replicas serving"),
+        (2, 3, 2, False, "2 of 3 placed replicas serving (2 desired)"),
+        # A surge whose replacement already serves: every placed replica serves.
+        (3, 3, 2, True, "3 of 3 placed replicas serving (2 desired)"),
+        (0, 0, 0, True, "0 of 0 replicas serving"),
+    ],
+)
+def test_replicas_ready_says_what_its_rule_checks(
+    ready: int, placed: int, wanted: int, status: bool, message: str
+) -> None:
+    """True when every placed replica serves and at least as many as wanted are placed."""
+    got = ready_condition(ready, placed, wanted)
+    assert (got.status, got.message) == (status, message)

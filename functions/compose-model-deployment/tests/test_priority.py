@@ -96,10 +96,10 @@ CRITICAL = revision_of(with_priority(deployment(1), "critical"))
 BATCH_REVISION = revision_of(with_priority(deployment(1), "batch"))
 
 
-def nothing_placed() -> dict[str, Any]:
+def nothing_placed(revision: str = CRITICAL) -> dict[str, Any]:
     return response(
         wanted=1,
-        revision=CRITICAL,
+        revision=revision,
         asked=requirements("a"),
         status={
             "replicas": {"total": 0, "ready": 0},
@@ -122,7 +122,62 @@ PREEMPTIVE[0]["spec"]["scheduling"] = {"preemption": "LowerPriority"}
 SERVING_BATCH = foreign("batchjob-0", "batchjob", "batch", serving=True)
 PREEMPTS = "replica batchjob-0 of ModelDeployment batchjob"
 
+RUNNING_BATCH = observed_in_namespace(with_priority(replica(A0, "a", 0, serving=True), "batch"))
+NOPE = revision_of(with_priority(deployment(1), "nope"))
+NO_SUCH_CLASS = (
+    "spec.priority: no PriorityClass 'nope' exists: pods naming it are refused; "
+    "keeping 1 existing replica as recorded and placing nothing new"
+)
+
+
+def held_for_priority() -> dict[str, Any]:
+    """A running replica kept exactly as it runs, the spec's priority named as the cause."""
+    want = response(
+        revision=NOPE,
+        asked=requirements("a"),
+        resources={A0: composed(RUNNING_BATCH, ready=True)},
+        status={
+            "replicas": {"total": 1, "ready": 1},
+            "updatedReplicas": 0,
+            "placements": [placement(A0, "a", 0, serving=True)],
+            "endpoints": [],
+            "matchTrace": [],
+        },
+        conditions=[
+            condition("ReplicasScheduled", False, "PriorityNotFound", NO_SUCH_CLASS),
+            condition("ReplicasReady", True, "AllReplicasReady", "1 of 1 replicas serving"),
+            ALL_ACCEPTED,
+        ],
+        results=[event("WARNING", "PriorityNotFound", NO_SUCH_CLASS)],
+    )
+    want["conditions"][-1] = condition(
+        "Progressing",
+        False,
+        "RolloutStalled",
+        f"0 of 1 replicas run revision {NOPE}; the spec cannot be placed (see "
+        "ReplicasScheduled), so every replica is held",
+    )
+    return want
+
+
 CASES = [
+    pytest.param(
+        request(
+            with_priority(deployment(1), "nope"),
+            required={**fetched(ONE_CLUSTER, [RUNNING_BATCH]), "priorityclasses": PRIORITY_CLASSES},
+            observed={A0: RUNNING_BATCH},
+        ),
+        held_for_priority(),
+        id="a priority naming no PriorityClass holds what runs, naming spec.priority",
+    ),
+    pytest.param(
+        request(
+            with_priority(deployment(1), "nope"),
+            required=fetched(ONE_CLUSTER, [BATCH]),
+        ),
+        nothing_placed(revision=NOPE),
+        id="with no PriorityClass known, an unknown priority is not judged (as the CLI)",
+    ),
     pytest.param(
         request(
             with_priority(deployment(1), "critical"),

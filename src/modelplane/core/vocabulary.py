@@ -126,6 +126,9 @@ class Reason:
     NO_CLUSTERS: Final = "NoClusters"
     INVALID_NODE_SELECTOR: Final = "InvalidNodeSelector"
     INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"
+    # spec.priority names no PriorityClass the control plane holds: the replicas keep
+    # what they run, since pods naming it would be refused at admission.
+    PRIORITY_NOT_FOUND: Final = "PriorityNotFound"
     # The decision's CEL budget of cost units ran out (parsing, checking or evaluating).
     CEL_BUDGET_EXCEEDED: Final = "CELBudgetExceeded"
     CLUSTER_UNREADABLE: Final = "ClusterUnreadable"

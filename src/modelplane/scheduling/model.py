@@ -291,6 +291,13 @@ class Priorities:
     """Classes whose `preemptionPolicy` is `Never`: their replicas never displace a
     serving one."""
 
+    def unknown(self, name: str | None) -> bool:
+        """Whether `name` is set and no class of that name exists. Never while no class
+        is known at all: a real API server always holds its two `system-` classes, so
+        none means an input that carries no classes (a render), of which nothing can
+        be said (as the CLI's reference check, `render/references.py`)."""
+        return bool(name) and bool(self.values) and name not in self.values
+
     def value(self, name: str | None) -> int:
         """A class's value; a pod naming none gets `default`, and so does a name the
         control plane has no class for (its value cannot be known here)."""

@@ -23,6 +23,8 @@ Each reason is one check below, in the order they are reported, and the rollout
 treats them all alike.
 """
 
+from collections.abc import Mapping, Sequence
+
 from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.matching import Mismatch
@@ -43,6 +45,24 @@ def must_move(
         or roles_differ(deployment, replica)
         or pool_mismatch(deployment, replica, view, fleet)
     )
+
+
+def held_moves(
+    deployment: Deployment,
+    replicas: Sequence[ExistingReplica],
+    views: Mapping[str, ClusterView],
+    fleet: FleetFilter,
+) -> dict[str, str]:
+    """Why each replica on a readable cluster must move, by name, for a decision that
+    holds them all (no selected cluster admits a replacement): they are kept as they
+    run, but are not counted as running the current placement (`rollout.held_rollout`)."""
+    moving: dict[str, str] = {}
+    for replica in replicas:
+        view = views.get(replica.cluster)
+        why = None if view is None else must_move(deployment, replica, view, fleet)
+        if why is not None:
+            moving[replica.name] = why
+    return moving
 
 
 def unrunnable(deployment: Deployment, replica: ExistingReplica, view: ClusterView) -> str | None:

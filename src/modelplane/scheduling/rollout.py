@@ -44,7 +44,7 @@ never serves keeps the rollout waiting, named in the condition.
 """
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from modelplane.core.condition import Condition
@@ -339,14 +339,34 @@ def roll(
 
 
 def held_rollout(
-    deployment: Deployment, kept: Sequence[Kept], revisions: dict[str, str]
+    deployment: Deployment,
+    kept: Sequence[Kept],
+    revisions: Mapping[str, str],
+    moving: Mapping[str, str] | None = None,
 ) -> Rollout:
     """The rollout of a decision that holds every replica as it runs (a spec that cannot
-    be evaluated, or matches nothing): it makes no progress."""
-    current = [k for k in kept if revisions.get(k.replica.name) == deployment.revision]
+    be evaluated, or matches nothing): it makes no progress. A replica is current when
+    it records the current revision and, where the decision could tell (`moving`, from
+    `moves.held_moves`), need not move: as `updatedReplicas` counts it."""
+    moving = moving or {}
+    current = [
+        k
+        for k in kept
+        if revisions.get(k.replica.name) == deployment.revision and k.replica.name not in moving
+    ]
     head = f"{len(current)} of {deployment.replicas} replicas run revision {deployment.revision}"
+    stuck = sorted(k.replica.name for k in kept if k.replica.name in moving)
+    # An edit that cannot be placed outdates every replica, and its pools may no longer
+    # match: the spec is the cause then, not where the replicas run.
+    edited = any(revisions.get(k.replica.name) != deployment.revision for k in kept)
     if len(current) == len(kept):
         condition = Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
+    elif stuck and not edited:
+        why = (
+            f"no selected cluster admits a replacement for {', '.join(stuck[:5])}, which must "
+            "move, so every replica is held (see ReplicasScheduled)"
+        )
+        condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")
     else:
         why = "the spec cannot be placed (see ReplicasScheduled), so every replica is held"
         condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")

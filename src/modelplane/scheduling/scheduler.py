@@ -35,6 +35,7 @@ from modelplane.scheduling.model import (
     Priorities,
     UnreadableCluster,
 )
+from modelplane.scheduling.moves import held_moves
 from modelplane.scheduling.no_room import CapacityRejection
 from modelplane.scheduling.outcome import assemble, held
 from modelplane.scheduling.rejections import Rejection
@@ -158,7 +159,9 @@ def schedule(
       entry and a Warning.
     - `engine`: the device-selector evaluator; defaults to `modelplane.cel`.
     - `priorities`: the fleet's PriorityClasses, or None when they have not been
-      fetched (no priority information: nobody yields or is displaced).
+      fetched (no priority information: nobody yields or is displaced). A
+      `spec.priority` naming none of them (when any is known) holds the decision
+      (`PriorityNotFound`), as a bad selector does.
     - `cache`: the deployment's model cache (`spec.model.cacheRef`), when it names
       one: where it is Ready, which clusters cannot hold it, or why it cannot be
       used (then the decision holds). See `modelplane.scheduling.cache`.
@@ -204,6 +207,11 @@ def schedule(
         # The clusterSelector's problems come first, so the first one's reason is the
         # condition's. Compiling the selectors is charged to the budget, so it may stop.
         problems = selector_problems + _node_selector_problems(deployment, evaluator)
+        if priorities is not None and priorities.unknown(deployment.priority):
+            # Placed or updated, its pods would be refused at admission: a serving
+            # replica lost. Held as a bad selector is.
+            why = f"no PriorityClass {deployment.priority!r} exists: pods naming it are refused"
+            problems.append(Issue("spec.priority", why, Reason.PRIORITY_NOT_FOUND))
         if cache is not None and cache.problem is not None:
             problems.append(cache.problem)
         if problems:
@@ -294,7 +302,8 @@ def _decide(
 
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)
-        rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
+        moving = held_moves(deployment, own, views, fleet)
+        rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own}, moving)
     else:
         shrink = shrinker(deployment, views) if deployment.spread else scale_down
         # A surge beside its outdated replica sees one cluster only; under spread

@@ -35,6 +35,32 @@ def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
     )
 
 
+def _none_eligible(views: dict[str, ClusterView], selected: int) -> str:
+    """Why none of the `selected` clusters can take a new replica."""
+    unadmitted = _lacking(views, *_UNADMITTED)
+    if _lacking(views, Rejection.STACK_INCOMPLETE) == selected:
+        verb = "lacks" if selected == 1 else "lack"
+        return (
+            f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
+            "need (see the match trace)"
+        )
+    what = "tainted, unreachable, lacking prerequisites its replicas need or unable to run them"
+    if unadmitted == selected:
+        verb = "is" if selected == 1 else "are"
+        return f"the {plural(selected, 'selected cluster')} {verb} {what} (see the match trace)"
+    if unadmitted:
+        # Some turn every replica away whatever their pools (an unreachable cluster):
+        # naming only the nodeSelector would blame the spec for them too.
+        verb = "is" if unadmitted == 1 else "are"
+        rest = selected - unadmitted
+        others = "the other cluster" if rest == 1 else f"the other {rest} clusters"
+        return (
+            f"{plural(unadmitted, 'selected cluster')} {verb} {what}, and no pool on {others} "
+            "matches the nodeSelector (see the match trace)"
+        )
+    return f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+
+
 def scheduled_condition(
     deployment: Deployment,
     views: dict[str, ClusterView],
@@ -65,23 +91,8 @@ def scheduled_condition(
             "no InferenceCluster passes the clusterSelector and the priority allow-list "
             f"({plural(len(views), 'cluster')} checked)"
         )
-    elif eligible == 0 and _lacking(views, Rejection.STACK_INCOMPLETE) == selected:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        verb = "lacks" if selected == 1 else "lack"
-        why = (
-            f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
-            "need (see the match trace)"
-        )
-    elif eligible == 0 and _lacking(views, *_UNADMITTED) == selected:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        verb = "is" if selected == 1 else "are"
-        why = (
-            f"the {plural(selected, 'selected cluster')} {verb} tainted, unreachable, lacking "
-            "prerequisites its replicas need or unable to run them (see the match trace)"
-        )
     elif eligible == 0:
-        reason = Reason.INSUFFICIENT_CAPACITY
-        why = f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+        reason, why = Reason.INSUFFICIENT_CAPACITY, _none_eligible(views, selected)
     elif short and (
         preempted_by or any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools)
     ):

@@ -1,7 +1,8 @@
 """References the control plane cannot resolve: a name no object of the input carries.
 
-A ModelDeployment whose `spec.priority` names no PriorityClass would be placed but
-its pods never created; an InferenceCluster whose kubeconfig Secret is missing
+A ModelDeployment whose `spec.priority` names no PriorityClass is held by the
+fleet scheduler, which judges it by the same rule (`PriorityNotFound`: its pods
+would never be created); an InferenceCluster whose kubeconfig Secret is missing
 would never reach its cluster. The render cannot know what else the real control
 plane holds, so a kind is checked only when the input holds at least one object
 of it: a fleet repository that carries its PriorityClasses carries all of them.

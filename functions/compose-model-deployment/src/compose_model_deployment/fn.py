@@ -333,10 +333,13 @@ def accepted_condition(refusals: dict[str, str | None]) -> report.Condition:
 
 
 def ready_condition(ready: int, placed: int, wanted: int) -> report.Condition:
-    if ready == wanted and placed == wanted:
-        return report.Condition(
-            REPLICAS_READY, True, Reason.ALL_READY, f"{ready} of {wanted} replicas serving"
-        )
-    return report.Condition(
-        REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, f"{ready} of {wanted} replicas serving"
-    )
+    """ReplicasReady: every placed replica serves, and at least as many as wanted are
+    placed. A rollout's surge places more than wanted: then the message counts against
+    what is placed, since "3 of 2 serving" would read as ready while one is not."""
+    if placed > wanted:
+        message = f"{ready} of {placed} placed replicas serving ({wanted} desired)"
+    else:
+        message = f"{ready} of {wanted} replicas serving"
+    if ready == placed and placed >= wanted:
+        return report.Condition(REPLICAS_READY, True, Reason.ALL_READY, message)
+    return report.Condition(REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, message)
