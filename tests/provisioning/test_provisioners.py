@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from modelplane_models.inference_class import InferenceClass, Provisioning
@@ -148,3 +149,29 @@ def test_composing_is_deterministic_and_every_body_is_namespaced(
         assert body["spec"]["providerConfigRef"]["kind"] == "ClusterProviderConfig"
     assert first.cluster in first.resources and first.connection in first.resources
     assert set(first.network) <= set(first.resources)
+
+
+def _eks(name: str) -> dict[str, Any]:
+    """What the EKS provisioner composes for a cluster `name` with one fixed pool."""
+    plan = ClusterPlan(
+        name,
+        "modelplane-system",
+        "1.34",
+        _cluster("EKS", [{"name": "p", "className": "c", "nodeCount": 1}]),
+        (PoolPlan("p", "c", 1, 1, 1, CLASSES["EKS"]),),
+    )
+    return PROVISIONERS["EKS"].compose(plan).resources
+
+
+@pytest.mark.parametrize("name", ["gpu", "gpu.us-east", "1gpu", "g" * 120])
+def test_subnets_are_tagged_with_the_eks_clusters_own_name(name: str) -> None:
+    # The AWS cloud provider keeps only subnets tagged for its own cluster (or for none).
+    resources = _eks(name)
+    eks_name = resources["eks-cluster"]["metadata"]["name"]
+    subnets = [r for r in resources.values() if r["kind"] == "Subnet"]
+    assert subnets
+    for subnet in subnets:
+        tags = subnet["spec"]["forProvider"]["tags"]
+        assert [k for k in tags if k.startswith("kubernetes.io/cluster/")] == [
+            f"kubernetes.io/cluster/{eks_name}"
+        ]

@@ -76,12 +76,13 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         def put(key: str, manifest: dict[str, Any]) -> None:
             out.resources[self.key_prefix + key] = manifest
 
+        cluster_name = cloud_name(name, "", 100)
         subnets: dict[str, Any]
         if block.network is not None:
             subnets = {"subnetIds": [subnet.root for subnet in block.network.subnetIds]}
         else:
             zones = [z.root for z in block.zones] if block.zones else [f"{region}a", f"{region}b"]
-            network = compose_network(name, namespace, region, zones, provider)
+            network = compose_network(name, cluster_name, namespace, region, zones, provider)
             for key, manifest in network.resources.items():
                 put(f"network-{key}", manifest)
             # The whole network outlives the cluster: a subnet the cluster's load
@@ -123,7 +124,6 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                     ),
                 )
 
-        cluster_name = cloud_name(name, "", 100)
         put(
             "cluster",
             body(
