@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from modelplane_models.inference_class import InferenceClass, Provisioning
 from modelplane_models.inference_cluster import InferenceCluster
 
-from modelplane.core.naming import is_dns_label
+from modelplane.core.naming import HELM_RELEASE_MAX, is_dns_label
 from modelplane.provisioning import PROVISIONERS, ClusterPlan, PoolPlan, check_pools
 from modelplane.provisioning.names import cloud_name
 
@@ -175,3 +175,14 @@ def test_subnets_are_tagged_with_the_eks_clusters_own_name(name: str) -> None:
         assert [k for k in tags if k.startswith("kubernetes.io/cluster/")] == [
             f"kubernetes.io/cluster/{eks_name}"
         ]
+
+
+@pytest.mark.parametrize(
+    "name", ["gpu", "gpu.us-east", "inference-gpu-production-us-east-1-primary"]
+)
+def test_the_autoscaler_release_name_is_one_helm_accepts(name: str) -> None:
+    release = _eks(name)["eks-autoscaler-release"]["metadata"]["name"]
+    assert len(release) <= HELM_RELEASE_MAX and is_dns_label(release)
+    assert release == _eks(name)["eks-autoscaler-release"]["metadata"]["name"]
+    if name == "gpu":
+        assert release == "gpu-cluster-autoscaler"  # a name that fits is not renamed

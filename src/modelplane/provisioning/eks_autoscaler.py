@@ -17,6 +17,7 @@ from the project's chart at a pinned version.
 from typing import Any, Final
 
 from modelplane.core.charts import RELEASE_API_VERSION, Chart
+from modelplane.core.naming import HELM_RELEASE_MAX, fitted
 from modelplane.provisioning.aws import EKS, IAM, policy_document, trust_policy
 from modelplane.provisioning.model import Manifest, body, ref
 from modelplane.provisioning.names import cloud_name
@@ -106,6 +107,9 @@ def compose_autoscaler(
             },
         ),
     }
+    # provider-helm installs under `metadata.name`, and Helm refuses a release name
+    # past 53 characters; a name that fits is kept as it was, so no release is renamed.
+    release = fitted(cloud_name(cluster, "cluster-autoscaler", 253), HELM_RELEASE_MAX)
     values: dict[str, Any] = {
         "cloudProvider": "aws",
         "awsRegion": region,
@@ -118,7 +122,7 @@ def compose_autoscaler(
         "apiVersion": RELEASE_API_VERSION,
         "kind": "Release",
         "metadata": {
-            "name": cloud_name(cluster, "cluster-autoscaler", 253),
+            "name": release,
             "namespace": namespace,
         },
         "spec": {
