@@ -301,3 +301,22 @@ def test_a_replica_placed_here_keeps_the_cluster_and_its_kubeconfig() -> None:
             "resourceRef": {"name": "chat-0"},
         }
         assert usage["spec"]["replayDeletion"] is True
+
+
+def test_the_autoscaler_starts_only_once_its_pod_identity_exists() -> None:
+    composite = cluster("EKS", {"nodeCount": 1, "minNodes": 1, "maxNodes": 3})
+    klass = inference_class(EKS_PROVISIONING)
+    first = resources(respond(composite, klass))
+    # Pod Identity sets a pod's credentials when it is admitted, so the release waits,
+    # and so does every Usage naming it.
+    assert "eks-autoscaler-pod-identity" in first
+    assert not [k for k in first if "autoscaler-release" in k]
+    association = with_status(first["eks-autoscaler-pod-identity"], {})
+    ready = resources(respond(composite, klass, {"eks-autoscaler-pod-identity": association}))
+    release = ready["eks-autoscaler-release"]
+    assert [k for k in ready if k.startswith("usage-cloud-") and "autoscaler-release" in k]
+    # Once composed, it stays, whatever the association reports later.
+    lost = deepcopy(association)
+    lost["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "Creating"}]
+    observed = {"eks-autoscaler-pod-identity": lost, "eks-autoscaler-release": release}
+    assert resources(respond(composite, klass, observed))["eks-autoscaler-release"] == release

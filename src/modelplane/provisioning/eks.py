@@ -181,7 +181,11 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             name, cluster_name, namespace, region, provider
         ).items():
             put(key, manifest)
-        out.inside = (self.key_prefix + "autoscaler-release",)
+        release = self.key_prefix + "autoscaler-release"
+        out.inside = (release,)
+        # EKS Pod Identity gives a pod its credentials when the pod is admitted: an
+        # autoscaler started before its association exists never gets them.
+        out.after[release] = (self.key_prefix + "autoscaler-pod-identity",)
         node_group: dict[str, Any] = {
             **on_cluster,
             "nodeRoleArnRef": ref(role_names["node"]),

@@ -98,6 +98,10 @@ class Composed:
     """Helm values the serving stack's releases need on this cloud's nodes, by stack
     component key (`spec.stack.versions`), merged over the component's own."""
     connection_secret: dict[str, str] = field(default_factory=dict[str, str])
+    after: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    """Resources composed only once the resources they name are Ready (or once they
+    were composed before), by composition resource name: what reads another's effect
+    only when it starts (a pod's credentials) must not start before it."""
 
     def ref(self, key: str) -> ObjectRef:
         """The composed managed resource `key`, as a Usage names it."""
