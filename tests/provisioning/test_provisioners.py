@@ -4,8 +4,8 @@ fit each cloud, and pools sized within their bounds, whatever the input."""
 from pathlib import Path
 from typing import Any
 
-import yaml
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from modelplane_models.inference_class import InferenceClass, Provisioning
