@@ -320,3 +320,30 @@ def test_the_autoscaler_starts_only_once_its_pod_identity_exists() -> None:
     lost["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "Creating"}]
     observed = {"eks-autoscaler-pod-identity": lost, "eks-autoscaler-release": release}
     assert resources(respond(composite, klass, observed))["eks-autoscaler-release"] == release
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "key"),
+    [
+        ("EKS", EKS_PROVISIONING, "eks-nodegroup-system"),
+        ("GKE", GKE_PROVISIONING, "gke-nodepool-system"),
+    ],
+)
+def test_a_pool_may_not_take_the_system_groups_name(
+    source: str, provisioning: Obj, key: str
+) -> None:
+    composite = cluster(source, {"nodeCount": 1})
+    klass = inference_class(provisioning)
+    system = resources(respond(composite, klass))[key]
+    composite["spec"]["nodePools"][0]["name"] = "system"
+    rsp = respond(composite, klass)
+    provisioned = condition(rsp, "Provisioned")
+    assert provisioned["status"] == "STATUS_CONDITION_FALSE"
+    assert "spec.nodePools[0].name: 'system' is reserved" in provisioned["message"]
+    assert any("spec.nodePools[0].name" in r.get("message", "") for r in rsp["results"])
+    assert resources(rsp)[key] == system
+    # What exists under the key is kept as it is, not changed in place.
+    running = with_status(system, {"status": "ACTIVE"})
+    running["spec"]["forProvider"]["version"] = "1.33"
+    kept = resources(respond(composite, klass, {key: running}))[key]
+    assert kept["spec"] == running["spec"]

@@ -34,7 +34,15 @@ from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from modelplane.provisioning.model import (
+    SYSTEM_POOL,
+    ClusterPlan,
+    Composed,
+    Manifest,
+    PoolPlan,
+    body,
+    ref,
+)
 from modelplane.provisioning.names import cloud_name
 
 GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
@@ -194,11 +202,11 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             "tags": tags,
         }
         put(
-            "nodegroup-system",
+            f"nodegroup-{SYSTEM_POOL}",
             body(
                 EKS,
                 "NodeGroup",
-                cloud_name(name, "system"),
+                cloud_name(name, SYSTEM_POOL),
                 namespace,
                 provider,
                 {
@@ -213,7 +221,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.system_pools = (self.key_prefix + "nodegroup-system",)
+        out.system_pools = (self.pool_key(SYSTEM_POOL),)
         self.put_pools(out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool))
         return out
 

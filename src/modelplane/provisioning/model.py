@@ -8,7 +8,7 @@ registry by `spec.cluster.source`.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from modelplane_models.inference_class import Provisioning
 from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
@@ -17,6 +17,9 @@ from modelplane.core.issues import Issue
 from modelplane.core.refs import ObjectRef
 
 Manifest = dict[str, Any]
+SYSTEM_POOL: Final = "system"
+"""The pool name each cloud's own system node group is keyed and named by, as a pool's
+would be: no `nodePools` entry may take it."""
 
 
 def provider_config(ref: CloudProviderConfigReference) -> dict[str, str]:

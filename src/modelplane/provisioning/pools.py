@@ -13,7 +13,7 @@ from modelplane_models.inference_cluster import NodePool
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER, Reason
-from modelplane.provisioning.model import PoolPlan
+from modelplane.provisioning.model import SYSTEM_POOL, PoolPlan
 
 
 @dataclass
@@ -71,6 +71,16 @@ def check_pools(
     for index, pool in enumerate(pools):
         path = f"spec.nodePools[{index}]"
         problems = size_issues(path, pool)
+        if pool.name == SYSTEM_POOL:
+            # The cloud's own untainted group has this pool's key and name: taking it
+            # would replace the nodes CoreDNS and the controllers run on.
+            problems.append(
+                Issue(
+                    f"{path}.name",
+                    f"{SYSTEM_POOL!r} is reserved for the cluster's own system node group; "
+                    "name the pool otherwise",
+                )
+            )
         found = classes.get(pool.className)
         provisioning = found.spec.provisioning if found is not None and found.spec else None
         if found is None:

@@ -268,6 +268,10 @@ def compose_cloud(
     )
     composed = provisioner.compose(plan)
     _hold(composed, observed)
+    # A refused pool whose key the provisioner uses itself (`system`) keeps what exists
+    # under that key, as any refused pool does, rather than have it changed in place.
+    for key in {provisioner.pool_key(pool) for pool in check.kept} & set(observed):
+        composed.resources.pop(key, None)
     # What the cloud applies inside the cluster goes through provider-kubernetes'
     # ClusterProviderConfig for it (composed for every cluster, by the function).
     reach = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
