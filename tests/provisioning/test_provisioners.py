@@ -186,3 +186,14 @@ def test_the_autoscaler_release_name_is_one_helm_accepts(name: str) -> None:
     assert release == _eks(name)["eks-autoscaler-release"]["metadata"]["name"]
     if name == "gpu":
         assert release == "gpu-cluster-autoscaler"  # a name that fits is not renamed
+
+
+def test_the_eks_autoscaler_sees_dra_claims() -> None:
+    # Every GPU replica claims its GPUs through DRA; the chart's own ClusterRole has no
+    # resource.k8s.io rule, and the autoscaler ignores claims unless told otherwise.
+    values = _eks("gpu")["eks-autoscaler-release"]["spec"]["forProvider"]["values"]
+    assert values["extraArgs"]["enable-dynamic-resource-allocation"] is True
+    (rule,) = values["rbac"]["additionalRules"]
+    assert rule["apiGroups"] == ["resource.k8s.io"]
+    assert set(rule["resources"]) >= {"deviceclasses", "resourceclaims", "resourceslices"}
+    assert set(rule["verbs"]) == {"get", "list", "watch"}

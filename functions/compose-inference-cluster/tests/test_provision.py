@@ -117,7 +117,7 @@ def test_each_pool_is_built_from_its_class(
     source: str, provisioning: Obj, kind: str, key: str
 ) -> None:
     rsp = respond(
-        cluster(source, {"nodeCount": 1, "minNodes": 0, "maxNodes": 3}),
+        cluster(source, {"nodeCount": 1, "minNodes": 1, "maxNodes": 3}),
         inference_class(provisioning),
     )
     pool = resources(rsp)[key]
@@ -197,7 +197,7 @@ def test_a_gke_pool_asks_gke_for_its_accelerators_and_driver() -> None:
 def test_capacity_is_what_the_cloud_reports_ready(
     source: str, provisioning: Obj, key: str, at_provider: Obj, ready: int
 ) -> None:
-    composite = cluster(source, {"nodeCount": 2, "minNodes": 0, "maxNodes": 4})
+    composite = cluster(source, {"nodeCount": 2, "minNodes": 1, "maxNodes": 4})
     first = respond(composite, inference_class(provisioning))
     observed = {key: with_status(resources(first)[key], at_provider)}
     rsp = respond(composite, inference_class(provisioning), observed)
@@ -236,7 +236,28 @@ BAD = [
         "spec.nodePools[0].maxNodes: must be at least 1",
         id="an EKS group that may never have a node",
     ),
+    pytest.param(
+        {"nodeCount": 1, "minNodes": 0, "maxNodes": 3},
+        inference_class(EKS_PROVISIONING),
+        "spec.nodePools[0].minNodes: must be at least 1: InferenceClass 'h100' claims "
+        "devices through DRA",
+        id="an autoscaled EKS group of DRA devices that may shrink to zero",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "claim"),
+    [("EKS", EKS_PROVISIONING, "Synthetic"), ("GKE", GKE_PROVISIONING, "DRA")],
+)
+def test_a_pool_scales_from_zero_where_its_autoscaler_can_grow_it(
+    source: str, provisioning: Obj, claim: str
+) -> None:
+    # EKS's autoscaler grows from zero what claims nothing through DRA; GKE's grows DRA pools.
+    klass = inference_class(provisioning)
+    klass["spec"]["devices"][0]["claim"] = claim
+    rsp = respond(cluster(source, {"nodeCount": 0, "minNodes": 0, "maxNodes": 3}), klass)
+    assert condition(rsp, "Provisioned")["reason"] == "Provisioning"
 
 
 @pytest.mark.parametrize(("pool", "klass", "message"), BAD)

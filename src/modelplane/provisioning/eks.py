@@ -19,7 +19,8 @@
 - A fixed-size pool (minNodes == maxNodes) has its size in `forProvider`, so an
   edit resizes it; an autoscaled pool has its desired size in `initProvider`
   only, so the provider never fights the autoscaler over it. The Cluster
-  Autoscaler (`eks_autoscaler`) grows and shrinks it, from zero too.
+  Autoscaler (`eks_autoscaler`) grows and shrinks it; from zero only when its
+  class claims no device through DRA (`pool_issues` refuses `minNodes: 0` then).
 """
 
 from collections.abc import Mapping
@@ -72,6 +73,18 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         if pool.max_nodes < 1:
             return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
+        if pool.autoscaled and pool.min_nodes < 1 and pool.dra:
+            # The Cluster Autoscaler's AWS provider builds a group's template node without
+            # ResourceSlices, so a DRA claim never fits it: a group at zero never grows,
+            # and its replicas would wait forever. With a node, the node is the template.
+            return [
+                Issue(
+                    f"{path}.minNodes",
+                    f"must be at least 1: InferenceClass {pool.class_name!r} claims devices "
+                    "through DRA, and the Cluster Autoscaler cannot grow such an EKS node "
+                    "group from zero nodes",
+                )
+            ]
         return []
 
     def compose(self, plan: ClusterPlan) -> Composed:

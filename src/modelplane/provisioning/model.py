@@ -40,6 +40,9 @@ class PoolPlan:
     nvidia_dra: bool = False
     """Whether its class declares DRA devices of NVIDIA's GPU driver: replicas claim its
     GPUs through the DRA driver, so the cloud must leave them to it."""
+    dra: bool = False
+    """Whether its class declares any device claimed through DRA (of any driver): its
+    nodes publish ResourceSlices that an autoscaler must see to place its replicas."""
 
     @property
     def autoscaled(self) -> bool:

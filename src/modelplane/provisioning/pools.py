@@ -56,6 +56,12 @@ def claims_nvidia_gpus(found: InferenceClass) -> bool:
     )
 
 
+def claims_dra_devices(found: InferenceClass) -> bool:
+    """Whether a class declares any device claimed through DRA (not Synthetic)."""
+    devices = found.spec.devices if found.spec else []
+    return any(str(device.claim or "DRA") == "DRA" for device in devices)
+
+
 def check_pools(
     source: str,
     pools: list[NodePool],
@@ -119,6 +125,7 @@ def check_pools(
                 high,
                 provisioning,
                 nvidia_dra=claims_nvidia_gpus(found),
+                dra=claims_dra_devices(found),
             )
         )
     return out
