@@ -41,6 +41,9 @@ GKE: Obj = {
         "nodePools": [{"name": "l4", "className": "l4-1x", "nodeCount": 1}],
     },
 }
+EKS_SUBNETS: Obj = {"subnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]}
+GKE_OWN_NETWORK: Obj = deepcopy(GKE)
+del GKE_OWN_NETWORK["spec"]["cluster"]["gke"]["network"]
 EXISTING: Obj = {
     **EKS,
     "spec": {
@@ -148,6 +151,33 @@ IMMUTABLE = [
         "network is immutable",
         id="GKE network",
     ),
+    # Adding or removing a block the field's own rule cannot see (no old or new value).
+    pytest.param(
+        EKS,
+        edited(EKS, "spec.cluster.eks.network", EKS_SUBNETS),
+        'spec.cluster.eks.network: Invalid value: "object": network is immutable',
+        id="EKS network added",
+    ),
+    pytest.param(
+        edited(EKS, "spec.cluster.eks.network", EKS_SUBNETS),
+        EKS,
+        "spec.cluster.eks.network: Invalid value",
+        id="EKS network removed",
+    ),
+    pytest.param(
+        EKS,
+        edited(EKS, "spec.cluster.eks.zones", ["us-east-1c", "us-east-1d"]),
+        "zones are immutable",
+        id="EKS zones added",
+    ),
+    pytest.param(
+        edited(EKS, "spec.cluster.eks.zones", ["us-east-1a", "us-east-1b"]),
+        EKS,
+        "spec.cluster.eks.zones: Invalid value",
+        id="EKS zones removed",
+    ),
+    pytest.param(GKE, GKE_OWN_NETWORK, "network is immutable", id="GKE network removed"),
+    pytest.param(GKE_OWN_NETWORK, GKE, "network is immutable", id="GKE network added"),
 ]
 
 
@@ -169,6 +199,9 @@ ALLOWED = [
         id="an added pool",
     ),
     pytest.param(GKE, deepcopy(GKE), id="no change"),
+    pytest.param(
+        GKE, edited(GKE, "spec.cluster.gke.zones", ["us-central1-a"]), id="GKE zones added"
+    ),
 ]
 
 

@@ -4,13 +4,14 @@ fit each cloud, and pools sized within their bounds, whatever the input."""
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from modelplane_models.inference_class import InferenceClass, Provisioning
 from modelplane_models.inference_cluster import InferenceCluster
 
-from modelplane.core.naming import is_dns_label
+from modelplane.core.naming import HELM_RELEASE_MAX, is_dns_label
 from modelplane.provisioning import PROVISIONERS, ClusterPlan, PoolPlan, check_pools
 from modelplane.provisioning.names import cloud_name
 
@@ -148,3 +149,51 @@ def test_composing_is_deterministic_and_every_body_is_namespaced(
         assert body["spec"]["providerConfigRef"]["kind"] == "ClusterProviderConfig"
     assert first.cluster in first.resources and first.connection in first.resources
     assert set(first.network) <= set(first.resources)
+
+
+def _eks(name: str) -> dict[str, Any]:
+    """What the EKS provisioner composes for a cluster `name` with one fixed pool."""
+    plan = ClusterPlan(
+        name,
+        "modelplane-system",
+        "1.34",
+        _cluster("EKS", [{"name": "p", "className": "c", "nodeCount": 1}]),
+        (PoolPlan("p", "c", 1, 1, 1, CLASSES["EKS"]),),
+    )
+    return PROVISIONERS["EKS"].compose(plan).resources
+
+
+@pytest.mark.parametrize("name", ["gpu", "gpu.us-east", "1gpu", "g" * 120])
+def test_subnets_are_tagged_with_the_eks_clusters_own_name(name: str) -> None:
+    # The AWS cloud provider keeps only subnets tagged for its own cluster (or for none).
+    resources = _eks(name)
+    eks_name = resources["eks-cluster"]["metadata"]["name"]
+    subnets = [r for r in resources.values() if r["kind"] == "Subnet"]
+    assert subnets
+    for subnet in subnets:
+        tags = subnet["spec"]["forProvider"]["tags"]
+        assert [k for k in tags if k.startswith("kubernetes.io/cluster/")] == [
+            f"kubernetes.io/cluster/{eks_name}"
+        ]
+
+
+@pytest.mark.parametrize(
+    "name", ["gpu", "gpu.us-east", "inference-gpu-production-us-east-1-primary"]
+)
+def test_the_autoscaler_release_name_is_one_helm_accepts(name: str) -> None:
+    release = _eks(name)["eks-autoscaler-release"]["metadata"]["name"]
+    assert len(release) <= HELM_RELEASE_MAX and is_dns_label(release)
+    assert release == _eks(name)["eks-autoscaler-release"]["metadata"]["name"]
+    if name == "gpu":
+        assert release == "gpu-cluster-autoscaler"  # a name that fits is not renamed
+
+
+def test_the_eks_autoscaler_sees_dra_claims() -> None:
+    # Every GPU replica claims its GPUs through DRA; the chart's own ClusterRole has no
+    # resource.k8s.io rule, and the autoscaler ignores claims unless told otherwise.
+    values = _eks("gpu")["eks-autoscaler-release"]["spec"]["forProvider"]["values"]
+    assert values["extraArgs"]["enable-dynamic-resource-allocation"] is True
+    (rule,) = values["rbac"]["additionalRules"]
+    assert rule["apiGroups"] == ["resource.k8s.io"]
+    assert set(rule["resources"]) >= {"deviceclasses", "resourceclaims", "resourceslices"}
+    assert set(rule["verbs"]) == {"get", "list", "watch"}

@@ -264,3 +264,42 @@ def test_diff_of_a_converged_world_is_empty(fleet: tuple[Path, Path], tmp_path: 
     )
 
     assert (status, out) == (0, "No changes.\n")
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("region: us-east-1", "region: us-west-2", "spec.cluster.eks.region: Invalid value"),
+        ("zones: [us-east-1a, us-east-1b]", "", "spec.cluster.eks.zones: Invalid value"),
+    ],
+    ids=["a changed region", "removed zones"],
+)
+def test_an_input_replacing_an_observed_composite_is_admitted_as_an_update(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    """The API server runs transition rules (`oldSelf`) on an update, and keeps the
+    object it has when one refuses it: so does a render against the observed world."""
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = render_command.run(parse(argv), stdout=out, stderr=err)
+        return code, out.getvalue(), err.getvalue()
+
+    example = REPO / "examples" / "clusters" / "eks"
+    code, world, err = run([str(example), "-o", "yaml"])
+    assert code == 0, err
+    (tmp_path / "world.yaml").write_text(world)
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    text = (example / "cluster.yaml").read_text()
+    assert old in text
+    (edited / "cluster.yaml").write_text(text.replace(old, new))
+
+    status, out, err = run(["--observed", str(tmp_path / "world.yaml"), str(edited), "-o", "diff"])
+
+    assert status == 1
+    assert message in err
+    assert out == "No changes.\n"

@@ -95,9 +95,10 @@ def test_an_eks_cluster_is_created_whole(eks: Fleet) -> None:
     assert h100["forProvider"]["taint"] == [
         {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
     ]
-    # Autoscaled: the provider never sets the size the autoscaler owns.
-    assert h100["forProvider"]["scalingConfig"] == {"minSize": 0, "maxSize": 4}
-    assert h100["initProvider"] == {"scalingConfig": {"desiredSize": 0}}
+    # Autoscaled: the provider never sets the size the autoscaler owns. It keeps a node:
+    # the autoscaler cannot grow an EKS group of DRA devices from zero.
+    assert h100["forProvider"]["scalingConfig"] == {"minSize": 1, "maxSize": 4}
+    assert h100["initProvider"] == {"scalingConfig": {"desiredSize": 1}}
     l4 = groups[f"{EKS_CLUSTER}-l4"]["spec"]["forProvider"]
     assert l4["capacityType"] == "SPOT"
     assert l4["scalingConfig"] == {"minSize": 2, "maxSize": 2, "desiredSize": 2}
@@ -142,28 +143,36 @@ def test_the_created_cluster_is_reached_through_its_connection_secret(eks: Fleet
     assert ".eks.amazonaws.com" in condition["message"]
 
 
-def test_a_pool_at_zero_nodes_with_room_is_placed_and_waits_for_capacity(eks: Fleet) -> None:
-    cluster = eks.one("InferenceCluster", EKS_CLUSTER)["status"]
+def test_a_pool_at_zero_nodes_with_room_is_placed_and_waits_for_capacity(gke: Fleet) -> None:
+    # GKE's example: on EKS a pool of DRA devices keeps a node.
+    cluster = gke.one("InferenceCluster", GKE_CLUSTER)["status"]
     placeable = {p["name"]: p["nodes"] for p in cluster["gpuPools"]}
-    assert placeable == {"h100": 4, "l4": 2}
-    capacity = pool_capacity(eks, EKS_CLUSTER)
+    assert placeable == {"h100": 4, "l4": 6}
+    capacity = pool_capacity(gke, GKE_CLUSTER)
     assert (capacity["h100"]["nodes"], capacity["h100"]["maxNodes"]) == (0, 4)
-    assert capacity["l4"]["nodes"] == 2
-    (replica,) = eks.all("ModelReplica")
+    (replica,) = gke.all("ModelReplica")
     name = replica["metadata"]["name"]
-    assert eks.condition("ModelReplica", name, "Accepted")["status"] == "True"
-    serving = eks.condition("ModelReplica", name, "Serving")
+    assert gke.condition("ModelReplica", name, "Accepted")["status"] == "True"
+    serving = gke.condition("ModelReplica", name, "Serving")
     assert (serving["status"], serving["reason"]) == ("False", "WaitingForCapacity")
     assert "pool h100 has 0 of up to 4 nodes ready" in serving["message"]
 
 
-def test_a_node_joining_serves_the_waiting_replica(eks: Fleet) -> None:
+def test_the_eks_example_serves_on_the_node_its_dra_pool_keeps(eks: Fleet) -> None:
+    capacity = pool_capacity(eks, EKS_CLUSTER)
+    assert (capacity["h100"]["nodes"], capacity["h100"]["maxNodes"]) == (1, 4)
+    assert capacity["l4"]["nodes"] == 2
+    (replica,) = eks.all("ModelReplica")
+    assert eks.condition("ModelReplica", replica["metadata"]["name"], "Serving")["status"] == "True"
+
+
+def test_a_node_joining_serves_the_waiting_replica(gke: Fleet) -> None:
     def one_node(objects: list[Obj]) -> None:
-        pool = find(objects, "InferenceCluster", EKS_CLUSTER)["spec"]["nodePools"][0]
+        pool = find(objects, "InferenceCluster", GKE_CLUSTER)["spec"]["nodePools"][0]
         pool.update(minNodes=1, nodeCount=1)
 
-    grown = edited(eks, one_node)
-    assert pool_capacity(grown, EKS_CLUSTER)["h100"]["nodes"] == 1
+    grown = edited(gke, one_node)
+    assert pool_capacity(grown, GKE_CLUSTER)["h100"]["nodes"] >= 1
     (replica,) = grown.all("ModelReplica")
     serving = grown.condition("ModelReplica", replica["metadata"]["name"], "Serving")
     assert serving["status"] == "True"

@@ -117,7 +117,7 @@ def test_each_pool_is_built_from_its_class(
     source: str, provisioning: Obj, kind: str, key: str
 ) -> None:
     rsp = respond(
-        cluster(source, {"nodeCount": 1, "minNodes": 0, "maxNodes": 3}),
+        cluster(source, {"nodeCount": 1, "minNodes": 1, "maxNodes": 3}),
         inference_class(provisioning),
     )
     pool = resources(rsp)[key]
@@ -197,7 +197,7 @@ def test_a_gke_pool_asks_gke_for_its_accelerators_and_driver() -> None:
 def test_capacity_is_what_the_cloud_reports_ready(
     source: str, provisioning: Obj, key: str, at_provider: Obj, ready: int
 ) -> None:
-    composite = cluster(source, {"nodeCount": 2, "minNodes": 0, "maxNodes": 4})
+    composite = cluster(source, {"nodeCount": 2, "minNodes": 1, "maxNodes": 4})
     first = respond(composite, inference_class(provisioning))
     observed = {key: with_status(resources(first)[key], at_provider)}
     rsp = respond(composite, inference_class(provisioning), observed)
@@ -236,7 +236,28 @@ BAD = [
         "spec.nodePools[0].maxNodes: must be at least 1",
         id="an EKS group that may never have a node",
     ),
+    pytest.param(
+        {"nodeCount": 1, "minNodes": 0, "maxNodes": 3},
+        inference_class(EKS_PROVISIONING),
+        "spec.nodePools[0].minNodes: must be at least 1: InferenceClass 'h100' claims "
+        "devices through DRA",
+        id="an autoscaled EKS group of DRA devices that may shrink to zero",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "claim"),
+    [("EKS", EKS_PROVISIONING, "Synthetic"), ("GKE", GKE_PROVISIONING, "DRA")],
+)
+def test_a_pool_scales_from_zero_where_its_autoscaler_can_grow_it(
+    source: str, provisioning: Obj, claim: str
+) -> None:
+    # EKS's autoscaler grows from zero what claims nothing through DRA; GKE's grows DRA pools.
+    klass = inference_class(provisioning)
+    klass["spec"]["devices"][0]["claim"] = claim
+    rsp = respond(cluster(source, {"nodeCount": 0, "minNodes": 0, "maxNodes": 3}), klass)
+    assert condition(rsp, "Provisioned")["reason"] == "Provisioning"
 
 
 @pytest.mark.parametrize(("pool", "klass", "message"), BAD)
@@ -301,3 +322,49 @@ def test_a_replica_placed_here_keeps_the_cluster_and_its_kubeconfig() -> None:
             "resourceRef": {"name": "chat-0"},
         }
         assert usage["spec"]["replayDeletion"] is True
+
+
+def test_the_autoscaler_starts_only_once_its_pod_identity_exists() -> None:
+    composite = cluster("EKS", {"nodeCount": 1, "minNodes": 1, "maxNodes": 3})
+    klass = inference_class(EKS_PROVISIONING)
+    first = resources(respond(composite, klass))
+    # Pod Identity sets a pod's credentials when it is admitted, so the release waits,
+    # and so does every Usage naming it.
+    assert "eks-autoscaler-pod-identity" in first
+    assert not [k for k in first if "autoscaler-release" in k]
+    association = with_status(first["eks-autoscaler-pod-identity"], {})
+    ready = resources(respond(composite, klass, {"eks-autoscaler-pod-identity": association}))
+    release = ready["eks-autoscaler-release"]
+    assert [k for k in ready if k.startswith("usage-cloud-") and "autoscaler-release" in k]
+    # Once composed, it stays, whatever the association reports later.
+    lost = deepcopy(association)
+    lost["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "Creating"}]
+    observed = {"eks-autoscaler-pod-identity": lost, "eks-autoscaler-release": release}
+    assert resources(respond(composite, klass, observed))["eks-autoscaler-release"] == release
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "key"),
+    [
+        ("EKS", EKS_PROVISIONING, "eks-nodegroup-system"),
+        ("GKE", GKE_PROVISIONING, "gke-nodepool-system"),
+    ],
+)
+def test_a_pool_may_not_take_the_system_groups_name(
+    source: str, provisioning: Obj, key: str
+) -> None:
+    composite = cluster(source, {"nodeCount": 1})
+    klass = inference_class(provisioning)
+    system = resources(respond(composite, klass))[key]
+    composite["spec"]["nodePools"][0]["name"] = "system"
+    rsp = respond(composite, klass)
+    provisioned = condition(rsp, "Provisioned")
+    assert provisioned["status"] == "STATUS_CONDITION_FALSE"
+    assert "spec.nodePools[0].name: 'system' is reserved" in provisioned["message"]
+    assert any("spec.nodePools[0].name" in r.get("message", "") for r in rsp["results"])
+    assert resources(rsp)[key] == system
+    # What exists under the key is kept as it is, not changed in place.
+    running = with_status(system, {"status": "ACTIVE"})
+    running["spec"]["forProvider"]["version"] = "1.33"
+    kept = resources(respond(composite, klass, {key: running}))[key]
+    assert kept["spec"] == running["spec"]

@@ -19,7 +19,8 @@
 - A fixed-size pool (minNodes == maxNodes) has its size in `forProvider`, so an
   edit resizes it; an autoscaled pool has its desired size in `initProvider`
   only, so the provider never fights the autoscaler over it. The Cluster
-  Autoscaler (`eks_autoscaler`) grows and shrinks it, from zero too.
+  Autoscaler (`eks_autoscaler`) grows and shrinks it; from zero only when its
+  class claims no device through DRA (`pool_issues` refuses `minNodes: 0` then).
 """
 
 from collections.abc import Mapping
@@ -34,7 +35,15 @@ from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
 from modelplane.provisioning.eks_network import compose_network
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from modelplane.provisioning.model import (
+    SYSTEM_POOL,
+    ClusterPlan,
+    Composed,
+    Manifest,
+    PoolPlan,
+    body,
+    ref,
+)
 from modelplane.provisioning.names import cloud_name
 
 GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
@@ -64,6 +73,18 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         if pool.max_nodes < 1:
             return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
+        if pool.autoscaled and pool.min_nodes < 1 and pool.dra:
+            # The Cluster Autoscaler's AWS provider builds a group's template node without
+            # ResourceSlices, so a DRA claim never fits it: a group at zero never grows,
+            # and its replicas would wait forever. With a node, the node is the template.
+            return [
+                Issue(
+                    f"{path}.minNodes",
+                    f"must be at least 1: InferenceClass {pool.class_name!r} claims devices "
+                    "through DRA, and the Cluster Autoscaler cannot grow such an EKS node "
+                    "group from zero nodes",
+                )
+            ]
         return []
 
     def compose(self, plan: ClusterPlan) -> Composed:
@@ -76,12 +97,13 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         def put(key: str, manifest: dict[str, Any]) -> None:
             out.resources[self.key_prefix + key] = manifest
 
+        cluster_name = cloud_name(name, "", 100)
         subnets: dict[str, Any]
         if block.network is not None:
             subnets = {"subnetIds": [subnet.root for subnet in block.network.subnetIds]}
         else:
             zones = [z.root for z in block.zones] if block.zones else [f"{region}a", f"{region}b"]
-            network = compose_network(name, namespace, region, zones, provider)
+            network = compose_network(name, cluster_name, namespace, region, zones, provider)
             for key, manifest in network.resources.items():
                 put(f"network-{key}", manifest)
             # The whole network outlives the cluster: a subnet the cluster's load
@@ -123,7 +145,6 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                     ),
                 )
 
-        cluster_name = cloud_name(name, "", 100)
         put(
             "cluster",
             body(
@@ -181,7 +202,11 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             name, cluster_name, namespace, region, provider
         ).items():
             put(key, manifest)
-        out.inside = (self.key_prefix + "autoscaler-release",)
+        release = self.key_prefix + "autoscaler-release"
+        out.inside = (release,)
+        # EKS Pod Identity gives a pod its credentials when the pod is admitted: an
+        # autoscaler started before its association exists never gets them.
+        out.after[release] = (self.key_prefix + "autoscaler-pod-identity",)
         node_group: dict[str, Any] = {
             **on_cluster,
             "nodeRoleArnRef": ref(role_names["node"]),
@@ -190,11 +215,11 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             "tags": tags,
         }
         put(
-            "nodegroup-system",
+            f"nodegroup-{SYSTEM_POOL}",
             body(
                 EKS,
                 "NodeGroup",
-                cloud_name(name, "system"),
+                cloud_name(name, SYSTEM_POOL),
                 namespace,
                 provider,
                 {
@@ -209,7 +234,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.system_pools = (self.key_prefix + "nodegroup-system",)
+        out.system_pools = (self.pool_key(SYSTEM_POOL),)
         self.put_pools(out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool))
         return out
 

@@ -5,7 +5,11 @@ see Pending pods and raise a group's desired size. That is the Cluster
 Autoscaler's AWS provider, which finds the node groups by the
 `k8s.io/cluster-autoscaler/<cluster>` tags EKS puts on their Auto Scaling groups
 and learns a group's labels and taints from `eks:DescribeNodegroup`, so a group
-at zero nodes can still be chosen (scale from zero).
+at zero nodes can still be chosen (scale from zero), unless its pods claim
+devices through DRA: it runs with DRA on (Modelplane's GPU replicas claim their
+GPUs so), and the AWS provider's template for a group with no node has no
+ResourceSlices, so such a group needs a node to grow from (`minNodes` >= 1,
+checked by `EksProvisioner.pool_issues`).
 
 It runs in `kube-system` as the service account `cluster-autoscaler`, with an
 IAM role it gets through EKS Pod Identity (the agent is one of the cluster's
@@ -17,6 +21,7 @@ from the project's chart at a pinned version.
 from typing import Any, Final
 
 from modelplane.core.charts import RELEASE_API_VERSION, Chart
+from modelplane.core.naming import HELM_RELEASE_MAX, fitted
 from modelplane.provisioning.aws import EKS, IAM, policy_document, trust_policy
 from modelplane.provisioning.model import Manifest, body, ref
 from modelplane.provisioning.names import cloud_name
@@ -37,6 +42,7 @@ _READ: Final = (
     "ec2:GetInstanceTypesFromInstanceRequirements",
     "eks:DescribeNodegroup",
 )
+_DRA_RESOURCES: Final = ("deviceclasses", "resourceclaims", "resourceslices")
 _RESIZE: Final = (
     "autoscaling:SetDesiredCapacity",
     "autoscaling:TerminateInstanceInAutoScalingGroup",
@@ -106,19 +112,39 @@ def compose_autoscaler(
             },
         ),
     }
+    # provider-helm installs under `metadata.name`, and Helm refuses a release name
+    # past 53 characters; a name that fits is kept as it was, so no release is renamed.
+    release = fitted(cloud_name(cluster, "cluster-autoscaler", 253), HELM_RELEASE_MAX)
     values: dict[str, Any] = {
         "cloudProvider": "aws",
         "awsRegion": region,
         "autoDiscovery": {"clusterName": cluster_name},
-        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
-        # Spread a pool's scale-ups over its zones' groups.
-        "extraArgs": {"balance-similar-node-groups": True},
+        "rbac": {
+            "serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},
+            # The chart's ClusterRole has no resource.k8s.io rule; the autoscaler's DRA
+            # simulation lists and watches these three.
+            "additionalRules": [
+                {
+                    "apiGroups": ["resource.k8s.io"],
+                    "resources": list(_DRA_RESOURCES),
+                    "verbs": ["get", "list", "watch"],
+                }
+            ],
+        },
+        "extraArgs": {
+            # Spread a pool's scale-ups over its zones' groups.
+            "balance-similar-node-groups": True,
+            # Every GPU replica claims its GPUs through DRA; without this the autoscaler
+            # ignores claims, packs every pending replica onto one new node by CPU and
+            # memory, and drains GPU nodes it reads as idle.
+            "enable-dynamic-resource-allocation": True,
+        },
     }
     out["autoscaler-release"] = {
         "apiVersion": RELEASE_API_VERSION,
         "kind": "Release",
         "metadata": {
-            "name": cloud_name(cluster, "cluster-autoscaler", 253),
+            "name": release,
             "namespace": namespace,
         },
         "spec": {

@@ -6,7 +6,9 @@ VPC address); an internet gateway; one NAT gateway, in the first zone's public
 subnet, for the private subnets' egress (one, not one per zone: a zone outage
 stops egress, but idle cost is one gateway); a public and a private route table
 with their default routes and associations. Subnets carry the tags the AWS load
-balancer integration looks for.
+balancer integration looks for: `kubernetes.io/cluster/<EKS cluster name>`, which
+must be the EKS cluster's own name (the cloud provider drops subnets tagged for
+any other cluster), and the `role/elb` or `role/internal-elb` marker.
 """
 
 from dataclasses import dataclass, field
@@ -36,11 +38,13 @@ class Network:
 
 def compose_network(
     cluster: str,
+    cluster_name: str,
     namespace: str,
     region: str,
     zones: list[str],
     provider_config: dict[str, str],
 ) -> Network:
+    """The network of InferenceCluster `cluster`, whose EKS cluster is `cluster_name`."""
     out = Network()
     tags = {MANAGED_BY_TAG: cluster}
 
@@ -61,7 +65,7 @@ def compose_network(
     gateway = add("internet-gateway", "InternetGateway", "igw", {"vpcIdRef": ref(vpc)})
     public_table = add("route-table-public", "RouteTable", "public", {"vpcIdRef": ref(vpc)})
     private_table = add("route-table-private", "RouteTable", "private", {"vpcIdRef": ref(vpc)})
-    elb = {f"kubernetes.io/cluster/{cluster}": "shared"}
+    elb = {f"kubernetes.io/cluster/{cluster_name}": "shared"}
     first_public = ""
     for index, zone in enumerate(zones):
         public = add(

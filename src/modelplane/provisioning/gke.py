@@ -35,7 +35,15 @@ from modelplane.provisioning.gke_gpu import (
     driver_version,
     installers,
 )
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from modelplane.provisioning.model import (
+    SYSTEM_POOL,
+    ClusterPlan,
+    Composed,
+    Manifest,
+    PoolPlan,
+    body,
+    ref,
+)
 from modelplane.provisioning.names import cloud_name
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
@@ -217,11 +225,11 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
         }
         put(
-            "nodepool-system",
+            f"nodepool-{SYSTEM_POOL}",
             body(
                 CONTAINER,
                 "NodePool",
-                cloud_name(name, "system", 40),
+                cloud_name(name, SYSTEM_POOL, 40),
                 namespace,
                 provider,
                 {
@@ -232,7 +240,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 initProvider={"initialNodeCount": 1},
             ),
         )
-        out.system_pools = (self.key_prefix + "nodepool-system",)
+        out.system_pools = (self.pool_key(SYSTEM_POOL),)
         self.put_pools(
             out,
             plan.pools,

@@ -8,7 +8,7 @@ registry by `spec.cluster.source`.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from modelplane_models.inference_class import Provisioning
 from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
@@ -17,6 +17,9 @@ from modelplane.core.issues import Issue
 from modelplane.core.refs import ObjectRef
 
 Manifest = dict[str, Any]
+SYSTEM_POOL: Final = "system"
+"""The pool name each cloud's own system node group is keyed and named by, as a pool's
+would be: no `nodePools` entry may take it."""
 
 
 def provider_config(ref: CloudProviderConfigReference) -> dict[str, str]:
@@ -37,6 +40,9 @@ class PoolPlan:
     nvidia_dra: bool = False
     """Whether its class declares DRA devices of NVIDIA's GPU driver: replicas claim its
     GPUs through the DRA driver, so the cloud must leave them to it."""
+    dra: bool = False
+    """Whether its class declares any device claimed through DRA (of any driver): its
+    nodes publish ResourceSlices that an autoscaler must see to place its replicas."""
 
     @property
     def autoscaled(self) -> bool:
@@ -98,6 +104,10 @@ class Composed:
     """Helm values the serving stack's releases need on this cloud's nodes, by stack
     component key (`spec.stack.versions`), merged over the component's own."""
     connection_secret: dict[str, str] = field(default_factory=dict[str, str])
+    after: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    """Resources composed only once the resources they name are Ready (or once they
+    were composed before), by composition resource name: what reads another's effect
+    only when it starts (a pod's credentials) must not start before it."""
 
     def ref(self, key: str) -> ObjectRef:
         """The composed managed resource `key`, as a Usage names it."""

@@ -13,7 +13,7 @@ from modelplane_models.inference_cluster import NodePool
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER, Reason
-from modelplane.provisioning.model import PoolPlan
+from modelplane.provisioning.model import SYSTEM_POOL, PoolPlan
 
 
 @dataclass
@@ -56,6 +56,12 @@ def claims_nvidia_gpus(found: InferenceClass) -> bool:
     )
 
 
+def claims_dra_devices(found: InferenceClass) -> bool:
+    """Whether a class declares any device claimed through DRA (not Synthetic)."""
+    devices = found.spec.devices if found.spec else []
+    return any(str(device.claim or "DRA") == "DRA" for device in devices)
+
+
 def check_pools(
     source: str,
     pools: list[NodePool],
@@ -71,6 +77,16 @@ def check_pools(
     for index, pool in enumerate(pools):
         path = f"spec.nodePools[{index}]"
         problems = size_issues(path, pool)
+        if pool.name == SYSTEM_POOL:
+            # The cloud's own untainted group has this pool's key and name: taking it
+            # would replace the nodes CoreDNS and the controllers run on.
+            problems.append(
+                Issue(
+                    f"{path}.name",
+                    f"{SYSTEM_POOL!r} is reserved for the cluster's own system node group; "
+                    "name the pool otherwise",
+                )
+            )
         found = classes.get(pool.className)
         provisioning = found.spec.provisioning if found is not None and found.spec else None
         if found is None:
@@ -109,6 +125,7 @@ def check_pools(
                 high,
                 provisioning,
                 nvidia_dra=claims_nvidia_gpus(found),
+                dra=claims_dra_devices(found),
             )
         )
     return out

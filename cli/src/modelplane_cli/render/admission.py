@@ -45,6 +45,11 @@ class Admission(Protocol):
         worked out (unless already known)."""
         ...
 
+    def admit_update(self, obj: View, old: View) -> tuple[Obj, list[str]]:
+        """As `admit`, for an update of the stored `old` to `obj`: transition rules
+        (`oldSelf`) run too."""
+        ...
+
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         """A composite's status as a server-side apply of it stores it, and its errors.
 
@@ -88,6 +93,16 @@ class SchemaAdmission:
             known = (dict(defaulted), [str(e) for e in errors])
             self._admitted.put(key, known)
         return _with_status(_owned(known[0]), status), list(known[1])
+
+    def admit_update(self, obj: View, old: View) -> tuple[Obj, list[str]]:
+        """Not kept, unlike `admit`: only an input that replaces an observed object
+        is an update, once per render."""
+        schema = self._schema(obj)
+        if schema is None:
+            return _owned(obj), []
+        body, status = _split(obj)
+        defaulted, errors = schema.admit_update(body, _split(old)[0])
+        return _with_status(_owned(defaulted), status), [str(e) for e in errors]
 
     def defaulted(self, obj: View) -> Obj:
         """What `admit` stores of `obj`, without validating it: defaulting is the same
@@ -179,6 +194,9 @@ class NoAdmission:
 
     def defaulted(self, obj: View) -> Obj:
         return _owned(obj)
+
+    def admit_update(self, obj: View, old: View) -> tuple[Obj, list[str]]:
+        return _owned(obj), []
 
     def admit_status(self, obj: View) -> tuple[Any, list[str]]:
         return obj.get("status"), []

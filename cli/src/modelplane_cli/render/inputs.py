@@ -87,7 +87,12 @@ def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loa
     for key in sorted(merged):
         source, obj = merged[key]
         if apis.is_composite(key.api_version, key.kind):
-            admitted, problems = admission.admit(obj)
+            # An input replacing an observed object is an update: its transition
+            # rules (an immutable region, source or namespace) run, as the API server's do.
+            if key in observed and key in desired:
+                admitted, problems = admission.admit_update(obj, observed[key][1])
+            else:
+                admitted, problems = admission.admit(obj)
             if problems:
                 # The API server's note that rules went unchecked is not a mistake.
                 loaded.errors.extend(

@@ -267,6 +267,11 @@ def compose_cloud(
         name, SYSTEM_NAMESPACE, version, cluster, tuple(plans), kept_pools=tuple(check.kept)
     )
     composed = provisioner.compose(plan)
+    _hold(composed, observed)
+    # A refused pool whose key the provisioner uses itself (`system`) keeps what exists
+    # under that key, as any refused pool does, rather than have it changed in place.
+    for key in {provisioner.pool_key(pool) for pool in check.kept} & set(observed):
+        composed.resources.pop(key, None)
     # What the cloud applies inside the cluster goes through provider-kubernetes'
     # ClusterProviderConfig for it (composed for every cluster, by the function).
     reach = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": name}
@@ -308,6 +313,19 @@ def compose_cloud(
         failed_reason=Reason.INVALID_PROVISIONING,
     )
     return cloud
+
+
+def _hold(composed: Composed, observed: Mapping[str, Any]) -> None:
+    """Leave out what waits for resources not Ready yet (`Composed.after`), unless it was
+    composed before: a resource once emitted is never withdrawn."""
+    held = {
+        key
+        for key, needs in composed.after.items()
+        if key not in observed and not all(objects.is_ready(observed.get(n)) for n in needs)
+    }
+    for key in held:
+        del composed.resources[key]
+    composed.inside = tuple(key for key in composed.inside if key not in held)
 
 
 def _provisioned(
