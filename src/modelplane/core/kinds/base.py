@@ -83,6 +83,11 @@ class WorkloadKind(abc.ABC):
     """The generated model (`modelplane_models`) `serving` reads an observed object
     of a kind that runs pods through; every name in `complete_when` is a field of its
     status. A kind without one decides on its serving condition alone."""
+    observes_generation: ClassVar[bool] = False
+    """Whether its controller publishes `status.observedGeneration`. Until that reaches
+    `metadata.generation` the status describes an older spec: right after an update,
+    provider-kubernetes reads back the API server's answer to the apply, whose status
+    is still the one the controller wrote for the previous generation."""
     crd: ClassVar[str | None] = None
     """The CustomResourceDefinition that serves it (None for a built-in kind): what a
     cluster must have before a workload of this kind can be applied there."""
@@ -140,6 +145,13 @@ class WorkloadKind(abc.ABC):
                 f" && (has(object.status.{field_name}) ? object.status.{field_name} : 0)"
                 f" >= {wanted}"
             )
+        if self.observes_generation:
+            # An object with no generation is judged on its status alone, as `serving` does.
+            query += (
+                " && (!has(object.metadata) || !has(object.metadata.generation) ||"
+                " (has(object.status.observedGeneration) &&"
+                " object.status.observedGeneration >= object.metadata.generation))"
+            )
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
 
     def serving(self, observed: Mapping[str, Any] | None) -> tuple[bool, str]:
@@ -161,6 +173,9 @@ class WorkloadKind(abc.ABC):
             found = first_condition(status.conditions if status is not None else None, condition)
         if found is None:
             return False, f"{label} has not reported {condition} yet"
+        unobserved = self._unobserved(observed)
+        if unobserved is not None:
+            return False, f"{label} {unobserved}"
         if found.status == "True":
             return (
                 self._complete(read, label, condition)
@@ -169,6 +184,20 @@ class WorkloadKind(abc.ABC):
             )
         detail = found.message or found.reason or f"status {found.status}"
         return False, f"{label} is not {condition}: {detail}"
+
+    def _unobserved(self, observed: Mapping[str, Any]) -> str | None:
+        """Why the status describes an older spec than the object's (`observes_generation`),
+        or None; an object with no `metadata.generation` is judged on its status alone."""
+        if not self.observes_generation:
+            return None
+        generation = mapping(observed.get("metadata")).get("generation")
+        if not isinstance(generation, int) or isinstance(generation, bool):
+            return None
+        seen = mapping(observed.get("status")).get("observedGeneration")
+        if isinstance(seen, int) and not isinstance(seen, bool) and seen >= generation:
+            return None
+        was = f" (its status is for generation {seen})" if isinstance(seen, int) else ""
+        return f"has not observed generation {generation} yet{was}"
 
     def _complete(self, read: ObservedWorkload, label: str, condition: str) -> tuple[bool, str]:
         asked = read.spec.replicas if read.spec is not None else None
