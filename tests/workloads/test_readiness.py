@@ -139,11 +139,13 @@ def test_workload_status_messages() -> None:
     assert DEPLOYMENT.serving({"status": {"conditions": "junk"}})[0] is False
     assert DEPLOYMENT.serving(_generation(DONE, 2, 1)) == (
         False,
-        "Deployment w has not observed generation 2 yet (its status is for generation 1)",
+        "Deployment w is Available for an older spec: its controller has not observed "
+        "generation 2 yet (its status is for generation 1)",
     )
     assert DEPLOYMENT.serving(_generation(DONE, 2, None)) == (
         False,
-        "Deployment w has not observed generation 2 yet",
+        "Deployment w is Available for an older spec: its controller has not observed "
+        "generation 2 yet",
     )
     restarting = _counted(UP, 1, updatedReplicas=1)
     assert DEPLOYMENT.serving(restarting) == (

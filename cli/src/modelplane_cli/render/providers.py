@@ -205,9 +205,10 @@ class Providers:
         return before + 1 if _spec(self._applied[key]) != _spec(wanted) else before
 
     def _counted(self, key: ObjectKey, obj: Obj) -> Obj:
-        """`obj` reading back its workload's generation, once this run applied it; an
-        Object kept as given keeps the read-back it came with."""
-        generation = self._generation.get(key)
+        """`obj` reading back its workload's generation: the one this run applied, else
+        the one its input read back (a workload re-reported as given, its pods still
+        waiting for a node); none when neither is known."""
+        generation = self._generation.get(key) or read_generation(self._live.get(key))
         return obj if generation is None else with_generation(obj, generation)
 
     def _report(self, world: World, key: ObjectKey, obj: Obj) -> None:

@@ -154,7 +154,8 @@ CASES = [
     pytest.param(
         unobserved,
         lambda old, new: serving_false(
-            f"Deployment {REPLICA}-workers has not observed generation 3 yet "
+            f"Deployment {REPLICA}-workers is Available for an older spec: its controller "
+            "has not observed generation 3 yet "
             "(its status is for generation 2)"
         ),
         False,

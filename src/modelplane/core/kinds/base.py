@@ -173,10 +173,12 @@ class WorkloadKind(abc.ABC):
             found = first_condition(status.conditions if status is not None else None, condition)
         if found is None:
             return False, f"{label} has not reported {condition} yet"
-        unobserved = self._unobserved(observed)
-        if unobserved is not None:
-            return False, f"{label} {unobserved}"
         if found.status == "True":
+            # A True condition the controller wrote for an older spec says nothing
+            # about this one; a False one is worth showing whatever its age.
+            unobserved = self._unobserved(observed)
+            if unobserved is not None:
+                return False, f"{label} is {condition} for an older spec: {unobserved}"
             return (
                 self._complete(read, label, condition)
                 if read
@@ -197,7 +199,7 @@ class WorkloadKind(abc.ABC):
         if isinstance(seen, int) and not isinstance(seen, bool) and seen >= generation:
             return None
         was = f" (its status is for generation {seen})" if isinstance(seen, int) else ""
-        return f"has not observed generation {generation} yet{was}"
+        return f"its controller has not observed generation {generation} yet{was}"
 
     def _complete(self, read: ObservedWorkload, label: str, condition: str) -> tuple[bool, str]:
         asked = read.spec.replicas if read.spec is not None else None
