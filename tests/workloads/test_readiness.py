@@ -147,6 +147,10 @@ def test_workload_status_messages() -> None:
         "Deployment w is Available for an older spec: its controller has not observed "
         "generation 2 yet",
     )
+    # As a Struct carries them, generations arrive as doubles.
+    doubles = _generation(DONE, 2, 1)
+    doubles["metadata"]["generation"], doubles["status"]["observedGeneration"] = 2.0, 1.0
+    assert DEPLOYMENT.serving(doubles)[0] is False
     restarting = _counted(UP, 1, updatedReplicas=1)
     assert DEPLOYMENT.serving(restarting) == (
         False,

@@ -14,7 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
-from modelplane.core.observed import ObservedWorkload, find_condition, first_condition, workload
+from modelplane.core.observed import (
+    ObservedWorkload,
+    find_condition,
+    first_condition,
+    generations,
+    workload,
+)
 
 
 @dataclass(frozen=True)
@@ -192,13 +198,10 @@ class WorkloadKind(abc.ABC):
         or None; an object with no `metadata.generation` is judged on its status alone."""
         if not self.observes_generation:
             return None
-        generation = mapping(observed.get("metadata")).get("generation")
-        if not isinstance(generation, int) or isinstance(generation, bool):
+        generation, seen = generations(observed)
+        if generation is None or (seen is not None and seen >= generation):
             return None
-        seen = mapping(observed.get("status")).get("observedGeneration")
-        if isinstance(seen, int) and not isinstance(seen, bool) and seen >= generation:
-            return None
-        was = f" (its status is for generation {seen})" if isinstance(seen, int) else ""
+        was = f" (its status is for generation {seen})" if seen is not None else ""
         return f"its controller has not observed generation {generation} yet{was}"
 
     def _complete(self, read: ObservedWorkload, label: str, condition: str) -> tuple[bool, str]:
