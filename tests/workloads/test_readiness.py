@@ -32,7 +32,17 @@ def _counted(obj: dict[str, Any], replicas: int | None = None, **counts: int) ->
     return out
 
 
+def _generation(obj: dict[str, Any], generation: int, observed: int | None) -> dict[str, Any]:
+    """`obj` at `metadata.generation`, its status written for `observed` (None: no
+    observedGeneration reported)."""
+    status = dict(obj["status"])
+    if observed is not None:
+        status["observedGeneration"] = observed
+    return {**obj, "metadata": {**obj["metadata"], "generation": generation}, "status": status}
+
+
 UP = _conditions(("Available", "True"))
+DONE = _counted(UP, availableReplicas=1, updatedReplicas=1)
 
 
 def _cel(query: str, obj: dict[str, Any]) -> bool:
@@ -58,6 +68,19 @@ def _cel(query: str, obj: dict[str, Any]) -> bool:
         ("LeaderWorkerSet", _conditions(("Available", "Unknown")), False),
         ("LLMInferenceService", _conditions(("Ready", "True")), True),
         ("LLMInferenceService", _conditions(("Available", "True")), False),
+        # Right after an update the read-back is the apply's answer: the status the
+        # controller wrote for the previous generation, whatever it says.
+        ("Deployment", _generation(DONE, 2, 2), True),
+        ("Deployment", _generation(DONE, 2, 3), True),
+        ("Deployment", _generation(DONE, 2, 1), False),
+        ("Deployment", _generation(DONE, 2, None), False),
+        (
+            "LeaderWorkerSet",
+            _generation(_counted(UP, 2, readyReplicas=2, updatedReplicas=2), 4, 3),
+            False,
+        ),
+        ("LLMInferenceService", _generation(_conditions(("Ready", "True")), 5, 4), False),
+        ("LLMInferenceService", _generation(_conditions(("Ready", "True")), 5, 5), True),
     ],
 )
 def test_workload_readiness_checks_the_kinds_own_condition(
@@ -114,6 +137,20 @@ def test_workload_status_messages() -> None:
         "LLMInferenceService w is Ready",
     )
     assert DEPLOYMENT.serving({"status": {"conditions": "junk"}})[0] is False
+    assert DEPLOYMENT.serving(_generation(DONE, 2, 1)) == (
+        False,
+        "Deployment w is Available for an older spec: its controller has not observed "
+        "generation 2 yet (its status is for generation 1)",
+    )
+    assert DEPLOYMENT.serving(_generation(DONE, 2, None)) == (
+        False,
+        "Deployment w is Available for an older spec: its controller has not observed "
+        "generation 2 yet",
+    )
+    # As a Struct carries them, generations arrive as doubles.
+    doubles = _generation(DONE, 2, 1)
+    doubles["metadata"]["generation"], doubles["status"]["observedGeneration"] = 2.0, 1.0
+    assert DEPLOYMENT.serving(doubles)[0] is False
     restarting = _counted(UP, 1, updatedReplicas=1)
     assert DEPLOYMENT.serving(restarting) == (
         False,

@@ -236,7 +236,7 @@ def test_waiting_reports_on_the_validity_condition_unless_told_otherwise() -> No
 
 
 def test_published_status_is_every_status_field_but_the_conditions() -> None:
-    assert published(ModelReplica) == ("namespace", "url", "workloads")
+    assert published(ModelReplica) == ("namespace", "servingRevision", "url", "workloads")
     assert "conditions" not in published(ModelDeployment)
     assert set(published(InferenceCluster)) == {
         "capacity",

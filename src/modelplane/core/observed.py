@@ -253,6 +253,14 @@ def _integers(value: object) -> dict[str, Any]:
     return {k: v for k, v in restored.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+def generations(observed: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """A read-back's `metadata.generation` and `status.observedGeneration` (integral
+    doubles, as a Struct carries them, restored); None where absent or no integer."""
+    generation = _integers(observed.get("metadata")).get("generation")
+    seen = _integers(observed.get("status")).get("observedGeneration")
+    return generation, seen
+
+
 def read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """What provider-kubernetes read back from the cluster for an observed Object
     (`status.atProvider.manifest`); None when it has not yet, or when its status

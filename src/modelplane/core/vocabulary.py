@@ -250,6 +250,10 @@ LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
 LABEL_MODEL_CACHE: Final = f"{GROUP}/model-cache"
 # On a ModelReplica: the revision of its deployment it renders (see scheduling.rollout).
 ANNOTATION_REVISION: Final = f"{GROUP}/revision"
+# On each workload manifest a replica composes: a digest of that manifest, which the
+# workload read back from its cluster carries only once the provider applied it
+# (see core.applied).
+ANNOTATION_SPEC_DIGEST: Final = f"{GROUP}/spec-digest"
 MANAGED_BY: Final = "modelplane"
 # Kubernetes' Pod Security admission: the level a namespace enforces, and the one every
 # tenant namespace gets unless the platform's tenancy labels name the key (a team's pods

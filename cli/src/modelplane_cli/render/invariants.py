@@ -5,7 +5,8 @@ end of the round before (the input, for round one), from the objects alone: it
 does not read the events or conditions the functions wrote about themselves, so a
 function that breaks a rule cannot explain the breach away.
 
-- `ServingKept`: a ModelReplica that served (`Serving=True`) is removed only by a
+- `ServingKept`: a ModelReplica that served (`Serving=True`, for the revision it
+  carries: `status.servingRevision`) is removed only by a
   scale-down, a move whose replacement serves, a move within the rollout's
   `maxUnavailable`, a preemption, or the deletion of its deployment or cluster.
   Judged per deployment: removing serving replicas must leave at least
@@ -36,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from modelplane.core.applied import verdict_current
 from modelplane.core.vocabulary import (
     ANNOTATION_REVISION,
     INFERENCE_CLUSTER,
@@ -135,7 +137,13 @@ def _wanted(spec: Mapping[str, Any]) -> Wanted:
 
 
 def _serving(obj: View) -> bool:
-    for condition in (obj.get("status") or {}).get("conditions") or []:
+    """Serving, on a verdict about the revision the replica carries now (a verdict
+    left from before an in-place update does not count: `core.applied`)."""
+    status: Mapping[str, Any] = obj.get("status") or {}
+    annotations: Mapping[str, Any] = (obj.get("metadata") or {}).get("annotations") or {}
+    if not verdict_current(status.get("servingRevision"), annotations.get(ANNOTATION_REVISION)):
+        return False
+    for condition in status.get("conditions") or []:
         if isinstance(condition, Mapping) and condition.get("type") == SERVING:
             return condition.get("status") == "True"
     return False

@@ -17,6 +17,13 @@ resource composed or changed in the previous round:
 - **Changed**: a workload whose manifest changed is applied the same way, but is
   rolling out for one round (its own conditions False, the Object not Ready)
   before it is healthy again, so `--rounds N` can show a change in flight.
+- **Generations**: a workload whose controller publishes `status.observedGeneration`
+  (Deployment, LeaderWorkerSet, LLMInferenceService) reads back the
+  `metadata.generation` its cluster's API server gives it (1 on create, one more
+  on each change to its spec, none for a change to its metadata alone), and the
+  status its controller wrote for that generation, as a real read-back shows it
+  once the controller has caught up. A workload given with a status keeps the
+  read-back it came with, so a preview can hold one stale.
 - **Downloads**: a new model cache download (a Job, a LocalModelNamespaceCache) reports
   itself under way for one round, then done.
 - **Pods that cannot be created**: a custom resource the API server stored whose pod
@@ -46,7 +53,9 @@ from modelplane_cli.render.simulate import (
     healthy,
     is_download_object,
     provider_status,
+    read_generation,
     target_of,
+    with_generation,
 )
 from modelplane_cli.render.world import Obj, ObjectKey, View, World, group_of
 
@@ -89,6 +98,9 @@ class Providers:
         self.unchecked: set[str] = set()
         # Workloads whose pods wait for a node; looked at again every round.
         self.unscheduled: set[ObjectKey] = set()
+        # metadata.generation of each applied Object's workload, as its cluster's API
+        # server counts it: 1 on create, one more on each change to its spec.
+        self._generation: dict[ObjectKey, int] = {}
 
     def observe_inputs(self, world: World, keys: Iterable[ObjectKey]) -> set[ObjectKey]:
         """Record what input managed resources had applied; return those never reconciled."""
@@ -140,6 +152,7 @@ class Providers:
             self.rejected[key] = message
             world.put(_rejected(obj, message, updating))
             return False
+        self._generation[key] = self._next_generation(key, wanted)
         self._applied[key] = wanted
         if answer.pods is not None:
             self.refused_pods[key] = answer.pods
@@ -147,7 +160,7 @@ class Providers:
             return True
         if updating and _is_workload(obj):
             self.rolling.add(key)
-            world.put(_not_available(obj, REASON_UPDATING, _ROLLING_MESSAGE))
+            world.put(self._counted(key, _not_available(obj, REASON_UPDATING, _ROLLING_MESSAGE)))
             return False
         if not updating and is_download_object(obj):
             # A model cache's download takes a round: done on its next reconcile.
@@ -183,7 +196,23 @@ class Providers:
             self.unchecked.add(answer.unchecked)
         return answer
 
+    def _next_generation(self, key: ObjectKey, wanted: Any) -> int:
+        """The generation the API server gives the workload this apply writes."""
+        if key not in self._applied:
+            return 1
+        before = self._generation.get(key) or read_generation(self._live.get(key)) or 1
+        # Only a change to the spec counts (metadata and status do not).
+        return before + 1 if _spec(self._applied[key]) != _spec(wanted) else before
+
+    def _counted(self, key: ObjectKey, obj: Obj) -> Obj:
+        """`obj` reading back its workload's generation: the one this run applied, else
+        the one its input read back (a workload re-reported as given, its pods still
+        waiting for a node); none when neither is known."""
+        generation = self._generation.get(key) or read_generation(self._live.get(key))
+        return obj if generation is None else with_generation(obj, generation)
+
     def _report(self, world: World, key: ObjectKey, obj: Obj) -> None:
+        obj = self._counted(key, obj)
         self._live[key] = obj.get("status")
         world.put(obj)
         secret = connection_secret(obj)
@@ -202,6 +231,7 @@ class Providers:
         self.unscheduled.discard(key)
         self.rejected.pop(key, None)
         self.refused_pods.pop(key, None)
+        self._generation.pop(key, None)
 
 
 def observe_only(obj: View) -> bool:
@@ -211,6 +241,12 @@ def observe_only(obj: View) -> bool:
 
 def _for_provider(obj: View) -> Any:
     return (obj.get("spec") or {}).get("forProvider")
+
+
+def _spec(for_provider: Any) -> Any:
+    """The spec of the manifest an Object's `spec.forProvider` wraps."""
+    manifest = for_provider.get("manifest") if isinstance(for_provider, Mapping) else None
+    return manifest.get("spec") if isinstance(manifest, Mapping) else None
 
 
 def _is_object(obj: View) -> bool:

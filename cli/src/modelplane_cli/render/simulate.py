@@ -12,7 +12,7 @@ then done, so a preview shows a cold first placement and a warm second one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from modelplane.caching.progress import is_download, simulated_status
 from modelplane.core.kinds import workload_kind
@@ -126,6 +126,33 @@ def healthy(manifest: Mapping[str, Any], target: str = "") -> Obj:
         # A model cache's download, done (`downloading` shows it under way).
         out["status"] = simulated_status(manifest, done=True)
     return out
+
+
+def with_generation(obj: Obj, generation: int) -> Obj:
+    """`obj` (an Object) whose read-back, when its kind's controller publishes
+    `status.observedGeneration`, carries `metadata.generation` as the API server
+    counts it and the status its controller wrote for that generation: what a real
+    provider reads back once the controller has caught up. Only the path down to
+    the read-back's metadata and status is new."""
+    status: Obj = obj.get("status") or {}
+    at: Obj = status.get("atProvider") or {}
+    manifest = at.get("manifest")
+    kind = workload_kind(manifest) if isinstance(manifest, Mapping) else None
+    if not isinstance(manifest, Mapping) or kind is None or not kind.observes_generation:
+        return obj
+    read: Obj = dict(cast(Mapping[str, Any], manifest))
+    read["metadata"] = {**(read.get("metadata") or {}), "generation": generation}
+    read["status"] = {**(read.get("status") or {}), "observedGeneration": generation}
+    return {**obj, "status": {**status, "atProvider": {**at, "manifest": read}}}
+
+
+def read_generation(status: object) -> int | None:
+    """The `metadata.generation` an Object's status (`status`) reads back, if any."""
+    at = status.get("atProvider") if isinstance(status, Mapping) else None
+    manifest = at.get("manifest") if isinstance(at, Mapping) else None
+    metadata = manifest.get("metadata") if isinstance(manifest, Mapping) else None
+    found = metadata.get("generation") if isinstance(metadata, Mapping) else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 def downloading(obj: View) -> Obj:

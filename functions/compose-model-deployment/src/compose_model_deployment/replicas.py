@@ -17,6 +17,7 @@ from modelplane_models.model_deployment import Placement, Workers
 from pydantic import BaseModel
 
 from compose_model_deployment.kept import Kept
+from modelplane.core.applied import verdict_current
 from modelplane.core.observed import (
     first_condition,
 )
@@ -110,12 +111,17 @@ def _validated(desired: fnv1.Resource, composed: dict[str, Any]) -> None:
 
 
 def serving_replicas(replicas: Required[ModelReplica]) -> frozenset[tuple[str, str]]:
-    """(namespace, name) of each fetched ModelReplica whose `Serving` condition is True."""
+    """(namespace, name) of each fetched ModelReplica whose `Serving` condition is True
+    for the revision it carries now (`statuses.serving`)."""
     found: set[tuple[str, str]] = set()
     for replica in replicas.items:
-        serving = first_condition(replica.status.conditions if replica.status else None, SERVING)
-        if serving is not None and serving.status == "True" and replica.metadata is not None:
-            found.add((replica.metadata.namespace or "", replica.metadata.name or ""))
+        status, metadata = replica.status, replica.metadata
+        serving = first_condition(status.conditions if status else None, SERVING)
+        if serving is None or serving.status != "True" or metadata is None:
+            continue
+        revision = (metadata.annotations or {}).get(ANNOTATION_REVISION)
+        if verdict_current(status.servingRevision if status else None, revision):
+            found.add((metadata.namespace or "", metadata.name or ""))
     return frozenset(found)
 
 

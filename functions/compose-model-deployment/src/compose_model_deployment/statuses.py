@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from compose_model_deployment.endpoints import endpoint_key
+from modelplane.core.applied import verdict_current
 from modelplane.core.bounded import BoundedMemo
+from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import condition_is, conditions_problem, find_condition
-from modelplane.core.vocabulary import ACCEPTED, SERVING
+from modelplane.core.vocabulary import ACCEPTED, ANNOTATION_REVISION, SERVING
 from modelplane.xfn.memo import digest_bytes
 
 
@@ -35,8 +37,17 @@ def refusal(observed: dict[str, Any] | None) -> str | None:
 
 
 def serving(observed: dict[str, Any] | None) -> bool:
-    """Whether an observed ModelReplica reports its model serving."""
-    return condition_is(observed, SERVING, "True")
+    """Whether an observed ModelReplica reports its model serving the revision it
+    carries now. Right after this function updates a replica in place, the replica's
+    status still holds the verdict compose-model-replica made for the old revision
+    (Crossplane sets a function's conditions with no observedGeneration), so only
+    the revision it names in `status.servingRevision` ties the verdict to the spec."""
+    if not condition_is(observed, SERVING, "True"):
+        return False
+    obj = observed or {}
+    annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
+    judged = mapping(obj.get("status")).get("servingRevision")
+    return verdict_current(judged, annotations.get(ANNOTATION_REVISION))
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,12 @@ from modelplane.conventions import (
     apply_conventions,
     parse_scheduling,
 )
+from modelplane.core.applied import stamped
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.observed import conditions, first_condition
 from modelplane.core.vocabulary import (
     ACCEPTED,
+    ANNOTATION_REVISION,
     API_VERSION,
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
@@ -128,8 +130,14 @@ class FunctionRunner(ComposeFunction):
         for issue in conventions.issues:
             report.warning(rsp, issue.reason, str(issue))
 
-        # The workloads as the conventions handed them back, under their own keys.
-        handed = replace(rendered, workloads=tuple(conventions.workloads))
+        # The workloads as the conventions handed them back, under their own keys, each
+        # stamped with a digest of itself: its read-back carries it once applied.
+        handed = replace(
+            rendered,
+            workloads=tuple(
+                replace(w, manifest=stamped(w.manifest)) for w in conventions.workloads
+            ),
+        )
         remote = remote_objects(handed, conventions.gangs)
         observed = observed_resources(req)
         reference = provider_config.model_dump(exclude_none=True)
@@ -155,10 +163,12 @@ class FunctionRunner(ComposeFunction):
 
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
         served = verdicts(handed, seen)
-        set_status(rsp, composite_status(handed, served))
+        set_status(rsp, composite_status(handed, served, revision_of(composite)))
         report.set_condition(rsp, accepted_condition(keys, said, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
-        changed = unapplied({k: composed[k] for k in workload_keys if k in composed}, observed)
+        changed = unapplied(
+            {k: composed[k] for k in workload_keys if k in composed}, observed, seen
+        )
         serving = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
@@ -198,6 +208,12 @@ class FunctionRunner(ComposeFunction):
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         required.stop_unless_fetched(req, rsp)
         return required.resolve(req, PRIORITY_CLASSES).items
+
+
+def revision_of(replica: ModelReplica) -> str | None:
+    """The deployment revision the replica carries (its `modelplane.ai/revision`)."""
+    annotations = replica.metadata.annotations if replica.metadata else None
+    return (annotations or {}).get(ANNOTATION_REVISION)
 
 
 def controlled_by_its_deployment(replica: ModelReplica, deployment: str) -> bool:

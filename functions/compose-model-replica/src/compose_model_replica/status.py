@@ -6,9 +6,10 @@ from typing import Any
 from modelplane_models.model_replica import Status, WorkloadStatus
 from modelplane_models.shapes import Condition
 
+from modelplane.core.applied import carried_digest, stale_read_back
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import first_condition
-from modelplane.core.vocabulary import ACCEPTED, SERVING, Reason
+from modelplane.core.vocabulary import ACCEPTED, ANNOTATION_SPEC_DIGEST, SERVING, Reason
 from modelplane.workloads import RenderedReplica, replica_serving
 from modelplane.xfn import report
 
@@ -22,10 +23,14 @@ def verdicts(replica: RenderedReplica, seen: Seen) -> list[tuple[bool, str]]:
     return [w.kind.serving(seen.get(w.key)) for w in replica.workloads]
 
 
-def composite_status(replica: RenderedReplica, served: list[tuple[bool, str]]) -> Status:
+def composite_status(
+    replica: RenderedReplica, served: list[tuple[bool, str]], revision: str | None
+) -> Status:
     """`status`: the namespace on the workload cluster, each workload's state (`served`:
-    its `verdicts`), and the URL the replica is reached at once known."""
+    its `verdicts`), the URL the replica is reached at once known, and the revision
+    (the replica's own annotation) the Serving condition set with it is judged for."""
     return Status(
+        servingRevision=revision,
         namespace=replica.namespace.manifest["metadata"]["name"],
         workloads=[
             WorkloadStatus(role=w.role, kind=w.kind.kind, name=w.name, available=available)
@@ -45,7 +50,7 @@ def serving_condition(
     and a fleet rollout must not count the replica as serving the new revision.
     """
     if unapplied:
-        why = f"{', '.join(unapplied)}: the change is not applied to the cluster yet"
+        why = "; ".join(unapplied)
         return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
     serving, why = replica_serving(replica.workloads, served)
     reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
@@ -53,16 +58,28 @@ def serving_condition(
 
 
 def unapplied(
-    workloads: Mapping[str, Mapping[str, Any]], observed: Mapping[str, Mapping[str, Any]]
+    workloads: Mapping[str, Mapping[str, Any]],
+    observed: Mapping[str, Mapping[str, Any]],
+    seen: Seen,
 ) -> list[str]:
-    """Keys of the workloads whose observed Object carries another manifest than the
-    one desired now (a changed spec not yet applied). A new one is not observed at
-    all, and one observed without its spec says nothing either way."""
+    """Why each workload whose change is not applied yet is not, by key: its observed
+    Object carries another manifest than the one desired now (Crossplane has not
+    written it), or the workload read back from the cluster (`seen`) carries another
+    spec digest (the provider has not applied it: an Object's spec is written long
+    before that). A new workload is not observed at all, and one observed without
+    its spec says nothing either way."""
     changed: list[str] = []
     for key, wrapped in sorted(workloads.items()):
+        composed = mapping(_manifest(wrapped))
         applied = _manifest(observed.get(key) or {})
-        if applied is not None and applied != _manifest(wrapped):
-            changed.append(key)
+        if applied is not None and applied != composed:
+            changed.append(f"{key}: the change is not applied to the cluster yet")
+        elif stale_read_back(composed, seen.get(key)):
+            have, want = carried_digest(seen.get(key)), carried_digest(composed)
+            changed.append(
+                f"{key}: the change is not applied to the cluster yet (its read-back "
+                f"carries {ANNOTATION_SPEC_DIGEST} {have}, not {want})"
+            )
     return changed
 
 

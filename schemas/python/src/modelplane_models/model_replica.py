@@ -43,6 +43,12 @@ class Status(BaseModel):
             description="The namespace on the workload cluster that holds this replica's objects."
         ),
     ] = None
+    servingRevision: Annotated[
+        StrictStr | None,
+        Field(
+            description="The revision (the replica's modelplane.ai/revision annotation) its Serving condition was judged for. Its ModelDeployment counts the replica as serving only while this equals the revision the replica carries now, so a verdict made before an in-place update is never read as one about the new revision."
+        ),
+    ] = None
     url: Annotated[
         StrictStr | None,
         Field(

@@ -14,7 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
-from modelplane.core.observed import ObservedWorkload, find_condition, first_condition, workload
+from modelplane.core.observed import (
+    ObservedWorkload,
+    find_condition,
+    first_condition,
+    generations,
+    workload,
+)
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,11 @@ class WorkloadKind(abc.ABC):
     """The generated model (`modelplane_models`) `serving` reads an observed object
     of a kind that runs pods through; every name in `complete_when` is a field of its
     status. A kind without one decides on its serving condition alone."""
+    observes_generation: ClassVar[bool] = False
+    """Whether its controller publishes `status.observedGeneration`. Until that reaches
+    `metadata.generation` the status describes an older spec: right after an update,
+    provider-kubernetes reads back the API server's answer to the apply, whose status
+    is still the one the controller wrote for the previous generation."""
     crd: ClassVar[str | None] = None
     """The CustomResourceDefinition that serves it (None for a built-in kind): what a
     cluster must have before a workload of this kind can be applied there."""
@@ -140,6 +151,13 @@ class WorkloadKind(abc.ABC):
                 f" && (has(object.status.{field_name}) ? object.status.{field_name} : 0)"
                 f" >= {wanted}"
             )
+        if self.observes_generation:
+            # An object with no generation is judged on its status alone, as `serving` does.
+            query += (
+                " && (!has(object.metadata) || !has(object.metadata.generation) ||"
+                " (has(object.status.observedGeneration) &&"
+                " object.status.observedGeneration >= object.metadata.generation))"
+            )
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
 
     def serving(self, observed: Mapping[str, Any] | None) -> tuple[bool, str]:
@@ -162,6 +180,11 @@ class WorkloadKind(abc.ABC):
         if found is None:
             return False, f"{label} has not reported {condition} yet"
         if found.status == "True":
+            # A True condition the controller wrote for an older spec says nothing
+            # about this one; a False one is worth showing whatever its age.
+            unobserved = self._unobserved(observed)
+            if unobserved is not None:
+                return False, f"{label} is {condition} for an older spec: {unobserved}"
             return (
                 self._complete(read, label, condition)
                 if read
@@ -169,6 +192,17 @@ class WorkloadKind(abc.ABC):
             )
         detail = found.message or found.reason or f"status {found.status}"
         return False, f"{label} is not {condition}: {detail}"
+
+    def _unobserved(self, observed: Mapping[str, Any]) -> str | None:
+        """Why the status describes an older spec than the object's (`observes_generation`),
+        or None; an object with no `metadata.generation` is judged on its status alone."""
+        if not self.observes_generation:
+            return None
+        generation, seen = generations(observed)
+        if generation is None or (seen is not None and seen >= generation):
+            return None
+        was = f" (its status is for generation {seen})" if seen is not None else ""
+        return f"its controller has not observed generation {generation} yet{was}"
 
     def _complete(self, read: ObservedWorkload, label: str, condition: str) -> tuple[bool, str]:
         asked = read.spec.replicas if read.spec is not None else None

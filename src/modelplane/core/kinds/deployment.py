@@ -13,6 +13,7 @@ class Deployment(WorkloadKind):
     api_version = "apps/v1"
     model = DeploymentModel
     serving_condition = "Available"
+    observes_generation = True
     complete_when = ("availableReplicas", "updatedReplicas")
 
     def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:

@@ -29,6 +29,7 @@ class LeaderWorkerSet(WorkloadKind):
     crd = "leaderworkersets.leaderworkerset.x-k8s.io"
     model = LeaderWorkerSetModel
     serving_condition = "Available"
+    observes_generation = True
     complete_when = ("readyReplicas", "updatedReplicas")
     gangs_pods = True
 

@@ -39,6 +39,7 @@ class LLMInferenceService(WorkloadKind):
     crd = "llminferenceservices.serving.kserve.io"
     model = LLMInferenceServiceModel
     serving_condition = "Ready"
+    observes_generation = True
 
     def pod_sites(self, spec: dict[str, Any], *, fill: bool) -> list[PodSite]:
         sites: list[PodSite] = []

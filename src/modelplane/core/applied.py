@@ -1,0 +1,92 @@
+"""Whether what a cluster runs is what was composed, and whether a verdict is current.
+
+Crossplane writes a composed provider-kubernetes Object as soon as a function
+returns it, long before the provider applies its manifest to the workload cluster.
+So the Object's own `spec.forProvider.manifest` says what was asked, not what runs:
+only the read-back (`status.atProvider.manifest`) says that. Each workload manifest
+a replica composes carries a digest of itself (`ANNOTATION_SPEC_DIGEST`), and a
+read-back that carries another digest is stale: the change is not applied yet.
+
+The digest covers the whole manifest as composed, not only the replica's revision:
+a workload also changes when its cluster's scheduling conventions, its model cache
+or a platform template change, with no new revision, and those changes roll pods
+as surely as a template bump does.
+
+A ModelReplica's `status.servingRevision` names the revision its Serving verdict
+was made for, so its ModelDeployment can tell a verdict about the new revision from
+one left over from before an in-place update (`verdict_current`).
+"""
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any, cast
+
+from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST
+
+_DIGEST_LEN = 16
+
+
+def _annotations(manifest: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    metadata = (manifest or {}).get("metadata")
+    if not isinstance(metadata, Mapping):
+        return {}
+    found = cast(Mapping[str, Any], metadata).get("annotations")
+    return cast(Mapping[str, Any], found) if isinstance(found, Mapping) else {}
+
+
+def spec_digest(manifest: Mapping[str, Any]) -> str:
+    """A digest of `manifest` as composed, leaving out the digest annotation itself
+    (so stamping a manifest twice gives the same digest)."""
+    metadata: dict[str, Any] = dict(cast(Mapping[str, Any], manifest.get("metadata") or {}))
+    annotations = {k: v for k, v in _annotations(manifest).items() if k != ANNOTATION_SPEC_DIGEST}
+    if annotations:
+        metadata["annotations"] = annotations
+    else:
+        metadata.pop("annotations", None)
+    data = json.dumps({**manifest, "metadata": metadata}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(data.encode()).hexdigest()[:_DIGEST_LEN]
+
+
+def stamped(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `manifest` carrying its own `spec_digest` as an annotation; only the
+    top level, `metadata` and its annotations are new."""
+    metadata: dict[str, Any] = dict(cast(Mapping[str, Any], manifest.get("metadata") or {}))
+    metadata["annotations"] = {
+        **_annotations(manifest),
+        ANNOTATION_SPEC_DIGEST: spec_digest(manifest),
+    }
+    return {**manifest, "metadata": metadata}
+
+
+def carried_digest(manifest: Mapping[str, Any] | None) -> str | None:
+    """The digest annotation a manifest (composed or read back) carries, or None."""
+    found = _annotations(manifest).get(ANNOTATION_SPEC_DIGEST)
+    return found if isinstance(found, str) else None
+
+
+def stale_read_back(composed: Mapping[str, Any], read_back: Mapping[str, Any] | None) -> bool:
+    """Whether the workload read back from its cluster carries another digest than
+    the manifest composed now: the change is not applied yet.
+
+    A read-back with no digest at all was applied before workloads carried one (an
+    upgrade): it is judged as before, on the Object's spec and the workload's own
+    status, so an upgrade does not read every replica as stale while the provider
+    adds the annotation. Nothing read back yet is not stale either: the kind's
+    `serving` already says it has not been observed.
+    """
+    wanted = carried_digest(composed)
+    have = carried_digest(read_back)
+    return wanted is not None and have is not None and have != wanted
+
+
+def verdict_current(serving_revision: object, revision: object) -> bool:
+    """Whether a ModelReplica's Serving verdict, made for `serving_revision` (its
+    `status.servingRevision`), is about the revision it carries now (`revision`, its
+    `modelplane.ai/revision` annotation).
+
+    A replica whose status names no revision was judged before replicas published
+    one (an upgrade): its verdict is taken as it was, so an upgrade neither stalls
+    nor mis-counts a rollout.
+    """
+    return not isinstance(serving_revision, str) or serving_revision == revision
