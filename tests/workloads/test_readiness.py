@@ -73,7 +73,14 @@ def _cel(query: str, obj: dict[str, Any]) -> bool:
         ("Deployment", _generation(DONE, 2, 2), True),
         ("Deployment", _generation(DONE, 2, 3), True),
         ("Deployment", _generation(DONE, 2, 1), False),
-        ("Deployment", _generation(DONE, 2, None), False),
+        # A status with no observedGeneration comes from a controller that never
+        # writes one (LeaderWorkerSet before v0.9.0): judged on the status alone.
+        ("Deployment", _generation(DONE, 2, None), True),
+        (
+            "LeaderWorkerSet",
+            _generation(_counted(UP, 2, readyReplicas=2, updatedReplicas=2), 4, None),
+            True,
+        ),
         (
             "LeaderWorkerSet",
             _generation(_counted(UP, 2, readyReplicas=2, updatedReplicas=2), 4, 3),
@@ -142,11 +149,7 @@ def test_workload_status_messages() -> None:
         "Deployment w is Available for an older spec: its controller has not observed "
         "generation 2 yet (its status is for generation 1)",
     )
-    assert DEPLOYMENT.serving(_generation(DONE, 2, None)) == (
-        False,
-        "Deployment w is Available for an older spec: its controller has not observed "
-        "generation 2 yet",
-    )
+    assert DEPLOYMENT.serving(_generation(DONE, 2, None)) == (True, "Deployment w is Available")
     # As a Struct carries them, generations arrive as doubles.
     doubles = _generation(DONE, 2, 1)
     doubles["metadata"]["generation"], doubles["status"]["observedGeneration"] = 2.0, 1.0

@@ -163,7 +163,6 @@ class FunctionRunner(ComposeFunction):
 
         seen = {w.key: remote_observed(observed.get(w.key)) for w in handed.workloads}
         served = verdicts(handed, seen)
-        set_status(rsp, composite_status(handed, served, revision_of(composite)))
         report.set_condition(rsp, accepted_condition(keys, said, replica.cluster_name))
         missing = lacking(cluster, replica, handed, conventions.gangs, config, context)
         changed = unapplied(
@@ -175,6 +174,13 @@ class FunctionRunner(ComposeFunction):
             or waiting_for_capacity(serving_condition(handed, served, changed), cluster, replica)
         )
         report.set_condition(rsp, serving)
+        # Crossplane v2.3 writes a composite's status and the function's conditions in
+        # two writes (composition_functions.go's status patch, then reconciler.go's
+        # Status().Update), so a deployment can read this status beside the condition
+        # of the reconcile before. The revision is published only with a True verdict,
+        # so a stale Serving=True never reads as current (`verdict_current`).
+        judged = revision_of(composite) if serving.status is True else ""
+        set_status(rsp, composite_status(handed, served, judged))
 
     def cluster(
         self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str

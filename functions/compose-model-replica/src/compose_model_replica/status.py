@@ -1,12 +1,12 @@
 """What a rendered replica reports: its status block, Accepted and Serving."""
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from modelplane_models.model_replica import Status, WorkloadStatus
 from modelplane_models.shapes import Condition
 
-from modelplane.core.applied import carried_digest, stale_read_back
+from modelplane.core.applied import carried_digest, spec_digest, stale_read_back
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import first_condition
 from modelplane.core.vocabulary import ACCEPTED, ANNOTATION_SPEC_DIGEST, SERVING, Reason
@@ -28,7 +28,8 @@ def composite_status(
 ) -> Status:
     """`status`: the namespace on the workload cluster, each workload's state (`served`:
     its `verdicts`), the URL the replica is reached at once known, and the revision
-    (the replica's own annotation) the Serving condition set with it is judged for."""
+    it serves (the replica's own annotation when its Serving verdict is True, an empty
+    string otherwise)."""
     return Status(
         servingRevision=revision,
         namespace=replica.namespace.manifest["metadata"]["name"],
@@ -72,7 +73,12 @@ def unapplied(
     for key, wrapped in sorted(workloads.items()):
         composed = mapping(_manifest(wrapped))
         applied = _manifest(observed.get(key) or {})
-        if applied is not None and applied != composed:
+        # Compared without the digest annotation: an Object written before workloads
+        # carried one (an upgrade) holds the same manifest without it, and is applied.
+        if applied is not None and (
+            not isinstance(applied, Mapping)
+            or spec_digest(cast(Mapping[str, Any], applied)) != spec_digest(composed)
+        ):
             changed.append(f"{key}: the change is not applied to the cluster yet")
         elif stale_read_back(composed, seen.get(key)):
             have, want = carried_digest(seen.get(key)), carried_digest(composed)

@@ -152,11 +152,12 @@ class WorkloadKind(abc.ABC):
                 f" >= {wanted}"
             )
         if self.observes_generation:
-            # An object with no generation is judged on its status alone, as `serving` does.
+            # An object with no generation, or a status with no observedGeneration, is
+            # judged on its status alone, as `serving` does (`_unobserved`).
             query += (
                 " && (!has(object.metadata) || !has(object.metadata.generation) ||"
-                " (has(object.status.observedGeneration) &&"
-                " object.status.observedGeneration >= object.metadata.generation))"
+                " !has(object.status.observedGeneration) ||"
+                " object.status.observedGeneration >= object.metadata.generation)"
             )
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
 
@@ -195,14 +196,21 @@ class WorkloadKind(abc.ABC):
 
     def _unobserved(self, observed: Mapping[str, Any]) -> str | None:
         """Why the status describes an older spec than the object's (`observes_generation`),
-        or None; an object with no `metadata.generation` is judged on its status alone."""
+        or None. An object with no `metadata.generation`, or a status with a serving
+        condition but no `observedGeneration`, is judged on its status alone: a
+        controller that publishes the field writes it with every status (the apply's
+        answer right after an update carries the previous one), so its absence means
+        a controller that never does (LeaderWorkerSet before v0.9.0), whose replicas
+        would otherwise never serve."""
         if not self.observes_generation:
             return None
         generation, seen = generations(observed)
-        if generation is None or (seen is not None and seen >= generation):
+        if generation is None or seen is None or seen >= generation:
             return None
-        was = f" (its status is for generation {seen})" if seen is not None else ""
-        return f"its controller has not observed generation {generation} yet{was}"
+        return (
+            f"its controller has not observed generation {generation} yet"
+            f" (its status is for generation {seen})"
+        )
 
     def _complete(self, read: ObservedWorkload, label: str, condition: str) -> tuple[bool, str]:
         asked = read.spec.replicas if read.spec is not None else None
