@@ -265,7 +265,10 @@ def test_bad_input_names_the_field_and_keeps_the_node_group(
     pool: Obj, klass: Obj, message: str
 ) -> None:
     good = respond(cluster("EKS", {"nodeCount": 1}), inference_class(EKS_PROVISIONING))
-    running = with_status(resources(good)["eks-nodegroup-h100"], {"status": "ACTIVE"})
+    running = with_status(
+        resources(good)["eks-nodegroup-h100"],
+        {"status": "ACTIVE", "scalingConfig": {"desiredSize": 1}},
+    )
     rsp = respond(cluster("EKS", pool), klass, {"eks-nodegroup-h100": running})
     provisioned = condition(rsp, "Provisioned")
     assert (provisioned["status"], provisioned["reason"]) == (
@@ -278,6 +281,9 @@ def test_bad_input_names_the_field_and_keeps_the_node_group(
     assert kept["spec"] == resources(good)["eks-nodegroup-h100"]["spec"]
     # The rest of the cluster is composed as before.
     assert set(resources(good)) <= set(resources(rsp))
+    # Its node group still runs its node: the pool's capacity says so.
+    pools = rsp["desired"]["composite"]["resource"]["status"]["capacity"]["pools"]
+    assert [p["nodes"] for p in pools if p["name"] == "h100"] == [1]
 
 
 def test_a_replica_placed_here_keeps_the_cluster_and_its_kubeconfig() -> None:

@@ -301,7 +301,9 @@ def compose_cloud(
     kept = keep_observed(req, rsp, {provisioner.pool_key(pool) for pool in check.kept})
     _order(rsp, observed, name, composed, {key: _observed_ref(observed[key]) for key in kept})
     cloud = Cloud(provisioner, composed)
-    for pool, key in composed.pools.items():
+    # A kept pool's node group still runs what it ran: its capacity is what it reports.
+    pools = {**{pool: provisioner.pool_key(pool) for pool in check.kept}, **composed.pools}
+    for pool, key in pools.items():
         nodes = provisioner.ready_nodes(observed.get(key) or {})
         if nodes is not None:
             cloud.ready_nodes[pool] = nodes
