@@ -52,6 +52,12 @@ from modelplane.core.vocabulary import (
 )
 
 ROOT: Final = "spec.tenancy"
+# What a tenant namespace enforces unless the platform's tenancy or the cluster's
+# backend says otherwise: Pod Security baseline (no host namespaces, privileged
+# containers, hostPath volumes or added capabilities beyond the default set).
+DEFAULT_POD_SECURITY: Final[Mapping[str, str]] = {
+    LABEL_POD_SECURITY_ENFORCE: POD_SECURITY_DEFAULT_LEVEL
+}
 DEFAULT_NAMESPACE_TEMPLATE: Final = "mp-{{ .Namespace }}"
 VARIABLES: Final = ("Namespace", "Cluster")
 _DIGEST_LEN: Final = 16
@@ -149,14 +155,20 @@ class Tenancy:
             out.append(part if isinstance(part, str) else cluster)
         return "".join(out)
 
-    def namespace_labels(self, namespace: str, cluster: str) -> dict[str, str]:
+    def namespace_labels(
+        self,
+        namespace: str,
+        cluster: str,
+        pod_security: Mapping[str, str] = DEFAULT_POD_SECURITY,
+    ) -> dict[str, str]:
         """The platform's labels for the tenant namespace of `namespace`, rendered,
-        over the default Pod Security level (which a platform label of that key replaces).
+        over the default Pod Security labels (`pod_security`, the backend's: a platform
+        label of the same key replaces one).
 
         Raises InvalidInputError naming each label whose value renders invalid.
         """
         issues: list[Issue] = []
-        out: dict[str, str] = {LABEL_POD_SECURITY_ENFORCE: POD_SECURITY_DEFAULT_LEVEL}
+        out: dict[str, str] = dict(pod_security)
         for key, template in self.labels:
             value = template.render(_values(namespace, cluster))
             problem = _label_problem(key, value)

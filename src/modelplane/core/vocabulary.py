@@ -259,6 +259,8 @@ MANAGED_BY: Final = "modelplane"
 # tenant namespace gets unless the platform's tenancy labels name the key (a team's pods
 # share GPU nodes with other teams', so host access is never theirs by default).
 LABEL_POD_SECURITY_ENFORCE: Final = "pod-security.kubernetes.io/enforce"
+LABEL_POD_SECURITY_WARN: Final = "pod-security.kubernetes.io/warn"
+LABEL_POD_SECURITY_AUDIT: Final = "pod-security.kubernetes.io/audit"
 POD_SECURITY_DEFAULT_LEVEL: Final = "baseline"
 
 # The DRA driver name NVIDIA's driver publishes GPUs under: a pool whose class

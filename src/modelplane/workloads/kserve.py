@@ -17,19 +17,36 @@ On a cluster with a Gateway, `spec.router` attaches the service to it (see
 `traffic.kserve_router`).
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE
 from modelplane.core.topology import Topology
-from modelplane.core.vocabulary import Reason
+from modelplane.core.vocabulary import (
+    LABEL_POD_SECURITY_AUDIT,
+    LABEL_POD_SECURITY_WARN,
+    POD_SECURITY_DEFAULT_LEVEL,
+    Reason,
+)
 
 from .identity import identity_labels, service_name
 from .model import ClusterInput, ReplicaInput, RoleInput
 from .pods import ENV_MODEL_PATH, role_shape, shape_pod
 from .traffic import kserve_router
+
+# A KServe cluster's tenant namespaces warn and audit at Pod Security baseline but
+# do not enforce it: KServe v0.20's own multi-node presets
+# (config/llmisvcconfig/config-llm-worker-data-parallel.yaml and its decode and
+# prefill variants) add IPC_LOCK, SYS_RAWIO and NET_RAW to the engine, which
+# baseline refuses, so enforcing it would keep every multi-node replica from
+# starting. A platform that runs no multi-node replica there enforces a level
+# through spec.tenancy.labels.
+POD_SECURITY: Final[Mapping[str, str]] = {
+    LABEL_POD_SECURITY_AUDIT: POD_SECURITY_DEFAULT_LEVEL,
+    LABEL_POD_SECURITY_WARN: POD_SECURITY_DEFAULT_LEVEL,
+}
 
 KSERVE_ENGINE_CONTAINER = "main"
 KSERVE_MODEL_PATH = "/mnt/models"

@@ -24,6 +24,7 @@ from .identity import (
     claim_template_name,
     identity_labels,
 )
+from .kserve import POD_SECURITY as KSERVE_POD_SECURITY
 from .kserve import llm_inference_service
 from .model import (
     SHARED_MANAGEMENT_POLICIES,
@@ -69,7 +70,11 @@ def tenant_namespace(namespace: str, cluster: ClusterInput) -> RemoteObject:
     tenancy = cluster.tenancy
     try:
         name = tenancy.namespace_for(namespace, cluster.name)
-        labels = tenancy.namespace_labels(namespace, cluster.name)
+        labels = (
+            tenancy.namespace_labels(namespace, cluster.name, KSERVE_POD_SECURITY)
+            if cluster.backend is BackendType.K_SERVE
+            else tenancy.namespace_labels(namespace, cluster.name)
+        )
     except InvalidInputError as invalid:
         raise on_cluster(cluster, invalid) from None
     labels |= {LABEL_MANAGED_BY: MANAGED_BY, LABEL_TENANT_NAMESPACE: namespace}
