@@ -101,6 +101,7 @@ def test_both_stacks_are_ready_as_rendered(stack: Fleet) -> None:
             "cert-manager",
             "envoy-gateway",
             "kserve-llmisvc",
+            "kserve-llmisvc-configs",
             "kserve-llmisvc-crd",
             "kueue",
             "lws",

@@ -70,4 +70,4 @@ def test_a_managed_stack_shows_its_releases(tmp_path: Path) -> None:
     assert {line.split()[0] for line in releases} == {"managed-kserve"}
     charts = {line.split()[2] for line in releases}
     assert {"cert-manager", "kueue", "lws"} <= charts, releases
-    assert len(releases) == 8
+    assert len(releases) == 9

@@ -72,6 +72,17 @@ KSERVE: Final = Component(
             Chart("kserve-llmisvc-resources", repository="oci://ghcr.io/kserve/charts"),
             namespace="kserve",
         ),
+        # The LLMInferenceServiceConfig presets every LLMInferenceService is built
+        # from (kserve-config-llm-template and the rest of the controller's
+        # WellKnownDefaultConfigs): at v0.20 they ship only in this chart, off by
+        # default, and without them each service stays PresetsCombined=False
+        # (ConfigNotFound). Its ClusterServingRuntimes stay off (the chart's default).
+        ReleaseSpec(
+            "kserve-llmisvc-configs",
+            Chart("kserve-runtime-configs", repository="oci://ghcr.io/kserve/charts"),
+            namespace="kserve",
+            values={"kserve": {"llmisvcConfigs": {"enabled": True}}},
+        ),
     ),
 )
 ENVOY_GATEWAY: Final = Component(
