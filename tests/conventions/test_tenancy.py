@@ -182,9 +182,21 @@ def test_a_pod_security_label_that_is_no_level_is_refused(key: str) -> None:
     assert "not a Pod Security level" in issues[0].message
 
 
-def test_a_pod_security_level_is_never_a_template() -> None:
+@pytest.mark.parametrize("key", [ENFORCE, f"{ENFORCE}-version"])
+def test_a_pod_security_level_is_never_a_template(key: str) -> None:
     # Otherwise a control-plane namespace named `privileged` would choose its level.
-    model = TenancyModel.model_validate({"labels": {ENFORCE: "{{ .Namespace }}"}})
+    model = TenancyModel.model_validate({"labels": {key: "{{ .Namespace }}"}})
     _, issues = read_tenancy(model, CLUSTER)
-    assert [i.path for i in issues] == [f"spec.tenancy.labels[{ENFORCE}]"]
+    assert [i.path for i in issues] == [f"spec.tenancy.labels[{key}]"]
     assert "not a template" in issues[0].message
+
+
+@pytest.mark.parametrize(
+    ("value", "refused"),
+    [("latest", False), ("v1.34", False), ("v1.x-bogus", True), ("1.34", True), ("v2.0", True)],
+)
+def test_a_pod_security_version_is_latest_or_a_minor_of_v1(value: str, refused: bool) -> None:
+    # The API server refuses a namespace whose version label it cannot parse, too.
+    key = "pod-security.kubernetes.io/warn-version"
+    _, issues = read_tenancy(TenancyModel.model_validate({"labels": {key: value}}), CLUSTER)
+    assert [i.path for i in issues] == ([f"spec.tenancy.labels[{key}]"] if refused else [])

@@ -71,6 +71,10 @@ _POD_SECURITY_MODES: Final = frozenset(
     f"pod-security.kubernetes.io/{mode}" for mode in ("enforce", "audit", "warn")
 )
 _POD_SECURITY_LEVELS: Final = ("privileged", "baseline", "restricted")
+# And the version of each mode's level, which it refuses the same way unless it is
+# `latest` or `v1.<minor>` (pod-security-admission `api.ParseVersion`).
+_POD_SECURITY_VERSIONS: Final = frozenset(f"{mode}-version" for mode in _POD_SECURITY_MODES)
+_POD_SECURITY_VERSION: Final = re.compile(r"^(latest|v1\.(0|[1-9][0-9]*))$")
 
 
 def _label_problem(key: str, value: str) -> str | None:
@@ -78,6 +82,8 @@ def _label_problem(key: str, value: str) -> str | None:
     problem = value_error(value)
     if problem is None and key in _POD_SECURITY_MODES and value not in _POD_SECURITY_LEVELS:
         problem = "is not a Pod Security level (privileged, baseline or restricted)"
+    if problem is None and key in _POD_SECURITY_VERSIONS and not _POD_SECURITY_VERSION.match(value):
+        problem = "is not a Pod Security version (latest, or v1.<minor>)"
     return problem
 
 
@@ -213,9 +219,13 @@ def _keyed(
         template = _parse((values or {})[key], path, issues)
         if template is None:
             continue
-        if field == "labels" and key in _POD_SECURITY_MODES and not template.is_constant:
+        if (
+            field == "labels"
+            and key in _POD_SECURITY_MODES | _POD_SECURITY_VERSIONS
+            and not template.is_constant
+        ):
             # A level per namespace would let a namespace's name choose its own level.
-            issues.append(_issue(path, "must be a Pod Security level, not a template"))
+            issues.append(_issue(path, "a Pod Security label is written as it is, not a template"))
             continue
         if field == "labels" and (problem := never_valid(template, _label_value_error(key))):
             issues.append(_issue(path, problem))
