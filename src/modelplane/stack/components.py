@@ -76,12 +76,20 @@ KSERVE: Final = Component(
         # from (kserve-config-llm-template and the rest of the controller's
         # WellKnownDefaultConfigs): at v0.20 they ship only in this chart, off by
         # default, and without them each service stays PresetsCombined=False
-        # (ConfigNotFound). Its ClusterServingRuntimes stay off (the chart's default).
+        # (ConfigNotFound). Its ClusterServingRuntimes stay off, said outright: their
+        # CRD is KServe's InferenceService stack, which the Managed stack does not install.
+        # The presets go through the llmisvc controller's validating webhook, which may
+        # not serve yet on the first try; provider-helm retries the install.
         ReleaseSpec(
             "kserve-llmisvc-configs",
             Chart("kserve-runtime-configs", repository="oci://ghcr.io/kserve/charts"),
             namespace="kserve",
-            values={"kserve": {"llmisvcConfigs": {"enabled": True}}},
+            values={
+                "kserve": {
+                    "llmisvcConfigs": {"enabled": True},
+                    "servingruntime": {"enabled": False},
+                }
+            },
         ),
     ),
 )
