@@ -370,7 +370,13 @@ def test_a_pool_may_not_take_the_system_groups_name(
     assert any("spec.nodePools[0].name" in r.get("message", "") for r in rsp["results"])
     assert resources(rsp)[key] == system
     # What exists under the key is kept as it is, not changed in place.
-    running = with_status(system, {"status": "ACTIVE"})
+    running = with_status(
+        system, {"status": "ACTIVE", "scalingConfig": {"desiredSize": 2}, "nodeCount": 2}
+    )
     running["spec"]["forProvider"]["version"] = "1.33"
-    kept = resources(respond(composite, klass, {key: running}))[key]
+    got = respond(composite, klass, {key: running})
+    kept = resources(got)[key]
     assert kept["spec"] == running["spec"]
+    # The system group's nodes are not the refused pool's capacity.
+    pools = got["desired"]["composite"]["resource"]["status"]["capacity"]["pools"]
+    assert [p["nodes"] for p in pools if p["name"] == "system"] in ([], [0])

@@ -302,7 +302,12 @@ def compose_cloud(
     _order(rsp, observed, name, composed, {key: _observed_ref(observed[key]) for key in kept})
     cloud = Cloud(provisioner, composed)
     # A kept pool's node group still runs what it ran: its capacity is what it reports.
-    pools = {**{pool: provisioner.pool_key(pool) for pool in check.kept}, **composed.pools}
+    # Not a pool refused for the system group's name: those nodes are not its.
+    kept_pools = {pool: provisioner.pool_key(pool) for pool in check.kept}
+    pools = {
+        **{p: k for p, k in kept_pools.items() if k not in composed.system_pools},
+        **composed.pools,
+    }
     for pool, key in pools.items():
         nodes = provisioner.ready_nodes(observed.get(key) or {})
         if nodes is not None:
