@@ -46,7 +46,9 @@ from modelplane.core.labels import key_error, value_error
 from modelplane.core.vocabulary import (
     GROUP,
     LABEL_MANAGED_BY,
+    LABEL_POD_SECURITY_AUDIT,
     LABEL_POD_SECURITY_ENFORCE,
+    LABEL_POD_SECURITY_WARN,
     POD_SECURITY_DEFAULT_LEVEL,
     Reason,
 )
@@ -68,7 +70,7 @@ _LABEL_SHAPED: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 # namespace whose label names no level (pod-security-admission, `ValidateNamespace`:
 # "require valid labels on create"), which would leave every replica without one.
 _POD_SECURITY_MODES: Final = frozenset(
-    f"pod-security.kubernetes.io/{mode}" for mode in ("enforce", "audit", "warn")
+    {LABEL_POD_SECURITY_ENFORCE, LABEL_POD_SECURITY_AUDIT, LABEL_POD_SECURITY_WARN}
 )
 _POD_SECURITY_LEVELS: Final = ("privileged", "baseline", "restricted")
 # And the version of each mode's level, which it refuses the same way unless it is
