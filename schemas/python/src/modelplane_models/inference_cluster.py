@@ -693,7 +693,7 @@ class PublishedPool(BaseModel):
     nodeTaints: Annotated[
         list[shapes.NodeTaint] | None,
         Field(
-            description="The pool's class's node taints, as the class declares them."
+            description="The taints the pool's nodes carry: its class's node taints, as the class declares them, and on a cluster Modelplane creates the GPU taint (nvidia.com/gpu, NoSchedule) it adds when the class does not declare that key. The fleet scheduler's replicas tolerate these."
         ),
     ] = None
     nodes: Annotated[
