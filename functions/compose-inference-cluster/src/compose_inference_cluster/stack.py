@@ -101,8 +101,8 @@ def _nvidia_pools(pools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
 
 
 def _gpu_taints(pools: Sequence[Mapping[str, Any]]) -> tuple[NodeTaint, ...]:
-    """The taints the classes of the NVIDIA GPU pools declare (published with each
-    pool), once each, sorted."""
+    """The taints the NVIDIA GPU pools publish (their classes' and, on a cluster
+    Modelplane creates, the GPU taint it adds), once each, sorted."""
     found: set[NodeTaint] = set()
     for pool in _nvidia_pools(pools):
         for taint in pool.get("nodeTaints") or ():
