@@ -295,4 +295,5 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             return None
         if at.get("status") not in _SERVING_STATES:
             return 0
+        # EKS reports no count of Ready nodes: the group's desired size is the figure.
         return int(as_map(at.get("scalingConfig")).get("desiredSize") or 0)

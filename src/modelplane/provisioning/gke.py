@@ -319,7 +319,11 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         groups: Sequence[Any] = (
             at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
         )
+        # The GCP provider's nodeCount is its managed instance groups' target size (what
+        # GKE is bringing up, not nodes Ready), summed and divided by the groups with
+        # integer division (terraform-provider-google flattenNodePool): a pool spread
+        # unevenly over its zones (locationPolicy ANY) reads low by the remainder, 3
+        # nodes over 2 zones as 2 and 1 as 0. Its total limit bounds it all the same.
         nodes = per_zone * max(1, len(groups))
-        # nodeCount is a per-zone average, rounded: the pool's total limit bounds it.
         limit = as_map(at.get("autoscaling")).get("totalMaxNodeCount")
         return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes

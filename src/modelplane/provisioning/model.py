@@ -164,8 +164,9 @@ class Provisioner(Protocol):
         ...
 
     def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
-        """The nodes the cloud reports ready in an observed node group or pool, or
-        None while it reports nothing."""
+        """The nodes the cloud reports in an observed node group or pool (its size, as
+        the provider reads it: not a count of Ready nodes), or None while it reports
+        nothing."""
         ...
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:

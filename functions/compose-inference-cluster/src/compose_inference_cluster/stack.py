@@ -55,7 +55,8 @@ class StackInputs:
     scheduling_ok: bool = True
     """False when spec.scheduling has errors: what it would name is not known then."""
     ready_nodes: Mapping[str, int] | None = None
-    """On a created cluster, the nodes the cloud reports ready, by pool."""
+    """On a created cluster, the nodes the cloud reports for each pool
+    (`Provisioner.ready_nodes`), by pool."""
     identity: Mapping[str, Any] | None = None
     """The ClusterProviderConfigs' `identity`, on a created GKE cluster (`access`)."""
     cloud_values: Mapping[str, Mapping[str, Any]] | None = None
