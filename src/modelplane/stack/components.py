@@ -37,8 +37,9 @@ NVIDIA_DRA_DRIVER: Final = Component.helm(
 # Node Feature Discovery's worker labels the node (`worker.tolerations`), the DRA
 # driver's kubelet plugin publishes its GPUs (`kubeletPlugin.tolerations`). Both
 # default to none, and a DaemonSet tolerates no custom taint by itself, so on GPU
-# nodes tainted as their classes declare (EKS and GKE taint them nvidia.com/gpu)
-# neither would run and no GPU would ever be published.
+# nodes tainted as their pools publish (their classes' taints; on a cluster
+# Modelplane creates, nvidia.com/gpu too) neither would run and no GPU would ever
+# be published.
 GPU_NODE_TOLERATIONS: Final[Mapping[str, tuple[str, str]]] = {
     NODE_FEATURE_DISCOVERY.key: ("worker", "tolerations"),
     NVIDIA_DRA_DRIVER.key: ("kubeletPlugin", "tolerations"),

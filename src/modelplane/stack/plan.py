@@ -12,7 +12,8 @@ The cluster's backend, gateway, scheduler and hardware decide the components:
 - the in-cluster scheduler `spec.scheduling.provider` names, from its module.
 
 The DaemonSets Node Feature Discovery and the DRA driver run on every GPU node
-tolerate the taints the GPU pools' classes declare (`GPU_NODE_TOLERATIONS`). On a
+tolerate the taints the GPU pools publish: their classes' declared taints, and on
+a cluster Modelplane creates the GPU taint it adds (`GPU_NODE_TOLERATIONS`). On a
 cluster Modelplane creates, the cloud adds what its nodes need (`cloud_values`: on
 GKE the DRA driver's `nvidiaDriverRoot`); an existing cluster's values are the
 components' own.
@@ -56,7 +57,8 @@ class ClusterFacts:
     scheduler: Scheduler
     gateway_class: str | None = None
     nvidia_gpus: bool = False
-    # The taints the classes of the cluster's NVIDIA GPU pools declare.
+    # The taints the cluster's NVIDIA GPU pools publish (their classes' and, on a
+    # cluster Modelplane creates, the GPU taint it adds).
     gpu_taints: tuple[NodeTaint, ...] = ()
     # Values a created cluster's cloud needs in a component's releases, by component
     # key (on GKE, where the NVIDIA DRA driver finds the node's driver).

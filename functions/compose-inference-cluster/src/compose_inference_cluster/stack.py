@@ -55,7 +55,8 @@ class StackInputs:
     scheduling_ok: bool = True
     """False when spec.scheduling has errors: what it would name is not known then."""
     ready_nodes: Mapping[str, int] | None = None
-    """On a created cluster, the nodes the cloud reports ready, by pool."""
+    """On a created cluster, the nodes the cloud reports for each pool
+    (`Provisioner.ready_nodes`), by pool."""
     identity: Mapping[str, Any] | None = None
     """The ClusterProviderConfigs' `identity`, on a created GKE cluster (`access`)."""
     cloud_values: Mapping[str, Mapping[str, Any]] | None = None
@@ -101,8 +102,8 @@ def _nvidia_pools(pools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
 
 
 def _gpu_taints(pools: Sequence[Mapping[str, Any]]) -> tuple[NodeTaint, ...]:
-    """The taints the classes of the NVIDIA GPU pools declare (published with each
-    pool), once each, sorted."""
+    """The taints the NVIDIA GPU pools publish (their classes' and, on a cluster
+    Modelplane creates, the GPU taint it adds), once each, sorted."""
     found: set[NodeTaint] = set()
     for pool in _nvidia_pools(pools):
         for taint in pool.get("nodeTaints") or ():
