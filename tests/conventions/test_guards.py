@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.conventions import TemplateContext, apply_conventions, replica_prerequisites
 
 from .support import handed, read_scheduling, typed
 
@@ -180,6 +180,43 @@ def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
     # (inference by default) for prefill: only prefill is non-preemptible.
     assert len(quota) == 1
     assert "(prefill)" in quota[0].message
+
+
+@pytest.mark.parametrize(
+    ("spec", "queue"),
+    [
+        ({}, "default-queue"),
+        ({"defaultLabels": {"project": "{{ .Namespace }}"}}, "ml-team"),
+        (
+            {"defaultLabels": {"project": "{{ .Namespace }}", "kai.scheduler/node-pool": "h100"}},
+            "ml-team-h100",
+        ),
+        # An empty project is none to KAI.
+        ({"defaultLabels": {"project": ""}}, "default-queue"),
+        # The queue label wins over the project, on the owner as on the pod.
+        ({"queue": "gold", "defaultLabels": {"project": "{{ .Namespace }}"}}, "gold"),
+        ({"defaultLabels": {"kai.scheduler/queue": "gold", "project": "x"}}, "gold"),
+    ],
+)
+def test_kai_queue_follows_the_podgroupers_fallback(
+    spec: dict[str, Any], queue: str, build: Any
+) -> None:
+    """With no queue label, KAI's podgrouper reads the queue from a `project` label
+    (`<project>-<node pool>` with a node-pool label): the queue Modelplane observes
+    and checks for quota is that one, not `default-queue`."""
+    config, issues = read_scheduling(
+        {"provider": "KAI", "kai": {"queuesWithQuota": [queue]}, **spec}
+    )
+    assert issues == []
+    ref, _ = replica_prerequisites(config, _context(None), "ml-team")
+    assert ref is not None and (ref.kind, ref.name) == ("Queue", queue)
+    # A Deployment without priority is non-preemptible: warned unless its queue has quota.
+    result = apply_conventions(typed([build.deployment()]), config, _context(None))
+    assert [f.reason for f in result.issues if f.reason == "QueueWithoutQuota"] == []
+    unlisted, _ = read_scheduling({"provider": "KAI", "kai": {"queuesWithQuota": []}, **spec})
+    result = apply_conventions(typed([build.deployment()]), unlisted, _context(None))
+    (warned,) = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
+    assert f"KAI queue {queue!r}" in warned.message
 
 
 # --- names KServe and LWS derive --------------------------------------------------------

@@ -46,6 +46,11 @@ from .quota import QueueQuota, count, gpus, reported
 QUEUE_LABEL: Final = "kai.scheduler/queue"
 LEGACY_QUEUE_LABEL: Final = "runai/queue"
 DEFAULT_QUEUE: Final = "default-queue"
+# With no queue label, KAI's podgrouper takes the queue from this label on the top
+# owner, then on the pod: queue `<project>`, or `<project>-<node pool>` when the pod
+# also has the node-pool label (KAI's default `global.nodePoolLabelKey`).
+PROJECT_LABEL: Final = "project"
+NODE_POOL_LABEL: Final = "kai.scheduler/node-pool"
 PREEMPTIBILITY_LABEL: Final = "kai.scheduler/preemptibility"
 PRIORITY_LABEL: Final = "priorityClassName"
 SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
@@ -84,7 +89,15 @@ class KAI(Scheduler):
     name = "KAI"
     default_scheduler_name = "kai-scheduler"
     settings_field = "kai"
-    reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
+    # `project` is unprefixed, but KAI reads it as a queue: an ML team that set it
+    # would pick its own queue, maybe another team's.
+    reserved_keys = (
+        "kai.scheduler/",
+        LEGACY_QUEUE_LABEL,
+        PROJECT_LABEL,
+        PRIORITY_LABEL,
+        POD_GROUP_ANNOTATION,
+    )
     gang_keys = (POD_GROUP_ANNOTATION, SUBGROUP_LABEL)
     reads_priority_classes = True
     own_grouping = (
@@ -168,7 +181,11 @@ class KAI(Scheduler):
 
     def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
         found = misplaced_keys(
-            self, annotations, (self.queue_label_key,), "defaultAnnotations", "a label"
+            self,
+            annotations,
+            (self.queue_label_key, PROJECT_LABEL),
+            "defaultAnnotations",
+            "a label",
         )
         if LEGACY_QUEUE_LABEL in labels and self.queue_label_key != LEGACY_QUEUE_LABEL:
             found.append(
@@ -192,8 +209,19 @@ class KAI(Scheduler):
         return ObjectRef(QUEUE_API, "Queue", self.queue_for(platform))
 
     def queue_for(self, platform: Platform) -> str:
-        """The queue KAI's podgrouper will resolve for these pods."""
-        return platform.queue or platform.labels.get(self.queue_label_key) or DEFAULT_QUEUE
+        """The queue KAI's podgrouper will resolve for these pods (`CalcPodGroupQueue`):
+        the queue label, else the platform's `project` label (suffixed with the node
+        pool the pods are labelled with), else KAI's `default-queue`. The platform's
+        labels are on both the owner and the pods, so owner-before-pod does not matter.
+        """
+        queue = platform.queue or platform.labels.get(self.queue_label_key)
+        if queue:
+            return queue
+        project = platform.labels.get(PROJECT_LABEL)
+        if not project:
+            return DEFAULT_QUEUE
+        pool = platform.labels.get(NODE_POOL_LABEL)
+        return f"{project}-{pool}" if pool is not None else project
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = self.queue_for(platform)
