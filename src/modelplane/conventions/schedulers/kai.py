@@ -24,6 +24,7 @@ it. With no such list, only KAI's `default-queue` (quota 0 on a fresh install) i
 known to lack it.
 """
 
+import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -41,7 +42,7 @@ from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
-from .quota import QueueQuota, count, gpus, reported
+from .quota import QueueQuota, amount, gpus, reported
 
 QUEUE_LABEL: Final = "kai.scheduler/queue"
 LEGACY_QUEUE_LABEL: Final = "runai/queue"
@@ -57,6 +58,8 @@ SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION: Final = "pod-group-name"
 PREEMPTIBLE: Final = "preemptible"
 NON_PREEMPTIBLE: Final = "non-preemptible"
+# A Queue's quota that means no limit (KAI's UnlimitedResourceQuantity).
+UNLIMITED: Final = -1
 # KAI treats a PriorityClass value at or above this as non-preemptible.
 NON_PREEMPTIBLE_FROM: Final = 100
 # The PriorityClasses KAI installs, and the class its podgrouper assumes for a
@@ -118,15 +121,24 @@ class KAI(Scheduler):
 
     @classmethod
     def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
-        # Quota `spec.resources.gpu.quota` (-1 or absent: unlimited); used the
-        # non-preemptible allocation (the only kind quota limits), else `allocated`.
-        quota = count(as_map(as_map(spec.get("resources")).get("gpu")).get("quota"))
+        # Used: the non-preemptible allocation (the only kind quota limits), else
+        # `allocated`. Quota: `spec.resources.gpu.quota`, a number in fractions of a
+        # GPU that KAI compares as a float (`isAllocatedNonPreemptibleOverQuota`):
+        # only exactly -1 is unlimited, a fraction admits its whole GPUs, and any
+        # other negative admits none. A value that cannot be read (the CRD admits only
+        # numbers) is taken as no quota, so no replica is sent on a guess to a queue
+        # that may never admit it. An absent quota is not stated: KAI reads it as 0,
+        # but an observation without the Queue's spec (a render's simulated Observe
+        # Object) looks the same, so it bounds nothing (design/limits.md).
         allocated = status.get("allocatedNonPreemptible")
         used = gpus(as_map(allocated if allocated is not None else status.get("allocated")))
-        read = reported(quota, used)
-        if read is None or read.quota is None or read.quota >= 0:
-            return read
-        return QueueQuota(None, read.used)
+        stated = as_map(as_map(spec.get("resources")).get("gpu")).get("quota")
+        if stated is None:
+            return reported(None, used)
+        quota = amount(stated)
+        if quota == UNLIMITED:
+            return QueueQuota(None, used or 0)
+        return QueueQuota(max(0, math.floor(quota)) if quota is not None else 0, used or 0)
 
     @classmethod
     def from_block(cls, block: Scheduling, issues: list[Issue]) -> "KAI":

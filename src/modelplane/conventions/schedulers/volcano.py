@@ -66,9 +66,9 @@ class Volcano(Scheduler):
     @classmethod
     def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
         # Quota `spec.capability` (a hard cap), else `spec.deserved`; used `status.allocated`.
-        quota = gpus(as_map(spec.get("capability")))
+        quota = gpus(as_map(spec.get("capability")), quota=True)
         if quota is None:
-            quota = gpus(as_map(spec.get("deserved")))
+            quota = gpus(as_map(spec.get("deserved")), quota=True)
         return reported(quota, gpus(as_map(status.get("allocated"))))
 
     def queue_error(self, queue: str) -> str | None:
