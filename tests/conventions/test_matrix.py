@@ -95,6 +95,9 @@ def test_conventions_land_where_the_scheduler_reads_them(
 
     assert result.ok, result.issues
     assert len(handed(result)) == len(manifests)
+    # Volcano's LWS provider gangs only LWS pods: a disaggregated replica of
+    # Deployments alone is one PodGroup Modelplane composes, with a task per role.
+    replica_gang = provider == "Volcano" and shape == "deployment-disaggregated"
     for obj in handed(result):
         assert manifest_validator.validate(obj, pods=True) == []
         want_labels, want_annotations = _expected_object_keys(provider, obj["kind"])
@@ -113,6 +116,10 @@ def test_conventions_land_where_the_scheduler_reads_them(
             gang_label = labels.pop("scheduling.x-k8s.io/pod-group", None)
             assert (gang_label is not None) == (provider == "Coscheduling" and _is_gang(obj, where))
             assert set(labels) - set(pod_labels) <= {"app"}, where
+            if replica_gang:
+                role = obj["metadata"]["labels"]["modelplane.ai/role"]
+                assert annotations.pop("volcano.sh/task-spec") == role, where
+                assert annotations.pop("scheduling.k8s.io/group-name"), where
             assert annotations == pod_annotations, where
             assert not any(k.startswith("kueue.x-k8s.io/") for k in labels), where
             for _, pod_spec in site.specs:
@@ -120,6 +127,8 @@ def test_conventions_land_where_the_scheduler_reads_them(
                 assert pod_spec["priorityClassName"] == PRIORITY, where
 
     expected_gangs = sorted(gangs) if provider == "Coscheduling" else []
+    if replica_gang:
+        expected_gangs = [sum(obj["spec"]["replicas"] for obj in manifests)]
     assert sorted(o["spec"]["minMember"] for o in result.gangs) == expected_gangs
     for gang in result.gangs:
         assert manifest_validator.validate(gang) == []
@@ -130,10 +139,10 @@ def test_conventions_land_where_the_scheduler_reads_them(
     # queue from the LWS object, which KServe creates without it.
     unexpressible = provider == "Volcano" and shape.startswith("llmisvc")
     expected = ["QueueNotExpressible"] * len(gangs) if unexpressible else []
-    # No provider here forms one gang of a disaggregated replica (KAI's podgrouper
-    # groups every KAI pod, Volcano's LWS provider creates its gangs), and each says
-    # so once.
-    if "disaggregated" in shape:
+    # No other provider here forms one gang of a disaggregated replica (KAI's
+    # podgrouper groups every KAI pod, Volcano's LWS provider creates its gangs for
+    # LWS pods), and each says so once.
+    if "disaggregated" in shape and not replica_gang:
         expected = ["GangLimited", *expected]
     assert [f.reason for f in result.issues] == expected, result.issues
 

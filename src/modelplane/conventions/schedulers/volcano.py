@@ -2,7 +2,9 @@
 
 The queue is an annotation on pods and on a LeaderWorkerSet (which the LWS
 controller's Volcano provider reads). With `lwsGangScheduling` the LWS controller
-creates each group's PodGroup; without it Modelplane composes them.
+creates each LWS group's PodGroup; without it
+Modelplane composes them. A disaggregated replica none of whose roles is an LWS is
+one PodGroup Modelplane composes either way (`replica_gang`).
 """
 
 from collections.abc import Collection, Mapping
@@ -124,9 +126,17 @@ class Volcano(Scheduler):
         return GangObject(API, spec, pod_annotations={GROUP_ANNOTATION: name})
 
     def replica_gang(
-        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+        self,
+        name: str,
+        minimums: Mapping[str, int],
+        owners: Collection[WorkloadKind],
+        platform: Platform,
     ) -> GangObject | None:
-        if not self.composes_gang():
+        # The LWS provider's pod webhook points every LWS pod at its own per-group
+        # PodGroup, over any annotation Modelplane set; pods of other owners (a
+        # replica of Deployments only) it leaves alone, and Volcano's controller makes
+        # no PodGroup of its own for a pod that already names one.
+        if self.lws_gang_scheduling and LEADER_WORKER_SET in owners:
             return None
         spec: dict[str, Any] = {
             "minMember": sum(minimums.values()),
