@@ -288,3 +288,49 @@ def test_volcano_queue_through_kserve(
     assert bool(found) == warned
     assert handed(result)[0]["spec"]["annotations"]["scheduling.volcano.sh/queue-name"] == queue
     assert "annotations" not in handed(result)[0]["metadata"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "priority", "warned"),
+    [
+        ({}, "lws", "p", True),
+        ({}, "llmisvc-multi", "p", True),
+        # The LWS controller's provider makes its PodGroups whatever gang.enabled says.
+        ({"gang": {"enabled": False}}, "lws", "p", True),
+        ({}, "lws", None, False),
+        ({"volcano": {"lwsGangScheduling": False}}, "lws", "p", False),
+        ({"volcano": {"lwsGangScheduling": False}}, "llmisvc-multi", "p", False),
+        # Volcano makes a Deployment pod's PodGroup itself, from the pod's priority.
+        ({}, "deployment", "p", False),
+        ({}, "llmisvc-single", "p", False),
+    ],
+)
+def test_volcano_lws_priority(
+    spec: dict[str, Any], kind: str, priority: str | None, warned: bool, build: Any
+) -> None:
+    """The LWS Volcano provider's PodGroups carry no priorityClassName, and Volcano
+    takes a gang's priority from its PodGroup alone: each such LWS is named, with the
+    setting under which Modelplane's own PodGroup carries the priority."""
+    manifest = {
+        "lws": lambda: build.lws(size=4),
+        "llmisvc-multi": lambda: build.llmisvc(
+            main=build.kserve_block(worker=True, parallelism=build.pipeline2)
+        ),
+        "deployment": build.deployment,
+        "llmisvc-single": build.llmisvc,
+    }[kind]()
+    config, issues = read_scheduling({"provider": "Volcano", **spec})
+    assert issues == []
+    result = apply_conventions(typed([manifest]), config, _context(priority))
+    found = [f for f in result.issues if f.reason == "PriorityNotExpressible"]
+    assert len(found) == int(warned), result.issues
+    for issue in found:
+        assert (issue.severity, issue.path) == (
+            "Warning",
+            "spec.scheduling.volcano.lwsGangScheduling",
+        )
+        assert f"not {priority!r}" in issue.message
+        assert "volcano.lwsGangScheduling: false" in issue.message
+    # With Modelplane's own PodGroup, the gang does carry the priority.
+    for group in result.gangs:
+        assert group["spec"]["priorityClassName"] == priority

@@ -135,10 +135,13 @@ def test_conventions_land_where_the_scheduler_reads_them(
         assert gang["metadata"]["namespace"] == build.namespace
         assert len(gang["metadata"]["name"]) <= 63
 
-    # The one thing that cannot be expressed: Volcano's LWS provider reads the
-    # queue from the LWS object, which KServe creates without it.
-    unexpressible = provider == "Volcano" and shape.startswith("llmisvc")
-    expected = ["QueueNotExpressible"] * len(gangs) if unexpressible else []
+    # What Volcano's LWS provider cannot express, per LWS: the queue, which it reads
+    # from the LWS object and KServe creates without it; and the priority, which its
+    # PodGroups never carry.
+    expected: list[str] = []
+    if provider == "Volcano":
+        queue = ["QueueNotExpressible"] if shape.startswith("llmisvc") else []
+        expected = [*queue, "PriorityNotExpressible"] * len(gangs)
     # No other provider here forms one gang of a disaggregated replica (KAI's
     # podgrouper groups every KAI pod, Volcano's LWS provider creates its gangs for
     # LWS pods), and each says so once.

@@ -2,7 +2,7 @@
 
 The queue is an annotation on pods and on a LeaderWorkerSet (which the LWS
 controller's Volcano provider reads). With `lwsGangScheduling` the LWS controller
-creates each LWS group's PodGroup; without it
+creates each LWS group's PodGroup, with no priority (`guard` warns); without it
 Modelplane composes them. A disaggregated replica none of whose roles is an LWS is
 one PodGroup Modelplane composes either way (`replica_gang`).
 """
@@ -152,6 +152,30 @@ class Volcano(Scheduler):
         return Keys({}, {TASK_ANNOTATION: role})
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
+        return self._queue_guard(workload, unit, platform) + self._priority_guard(unit, platform)
+
+    def _priority_guard(self, unit: Unit, platform: Platform) -> list[Issue]:
+        if not (
+            self.lws_gang_scheduling
+            and unit.pod_set.owner is LEADER_WORKER_SET
+            and platform.priority
+        ):
+            return []
+        return [
+            warning(
+                f"{ROOT}.volcano.lwsGangScheduling",
+                f"{unit.title}: the LWS Volcano provider creates each group's PodGroup "
+                "without a priorityClassName, and Volcano orders and preempts a gang by "
+                "its PodGroup's priority alone, so this gang runs at the cluster's "
+                f"default priority (its globalDefault PriorityClass, else 0), not "
+                f"{platform.priority!r}; the pods' priorityClassName orders them only "
+                "within the gang. Turn the LWS provider off and set "
+                "volcano.lwsGangScheduling: false: Modelplane's own PodGroup carries it",
+                Reason.PRIORITY_NOT_EXPRESSIBLE,
+            )
+        ]
+
+    def _queue_guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = platform.queue
         if not (
             workload.kind is LLM_INFERENCE_SERVICE
