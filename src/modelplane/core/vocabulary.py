@@ -166,6 +166,7 @@ class Reason:
     NAME_TOO_LONG: Final = "NameTooLong"
     PRIORITY_NOT_ALLOWED: Final = "PriorityNotAllowed"
     QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
+    PRIORITY_NOT_EXPRESSIBLE: Final = "PriorityNotExpressible"
     GANG_LIMITED: Final = "GangLimited"
     GANG_API_UNAVAILABLE: Final = "GangAPIUnavailable"
     MODEL_URI_REQUIRED: Final = "ModelURIRequired"

@@ -162,11 +162,16 @@ class Scheduler(abc.ABC):
         return None
 
     def replica_gang(
-        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+        self,
+        name: str,
+        minimums: Mapping[str, int],
+        owners: Collection[WorkloadKind],
+        platform: Platform,
     ) -> GangObject | None:
         """One gang object named `name` for a disaggregated replica, with a sub-group
         per role needing `minimums[role]` pods, when the scheduler has sub-groups and
-        `composes_gang()`; `owner` is the kind that owns the replica's gang pods."""
+        nothing else groups the replica's pods; `owners` are the kinds the scheduler
+        sees owning them."""
         return None
 
     def sub_group_keys(self, role: str) -> Keys:

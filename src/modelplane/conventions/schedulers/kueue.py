@@ -5,7 +5,7 @@ object (Deployment, LeaderWorkerSet or LLMInferenceService), and groups
 LeaderWorkerSet pods itself, so Modelplane composes no gang.
 """
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -21,7 +21,7 @@ from modelplane.core.refs import ObjectRef, priority_class
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
-from .quota import QueueQuota, count, reported
+from .quota import QueueQuota, count, quota_count, reported
 
 QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
@@ -76,8 +76,8 @@ class Kueue(Scheduler):
             for group in as_list(spec.get("resourceGroups"))
             for f in as_list(as_map(group).get("flavors"))
         ]
-        used = _flavor_total(as_list(status.get("flavorsReservation")), "total")
-        return reported(_flavor_total(flavors, "nominalQuota"), used)
+        used = _flavor_total(as_list(status.get("flavorsReservation")), "total", count)
+        return reported(_flavor_total(flavors, "nominalQuota", quota_count), used)
 
     @classmethod
     def quota_parent(cls, kind: str, spec: Mapping[str, Any]) -> ObjectRef | None:
@@ -123,9 +123,11 @@ class Kueue(Scheduler):
         )
 
 
-def _flavor_total(entries: list[Any], field_name: str) -> int | None:
+def _flavor_total(
+    entries: list[Any], field_name: str, read: Callable[[object], int | None]
+) -> int | None:
     counts = [
-        count(as_map(resource).get(field_name))
+        read(as_map(resource).get(field_name))
         for flavor in entries
         for resource in as_list(as_map(flavor).get("resources"))
         if "gpu" in str(as_map(resource).get("name", "")).lower()
