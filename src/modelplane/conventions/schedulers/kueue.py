@@ -32,6 +32,60 @@ CHART: Final = Chart("kueue", repository="oci://registry.k8s.io/kueue/charts")
 # Kueue's pod-group-name label for an LWS group is the LWS name plus a suffix,
 # and a label value holds 63 characters: 39 are left for the name.
 LWS_NAME_MAX: Final = 39
+# The DeviceClass every Modelplane pod claims its GPUs from (its ResourceClaimTemplate),
+# and the resource Kueue counts them as. Kueue 0.18+ (KueueDRAIntegration, on by
+# default) refuses to admit a Workload whose claims name a DeviceClass its
+# configuration does not map, so a Managed stack maps this one. `nvidia.com/gpu` is
+# the name GPU quotas already use, and read_quota counts it as GPUs.
+GPU_DEVICE_CLASS: Final = "gpu.nvidia.com"
+GPU_RESOURCE: Final = "nvidia.com/gpu"
+# The chart's `managerConfig.controllerManagerConfigYaml` is one string, not a map
+# Helm merges into: setting it replaces the whole configuration. So this is the
+# chart's default at the pinned 0.19.2 (charts/kueue/values.yaml, comments left
+# out), with only the `resources` block added.
+MANAGER_CONFIG: Final = f"""\
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+health:
+  healthProbeBindAddress: :8081
+metrics:
+  bindAddress: :8443
+webhook:
+  port: 9443
+leaderElection:
+  leaderElect: true
+  resourceName: c1f6bfd2.kueue.x-k8s.io
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Pod: 5
+    Workload.kueue.x-k8s.io: 10
+    LocalQueue.kueue.x-k8s.io: 5
+    ClusterQueue.kueue.x-k8s.io: 5
+    ResourceFlavor.kueue.x-k8s.io: 1
+clientConnection:
+  qps: 300
+  burst: 500
+integrations:
+  frameworks:
+  - "batch/job"
+  - "kubeflow.org/mpijob"
+  - "ray.io/rayjob"
+  - "ray.io/rayservice"
+  - "ray.io/raycluster"
+  - "jobset.x-k8s.io/jobset"
+  - "workload.codeflare.dev/appwrapper"
+  - "trainer.kubeflow.org/trainjob"
+  - "pod"
+  - "deployment"
+  - "statefulset"
+  - "leaderworkerset.x-k8s.io/leaderworkerset"
+resources:
+  deviceClassMappings:
+  - name: {GPU_RESOURCE}
+    deviceClassNames:
+    - {GPU_DEVICE_CLASS}
+"""
 
 
 @dataclass(frozen=True)
@@ -102,6 +156,9 @@ class Kueue(Scheduler):
             return None
         problem = value_error(priority)
         return None if problem is None else f"{priority!r} as label {PRIORITY_LABEL} {problem}"
+
+    def chart_values(self) -> dict[str, Any]:
+        return {"managerConfig": {"controllerManagerConfigYaml": MANAGER_CONFIG}}
 
     def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
         keys = no_keys()
