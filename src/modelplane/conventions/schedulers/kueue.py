@@ -29,8 +29,14 @@ POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
 POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
 API: Final = "kueue.x-k8s.io/v1beta2"
 CHART: Final = Chart("kueue", repository="oci://registry.k8s.io/kueue/charts")
-# Kueue's pod-group-name label for an LWS group is the LWS name plus a suffix,
-# and a label value holds 63 characters: 39 are left for the name.
+# Kueue names an LWS group's Workload `leaderworkerset-<lws>-<group>-<hash5>`, and
+# writes that name into the group's pods as pod-group-name and prebuilt-workload-name.
+# Since 0.18 (WorkloadIdentifierAnnotations, Beta, on by default) those are
+# annotations and the name has no limit beyond LWS's own. They are labels, which
+# hold 63 characters and so leave 39 for the LWS name, only on Kueue before 0.18 or
+# with that gate turned off. 39 is kept as a conservative bound: Modelplane cannot
+# see a cluster's Kueue version or gates, and raising the bound would rename every
+# running LeaderWorkerSet and LLMInferenceService whose readable name it now hashes.
 LWS_NAME_MAX: Final = 39
 # The DeviceClass every Modelplane pod claims its GPUs from (its ResourceClaimTemplate),
 # and the resource Kueue counts them as. Kueue 0.18+ (KueueDRAIntegration, on by
@@ -104,7 +110,10 @@ class Kueue(Scheduler):
     # Kueue manages LeaderWorkerSets only when their CRD exists as it starts.
     installs_after_lws = True
     lws_name_max = LWS_NAME_MAX
-    lws_name_rule = "Kueue's pod-group-name label"
+    lws_name_rule = (
+        "Kueue's workload identifiers on pods (labels before Kueue 0.18 or with its "
+        "WorkloadIdentifierAnnotations gate off; Modelplane keeps to them on every cluster)"
+    )
 
     workload_priority_classes: frozenset[str] = field(default_factory=frozenset[str])
 
