@@ -137,6 +137,18 @@ class Scheduler(abc.ABC):
         """Keys it reads on the workload object itself."""
         return no_keys()
 
+    def keep_running(
+        self,
+        kind: WorkloadKind,
+        labels: dict[str, str],
+        observed: Mapping[str, Any],
+        title: str,
+    ) -> list[Issue]:
+        """Put back into `labels` (what the workload object is to carry) the observed
+        value of each label the scheduler refuses to change on the object as it runs
+        (`observed`, read back from the cluster); a Warning for each label kept."""
+        return []
+
     def pod_keys(self, platform: Platform) -> Keys:
         """Keys it reads on every pod, before any gang keys."""
         return no_keys()

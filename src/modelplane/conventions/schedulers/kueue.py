@@ -12,12 +12,13 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import Scheduling
 
 from modelplane.core.charts import Chart, Component
-from modelplane.core.issues import Issue
-from modelplane.core.kinds import WorkloadKind
+from modelplane.core.issues import Issue, warning
+from modelplane.core.kinds import LLM_INFERENCE_SERVICE, WorkloadKind
 from modelplane.core.kinds.base import as_list
 from modelplane.core.labels import value_error
 from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef, priority_class
+from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
@@ -177,6 +178,51 @@ class Kueue(Scheduler):
             keys.labels[PRIORITY_LABEL] = platform.priority
         return keys
 
+    def keep_running(
+        self,
+        kind: WorkloadKind,
+        labels: dict[str, str],
+        observed: Mapping[str, Any],
+        title: str,
+    ) -> list[Issue]:
+        # Kueue's Deployment and LWS webhooks (v0.19.2) refuse, on update: a queue-name
+        # change once the object has ready replicas, and its removal at any time; adding
+        # a priority-class once it has ready replicas, and its removal at any time. A
+        # refused update blocks every later one (an image roll too), so the observed
+        # value stays and the new one reaches the replicas placed from now on. KServe
+        # copies these labels onto its own Deployment or LWS, whose readiness is not
+        # read here: an LLMInferenceService counts as running once it exists.
+        running = kind is LLM_INFERENCE_SERVICE or _has_ready_replicas(observed)
+        seen = _observed_labels(observed)
+        issues: list[Issue] = []
+        for key, path in ((QUEUE_LABEL, f"{ROOT}.queue"), (PRIORITY_LABEL, "spec.priority")):
+            old, new = seen.get(key), labels.get(key)
+            if old == new:
+                continue
+            removed = old is not None and new is None
+            if not (removed or (running and (key == QUEUE_LABEL or old is None))):
+                continue
+            if old is None:
+                labels.pop(key, None)
+            else:
+                labels[key] = old
+            # A removal is refused for good; any other change once no replica is ready.
+            later = (
+                f"replicas placed from now on get {_shown(key, new)}"
+                if removed or kind is LLM_INFERENCE_SERVICE
+                else f"it takes {_shown(key, new)} once it has no ready replica, and "
+                "replicas placed from now on get it"
+            )
+            issues.append(
+                warning(
+                    path,
+                    f"{title}: keeps {_shown(key, old)}, since Kueue refuses that change "
+                    f"on it as it runs and would then refuse every later update to it; {later}",
+                    Reason.SCHEDULING_LABEL_KEPT,
+                )
+            )
+        return issues
+
     def preset_labels(self, queued: bool) -> frozenset[str]:
         keys = {QUEUE_LABEL} if queued else set[str]()
         if self.workload_priority_classes:
@@ -198,3 +244,19 @@ def _flavor_total(entries: list[Any], field_name: str) -> int | None:
     ]
     known = [c for c in counts if c is not None]
     return sum(known) if known else None
+
+
+def _has_ready_replicas(observed: Mapping[str, Any]) -> bool:
+    # What Kueue's webhooks test (`status.readyReplicas > 0`); a Struct may carry the
+    # count as an integral double.
+    ready = as_map(observed.get("status")).get("readyReplicas")
+    return isinstance(ready, int | float) and not isinstance(ready, bool) and ready > 0
+
+
+def _observed_labels(observed: Mapping[str, Any]) -> dict[str, str]:
+    labels = as_map(as_map(observed.get("metadata")).get("labels"))
+    return {k: v for k, v in labels.items() if isinstance(v, str)}
+
+
+def _shown(key: str, value: str | None) -> str:
+    return f"no {key} label" if value is None else f"{key}={value}"
