@@ -5,7 +5,8 @@ are its settings, read from its own sub-block of `spec.scheduling`) and override
 only what it does differently from the default scheduler: the scheduler name it
 implies, the keys it reserves or reads to form gangs, where it reads a queue, how
 a queue or a priority must look, the gang object it needs, the guards that catch
-what it would silently mishandle, and its limit on LeaderWorkerSet names.
+what it would silently mishandle, the labels it refuses to change on a running
+workload, and its limit on LeaderWorkerSet names.
 `modelplane.conventions.schedulers.SCHEDULERS` lists them.
 """
 

@@ -2,7 +2,10 @@
 
 Kueue reads the queue and the WorkloadPriorityClass from labels on the workload
 object (Deployment, LeaderWorkerSet or LLMInferenceService), and groups
-LeaderWorkerSet pods itself, so Modelplane composes no gang.
+LeaderWorkerSet pods itself, so Modelplane composes no gang. It refuses some
+label changes on a running workload, which Modelplane then keeps as read back
+(`keep_running`). A Managed stack's Kueue maps the GPU DeviceClass Modelplane's
+claims name (`MANAGER_CONFIG`).
 """
 
 from collections.abc import Collection, Mapping
@@ -189,7 +192,8 @@ class Kueue(Scheduler):
         # change once the object has ready replicas, and its removal at any time; adding
         # a priority-class once it has ready replicas, and its removal at any time. A
         # refused update blocks every later one (an image roll too), so the observed
-        # value stays and the new one reaches the replicas placed from now on. KServe
+        # value stays and the new one reaches the replicas placed from now on (and this
+        # one, for a change refused only while replicas are ready, once none is). KServe
         # copies these labels onto its own Deployment or LWS, whose readiness is not
         # read here: an LLMInferenceService counts as running once it exists.
         running = kind is LLM_INFERENCE_SERVICE or _has_ready_replicas(observed)
