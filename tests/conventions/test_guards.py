@@ -264,6 +264,17 @@ def test_lws_name_limits(
     assert all(f.severity == "Error" and f.path == "metadata.name" for f in names)
 
 
+def test_kueues_lws_name_limit_says_when_it_binds(build: Any) -> None:
+    # Since Kueue 0.18 the identifiers are annotations by default: the message must
+    # not blame a label that default Kueue no longer writes.
+    config, _ = read_scheduling({"provider": "Kueue"})
+    manifest = build.lws(name="s" * 40, replicas=1)
+    result = apply_conventions(typed([manifest]), config, _context("p"))
+    (issue,) = [f for f in result.issues if f.reason == "NameTooLong"]
+    assert "WorkloadIdentifierAnnotations gate off" in issue.message
+    assert "at most 39" in issue.message
+
+
 # --- Volcano and KServe -----------------------------------------------------------------
 
 

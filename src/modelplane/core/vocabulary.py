@@ -162,6 +162,9 @@ class Reason:
     WORKLOAD_NOT_AVAILABLE: Final = "WorkloadNotAvailable"
     INVALID_SCHEDULING_TEMPLATE: Final = "InvalidSchedulingTemplate"
     PLATFORM_KEY_OVERRIDDEN: Final = "PlatformKeyOverridden"
+    # A scheduler label kept at its observed value on a running workload object, because
+    # the scheduler refuses the change there (Kueue's queue and priority labels).
+    SCHEDULING_LABEL_KEPT: Final = "SchedulingLabelKept"
     QUEUE_WITHOUT_QUOTA: Final = "QueueWithoutQuota"
     NAME_TOO_LONG: Final = "NameTooLong"
     PRIORITY_NOT_ALLOWED: Final = "PriorityNotAllowed"

@@ -122,8 +122,16 @@ class FunctionRunner(ComposeFunction):
             cluster=replica.cluster_name,
             priority=replica.priority,
         )
+        observed = observed_resources(req)
+        # What the cluster holds of each workload: a scheduler keeps there the labels it
+        # refuses to change on a running workload (Kueue's queue and priority).
+        running = {w.key: remote_observed(observed.get(w.key)) for w in rendered.workloads}
         conventions = apply_conventions(
-            rendered.workloads, config, context, priority_classes=priority_classes
+            rendered.workloads,
+            config,
+            context,
+            priority_classes=priority_classes,
+            running=running,
         )
         if not conventions.ok:
             raise InvalidInputError(conventions.issues)
@@ -139,7 +147,6 @@ class FunctionRunner(ComposeFunction):
             ),
         )
         remote = remote_objects(handed, conventions.gangs)
-        observed = observed_resources(req)
         reference = provider_config.model_dump(exclude_none=True)
         composed = wrap_all(remote, replica, reference)
         workload_keys = {w.key for w in handed.workloads}
