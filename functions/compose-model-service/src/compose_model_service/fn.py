@@ -8,7 +8,9 @@ hub cluster, through the gateway's ProviderConfig, the service's tenant
 namespace, one HTTPRoute on the gateway's Gateway and a Service per backend (an
 Envoy Gateway Backend for a DNS-named one when the gateway's
 `status.controllerName` is Envoy Gateway's; `modelplane.traffic.service`), and
-publish the address and each backend with its effective weight.
+publish the address and each backend with its effective weight. An `https` backend
+gets TLS (its Backend's, or a BackendTLSPolicy that must be Ready before it gets
+traffic).
 
 A named deployment that does not exist is named on `EndpointsResolved` and the
 rest are routed. A gateway that is missing or not ready, an invalid external URL
@@ -154,7 +156,14 @@ class FunctionRunner(ComposeFunction):
         if endpoints.unreadable:
             # Whose replica it is cannot be read: hold what is routed.
             raise InvalidInputError(unreadable_endpoints(endpoints.unreadable))
-        routes = plan(service, hub, endpoints_by_deployment(endpoints.items, uids))
+        observed = observed_resources(req)
+        routes = plan(
+            service,
+            hub,
+            endpoints_by_deployment(endpoints.items, uids),
+            # A backend's TLS policy must exist on the hub before it gets traffic.
+            ready=lambda key: objects.is_ready(observed.get(key)),
+        )
         self.emit(req, rsp, service, routes, provider_config(gateway), hub.name)
         names_served = sorted(set(served))
         if len(names_served) > 1:
