@@ -293,7 +293,8 @@ def routed_condition(routes: RoutePlan, route: dict[str, Any] | None) -> report.
             False,
             Reason.NO_SERVING_BACKENDS,
             "no backend can take traffic: no named deployment has a serving replica the "
-            "gateway reaches, and no external endpoint has a positive weight",
+            "gateway reaches, and no external endpoint has a positive weight and TLS in "
+            "place where it needs it",
         )
     summary = _weights(routes.endpoints)
     if objects.is_ready(route):

@@ -66,3 +66,15 @@ def test_an_https_endpoint_waits_for_its_tls_policy() -> None:
 def test_once_the_policy_is_created_the_endpoint_gets_its_share() -> None:
     # The default request observes the policy's Object Ready: STEADY's 10%.
     assert as_dict(run(FunctionRunner(), request(model_service(), required=required()))) == STEADY
+
+
+def test_an_https_endpoint_alone_routes_nothing_until_its_policy_exists() -> None:
+    only = model_service([{"external": {"url": EXTERNAL}, "weight": 1}])
+    got = as_dict(run(FunctionRunner(), request(only, observed={}, required=required())))
+    (routed,) = [c for c in got["conditions"] if c["type"] == "Routed"]
+    assert routed["status"] == "STATUS_CONDITION_FALSE"
+    assert routed["reason"] == "NoServingBackends"
+    assert "TLS in place" in routed["message"]
+    assert got["desired"]["composite"]["resource"]["status"]["endpoints"] == [
+        {"external": True, "url": EXTERNAL, "weight": 0}
+    ]
