@@ -190,6 +190,10 @@ class Reason:
     ENDPOINT_NOT_COMPOSED: Final = "EndpointNotComposedByDeployment"
     MODEL_NAMES_DIFFER: Final = "ModelNamesDiffer"
     TOO_MANY_BACKENDS: Final = "TooManyBackends"
+    # An https backend gets no traffic until TLS to it is composed and created, and
+    # none ever when it cannot be verified (an IP address): never plaintext.
+    TLS_POLICY_PENDING: Final = "TLSPolicyPending"
+    TLS_UNVERIFIABLE: Final = "TLSUnverifiable"
     NO_SERVING_BACKENDS: Final = "NoServingBackends"
     ROUTE_ACCEPTED: Final = "RouteAccepted"
     ROUTE_PENDING: Final = "RoutePending"

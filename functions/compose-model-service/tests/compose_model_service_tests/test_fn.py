@@ -5,10 +5,11 @@ from typing import Any
 from compose_model_service.fn import FunctionRunner
 
 from modelplane.core import naming
-from modelplane_dev.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, run, run_over_grpc
 
 from .objects import (
     EXTERNAL,
+    EXTERNAL_HOST,
     GW_EAST,
     GW_WEST,
     H100_EAST,
@@ -16,11 +17,14 @@ from .objects import (
     L4_EAST,
     REQUIREMENTS,
     TENANT,
+    TLS_POLICY_KEY,
     condition,
     external_name,
     replica_ref,
+    request,
     required,
     service,
+    tls_policy,
     wrapped,
 )
 
@@ -132,6 +136,10 @@ STEADY: dict[str, Any] = {
                 object_name("backend-external-5f3ff7a7"),
                 external_name(EXTERNAL_SERVICE, "api.example-saas.com", 443),
             ),
+            TLS_POLICY_KEY: {
+                **wrapped(object_name(TLS_POLICY_KEY), tls_policy(EXTERNAL_SERVICE, EXTERNAL_HOST)),
+                "ready": "READY_TRUE",
+            },
             "backend-qwen-h100-a": wrapped(
                 object_name("backend-qwen-h100-a"), external_name("chat-qwen-h100-a", GW_EAST, 80)
             ),
