@@ -41,7 +41,7 @@ from compose_model_deployment.endpoints import endpoint_key
 from compose_model_deployment.fleet import recorded_cluster
 from compose_model_deployment.statuses import Statuses
 from modelplane.core.kinds.base import mapping
-from modelplane.core.vocabulary import API_VERSION, MODEL_SERVICE, Reason
+from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, MODEL_SERVICE, Reason
 from modelplane.fleet.health import format_time, parse_time
 from modelplane.scheduling import Decision
 from modelplane.xfn import required
@@ -67,13 +67,14 @@ def recorded(composite: Mapping[str, Any], observed: Mapping[str, Any]) -> dict[
     """`status.retiring` of the raw composite, by replica, for those still composed:
     when each was unrouted as recorded (perhaps not a time; `plan` reads it). Read
     from the raw composite, since what to require is decided before anything is
-    parsed; an entry that is not a replica name is ignored."""
+    parsed; an entry that names no composed ModelReplica is ignored."""
     entries = mapping(composite.get("status")).get("retiring")
     found: dict[str, str] = {}
     for entry in cast(list[Any], entries) if isinstance(entries, list) else []:
         fields = mapping(entry)
         name, since = fields.get("replica"), fields.get("since")
-        if isinstance(name, str) and name in observed:
+        composed = mapping(observed.get(name)) if isinstance(name, str) else {}
+        if isinstance(name, str) and composed.get("kind") == MODEL_REPLICA:
             found[name] = since if isinstance(since, str) else ""
     return found
 
