@@ -138,6 +138,10 @@ class Reason:
     REPLICA_STATUS_UNREADABLE: Final = "ReplicaStatusUnreadable"
     REPLICA_PLACED: Final = "ReplicaPlaced"
     REPLICA_REMOVED: Final = "ReplicaRemoved"
+    # A removed replica that serves is unrouted first (its ModelEndpoint goes), and
+    # deleted once no ModelService routes to it: break after unroute.
+    REPLICA_RETIRING: Final = "ReplicaRetiring"
+    REPLICA_RETIRED: Final = "ReplicaRetired"
     ALL_READY: Final = "AllReplicasReady"
     ALL_ACCEPTED: Final = "AllReplicasAccepted"
     REPLICAS_NOT_ACCEPTED: Final = "ReplicasNotAccepted"
