@@ -1,7 +1,13 @@
-"""Gateway API HTTPRoute (v1): serving once every Gateway it names has accepted it.
+"""Gateway API HTTPRoute (v1): serving once every Gateway it names has accepted it and
+resolved its backends.
 
 A route has no top-level conditions: each parent Gateway's controller reports
-`Accepted` under `status.parents`, so `serving` and `readiness` read those.
+`Accepted` and `ResolvedRefs` under `status.parents`, so `serving` and `readiness`
+read those. `Accepted` alone says the route is attached, not that it reaches
+anything: an implementation that cannot route to a backend kind accepts the route
+and refuses the backend with `ResolvedRefs=False` (Envoy Gateway without Envoy AI
+Gateway: reason `InvalidKind` for an InferencePool), and requests then get no
+backend.
 """
 
 from collections.abc import Mapping
@@ -14,6 +20,8 @@ from .service import ObjectKind
 
 ACCEPTED: Final = "Accepted"
 RESOLVED_REFS: Final = "ResolvedRefs"
+# What each parent must report True, in the order a failure is named.
+ROUTE_CONDITIONS: Final = (ACCEPTED, RESOLVED_REFS)
 # The controller the render simulation answers for; a real cluster names its implementation.
 SIMULATED_CONTROLLER: Final = "modelplane.ai/simulated-gateway-controller"
 
@@ -24,11 +32,14 @@ class HTTPRoute(ObjectKind):
     serving_condition = ACCEPTED
 
     def readiness(self) -> dict[str, Any]:
+        wanted = " && ".join(
+            f"p.conditions.exists(c, c.type == '{t}' && c.status == 'True')"
+            for t in ROUTE_CONDITIONS
+        )
         query = (
             "has(object.status) && has(object.status.parents) && "
             "size(object.status.parents) > 0 && object.status.parents.all(p, "
-            "has(p.conditions) && p.conditions.exists(c, c.type == 'Accepted' && "
-            "c.status == 'True'))"
+            f"has(p.conditions) && {wanted})"
         )
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
 
@@ -42,10 +53,12 @@ class HTTPRoute(ObjectKind):
             return False, f"{label} has not been accepted by a Gateway yet"
         for parent in parents:
             gateway = mapping(parent.get("parentRef")).get("name", "")
-            accepted = next((c for c in conditions_of_status(parent) if c.type == ACCEPTED), None)
-            if accepted is None or accepted.status != "True":
-                why = (accepted.message or accepted.reason if accepted else None) or "pending"
-                return False, f"{label} is not accepted by Gateway {gateway}: {why}"
+            said = conditions_of_status(parent)
+            for wanted in ROUTE_CONDITIONS:
+                got = next((c for c in said if c.type == wanted), None)
+                if got is None or got.status != "True":
+                    why = (got.message or got.reason if got else None) or "pending"
+                    return False, _NOT[wanted].format(label=label, gateway=gateway, why=why)
         return True, f"{label} is {ACCEPTED}"
 
     def healthy_status(self, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,5 +78,11 @@ class HTTPRoute(ObjectKind):
             ]
         }
 
+
+# What a parent's condition that is not True says.
+_NOT: Final = {
+    ACCEPTED: "{label} is not accepted by Gateway {gateway}: {why}",
+    RESOLVED_REFS: "{label} has backends Gateway {gateway} does not resolve: {why}",
+}
 
 HTTP_ROUTE: Final = HTTPRoute()
