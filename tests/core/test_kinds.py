@@ -116,6 +116,20 @@ def test_a_route_whose_backend_a_gateway_refuses_does_not_serve() -> None:
         "string), multicluster.x-k8s.io and gateway.envoyproxy.io are supported",
     )
     assert not _cel(route.readiness()["celQuery"], refused)
+    # Resolved for an older spec of the route: says nothing about this one.
+    status["parents"][0]["conditions"][1] = {
+        "type": "ResolvedRefs",
+        "status": "True",
+        "reason": "ResolvedRefs",
+        "observedGeneration": 1,
+    }
+    older = {**refused, "metadata": {"name": "w", "generation": 2}}
+    assert route.serving(older) == (
+        False,
+        "HTTPRoute w is ResolvedRefs at Gateway a for an older spec (generation 1, not 2)",
+    )
+    assert not _cel(route.readiness()["celQuery"], older)
+    assert route.serving(refused)[0] and _cel(route.readiness()["celQuery"], refused)
     # Not reported yet: not resolved either.
     del status["parents"][0]["conditions"][1]
     assert route.serving(refused) == (

@@ -29,12 +29,17 @@ def object_name(key: str) -> str:
     return naming.hashed_name(f"chat-{key}", "ModelService", "chat", key)
 
 
+# Each of a parent's Accepted and ResolvedRefs must be True, and not for an older spec.
+CURRENT = (
+    "(!has(c.observedGeneration) || !has(object.metadata) || "
+    "!has(object.metadata.generation) || c.observedGeneration >= object.metadata.generation)"
+)
 ROUTE_READINESS = {
     "policy": "DeriveFromCelQuery",
     "celQuery": "has(object.status) && has(object.status.parents) && "
     "size(object.status.parents) > 0 && object.status.parents.all(p, has(p.conditions) && "
-    "p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True') && "
-    "p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'True'))",
+    f"p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && {CURRENT}) && "
+    f"p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'True' && {CURRENT}))",
 }
 NAMESPACE = {
     "apiVersion": "v1",

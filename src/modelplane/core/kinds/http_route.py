@@ -3,11 +3,12 @@ resolved its backends.
 
 A route has no top-level conditions: each parent Gateway's controller reports
 `Accepted` and `ResolvedRefs` under `status.parents`, so `serving` and `readiness`
-read those. `Accepted` alone says the route is attached, not that it reaches
-anything: an implementation that cannot route to a backend kind accepts the route
-and refuses the backend with `ResolvedRefs=False` (Envoy Gateway without Envoy AI
-Gateway: reason `InvalidKind` for an InferencePool), and requests then get no
-backend.
+read those, each for the route's current generation (Gateway API writes
+`observedGeneration` on each parent's condition). `Accepted` alone says the route
+is attached, not that it reaches anything: an implementation that cannot route to
+a backend kind accepts the route and refuses the backend with `ResolvedRefs=False`
+(Envoy Gateway without Envoy AI Gateway: reason `InvalidKind` for an
+InferencePool), and requests then get no backend.
 """
 
 from collections.abc import Mapping
@@ -32,8 +33,15 @@ class HTTPRoute(ObjectKind):
     serving_condition = ACCEPTED
 
     def readiness(self) -> dict[str, Any]:
+        # A condition the Gateway wrote for an older spec of the route says nothing
+        # about this one (`serving`); without the generation on either side, as written.
+        current = (
+            "(!has(c.observedGeneration) || !has(object.metadata) || "
+            "!has(object.metadata.generation) || "
+            "c.observedGeneration >= object.metadata.generation)"
+        )
         wanted = " && ".join(
-            f"p.conditions.exists(c, c.type == '{t}' && c.status == 'True')"
+            f"p.conditions.exists(c, c.type == '{t}' && c.status == 'True' && {current})"
             for t in ROUTE_CONDITIONS
         )
         query = (
@@ -51,11 +59,23 @@ class HTTPRoute(ObjectKind):
         parents = [mapping(p) for p in as_list(found)]
         if not parents:
             return False, f"{label} has not been accepted by a Gateway yet"
+        generation = mapping(observed.get("metadata")).get("generation")
         for parent in parents:
             gateway = mapping(parent.get("parentRef")).get("name", "")
             said = conditions_of_status(parent)
             for wanted in ROUTE_CONDITIONS:
                 got = next((c for c in said if c.type == wanted), None)
+                if (
+                    got is not None
+                    and got.status == "True"
+                    and isinstance(generation, int)
+                    and got.observedGeneration is not None
+                    and got.observedGeneration < generation
+                ):
+                    return False, (
+                        f"{label} is {wanted} at Gateway {gateway} for an older spec "
+                        f"(generation {got.observedGeneration}, not {generation})"
+                    )
                 if got is None or got.status != "True":
                     why = (got.message or got.reason if got else None) or "pending"
                     return False, _NOT[wanted].format(label=label, gateway=gateway, why=why)
