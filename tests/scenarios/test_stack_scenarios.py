@@ -98,6 +98,8 @@ def test_both_stacks_are_ready_as_rendered(stack: Fleet) -> None:
     assert releases == [
         f"managed-kserve-{name}"
         for name in (
+            "ai-gateway",
+            "ai-gateway-crds",
             "cert-manager",
             "envoy-gateway",
             "kserve-llmisvc",
@@ -109,6 +111,11 @@ def test_both_stacks_are_ready_as_rendered(stack: Fleet) -> None:
             "nvidia-dra-driver-gpu",
         )
     ]
+    # Its Gateway's replica routes reach their InferencePools through Envoy AI Gateway,
+    # which Envoy Gateway calls once it runs.
+    (envoy,) = [o for o in stack.all("Release") if o["metadata"]["name"].endswith("-envoy-gateway")]
+    manager = envoy["spec"]["forProvider"]["values"]["config"]["envoyGateway"]["extensionManager"]
+    assert manager["backendResources"][0]["kind"] == "InferencePool"
 
 
 # Kueue 0.19.2's chart default manager configuration (charts/kueue/values.yaml): the

@@ -164,6 +164,7 @@ class Reason:
     WORKLOAD_REJECTED: Final = "WorkloadRejected"
     WORKLOAD_AVAILABLE: Final = "WorkloadAvailable"
     WORKLOAD_NOT_AVAILABLE: Final = "WorkloadNotAvailable"
+    ROUTE_NOT_READY: Final = "RouteNotReady"
     INVALID_SCHEDULING_TEMPLATE: Final = "InvalidSchedulingTemplate"
     PLATFORM_KEY_OVERRIDDEN: Final = "PlatformKeyOverridden"
     # A scheduler label kept at its observed value on a running workload object, because
@@ -235,6 +236,7 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.GATEWAY_NOT_PROGRAMMED,
         Reason.GATEWAY_NOT_READY,
         Reason.ROUTE_PENDING,
+        Reason.ROUTE_NOT_READY,
         Reason.CACHE_DOWNLOADING,
         Reason.CACHE_NOT_PLACED,
         Reason.MODEL_CACHE_NOT_READY,

@@ -28,6 +28,7 @@ from modelplane.core.issues import has_errors
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import STACK_READY, Reason
 from modelplane.stack import (
+    AI_GATEWAY_RELEASE,
     NVIDIA_GPU_DRIVER,
     ClusterFacts,
     Mode,
@@ -135,7 +136,8 @@ def _needs(
     if facts.scheduler.install is not None:
         names.append(facts.scheduler.install.releases[-1].name)
     if facts.gateway_class:
-        names.append("envoy-gateway")
+        # Its route reaches its InferencePool through Envoy AI Gateway.
+        names += ["envoy-gateway", AI_GATEWAY_RELEASE]
     return tuple(sorted(n for n in set(names) if n in planned))
 
 
@@ -158,6 +160,7 @@ def compose_stack(
         nvidia_gpus=bool(_nvidia_pools(inputs.pools)),
         gpu_taints=_gpu_taints(inputs.pools),
         cloud_values=inputs.cloud_values or {},
+        extension_ready=releases.extension_ready(inputs.observed),
     )
     observed = inputs.observed
     placed = inputs.placed

@@ -21,7 +21,12 @@ from modelplane_models.model_replica import ModelReplica
 
 from compose_model_replica.cache import require_cache, with_cache
 from compose_model_replica.capacity import waiting_for_capacity
-from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
+from compose_model_replica.remote import (
+    remote_objects,
+    remote_observed,
+    route_verdict,
+    wrap_all,
+)
 from compose_model_replica.stack import lacking
 from compose_model_replica.status import (
     accepted_condition,
@@ -178,7 +183,11 @@ class FunctionRunner(ComposeFunction):
         serving = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
-            or waiting_for_capacity(serving_condition(handed, served, changed), cluster, replica)
+            or waiting_for_capacity(
+                serving_condition(handed, served, changed, route_verdict(remote, observed)),
+                cluster,
+                replica,
+            )
         )
         report.set_condition(rsp, serving)
         # Crossplane v2.3 writes a composite's status and the function's conditions in

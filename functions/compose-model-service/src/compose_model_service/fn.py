@@ -46,6 +46,7 @@ from compose_model_service.read import (
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue, warning
 from modelplane.core.kinds import HTTP_ROUTE
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import (
     API_VERSION,
     ENDPOINTS_RESOLVED,
@@ -299,12 +300,10 @@ def routed_condition(routes: RoutePlan, route: dict[str, Any] | None) -> report.
     summary = _weights(routes.endpoints)
     if objects.is_ready(route):
         return report.Condition(ROUTED, True, Reason.ROUTE_ACCEPTED, summary)
-    return report.Condition(
-        ROUTED,
-        None,
-        Reason.ROUTE_PENDING,
-        f"the route is not accepted by its Gateway yet; {summary}",
-    )
+    # Once read back, the Gateway's own words: a backend it refuses shows here.
+    seen = read_back(route)
+    why = HTTP_ROUTE.serving(seen)[1] if seen else "the route is not accepted by its Gateway yet"
+    return report.Condition(ROUTED, None, Reason.ROUTE_PENDING, f"{why}; {summary}")
 
 
 def _weights(endpoints: Sequence[dict[str, Any]]) -> str:

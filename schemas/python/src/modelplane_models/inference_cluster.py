@@ -472,7 +472,7 @@ class Stack(BaseModel):
     versions: Annotated[
         dict[str, VersionsAdditionalProperty] | None,
         Field(
-            description="Chart version overrides by component (Managed): nodeFeatureDiscovery, nvidiaDraDriver, leaderWorkerSet, certManager, kserve, envoyGateway, kai, kueue, volcano, schedulerPlugins. Each is a semantic version, written as the chart publishes it (some charts prefix a v).",
+            description="Chart version overrides by component (Managed): nodeFeatureDiscovery, nvidiaDraDriver, leaderWorkerSet, certManager, kserve, envoyGateway, envoyAiGateway, kai, kueue, volcano, schedulerPlugins. Each is a semantic version, written as the chart publishes it (some charts prefix a v).",
             max_length=16,
         ),
     ] = None
