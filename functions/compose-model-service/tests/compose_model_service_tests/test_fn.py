@@ -387,5 +387,5 @@ def test_a_backend_the_hub_gateway_refuses_keeps_the_route_pending_and_says_why(
     assert routed["message"].startswith(
         "HTTPRoute chat has backends Gateway modelplane-entry-fleet does not resolve: Kind "
         "is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are "
-        "supported; 4 backends: "
+        "supported; 3 backends: "
     )

@@ -12,14 +12,16 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from modelplane_models.deployment import Deployment as DeploymentModel
 from modelplane_models.inference_cluster import Scheduling
+from modelplane_models.leader_worker_set import LeaderWorkerSet as LeaderWorkerSetModel
 
 from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, WorkloadKind
 from modelplane.core.kinds.base import as_list
 from modelplane.core.labels import value_error
-from modelplane.core.observed import as_map
+from modelplane.core.observed import as_map, workload
 from modelplane.core.refs import ObjectRef, priority_class
 from modelplane.core.vocabulary import Reason
 
@@ -252,11 +254,20 @@ def _flavor_total(
     return sum(known) if known else None
 
 
+# The kinds whose ready replicas Kueue's webhooks read, by the kind a read-back names.
+_READY_MODELS: Final[Mapping[str, type[DeploymentModel] | type[LeaderWorkerSetModel]]] = {
+    "Deployment": DeploymentModel,
+    "LeaderWorkerSet": LeaderWorkerSetModel,
+}
+
+
 def _has_ready_replicas(observed: Mapping[str, Any]) -> bool:
-    # What Kueue's webhooks test (`status.readyReplicas > 0`); a Struct may carry the
-    # count as an integral double.
-    ready = as_map(observed.get("status")).get("readyReplicas")
-    return isinstance(ready, int | float) and not isinstance(ready, bool) and ready > 0
+    # What Kueue's webhooks test (`status.readyReplicas > 0`), read through the kind's
+    # model: a Deployment's and a LeaderWorkerSet's status name the count alike.
+    model = _READY_MODELS.get(str(observed.get("kind", "")))
+    read = workload(observed, model) if model is not None else None
+    ready = read.status.readyReplicas if read is not None and read.status is not None else None
+    return ready is not None and ready > 0
 
 
 def _observed_labels(observed: Mapping[str, Any]) -> dict[str, str]:
