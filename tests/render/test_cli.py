@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 from collections.abc import Mapping
@@ -303,3 +304,33 @@ def test_an_input_replacing_an_observed_composite_is_admitted_as_an_update(
     assert status == 1
     assert message in err
     assert out == "No changes.\n"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cyclic_collector_is_off_while_a_render_works_and_as_before_after(
+    fleet: tuple[Path, Path], enabled: bool
+) -> None:
+    """A collection during a render finds next to nothing and walks every object the
+    render keeps (`render_command._collector_relaxed`); it runs again afterwards."""
+    apis, inputs = fleet
+    during: list[bool] = []
+
+    class Probing(ParentRunner):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            during.append(gc.isenabled())
+            super().compose(request, rsp)
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        code, _, err = cli(
+            [str(inputs), "--apis", str(apis), "--in-process"],
+            {**default_runners(), "fn-parent": Probing()},
+        )
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+    assert code == 0, err
+    assert during and not any(during)
+    assert after is enabled

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import pytest
 from crossplane.function import resource, response
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
+from modelplane_cli.render import Apis, FunctionRegistry, NoAdmission, RenderResult, render
 from modelplane_cli.schema import validate_builtin
 
 from .support import (
@@ -17,6 +20,7 @@ from .support import (
     ParentRunner,
     condition,
     default_runners,
+    docs,
     find,
     observed_composite,
     one,
@@ -288,3 +292,33 @@ def test_events_are_valid_v1_events(apis_dir: Path) -> None:
     assert {e["involvedObject"]["kind"] for e in result.events} >= {"XParent", "XPlatform"}
     for event in result.events:
         assert validate_builtin(event, "1.34") == [], event
+
+
+def test_a_render_leaves_the_event_loop_without_its_result_being_formatted(
+    apis_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`asyncio.run` formats its main task's repr, result included, when it puts
+    SIGINT's handler back (CPython's `signal` looks the old handler up in an enum and
+    builds the failed lookup's message): a fleet's world took 0.15-0.2 s, twice over."""
+    formatted: list[RenderResult] = []
+
+    def counted(result: RenderResult) -> str:
+        formatted.append(result)
+        return "RenderResult(...)"
+
+    monkeypatch.setattr(RenderResult, "__repr__", counted)
+    # asyncio.run installs its own handler only over the default one.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        result = render(
+            docs(PARENT),
+            Apis.load(apis_dir),
+            FunctionRegistry(default_runners()),
+            NoAdmission(),
+            in_process=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+    assert result.converged, result.errors
+    assert formatted == []

@@ -323,12 +323,20 @@ def render(
 ) -> RenderResult:
     """Render on a fresh event loop; functions over loopback gRPC unless `in_process`."""
 
-    async def run() -> RenderResult:
+    # The result leaves the loop through this list, not as the main task's result:
+    # when `asyncio.run` puts SIGINT's handler back, CPython's `signal` module looks
+    # the old handler (a partial holding the task) up in its Handlers enum, and the
+    # failed lookup's message is the handler's repr, the task's result included: two
+    # reprs of the whole rendered world (0.15-0.2 s of CPU at 100 x 50, 4 MB each) for
+    # a message no one reads.
+    results: list[RenderResult] = []
+
+    async def run() -> None:
         # gRPC's asyncio objects bind to the running loop, so they are made inside it.
         functions: FunctionClient = (
             InProcessFunctions(registry) if in_process else GrpcFunctions(registry)
         )
-        return await render_async(
+        result = await render_async(
             documents,
             apis,
             functions,
@@ -341,5 +349,7 @@ def render(
             traced=traced,
             faults=faults,
         )
+        results.append(result)
 
-    return asyncio.run(run())
+    asyncio.run(run())
+    return results[0]
