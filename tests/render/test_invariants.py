@@ -133,6 +133,42 @@ def test_a_replica_that_stops_serving_by_a_fault_is_not_taken_down() -> None:
     assert broken(before, after) == []
 
 
+def endpoint(replica_name: str) -> Obj:
+    return {
+        "apiVersion": API,
+        "kind": "ModelEndpoint",
+        "metadata": {"name": replica_name, "namespace": "ns"},
+        "spec": {"deploymentName": "m", "replicaName": replica_name},
+    }
+
+
+def test_unrouting_a_serving_replica_with_no_replacement_breaks_serving_kept() -> None:
+    """A retiring replica still runs, but no traffic reaches it: it counts as removed."""
+    routed = [deployment(2, unavailable=0), *CLUSTERS, replica("a"), replica("b", "west")]
+    before = [*routed, endpoint("a"), endpoint("b")]
+    after = [*routed, endpoint("b")]
+    assert broken(before, after) == [(SERVING_KEPT, "ModelReplica ns/a")]
+    (found,) = violations(3, snapshot(before), snapshot(after))
+    assert "removed while serving (unrouted, kept running)" in str(found)
+    # Unrouted once its replacement serves: kept.
+    both = [*routed, replica("c", "west")]
+    assert (
+        broken(
+            [*both, endpoint("a"), endpoint("b"), endpoint("c")],
+            [*both, endpoint("b"), endpoint("c")],
+        )
+        == []
+    )
+    # A replica a fault stops serving loses its route too: not taken down.
+    faulted = [
+        deployment(2, unavailable=0),
+        *CLUSTERS,
+        replica("a", serving=False),
+        replica("b", "west"),
+    ]
+    assert broken(before, [*faulted, endpoint("b")]) == []
+
+
 def test_a_pool_newly_overcommitted_by_serving_replicas_is_broken() -> None:
     small = [cluster("east", nodes=1), cluster("west")]
     before = [deployment(2), *small, replica("a"), replica("b", serving=False)]

@@ -87,7 +87,7 @@ def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # The seeds of CAUGHT_WITHIN whose faults break ServingKept once the hold is removed
-# (seeded faults are deterministic).
+# (seeded faults are deterministic; a change to the calls a render makes redraws them).
 COMMAND_CATCHES = frozenset({4, 7, 11})
 
 

@@ -6,7 +6,8 @@ does not read the events or conditions the functions wrote about themselves, so 
 function that breaks a rule cannot explain the breach away.
 
 - `ServingKept`: a ModelReplica that served (`Serving=True`, for the revision it
-  carries: `status.servingRevision`) is removed only by a
+  carries: `status.servingRevision`) is removed, or taken out of routing while it
+  still serves (its ModelEndpoint gone: a retiring replica), only by a
   scale-down, a move whose replacement serves, a move within the rollout's
   `maxUnavailable`, a preemption, or the deletion of its deployment or cluster.
   Judged per deployment: removing serving replicas must leave at least
@@ -42,6 +43,7 @@ from modelplane.core.vocabulary import (
     ANNOTATION_REVISION,
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
+    MODEL_ENDPOINT,
     MODEL_REPLICA,
     SERVING,
 )
@@ -83,6 +85,8 @@ class Replica:
     cluster: str
     serving: bool
     revision: str
+    routed: bool
+    """Whether a ModelEndpoint routes to it (a retiring replica serves unrouted)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,14 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
     deployments: dict[Owner, Wanted] = {}
     clusters: set[str] = set()
     listed = list(objects)
+    endpoints = {
+        (
+            str((o.get("metadata") or {}).get("namespace") or ""),
+            (o.get("spec") or {}).get("replicaName"),
+        )
+        for o in listed
+        if o.get("kind") == MODEL_ENDPOINT
+    }
     for obj in listed:
         kind = obj.get("kind")
         meta: Mapping[str, Any] = obj.get("metadata") or {}
@@ -120,6 +132,7 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
                 cluster=str(spec.get("clusterName")),
                 serving=_serving(obj),
                 revision=str(annotations.get(ANNOTATION_REVISION, "")),
+                routed=(namespace, meta.get("name")) in endpoints,
             )
     running = [o for o in listed if o.get("kind") != MODEL_REPLICA or _serving(o)]
     return Snapshot(replicas, deployments, frozenset(clusters), overcommitted_pools(running))
@@ -175,7 +188,7 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
     removed = sorted(
         k
         for k in serving_before
-        if k not in mine_after
+        if _gone(mine_before[k], mine_after.get(k))
         and mine_before[k].cluster in after.clusters
         and not _preempted(owner, mine_before[k].cluster, before, after)
     )
@@ -193,7 +206,8 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
                 number,
                 SERVING_KEPT,
                 str(key),
-                f"removed while serving, on existing cluster {mine_before[key].cluster}; "
+                f"removed while serving{_how(key in mine_after)}, on existing cluster "
+                f"{mine_before[key].cluster}; "
                 f"{name} is left with {left} serving, below {floor} (replicas {wanted.replicas}, "
                 f"maxUnavailable {wanted.budget.unavailable}), and no replacement serves",
             )
@@ -223,6 +237,16 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
             )
         )
     return found
+
+
+def _gone(before: Replica, after: Replica | None) -> bool:
+    """Whether a replica that served left: deleted, or unrouted while it still serves
+    (a replica a fault stops serving loses its route too, and counts for nothing)."""
+    return after is None or (before.routed and after.serving and not after.routed)
+
+
+def _how(kept_running: bool) -> str:
+    return " (unrouted, kept running)" if kept_running else ""
 
 
 def _preempted(owner: Owner, cluster: str, before: Snapshot, after: Snapshot) -> bool:
