@@ -187,8 +187,12 @@ class FunctionRunner(ComposeFunction):
             # each Usage naming it) is composed: composed as usual above, so that what
             # was never emitted is left out here in one place.
             hold_inside(req, rsp, name, (PROVIDER_CONFIG, HELM_PROVIDER_CONFIG))
+        # Read from the composite as observed, so a start it carries survives even a
+        # response that stops early: the runner re-publishes the observed status then.
+        reachability = report_reachable(req, rsp, observed, cluster)
+        if reachability is not None:
+            status.reachability = reachability
         set_status(rsp, status)
-        report_reachable(req, rsp, observed, name)
 
     def lookup(self, found: required.Required[InferenceClass]) -> ClassLookup:
         """A class as fetched, with what `class_issues` finds in it kept by its bytes."""
