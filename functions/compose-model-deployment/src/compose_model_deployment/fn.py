@@ -27,7 +27,12 @@ from compose_model_deployment.cache import (
     compose_usage,
     require_cache,
 )
-from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
+from compose_model_deployment.endpoints import (
+    compose_endpoints,
+    endpoint_status,
+    is_endpoint,
+    routed,
+)
 from compose_model_deployment.fleet import REPLICAS, Fleet, require_fleet, require_own
 from compose_model_deployment.kept import Kept
 from compose_model_deployment.replicas import (
@@ -86,6 +91,8 @@ class Outcome:
     decision: Decision
     cache: CacheView | None
     skipped: int
+    unreachable: frozenset[str] = frozenset()
+    """The clusters whose `Reachable` is False: a replica there is not available."""
 
 
 class FunctionRunner(ComposeFunction):
@@ -172,7 +179,7 @@ class FunctionRunner(ComposeFunction):
             ledgers=self.charged_ledgers,
         )
         skipped = known.skipped + len(fleet_replicas.unreadable)
-        return Outcome(deployment, wanted, composed, decision, cache, skipped)
+        return Outcome(deployment, wanted, composed, decision, cache, skipped, found.unreachable)
 
     def finish(
         self,
@@ -187,7 +194,17 @@ class FunctionRunner(ComposeFunction):
         trace (of the whole fleet) is the one the last wide decision published."""
         deployment = outcome.deployment
         carried = (deployment.status or Status()) if narrow else None
-        emit(req, rsp, deployment, outcome.wanted, outcome.decision, statuses, self.kept, carried)
+        emit(
+            req,
+            rsp,
+            deployment,
+            outcome.wanted,
+            outcome.decision,
+            statuses,
+            self.kept,
+            carried,
+            outcome.unreachable,
+        )
         compose_usage(rsp, deployment, outcome.cache, statuses.observed)
         skipped = outcome.skipped
         if skipped:
@@ -252,13 +269,22 @@ def emit(
     statuses: Statuses,
     kept: Kept,
     carried: Status | None = None,
+    unreachable: frozenset[str] = frozenset(),
 ) -> None:
     """Compose the decision's replicas and endpoints and publish its status; with
-    `carried`, the match trace is carried forward from it instead of recomputed."""
+    `carried`, the match trace is carried forward from it instead of recomputed.
+
+    A replica on an `unreachable` cluster is not available, whatever it last said
+    (as Kubernetes marks a lost node's pods not Ready): not ready, not counted in
+    ReplicasReady, listed as not serving. Its ModelEndpoint stays only while no
+    replica on a reachable cluster serves (`endpoints.routed`)."""
     wanted = read.replicas
     observed = statuses.observed
-    serving_now = {r.name: statuses.serves(r.name) for r in decision.replicas}
-    for message in unreadable_statuses(statuses, serving_now):
+    last_read = {r.name: statuses.serves(r.name) for r in decision.replicas}
+    serving_now = {
+        r.name: last_read[r.name] and r.cluster not in unreachable for r in decision.replicas
+    }
+    for message in unreadable_statuses(statuses, last_read):
         report.warning(rsp, Reason.REPLICA_STATUS_UNREADABLE, message)
     held: set[str] = set()
     for replica in decision.replicas:
@@ -278,9 +304,9 @@ def emit(
         )
 
     ready = sum(serving_now.values())
-    endpoints = endpoint_status(decision, observed, serving_now)
+    endpoints = endpoint_status(decision, observed, serving_now, last_read)
     name = (deployment.metadata.name if deployment.metadata else None) or ""
-    compose_endpoints(rsp, name, endpoints, observed, kept)
+    compose_endpoints(rsp, name, endpoints, observed, kept, routed(serving_now, last_read))
     if carried is not None:
         match_trace = carried.matchTrace
         match_omitted = carried.matchTraceOmitted

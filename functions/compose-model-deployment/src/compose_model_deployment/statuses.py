@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from compose_model_deployment.endpoints import endpoint_key
-from modelplane.core.applied import verdict_current
+from modelplane.core.applied import served_as_last_read
 from modelplane.core.bounded import BoundedMemo
 from modelplane.core.kinds.base import mapping
-from modelplane.core.observed import condition_is, conditions_problem, find_condition
+from modelplane.core.observed import conditions_problem, find_condition
 from modelplane.core.vocabulary import ACCEPTED, ANNOTATION_REVISION, SERVING
 from modelplane.xfn.memo import digest_bytes
 
@@ -38,16 +38,18 @@ def refusal(observed: dict[str, Any] | None) -> str | None:
 
 def serving(observed: dict[str, Any] | None) -> bool:
     """Whether an observed ModelReplica reports its model serving the revision it
-    carries now. Right after this function updates a replica in place, the replica's
-    status still holds the verdict compose-model-replica made for the old revision
-    (Crossplane sets a function's conditions with no observedGeneration), so only
-    the revision it names in `status.servingRevision` ties the verdict to the spec."""
-    if not condition_is(observed, SERVING, "True"):
-        return False
+    carries now, as last read (`served_as_last_read`: on an unreachable cluster, what
+    it served before; `fn.emit` does not count that one as available). Right after
+    this function updates a replica in place, the replica's status still holds the
+    verdict compose-model-replica made for the old revision (Crossplane sets a
+    function's conditions with no observedGeneration), so only the revision it names
+    in `status.servingRevision` ties the verdict to the spec."""
     obj = observed or {}
     annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
     judged = mapping(obj.get("status")).get("servingRevision")
-    return verdict_current(judged, annotations.get(ANNOTATION_REVISION))
+    return served_as_last_read(
+        find_condition(observed, SERVING), judged, annotations.get(ANNOTATION_REVISION)
+    )
 
 
 @dataclass(frozen=True)
