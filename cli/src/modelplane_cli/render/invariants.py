@@ -6,7 +6,8 @@ does not read the events or conditions the functions wrote about themselves, so 
 function that breaks a rule cannot explain the breach away.
 
 - `ServingKept`: a ModelReplica that served (`Serving=True`, for the revision it
-  carries: `status.servingRevision`) is removed only by a
+  carries: `status.servingRevision`; or, on an unreachable cluster, `Unknown` with
+  `ClusterUnreachable` and that revision: it may still serve) is removed only by a
   scale-down, a move whose replacement serves, a move within the rollout's
   `maxUnavailable`, a preemption, or the deletion of its deployment or cluster.
   Judged per deployment: removing serving replicas must leave at least
@@ -21,7 +22,10 @@ function that breaks a rule cannot explain the breach away.
   before it serves (an allowed preemption; `modelplane.scheduling.precedence`),
   until the replica that yields leaves in its own deployment's reconcile.
 - `RolloutBudget` (`spec.strategy.rollingUpdate`, rounded as a Deployment's):
-  a deployment never grows past R + maxSurge ModelReplicas (or what it had), and
+  a deployment never grows past R + maxSurge ModelReplicas (or what it had) on
+  clusters that are not unreachable (`Reachable=False`, as the InferenceCluster, not
+  the deployment, says: replicas stranded there are replaced outside the surge,
+  as a ReplicaSet replaces a lost node's pods), and
   replicas taken down by an in-place update, with those removed, leave at least
   min(R - maxUnavailable, serving before) serving.
 - `Converges`: once the faults stop, the world reaches a fixed point within the
@@ -37,12 +41,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from modelplane.core.applied import verdict_current
+from modelplane.core.applied import served_as_last_read
+from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import (
     ANNOTATION_REVISION,
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
     MODEL_REPLICA,
+    REACHABLE,
     SERVING,
 )
 from modelplane.scheduling.model import RollingUpdate
@@ -97,12 +103,14 @@ class Snapshot:
     deployments: Mapping[Owner, Wanted]
     clusters: frozenset[str]
     overcommitted: Mapping[tuple[str, str], str]
+    unreachable: frozenset[str] = frozenset()
 
 
 def snapshot(objects: Iterable[View]) -> Snapshot:
     replicas: dict[ObjectKey, Replica] = {}
     deployments: dict[Owner, Wanted] = {}
     clusters: set[str] = set()
+    unreachable: set[str] = set()
     listed = list(objects)
     for obj in listed:
         kind = obj.get("kind")
@@ -111,6 +119,9 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
         namespace = str(meta.get("namespace") or "")
         if kind == INFERENCE_CLUSTER:
             clusters.add(str(meta.get("name")))
+            reachable = find_condition(obj, REACHABLE)
+            if reachable is not None and reachable.status == "False":
+                unreachable.add(str(meta.get("name")))
         elif kind == MODEL_DEPLOYMENT:
             deployments[(namespace, str(meta.get("name")))] = _wanted(spec)
         elif kind == MODEL_REPLICA:
@@ -122,7 +133,13 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
                 revision=str(annotations.get(ANNOTATION_REVISION, "")),
             )
     running = [o for o in listed if o.get("kind") != MODEL_REPLICA or _serving(o)]
-    return Snapshot(replicas, deployments, frozenset(clusters), overcommitted_pools(running))
+    return Snapshot(
+        replicas,
+        deployments,
+        frozenset(clusters),
+        overcommitted_pools(running),
+        frozenset(unreachable),
+    )
 
 
 def _wanted(spec: Mapping[str, Any]) -> Wanted:
@@ -137,16 +154,15 @@ def _wanted(spec: Mapping[str, Any]) -> Wanted:
 
 
 def _serving(obj: View) -> bool:
-    """Serving, on a verdict about the revision the replica carries now (a verdict
-    left from before an in-place update does not count: `core.applied`)."""
+    """Serving, as last read, on a verdict about the revision the replica carries now
+    (a verdict left from before an in-place update does not count: `core.applied`)."""
     status: Mapping[str, Any] = obj.get("status") or {}
     annotations: Mapping[str, Any] = (obj.get("metadata") or {}).get("annotations") or {}
-    if not verdict_current(status.get("servingRevision"), annotations.get(ANNOTATION_REVISION)):
-        return False
-    for condition in status.get("conditions") or []:
-        if isinstance(condition, Mapping) and condition.get("type") == SERVING:
-            return condition.get("status") == "True"
-    return False
+    return served_as_last_read(
+        find_condition(obj, SERVING),
+        status.get("servingRevision"),
+        annotations.get(ANNOTATION_REVISION),
+    )
 
 
 def violations(number: int, before: Snapshot, after: Snapshot) -> list[Violation]:
@@ -211,15 +227,17 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
                 f"{wanted.budget.unavailable})",
             )
         )
-    ceiling = max(wanted.replicas + wanted.budget.surge, len(mine_before))
-    if len(mine_after) > ceiling:
+    counted_before = sum(r.cluster not in before.unreachable for r in mine_before.values())
+    counted = sum(r.cluster not in after.unreachable for r in mine_after.values())
+    ceiling = max(wanted.replicas + wanted.budget.surge, counted_before)
+    if counted > ceiling:
         found.append(
             Violation(
                 number,
                 ROLLOUT_BUDGET,
                 name,
-                f"{len(mine_after)} ModelReplicas, more than replicas {wanted.replicas} + "
-                f"maxSurge {wanted.budget.surge}",
+                f"{counted} ModelReplicas on reachable clusters, more than replicas "
+                f"{wanted.replicas} + maxSurge {wanted.budget.surge}",
             )
         )
     return found
