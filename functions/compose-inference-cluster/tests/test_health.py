@@ -165,6 +165,14 @@ UNREADABLE_EVENT = {
 }
 
 
+def shape_event(what: str) -> Obj:
+    return {
+        **UNREADABLE_EVENT,
+        "message": f"{what}; taken as absent, so the grace is measured from the Objects' "
+        "own transition times",
+    }
+
+
 @pytest.mark.parametrize(
     ("composite_status", "observed", "reason", "published", "events"),
     [
@@ -187,6 +195,22 @@ UNREADABLE_EVENT = {
             "SyncFailing",
             {"objectsFailingSince": "2026-12-01T10:08:00Z"},
             [UNREADABLE_EVENT],
+        ),
+        # Of another shape than the XRD's (a world written by hand): the same, and the
+        # cluster stays readable.
+        (
+            {"reachability": {"objectsFailingSince": 5}},
+            FAILING,
+            "SyncFailing",
+            {"objectsFailingSince": "2026-12-01T10:08:00Z"},
+            [shape_event("status.reachability.objectsFailingSince is not a string")],
+        ),
+        (
+            {"reachability": "since ten"},
+            FAILING,
+            "SyncFailing",
+            {"objectsFailingSince": "2026-12-01T10:08:00Z"},
+            [shape_event("status.reachability is not an object")],
         ),
     ],
 )

@@ -23,7 +23,11 @@ from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool
 
 from compose_inference_cluster.access import hold_inside, identity, require_identity
 from compose_inference_cluster.gateway import compose_gateway
-from compose_inference_cluster.health import report_reachable, require_replica_objects
+from compose_inference_cluster.health import (
+    drop_unreadable_reachability,
+    report_reachable,
+    require_replica_objects,
+)
 from compose_inference_cluster.provision import (
     compose_cloud,
     connection_secret,
@@ -91,6 +95,7 @@ class FunctionRunner(ComposeFunction):
         self.class_checks = BoundedMemo[bytes, tuple[Issue, ...]](1024)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        drop_unreadable_reachability(req, rsp)
         cluster = observed_composite(req, InferenceCluster)
         name, secret_ref = _identity(cluster)
         require_identity(rsp, cluster, secret_ref["namespace"])

@@ -79,6 +79,47 @@ def replica_objects(req: fnv1.RunFunctionRequest, cluster: str) -> list[dict[str
     return [obj for obj in found.items if _is_object(obj) and _through(obj, cluster)]
 
 
+_FIELDS = ("objectsFailingSince", "replicaObjectsFailingSince")
+
+
+def drop_unreadable_reachability(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> None:
+    """Remove from the observed composite a `status.reachability` (or a field of it) of
+    another shape than this function writes, with a Warning naming it, before the
+    composite is read: the API server's schema keeps that from happening, but a
+    world written by hand may not, and the whole cluster must not become unreadable
+    (nor keep re-publishing the bad value) for a field whose absence is harmless."""
+    resource = req.observed.composite.resource
+    if "status" not in resource.fields or not resource.fields["status"].HasField("struct_value"):
+        return
+    status = resource.fields["status"].struct_value
+    if "reachability" not in status.fields:
+        return
+    value = status.fields["reachability"]
+    if not value.HasField("struct_value"):
+        del status.fields["reachability"]
+        _unreadable(rsp, "status.reachability", "is not an object")
+        return
+    for name in sorted(value.struct_value.fields):
+        if name not in _FIELDS:
+            _unreadable(rsp, f"status.reachability.{name}", "is not a field Modelplane writes")
+        elif not value.struct_value.fields[name].HasField("string_value"):
+            _unreadable(rsp, f"status.reachability.{name}", "is not a string")
+        else:
+            continue
+        del value.struct_value.fields[name]
+
+
+def _unreadable(rsp: fnv1.RunFunctionResponse, field: str, why: str) -> None:
+    report.warning(
+        rsp,
+        Reason.REACHABILITY_UNREADABLE,
+        f"{field} {why}; taken as absent, so the grace is measured from the Objects' own "
+        "transition times",
+    )
+
+
 def _carried(rsp: fnv1.RunFunctionResponse, field: str, value: str | None) -> datetime | None:
     """A start this function published before, or None; a Warning when it does not read."""
     if value is None:
