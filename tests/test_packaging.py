@@ -132,6 +132,10 @@ def test_cli_wheel_ships_the_apis_it_renders_and_no_dev_tooling(tmp_path: Path) 
         for p in (ROOT / "apis").rglob("*.yaml")
     )
     assert shipped == source
+    # The stand-in schemas `modelplane render` validates against where no upstream CRD is.
+    assert "modelplane_cli/schema/standins/gateway.networking.k8s.io_backendtlspolicies.yaml" in (
+        wheel.namelist()
+    )
     for name in shipped:
         assert (
             wheel.read(name)

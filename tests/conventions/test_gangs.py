@@ -70,6 +70,8 @@ def test_leader_ready_is_never_ganged_by_hand(build: Any) -> None:
     ],
 )
 def test_no_gang_object(spec: dict[str, Any], manifest: str, build: Any) -> None:
+    """Nothing to compose, and nothing to say about gangs (Volcano's LWS provider
+    does say that its PodGroups drop the priority: `test_volcano_lws_priority`)."""
     manifests = {
         "lws": [build.lws(size=4)],
         "lws-size-1": [build.lws(size=1, replicas=3)],
@@ -78,7 +80,7 @@ def test_no_gang_object(spec: dict[str, Any], manifest: str, build: Any) -> None
     }[manifest]
     result = _apply(spec, manifests)
     assert result.gangs == []
-    assert result.issues == []
+    assert [i for i in result.issues if i.reason != "PriorityNotExpressible"] == []
 
 
 def test_volcano_without_lws_provider_composes_its_podgroup(

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.conventions import TemplateContext, apply_conventions
+from modelplane.conventions import TemplateContext, apply_conventions, replica_prerequisites
 
 from .support import handed, read_scheduling, typed
 
@@ -182,6 +182,43 @@ def test_kai_quota_is_checked_per_kserve_workload(build: Any) -> None:
     assert "(prefill)" in quota[0].message
 
 
+@pytest.mark.parametrize(
+    ("spec", "queue"),
+    [
+        ({}, "default-queue"),
+        ({"defaultLabels": {"project": "{{ .Namespace }}"}}, "ml-team"),
+        (
+            {"defaultLabels": {"project": "{{ .Namespace }}", "kai.scheduler/node-pool": "h100"}},
+            "ml-team-h100",
+        ),
+        # An empty project is none to KAI.
+        ({"defaultLabels": {"project": ""}}, "default-queue"),
+        # The queue label wins over the project, on the owner as on the pod.
+        ({"queue": "gold", "defaultLabels": {"project": "{{ .Namespace }}"}}, "gold"),
+        ({"defaultLabels": {"kai.scheduler/queue": "gold", "project": "x"}}, "gold"),
+    ],
+)
+def test_kai_queue_follows_the_podgroupers_fallback(
+    spec: dict[str, Any], queue: str, build: Any
+) -> None:
+    """With no queue label, KAI's podgrouper reads the queue from a `project` label
+    (`<project>-<node pool>` with a node-pool label): the queue Modelplane observes
+    and checks for quota is that one, not `default-queue`."""
+    config, issues = read_scheduling(
+        {"provider": "KAI", "kai": {"queuesWithQuota": [queue]}, **spec}
+    )
+    assert issues == []
+    ref, _ = replica_prerequisites(config, _context(None), "ml-team")
+    assert ref is not None and (ref.kind, ref.name) == ("Queue", queue)
+    # A Deployment without priority is non-preemptible: warned unless its queue has quota.
+    result = apply_conventions(typed([build.deployment()]), config, _context(None))
+    assert [f.reason for f in result.issues if f.reason == "QueueWithoutQuota"] == []
+    unlisted, _ = read_scheduling({"provider": "KAI", "kai": {"queuesWithQuota": []}, **spec})
+    result = apply_conventions(typed([build.deployment()]), unlisted, _context(None))
+    (warned,) = [f for f in result.issues if f.reason == "QueueWithoutQuota"]
+    assert f"KAI queue {queue!r}" in warned.message
+
+
 # --- names KServe and LWS derive --------------------------------------------------------
 
 
@@ -227,6 +264,17 @@ def test_lws_name_limits(
     assert all(f.severity == "Error" and f.path == "metadata.name" for f in names)
 
 
+def test_kueues_lws_name_limit_says_when_it_binds(build: Any) -> None:
+    # Since Kueue 0.18 the identifiers are annotations by default: the message must
+    # not blame a label that default Kueue no longer writes.
+    config, _ = read_scheduling({"provider": "Kueue"})
+    manifest = build.lws(name="s" * 40, replicas=1)
+    result = apply_conventions(typed([manifest]), config, _context("p"))
+    (issue,) = [f for f in result.issues if f.reason == "NameTooLong"]
+    assert "WorkloadIdentifierAnnotations gate off" in issue.message
+    assert "at most 39" in issue.message
+
+
 # --- Volcano and KServe -----------------------------------------------------------------
 
 
@@ -251,3 +299,49 @@ def test_volcano_queue_through_kserve(
     assert bool(found) == warned
     assert handed(result)[0]["spec"]["annotations"]["scheduling.volcano.sh/queue-name"] == queue
     assert "annotations" not in handed(result)[0]["metadata"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "priority", "warned"),
+    [
+        ({}, "lws", "p", True),
+        ({}, "llmisvc-multi", "p", True),
+        # The LWS controller's provider makes its PodGroups whatever gang.enabled says.
+        ({"gang": {"enabled": False}}, "lws", "p", True),
+        ({}, "lws", None, False),
+        ({"volcano": {"lwsGangScheduling": False}}, "lws", "p", False),
+        ({"volcano": {"lwsGangScheduling": False}}, "llmisvc-multi", "p", False),
+        # Volcano makes a Deployment pod's PodGroup itself, from the pod's priority.
+        ({}, "deployment", "p", False),
+        ({}, "llmisvc-single", "p", False),
+    ],
+)
+def test_volcano_lws_priority(
+    spec: dict[str, Any], kind: str, priority: str | None, warned: bool, build: Any
+) -> None:
+    """The LWS Volcano provider's PodGroups carry no priorityClassName, and Volcano
+    takes a gang's priority from its PodGroup alone: each such LWS is named, with the
+    setting under which Modelplane's own PodGroup carries the priority."""
+    manifest = {
+        "lws": lambda: build.lws(size=4),
+        "llmisvc-multi": lambda: build.llmisvc(
+            main=build.kserve_block(worker=True, parallelism=build.pipeline2)
+        ),
+        "deployment": build.deployment,
+        "llmisvc-single": build.llmisvc,
+    }[kind]()
+    config, issues = read_scheduling({"provider": "Volcano", **spec})
+    assert issues == []
+    result = apply_conventions(typed([manifest]), config, _context(priority))
+    found = [f for f in result.issues if f.reason == "PriorityNotExpressible"]
+    assert len(found) == int(warned), result.issues
+    for issue in found:
+        assert (issue.severity, issue.path) == (
+            "Warning",
+            "spec.scheduling.volcano.lwsGangScheduling",
+        )
+        assert f"not {priority!r}" in issue.message
+        assert "volcano.lwsGangScheduling: false" in issue.message
+    # With Modelplane's own PodGroup, the gang does carry the priority.
+    for group in result.gangs:
+        assert group["spec"]["priorityClassName"] == priority

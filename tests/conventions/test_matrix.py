@@ -95,6 +95,9 @@ def test_conventions_land_where_the_scheduler_reads_them(
 
     assert result.ok, result.issues
     assert len(handed(result)) == len(manifests)
+    # Volcano's LWS provider gangs only LWS pods: a disaggregated replica of
+    # Deployments alone is one PodGroup Modelplane composes, with a task per role.
+    replica_gang = provider == "Volcano" and shape == "deployment-disaggregated"
     for obj in handed(result):
         assert manifest_validator.validate(obj, pods=True) == []
         want_labels, want_annotations = _expected_object_keys(provider, obj["kind"])
@@ -113,6 +116,10 @@ def test_conventions_land_where_the_scheduler_reads_them(
             gang_label = labels.pop("scheduling.x-k8s.io/pod-group", None)
             assert (gang_label is not None) == (provider == "Coscheduling" and _is_gang(obj, where))
             assert set(labels) - set(pod_labels) <= {"app"}, where
+            if replica_gang:
+                role = obj["metadata"]["labels"]["modelplane.ai/role"]
+                assert annotations.pop("volcano.sh/task-spec") == role, where
+                assert annotations.pop("scheduling.k8s.io/group-name"), where
             assert annotations == pod_annotations, where
             assert not any(k.startswith("kueue.x-k8s.io/") for k in labels), where
             for _, pod_spec in site.specs:
@@ -120,20 +127,25 @@ def test_conventions_land_where_the_scheduler_reads_them(
                 assert pod_spec["priorityClassName"] == PRIORITY, where
 
     expected_gangs = sorted(gangs) if provider == "Coscheduling" else []
+    if replica_gang:
+        expected_gangs = [sum(obj["spec"]["replicas"] for obj in manifests)]
     assert sorted(o["spec"]["minMember"] for o in result.gangs) == expected_gangs
     for gang in result.gangs:
         assert manifest_validator.validate(gang) == []
         assert gang["metadata"]["namespace"] == build.namespace
         assert len(gang["metadata"]["name"]) <= 63
 
-    # The one thing that cannot be expressed: Volcano's LWS provider reads the
-    # queue from the LWS object, which KServe creates without it.
-    unexpressible = provider == "Volcano" and shape.startswith("llmisvc")
-    expected = ["QueueNotExpressible"] * len(gangs) if unexpressible else []
-    # No provider here forms one gang of a disaggregated replica (KAI's podgrouper
-    # groups every KAI pod, Volcano's LWS provider creates its gangs), and each says
-    # so once.
-    if "disaggregated" in shape:
+    # What Volcano's LWS provider cannot express, per LWS: the queue, which it reads
+    # from the LWS object and KServe creates without it; and the priority, which its
+    # PodGroups never carry.
+    expected: list[str] = []
+    if provider == "Volcano":
+        queue = ["QueueNotExpressible"] if shape.startswith("llmisvc") else []
+        expected = [*queue, "PriorityNotExpressible"] * len(gangs)
+    # No other provider here forms one gang of a disaggregated replica (KAI's
+    # podgrouper groups every KAI pod, Volcano's LWS provider creates its gangs for
+    # LWS pods), and each says so once.
+    if "disaggregated" in shape and not replica_gang:
         expected = ["GangLimited", *expected]
     assert [f.reason for f in result.issues] == expected, result.issues
 

@@ -91,6 +91,12 @@ def test_same_value_is_not_reported(build: Any) -> None:
             "labels",
             "priorityClassName",
         ),
+        # KAI reads an unprefixed `project` label as the queue when no queue label is set.
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "labels",
+            "project",
+        ),
         ({"provider": "Kueue", "queue": "q"}, "labels", "kueue.x-k8s.io/queue-name"),
         ({"provider": "Kueue"}, "labels", "kueue.x-k8s.io/priority-class"),
         ({"provider": "Volcano"}, "annotations", "scheduling.volcano.sh/queue-name"),

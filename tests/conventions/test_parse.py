@@ -237,6 +237,10 @@ WARNING_CASES: list[tuple[dict[str, Any], str]] = [
         "spec.scheduling.defaultAnnotations[kai.scheduler/queue]",
     ),
     (
+        {"provider": "KAI", "defaultAnnotations": {"project": "q"}},
+        "spec.scheduling.defaultAnnotations[project]",
+    ),
+    (
         {"provider": "Kueue", "defaultAnnotations": {"kueue.x-k8s.io/queue-name": "q"}},
         "spec.scheduling.defaultAnnotations[kueue.x-k8s.io/queue-name]",
     ),

@@ -92,6 +92,39 @@ def test_a_kserve_pd_replica_is_one_gang_too(build: Any) -> None:
     assert svc["spec"]["prefill"]["annotations"]["volcano.sh/task-spec"] == "prefill"
 
 
+@pytest.mark.parametrize("shape", ["deployments", "llmisvc-single-node"], ids=["Native", "KServe"])
+def test_with_the_lws_provider_a_replica_of_deployments_is_still_one_gang(
+    shape: str, build: Any, manifest_validator: ManifestValidator
+) -> None:
+    """The LWS provider gangs LWS pods only; Volcano makes no PodGroup for a pod that
+    names one. So a replica none of whose roles is an LWS is one PodGroup with a task
+    per role, whether or not the provider is on."""
+    manifests = {
+        "deployments": lambda: [
+            build.deployment("kimi-0-decode", "decode", replicas=1),
+            build.deployment("kimi-0-prefill", "prefill", replicas=3),
+        ],
+        "llmisvc-single-node": lambda: [
+            build.llmisvc(
+                role="decode",
+                main=build.kserve_block(worker=False),
+                prefill=build.kserve_block(worker=False, replicas=3),
+            )
+        ],
+    }[shape]()
+    result = _apply({"provider": "Volcano", "queue": "q"}, manifests)
+    assert result.issues == []
+    (group,) = result.gangs
+    assert manifest_validator.validate(group) == []
+    assert group["spec"]["minTaskMember"] == {"decode": 1, "prefill": 3}
+    assert group["spec"]["minMember"] == 4
+    for obj in handed(result):
+        for site in pod_sites(obj):
+            annotations = site.metadata["annotations"]
+            assert annotations["scheduling.k8s.io/group-name"] == group["metadata"]["name"]
+            assert annotations["volcano.sh/task-spec"] in {"decode", "prefill"}
+
+
 def test_a_unified_replica_keeps_its_gang_per_worker(build: Any) -> None:
     result = _apply(VOLCANO, [build.lws(size=4)])
     (group,) = result.gangs

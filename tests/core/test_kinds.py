@@ -93,6 +93,52 @@ def test_a_route_serves_only_once_every_gateway_accepted_it() -> None:
     assert not _cel(route.readiness()["celQuery"], healthy)
 
 
+def test_a_route_whose_backend_a_gateway_refuses_does_not_serve() -> None:
+    """Accepted says the route is attached, not that it reaches anything: Envoy Gateway
+    v1.8.1 without Envoy AI Gateway accepts a route to an InferencePool and refuses the
+    backend, so requests get no backend."""
+    route = kinds.HTTP_ROUTE
+    spec = {"parentRefs": [{"name": "a"}]}
+    status = route.healthy_status(spec)
+    refused = {**manifest(route), "spec": spec, "status": status}
+    status["parents"][0]["conditions"][1] = {
+        "type": "ResolvedRefs",
+        "status": "False",
+        "reason": "InvalidKind",
+        "message": "Group is invalid, only the core API group (specified by omitting the "
+        "group field or setting it to an empty string), multicluster.x-k8s.io and "
+        "gateway.envoyproxy.io are supported",
+    }
+    assert route.serving(refused) == (
+        False,
+        "HTTPRoute w has backends Gateway a does not resolve: Group is invalid, only the "
+        "core API group (specified by omitting the group field or setting it to an empty "
+        "string), multicluster.x-k8s.io and gateway.envoyproxy.io are supported",
+    )
+    assert not _cel(route.readiness()["celQuery"], refused)
+    # Resolved for an older spec of the route: says nothing about this one.
+    status["parents"][0]["conditions"][1] = {
+        "type": "ResolvedRefs",
+        "status": "True",
+        "reason": "ResolvedRefs",
+        "observedGeneration": 1,
+    }
+    older = {**refused, "metadata": {"name": "w", "generation": 2}}
+    assert route.serving(older) == (
+        False,
+        "HTTPRoute w is ResolvedRefs at Gateway a for an older spec (generation 1, not 2)",
+    )
+    assert not _cel(route.readiness()["celQuery"], older)
+    assert route.serving(refused)[0] and _cel(route.readiness()["celQuery"], refused)
+    # Not reported yet: not resolved either.
+    del status["parents"][0]["conditions"][1]
+    assert route.serving(refused) == (
+        False,
+        "HTTPRoute w has backends Gateway a does not resolve: pending",
+    )
+    assert not _cel(route.readiness()["celQuery"], refused)
+
+
 def test_a_simulated_gateway_has_an_address_of_its_own_per_cluster() -> None:
     gateway = {**manifest(GATEWAY), "metadata": {"name": "gw", "namespace": "infra"}}
     east = GATEWAY.healthy_status_on(gateway, "east")

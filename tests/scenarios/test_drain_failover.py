@@ -214,3 +214,25 @@ def test_replica_objects_failing_within_the_grace_keep_the_replicas(fleet: Fleet
     health = waiting.condition("InferenceCluster", EAST, "Reachable")
     assert (health["status"], health["reason"]) == ("Unknown", "SyncFailing")
     assert on_cluster(waiting, EAST) == ["deepseek-r1", "kimi-k2"]
+
+
+def drain_east_without_surge(objects: list[Obj]) -> None:
+    """As taint_east, every deployment rolling with maxSurge 0 and maxUnavailable 1."""
+    taint_east(objects)
+    for obj in objects:
+        if obj["kind"] == "ModelDeployment":
+            obj["spec"]["strategy"] = {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}
+
+
+def test_a_drain_without_surge_moves_within_max_unavailable(fleet: Fleet) -> None:
+    before = serving(fleet.objects)
+    flight = fleet.edit_rounds(drain_east_without_surge, LAST_ROUND - 1)
+    for rounds, in_flight in enumerate(flight, start=1):
+        current = serving(in_flight.objects)
+        assert all(current[name] >= count - 1 for name, count in before.items()), (rounds, current)
+    done = flight[-1] if flight[-1].result.converged else fleet.edit(drain_east_without_surge)
+    assert done.result.converged, done.result.errors
+    assert on_cluster(done, EAST) == []
+    assert serving(done.objects) == before
+    removed = [e["message"] for e in done.result.events if e["reason"] == "ReplicaRemoved"]
+    assert removed and all("it makes room within maxUnavailable 1" in m for m in removed), removed

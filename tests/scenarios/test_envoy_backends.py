@@ -65,6 +65,12 @@ def test_every_dns_named_backend_is_an_envoy_gateway_backend(on_envoy_gateway: F
         "modelplane-replicas.modelplane-system.serve-us-east.example",
         "modelplane-replicas.modelplane-system.serve-us-east.example",
     ]
+    # The https external model's Backend originates TLS itself; no BackendTLSPolicy is left.
+    tls = {n: s["tls"] for n, s in backends.items() if "tls" in s}
+    assert list(tls.values()) == [
+        {"sni": "api.example-saas.com", "wellKnownCACertificates": "System"}
+    ]
+    assert not [m for m in hub if m["kind"] == "BackendTLSPolicy"]
     (route,) = [m for m in hub if m["kind"] == "HTTPRoute"]
     refs = route["spec"]["rules"][0]["backendRefs"]
     assert {(r["group"], r["kind"]) for r in refs} == {("gateway.envoyproxy.io", "Backend")}
@@ -86,4 +92,13 @@ def test_another_implementation_keeps_external_name_services(renderer: Renderer)
     rendered = serving.edit(_served_by("example.com/gateway-controller"))
     assert rendered.result.ok, rendered.result.errors
     kinds = sorted(m["kind"] for m in _of(rendered, "chat"))
-    assert kinds == ["HTTPRoute", "Namespace", "Service", "Service", "Service", "Service"]
+    # The https external model's ExternalName Service has its BackendTLSPolicy.
+    assert kinds == [
+        "BackendTLSPolicy",
+        "HTTPRoute",
+        "Namespace",
+        "Service",
+        "Service",
+        "Service",
+        "Service",
+    ]

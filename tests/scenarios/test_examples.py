@@ -17,6 +17,7 @@ from modelplane_cli.render import intervals
 from modelplane_cli.render.summary import summarize
 from modelplane_cli.render.timeline import duration
 from modelplane_cli.schema import ManifestValidator, SchemaRegistry
+from modelplane_cli.schema.upstream import STANDIN_DIRECTORY
 from modelplane_dev.bench_faults import EXAMPLE_SETS
 
 from . import pod_security
@@ -31,8 +32,10 @@ PROVIDER_KINDS = Path(__file__).with_name("provider_kinds.yaml")
 
 
 def with_provider_kinds(validator: ManifestValidator) -> ManifestValidator:
-    """`validator`, falling back to `PROVIDER_KINDS` for the kinds it lacks."""
-    registry = SchemaRegistry.from_files([PROVIDER_KINDS])
+    """`validator`, falling back to `PROVIDER_KINDS` and the render's stand-ins for
+    the kinds it lacks."""
+    standins = sorted(STANDIN_DIRECTORY.glob("*.yaml"))
+    registry = SchemaRegistry.from_files([PROVIDER_KINDS, *standins])
     registry.merge(validator.registry)
     return ManifestValidator(registry, validator.kubernetes_version)
 

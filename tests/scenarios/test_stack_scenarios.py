@@ -98,6 +98,8 @@ def test_both_stacks_are_ready_as_rendered(stack: Fleet) -> None:
     assert releases == [
         f"managed-kserve-{name}"
         for name in (
+            "ai-gateway",
+            "ai-gateway-crds",
             "cert-manager",
             "envoy-gateway",
             "kserve-llmisvc",
@@ -109,6 +111,68 @@ def test_both_stacks_are_ready_as_rendered(stack: Fleet) -> None:
             "nvidia-dra-driver-gpu",
         )
     ]
+    # Its Gateway's replica routes reach their InferencePools through Envoy AI Gateway,
+    # which Envoy Gateway calls once it runs.
+    (envoy,) = [o for o in stack.all("Release") if o["metadata"]["name"].endswith("-envoy-gateway")]
+    manager = envoy["spec"]["forProvider"]["values"]["config"]["envoyGateway"]["extensionManager"]
+    assert manager["backendResources"][0]["kind"] == "InferencePool"
+
+
+# Kueue 0.19.2's chart default manager configuration (charts/kueue/values.yaml): the
+# Managed stack replaces the whole string, so all of it must still be there.
+KUEUE_CHART_DEFAULTS = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+    "kind": "Configuration",
+    "health": {"healthProbeBindAddress": ":8081"},
+    "metrics": {"bindAddress": ":8443"},
+    "webhook": {"port": 9443},
+    "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+    "controller": {
+        "groupKindConcurrency": {
+            "Job.batch": 5,
+            "Pod": 5,
+            "Workload.kueue.x-k8s.io": 10,
+            "LocalQueue.kueue.x-k8s.io": 5,
+            "ClusterQueue.kueue.x-k8s.io": 5,
+            "ResourceFlavor.kueue.x-k8s.io": 1,
+        }
+    },
+    "clientConnection": {"qps": 300, "burst": 500},
+    "integrations": {
+        "frameworks": [
+            "batch/job",
+            "kubeflow.org/mpijob",
+            "ray.io/rayjob",
+            "ray.io/rayservice",
+            "ray.io/raycluster",
+            "jobset.x-k8s.io/jobset",
+            "workload.codeflare.dev/appwrapper",
+            "trainer.kubeflow.org/trainjob",
+            "pod",
+            "deployment",
+            "statefulset",
+            "leaderworkerset.x-k8s.io/leaderworkerset",
+        ]
+    },
+}
+
+
+def test_managed_kueue_maps_the_device_class_the_replicas_claim(stack: Fleet) -> None:
+    # Kueue refuses to admit a Workload whose ResourceClaimTemplate names an unmapped
+    # DeviceClass, so every class the cluster's replicas claim must be mapped.
+    release = stack.one("Release", "managed-kserve-kueue")
+    text = release["spec"]["forProvider"]["values"]["managerConfig"]
+    config = yamlio.load_one(text["controllerManagerConfigYaml"])
+    mappings = config.pop("resources")["deviceClassMappings"]
+    assert mappings == [{"name": "nvidia.com/gpu", "deviceClassNames": ["gpu.nvidia.com"]}]
+    assert config == KUEUE_CHART_DEFAULTS
+    claimed = {
+        request["exactly"]["deviceClassName"]
+        for o in stack.all("Object", **{"modelplane.ai/cluster": "managed-kserve"})
+        if o["spec"]["forProvider"]["manifest"]["kind"] == "ResourceClaimTemplate"
+        for request in o["spec"]["forProvider"]["manifest"]["spec"]["spec"]["devices"]["requests"]
+    }
+    assert claimed == {"gpu.nvidia.com"}
 
 
 def test_a_missing_lws_crd_keeps_multi_node_replicas_off_and_clears_when_it_appears(

@@ -69,5 +69,5 @@ def test_a_managed_stack_shows_its_releases(tmp_path: Path) -> None:
     assert releases, run.out
     assert {line.split()[0] for line in releases} == {"managed-kserve"}
     charts = {line.split()[2] for line in releases}
-    assert {"cert-manager", "kueue", "lws"} <= charts, releases
-    assert len(releases) == 9
+    assert {"cert-manager", "kueue", "lws", "ai-gateway-helm"} <= charts, releases
+    assert len(releases) == 11

@@ -190,3 +190,32 @@ def test_two_pods_of_one_worker_share_a_node_that_fits_both() -> None:
     decision = run(half, [cluster("a", h100(1))])
 
     assert placements(decision) == ["a/0:h100"]
+
+
+@pytest.mark.parametrize("reachable", [True, False])
+def test_without_surge_a_replica_that_must_move_moves_within_max_unavailable(
+    reachable: bool,
+) -> None:
+    """maxSurge 0 leaves no room for a replacement beside the leaving replica: it makes
+    room within maxUnavailable, as a drain with no surge does (the guide's promise)."""
+    no_surge = deployment(1)
+    no_surge["spec"]["strategy"] = {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}
+    taints = [] if not reachable else [DRAIN]
+    fleet = [
+        cluster("a", h100(), taints=taints, reachable=reachable),
+        cluster("b", h100()),
+    ]
+
+    decision = run(no_surge, fleet, [replica("a", 0, serving=True)])
+
+    assert decision.progress is not None
+    assert decision.progress.reason != "RolloutStalled"
+    if not reachable:
+        # Stranded on a lost cluster: its replacement is a shortfall, placed outside
+        # the surge, and it stays until that serves (test_failover).
+        assert placements(decision) == ["a/0:h100", "b/0:h100"]
+        assert decision.removed == ()
+        return
+    assert placements(decision) == ["b/0:h100"]
+    (gone,) = decision.removed
+    assert gone.reason.endswith("so it makes room within maxUnavailable 1")

@@ -1,5 +1,7 @@
 """Which releases a Managed stack installs, at which versions, in which order."""
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -95,18 +97,89 @@ def test_kserve_waits_for_its_crds_certificates_lws_and_gateway() -> None:
     }
 
 
-def test_a_gateway_brings_envoy_gateway() -> None:
+def test_a_gateway_brings_envoy_gateway_then_envoy_ai_gateway() -> None:
+    # Every replica route behind the Gateway has an InferencePool backend, which Envoy
+    # Gateway routes to only through Envoy AI Gateway, installed after it as upstream does.
     facts = ClusterFacts(kserve=False, scheduler=KAI(), gateway_class="eg")
-    assert names(facts) == {"envoy-gateway": (), "kai-scheduler": (), "lws": ()}
-
-
-def test_envoy_gateway_serves_its_backend_kind() -> None:
-    # A hub's routes reach DNS-named backends through Envoy Gateway Backends (it routes
-    # to no ExternalName Service); the chart leaves the Backend API off.
-    facts = ClusterFacts(kserve=False, scheduler=KAI(), gateway_class="eg")
+    assert names(facts) == {
+        "ai-gateway": ("ai-gateway-crds",),
+        "ai-gateway-crds": ("envoy-gateway",),
+        "envoy-gateway": (),
+        "kai-scheduler": (),
+        "lws": (),
+    }
     plan, _ = plan_releases(facts, StackConfig(Mode.MANAGED))
+    charts = {r.name: (r.chart, r.namespace) for r in plan if r.component == "envoyAiGateway"}
+    repository = "oci://docker.io/envoyproxy"
+    assert charts == {
+        "ai-gateway-crds": (
+            {"name": "ai-gateway-crds-helm", "repository": repository, "version": "v1.1.0"},
+            "envoy-ai-gateway-system",
+        ),
+        "ai-gateway": (
+            {"name": "ai-gateway-helm", "repository": repository, "version": "v1.1.0"},
+            "envoy-ai-gateway-system",
+        ),
+    }
+
+
+def test_a_kserve_cluster_without_a_gateway_gets_no_envoy_ai_gateway() -> None:
+    # KServe needs the Gateway API, but routes nothing to an InferencePool unless the
+    # cluster declares a gateway (no `spec.router`).
+    plan, _ = plan_releases(ClusterFacts(kserve=True, scheduler=KAI()), StackConfig())
+    assert not {"ai-gateway", "ai-gateway-crds"} & {r.name for r in plan}
     (envoy,) = [r for r in plan if r.name == "envoy-gateway"]
-    assert envoy.values == {"config": {"envoyGateway": {"extensionApis": {"enableBackend": True}}}}
+    assert "extensionManager" not in envoy.values["config"]["envoyGateway"]
+
+
+BACKEND_ONLY = {"config": {"envoyGateway": {"extensionApis": {"enableBackend": True}}}}
+EXTENSION = {
+    "backendResources": [
+        {"group": "inference.networking.k8s.io", "kind": "InferencePool", "version": "v1"}
+    ],
+    "hooks": {
+        "xdsTranslator": {
+            "translation": {
+                "listener": {"includeAll": True},
+                "route": {"includeAll": True},
+                "cluster": {"includeAll": True},
+                "secret": {"includeAll": True},
+            },
+            "post": ["Translation", "Cluster", "Route"],
+        }
+    },
+    "service": {
+        "fqdn": {
+            "hostname": "ai-gateway-controller.envoy-ai-gateway-system.svc.cluster.local",
+            "port": 1063,
+        }
+    },
+}
+
+
+def test_envoy_gateway_calls_envoy_ai_gateway_for_inference_pools_once_it_runs() -> None:
+    """Envoy Gateway serves its Backend kind (a hub's DNS-named backends) from the start;
+    it hands InferencePool backends to Envoy AI Gateway's controller only once that runs
+    (configured earlier, Envoy Gateway would never report ready: it cannot list
+    InferencePools until Envoy AI Gateway's chart grants it)."""
+    before = ClusterFacts(kserve=False, scheduler=KAI(), gateway_class="eg")
+    after = replace(before, extension_ready=True)
+    (envoy,) = [r for r in plan_releases(before, StackConfig())[0] if r.name == "envoy-gateway"]
+    assert envoy.values == BACKEND_ONLY
+    (envoy,) = [r for r in plan_releases(after, StackConfig())[0] if r.name == "envoy-gateway"]
+    gateway = envoy.values["config"]["envoyGateway"]
+    assert gateway == {"extensionApis": {"enableBackend": True}, "extensionManager": EXTENSION}
+    (controller,) = [r for r in plan_releases(after, StackConfig())[0] if r.name == "ai-gateway"]
+    # The Service the extension manager dials, and Envoy Gateway's namespace, whose
+    # service account the chart lets read InferencePools.
+    assert controller.values == {
+        "controller": {"fullnameOverride": "ai-gateway-controller"},
+        "envoyGateway": {"namespace": envoy.namespace},
+    }
+    # Without a gateway nothing calls an extension that is not installed.
+    kserve = ClusterFacts(kserve=True, scheduler=KAI(), extension_ready=True)
+    (envoy,) = [r for r in plan_releases(kserve, StackConfig())[0] if r.name == "envoy-gateway"]
+    assert envoy.values == BACKEND_ONLY
 
 
 def test_lws_follows_volcano_when_it_creates_volcano_podgroups() -> None:

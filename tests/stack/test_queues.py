@@ -100,6 +100,36 @@ def test_queue_quota(manifest: dict[str, Any], expected: QueueQuota | None) -> N
     assert queue_quota(manifest) == expected
 
 
+@pytest.mark.parametrize(
+    ("quota", "expected"),
+    [
+        # The CRD's quota is a number in fractions of a GPU: whole GPUs fit its floor.
+        (2.5, 2),
+        (0.7, 0),
+        (8.0, 8),
+        # Only exactly -1 is unlimited (KAI's UnlimitedResourceQuantity); KAI admits
+        # nothing non-preemptible under any other negative quota.
+        (-1, None),
+        (-1.0, None),
+        (-0.5, 0),
+        (-2, 0),
+        # What cannot be read is taken as no quota, never as unlimited.
+        ("lots", 0),
+        (True, 0),
+        ({"gpu": 2}, 0),
+    ],
+)
+def test_a_kai_quota_is_whole_gpus_and_unlimited_only_at_minus_one(
+    quota: object, expected: int | None
+) -> None:
+    manifest = {
+        **KAI,
+        "spec": {"resources": {"gpu": {"quota": quota}}},
+        "status": {"allocatedNonPreemptible": {"nvidia.com/gpu": "2"}},
+    }
+    assert queue_quota(manifest) == QueueQuota(expected, 2)
+
+
 def test_a_local_queue_names_its_cluster_queue() -> None:
     local = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue"}
     assert quota_parent({**local, "spec": {"clusterQueue": "gpus"}}) == ObjectRef(
@@ -111,18 +141,40 @@ def test_a_local_queue_names_its_cluster_queue() -> None:
 
 
 @pytest.mark.parametrize(
-    ("quantity", "gpus"),
-    [("1T", 10**12), ("1Ti", 2**40), ("500m", 1), ("2e3", 2000), ("1.5k", 1500), ("8", 8)],
+    ("quantity", "quota", "used"),
+    [
+        ("1T", 10**12, 10**12),
+        ("1Ti", 2**40, 2**40),
+        ("500m", 0, 1),
+        ("2500m", 2, 3),
+        ("2e3", 2000, 2000),
+        ("1.5k", 1500, 1500),
+        ("8", 8, 8),
+    ],
 )
-def test_every_quantity_form_reads_in_queue_quota(quantity: str, gpus: int) -> None:
-    """One quantity parser: every Kubernetes form, rounded up to a whole device."""
-    kai = {**KAI, "spec": {"resources": {"gpu": {"quota": quantity}}}}
-    assert queue_quota(kai) == QueueQuota(gpus, 0)
-    volcano = {**VOLCANO, "spec": {"capability": {"nvidia.com/gpu": quantity}}}
-    assert queue_quota(volcano) == QueueQuota(gpus, 0)
+def test_every_quantity_form_reads_in_queue_quota(quantity: str, quota: int, used: int) -> None:
+    """One quantity parser: every Kubernetes form. A replica takes whole devices, so
+    a quota is rounded down (half a GPU of quota admits none) and usage up."""
+    kai = {
+        **KAI,
+        "spec": {"resources": {"gpu": {"quota": quantity}}},
+        "status": {"allocatedNonPreemptible": {"nvidia.com/gpu": quantity}},
+    }
+    assert queue_quota(kai) == QueueQuota(quota, used)
+    volcano = {
+        **VOLCANO,
+        "spec": {"capability": {"nvidia.com/gpu": quantity}},
+        "status": {"allocated": {"nvidia.com/gpu": quantity}},
+    }
+    assert queue_quota(volcano) == QueueQuota(quota, used)
     flavors = [{"resources": [{"name": "nvidia.com/gpu", "nominalQuota": quantity}]}]
-    kueue = {**CLUSTER_QUEUE, "spec": {"resourceGroups": [{"flavors": flavors}]}}
-    assert queue_quota(kueue) == QueueQuota(gpus, 0)
+    reserved = [{"resources": [{"name": "nvidia.com/gpu", "total": quantity}]}]
+    kueue = {
+        **CLUSTER_QUEUE,
+        "spec": {"resourceGroups": [{"flavors": flavors}]},
+        "status": {"flavorsReservation": reserved},
+    }
+    assert queue_quota(kueue) == QueueQuota(quota, used)
 
 
 def test_the_queue_provider_is_the_scheduler_owning_the_group() -> None:

@@ -1,5 +1,6 @@
 """A ModelService's hub route: every serving replica and external model, weighted, valid."""
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,10 +10,23 @@ from hypothesis import strategies as st
 from modelplane.traffic.service import MAX_BACKENDS, Endpoint, Entry, Hub, Service, plan
 from modelplane.traffic.urls import parse_url
 from modelplane.traffic.weights import SCALE
-from modelplane_cli.schema import ManifestValidator
+from modelplane_cli.schema import ManifestValidator, SchemaRegistry
+from modelplane_cli.schema.upstream import STANDIN_DIRECTORY
 
 HUB = Hub("fleet", "east", "modelplane-entry-fleet", "modelplane-system", None, "http://gw.ex")
 DEPLOYMENTS = ("a", "b", "c")
+# Envoy Gateway's Backend and Gateway API's BackendTLSPolicy are not among
+# ../shared/crds: the stand-in schemas, unless `make crds` fetched them.
+STANDINS = [
+    Path(__file__).parents[1] / "scenarios" / "provider_kinds.yaml",
+    *sorted(STANDIN_DIRECTORY.glob("*.yaml")),
+]
+ENVOY = Hub("fleet", "east", "g", "modelplane-system", None, "http://gw.ex", envoy=True)
+
+
+def created(_key: str) -> bool:
+    """Every hub object is ready: an https backend's BackendTLSPolicy exists."""
+    return True
 
 
 def endpoint(deployment: str, i: int, host: str = "gw.east.example") -> Endpoint:
@@ -44,7 +58,7 @@ def test_every_reachable_serving_replica_is_a_backend_and_the_weights_add_up(
     drawn: tuple[Service, dict[str, list[Endpoint]]],
 ) -> None:
     svc, serving = drawn
-    routes = plan(svc, HUB, serving)
+    routes = plan(svc, HUB, serving, created)
     replicas = [e["replica"] for e in routes.endpoints if "replica" in e]
     wanted = sorted(e.replica for name in DEPLOYMENTS for e in serving[name])
     if len(wanted) + any(x.external for x in svc.entries) <= MAX_BACKENDS:
@@ -58,7 +72,7 @@ def test_every_reachable_serving_replica_is_a_backend_and_the_weights_add_up(
     assert [b["weight"] for b in rule["backendRefs"]] == weights
     # Reversed endpoint order, same plan: the route never depends on list order.
     reversed_ = {name: list(reversed(found)) for name, found in serving.items()}
-    assert plan(svc, HUB, reversed_) == routes
+    assert plan(svc, HUB, reversed_, created) == routes
 
 
 @given(fleets(), st.sampled_from(DEPLOYMENTS))
@@ -84,11 +98,12 @@ def test_the_share_of_a_deployment_with_nothing_serving_goes_to_the_others() -> 
         Entry("e1", 30, deployment="b"),
         Entry("e2", 10, external=parse_url("https://x.example/v1", "u")),
     )
-    both = plan(svc, HUB, {"a": [endpoint("a", 0), endpoint("a", 1)], "b": [endpoint("b", 0)]})
+    serving = {"a": [endpoint("a", 0), endpoint("a", 1)], "b": [endpoint("b", 0)]}
+    both = plan(svc, HUB, serving, created)
     assert [e["weight"] for e in both.endpoints] == [3000, 3000, 3000, 1000]
-    only_a = plan(svc, HUB, {"a": [endpoint("a", 0), endpoint("a", 1)], "b": []})
+    only_a = plan(svc, HUB, {"a": [endpoint("a", 0), endpoint("a", 1)], "b": []}, created)
     assert [e["weight"] for e in only_a.endpoints] == [4286, 4286, 1428]
-    none = plan(svc, HUB, {"a": [], "b": []})
+    none = plan(svc, HUB, {"a": [], "b": []}, created)
     assert [e["weight"] for e in none.endpoints] == [SCALE]
     assert none.routed == 1
 
@@ -117,11 +132,71 @@ def _objects() -> list[dict[str, Any]]:
     }
     routes = plan(svc, HUB, serving)
     path = service(Entry("e0", 1, deployment="a"))
-    return [*routes.objects.values(), *plan(path, HUB, serving).objects.values()]
+    envoy = plan(svc, ENVOY, serving)
+    return [
+        *routes.objects.values(),
+        *plan(path, HUB, serving).objects.values(),
+        *(o for o in envoy.objects.values() if o["kind"] == "Backend"),
+    ]
 
 
 @pytest.mark.parametrize("obj", _objects(), ids=lambda o: f"{o['kind']}/{o['metadata']['name']}")
 def test_everything_a_service_composes_is_valid(
     obj: dict[str, Any], manifest_validator: ManifestValidator
 ) -> None:
-    assert manifest_validator.check(obj, "1.34").rejected == []
+    registry = SchemaRegistry.from_files(STANDINS)
+    registry.merge(manifest_validator.registry)
+    validator = ManifestValidator(registry, manifest_validator.kubernetes_version)
+    assert validator.check(obj, "1.34").rejected == []
+
+
+SAAS = parse_url("https://api.example.com/v1", "u")
+
+
+def _saas(hub: Hub, ready: bool) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    svc = service(Entry("e0", 90, deployment="a"), Entry("e1", 10, external=SAAS))
+    routes = plan(svc, hub, {"a": [endpoint("a", 0)]}, lambda _key: ready)
+    kinds = {k: o["kind"] for k, o in routes.objects.items() if "external" in k}
+    refs = routes.objects["route"]["spec"]["rules"][0]["backendRefs"]
+    return (
+        kinds,
+        [{"kind": r["kind"], "weight": r["weight"]} for r in refs],
+        [i.reason for i in routes.issues],
+    )
+
+
+def test_an_https_endpoint_gets_traffic_only_once_its_tls_policy_exists() -> None:
+    kinds, refs, reasons = _saas(HUB, ready=False)
+    assert sorted(kinds.values()) == ["BackendTLSPolicy", "Service"]
+    # Never plaintext: no backendRef until the policy's Object is ready, and a warning.
+    assert refs == [{"kind": "Service", "weight": SCALE}]
+    assert reasons == ["TLSPolicyPending"]
+    kinds, refs, reasons = _saas(HUB, ready=True)
+    assert refs == [{"kind": "Service", "weight": 9000}, {"kind": "Service", "weight": 1000}]
+    assert reasons == []
+
+
+def test_on_envoy_gateway_the_backend_itself_originates_tls() -> None:
+    kinds, refs, reasons = _saas(ENVOY, ready=False)
+    assert list(kinds.values()) == ["Backend"]
+    assert refs == [{"kind": "Backend", "weight": 9000}, {"kind": "Backend", "weight": 1000}]
+    assert reasons == []
+    svc = service(Entry("e1", 10, external=SAAS))
+    (backend,) = (o for o in plan(svc, ENVOY, {}).objects.values() if o["kind"] == "Backend")
+    assert backend["spec"]["tls"] == {"sni": "api.example.com", "wellKnownCACertificates": "System"}
+
+
+def test_an_https_endpoint_at_an_ip_address_gets_no_traffic_ever() -> None:
+    ip = parse_url("https://203.0.113.9/v1", "u")
+    svc = service(Entry("e0", 90, deployment="a"), Entry("e1", 10, external=ip))
+    for hub in (HUB, ENVOY):
+        routes = plan(svc, hub, {"a": [endpoint("a", 0)]}, created)
+        refs = routes.objects["route"]["spec"]["rules"][0]["backendRefs"]
+        assert [r["weight"] for r in refs] == [SCALE]
+        assert [i.reason for i in routes.issues] == ["TLSUnverifiable"]
+        # Its objects stay, listed at weight 0.
+        assert routes.endpoints[-1] == {"external": True, "url": str(ip), "weight": 0}
+        assert sorted(o["kind"] for k, o in routes.objects.items() if "external" in k) == [
+            "EndpointSlice",
+            "Service",
+        ]

@@ -43,7 +43,7 @@ from modelplane_cli.render.runners import FunctionRegistry
 from modelplane_cli.render.timeline import listing
 from modelplane_cli.render.world import ObjectKey
 from modelplane_cli.schema import DefinitionError
-from modelplane_cli.schema.upstream import reference_crd_directory
+from modelplane_cli.schema.upstream import STANDIN_DIRECTORY, reference_crd_directory
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -353,7 +353,8 @@ def _crd_paths(given: list[Path] | None) -> list[Path] | None:
     if given:
         return given
     reference = reference_crd_directory()
-    return [reference] if reference is not None else None
+    # The stand-ins first: an upstream CRD of the same kind replaces its stand-in.
+    return [STANDIN_DIRECTORY, reference] if reference is not None else None
 
 
 def _at_least(least: int) -> Callable[[str], int]:

@@ -144,7 +144,7 @@ def test_the_installer_runs_gkes_cos_installer_on_the_pools_gpu_nodes_only() -> 
             }
         ]
     }
-    # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule; a drained node keeps its driver.
+    # A GKE GPU node is tainted nvidia.com/gpu=present:NoSchedule; a drained one keeps its driver.
     assert pod["tolerations"] == [{"operator": "Exists"}]
     (install,) = pod["initContainers"]
     assert install["image"] == "cos-nvidia-installer:fixed"

@@ -205,6 +205,8 @@ def test_capacity_is_what_the_cloud_reports_ready(
     assert (pool["nodes"], pool["maxNodes"]) == (ready, 4)
 
 
+# A qualified name Kubernetes takes as a taint key, 64 characters long.
+LONG_TAINT_KEY = "inference.platform-teams.example.com/dedicated-for-model-serving"
 BAD = [
     pytest.param(
         {"nodeCount": 1},
@@ -242,6 +244,19 @@ BAD = [
         "spec.nodePools[0].minNodes: must be at least 1: InferenceClass 'h100' claims "
         "devices through DRA",
         id="an autoscaled EKS group of DRA devices that may shrink to zero",
+    ),
+    pytest.param(
+        {"nodeCount": 1},
+        {
+            **inference_class(EKS_PROVISIONING),
+            "spec": {
+                **inference_class(EKS_PROVISIONING)["spec"],
+                "nodeTaints": [{"key": LONG_TAINT_KEY, "effect": "NoSchedule"}],
+            },
+        },
+        f"spec.nodePools[0].className: InferenceClass 'h100' declares the node taint "
+        f"'{LONG_TAINT_KEY}'; an EKS node group's taint keys are at most 63 characters",
+        id="a class taint key longer than EKS takes",
     ),
 ]
 

@@ -83,7 +83,7 @@ BAD_VERSIONS = {
 }
 INVALID_STACK = (
     "spec.stack.versions[dynamo]: unknown component 'dynamo'; components are certManager, "
-    "envoyGateway, kai, kserve, kueue, leaderWorkerSet, nodeFeatureDiscovery, "
+    "envoyAiGateway, envoyGateway, kai, kserve, kueue, leaderWorkerSet, nodeFeatureDiscovery, "
     "nvidiaDraDriver, schedulerPlugins, volcano; spec.stack.versions[leaderWorkerSet]: "
     "'latest' is not a semantic version (No Major.Minor.Patch elements found)"
 )
@@ -104,7 +104,7 @@ KEPT_AS_THEY_ARE = response(
             "severity": "SEVERITY_WARNING",
             "reason": "InvalidStack",
             "message": "spec.stack.versions[dynamo]: unknown component 'dynamo'; components "
-            "are certManager, envoyGateway, kai, kserve, kueue, leaderWorkerSet, "
+            "are certManager, envoyAiGateway, envoyGateway, kai, kserve, kueue, leaderWorkerSet, "
             "nodeFeatureDiscovery, nvidiaDraDriver, schedulerPlugins, volcano",
         },
         {

@@ -41,14 +41,17 @@ def apply_conventions(
     context: TemplateContext,
     *,
     priority_classes: Sequence[Mapping[str, Any]] = (),
+    running: Mapping[str, Mapping[str, Any] | None] | None = None,
 ) -> ConventionResult:
     """Apply the cluster's scheduling conventions to one ModelReplica's workloads.
 
     `context.priority` is the replica's own priority (None when it asked for
     none); it falls back to the cluster's defaultPriority. `priority_classes` are
     PriorityClass objects observed on the cluster, which schedulers that weigh
-    priorities by value read (`Scheduler.reads_priority_classes`). Never raises;
-    inputs are not modified.
+    priorities by value read (`Scheduler.reads_priority_classes`). `running` holds
+    what was read back from the cluster for each workload, by its key: a scheduler
+    may keep labels it refuses to change there (`Scheduler.keep_running`). Never
+    raises; inputs are not modified.
     """
     issues: list[Issue] = list(config.errors)
     platform = resolve_platform(config, context, issues, priority_classes)
@@ -56,8 +59,9 @@ def apply_conventions(
     replica_gang, split = plan_replica_gang(views, config, platform, context.replica)
     issues.extend(split)
     gangs: list[dict[str, Any]] = [replica_gang.object] if replica_gang else []
-    for workload in views:
-        gangs.extend(_apply(workload, config, platform, issues, replica_gang))
+    for rendered, workload in zip(workloads, views, strict=True):
+        observed = _same_object(workload, (running or {}).get(rendered.key))
+        gangs.extend(_apply(workload, config, platform, issues, replica_gang, observed))
     if config.workload_api is not None and not has_errors(issues):
         # One Workload for the whole replica, across its workloads (prefill and decode).
         planned = plan_workload_gang(views, config.workload_api, context.replica)
@@ -182,13 +186,19 @@ def _apply(
     platform: Platform,
     issues: list[Issue],
     replica_gang: ReplicaGang | None,
+    observed: Mapping[str, Any] | None,
 ) -> list[dict[str, Any]]:
     scheduler = config.scheduler
     meta = child(workload.manifest, "metadata")
     on_object = scheduler.object_keys(workload.kind, platform)
     obj_labels = {**platform.labels, **on_object.labels}
     obj_annotations = {**platform.annotations, **on_object.annotations}
+    wanted = set(obj_labels)
+    if observed is not None:
+        issues.extend(scheduler.keep_running(workload.kind, obj_labels, observed, workload.title))
     md.write(meta, "labels", obj_labels, "metadata", workload.title, issues)
+    # A label kept absent stays absent, whatever the rendered manifest carried.
+    md.remove(meta, "labels", wanted - set(obj_labels))
     md.write(meta, "annotations", obj_annotations, "metadata", workload.title, issues)
     md.check_annotation_size(meta, "metadata", workload.title, issues)
     owned_labels = config.preset_labels() | {k for k, _ in config.default_labels}
@@ -230,6 +240,19 @@ def _apply(
         issues.extend(_name_limit(workload, unit, config))
         issues.extend(scheduler.guard(workload, unit, platform))
     return gangs
+
+
+def _same_object(
+    workload: Workload, observed: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
+    """`observed` when it is this workload as the cluster holds it (same kind and name;
+    a renamed workload is a new object), else None."""
+    if observed is None:
+        return None
+    metadata = observed.get("metadata")
+    name = cast(Mapping[str, Any], metadata).get("name") if isinstance(metadata, Mapping) else None
+    same = observed.get("kind") == workload.kind.kind and name == workload.name
+    return observed if same else None
 
 
 def _name_limit(workload: Workload, unit: Unit, config: SchedulingConfig) -> list[Issue]:

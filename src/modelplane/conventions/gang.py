@@ -15,7 +15,7 @@ Rules (see docs/schedulers/):
 - A LeaderReady LWS creates its workers only after the leader is ready, so a
   group of all its pods could never fill: no group is composed, with a Warning.
 - A disaggregated replica is one all-or-nothing gang where the scheduler has
-  sub-groups and Modelplane composes its gang objects (`plan_replica_gang`): one
+  sub-groups and nothing else groups its pods (`plan_replica_gang`): one
   PodGroup of every pod of the replica, with a sub-group per role whose minimum is
   that role's pods (Volcano minTaskMember). Elsewhere prefill and
   decode gang separately, as the scheduler's own grouping admits them, and each
@@ -115,11 +115,10 @@ def plan_replica_gang(
         return None, []
     if not any(u.pod_set.leader_ready for _, u in units):
         minimums = {role: sum(u.pod_set.pods for _, u in units if u.role == role) for role in roles}
-        gang_owners = [u.pod_set.owner for _, u in units if u.pod_set.multi_pod]
-        owner = gang_owners[0] if gang_owners else units[0][1].pod_set.owner
+        owners = frozenset(u.pod_set.owner for _, u in units)
         namespace = units[0][0].namespace
         name = hashed_name(replica, scheduler.name, namespace or "", replica)
-        group = scheduler.replica_gang(name, minimums, owner, platform)
+        group = scheduler.replica_gang(name, minimums, owners, platform)
         if group is not None:
             metadata = _metadata(units[0][0], None, name)
             replica_gang = ReplicaGang(

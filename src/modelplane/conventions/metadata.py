@@ -1,6 +1,6 @@
 """Writing platform-owned labels, annotations and pod fields, reporting what they replace."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, cast
 
 from modelplane.core.issues import Issue, warning
@@ -48,6 +48,13 @@ def write(
             )
         values[key] = value
     _store(meta, section, values)
+
+
+def remove(meta: dict[str, Any], section: str, keys: Collection[str]) -> None:
+    """Drop `keys` from a metadata section, if there."""
+    values = _section(meta, section)
+    if any(key in values for key in keys):
+        _store(meta, section, {k: v for k, v in values.items() if k not in keys})
 
 
 def strip(

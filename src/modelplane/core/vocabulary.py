@@ -141,6 +141,10 @@ class Reason:
     REPLICA_STATUS_UNREADABLE: Final = "ReplicaStatusUnreadable"
     REPLICA_PLACED: Final = "ReplicaPlaced"
     REPLICA_REMOVED: Final = "ReplicaRemoved"
+    # A removed replica that serves is unrouted first (its ModelEndpoint goes), and
+    # deleted once no ModelService routes to it: break after unroute.
+    REPLICA_RETIRING: Final = "ReplicaRetiring"
+    REPLICA_RETIRED: Final = "ReplicaRetired"
     ALL_READY: Final = "AllReplicasReady"
     ALL_ACCEPTED: Final = "AllReplicasAccepted"
     REPLICAS_NOT_ACCEPTED: Final = "ReplicasNotAccepted"
@@ -163,12 +167,17 @@ class Reason:
     WORKLOAD_REJECTED: Final = "WorkloadRejected"
     WORKLOAD_AVAILABLE: Final = "WorkloadAvailable"
     WORKLOAD_NOT_AVAILABLE: Final = "WorkloadNotAvailable"
+    ROUTE_NOT_READY: Final = "RouteNotReady"
     INVALID_SCHEDULING_TEMPLATE: Final = "InvalidSchedulingTemplate"
     PLATFORM_KEY_OVERRIDDEN: Final = "PlatformKeyOverridden"
+    # A scheduler label kept at its observed value on a running workload object, because
+    # the scheduler refuses the change there (Kueue's queue and priority labels).
+    SCHEDULING_LABEL_KEPT: Final = "SchedulingLabelKept"
     QUEUE_WITHOUT_QUOTA: Final = "QueueWithoutQuota"
     NAME_TOO_LONG: Final = "NameTooLong"
     PRIORITY_NOT_ALLOWED: Final = "PriorityNotAllowed"
     QUEUE_NOT_EXPRESSIBLE: Final = "QueueNotExpressible"
+    PRIORITY_NOT_EXPRESSIBLE: Final = "PriorityNotExpressible"
     GANG_LIMITED: Final = "GangLimited"
     GANG_API_UNAVAILABLE: Final = "GangAPIUnavailable"
     MODEL_URI_REQUIRED: Final = "ModelURIRequired"
@@ -189,6 +198,10 @@ class Reason:
     ENDPOINT_NOT_COMPOSED: Final = "EndpointNotComposedByDeployment"
     MODEL_NAMES_DIFFER: Final = "ModelNamesDiffer"
     TOO_MANY_BACKENDS: Final = "TooManyBackends"
+    # An https backend gets no traffic until TLS to it is composed and created, and
+    # none ever when it cannot be verified (an IP address): never plaintext.
+    TLS_POLICY_PENDING: Final = "TLSPolicyPending"
+    TLS_UNVERIFIABLE: Final = "TLSUnverifiable"
     NO_SERVING_BACKENDS: Final = "NoServingBackends"
     ROUTE_ACCEPTED: Final = "RouteAccepted"
     ROUTE_PENDING: Final = "RoutePending"
@@ -226,6 +239,7 @@ PROGRESS_REASONS: Final = frozenset(
         Reason.GATEWAY_NOT_PROGRAMMED,
         Reason.GATEWAY_NOT_READY,
         Reason.ROUTE_PENDING,
+        Reason.ROUTE_NOT_READY,
         Reason.CACHE_DOWNLOADING,
         Reason.CACHE_NOT_PLACED,
         Reason.MODEL_CACHE_NOT_READY,

@@ -1,7 +1,9 @@
 """The capacity view an InferenceCluster publishes in status.gpuPools.
 
 Each pool joins the nodes the fleet scheduler may place on (`placeable`) with
-its class's devices. When a class
+its class's devices and the taints its nodes carry: the class's, and on a
+cluster Modelplane creates the GPU taint too unless the class declares that key
+(Modelplane taints those nodes so: `created_node_taints`). When a class
 cannot be used (missing, unreadable, invalid) the pool keeps
 whatever was published before: the fleet scheduler plans against
 status.gpuPools, and an empty entry would look like a pool that lost all its
@@ -16,6 +18,7 @@ from modelplane_models.inference_class import InferenceClass
 from modelplane_models.inference_cluster import InferenceCluster, NodePool, PublishedPool
 
 from modelplane.core.issues import Issue
+from modelplane.core.node_taints import NodeTaint, created_node_taints
 from modelplane.core.vocabulary import Reason
 from modelplane.core.written import as_written
 from modelplane.fleet.classes import class_issues
@@ -52,8 +55,10 @@ def publish_pools(
     cluster: InferenceCluster,
     classes: dict[str, ClassLookup],
     previous: Sequence[PublishedPool],
+    created: bool = False,
 ) -> PoolView:
-    """status.gpuPools for `cluster`, in spec order, from a lookup of every pool's class.
+    """status.gpuPools for `cluster`, in spec order, from a lookup of every pool's class;
+    `created` for a cluster Modelplane creates (whose GPU nodes it taints).
 
     Every missing class is reported before every unusable one, so the first
     issue's reason says the worse news.
@@ -93,8 +98,12 @@ def publish_pools(
             }
             if lookup.found.spec.topology and lookup.found.spec.topology.nvlinkDomainNodes:
                 fresh["nvlinkDomainNodes"] = lookup.found.spec.topology.nvlinkDomainNodes
-            if lookup.found.spec.nodeTaints:
-                fresh["nodeTaints"] = [as_written(taint) for taint in lookup.found.spec.nodeTaints]
+            declared = lookup.found.spec.nodeTaints or []
+            if created:
+                taints = created_node_taints([NodeTaint.declared(t) for t in declared])
+                fresh["nodeTaints"] = [taint.as_dict() for taint in taints]
+            elif declared:
+                fresh["nodeTaints"] = [as_written(taint) for taint in declared]
         if fresh is None:
             kept = before.get(pool.name)
             if kept is not None and kept.className == class_name:

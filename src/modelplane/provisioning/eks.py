@@ -14,8 +14,9 @@
 - Add-ons: the VPC CNI, kube-proxy, CoreDNS and the Pod Identity agent; the
   GPU driver comes with the NVIDIA AMI, the DRA driver with the serving stack.
 - A small system node group (untainted) runs CoreDNS and the stack's
-  controllers; every pool is a GPU node group tainted `nvidia.com/gpu=true:NoSchedule`
-  and labelled `modelplane.ai/pool=<pool>` by EKS itself.
+  controllers; every pool is a GPU node group whose nodes EKS labels
+  `modelplane.ai/pool=<pool>` and taints with its class's taints and, unless the
+  class declares that key, `nvidia.com/gpu=true:NoSchedule` (`taints`).
 - A fixed-size pool (minNodes == maxNodes) has its size in `forProvider`, so an
   edit resizes it; an autoscaled pool has its desired size in `initProvider`
   only, so the provider never fights the autoscaler over it. The Cluster
@@ -30,7 +31,7 @@ from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.observed import as_map, at_provider
-from modelplane.core.vocabulary import LABEL_POOL
+from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.eks_autoscaler import compose_autoscaler
@@ -45,8 +46,13 @@ from modelplane.provisioning.model import (
     ref,
 )
 from modelplane.provisioning.names import cloud_name
+from modelplane.provisioning.taints import cloud_taints
 
-GPU_TAINT: Final = {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}
+# The value of the GPU taint of a node group (`nvidia.com/gpu=true:NoSchedule`).
+GPU_TAINT_VALUE: Final = "true"
+# An EKS node group's taint key is at most 63 characters (the NodeGroup CRD's own
+# description; a Kubernetes taint key may be a longer qualified name).
+TAINT_KEY_LIMIT: Final = 63
 CLUSTER_POLICIES: Final = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES: Final = (
     "AmazonEKSWorkerNodePolicy",
@@ -71,6 +77,16 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
     pool_resource = "nodegroup"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
+        long = [taint.key for taint in pool.class_taints if len(taint.key) > TAINT_KEY_LIMIT]
+        if long:
+            return [
+                Issue(
+                    f"{path}.className",
+                    f"InferenceClass {pool.class_name!r} declares the node taint {long[0]!r}; "
+                    f"an EKS node group's taint keys are at most {TAINT_KEY_LIMIT} characters",
+                    Reason.CLASS_NOT_PROVISIONABLE,
+                )
+            ]
         if pool.max_nodes < 1:
             return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
         if pool.autoscaled and pool.min_nodes < 1 and pool.dra:
@@ -255,7 +271,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             "capacityType": CAPACITY_TYPES[str(eks.capacityType or "OnDemand")],
             "diskSize": eks.diskSizeGb or 200,
             "labels": {LABEL_POOL: pool.name},
-            "taint": [dict(GPU_TAINT)],
+            "taint": cloud_taints(pool.node_taints, GPU_TAINT_VALUE),
             "scalingConfig": scaling,
         }
         spec: dict[str, Any] = {}
@@ -279,4 +295,5 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             return None
         if at.get("status") not in _SERVING_STATES:
             return 0
+        # EKS reports no count of Ready nodes: the group's desired size is the figure.
         return int(as_map(at.get("scalingConfig")).get("desiredSize") or 0)

@@ -9,14 +9,16 @@
   provider-kubernetes and provider-helm ProviderConfigs. `deletionProtection`
   is off: deleting the InferenceCluster is how a platform deletes it.
 - A small system pool (untainted) runs kube-system and the stack's controllers.
-- Each pool: its class's machine type and accelerators (GKE taints GPU nodes
-  `nvidia.com/gpu=present:NoSchedule` itself), the label `modelplane.ai/pool=<pool>`,
-  spot when the class says, and GKE's own autoscaler kept between minNodes and
-  maxNodes in total (`totalMinNodeCount`, `totalMaxNodeCount`; a fixed pool has both
-  equal). `initialNodeCount` is per zone and immutable, so it is set once
-  (`initProvider`). A pool whose class declares NVIDIA DRA devices is set up for DRA
-  and gets its driver from Modelplane's installer (`gke_gpu`); any other GPU pool
-  has GKE install the driver the class names.
+- Each pool: its class's machine type and accelerators, the label
+  `modelplane.ai/pool=<pool>`, its class's taints and, unless the class declares
+  that key, GKE's GPU taint `nvidia.com/gpu=present:NoSchedule` (`taints`: GKE adds
+  it itself only to a pool created after a non-GPU one), spot when the class says,
+  and GKE's own autoscaler kept between minNodes and maxNodes in total
+  (`totalMinNodeCount`, `totalMaxNodeCount`; a fixed pool has both equal).
+  `initialNodeCount` is per zone and immutable, so it is set once (`initProvider`).
+  A pool whose class declares NVIDIA DRA devices is set up for DRA and gets its
+  driver from Modelplane's installer (`gke_gpu`); any other GPU pool has GKE install
+  the driver the class names.
 """
 
 from collections.abc import Mapping, Sequence
@@ -45,6 +47,7 @@ from modelplane.provisioning.model import (
     ref,
 )
 from modelplane.provisioning.names import cloud_name
+from modelplane.provisioning.taints import cloud_taints
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
 CONTAINER: Final = "container.gcp.m.upbound.io/v1beta1"
@@ -63,6 +66,9 @@ SYSTEM_MACHINE_TYPE: Final = "e2-standard-4"
 # The zones GKE spreads a regional cluster's pools over when none are named.
 REGIONAL_ZONES: Final = 3
 SCOPES: Final = ("https://www.googleapis.com/auth/cloud-platform",)
+# The value of the taint GKE puts on GPU nodes (`nvidia.com/gpu=present:NoSchedule`),
+# which Google's own GPU manifests tolerate with `Equal`.
+GPU_TAINT_VALUE: Final = "present"
 
 
 def _is_zone(location: str) -> bool:
@@ -279,6 +285,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             "guestAccelerator": [accelerator],
             "diskSizeGb": gke.diskSizeGb or 200,
             "labels": {LABEL_POOL: pool.name},
+            "taint": cloud_taints(pool.node_taints, GPU_TAINT_VALUE),
         }
         if pool.nvidia_dra:
             dra = dra_node_config(pool)
@@ -312,7 +319,11 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         groups: Sequence[Any] = (
             at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
         )
+        # The GCP provider's nodeCount is its managed instance groups' target size (what
+        # GKE is bringing up, not nodes Ready), summed and divided by the groups with
+        # integer division (terraform-provider-google flattenNodePool): a pool spread
+        # unevenly over its zones (locationPolicy ANY) reads low by the remainder, 3
+        # nodes over 2 zones as 2 and 1 as 0. Its total limit bounds it all the same.
         nodes = per_zone * max(1, len(groups))
-        # nodeCount is a per-zone average, rounded: the pool's total limit bounds it.
         limit = as_map(at.get("autoscaling")).get("totalMaxNodeCount")
         return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes

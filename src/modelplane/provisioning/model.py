@@ -14,6 +14,7 @@ from modelplane_models.inference_class import Provisioning
 from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
 
 from modelplane.core.issues import Issue
+from modelplane.core.node_taints import NodeTaint, created_node_taints
 from modelplane.core.refs import ObjectRef
 
 Manifest = dict[str, Any]
@@ -43,6 +44,14 @@ class PoolPlan:
     dra: bool = False
     """Whether its class declares any device claimed through DRA (of any driver): its
     nodes publish ResourceSlices that an autoscaler must see to place its replicas."""
+    class_taints: tuple[NodeTaint, ...] = ()
+    """Its class's `nodeTaints`, in their declared order."""
+
+    @property
+    def node_taints(self) -> tuple[NodeTaint, ...]:
+        """The taints its nodes carry: the class's, and the GPU taint unless the class
+        declares that key (the taints the pool publishes, so its replicas tolerate them)."""
+        return created_node_taints(self.class_taints)
 
     @property
     def autoscaled(self) -> bool:
@@ -155,8 +164,9 @@ class Provisioner(Protocol):
         ...
 
     def ready_nodes(self, observed: Mapping[str, Any]) -> int | None:
-        """The nodes the cloud reports ready in an observed node group or pool, or
-        None while it reports nothing."""
+        """The nodes the cloud reports in an observed node group or pool (its size, as
+        the provider reads it: not a count of Ready nodes), or None while it reports
+        nothing."""
         ...
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:

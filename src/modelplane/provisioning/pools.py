@@ -12,6 +12,7 @@ from modelplane_models.inference_class import InferenceClass
 from modelplane_models.inference_cluster import NodePool
 
 from modelplane.core.issues import Issue
+from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER, Reason
 from modelplane.provisioning.model import SYSTEM_POOL, PoolPlan
 
@@ -60,6 +61,12 @@ def claims_dra_devices(found: InferenceClass) -> bool:
     """Whether a class declares any device claimed through DRA (not Synthetic)."""
     devices = found.spec.devices if found.spec else []
     return any(str(device.claim or "DRA") == "DRA" for device in devices)
+
+
+def declared_taints(found: InferenceClass) -> tuple[NodeTaint, ...]:
+    """The class's `nodeTaints`, in their declared order."""
+    taints = found.spec.nodeTaints if found.spec else None
+    return tuple(NodeTaint.declared(taint) for taint in taints or ())
 
 
 def check_pools(
@@ -126,6 +133,7 @@ def check_pools(
                 provisioning,
                 nvidia_dra=claims_nvidia_gpus(found),
                 dra=claims_dra_devices(found),
+                class_taints=declared_taints(found),
             )
         )
     return out

@@ -35,17 +35,17 @@ them is filled by `spread_fill`.
 import heapq
 import operator
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from modelplane.core.placement import PlacedRole
 from modelplane.scheduling.book import CapacityBook, Ledgers
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.choice import Choice, Combinations, Rank, choose
-from modelplane.scheduling.decision import DesiredReplica, Origin
+from modelplane.scheduling.decision import DesiredReplica, Origin, RemovedReplica
 from modelplane.scheduling.fit import Scarcity
 from modelplane.scheduling.fleet import ClusterView
-from modelplane.scheduling.model import Deployment
+from modelplane.scheduling.model import Deployment, ExistingReplica
 from modelplane.scheduling.no_room import CapacityRejection, no_room, queue_full, taking_note
 from modelplane.scheduling.precedence import Standing
 from modelplane.scheduling.preemption import preempting_why, victim_order
@@ -68,6 +68,7 @@ class Filling:
         book: CapacityBook,
         name_for: Callable[[str, int], str],
         cache: CacheView | None = None,
+        taken: Iterable[tuple[str, int]] = (),
     ) -> None:
         self.deployment = deployment
         self.cache = cache
@@ -82,6 +83,10 @@ class Filling:
         for item in kept:
             self.load[item.replica.cluster] = self.load.get(item.replica.cluster, 0) + 1
             self.used.setdefault(item.replica.cluster, set()).add(item.replica.index)
+        for cluster, index in taken:
+            # A replica of this name still runs, though not kept (it retires): a new
+            # one under its name would replace it in place while routes send to it.
+            self.used.setdefault(cluster, set()).add(index)
         layouts = map(_POOLS, views.values())
         self.combinations = Combinations(Scarcity(layouts))
         self.placed: list[DesiredReplica] = []
@@ -301,9 +306,11 @@ def fill(
     shortfall: int,
     name_for: Callable[[str, int], str],
     cache: CacheView | None = None,
+    taken: Iterable[tuple[str, int]] = (),
 ) -> tuple[list[DesiredReplica], dict[str, CapacityRejection]]:
-    """Place up to `shortfall` new replicas; returns them and the clusters that had no room."""
-    filling = Filling(deployment, views, kept, book, name_for, cache)
+    """Place up to `shortfall` new replicas; returns them and the clusters that had no room.
+    `taken` are (cluster, index) pairs no new replica may take besides the kept ones'."""
+    filling = Filling(deployment, views, kept, book, name_for, cache, taken)
     eligible = [name for name, view in views.items() if view.eligible]
     rejected = filling.run(shortfall, eligible, book.ledgers, displacing=False)
     if len(filling.placed) < shortfall:
@@ -322,3 +329,27 @@ def fill(
         for name, why in sorted(filling.spread_blocked.items()):
             rejected.setdefault(name, CapacityRejection(why, ()))
     return filling.placed, rejected
+
+
+def leaving(
+    own: Sequence[ExistingReplica], removed: Sequence[RemovedReplica]
+) -> list[ExistingReplica]:
+    """The serving replicas the decision removes (not preempted): the glue unroutes each
+    before deleting it, so it holds its devices a while yet and is charged as another
+    deployment's replica is, as it will be while it retires (`adapt.existing_replicas`)."""
+    gone = {r.name for r in removed if r.preempted_by is None}
+    return [replace(r, owner=None) for r in own if r.serving and r.name in gone]
+
+
+def still_running(
+    namespace: str, others: Sequence[ExistingReplica], name_for: Callable[[str, int], str]
+) -> set[tuple[str, int]]:
+    """The (cluster, index) of each replica among `others` that bears a name of this
+    deployment's (`leaving`, or retiring): no new replica may take it."""
+    return {
+        (r.cluster, r.index)
+        for r in others
+        # Only a replica no deployment owns can be one of ours retiring: the name is
+        # worked out for those few, not for every replica of the fleet.
+        if r.owner is None and r.namespace == namespace and r.name == name_for(r.cluster, r.index)
+    }

@@ -247,16 +247,17 @@ class _Roll:
         count = max(
             min(self.wanted - len(self.current), self.wanted + self.budget.surge - total), 0
         )
-        if count == 0:
+        # Not a stranded one: its replacement is a shortfall, and its devices are lost.
+        moving = [k for k in self.old if k.move is not None and not k.stranded]
+        # With no surge room (maxSurge 0, or R + S replicas already), a replica that must
+        # move still moves: the loop below places its replacement within maxUnavailable.
+        if count == 0 and not moving:
             return [], {}
-        local = self._surge_beside(place_on, count) if shortfall == 0 else None
+        local = self._surge_beside(place_on, count) if shortfall == 0 and count else None
         if local is not None:
             self.changed = True
             return local, {}
-        placed, capacity = place([*self.current, *self.old], count)
-        # A stranded replica's replacement is in the shortfall, and making room for one
-        # by removing it would free nothing anyone can place on (its cluster is lost).
-        moving = [k for k in self.old if k.move is not None and not k.stranded]
+        placed, capacity = place([*self.current, *self.old], count) if count else ([], {})
         unreplaced = len(moving) - max(len(placed) - shortfall, 0)
         for item in moving:
             room = len(placed) < self.wanted - len(self.current)

@@ -18,7 +18,7 @@ from modelplane.scheduling.decision import (
     PoolTrace,
     RemovedReplica,
 )
-from modelplane.scheduling.fill import fill
+from modelplane.scheduling.fill import fill, leaving, still_running
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.label_selector import (
     MATCH_ALL,
@@ -274,31 +274,27 @@ def _decide(
             deployment, views, kept, others, matcher, contention, charged, removed, yielded
         )
 
+    def named(cluster: str, index: int) -> str:
+        return replica_name(deployment, cluster, index)
+
+    def charged_others() -> Sequence[ExistingReplica]:
+        going = leaving(own, removed)
+        return sorted([*others, *going], key=lambda r: (r.namespace, r.name)) if going else others
+
     def place(keep: Sequence[Kept], count: int) -> Placed:
-        book = CapacityBook(views, keep, others, matcher, contention, charged)
-        return fill(
-            deployment,
-            views,
-            keep,
-            book,
-            count,
-            lambda cluster, index: replica_name(deployment, cluster, index),
-            cache,
-        )
+        holders = charged_others()
+        book = CapacityBook(views, keep, holders, matcher, contention, charged)
+        taken = still_running(deployment.namespace, holders, named)
+        return fill(deployment, views, keep, book, count, named, cache, taken)
 
     def place_on(keep: Sequence[Kept], count: int, cluster: str) -> Placed:
         view = views.get(cluster)
         if view is None or not view.eligible:
             return [], {}
-        book = CapacityBook(views, keep, others, matcher, contention, charged)
-        return fill(
-            deployment,
-            {cluster: view},
-            keep,
-            book,
-            count,
-            lambda cluster, index: replica_name(deployment, cluster, index),
-        )
+        holders = charged_others()
+        book = CapacityBook(views, keep, holders, matcher, contention, charged)
+        taken = still_running(deployment.namespace, holders, named)
+        return fill(deployment, {cluster: view}, keep, book, count, named, taken=taken)
 
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)

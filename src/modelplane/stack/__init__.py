@@ -8,7 +8,12 @@ which replicas need each; `seen` reads what an Observe-only Object found.
 """
 
 from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER
-from modelplane.stack.components import all_components
+from modelplane.stack.components import (
+    AI_GATEWAY_RELEASE,
+    ENVOY_GATEWAY_RELEASE,
+    all_components,
+    calls_extension,
+)
 from modelplane.stack.config import Mode, StackConfig, read_stack, version_error
 from modelplane.stack.observation import Seen, seen
 from modelplane.stack.plan import ClusterFacts, PlannedRelease, plan_releases
@@ -21,6 +26,8 @@ from modelplane.stack.prerequisites import (
 )
 
 __all__ = [
+    "AI_GATEWAY_RELEASE",
+    "ENVOY_GATEWAY_RELEASE",
     "NVIDIA_GPU_DRIVER",
     "ClusterFacts",
     "Mode",
@@ -31,6 +38,7 @@ __all__ = [
     "Seen",
     "StackConfig",
     "all_components",
+    "calls_extension",
     "cluster_prerequisites",
     "gateway_class",
     "plan_releases",

@@ -7,7 +7,7 @@ rest of Modelplane is checked against (the CRDs in `../shared/crds`).
 """
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final, cast
 
 from modelplane.conventions.schedulers import SCHEDULERS
 from modelplane.core.charts import Chart, Component, ReleaseSpec
@@ -37,8 +37,9 @@ NVIDIA_DRA_DRIVER: Final = Component.helm(
 # Node Feature Discovery's worker labels the node (`worker.tolerations`), the DRA
 # driver's kubelet plugin publishes its GPUs (`kubeletPlugin.tolerations`). Both
 # default to none, and a DaemonSet tolerates no custom taint by itself, so on GPU
-# nodes tainted as their classes declare (EKS and GKE taint them nvidia.com/gpu)
-# neither would run and no GPU would ever be published.
+# nodes tainted as their pools publish (their classes' taints; on a cluster
+# Modelplane creates, nvidia.com/gpu too) neither would run and no GPU would ever
+# be published.
 GPU_NODE_TOLERATIONS: Final[Mapping[str, tuple[str, str]]] = {
     NODE_FEATURE_DISCOVERY.key: ("worker", "tolerations"),
     NVIDIA_DRA_DRIVER.key: ("kubeletPlugin", "tolerations"),
@@ -93,15 +94,17 @@ KSERVE: Final = Component(
         ),
     ),
 )
+ENVOY_GATEWAY_NAMESPACE: Final = "envoy-gateway-system"
+ENVOY_GATEWAY_RELEASE: Final = "envoy-gateway"
 ENVOY_GATEWAY: Final = Component(
     key="envoyGateway",
     title="Envoy Gateway",
     version="v1.8.1",
     releases=(
         ReleaseSpec(
-            "envoy-gateway",
+            ENVOY_GATEWAY_RELEASE,
             Chart("gateway-helm", repository="oci://docker.io/envoyproxy"),
-            namespace="envoy-gateway-system",
+            namespace=ENVOY_GATEWAY_NAMESPACE,
             # Envoy Gateway routes to no ExternalName Service, so a hub's routes reach
             # DNS-named backends through its Backend kind, which it serves only when
             # enabled (off by default: the chart's `config.envoyGateway` is merged into
@@ -114,6 +117,93 @@ ENVOY_GATEWAY: Final = Component(
 # serves (the platform creates the class; the traffic path reads it, `traffic.gateways`).
 ENVOY_GATEWAY_CONTROLLER: Final = "gateway.envoyproxy.io/gatewayclass-controller"
 
+# Envoy Gateway routes to no InferencePool by itself: v1.8.1 refuses a backendRef of
+# any other group than its own and the core one (`ResolvedRefs=False`, `InvalidKind`).
+# Envoy AI Gateway's controller is the extension server that translates InferencePool
+# backends (an ext_proc filter to the pool's endpoint picker), so a cluster whose
+# replicas are routed through its Gateway gets it. v1.1.0 is the newest release whose
+# compatibility matrix lists Envoy Gateway v1.8.1 (and is built against it).
+AI_GATEWAY_NAMESPACE: Final = "envoy-ai-gateway-system"
+AI_GATEWAY_RELEASE: Final = "ai-gateway"
+# The controller's Service (the chart names it by `controller.fullnameOverride`) and the
+# port its extension server listens on (the chart's `grpc` service port).
+AI_GATEWAY_SERVICE: Final = "ai-gateway-controller"
+AI_GATEWAY_EXTENSION_PORT: Final = 1063
+CLUSTER_DOMAIN: Final = "svc.cluster.local"
+ENVOY_AI_GATEWAY: Final = Component(
+    key="envoyAiGateway",
+    title="Envoy AI Gateway",
+    version="v1.1.0",
+    releases=(
+        ReleaseSpec(
+            "ai-gateway-crds",
+            Chart("ai-gateway-crds-helm", repository="oci://docker.io/envoyproxy"),
+            namespace=AI_GATEWAY_NAMESPACE,
+        ),
+        ReleaseSpec(
+            AI_GATEWAY_RELEASE,
+            Chart("ai-gateway-helm", repository="oci://docker.io/envoyproxy"),
+            namespace=AI_GATEWAY_NAMESPACE,
+            # Said outright, not left to the chart's defaults: Envoy Gateway's extension
+            # manager dials this Service by name, and the chart grants Envoy Gateway's
+            # service account (in `envoyGateway.namespace`) the right to read
+            # InferencePools, without which Envoy Gateway never reports ready.
+            values={
+                "controller": {"fullnameOverride": AI_GATEWAY_SERVICE},
+                "envoyGateway": {"namespace": ENVOY_GATEWAY_NAMESPACE},
+            },
+        ),
+    ),
+)
+# What the envoy-gateway release's values gain once Envoy AI Gateway runs: the extension
+# manager of upstream's `manifests/envoy-gateway-values.yaml` with the InferencePool
+# add-on (`examples/inference-pool/envoy-gateway-values-addon.yaml`), at v1.1.0. Its
+# hooks hand every translated listener, route, cluster and secret to the extension
+# server after translation; InferencePool becomes a backend kind Envoy Gateway accepts
+# and leaves to it. EnvoyPatchPolicy, which upstream's file also turns on as
+# recommended but not required, stays off: it lets whoever may write one inject
+# arbitrary proxy configuration, and no InferencePool route needs it.
+INFERENCE_POOL_EXTENSION: Final[Mapping[str, Any]] = {
+    "config": {
+        "envoyGateway": {
+            "extensionManager": {
+                "backendResources": [
+                    {
+                        "group": "inference.networking.k8s.io",
+                        "kind": "InferencePool",
+                        "version": "v1",
+                    }
+                ],
+                "hooks": {
+                    "xdsTranslator": {
+                        "translation": {
+                            part: {"includeAll": True}
+                            for part in ("listener", "route", "cluster", "secret")
+                        },
+                        "post": ["Translation", "Cluster", "Route"],
+                    }
+                },
+                "service": {
+                    "fqdn": {
+                        "hostname": f"{AI_GATEWAY_SERVICE}.{AI_GATEWAY_NAMESPACE}.{CLUSTER_DOMAIN}",
+                        "port": AI_GATEWAY_EXTENSION_PORT,
+                    }
+                },
+            }
+        }
+    }
+}
+
+
+def calls_extension(values: Mapping[str, Any]) -> bool:
+    """Whether envoy-gateway release values configure an extension manager."""
+    config = values.get("config")
+    if not isinstance(config, Mapping):
+        return False
+    gateway = cast(Mapping[str, Any], config).get("envoyGateway")
+    return isinstance(gateway, Mapping) and "extensionManager" in cast(Mapping[str, Any], gateway)
+
+
 STACK_COMPONENTS: Final = (
     NODE_FEATURE_DISCOVERY,
     NVIDIA_DRA_DRIVER,
@@ -121,6 +211,7 @@ STACK_COMPONENTS: Final = (
     CERT_MANAGER,
     KSERVE,
     ENVOY_GATEWAY,
+    ENVOY_AI_GATEWAY,
 )
 
 

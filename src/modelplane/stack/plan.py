@@ -8,11 +8,13 @@ The cluster's backend, gateway, scheduler and hardware decide the components:
   too);
 - cert-manager, Envoy Gateway and KServe's LLMInferenceService controller on a
   KServe cluster (its controller needs the Gateway API and webhook certificates);
-- Envoy Gateway when the cluster declares a gateway;
+- Envoy Gateway when the cluster declares a gateway, with Envoy AI Gateway (its CRDs,
+  then its controller), the extension server that routes HTTPRoutes to InferencePools;
 - the in-cluster scheduler `spec.scheduling.provider` names, from its module.
 
 The DaemonSets Node Feature Discovery and the DRA driver run on every GPU node
-tolerate the taints the GPU pools' classes declare (`GPU_NODE_TOLERATIONS`). On a
+tolerate the taints the GPU pools publish: their classes' declared taints, and on
+a cluster Modelplane creates the GPU taint it adds (`GPU_NODE_TOLERATIONS`). On a
 cluster Modelplane creates, the cloud adds what its nodes need (`cloud_values`: on
 GKE the DRA driver's `nvidiaDriverRoot`); an existing cluster's values are the
 components' own.
@@ -20,9 +22,20 @@ components' own.
 Each release lists the releases that must report Ready before it is composed
 (`after`): a component's releases in order, the DRA driver after Node Feature
 Discovery (it labels the GPU nodes the driver runs on), KServe's controller after
-its CRDs, cert-manager, LeaderWorkerSet and the gateway, and LeaderWorkerSet and
-the scheduler in the order the scheduler's module asks. The same edges order
-deletion (Usages). Deterministic: the plan is sorted by release name.
+its CRDs, cert-manager, LeaderWorkerSet and the gateway, Envoy AI Gateway after
+Envoy Gateway (as upstream installs them), and LeaderWorkerSet and the scheduler in
+the order the scheduler's module asks. The same edges order deletion (Usages).
+Deterministic: the plan is sorted by release name.
+
+Envoy Gateway calls Envoy AI Gateway for InferencePool backends only once Envoy AI
+Gateway's controller has run (`ClusterFacts.extension_ready`): Envoy Gateway v1.8.1
+reports ready only once it can list every backend kind it is configured with, and
+the right to list InferencePools comes with Envoy AI Gateway's chart, which in turn
+needs the Gateway API CRDs that Envoy Gateway's chart installs. Configured from the
+start, neither release could ever be Ready first; so Envoy Gateway installs with its
+own values, Envoy AI Gateway follows, and then the extension is added to Envoy
+Gateway's values (it reloads its configuration file without a restart), as
+upstream's InferencePool guide enables it on a running Envoy Gateway.
 """
 
 from collections.abc import Mapping
@@ -37,8 +50,10 @@ from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.vocabulary import Reason
 from modelplane.stack.components import (
     CERT_MANAGER,
+    ENVOY_AI_GATEWAY,
     ENVOY_GATEWAY,
     GPU_NODE_TOLERATIONS,
+    INFERENCE_POOL_EXTENSION,
     KSERVE,
     LEADER_WORKER_SET,
     NODE_FEATURE_DISCOVERY,
@@ -56,13 +71,17 @@ class ClusterFacts:
     scheduler: Scheduler
     gateway_class: str | None = None
     nvidia_gpus: bool = False
-    # The taints the classes of the cluster's NVIDIA GPU pools declare.
+    # The taints the cluster's NVIDIA GPU pools publish (their classes' and, on a
+    # cluster Modelplane creates, the GPU taint it adds).
     gpu_taints: tuple[NodeTaint, ...] = ()
     # Values a created cluster's cloud needs in a component's releases, by component
     # key (on GKE, where the NVIDIA DRA driver finds the node's driver).
     cloud_values: Mapping[str, Mapping[str, Any]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False
     )
+    # Envoy AI Gateway's controller release has reported Ready, or Envoy Gateway calls
+    # it already (kept on so that a controller restart never reconfigures the gateway).
+    extension_ready: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,6 +116,9 @@ def components(facts: ClusterFacts) -> list[Component]:
     needed.append(LEADER_WORKER_SET)
     if facts.kserve or facts.gateway_class:
         needed.append(ENVOY_GATEWAY)
+    if facts.gateway_class:
+        # Every replica route behind the cluster's Gateway has an InferencePool backend.
+        needed.append(ENVOY_AI_GATEWAY)
     if facts.kserve:
         needed += [CERT_MANAGER, KSERVE]
     if facts.scheduler.install is not None:
@@ -115,6 +137,7 @@ def _after(facts: ClusterFacts, names: set[str]) -> dict[str, set[str]]:
     edge("nvidia-dra-driver-gpu", "node-feature-discovery")
     for prerequisite in ("cert-manager", "lws", "envoy-gateway"):
         edge("kserve-llmisvc", prerequisite)
+    edge(ENVOY_AI_GATEWAY.releases[0].name, ENVOY_GATEWAY.releases[0].name)
     install = facts.scheduler.install
     if install is not None:
         for release in install.releases:
@@ -143,6 +166,8 @@ def plan_releases(
                 values = merged(values, facts.scheduler.lws_values())
             if component is facts.scheduler.install:
                 values = merged(values, facts.scheduler.chart_values())
+            if component is ENVOY_GATEWAY and ENVOY_AI_GATEWAY in needed and facts.extension_ready:
+                values = merged(values, INFERENCE_POOL_EXTENSION)
             on_gpu_nodes = GPU_NODE_TOLERATIONS.get(component.key)
             if on_gpu_nodes is not None and facts.gpu_taints:
                 parent, key = on_gpu_nodes

@@ -19,9 +19,15 @@ validates against core Kubernetes, the Gateway API CRDs or Envoy Gateway's:
   Service speaks TLS, which a plain backend cannot).
 - **An external model**: an `ExternalName` Service (or Service and EndpointSlice;
   or, on Envoy Gateway, a `Backend`) for its host, with a backendRef `URLRewrite`
-  of the hostname so the provider sees its own name. TLS to an https endpoint is
-  the gateway implementation's to originate (Gateway API's BackendTLSPolicy);
-  Modelplane does not compose it.
+  of the hostname so the provider sees its own name.
+
+An `https` URL is never sent in cleartext. On Envoy Gateway its `Backend` carries
+the TLS settings (`spec.tls`: the host as SNI, verified against the system CAs);
+elsewhere a Gateway API `BackendTLSPolicy` for the ExternalName Service says the
+same, and the backend gets no traffic until that policy's Object is ready
+(`Backend.requires`), since a route programmed before its policy would send the
+first requests in plaintext. An `https` URL at an IP address has no hostname to
+verify a certificate against: it gets no traffic at all (`Backend.held`).
 """
 
 from dataclasses import dataclass, field
@@ -31,7 +37,7 @@ from modelplane.core import naming
 from modelplane.core.kinds import SERVICE
 from modelplane.core.vocabulary import LABEL_MANAGED_BY, MANAGED_BY
 
-from .names import ROUTE_HEADER, object_name
+from .names import GATEWAY_GROUP, ROUTE_HEADER, object_name
 from .urls import URL
 
 CLUSTER_DOMAIN_SUFFIX: Final = ".svc.cluster.local"
@@ -40,6 +46,10 @@ LABEL_SERVICE_NAME: Final = "kubernetes.io/service-name"
 ENVOY_GATEWAY_GROUP: Final = "gateway.envoyproxy.io"
 ENVOY_BACKEND_KIND: Final = "Backend"
 ENVOY_KEY_SUFFIX: Final = "envoy"
+TLS_KEY_SUFFIX: Final = "tls"
+BACKEND_TLS_POLICY_KIND: Final = "BackendTLSPolicy"
+# Gateway API's and Envoy Gateway's name for the platform's trust store.
+SYSTEM_CAS: Final = "System"
 
 
 @dataclass(frozen=True)
@@ -48,12 +58,16 @@ class Backend:
 
     `key` names it among the ModelService's composed resources; `objects` are
     (key, manifest) pairs to create in the route's namespace; `status` is its entry
-    in the ModelService's `status.endpoints` (weight added later)."""
+    in the ModelService's `status.endpoints` (weight added later). A backend whose
+    objects are composed but which must get no traffic says why in `held`; one that
+    may get traffic only once the object under key `requires` is ready names it."""
 
     key: str
     ref: dict[str, Any] = field(hash=False)
     objects: tuple[tuple[str, dict[str, Any]], ...] = field(hash=False)
     status: dict[str, Any] = field(hash=False)
+    held: str | None = None
+    requires: str | None = None
 
 
 def _meta(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any]:
@@ -67,12 +81,16 @@ def _services(
     Envoy Gateway Backend (`envoy`) or an ExternalName Service; for an IP address, a
     selectorless Service and the EndpointSlice that gives it the address."""
     port = {"name": SERVICE_PORT_NAME, "port": url.port, "protocol": "TCP"}
+    tls = url.scheme == "https"
     if not url.ip and envoy:
+        spec: dict[str, Any] = {"endpoints": [{"fqdn": {"hostname": url.host, "port": url.port}}]}
+        if tls:
+            spec["tls"] = {"sni": url.host, "wellKnownCACertificates": SYSTEM_CAS}
         backend = {
             "apiVersion": f"{ENVOY_GATEWAY_GROUP}/v1alpha1",
             "kind": ENVOY_BACKEND_KIND,
             "metadata": _meta(name, namespace, labels),
-            "spec": {"endpoints": [{"fqdn": {"hostname": url.host, "port": url.port}}]},
+            "spec": spec,
         }
         # Its own key, so a hub that turns out to be Envoy Gateway's deletes the
         # ExternalName Service's Object and creates this one, rather than changing
@@ -85,6 +103,8 @@ def _services(
             "metadata": _meta(name, namespace, labels),
             "spec": {"type": "ExternalName", "externalName": url.host, "ports": [port]},
         }
+        if tls:
+            return ((key, service), (tls_key(key), _tls_policy(name, namespace, url, labels)))
         return ((key, service),)
     service = {
         "apiVersion": SERVICE.api_version,
@@ -102,6 +122,43 @@ def _services(
         "ports": [port],
     }
     return ((key, service), (f"{key}-endpoints", endpoints))
+
+
+def tls_key(key: str) -> str:
+    """The key of the BackendTLSPolicy of the backend under `key`."""
+    return f"{key}-{TLS_KEY_SUFFIX}"
+
+
+def _tls_policy(name: str, namespace: str, url: URL, labels: dict[str, str]) -> dict[str, Any]:
+    """TLS to `url`'s host for the ExternalName Service `name`: the host as SNI and as
+    the name its certificate must carry, verified against the system CAs."""
+    return {
+        "apiVersion": f"{GATEWAY_GROUP}/v1",
+        "kind": BACKEND_TLS_POLICY_KIND,
+        "metadata": _meta(name, namespace, labels),
+        "spec": {
+            "targetRefs": [{"group": "", "kind": SERVICE.kind, "name": name}],
+            "validation": {"hostname": url.host, "wellKnownCACertificates": SYSTEM_CAS},
+        },
+    }
+
+
+def _guarded(
+    key: str,
+    ref: dict[str, Any],
+    objects: tuple[tuple[str, dict[str, Any]], ...],
+    status: dict[str, Any],
+    url: URL,
+) -> Backend:
+    """The backend, held from traffic while TLS to an `https` URL is not in place."""
+    keys = {k for k, _ in objects}
+    if url.scheme != "https":
+        return Backend(key, ref, objects, status)
+    if url.ip:
+        why = f"{url} is an IP address: no hostname to verify its certificate against"
+        return Backend(key, ref, objects, status, held=why)
+    requires = tls_key(key) if tls_key(key) in keys else None
+    return Backend(key, ref, objects, status, requires=requires)
 
 
 def _ref(
@@ -164,7 +221,8 @@ def replica_backend(
             }
         )
     objects = _services(key, name, namespace, url, labels, envoy)
-    return Backend(key, _ref(name, url.port, filters, envoy and not url.ip), objects, status)
+    ref = _ref(name, url.port, filters, envoy and not url.ip)
+    return _guarded(key, ref, objects, status, url)
 
 
 def external_backend(service: str, namespace: str, url: URL, envoy: bool = False) -> Backend:
@@ -176,4 +234,5 @@ def external_backend(service: str, namespace: str, url: URL, envoy: bool = False
     labels = {LABEL_MANAGED_BY: MANAGED_BY}
     status = {"external": True, "url": str(url)}
     objects = _services(key, name, namespace, url, labels, envoy)
-    return Backend(key, _ref(name, url.port, filters, envoy and not url.ip), objects, status)
+    ref = _ref(name, url.port, filters, envoy and not url.ip)
+    return _guarded(key, ref, objects, status, url)

@@ -11,7 +11,7 @@ replica that stops serving leaves the route on the next reconcile and comes back
 on the one after it serves again.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -122,6 +122,27 @@ def path_prefix(service: Service) -> str:
     return f"/{service.namespace}/{service.name}"
 
 
+def _nothing_ready(_key: str) -> bool:
+    return False
+
+
+def _held(entry: Entry, backend: Backend, ready: Callable[[str], bool]) -> Issue | None:
+    """Why `backend` must get no traffic now (TLS to it is not in place), if it must."""
+    what = f"{entry.path}.external.url" if entry.external else f"{entry.path}.deployment"
+    target = backend.status["url"]
+    if backend.held is not None:
+        message = f"{target} gets no traffic: {backend.held}"
+        return warning(what, message, Reason.TLS_UNVERIFIABLE)
+    if backend.requires is not None and not ready(backend.requires):
+        message = (
+            f"{target} gets no traffic until its BackendTLSPolicy exists on the hub (the "
+            "gateway's Gateway API implementation must serve BackendTLSPolicy); it is "
+            "never sent in plaintext"
+        )
+        return warning(what, message, Reason.TLS_POLICY_PENDING)
+    return None
+
+
 def _entry_backends(
     service: Service, hub: Hub, entry: Entry, endpoints: Sequence[Endpoint], issues: list[Issue]
 ) -> list[Backend]:
@@ -229,14 +250,41 @@ def tenant_namespace_manifest(service: Service) -> dict[str, Any]:
     }
 
 
-def plan(service: Service, hub: Hub, endpoints: Mapping[str, Sequence[Endpoint]]) -> RoutePlan:
+def _hold(
+    groups: list[list[Backend]],
+    entries: Sequence[Entry],
+    ready: Callable[[str], bool],
+    issues: list[Issue],
+) -> list[Backend]:
+    """Take out of `groups` the backends TLS holds from traffic; they are returned, so
+    their objects stay composed and they are listed at weight 0."""
+    held: list[Backend] = []
+    for group, entry in zip(groups, entries, strict=True):
+        for backend in list(group):
+            issue = _held(entry, backend, ready)
+            if issue is not None:
+                issues.append(issue)
+                group.remove(backend)
+                held.append(backend)
+    return held
+
+
+def plan(
+    service: Service,
+    hub: Hub,
+    endpoints: Mapping[str, Sequence[Endpoint]],
+    ready: Callable[[str], bool] = _nothing_ready,
+) -> RoutePlan:
     """The route for `service` on `hub`; `endpoints` holds the serving replicas of each
-    named deployment that exists (a deployment missing from it routes nothing)."""
+    named deployment that exists (a deployment missing from it routes nothing), and
+    `ready` says whether the hub object composed under a key is ready (a backend's
+    BackendTLSPolicy must be before the backend gets traffic)."""
     issues: list[Issue] = []
     groups = [
         _entry_backends(service, hub, entry, endpoints.get(entry.deployment or "", ()), issues)
         for entry in service.entries
     ]
+    held = _hold(groups, service.entries, ready, issues)
     _limit(groups, service.entries, issues)
     weights = distribute(
         shares([e.weight for e in service.entries], [len(group) for group in groups])
@@ -244,8 +292,9 @@ def plan(service: Service, hub: Hub, endpoints: Mapping[str, Sequence[Endpoint]]
     flat = [backend for group in groups for backend in group]
     weighted = list(zip(flat, weights, strict=True))
     objects: dict[str, dict[str, Any]] = {NAMESPACE_KEY: tenant_namespace_manifest(service)}
-    for backend, _ in weighted:
+    for backend, _ in [*weighted, *((b, 0) for b in held)]:
         objects.update(dict(backend.objects))
     objects[ROUTE_KEY] = _route(service, hub, weighted)
     status = [{**backend.status, "weight": weight} for backend, weight in weighted]
+    status.extend({**backend.status, "weight": 0} for backend in held)
     return RoutePlan(dict(sorted(objects.items())), address(service, hub), status, issues)

@@ -26,8 +26,8 @@ from .model import ReplicaInput
 DEPLOYMENT_NAME_MAX = naming.DNS_LABEL_MAX
 # A LeaderWorkerSet's name reaches StatefulSet revision-hash and pod-name labels
 # (63 characters): LWS documents 51 - digits; a scheduler may cut it further
-# (Kueue's pod-group-name label, to 39). Rendering within the strictest limit
-# keeps every scheduler's conventions open.
+# (Kueue's pod labels, with its WorkloadIdentifierAnnotations gate off, to 39).
+# Rendering within the strictest limit keeps every scheduler's conventions open.
 LEADER_WORKER_SET_NAME_MAX = strictest_lws_name_max() or lws.NAME_BASE_MAX
 # KServe derives `<name>-kserve-mn-prefill` for the multi-node prefill LWS, and
 # that LWS name must itself fit the limit above (39 - 18 = 21).

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import Any, Final
 
+from modelplane.core.kinds.base import mapping
 from modelplane.core.kinds.service import CREATED_READINESS
 from modelplane.core.observed import condition_is
 
@@ -120,3 +121,14 @@ def is_ready(observed: dict[str, Any] | None) -> bool:
 def is_synced(observed: dict[str, Any] | None) -> bool:
     """Whether a managed resource reports Synced=True: its last apply succeeded."""
     return condition_is(observed, "Synced", "True")
+
+
+def provider_configs(observed: Mapping[str, dict[str, Any]]) -> dict[str, str | None]:
+    """The name of the ProviderConfig each observed Object was applied through, by
+    key: which cluster it runs on (`modelplane.traffic.hubs`). None where it cannot
+    be read, which no decision takes as a move."""
+    found: dict[str, str | None] = {}
+    for key, obj in observed.items():
+        name = mapping(mapping(obj.get("spec")).get("providerConfigRef")).get("name")
+        found[key] = name if isinstance(name, str) and name else None
+    return found

@@ -29,6 +29,10 @@ PINS_FILE: Final = "upstream-crds.yaml"
 DOWNLOAD_DIRECTORY: Final = ".crds"
 _TIMEOUT_SECONDS: Final = 60
 _PIN_FIELDS: Final = ("file", "url", "version", "sha256")
+# Schemas of Modelplane's own for kinds it composes on workload clusters that the
+# shared CRDs do not carry (each file says where it is transcribed from); read
+# before the upstream CRDs, so an upstream definition of the same kind wins.
+STANDIN_DIRECTORY: Final = Path(__file__).with_name("standins")
 
 
 def checkout_root() -> Path | None:

@@ -19,6 +19,7 @@ from modelplane_dev.fuzz.harness import (
     Fuzzer,
     Mutated,
     Mutator,
+    applied_elsewhere,
     final_response,
     run_function,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "Fuzzer",
     "Mutated",
     "Mutator",
+    "applied_elsewhere",
     "example_requests",
     "final_response",
     "mutated_sample",

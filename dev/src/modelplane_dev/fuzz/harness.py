@@ -334,3 +334,20 @@ class Fuzzer:
             if problem is not None:
                 failures.append(Failure(seed, iteration, mutated.describe(), problem))
         return failures
+
+
+def applied_elsewhere(provider: str) -> Reader:
+    """A reader of observed Objects for a function that keys a hub's objects by the
+    hub (`modelplane.traffic.hubs`): an Object that reads as applied through another
+    ProviderConfig than `provider` says its composite moved, which lets the old
+    hub's objects go; any other mutation of an observed Object must keep them."""
+
+    def read(obj: Obj) -> object:
+        spec = obj.get("spec")
+        ref = spec.get("providerConfigRef") if isinstance(spec, dict) else None
+        name = ref.get("name") if isinstance(ref, dict) else None
+        if not isinstance(name, str) or not name or name == provider:
+            raise ValueError("not applied through another ProviderConfig")
+        return name
+
+    return read

@@ -1,7 +1,10 @@
 """`status.capacity`: what the cluster can still take, as observed.
 
-- `pools`: per published pool its nodes (on a created cluster, those the cloud
-  reports ready; otherwise the nodeCount declared) and maxNodes, and per DRA
+- `pools`: per published pool its nodes (on a created cluster, the size the cloud
+  reports for it, `Provisioner.ready_nodes`: an EKS node group's desired size while
+  it is ACTIVE or UPDATING, a GKE pool's instance groups' target size, their average
+  rounded down times the groups, so neither counts Ready nodes; otherwise the
+  nodeCount declared) and maxNodes, and per DRA
   device the devices those nodes have (nodes x count) and those the ModelReplicas
   placed on it claim. A claim names a device class;
   it is counted against the first DRA device of the pool with that class.
@@ -67,7 +70,7 @@ def _pools(
         name = str(pool.get("name", ""))
         spec = declared.get(name)
         if ready_nodes is not None:
-            # A created cluster: what the cloud reports ready, nothing until it reports.
+            # A created cluster: the size the cloud reports, nothing until it reports.
             nodes = ready_nodes.get(name, 0)
         else:
             nodes = spec.nodeCount if spec is not None else int(pool.get("nodes") or 0)

@@ -31,6 +31,7 @@ from compose_inference_cluster.health import (
 from compose_inference_cluster.provision import (
     compose_cloud,
     connection_secret,
+    creates,
     protect_from_replicas,
     protect_from_stack,
 )
@@ -139,7 +140,7 @@ class FunctionRunner(ComposeFunction):
             access.issues,
         )
         previous = (cluster.status.gpuPools if cluster.status else None) or []
-        view = publish_pools(cluster, lookups, previous)
+        view = publish_pools(cluster, lookups, previous, created=creates(cluster))
         reference = ProviderConfigRef(kind=objects.CLUSTER_PROVIDER_CONFIG_KIND, name=name)
         provider_config = reference.model_dump(mode="json", exclude_none=True)
         # Published once, after compose_stack has added the stack and capacity: bad

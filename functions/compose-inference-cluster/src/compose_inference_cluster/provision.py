@@ -67,6 +67,11 @@ def source_of(cluster: InferenceCluster) -> str:
     return str(source.source) if source is not None else ""
 
 
+def creates(cluster: InferenceCluster) -> bool:
+    """Whether Modelplane creates the cluster (a provisioner serves its source)."""
+    return provisioner_for(source_of(cluster)) is not None
+
+
 def connection_secret(cluster: InferenceCluster, name: str) -> dict[str, str] | None:
     """The kubeconfig Secret of a created cluster; None for an existing one."""
     provisioner = provisioner_for(source_of(cluster))

@@ -29,10 +29,16 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
 from modelplane.core.charts import RELEASE_API_VERSION
+from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
-from modelplane.stack import PlannedRelease
+from modelplane.stack import (
+    AI_GATEWAY_RELEASE,
+    ENVOY_GATEWAY_RELEASE,
+    PlannedRelease,
+    calls_extension,
+)
 from modelplane.xfn import objects, structs
 from modelplane.xfn.runner import keep_observed
 from modelplane.xfn.structs import to_dict
@@ -74,6 +80,18 @@ def _created(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any
     # ProviderConfigs and Usages have no readiness of their own: created is ready.
     if key in observed:
         rsp.desired.resources[key].ready = fnv1.READY_TRUE
+
+
+def extension_ready(observed: Mapping[str, Any]) -> bool:
+    """Whether Envoy Gateway may call Envoy AI Gateway (`ClusterFacts.extension_ready`):
+    the controller's Release has reported Ready, or the observed envoy-gateway Release
+    calls it already."""
+    if objects.is_ready(observed.get(release_key(AI_GATEWAY_RELEASE))):
+        return True
+    envoy = mapping(observed.get(release_key(ENVOY_GATEWAY_RELEASE)))
+    return calls_extension(
+        mapping(mapping(mapping(envoy.get("spec")).get("forProvider")).get("values"))
+    )
 
 
 def _release(

@@ -28,6 +28,7 @@ from modelplane.core.issues import has_errors
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import STACK_READY, Reason
 from modelplane.stack import (
+    AI_GATEWAY_RELEASE,
     NVIDIA_GPU_DRIVER,
     ClusterFacts,
     Mode,
@@ -55,7 +56,8 @@ class StackInputs:
     scheduling_ok: bool = True
     """False when spec.scheduling has errors: what it would name is not known then."""
     ready_nodes: Mapping[str, int] | None = None
-    """On a created cluster, the nodes the cloud reports ready, by pool."""
+    """On a created cluster, the nodes the cloud reports for each pool
+    (`Provisioner.ready_nodes`), by pool."""
     identity: Mapping[str, Any] | None = None
     """The ClusterProviderConfigs' `identity`, on a created GKE cluster (`access`)."""
     cloud_values: Mapping[str, Mapping[str, Any]] | None = None
@@ -101,8 +103,8 @@ def _nvidia_pools(pools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
 
 
 def _gpu_taints(pools: Sequence[Mapping[str, Any]]) -> tuple[NodeTaint, ...]:
-    """The taints the classes of the NVIDIA GPU pools declare (published with each
-    pool), once each, sorted."""
+    """The taints the NVIDIA GPU pools publish (their classes' and, on a cluster
+    Modelplane creates, the GPU taint it adds), once each, sorted."""
     found: set[NodeTaint] = set()
     for pool in _nvidia_pools(pools):
         for taint in pool.get("nodeTaints") or ():
@@ -134,7 +136,8 @@ def _needs(
     if facts.scheduler.install is not None:
         names.append(facts.scheduler.install.releases[-1].name)
     if facts.gateway_class:
-        names.append("envoy-gateway")
+        # Its route reaches its InferencePool through Envoy AI Gateway.
+        names += ["envoy-gateway", AI_GATEWAY_RELEASE]
     return tuple(sorted(n for n in set(names) if n in planned))
 
 
@@ -157,6 +160,7 @@ def compose_stack(
         nvidia_gpus=bool(_nvidia_pools(inputs.pools)),
         gpu_taints=_gpu_taints(inputs.pools),
         cloud_values=inputs.cloud_values or {},
+        extension_ready=releases.extension_ready(inputs.observed),
     )
     observed = inputs.observed
     placed = inputs.placed

@@ -12,6 +12,8 @@ is missing, unreadable or not connected is named on `Valid`, and what runs stays
 The GatewayClass is read through an Observe-only Object and its
 `spec.controllerName` published (`status.controllerName`, kept while it cannot be
 read): ModelServices choose from it how their routes reach DNS-named backends.
+The Objects go under keys of their hub (`modelplane.traffic.hubs`), so a new
+`spec.clusterRef` deletes the Gateway from the old cluster.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -37,6 +39,7 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 from modelplane.traffic import gateways
+from modelplane.traffic.hubs import hub_suffix
 from modelplane.traffic.names import SYSTEM_NAMESPACE, entry_gateway_name
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required, structs
@@ -80,6 +83,9 @@ class FunctionRunner(ComposeFunction):
         namespace = _objects_namespace(hub_cluster)
 
         gateway_name = entry_gateway_name(name)
+        observed = observed_resources(req)
+        # The keys of this hub's objects: a move to another cluster deletes the old ones.
+        suffix = hub_suffix(objects.provider_configs(observed), provider_config["name"], hub)
         composed = {
             NAMESPACE_KEY: objects.wrap(
                 _object_name(name, NAMESPACE_KEY),
@@ -103,15 +109,18 @@ class FunctionRunner(ComposeFunction):
                 management_policies=objects.OBSERVE_ONLY,
             ),
         }
-        observed = observed_resources(req)
-        for key, obj in composed.items():
+        for base, obj in composed.items():
+            key = base + suffix
             obj["metadata"]["namespace"] = namespace
+            if suffix:
+                obj["metadata"]["name"] = _object_name(name, key)
             desired = rsp.desired.resources[key]
             structs.update(desired.resource, obj)
             ready = objects.is_ready(observed.get(key))
             desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
 
-        seen = _read_back(observed.get(GATEWAY_KEY))
+        here = observed.get(GATEWAY_KEY + suffix)
+        seen = _read_back(here)
         programmed, why = GATEWAY.serving(seen or None)
         reported = address(seen)
         previous = gateway.status.address if gateway.status else None
@@ -120,14 +129,15 @@ class FunctionRunner(ComposeFunction):
             reached = gateways.address_url(spec.hostname)
         elif reported:
             reached = gateways.address_url(reported)
-        elif previous:
-            # Re-applied or rolling out: the address it had still reaches it.
+        elif previous and here is not None:
+            # Re-applied or rolling out: the address it had still reaches it (not after
+            # a move to another cluster, whose Gateway has no address yet).
             reached = previous
         # The controller as last read: a read that fails for a while (the hub unreachable)
         # must not switch every ModelService's backends back and forth.
-        controller = gateways.class_controller(read_back(observed.get(CLASS_KEY)) or {}) or (
-            gateway.status.controllerName if gateway.status else None
-        )
+        controller = gateways.class_controller(
+            read_back(observed.get(CLASS_KEY + suffix)) or {}
+        ) or (gateway.status.controllerName if gateway.status else None)
         set_status(
             rsp,
             Status(

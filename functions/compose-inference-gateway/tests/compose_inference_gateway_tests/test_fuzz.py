@@ -13,7 +13,13 @@ from compose_inference_gateway.fn import FunctionRunner
 from modelplane_models import InferenceCluster, InferenceGateway
 
 from modelplane.core.issues import parse_object
-from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import (
+    Fuzzer,
+    applied_elsewhere,
+    mutated_sample,
+    nondeterminism,
+    requests_for,
+)
 
 
 def gateway(obj: dict[str, Any]) -> object:
@@ -38,7 +44,12 @@ PARTS = 3
 def test_mutated_requests_keep_the_safety_net(part: int) -> None:
     requests = requests_for("modelplane-compose-inference-gateway", ("catalog", "serving"))
     assert requests
-    readers = {"composite": gateway, "inferencecluster": cluster}
+    readers = {
+        "composite": gateway,
+        "inferencecluster": cluster,
+        # The example's hub: an Object read as applied elsewhere is a move.
+        "observed": applied_elsewhere("serve-us-east"),
+    }
     failures = Fuzzer(FunctionRunner(), readers).run(
         requests, seed=8, count=1500, part=part, parts=PARTS
     )

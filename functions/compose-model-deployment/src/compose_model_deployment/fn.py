@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from modelplane_models import ModelDeployment, ModelReplica
+from modelplane_models import ModelDeployment, ModelReplica, ModelService
 from modelplane_models.model_deployment import ReplicaCounts, Status
 
 from compose_model_deployment.cache import (
@@ -40,15 +40,26 @@ from compose_model_deployment.replicas import (
     placements,
     replica_object,
 )
+from compose_model_deployment.retiring import (
+    SERVICES,
+    Retirement,
+    plan,
+    recorded,
+    require_services,
+    starting,
+)
 from compose_model_deployment.settled import carries_wide, keeps, settled_clusters
-from compose_model_deployment.statuses import Statuses, unreadable_statuses
+from compose_model_deployment.statuses import (
+    Statuses,
+    accepted_condition,
+    ready_condition,
+    unreadable_statuses,
+)
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     CONTEXT_MATCH_TRACE,
     LABEL_DEPLOYMENT,
-    REPLICAS_ACCEPTED,
-    REPLICAS_READY,
     REPLICAS_SCHEDULED,
     Reason,
 )
@@ -68,7 +79,7 @@ from modelplane.scheduling import (
 )
 from modelplane.scheduling.cel_engine import CelEngine
 from modelplane.scheduling.ledger import ChargedLedgers
-from modelplane.xfn import report, required
+from modelplane.xfn import clock, report, required
 from modelplane.xfn.runner import (
     ComposeFunction,
     keep_observed,
@@ -88,9 +99,12 @@ class Outcome:
     deployment: ModelDeployment
     wanted: Deployment
     composed: dict[str, ModelReplica]
+    """The deployment's own composed replicas: not those retiring."""
     decision: Decision
     cache: CacheView | None
     skipped: int
+    retiring: dict[str, str]
+    """Replicas retiring before this decision, as `retiring.recorded` read them."""
     unreachable: frozenset[str] = frozenset()
     """The clusters whose `Reachable` is False: a replica there is not available."""
 
@@ -124,6 +138,9 @@ class FunctionRunner(ComposeFunction):
         observed = observed_resources(req)
         statuses = Statuses(observed, self.kept.statuses)
         composite = observed_composite(req)
+        retiring = recorded(composite, observed)
+        if retiring:
+            require_services(rsp, composite)
         own = None if _traced_raw(req, composite) else settled_clusters(req, statuses, self.kept)
         narrow = require_own(req, rsp, own, self.kept) if own is not None else None
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
@@ -132,7 +149,7 @@ class FunctionRunner(ComposeFunction):
             # A settled deployment decides on its own clusters; a decision that keeps
             # every replica where it runs stands, any other widens to the fleet below.
             required.stop_unless_fetched(req, rsp)
-            outcome = self.decide(req, narrow, statuses)
+            outcome = self.decide(req, narrow, statuses, retiring)
             if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
                 self.finish(req, rsp, outcome, statuses, narrow=True)
                 return
@@ -140,16 +157,24 @@ class FunctionRunner(ComposeFunction):
         # What the fleet needs next depends on the lists not fetched yet; an answer
         # to this request is never kept (`required.Unfetched`).
         required.stop_unless_fetched(req, rsp)
-        self.finish(req, rsp, self.decide(req, found, statuses), statuses, narrow=False)
+        outcome = self.decide(req, found, statuses, retiring)
+        self.finish(req, rsp, outcome, statuses, narrow=False)
 
-    def decide(self, req: fnv1.RunFunctionRequest, found: Fleet, statuses: Statuses) -> Outcome:
+    def decide(
+        self,
+        req: fnv1.RunFunctionRequest,
+        found: Fleet,
+        statuses: Statuses,
+        retiring: dict[str, str],
+    ) -> Outcome:
         """The scheduler's decision over the fleet `found`, once every requirement is
         fetched (`required.stop_unless_fetched`): the PriorityClasses and the cache too."""
         clusters, fleet_replicas = found.clusters, found.replicas
         deployment = observed_composite(req, ModelDeployment)
         cache = cache_view(req, deployment, clusters.items)
 
-        composed = composed_replicas(statuses, self.kept)
+        every = composed_replicas(statuses, self.kept)
+        composed = {key: model for key, model in every.items() if key not in retiring}
         wanted = self.kept.deployment(deployment)
         fleet = read_fleet(
             clusters.items,
@@ -165,7 +190,7 @@ class FunctionRunner(ComposeFunction):
         namespace = wanted.namespace
         running |= {(namespace, key) for key in composed if statuses.serves(key)}
         known = existing_replicas(
-            wanted, uid, composed, fleet_replicas.items, running, self.replica_memo
+            wanted, uid, every, fleet_replicas.items, running, self.replica_memo, set(retiring)
         )
         priorities = read_priorities(required.resolve(req, PRIORITY_CLASSES).items)
         decision = schedule(
@@ -179,7 +204,9 @@ class FunctionRunner(ComposeFunction):
             ledgers=self.charged_ledgers,
         )
         skipped = known.skipped + len(fleet_replicas.unreadable)
-        return Outcome(deployment, wanted, composed, decision, cache, skipped, found.unreachable)
+        return Outcome(
+            deployment, wanted, composed, decision, cache, skipped, retiring, found.unreachable
+        )
 
     def finish(
         self,
@@ -194,6 +221,17 @@ class FunctionRunner(ComposeFunction):
         trace (of the whole fleet) is the one the last wide decision published."""
         deployment = outcome.deployment
         carried = (deployment.status or Status()) if narrow else None
+        services = None
+        if outcome.retiring or starting(outcome.decision, statuses):
+            # Asked for once a decision retires a replica too: the same decision on the
+            # next call of the fetch loop asks the same, so it settles; until they are
+            # fetched the runner answers with the requirements alone.
+            require_services(rsp, observed_composite(req))
+            services = required.resolve(req, SERVICES, ModelService)
+        name = outcome.wanted.name
+        retiring = plan(
+            outcome.decision, statuses, outcome.retiring, services, name, clock.now(req)
+        )
         emit(
             req,
             rsp,
@@ -203,6 +241,7 @@ class FunctionRunner(ComposeFunction):
             statuses,
             self.kept,
             carried,
+            retiring,
             outcome.unreachable,
         )
         compose_usage(rsp, deployment, outcome.cache, statuses.observed)
@@ -269,10 +308,12 @@ def emit(
     statuses: Statuses,
     kept: Kept,
     carried: Status | None = None,
+    retirement: Retirement | None = None,
     unreachable: frozenset[str] = frozenset(),
 ) -> None:
     """Compose the decision's replicas and endpoints and publish its status; with
     `carried`, the match trace is carried forward from it instead of recomputed.
+    Replicas `retirement` holds are re-emitted as they run, with no endpoint.
 
     A replica on an `unreachable` cluster is not available, whatever it last said
     (as Kubernetes marks a lost node's pods not Ready): not ready, not counted in
@@ -302,6 +343,11 @@ def emit(
         rsp.desired.resources[name].ready = (
             fnv1.READY_TRUE if serving_now[name] else fnv1.READY_FALSE
         )
+    retirement = retirement or Retirement({}, (), {})
+    # A retiring replica is leaving: its readiness is not the deployment's.
+    keep_observed(req, rsp, set(retirement.held))
+    for name in retirement.held:
+        rsp.desired.resources[name].ready = fnv1.READY_TRUE
 
     ready = sum(serving_now.values())
     endpoints = endpoint_status(decision, observed, serving_now, last_read)
@@ -325,6 +371,7 @@ def emit(
             endpoints=endpoints,
             matchTraceOmitted=match_omitted,
             preemptions=preemptions or None,
+            retiring=retirement.status(observed),
         ),
     )
     if wanted > 0 and decision.placed == 0:
@@ -342,30 +389,5 @@ def emit(
             report.warning(rsp, event.reason, event.message)
         else:
             report.normal(rsp, event.reason, event.message)
-
-
-def accepted_condition(refusals: dict[str, str | None]) -> report.Condition:
-    """Whether every replica's cluster accepted it. A replica refused at render time
-    (a broken platform template, a disallowed priority) keeps running what it ran,
-    so without this the deployment would look healthy while it can no longer change."""
-    refused = [f"{name}: {why}" for name, why in sorted(refusals.items()) if why]
-    if refused:
-        return report.Condition(
-            REPLICAS_ACCEPTED, False, Reason.REPLICAS_NOT_ACCEPTED, "; ".join(refused)
-        )
-    return report.Condition(
-        REPLICAS_ACCEPTED, True, Reason.ALL_ACCEPTED, "no replica was refused by its cluster"
-    )
-
-
-def ready_condition(ready: int, placed: int, wanted: int) -> report.Condition:
-    """ReplicasReady: every placed replica serves, and at least as many as wanted are
-    placed. A rollout's surge places more than wanted: then the message counts against
-    what is placed, since "3 of 2 serving" would read as ready while one is not."""
-    if placed > wanted:
-        message = f"{ready} of {placed} placed replicas serving ({wanted} desired)"
-    else:
-        message = f"{ready} of {wanted} replicas serving"
-    if ready == placed and placed >= wanted:
-        return report.Condition(REPLICAS_READY, True, Reason.ALL_READY, message)
-    return report.Condition(REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, message)
+    for reason, message in retirement.events():
+        report.normal(rsp, reason, message)

@@ -21,7 +21,12 @@ from modelplane_models.model_replica import ModelReplica
 
 from compose_model_replica.cache import require_cache, with_cache
 from compose_model_replica.capacity import waiting_for_capacity
-from compose_model_replica.remote import remote_objects, remote_observed, wrap_all
+from compose_model_replica.remote import (
+    remote_objects,
+    remote_observed,
+    route_verdict,
+    wrap_all,
+)
 from compose_model_replica.stack import lacking
 from compose_model_replica.status import (
     accepted_condition,
@@ -123,8 +128,16 @@ class FunctionRunner(ComposeFunction):
             cluster=replica.cluster_name,
             priority=replica.priority,
         )
+        observed = observed_resources(req)
+        # What the cluster holds of each workload: a scheduler keeps there the labels it
+        # refuses to change on a running workload (Kueue's queue and priority).
+        running = {w.key: remote_observed(observed.get(w.key)) for w in rendered.workloads}
         conventions = apply_conventions(
-            rendered.workloads, config, context, priority_classes=priority_classes
+            rendered.workloads,
+            config,
+            context,
+            priority_classes=priority_classes,
+            running=running,
         )
         if not conventions.ok:
             raise InvalidInputError(conventions.issues)
@@ -140,7 +153,6 @@ class FunctionRunner(ComposeFunction):
             ),
         )
         remote = remote_objects(handed, conventions.gangs)
-        observed = observed_resources(req)
         reference = provider_config.model_dump(exclude_none=True)
         composed = wrap_all(remote, replica, reference)
         workload_keys = {w.key for w in handed.workloads}
@@ -172,7 +184,11 @@ class FunctionRunner(ComposeFunction):
         verdict = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
-            or waiting_for_capacity(serving_condition(handed, served, changed), cluster, replica)
+            or waiting_for_capacity(
+                serving_condition(handed, served, changed, route_verdict(remote, observed)),
+                cluster,
+                replica,
+            )
         )
         report.set_condition(rsp, unreachable_condition(cluster, verdict) or verdict)
         # Crossplane v2.3 writes a composite's status and the function's conditions in

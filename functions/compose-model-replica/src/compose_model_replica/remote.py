@@ -1,11 +1,14 @@
 """From rendered remote objects to the provider-kubernetes Objects that carry them."""
 
+from collections.abc import Mapping
 from typing import Any
 
+from modelplane.core.kinds import HTTP_ROUTE
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_DEPLOYMENT, LABEL_REPLICA
 from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
+from modelplane.workloads.traffic import ROUTE_KEY
 from modelplane.xfn import objects
 
 GANG_KEY_PREFIX = "gang-"
@@ -60,3 +63,14 @@ def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
     """What provider-kubernetes read back from the cluster for an Object (None when it
     has not, or when what it holds is not an object)."""
     return read_back(observed)
+
+
+def route_verdict(
+    remote: list[RemoteObject], observed: Mapping[str, dict[str, Any]]
+) -> tuple[bool, str] | None:
+    """Whether the replica's HTTPRoute on its cluster's Gateway routes (every parent
+    `Accepted` and `ResolvedRefs`), and why; None for a replica without one (its
+    cluster declares no gateway)."""
+    if not any(o.key == ROUTE_KEY for o in remote):
+        return None
+    return HTTP_ROUTE.serving(remote_observed(observed.get(ROUTE_KEY)))

@@ -49,20 +49,31 @@ def composite_status(
 
 
 def serving_condition(
-    replica: RenderedReplica, served: list[tuple[bool, str]], unapplied: list[str]
+    replica: RenderedReplica,
+    served: list[tuple[bool, str]],
+    unapplied: list[str],
+    route: tuple[bool, str] | None = None,
 ) -> report.Condition:
-    """Serving: every workload serves, and serves what this replica's spec renders.
+    """Serving: every workload serves, and serves what this replica's spec renders, and
+    (`route`: its HTTPRoute's verdict, when it has one behind its cluster's Gateway)
+    the Gateway routes to it.
 
     A workload whose manifest changed is not serving the replica's spec until its
     provider has applied the change: until then its status describes what it ran,
-    and a fleet rollout must not count the replica as serving the new revision.
+    and a fleet rollout must not count the replica as serving the new revision. A
+    replica the Gateway does not route to (its route not accepted, or its
+    InferencePool backend refused) is reached by nobody: a rollout must not retire a
+    routable predecessor for it, nor a ModelService route to it.
     """
     if unapplied:
         why = "; ".join(unapplied)
         return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
     serving, why = replica_serving(replica.workloads, served)
-    reason = Reason.WORKLOAD_AVAILABLE if serving else Reason.WORKLOAD_NOT_AVAILABLE
-    return report.Condition(SERVING, serving, reason, why)
+    if not serving:
+        return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
+    if route is not None and not route[0]:
+        return report.Condition(SERVING, False, Reason.ROUTE_NOT_READY, route[1])
+    return report.Condition(SERVING, True, Reason.WORKLOAD_AVAILABLE, why)
 
 
 def unapplied(

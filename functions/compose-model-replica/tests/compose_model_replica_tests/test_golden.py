@@ -94,10 +94,20 @@ PRIORITY_CLASSES = [
 ]
 
 
-def observed(name: str, kind: str, manifest_name: str, condition: str | None) -> dict[str, Any]:
+def observed(
+    name: str,
+    kind: str,
+    manifest_name: str,
+    condition: str | None,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """An Object as provider-kubernetes reports it once applied: Ready and Synced, with
-    the workload read back from the cluster (`condition` True on it, when given)."""
-    manifest: dict[str, Any] = {"kind": kind, "metadata": {"name": manifest_name}}
+    the workload read back from the cluster (`condition` True on it, when given, and
+    the `labels` it was applied with)."""
+    metadata: dict[str, Any] = {"name": manifest_name}
+    if labels is not None:
+        metadata["labels"] = labels
+    manifest: dict[str, Any] = {"kind": kind, "metadata": metadata}
     if condition is not None:
         manifest["status"] = {"conditions": [{"type": condition, "status": "True"}]}
     return {
@@ -130,11 +140,14 @@ KSERVE_SERVING = {
         "kimi-488f6e0d09-prefill-devices",
         None,
     ),
+    # Read back with the Kueue labels it was applied with: Kueue refuses to change
+    # them on a running workload, so a read-back without them would keep them off.
     "workload-decode": observed(
         "kimi-488f6e0d09-workload-decode-c86d57b65d",
         "LLMInferenceService",
         "kimi-488f6e0d09",
         "Ready",
+        {"kueue.x-k8s.io/queue-name": "ml", "kueue.x-k8s.io/priority-class": "batch"},
     ),
 }
 

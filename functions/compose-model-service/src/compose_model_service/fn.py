@@ -8,7 +8,10 @@ hub cluster, through the gateway's ProviderConfig, the service's tenant
 namespace, one HTTPRoute on the gateway's Gateway and a Service per backend (an
 Envoy Gateway Backend for a DNS-named one when the gateway's
 `status.controllerName` is Envoy Gateway's; `modelplane.traffic.service`), and
-publish the address and each backend with its effective weight.
+publish the address and each backend with its effective weight. An `https` backend
+gets TLS (its Backend's, or a BackendTLSPolicy that must be Ready before it gets
+traffic). The hub objects go under keys of their hub (`modelplane.traffic.hubs`), so
+a move to a gateway on another hub deletes them from the old one.
 
 A named deployment that does not exist is named on `EndpointsResolved` and the
 rest are routed. A gateway that is missing or not ready, an invalid external URL
@@ -43,6 +46,7 @@ from compose_model_service.read import (
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue, warning
 from modelplane.core.kinds import HTTP_ROUTE
+from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import (
     API_VERSION,
     ENDPOINTS_RESOLVED,
@@ -56,6 +60,7 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 from modelplane.traffic import gateways
+from modelplane.traffic.hubs import hub_suffix
 from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required, structs
@@ -144,7 +149,13 @@ class FunctionRunner(ComposeFunction):
             )
             raise Waiting(message, reason=Reason.GATEWAY_NOT_READY)
         others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
-        route = observed_resources(req).get(ROUTE_KEY)
+        observed = observed_resources(req)
+        provider = provider_config(gateway)
+        # The keys of this hub's objects: a move to another hub deletes the old ones.
+        suffix = hub_suffix(
+            objects.provider_configs(observed), provider.get("name", ""), hub.cluster
+        )
+        route = observed.get(ROUTE_KEY + suffix)
         problems = hostname_issues(service, composite, hub, others, route)
         if problems:
             raise InvalidInputError(problems)
@@ -154,8 +165,14 @@ class FunctionRunner(ComposeFunction):
         if endpoints.unreadable:
             # Whose replica it is cannot be read: hold what is routed.
             raise InvalidInputError(unreadable_endpoints(endpoints.unreadable))
-        routes = plan(service, hub, endpoints_by_deployment(endpoints.items, uids))
-        self.emit(req, rsp, service, routes, provider_config(gateway), hub.name)
+        routes = plan(
+            service,
+            hub,
+            endpoints_by_deployment(endpoints.items, uids),
+            # A backend's TLS policy must exist on the hub before it gets traffic.
+            ready=lambda key: objects.is_ready(observed.get(key + suffix)),
+        )
+        self.emit(req, rsp, service, routes, (provider, suffix), hub.name)
         names_served = sorted(set(served))
         if len(names_served) > 1:
             issues.append(
@@ -172,7 +189,7 @@ class FunctionRunner(ComposeFunction):
             ENDPOINTS_RESOLVED, True, Reason.ENDPOINTS_FOUND, _resolved_message(routes)
         )
         report.report_issues(rsp, ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved)
-        report.set_condition(rsp, routed_condition(routes, req))
+        report.set_condition(rsp, routed_condition(routes, observed.get(ROUTE_KEY + suffix)))
 
     @staticmethod
     def on_hub_cluster(
@@ -231,15 +248,19 @@ class FunctionRunner(ComposeFunction):
         rsp: fnv1.RunFunctionResponse,
         service: Service,
         routes: RoutePlan,
-        provider: dict[str, str],
+        on_hub: tuple[dict[str, str], str],
         hub: str,
     ) -> None:
+        """Compose the plan's objects through the hub's ProviderConfig, each under its
+        key with the hub's suffix (`hubs.hub_suffix`)."""
+        provider, suffix = on_hub
         observed = observed_resources(req)
-        for key, manifest in routes.objects.items():
-            readiness = HTTP_ROUTE.readiness() if key == ROUTE_KEY else None
-            shared = SHARED_MANAGEMENT_POLICIES if key == NAMESPACE_KEY else ("*",)
+        for base, manifest in routes.objects.items():
+            key = base + suffix
+            readiness = HTTP_ROUTE.readiness() if base == ROUTE_KEY else None
+            shared = SHARED_MANAGEMENT_POLICIES if base == NAMESPACE_KEY else ("*",)
             wrapped = objects.wrap(
-                naming.hashed_name(f"{service.name}-{key}", MODEL_SERVICE, service.name, key),
+                naming.hashed_name(f"{service.name}-{base}", MODEL_SERVICE, service.name, key),
                 manifest,
                 provider,
                 readiness=readiness or {"policy": "SuccessfulCreate"},
@@ -265,25 +286,24 @@ def _resolved_message(routes: RoutePlan) -> str:
     return f"{replicas} serving replicas and {external} external endpoints resolved"
 
 
-def routed_condition(routes: RoutePlan, req: fnv1.RunFunctionRequest) -> report.Condition:
+def routed_condition(routes: RoutePlan, route: dict[str, Any] | None) -> report.Condition:
+    """Routed, from the plan and the route's Object as observed on the hub."""
     if routes.routed == 0:
         return report.Condition(
             ROUTED,
             False,
             Reason.NO_SERVING_BACKENDS,
             "no backend can take traffic: no named deployment has a serving replica the "
-            "gateway reaches, and no external endpoint has a positive weight",
+            "gateway reaches, and no external endpoint has a positive weight and TLS in "
+            "place where it needs it",
         )
-    route = observed_resources(req).get(ROUTE_KEY)
     summary = _weights(routes.endpoints)
     if objects.is_ready(route):
         return report.Condition(ROUTED, True, Reason.ROUTE_ACCEPTED, summary)
-    return report.Condition(
-        ROUTED,
-        None,
-        Reason.ROUTE_PENDING,
-        f"the route is not accepted by its Gateway yet; {summary}",
-    )
+    # Once read back, the Gateway's own words: a backend it refuses shows here.
+    seen = read_back(route)
+    why = HTTP_ROUTE.serving(seen)[1] if seen else "the route is not accepted by its Gateway yet"
+    return report.Condition(ROUTED, None, Reason.ROUTE_PENDING, f"{why}; {summary}")
 
 
 def _weights(endpoints: Sequence[dict[str, Any]]) -> str:

@@ -1,6 +1,11 @@
 """The objects and expected responses compose-model-service's tests share."""
 
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from modelplane_dev import testing
 
 Obj = dict[str, Any]
 API = "modelplane.ai/v1alpha1"
@@ -12,6 +17,23 @@ GW_WEST = "gw.serve-eu-west.example"
 UIDS = {"qwen-h100": "11111111-aaaa", "qwen-l4": "22222222-bbbb"}
 PROVIDER = {"kind": "ClusterProviderConfig", "name": HUB}
 EXTERNAL = "https://api.example-saas.com/v1"
+EXTERNAL_HOST = "api.example-saas.com"
+# The external endpoint's BackendTLSPolicy, as the hub's Object reports it created:
+# an https backend gets traffic only once this is so.
+TLS_POLICY_KEY = "backend-external-5f3ff7a7-tls"
+CREATED = {"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]}}
+
+
+def request(
+    composite: Obj,
+    *,
+    observed: Mapping[str, Obj] | None = None,
+    required: Mapping[str, Sequence[Obj]] | None = None,
+) -> fnv1.RunFunctionRequest:
+    """A request on a hub where the external endpoint's BackendTLSPolicy exists (the
+    steady state) when `observed` is not given."""
+    found = dict(observed) if observed is not None else {TLS_POLICY_KEY: CREATED}
+    return testing.request(composite, observed=found, required=required)
 
 
 def service(
@@ -238,12 +260,33 @@ def replica_ref(name: str, prefix: str, weight: int) -> Obj:
     }
 
 
+def tls_policy(name: str, host: str) -> Obj:
+    """TLS to an https ExternalName Service's host: SNI and verification of the host's
+    name against the system CAs."""
+    return {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "BackendTLSPolicy",
+        "metadata": {
+            "name": name,
+            "namespace": TENANT,
+            "labels": {"app.kubernetes.io/managed-by": "modelplane"},
+        },
+        "spec": {
+            "targetRefs": [{"group": "", "kind": "Service", "name": name}],
+            "validation": {"hostname": host, "wellKnownCACertificates": "System"},
+        },
+    }
+
+
 ENVOY_GATEWAY = "gateway.envoyproxy.io/gatewayclass-controller"
 
 
-def envoy_backend(name: str, host: str, port: int) -> Obj:
+def envoy_backend(name: str, host: str, port: int, tls: bool = False) -> Obj:
     """An Envoy Gateway Backend for a DNS-named host, as a hub served by Envoy Gateway
-    reaches it (Envoy Gateway routes to no ExternalName Service)."""
+    reaches it (Envoy Gateway routes to no ExternalName Service); `tls` for https."""
+    spec: Obj = {"endpoints": [{"fqdn": {"hostname": host, "port": port}}]}
+    if tls:
+        spec["tls"] = {"sni": host, "wellKnownCACertificates": "System"}
     return {
         "apiVersion": "gateway.envoyproxy.io/v1alpha1",
         "kind": "Backend",
@@ -252,5 +295,5 @@ def envoy_backend(name: str, host: str, port: int) -> Obj:
             "namespace": TENANT,
             "labels": {"app.kubernetes.io/managed-by": "modelplane"},
         },
-        "spec": {"endpoints": [{"fqdn": {"hostname": host, "port": port}}]},
+        "spec": spec,
     }

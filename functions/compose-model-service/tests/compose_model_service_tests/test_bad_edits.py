@@ -5,9 +5,9 @@ from typing import Any
 import pytest
 from compose_model_service.fn import FunctionRunner
 
-from modelplane_dev.testing import as_dict, request, requirements_only, run
+from modelplane_dev.testing import as_dict, requirements_only, run
 
-from .objects import REQUIREMENTS, condition, hub_cluster, required, service
+from .objects import REQUIREMENTS, condition, hub_cluster, request, required, service
 from .test_fn import STEADY
 
 # What a bad edit or a missing dependency does: everything routed before stays, as

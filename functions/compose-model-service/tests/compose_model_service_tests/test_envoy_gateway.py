@@ -7,14 +7,16 @@ from typing import Any
 
 from compose_model_service.fn import FunctionRunner
 
-from modelplane_dev.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, run, run_over_grpc
 
 from .objects import (
     ENVOY_GATEWAY,
     GW_EAST,
     GW_WEST,
+    TLS_POLICY_KEY,
     envoy_backend,
     gateway,
+    request,
     required,
     service,
     wrapped,
@@ -36,6 +38,8 @@ def _envoy_steady() -> dict[str, Any]:
     Backend without a port (its endpoint holds it); filters and weights unchanged."""
     want = copy.deepcopy(STEADY)
     resources = want["desired"]["resources"]
+    # The Backend originates TLS to the https endpoint itself: no BackendTLSPolicy.
+    del resources[TLS_POLICY_KEY]
     for key, name, host, port in (
         ("backend-external-5f3ff7a7", EXTERNAL_SERVICE, "api.example-saas.com", 443),
         ("backend-qwen-h100-a", "chat-qwen-h100-a", GW_EAST, 80),
@@ -45,7 +49,7 @@ def _envoy_steady() -> dict[str, Any]:
         # Under its own key: the ExternalName Service's Object goes, this one comes.
         del resources[key]
         resources[f"{key}-envoy"] = wrapped(
-            object_name(f"{key}-envoy"), envoy_backend(name, host, port)
+            object_name(f"{key}-envoy"), envoy_backend(name, host, port, tls=port == 443)
         )
     route = resources["route"]["resource"]["spec"]["forProvider"]["manifest"]
     for ref in route["spec"]["rules"][0]["backendRefs"]:
@@ -55,7 +59,8 @@ def _envoy_steady() -> dict[str, Any]:
 
 
 def test_the_whole_response_on_envoy_gateway() -> None:
-    req = request(service(), required=on_envoy_gateway())
+    # Nothing observed: the https endpoint is routed at once, its TLS in its Backend.
+    req = request(service(), observed={}, required=on_envoy_gateway())
     want = _envoy_steady()
     assert as_dict(run(FunctionRunner(), req)) == want
     assert as_dict(run_over_grpc(FunctionRunner(), req)) == want

@@ -5,10 +5,11 @@ from typing import Any
 from compose_model_service.fn import FunctionRunner
 
 from modelplane.core import naming
-from modelplane_dev.testing import as_dict, request, run, run_over_grpc
+from modelplane_dev.testing import as_dict, run, run_over_grpc
 
 from .objects import (
     EXTERNAL,
+    EXTERNAL_HOST,
     GW_EAST,
     GW_WEST,
     H100_EAST,
@@ -16,11 +17,14 @@ from .objects import (
     L4_EAST,
     REQUIREMENTS,
     TENANT,
+    TLS_POLICY_KEY,
     condition,
     external_name,
     replica_ref,
+    request,
     required,
     service,
+    tls_policy,
     wrapped,
 )
 
@@ -29,11 +33,17 @@ def object_name(key: str) -> str:
     return naming.hashed_name(f"chat-{key}", "ModelService", "chat", key)
 
 
+# Each of a parent's Accepted and ResolvedRefs must be True, and not for an older spec.
+CURRENT = (
+    "(!has(c.observedGeneration) || !has(object.metadata) || "
+    "!has(object.metadata.generation) || c.observedGeneration >= object.metadata.generation)"
+)
 ROUTE_READINESS = {
     "policy": "DeriveFromCelQuery",
     "celQuery": "has(object.status) && has(object.status.parents) && "
     "size(object.status.parents) > 0 && object.status.parents.all(p, has(p.conditions) && "
-    "p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True'))",
+    f"p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && {CURRENT}) && "
+    f"p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'True' && {CURRENT}))",
 }
 NAMESPACE = {
     "apiVersion": "v1",
@@ -132,6 +142,10 @@ STEADY: dict[str, Any] = {
                 object_name("backend-external-5f3ff7a7"),
                 external_name(EXTERNAL_SERVICE, "api.example-saas.com", 443),
             ),
+            TLS_POLICY_KEY: {
+                **wrapped(object_name(TLS_POLICY_KEY), tls_policy(EXTERNAL_SERVICE, EXTERNAL_HOST)),
+                "ready": "READY_TRUE",
+            },
             "backend-qwen-h100-a": wrapped(
                 object_name("backend-qwen-h100-a"), external_name("chat-qwen-h100-a", GW_EAST, 80)
             ),
@@ -326,3 +340,52 @@ def test_without_a_hostname_the_address_is_a_path_on_the_gateway() -> None:
         }
     ]
     assert "modelservices" not in got["requirements"]["resources"]
+
+
+def test_a_backend_the_hub_gateway_refuses_keeps_the_route_pending_and_says_why() -> None:
+    """Accepted alone is not routed: a Gateway that cannot resolve a backend (Envoy
+    Gateway with its Backend API off) accepts the route and refuses the backend."""
+    refused = {
+        "type": "ResolvedRefs",
+        "status": "False",
+        "reason": "InvalidKind",
+        "message": "Kind is invalid, only Service, MCS ServiceImport and Envoy Gateway "
+        "Backend are supported",
+    }
+    read = {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "HTTPRoute",
+        "metadata": {"name": "chat", "namespace": TENANT},
+        "status": {
+            "parents": [
+                {
+                    "parentRef": {"name": "modelplane-entry-fleet"},
+                    "controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
+                    "conditions": [
+                        {"type": "Accepted", "status": "True", "reason": "Accepted"},
+                        refused,
+                    ],
+                }
+            ]
+        },
+    }
+    observed = {
+        "route": {
+            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+            "kind": "Object",
+            "metadata": {"name": object_name("route")},
+            "status": {
+                "atProvider": {"manifest": read},
+                "conditions": [{"type": "Ready", "status": "False", "reason": "Unavailable"}],
+            },
+        }
+    }
+    req = request(service(), observed=observed, required=required())
+    got = as_dict(run(FunctionRunner(), req))
+    (routed,) = [c for c in got["conditions"] if c["type"] == "Routed"]
+    assert (routed["status"], routed["reason"]) == ("STATUS_CONDITION_UNKNOWN", "RoutePending")
+    assert routed["message"].startswith(
+        "HTTPRoute chat has backends Gateway modelplane-entry-fleet does not resolve: Kind "
+        "is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are "
+        "supported; 4 backends: "
+    )

@@ -19,7 +19,13 @@ from modelplane_models import InferenceGateway, ModelEndpoint, ModelService
 
 from modelplane.core.issues import parse_object
 from modelplane.traffic.urls import parse_url
-from modelplane_dev.fuzz import Fuzzer, mutated_sample, nondeterminism, requests_for
+from modelplane_dev.fuzz import (
+    Fuzzer,
+    applied_elsewhere,
+    mutated_sample,
+    nondeterminism,
+    requests_for,
+)
 
 
 def service(obj: dict[str, Any]) -> object:
@@ -51,6 +57,8 @@ def readers(requests: list[fnv1.RunFunctionRequest]) -> dict[str, Any]:
         "inferencegateway": gateway,
         "modelendpoints": endpoint,
         "modelservices": lambda obj: parse_object(ModelService, obj),
+        # The example's hub: an Object read as applied elsewhere is a move.
+        "observed": applied_elsewhere("serve-us-east"),
     }
     for req in requests:
         for name in req.required_resources:

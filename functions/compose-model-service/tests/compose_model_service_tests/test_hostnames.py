@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from compose_model_service.fn import FunctionRunner
 
-from modelplane_dev.testing import as_dict, request, run
+from modelplane_dev.testing import as_dict, run
 
-from .objects import API, NS, REQUIREMENTS, condition, event, gateway, required, service
+from .objects import API, NS, REQUIREMENTS, condition, event, gateway, request, required, service
 from .test_bad_edits import PUBLISHED, RUNNING
 from .test_fn import STEADY
 
@@ -312,7 +312,9 @@ def test_an_older_newcomer_asking_for_a_served_hostname_composes_nothing() -> No
         namespace="aaa-team",
     )
     serving = {**service(), "status": PUBLISHED}
-    req = request(grab, required={**required(services=[serving, grab]), "modelendpoints": []})
+    req = request(
+        grab, observed={}, required={**required(services=[serving, grab]), "modelendpoints": []}
+    )
     message = (
         f"spec.hostname: {HOSTNAME!r} is already served by a ModelService in another "
         "namespace on InferenceGateway fleet"

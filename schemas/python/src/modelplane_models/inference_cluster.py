@@ -228,7 +228,7 @@ class PoolCapacity(BaseModel):
     nodes: Annotated[
         StrictInt | None,
         Field(
-            description="Nodes ready: on a cluster Modelplane creates, what the cloud reports for the node group or pool; otherwise the nodeCount the pool declares."
+            description="The pool's nodes: on a cluster Modelplane creates, the size the cloud reports for the node group or pool (an EKS group's desired size while ACTIVE or UPDATING; a GKE pool's instance groups' target size, their average rounded down, times the groups), not a count of Ready nodes; otherwise the nodeCount the pool declares."
         ),
     ] = None
 
@@ -487,7 +487,7 @@ class Stack(BaseModel):
     versions: Annotated[
         dict[str, VersionsAdditionalProperty] | None,
         Field(
-            description="Chart version overrides by component (Managed): nodeFeatureDiscovery, nvidiaDraDriver, leaderWorkerSet, certManager, kserve, envoyGateway, kai, kueue, volcano, schedulerPlugins. Each is a semantic version, written as the chart publishes it (some charts prefix a v).",
+            description="Chart version overrides by component (Managed): nodeFeatureDiscovery, nvidiaDraDriver, leaderWorkerSet, certManager, kserve, envoyGateway, envoyAiGateway, kai, kueue, volcano, schedulerPlugins. Each is a semantic version, written as the chart publishes it (some charts prefix a v).",
             max_length=16,
         ),
     ] = None
@@ -708,7 +708,7 @@ class PublishedPool(BaseModel):
     nodeTaints: Annotated[
         list[shapes.NodeTaint] | None,
         Field(
-            description="The pool's class's node taints, as the class declares them."
+            description="The taints the pool's nodes carry: its class's node taints, as the class declares them, and on a cluster Modelplane creates the GPU taint (nvidia.com/gpu, NoSchedule) it adds when the class does not declare that key. The fleet scheduler's replicas tolerate these."
         ),
     ] = None
     nodes: Annotated[

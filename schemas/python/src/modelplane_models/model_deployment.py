@@ -171,6 +171,14 @@ class ReplicaCounts(BaseModel):
     ] = None
 
 
+class RetiringStatus(BaseModel):
+    cluster: StrictStr | None = None
+    replica: StrictStr | None = None
+    since: Annotated[
+        StrictStr | None, Field(description="When it stopped being routed (RFC 3339).")
+    ] = None
+
+
 class RollingUpdate(BaseModel):
     maxSurge: Annotated[
         Any | None,
@@ -228,6 +236,12 @@ class Status(BaseModel):
         ),
     ] = None
     replicas: ReplicaCounts | None = None
+    retiring: Annotated[
+        list[RetiringStatus] | None,
+        Field(
+            description="Serving replicas the scheduler removed that still run, unrouted: their ModelEndpoint is gone, and each is deleted once no ModelService of the namespace lists it in status.endpoints, or when it stops serving, or once it has retired for the hold (five minutes) since `since`. They hold their devices until deleted, and are not counted in replicas."
+        ),
+    ] = None
     selector: Annotated[
         StrictStr | None,
         Field(

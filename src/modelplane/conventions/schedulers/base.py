@@ -5,7 +5,8 @@ are its settings, read from its own sub-block of `spec.scheduling`) and override
 only what it does differently from the default scheduler: the scheduler name it
 implies, the keys it reserves or reads to form gangs, where it reads a queue, how
 a queue or a priority must look, the gang object it needs, the guards that catch
-what it would silently mishandle, and its limit on LeaderWorkerSet names.
+what it would silently mishandle, the labels it refuses to change on a running
+workload, and its limit on LeaderWorkerSet names.
 `modelplane.conventions.schedulers.SCHEDULERS` lists them.
 """
 
@@ -137,6 +138,18 @@ class Scheduler(abc.ABC):
         """Keys it reads on the workload object itself."""
         return no_keys()
 
+    def keep_running(
+        self,
+        kind: WorkloadKind,
+        labels: dict[str, str],
+        observed: Mapping[str, Any],
+        title: str,
+    ) -> list[Issue]:
+        """Put back into `labels` (what the workload object is to carry) the observed
+        value of each label the scheduler refuses to change on the object as it runs
+        (`observed`, read back from the cluster); a Warning for each label kept."""
+        return []
+
     def pod_keys(self, platform: Platform) -> Keys:
         """Keys it reads on every pod, before any gang keys."""
         return no_keys()
@@ -162,11 +175,16 @@ class Scheduler(abc.ABC):
         return None
 
     def replica_gang(
-        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+        self,
+        name: str,
+        minimums: Mapping[str, int],
+        owners: Collection[WorkloadKind],
+        platform: Platform,
     ) -> GangObject | None:
         """One gang object named `name` for a disaggregated replica, with a sub-group
         per role needing `minimums[role]` pods, when the scheduler has sub-groups and
-        `composes_gang()`; `owner` is the kind that owns the replica's gang pods."""
+        nothing else groups the replica's pods; `owners` are the kinds the scheduler
+        sees owning them."""
         return None
 
     def sub_group_keys(self, role: str) -> Keys:

@@ -24,6 +24,7 @@ it. With no such list, only KAI's `default-queue` (quota 0 on a fresh install) i
 known to lack it.
 """
 
+import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -41,17 +42,24 @@ from modelplane.core.vocabulary import Reason
 
 from .base import ROOT, Keys, Platform, Scheduler, misplaced_keys, no_keys
 from .names import read_names
-from .quota import QueueQuota, count, gpus, reported
+from .quota import QueueQuota, amount, gpus, reported
 
 QUEUE_LABEL: Final = "kai.scheduler/queue"
 LEGACY_QUEUE_LABEL: Final = "runai/queue"
 DEFAULT_QUEUE: Final = "default-queue"
+# With no queue label, KAI's podgrouper takes the queue from this label on the top
+# owner, then on the pod: queue `<project>`, or `<project>-<node pool>` when the pod
+# also has the node-pool label (KAI's default `global.nodePoolLabelKey`).
+PROJECT_LABEL: Final = "project"
+NODE_POOL_LABEL: Final = "kai.scheduler/node-pool"
 PREEMPTIBILITY_LABEL: Final = "kai.scheduler/preemptibility"
 PRIORITY_LABEL: Final = "priorityClassName"
 SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION: Final = "pod-group-name"
 PREEMPTIBLE: Final = "preemptible"
 NON_PREEMPTIBLE: Final = "non-preemptible"
+# A Queue's quota that means no limit (KAI's UnlimitedResourceQuantity).
+UNLIMITED: Final = -1
 # KAI treats a PriorityClass value at or above this as non-preemptible.
 NON_PREEMPTIBLE_FROM: Final = 100
 # The PriorityClasses KAI installs, and the class its podgrouper assumes for a
@@ -84,7 +92,15 @@ class KAI(Scheduler):
     name = "KAI"
     default_scheduler_name = "kai-scheduler"
     settings_field = "kai"
-    reserved_keys = ("kai.scheduler/", LEGACY_QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_ANNOTATION)
+    # `project` is unprefixed, but KAI reads it as a queue: an ML team that set it
+    # would pick its own queue, maybe another team's.
+    reserved_keys = (
+        "kai.scheduler/",
+        LEGACY_QUEUE_LABEL,
+        PROJECT_LABEL,
+        PRIORITY_LABEL,
+        POD_GROUP_ANNOTATION,
+    )
     gang_keys = (POD_GROUP_ANNOTATION, SUBGROUP_LABEL)
     reads_priority_classes = True
     own_grouping = (
@@ -105,15 +121,24 @@ class KAI(Scheduler):
 
     @classmethod
     def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
-        # Quota `spec.resources.gpu.quota` (-1 or absent: unlimited); used the
-        # non-preemptible allocation (the only kind quota limits), else `allocated`.
-        quota = count(as_map(as_map(spec.get("resources")).get("gpu")).get("quota"))
+        # Used: the non-preemptible allocation (the only kind quota limits), else
+        # `allocated`. Quota: `spec.resources.gpu.quota`, a number in fractions of a
+        # GPU that KAI compares as a float (`isAllocatedNonPreemptibleOverQuota`):
+        # only exactly -1 is unlimited, a fraction admits its whole GPUs, and any
+        # other negative admits none. A value that cannot be read (the CRD admits only
+        # numbers) is taken as no quota, so no replica is sent on a guess to a queue
+        # that may never admit it. An absent quota is not stated: KAI reads it as 0,
+        # but an observation without the Queue's spec (a render's simulated Observe
+        # Object) looks the same, so it bounds nothing (design/limits.md).
         allocated = status.get("allocatedNonPreemptible")
         used = gpus(as_map(allocated if allocated is not None else status.get("allocated")))
-        read = reported(quota, used)
-        if read is None or read.quota is None or read.quota >= 0:
-            return read
-        return QueueQuota(None, read.used)
+        stated = as_map(as_map(spec.get("resources")).get("gpu")).get("quota")
+        if stated is None:
+            return reported(None, used)
+        quota = amount(stated)
+        if quota == UNLIMITED:
+            return QueueQuota(None, used or 0)
+        return QueueQuota(max(0, math.floor(quota)) if quota is not None else 0, used or 0)
 
     @classmethod
     def from_block(cls, block: Scheduling, issues: list[Issue]) -> "KAI":
@@ -168,7 +193,11 @@ class KAI(Scheduler):
 
     def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
         found = misplaced_keys(
-            self, annotations, (self.queue_label_key,), "defaultAnnotations", "a label"
+            self,
+            annotations,
+            (self.queue_label_key, PROJECT_LABEL),
+            "defaultAnnotations",
+            "a label",
         )
         if LEGACY_QUEUE_LABEL in labels and self.queue_label_key != LEGACY_QUEUE_LABEL:
             found.append(
@@ -192,8 +221,19 @@ class KAI(Scheduler):
         return ObjectRef(QUEUE_API, "Queue", self.queue_for(platform))
 
     def queue_for(self, platform: Platform) -> str:
-        """The queue KAI's podgrouper will resolve for these pods."""
-        return platform.queue or platform.labels.get(self.queue_label_key) or DEFAULT_QUEUE
+        """The queue KAI's podgrouper will resolve for these pods (`CalcPodGroupQueue`):
+        the queue label, else the platform's `project` label (suffixed with the node
+        pool the pods are labelled with), else KAI's `default-queue`. The platform's
+        labels are on both the owner and the pods, so owner-before-pod does not matter.
+        """
+        queue = platform.queue or platform.labels.get(self.queue_label_key)
+        if queue:
+            return queue
+        project = platform.labels.get(PROJECT_LABEL)
+        if not project:
+            return DEFAULT_QUEUE
+        pool = platform.labels.get(NODE_POOL_LABEL)
+        return f"{project}-{pool}" if pool is not None else project
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = self.queue_for(platform)

@@ -5,12 +5,15 @@ A scheduler that keeps queues reads its queue object's report in its own module
 GPUs are counted over every resource whose name contains `gpu` (`gpu`,
 `nvidia.com/gpu`, a DRA device-class mapping such as `gpu.nvidia.com`), the
 heuristic KAI itself applies to DRA claims. Quantities are read by the one
-Kubernetes quantity parser (`modelplane.cel.quantity`), rounded up to a whole
-device as `resource.Quantity.Value()` rounds.
+Kubernetes quantity parser (`modelplane.cel.quantity`). A replica takes whole
+devices, so usage is rounded up (`count`, as `resource.Quantity.Value()` rounds)
+and quota down (`quota_count`: a quota of 2.5 GPUs admits two whole ones).
 """
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from modelplane.cel.quantity import Quantity, QuantityError
@@ -24,12 +27,13 @@ class QueueQuota:
     used: int
 
 
-def count(value: object) -> int | None:
-    """A whole number of devices from a Kubernetes quantity (int or string), or None."""
+def amount(value: object) -> Fraction | None:
+    """The exact number `value` holds: an int, a float (KAI's Queue quota is a JSON
+    number, in fractions of a GPU) or a Kubernetes quantity string; else None."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
+    if isinstance(value, int | float):
+        return Fraction(value) if math.isfinite(value) else None
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -37,13 +41,27 @@ def count(value: object) -> int | None:
     except QuantityError:
         return None
     if quantity.exp >= 0:
-        return quantity.coef * 10**quantity.exp
-    return -(-quantity.coef // 10**-quantity.exp)
+        return Fraction(quantity.coef * 10**quantity.exp)
+    return Fraction(quantity.coef, 10**-quantity.exp)
 
 
-def gpus(resources: Mapping[str, Any]) -> int | None:
-    """The GPUs a resource list names, summed; None when it names none it can read."""
-    counts = [count(v) for k, v in resources.items() if "gpu" in k.lower()]
+def count(value: object) -> int | None:
+    """Whole devices in use from a quantity, rounded up; None when unreadable."""
+    exact = amount(value)
+    return None if exact is None else math.ceil(exact)
+
+
+def quota_count(value: object) -> int | None:
+    """Whole devices a quota admits, rounded down; None when unreadable."""
+    exact = amount(value)
+    return None if exact is None else math.floor(exact)
+
+
+def gpus(resources: Mapping[str, Any], *, quota: bool = False) -> int | None:
+    """The GPUs a resource list names, summed (each rounded down when `quota`, else
+    up); None when it names none it can read."""
+    read = quota_count if quota else count
+    counts = [read(v) for k, v in resources.items() if "gpu" in k.lower()]
     known = [c for c in counts if c is not None]
     return sum(known) if known else None
 

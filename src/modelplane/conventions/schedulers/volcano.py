@@ -2,7 +2,9 @@
 
 The queue is an annotation on pods and on a LeaderWorkerSet (which the LWS
 controller's Volcano provider reads). With `lwsGangScheduling` the LWS controller
-creates each group's PodGroup; without it Modelplane composes them.
+creates each LWS group's PodGroup, with no priority (`guard` warns); without it
+Modelplane composes them. A disaggregated replica none of whose roles is an LWS is
+one PodGroup Modelplane composes either way (`replica_gang`).
 """
 
 from collections.abc import Collection, Mapping
@@ -66,9 +68,9 @@ class Volcano(Scheduler):
     @classmethod
     def read_quota(cls, spec: Mapping[str, Any], status: Mapping[str, Any]) -> QueueQuota | None:
         # Quota `spec.capability` (a hard cap), else `spec.deserved`; used `status.allocated`.
-        quota = gpus(as_map(spec.get("capability")))
+        quota = gpus(as_map(spec.get("capability")), quota=True)
         if quota is None:
-            quota = gpus(as_map(spec.get("deserved")))
+            quota = gpus(as_map(spec.get("deserved")), quota=True)
         return reported(quota, gpus(as_map(status.get("allocated"))))
 
     def queue_error(self, queue: str) -> str | None:
@@ -124,9 +126,17 @@ class Volcano(Scheduler):
         return GangObject(API, spec, pod_annotations={GROUP_ANNOTATION: name})
 
     def replica_gang(
-        self, name: str, minimums: Mapping[str, int], owner: WorkloadKind, platform: Platform
+        self,
+        name: str,
+        minimums: Mapping[str, int],
+        owners: Collection[WorkloadKind],
+        platform: Platform,
     ) -> GangObject | None:
-        if not self.composes_gang():
+        # The LWS provider's pod webhook points every LWS pod at its own per-group
+        # PodGroup, over any annotation Modelplane set; pods of other owners (a
+        # replica of Deployments only) it leaves alone, and Volcano's controller makes
+        # no PodGroup of its own for a pod that already names one.
+        if self.lws_gang_scheduling and LEADER_WORKER_SET in owners:
             return None
         spec: dict[str, Any] = {
             "minMember": sum(minimums.values()),
@@ -142,6 +152,30 @@ class Volcano(Scheduler):
         return Keys({}, {TASK_ANNOTATION: role})
 
     def guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
+        return self._queue_guard(workload, unit, platform) + self._priority_guard(unit, platform)
+
+    def _priority_guard(self, unit: Unit, platform: Platform) -> list[Issue]:
+        if not (
+            self.lws_gang_scheduling
+            and unit.pod_set.owner is LEADER_WORKER_SET
+            and platform.priority
+        ):
+            return []
+        return [
+            warning(
+                f"{ROOT}.volcano.lwsGangScheduling",
+                f"{unit.title}: the LWS Volcano provider creates each group's PodGroup "
+                "without a priorityClassName, and Volcano orders and preempts a gang by "
+                "its PodGroup's priority alone, so this gang runs at the cluster's "
+                f"default priority (its globalDefault PriorityClass, else 0), not "
+                f"{platform.priority!r}; the pods' priorityClassName orders them only "
+                "within the gang. Turn the LWS provider off and set "
+                "volcano.lwsGangScheduling: false: Modelplane's own PodGroup carries it",
+                Reason.PRIORITY_NOT_EXPRESSIBLE,
+            )
+        ]
+
+    def _queue_guard(self, workload: Workload, unit: Unit, platform: Platform) -> list[Issue]:
         queue = platform.queue
         if not (
             workload.kind is LLM_INFERENCE_SERVICE

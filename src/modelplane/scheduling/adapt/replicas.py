@@ -141,6 +141,7 @@ def existing_replicas(
     fleet: Iterable[ModelReplica],
     serving: Set[tuple[str, str]] = frozenset(),
     memo: ReplicaMemo | None = None,
+    retiring: Set[str] = frozenset(),
 ) -> KnownReplicas:
     """Every ModelReplica of the fleet, each with the deployment that owns it, and whether
     it is serving (`serving` holds the (namespace, name) of those whose `Serving`
@@ -155,6 +156,11 @@ def existing_replicas(
     elsewhere or drop it. A composed replica that cannot be read raises
     InvalidInputError (nothing can be decided without it); any other is skipped
     and counted. With a memo, a fleet model read before is not read again.
+
+    A replica named in `retiring` (this deployment's, removed by an earlier decision
+    but still running until no route sends to it) is no longer the deployment's to
+    decide on: it is charged as another's replica is, since it holds its devices
+    until it is deleted, and never kept, counted or removed again.
     """
     read_model = ReadModel.of if memo is None else memo.model
     found: dict[tuple[str, str], ExistingReplica] = {}
@@ -170,6 +176,8 @@ def existing_replicas(
             and owner_uid != uid
         ):
             owner = None  # composed by an earlier deployment of the same name, being deleted
+        if namespace == deployment.namespace and name in retiring:
+            owner = None
         try:
             found[(namespace, name)] = known.read(owner, (namespace, name) in serving)
         except InvalidInputError:
@@ -178,10 +186,11 @@ def existing_replicas(
     for key, model in sorted(composed.items()):
         # Crossplane composes a namespaced composite's resources into its namespace.
         namespace = deployment.namespace
+        owner = None if key in retiring else deployment.name
         try:
             # Read afresh: these models are parsed anew on every call, never kept.
             found[(namespace, key)] = read_replica(
-                model, key, namespace, deployment.name, serving=(namespace, key) in serving
+                model, key, namespace, owner, serving=(namespace, key) in serving
             )
         except InvalidInputError as invalid:
             problems.extend(issue.under(f"modelreplicas[{key}]") for issue in invalid.issues)

@@ -1,0 +1,91 @@
+"""compose-model-service when its gateway is on another hub cluster than its objects
+(spec.gatewayRef names a gateway on another hub, or the InferenceGateway moved): the
+hub objects go under keys of the new hub, so Crossplane deletes the old hub's
+route, backends and Namespace Object (through their own ProviderConfig) instead of
+provider-kubernetes re-pointing them and leaving the route on the old hub holding
+the hostname."""
+
+import copy
+from typing import Any
+
+from compose_model_service.fn import FunctionRunner
+
+from modelplane.core import naming
+from modelplane_dev.testing import as_dict, run, run_over_grpc
+
+from .objects import TLS_POLICY_KEY, gateway, hub_cluster, request, required, service
+from .test_bad_edits import PUBLISHED, RUNNING
+from .test_fn import STEADY
+from .test_tls import pending_response
+
+Obj = dict[str, Any]
+EU = "serve-eu-west"
+EU_PROVIDER = {"kind": "ClusterProviderConfig", "name": EU}
+
+
+def _gateway_on_eu() -> Obj:
+    moved = gateway()
+    moved["spec"]["clusterRef"] = {"name": EU}
+    moved["status"]["providerConfigRef"] = EU_PROVIDER
+    return moved
+
+
+def _hub_eu() -> Obj:
+    found = hub_cluster()
+    found["metadata"]["name"] = EU
+    return found
+
+
+def _on_eu(want: Obj) -> Obj:
+    """`want` with every hub object under `<key>@serve-eu-west`, named for that key and
+    applied through the new hub's ProviderConfig."""
+    moved = copy.deepcopy(want)
+    resources: Obj = {}
+    for key, value in moved["desired"]["resources"].items():
+        new_key = f"{key}@{EU}"
+        obj = value["resource"]
+        obj["metadata"]["name"] = naming.hashed_name(f"chat-{key}", "ModelService", "chat", new_key)
+        obj["spec"]["providerConfigRef"] = EU_PROVIDER
+        resources[new_key] = value
+    moved["desired"]["resources"] = resources
+    moved["requirements"]["resources"]["hubcluster"]["matchName"] = EU
+    return moved
+
+
+def test_a_move_to_another_hub_composes_there_and_drops_the_old_hub_objects() -> None:
+    req = request(
+        {**service(), "status": PUBLISHED},
+        observed=RUNNING,
+        required=required(gateways=[_gateway_on_eu()], hub=[_hub_eu()]),
+    )
+    # Nothing of it runs on the new hub yet: the https endpoint waits for its new
+    # BackendTLSPolicy there, as on a first reconcile.
+    want = _on_eu(pending_response())
+    assert as_dict(run(FunctionRunner(), req)) == want
+    assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+
+
+def test_once_moved_the_keys_stay_and_a_move_back_uses_plain_keys() -> None:
+    there = {
+        key: {
+            **value["resource"],
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+        }
+        for key, value in _on_eu(STEADY)["desired"]["resources"].items()
+    }
+    on_eu = required(gateways=[_gateway_on_eu()], hub=[_hub_eu()])
+    got = as_dict(run(FunctionRunner(), request(service(), observed=there, required=on_eu)))
+    assert sorted(got["desired"]["resources"]) == sorted(
+        f"{k}@{EU}" for k in STEADY["desired"]["resources"]
+    )
+    # The policy observed under the new hub's key: the endpoint has its share again.
+    assert got["desired"]["composite"] == STEADY["desired"]["composite"]
+    back = as_dict(run(FunctionRunner(), request(service(), observed=there, required=required())))
+    assert sorted(back["desired"]["resources"]) == sorted(STEADY["desired"]["resources"])
+    assert TLS_POLICY_KEY in back["desired"]["resources"]
+
+
+def test_the_hub_it_stays_on_keeps_plain_keys() -> None:
+    # An upgrade renames nothing: objects running under plain keys on this hub stay.
+    got = as_dict(run(FunctionRunner(), request(service(), observed=RUNNING, required=required())))
+    assert sorted(got["desired"]["resources"]) == sorted(STEADY["desired"]["resources"])
