@@ -87,8 +87,11 @@ def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # The seeds of CAUGHT_WITHIN whose faults break ServingKept once the hold is removed
-# (seeded faults are deterministic).
-COMMAND_CATCHES = frozenset({4, 7, 10, 11})
+# (seeded faults are deterministic). Seed 10 no longer does since its outage's start
+# is kept in status.reachability: its one unreachable verdict is followed by no
+# removal at all, hold or not (no replica leaves prod-eu-west), so nothing is left
+# for the invariant to catch.
+COMMAND_CATCHES = frozenset({4, 7, 11})
 
 
 @dataclass(frozen=True)
