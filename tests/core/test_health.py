@@ -52,7 +52,8 @@ def probe(status: str, message: str = "", since: str | None = None) -> dict[str,
             None,
             "since 2026-12-01T11:58:00Z; unreachable once that lasts 300s",
         ),
-        ([probe("False", CONNECT)], None, "when that began is not recorded"),
+        # A failure whose start is not recorded starts when first seen: now.
+        ([probe("False", CONNECT)], None, "since 2026-12-01T12:00:00Z; unreachable once"),
         (
             [
                 probe("False", CONNECT, "2026-12-01T11:00:00Z"),
@@ -138,7 +139,9 @@ def test_a_thousand_failing_replica_objects_are_counted_not_named() -> None:
 
 
 CONNECTED = Reachability(True, "2 of 2 Objects reach the cluster")
-WAITING = Reachability(None, "none of 2 Objects syncs; when that began is not recorded")
+WAITING = Reachability(
+    None, "none of 2 Objects has synced since X; unreachable once that lasts 300s"
+)
 LOST = Reachability(False, "none of 2 Objects has synced since X", Reason.CLUSTER_UNREACHABLE)
 REPLICAS_OK = Reachability(True, "its replicas' Objects reach the cluster")
 REPLICAS_LOST = Reachability(False, "none of 4 replica Objects", Reason.REPLICA_OBJECTS_FAILING)
@@ -188,3 +191,42 @@ def test_combine(
 ) -> None:
     verdict = combine(connection, replicas)
     assert (verdict.reachable, reason_for(verdict), verdict.message) == (reachable, reason, message)
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+# Every Object failing since 11:50; one re-stamped at 11:58 when its error text changed.
+RESTAMPED = [
+    probe("False", CONNECT, "2026-12-01T11:50:00Z"),
+    probe("False", "context deadline exceeded", "2026-12-01T11:58:00Z"),
+]
+
+
+@pytest.mark.parametrize(
+    ("probes", "carried", "reachable", "since"),
+    [
+        # First seen: the latest transition, the moment the last Object joined.
+        (RESTAMPED, None, None, "2026-12-01T11:58:00Z"),
+        # Carried from the last call: a re-stamped message does not restart the clock.
+        (RESTAMPED, "2026-12-01T11:50:00Z", False, "2026-12-01T11:50:00Z"),
+        # One Object syncing ends the state, whatever was carried.
+        ([probe("True"), *RESTAMPED], "2026-12-01T11:00:00Z", True, None),
+        # A carried start after now (another clock) is taken as now.
+        (RESTAMPED, "2026-12-01T13:00:00Z", None, "2026-12-01T12:00:00Z"),
+        # A transition recorded after now cannot push the start past now either.
+        ([probe("False", CONNECT, "2026-12-01T12:30:00Z")], None, None, "2026-12-01T12:00:00Z"),
+    ],
+)
+def test_the_grace_runs_from_when_the_state_began(
+    probes: list[Any], carried: str | None, reachable: bool | None, since: str | None
+) -> None:
+    verdict = assess(probes, NOW, at(carried) if carried else None)
+    replicas = assess_replicas(probes, NOW, at(carried) if carried else None)
+    assert replicas is not None
+    for found in (verdict, replicas):
+        assert found.reachable is reachable
+        assert found.since == (at(since) if since else None)
+        if since is not None:
+            assert f"since {since}" in found.message

@@ -232,3 +232,45 @@ def test_a_world_still_changing_after_the_faults_breaks_converges() -> None:
     (found,) = checker.violations
     assert (found.invariant, found.object, found.round) == (CONVERGES, "ModelDeployment ns/m", 26)
     assert "20 rounds after the last fault" in found.message
+
+
+def lost(name: str, nodes: int = 4) -> Obj:
+    """A cluster whose InferenceCluster says Reachable=False."""
+    found = cluster(name, nodes)
+    found["status"]["conditions"] = [{"type": "Reachable", "status": "False"}]
+    return found
+
+
+def stranded(name: str) -> Obj:
+    """A replica on an unreachable cluster that served its revision as last read."""
+    obj = replica(name)
+    obj["status"] = {
+        "servingRevision": "1",
+        "conditions": [{"type": "Serving", "status": "Unknown", "reason": "ClusterUnreachable"}],
+    }
+    return obj
+
+
+def test_replacements_of_stranded_replicas_are_outside_the_surge() -> None:
+    fleet = [lost("east"), cluster("west", nodes=4)]
+    before = [deployment(2, surge=0, unavailable=1), *fleet, stranded("a"), stranded("b")]
+    after = [*before, replica("c", "west", serving=False), replica("d", "west", serving=False)]
+    assert broken(before, after) == []
+    # On a reachable cluster the same four replicas are past the surge.
+    reachable = [cluster("east", nodes=4), cluster("west", nodes=4)]
+    assert broken([*before[:1], *reachable, *before[3:]], [*after[:1], *reachable, *after[3:]]) == [
+        (ROLLOUT_BUDGET, "ModelDeployment ns/m")
+    ]
+
+
+def test_removing_a_stranded_replica_before_its_replacement_serves_breaks_serving_kept() -> None:
+    fleet = [lost("east"), cluster("west", nodes=4)]
+    before = [
+        deployment(1, unavailable=0),
+        *fleet,
+        stranded("a"),
+        replica("b", "west", serving=False),
+    ]
+    assert broken(before, [*before[:3], before[4]]) == [(SERVING_KEPT, "ModelReplica ns/a")]
+    replaced = [*before[:3], replica("b", "west")]
+    assert broken(before, replaced) == []

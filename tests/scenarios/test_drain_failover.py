@@ -30,14 +30,21 @@ DRAIN = {"key": "example.com/maintenance", "value": "2026-12-01", "effect": "NoE
 LAST_ROUND = 12
 
 
+def _may_serve(condition: Obj) -> bool:
+    """Serving, or stranded on an unreachable cluster (Unknown, ClusterUnreachable):
+    not counted as available, but kept until replaced, and perhaps serving."""
+    if condition.get("type") != "Serving":
+        return False
+    said = (condition.get("status"), condition.get("reason"))
+    return said[0] == "True" or said == ("Unknown", "ClusterUnreachable")
+
+
 def serving(objects: list[Obj]) -> Counter[str]:
-    """Serving ModelReplicas per deployment."""
+    """ModelReplicas per deployment that serve or may: none of them is lost."""
     found: Counter[str] = Counter()
     for obj in objects:
         conditions = obj.get("status", {}).get("conditions", [])
-        if obj["kind"] == "ModelReplica" and {"type": "Serving", "status": "True"} in [
-            {"type": c["type"], "status": c["status"]} for c in conditions
-        ]:
+        if obj["kind"] == "ModelReplica" and any(_may_serve(c) for c in conditions):
             found[obj["spec"]["deploymentName"]] += 1
     return found
 

@@ -87,7 +87,8 @@ def without_make_before_break(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # The seeds of CAUGHT_WITHIN whose faults break ServingKept once the hold is removed
-# (seeded faults are deterministic; a change to the calls a render makes redraws them).
+# (seeded faults are deterministic; a change to the calls a render makes redraws them:
+# seed 10's one unreachable verdict is now followed by no removal at all, hold or not).
 COMMAND_CATCHES = frozenset({4, 7, 11})
 
 

@@ -124,3 +124,105 @@ def test_objects_through_another_provider_config_are_not_the_clusters() -> None:
         "ClusterReachable",
     )
     assert "replica" not in reachable["message"]
+
+
+def restamped(body: Obj, index: int) -> Obj:
+    """Every probe failing since 10:00; the first re-stamped at 10:08, when its error
+    text changed (crossplane-runtime compares messages, so a new one is a new time)."""
+    if index:
+        return unreachable(body)
+    late = {
+        **UNREACHABLE,
+        "message": "connect failed: context deadline exceeded",
+        "lastTransitionTime": "2026-12-01T10:08:00Z",
+    }
+    return {**body, "status": {"conditions": [late]}}
+
+
+def reachability_call(
+    composite_status: Obj | None, observed: dict[str, Obj], now: str
+) -> tuple[Obj, Obj | None, list[Obj]]:
+    composite = cluster()
+    if composite_status is not None:
+        composite["status"] = composite_status
+    req = request(composite, required=REQUIRED, observed=observed)
+    req.context.update({CONTEXT_NOW: now})
+    rsp = as_dict(run(FunctionRunner(), req))
+    (found,) = [c for c in rsp["conditions"] if c["type"] == "Reachable"]
+    status = rsp["desired"]["composite"]["resource"].get("status", {})
+    events = [r for r in rsp.get("results", []) if r.get("reason") == "ReachabilityUnreadable"]
+    return found, status.get("reachability"), events
+
+
+FAILING = {k: restamped(body, i) for i, (k, body) in enumerate(sorted(OBSERVED_READY.items()))}
+SINCE_10 = {"reachability": {"objectsFailingSince": "2026-12-01T10:00:00Z"}}
+UNREADABLE_EVENT = {
+    "severity": "SEVERITY_WARNING",
+    "message": "status.reachability.objectsFailingSince: 'yesterday' is not an RFC 3339 "
+    "time; taken as absent, so the grace is measured from the Objects' own transition times",
+    "reason": "ReachabilityUnreadable",
+    "target": "TARGET_COMPOSITE",
+}
+
+
+def shape_event(what: str) -> Obj:
+    return {
+        **UNREADABLE_EVENT,
+        "message": f"{what}; taken as absent, so the grace is measured from the Objects' "
+        "own transition times",
+    }
+
+
+@pytest.mark.parametrize(
+    ("composite_status", "observed", "reason", "published", "events"),
+    [
+        # First seen at 10:12: the latest transition (10:08) is the start, published.
+        (None, FAILING, "SyncFailing", {"objectsFailingSince": "2026-12-01T10:08:00Z"}, []),
+        # Carried from the call before: the re-stamp at 10:08 does not restart the grace.
+        (SINCE_10, FAILING, "ClusterUnreachable", SINCE_10["reachability"], []),
+        # One probe syncs: the state ended, and its start is no longer published.
+        (
+            SINCE_10,
+            {**FAILING, **dict([sorted(OBSERVED_READY.items())[0]])},
+            "ClusterReachable",
+            None,
+            [],
+        ),
+        # The function's own field corrupted: a Warning naming it, taken as absent.
+        (
+            {"reachability": {"objectsFailingSince": "yesterday"}},
+            FAILING,
+            "SyncFailing",
+            {"objectsFailingSince": "2026-12-01T10:08:00Z"},
+            [UNREADABLE_EVENT],
+        ),
+        # Of another shape than the XRD's (a world written by hand): the same, and the
+        # cluster stays readable.
+        (
+            {"reachability": {"objectsFailingSince": 5}},
+            FAILING,
+            "SyncFailing",
+            {"objectsFailingSince": "2026-12-01T10:08:00Z"},
+            [shape_event("status.reachability.objectsFailingSince is not a string")],
+        ),
+        (
+            {"reachability": "since ten"},
+            FAILING,
+            "SyncFailing",
+            {"objectsFailingSince": "2026-12-01T10:08:00Z"},
+            [shape_event("status.reachability is not an object")],
+        ),
+    ],
+)
+def test_the_grace_runs_from_the_start_the_status_carries(
+    composite_status: Obj | None,
+    observed: dict[str, Obj],
+    reason: str,
+    published: Obj | None,
+    events: list[Obj],
+) -> None:
+    found, reachability, warned = reachability_call(
+        composite_status, observed, "2026-12-01T10:12:00Z"
+    )
+
+    assert (found["reason"], reachability, warned) == (reason, published, events)

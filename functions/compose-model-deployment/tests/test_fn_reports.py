@@ -4,7 +4,8 @@ cluster, a cluster that has not published its pools yet, and ReplicasReady's rul
 and words."""
 
 import pytest
-from compose_model_deployment.fn import FunctionRunner, ready_condition
+from compose_model_deployment.fn import FunctionRunner
+from compose_model_deployment.statuses import ready_condition
 
 from modelplane_dev.fuzz import final_response
 from modelplane_dev.testing import as_dict, request, run

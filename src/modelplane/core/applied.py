@@ -22,7 +22,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, cast
 
-from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST
+from modelplane_models.shapes import Condition
+
+from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST, Reason
 
 _DIGEST_LEN = 16
 
@@ -90,3 +92,20 @@ def verdict_current(serving_revision: object, revision: object) -> bool:
     nor mis-counts a rollout.
     """
     return not isinstance(serving_revision, str) or serving_revision == revision
+
+
+def served_as_last_read(
+    serving: Condition | None, serving_revision: object, revision: object
+) -> bool:
+    """Whether a ModelReplica serves the revision it carries, as last read: its `Serving`
+    condition (`serving`) is True, or Unknown because its cluster is unreachable
+    (`Reason.CLUSTER_UNREACHABLE`: the replica still publishes the revision its
+    workloads last served), and the verdict is current (`verdict_current`). Whether
+    such a replica counts as available is its deployment's call: it does not, on a
+    cluster that is not Reachable."""
+    if serving is None:
+        return False
+    unreachable = serving.status == "Unknown" and serving.reason == Reason.CLUSTER_UNREACHABLE
+    if serving.status != "True" and not unreachable:
+        return False
+    return verdict_current(serving_revision, revision)

@@ -110,6 +110,9 @@ class Reason:
     CLUSTER_UNREACHABLE: Final = "ClusterUnreachable"
     SYNC_FAILING: Final = "SyncFailing"
     REPLICA_OBJECTS_FAILING: Final = "ReplicaObjectsFailing"
+    # A Warning: status.reachability holds a time that does not read (its own field,
+    # corrupted by hand or by another writer); the function takes it as absent.
+    REACHABILITY_UNREADABLE: Final = "ReachabilityUnreadable"
     TENANCY_VALID: Final = "TenancyValid"
     INVALID_TENANCY: Final = "InvalidTenancy"
     CLUSTER_PROVISIONED: Final = "ClusterProvisioned"

@@ -9,11 +9,21 @@ takes what runs there, and the only evidence on a cluster with no probe. An Obje
 answer from the cluster: an absent object (an observer finding nothing) or a
 refused manifest means the cluster answered.
 
-Each kind is unreachable when every observed Object of it fails to sync and the most
-recent of their failures began at least `GRACE` before now: a blip, or a single
-Object a permission keeps out, never evacuates a cluster. A failure with no
-`lastTransitionTime` has no known start and never counts as past the grace.
-`combine` takes the worse verdict. Messages count Objects, never name them, so
+Each kind is unreachable when every observed Object of it has failed to sync, without
+a break, for at least `GRACE`: a blip, or a single Object a permission keeps out,
+never evacuates a cluster. When that all-failing state began is remembered, not
+inferred afresh: crossplane-runtime re-stamps a condition's `lastTransitionTime`
+whenever its message changes (`Condition.Equal` compares the message), and a dead
+API server's transport error alternates between texts, so the latest transition
+would restart the clock for the whole cluster on any one Object's new wording. The
+caller publishes the start (`Reachability.since`, the InferenceCluster's
+`status.reachability`) and hands it back on the next call while every Object keeps
+failing. The first time the state is seen, its start is the latest
+`lastTransitionTime` among the failing Objects (the moment the last of them joined
+it), never later than now; now itself when one records none. So a cluster already
+failing when this rule ships is judged from its Objects' own times, and is
+unreachable at the latest `GRACE` after its first call. `combine` takes the worse
+verdict. Messages count Objects, never name them, so
 they stay short on a cluster with thousands.
 
 "Now" is an input: the function reads it from the request (the render engine
@@ -46,6 +56,9 @@ class Reachability:
     message: str
     reason: str = ""
     """The condition's reason; empty: the one its status implies (`reason_for`)."""
+    since: datetime | None = None
+    """When every Object began failing together, while they all fail: for the caller
+    to publish and hand back (`assess`'s `since`)."""
 
 
 def parse_time(value: object) -> datetime | None:
@@ -77,52 +90,68 @@ def _failing_since(synced: Condition | None) -> tuple[bool, datetime | None]:
     return True, parse_time(synced.lastTransitionTime)
 
 
-def _judge(synced: Sequence[Condition | None], now: datetime, noun: str) -> Reachability:
+def _began(carried: datetime | None, starts: Sequence[datetime | None], now: datetime) -> datetime:
+    """When the all-failing state began: as carried from the last call, else the latest
+    recorded start (now when one is not recorded); never later than now, so a clock
+    ahead of ours cannot postpone the verdict."""
+    if carried is not None:
+        return min(carried, now)
+    recorded = [since for since in starts if since is not None]
+    if len(recorded) < len(starts):
+        return now
+    return min(max(recorded), now)
+
+
+def _judge(
+    synced: Sequence[Condition | None], now: datetime, noun: str, carried: datetime | None
+) -> Reachability:
     """Whether Objects (not none) with these `Synced` conditions fail to sync together,
-    and since when."""
+    and since when (`carried`: the start the last call published)."""
     failing = [_failing_since(s) for s in synced]
     count = sum(1 for fails, _ in failing if fails)
     if count < len(synced):
         return Reachability(
             True, f"{len(synced) - count} of {len(synced)} {noun} reach the cluster"
         )
-    starts = [since for _, since in failing]
-    if any(since is None for since in starts):
-        return Reachability(
-            None,
-            f"none of {len(synced)} {noun} syncs; when that began is not recorded",
-        )
-    began = max(since for since in starts if since is not None)
+    began = _began(carried, [since for _, since in failing], now)
     stamp = format_time(began)
     if now - began < GRACE:
         return Reachability(
             None,
             f"none of {len(synced)} {noun} has synced since {stamp}; "
             f"unreachable once that lasts {int(GRACE.total_seconds())}s",
+            since=began,
         )
-    return Reachability(False, f"none of {len(synced)} {noun} has synced since {stamp}")
+    return Reachability(
+        False, f"none of {len(synced)} {noun} has synced since {stamp}", since=began
+    )
 
 
-def assess(probes: Sequence[Mapping[str, Any] | None], now: datetime) -> Reachability:
-    """The cluster's health from its probes' observed states (None: not observed yet)."""
+def assess(
+    probes: Sequence[Mapping[str, Any] | None], now: datetime, since: datetime | None = None
+) -> Reachability:
+    """The cluster's health from its probes' observed states (None: not observed yet);
+    `since`: when they all began failing, as the last call found (`Reachability.since`)."""
     observed = [p for p in probes if p is not None]
     if not observed:
         return Reachability(True, "no Object has synced or failed yet")
     # Each Object's conditions read once (reading them validates every entry).
-    verdict = _judge([find_condition(p, "Synced") for p in observed], now, "Objects")
+    verdict = _judge([find_condition(p, "Synced") for p in observed], now, "Objects", since)
     if verdict.reachable is False:
         return Reachability(
             False,
             f"{verdict.message}: the cluster is unreachable; its replicas are replaced elsewhere",
             Reason.CLUSTER_UNREACHABLE,
+            verdict.since,
         )
     return verdict
 
 
 def assess_replicas(
-    objects: Sequence[Mapping[str, Any] | None], now: datetime
+    objects: Sequence[Mapping[str, Any] | None], now: datetime, since: datetime | None = None
 ) -> Reachability | None:
     """The cluster's health from its replicas' observed Objects; None when none is observed.
+    `since` as for `assess`.
 
     The same rule as for the probes, over the Objects ModelReplicas compose through
     the cluster's ProviderConfig: every one of them failing for the grace is a
@@ -132,7 +161,7 @@ def assess_replicas(
     synced = [s for s in found if s is not None]
     if not synced:
         return None
-    verdict = _judge(synced, now, "replica Objects")
+    verdict = _judge(synced, now, "replica Objects", since)
     if verdict.reachable is True:
         # No count: it would change with every replica placed or removed, rewriting
         # the cluster's status (and waking every reader of the fleet) for no news.
@@ -143,6 +172,7 @@ def assess_replicas(
             f"{verdict.message}: the cluster takes none of its replicas' Objects; "
             "its replicas are replaced elsewhere",
             Reason.REPLICA_OBJECTS_FAILING,
+            verdict.since,
         )
     return verdict
 

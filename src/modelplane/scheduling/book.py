@@ -97,7 +97,8 @@ class Contention:
             self.deployment.namespace,
             kept.replica.name,
             self.deployment.name,
-            kept.serving,
+            # A stranded replica (its cluster unreachable) never yields: it may serve.
+            kept.serving or kept.stranded,
             value,
             name,
             kept.created,

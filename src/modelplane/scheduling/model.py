@@ -255,7 +255,10 @@ class ExistingReplica:
     priority: str | None = None
     """`spec.priority`: the PriorityClass its deployment asked for, if any."""
     serving: bool = False
-    """Its `Serving` condition is True: the fleet scheduler never displaces it."""
+    """Its `Serving` condition is True, or, on a cluster now unreachable, was when last
+    read (`Unknown` with reason `ClusterUnreachable` and a current `servingRevision`):
+    the fleet scheduler never displaces it. On an unreachable cluster it no longer
+    counts as available (`retain.Kept.stranded`)."""
     created: str | None = None
     """`metadata.creationTimestamp` (RFC 3339, as the API server writes it), if recorded."""
     revision: str = ""

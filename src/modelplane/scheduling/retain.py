@@ -22,6 +22,13 @@ name). Nothing else moves it: not a better-scored cluster, and not capacity,
 except that a replica that is not serving yields to replicas that take
 precedence when its pool holds more than it can (`precedence`, `book`).
 
+A replica that served on a cluster now unreachable must move and is *stranded*:
+the control plane no longer knows whether it serves, so it is not counted as
+available (as Kubernetes marks an unreachable node's pods not Ready), yet it is
+kept until its replacement serves, since a partition of the control plane alone
+leaves it serving its users (`rollout` places its replacement at once, outside the
+surge).
+
 A replica its cluster refuses (its backend cannot run it, or its stack lacks what
 it needs: `moves.unrunnable`) must move; even when it does not serve it is kept
 until its replacement is placed, and the rollout retires it then
@@ -81,6 +88,9 @@ class Kept:
     update: "Kept | None" = None
     """Outdated: the replica as the current revision re-derives it, which `rollout`
     switches to when the replica's turn comes; until then it is kept as it runs."""
+    stranded: bool = False
+    """Served, as last read, on a cluster now unreachable that it must leave: not
+    `serving` (not available), but kept until its replacement serves."""
 
     @property
     def old(self) -> bool:
@@ -143,7 +153,14 @@ def _retain_one(
         return move  # Nothing waits for its replacement: it goes now.
     if move is not None:
         holds = recorded_charges(replica, view.cluster, fleet.matcher)
-        return replace(_as_recorded(replica, Origin.PENDING), charges=holds, move=move)
+        stranded = replica.serving and not view.cluster.reachable
+        return replace(
+            _as_recorded(replica, Origin.PENDING),
+            charges=holds,
+            move=move,
+            serving=replica.serving and not stranded,
+            stranded=stranded,
+        )
     recorded = {role.role: role for role in replica.roles}
     placements: list[PlacedRole] = []
     charges: list[Charge] = []

@@ -34,6 +34,11 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
    the budget); otherwise it stays. A running replica is never removed to make
    room for a change that cannot be placed.
 
+A replica *stranded* on an unreachable cluster (`retain.Kept.stranded`) counts
+neither as serving nor among the R + S, so its replacement is a shortfall placed at
+once (as a ReplicaSet replaces a lost node's pods); it stays, in case only the
+control plane lost it, until the current revision's serving replicas cover it.
+
 The `Progressing` condition follows, as a Deployment's: True with RolloutComplete
 when no old replica remains and every replica serves, True with RollingUpdate
 while the decision changed something or waits for updated replicas to serve,
@@ -101,10 +106,16 @@ class Rollout:
     events: list[Event] = field(default_factory=list[Event])
 
 
-def _retire_order(item: Kept) -> tuple[bool, bool, str, int]:
-    """Not serving first, then those that must move, then the last placed first."""
+def _standing(item: Kept) -> int:
+    """0 not serving, 1 stranded (may serve, but not available), 2 serving."""
+    return 2 if item.serving else 1 if item.stranded else 0
+
+
+def _retire_order(item: Kept) -> tuple[int, bool, str, int]:
+    """Not serving first, then stranded, then those that must move, then the last
+    placed first."""
     replica = item.replica
-    return (item.serving, item.move is None, _negated(replica.cluster), -replica.index)
+    return (_standing(item), item.move is None, _negated(replica.cluster), -replica.index)
 
 
 def _beside_first(old: list[Kept], current: Sequence[Kept]) -> list[Kept]:
@@ -117,7 +128,8 @@ def _beside_first(old: list[Kept], current: Sequence[Kept]) -> list[Kept]:
             surged[item.replica.cluster] -= 1
             beside.add(id(item))
     return sorted(
-        old, key=lambda k: (k.serving, k.move is None, id(k) not in beside, *_retire_order(k)[2:])
+        old,
+        key=lambda k: (_standing(k), k.move is None, id(k) not in beside, *_retire_order(k)[2:]),
     )
 
 
@@ -168,10 +180,18 @@ class _Roll:
         self.removed.append(RemovedReplica(replica.name, replica.cluster, replica.index, why))
         self.changed = True
 
+    @property
+    def stranded(self) -> int:
+        """Old replicas stranded on an unreachable cluster: outside R + S."""
+        return sum(k.stranded for k in self.old)
+
     def scale_down(self) -> None:
         limit = self.wanted + self.budget.surge
-        while self.old and len(self.current) + len(self.old) > limit:
-            self.remove(self.old[0], f"scaled down to {_plural(self.wanted, 'replica')}")
+        while True:
+            counted = [k for k in self.old if not k.stranded]
+            if not counted or len(self.current) + len(counted) <= limit:
+                break
+            self.remove(counted[0], f"scaled down to {_plural(self.wanted, 'replica')}")
         if len(self.current) > self.wanted:
             # More replicas on the current revision than wanted: a plain scale down.
             self.current = self.shrink(self.current, self.wanted, self.removed)
@@ -181,11 +201,15 @@ class _Roll:
             if len(self.current) + len(self.old) <= self.wanted:
                 return
             covered = sum(k.serving for k in self.current) >= self.wanted - (len(self.old) - 1)
+            if item.stranded and not covered:
+                continue  # Not available, so no budget spent: it waits only to be covered.
             if item.serving and not (covered and self.serving - 1 >= self.floor):
                 continue
             self.remove(item, self._retired(item))
 
     def _retired(self, item: Kept) -> str:
+        if item.stranded:
+            return f"moved ({item.move}): its replacement serves"
         if not item.serving and item.move is not None:
             return f"moved ({item.move}): its replacement is placed"
         if not item.serving:
@@ -216,14 +240,15 @@ class _Roll:
             )
 
     def fill(self, place: Placer, place_on: LocalPlacer | None = None) -> Placed:
-        total = len(self.current) + len(self.old)
+        total = len(self.current) + len(self.old) - self.stranded
         shortfall = max(self.wanted - total, 0)
         # As a Deployment's new ReplicaSet: up to R on the current revision, and
         # never more than R + S replicas in all.
         count = max(
             min(self.wanted - len(self.current), self.wanted + self.budget.surge - total), 0
         )
-        moving = [k for k in self.old if k.move is not None]
+        # Not a stranded one: its replacement is a shortfall, and its devices are lost.
+        moving = [k for k in self.old if k.move is not None and not k.stranded]
         # With no surge room (maxSurge 0, or R + S replicas already), a replica that must
         # move still moves: the loop below places its replacement within maxUnavailable.
         if count == 0 and not moving:

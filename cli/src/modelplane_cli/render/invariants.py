@@ -6,8 +6,10 @@ does not read the events or conditions the functions wrote about themselves, so 
 function that breaks a rule cannot explain the breach away.
 
 - `ServingKept`: a ModelReplica that served (`Serving=True`, for the revision it
-  carries: `status.servingRevision`) is removed, or taken out of routing while it
-  still serves (its ModelEndpoint gone: a retiring replica), only by a
+  carries: `status.servingRevision`; or, on an unreachable cluster, `Unknown` with
+  `ClusterUnreachable` and that revision: it may still serve) is removed, or taken
+  out of routing while it still serves (its ModelEndpoint gone: a retiring
+  replica), only by a
   scale-down, a move whose replacement serves, a move within the rollout's
   `maxUnavailable`, a preemption, or the deletion of its deployment or cluster.
   Judged per deployment: removing serving replicas must leave at least
@@ -22,7 +24,10 @@ function that breaks a rule cannot explain the breach away.
   before it serves (an allowed preemption; `modelplane.scheduling.precedence`),
   until the replica that yields leaves in its own deployment's reconcile.
 - `RolloutBudget` (`spec.strategy.rollingUpdate`, rounded as a Deployment's):
-  a deployment never grows past R + maxSurge ModelReplicas (or what it had), and
+  a deployment never grows past R + maxSurge ModelReplicas (or what it had) on
+  clusters that are not unreachable (`Reachable=False`, as the InferenceCluster, not
+  the deployment, says: replicas stranded there are replaced outside the surge,
+  as a ReplicaSet replaces a lost node's pods), and
   replicas taken down by an in-place update, with those removed, leave at least
   min(R - maxUnavailable, serving before) serving.
 - `Converges`: once the faults stop, the world reaches a fixed point within the
@@ -38,13 +43,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from modelplane.core.applied import verdict_current
+from modelplane.core.applied import served_as_last_read
+from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import (
     ANNOTATION_REVISION,
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
     MODEL_ENDPOINT,
     MODEL_REPLICA,
+    REACHABLE,
     SERVING,
 )
 from modelplane.scheduling.model import RollingUpdate
@@ -101,12 +108,14 @@ class Snapshot:
     deployments: Mapping[Owner, Wanted]
     clusters: frozenset[str]
     overcommitted: Mapping[tuple[str, str], str]
+    unreachable: frozenset[str] = frozenset()
 
 
 def snapshot(objects: Iterable[View]) -> Snapshot:
     replicas: dict[ObjectKey, Replica] = {}
     deployments: dict[Owner, Wanted] = {}
     clusters: set[str] = set()
+    unreachable: set[str] = set()
     listed = list(objects)
     endpoints = {
         (
@@ -123,6 +132,9 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
         namespace = str(meta.get("namespace") or "")
         if kind == INFERENCE_CLUSTER:
             clusters.add(str(meta.get("name")))
+            reachable = find_condition(obj, REACHABLE)
+            if reachable is not None and reachable.status == "False":
+                unreachable.add(str(meta.get("name")))
         elif kind == MODEL_DEPLOYMENT:
             deployments[(namespace, str(meta.get("name")))] = _wanted(spec)
         elif kind == MODEL_REPLICA:
@@ -135,7 +147,13 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
                 routed=(namespace, meta.get("name")) in endpoints,
             )
     running = [o for o in listed if o.get("kind") != MODEL_REPLICA or _serving(o)]
-    return Snapshot(replicas, deployments, frozenset(clusters), overcommitted_pools(running))
+    return Snapshot(
+        replicas,
+        deployments,
+        frozenset(clusters),
+        overcommitted_pools(running),
+        frozenset(unreachable),
+    )
 
 
 def _wanted(spec: Mapping[str, Any]) -> Wanted:
@@ -150,16 +168,15 @@ def _wanted(spec: Mapping[str, Any]) -> Wanted:
 
 
 def _serving(obj: View) -> bool:
-    """Serving, on a verdict about the revision the replica carries now (a verdict
-    left from before an in-place update does not count: `core.applied`)."""
+    """Serving, as last read, on a verdict about the revision the replica carries now
+    (a verdict left from before an in-place update does not count: `core.applied`)."""
     status: Mapping[str, Any] = obj.get("status") or {}
     annotations: Mapping[str, Any] = (obj.get("metadata") or {}).get("annotations") or {}
-    if not verdict_current(status.get("servingRevision"), annotations.get(ANNOTATION_REVISION)):
-        return False
-    for condition in status.get("conditions") or []:
-        if isinstance(condition, Mapping) and condition.get("type") == SERVING:
-            return condition.get("status") == "True"
-    return False
+    return served_as_last_read(
+        find_condition(obj, SERVING),
+        status.get("servingRevision"),
+        annotations.get(ANNOTATION_REVISION),
+    )
 
 
 def violations(number: int, before: Snapshot, after: Snapshot) -> list[Violation]:
@@ -225,15 +242,17 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
                 f"{wanted.budget.unavailable})",
             )
         )
-    ceiling = max(wanted.replicas + wanted.budget.surge, len(mine_before))
-    if len(mine_after) > ceiling:
+    counted_before = sum(r.cluster not in before.unreachable for r in mine_before.values())
+    counted = sum(r.cluster not in after.unreachable for r in mine_after.values())
+    ceiling = max(wanted.replicas + wanted.budget.surge, counted_before)
+    if counted > ceiling:
         found.append(
             Violation(
                 number,
                 ROLLOUT_BUDGET,
                 name,
-                f"{len(mine_after)} ModelReplicas, more than replicas {wanted.replicas} + "
-                f"maxSurge {wanted.budget.surge}",
+                f"{counted} ModelReplicas on reachable clusters, more than replicas "
+                f"{wanted.replicas} + maxSurge {wanted.budget.surge}",
             )
         )
     return found

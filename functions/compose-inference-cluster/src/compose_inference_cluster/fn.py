@@ -23,7 +23,11 @@ from modelplane_models.inference_cluster import ProviderConfigRef, PublishedPool
 
 from compose_inference_cluster.access import hold_inside, identity, require_identity
 from compose_inference_cluster.gateway import compose_gateway
-from compose_inference_cluster.health import report_reachable, require_replica_objects
+from compose_inference_cluster.health import (
+    drop_unreadable_reachability,
+    report_reachable,
+    require_replica_objects,
+)
 from compose_inference_cluster.provision import (
     compose_cloud,
     connection_secret,
@@ -92,6 +96,7 @@ class FunctionRunner(ComposeFunction):
         self.class_checks = BoundedMemo[bytes, tuple[Issue, ...]](1024)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        drop_unreadable_reachability(req, rsp)
         cluster = observed_composite(req, InferenceCluster)
         name, secret_ref = _identity(cluster)
         require_identity(rsp, cluster, secret_ref["namespace"])
@@ -188,8 +193,12 @@ class FunctionRunner(ComposeFunction):
             # each Usage naming it) is composed: composed as usual above, so that what
             # was never emitted is left out here in one place.
             hold_inside(req, rsp, name, (PROVIDER_CONFIG, HELM_PROVIDER_CONFIG))
+        # Read from the composite as observed, so a start it carries survives even a
+        # response that stops early: the runner re-publishes the observed status then.
+        reachability = report_reachable(req, rsp, observed, cluster)
+        if reachability is not None:
+            status.reachability = reachability
         set_status(rsp, status)
-        report_reachable(req, rsp, observed, name)
 
     def lookup(self, found: required.Required[InferenceClass]) -> ClassLookup:
         """A class as fetched, with what `class_issues` finds in it kept by its bytes."""

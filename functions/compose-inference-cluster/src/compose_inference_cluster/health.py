@@ -14,18 +14,34 @@ the wall clock in a control plane):
 `fleet.health` judges each and combines them. A cluster that is not Reachable is
 treated by the fleet scheduler as tainted NoExecute: its replicas are replaced
 elsewhere, make-before-break.
+
+When every Object of a kind began failing is the function's own record, in
+`status.reachability` (a function keeps no state of its own): read back from the
+observed composite, handed to `fleet.health`, and published again while they keep
+failing. A value there that does not read as a time is taken as absent, with a
+Warning naming the field: the grace then starts from the Objects' own times again.
 """
 
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
+from datetime import datetime
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from modelplane_models import InferenceCluster
+from modelplane_models.inference_cluster import ReachabilityStatus
 
 from modelplane.core.kinds.base import mapping
-from modelplane.core.vocabulary import LABEL_CLUSTER, REACHABLE
-from modelplane.fleet.health import assess, assess_replicas, combine, reason_for
+from modelplane.core.vocabulary import LABEL_CLUSTER, REACHABLE, Reason
+from modelplane.fleet.health import (
+    assess,
+    assess_replicas,
+    combine,
+    format_time,
+    parse_time,
+    reason_for,
+)
 from modelplane.xfn import clock, objects, report, required
 
 REPLICA_OBJECTS = "replica-objects"
@@ -63,16 +79,90 @@ def replica_objects(req: fnv1.RunFunctionRequest, cluster: str) -> list[dict[str
     return [obj for obj in found.items if _is_object(obj) and _through(obj, cluster)]
 
 
+_FIELDS = ("objectsFailingSince", "replicaObjectsFailingSince")
+
+
+def drop_unreadable_reachability(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> None:
+    """Remove from the observed composite a `status.reachability` (or a field of it) of
+    another shape than this function writes, with a Warning naming it, before the
+    composite is read: the API server's schema keeps that from happening, but a
+    world written by hand may not, and the whole cluster must not become unreadable
+    (nor keep re-publishing the bad value) for a field whose absence is harmless."""
+    resource = req.observed.composite.resource
+    if "status" not in resource.fields or not resource.fields["status"].HasField("struct_value"):
+        return
+    status = resource.fields["status"].struct_value
+    if "reachability" not in status.fields:
+        return
+    value = status.fields["reachability"]
+    if not value.HasField("struct_value"):
+        del status.fields["reachability"]
+        _unreadable(rsp, "status.reachability", "is not an object")
+        return
+    for name in sorted(value.struct_value.fields):
+        if name not in _FIELDS:
+            _unreadable(rsp, f"status.reachability.{name}", "is not a field Modelplane writes")
+        elif not value.struct_value.fields[name].HasField("string_value"):
+            _unreadable(rsp, f"status.reachability.{name}", "is not a string")
+        else:
+            continue
+        del value.struct_value.fields[name]
+
+
+def _unreadable(rsp: fnv1.RunFunctionResponse, field: str, why: str) -> None:
+    report.warning(
+        rsp,
+        Reason.REACHABILITY_UNREADABLE,
+        f"{field} {why}; taken as absent, so the grace is measured from the Objects' own "
+        "transition times",
+    )
+
+
+def _carried(rsp: fnv1.RunFunctionResponse, field: str, value: str | None) -> datetime | None:
+    """A start this function published before, or None; a Warning when it does not read."""
+    if value is None:
+        return None
+    since = parse_time(value)
+    if since is None:
+        report.warning(
+            rsp,
+            Reason.REACHABILITY_UNREADABLE,
+            f"status.reachability.{field}: {value!r} is not an RFC 3339 time; taken as "
+            "absent, so the grace is measured from the Objects' own transition times",
+        )
+    return since
+
+
 def report_reachable(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
     observed: dict[str, dict[str, Any]],
-    cluster: str,
-) -> None:
-    """Set `Reachable` from the observed Objects this cluster and its replicas composed."""
+    composite: InferenceCluster,
+) -> ReachabilityStatus | None:
+    """Set `Reachable` from the observed Objects this cluster and its replicas composed,
+    and return what `status.reachability` publishes (None: nothing fails)."""
     now = clock.now(req)
+    name = (composite.metadata.name if composite.metadata else None) or ""
+    before = composite.status.reachability if composite.status else None
+    objects_since = _carried(
+        rsp, "objectsFailingSince", before.objectsFailingSince if before else None
+    )
+    replicas_since = _carried(
+        rsp, "replicaObjectsFailingSince", before.replicaObjectsFailingSince if before else None
+    )
     probes = [obj for _, obj in sorted(observed.items()) if _is_object(obj)]
-    health = combine(assess(probes, now), assess_replicas(replica_objects(req, cluster), now))
+    connection = assess(probes, now, objects_since)
+    replicas = assess_replicas(replica_objects(req, name), now, replicas_since)
+    health = combine(connection, replicas)
     report.set_condition(
         rsp, report.Condition(REACHABLE, health.reachable, reason_for(health), health.message)
+    )
+    replicas_began = replicas.since if replicas is not None else None
+    if connection.since is None and replicas_began is None:
+        return None
+    return ReachabilityStatus(
+        objectsFailingSince=format_time(connection.since) if connection.since else None,
+        replicaObjectsFailingSince=format_time(replicas_began) if replicas_began else None,
     )

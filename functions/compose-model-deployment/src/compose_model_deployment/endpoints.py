@@ -7,6 +7,13 @@ deployment lists every placed replica's URL with whether it serves, and composes
 a ModelEndpoint for each one that does; a replica that stops serving loses its
 endpoint in the same reconcile, and every ModelService routing to the
 deployment drops it on its next.
+
+A replica on an unreachable cluster is not serving (`fn.emit`), yet may be: the
+control plane may have lost only its connection. Its endpoint goes, as Kubernetes
+takes a lost node's pods out of a Service's endpoints, while another replica on a
+reachable cluster serves; while none does, the endpoints of those that served as
+last read stay (`routed`), since dropping them would take the model off its route
+altogether, and a request to a cluster that still serves is better than none.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -56,14 +63,27 @@ def held_url(endpoint: dict[str, Any] | None) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
+def routed(serving_now: dict[str, bool], last_read: dict[str, bool]) -> frozenset[str]:
+    """The replicas the deployment's ModelEndpoints route to: those serving now, or, while
+    none is (every one that serves is on an unreachable cluster), those that served as
+    last read."""
+    chosen = serving_now if any(serving_now.values()) else last_read
+    return frozenset(name for name, serves in chosen.items() if serves)
+
+
 def endpoint_status(
-    decision: Decision, observed: dict[str, dict[str, Any]], serving_now: dict[str, bool]
+    decision: Decision,
+    observed: dict[str, dict[str, Any]],
+    serving_now: dict[str, bool],
+    last_read: dict[str, bool] | None = None,
 ) -> list[EndpointStatus]:
-    """`status.endpoints`: every placed replica whose URL is known, and whether it serves."""
+    """`status.endpoints`: every placed replica whose URL is known, and whether it serves
+    (`last_read`: whether it served as last read, when its cluster is unreachable)."""
+    held = last_read if last_read is not None else serving_now
     entries: list[EndpointStatus] = []
     for replica in decision.replicas:
         url = replica_url(observed.get(replica.name))
-        if url is None and serving_now[replica.name]:
+        if url is None and held[replica.name]:
             # A serving replica whose status cannot be read: its endpoint is held
             # (statuses.Statuses.serves), with the URL it was composed with.
             url = held_url(observed.get(endpoint_key(replica.name)))
@@ -85,11 +105,13 @@ def compose_endpoints(
     entries: list[EndpointStatus],
     observed: dict[str, dict[str, Any]],
     kept: "Kept",
+    chosen: frozenset[str] | None = None,
 ) -> None:
-    """A ModelEndpoint for every entry that serves, ready once Crossplane reports it so
-    (each built once per object, `Kept.compose`)."""
+    """A ModelEndpoint for every entry `chosen` routes to (`routed`; by default those
+    that serve), ready once Crossplane reports it so (each built once per object,
+    `Kept.compose`)."""
     for entry in entries:
-        if not entry.serving:
+        if not (entry.serving if chosen is None else entry.replica in chosen):
             continue
         key = endpoint_key(entry.replica or "")
         body = {

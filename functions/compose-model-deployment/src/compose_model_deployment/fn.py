@@ -27,7 +27,12 @@ from compose_model_deployment.cache import (
     compose_usage,
     require_cache,
 )
-from compose_model_deployment.endpoints import compose_endpoints, endpoint_status, is_endpoint
+from compose_model_deployment.endpoints import (
+    compose_endpoints,
+    endpoint_status,
+    is_endpoint,
+    routed,
+)
 from compose_model_deployment.fleet import REPLICAS, Fleet, require_fleet, require_own
 from compose_model_deployment.kept import Kept
 from compose_model_deployment.replicas import (
@@ -44,14 +49,17 @@ from compose_model_deployment.retiring import (
     starting,
 )
 from compose_model_deployment.settled import carries_wide, keeps, settled_clusters
-from compose_model_deployment.statuses import Statuses, unreadable_statuses
+from compose_model_deployment.statuses import (
+    Statuses,
+    accepted_condition,
+    ready_condition,
+    unreadable_statuses,
+)
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
 from modelplane.core.vocabulary import (
     CONTEXT_MATCH_TRACE,
     LABEL_DEPLOYMENT,
-    REPLICAS_ACCEPTED,
-    REPLICAS_READY,
     REPLICAS_SCHEDULED,
     Reason,
 )
@@ -97,6 +105,8 @@ class Outcome:
     skipped: int
     retiring: dict[str, str]
     """Replicas retiring before this decision, as `retiring.recorded` read them."""
+    unreachable: frozenset[str] = frozenset()
+    """The clusters whose `Reachable` is False: a replica there is not available."""
 
 
 class FunctionRunner(ComposeFunction):
@@ -194,7 +204,9 @@ class FunctionRunner(ComposeFunction):
             ledgers=self.charged_ledgers,
         )
         skipped = known.skipped + len(fleet_replicas.unreadable)
-        return Outcome(deployment, wanted, composed, decision, cache, skipped, retiring)
+        return Outcome(
+            deployment, wanted, composed, decision, cache, skipped, retiring, found.unreachable
+        )
 
     def finish(
         self,
@@ -230,6 +242,7 @@ class FunctionRunner(ComposeFunction):
             self.kept,
             carried,
             retiring,
+            outcome.unreachable,
         )
         compose_usage(rsp, deployment, outcome.cache, statuses.observed)
         skipped = outcome.skipped
@@ -296,14 +309,23 @@ def emit(
     kept: Kept,
     carried: Status | None = None,
     retirement: Retirement | None = None,
+    unreachable: frozenset[str] = frozenset(),
 ) -> None:
     """Compose the decision's replicas and endpoints and publish its status; with
     `carried`, the match trace is carried forward from it instead of recomputed.
-    Replicas `retirement` holds are re-emitted as they run, with no endpoint."""
+    Replicas `retirement` holds are re-emitted as they run, with no endpoint.
+
+    A replica on an `unreachable` cluster is not available, whatever it last said
+    (as Kubernetes marks a lost node's pods not Ready): not ready, not counted in
+    ReplicasReady, listed as not serving. Its ModelEndpoint stays only while no
+    replica on a reachable cluster serves (`endpoints.routed`)."""
     wanted = read.replicas
     observed = statuses.observed
-    serving_now = {r.name: statuses.serves(r.name) for r in decision.replicas}
-    for message in unreadable_statuses(statuses, serving_now):
+    last_read = {r.name: statuses.serves(r.name) for r in decision.replicas}
+    serving_now = {
+        r.name: last_read[r.name] and r.cluster not in unreachable for r in decision.replicas
+    }
+    for message in unreadable_statuses(statuses, last_read):
         report.warning(rsp, Reason.REPLICA_STATUS_UNREADABLE, message)
     held: set[str] = set()
     for replica in decision.replicas:
@@ -328,9 +350,9 @@ def emit(
         rsp.desired.resources[name].ready = fnv1.READY_TRUE
 
     ready = sum(serving_now.values())
-    endpoints = endpoint_status(decision, observed, serving_now)
+    endpoints = endpoint_status(decision, observed, serving_now, last_read)
     name = (deployment.metadata.name if deployment.metadata else None) or ""
-    compose_endpoints(rsp, name, endpoints, observed, kept)
+    compose_endpoints(rsp, name, endpoints, observed, kept, routed(serving_now, last_read))
     if carried is not None:
         match_trace = carried.matchTrace
         match_omitted = carried.matchTraceOmitted
@@ -369,30 +391,3 @@ def emit(
             report.normal(rsp, event.reason, event.message)
     for reason, message in retirement.events():
         report.normal(rsp, reason, message)
-
-
-def accepted_condition(refusals: dict[str, str | None]) -> report.Condition:
-    """Whether every replica's cluster accepted it. A replica refused at render time
-    (a broken platform template, a disallowed priority) keeps running what it ran,
-    so without this the deployment would look healthy while it can no longer change."""
-    refused = [f"{name}: {why}" for name, why in sorted(refusals.items()) if why]
-    if refused:
-        return report.Condition(
-            REPLICAS_ACCEPTED, False, Reason.REPLICAS_NOT_ACCEPTED, "; ".join(refused)
-        )
-    return report.Condition(
-        REPLICAS_ACCEPTED, True, Reason.ALL_ACCEPTED, "no replica was refused by its cluster"
-    )
-
-
-def ready_condition(ready: int, placed: int, wanted: int) -> report.Condition:
-    """ReplicasReady: every placed replica serves, and at least as many as wanted are
-    placed. A rollout's surge places more than wanted: then the message counts against
-    what is placed, since "3 of 2 serving" would read as ready while one is not."""
-    if placed > wanted:
-        message = f"{ready} of {placed} placed replicas serving ({wanted} desired)"
-    else:
-        message = f"{ready} of {wanted} replicas serving"
-    if ready == placed and placed >= wanted:
-        return report.Condition(REPLICAS_READY, True, Reason.ALL_READY, message)
-    return report.Condition(REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, message)

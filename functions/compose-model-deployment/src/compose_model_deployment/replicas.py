@@ -17,7 +17,7 @@ from modelplane_models.model_deployment import Placement, Workers
 from pydantic import BaseModel
 
 from compose_model_deployment.kept import Kept
-from modelplane.core.applied import verdict_current
+from modelplane.core.applied import served_as_last_read
 from modelplane.core.observed import (
     first_condition,
 )
@@ -111,16 +111,16 @@ def _validated(desired: fnv1.Resource, composed: dict[str, Any]) -> None:
 
 
 def serving_replicas(replicas: Required[ModelReplica]) -> frozenset[tuple[str, str]]:
-    """(namespace, name) of each fetched ModelReplica whose `Serving` condition is True
-    for the revision it carries now (`statuses.serving`)."""
+    """(namespace, name) of each fetched ModelReplica that serves the revision it carries
+    now, as last read (`statuses.serving`)."""
     found: set[tuple[str, str]] = set()
     for replica in replicas.items:
         status, metadata = replica.status, replica.metadata
-        serving = first_condition(status.conditions if status else None, SERVING)
-        if serving is None or serving.status != "True" or metadata is None:
+        if metadata is None:
             continue
+        serving = first_condition(status.conditions if status else None, SERVING)
         revision = (metadata.annotations or {}).get(ANNOTATION_REVISION)
-        if verdict_current(status.servingRevision if status else None, revision):
+        if served_as_last_read(serving, status.servingRevision if status else None, revision):
             found.add((metadata.namespace or "", metadata.name or ""))
     return frozenset(found)
 

@@ -1,4 +1,5 @@
-"""This deployment's observed composed resources' statuses, as a call reads them.
+"""This deployment's observed composed resources' statuses, as a call reads them, and
+the conditions made from them (ReplicasAccepted, ReplicasReady).
 
 What a status says (whether it can be read, whether the replica serves, whether its
 cluster refused it) is a function of the observed object alone, so it is read once
@@ -12,11 +13,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from compose_model_deployment.endpoints import endpoint_key
-from modelplane.core.applied import verdict_current
+from modelplane.core.applied import served_as_last_read
 from modelplane.core.bounded import BoundedMemo
 from modelplane.core.kinds.base import mapping
-from modelplane.core.observed import condition_is, conditions_problem, find_condition
-from modelplane.core.vocabulary import ACCEPTED, ANNOTATION_REVISION, SERVING
+from modelplane.core.observed import conditions_problem, find_condition
+from modelplane.core.vocabulary import (
+    ACCEPTED,
+    ANNOTATION_REVISION,
+    REPLICAS_ACCEPTED,
+    REPLICAS_READY,
+    SERVING,
+    Reason,
+)
+from modelplane.xfn import report
 from modelplane.xfn.memo import digest_bytes
 
 
@@ -38,16 +47,18 @@ def refusal(observed: dict[str, Any] | None) -> str | None:
 
 def serving(observed: dict[str, Any] | None) -> bool:
     """Whether an observed ModelReplica reports its model serving the revision it
-    carries now. Right after this function updates a replica in place, the replica's
-    status still holds the verdict compose-model-replica made for the old revision
-    (Crossplane sets a function's conditions with no observedGeneration), so only
-    the revision it names in `status.servingRevision` ties the verdict to the spec."""
-    if not condition_is(observed, SERVING, "True"):
-        return False
+    carries now, as last read (`served_as_last_read`: on an unreachable cluster, what
+    it served before; `fn.emit` does not count that one as available). Right after
+    this function updates a replica in place, the replica's status still holds the
+    verdict compose-model-replica made for the old revision (Crossplane sets a
+    function's conditions with no observedGeneration), so only the revision it names
+    in `status.servingRevision` ties the verdict to the spec."""
     obj = observed or {}
     annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
     judged = mapping(obj.get("status")).get("servingRevision")
-    return verdict_current(judged, annotations.get(ANNOTATION_REVISION))
+    return served_as_last_read(
+        find_condition(observed, SERVING), judged, annotations.get(ANNOTATION_REVISION)
+    )
 
 
 @dataclass(frozen=True)
@@ -125,3 +136,30 @@ def unreadable_statuses(statuses: Statuses, serving_now: dict[str, bool]) -> lis
             held = "its ModelEndpoint is held" if serves_now else "it is read as not serving"
             messages.append(f"ModelReplica {name}: {problem}; {held} until it can be read")
     return messages
+
+
+def accepted_condition(refusals: dict[str, str | None]) -> report.Condition:
+    """Whether every replica's cluster accepted it. A replica refused at render time
+    (a broken platform template, a disallowed priority) keeps running what it ran,
+    so without this the deployment would look healthy while it can no longer change."""
+    refused = [f"{name}: {why}" for name, why in sorted(refusals.items()) if why]
+    if refused:
+        return report.Condition(
+            REPLICAS_ACCEPTED, False, Reason.REPLICAS_NOT_ACCEPTED, "; ".join(refused)
+        )
+    return report.Condition(
+        REPLICAS_ACCEPTED, True, Reason.ALL_ACCEPTED, "no replica was refused by its cluster"
+    )
+
+
+def ready_condition(ready: int, placed: int, wanted: int) -> report.Condition:
+    """ReplicasReady: every placed replica serves, and at least as many as wanted are
+    placed. A rollout's surge places more than wanted: then the message counts against
+    what is placed, since "3 of 2 serving" would read as ready while one is not."""
+    if placed > wanted:
+        message = f"{ready} of {placed} placed replicas serving ({wanted} desired)"
+    else:
+        message = f"{ready} of {wanted} replicas serving"
+    if ready == placed and placed >= wanted:
+        return report.Condition(REPLICAS_READY, True, Reason.ALL_READY, message)
+    return report.Condition(REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, message)

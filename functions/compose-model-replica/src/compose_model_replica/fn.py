@@ -34,6 +34,7 @@ from compose_model_replica.status import (
     lacking_condition,
     serving_condition,
     unapplied,
+    unreachable_condition,
     verdicts,
 )
 from modelplane.conventions import (
@@ -180,7 +181,7 @@ class FunctionRunner(ComposeFunction):
         changed = unapplied(
             {k: composed[k] for k in workload_keys if k in composed}, observed, seen
         )
-        serving = (
+        verdict = (
             lacking_condition(replica.cluster_name, missing)
             or cached.waiting
             or waiting_for_capacity(
@@ -189,13 +190,14 @@ class FunctionRunner(ComposeFunction):
                 replica,
             )
         )
-        report.set_condition(rsp, serving)
+        report.set_condition(rsp, unreachable_condition(cluster, verdict) or verdict)
         # Crossplane v2.3 writes a composite's status and the function's conditions in
         # two writes (composition_functions.go's status patch, then reconciler.go's
         # Status().Update), so a deployment can read this status beside the condition
         # of the reconcile before. The revision is published only with a True verdict,
-        # so a stale Serving=True never reads as current (`verdict_current`).
-        judged = revision_of(composite) if serving.status is True else ""
+        # so a stale Serving=True never reads as current (`verdict_current`); on an
+        # unreachable cluster, with the verdict as last read beside Serving=Unknown.
+        judged = revision_of(composite) if verdict.status is True else ""
         set_status(rsp, composite_status(handed, served, judged))
 
     def cluster(

@@ -3,13 +3,20 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from modelplane_models.inference_cluster import InferenceCluster
 from modelplane_models.model_replica import Status, WorkloadStatus
 from modelplane_models.shapes import Condition
 
 from modelplane.core.applied import carried_digest, spec_digest, stale_read_back
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import first_condition
-from modelplane.core.vocabulary import ACCEPTED, ANNOTATION_SPEC_DIGEST, SERVING, Reason
+from modelplane.core.vocabulary import (
+    ACCEPTED,
+    ANNOTATION_SPEC_DIGEST,
+    REACHABLE,
+    SERVING,
+    Reason,
+)
 from modelplane.workloads import RenderedReplica, replica_serving
 from modelplane.xfn import report
 
@@ -102,6 +109,30 @@ def unapplied(
 
 def _manifest(obj: Mapping[str, Any]) -> object:
     return mapping(mapping(obj.get("spec")).get("forProvider")).get("manifest")
+
+
+def unreachable_condition(
+    cluster: InferenceCluster, verdict: report.Condition
+) -> report.Condition | None:
+    """Serving Unknown while the replica's cluster is not Reachable, else None.
+
+    Its workloads' read-back is what the provider last saw, not what runs now: the
+    replica may serve (the control plane lost only its connection) or not (the
+    cluster is gone), so it is neither counted as serving nor called down, as the
+    node lifecycle controller sets an unreachable node's pods' Ready to Unknown. The
+    message keeps the last verdict, whose revision status.servingRevision keeps."""
+    status = cluster.status
+    reachable = first_condition(status.conditions if status else None, REACHABLE)
+    if reachable is None or reachable.status != "False":
+        return None
+    name = (cluster.metadata.name if cluster.metadata else None) or ""
+    return report.Condition(
+        SERVING,
+        None,
+        Reason.CLUSTER_UNREACHABLE,
+        f"InferenceCluster {name} is unreachable (Reachable=False), so whether this "
+        f"replica serves is not known; as last read: {verdict.message}",
+    )
 
 
 def lacking_condition(cluster: str, missing: list[str]) -> report.Condition | None:

@@ -238,6 +238,21 @@ class QueueQuota(BaseModel):
     used: StrictInt | None = None
 
 
+class ReachabilityStatus(BaseModel):
+    objectsFailingSince: Annotated[
+        StrictStr | None,
+        Field(
+            description="Every Object the cluster composes itself (its prerequisite observers, its gateway) fails to sync, since then."
+        ),
+    ] = None
+    replicaObjectsFailingSince: Annotated[
+        StrictStr | None,
+        Field(
+            description="Every Object its ModelReplicas compose through its ProviderConfig fails to sync, since then."
+        ),
+    ] = None
+
+
 class AllowedPriority(RootModel[StrictStr]):
     root: Annotated[
         StrictStr,
@@ -729,6 +744,7 @@ class Status(BaseModel):
             description="The provider-kubernetes ClusterProviderConfig that reaches this cluster."
         ),
     ] = None
+    reachability: ReachabilityStatus | None = None
     stack: StackStatus | None = None
 
 
