@@ -115,6 +115,33 @@ def test_scheduler_keys_the_platform_does_not_set_are_removed(
     assert reasons == {("PlatformKeyOverridden", "Warning")}
 
 
+@pytest.mark.parametrize(
+    ("spec", "section"),
+    [
+        # A queue label set: KAI never reads `project`, so it is the team's own label.
+        ({"provider": "KAI", "queue": "gold", "kai": {"queuesWithQuota": ["gold"]}}, "labels"),
+        (
+            {
+                "provider": "KAI",
+                "defaultLabels": {"kai.scheduler/queue": "gold"},
+                "kai": {"queuesWithQuota": ["gold"]},
+            },
+            "labels",
+        ),
+        # KAI reads `project` as a label only.
+        ({"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}}, "annotations"),
+    ],
+)
+def test_a_kai_project_key_kai_does_not_read_is_the_teams(
+    spec: dict[str, Any], section: str, build: Any
+) -> None:
+    template = build.pod_template(**{section: {"project": "team-choice"}})
+    result = _run(spec, [build.lws(size=1, template=template)])
+    for site in pod_sites(handed(result)[0]):
+        assert site.metadata[section]["project"] == "team-choice"
+    assert not [f for f in result.issues if "project" in f.path]
+
+
 def test_unrelated_keys_pass_through(build: Any) -> None:
     template = build.pod_template(
         labels={"kai.scheduler/queue": "kept"}, annotations={"prometheus.io/scrape": "true"}

@@ -205,7 +205,7 @@ def _apply(
     owned_annotations = config.preset_annotations() | {k for k, _ in config.default_annotations}
 
     def owned_label(key: str) -> bool:
-        return key in owned_labels or scheduler.reserves(key)
+        return key in owned_labels or scheduler.reserves_label(key, platform)
 
     def owned_annotation(key: str) -> bool:
         return key in owned_annotations or scheduler.reserves(key)

@@ -113,7 +113,11 @@ class FunctionRunner(ComposeFunction):
             key = base + suffix
             obj["metadata"]["namespace"] = namespace
             if suffix:
-                obj["metadata"]["name"] = _object_name(name, key)
+                # The readable part from the plain key (a name takes no `@`); the
+                # digest covers the suffixed key, so each hub's Object is its own.
+                obj["metadata"]["name"] = naming.hashed_name(
+                    f"{name}-{base}", INFERENCE_GATEWAY, name, key
+                )
             desired = rsp.desired.resources[key]
             structs.update(desired.resource, obj)
             ready = objects.is_ready(observed.get(key))

@@ -8,6 +8,7 @@ from typing import Any
 
 from compose_inference_gateway.fn import FunctionRunner
 
+from modelplane.core import naming
 from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
 from .test_fn import (
@@ -18,7 +19,6 @@ from .test_fn import (
     composed,
     condition,
     gateway,
-    object_name,
     response,
     running,
 )
@@ -48,7 +48,11 @@ def on_eu(hostname: str | None) -> Obj:
     for key, value in composed(False, hostname).items():
         obj = copy.deepcopy(value)
         resource = obj["resource"]
-        resource["metadata"] = {"name": object_name(f"{key}@hub-eu"), "namespace": "p-eu"}
+        # Named for the plain key (a Kubernetes name takes no `@`), hashed with the
+        # hub's key.
+        name = naming.hashed_name(f"fleet-{key}", "InferenceGateway", "fleet", f"{key}@hub-eu")
+        assert naming.is_dns_label(name), name
+        resource["metadata"] = {"name": name, "namespace": "p-eu"}
         resource["spec"]["providerConfigRef"] = MOVED_TO
         found[f"{key}@hub-eu"] = obj
     return found

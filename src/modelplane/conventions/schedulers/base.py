@@ -118,6 +118,11 @@ class Scheduler(abc.ABC):
             for entry in self.reserved_keys
         )
 
+    def reserves_label(self, key: str, platform: Platform) -> bool:
+        """Whether a pod label `key` is the platform's for this replica: a reserved key,
+        or one the scheduler reads only in some configurations."""
+        return self.reserves(key)
+
     def queue_error(self, queue: str) -> str | None:
         """Why a rendered queue name cannot be handed over, or None.
 

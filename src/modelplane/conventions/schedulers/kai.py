@@ -92,12 +92,9 @@ class KAI(Scheduler):
     name = "KAI"
     default_scheduler_name = "kai-scheduler"
     settings_field = "kai"
-    # `project` is unprefixed, but KAI reads it as a queue: an ML team that set it
-    # would pick its own queue, maybe another team's.
     reserved_keys = (
         "kai.scheduler/",
         LEGACY_QUEUE_LABEL,
-        PROJECT_LABEL,
         PRIORITY_LABEL,
         POD_GROUP_ANNOTATION,
     )
@@ -178,6 +175,14 @@ class KAI(Scheduler):
             queues_with_quota=None if quota is None else frozenset(quota),
             preemptible_priorities=frozenset(preemptible or ()),
         )
+
+    def reserves_label(self, key: str, platform: Platform) -> bool:
+        # KAI's podgrouper reads the unprefixed `project` label as the queue only when
+        # no queue label is set (v0.17.0 `CalcPodGroupQueue`), and never an annotation:
+        # with no platform queue an ML team that set it would pick its own queue, maybe
+        # another team's; with one, it is the team's own label.
+        queued = platform.queue is not None or QUEUE_LABEL in platform.labels
+        return self.reserves(key) or (key == PROJECT_LABEL and not queued)
 
     def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
         return self.pod_keys(platform)
