@@ -155,7 +155,7 @@ def test_a_pool_at_zero_nodes_with_room_is_placed_and_waits_for_capacity(gke: Fl
     assert gke.condition("ModelReplica", name, "Accepted")["status"] == "True"
     serving = gke.condition("ModelReplica", name, "Serving")
     assert (serving["status"], serving["reason"]) == ("False", "WaitingForCapacity")
-    assert "pool h100 has 0 of up to 4 nodes ready" in serving["message"]
+    assert "pool h100 has 0 of up to 4 nodes (as the cloud reports its size)" in serving["message"]
 
 
 def test_the_eks_example_serves_on_the_node_its_dra_pool_keeps(eks: Fleet) -> None:

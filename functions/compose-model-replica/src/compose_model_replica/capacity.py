@@ -15,7 +15,8 @@ from modelplane.xfn import report
 
 
 def _short_pools(cluster: InferenceCluster, pools: set[str]) -> list[str]:
-    """The replica's pools with fewer nodes ready than the scheduler placed against."""
+    """The replica's pools with fewer nodes (the size the cloud reports) than the scheduler
+    placed against."""
     status = cluster.status
     if status is None or status.capacity is None:
         return []
@@ -26,7 +27,10 @@ def _short_pools(cluster: InferenceCluster, pools: set[str]) -> list[str]:
             continue
         room = placeable.get(pool.name, 0)
         if pool.nodes < room:
-            short.append(f"pool {pool.name} has {pool.nodes} of up to {room} nodes ready")
+            short.append(
+                f"pool {pool.name} has {pool.nodes} of up to {room} nodes "
+                "(as the cloud reports its size)"
+            )
     return short
 
 

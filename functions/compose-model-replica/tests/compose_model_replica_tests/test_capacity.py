@@ -34,8 +34,16 @@ def serving(obj: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("ready", "reason", "says"),
     [
-        (0, "WaitingForCapacity", "pool h100 has 0 of up to 4 nodes ready"),
-        (2, "WaitingForCapacity", "pool h100 has 2 of up to 4 nodes ready"),
+        (
+            0,
+            "WaitingForCapacity",
+            "pool h100 has 0 of up to 4 nodes (as the cloud reports its size)",
+        ),
+        (
+            2,
+            "WaitingForCapacity",
+            "pool h100 has 2 of up to 4 nodes (as the cloud reports its size)",
+        ),
         (4, "WorkloadNotAvailable", "has not been observed yet"),
         (None, "WorkloadNotAvailable", "has not been observed yet"),
     ],

@@ -89,3 +89,24 @@ def test_the_hub_it_stays_on_keeps_plain_keys() -> None:
     # An upgrade renames nothing: objects running under plain keys on this hub stay.
     got = as_dict(run(FunctionRunner(), request(service(), observed=RUNNING, required=required())))
     assert sorted(got["desired"]["resources"]) == sorted(STEADY["desired"]["resources"])
+
+
+def test_a_gateway_moving_on_before_its_new_hub_is_connected_churns_nothing() -> None:
+    """The gateway's spec names a third cluster while its status still carries the hub
+    the objects run on: they stay under that hub's keys (no delete and re-create of
+    the same route on the same hub)."""
+    there = {
+        key: {**value["resource"], "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+        for key, value in _on_eu(STEADY)["desired"]["resources"].items()
+    }
+    moving = _gateway_on_eu()
+    moving["spec"]["clusterRef"] = {"name": "serve-ap-south"}
+    got = as_dict(
+        run(
+            FunctionRunner(),
+            request(
+                service(), observed=there, required=required(gateways=[moving], hub=[_hub_eu()])
+            ),
+        )
+    )
+    assert sorted(got["desired"]["resources"]) == sorted(there)
