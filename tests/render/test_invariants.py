@@ -274,3 +274,27 @@ def test_removing_a_stranded_replica_before_its_replacement_serves_breaks_servin
     assert broken(before, [*before[:3], before[4]]) == [(SERVING_KEPT, "ModelReplica ns/a")]
     replaced = [*before[:3], replica("b", "west")]
     assert broken(before, replaced) == []
+
+
+def test_unrouting_stranded_replicas_once_a_replica_elsewhere_serves_keeps_serving() -> None:
+    """Failover drops a stranded replica's route once any replica on a reachable
+    cluster serves: by design, not a loss (it may not serve at all)."""
+    fleet = [lost("east"), cluster("west", nodes=4)]
+    head = [deployment(4, unavailable=1), *fleet, replica("w1", "west"), replica("w2", "west")]
+    stranded_replicas = [stranded("a"), stranded("b"), stranded("c")]
+    before = [*head, *stranded_replicas, *(endpoint(n) for n in ("w1", "w2", "a", "b", "c"))]
+    after = [*head, *stranded_replicas, endpoint("w1"), endpoint("w2")]
+    assert broken(before, after) == []
+
+
+def test_a_cluster_back_mid_failover_adds_no_replicas_to_the_surge() -> None:
+    """Kept stranded replicas and their replacements are counted alike on both sides
+    once the cluster is back: nothing was created."""
+    stay = [stranded("a"), stranded("b"), replica("c", "west"), replica("d", "west")]
+    before = [deployment(2, surge=0, unavailable=1), lost("east"), cluster("west", nodes=4), *stay]
+    back = [
+        deployment(2, surge=0, unavailable=1),
+        cluster("east", nodes=4),
+        cluster("west", nodes=4),
+    ]
+    assert broken(before, [*back, *stay]) == []

@@ -205,7 +205,7 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
     removed = sorted(
         k
         for k in serving_before
-        if _gone(mine_before[k], mine_after.get(k))
+        if _gone(mine_before[k], mine_after.get(k), after.unreachable)
         and mine_before[k].cluster in after.clusters
         and not _preempted(owner, mine_before[k].cluster, before, after)
     )
@@ -242,7 +242,9 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
                 f"{wanted.budget.unavailable})",
             )
         )
-    counted_before = sum(r.cluster not in before.unreachable for r in mine_before.values())
+    # Counted by this round's reachability on both sides: a cluster back mid-failover
+    # brings its kept replicas into the count without anything being created.
+    counted_before = sum(r.cluster not in after.unreachable for r in mine_before.values())
     counted = sum(r.cluster not in after.unreachable for r in mine_after.values())
     ceiling = max(wanted.replicas + wanted.budget.surge, counted_before)
     if counted > ceiling:
@@ -258,10 +260,14 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
     return found
 
 
-def _gone(before: Replica, after: Replica | None) -> bool:
+def _gone(before: Replica, after: Replica | None, unreachable: frozenset[str]) -> bool:
     """Whether a replica that served left: deleted, or unrouted while it still serves
-    (a replica a fault stops serving loses its route too, and counts for nothing)."""
-    return after is None or (before.routed and after.serving and not after.routed)
+    (a replica a fault stops serving loses its route too, and counts for nothing; so
+    does one stranded on an unreachable cluster, whose route goes once a replica
+    elsewhere serves, by design: it may not serve at all)."""
+    if after is None:
+        return True
+    return before.routed and after.serving and not after.routed and after.cluster not in unreachable
 
 
 def _how(kept_running: bool) -> str:
