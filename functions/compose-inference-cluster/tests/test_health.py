@@ -226,3 +226,18 @@ def test_the_grace_runs_from_the_start_the_status_carries(
     )
 
     assert (found["reason"], reachability, warned) == (reason, published, events)
+
+
+def test_a_reconcile_held_on_bad_input_does_not_carry_an_outages_start() -> None:
+    """Bad input observes no Object: an outage's start carried through it would date a
+    later outage from this one. Dropped, the grace restarts from the Objects' times."""
+    composite = cluster()
+    composite["status"] = dict(SINCE_10)
+    composite["spec"]["nodePools"] = "not a list"
+    req = request(composite, required=REQUIRED, observed=FAILING)
+    req.context.update({CONTEXT_NOW: "2026-12-01T10:12:00Z"})
+    rsp = as_dict(run(FunctionRunner(), req))
+    assert any(c["status"] == "STATUS_CONDITION_FALSE" for c in rsp["conditions"])
+    published = rsp["desired"]["composite"].get("resource", {}).get("status", {})
+    assert "reachability" not in published
+    assert set(rsp["desired"]["resources"]) == set(FAILING)  # everything composed is kept

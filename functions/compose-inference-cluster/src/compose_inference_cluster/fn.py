@@ -86,7 +86,11 @@ def class_requirement(class_name: str) -> str:
 
 class FunctionRunner(ComposeFunction):
     validity_condition = POOLS_RESOLVED
-    published_status = published(InferenceCluster)
+    # Not `reachability`: a reconcile held on bad input or a wait observes no Object,
+    # and carrying an outage's start through it would date a later outage from the
+    # earlier one (unreachable at once); dropped, the grace restarts from the
+    # Objects' own times, which can only delay the verdict.
+    published_status = tuple(f for f in published(InferenceCluster) if f != "reachability")
 
     def __init__(self) -> None:
         super().__init__()
