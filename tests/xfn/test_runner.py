@@ -243,6 +243,7 @@ def test_published_status_is_every_status_field_but_the_conditions() -> None:
         "gateway",
         "gpuPools",
         "providerConfigRef",
+        "reachability",
         "stack",
     }
     with pytest.raises(TypeError):
