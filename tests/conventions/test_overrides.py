@@ -128,6 +128,14 @@ def test_scheduler_keys_the_platform_does_not_set_are_removed(
             },
             "labels",
         ),
+        (
+            {
+                "provider": "KAI",
+                "defaultLabels": {"example.com/queue": "gold"},
+                "kai": {"queueLabelKey": "example.com/queue", "queuesWithQuota": ["gold"]},
+            },
+            "labels",
+        ),
         # KAI reads `project` as a label only.
         ({"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}}, "annotations"),
     ],

@@ -285,6 +285,12 @@ def test_unrouting_stranded_replicas_once_a_replica_elsewhere_serves_keeps_servi
     before = [*head, *stranded_replicas, *(endpoint(n) for n in ("w1", "w2", "a", "b", "c"))]
     after = [*head, *stranded_replicas, endpoint("w1"), endpoint("w2")]
     assert broken(before, after) == []
+    # With nothing routed elsewhere, unrouting them takes the model off its route.
+    alone = [deployment(2, unavailable=0), *fleet, stranded("a"), stranded("b")]
+    assert broken([*alone, endpoint("a"), endpoint("b")], alone) == [
+        (SERVING_KEPT, "ModelReplica ns/a"),
+        (SERVING_KEPT, "ModelReplica ns/b"),
+    ]
 
 
 def test_a_cluster_back_mid_failover_adds_no_replicas_to_the_surge() -> None:

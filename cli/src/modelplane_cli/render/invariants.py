@@ -201,11 +201,18 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
     mine_before = {k: r for k, r in before.replicas.items() if r.owner == owner}
     mine_after = {k: r for k, r in after.replicas.items() if r.owner == owner}
     serving_before = {k for k, r in mine_before.items() if r.serving}
+    # Failover unroutes a stranded replica (on an unreachable cluster) once a replica
+    # on a reachable cluster is routed and serves: by design, not a loss. Unrouted
+    # while none is, the model is off its route: judged as any removal.
+    elsewhere = any(
+        r.serving and r.routed and r.cluster not in after.unreachable for r in mine_after.values()
+    )
+    stranded_unrouted_ok = after.unreachable if elsewhere else frozenset[str]()
     started = {k for k, r in mine_after.items() if r.serving and k not in serving_before}
     removed = sorted(
         k
         for k in serving_before
-        if _gone(mine_before[k], mine_after.get(k), after.unreachable)
+        if _gone(mine_before[k], mine_after.get(k), stranded_unrouted_ok)
         and mine_before[k].cluster in after.clusters
         and not _preempted(owner, mine_before[k].cluster, before, after)
     )
@@ -260,14 +267,14 @@ def _deployment(number: int, owner: Owner, before: Snapshot, after: Snapshot) ->
     return found
 
 
-def _gone(before: Replica, after: Replica | None, unreachable: frozenset[str]) -> bool:
+def _gone(before: Replica, after: Replica | None, unrouted_ok: frozenset[str]) -> bool:
     """Whether a replica that served left: deleted, or unrouted while it still serves
     (a replica a fault stops serving loses its route too, and counts for nothing; so
-    does one stranded on an unreachable cluster, whose route goes once a replica
-    elsewhere serves, by design: it may not serve at all)."""
+    does one on a cluster of `unrouted_ok`: stranded, its route goes once a replica
+    elsewhere serves, by design)."""
     if after is None:
         return True
-    return before.routed and after.serving and not after.routed and after.cluster not in unreachable
+    return before.routed and after.serving and not after.routed and after.cluster not in unrouted_ok
 
 
 def _how(kept_running: bool) -> str:

@@ -151,12 +151,11 @@ class FunctionRunner(ComposeFunction):
         others = required.resolve(req, SERVICES, ModelService).items if service.hostname else []
         observed = observed_resources(req)
         provider = provider_config(gateway)
-        # The keys of this hub's objects: a move to another hub deletes the old ones.
-        # The hub is the one the objects are applied through (a cluster's
-        # ProviderConfig is named for it), not the gateway's spec, which names a
-        # cluster it moves to before its status carries that cluster's ProviderConfig.
-        through = provider.get("name", "")
-        suffix = hub_suffix(objects.provider_configs(observed), through, through)
+        # The keys of this hub's objects: a move to another hub deletes the old ones
+        # (`hub.cluster` is the cluster the gateway's ProviderConfig reaches).
+        suffix = hub_suffix(
+            objects.provider_configs(observed), provider.get("name", ""), hub.cluster
+        )
         route = observed.get(ROUTE_KEY + suffix)
         problems = hostname_issues(service, composite, hub, others, route)
         if problems:

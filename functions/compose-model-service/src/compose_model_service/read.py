@@ -81,9 +81,14 @@ def hub_input(gateway: InferenceGateway) -> Hub | str:
         return f"InferenceGateway {name} has not composed its Gateway yet"
     if config is None or not config.name:
         return f"InferenceGateway {name} has no status.providerConfigRef yet"
+    # The hub is the cluster the gateway's objects are applied through (a cluster's
+    # ProviderConfig is named for it), not `spec.clusterRef`, which names a cluster
+    # the gateway moves to before its status carries that cluster's ProviderConfig:
+    # the service's objects, its tenancy and its in-cluster backends follow the hub
+    # they run on until the gateway has moved.
     return Hub(
         name=name,
-        cluster=spec.clusterRef.name,
+        cluster=config.name,
         gateway_name=ref.name,
         gateway_namespace=ref.namespace,
         hostname=spec.hostname,

@@ -93,8 +93,9 @@ def test_the_hub_it_stays_on_keeps_plain_keys() -> None:
 
 def test_a_gateway_moving_on_before_its_new_hub_is_connected_churns_nothing() -> None:
     """The gateway's spec names a third cluster while its status still carries the hub
-    the objects run on: they stay under that hub's keys (no delete and re-create of
-    the same route on the same hub)."""
+    the objects run on: the service stays on that hub whole (its keys, its tenancy, its
+    in-cluster backends, the hub cluster it reads), with no delete and re-create of the
+    same route on the same hub, until the gateway has moved."""
     there = {
         key: {**value["resource"], "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
         for key, value in _on_eu(STEADY)["desired"]["resources"].items()
@@ -109,4 +110,7 @@ def test_a_gateway_moving_on_before_its_new_hub_is_connected_churns_nothing() ->
             ),
         )
     )
-    assert sorted(got["desired"]["resources"]) == sorted(there)
+    staying = _on_eu(STEADY)
+    composed = {k: v["resource"] for k, v in got["desired"]["resources"].items()}
+    assert composed == {k: v["resource"] for k, v in staying["desired"]["resources"].items()}
+    assert got["requirements"] == staying["requirements"]

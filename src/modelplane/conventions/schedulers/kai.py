@@ -181,7 +181,7 @@ class KAI(Scheduler):
         # no queue label is set (v0.17.0 `CalcPodGroupQueue`), and never an annotation:
         # with no platform queue an ML team that set it would pick its own queue, maybe
         # another team's; with one, it is the team's own label.
-        queued = platform.queue is not None or QUEUE_LABEL in platform.labels
+        queued = platform.queue is not None or self.queue_label_key in platform.labels
         return self.reserves(key) or (key == PROJECT_LABEL and not queued)
 
     def object_keys(self, kind: WorkloadKind, platform: Platform) -> Keys:
