@@ -4,7 +4,10 @@ Envoy Gateway calls it for InferencePool backends once its controller has run.""
 from typing import Any
 
 from compose_inference_cluster.fn import FunctionRunner
+from compose_inference_cluster.prerequisites import observer_key
 
+from modelplane.core.refs import crd
+from modelplane.stack import INFERENCE_POOL_CRD
 from modelplane_cli.schema import ManifestValidator
 from modelplane_dev.testing import as_dict, request, run
 
@@ -86,8 +89,17 @@ def test_envoy_ai_gateway_follows_envoy_gateway_and_is_then_called(
     }
     assert extension(releases(third)["envoy-gateway"]) is None
 
-    # Its controller ran: Envoy Gateway now hands InferencePool backends to it.
+    # Its controller ran, but the InferencePool CRD is not seen on the cluster: Envoy
+    # Gateway, which watches every extension backend kind, would stop syncing.
     running = ready(third, *releases(third))
+    assert extension(releases(call(running))["envoy-gateway"]) is None
+    # The CRD seen: Envoy Gateway now hands InferencePool backends to it.
+    crd_key = observer_key(crd(INFERENCE_POOL_CRD))
+    seen_crd = {"conditions": [{"type": t, "status": "True"} for t in ("Synced", "Ready")]}
+    running[crd_key] = {
+        **call(running)["desired"]["resources"][crd_key]["resource"],
+        "status": seen_crd,
+    }
     fourth = call(running)
     envoy = releases(fourth)["envoy-gateway"]
     manager = extension(envoy)
@@ -106,7 +118,7 @@ def test_envoy_ai_gateway_follows_envoy_gateway_and_is_then_called(
 
     # A controller that restarts (its Release not Ready for a while) never takes the
     # extension away from the Envoy Gateway that calls it.
-    restarting = ready(fourth, *releases(fourth))
+    restarting = {**ready(fourth, *releases(fourth)), crd_key: running[crd_key]}
     restarting["release-ai-gateway"]["status"] = {
         "conditions": [{"type": "Ready", "status": "False"}]
     }

@@ -18,6 +18,7 @@ from modelplane.stack.config import Mode, StackConfig, read_stack, version_error
 from modelplane.stack.observation import Seen, seen
 from modelplane.stack.plan import ClusterFacts, PlannedRelease, plan_releases
 from modelplane.stack.prerequisites import (
+    INFERENCE_POOL_CRD,
     Prerequisite,
     QueueUse,
     Scope,
@@ -28,6 +29,7 @@ from modelplane.stack.prerequisites import (
 __all__ = [
     "AI_GATEWAY_RELEASE",
     "ENVOY_GATEWAY_RELEASE",
+    "INFERENCE_POOL_CRD",
     "NVIDIA_GPU_DRIVER",
     "ClusterFacts",
     "Mode",

@@ -34,10 +34,11 @@ from modelplane.conventions.schedulers import Scheduler
 from modelplane.core.kinds import LEADER_WORKER_SET, LLM_INFERENCE_SERVICE
 from modelplane.core.refs import ObjectRef, crd, device_class
 
+INFERENCE_POOL_CRD: Final = "inferencepools.inference.networking.k8s.io"
 GATEWAY_CRDS: Final = (
     "gateways.gateway.networking.k8s.io",
     "httproutes.gateway.networking.k8s.io",
-    "inferencepools.inference.networking.k8s.io",
+    INFERENCE_POOL_CRD,
 )
 GATEWAY_CLASS_API: Final = "gateway.networking.k8s.io/v1"
 

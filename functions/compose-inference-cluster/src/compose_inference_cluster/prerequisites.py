@@ -38,7 +38,11 @@ _WHO: Final = {
 
 
 def prerequisite_key(prerequisite: Prerequisite) -> str:
-    ref = prerequisite.ref
+    return observer_key(prerequisite.ref)
+
+
+def observer_key(ref: ObjectRef) -> str:
+    """The key of the Observe Object that reads `ref`."""
     where = f"{ref.namespace}-" if ref.namespace else ""
     return f"{OBSERVE_PREFIX}{ref.kind.lower()}-{where}{ref.name}"
 

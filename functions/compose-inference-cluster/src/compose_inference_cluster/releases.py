@@ -26,18 +26,22 @@ from typing import Any, Final, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from compose_inference_cluster.prerequisites import observer_key
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
 from modelplane.core.charts import RELEASE_API_VERSION
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
-from modelplane.core.refs import USAGE_API_VERSION
+from modelplane.core.refs import USAGE_API_VERSION, crd
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA
 from modelplane.stack import (
     AI_GATEWAY_RELEASE,
     ENVOY_GATEWAY_RELEASE,
+    INFERENCE_POOL_CRD,
     PlannedRelease,
+    Seen,
     calls_extension,
+    seen,
 )
 from modelplane.xfn import objects, structs
 from modelplane.xfn.runner import keep_observed
@@ -84,13 +88,19 @@ def _created(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any
 
 def extension_ready(observed: Mapping[str, Any]) -> bool:
     """Whether Envoy Gateway may call Envoy AI Gateway (`ClusterFacts.extension_ready`):
-    the controller's Release has reported Ready, or the observed envoy-gateway Release
-    calls it already."""
-    if objects.is_ready(observed.get(release_key(AI_GATEWAY_RELEASE))):
-        return True
+    the observed envoy-gateway Release calls it already (kept), or the controller's
+    Release has reported Ready and the InferencePool CRD is seen on the cluster: Envoy
+    Gateway v1.8.1 watches every extension backend kind without checking its CRD, so
+    with it absent the whole gateway would stop syncing, while Envoy AI Gateway skips
+    that controller and reports Ready all the same."""
     envoy = mapping(observed.get(release_key(ENVOY_GATEWAY_RELEASE)))
-    return calls_extension(
+    if calls_extension(
         mapping(mapping(mapping(envoy.get("spec")).get("forProvider")).get("values"))
+    ):
+        return True
+    pool_crd, _ = seen(observed.get(observer_key(crd(INFERENCE_POOL_CRD))))
+    return pool_crd is Seen.PRESENT and objects.is_ready(
+        observed.get(release_key(AI_GATEWAY_RELEASE))
     )
 
 
