@@ -172,6 +172,13 @@ CASES = {
         None,
         [deleted("it no longer serves")],
     ),
+    "a retiring replica whose status cannot be read is kept while a route lists it": Case(
+        retiring_since(A_MINUTE_AGO),
+        {**ONE_ROUTED, A1: {**running(A1, 1), "status": {"conditions": "unreadable"}}},
+        [routed_service(A0, A1)],
+        [A0, A1, f"endpoint-{A0}"],
+        [{"replica": A1, "cluster": "a", "since": A_MINUTE_AGO}],
+    ),
     "a retiring time that cannot be read starts the hold again": Case(
         retiring_since("yesterday"),
         ONE_ROUTED,

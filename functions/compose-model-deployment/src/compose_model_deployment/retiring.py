@@ -19,10 +19,10 @@ where one of these holds:
 
 A retiring replica is no longer the decision's (`adapt.existing_replicas`,
 `retiring`): not kept, counted or removed again, but charged as another
-deployment's replica is, since it holds its devices until it is deleted. A
-replica that does not serve, or never had a ModelEndpoint, is removed at once.
-A retiring replica the decision wants again (placed on the same cluster and
-index) is the decision's once more, and composed as it says.
+deployment's replica is, since it holds its devices until it is deleted, and its
+name is never given to a new replica (`scheduling.fill`), so a scale-up while it
+retires places a new replica beside it. A replica that does not serve, or never
+had a ModelEndpoint, is removed at once.
 """
 
 # pyright: reportMissingTypeStubs=false
@@ -130,7 +130,6 @@ def plan(
     """Which replicas retire, stay retiring or are deleted now (the module's rules).
     `before` is what `recorded` read; `services` the namespace's ModelServices, None
     when they were not asked for (then no retiring replica is released for them)."""
-    wanted = {r.name for r in decision.replicas}
     preempted = {name for r in decision.replicas for name in r.preempts}
     routed = _routed(services, deployment)
     held: dict[str, datetime] = {}
@@ -142,8 +141,6 @@ def plan(
             candidates[name] = ""
             started.append(name)
     for name, since_text in sorted(candidates.items()):
-        if name in wanted:
-            continue
         since = parse_time(since_text) or now
         why = _release(name, statuses, preempted, routed, now - since)
         if why is None:
@@ -178,7 +175,9 @@ def _release(
     routed: frozenset[str] | None,
     held_for: timedelta,
 ) -> str | None:
-    if not statuses.serves(name):
+    # A status that cannot be read says nothing: `serves` would then ask whether its
+    # ModelEndpoint is kept, which a retiring replica never has.
+    if statuses.problem(name) is None and not statuses.serves(name):
         return "it no longer serves"
     if name in preempted:
         return "a new replica of this deployment preempts it"
