@@ -20,6 +20,10 @@ MODEL_SERVICE: Final = "ModelService"
 INFERENCE_GATEWAY: Final = "InferenceGateway"
 MODEL_CACHE: Final = "ModelCache"
 
+# The DNS domain of a cluster's Services (`<service>.<namespace>.svc.cluster.local`),
+# Kubernetes' default cluster domain, which Modelplane assumes on every cluster.
+CLUSTER_DOMAIN: Final = "svc.cluster.local"
+
 # Roles of a replica: one unified role, or decode and prefill (disaggregated
 # serving). Also the names of the spec fields that describe them.
 ROLE_WORKERS: Final = "workers"

@@ -11,6 +11,7 @@ from typing import Any, Final, cast
 
 from modelplane.conventions.schedulers import SCHEDULERS
 from modelplane.core.charts import Chart, Component, ReleaseSpec
+from modelplane.core.vocabulary import CLUSTER_DOMAIN
 
 NODE_FEATURE_DISCOVERY: Final = Component.helm(
     key="nodeFeatureDiscovery",
@@ -129,7 +130,6 @@ AI_GATEWAY_RELEASE: Final = "ai-gateway"
 # port its extension server listens on (the chart's `grpc` service port).
 AI_GATEWAY_SERVICE: Final = "ai-gateway-controller"
 AI_GATEWAY_EXTENSION_PORT: Final = 1063
-CLUSTER_DOMAIN: Final = "svc.cluster.local"
 ENVOY_AI_GATEWAY: Final = Component(
     key="envoyAiGateway",
     title="Envoy AI Gateway",

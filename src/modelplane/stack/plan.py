@@ -52,6 +52,7 @@ from modelplane.stack.components import (
     CERT_MANAGER,
     ENVOY_AI_GATEWAY,
     ENVOY_GATEWAY,
+    ENVOY_GATEWAY_RELEASE,
     GPU_NODE_TOLERATIONS,
     INFERENCE_POOL_EXTENSION,
     KSERVE,
@@ -135,9 +136,9 @@ def _after(facts: ClusterFacts, names: set[str]) -> dict[str, set[str]]:
             edges.setdefault(dependent, set()).add(prerequisite)
 
     edge("nvidia-dra-driver-gpu", "node-feature-discovery")
-    for prerequisite in ("cert-manager", "lws", "envoy-gateway"):
+    for prerequisite in ("cert-manager", "lws", ENVOY_GATEWAY_RELEASE):
         edge("kserve-llmisvc", prerequisite)
-    edge(ENVOY_AI_GATEWAY.releases[0].name, ENVOY_GATEWAY.releases[0].name)
+    edge(ENVOY_AI_GATEWAY.releases[0].name, ENVOY_GATEWAY_RELEASE)
     install = facts.scheduler.install
     if install is not None:
         for release in install.releases:

@@ -35,12 +35,12 @@ from typing import Any, Final
 
 from modelplane.core import naming
 from modelplane.core.kinds import SERVICE
-from modelplane.core.vocabulary import LABEL_MANAGED_BY, MANAGED_BY
+from modelplane.core.vocabulary import CLUSTER_DOMAIN, LABEL_MANAGED_BY, MANAGED_BY
 
 from .names import GATEWAY_GROUP, ROUTE_HEADER, object_name
 from .urls import URL
 
-CLUSTER_DOMAIN_SUFFIX: Final = ".svc.cluster.local"
+CLUSTER_DOMAIN_SUFFIX: Final = f".{CLUSTER_DOMAIN}"
 SERVICE_PORT_NAME: Final = "http"
 LABEL_SERVICE_NAME: Final = "kubernetes.io/service-name"
 ENVOY_GATEWAY_GROUP: Final = "gateway.envoyproxy.io"

@@ -15,14 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from modelplane.conventions.tenancy import DEFAULT_POD_SECURITY
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import HTTP_ROUTE
 from modelplane.core.vocabulary import (
     LABEL_MANAGED_BY,
-    LABEL_POD_SECURITY_ENFORCE,
     LABEL_TENANT_NAMESPACE,
     MANAGED_BY,
-    POD_SECURITY_DEFAULT_LEVEL,
     Reason,
 )
 
@@ -240,7 +239,7 @@ def tenant_namespace_manifest(service: Service) -> dict[str, Any]:
         return dict(service.tenant)
     labels = {
         LABEL_MANAGED_BY: MANAGED_BY,
-        LABEL_POD_SECURITY_ENFORCE: POD_SECURITY_DEFAULT_LEVEL,
+        **DEFAULT_POD_SECURITY,
         LABEL_TENANT_NAMESPACE: service.namespace,
     }
     return {

@@ -26,6 +26,7 @@ from modelplane_models.inference_cluster import BackendType
 
 from modelplane.core.kinds import HTTP_ROUTE, INFERENCE_POOL, SERVICE
 from modelplane.core.vocabulary import (
+    CLUSTER_DOMAIN,
     LABEL_REPLICA,
     LABEL_SERVING,
     ROLE_DECODE,
@@ -55,7 +56,6 @@ ROUTE_KEY: Final = "route"
 # KServe names what it makes for an LLMInferenceService after the service.
 KSERVE_POOL_SUFFIX: Final = "-inference-pool"
 KSERVE_WORKLOAD_SERVICE_SUFFIX: Final = "-kserve-workload-svc"
-CLUSTER_DOMAIN: Final = "svc.cluster.local"
 
 
 def main_role(replica: ReplicaInput) -> str:

@@ -29,6 +29,7 @@ from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import STACK_READY, Reason
 from modelplane.stack import (
     AI_GATEWAY_RELEASE,
+    ENVOY_GATEWAY_RELEASE,
     NVIDIA_GPU_DRIVER,
     ClusterFacts,
     Mode,
@@ -137,7 +138,7 @@ def _needs(
         names.append(facts.scheduler.install.releases[-1].name)
     if facts.gateway_class:
         # Its route reaches its InferencePool through Envoy AI Gateway.
-        names += ["envoy-gateway", AI_GATEWAY_RELEASE]
+        names += [ENVOY_GATEWAY_RELEASE, AI_GATEWAY_RELEASE]
     return tuple(sorted(n for n in set(names) if n in planned))
 
 

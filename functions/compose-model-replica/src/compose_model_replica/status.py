@@ -95,7 +95,9 @@ def unapplied(
         # carried one (an upgrade) holds the same manifest without it, and is applied.
         if applied is not None and (
             not isinstance(applied, Mapping)
-            or spec_digest(cast(Mapping[str, Any], applied)) != spec_digest(composed)
+            # The composed manifest carries its digest (stamped when rendered).
+            or spec_digest(cast(Mapping[str, Any], applied))
+            != (carried_digest(composed) or spec_digest(composed))
         ):
             changed.append(f"{key}: the change is not applied to the cluster yet")
         elif stale_read_back(composed, seen.get(key)):
