@@ -25,9 +25,9 @@ calls on deterministic bytes (`stable_order_median_ms`) and on a fleet that does
 not change (`unchanged_fleet_median_ms`), with the steady figure's ratio to each.
 
 `--callers K --worker-pairs P` also serves the steady calls to K callers at once
-on `--workers 1` and on `--workers 2`, P pairs taking turns, and reports each
-one's calls per second, the cores the server used, its workers' peak RSS and the
-median ratio of the two.
+on `--workers 1` and on `--workers 2`, P pairs taking turns, each caller making
+`SUSTAINED_CALLS` calls, and reports each one's calls per second, the cores the
+server used, its workers' peak RSS and the median ratio of the two.
 
 Prints one JSON line: sizes in bytes, times in ms, the server's peak RSS in MiB
 (VmHWM), and the gRPC error when a call fails (for example a request over the
@@ -56,6 +56,11 @@ from modelplane_dev import (
 from modelplane_dev.bench_requests import first_request, grow_pool, steady_request
 
 DEFAULT_RUNS = 7
+# Calls each concurrent caller makes when throughput is measured, cycling through the
+# steady requests: a few seconds at 1,000 clusters, so the figure is the sustained rate
+# (the collector's full passes included) rather than that of a window of a dozen calls,
+# whose first and last calls leave a worker idle.
+SUSTAINED_CALLS = 40
 DEFAULT_PROCESSES = 3
 
 
@@ -188,8 +193,8 @@ def measure(
                         result["steady_response_bytes"] = len(answer)
             if callers and "concurrent" not in result:
                 result["concurrent"] = [
-                    bench_server.throughput(server, sent["steady"], 1),
-                    bench_server.throughput(server, sent["steady"], callers),
+                    bench_server.throughput(server, sent["steady"], 1, SUSTAINED_CALLS),
+                    bench_server.throughput(server, sent["steady"], callers, SUSTAINED_CALLS),
                 ]
         except grpc.RpcError as error:
             result["error"] = bench_server.error_text(error)
@@ -230,7 +235,7 @@ def compare_workers(
                     sent = _steady_only(steady, runs)["steady"]
                 for _ in range(2):  # every worker reads the fleet before the clock starts
                     bench_server.throughput(server, sent, callers)
-                measured = bench_server.throughput(server, sent, callers)
+                measured = bench_server.throughput(server, sent, callers, SUSTAINED_CALLS)
                 measured["worker_peak_rss_mib"] = server.worker_peaks()
             except grpc.RpcError as error:
                 return {"error": bench_server.error_text(error)}

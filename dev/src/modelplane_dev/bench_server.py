@@ -158,13 +158,17 @@ def error_text(error: grpc.RpcError) -> str:
     return f"{code.name if code else 'UNKNOWN'}: {details}"
 
 
-def throughput(server: Server, sent: list[bytes], callers: int) -> dict[str, Any]:
-    """`callers` callers at once, each sending every request of `sent` in turn: calls
-    answered per second, and the server's CPU seconds per second (cores used)."""
+def throughput(
+    server: Server, sent: list[bytes], callers: int, calls: int | None = None
+) -> dict[str, Any]:
+    """`callers` callers at once, each making `calls` calls (default: one per request of
+    `sent`), sending the requests of `sent` in turn: calls answered per second, and the
+    server's CPU seconds per second (cores used)."""
     errors: list[str] = []
+    each = len(sent) if calls is None else calls
 
     def caller(offset: int) -> None:
-        for index in range(len(sent)):
+        for index in range(each):
             try:
                 server.call(sent[(index + offset) % len(sent)], _CONCURRENT_DEADLINE)
             except grpc.RpcError as error:
@@ -179,7 +183,7 @@ def throughput(server: Server, sent: list[bytes], callers: int) -> dict[str, Any
     elapsed = time.perf_counter() - start
     found: dict[str, Any] = {
         "callers": callers,
-        "calls_per_second": round(callers * len(sent) / elapsed, 2),
+        "calls_per_second": round(callers * each / elapsed, 2),
         "cores_used": round((server.cpu_seconds() - cpu) / elapsed, 2),
     }
     if errors:
