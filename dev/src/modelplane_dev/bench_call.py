@@ -58,8 +58,7 @@ from modelplane_dev.bench_requests import first_request, grow_pool, steady_reque
 DEFAULT_RUNS = 7
 # Calls each concurrent caller makes when throughput is measured, cycling through the
 # steady requests: a few seconds at 1,000 clusters, so the figure is the sustained rate
-# (the collector's full passes included) rather than that of a window of a dozen calls,
-# whose first and last calls leave a worker idle.
+# rather than that of a window of a dozen calls whose first and last leave a worker idle.
 SUSTAINED_CALLS = 40
 DEFAULT_PROCESSES = 3
 
