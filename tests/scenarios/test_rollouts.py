@@ -290,3 +290,60 @@ def test_an_image_bump_without_room_beside_surges_where_the_fleet_has_room(
     assert _progress(final) == ("True", "RolloutComplete")
     assert _clusters(final) == ["west", "west"]
     assert "replicas: 0 placed, 1 moved, " in preview.out.splitlines()[-1]
+
+
+def _claim_specs(run: Run) -> dict[str, Obj]:
+    """Each ResourceClaimTemplate's spec on the workload clusters, by its Object's name."""
+    return {
+        o["metadata"]["name"]: o["spec"]["forProvider"]["manifest"]["spec"]
+        for o in run.objects
+        if o["kind"] == "Object"
+        and o["spec"]["forProvider"]["manifest"]["kind"] == "ResourceClaimTemplate"
+    }
+
+
+def test_a_device_change_replaces_replicas_instead_of_updating_them_in_place(
+    tmp_path: Path,
+) -> None:
+    """No room to surge, and the device request changes: a ResourceClaimTemplate's spec
+    is immutable on the cluster, so each replica is replaced within maxUnavailable (its
+    replacement under a name no existing replica has), never updated in place: no claim
+    template Object keeps its name with another spec from one round to the next."""
+    repo = _fleet(tmp_path, [("east", "a", 4)], replicas=4)
+    world = _running(repo, tmp_path)
+    repo.replace("fleet.yaml", 'quantity("79Gi")', 'quantity("70Gi")')
+
+    def two_at_a_time(deployment: Obj) -> None:
+        deployment["spec"]["strategy"] = {"rollingUpdate": {"maxUnavailable": 2, "maxSurge": 0}}
+
+    _edit(repo, two_at_a_time)
+
+    runs = _rounds(repo, world, 12)
+
+    previous = _claim_specs(_as_run(world))
+    for n, run in enumerate(runs, start=1):
+        assert 4 - len(_serving_on_cluster(run)) <= 2, n
+        claims = _claim_specs(run)
+        for name in claims.keys() & previous.keys():
+            assert claims[name] == previous[name], (n, name)
+        previous = claims
+    final = runs[-1]
+    assert final.code == 0, final.err
+    replicas = _replicas(final)
+    assert len(replicas) == 4
+    selectors = {
+        request["selectors"][0]["cel"]
+        for o in replicas
+        for request in o["spec"]["workers"]["deviceRequests"]
+    }
+    assert selectors == {
+        'device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("70Gi")) >= 0'
+    }
+    assert _progress(final) == ("True", "RolloutComplete")
+    removed = [
+        o["message"]
+        for o in final.objects
+        if o["kind"] == "Event" and o["reason"] == "ReplicaRemoved"
+    ]
+    assert any("its workers device requests changed" in m for m in removed), removed
+    assert not any(o["kind"] == "Event" and o["reason"] == "ReplicaUpdated" for o in final.objects)

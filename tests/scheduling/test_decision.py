@@ -66,9 +66,11 @@ def test_placed_replica_roles() -> None:
 
 
 def test_retained_replica_follows_the_current_spec_and_keeps_its_name() -> None:
-    dep = deployment(1, request("gpu", 4, "capacity.memory >= 40"), workers=2)
+    """What a running replica's cluster can change in place (here a single-node role's
+    worker count: a Deployment's replicas) it follows under its name."""
+    dep = deployment(1, request("gpu", 8, "arch == Hopper"), workers=2)
     existing = replica("a", 5, "h100", claim("gpu", 8, "arch == Hopper"), name="kept-name")
-    decision = run(dep, [cluster("a", h100())], [existing])
+    decision = run(dep, [cluster("a", h100(nodes=2))], [existing])
     (kept,) = decision.replicas
     assert (kept.name, kept.cluster, kept.index, kept.origin) == (
         "kept-name",
@@ -79,6 +81,22 @@ def test_retained_replica_follows_the_current_spec_and_keeps_its_name() -> None:
     assert kept.retained
     (workers,) = kept.roles
     assert workers.workers == 2
+    assert decision.events == ()
+
+
+def test_a_replica_whose_claims_change_is_replaced_under_a_new_name() -> None:
+    """A ResourceClaimTemplate's spec is immutable: a replica whose device requests the
+    deployment changed is replaced, never rewritten under its name."""
+    dep = deployment(1, request("gpu", 4, "capacity.memory >= 40"))
+    existing = replica("a", 5, "h100", claim("gpu", 8, "arch == Hopper"), name="kept-name")
+    decision = run(dep, [cluster("a", h100())], [existing])
+    (placed,) = decision.replicas
+    assert (placed.cluster, placed.origin) == ("a", Origin.PLACED)
+    assert placed.name != "kept-name"
+    (removed,) = decision.removed
+    assert removed.name == "kept-name"
+    assert removed.reason.startswith("its workers device requests changed, which its cluster")
+    (workers,) = placed.roles
     assert [r.as_dict() for r in workers.device_requests] == [
         {
             "name": "gpu",
@@ -87,7 +105,6 @@ def test_retained_replica_follows_the_current_spec_and_keeps_its_name() -> None:
             "selectors": [{"cel": "capacity.memory >= 40"}],
         }
     ]
-    assert decision.events == ()
 
 
 def test_held_replica_is_kept_exactly_as_recorded() -> None:

@@ -160,8 +160,29 @@ def _at_rest(deployment_: Deployment, clusters: list[Cluster]) -> World:
 def test_a_rollout_holds_its_budget_and_ends(data: st.DataObject) -> None:
     clusters = read_clusters(data.draw(fleets()))
     start = data.draw(starts())
-    world = _at_rest(read_dep(start), clusters)
-    edited = read_dep(data.draw(edits(start)))
+    _rolls_within_budget(clusters, read_dep(start), read_dep(data.draw(edits(start))))
+
+
+def test_a_surge_does_not_leave_more_than_r_replicas_on_the_new_revision() -> None:
+    """Found by the property above: an image bump on a fleet with one spare node and
+    `maxSurge: 1`. Once a surge had made R replicas run the current revision, the last
+    outdated one was still updated in place (R + 1 on it) instead of retired."""
+    clusters = read_clusters(
+        [
+            cluster("a", pool("h100", 2, SHAPES["h100"])),
+            cluster("b", pool("h100", 4, SHAPES["h100"])),
+        ]
+    )
+    start = deployment(5, request("gpu", 8, "true"))
+    start["spec"]["strategy"] = _strategy(1, 0)
+    edited = copy.deepcopy(start)
+    edited["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v2"
+    edited["spec"]["strategy"] = _strategy(1, 1)
+    _rolls_within_budget(clusters, read_dep(start), read_dep(edited))
+
+
+def _rolls_within_budget(clusters: list[Cluster], start: Deployment, edited: Deployment) -> None:
+    world = _at_rest(start, clusters)
     wanted = edited.replicas
     unavailable = budget(edited.strategy, wanted).unavailable
     surge = budget(edited.strategy, wanted).surge

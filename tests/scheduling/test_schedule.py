@@ -99,17 +99,28 @@ CASES = [
         trace=["needs 4 pods of {gpu 8}; free: 1 node with gpu 8/8"],
     ),
     Case(
-        "retained replicas stay put through a selector edit that still matches",
+        "retained replicas stay put while what they claim is what the deployment asks",
         deployment(2, request("gpu", 8, "capacity.memory >= 40")),
         [cluster("a", h100()), cluster("b", h100()), cluster("c", h100())],
         ["a/0:h100", "c/3:h100"],
+        existing=[replica("c", 3, "h100", claim("gpu", 8, "capacity.memory >= 40"))],
+    ),
+    Case(
+        # A ResourceClaimTemplate's spec is immutable: the replica is replaced, not
+        # updated, and its replacement takes a name no existing replica has.
+        "a device selector edit replaces a replica, though its pool still matches",
+        deployment(2, request("gpu", 8, "capacity.memory >= 40")),
+        [cluster("a", h100()), cluster("b", h100()), cluster("c", h100())],
+        ["a/0:h100", "b/0:h100"],
         existing=[replica("c", 3)],
+        removed=["model-c-3: its workers device requests changed, which its cluster cannot"],
     ),
     Case(
         "a replica whose pinned pool stops matching is re-placed",
         deployment(1),
         [cluster("a", l4(), h100())],
-        ["a/0:h100"],
+        # Under a new name: the replaced one exists until Crossplane deletes it.
+        ["a/1:h100"],
         existing=[replica("a", 0, "l4", claim("gpu", 1))],
         removed=["model-a-0: its pool l4 no longer matches workers"],
     ),
@@ -136,7 +147,7 @@ CASES = [
         "switching to disaggregated serving re-places replicas",
         deployment(1, decode=role(HOPPER), prefill=role(HOPPER)),
         [cluster("a", h100())],
-        ["a/0:h100+h100"],
+        ["a/1:h100+h100"],
         existing=[replica("a", 0)],
         removed=["model-a-0: its roles (workers) differ from the deployment's"],
     ),

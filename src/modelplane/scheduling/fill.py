@@ -353,3 +353,17 @@ def still_running(
         # worked out for those few, not for every replica of the fleet.
         if r.owner is None and r.namespace == namespace and r.name == name_for(r.cluster, r.index)
     }
+
+
+def taken_identities(
+    namespace: str,
+    own: Sequence[ExistingReplica],
+    holders: Sequence[ExistingReplica],
+    name_for: Callable[[str, int], str],
+) -> set[tuple[str, int]]:
+    """The (cluster, index) no new replica may take: every one of the deployment's own
+    replicas that exists, kept or not (one the decision removes is deleted only after
+    the answer, and a new replica under its name would update it in place, which is
+    what replacing it avoids), and those still running under its names among the
+    `holders` (`still_running`)."""
+    return {(r.cluster, r.index) for r in own} | still_running(namespace, holders, name_for)

@@ -14,6 +14,16 @@ What is *not* a move, because nothing is left running to keep: a cluster that no
 longer exists, a pool that is gone from the cluster's spec (`retain` removes
 those replicas), and a duplicate identity.
 
+A replica whose roles the current deployment would claim or shape differently on the
+same pool (other device requests or constraints, another topology, or another worker
+count for a multi-node role) must move too (`refused_in_place`): those are what its
+cluster cannot change under a running workload. A ResourceClaimTemplate's spec is
+immutable, and so is an NVIDIA ComputeDomain's (`numNodes`); a topology crossing one
+node per worker turns a Deployment into a LeaderWorkerSet under the same Object, which
+provider-kubernetes applies without deleting the old kind; KServe's webhook refuses a
+change of an LLMInferenceService's parallelism size. So the rollout replaces such a
+replica (make-before-break, or within maxUnavailable) instead of updating it in place.
+
 A cluster that evicts its replicas (an untolerated `NoExecute` taint, or
 `Reachable=False`: `taints.eviction`) is a move too, and so is one that refuses the
 replica: its backend cannot run it (`backends`), or its stack lacks what the
@@ -25,10 +35,12 @@ treats them all alike.
 
 from collections.abc import Mapping, Sequence
 
+from modelplane.core.devices import ClaimRequest, claimed_constraints
+from modelplane.core.placement import PlacedRole
 from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.matching import Mismatch
-from modelplane.scheduling.model import Deployment, ExistingReplica
+from modelplane.scheduling.model import Deployment, ExistingReplica, Role
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.taints import eviction
 
@@ -44,6 +56,7 @@ def must_move(
         or unrunnable(deployment, replica, view)
         or roles_differ(deployment, replica)
         or pool_mismatch(deployment, replica, view, fleet)
+        or refused_in_place(deployment, replica, view, fleet)
     )
 
 
@@ -55,7 +68,7 @@ def held_moves(
 ) -> dict[str, str]:
     """Why each replica on a readable cluster must move, by name, for a decision that
     holds them all (no selected cluster admits a replacement): they are kept as they
-    run, but are not counted as running the current placement (`rollout.held_rollout`)."""
+    run, but are not counted as running the current placement (`held_rollout`)."""
     moving: dict[str, str] = {}
     for replica in replicas:
         view = views.get(replica.cluster)
@@ -106,4 +119,41 @@ def pool_mismatch(
         match = fleet.matches(pool.hardware)[r]
         if isinstance(match, Mismatch):
             return f"its pool {pinned} no longer matches {role.name}: {match.message}"
+    return None
+
+
+def refused_in_place(
+    deployment: Deployment, replica: ExistingReplica, view: ClusterView, fleet: FleetFilter
+) -> str | None:
+    """The first role the deployment would claim or shape differently on the pool the
+    replica records (as `retain` re-derives it), in what its cluster cannot change in
+    place: the claim's requests and constraints, the topology, and a multi-node role's
+    worker count (its ComputeDomain's node count)."""
+    recorded = {role.role: role for role in replica.roles}
+    for r, role in enumerate(deployment.roles):
+        was = recorded[role.name]
+        pool = view.cluster.pool(was.pool)
+        if pool is None:
+            continue  # gone or not yet published: `retain` decides
+        match = fleet.matches(pool.hardware)[r]
+        if isinstance(match, Mismatch):
+            continue  # `pool_mismatch` says so
+        changed = _changed_in_place(role, was, match.option_for(was.device_requests).claims)
+        if changed is not None:
+            return (
+                f"its {role.name} {changed} changed, which its cluster cannot change under a "
+                "running workload"
+            )
+    return None
+
+
+def _changed_in_place(role: Role, was: PlacedRole, claims: tuple[ClaimRequest, ...]) -> str | None:
+    if claims != was.device_requests:
+        return "device requests"
+    if claimed_constraints(role.constraints, {c.name for c in claims}) != was.constraints:
+        return "device constraints"
+    if role.topology != was.topology:
+        return "topology"
+    if role.workers != was.workers and role.topology.nodes_per_worker > 1:
+        return "worker count"
     return None

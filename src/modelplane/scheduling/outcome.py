@@ -12,9 +12,10 @@ from modelplane.scheduling.decision import (
     EventType,
     RemovedReplica,
 )
+from modelplane.scheduling.held_rollout import held_rollout
 from modelplane.scheduling.model import UNIFIED_ROLE, Deployment, ExistingReplica
 from modelplane.scheduling.retain import Existence, Kept, hold, scale_down
-from modelplane.scheduling.rollout import Rollout, held_rollout
+from modelplane.scheduling.rollout import Rollout
 
 
 def plural(count: int, word: str) -> str:

@@ -16,10 +16,12 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
 3. Retires old replicas beyond R: one not serving at once; one serving only when
    the replicas that run the current revision and serve cover it (make before
    break) and at least R - U replicas serve without it.
-4. Updates outdated replicas in place, those not serving first, then while at
-   least R - U replicas would still serve: an updated replica is not serving
-   until its ModelReplica says it serves the new revision, so the next batch
-   waits for the previous one.
+4. Updates outdated replicas in place (what their cluster can change under a
+   running workload: a change it cannot is a move, `moves.refused_in_place`), those
+   not serving first, then while at least R - U replicas would still serve and
+   fewer than R run the current revision: an updated replica is not serving until
+   its ModelReplica says it serves the new revision, so the next batch waits for
+   the previous one.
 5. Places new replicas, as a Deployment scales its new ReplicaSet: up to R on
    the current revision and R + S in all (the shortfall below R first, then
    the surge), where capacity allows, every old replica still charged
@@ -31,7 +33,9 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
 6. Where the surge could not place the replacement of a replica that must move,
    and at least R - U would serve without it, tries again without that replica's
    devices: if that places its replacement, the replica goes now (a move within
-   the budget); otherwise it stays. A running replica is never removed to make
+   the budget), and its replacement with it unless it would take the very devices
+   the replica holds until it is deleted (a later decision places it then);
+   otherwise it stays. A running replica is never removed to make
    room for a change that cannot be placed.
 
 A replica *stranded* on an unreachable cluster (`retain.Kept.stranded`) counts
@@ -49,7 +53,7 @@ never serves keeps the rollout waiting, named in the condition.
 """
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from modelplane.core.condition import Condition
@@ -131,6 +135,10 @@ def _beside_first(old: list[Kept], current: Sequence[Kept]) -> list[Kept]:
         old,
         key=lambda k: (_standing(k), k.move is None, id(k) not in beside, *_retire_order(k)[2:]),
     )
+
+
+def _count_on(placed: Sequence[DesiredReplica], item: Kept) -> int:
+    return sum(r.cluster == item.replica.cluster for r in placed)
 
 
 def _negated(text: str) -> str:
@@ -222,6 +230,11 @@ class _Roll:
         outdated = [k for k in self.old if k.update is not None]
         outdated.sort(key=lambda k: (k.serving, k.replica.cluster, k.replica.index))
         for item in outdated:
+            if len(self.current) >= self.wanted:
+                # R replicas run the current revision (a surge made one): the rest are
+                # beyond R, for `retire` once those serve, as a Deployment's new
+                # ReplicaSet never grows past R.
+                break
             if item.serving and self.serving - 1 < self.floor:
                 continue
             assert item.update is not None
@@ -267,7 +280,12 @@ class _Roll:
             again, rejected = place(others, len(placed) + 1)
             if len(again) <= len(placed):
                 continue
-            placed, capacity = again, rejected
+            if _count_on(again, item) <= _count_on(placed, item):
+                placed, capacity = again, rejected
+            # Else its replacement would take the very devices it holds, which it keeps
+            # while it is unrouted and deleted: the replacement is placed once they are
+            # free (a later decision's shortfall), as a Deployment's new pod waits for
+            # the old one's resources.
             unreplaced -= 1
             self.remove(
                 item,
@@ -363,38 +381,3 @@ def roll(
         rolling.condition(placed),
         rolling.events,
     )
-
-
-def held_rollout(
-    deployment: Deployment,
-    kept: Sequence[Kept],
-    revisions: Mapping[str, str],
-    moving: Mapping[str, str] | None = None,
-) -> Rollout:
-    """The rollout of a decision that holds every replica as it runs (a spec that cannot
-    be evaluated, or matches nothing): it makes no progress. A replica is current when
-    it records the current revision and, where the decision could tell (`moving`, from
-    `moves.held_moves`), need not move: as `updatedReplicas` counts it."""
-    moving = moving or {}
-    current = [
-        k
-        for k in kept
-        if revisions.get(k.replica.name) == deployment.revision and k.replica.name not in moving
-    ]
-    head = f"{len(current)} of {deployment.replicas} replicas run revision {deployment.revision}"
-    stuck = sorted(k.replica.name for k in kept if k.replica.name in moving)
-    # An edit that cannot be placed outdates every replica, and its pools may no longer
-    # match: the spec is the cause then, not where the replicas run.
-    edited = any(revisions.get(k.replica.name) != deployment.revision for k in kept)
-    if len(current) == len(kept):
-        condition = Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
-    elif stuck and not edited:
-        why = (
-            f"no selected cluster admits a replacement for {', '.join(stuck[:5])}, which must "
-            "move, so every replica is held (see ReplicasScheduled)"
-        )
-        condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")
-    else:
-        why = "the spec cannot be placed (see ReplicasScheduled), so every replica is held"
-        condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")
-    return Rollout(list(kept), [], {}, len(current), condition)

@@ -18,8 +18,9 @@ from modelplane.scheduling.decision import (
     PoolTrace,
     RemovedReplica,
 )
-from modelplane.scheduling.fill import fill, leaving, still_running
+from modelplane.scheduling.fill import fill, leaving, taken_identities
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
+from modelplane.scheduling.held_rollout import held_rollout
 from modelplane.scheduling.label_selector import (
     MATCH_ALL,
     CompiledLabelSelector,
@@ -40,7 +41,7 @@ from modelplane.scheduling.no_room import CapacityRejection
 from modelplane.scheduling.outcome import assemble, held
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
-from modelplane.scheduling.rollout import Placed, held_rollout, roll
+from modelplane.scheduling.rollout import Placed, roll
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
 from modelplane.scheduling.spread import shrinker
 from modelplane.scheduling.verdict import scheduled_condition
@@ -284,7 +285,7 @@ def _decide(
     def place(keep: Sequence[Kept], count: int) -> Placed:
         holders = charged_others()
         book = CapacityBook(views, keep, holders, matcher, contention, charged)
-        taken = still_running(deployment.namespace, holders, named)
+        taken = taken_identities(deployment.namespace, own, holders, named)
         return fill(deployment, views, keep, book, count, named, cache, taken)
 
     def place_on(keep: Sequence[Kept], count: int, cluster: str) -> Placed:
@@ -293,7 +294,7 @@ def _decide(
             return [], {}
         holders = charged_others()
         book = CapacityBook(views, keep, holders, matcher, contention, charged)
-        taken = still_running(deployment.namespace, holders, named)
+        taken = taken_identities(deployment.namespace, own, holders, named)
         return fill(deployment, {cluster: view}, keep, book, count, named, taken=taken)
 
     if holding:
