@@ -36,6 +36,11 @@ class CompositeType:
     schemas: Mapping[str, Mapping[str, Any]]
     default_composition: str | None
     source: Path
+    replicas_paths: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict[str, tuple[str, ...]]
+    )
+    """Per served version, the scale subresource's `specReplicasPath` as field names:
+    what an autoscaler writes, which an apply that leaves it out does not change."""
 
     def serves(self, api_version: str) -> bool:
         group, _, version = api_version.rpartition("/")
@@ -121,6 +126,13 @@ class Apis:
         """The scope of an XRD-defined kind, or None when no XRD defines it."""
         found = self.types.get((group_of(api_version), kind))
         return None if found is None else found.namespaced
+
+    def replicas_path(self, api_version: str, kind: str) -> tuple[str, ...] | None:
+        """The scale subresource's replicas field of a composite kind, if it has one."""
+        found = self.composite_type(api_version, kind)
+        if found is None:
+            return None
+        return found.replicas_paths.get(api_version.rpartition("/")[2])
 
     def schema_for(self, api_version: str, kind: str) -> Mapping[str, Any] | None:
         found = self.types.get((group_of(api_version), kind))
@@ -284,6 +296,12 @@ def _parse_xrd(doc: Mapping[str, Any], path: Path) -> CompositeType:
         schemas=schemas,
         default_composition=_optional(doc, path, "spec", "defaultCompositionRef", "name"),
         source=path,
+        replicas_paths={
+            name: tuple(part for part in replicas.split(".") if part)
+            for v, name in named
+            if name
+            and (replicas := _optional(v, path, "subresources", "scale", "specReplicasPath"))
+        },
     )
 
 

@@ -31,6 +31,7 @@ from modelplane.core import naming
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
+from modelplane_cli.render.objects import SERVER_METADATA
 from modelplane_cli.render.pipeline import REASON_COMPOSE, DesiredResource, Event, quote
 from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.simulate import is_cluster_scoped
@@ -351,9 +352,11 @@ def _merge(desired: Obj, existing: View | None) -> Obj:
         if "status" in existing:
             merged["status"] = existing["status"]
         _keep_resource_refs(merged, existing)
-        uid = metadata(existing).get("uid")
-        if uid:
-            merged["metadata"]["uid"] = uid
+        kept = metadata(existing)
+        written = merged["metadata"]
+        for name in SERVER_METADATA:
+            if kept.get(name) and name not in written:
+                written[name] = kept[name]
     return merged
 
 

@@ -27,6 +27,7 @@ from typing import Any, cast
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.loader import Document
+from modelplane_cli.render.objects import SERVER_METADATA
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
     Obj,
@@ -40,8 +41,6 @@ from modelplane_cli.render.world import (
 from modelplane_cli.schema.errors import RULES_SKIPPED
 
 DEFAULT_NAMESPACE = "default"
-# What the API server writes into metadata; a source document never replaces it.
-_SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation")
 # The `spec.crossplane` fields Crossplane itself writes on a composite: what it
 # composed, and the Composition and revision it selected (`SelectComposition`,
 # `SelectCompositionRevision`; render writes only the first, see design/design.md).
@@ -79,8 +78,9 @@ def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loa
         side.setdefault(key, (doc.source, obj))
     loaded.baseline = [clone(obj) for _, obj in sorted(observed.values(), key=_by_key)]
     merged: dict[ObjectKey, tuple[str, Obj]] = dict(observed)
-    for key, (source, obj) in desired.items():
-        merged[key] = (source, _replace(observed[key][1], obj) if key in observed else obj)
+    for key, (source, written) in desired.items():
+        applied = _replace(observed[key][1], written, apis) if key in observed else written
+        merged[key] = (source, applied)
     for key in deleted - desired.keys():
         merged.pop(key, None)
     rejected: set[ObjectKey] = set()
@@ -151,18 +151,44 @@ def _unknown_kind(key: ObjectKey, apis: Apis) -> str | None:
     return f"{what}: no kind {key.kind!r} in {key.group} (its kinds: {kinds})"
 
 
-def _replace(observed: View, source: View) -> Obj:
-    """`source` applied over the observed object: server-written fields stay."""
+def _replace(observed: View, source: View, apis: Apis) -> Obj:
+    """`source` applied over the observed object: server-written fields stay. A
+    composite's status is its status subresource's, which an apply of the main
+    resource never writes (Crossplane writes it through `Status()`), and a field of
+    its scale subresource that the source leaves out stays as an autoscaler set it."""
     out = clone(dict(source))
     meta: Obj = out.setdefault("metadata", {})
     observed_meta = observed.get("metadata") or {}
-    for name in _SERVER_METADATA:
+    for name in SERVER_METADATA:
         if name in observed_meta and name not in meta:
             meta[name] = clone(observed_meta[name])
+    api_version, kind = str(out.get("apiVersion", "")), str(out.get("kind", ""))
+    composite = apis.is_composite(api_version, kind)
+    if composite:
+        out.pop("status", None)
     if "status" not in out and "status" in observed:
         out["status"] = clone(observed["status"])
+    replicas = apis.replicas_path(api_version, kind) if composite else None
+    if replicas:
+        _keep_unset(observed, out, replicas)
     _keep_crossplane_fields(observed, out)
     return out
+
+
+def _keep_unset(observed: View, out: Obj, path: tuple[str, ...]) -> None:
+    """The observed value at `path` where `out` leaves it out."""
+    have: object = observed
+    for name in path:
+        if not isinstance(have, dict) or name not in have:
+            return
+        have = have[name]
+    target: dict[str, Any] = out
+    for name in path[:-1]:
+        child = target.setdefault(name, {})
+        if not isinstance(child, dict):
+            return
+        target = cast(dict[str, Any], child)
+    target.setdefault(path[-1], clone(have))
 
 
 def _keep_crossplane_fields(observed: View, out: Obj) -> None:

@@ -9,6 +9,17 @@ from typing import Any
 # A read-only view of a stored object, which readers must not change.
 View = Mapping[str, Any]
 
+# What the API server and controllers write into an object's metadata: an apply never
+# replaces it. A live export carries all of it (the finalizers are Crossplane's).
+SERVER_METADATA = (
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "finalizers",
+    "managedFields",
+)
+
 
 def clone(value: Any) -> Any:
     """A deep copy of JSON-shaped data; several times faster than copy.deepcopy."""
