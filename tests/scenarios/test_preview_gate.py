@@ -92,6 +92,50 @@ def test_a_missing_kubeconfig_secret_fails(repo: Fleet) -> None:
     )
 
 
+def _drop_document(repo: Fleet, relative: str, name: str) -> None:
+    text = repo.text(relative)
+    docs = text.split("\n---\n")
+    kept = [d for d in docs if f"name: {name}\n" not in d]
+    assert len(kept) == len(docs) - 1
+    repo.path(relative).write_text("\n---\n".join(kept))
+
+
+def test_a_referenced_object_deleted_from_the_sources_fails_as_without_a_world(
+    world: Path, repo: Fleet
+) -> None:
+    """A sync with pruning deletes the PriorityClass and the kubeconfig Secret the
+    repository no longer holds, although the running world still has them."""
+    _drop_document(repo, "catalog/priorityclasses.yaml", "inference")
+    _drop_document(repo, "fleet/secrets.yaml", "prod-us-east-kubeconfig")
+
+    run = preview(world, repo)
+    alone = modelplane("render", repo.root)
+
+    assert run.code == 1
+    dangling = [x for x in run.errors() if "in the input" in x]
+    assert len(dangling) == 5, run.err
+    assert sorted(dangling) == sorted(x for x in alone.errors() if "in the input" in x)
+    assert any(
+        'spec.cluster.existing.secretRef: "prod-us-east-kubeconfig": no Secret '
+        "modelplane-system/prod-us-east-kubeconfig in the input" in x
+        for x in dangling
+    )
+    # A sync without pruning keeps them: nothing dangles.
+    kept = preview(world, repo, "--no-prune")
+    assert (kept.code, kept.out) == (0, "No changes.\n"), kept.err
+
+
+def test_a_kind_the_sources_hold_none_of_is_checked_against_the_world(
+    world: Path, repo: Fleet
+) -> None:
+    """A repository that does not carry its Secrets leaves them to the world."""
+    repo.path("fleet/secrets.yaml").unlink()
+
+    run = preview(world, repo)
+
+    assert (run.code, run.out) == (0, "No changes.\n"), run.err
+
+
 def test_an_empty_directory_is_one_clear_error(world: Path, tmp_path: Path) -> None:
     empty = tmp_path / "emtpy"
     empty.mkdir()

@@ -8,6 +8,11 @@ collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruni
 
 A composite of a kind the sources hold none of is left alone: the repository
 does not manage that kind.
+
+Other objects (PriorityClasses, kubeconfig Secrets) are not deleted from the
+render's world, but the sync deletes them just the same: `left_behind` names
+those of a kind the sources hold that only the running world has, so that a
+reference to one (`references`) fails as it would once the sync has run.
 """
 
 from __future__ import annotations
@@ -35,6 +40,33 @@ class Pruned:
             f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it "
             f"and the {self.composed} {what} it composed (--no-prune keeps it)"
         )
+
+
+def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKey]:
+    """Objects, not composites (`prune` decides those), only the running world holds,
+    of a kind the sources hold, that nothing composed: a sync with pruning deletes
+    them, whatever their kind."""
+    observed: dict[ObjectKey, Document] = {}
+    desired: set[ObjectKey] = set()
+    for doc in documents:
+        if doc.deleted:
+            continue
+        obj = normalize_scope(doc.obj, apis)
+        key = ObjectKey.of(obj)
+        if apis.is_composite(key.api_version, key.kind):
+            continue
+        if doc.observed:
+            observed.setdefault(key, Document(doc.source, obj, observed=True))
+        else:
+            desired.add(key)
+    kinds = {(key.group, key.kind) for key in desired}
+    return frozenset(
+        key
+        for key, doc in observed.items()
+        if key not in desired
+        and (key.group, key.kind) in kinds
+        and controller_reference(doc.obj) is None
+    )
 
 
 def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], list[Pruned]]:
