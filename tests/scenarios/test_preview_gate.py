@@ -47,6 +47,44 @@ def test_a_deletion_is_shown_but_passes_at_fail_on_never(world: Path, repo: Flee
     assert "removed  ModelDeployment ml-team-prod/llama-8b" in run.out
 
 
+def test_allow_prune_accepts_the_deletion_and_names_it(world: Path, repo: Fleet) -> None:
+    _delete_llama(repo)
+
+    run = preview(world, repo, "--allow-prune")
+
+    assert (run.code, run.errors()) == (0, []), run.err
+    (note,) = [x for x in run.err.splitlines() if "llama-8b" in x]
+    assert note.startswith(f"note: {world}:")
+    assert note.endswith(
+        "ModelDeployment ml-team-prod/llama-8b: no source holds it: a sync with pruning "
+        "deletes it and the 10 objects it composed (accepted: --allow-prune)"
+    )
+    assert "removed  ModelDeployment ml-team-prod/llama-8b" in run.out
+
+
+def test_allow_prune_still_fails_every_other_check(world: Path, repo: Fleet) -> None:
+    """Decommissioning a model and shrinking its pool in one pull request."""
+    _delete_llama(repo)
+    repo.replace(
+        "fleet/clusters.yaml",
+        "{name: h100, className: h100-8x, nodeCount: 4}",
+        "{name: h100, className: h100-8x, nodeCount: 1}",
+    )
+
+    run = preview(world, repo, "--allow-prune")
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert line.startswith("error: InferenceCluster prod-us-east pool h100 is overcommitted")
+
+
+def test_allow_prune_and_no_prune_contradict_each_other(world: Path, repo: Fleet) -> None:
+    run = preview(world, repo, "--allow-prune", "--no-prune")
+
+    assert run.code == 2
+    assert "not allowed with argument" in run.err
+
+
 def test_no_prune_keeps_what_the_sources_no_longer_hold(world: Path, repo: Fleet) -> None:
     _delete_llama(repo)
 

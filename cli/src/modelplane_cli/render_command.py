@@ -70,11 +70,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the running world (a previous -o yaml, or a cluster export); PATH documents "
         "replace its objects of the same identity (repeatable)",
     )
-    parser.add_argument(
+    pruning = parser.add_mutually_exclusive_group()
+    pruning.add_argument(
         "--no-prune",
         action="store_true",
         help="with a running world, keep its composites that no source holds (default: "
         "deleted with all they composed, as a GitOps sync with pruning does)",
+    )
+    pruning.add_argument(
+        "--allow-prune",
+        action="store_true",
+        help="delete them as by default, but as intended: each is a note, not an error, "
+        "and every other check still fails the render",
     )
     parser.add_argument(
         "-o", "--output", choices=FORMATS, default="summary", help="output format (summary)"
@@ -244,8 +251,11 @@ def run(
         )
     if args.faults is not None:
         print(f"note: {faults_note(args.faults, result.faults)}", file=err)
+    for accepted in pruned if args.allow_prune else []:
+        print(f"note: {accepted.message(accepted=True)}", file=err)
+    unwanted = [] if args.allow_prune else pruned
     sources = gate.sources(documents, apis)
-    problems = gate.problems(args.fail_on, result, kinds, sources, servers, pruned, left_behind)
+    problems = gate.problems(args.fail_on, result, kinds, sources, servers, unwanted, left_behind)
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK

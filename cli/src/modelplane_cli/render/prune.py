@@ -4,7 +4,8 @@ Argo CD and Flux, pruning, delete what they applied before and the repository
 no longer holds. Here, with a running world given, every composite of a kind the
 sources hold that the running world has, no source names and nothing composed
 (it has no controller) is deleted; what it composed goes with it, by the garbage
-collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruning.
+collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruning; `--allow-prune`
+deletes them without failing the render, for a pull request meant to delete.
 
 A composite of a kind the sources hold none of is left alone: the repository
 does not manage that kind.
@@ -34,11 +35,16 @@ class Pruned:
     source: str
     composed: int
 
-    def message(self) -> str:
+    def message(self, *, accepted: bool = False) -> str:
         what = "object" if self.composed == 1 else "objects"
+        how = (
+            "accepted: --allow-prune"
+            if accepted
+            else "--allow-prune accepts it, --no-prune keeps it"
+        )
         return (
             f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it "
-            f"and the {self.composed} {what} it composed (--no-prune keeps it)"
+            f"and the {self.composed} {what} it composed ({how})"
         )
 
 
