@@ -241,3 +241,31 @@ def test_a_misspelt_model_cache_fails_with_its_field_and_value(tmp_path: Path) -
     assert len(lines) == 2  # both deployments name it: two mistakes, one line each
     assert all('spec.model.cacheRef: "qwen-8b": no ModelCache ' in x for x in lines)
     assert all("(the input has: qwen-7b)" in x for x in lines)
+
+
+def test_pruning_a_cache_a_usage_protects_is_refused(tmp_path: Path) -> None:
+    """Crossplane's usage webhook refuses the sync's DELETE of a ModelCache its
+    deployments still use: the cache and its downloads stay."""
+    caching = Fleet(tmp_path / "caching", "catalog", "caching")
+    rendered = modelplane("render", caching.root, "-o", "yaml")
+    assert rendered.code == 0, rendered.err
+    world = tmp_path / "world.yaml"
+    world.write_text(rendered.out)
+    # Another ModelCache keeps the kind in the sources; qwen-7b is no longer held.
+    caching.replace("caching/models.yaml", "  name: qwen-7b\n", "  name: qwen-7b-next\n")
+
+    for flags in ((), ("--allow-prune",)):
+        run = preview(world, caching, *flags)
+
+        assert run.code == 1
+        (line,) = [x for x in run.errors() if "ModelCache chat-team/qwen-7b:" in x]
+        assert line.startswith(f"error: {world}:")
+        assert line.endswith(
+            "ModelCache chat-team/qwen-7b: no source holds it, but a sync with pruning "
+            'cannot delete it: admission webhook "nousages.protection.crossplane.io" denied '
+            "the request: This resource is in-use by 2 usage(s), including the "
+            '*v1beta1.Usage "qwen-batch-modelcache-05c7e4b2f1" (in namespace "chat-team") '
+            "by resource ModelDeployment/qwen-batch."
+        )
+        assert "removed  ModelCache chat-team/qwen-7b\n" not in run.out
+        assert not [x for x in run.errors() if "ModelCacheNotFound" in x], run.err

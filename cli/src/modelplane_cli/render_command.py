@@ -251,9 +251,11 @@ def run(
         )
     if args.faults is not None:
         print(f"note: {faults_note(args.faults, result.faults)}", file=err)
-    for accepted in pruned if args.allow_prune else []:
+    deleted = [p for p in pruned if p.refused is None]
+    for accepted in deleted if args.allow_prune else []:
         print(f"note: {accepted.message(accepted=True)}", file=err)
-    unwanted = [] if args.allow_prune else pruned
+    # A refused deletion fails the sync, whether or not it was intended.
+    unwanted = [p for p in pruned if p.refused is not None] if args.allow_prune else pruned
     sources = gate.sources(documents, apis)
     problems = gate.problems(args.fail_on, result, kinds, sources, servers, unwanted, left_behind)
     for message in problems:

@@ -8,7 +8,11 @@ collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruni
 deletes them without failing the render, for a pull request meant to delete.
 
 A composite of a kind the sources hold none of is left alone: the repository
-does not manage that kind.
+does not manage that kind. One a Usage protects is not deleted: Crossplane's
+`nousages` webhook refuses the sync's DELETE (`protection`), so it stays with
+all it composed and the refusal is reported. A Usage that would go with another
+composite this sync deletes still refuses: it exists until that cascade ends,
+after the DELETE was answered (a later sync may then succeed).
 
 Other objects (PriorityClasses, kubeconfig Secrets) are not deleted from the
 render's world, but the sync deletes them just the same: `left_behind` names
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document
+from modelplane_cli.render.protection import refusal, usages_of
 from modelplane_cli.render.world import ObjectKey, World, controller_reference
 
 
@@ -34,8 +39,15 @@ class Pruned:
     key: ObjectKey
     source: str
     composed: int
+    # The API server's answer to the sync's DELETE when a Usage refuses it.
+    refused: str | None = None
 
     def message(self, *, accepted: bool = False) -> str:
+        if self.refused is not None:
+            return (
+                f"{self.source}: {self.key}: no source holds it, but a sync with pruning "
+                f"cannot delete it: {self.refused}"
+            )
         what = "object" if self.composed == 1 else "objects"
         how = (
             "accepted: --allow-prune"
@@ -99,7 +111,13 @@ def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], li
             continue
         if controller_reference(doc.obj) is not None:
             continue
+        usages = usages_of(world, key)
+        if usages:
+            pruned.append(Pruned(key, doc.source, 0, refused=refusal(usages)))
+            continue
         composed = len(World(world.objects()).delete_cascade(key)) - 1
         pruned.append(Pruned(key, doc.source, composed))
-    deletions = [Document(p.source, observed[p.key].obj, deleted=True) for p in pruned]
+    deletions = [
+        Document(p.source, observed[p.key].obj, deleted=True) for p in pruned if p.refused is None
+    ]
     return [*documents, *deletions], pruned
