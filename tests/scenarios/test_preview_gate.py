@@ -269,3 +269,19 @@ def test_pruning_a_cache_a_usage_protects_is_refused(tmp_path: Path) -> None:
         )
         assert "removed  ModelCache chat-team/qwen-7b\n" not in run.out
         assert not [x for x in run.errors() if "ModelCacheNotFound" in x], run.err
+
+
+def test_a_kind_the_sources_no_longer_hold_is_named_in_a_note(world: Path, repo: Fleet) -> None:
+    """The contract leaves a kind the sources hold none of alone, but a sync with
+    pruning that applied those composites deletes them: the job log says so."""
+    repo.path("fleet/deployments.yaml").unlink()
+
+    run = preview(world, repo)
+    kept = preview(world, repo, "--no-prune")
+
+    assert (run.code, run.out) == (0, "No changes.\n"), run.err
+    assert run.err.splitlines() == [
+        "note: 3 ModelDeployments of the running world are not compared: the sources hold "
+        "none of the kind; a sync with pruning that applied them deletes them"
+    ]
+    assert (kept.code, kept.out, kept.err) == (0, "No changes.\n", "")

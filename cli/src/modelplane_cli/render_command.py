@@ -209,7 +209,9 @@ def run(
         return EXIT_FAILED
     pruned: list[prune.Pruned] = []
     left_behind: frozenset[ObjectKey] = frozenset()
+    uncompared: list[str] = []
     if not args.no_prune:
+        uncompared = prune.uncompared(documents, apis)
         left_behind = prune.left_behind(documents, apis)
         documents, pruned = prune.prune(documents, apis)
     missing = [str(p) for p in crds or [] if not p.exists()]
@@ -251,6 +253,8 @@ def run(
         )
     if args.faults is not None:
         print(f"note: {faults_note(args.faults, result.faults)}", file=err)
+    for line in uncompared:
+        print(f"note: {line}", file=err)
     deleted = [p for p in pruned if p.refused is None]
     for accepted in deleted if args.allow_prune else []:
         print(f"note: {accepted.message(accepted=True)}", file=err)

@@ -4,15 +4,19 @@ Argo CD and Flux, pruning, delete what they applied before and the repository
 no longer holds. Here, with a running world given, every composite of a kind the
 sources hold that the running world has, no source names and nothing composed
 (it has no controller) is deleted; what it composed goes with it, by the garbage
-collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruning; `--allow-prune`
-deletes them without failing the render, for a pull request meant to delete.
+collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without
+pruning; `--allow-prune` deletes them without failing the render, for a pull
+request meant to delete.
+
+One a Usage protects is not deleted: Crossplane's `nousages` webhook refuses the
+sync's DELETE (`protection`), so it stays with all it composed and the refusal
+is reported. A Usage that would go with another composite this sync deletes
+still refuses: it exists until that cascade ends, after the DELETE was answered
+(a later sync may then succeed).
 
 A composite of a kind the sources hold none of is left alone: the repository
-does not manage that kind. One a Usage protects is not deleted: Crossplane's
-`nousages` webhook refuses the sync's DELETE (`protection`), so it stays with
-all it composed and the refusal is reported. A Usage that would go with another
-composite this sync deletes still refuses: it exists until that cascade ends,
-after the DELETE was answered (a later sync may then succeed).
+does not manage that kind (the contract's rule). A sync that applied them prunes
+them all the same, so `uncompared` names each such kind in a note.
 
 Other objects (PriorityClasses, kubeconfig Secrets) are not deleted from the
 render's world, but the sync deletes them just the same: `left_behind` names
@@ -58,6 +62,32 @@ class Pruned:
             f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it "
             f"and the {self.composed} {what} it composed ({how})"
         )
+
+
+def uncompared(documents: Sequence[Document], apis: Apis) -> list[str]:
+    """One note per composite kind the running world holds uncontrolled objects of
+    and the sources hold none of: the render leaves them as they are, which is
+    what a sync does only if it never applied them."""
+    held: set[tuple[str, str]] = set()
+    counts: dict[tuple[str, str], set[ObjectKey]] = {}
+    for doc in documents:
+        key = ObjectKey.of(normalize_scope(doc.obj, apis))
+        if doc.deleted or not apis.is_composite(key.api_version, key.kind):
+            continue
+        if not doc.observed:
+            held.add((key.group, key.kind))
+        elif controller_reference(doc.obj) is None:
+            counts.setdefault((key.group, key.kind), set()).add(key)
+    notes: list[str] = []
+    for (group, kind), keys in sorted(counts.items()):
+        if (group, kind) in held:
+            continue
+        plural = kind if len(keys) == 1 else f"{kind}es" if kind.endswith("s") else f"{kind}s"
+        notes.append(
+            f"{len(keys)} {plural} of the running world are not compared: the sources "
+            "hold none of the kind; a sync with pruning that applied them deletes them"
+        )
+    return notes
 
 
 def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKey]:
