@@ -3,7 +3,8 @@
 The `--fail-on error` rule lists the progress reasons, which must be exactly
 `vocabulary.PROGRESS_REASONS` (what `failures.condition_errors` skips); every
 `modelplane bench` subcommand the parser has has its own section, whose heading
-names every option its `--help` shows.
+names every option its `--help` shows. design/render.md's account of the input
+overlay agrees with pruning, the default with a running world.
 
 The reasons in docs/api/*.md's condition tables are not checked against the code
 here: no one place in the code says which reasons a condition type can carry (a
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CLI_DOC = ROOT / "docs" / "cli.md"
 # "... the progress reasons (`PROGRESS_REASONS` in `<file>`: `A`, `B` and `C`) ..."
 _PROGRESS = re.compile(r"`PROGRESS_REASONS`\s+in\s+`([^`]+)`:\s+([^)]*)\)")
+RENDER_DESIGN = ROOT / "design" / "render.md"
 _HEADING = re.compile(r"^## `modelplane bench (\S+)([^`]*)`$", re.M)
 
 
@@ -37,6 +39,16 @@ def test_the_fail_on_rule_lists_exactly_the_progress_reasons() -> None:
     assert sorted(documented) == sorted(PROGRESS_REASONS), (
         f"docs/cli.md lists {sorted(documented)}; the code: {sorted(PROGRESS_REASONS)}"
     )
+
+
+def test_the_render_design_says_a_removed_composite_is_pruned() -> None:
+    """The overlay once said nothing removed from the sources leaves the world, which
+    stopped being true when pruning became the default (`prune`)."""
+    text = " ".join(RENDER_DESIGN.read_text().split())
+
+    assert "a document removed from the sources is not deleted from the world" not in text
+    assert "A composite removed from the sources is deleted when pruning" in text
+    assert "a non-composite document removed from the sources stays in the world" in text
 
 
 def _bench() -> dict[str, list[str]]:

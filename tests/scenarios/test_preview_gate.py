@@ -47,6 +47,44 @@ def test_a_deletion_is_shown_but_passes_at_fail_on_never(world: Path, repo: Flee
     assert "removed  ModelDeployment ml-team-prod/llama-8b" in run.out
 
 
+def test_allow_prune_accepts_the_deletion_and_names_it(world: Path, repo: Fleet) -> None:
+    _delete_llama(repo)
+
+    run = preview(world, repo, "--allow-prune")
+
+    assert (run.code, run.errors()) == (0, []), run.err
+    (note,) = [x for x in run.err.splitlines() if "llama-8b" in x]
+    assert note.startswith(f"note: {world}:")
+    assert note.endswith(
+        "ModelDeployment ml-team-prod/llama-8b: no source holds it: a sync with pruning "
+        "deletes it and the 10 objects it composed (accepted: --allow-prune)"
+    )
+    assert "removed  ModelDeployment ml-team-prod/llama-8b" in run.out
+
+
+def test_allow_prune_still_fails_every_other_check(world: Path, repo: Fleet) -> None:
+    """Decommissioning a model and shrinking its pool in one pull request."""
+    _delete_llama(repo)
+    repo.replace(
+        "fleet/clusters.yaml",
+        "{name: h100, className: h100-8x, nodeCount: 4}",
+        "{name: h100, className: h100-8x, nodeCount: 1}",
+    )
+
+    run = preview(world, repo, "--allow-prune")
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert line.startswith("error: InferenceCluster prod-us-east pool h100 is overcommitted")
+
+
+def test_allow_prune_and_no_prune_contradict_each_other(world: Path, repo: Fleet) -> None:
+    run = preview(world, repo, "--allow-prune", "--no-prune")
+
+    assert run.code == 2
+    assert "not allowed with argument" in run.err
+
+
 def test_no_prune_keeps_what_the_sources_no_longer_hold(world: Path, repo: Fleet) -> None:
     _delete_llama(repo)
 
@@ -90,6 +128,50 @@ def test_a_missing_kubeconfig_secret_fails(repo: Fleet) -> None:
         '"prod-eu-wset": no Secret modelplane-system/prod-eu-wset in the input '
         "(the input has: prod-eu-west-kubeconfig, prod-us-east-kubeconfig)"
     )
+
+
+def _drop_document(repo: Fleet, relative: str, name: str) -> None:
+    text = repo.text(relative)
+    docs = text.split("\n---\n")
+    kept = [d for d in docs if f"name: {name}\n" not in d]
+    assert len(kept) == len(docs) - 1
+    repo.path(relative).write_text("\n---\n".join(kept))
+
+
+def test_a_referenced_object_deleted_from_the_sources_fails_as_without_a_world(
+    world: Path, repo: Fleet
+) -> None:
+    """A sync with pruning deletes the PriorityClass and the kubeconfig Secret the
+    repository no longer holds, although the running world still has them."""
+    _drop_document(repo, "catalog/priorityclasses.yaml", "inference")
+    _drop_document(repo, "fleet/secrets.yaml", "prod-us-east-kubeconfig")
+
+    run = preview(world, repo)
+    alone = modelplane("render", repo.root)
+
+    assert run.code == 1
+    dangling = [x for x in run.errors() if "in the input" in x]
+    assert len(dangling) == 5, run.err
+    assert sorted(dangling) == sorted(x for x in alone.errors() if "in the input" in x)
+    assert any(
+        'spec.cluster.existing.secretRef: "prod-us-east-kubeconfig": no Secret '
+        "modelplane-system/prod-us-east-kubeconfig in the input" in x
+        for x in dangling
+    )
+    # A sync without pruning keeps them: nothing dangles.
+    kept = preview(world, repo, "--no-prune")
+    assert (kept.code, kept.out) == (0, "No changes.\n"), kept.err
+
+
+def test_a_kind_the_sources_hold_none_of_is_checked_against_the_world(
+    world: Path, repo: Fleet
+) -> None:
+    """A repository that does not carry its Secrets leaves them to the world."""
+    repo.path("fleet/secrets.yaml").unlink()
+
+    run = preview(world, repo)
+
+    assert (run.code, run.out) == (0, "No changes.\n"), run.err
 
 
 def test_an_empty_directory_is_one_clear_error(world: Path, tmp_path: Path) -> None:
@@ -159,3 +241,47 @@ def test_a_misspelt_model_cache_fails_with_its_field_and_value(tmp_path: Path) -
     assert len(lines) == 2  # both deployments name it: two mistakes, one line each
     assert all('spec.model.cacheRef: "qwen-8b": no ModelCache ' in x for x in lines)
     assert all("(the input has: qwen-7b)" in x for x in lines)
+
+
+def test_pruning_a_cache_a_usage_protects_is_refused(tmp_path: Path) -> None:
+    """Crossplane's usage webhook refuses the sync's DELETE of a ModelCache its
+    deployments still use: the cache and its downloads stay."""
+    caching = Fleet(tmp_path / "caching", "catalog", "caching")
+    rendered = modelplane("render", caching.root, "-o", "yaml")
+    assert rendered.code == 0, rendered.err
+    world = tmp_path / "world.yaml"
+    world.write_text(rendered.out)
+    # Another ModelCache keeps the kind in the sources; qwen-7b is no longer held.
+    caching.replace("caching/models.yaml", "  name: qwen-7b\n", "  name: qwen-7b-next\n")
+
+    for flags in ((), ("--allow-prune",)):
+        run = preview(world, caching, *flags)
+
+        assert run.code == 1
+        (line,) = [x for x in run.errors() if "ModelCache chat-team/qwen-7b:" in x]
+        assert line.startswith(f"error: {world}:")
+        assert line.endswith(
+            "ModelCache chat-team/qwen-7b: no source holds it, but a sync with pruning "
+            'cannot delete it: admission webhook "nousages.protection.crossplane.io" denied '
+            "the request: This resource is in-use by 2 usage(s), including the "
+            '*v1beta1.Usage "qwen-batch-modelcache-05c7e4b2f1" (in namespace "chat-team") '
+            "by resource ModelDeployment/qwen-batch."
+        )
+        assert "removed  ModelCache chat-team/qwen-7b\n" not in run.out
+        assert not [x for x in run.errors() if "ModelCacheNotFound" in x], run.err
+
+
+def test_a_kind_the_sources_no_longer_hold_is_named_in_a_note(world: Path, repo: Fleet) -> None:
+    """The contract leaves a kind the sources hold none of alone, but a sync with
+    pruning that applied those composites deletes them: the job log says so."""
+    repo.path("fleet/deployments.yaml").unlink()
+
+    run = preview(world, repo)
+    kept = preview(world, repo, "--no-prune")
+
+    assert (run.code, run.out) == (0, "No changes.\n"), run.err
+    assert run.err.splitlines() == [
+        "note: 3 ModelDeployments of the running world are not compared: the sources hold "
+        "none of the kind; a sync with pruning that applied them deletes them"
+    ]
+    assert (kept.code, kept.out, kept.err) == (0, "No changes.\n", "")

@@ -20,12 +20,11 @@ from crossplane.function import logging as function_logging
 
 from modelplane_cli.render import (
     diff,
+    gate,
     html,
-    mistakes,
     output,
     progress,
     prune,
-    references,
     summary,
     trace,
 )
@@ -34,9 +33,8 @@ from modelplane_cli.render.apis import ApiError, Apis, default_apis_dir
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.clock import parse_now
 from modelplane_cli.render.engine import DEFAULT_ROUNDS, render
-from modelplane_cli.render.failures import ERROR, LEVELS, NEVER, failures
+from modelplane_cli.render.failures import ERROR, LEVELS
 from modelplane_cli.render.faults import FAULT_ROUNDS, Faults, faults_note
-from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document, InputError, read_documents
 from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.runners import FunctionRegistry
@@ -72,11 +70,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the running world (a previous -o yaml, or a cluster export); PATH documents "
         "replace its objects of the same identity (repeatable)",
     )
-    parser.add_argument(
+    pruning = parser.add_mutually_exclusive_group()
+    pruning.add_argument(
         "--no-prune",
         action="store_true",
         help="with a running world, keep its composites that no source holds (default: "
         "deleted with all they composed, as a GitOps sync with pruning does)",
+    )
+    pruning.add_argument(
+        "--allow-prune",
+        action="store_true",
+        help="delete them as by default, but as intended: each is a note, not an error, "
+        "and every other check still fails the render",
     )
     parser.add_argument(
         "-o", "--output", choices=FORMATS, default="summary", help="output format (summary)"
@@ -203,7 +208,11 @@ def run(
             print(f"error: {line}", file=err)
         return EXIT_FAILED
     pruned: list[prune.Pruned] = []
+    left_behind: frozenset[ObjectKey] = frozenset()
+    uncompared: list[str] = []
     if not args.no_prune:
+        uncompared = prune.uncompared(documents, apis)
+        left_behind = prune.left_behind(documents, apis)
         documents, pruned = prune.prune(documents, apis)
     missing = [str(p) for p in crds or [] if not p.exists()]
     if missing:
@@ -244,7 +253,15 @@ def run(
         )
     if args.faults is not None:
         print(f"note: {faults_note(args.faults, result.faults)}", file=err)
-    problems = _problems(args.fail_on, result, kinds, _sources(documents, apis), servers, pruned)
+    for line in uncompared:
+        print(f"note: {line}", file=err)
+    deleted = [p for p in pruned if p.refused is None]
+    for accepted in deleted if args.allow_prune else []:
+        print(f"note: {accepted.message(accepted=True)}", file=err)
+    # A refused deletion fails the sync, whether or not it was intended.
+    unwanted = [p for p in pruned if p.refused is not None] if args.allow_prune else pruned
+    sources = gate.sources(documents, apis)
+    problems = gate.problems(args.fail_on, result, kinds, sources, servers, unwanted, left_behind)
     for message in problems:
         print(f"error: {message}", file=err)
     return EXIT_FAILED if problems else EXIT_OK
@@ -301,30 +318,6 @@ def _documents(args: argparse.Namespace, stdin: TextIO | None) -> list[Document]
     return documents
 
 
-def _problems(
-    level: str,
-    result: RenderResult,
-    kinds: list[str],
-    sources: dict[ObjectKey, str],
-    servers: WorkloadApiServers,
-    pruned: list[prune.Pruned],
-) -> list[str]:
-    """Every reason the render fails at `level`, each mistake once, where it was made."""
-    located = mistakes.locate(result.rejected_manifests, result.objects, servers, sources)
-    problems = failures(result, level, kinds, located)
-    if level == NEVER:
-        return problems
-    problems.extend(p.message() for p in pruned)
-    dangling = references.unresolved_by_object(result.objects, sources)
-    # A composite naming what does not exist is that one mistake: what its
-    # conditions say follows from it.
-    broken = tuple(f"{key}: " for key, _ in dangling)
-    if broken:
-        problems = [p for p in problems if not p.startswith(broken)]
-    problems.extend(line for _, line in dangling)
-    return problems
-
-
 def _no_composite(args: argparse.Namespace, documents: list[Document], apis: Apis) -> str | None:
     """Why the input renders nothing, if it holds no composite: a path typo in CI."""
 
@@ -339,14 +332,6 @@ def _no_composite(args: argparse.Namespace, documents: list[Document], apis: Api
     if args.observed and args.paths and not composites([d for d in documents if not d.observed]):
         return f"{named}: no composite among the sources (nothing to apply over --observed)"
     return None
-
-
-def _sources(documents: list[Document], apis: Apis) -> dict[ObjectKey, str]:
-    """Where each object was read (its desired source first), for messages."""
-    found: dict[ObjectKey, str] = {}
-    for doc in sorted(documents, key=lambda d: d.observed):
-        found.setdefault(ObjectKey.of(normalize_scope(doc.obj, apis)), doc.source)
-    return found
 
 
 def _crd_paths(given: list[Path] | None) -> list[Path] | None:

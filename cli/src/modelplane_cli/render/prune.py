@@ -4,10 +4,24 @@ Argo CD and Flux, pruning, delete what they applied before and the repository
 no longer holds. Here, with a running world given, every composite of a kind the
 sources hold that the running world has, no source names and nothing composed
 (it has no controller) is deleted; what it composed goes with it, by the garbage
-collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without pruning.
+collector's cascade (`inputs`). `--no-prune` keeps them, as a sync without
+pruning; `--allow-prune` deletes them without failing the render, for a pull
+request meant to delete.
+
+One a Usage protects is not deleted: Crossplane's `nousages` webhook refuses the
+sync's DELETE (`protection`), so it stays with all it composed and the refusal
+is reported. A Usage that would go with another composite this sync deletes
+still refuses: it exists until that cascade ends, after the DELETE was answered
+(a later sync may then succeed).
 
 A composite of a kind the sources hold none of is left alone: the repository
-does not manage that kind.
+does not manage that kind (the contract's rule). A sync that applied them prunes
+them all the same, so `uncompared` names each such kind in a note.
+
+Other objects (PriorityClasses, kubeconfig Secrets) are not deleted from the
+render's world, but the sync deletes them just the same: `left_behind` names
+those of a kind the sources hold that only the running world has, so that a
+reference to one (`references`) fails as it would once the sync has run.
 """
 
 from __future__ import annotations
@@ -18,6 +32,7 @@ from dataclasses import dataclass
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document
+from modelplane_cli.render.protection import refusal, usages_of
 from modelplane_cli.render.world import ObjectKey, World, controller_reference
 
 
@@ -28,13 +43,78 @@ class Pruned:
     key: ObjectKey
     source: str
     composed: int
+    # The API server's answer to the sync's DELETE when a Usage refuses it.
+    refused: str | None = None
 
-    def message(self) -> str:
+    def message(self, *, accepted: bool = False) -> str:
+        if self.refused is not None:
+            return (
+                f"{self.source}: {self.key}: no source holds it, but a sync with pruning "
+                f"cannot delete it: {self.refused}"
+            )
         what = "object" if self.composed == 1 else "objects"
+        how = (
+            "accepted: --allow-prune"
+            if accepted
+            else "--allow-prune accepts it, --no-prune keeps it"
+        )
         return (
             f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it "
-            f"and the {self.composed} {what} it composed (--no-prune keeps it)"
+            f"and the {self.composed} {what} it composed ({how})"
         )
+
+
+def uncompared(documents: Sequence[Document], apis: Apis) -> list[str]:
+    """One note per composite kind the running world holds uncontrolled objects of
+    and the sources hold none of: the render leaves them as they are, which is
+    what a sync does only if it never applied them."""
+    held: set[tuple[str, str]] = set()
+    counts: dict[tuple[str, str], set[ObjectKey]] = {}
+    for doc in documents:
+        key = ObjectKey.of(normalize_scope(doc.obj, apis))
+        if doc.deleted or not apis.is_composite(key.api_version, key.kind):
+            continue
+        if not doc.observed:
+            held.add((key.group, key.kind))
+        elif controller_reference(doc.obj) is None:
+            counts.setdefault((key.group, key.kind), set()).add(key)
+    notes: list[str] = []
+    for (group, kind), keys in sorted(counts.items()):
+        if (group, kind) in held:
+            continue
+        plural = kind if len(keys) == 1 else f"{kind}es" if kind.endswith("s") else f"{kind}s"
+        notes.append(
+            f"{len(keys)} {plural} of the running world are not compared: the sources "
+            "hold none of the kind; a sync with pruning that applied them deletes them"
+        )
+    return notes
+
+
+def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKey]:
+    """Objects, not composites (`prune` decides those), only the running world holds,
+    of a kind the sources hold, that nothing composed: a sync with pruning deletes
+    them, whatever their kind."""
+    observed: dict[ObjectKey, Document] = {}
+    desired: set[ObjectKey] = set()
+    for doc in documents:
+        if doc.deleted:
+            continue
+        obj = normalize_scope(doc.obj, apis)
+        key = ObjectKey.of(obj)
+        if apis.is_composite(key.api_version, key.kind):
+            continue
+        if doc.observed:
+            observed.setdefault(key, Document(doc.source, obj, observed=True))
+        else:
+            desired.add(key)
+    kinds = {(key.group, key.kind) for key in desired}
+    return frozenset(
+        key
+        for key, doc in observed.items()
+        if key not in desired
+        and (key.group, key.kind) in kinds
+        and controller_reference(doc.obj) is None
+    )
 
 
 def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], list[Pruned]]:
@@ -61,7 +141,13 @@ def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], li
             continue
         if controller_reference(doc.obj) is not None:
             continue
+        usages = usages_of(world, key)
+        if usages:
+            pruned.append(Pruned(key, doc.source, 0, refused=refusal(usages)))
+            continue
         composed = len(World(world.objects()).delete_cascade(key)) - 1
         pruned.append(Pruned(key, doc.source, composed))
-    deletions = [Document(p.source, observed[p.key].obj, deleted=True) for p in pruned]
+    deletions = [
+        Document(p.source, observed[p.key].obj, deleted=True) for p in pruned if p.refused is None
+    ]
     return [*documents, *deletions], pruned

@@ -6,6 +6,10 @@ would never be created); an InferenceCluster whose kubeconfig Secret is missing
 would never reach its cluster. The render cannot know what else the real control
 plane holds, so a kind is checked only when the input holds at least one object
 of it: a fleet repository that carries its PriorityClasses carries all of them.
+With a running world, an object of such a kind that only the world holds
+(`absent`: `prune.left_behind`) does not count, since a sync with pruning
+deletes it: deleting a referenced object from the repository fails as the same
+sources fail without the world.
 
 `REFERENCES` is the one table of what refers to what: adding a kind a composite
 names is one row.
@@ -13,7 +17,7 @@ names is one row.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,26 +62,31 @@ def unresolved(
     objects: Iterable[View],
     sources: Mapping[ObjectKey, str] | None = None,
     references: Iterable[Reference] = REFERENCES,
+    absent: Collection[ObjectKey] = frozenset(),
 ) -> list[str]:
     """One line per reference whose target is missing (`unresolved_by_object`)."""
-    return [line for _, line in unresolved_by_object(objects, sources, references)]
+    return [line for _, line in unresolved_by_object(objects, sources, references, absent)]
 
 
 def unresolved_by_object(
     objects: Iterable[View],
     sources: Mapping[ObjectKey, str] | None = None,
     references: Iterable[Reference] = REFERENCES,
+    absent: Collection[ObjectKey] = frozenset(),
 ) -> list[tuple[ObjectKey, str]]:
     """One line per reference whose target is missing, for kinds the input holds.
 
     Composed objects are skipped: a reference they carry was copied from the
     composite that composed them, which is where the mistake was made.
-    `sources` maps a key to the `file:line` it was read from.
+    `sources` maps a key to the `file:line` it was read from; objects in `absent`
+    are taken to be gone.
     """
     everything = list(objects)
     present: dict[str, set[tuple[str, str]]] = {}
     for obj in everything:
         key = ObjectKey.of(obj)
+        if key in absent:
+            continue
         present.setdefault(key.kind, set()).add((key.namespace, key.name))
     found: list[tuple[ObjectKey, str]] = []
     for ref in references:
