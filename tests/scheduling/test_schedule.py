@@ -106,8 +106,7 @@ CASES = [
         existing=[replica("c", 3, "h100", claim("gpu", 8, "capacity.memory >= 40"))],
     ),
     Case(
-        # A ResourceClaimTemplate's spec is immutable: the replica is replaced, not
-        # updated, and its replacement takes a name no existing replica has.
+        # A ResourceClaimTemplate's spec is immutable: replaced, under a new name.
         "a device selector edit replaces a replica, though its pool still matches",
         deployment(2, request("gpu", 8, "capacity.memory >= 40")),
         [cluster("a", h100()), cluster("b", h100()), cluster("c", h100())],
@@ -119,8 +118,7 @@ CASES = [
         "a replica whose pinned pool stops matching is re-placed",
         deployment(1),
         [cluster("a", l4(), h100())],
-        # Under a new name: the replaced one exists until Crossplane deletes it.
-        ["a/1:h100"],
+        ["a/1:h100"],  # a new name: the old one exists until it is deleted
         existing=[replica("a", 0, "l4", claim("gpu", 1))],
         removed=["model-a-0: its pool l4 no longer matches workers"],
     ),
