@@ -29,8 +29,9 @@ class Rejection(StrEnum):
 
     BACKEND_UNSUPPORTED = "BackendUnsupported"
     """The cluster's backend (`spec.backend.type`) cannot run a replica of the
-    deployment: KServe without `spec.model.uri`, or with pipeline and data parallelism
-    in one worker. Nothing new is placed there; a replica already there moves,
+    deployment: KServe without `spec.model.uri`, with pipeline and data parallelism in
+    one worker, or with a multi-node pipeline-parallel worker (`workloads.kserve`).
+    Nothing new is placed there; a replica already there moves,
     make-before-break."""
 
     TAINTED = "Tainted"
