@@ -8,7 +8,8 @@ domain; the pool has the devices but no domain that large, so it is not placed a
 the match trace says NoNVLinkDomainRoom.
 
 A second cluster `kserve-rack`, the same nodes on the KServe backend, runs
-`disagg`: decode and prefill each one worker over two nodes. Each role gets its
+`disagg`: decode and prefill each one worker over two nodes (data parallel: KServe
+v0.20 runs no multi-node pipeline-parallel service). Each role gets its
 own ComputeDomain, and its LLMInferenceService claims each role's IMEX channel in
 the head's pod spec (`template`) and the followers' (`worker`) alike.
 """
@@ -80,7 +81,7 @@ ROLE = """
         - {name: gpu, count: 4}
     workers:
       count: 1
-      topology: {tensor: 4, pipeline: 2}
+      topology: {tensor: 4, data: 2, dataLocal: 1}
       template:
         spec:
           containers:

@@ -151,13 +151,13 @@ def test_a_document_the_api_server_rejects_fails_even_with_fail_on_never(
 
 
 def test_warnings_fail_the_job_only_when_asked(tmp_path: Path) -> None:
-    """The Volcano example warns that KServe does not carry its queue annotation."""
+    """The Volcano example warns that the LWS Volcano provider drops a gang's priority."""
     fleet = Fleet(tmp_path / "volcano", "catalog", "schedulers/models.yaml", "schedulers/volcano")
 
     assert modelplane("render", fleet.root).code == 0
     run = modelplane("render", fleet.root, "--fail-on", "warning")
     assert run.code == 1
-    assert "Warning QueueNotExpressible" in run.err
+    assert "Warning PriorityNotExpressible" in run.err
 
 
 def test_version() -> None:

@@ -32,7 +32,7 @@ def _template(deployment: str, role: str = "workers") -> str:
         "llama-8b": '            args: ["--model=meta-llama/Llama-3.1-8B-Instruct", '
         '"--max-model-len=8192"]',
         "kimi-k2": '            args: ["--model=moonshotai/Kimi-K2-Instruct", '
-        '"--tensor-parallel-size=8", "--pipeline-parallel-size=2"]',
+        '"--data-parallel-size=16", "--data-parallel-size-local=8", "--enable-expert-parallel"]',
     }[deployment]
 
 

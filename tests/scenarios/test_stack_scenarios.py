@@ -73,6 +73,19 @@ def scaled(name: str, replicas: int) -> Callable[[list[Obj]], None]:
     return change
 
 
+def data_parallel(name: str) -> Callable[[list[Obj]], None]:
+    """Two nodes per worker by data parallelism, a shape KServe v0.20 runs on several nodes."""
+
+    def change(objects: list[Obj]) -> None:
+        deployment(objects, name)["spec"]["workers"]["topology"] = {
+            "tensor": 8,
+            "data": 2,
+            "dataLocal": 1,
+        }
+
+    return change
+
+
 def both(*changes: Callable[[list[Obj]], None]) -> Callable[[list[Obj]], None]:
     def change(objects: list[Obj]) -> None:
         for each in changes:
@@ -178,9 +191,12 @@ def test_managed_kueue_maps_the_device_class_the_replicas_claim(stack: Fleet) ->
 def test_a_missing_lws_crd_keeps_multi_node_replicas_off_and_clears_when_it_appears(
     stack: Fleet,
 ) -> None:
-    # big runs one multi-node replica on each cluster; managed-kserve loses its LWS CRD
-    # and big asks for one more (split makes room on the H100s).
-    lost = stack.edit(both(gone("managed-kserve", LWS_CRD), scaled("split", 0), scaled("big", 3)))
+    # big, made data parallel (KServe v0.20 runs no multi-node pipeline-parallel
+    # service), runs one multi-node replica on each cluster; managed-kserve loses its
+    # LWS CRD and big asks for one more (split makes room on the H100s).
+    spread = stack.edit(data_parallel("big"))
+    assert clusters_of(spread, "big") == ["managed-kserve", "observe-native"]
+    lost = spread.edit(both(gone("managed-kserve", LWS_CRD), scaled("split", 0), scaled("big", 3)))
     assert lost.result.ok, lost.result.errors
     assert clusters_of(lost, "big") == ["managed-kserve", "observe-native", "observe-native"]
     (entry,) = trace(lost, "big", "managed-kserve")[:1]
@@ -233,7 +249,8 @@ def test_a_missing_device_class_moves_replicas_off_that_cluster(stack: Fleet) ->
     assert clusters_of(lost, "chat") == ["managed-kserve", "managed-kserve", "managed-kserve"]
     removed = [e["message"] for e in lost.result.events if e["reason"] == "ReplicaRemoved"]
     assert any(
-        "its cluster cannot run it: every pool matching role decode" in m for m in removed
+        "its cluster cannot run it: every pool matching the nodeSelector lacks its DeviceClass" in m
+        for m in removed
     ), removed
     entries = trace(lost, "chat", "observe-native")
     cluster_entry = next(t for t in entries if "pool" not in t)

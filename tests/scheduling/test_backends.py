@@ -1,8 +1,10 @@
 """Clusters whose backend cannot run a replica: filtered before placing, and left."""
 
+import pytest
+
 from modelplane.scheduling import Origin, Rejection
 
-from .builders import cluster, deployment, h100, placements, replica, run
+from .builders import Obj, cluster, deployment, h100, placements, replica, request, role, run
 
 URI = "hf://org/model"
 MIXED = {"tensor": 8, "pipeline": 2, "data": 2, "dataLocal": 1}
@@ -46,6 +48,40 @@ def test_kserve_is_filtered_for_pipeline_and_data_parallelism_in_one_worker() ->
     (entry,) = decision.match_trace()
     assert entry.reason == Rejection.BACKEND_UNSUPPORTED
     assert "pipeline and data parallelism" in (entry.message or "")
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"topology": {"tensor": 8, "pipeline": 2}},
+        # Under P/D KServe picks the decode variant of the same missing preset.
+        {
+            "decode": role(request("gpu", 8), topology={"tensor": 8, "pipeline": 2}),
+            "prefill": role(),
+        },
+    ],
+    ids=["unified", "decode"],
+)
+def test_kserve_is_filtered_for_a_multi_node_pipeline_parallel_worker(shape: Obj) -> None:
+    # KServe v0.20 ships no pipeline-parallel preset: such a service never becomes Ready.
+    fleet = [cluster("a-kserve", h100(8), backend="KServe"), cluster("b-native", h100(8))]
+    decision = run(deployment(1, request("gpu", 8), model_uri=URI, **shape), fleet)
+
+    assert {p.split("/")[0] for p in placements(decision)} == {"b-native"}
+    (entry,) = decision.match_trace()
+    assert entry.cluster == "a-kserve"
+    assert entry.reason == Rejection.BACKEND_UNSUPPORTED
+    assert "kserve-config-llm-worker-pipeline-parallel" in (entry.message or "")
+
+
+def test_kserve_takes_a_multi_node_data_parallel_worker() -> None:
+    # KServe ships the data-parallel preset, so only pipeline stages are kept off.
+    fleet = [cluster("a-kserve", h100(8), backend="KServe"), cluster("b-native", h100(8))]
+    topology = {"tensor": 8, "data": 2, "dataLocal": 1}
+    decision = run(deployment(1, request("gpu", 8), model_uri=URI, topology=topology), fleet)
+
+    assert [p.split("/")[0] for p in placements(decision)] == ["a-kserve"]
+    assert decision.match_trace() == []
 
 
 def test_a_replica_the_backend_refused_moves_make_before_break() -> None:

@@ -8,7 +8,20 @@ from modelplane.scheduling.model import DeviceRequest
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 
-from .builders import Obj, cluster, gpu, nic, pool, read_clusters, read_pool
+from .builders import (
+    Obj,
+    cluster,
+    deployment,
+    gpu,
+    h100,
+    nic,
+    placements,
+    pool,
+    read_clusters,
+    read_pool,
+    request,
+    run,
+)
 from .fake_engine import FakeEngine
 
 
@@ -52,6 +65,18 @@ MATCHES = [
         "a synthetic co-request next to a claimable one",
         [gpu(8), nic(8)],
         [("g", 8, HOPPER), ("n", 8, ("link == infiniband",))],
+        ["gpu", "nic"],
+    ),
+    (
+        "32 claimed devices, as many as one DRA claim holds",
+        [gpu(56, name="mig")],
+        [("a", 24, HOPPER), ("b", 8, HOPPER)],
+        ["mig", "mig"],
+    ),
+    (
+        "a synthetic co-request does not count toward the claim limit",
+        [gpu(56), nic(8)],
+        [("g", 32, HOPPER), ("n", 8, ("link == infiniband",))],
         ["gpu", "nic"],
     ),
 ]
@@ -138,6 +163,21 @@ MISMATCHES = [
         [("a", 4, HOPPER), ("b", 4, HOPPER), ("c", 1, HOPPER)],
         Rejection.REQUESTS_CONFLICT,
         "requests 'a', 'b', 'c' cannot all be satisfied by one node at once",
+    ),
+    (
+        "one request claims more devices than one DRA claim holds",
+        [gpu(56)],
+        [("g", 33, HOPPER)],
+        Rejection.CLAIM_TOO_LARGE,
+        "the requests claimed here ('g' (33)) sum to 33 devices per pod; "
+        "one DRA ResourceClaim holds at most 32",
+    ),
+    (
+        "claimed requests sum to more devices than one DRA claim holds",
+        [gpu(56), nic(8)],
+        [("a", 24, HOPPER), ("b", 16, HOPPER), ("n", 8, ("link == infiniband",))],
+        Rejection.CLAIM_TOO_LARGE,
+        "the requests claimed here ('a' (24), 'b' (16)) sum to 40 devices per pod",
     ),
     (
         "a pool without devices",
@@ -240,3 +280,23 @@ def test_recorded_claims_of_a_class_may_take_any_of_its_kinds() -> None:
     matcher = Matcher(SelectorEvaluator(FakeEngine()))
     claims = (ClaimRequest("x", "gpu.nvidia.com", 4, HOPPER),)
     assert matcher.recorded_demand(claims, hardware) == ((4, 0), (0, 4))
+
+
+def test_a_role_claiming_more_than_one_claim_holds_is_placed_where_it_fits() -> None:
+    # A MIG-partitioned node publishes 56 devices; 40 of them in one claim is more than
+    # DRA allocates, so only the cluster whose requests fit one claim takes the replica.
+    mig = pool("mig", 2, gpu(56, name="mig"), nic(8))
+    clusters = [cluster("a-mig", mig), cluster("b-h100", h100(2))]
+    dep = deployment(1, request("gpu", 32), request("nic", 8, "link == infiniband"))
+    placed = run(dep, clusters)
+    assert placements(placed) == ["a-mig/0:mig"]
+
+    decision = run(deployment(1, request("gpu", 40)), clusters)
+
+    assert placements(decision) == []
+    assert decision.condition.status is False
+    trace = {(e.cluster, e.pool): e for e in decision.match_trace()}
+    entry = trace["a-mig", "mig"]
+    assert entry.reason == Rejection.CLAIM_TOO_LARGE
+    assert "sum to 40 devices per pod" in (entry.message or "")
+    assert "nodeSelector.devices[].count" in (entry.message or "")

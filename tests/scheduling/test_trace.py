@@ -169,6 +169,16 @@ CASES = [
         "matches only Synthetic devices (nic): nothing claimable",
     ),
     Case(
+        "the claimed requests need more devices than one DRA claim holds",
+        deployment(1, request("gpu", 24), request("more", 16)),
+        [cluster("a", pool("mig", 1, gpu(56)))],
+        [
+            ("a", None, None, Rejection.NO_MATCHING_POOL),
+            ("a", "mig", None, Rejection.CLAIM_TOO_LARGE),
+        ],
+        "the requests claimed here ('gpu' (24), 'more' (16)) sum to 40 devices per pod",
+    ),
+    Case(
         "requests that one node cannot satisfy together",
         deployment(1, *(request(f"g{i}", 4, "arch == Hopper") for i in range(3))),
         [cluster("a", h100())],

@@ -26,6 +26,13 @@ from modelplane.core.issues import InvalidInputError, Issue
 
 AttributeValue = str | int | bool
 
+CLAIM_DEVICE_LIMIT = 32
+"""The most devices one ResourceClaim can be allocated: resource.k8s.io's
+`AllocationResultsMaxSize` (Kubernetes `staging/src/k8s.io/api/resource/v1/types.go`).
+DRA's allocator refuses a claim asking for more ("exceeds the claim limit"), and a
+role's claimed requests all go into one claim per pod, so their counts may sum to
+at most this."""
+
 
 def _attribute(attribute: DeviceAttribute) -> tuple[str, AttributeValue] | None:
     """The one (kind, value) an attribute sets, or None when it sets none or several."""

@@ -3,10 +3,10 @@
 A cluster renders its replicas with its backend (`spec.backend.type`), and a
 backend may refuse a replica for what the deployment lacks or asks: KServe
 downloads the weights itself, so it needs `spec.model.uri` or a
-`spec.model.cacheRef` (whose URI the replica's LLMInferenceService names), and its
-webhook
-refuses pipeline and data parallelism in one worker (`workloads.kserve` is the
-one home of both rules). The filter asks this module before placing, so such a
+`spec.model.cacheRef` (whose URI the replica's LLMInferenceService names), its
+webhook refuses pipeline and data parallelism in one worker, and KServe v0.20
+ships no preset for a multi-node pipeline-parallel worker (`workloads.kserve` is
+the one home of these rules). The filter asks this module before placing, so such a
 replica is never placed there; `moves` asks it of a replica already there, which
 then moves make-before-break, however it got there (the deployment was edited,
 the cluster's backend changed).

@@ -31,7 +31,7 @@ vectors.
 
 from dataclasses import dataclass
 
-from modelplane.core.devices import ClaimRequest, Constraint
+from modelplane.core.devices import CLAIM_DEVICE_LIMIT, ClaimRequest, Constraint
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.constraints import Aligned
 from modelplane.scheduling.ledger import Demand, Vector, minimal
@@ -162,6 +162,23 @@ def _demand(assignment: list[int], counts: list[int], claimable: list[bool]) -> 
 
 def _ordered(kinds: list[int], claimable: list[bool]) -> list[int]:
     return [k for k in kinds if claimable[k]] + [k for k in kinds if not claimable[k]]
+
+
+def _claimed(claims: tuple[ClaimRequest, ...]) -> int:
+    return sum(claim.count for claim in claims)
+
+
+def _claim_too_large(options: list[ClaimOption]) -> Mismatch:
+    """Every way to claim the requests here asks one ResourceClaim for more devices
+    than DRA allocates to one: named by the smallest such claim."""
+    smallest = min(options, key=lambda option: _claimed(option.claims)).claims
+    counts = ", ".join(f"{claim.name!r} ({claim.count})" for claim in smallest)
+    return Mismatch(
+        Rejection.CLAIM_TOO_LARGE,
+        f"the requests claimed here ({counts}) sum to {_claimed(smallest)} devices per pod; "
+        f"one DRA ResourceClaim holds at most {CLAIM_DEVICE_LIMIT} "
+        "(resource.k8s.io AllocationResultsMaxSize): lower nodeSelector.devices[].count",
+    )
 
 
 class Matcher:
@@ -302,7 +319,10 @@ class Matcher:
             )
             demand = minimal([_demand(a, counts, claimable) for a in assignments])
             options.append(ClaimOption(tuple(first), claims, demand))
-        return RoleMatch(tuple(options))
+        fitting = tuple(o for o in options if _claimed(o.claims) <= CLAIM_DEVICE_LIMIT)
+        if not fitting:
+            return _claim_too_large(options)
+        return RoleMatch(fitting)
 
     def recorded_demand(
         self,

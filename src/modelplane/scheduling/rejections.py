@@ -29,8 +29,9 @@ class Rejection(StrEnum):
 
     BACKEND_UNSUPPORTED = "BackendUnsupported"
     """The cluster's backend (`spec.backend.type`) cannot run a replica of the
-    deployment: KServe without `spec.model.uri`, or with pipeline and data parallelism
-    in one worker. Nothing new is placed there; a replica already there moves,
+    deployment: KServe without `spec.model.uri`, with pipeline and data parallelism in
+    one worker, or with a multi-node pipeline-parallel worker (`workloads.kserve`).
+    Nothing new is placed there; a replica already there moves,
     make-before-break."""
 
     TAINTED = "Tainted"
@@ -77,6 +78,10 @@ class Rejection(StrEnum):
     """The requests match only Synthetic devices, so the replica would claim nothing."""
     REQUESTS_CONFLICT = "RequestsConflict"
     """Each request fits on its own, but one node cannot satisfy them all at once."""
+    CLAIM_TOO_LARGE = "ClaimTooLarge"
+    """The requests the pool's DRA devices would take sum to more devices than one
+    ResourceClaim holds (`core.devices.CLAIM_DEVICE_LIMIT`): DRA would never allocate
+    the claim, so the pods would never start."""
     DEVICES_NOT_ALIGNED = "DevicesNotAligned"
     """The requests fit a node, but not with the devices a constraint binds sharing one
     value of its `matchAttribute` (or no device of the pool has the attribute)."""

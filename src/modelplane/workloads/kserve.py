@@ -60,18 +60,46 @@ def mixes_parallelism(topology: Topology) -> bool:
     return (topology.data > 1 or topology.data_local > 1) and topology.pipeline > 1
 
 
+KSERVE_VERSION = "v0.20"
+PIPELINE_PARALLEL_PRESET = "kserve-config-llm-worker-pipeline-parallel"
+"""The preset KServe's controller merges into a multi-node pipeline-parallel service
+(`combineBaseRefsConfig`; `kserve-config-llm-{decode,prefill}-worker-pipeline-parallel`
+under P/D). KServe v0.20 ships none of the three: they are left out of
+`WellKnownDefaultConfigs` and of `config/llmisvcconfig`, so the controller finds no
+such LLMInferenceServiceConfig (`ConfigNotFound`), creates nothing and the service
+never becomes Ready."""
+
+
+def runs_pipeline_workers(topology: Topology) -> bool:
+    """A worker spanning nodes by pipeline stages: what needs the preset KServe lacks.
+
+    Pipeline stages always span nodes (`nodes_per_worker` multiplies by `pipeline`),
+    so such a service has a `worker` and KServe picks the pipeline-parallel preset.
+    """
+    return topology.pipeline > 1 and topology.nodes_per_worker > 1
+
+
 def unsupported(names_weights: bool, topologies: Iterable[Topology]) -> str | None:
     """Why a KServe cluster cannot run a replica of this shape, or None.
 
     `names_weights`: the deployment sets `spec.model.uri` or a `spec.model.cacheRef`
     (`model` renders the cache's URI then). The fleet scheduler asks before it places
-    a replica on a KServe cluster, so a replica the functions below would refuse never
-    lands there.
+    a replica on a KServe cluster, so a replica the functions below would refuse, or
+    one KServe's controller cannot run (a multi-node pipeline-parallel worker), never
+    lands there. The renderer still renders the latter, so a replica placed there
+    before this rule keeps its objects until `scheduling.moves` replaces it.
     """
     if not names_weights:
         return "KServe downloads the weights from spec.model.uri, which the deployment does not set"
-    if any(mixes_parallelism(t) for t in topologies):
+    shapes = tuple(topologies)
+    if any(mixes_parallelism(t) for t in shapes):
         return "KServe cannot combine pipeline and data parallelism in one worker"
+    if any(runs_pipeline_workers(t) for t in shapes):
+        return (
+            f"KServe {KSERVE_VERSION} ships no pipeline-parallel preset "
+            f"({PIPELINE_PARALLEL_PRESET} or its decode and prefill variants), "
+            "so a multi-node pipeline-parallel service never becomes Ready"
+        )
     return None
 
 
