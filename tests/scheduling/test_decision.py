@@ -2,7 +2,7 @@
 
 from modelplane.core.naming import is_dns_label
 from modelplane.core.vocabulary import Reason
-from modelplane.scheduling import EventType, Origin, replica_name, schedule
+from modelplane.scheduling import Decision, EventType, Origin, replica_name, schedule
 
 from .builders import (
     HOPPER,
@@ -231,3 +231,31 @@ def test_every_selector_problem_is_reported() -> None:
     assert "spec.nodeSelector.devices[1].selectors[0].cel: cannot parse" in message
     assert "selectors[1]" not in message
     assert decision.events[0].type is EventType.WARNING
+
+
+def _replacing(nodes: int) -> Decision:
+    """Two serving replicas on a cluster of `nodes` 8-GPU nodes, `maxSurge: 0`, and a
+    device selector edit (a replacement, never an update in place)."""
+    dep = deployment(2, request("gpu", 8, "capacity.memory >= 40"))
+    dep["spec"]["strategy"] = {"rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}
+    existing = [
+        replica("a", i, "h100", claim("gpu", 8, "arch == Hopper"), serving=True) for i in (0, 1)
+    ]
+    return run(dep, [cluster("a", h100(nodes=nodes))], existing)
+
+
+def test_a_replacement_within_max_unavailable_takes_a_free_node_at_once() -> None:
+    """A node is free beside the two the old replicas hold: one old replica goes within
+    maxUnavailable and its replacement is placed in the same decision."""
+    decision = _replacing(nodes=3)
+    assert len(decision.removed) == 1
+    placed = [r for r in decision.replicas if r.origin is Origin.PLACED]
+    assert [(r.cluster, r.index) for r in placed] == [("a", 2)]
+
+
+def test_a_replacement_that_needs_the_old_replicas_devices_waits_for_them() -> None:
+    """No free node: the old replica goes within maxUnavailable, and its replacement is
+    placed once the node it holds until it is deleted is free (a later decision)."""
+    decision = _replacing(nodes=2)
+    assert len(decision.removed) == 1
+    assert not [r for r in decision.replicas if r.origin is Origin.PLACED]

@@ -137,10 +137,6 @@ def _beside_first(old: list[Kept], current: Sequence[Kept]) -> list[Kept]:
     )
 
 
-def _count_on(placed: Sequence[DesiredReplica], item: Kept) -> int:
-    return sum(r.cluster == item.replica.cluster for r in placed)
-
-
 def _negated(text: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in text)
 
@@ -277,15 +273,16 @@ class _Roll:
             if unreplaced <= 0 or not room or self.serving - 1 < self.floor:
                 break
             others = [k for k in [*self.current, *self.old] if k is not item]
-            again, rejected = place(others, len(placed) + 1)
+            again, _ = place(others, len(placed) + 1)
             if len(again) <= len(placed):
                 continue
-            if _count_on(again, item) <= _count_on(placed, item):
-                placed, capacity = again, rejected
-            # Else its replacement would take the very devices it holds, which it keeps
-            # while it is unrouted and deleted: the replacement is placed once they are
-            # free (a later decision's shortfall), as a Deployment's new pod waits for
-            # the old one's resources.
+            # Placed now where it fits beside the devices the replica holds while it is
+            # unrouted and deleted; one that needs those very devices is placed once they
+            # are free (a later decision's shortfall), as a Deployment's new pod waits
+            # for the old one's resources.
+            held, held_rejected = place([*self.current, *self.old], len(placed) + 1)
+            if len(held) > len(placed):
+                placed, capacity = held, held_rejected
             unreplaced -= 1
             self.remove(
                 item,
