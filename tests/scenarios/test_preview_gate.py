@@ -285,3 +285,19 @@ def test_a_kind_the_sources_no_longer_hold_is_named_in_a_note(world: Path, repo:
         "none of the kind; a sync with pruning that applied them deletes them"
     ]
     assert (kept.code, kept.out, kept.err) == (0, "No changes.\n", "")
+
+
+def test_a_secret_of_the_teams_own_namespace_leaves_the_platforms_to_the_world(
+    world: Path, repo: Fleet
+) -> None:
+    """A team's repository holds a Secret of its namespace, not the platform's kubeconfig
+    Secrets: those stay the world's, and nothing dangles."""
+    repo.path("fleet/secrets.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: hf-token, namespace: ml-team-prod}\n"
+        "stringData: {token: x}\n"
+    )
+
+    run = preview(world, repo)
+
+    assert run.code == 0, run.err
+    assert not [x for x in run.errors() if "in the input" in x], run.err

@@ -92,8 +92,8 @@ def uncompared(documents: Sequence[Document], apis: Apis) -> list[str]:
 
 def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKey]:
     """Objects, not composites (`prune` decides those), only the running world holds,
-    of a kind the sources hold, that nothing composed: a sync with pruning deletes
-    them, whatever their kind."""
+    of a kind the sources hold in the same namespace (the kind, when cluster-scoped),
+    that nothing composed: a sync with pruning deletes them, whatever their kind."""
     observed: dict[ObjectKey, Document] = {}
     desired: set[ObjectKey] = set()
     for doc in documents:
@@ -107,12 +107,14 @@ def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKe
             observed.setdefault(key, Document(doc.source, obj, observed=True))
         else:
             desired.add(key)
-    kinds = {(key.group, key.kind) for key in desired}
+    # By namespace: a team's repository that holds a Secret of its own namespace does
+    # not hold the platform's Secrets of another.
+    held = {(key.group, key.kind, key.namespace) for key in desired}
     return frozenset(
         key
         for key, doc in observed.items()
         if key not in desired
-        and (key.group, key.kind) in kinds
+        and (key.group, key.kind, key.namespace) in held
         and controller_reference(doc.obj) is None
     )
 
