@@ -58,15 +58,42 @@ def test_a_status_in_a_source_is_no_change(world: Path, repo: Fleet) -> None:
     assert (run.code, run.out) == (0, "No changes.\n"), (run.out, run.err)
 
 
+def _set_replicas_through_scale(world: Path, name: str) -> None:
+    """The world's ModelDeployment `name` as an autoscaler left it: its managedFields
+    record a write through the scale subresource."""
+    docs: list[Obj] = [d for d in yamlio.load_all(world.read_text()) if d is not None]
+    (target,) = [
+        d for d in docs if d["kind"] == "ModelDeployment" and d["metadata"]["name"] == name
+    ]
+    target["metadata"]["managedFields"] = [
+        {"manager": "keda-operator", "operation": "Update", "subresource": "scale"}
+    ]
+    world.write_text(yamlio.dump_all(docs))
+
+
+def _without_replicas(deployment: Obj) -> None:
+    assert deployment["spec"].pop("replicas") == 2
+
+
 def test_replicas_left_to_an_autoscaler_are_kept(world: Path, repo: Fleet) -> None:
-    """llama-8b runs 2 replicas; a source that leaves `spec.replicas` (the scale
-    subresource's field) to an autoscaler keeps them, as an apply does."""
-
-    def autoscaled(deployment: Obj) -> None:
-        assert deployment["spec"].pop("replicas") == 2
-
-    repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", autoscaled)
+    """llama-8b runs 2 replicas, last set through its scale subresource: a source that
+    leaves `spec.replicas` to the autoscaler keeps them, as an apply does."""
+    _set_replicas_through_scale(world, "llama-8b")
+    repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", _without_replicas)
 
     run = preview(world, repo, "--fail-on", "error")
 
     assert (run.code, run.out) == (0, "No changes.\n"), (run.out, run.err)
+
+
+def test_replicas_removed_from_a_source_that_set_them_go_back_to_the_default(
+    world: Path, repo: Fleet
+) -> None:
+    """Nothing but the sources set llama-8b's replicas: leaving them out resets them to
+    the default of 1, as `kubectl apply` does, and the preview shows the scale-down."""
+    repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", _without_replicas)
+
+    run = preview(world, repo, "--fail-on", "error")
+
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[-1].endswith("1 removed"), run.out

@@ -155,7 +155,8 @@ def _replace(observed: View, source: View, apis: Apis) -> Obj:
     """`source` applied over the observed object: server-written fields stay. A
     composite's status is its status subresource's, which an apply of the main
     resource never writes (Crossplane writes it through `Status()`), and a field of
-    its scale subresource that the source leaves out stays as an autoscaler set it."""
+    its scale subresource that the source leaves out stays when an autoscaler set it
+    (`_scaled`)."""
     out = clone(dict(source))
     meta: Obj = out.setdefault("metadata", {})
     observed_meta = observed.get("metadata") or {}
@@ -169,10 +170,19 @@ def _replace(observed: View, source: View, apis: Apis) -> Obj:
     if "status" not in out and "status" in observed:
         out["status"] = clone(observed["status"])
     replicas = apis.replicas_path(api_version, kind) if composite else None
-    if replicas:
+    if replicas and _scaled(observed):
         _keep_unset(observed, out, replicas)
     _keep_crossplane_fields(observed, out)
     return out
+
+
+def _scaled(observed: View) -> bool:
+    """Whether the object's replicas were last written through its scale subresource
+    (an autoscaler, `kubectl scale`), as its managedFields record: that manager owns
+    the field, so an apply that leaves it out keeps it. A GitOps tool's own apply
+    owned it otherwise, and leaving it out resets it to its default."""
+    fields = (observed.get("metadata") or {}).get("managedFields") or []
+    return any(isinstance(entry, dict) and entry.get("subresource") == "scale" for entry in fields)
 
 
 def _keep_unset(observed: View, out: Obj, path: tuple[str, ...]) -> None:
