@@ -301,3 +301,32 @@ def test_a_secret_of_the_teams_own_namespace_leaves_the_platforms_to_the_world(
 
     assert run.code == 0, run.err
     assert not [x for x in run.errors() if "in the input" in x], run.err
+
+
+def test_a_cache_decommissioned_with_its_users_is_a_deletion_crossplane_replays(
+    tmp_path: Path,
+) -> None:
+    """The deployments stop naming the cache in the same pull request: once no Usage
+    holds it, Crossplane replays the delete its webhook refused first (or the next sync
+    retries it), so the cache goes: an intended deletion, which --allow-prune accepts."""
+    caching = Fleet(tmp_path / "caching", "catalog", "caching")
+    rendered = modelplane("render", caching.root, "-o", "yaml")
+    assert rendered.code == 0, rendered.err
+    world = tmp_path / "world.yaml"
+    world.write_text(rendered.out)
+    caching.replace("caching/models.yaml", "  name: qwen-7b\n", "  name: qwen-7b-next\n")
+    caching.replace(
+        "caching/models.yaml", "cacheRef: {name: qwen-7b}", "cacheRef: {name: qwen-7b-next}", 2
+    )
+
+    run = preview(world, caching)
+    accepted = preview(world, caching, "--allow-prune")
+
+    assert run.code == 1
+    (line,) = [x for x in run.errors() if "ModelCache chat-team/qwen-7b:" in x]
+    assert "a sync with pruning deletes it once no Usage holds it" in line
+    assert accepted.code == 0, accepted.err
+    assert any(
+        "ModelCache chat-team/qwen-7b: no source holds it: a sync with pruning deletes it once" in x
+        for x in accepted.err.splitlines()
+    ), accepted.err

@@ -255,11 +255,9 @@ def run(
         print(f"note: {faults_note(args.faults, result.faults)}", file=err)
     for line in uncompared:
         print(f"note: {line}", file=err)
-    deleted = [p for p in pruned if p.refused is None]
-    for accepted in deleted if args.allow_prune else []:
-        print(f"note: {accepted.message(accepted=True)}", file=err)
-    # A refused deletion fails the sync, whether or not it was intended.
-    unwanted = [p for p in pruned if p.refused is not None] if args.allow_prune else pruned
+    accepted, unwanted = gate.pruned(pruned, result, allow=args.allow_prune)
+    for line in accepted:
+        print(f"note: {line}", file=err)
     sources = gate.sources(documents, apis)
     problems = gate.problems(args.fail_on, result, kinds, sources, servers, unwanted, left_behind)
     for message in problems:

@@ -42,6 +42,20 @@ def problems(
     return found
 
 
+def pruned(
+    candidates: list[prune.Pruned], result: RenderResult, *, allow: bool
+) -> tuple[list[str], list[prune.Pruned]]:
+    """The notes of the deletions `--allow-prune` accepts, and the prunes that fail the
+    render. A deletion a Usage refused that no Usage holds after the render succeeds
+    later (`prune.replayed`); any other refused deletion fails the sync, whether or not
+    it was intended."""
+    settled = prune.replayed(candidates, result.objects)
+    if not allow:
+        return [], settled
+    notes = [p.message(accepted=True) for p in settled if p.refused is None]
+    return notes, [p for p in settled if p.refused is not None]
+
+
 def sources(documents: list[Document], apis: Apis) -> dict[ObjectKey, str]:
     """Where each object was read (its desired source first), for messages."""
     found: dict[ObjectKey, str] = {}

@@ -12,7 +12,9 @@ One a Usage protects is not deleted: Crossplane's `nousages` webhook refuses the
 sync's DELETE (`protection`), so it stays with all it composed and the refusal
 is reported. A Usage that would go with another composite this sync deletes
 still refuses: it exists until that cascade ends, after the DELETE was answered
-(a later sync may then succeed).
+(a later sync may then succeed). One no Usage holds once the render is done (its
+users stopped naming it in the same change) is a deletion that succeeds later
+(`replayed`).
 
 A composite of a kind the sources hold none of is left alone: the repository
 does not manage that kind (the contract's rule). A sync that applied them prunes
@@ -26,14 +28,14 @@ reference to one (`references`) fails as it would once the sync has run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document
 from modelplane_cli.render.protection import refusal, usages_of
-from modelplane_cli.render.world import ObjectKey, World, controller_reference
+from modelplane_cli.render.world import ObjectKey, View, World, controller_reference
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,10 @@ class Pruned:
     composed: int
     # The API server's answer to the sync's DELETE when a Usage refuses it.
     refused: str | None = None
+    # A refused deletion that succeeds later: after the render no Usage holds it, so
+    # Crossplane replays the refused delete (`spec.replayDeletion`) or the next sync
+    # retries it.
+    later: bool = False
 
     def message(self, *, accepted: bool = False) -> str:
         if self.refused is not None:
@@ -58,10 +64,29 @@ class Pruned:
             if accepted
             else "--allow-prune accepts it, --no-prune keeps it"
         )
-        return (
-            f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it "
-            f"and the {self.composed} {what} it composed ({how})"
+        when = (
+            " once no Usage holds it (Crossplane replays the delete its webhook refused "
+            "first, or the next sync retries it)"
+            if self.later
+            else ""
         )
+        return (
+            f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it"
+            f"{when} and the {self.composed} {what} it composed ({how})"
+        )
+
+
+def replayed(pruned: Sequence[Pruned], world: Iterable[View]) -> list[Pruned]:
+    """`pruned` after the render: a deletion a Usage refused is one that succeeds later
+    when no Usage of the rendered `world` holds the object any more (its users stopped
+    naming it in the same change)."""
+    after = World(world)
+    return [
+        replace(p, refused=None, later=True)
+        if p.refused is not None and not usages_of(after, p.key)
+        else p
+        for p in pruned
+    ]
 
 
 def uncompared(documents: Sequence[Document], apis: Apis) -> list[str]:
@@ -143,11 +168,11 @@ def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], li
             continue
         if controller_reference(doc.obj) is not None:
             continue
+        composed = len(World(world.objects()).delete_cascade(key)) - 1
         usages = usages_of(world, key)
         if usages:
-            pruned.append(Pruned(key, doc.source, 0, refused=refusal(usages)))
+            pruned.append(Pruned(key, doc.source, composed, refusal(usages)))
             continue
-        composed = len(World(world.objects()).delete_cascade(key)) - 1
         pruned.append(Pruned(key, doc.source, composed))
     deletions = [
         Document(p.source, observed[p.key].obj, deleted=True) for p in pruned if p.refused is None
