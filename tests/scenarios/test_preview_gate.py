@@ -166,12 +166,18 @@ def test_a_referenced_object_deleted_from_the_sources_fails_as_without_a_world(
 def test_a_kind_the_sources_hold_none_of_is_checked_against_the_world(
     world: Path, repo: Fleet
 ) -> None:
-    """A repository that does not carry its Secrets leaves them to the world."""
+    """A repository that does not carry its Secrets leaves them to the world, and the
+    job's log says which ones a sync that had applied them would delete."""
     repo.path("fleet/secrets.yaml").unlink()
 
     run = preview(world, repo)
 
     assert (run.code, run.out) == (0, "No changes.\n"), run.err
+    assert run.err.splitlines() == [
+        "note: 2 Secrets the sources name (modelplane-system/prod-eu-west-kubeconfig, "
+        "modelplane-system/prod-us-east-kubeconfig) are in the running world only: a sync "
+        "with pruning that applied them deletes them"
+    ]
 
 
 def test_an_empty_directory_is_one_clear_error(world: Path, tmp_path: Path) -> None:

@@ -211,7 +211,7 @@ def run(
     left_behind: frozenset[ObjectKey] = frozenset()
     uncompared: list[str] = []
     if not args.no_prune:
-        uncompared = prune.uncompared(documents, apis)
+        uncompared = [*prune.uncompared(documents, apis), *prune.unheld_targets(documents, apis)]
         left_behind = prune.left_behind(documents, apis)
         documents, pruned = prune.prune(documents, apis)
     missing = [str(p) for p in crds or [] if not p.exists()]

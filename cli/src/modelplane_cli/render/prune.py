@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from modelplane_cli.render import references
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document
@@ -107,12 +108,53 @@ def uncompared(documents: Sequence[Document], apis: Apis) -> list[str]:
     for (group, kind), keys in sorted(counts.items()):
         if (group, kind) in held:
             continue
-        plural = kind if len(keys) == 1 else f"{kind}es" if kind.endswith("s") else f"{kind}s"
         notes.append(
-            f"{len(keys)} {plural} of the running world are not compared: the sources "
+            f"{_counted(len(keys), kind)} of the running world are not compared: the sources "
             "hold none of the kind; a sync with pruning that applied them deletes them"
         )
     return notes
+
+
+def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
+    """One note per kind a source composite names objects of (`references.REFERENCES`)
+    that only the running world holds, where the sources hold none of the kind in that
+    namespace (the kind, when cluster-scoped): references to them resolve against the
+    world, as a sync that never applied them leaves them; one that did deletes them."""
+    desired: list[View] = []
+    held: set[tuple[str, str]] = set()
+    observed: set[ObjectKey] = set()
+    for doc in documents:
+        if doc.deleted:
+            continue
+        obj = normalize_scope(doc.obj, apis)
+        key = ObjectKey.of(obj)
+        if doc.observed:
+            if controller_reference(obj) is None:
+                observed.add(key)
+        else:
+            desired.append(obj)
+            held.add((key.kind, key.namespace))
+    composites = {kind for _, kind in apis.types}
+    named: dict[str, set[ObjectKey]] = {}
+    for ref in references.REFERENCES:
+        if ref.target in composites:
+            continue  # `uncompared` and `prune` speak of composites
+        for key in references.targets(desired, ref):
+            if (ref.target, key.namespace) in held:
+                continue
+            named.setdefault(ref.target, set()).update(k for k in observed if k[1:] == key[1:])
+    return [
+        f"{_counted(len(keys), kind)} the sources name "
+        f"({', '.join(sorted(f'{k.namespace}/{k.name}'.lstrip('/') for k in keys))}) are in the "
+        "running world only: a sync with pruning that applied them deletes them"
+        for kind, keys in sorted(named.items())
+        if keys
+    ]
+
+
+def _counted(count: int, kind: str) -> str:
+    plural = kind if count == 1 else f"{kind}es" if kind.endswith("s") else f"{kind}s"
+    return f"{count} {plural}"
 
 
 def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKey]:

@@ -116,6 +116,18 @@ def unresolved_by_object(
     return found
 
 
+def targets(objects: Iterable[View], ref: Reference) -> Iterator[ObjectKey]:
+    """The keys (apiVersion left empty) `ref` names in `objects` not composed by another."""
+    for obj in objects:
+        if obj.get("kind") != ref.kind or controller_reference(obj) is not None:
+            continue
+        referrer = ObjectKey.of(obj)
+        for _, value in _values(obj, ref.field.split(".")):
+            name, namespace = _target(value, ref, referrer)
+            if name:
+                yield ObjectKey("", ref.target, namespace, name)
+
+
 def _target(value: Any, ref: Reference, referrer: ObjectKey) -> tuple[str, str]:
     """The name and namespace ("" when cluster-scoped) a referring value names."""
     if isinstance(value, Mapping):
