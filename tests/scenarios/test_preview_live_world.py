@@ -58,16 +58,13 @@ def test_a_status_in_a_source_is_no_change(world: Path, repo: Fleet) -> None:
     assert (run.code, run.out) == (0, "No changes.\n"), (run.out, run.err)
 
 
-def _set_replicas_through_scale(world: Path, name: str) -> None:
-    """The world's ModelDeployment `name` as an autoscaler left it: its managedFields
-    record a write through the scale subresource."""
+def _managed(world: Path, name: str, entry: Obj) -> None:
+    """The world's ModelDeployment `name` with `entry` as its one managedFields entry."""
     docs: list[Obj] = [d for d in yamlio.load_all(world.read_text()) if d is not None]
     (target,) = [
         d for d in docs if d["kind"] == "ModelDeployment" and d["metadata"]["name"] == name
     ]
-    target["metadata"]["managedFields"] = [
-        {"manager": "keda-operator", "operation": "Update", "subresource": "scale"}
-    ]
+    target["metadata"]["managedFields"] = [entry]
     world.write_text(yamlio.dump_all(docs))
 
 
@@ -77,9 +74,13 @@ def _without_replicas(deployment: Obj) -> None:
 
 def test_replicas_left_to_an_autoscaler_are_kept(world: Path, repo: Fleet) -> None:
     """llama-8b runs 2 replicas, last set through its scale subresource: a source that
-    leaves `spec.replicas` to the autoscaler keeps them, as an apply does."""
-    _set_replicas_through_scale(world, "llama-8b")
+    leaves `spec.replicas` to the autoscaler keeps them, as an apply does; so does a
+    world that records no managedFields (kubectl's default export), where the render
+    cannot tell who owns them."""
     repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", _without_replicas)
+    unknown = preview(world, repo, "--fail-on", "error")
+    assert (unknown.code, unknown.out) == (0, "No changes.\n"), (unknown.out, unknown.err)
+    _managed(world, "llama-8b", {"manager": "keda", "operation": "Update", "subresource": "scale"})
 
     run = preview(world, repo, "--fail-on", "error")
 
@@ -89,8 +90,10 @@ def test_replicas_left_to_an_autoscaler_are_kept(world: Path, repo: Fleet) -> No
 def test_replicas_removed_from_a_source_that_set_them_go_back_to_the_default(
     world: Path, repo: Fleet
 ) -> None:
-    """Nothing but the sources set llama-8b's replicas: leaving them out resets them to
-    the default of 1, as `kubectl apply` does, and the preview shows the scale-down."""
+    """The world's managedFields say only the sync's apply set llama-8b's replicas:
+    leaving them out resets them to the default of 1, as `kubectl apply` does, and the
+    preview shows the scale-down."""
+    _managed(world, "llama-8b", {"manager": "argocd-controller", "operation": "Apply"})
     repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", _without_replicas)
 
     run = preview(world, repo, "--fail-on", "error")

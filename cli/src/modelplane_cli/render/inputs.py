@@ -177,11 +177,15 @@ def _replace(observed: View, source: View, apis: Apis) -> Obj:
 
 
 def _scaled(observed: View) -> bool:
-    """Whether the object's replicas were last written through its scale subresource
-    (an autoscaler, `kubectl scale`), as its managedFields record: that manager owns
-    the field, so an apply that leaves it out keeps it. A GitOps tool's own apply
-    owned it otherwise, and leaving it out resets it to its default."""
-    fields = (observed.get("metadata") or {}).get("managedFields") or []
+    """Whether another manager may own the object's replicas, so that an apply that
+    leaves them out keeps them: its managedFields record a write through the scale
+    subresource (an autoscaler, `kubectl scale`), or the world records no managedFields
+    at all (`kubectl get -o yaml` leaves them out unless `--show-managed-fields`), when
+    the render cannot tell and keeps what runs. Recorded managedFields with no such
+    write say the sync's own apply owned them, and leaving them out resets them."""
+    fields = (observed.get("metadata") or {}).get("managedFields")
+    if not fields:
+        return True
     return any(isinstance(entry, dict) and entry.get("subresource") == "scale" for entry in fields)
 
 

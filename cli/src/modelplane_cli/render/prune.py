@@ -81,6 +81,8 @@ def replayed(pruned: Sequence[Pruned], world: Iterable[View]) -> list[Pruned]:
     """`pruned` after the render: a deletion a Usage refused is one that succeeds later
     when no Usage of the rendered `world` holds the object any more (its users stopped
     naming it in the same change)."""
+    if all(p.refused is None for p in pruned):
+        return list(pruned)
     after = World(world)
     return [
         replace(p, refused=None, later=True)
@@ -122,7 +124,9 @@ def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
     world, as a sync that never applied them leaves them; one that did deletes them."""
     desired: list[View] = []
     held: set[tuple[str, str]] = set()
-    observed: set[ObjectKey] = set()
+    # The world's uncontrolled objects by (kind, namespace, name): a reference names
+    # no apiVersion.
+    observed: dict[tuple[str, str, str], ObjectKey] = {}
     for doc in documents:
         if doc.deleted:
             continue
@@ -130,7 +134,7 @@ def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
         key = ObjectKey.of(obj)
         if doc.observed:
             if controller_reference(obj) is None:
-                observed.add(key)
+                observed.setdefault(key[1:], key)
         else:
             desired.append(obj)
             held.add((key.kind, key.namespace))
@@ -140,9 +144,8 @@ def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
         if ref.target in composites:
             continue  # `uncompared` and `prune` speak of composites
         for key in references.targets(desired, ref):
-            if (ref.target, key.namespace) in held:
-                continue
-            named.setdefault(ref.target, set()).update(k for k in observed if k[1:] == key[1:])
+            if (ref.target, key.namespace) not in held and key[1:] in observed:
+                named.setdefault(ref.target, set()).add(observed[key[1:]])
     return [
         f"{_counted(len(keys), kind)} the sources name "
         f"({', '.join(sorted(f'{k.namespace}/{k.name}'.lstrip('/') for k in keys))}) are in the "
