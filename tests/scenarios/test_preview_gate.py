@@ -249,14 +249,20 @@ def test_a_misspelt_model_cache_fails_with_its_field_and_value(tmp_path: Path) -
     assert all("(the input has: qwen-7b)" in x for x in lines)
 
 
-def test_pruning_a_cache_a_usage_protects_is_refused(tmp_path: Path) -> None:
-    """Crossplane's usage webhook refuses the sync's DELETE of a ModelCache its
-    deployments still use: the cache and its downloads stay."""
+def _caching(tmp_path: Path) -> tuple[Fleet, Path]:
+    """The caching example as a repository, and its running world."""
     caching = Fleet(tmp_path / "caching", "catalog", "caching")
     rendered = modelplane("render", caching.root, "-o", "yaml")
     assert rendered.code == 0, rendered.err
     world = tmp_path / "world.yaml"
     world.write_text(rendered.out)
+    return caching, world
+
+
+def test_pruning_a_cache_a_usage_protects_is_refused(tmp_path: Path) -> None:
+    """Crossplane's usage webhook refuses the sync's DELETE of a ModelCache its
+    deployments still use: the cache and its downloads stay."""
+    caching, world = _caching(tmp_path)
     # Another ModelCache keeps the kind in the sources; qwen-7b is no longer held.
     caching.replace("caching/models.yaml", "  name: qwen-7b\n", "  name: qwen-7b-next\n")
 
@@ -315,11 +321,7 @@ def test_a_cache_decommissioned_with_its_users_is_a_deletion_crossplane_replays(
     """The deployments stop naming the cache in the same pull request: once no Usage
     holds it, Crossplane replays the delete its webhook refused first (or the next sync
     retries it), so the cache goes: an intended deletion, which --allow-prune accepts."""
-    caching = Fleet(tmp_path / "caching", "catalog", "caching")
-    rendered = modelplane("render", caching.root, "-o", "yaml")
-    assert rendered.code == 0, rendered.err
-    world = tmp_path / "world.yaml"
-    world.write_text(rendered.out)
+    caching, world = _caching(tmp_path)
     caching.replace("caching/models.yaml", "  name: qwen-7b\n", "  name: qwen-7b-next\n")
     caching.replace(
         "caching/models.yaml", "cacheRef: {name: qwen-7b}", "cacheRef: {name: qwen-7b-next}", 2

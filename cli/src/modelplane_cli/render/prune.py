@@ -143,7 +143,7 @@ def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
     for ref in references.REFERENCES:
         if ref.target in composites:
             continue  # `uncompared` and `prune` speak of composites
-        for key in references.targets(desired, ref):
+        for _, _, key in references.named(desired, ref):
             if (ref.target, key.namespace) not in held and key[1:] in observed:
                 named.setdefault(ref.target, set()).add(observed[key[1:]])
     return [

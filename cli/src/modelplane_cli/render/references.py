@@ -93,39 +93,36 @@ def unresolved_by_object(
         names = present.get(ref.target)
         if names is None:
             continue
-        for obj in everything:
-            if obj.get("kind") != ref.kind or controller_reference(obj) is not None:
+        for key, path, target in named(everything, ref):
+            namespace, name = target.namespace, target.name
+            if (namespace, name) in names:
                 continue
-            key = ObjectKey.of(obj)
-            for path, value in _values(obj, ref.field.split(".")):
-                name, namespace = _target(value, ref, key)
-                if not name or (namespace, name) in names:
-                    continue
-                where = sources.get(key) if sources else None
-                prefix = f"{where}: " if where else ""
-                scope = f"{namespace}/" if namespace else ""
-                known = sorted(n for ns, n in names if ns == namespace)
-                hint = f" (the input has: {', '.join(known)})" if known else ""
-                found.append(
-                    (
-                        key,
-                        f'{prefix}{key}: {path}: "{name}": no {ref.target} {scope}{name} '
-                        f"in the input{hint}",
-                    )
+            where = sources.get(key) if sources else None
+            prefix = f"{where}: " if where else ""
+            scope = f"{namespace}/" if namespace else ""
+            known = sorted(n for ns, n in names if ns == namespace)
+            hint = f" (the input has: {', '.join(known)})" if known else ""
+            found.append(
+                (
+                    key,
+                    f'{prefix}{key}: {path}: "{name}": no {ref.target} {scope}{name} '
+                    f"in the input{hint}",
                 )
+            )
     return found
 
 
-def targets(objects: Iterable[View], ref: Reference) -> Iterator[ObjectKey]:
-    """The keys (apiVersion left empty) `ref` names in `objects` not composed by another."""
+def named(objects: Iterable[View], ref: Reference) -> Iterator[tuple[ObjectKey, str, ObjectKey]]:
+    """Each (referrer, concrete field path, target) of `ref` among `objects` that no other
+    object composed; the target's apiVersion is left empty (a reference names none)."""
     for obj in objects:
         if obj.get("kind") != ref.kind or controller_reference(obj) is not None:
             continue
         referrer = ObjectKey.of(obj)
-        for _, value in _values(obj, ref.field.split(".")):
+        for path, value in _values(obj, ref.field.split(".")):
             name, namespace = _target(value, ref, referrer)
             if name:
-                yield ObjectKey("", ref.target, namespace, name)
+                yield referrer, path, ObjectKey("", ref.target, namespace, name)
 
 
 def _target(value: Any, ref: Reference, referrer: ObjectKey) -> tuple[str, str]:
