@@ -16,7 +16,7 @@ those replicas), and a duplicate identity.
 
 A replica whose roles the current deployment would claim or shape differently on the
 same pool (other device requests or constraints, another topology, or another worker
-count for a multi-node role) must move too (`refused_in_place`): those are what its
+count for a multi-node role) must move too (`pool_changed`): those are what its
 cluster cannot change under a running workload. A ResourceClaimTemplate's spec is
 immutable, and so is an NVIDIA ComputeDomain's (`numNodes`); a topology crossing one
 node per worker turns a Deployment into a LeaderWorkerSet under the same Object, which
@@ -55,8 +55,7 @@ def must_move(
         eviction(view.cluster, deployment)
         or unrunnable(deployment, replica, view)
         or roles_differ(deployment, replica)
-        or pool_mismatch(deployment, replica, view, fleet)
-        or refused_in_place(deployment, replica, view, fleet)
+        or pool_changed(deployment, replica, view, fleet)
     )
 
 
@@ -106,30 +105,16 @@ def roles_differ(deployment: Deployment, replica: ExistingReplica) -> str | None
     return f"its roles ({', '.join(recorded) or 'none'}) differ from the deployment's"
 
 
-def pool_mismatch(
+def pool_changed(
     deployment: Deployment, replica: ExistingReplica, view: ClusterView, fleet: FleetFilter
 ) -> str | None:
-    """The first role whose pinned pool exists but no longer matches its requests."""
+    """The first role whose pinned pool exists but no longer matches its requests; else
+    the first the deployment would claim or shape differently on that pool (as `retain`
+    re-derives it) in what its cluster cannot change in place: the claim's requests
+    and constraints, the topology, and a multi-node role's worker count (its
+    ComputeDomain's node count)."""
     recorded = {role.role: role for role in replica.roles}
-    for r, role in enumerate(deployment.roles):
-        pinned = recorded[role.name].pool
-        pool = view.cluster.pool(pinned)
-        if pool is None:
-            continue  # gone or not yet published: `retain` decides
-        match = fleet.matches(pool.hardware)[r]
-        if isinstance(match, Mismatch):
-            return f"its pool {pinned} no longer matches {role.name}: {match.message}"
-    return None
-
-
-def refused_in_place(
-    deployment: Deployment, replica: ExistingReplica, view: ClusterView, fleet: FleetFilter
-) -> str | None:
-    """The first role the deployment would claim or shape differently on the pool the
-    replica records (as `retain` re-derives it), in what its cluster cannot change in
-    place: the claim's requests and constraints, the topology, and a multi-node role's
-    worker count (its ComputeDomain's node count)."""
-    recorded = {role.role: role for role in replica.roles}
+    refused: str | None = None
     for r, role in enumerate(deployment.roles):
         was = recorded[role.name]
         pool = view.cluster.pool(was.pool)
@@ -137,14 +122,14 @@ def refused_in_place(
             continue  # gone or not yet published: `retain` decides
         match = fleet.matches(pool.hardware)[r]
         if isinstance(match, Mismatch):
-            continue  # `pool_mismatch` says so
+            return f"its pool {was.pool} no longer matches {role.name}: {match.message}"
         changed = _changed_in_place(role, was, match.option_for(was.device_requests).claims)
-        if changed is not None:
-            return (
+        if changed is not None and refused is None:
+            refused = (
                 f"its {role.name} {changed} changed, which its cluster cannot change under a "
                 "running workload"
             )
-    return None
+    return refused
 
 
 def _changed_in_place(role: Role, was: PlacedRole, claims: tuple[ClaimRequest, ...]) -> str | None:

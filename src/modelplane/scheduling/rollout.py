@@ -17,7 +17,7 @@ until the rollout reaches them. With R desired replicas, `maxUnavailable` U
    the replicas that run the current revision and serve cover it (make before
    break) and at least R - U replicas serve without it.
 4. Updates outdated replicas in place (what their cluster can change under a
-   running workload: a change it cannot is a move, `moves.refused_in_place`), those
+   running workload: a change it cannot is a move, `moves.pool_changed`), those
    not serving first, then while at least R - U replicas would still serve and
    fewer than R run the current revision: an updated replica is not serving until
    its ModelReplica says it serves the new revision, so the next batch waits for
