@@ -30,6 +30,7 @@ from modelplane.core.vocabulary import (
     POD_SECURITY_DEFAULT_LEVEL,
     Reason,
 )
+from modelplane.stack.components import KSERVE
 
 from .identity import identity_labels, service_name
 from .model import ClusterInput, ReplicaInput, RoleInput
@@ -60,7 +61,6 @@ def mixes_parallelism(topology: Topology) -> bool:
     return (topology.data > 1 or topology.data_local > 1) and topology.pipeline > 1
 
 
-KSERVE_VERSION = "v0.20"
 PIPELINE_PARALLEL_PRESET = "kserve-config-llm-worker-pipeline-parallel"
 """The preset KServe's controller merges into a multi-node pipeline-parallel service
 (`combineBaseRefsConfig`; `kserve-config-llm-{decode,prefill}-worker-pipeline-parallel`
@@ -96,7 +96,7 @@ def unsupported(names_weights: bool, topologies: Iterable[Topology]) -> str | No
         return "KServe cannot combine pipeline and data parallelism in one worker"
     if any(runs_pipeline_workers(t) for t in shapes):
         return (
-            f"KServe {KSERVE_VERSION} ships no pipeline-parallel preset "
+            f"KServe {KSERVE.version} ships no pipeline-parallel preset "
             f"({PIPELINE_PARALLEL_PRESET} or its decode and prefill variants), "
             "so a multi-node pipeline-parallel service never becomes Ready"
         )
