@@ -100,3 +100,21 @@ def test_replicas_removed_from_a_source_that_set_them_go_back_to_the_default(
 
     assert run.code == 0, run.err
     assert run.out.splitlines()[-1].endswith("1 removed"), run.out
+
+
+def test_managed_fields_that_are_not_a_list_are_no_crash(world: Path, repo: Fleet) -> None:
+    """A world whose managedFields are not a list: admission names the field, one line
+    an object, as for any bad metadata (it raised a TypeError out of the render)."""
+    docs: list[Obj] = [d for d in yamlio.load_all(world.read_text()) if d is not None]
+    for doc in docs:
+        if doc["kind"] == "ModelDeployment":
+            doc["metadata"]["managedFields"] = 5
+    world.write_text(yamlio.dump_all(docs))
+    repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", _without_replicas)
+
+    run = preview(world, repo, "--fail-on", "never")
+
+    assert run.code == 1
+    assert "Traceback" not in run.err
+    bad = [x for x in run.errors() if "metadata.managedFields in body must be of type array" in x]
+    assert len(bad) == 3, run.err

@@ -184,9 +184,10 @@ def _scaled(observed: View) -> bool:
     the render cannot tell and keeps what runs. Recorded managedFields with no such
     write say the sync's own apply owned them, and leaving them out resets them."""
     fields = (observed.get("metadata") or {}).get("managedFields")
-    if not fields:
-        return True
-    return any(isinstance(entry, dict) and entry.get("subresource") == "scale" for entry in fields)
+    if not fields or not isinstance(fields, list):
+        return True  # none recorded, or not a list admission will name: it cannot tell
+    entries = cast(list[Any], fields)
+    return any(isinstance(entry, dict) and entry.get("subresource") == "scale" for entry in entries)
 
 
 def _keep_unset(observed: View, out: Obj, path: tuple[str, ...]) -> None:

@@ -148,8 +148,9 @@ def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
                 named.setdefault(ref.target, set()).add(observed[key[1:]])
     return [
         f"{_counted(len(keys), kind)} the sources name "
-        f"({', '.join(sorted(f'{k.namespace}/{k.name}'.lstrip('/') for k in keys))}) are in the "
-        "running world only: a sync with pruning that applied them deletes them"
+        f"({', '.join(sorted(f'{k.namespace}/{k.name}'.lstrip('/') for k in keys))}) "
+        f"{'is' if len(keys) == 1 else 'are'} in the running world only: a sync with pruning "
+        f"that applied {'it deletes it' if len(keys) == 1 else 'them deletes them'}"
         for kind, keys in sorted(named.items())
         if keys
     ]
