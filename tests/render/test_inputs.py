@@ -264,6 +264,11 @@ def test_list_items_are_named_by_their_own_line() -> None:
         (CM % "plain", False),
         (CM % "a" + "---\n" + CM % "b" + "status: {phase: Ready}\n", True),
         ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, uid: 0b6cbd34}\n", True),
+        # Only the API server writes a generation or managedFields; finalizers a person
+        # may write by hand.
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, generation: 2}\n", True),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, managedFields: [{}]}\n", True),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, finalizers: [x/y]}\n", False),
     ],
 )
 def test_a_file_that_carries_observed_state_is_the_running_world(text: str, observed: bool) -> None:

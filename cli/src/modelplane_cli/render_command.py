@@ -211,9 +211,10 @@ def run(
     left_behind: frozenset[ObjectKey] = frozenset()
     uncompared: list[str] = []
     if not args.no_prune:
-        uncompared = [*prune.uncompared(documents, apis), *prune.unheld_targets(documents, apis)]
-        left_behind = prune.left_behind(documents, apis)
-        documents, pruned = prune.prune(documents, apis)
+        sync = prune.Sync(documents, apis)
+        uncompared = [*sync.uncompared(), *sync.unheld_targets()]
+        left_behind = sync.left_behind()
+        documents, pruned = sync.prune()
     missing = [str(p) for p in crds or [] if not p.exists()]
     if missing:
         print(f"error: --crds {', '.join(missing)}: no such file or directory", file=err)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from modelplane_cli import yamlio
+from modelplane_cli.render.objects import SERVER_ONLY_METADATA
 from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.world import Obj, ObjectKey
 
@@ -25,9 +26,6 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 # Events this engine wrote are a record of one run, not state: a round-tripped
 # document set regenerates them instead of carrying stale copies forward.
 RENDER_COMPONENT = "modelplane-render"
-# Metadata only an API server writes: a document carrying any of it (or a status)
-# was read from a cluster or a previous render, not written by hand.
-_SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp")
 
 
 class InputError(Exception):
@@ -170,7 +168,7 @@ def _document_problem(raw: Any) -> str | None:
 
 def _carries_state(obj: Mapping[str, Any]) -> bool:
     metadata: Mapping[str, Any] = obj.get("metadata") or {}
-    return "status" in obj or any(metadata.get(k) for k in _SERVER_METADATA)
+    return "status" in obj or any(metadata.get(k) for k in SERVER_ONLY_METADATA)
 
 
 def _json_problem(value: Any, path: str) -> str | None:

@@ -19,6 +19,9 @@ SERVER_METADATA = (
     "finalizers",
     "managedFields",
 )
+# What of it only the API server writes (a hand-written object may list finalizers): a
+# document carrying any of it was read from a cluster or a previous render.
+SERVER_ONLY_METADATA = tuple(name for name in SERVER_METADATA if name != "finalizers")
 
 
 def clone(value: Any) -> Any:

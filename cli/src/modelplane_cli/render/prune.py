@@ -36,7 +36,7 @@ from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document
 from modelplane_cli.render.protection import refusal, usages_of
-from modelplane_cli.render.world import ObjectKey, View, World, controller_reference
+from modelplane_cli.render.world import Obj, ObjectKey, View, World, controller_reference
 
 
 @dataclass(frozen=True)
@@ -92,135 +92,143 @@ def replayed(pruned: Sequence[Pruned], world: Iterable[View]) -> list[Pruned]:
     ]
 
 
-def uncompared(documents: Sequence[Document], apis: Apis) -> list[str]:
-    """One note per composite kind the running world holds uncontrolled objects of
-    and the sources hold none of: the render leaves them as they are, which is
-    what a sync does only if it never applied them."""
-    held: set[tuple[str, str]] = set()
-    counts: dict[tuple[str, str], set[ObjectKey]] = {}
-    for doc in documents:
-        key = ObjectKey.of(normalize_scope(doc.obj, apis))
-        if doc.deleted or not apis.is_composite(key.api_version, key.kind):
-            continue
-        if not doc.observed:
-            held.add((key.group, key.kind))
-        elif controller_reference(doc.obj) is None:
-            counts.setdefault((key.group, key.kind), set()).add(key)
-    notes: list[str] = []
-    for (group, kind), keys in sorted(counts.items()):
-        if (group, kind) in held:
-            continue
-        notes.append(
+@dataclass(frozen=True)
+class _Read:
+    """One input document with its object namespaced as the API server would."""
+
+    doc: Document
+    obj: Obj
+    key: ObjectKey
+    composite: bool
+
+
+class Sync:
+    """What a sync with pruning compares: the sources against the running world, each
+    document read once for the four questions below."""
+
+    def __init__(self, documents: Sequence[Document], apis: Apis) -> None:
+        self._documents = list(documents)
+        self._read: list[_Read] = []
+        for doc in documents:
+            obj = normalize_scope(doc.obj, apis)
+            key = ObjectKey.of(obj)
+            self._read.append(_Read(doc, obj, key, apis.is_composite(key.api_version, key.kind)))
+        self._composite_kinds = {kind for _, kind in apis.types}
+
+    def uncompared(self) -> list[str]:
+        """One note per composite kind the running world holds uncontrolled objects of
+        and the sources hold none of: the render leaves them as they are, which is
+        what a sync does only if it never applied them."""
+        held: set[tuple[str, str]] = set()
+        counts: dict[tuple[str, str], set[ObjectKey]] = {}
+        for read in self._read:
+            key = read.key
+            if read.doc.deleted or not read.composite:
+                continue
+            if not read.doc.observed:
+                held.add((key.group, key.kind))
+            elif controller_reference(read.obj) is None:
+                counts.setdefault((key.group, key.kind), set()).add(key)
+        return [
             f"{_counted(len(keys), kind)} of the running world are not compared: the sources "
             "hold none of the kind; a sync with pruning that applied them deletes them"
+            for (group, kind), keys in sorted(counts.items())
+            if (group, kind) not in held
+        ]
+
+    def unheld_targets(self) -> list[str]:
+        """One note per kind a source composite names objects of (`references.REFERENCES`)
+        that only the running world holds, where the sources hold none of the kind in that
+        namespace (the kind, when cluster-scoped): references to them resolve against the
+        world, as a sync that never applied them leaves them; one that did deletes them."""
+        desired: list[View] = []
+        held: set[tuple[str, str]] = set()
+        # The world's uncontrolled objects by (kind, namespace, name): a reference names
+        # no apiVersion.
+        observed: dict[tuple[str, str, str], ObjectKey] = {}
+        for read in self._read:
+            key = read.key
+            if read.doc.deleted:
+                continue
+            if read.doc.observed:
+                if controller_reference(read.obj) is None:
+                    observed.setdefault(key[1:], key)
+            else:
+                desired.append(read.obj)
+                held.add((key.kind, key.namespace))
+        named: dict[str, set[ObjectKey]] = {}
+        for ref in references.REFERENCES:
+            if ref.target in self._composite_kinds:
+                continue  # `uncompared` and `prune` speak of composites
+            for _, _, key in references.named(desired, ref):
+                if (ref.target, key.namespace) not in held and key[1:] in observed:
+                    named.setdefault(ref.target, set()).add(observed[key[1:]])
+        return [
+            f"{_counted(len(keys), kind)} the sources name "
+            f"({', '.join(sorted(f'{k.namespace}/{k.name}'.lstrip('/') for k in keys))}) "
+            f"{'is' if len(keys) == 1 else 'are'} in the running world only: a sync with pruning "
+            f"that applied {'it deletes it' if len(keys) == 1 else 'them deletes them'}"
+            for kind, keys in sorted(named.items())
+            if keys
+        ]
+
+    def left_behind(self) -> frozenset[ObjectKey]:
+        """Objects, not composites (`prune` decides those), only the running world holds,
+        of a kind the sources hold in the same namespace (the kind, when cluster-scoped),
+        that nothing composed: a sync with pruning deletes them, whatever their kind."""
+        observed: dict[ObjectKey, View] = {}
+        desired: set[ObjectKey] = set()
+        for read in self._read:
+            if read.doc.deleted or read.composite:
+                continue
+            if read.doc.observed:
+                observed.setdefault(read.key, read.obj)
+            else:
+                desired.add(read.key)
+        # By namespace: a team's repository that holds a Secret of its own namespace does
+        # not hold the platform's Secrets of another.
+        held = {(key.group, key.kind, key.namespace) for key in desired}
+        return frozenset(
+            key
+            for key, obj in observed.items()
+            if key not in desired
+            and (key.group, key.kind, key.namespace) in held
+            and controller_reference(obj) is None
         )
-    return notes
 
-
-def unheld_targets(documents: Sequence[Document], apis: Apis) -> list[str]:
-    """One note per kind a source composite names objects of (`references.REFERENCES`)
-    that only the running world holds, where the sources hold none of the kind in that
-    namespace (the kind, when cluster-scoped): references to them resolve against the
-    world, as a sync that never applied them leaves them; one that did deletes them."""
-    desired: list[View] = []
-    held: set[tuple[str, str]] = set()
-    # The world's uncontrolled objects by (kind, namespace, name): a reference names
-    # no apiVersion.
-    observed: dict[tuple[str, str, str], ObjectKey] = {}
-    for doc in documents:
-        if doc.deleted:
-            continue
-        obj = normalize_scope(doc.obj, apis)
-        key = ObjectKey.of(obj)
-        if doc.observed:
-            if controller_reference(obj) is None:
-                observed.setdefault(key[1:], key)
-        else:
-            desired.append(obj)
-            held.add((key.kind, key.namespace))
-    composites = {kind for _, kind in apis.types}
-    named: dict[str, set[ObjectKey]] = {}
-    for ref in references.REFERENCES:
-        if ref.target in composites:
-            continue  # `uncompared` and `prune` speak of composites
-        for _, _, key in references.named(desired, ref):
-            if (ref.target, key.namespace) not in held and key[1:] in observed:
-                named.setdefault(ref.target, set()).add(observed[key[1:]])
-    return [
-        f"{_counted(len(keys), kind)} the sources name "
-        f"({', '.join(sorted(f'{k.namespace}/{k.name}'.lstrip('/') for k in keys))}) "
-        f"{'is' if len(keys) == 1 else 'are'} in the running world only: a sync with pruning "
-        f"that applied {'it deletes it' if len(keys) == 1 else 'them deletes them'}"
-        for kind, keys in sorted(named.items())
-        if keys
-    ]
+    def prune(self) -> tuple[list[Document], list[Pruned]]:
+        """The documents with a deletion for each composite to prune, and those composites."""
+        observed: dict[ObjectKey, Document] = {}
+        desired: set[ObjectKey] = set()
+        kinds: set[tuple[str, str]] = set()
+        for read in self._read:
+            key = read.key
+            if read.doc.observed:
+                observed.setdefault(key, Document(read.doc.source, read.obj, observed=True))
+                continue
+            desired.add(key)
+            if read.composite:
+                kinds.add((key.group, key.kind))
+        if not desired:
+            return list(self._documents), []
+        world = World(doc.obj for doc in observed.values())
+        pruned: list[Pruned] = []
+        for key, doc in sorted(observed.items()):
+            if key in desired or (key.group, key.kind) not in kinds:
+                continue
+            if controller_reference(doc.obj) is not None:
+                continue
+            composed = len(World(world.objects()).delete_cascade(key)) - 1
+            usages = usages_of(world, key)
+            pruned.append(Pruned(key, doc.source, composed, refusal(usages) if usages else None))
+        deletions = [
+            Document(p.source, observed[p.key].obj, deleted=True)
+            for p in pruned
+            if p.refused is None
+        ]
+        return [*self._documents, *deletions], pruned
 
 
 def _counted(count: int, kind: str) -> str:
     plural = kind if count == 1 else f"{kind}es" if kind.endswith("s") else f"{kind}s"
     return f"{count} {plural}"
-
-
-def left_behind(documents: Sequence[Document], apis: Apis) -> frozenset[ObjectKey]:
-    """Objects, not composites (`prune` decides those), only the running world holds,
-    of a kind the sources hold in the same namespace (the kind, when cluster-scoped),
-    that nothing composed: a sync with pruning deletes them, whatever their kind."""
-    observed: dict[ObjectKey, Document] = {}
-    desired: set[ObjectKey] = set()
-    for doc in documents:
-        if doc.deleted:
-            continue
-        obj = normalize_scope(doc.obj, apis)
-        key = ObjectKey.of(obj)
-        if apis.is_composite(key.api_version, key.kind):
-            continue
-        if doc.observed:
-            observed.setdefault(key, Document(doc.source, obj, observed=True))
-        else:
-            desired.add(key)
-    # By namespace: a team's repository that holds a Secret of its own namespace does
-    # not hold the platform's Secrets of another.
-    held = {(key.group, key.kind, key.namespace) for key in desired}
-    return frozenset(
-        key
-        for key, doc in observed.items()
-        if key not in desired
-        and (key.group, key.kind, key.namespace) in held
-        and controller_reference(doc.obj) is None
-    )
-
-
-def prune(documents: Sequence[Document], apis: Apis) -> tuple[list[Document], list[Pruned]]:
-    """`documents` with a deletion for each composite to prune, and those composites."""
-    observed: dict[ObjectKey, Document] = {}
-    desired: set[ObjectKey] = set()
-    kinds: set[tuple[str, str]] = set()
-    for doc in documents:
-        obj = normalize_scope(doc.obj, apis)
-        key = ObjectKey.of(obj)
-        if doc.observed:
-            observed.setdefault(key, Document(doc.source, obj, observed=True))
-        elif apis.is_composite(key.api_version, key.kind):
-            desired.add(key)
-            kinds.add((key.group, key.kind))
-        else:
-            desired.add(key)
-    if not desired:
-        return list(documents), []
-    world = World(doc.obj for doc in observed.values())
-    pruned: list[Pruned] = []
-    for key, doc in sorted(observed.items()):
-        if key in desired or (key.group, key.kind) not in kinds:
-            continue
-        if controller_reference(doc.obj) is not None:
-            continue
-        composed = len(World(world.objects()).delete_cascade(key)) - 1
-        usages = usages_of(world, key)
-        if usages:
-            pruned.append(Pruned(key, doc.source, composed, refusal(usages)))
-            continue
-        pruned.append(Pruned(key, doc.source, composed))
-    deletions = [
-        Document(p.source, observed[p.key].obj, deleted=True) for p in pruned if p.refused is None
-    ]
-    return [*documents, *deletions], pruned

@@ -7,7 +7,7 @@ would never reach its cluster. The render cannot know what else the real control
 plane holds, so a kind is checked only when the input holds at least one object
 of it: a fleet repository that carries its PriorityClasses carries all of them.
 With a running world, an object of such a kind that only the world holds
-(`absent`: `prune.left_behind`) does not count, since a sync with pruning
+(`absent`: `prune.Sync.left_behind`) does not count, since a sync with pruning
 deletes it: deleting a referenced object from the repository fails as the same
 sources fail without the world.
 
