@@ -80,11 +80,16 @@ def test_replicas_left_to_an_autoscaler_are_kept(world: Path, repo: Fleet) -> No
     repo.edit("fleet/deployments.yaml", "ModelDeployment", "llama-8b", _without_replicas)
     unknown = preview(world, repo, "--fail-on", "error")
     assert (unknown.code, unknown.out) == (0, "No changes.\n"), (unknown.out, unknown.err)
+    # ... and says so, since a sync whose own apply set them would reset them.
+    (note,) = [line for line in unknown.err.splitlines() if "spec.replicas" in line]
+    assert note.startswith("note: ") and "ModelDeployment" in note and "llama-8b" in note, note
+    assert "records no managedFields, so the render keeps the running 2;" in note, note
     _managed(world, "llama-8b", {"manager": "keda", "operation": "Update", "subresource": "scale"})
 
     run = preview(world, repo, "--fail-on", "error")
 
     assert (run.code, run.out) == (0, "No changes.\n"), (run.out, run.err)
+    assert "spec.replicas" not in run.err, run.err  # the scale write says who owns them
 
 
 def test_replicas_removed_from_a_source_that_set_them_go_back_to_the_default(

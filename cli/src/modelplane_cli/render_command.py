@@ -254,7 +254,7 @@ def run(
         )
     if args.faults is not None:
         print(f"note: {faults_note(args.faults, result.faults)}", file=err)
-    for line in uncompared:
+    for line in (*result.input_notes, *uncompared):
         print(f"note: {line}", file=err)
     accepted, unwanted = gate.pruned(pruned, result, allow=args.allow_prune)
     for line in accepted:

@@ -149,6 +149,7 @@ class Engine:
             converged=converged,
             rounds=rounds,
             input_errors=loaded.errors,
+            input_notes=loaded.notes,
             baseline=loaded.baseline,
             rejected_manifests=[
                 f"{key}: {message}"

@@ -54,6 +54,8 @@ class Loaded:
     world: World
     baseline: list[Obj] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # What the render assumed of the input and a reader should know (`_unsure_replicas`).
+    notes: list[str] = field(default_factory=list)
 
 
 def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loaded:
@@ -79,8 +81,14 @@ def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loa
     loaded.baseline = [clone(obj) for _, obj in sorted(observed.values(), key=_by_key)]
     merged: dict[ObjectKey, tuple[str, Obj]] = dict(observed)
     for key, (source, written) in desired.items():
-        applied = _replace(observed[key][1], written, apis) if key in observed else written
+        if key not in observed:
+            merged[key] = (source, written)
+            continue
+        applied = _replace(observed[key][1], written, apis)
         merged[key] = (source, applied)
+        unsure = _unsure_replicas(observed[key][1], written, applied, apis)
+        if unsure is not None:
+            loaded.notes.append(f"{source}: {key}: {unsure}")
     for key in deleted - desired.keys():
         merged.pop(key, None)
     rejected: set[ObjectKey] = set()
@@ -183,20 +191,55 @@ def _scaled(observed: View) -> bool:
     at all (`kubectl get -o yaml` leaves them out unless `--show-managed-fields`), when
     the render cannot tell and keeps what runs. Recorded managedFields with no such
     write say the sync's own apply owned them, and leaving them out resets them."""
+    entries = _managers(observed)
+    if entries is None:
+        return True  # none recorded, or not a list admission will name: it cannot tell
+    return any(isinstance(entry, dict) and entry.get("subresource") == "scale" for entry in entries)
+
+
+def _managers(observed: View) -> list[Any] | None:
+    """The object's managedFields entries; None when it records none (or not a list)."""
     fields = (observed.get("metadata") or {}).get("managedFields")
     if not fields or not isinstance(fields, list):
-        return True  # none recorded, or not a list admission will name: it cannot tell
-    entries = cast(list[Any], fields)
-    return any(isinstance(entry, dict) and entry.get("subresource") == "scale" for entry in entries)
+        return None
+    return cast(list[Any], fields)
+
+
+def _unsure_replicas(observed: View, written: View, applied: View, apis: Apis) -> str | None:
+    """Why a composite's replicas kept from the running world may not be what a sync
+    leaves: the source leaves them out and the world records no managedFields, so the
+    render cannot tell an autoscaler's value (which stays) from the sync's own earlier
+    apply (which the sync resets), and keeps it (`_scaled`)."""
+    api_version, kind = str(applied.get("apiVersion", "")), str(applied.get("kind", ""))
+    path = apis.replicas_path(api_version, kind) if apis.is_composite(api_version, kind) else None
+    if path is None or _managers(observed) is not None or _at(written, path) is not None:
+        return None
+    kept = _at(applied, path)
+    if kept is None:
+        return None
+    return (
+        f"the source leaves {'.'.join(path)} out and the running world records no "
+        f"managedFields, so the render keeps the running {kept}; a sync resets it to its "
+        "default unless an autoscaler or `kubectl scale` set it (export the world with "
+        "--show-managed-fields for the preview to tell)"
+    )
+
+
+def _at(obj: View, path: tuple[str, ...]) -> object:
+    """The value at `path` in `obj`, or None."""
+    have: object = obj
+    for name in path:
+        if not isinstance(have, dict) or name not in have:
+            return None
+        have = have[name]
+    return have
 
 
 def _keep_unset(observed: View, out: Obj, path: tuple[str, ...]) -> None:
     """The observed value at `path` where `out` leaves it out."""
-    have: object = observed
-    for name in path:
-        if not isinstance(have, dict) or name not in have:
-            return
-        have = have[name]
+    have = _at(observed, path)
+    if have is None:
+        return
     target: dict[str, Any] = out
     for name in path[:-1]:
         child = target.setdefault(name, {})

@@ -24,6 +24,8 @@ class RenderResult:
     # The render clock every function saw (`clock`).
     now: str = ""
     input_errors: list[str] = field(default_factory=list)
+    # What the render assumed of the input that a reader should know (`inputs.Loaded`).
+    input_notes: list[str] = field(default_factory=list)
     # The observed world the input described, normalized: what `-o diff` compares with.
     baseline: list[Obj] = field(default_factory=list)
     # Composed manifests a workload cluster's API server refused, as "Object: message".
