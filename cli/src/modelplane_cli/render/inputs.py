@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from modelplane_cli.render import tracking
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.loader import Document
@@ -181,6 +182,7 @@ def _replace(observed: View, source: View, apis: Apis) -> Obj:
     if replicas and _scaled(observed):
         _keep_unset(observed, out, replicas)
     _keep_crossplane_fields(observed, out)
+    tracking.keep_marks(observed, out)
     return out
 
 

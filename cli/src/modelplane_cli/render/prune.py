@@ -20,6 +20,10 @@ A composite of a kind the sources hold none of is left alone: the repository
 does not manage that kind (the contract's rule). A sync that applied them prunes
 them all the same, so `uncompared` names each such kind in a note.
 
+Where the world's objects carry a sync tool's marks (`tracking`), the kind rule
+gives way to what the sync does: the candidates are exactly the objects the syncs
+that applied the sources' objects marked, of any kind, and no source holds.
+
 Other objects (PriorityClasses, kubeconfig Secrets) are not deleted from the
 render's world, but the sync deletes them just the same: `left_behind` names
 those of a kind the sources hold that only the running world has, so that a
@@ -31,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from modelplane_cli.render import references
+from modelplane_cli.render import references, tracking
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.inputs import normalize_scope
 from modelplane_cli.render.loader import Document
@@ -52,11 +56,16 @@ class Pruned:
     # Crossplane replays the refused delete (`spec.replayDeletion`) or the next sync
     # retries it.
     later: bool = False
+    # The sync that applied it, where the world records one (`tracking`).
+    owner: tracking.Owner | None = None
 
     def message(self, *, accepted: bool = False) -> str:
+        where = f"{self.source}: {self.key}"
+        if self.owner is not None:
+            where += f" (applied by {self.owner})"
         if self.refused is not None:
             return (
-                f"{self.source}: {self.key}: no source holds it, but a sync with pruning "
+                f"{where}: no source holds it, but a sync with pruning "
                 f"cannot delete it: {self.refused}"
             )
         what = "object" if self.composed == 1 else "objects"
@@ -72,7 +81,7 @@ class Pruned:
             else ""
         )
         return (
-            f"{self.source}: {self.key}: no source holds it: a sync with pruning deletes it"
+            f"{where}: no source holds it: a sync with pruning deletes it"
             f"{when} and the {self.composed} {what} it composed ({how})"
         )
 
@@ -114,11 +123,35 @@ class Sync:
             key = ObjectKey.of(obj)
             self._read.append(_Read(doc, obj, key, apis.is_composite(key.api_version, key.kind)))
         self._composite_kinds = {kind for _, kind in apis.types}
+        # Where the world's objects record the sync that applied them, a sync prunes
+        # only its own: those of the syncs that applied the sources' objects.
+        sources = {read.key for read in self._read if not read.doc.observed}
+        owners: dict[ObjectKey, tracking.Owner | None] = {
+            read.key: tracking.owner(read.obj)
+            for read in self._read
+            if read.doc.observed and controller_reference(read.obj) is None
+        }
+        self._tracked = any(found is not None for found in owners.values())
+        self._owners = frozenset(
+            found for key, found in owners.items() if found is not None and key in sources
+        )
+
+    def _prunes(self, read: _Read, *, held_kind: bool) -> bool:
+        """Whether a sync with pruning deletes this uncontrolled world object that no
+        source holds: its own, where the world records which sync applied what, else
+        one of a kind the sources hold (`held_kind`); never one its tool must keep."""
+        if tracking.prune_disabled(read.obj):
+            return False
+        if self._tracked:
+            return tracking.owner(read.obj) in self._owners
+        return held_kind
 
     def uncompared(self) -> list[str]:
         """One note per composite kind the running world holds uncontrolled objects of
         and the sources hold none of: the render leaves them as they are, which is
         what a sync does only if it never applied them."""
+        if self._tracked:
+            return [] if self._owners else [_UNOWNED]
         held: set[tuple[str, str]] = set()
         counts: dict[tuple[str, str], set[ObjectKey]] = {}
         for read in self._read:
@@ -140,7 +173,10 @@ class Sync:
         """One note per kind a source composite names objects of (`references.REFERENCES`)
         that only the running world holds, where the sources hold none of the kind in that
         namespace (the kind, when cluster-scoped): references to them resolve against the
-        world, as a sync that never applied them leaves them; one that did deletes them."""
+        world, as a sync that never applied them leaves them; one that did deletes them.
+        None where the world records which sync applied what: `left_behind` knows."""
+        if self._tracked:
+            return []
         desired: list[View] = []
         held: set[tuple[str, str]] = set()
         # The world's uncontrolled objects by (kind, namespace, name): a reference names
@@ -176,13 +212,13 @@ class Sync:
         """Objects, not composites (`prune` decides those), only the running world holds,
         of a kind the sources hold in the same namespace (the kind, when cluster-scoped),
         that nothing composed: a sync with pruning deletes them, whatever their kind."""
-        observed: dict[ObjectKey, View] = {}
+        observed: dict[ObjectKey, _Read] = {}
         desired: set[ObjectKey] = set()
         for read in self._read:
             if read.doc.deleted or read.composite:
                 continue
             if read.doc.observed:
-                observed.setdefault(read.key, read.obj)
+                observed.setdefault(read.key, read)
             else:
                 desired.add(read.key)
         # By namespace: a team's repository that holds a Secret of its own namespace does
@@ -190,43 +226,53 @@ class Sync:
         held = {(key.group, key.kind, key.namespace) for key in desired}
         return frozenset(
             key
-            for key, obj in observed.items()
+            for key, read in observed.items()
             if key not in desired
-            and (key.group, key.kind, key.namespace) in held
-            and controller_reference(obj) is None
+            and controller_reference(read.obj) is None
+            and self._prunes(read, held_kind=(key.group, key.kind, key.namespace) in held)
         )
 
     def prune(self) -> tuple[list[Document], list[Pruned]]:
         """The documents with a deletion for each composite to prune, and those composites."""
-        observed: dict[ObjectKey, Document] = {}
+        observed: dict[ObjectKey, _Read] = {}
         desired: set[ObjectKey] = set()
         kinds: set[tuple[str, str]] = set()
         for read in self._read:
             key = read.key
             if read.doc.observed:
-                observed.setdefault(key, Document(read.doc.source, read.obj, observed=True))
+                observed.setdefault(key, read)
                 continue
             desired.add(key)
             if read.composite:
                 kinds.add((key.group, key.kind))
         if not desired:
             return list(self._documents), []
-        world = World(doc.obj for doc in observed.values())
+        world = World(read.obj for read in observed.values())
         pruned: list[Pruned] = []
-        for key, doc in sorted(observed.items()):
-            if key in desired or (key.group, key.kind) not in kinds:
+        for key, read in sorted(observed.items()):
+            if key in desired or not read.composite or controller_reference(read.obj) is not None:
                 continue
-            if controller_reference(doc.obj) is not None:
+            if not self._prunes(read, held_kind=(key.group, key.kind) in kinds):
                 continue
             composed = len(World(world.objects()).delete_cascade(key)) - 1
             usages = usages_of(world, key)
-            pruned.append(Pruned(key, doc.source, composed, refusal(usages) if usages else None))
+            refused = refusal(usages) if usages else None
+            owner = tracking.owner(read.obj) if self._tracked else None
+            pruned.append(Pruned(key, read.doc.source, composed, refused, owner=owner))
         deletions = [
             Document(p.source, observed[p.key].obj, deleted=True)
             for p in pruned
             if p.refused is None
         ]
         return [*self._documents, *deletions], pruned
+
+
+# The one note where the world records which sync applied what but not the sources'.
+_UNOWNED = (
+    "the running world's objects record which sync applied them (Argo CD, Flux), but none "
+    "of the sources' objects is among them: which of them this repository's sync prunes "
+    "is unknown, so none is pruned"
+)
 
 
 def _counted(count: int, kind: str) -> str:
