@@ -22,6 +22,7 @@ from modelplane.scheduling import (
 
 from .builders import (
     PRIORITIES,
+    claim,
     cluster,
     deployment,
     h100,
@@ -121,16 +122,17 @@ def _decide(
 ) -> tuple[Decision, int]:
     dep, clusters, existing = scenario
     deployment_ = read_dep(dep)
-    engine = FakeEngine()
     decision = schedule(
         deployment_,
         read_clusters(clusters),
         read_replicas(deployment_, existing),
-        engine=engine,
+        engine=FakeEngine(),
         priorities=PRIORITIES,
         budget=budget,
     )
-    return decision, engine.evaluations
+    # What the decision was charged (one unit an evaluation): the selectors other
+    # replicas recorded are evaluated under budgets of their own.
+    return decision, budget.spent
 
 
 @settings(max_examples=150, deadline=None)
@@ -149,3 +151,35 @@ def test_a_budget_never_changes_an_answer_it_does_not_stop(
     assert all(r.origin is Origin.HELD for r in bounded.replicas)
     assert not any(r.new for r in bounded.replicas)
     assert [e.reason for e in bounded.match_trace()] == ["CELBudgetExceeded"]
+
+
+def _long_selector(seed: int) -> str:
+    """A selector of about 60 tokens, distinct per `seed`, that holds on every GPU."""
+    terms = " && ".join(f"{seed * 100 + i} >= 0" for i in range(14))
+    return f'device.driver == "gpu.nvidia.com" && {terms}'
+
+
+def test_other_tenants_selectors_never_stop_a_decision_and_still_hold_their_devices() -> None:
+    """Sixteen teams' replicas on one cluster recorded selectors whose parsing would cost
+    four decisions' budgets: they are read free of this decision's, so it places what
+    fits beside them and is not stopped by selectors it did not write (rev-cel F1)."""
+    others = [
+        replica(
+            "a",
+            0,
+            "h100",
+            claim("gpu", 8, _long_selector(team)),
+            deployment_name=f"small-{team}",
+            namespace=f"team-{team}",
+        )
+        for team in range(16)
+    ]
+    parsing = sum(default_engine().compile_cost(_long_selector(team)) for team in range(16))
+    assert parsing > 3 * DECISION_COST_LIMIT
+    dep = deployment(2, request("gpu", 8, 'device.driver == "gpu.nvidia.com"'))
+
+    decision = run(dep, [cluster("a", h100(nodes=17))], others, engine=default_engine())
+
+    assert decision.condition.reason != Reason.CEL_BUDGET_EXCEEDED, decision.condition
+    # One node is left beside the sixteen the other teams hold: no overcommit.
+    assert [(r.cluster, r.new) for r in decision.replicas] == [("a", True)]

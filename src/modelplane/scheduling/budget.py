@@ -12,10 +12,15 @@ decision the XRD admits answers within about 100 ms cold (`make bench`, `bench
 hostile`), a decision evaluates at most 40,000 of Kubernetes' units, where
 Kubernetes lets one evaluation spend 1,000,000.
 Parsing and checking
-each distinct selector is charged too, before it is parsed, by its text
-(`modelplane.cel.lexical`), so what a selector costs does not depend on whether
-this process compiled it before. Realistic decisions spend up to a couple of
-hundred thousand, nearly all of it parsing (see docs/performance.md). No clock
+each distinct selector of the deciding deployment is charged too, before it is
+parsed, by its text (`modelplane.cel.lexical`), so what a selector costs does not
+depend on whether this process compiled it before. Realistic decisions spend up to
+a couple of hundred thousand, nearly all of it parsing (see docs/performance.md).
+The selectors other replicas recorded, read to tell which devices they hold, are
+not this decision's: their own decisions paid for them, and one tenant's
+selectors must not hold another's deployment, so they are parsed free of this
+budget and each of their evaluations runs under a fresh one
+(`SelectorEvaluator.evaluate_recorded`). No clock
 is read: the count alone stops a decision, so the same inputs give the same
 answer, byte for byte, on every machine and every call, however loaded (the only
 clock left is Crossplane's: the composite reconcile's 2-minute context, which

@@ -343,22 +343,19 @@ class Matcher:
             return self._claims[key]
         devices = hardware.devices
         claimable = [device.claimable for device in devices]
-        candidates: list[list[int]] = []
-        for claim in claims:
-            try:
-                candidates.append(
-                    [
-                        index
-                        for index, device in enumerate(devices)
-                        if device.claimable
-                        and device.device_class_name == claim.device_class_name
-                        and device.count >= claim.count
-                        and all(self._evaluator.evaluate(e, device).holds for e in claim.selectors)
-                    ]
-                )
-            except DecisionStopped as stop:
-                stop.locate(request=claim.name)
-                raise
+        # Another replica's selectors are read free of this decision's budget.
+        recorded = self._evaluator.evaluate_recorded
+        candidates = [
+            [
+                index
+                for index, device in enumerate(devices)
+                if device.claimable
+                and device.device_class_name == claim.device_class_name
+                and device.count >= claim.count
+                and all(recorded(e, device).holds for e in claim.selectors)
+            ]
+            for claim in claims
+        ]
         counts = [claim.count for claim in claims]
         capacity = [device.count for device in devices]
         aligned = Aligned(constraints, [claim.name for claim in claims], devices)

@@ -9,11 +9,16 @@ distinct expression compiles once, each distinct device kind is converted once
 (keyed by its content, straight from the typed kind), and each (expression,
 device kind) pair evaluates once however many clusters share that kind.
 
-Every evaluation of a decision draws on one `CostBudget` (`budget`): the
-evaluator charges it what parsing and checking each distinct expression costs
-(`compile_cost`, known from the text before parsing), and the engine what each
-evaluation costs. When it runs out the decision stops (`DecisionStopped`). No
-clock is read: the same inputs stop at the same place on every machine.
+Every evaluation of the deciding deployment's own selectors draws on one
+`CostBudget` (`budget`): the evaluator charges it what parsing and checking each
+distinct expression costs (`compile_cost`, known from the text before parsing),
+and the engine what each evaluation costs. When it runs out the decision stops
+(`DecisionStopped`). The selectors other replicas recorded (`evaluate_recorded`,
+to tell what they hold) are not this decision's to pay for: their own decisions
+paid to check them, and another tenant's selectors must never stop this one.
+Each of their evaluations gets a budget of its own, as Kubernetes gives each
+evaluation. No clock is read: the same inputs stop at the same place on every
+machine.
 """
 
 from dataclasses import dataclass
@@ -85,8 +90,11 @@ class SelectorEvaluator:
         self._engine = engine
         self.budget = budget if budget is not None else decision_budget()
         self._compiled: dict[str, CompiledSelector | SelectorCompileError] = {}
+        # The expressions this decision paid to parse and check.
+        self._paid: set[str] = set()
         self._devices: dict[DeviceSpec, object | ValueError] = {}
         self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
+        self._recorded: dict[tuple[str, DeviceSpec], SelectorResult] = {}
 
     def compile_error(self, expression: str) -> str | None:
         """None when the expression compiles, else the compiler's message.
@@ -96,9 +104,10 @@ class SelectorEvaluator:
         compiled = self._compile(expression)
         return str(compiled) if isinstance(compiled, SelectorCompileError) else None
 
-    def _compile(self, expression: str) -> CompiledSelector | SelectorCompileError:
-        compiled = self._compiled.get(expression)
-        if compiled is None:
+    def _compile(
+        self, expression: str, *, charged: bool = True
+    ) -> CompiledSelector | SelectorCompileError:
+        if charged and expression not in self._paid:
             # Paid before parsing, once per decision, cold or warm: the process's
             # compile cache makes it faster, never cheaper.
             budget = self.budget
@@ -107,6 +116,9 @@ class SelectorEvaluator:
                 budget.charge(budget.remaining)
                 raise stopped(budget, budget.exhaust(expression), None)
             budget.charge(cost)
+            self._paid.add(expression)
+        compiled = self._compiled.get(expression)
+        if compiled is None:
             try:
                 compiled = self._engine.compile(expression)
             except SelectorCompileError as error:
@@ -131,6 +143,33 @@ class SelectorEvaluator:
             result = self._evaluate(expression, device)
             self._results[key] = result
         return result
+
+    def evaluate_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult:
+        """A selector an existing replica recorded, against `device`: parsed free of
+        this decision's budget and evaluated under a fresh decision's budget of its
+        own, so it never stops this decision; running that dry is an error, which
+        reads as no match."""
+        key = (expression, device)
+        result = self._recorded.get(key)
+        if result is None:
+            result = self._evaluate_recorded(expression, device)
+            self._recorded[key] = result
+        return result
+
+    def _evaluate_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult:
+        compiled = self._compile(expression, charged=False)
+        if isinstance(compiled, SelectorCompileError):
+            return SelectorResult(False, f"does not compile: {compiled}")
+        converted = self._device(device)
+        if isinstance(converted, ValueError):
+            return SelectorResult(False, f"device {device.name} is malformed: {converted}")
+        own = decision_budget()
+        try:
+            return HOLDS if compiled.matches(converted, own) else FALSE
+        except SelectorRuntimeError as error:
+            return SelectorResult(False, str(error))
+        except SelectorBudgetExhausted:
+            return SelectorResult(False, f"ran out of its budget of {own.limit:,} cost units")
 
     def _evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
         compiled = self._compile(expression)
