@@ -172,6 +172,28 @@ def test_as_int64_depends_on_representation(text: str, integer: int | None) -> N
 
 
 @pytest.mark.parametrize(
+    ("text", "whole"),
+    [
+        ("1536Mi", 1610612736),
+        # Either representation: a fractional mantissa takes the decimal path.
+        ("1.5Gi", 1610612736),
+        ("1.5Ti", 1649267441664),
+        ("0.5Gi", 536870912),
+        # Rounded up, away from zero, as Quantity.Value does.
+        ("0.5", 1),
+        ("1500m", 2),
+        ("1.1Ki", 1127),
+        ("-1500m", -2),
+        ("5n", 1),
+        ("0", 0),
+        ("10E", 10**19),
+    ],
+)
+def test_value_rounds_up_to_a_whole_number(text: str, whole: int) -> None:
+    assert q(text).value() == whole
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("50.703k", 50703.0),

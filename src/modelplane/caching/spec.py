@@ -57,10 +57,13 @@ def read_cache(cache: ModelCache) -> CacheSpec:
     size_bytes = 0
     try:
         quantity = Quantity.parse(spec.size)
-        whole = quantity.as_int64()
-        if whole is None or whole <= 0:
-            raise QuantityError("must be a positive whole number of bytes")
-        size_bytes = whole
+        if quantity.sign() <= 0:
+            raise QuantityError("must be positive")
+        # Value(), not AsInt64(): a fractional spelling such as 1.5Ti is a storage
+        # request the API server takes for a PVC, rounded up to whole bytes as there.
+        size_bytes = quantity.value()
+        if size_bytes >= 1 << 63:
+            raise QuantityError("must be at most 2^63-1 bytes, as Kubernetes counts them")
     except QuantityError as error:
         issues.append(
             Issue(

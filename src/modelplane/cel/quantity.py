@@ -123,6 +123,13 @@ class Quantity:
         value = self.coef * 10**self.exp
         return value if dec.fits_int64(value) else None
 
+    def value(self) -> int:
+        """resource.Quantity.Value: the value rounded up (away from zero) to a whole
+        number, on either representation ("1.5Gi" is 1610612736, "0.5" is 1). Unlike
+        upstream it does not wrap past int64; a caller that needs an int64 checks."""
+        whole, _ = dec.round_up_to_exponent(self.coef, self.exp, 0)
+        return whole
+
     def is_integer(self) -> bool:
         return self.as_int64() is not None
 

@@ -157,6 +157,31 @@ def test_bad_input_names_each_field_and_keeps_what_runs() -> None:
         assert rsp["desired"]["resources"][key]["resource"]["spec"] == obj["spec"]
 
 
+@pytest.mark.parametrize(
+    ("size", "size_bytes"),
+    [("200Gi", "214748364800"), ("1.5Ti", "1649267441664"), ("0.5Gi", "536870912")],
+)
+def test_a_fractional_size_is_a_storage_request_in_whole_bytes(size: str, size_bytes: str) -> None:
+    """A PVC takes 1.5Ti, so the cache does: the claim asks for it as written and the
+    download is told the byte count, rounded up as Kubernetes' Quantity.Value does."""
+    composite = cache(size=size)
+    rsp = call(composite, clusters=[cluster(storage=EFS)], replicas=[replica()])
+    assert conditions(rsp)["Valid"][:2] == ("TRUE", "Valid")
+    found = manifests(rsp)
+    assert found["claim-east"]["spec"]["resources"]["requests"]["storage"] == size
+    (container,) = found[job_key(1, composite)]["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["MODELPLANE_CACHE_SIZE_BYTES"] == size_bytes
+
+
+@pytest.mark.parametrize("size", ["0", "0.0Gi", "-1Gi", "-0.5Gi", "10E"])
+def test_a_size_that_is_no_positive_byte_count_is_refused(size: str) -> None:
+    rsp = call(cache(size=size), clusters=[cluster(storage=EFS)], replicas=[replica()])
+    status, reason, message = conditions(rsp)["Valid"]
+    assert (status, reason) == ("FALSE", "InvalidQuantity")
+    assert f"spec.size: {size!r} is not a storage quantity" in message
+
+
 def test_until_the_fleet_is_fetched_it_asks_for_it_and_nothing_else() -> None:
     """Never kept by Crossplane's fetch loop: the requirements and context only
     (design/required-resources.md); what runs is kept by the call it does keep."""
