@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .cli import Fleet, modelplane
 
 
@@ -66,3 +68,43 @@ def test_an_admission_error_has_no_line_of_noise(tmp_path: Path) -> None:
         '"llama-8b" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body '
         'must be of type integer: "string"'
     ]
+
+
+CLUSTER_MISTAKES = [
+    (
+        'queue: "{{ .Namespace }}"',
+        'queue: "{{ .Foo }}"',
+        "SchedulingConfigured=False (InvalidScheduling): spec.scheduling.queue: "
+        "unknown variable .Foo",
+    ),
+    (
+        'example.com/team: "{{ .Namespace }}"',
+        'example.com/team: "{{ .Team }}"',
+        "SchedulingConfigured=False (InvalidScheduling): "
+        "spec.scheduling.defaultLabels[example.com/team]: unknown variable .Team",
+    ),
+    (
+        "  backend:\n    type: Native",
+        '  tenancy:\n    namespace: "mp-{{ .Namespace }}-{{ .Team }}"\n'
+        "  backend:\n    type: Native",
+        "TenancyConfigured=False (InvalidTenancy): spec.tenancy.namespace: unknown variable .Team",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "said"), CLUSTER_MISTAKES)
+def test_a_mistake_in_a_cluster_s_templates_is_one_line_at_the_cluster(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    """Every replica on the cluster refuses to render with it, and its deployment
+    quotes each replica: those are echoes of the one line at the cluster's source."""
+    repo = Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+    repo.replace("fleet/clusters.yaml", old, new)
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert line.startswith(
+        f"error: {repo.path('fleet/clusters.yaml')}:4: InferenceCluster prod-us-east: {said}"
+    )

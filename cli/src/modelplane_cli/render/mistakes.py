@@ -11,6 +11,12 @@ a refusal already reported is not reported again.
 
 A value not found in the root's spec was not written by its author (a platform
 template made it); such refusals stay one line per Object.
+
+A mistake in an InferenceCluster's scheduling or tenancy block (a queue template
+naming an unknown variable, say) is made once, on the cluster, yet every replica
+placed there refuses to render with it and its deployment quotes each replica. The
+cluster's own condition is the report, at the cluster's source; its issues are
+echoes, so the replicas' and deployments' repeats of them are not reported again.
 """
 
 from __future__ import annotations
@@ -20,6 +26,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from modelplane_models import InferenceCluster
+
+from modelplane.conventions.parse import parse_scheduling
+from modelplane.conventions.tenancy import read_tenancy
+from modelplane.core.issues import InvalidInputError, Issue, errors, parse_object
+from modelplane.core.vocabulary import (
+    GROUP,
+    INFERENCE_CLUSTER,
+    SCHEDULING_CONFIGURED,
+    TENANCY_CONFIGURED,
+)
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.simulate import OBJECT_GROUPS
 from modelplane_cli.render.world import ObjectKey, View, World, controller_reference
@@ -59,6 +76,7 @@ def locate(
 ) -> Mistakes:
     """`rejected` ("Object ns/name: message" lines) grouped by the mistake behind them."""
     found = Mistakes()
+    _cluster_settings(objects, sources, found)
     if not rejected:
         return found
     world = World(objects)
@@ -110,6 +128,60 @@ def locate(
             f"(the API server of {clusters} would refuse {what})"
         )
     return found
+
+
+def _cluster_settings(
+    objects: Sequence[View], sources: Mapping[ObjectKey, str], found: Mistakes
+) -> None:
+    """Each InferenceCluster's failed SchedulingConfigured or TenancyConfigured, one
+    line at its source, with its issues as echoes of what its replicas repeat."""
+    for obj in objects:
+        if obj.get("kind") != INFERENCE_CLUSTER or not str(obj.get("apiVersion", "")).startswith(
+            f"{GROUP}/"
+        ):
+            continue
+        conditions = (obj.get("status") or {}).get("conditions") or []
+        failed: list[Mapping[str, Any]] = [
+            c
+            for c in conditions
+            if isinstance(c, Mapping)
+            and c.get("type") in (SCHEDULING_CONFIGURED, TENANCY_CONFIGURED)
+            and c.get("status") == "False"
+        ]
+        if not failed:
+            continue
+        try:
+            cluster = parse_object(InferenceCluster, obj)
+        except InvalidInputError:
+            continue  # its function reports what does not read
+        echoes = [str(issue) for issue in errors(_settings_issues(cluster))]
+        key = ObjectKey.of(obj)
+        source = sources.get(key)
+        prefix = f"{source}: " if source else ""
+        for condition in failed:
+            message = str(condition.get("message", ""))
+            # Only a condition that says what the block's reading says is replaced;
+            # anything else stays the condition line `failures` reports.
+            if not any(echo in message for echo in echoes):
+                continue
+            found.lines.append(
+                f"{prefix}{key}: {condition.get('type')}=False "
+                f"({condition.get('reason')}): {message}"
+            )
+        found.echoes.extend(echoes)
+
+
+def _settings_issues(cluster: InferenceCluster) -> list[Issue]:
+    """What compose-inference-cluster finds in the cluster's scheduling and tenancy
+    blocks, read by the same readers the replicas' renderer uses."""
+    spec = cluster.spec
+    if spec is None:
+        return []
+    scheduling = spec.scheduling if "scheduling" in spec.model_fields_set else None
+    _, issues = parse_scheduling(scheduling, spec.kubernetesVersion)
+    name = (cluster.metadata.name if cluster.metadata else None) or ""
+    _, tenancy_issues = read_tenancy(spec.tenancy, name)
+    return [*issues, *tenancy_issues]
 
 
 def _essence(message: str) -> str:
