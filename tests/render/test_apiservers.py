@@ -26,13 +26,14 @@ CLAIM_TEMPLATE: Obj = {
 }
 
 
-def _world(version: str | None) -> World:
+def _world(version: str | None, spec: Obj | None = None) -> World:
     cluster: Obj = {
         "apiVersion": "modelplane.ai/v1alpha1",
         "kind": "InferenceCluster",
         "metadata": {"name": "old", "uid": "u-1"},
         "spec": {} if version is None else {"kubernetesVersion": version},
     }
+    cluster["spec"].update(spec or {})
     config: Obj = {
         "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
         "kind": "ClusterProviderConfig",
@@ -73,6 +74,29 @@ def test_the_version_is_the_inference_cluster_s_that_composed_the_provider_confi
         "1.34"
     )
     assert kubernetes_version(World(), {"name": "gone"}) == "1.34"
+
+
+def _eks(version: str | None) -> Obj:
+    eks: Obj = {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}
+    if version is not None:
+        eks["version"] = version
+    return {
+        "cluster": {"source": "EKS", "eks": eks},
+        "nodePools": [{"name": "h100", "className": "h100", "nodeCount": 1}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("declared", "cloud", "runs"),
+    [("1.34", "1.36", "1.36"), ("1.36", "1.34", "1.34"), ("1.35", None, "1.35")],
+)
+def test_a_created_cluster_is_checked_at_the_version_its_cloud_runs(
+    declared: str, cloud: str | None, runs: str
+) -> None:
+    """Strict validation of core kinds follows the EKS sub-block's version when it is set
+    (modelplane.provisioning.kubernetes_version), not spec.kubernetesVersion."""
+    world = _world(declared, _eks(cloud))
+    assert kubernetes_version(world, {"name": "old", "kind": "ClusterProviderConfig"}) == runs
 
 
 def test_a_cluster_too_old_for_an_api_refuses_it_as_its_api_server_would() -> None:

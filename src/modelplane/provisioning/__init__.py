@@ -6,6 +6,8 @@ in `PROVISIONERS`; nothing in the shared code names a cloud.
 
 from typing import Final
 
+from modelplane_models.inference_cluster import InferenceCluster
+
 from modelplane.provisioning.eks import EksProvisioner
 from modelplane.provisioning.gke import GkeProvisioner
 from modelplane.provisioning.model import (
@@ -26,6 +28,23 @@ def provisioner_for(source: str) -> Provisioner | None:
     return PROVISIONERS.get(source)
 
 
+def kubernetes_version(cluster: InferenceCluster) -> str | None:
+    """The Kubernetes minor version the cluster runs, which everything on it is
+    rendered and checked for (DRA and Workload API versions, gangs, core kinds).
+
+    A created cluster whose sub-block names a `version` runs that one: the cloud
+    creates and upgrades it there, so `spec.kubernetesVersion` (which the XRD
+    defaults to 1.34 whether or not anyone wrote it) cannot say otherwise. Any other
+    cluster runs `spec.kubernetesVersion`. None without a spec (unknown).
+    """
+    spec = cluster.spec
+    if spec is None:
+        return None
+    provisioner = provisioner_for(str(spec.cluster.source))
+    created = provisioner.version(cluster) if provisioner is not None else None
+    return created or spec.kubernetesVersion
+
+
 __all__ = [
     "PROVISIONERS",
     "ClusterPlan",
@@ -35,6 +54,7 @@ __all__ = [
     "Provisioner",
     "bounds",
     "check_pools",
+    "kubernetes_version",
     "provisioner_for",
     "size_issues",
 ]

@@ -22,6 +22,7 @@ from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.placement import PlacedRole
 from modelplane.core.template_size import template_issues
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
+from modelplane.provisioning import kubernetes_version
 
 from .model import (
     DEFAULT_KUBERNETES_VERSION,
@@ -166,7 +167,7 @@ def cluster_input(cluster: InferenceCluster) -> ClusterInput:
         name=name,
         backend=BackendType(backend),
         pools=tuple(sorted({pool.name for pool in spec.nodePools})),
-        kubernetes_version=spec.kubernetesVersion or DEFAULT_KUBERNETES_VERSION,
+        kubernetes_version=kubernetes_version(cluster) or DEFAULT_KUBERNETES_VERSION,
         tenancy=tenancy,
         gateway=_gateway(cluster),
         nvlink_domains=_nvlink_domains(cluster),

@@ -29,6 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from modelplane_models import InferenceCluster
+
+from modelplane.core.issues import InvalidInputError, parse_object
+from modelplane.core.vocabulary import INFERENCE_CLUSTER
+from modelplane.provisioning import kubernetes_version as provisioned_version
 from modelplane.workloads import DEFAULT_KUBERNETES_VERSION
 from modelplane_cli.render.world import View, World, controller_reference, group_of
 from modelplane_cli.schema import FieldError, ManifestValidator, SchemaRegistry
@@ -162,7 +167,9 @@ def _definition_files(directory: Path) -> list[Path]:
 
 
 def kubernetes_version(world: World, provider_config_ref: object) -> str:
-    """The `spec.kubernetesVersion` of the composite that composed the ProviderConfig."""
+    """The Kubernetes version of the cluster whose composite composed the ProviderConfig
+    (`modelplane.provisioning.kubernetes_version`: a created cluster's own version
+    when its sub-block names one, else `spec.kubernetesVersion`)."""
     if not isinstance(provider_config_ref, Mapping):
         return DEFAULT_KUBERNETES_VERSION
     name = str(provider_config_ref.get("name", ""))  # pyright: ignore[reportUnknownMemberType]
@@ -173,10 +180,20 @@ def kubernetes_version(world: World, provider_config_ref: object) -> str:
         config = world.get(key)
         ref = controller_reference(config) if config is not None else None
         owner = world.find_owner(ref, key) if ref is not None else None
-        version = ((owner or {}).get("spec") or {}).get("kubernetesVersion")
-        if isinstance(version, str) and version:
+        version = _cluster_version(owner) if owner is not None else None
+        if version:
             return version
     return DEFAULT_KUBERNETES_VERSION
+
+
+def _cluster_version(owner: View) -> str | None:
+    if owner.get("kind") == INFERENCE_CLUSTER:
+        try:
+            return provisioned_version(parse_object(InferenceCluster, owner))
+        except InvalidInputError:
+            pass  # its function reports what does not read; the field as written
+    version = (owner.get("spec") or {}).get("kubernetesVersion")
+    return version if isinstance(version, str) else None
 
 
 def server_message(manifest: Mapping[str, Any], problems: Sequence[FieldError]) -> str:

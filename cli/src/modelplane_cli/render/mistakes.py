@@ -37,6 +37,7 @@ from modelplane.core.vocabulary import (
     SCHEDULING_CONFIGURED,
     TENANCY_CONFIGURED,
 )
+from modelplane.provisioning import kubernetes_version
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.simulate import OBJECT_GROUPS
 from modelplane_cli.render.world import ObjectKey, View, World, controller_reference
@@ -178,7 +179,7 @@ def _settings_issues(cluster: InferenceCluster) -> list[Issue]:
     if spec is None:
         return []
     scheduling = spec.scheduling if "scheduling" in spec.model_fields_set else None
-    _, issues = parse_scheduling(scheduling, spec.kubernetesVersion)
+    _, issues = parse_scheduling(scheduling, kubernetes_version(cluster))
     name = (cluster.metadata.name if cluster.metadata else None) or ""
     _, tenancy_issues = read_tenancy(spec.tenancy, name)
     return [*issues, *tenancy_issues]

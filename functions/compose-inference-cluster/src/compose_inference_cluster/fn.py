@@ -50,6 +50,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.fleet.classes import class_issues
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
+from modelplane.provisioning import kubernetes_version
 from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.memo import BoundedMemo
 from modelplane.xfn.runner import (
@@ -159,7 +160,7 @@ class FunctionRunner(ComposeFunction):
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
-        config, findings = parse_scheduling(scheduling, spec.kubernetesVersion if spec else None)
+        config, findings = parse_scheduling(scheduling, kubernetes_version(cluster))
         report.report_issues(
             rsp,
             SCHEDULING_CONFIGURED,

@@ -42,6 +42,7 @@ from modelplane.provisioning import (
     PoolPlan,
     Provisioner,
     check_pools,
+    kubernetes_version,
     provisioner_for,
 )
 from modelplane.traffic.names import SYSTEM_NAMESPACE
@@ -267,7 +268,7 @@ def compose_cloud(
             check.kept.append(pool.name)
         else:
             plans.append(pool)
-    version = provisioner.version(cluster) or str(spec.kubernetesVersion or DEFAULT_VERSION)
+    version = kubernetes_version(cluster) or DEFAULT_VERSION
     plan = ClusterPlan(
         name, SYSTEM_NAMESPACE, version, cluster, tuple(plans), kept_pools=tuple(check.kept)
     )

@@ -54,6 +54,7 @@ from modelplane.core.vocabulary import (
     MODEL_DEPLOYMENT,
     Reason,
 )
+from modelplane.provisioning import kubernetes_version
 from modelplane.workloads import (
     ReplicaInput,
     cluster_input,
@@ -115,9 +116,7 @@ class FunctionRunner(ComposeFunction):
             )
 
         spec = cluster.spec
-        config, _ = parse_scheduling(
-            spec.scheduling if spec else None, spec.kubernetesVersion if spec else None
-        )
+        config, _ = parse_scheduling(spec.scheduling if spec else None, kubernetes_version(cluster))
         priority_classes = self.priority_classes(req, rsp, config)
         rendered = render_replica(replica, cluster_input(cluster))
 

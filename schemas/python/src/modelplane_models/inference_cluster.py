@@ -283,7 +283,7 @@ class Gang(BaseModel):
     api: Annotated[
         Api | None,
         Field(
-            description="Which API forms the gangs. Scheduler (unset): the provider's own gang objects. Workload: the Kubernetes Workload API (scheduling.k8s.io), read by the default scheduler, in the version spec.kubernetesVersion serves (1.35 v1alpha1, 1.36 v1alpha2, 1.37 v1beta1) with the GenericWorkload and GangScheduling feature gates and the API version enabled; provider Default only."
+            description="Which API forms the gangs. Scheduler (unset): the provider's own gang objects. Workload: the Kubernetes Workload API (scheduling.k8s.io), read by the default scheduler, in the version the cluster's Kubernetes version serves (1.35 v1alpha1, 1.36 v1alpha2, 1.37 v1beta1) with the GenericWorkload and GangScheduling feature gates and the API version enabled; provider Default only."
         ),
     ] = None
     enabled: Annotated[
@@ -581,7 +581,7 @@ class EKSCluster(BaseModel):
     version: Annotated[
         StrictStr | None,
         Field(
-            description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised.",
+            description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised. When set, it is the version everything on the cluster is rendered for, whatever spec.kubernetesVersion says.",
             pattern="^1\\.(3[4-9]|[4-9][0-9])$",
         ),
     ] = None
@@ -617,7 +617,7 @@ class GKECluster(BaseModel):
     version: Annotated[
         StrictStr | None,
         Field(
-            description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised.",
+            description="The Kubernetes minor version of the control plane and nodes. Defaults to spec.kubernetesVersion; upgraded in place when raised. When set, it is the version everything on the cluster is rendered for, whatever spec.kubernetesVersion says.",
             pattern="^1\\.(3[4-9]|[4-9][0-9])$",
         ),
     ] = None
@@ -670,7 +670,7 @@ class Spec(BaseModel):
     kubernetesVersion: Annotated[
         StrictStr | None,
         Field(
-            description='The cluster\'s Kubernetes minor version (for example "1.34"). Rendered objects are validated against it; DRA resource.k8s.io/v1 needs 1.34 or later.',
+            description='The cluster\'s Kubernetes minor version (for example "1.34"). Rendered objects are validated against it; DRA resource.k8s.io/v1 needs 1.34 or later. A created cluster whose spec.cluster.eks or gke sets version runs that one instead, and is rendered for it.',
             pattern="^1\\.(3[4-9]|[4-9][0-9])$",
         ),
     ] = "1.34"

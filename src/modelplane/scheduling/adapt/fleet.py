@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from modelplane_models.inference_cluster import BackendType, InferenceCluster, PublishedPool, Spec
+from modelplane_models.inference_cluster import BackendType, InferenceCluster, PublishedPool
 from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
@@ -17,6 +17,7 @@ from modelplane.core.naming import is_dns_label
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.observed import condition_is
 from modelplane.core.vocabulary import REACHABLE
+from modelplane.provisioning import kubernetes_version
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps
 from modelplane.scheduling.model import (
@@ -68,12 +69,13 @@ class Interner:
             found = self._published[key] = self._layouts.setdefault(pools, pools)
         return found
 
-    def scheduling(self, spec: Spec | None) -> SchedulingConfig:
+    def scheduling(self, model: InferenceCluster) -> SchedulingConfig:
         """The cluster's `spec.scheduling` as `parse_scheduling`, the one reader of the
         block, reads it for the side that composes its replicas; each distinct block
         (keyed by its JSON and the cluster's Kubernetes version) is read once."""
+        spec = model.spec
         block = spec.scheduling if spec is not None else None
-        version = spec.kubernetesVersion if spec is not None else None
+        version = kubernetes_version(model)
         key = (
             b"" if block is None else block.__pydantic_serializer__.to_json(block, warnings=False),
             version,
@@ -135,7 +137,7 @@ def read_cluster(
     metadata = model.metadata
     name = object_name(metadata.name if metadata else None, "metadata.name", problems)
     spec = model.spec
-    scheduling = interner.scheduling(spec)
+    scheduling = interner.scheduling(model)
     pools: tuple[Pool, ...] = ()
     try:
         pools = interner.pools((model.status.gpuPools if model.status else None) or [])
