@@ -113,7 +113,7 @@ BREAKAGES = {
         "fleet/clusters.yaml",
         'example.com/team: "{{ .Namespace }}"',
         'example.com/team: "{{ .Tenant }}"',
-        "error: InferenceCluster prod-us-east: SchedulingConfigured=False (InvalidScheduling)",
+        "InferenceCluster prod-us-east: SchedulingConfigured=False (InvalidScheduling)",
     ),
 }
 
