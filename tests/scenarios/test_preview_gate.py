@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from modelplane_cli.render.references import REFERENCES, Reference, unresolved
 
 from .cli import Fleet, modelplane, preview
@@ -127,6 +129,42 @@ def test_a_missing_kubeconfig_secret_fails(repo: Fleet) -> None:
         "InferenceCluster prod-eu-west: spec.cluster.existing.secretRef: "
         '"prod-eu-wset": no Secret modelplane-system/prod-eu-wset in the input '
         "(the input has: prod-eu-west-kubeconfig, prod-us-east-kubeconfig)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("relative", "old", "new", "key"),
+    [
+        (
+            "fleet/clusters.yaml",
+            "name: prod-eu-west-kubeconfig, namespace: modelplane-system}",
+            "name: prod-eu-west-kubeconfig, namespace: modelplane-system, key: config}",
+            "config",
+        ),
+        (
+            "fleet/secrets.yaml",
+            'kubeconfig: "# the kubeconfig of prod-eu-west',
+            'config: "# the kubeconfig of prod-eu-west',
+            "kubeconfig",
+        ),
+    ],
+)
+def test_a_kubeconfig_secret_without_its_key_fails(
+    repo: Fleet, relative: str, old: str, new: str, key: str
+) -> None:
+    """The Secret exists but holds no `secretRef.key` (default `kubeconfig`): the
+    provider reads an empty kubeconfig and never reaches the cluster."""
+    repo.replace(relative, old, new)
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    (line,) = [x for x in run.errors() if "prod-eu-west:" in x]
+    assert line == (
+        f"error: {repo.path('fleet/clusters.yaml')}:32: InferenceCluster prod-eu-west: "
+        f'spec.cluster.existing.secretRef.key: "{key}": Secret '
+        f"modelplane-system/prod-eu-west-kubeconfig holds no key {key} "
+        f"(it has: {'kubeconfig' if key == 'config' else 'config'})"
     )
 
 

@@ -3,7 +3,9 @@
 A ModelDeployment whose `spec.priority` names no PriorityClass is held by the
 fleet scheduler, which judges it by the same rule (`PriorityNotFound`: its pods
 would never be created); an InferenceCluster whose kubeconfig Secret is missing
-would never reach its cluster. The render cannot know what else the real control
+would never reach its cluster, and so would one whose Secret lacks the key it
+names (crossplane-runtime reads `data[key]`, empty when absent, and
+provider-kubernetes then builds no client). The render cannot know what else the real control
 plane holds, so a kind is checked only when the input holds at least one object
 of it: a fleet repository that carries its PriorityClasses carries all of them.
 With a running world, an object of such a kind that only the world holds
@@ -32,7 +34,8 @@ class Reference:
     `namespace_field`, relative to the referring value when it is a mapping,
     names the target's namespace; a namespaced target without one is looked up in
     the referrer's namespace. A referring value that is a mapping carries the name
-    under `name`.
+    under `name`. `key_field`, relative to the referring value, names a key the target
+    Secret's `data` or `stringData` must hold (`default_key` when it is not set).
     """
 
     kind: str
@@ -40,6 +43,8 @@ class Reference:
     target: str
     namespaced: bool = False
     namespace_field: str | None = None
+    key_field: str | None = None
+    default_key: str = ""
 
 
 REFERENCES: tuple[Reference, ...] = (
@@ -52,6 +57,8 @@ REFERENCES: tuple[Reference, ...] = (
         "Secret",
         namespaced=True,
         namespace_field="namespace",
+        key_field="key",
+        default_key="kubeconfig",
     ),
     Reference(MODEL_DEPLOYMENT, "spec.model.cacheRef", MODEL_CACHE, namespaced=True),
     Reference(MODEL_CACHE, "spec.credentialsSecretRef", "Secret", namespaced=True),
@@ -82,24 +89,28 @@ def unresolved_by_object(
     are taken to be gone.
     """
     everything = list(objects)
-    present: dict[str, set[tuple[str, str]]] = {}
+    present: dict[str, dict[tuple[str, str], View]] = {}
     for obj in everything:
         key = ObjectKey.of(obj)
         if key in absent:
             continue
-        present.setdefault(key.kind, set()).add((key.namespace, key.name))
+        present.setdefault(key.kind, {})[(key.namespace, key.name)] = obj
     found: list[tuple[ObjectKey, str]] = []
     for ref in references:
         names = present.get(ref.target)
         if names is None:
             continue
-        for key, path, target in named(everything, ref):
+        for key, path, target, value in _referring(everything, ref):
             namespace, name = target.namespace, target.name
-            if (namespace, name) in names:
-                continue
             where = sources.get(key) if sources else None
             prefix = f"{where}: " if where else ""
             scope = f"{namespace}/" if namespace else ""
+            held = names.get((namespace, name))
+            if held is not None:
+                missing = _missing_key(value, path, ref, held)
+                if missing:
+                    found.append((key, f"{prefix}{key}: {missing}"))
+                continue
             known = sorted(n for ns, n in names if ns == namespace)
             hint = f" (the input has: {', '.join(known)})" if known else ""
             found.append(
@@ -112,9 +123,36 @@ def unresolved_by_object(
     return found
 
 
+def _missing_key(value: Any, path: str, ref: Reference, target: View) -> str:
+    """What is wrong when the referring value names a key `target` does not hold, else ""."""
+    if ref.key_field is None:
+        return ""
+    given = value.get(ref.key_field) if isinstance(value, Mapping) else None  # pyright: ignore[reportUnknownMemberType]
+    wanted = str(given or ref.default_key)
+    keys: set[str] = set()
+    for part in ("data", "stringData"):
+        block = target.get(part)
+        if isinstance(block, Mapping):
+            keys.update(str(k) for k in block)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+    if wanted in keys:
+        return ""
+    scope = f"{target.get('metadata', {}).get('namespace')}/" if ref.namespaced else ""
+    name = target.get("metadata", {}).get("name")
+    hint = f" (it has: {', '.join(sorted(keys))})" if keys else " (it has none)"
+    return f'{path}.{ref.key_field}: "{wanted}": Secret {scope}{name} holds no key {wanted}{hint}'
+
+
 def named(objects: Iterable[View], ref: Reference) -> Iterator[tuple[ObjectKey, str, ObjectKey]]:
     """Each (referrer, concrete field path, target) of `ref` among `objects` that no other
     object composed; the target's apiVersion is left empty (a reference names none)."""
+    for referrer, path, target, _ in _referring(objects, ref):
+        yield referrer, path, target
+
+
+def _referring(
+    objects: Iterable[View], ref: Reference
+) -> Iterator[tuple[ObjectKey, str, ObjectKey, Any]]:
+    """`named`, with the referring value itself."""
     for obj in objects:
         if obj.get("kind") != ref.kind or controller_reference(obj) is not None:
             continue
@@ -122,7 +160,7 @@ def named(objects: Iterable[View], ref: Reference) -> Iterator[tuple[ObjectKey, 
         for path, value in _values(obj, ref.field.split(".")):
             name, namespace = _target(value, ref, referrer)
             if name:
-                yield referrer, path, ObjectKey("", ref.target, namespace, name)
+                yield referrer, path, ObjectKey("", ref.target, namespace, name), value
 
 
 def _target(value: Any, ref: Reference, referrer: ObjectKey) -> tuple[str, str]:
