@@ -1,6 +1,7 @@
 """The vocabulary never names a condition type Crossplane reserves for itself."""
 
 import re
+from pathlib import Path
 
 from modelplane.core import vocabulary
 from modelplane.core.vocabulary import CONDITION_TYPES, RESERVED_CONDITION_TYPES, Reason
@@ -33,3 +34,20 @@ def test_condition_types_are_camel_case_words() -> None:
 def test_the_reachability_condition_is_reachable() -> None:
     assert vocabulary.REACHABLE == "Reachable"
     assert vocabulary.REACHABLE in CONDITION_TYPES
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_condition_type_is_in_the_design_table() -> None:
+    """design/vocabulary.md lists each kind's conditions: one a function sets must be there."""
+    table = (ROOT / "design" / "vocabulary.md").read_text()
+    assert sorted(t for t in CONDITION_TYPES if f"`{t}`" not in table) == []
+
+
+def test_every_reason_is_documented() -> None:
+    """A condition or Warning event reason a user can see is named in docs/.
+    InternalError is the one a function never answers to input it can read."""
+    docs = "".join(page.read_text() for page in (ROOT / "docs").rglob("*.md"))
+    words = set(_constants(Reason).values()) - {Reason.INTERNAL_ERROR}
+    assert sorted(w for w in words if w not in docs) == []
