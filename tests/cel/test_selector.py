@@ -180,9 +180,9 @@ def test_a_cache_compiles_once_and_is_its_owners_alone() -> None:
 def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     compiled: list[str] = []
 
-    def counting(expression: str, *args: Any) -> Program:
+    def counting(expression: str, *args: Any, **options: Any) -> Program:
         compiled.append(expression)
-        return compile_program(expression, *args)
+        return compile_program(expression, *args, **options)
 
     monkeypatch.setattr(selector_module, "compile_program", counting)
     return compiled

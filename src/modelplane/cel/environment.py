@@ -189,9 +189,14 @@ def compile_program(
     variables: Mapping[str, t.CelType],
     functions: Mapping[str, t.Function] = FUNCTIONS,
     structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+    tree: lark.Tree[Any] | None = None,
 ) -> Program:
-    """Parse and check against the declared variables, functions and object types."""
-    tree = parse(expression)
+    """Parse and check against the declared variables, functions and object types.
+
+    `tree` is the expression already parsed, by a caller that checks it in several
+    environments and parses it once."""
+    if tree is None:
+        tree = parse(expression)
     try:
         node = Compiler(variables, functions, structs).compile(tree)
     except RecursionError:

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import lark
+
+from modelplane.cel import environment as environments
 from modelplane.cel import types as t
 from modelplane.cel.budget import CostBudget
 from modelplane.cel.chrono import Duration, Timestamp
@@ -106,10 +109,13 @@ class CelCache:
     activation. It only saves the work, within the bounds given.
     """
 
-    __slots__ = ("_activations", "_programs", "_selectors")
+    __slots__ = ("_activations", "_programs", "_selectors", "_trees")
 
     def __init__(self, size: int = CACHE_SIZE, devices: int = _ACTIVATION_CACHE_SIZE) -> None:
         self._selectors: LruCache[tuple[str, SelectorEnvironment], DeviceSelector] = LruCache(size)
+        # A selector checked for clusters of several versions is parsed once: parsing
+        # is what a decision's budget pays for, once per expression.
+        self._trees: LruCache[str, lark.Tree[Any]] = LruCache(size)
         self._programs: LruCache[str, Program] = LruCache(size)
         self._activations = _ActivationCache(devices)
 
@@ -135,7 +141,11 @@ class CelCache:
     def _build_selector(self, key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
         expression, environment = key
         program = compile_program(
-            expression, _SELECTOR_VARIABLES, environment.functions, environment.structs
+            expression,
+            _SELECTOR_VARIABLES,
+            environment.functions,
+            environment.structs,
+            tree=self._trees.get(expression, environments.parse),
         )
         if not environment.accepts_result(program.result_type):
             raise CelCompileError(
