@@ -208,3 +208,23 @@ def test_checking_a_cluster_version_costs_no_budget_and_changes_nothing(
             spent.append(budget.spent)
     assert len(set(spent)) == 1, spent
     assert decisions == [["k0/0:l4", "k1/0:l4"]] * 4
+
+
+def test_a_selector_every_api_server_refuses_as_too_complex_is_an_invalid_node_selector() -> None:
+    """rev-cel F3: cel-go estimates both sides of `||`, so seven nested ten-element
+    ranges (10^7 iterations) exceed the 1e6 limit a new claim's selectors are held to,
+    though the left side decides every evaluation here."""
+    ranges = "true"
+    for level in range(7):
+        ranges = f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x{level}, {ranges})"
+    hostile = f'device.driver == "gpu.nvidia.com" || {ranges}'
+
+    decision = run(
+        deployment(1, request("gpu", 1, HOPPER, hostile)), FLEET_OBJS, engine=default_engine()
+    )
+
+    assert decision.condition.reason == Reason.INVALID_NODE_SELECTOR
+    assert decision.condition.message.startswith(
+        "spec.nodeSelector.devices[0].selectors[1].cel: too complex, exceeds cost limit"
+    )
+    assert decision.replicas == ()

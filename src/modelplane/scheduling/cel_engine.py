@@ -103,6 +103,10 @@ class CelEngine:
         except ValueError as error:
             # A version the cel package cannot read (the XRD's pattern admits none).
             raise SelectorCompileError(str(error)) from error
+        if selector.cost_error is not None:
+            # Every API server refuses it in a new claim: the deployment's own selector
+            # is an InvalidNodeSelector, whatever cluster it would go to.
+            raise SelectorCompileError(selector.cost_error)
         if len(self._outcomes) >= self._outcome_bound:
             self._outcomes.clear()
         return _CelSelector(selector, self._outcomes)
