@@ -52,8 +52,12 @@ class CompiledSelector(Protocol):
 
 
 class SelectorEngine(Protocol):
-    def compile(self, expression: str) -> CompiledSelector:
-        """Compile one selector; raises SelectorCompileError."""
+    def compile(self, expression: str, kubernetes_version: str | None = None) -> CompiledSelector:
+        """Compile one selector; raises SelectorCompileError.
+
+        Without a version it is checked as stored selectors are (everything the newest
+        release declares); with one, as that version's API server checks a new one.
+        """
         ...
 
     def compile_cost(self, expression: str) -> int:
@@ -95,6 +99,7 @@ class SelectorEvaluator:
         self._devices: dict[DeviceSpec, object | ValueError] = {}
         self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
         self._recorded: dict[tuple[str, DeviceSpec], SelectorResult] = {}
+        self._served: dict[tuple[str, str], str | None] = {}
 
     def compile_error(self, expression: str) -> str | None:
         """None when the expression compiles, else the compiler's message.
@@ -103,6 +108,27 @@ class SelectorEvaluator:
         """
         compiled = self._compile(expression)
         return str(compiled) if isinstance(compiled, SelectorCompileError) else None
+
+    def version_error(self, expression: str, kubernetes_version: str) -> str | None:
+        """None when an API server at `kubernetes_version` admits the selector in a new
+        object (a ResourceClaimTemplate), else the compiler's message.
+
+        Charged as `compile_error` is, once per expression and decision: the text is
+        what is paid for, and checking it in a second environment is bounded by the
+        first check, so no answer depends on how many versions a fleet runs.
+        Raises DecisionStopped when the budget cannot pay for compiling it.
+        """
+        key = (expression, kubernetes_version)
+        if key in self._served:
+            return self._served[key]
+        self._compile(expression)
+        try:
+            self._engine.compile(expression, kubernetes_version)
+            error = None
+        except SelectorCompileError as refused:
+            error = str(refused)
+        self._served[key] = error
+        return error
 
     def _compile(
         self, expression: str, *, charged: bool = True
