@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
+
 from modelplane.cel import CelCompileError, CelRuntimeError, Duration, Timestamp
 from modelplane.cel import types as t
 from modelplane.cel.environment import compile_program
@@ -201,18 +203,41 @@ def test_relevant_cases_answer_as_kubernetes(cel_spec_cases: list[dict[str, Any]
     assert rate >= PASS_RATE, f"pass rate {rate:.2%} is below {PASS_RATE:.0%}"
 
 
+def unsupported_problem(case: Mapping[str, Any]) -> str | None:
+    """What is wrong with how an unsupported case fails, if anything: it must be a
+    compile error naming the problem (design/cel-divergences.md, Conformance), never a
+    value, a runtime error, an internal error or a crash."""
+    kind, message = outcome(case)
+    if kind != "compile":
+        return f"{case['id']}: an unsupported case gave a {kind} outcome: {message!r}"
+    if "internal" in message:
+        return f"{case['id']}: {message}"
+    if "Syntax error" not in message and "undeclared reference" not in message:
+        return f"{case['id']}: {message}"
+    return None
+
+
 def test_unsupported_cases_fail_cleanly(cel_spec_cases: list[dict[str, Any]]) -> None:
-    """Features Modelplane documents as unsupported are a compile error naming the
-    problem, never an internal error or a crash."""
-    for case in cel_spec_cases:
-        if case["tier"] != "unsupported":
-            continue
-        kind, message = outcome(case)
-        assert "internal" not in str(message), f"{case['id']}: {message}"
-        if kind == "compile":
-            assert "Syntax error" in message or "undeclared reference" in message, (
-                f"{case['id']}: {message}"
-            )
+    problems = [
+        problem
+        for case in cel_spec_cases
+        if case["tier"] == "unsupported" and (problem := unsupported_problem(case)) is not None
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("expr", "kind"),
+    [("[1].exists(x, x == 1)", "value"), ("1 / 0", "runtime"), ("a.?b", None)],
+)
+def test_an_unsupported_case_must_fail_to_compile(expr: str, kind: str | None) -> None:
+    """rev-cel F5: one that started to evaluate, to a value or to a runtime error,
+    would have passed unnoticed."""
+    problem = unsupported_problem({"id": "probe", "expr": expr})
+    if kind is None:
+        assert problem is None
+    else:
+        assert problem is not None and f"gave a {kind} outcome" in problem
 
 
 def test_known_divergences_are_documented() -> None:

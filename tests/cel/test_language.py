@@ -71,6 +71,12 @@ from modelplane_cli.schema.cel_rules import compile_rule
         ("['a', 'b'].join('-')", "a-b"),
         ("'Hello'.lowerAscii() + 'Hello'.upperAscii()", "helloHELLO"),
         ("' x '.trim()", "x"),
+        # strings.TrimSpace strips Go's unicode.IsSpace, not the separators U+001C-U+001F.
+        ("'\\x1c\\x1fa\\u3000\\u0085'.trim()", "\x1c\x1fa"),
+        ("'\\u00a0\\u2000a\\u202f\\t'.trim()", "a"),
+        # `\C` inside a quotation is the text `\C`; an escaped backslash is one.
+        ("'a\\\\C'.matches(dyn('a\\\\Q\\\\C\\\\E'))", True),
+        ("'\\\\C'.matches(dyn('\\\\\\\\C'))", True),
         ("'banana'.replace('a', 'o', 2)", "bonona"),
         ("'héllo'.substring(1, 3)", "él"),
         ("'héllo'.charAt(1)", "é"),
@@ -135,6 +141,9 @@ def test_evaluates(expression: str, expected: Any) -> None:
         ("'abc'.substring(2, 1)", "invalid substring range"),
         ("'abc'.charAt(4)", "index out of range: 4"),
         ("'a'.matches(dyn('('))", "invalid regular expression"),
+        # C++ RE2 reads `\C` as any byte; Go's regexp/syntax refuses it.
+        ("'a'.matches(dyn('\\\\C'))", "invalid escape sequence"),
+        ("'a'.find(dyn('a|\\\\C'))", "invalid escape sequence"),
     ],
 )
 def test_runtime_errors(expression: str, message: str) -> None:
@@ -173,6 +182,7 @@ def test_runtime_errors(expression: str, message: str) -> None:
         ("a.?b", "Syntax error"),
         # Kubernetes validates literal arguments when the expression is written (1.29+).
         ("'a'.matches('(')", "invalid matches argument"),
+        ("'a'.matches('\\\\C')", "invalid matches argument"),
         ("duration('1d') > duration('1h')", "invalid duration argument"),
         ("timestamp('2024-02-30T00:00:00Z') != timestamp(0)", "invalid timestamp argument"),
         ("[1, dyn(2)]", "expected type 'int' but found 'dyn'"),

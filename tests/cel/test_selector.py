@@ -180,9 +180,9 @@ def test_a_cache_compiles_once_and_is_its_owners_alone() -> None:
 def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     compiled: list[str] = []
 
-    def counting(expression: str, *args: Any) -> Program:
+    def counting(expression: str, *args: Any, **options: Any) -> Program:
         compiled.append(expression)
-        return compile_program(expression, *args)
+        return compile_program(expression, *args, **options)
 
     monkeypatch.setattr(selector_module, "compile_program", counting)
     return compiled
@@ -224,6 +224,57 @@ def test_nesting_limit() -> None:
     with pytest.raises(CelCompileError, match="nesting exceeds the limit of 32 brackets"):
         compile_device_selector("[" * 300 + "]" * 300 + " == []")
     assert compile_device_selector("'" + "(" * 300 + "' != ''").matches(EMPTY)
+
+
+_TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+
+
+def _nested(levels: int, size: str = _TEN) -> str:
+    """`levels` comprehensions over a list literal, each inside the one before."""
+    expression = "true"
+    for level in range(levels):
+        expression = f"{size}.all(x{level}, {expression})"
+    return expression
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        # rev-cel F3: `||` decides on the left when run, but cel-go estimates both
+        # sides, and seven nested ten-element ranges are over 10^7 iterations.
+        f'device.driver == "{DRIVER}" || {_nested(7)}',
+        _nested(7),
+        f"{_nested(3)} && {_nested(3)} && {_nested(7)}",
+        # A conditional is estimated by its dearer branch.
+        f"false ? {_nested(7)} : true",
+        f"{_TEN}.map(x, {_nested(6)}).size() > 0",
+        f"{{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, 10: 10}}.all(k, {_nested(6)})",
+    ],
+)
+def test_the_api_servers_cost_estimate_refuses_what_may_cost_over_its_limit(
+    expression: str,
+) -> None:
+    for version in ("1.34", "1.36"):
+        with pytest.raises(CelCompileError, match="too complex, exceeds cost limit"):
+            compile_device_selector(expression, version)
+    # The kube-scheduler runs a stored one, and its run-time limit cuts it off.
+    assert compile_device_selector(expression).cost_error is not None
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        # cel-go estimates 455,551 for five levels (11 + 10 x (3 + the level within)):
+        # the API server admits it.
+        _nested(5),
+        f"{_nested(3)} || {_nested(3)}",
+        # A range of unknown size counts for nothing here; cel-go sizes an attribute
+        # map at 32 entries, so it estimates about 14,500 for this.
+        'device.attributes["dra.example.com"].all(k, ' + _nested(2) + ")",
+    ],
+)
+def test_the_cost_floor_refuses_nothing_the_api_server_admits(expression: str) -> None:
+    assert compile_device_selector(expression, "1.34").matches(FULL)
 
 
 class TestDeviceFromSpec:

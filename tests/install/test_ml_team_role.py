@@ -1,6 +1,7 @@
 """install/rbac/ml-team.yaml: an ML team writes exactly the kinds it owns and reads what
 Modelplane composes for it, never a status and never a composed kind; it scales what it
-owns through the scale subresource, as `kubectl scale` does."""
+owns through the scale subresource, as `kubectl scale` does, and reads the events raised
+on its objects."""
 
 from pathlib import Path
 from typing import Any
@@ -70,3 +71,17 @@ def test_a_team_writes_what_it_owns_and_only_reads_what_modelplane_composes() ->
     for scale in scales:
         assert _verbs(role, scale) == SCALE, scale
     assert all("*" not in rule["verbs"] and "*" not in rule["apiGroups"] for rule in role["rules"])
+
+
+def test_a_team_reads_the_events_on_its_objects_and_writes_none() -> None:
+    """`kubectl describe md/...` lists the Warning events (Preempted, a refused field)
+    only for a role that may list events; a team never writes one."""
+    role = yaml.safe_load(ROLE.read_text(encoding="utf-8"))
+    for group in ("", "events.k8s.io"):
+        verbs = {
+            verb
+            for rule in role["rules"]
+            if group in rule["apiGroups"] and "events" in rule["resources"]
+            for verb in rule["verbs"]
+        }
+        assert verbs == {"get", "list", "watch"}, group

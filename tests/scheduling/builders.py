@@ -91,10 +91,12 @@ def cluster(
     over_quota: list[str] | None = None,
     backend: str | None = None,
     preemption: str | None = None,
+    kubernetes_version: str | None = None,
 ) -> Obj:
     """`taints` sets spec.taints; `reachable` the Reachable condition (None: not reported);
     `queues` status.capacity.queues; `over_quota` scheduling.overQuotaPriorities;
-    `backend` spec.backend.type; `preemption` scheduling.preemption."""
+    `backend` spec.backend.type; `preemption` scheduling.preemption;
+    `kubernetes_version` spec.kubernetesVersion (None: left to the XRD's default)."""
     scheduling: Obj = {}
     if default_priority is not None:
         scheduling["defaultPriority"] = default_priority
@@ -123,6 +125,9 @@ def cluster(
             obj["spec"]["taints"] = taints
         if backend is not None:
             obj["spec"]["backend"] = {"type": backend}
+        if kubernetes_version is not None:
+            spec: Obj = obj["spec"]
+            spec["kubernetesVersion"] = kubernetes_version
     if queues is not None:
         obj["status"]["capacity"] = {"queues": queues}
     if reachable is not None:

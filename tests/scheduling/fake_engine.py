@@ -72,11 +72,16 @@ def _literal(text: str) -> object:
 class FakeEngine:
     def __init__(self) -> None:
         self.compiled: list[str] = []
+        self.versioned: list[tuple[str, str]] = []
         self.devices = 0
         self.evaluations = 0
 
-    def compile(self, expression: str) -> FakeSelector:
-        self.compiled.append(expression)
+    def compile(self, expression: str, kubernetes_version: str | None = None) -> FakeSelector:
+        # The fake has one environment: a cluster's version changes nothing it answers.
+        if kubernetes_version is None:
+            self.compiled.append(expression)
+        else:
+            self.versioned.append((expression, kubernetes_version))
         text = expression.strip()
         if text in ("true", "false"):
             return self._counting(lambda _: text == "true")

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+import pytest
+
 from modelplane.scheduling import Origin
 from modelplane.scheduling.rejections import Rejection
 
@@ -108,3 +110,35 @@ def test_a_held_replica_keeps_its_recorded_constraints() -> None:
     assert held.roles[0].as_dict()["constraints"] == [
         {"requests": ["gpu"], "matchAttribute": PCIE_ROOT}
     ]
+
+
+def _typed_roots(gpu_root: Obj, nic_root: Obj) -> Obj:
+    return pool(
+        "typed",
+        1,
+        {**gpu(4, name="gpu-r"), "attributes": {"arch": {"string": "Hopper"}, PCIE_ROOT: gpu_root}},
+        {**dra_nic("nic-r"), "attributes": {PCIE_ROOT: nic_root}},
+    )
+
+
+@pytest.mark.parametrize(
+    ("gpu_root", "nic_root", "placed"),
+    [
+        ({"int": 1}, {"int": 1}, ["a/0:typed"]),
+        ({"version": "1.0.0"}, {"version": "1.0.0"}, ["a/0:typed"]),
+        # rev-cel F6: the allocator's matchAttributeConstraint compares values of one
+        # kind only; Python's 1 == True and the shared text must not align these.
+        ({"int": 1}, {"bool": True}, []),
+        ({"int": 0}, {"bool": False}, []),
+        ({"version": "1.0.0"}, {"string": "1.0.0"}, []),
+    ],
+)
+def test_a_constraint_aligns_values_of_one_kind_only(
+    gpu_root: Obj, nic_root: Obj, placed: list[str]
+) -> None:
+    decision = run(
+        aligned(deployment(1, GPU, NIC)), [cluster("a", _typed_roots(gpu_root, nic_root))]
+    )
+    assert placements(decision) == placed
+    if not placed:
+        assert decision.trace[0].pools[0].reason is Rejection.DEVICES_NOT_ALIGNED

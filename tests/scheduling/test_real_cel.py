@@ -9,9 +9,21 @@ import pytest
 
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import default_engine
+from modelplane.scheduling.budget import decision_budget
 from modelplane_dev import bench_command
 
-from .builders import Obj, cluster, deployment, placements, pool, request, run
+from .builders import (
+    Obj,
+    claim,
+    cluster,
+    deployment,
+    new_placements,
+    placements,
+    pool,
+    replica,
+    request,
+    run,
+)
 from .test_bench_command import FLEET
 
 
@@ -134,3 +146,85 @@ def test_bench_prints_one_json_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert result["replicas"] == 7
     assert result["placed"] == 7
     assert 0 < result["min_ms"] <= result["median_ms"]
+
+
+# `includes()` comes with list-typed attributes (Kubernetes 1.36): an older API server
+# refuses a new ResourceClaimTemplate using it, though the stored environment knows it.
+INCLUDES = 'device.attributes["gpu.nvidia.com"].architecture.includes("Ada Lovelace")'
+ADA = 'device.attributes["gpu.nvidia.com"].architecture == "Ada Lovelace"'
+L4 = pool("l4", 8, _gpu(1, "Ada Lovelace", "23034Mi", "8.9.0"))
+
+
+def _versioned(*versions: str | None) -> list[Obj]:
+    return [cluster(f"k{i}", L4, kubernetes_version=v) for i, v in enumerate(versions)]
+
+
+def test_a_selector_a_cluster_version_does_not_compile_is_a_mismatch_there() -> None:
+    """rev-cel F2: placed on 1.34 (spec.kubernetesVersion's default), its claim template
+    would be refused there ('undeclared reference to includes') and its pods never run."""
+    decision = run(
+        deployment(3, request("gpu", 1, INCLUDES)),
+        _versioned("1.34", "1.36", None),
+        engine=default_engine(),
+    )
+
+    assert placements(decision) == ["k1/0:l4", "k1/1:l4", "k1/2:l4"]
+    refused = {entry.cluster: entry for entry in decision.trace}
+    assert sorted(refused) == ["k0", "k2"]
+    for entry in refused.values():
+        assert entry.reason == "SelectorMismatch"
+        assert entry.message is not None
+        assert "does not compile on Kubernetes 1.34" in entry.message
+        assert "undeclared reference to 'includes'" in entry.message
+        assert INCLUDES in entry.message
+
+
+def test_a_replica_on_a_version_that_refuses_its_selector_is_replaced() -> None:
+    """Its claim template was refused there, so it never ran: it moves, make-before-break."""
+    dep = deployment(1, request("gpu", 1, INCLUDES))
+    there = replica("k0", 0, "l4", claim("gpu", 1, INCLUDES))
+
+    decision = run(dep, _versioned("1.34", "1.36"), [there], engine=default_engine())
+
+    assert sorted(placements(decision)) == ["k0/0:l4", "k1/0:l4"]
+    assert new_placements(decision) == ["k1/0:l4"]
+
+
+@pytest.mark.parametrize("versions", [("1.34", "1.35"), ("1.36", "1.37"), (None, None)])
+def test_checking_a_cluster_version_costs_no_budget_and_changes_nothing(
+    versions: tuple[str | None, ...],
+) -> None:
+    """Selectors valid everywhere: the version check is paid by the one charge for the
+    text, so the same decision spends the same units whatever versions the fleet runs,
+    with a cold engine or a warm one."""
+    dep = deployment(2, request("gpu", 1, ADA, MEMORY.replace("40Gi", "20Gi")))
+    engine = default_engine()
+    spent: list[int] = []
+    decisions: list[list[str]] = []
+    for clusters in (_versioned("1.36", "1.36"), _versioned(*versions)):
+        for _ in range(2):  # cold, then warm
+            budget = decision_budget()
+            decisions.append(placements(run(dep, clusters, engine=engine, budget=budget)))
+            spent.append(budget.spent)
+    assert len(set(spent)) == 1, spent
+    assert decisions == [["k0/0:l4", "k1/0:l4"]] * 4
+
+
+def test_a_selector_every_api_server_refuses_as_too_complex_is_an_invalid_node_selector() -> None:
+    """rev-cel F3: cel-go estimates both sides of `||`, so seven nested ten-element
+    ranges (10^7 iterations) exceed the 1e6 limit a new claim's selectors are held to,
+    though the left side decides every evaluation here."""
+    ranges = "true"
+    for level in range(7):
+        ranges = f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x{level}, {ranges})"
+    hostile = f'device.driver == "gpu.nvidia.com" || {ranges}'
+
+    decision = run(
+        deployment(1, request("gpu", 1, HOPPER, hostile)), FLEET_OBJS, engine=default_engine()
+    )
+
+    assert decision.condition.reason == Reason.INVALID_NODE_SELECTOR
+    assert decision.condition.message.startswith(
+        "spec.nodeSelector.devices[0].selectors[1].cel: too complex, exceeds cost limit"
+    )
+    assert decision.replicas == ()

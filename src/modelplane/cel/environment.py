@@ -28,6 +28,7 @@ from modelplane.cel import grammar
 from modelplane.cel import types as t
 from modelplane.cel.compiler import MAX_NESTING, Compiler, Fn, nesting_depth
 from modelplane.cel.errors import CelBudgetExhaustedError, CelCompileError, CelRuntimeError
+from modelplane.cel.estimate import cost_floor
 from modelplane.cel.functions import FUNCTIONS
 from modelplane.cel.lexical import MAX_LEXICAL_NESTING, scan
 from modelplane.cel.values import EvalError
@@ -105,6 +106,8 @@ class Program:
     expression: str
     result_type: t.CelType
     fn: Fn
+    cost_floor: int = 0
+    """A floor under cel-go's compile-time cost estimate (`estimate`)."""
 
     def run(self, variables: dict[str, Any]) -> Any:
         """Evaluate under a fresh budget; every failure becomes a CelRuntimeError."""
@@ -189,9 +192,14 @@ def compile_program(
     variables: Mapping[str, t.CelType],
     functions: Mapping[str, t.Function] = FUNCTIONS,
     structs: Mapping[t.CelType, Mapping[str, t.CelType]] | None = None,
+    tree: lark.Tree[Any] | None = None,
 ) -> Program:
-    """Parse and check against the declared variables, functions and object types."""
-    tree = parse(expression)
+    """Parse and check against the declared variables, functions and object types.
+
+    `tree` is the expression already parsed, by a caller that checks it in several
+    environments and parses it once."""
+    if tree is None:
+        tree = parse(expression)
     try:
         node = Compiler(variables, functions, structs).compile(tree)
     except RecursionError:
@@ -200,7 +208,7 @@ def compile_program(
         raise
     except Exception as error:  # report, never crash the caller
         raise CelCompileError(f"internal compile error: {error!r}") from error
-    return Program(expression, node.type, node.fn)
+    return Program(expression, node.type, node.fn, cost_floor(tree))
 
 
 K = TypeVar("K")

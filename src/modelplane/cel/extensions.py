@@ -139,8 +139,16 @@ def substring(text: Any, start: Any, end: Any = None) -> str:
     return source[first:last]
 
 
+# Go's unicode.IsSpace, which strings.TrimSpace (cel-go's `trim`) strips: Python's
+# str.strip() also strips the separators U+001C to U+001F.
+_GO_SPACE: Final = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
 def trim(text: Any) -> str:
-    return arguments.text(text).strip()
+    return arguments.text(text).strip(_GO_SPACE)
 
 
 def join(items: Any, separator: Any = "") -> str:

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import lark
+
+from modelplane.cel import environment as environments
 from modelplane.cel import types as t
 from modelplane.cel.budget import CostBudget
 from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.device import Device, activation
 from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_program
 from modelplane.cel.errors import CelCompileError, CelRuntimeError
+from modelplane.cel.estimate import SELECTOR_MAX_COST
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import to_python, type_name
@@ -90,6 +94,19 @@ class DeviceSelector:
             )
         return result
 
+    @property
+    def cost_error(self) -> str | None:
+        """The API server's refusal of a new selector whose estimated cost exceeds
+        resource.k8s.io's limit, when cel-go's estimate surely does (`estimate`); the
+        kube-scheduler runs a stored one, cut off at run time instead."""
+        floor = self._program.cost_floor
+        if floor <= SELECTOR_MAX_COST:
+            return None
+        return (
+            f"too complex, exceeds cost limit: its estimated cost is at least {floor:,} "
+            f"units, over the limit of {SELECTOR_MAX_COST:,}"
+        )
+
     def __repr__(self) -> str:
         return f"DeviceSelector({self.expression!r})"
 
@@ -106,17 +123,24 @@ class CelCache:
     activation. It only saves the work, within the bounds given.
     """
 
-    __slots__ = ("_activations", "_programs", "_selectors")
+    __slots__ = ("_activations", "_programs", "_selectors", "_trees")
 
     def __init__(self, size: int = CACHE_SIZE, devices: int = _ACTIVATION_CACHE_SIZE) -> None:
         self._selectors: LruCache[tuple[str, SelectorEnvironment], DeviceSelector] = LruCache(size)
+        # A selector checked for clusters of several versions is parsed once: parsing
+        # is what a decision's budget pays for, once per expression.
+        self._trees: LruCache[str, lark.Tree[Any]] = LruCache(size)
         self._programs: LruCache[str, Program] = LruCache(size)
         self._activations = _ActivationCache(devices)
 
     def selector(self, expression: str, kubernetes_version: str | None = None) -> DeviceSelector:
         """Compile a DRA selector, or fetch it compiled (see `compile_device_selector`)."""
         environment = selector_environment(kubernetes_version)
-        return self._selectors.get((expression, environment), self._build_selector)
+        selector = self._selectors.get((expression, environment), self._build_selector)
+        if kubernetes_version is not None and selector.cost_error is not None:
+            # The version's API server checks a new selector's estimated cost too.
+            raise CelCompileError(selector.cost_error)
+        return selector
 
     def evaluate(
         self,
@@ -135,7 +159,11 @@ class CelCache:
     def _build_selector(self, key: tuple[str, SelectorEnvironment]) -> DeviceSelector:
         expression, environment = key
         program = compile_program(
-            expression, _SELECTOR_VARIABLES, environment.functions, environment.structs
+            expression,
+            _SELECTOR_VARIABLES,
+            environment.functions,
+            environment.structs,
+            tree=self._trees.get(expression, environments.parse),
         )
         if not environment.accepts_result(program.result_type):
             raise CelCompileError(
@@ -150,10 +178,12 @@ def compile_device_selector(
     """Compile a DRA selector (a caller that compiles many keeps a `CelCache`).
 
     Without a Kubernetes version the selector is checked as the kube-scheduler
-    checks stored selectors (everything the newest release declares). With the
-    version of the cluster it is meant for, it is checked as that cluster's API
-    server checks a new selector: before 1.36 `includes()` and iterating an
-    attribute value are compile errors. A malformed version raises ValueError.
+    checks stored selectors (everything the newest release declares; an expensive
+    one is cut off when run). With the version of the cluster it is meant for, it is
+    checked as that cluster's API server checks a new selector: before 1.36
+    `includes()` and iterating an attribute value are compile errors, and in every
+    version one whose estimated cost surely exceeds 1e6 units is refused
+    (`DeviceSelector.cost_error`). A malformed version raises ValueError.
     """
     return CelCache(size=1).selector(expression, kubernetes_version)
 

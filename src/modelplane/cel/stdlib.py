@@ -2,7 +2,8 @@
 
 Timestamps and durations are chrono's, with cel-go's nanosecond semantics.
 `matches` uses RE2 (google-re2, which celpy already depends on), so patterns
-mean what they mean in cel-go.
+mean what they mean in cel-go; the one escape C++ RE2 has and Go's regexp does
+not, `\\C` (any byte), is refused as Go refuses it.
 """
 
 from __future__ import annotations
@@ -75,7 +76,29 @@ def _compiled_regex(pattern: str) -> Any:
     # state any object owns. Compiling one costs more than most whole evaluations,
     # and selectors repeat the same few patterns. A pattern that fails to compile
     # raises each time (lru_cache keeps no exceptions).
+    if _any_byte_escape(pattern):
+        # C++ RE2 reads `\C` as "any byte"; Go's regexp/syntax, which Kubernetes
+        # compiles with, has no such escape and refuses the pattern.
+        raise re2.error("invalid escape sequence: \\C")
     return re2.compile(pattern)
+
+
+def _any_byte_escape(pattern: str) -> bool:
+    r"""Whether the pattern escapes `C` outside a `\Q...\E` quotation."""
+    i = 0
+    while i < len(pattern) - 1:
+        if pattern[i] != "\\":
+            i += 1
+        elif pattern[i + 1] == "Q":
+            end = pattern.find("\\E", i + 2)
+            if end < 0:
+                return False
+            i = end + 2
+        elif pattern[i + 1] == "C":
+            return True
+        else:
+            i += 2
+    return False
 
 
 # A regular-expression call costs about ten plain calls even on short strings

@@ -95,11 +95,18 @@ class CelEngine:
         self._outcome_bound = outcomes
         self._costs: BoundedMemo[str, int] = BoundedMemo(devices)
 
-    def compile(self, expression: str) -> CompiledSelector:
+    def compile(self, expression: str, kubernetes_version: str | None = None) -> CompiledSelector:
         try:
-            selector = self._cel.selector(expression)
+            selector = self._cel.selector(expression, kubernetes_version)
         except cel.CelCompileError as error:
             raise SelectorCompileError(str(error)) from error
+        except ValueError as error:
+            # A version the cel package cannot read (the XRD's pattern admits none).
+            raise SelectorCompileError(str(error)) from error
+        if selector.cost_error is not None:
+            # Every API server refuses it in a new claim: the deployment's own selector
+            # is an InvalidNodeSelector, whatever cluster it would go to.
+            raise SelectorCompileError(selector.cost_error)
         if len(self._outcomes) >= self._outcome_bound:
             self._outcomes.clear()
         return _CelSelector(selector, self._outcomes)

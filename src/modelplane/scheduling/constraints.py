@@ -14,20 +14,28 @@ attribute of its own: the constraint holds trivially for one entry.
 The check is a predicate the assignment search calls as it extends a partial
 assignment (`Aligned.admits`), so a node is rejected only when no aligned
 assignment exists, and `explain` says why when none does.
+
+Values match as the DRA allocator's `matchAttributeConstraint` matches them: of
+one kind (string, int, bool or version) and equal, so an int 1 and a bool true,
+or a version and a string of the same text, are different values.
 """
 
 from collections.abc import Sequence
 
 from modelplane.core.devices import AttributeValue, Constraint, DeviceSpec
 
+Typed = tuple[str, AttributeValue]
+"""An attribute's kind and value: what a constraint compares."""
 
-def attribute(device: DeviceSpec, qualified: str) -> AttributeValue | None:
-    """The device's value of `qualified` (`domain/name`), None when it has none. A bare
-    attribute name lives in the device's driver's domain, as DRA publishes it."""
-    for name, _, value in device.attributes:
+
+def attribute(device: DeviceSpec, qualified: str) -> Typed | None:
+    """The device's kind and value of `qualified` (`domain/name`), None when it has none.
+    A bare attribute name lives in the device's driver's domain, as DRA publishes it."""
+    for name, kind, value in device.attributes:
         full = name if "/" in name else f"{device.driver}/{name}"
         if full == qualified:
-            return value
+            # With its kind: Python's 1 == True must not make an int match a bool.
+            return kind, value
     return None
 
 
@@ -43,7 +51,7 @@ class Aligned:
         index = {name: i for i, name in enumerate(request_names)}
         # Per constraint: the request indices it binds (requests it names that the
         # role has; the deployment adapter refuses any other) and each entry's value.
-        self._groups: list[tuple[frozenset[int], list[AttributeValue | None]]] = [
+        self._groups: list[tuple[frozenset[int], list[Typed | None]]] = [
             (
                 frozenset(index[name] for name in constraint.requests if name in index),
                 [attribute(device, constraint.match_attribute) for device in devices],
@@ -76,7 +84,7 @@ class Aligned:
         parts: list[str] = []
         for constraint, (_, values) in zip(self._constraints, self._groups, strict=True):
             names = ", ".join(repr(n) for n in constraint.requests)
-            carried = sorted({str(v) for v in values if v is not None})
+            carried = sorted({str(v[1]) for v in values if v is not None})
             if not carried:
                 parts.append(
                     f"no device of the pool has attribute {constraint.match_attribute} "

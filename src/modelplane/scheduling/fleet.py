@@ -118,6 +118,8 @@ class FleetFilter:
         self._hardware: dict[PoolHardware, tuple[RoleMatch | Mismatch, ...]] = {}
         self._pool_traces: dict[tuple[str, PoolHardware], tuple[PoolTrace, ...]] = {}
         self._layouts: dict[int, tuple[tuple[Pool, ...], _Layout]] = {}
+        self._versions: dict[str, Rejected | None] = {}
+        self._no_options: tuple[RoleOptions, ...] = tuple(() for _ in self._roles)
 
     @property
     def matcher(self) -> Matcher:
@@ -183,6 +185,35 @@ class FleetFilter:
             )
         return None
 
+    def unserved(self, kubernetes_version: str) -> Rejected | None:
+        """Why an API server at `kubernetes_version` would refuse the claims of the
+        deployment's replicas, if it would: a selector its version does not compile (a
+        function or a use of list attributes a later release brings). The scheduler
+        checks the deployment's selectors as stored ones, in the newest environment;
+        a new ResourceClaimTemplate is checked in its cluster's."""
+        if kubernetes_version in self._versions:
+            return self._versions[kubernetes_version]
+        evaluator = self._matcher.evaluator
+        found = None
+        for role in self._roles:
+            for request in role.requests:
+                for expression in request.selectors:
+                    try:
+                        error = evaluator.version_error(expression, kubernetes_version)
+                    except DecisionStopped as stop:
+                        stop.locate(request=request.name, role=trace_role(role.name))
+                        raise
+                    if error is not None and found is None:
+                        where = "" if role.name == UNIFIED_ROLE else f"role {role.name} "
+                        found = Rejected(
+                            Rejection.SELECTOR_MISMATCH,
+                            f"{where}request {request.name!r}: selector {expression!r} does "
+                            f"not compile on Kubernetes {kubernetes_version}, whose API server "
+                            f"would refuse the replica's ResourceClaimTemplate: {error}",
+                        )
+        self._versions[kubernetes_version] = found
+        return found
+
     def _layout(self, pools: tuple[Pool, ...]) -> "_Layout":
         # Keyed by identity: the parser shares one tuple between clusters with the
         # same pools, so a fleet stamped from a few layouts costs one lookup per
@@ -221,6 +252,11 @@ class FleetFilter:
         excluded = self.excluded(cluster)
         if excluded is not None:
             return ClusterView(cluster, excluded, None, (), ())
+        if cluster.kubernetes_version is not None:
+            unserved = self.unserved(cluster.kubernetes_version)
+            if unserved is not None:
+                # Every pool would be refused alike: one entry for the cluster says it.
+                return ClusterView(cluster, None, unserved, self._no_options, ())
         layout = self._layout(cluster.pools)
         # A taint keeps new replicas off a cluster that stays selected, so the
         # replicas already there are retained (or, under NoExecute, moved).

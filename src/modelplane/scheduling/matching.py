@@ -194,6 +194,10 @@ class Matcher:
             tuple[PoolHardware, tuple[ClaimRequest, ...], tuple[Constraint, ...]], Demand | None
         ] = {}
 
+    @property
+    def evaluator(self) -> SelectorEvaluator:
+        return self._evaluator
+
     def match(
         self,
         requests: tuple[DeviceRequest, ...],

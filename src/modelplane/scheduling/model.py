@@ -136,6 +136,9 @@ class Cluster:
     priority may be displaced here (`preemption`)."""
     backend: str = BackendType.NATIVE.value
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
+    kubernetes_version: str | None = None
+    """`spec.kubernetesVersion`: its API server admits only the selectors that version's
+    environment compiles (`fleet`). None: unknown, so selectors are checked as stored."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:

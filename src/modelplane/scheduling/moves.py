@@ -77,13 +77,19 @@ def held_moves(
     return moving
 
 
+_REFUSING = (Rejection.STACK_INCOMPLETE, Rejection.SELECTOR_MISMATCH)
+
+
 def unrunnable(deployment: Deployment, replica: ExistingReplica, view: ClusterView) -> str | None:
-    """Its cluster refuses to run it: its backend cannot (`backends`), or its stack lacks
-    what the replica needs (`stack`: on the cluster, or the DeviceClass of its pool)."""
+    """Its cluster refuses to run it: its backend cannot (`backends`), its stack lacks
+    what the replica needs (`stack`: on the cluster, or the DeviceClass of its pool),
+    or its Kubernetes version does not compile the replica's selectors."""
     refused = refusal(view.cluster, deployment)
     if refused is not None:
         return f"its cluster cannot run it: {refused.message}"
-    if view.unmatched is not None and view.unmatched.reason is Rejection.STACK_INCOMPLETE:
+    # A cluster-wide SelectorMismatch is its Kubernetes version refusing the selectors
+    # (`FleetFilter.unserved`): the replica's claims are never created there.
+    if view.unmatched is not None and view.unmatched.reason in _REFUSING:
         return f"its cluster cannot run it: {view.unmatched.message}"
     if not view.cluster.stack.device_classes:
         return None

@@ -71,7 +71,8 @@ class Rejection(StrEnum):
     """The pool declares no devices, so no request can be satisfied on it."""
     SELECTOR_MISMATCH = "SelectorMismatch"
     """A request's selectors hold on no device kind of the pool (an evaluation error
-    counts as not holding)."""
+    counts as not holding). On a whole cluster: its Kubernetes version does not compile
+    a selector, so its API server would refuse the replica's claims (`fleet`)."""
     TOO_FEW_DEVICES = "TooFewDevices"
     """A device kind satisfies a request's selectors but has fewer than its count per node."""
     SYNTHETIC_ONLY = "SyntheticOnly"

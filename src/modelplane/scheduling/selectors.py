@@ -52,8 +52,12 @@ class CompiledSelector(Protocol):
 
 
 class SelectorEngine(Protocol):
-    def compile(self, expression: str) -> CompiledSelector:
-        """Compile one selector; raises SelectorCompileError."""
+    def compile(self, expression: str, kubernetes_version: str | None = None) -> CompiledSelector:
+        """Compile one selector; raises SelectorCompileError.
+
+        Without a version it is checked as stored selectors are (everything the newest
+        release declares); with one, as that version's API server checks a new one.
+        """
         ...
 
     def compile_cost(self, expression: str) -> int:
@@ -95,6 +99,7 @@ class SelectorEvaluator:
         self._devices: dict[DeviceSpec, object | ValueError] = {}
         self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
         self._recorded: dict[tuple[str, DeviceSpec], SelectorResult] = {}
+        self._served: dict[tuple[str, str], str | None] = {}
 
     def compile_error(self, expression: str) -> str | None:
         """None when the expression compiles, else the compiler's message.
@@ -103,6 +108,27 @@ class SelectorEvaluator:
         """
         compiled = self._compile(expression)
         return str(compiled) if isinstance(compiled, SelectorCompileError) else None
+
+    def version_error(self, expression: str, kubernetes_version: str) -> str | None:
+        """None when an API server at `kubernetes_version` admits the selector in a new
+        object (a ResourceClaimTemplate), else the compiler's message.
+
+        Charged as `compile_error` is, once per expression and decision: the text is
+        what is paid for, and checking it in a second environment is bounded by the
+        first check, so no answer depends on how many versions a fleet runs.
+        Raises DecisionStopped when the budget cannot pay for compiling it.
+        """
+        key = (expression, kubernetes_version)
+        if key in self._served:
+            return self._served[key]
+        self._compile(expression)
+        try:
+            self._engine.compile(expression, kubernetes_version)
+            error = None
+        except SelectorCompileError as refused:
+            error = str(refused)
+        self._served[key] = error
+        return error
 
     def _compile(
         self, expression: str, *, charged: bool = True
@@ -137,48 +163,32 @@ class SelectorEvaluator:
         return converted
 
     def evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
-        key = (expression, device)
-        result = self._results.get(key)
-        if result is None:
-            result = self._evaluate(expression, device)
-            self._results[key] = result
-        return result
+        return self._memoised(expression, device, recorded=False)
 
     def evaluate_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult:
         """A selector an existing replica recorded, against `device`: parsed free of
         this decision's budget and evaluated under a fresh decision's budget of its
         own, so it never stops this decision; running that dry is an error, which
         reads as no match."""
+        return self._memoised(expression, device, recorded=True)
+
+    def _memoised(self, expression: str, device: DeviceSpec, *, recorded: bool) -> SelectorResult:
+        memo = self._recorded if recorded else self._results
         key = (expression, device)
-        result = self._recorded.get(key)
+        result = memo.get(key)
         if result is None:
-            result = self._evaluate_recorded(expression, device)
-            self._recorded[key] = result
+            result = self._evaluate(expression, device, recorded=recorded)
+            memo[key] = result
         return result
 
-    def _evaluate_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult:
-        compiled = self._compile(expression, charged=False)
+    def _evaluate(self, expression: str, device: DeviceSpec, *, recorded: bool) -> SelectorResult:
+        compiled = self._compile(expression, charged=not recorded)
         if isinstance(compiled, SelectorCompileError):
             return SelectorResult(False, f"does not compile: {compiled}")
         converted = self._device(device)
         if isinstance(converted, ValueError):
             return SelectorResult(False, f"device {device.name} is malformed: {converted}")
-        own = decision_budget()
-        try:
-            return HOLDS if compiled.matches(converted, own) else FALSE
-        except SelectorRuntimeError as error:
-            return SelectorResult(False, str(error))
-        except SelectorBudgetExhausted:
-            return SelectorResult(False, f"ran out of its budget of {own.limit:,} cost units")
-
-    def _evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
-        compiled = self._compile(expression)
-        if isinstance(compiled, SelectorCompileError):
-            return SelectorResult(False, f"does not compile: {compiled}")
-        converted = self._device(device)
-        if isinstance(converted, ValueError):
-            return SelectorResult(False, f"device {device.name} is malformed: {converted}")
-        budget = self.budget
+        budget = decision_budget() if recorded else self.budget
         if budget.exhausted_by is not None:
             raise stopped(budget, budget.exhaust(expression), device.name)
         try:
@@ -188,4 +198,8 @@ class SelectorEvaluator:
         except SelectorRuntimeError as error:
             return SelectorResult(False, str(error))
         except SelectorBudgetExhausted:
+            if recorded:
+                return SelectorResult(
+                    False, f"ran out of its budget of {budget.limit:,} cost units"
+                )
             raise stopped(budget, budget.exhaust(expression), device.name) from None

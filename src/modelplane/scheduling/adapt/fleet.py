@@ -28,6 +28,7 @@ from modelplane.scheduling.model import (
     Taint,
     UnreadableCluster,
 )
+from modelplane.workloads import DEFAULT_KUBERNETES_VERSION
 
 
 class Interner:
@@ -169,6 +170,8 @@ def read_cluster(
         backend=str(spec.backend.type)
         if spec and spec.backend and spec.backend.type
         else BackendType.NATIVE.value,
+        # The XRD defaults it, so a cluster read before defaulting runs the default.
+        kubernetes_version=(spec.kubernetesVersion if spec else None) or DEFAULT_KUBERNETES_VERSION,
     )
 
 
