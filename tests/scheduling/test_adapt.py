@@ -388,3 +388,26 @@ def test_a_model_that_cannot_be_read_is_refused_every_time() -> None:
         with pytest.raises(InvalidInputError) as error:
             read_deployment(model)
         assert [issue.path for issue in error.value.issues] == ["metadata.name"]
+
+
+@pytest.mark.parametrize(
+    ("source", "declared", "cloud", "runs"),
+    [
+        ("EKS", "1.34", "1.36", "1.36"),
+        ("EKS", "1.36", "1.34", "1.34"),
+        ("EKS", "1.35", None, "1.35"),
+        ("Existing", "1.36", None, "1.36"),
+    ],
+)
+def test_a_cluster_s_selectors_are_judged_at_the_version_it_runs(
+    source: str, declared: str, cloud: str | None, runs: str
+) -> None:
+    """A created cluster whose sub-block names a version runs it, whatever
+    spec.kubernetesVersion says (modelplane.provisioning.kubernetes_version)."""
+    obj = _with(CLUSTER, declared, "spec", "kubernetesVersion")
+    if source == "EKS":
+        eks: Obj = {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}
+        if cloud is not None:
+            eks["version"] = cloud
+        obj = _with(obj, {"source": "EKS", "eks": eks}, "spec", "cluster")
+    assert read_cluster(parse_object(InferenceCluster, obj)).kubernetes_version == runs

@@ -81,8 +81,9 @@ def parse_scheduling(
     The one reader of the block: what composes a replica's workloads and the fleet
     scheduler's adapter (`modelplane.scheduling.adapt.fleet`) both take what they use
     from the config it returns.
-    None means the cluster has none. `kubernetes_version` is the cluster's
-    `spec.kubernetesVersion` (None: unknown, so no Workload API version is served).
+    None means the cluster has none. `kubernetes_version` is the version the cluster
+    runs (`modelplane.provisioning.kubernetes_version`; None: unknown, so no Workload
+    API version is served).
     Never raises: every problem is an Issue, and errors are also kept on the
     returned config so `apply_conventions` refuses to render with it.
     """

@@ -137,8 +137,10 @@ class Cluster:
     backend: str = BackendType.NATIVE.value
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
     kubernetes_version: str | None = None
-    """`spec.kubernetesVersion`: its API server admits only the selectors that version's
-    environment compiles (`fleet`). None: unknown, so selectors are checked as stored."""
+    """The version it runs (`modelplane.provisioning.kubernetes_version`: a created
+    cluster's own `version`, else `spec.kubernetesVersion`): its API server admits only
+    the selectors that version's environment compiles (`fleet`). None: unknown, so
+    selectors are checked as stored."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:

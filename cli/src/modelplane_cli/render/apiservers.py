@@ -4,7 +4,8 @@ provider-kubernetes applies an Object's manifest to the cluster its
 `providerConfigRef` reaches. Here that cluster's API server is simulated:
 
 - **Which cluster**: the ProviderConfig the Object names, the composite that
-  composed it (an InferenceCluster) and that composite's `spec.kubernetesVersion`.
+  composed it (an InferenceCluster) and the version that cluster runs
+  (`modelplane.provisioning.kubernetes_version`).
   An Object whose ProviderConfig is not in the world is checked against the
   default version.
 - **Built-in kinds** are validated strictly against that Kubernetes version's

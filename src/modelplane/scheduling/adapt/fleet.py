@@ -171,7 +171,7 @@ def read_cluster(
         if spec and spec.backend and spec.backend.type
         else BackendType.NATIVE.value,
         # The XRD defaults it, so a cluster read before defaulting runs the default.
-        kubernetes_version=(spec.kubernetesVersion if spec else None) or DEFAULT_KUBERNETES_VERSION,
+        kubernetes_version=kubernetes_version(model) or DEFAULT_KUBERNETES_VERSION,
     )
 
 
