@@ -395,3 +395,23 @@ def test_a_pool_may_not_take_the_system_groups_name(
     # The system group's nodes are not the refused pool's capacity.
     pools = got["desired"]["composite"]["resource"]["status"]["capacity"]["pools"]
     assert [p["nodes"] for p in pools if p["name"] == "system"] in ([], [0])
+
+
+def test_every_release_retries_a_failed_install() -> None:
+    # provider-helm leaves a failed release failed unless `rollbackLimit` is set: an
+    # install that timed out while nodes came up would never be retried.
+    composite = cluster("EKS", {"nodeCount": 1, "minNodes": 1, "maxNodes": 3})
+    composite["spec"]["stack"] = {"mode": "Managed"}
+    klass = inference_class(EKS_PROVISIONING)
+    first = resources(respond(composite, klass))
+    observed = {
+        key: with_status(first[key], {"status": "ACTIVE"})
+        for key in ("eks-autoscaler-pod-identity", "eks-nodegroup-system")
+    }
+    composed = resources(respond(composite, klass, observed))
+    releases = {k: r for k, r in composed.items() if r["kind"] == "Release"}
+    assert "eks-autoscaler-release" in releases
+    assert any(k.startswith("release-") for k in releases)
+    assert {k: r["spec"].get("rollbackLimit") for k, r in releases.items()} == dict.fromkeys(
+        releases, 10
+    )

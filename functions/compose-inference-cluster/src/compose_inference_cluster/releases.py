@@ -29,7 +29,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from compose_inference_cluster.prerequisites import observer_key
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
-from modelplane.core.charts import RELEASE_API_VERSION
+from modelplane.core.charts import RELEASE_API_VERSION, RELEASE_ROLLBACK_LIMIT
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.refs import USAGE_API_VERSION, crd
@@ -119,7 +119,11 @@ def _release(
         "apiVersion": RELEASE_API_VERSION,
         "kind": "Release",
         "metadata": {"name": release_name(cluster, planned.name), "namespace": namespace},
-        "spec": {"forProvider": for_provider, "providerConfigRef": provider},
+        "spec": {
+            "forProvider": for_provider,
+            "providerConfigRef": provider,
+            "rollbackLimit": RELEASE_ROLLBACK_LIMIT,
+        },
     }
 
 
