@@ -106,6 +106,25 @@ def with_status(obj: Obj, at_provider: Obj) -> Obj:
     return out
 
 
+SYSTEM_POOL_KEYS = {"EKS": "eks-nodegroup-system", "GKE": "gke-nodepool-system"}
+
+
+def system_ready(source: str) -> dict[str, Obj]:
+    """The created cluster's system node group (or pool) as observed once Ready: the
+    stack's releases are installed from then on. Empty for an existing cluster."""
+    if source not in SYSTEM_POOL_KEYS:
+        return {}
+    kind = "NodeGroup" if source == "EKS" else "NodePool"
+    return {
+        SYSTEM_POOL_KEYS[source]: {
+            "apiVersion": "",
+            "kind": kind,
+            "metadata": {"name": f"{NAME}-system", "namespace": "modelplane-system"},
+            "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available"}]},
+        }
+    }
+
+
 @pytest.mark.parametrize(
     ("source", "provisioning", "kind", "key"),
     [
@@ -354,7 +373,9 @@ def test_the_autoscaler_starts_only_once_its_pod_identity_exists() -> None:
     assert "eks-autoscaler-pod-identity" in first
     assert not [k for k in first if "autoscaler-release" in k]
     association = with_status(first["eks-autoscaler-pod-identity"], {})
-    ready = resources(respond(composite, klass, {"eks-autoscaler-pod-identity": association}))
+    system = with_status(first["eks-nodegroup-system"], {"status": "ACTIVE"})
+    both = {"eks-autoscaler-pod-identity": association, "eks-nodegroup-system": system}
+    ready = resources(respond(composite, klass, both))
     release = ready["eks-autoscaler-release"]
     assert [k for k in ready if k.startswith("usage-cloud-") and "autoscaler-release" in k]
     # Once composed, it stays, whatever the association reports later.
@@ -415,3 +436,37 @@ def test_every_release_retries_a_failed_install() -> None:
     assert {k: r["spec"].get("rollbackLimit") for k, r in releases.items()} == dict.fromkeys(
         releases, 10
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "system"),
+    [
+        ("EKS", EKS_PROVISIONING, "eks-nodegroup-system"),
+        ("GKE", GKE_PROVISIONING, "gke-nodepool-system"),
+    ],
+)
+def test_no_release_is_installed_before_the_system_nodes_are_ready(
+    source: str, provisioning: Obj, system: str
+) -> None:
+    # A chart installed with `wait` on a cluster whose nodes are still coming up times
+    # out and fails: a created cluster's releases start once its system group is Ready.
+    composite = cluster(source, {"nodeCount": 1, "minNodes": 1, "maxNodes": 3})
+    composite["spec"]["stack"] = {"mode": "Managed"}
+    klass = inference_class(provisioning)
+    first = respond(composite, klass)
+    assert not [k for k, r in resources(first).items() if r["kind"] == "Release"]
+    stack = condition(first, "StackReady")
+    assert stack["reason"] == "InstallingStack"
+    assert "wait for the cluster's system nodes" in stack["message"]
+    group = with_status(resources(first)[system], {"status": "ACTIVE"})
+    ready = resources(respond(composite, klass, {system: group}))
+    composed = {k: r for k, r in ready.items() if k.startswith("release-")}
+    assert composed
+    if source == "EKS":
+        # The autoscaler also waits for its Pod Identity association.
+        assert "eks-autoscaler-release" not in ready
+    # Once composed, a release stays, whatever the system group reports later.
+    down = deepcopy(group)
+    down["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "Updating"}]
+    again = resources(respond(composite, klass, {system: down, **composed}))
+    assert {k: again[k] for k in composed} == composed

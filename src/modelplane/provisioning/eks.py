@@ -221,8 +221,13 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         release = self.key_prefix + "autoscaler-release"
         out.inside = (release,)
         # EKS Pod Identity gives a pod its credentials when the pod is admitted: an
-        # autoscaler started before its association exists never gets them.
-        out.after[release] = (self.key_prefix + "autoscaler-pod-identity",)
+        # autoscaler started before its association exists never gets them. And its
+        # pod needs a node: installed (with `wait`) before the system group has one,
+        # the release would time out while EKS is still bringing the group up.
+        out.after[release] = (
+            self.key_prefix + "autoscaler-pod-identity",
+            self.pool_key(SYSTEM_POOL),
+        )
         node_group: dict[str, Any] = {
             **on_cluster,
             "nodeRoleArnRef": ref(role_names["node"]),

@@ -188,6 +188,7 @@ class FunctionRunner(ComposeFunction):
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
             identity=provider_identity,
             cloud_values=cloud.composed.stack_values if cloud is not None else None,
+            nodes_ready=cloud is None or cloud.system_nodes_ready(observed),
         )
         compose_stack(req, rsp, cluster, inputs, status)
         if cloud is not None:

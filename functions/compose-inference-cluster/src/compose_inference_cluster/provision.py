@@ -61,6 +61,11 @@ class Cloud:
     composed: Composed
     ready_nodes: dict[str, int] = field(default_factory=dict[str, int])
 
+    def system_nodes_ready(self, observed: Mapping[str, Any]) -> bool:
+        """Whether the provisioner's own node groups (where the stack's controllers
+        run) report Ready: before that the cluster has no node for a chart's pods."""
+        return all(objects.is_ready(observed.get(key)) for key in self.composed.system_pools)
+
 
 def source_of(cluster: InferenceCluster) -> str:
     source = cluster.spec.cluster if cluster.spec else None

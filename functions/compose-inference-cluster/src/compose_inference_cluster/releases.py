@@ -72,6 +72,8 @@ class Installed:
     unready: list[str] = field(default_factory=list[str])
     retiring: list[str] = field(default_factory=list[str])
     """Releases no longer planned, kept while a Usage still names them (`retiring`)."""
+    awaiting_nodes: bool = False
+    """Whether some release waits for the created cluster's system nodes (`nodes_ready`)."""
 
 
 def _ready(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any]) -> None:
@@ -140,9 +142,13 @@ def compose_managed(
     needs: Mapping[str, tuple[str, ...]],
     keep_replica_usages: bool,
     req: fnv1.RunFunctionRequest,
+    nodes_ready: bool = True,
 ) -> Installed:
     """Compose the releases whose prerequisites are Ready (and every one composed before),
-    their ProviderConfig and the Usages that order and protect them."""
+    their ProviderConfig and the Usages that order and protect them. `nodes_ready` is
+    False while a cluster Modelplane creates has no system node to run a chart's pods:
+    no release is installed for the first time then, since one installed with `wait`
+    on a cluster without nodes times out and fails."""
     installed = Installed()
     provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
     by_name = {planned.name: planned for planned in plan}
@@ -151,8 +157,9 @@ def compose_managed(
         prerequisites_ready = all(
             objects.is_ready(observed.get(release_key(name))) for name in planned.after
         )
-        if key not in observed and not prerequisites_ready:
+        if key not in observed and not (prerequisites_ready and nodes_ready):
             installed.waiting.append(planned.name)
+            installed.awaiting_nodes |= not nodes_ready
             continue
         structs.update(
             rsp.desired.resources[key].resource, _release(cluster, namespace, planned, provider)
