@@ -197,3 +197,51 @@ def test_the_eks_autoscaler_sees_dra_claims() -> None:
     assert rule["apiGroups"] == ["resource.k8s.io"]
     assert set(rule["resources"]) >= {"deviceclasses", "resourceclaims", "resourceslices"}
     assert set(rule["verbs"]) == {"get", "list", "watch"}
+
+
+def reported(at_provider: Any) -> dict[str, Any]:
+    return {"status": {"atProvider": at_provider}}
+
+
+# What a provider reported of a node group (EKS) or pool (GKE) -> the nodes read from it.
+# An edited world may hold anything there: what is no count reports nothing, never raises.
+READ_BACK = [
+    pytest.param("EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": 3.0}}, 3, id="eks"),
+    pytest.param("EKS", {"status": "ACTIVE", "scalingConfig": {}}, 0, id="eks-no-size"),
+    pytest.param("EKS", {"status": "CREATING"}, 0, id="eks-creating"),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": "lots"}}, None, id="eks-word"
+    ),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": 2.5}}, None, id="eks-fraction"
+    ),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": -1}}, None, id="eks-negative"
+    ),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": True}}, None, id="eks-bool"
+    ),
+    pytest.param("EKS", {"status": {"state": "ACTIVE"}}, 0, id="eks-state-not-a-string"),
+    pytest.param("GKE", {"nodeCount": 2, "managedInstanceGroupUrls": ["a", "b"]}, 4, id="gke"),
+    pytest.param("GKE", {"nodeCount": "lots"}, None, id="gke-word"),
+    pytest.param("GKE", {"nodeCount": 2, "managedInstanceGroupUrls": 5}, None, id="gke-groups"),
+    pytest.param(
+        "GKE",
+        {"nodeCount": 2, "autoscaling": {"totalMaxNodeCount": "x"}},
+        2,
+        id="gke-limit-not-a-count",
+    ),
+    pytest.param(
+        "GKE",
+        {"nodeCount": 2, "autoscaling": {"totalMaxNodeCount": float("inf")}},
+        2,
+        id="gke-limit-infinite",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "at_provider", "nodes"), READ_BACK)
+def test_a_node_group_size_that_is_no_count_reports_nothing(
+    source: str, at_provider: dict[str, Any], nodes: int | None
+) -> None:
+    assert PROVISIONERS[source].ready_nodes(reported(at_provider)) == nodes

@@ -470,3 +470,30 @@ def test_no_release_is_installed_before_the_system_nodes_are_ready(
     down["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "Updating"}]
     again = resources(respond(composite, klass, {system: down, **composed}))
     assert {k: again[k] for k in composed} == composed
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "key", "at_provider"),
+    [
+        (
+            "EKS",
+            EKS_PROVISIONING,
+            "eks-nodegroup-h100",
+            {"status": "ACTIVE", "scalingConfig": {"desiredSize": "lots"}},
+        ),
+        ("GKE", GKE_PROVISIONING, "gke-nodepool-h100", {"nodeCount": "lots"}),
+    ],
+)
+def test_a_size_the_world_reports_that_is_no_count_fails_nothing(
+    source: str, provisioning: Obj, key: str, at_provider: Obj
+) -> None:
+    # Only an edited world holds such a size: it reads as "nothing reported", and the
+    # cluster is composed as it was, not answered with an internal error.
+    composite = cluster(source, {"nodeCount": 1})
+    klass = inference_class(provisioning)
+    good = respond(composite, klass)
+    rsp = respond(composite, klass, {key: with_status(resources(good)[key], at_provider)})
+    assert not [r for r in rsp.get("results", []) if r.get("severity") == "SEVERITY_FATAL"]
+    assert resources(rsp) == resources(good)
+    pools = rsp["desired"]["composite"]["resource"]["status"]["capacity"]["pools"]
+    assert [p["nodes"] for p in pools if p["name"] == "h100"] in ([], [0])

@@ -30,7 +30,7 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import as_map, at_provider
+from modelplane.core.observed import as_map, at_provider, count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.cloud import CloudProvisioner
@@ -298,7 +298,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         at = at_provider(observed)
         if not at:
             return None
-        if at.get("status") not in _SERVING_STATES:
+        state = at.get("status")
+        if not isinstance(state, str) or state not in _SERVING_STATES:
             return 0
         # EKS reports no count of Ready nodes: the group's desired size is the figure.
-        return int(as_map(at.get("scalingConfig")).get("desiredSize") or 0)
+        # A size that is no count (only an edited world has one) reports nothing.
+        size = as_map(at.get("scalingConfig")).get("desiredSize")
+        return 0 if size is None else count(size)

@@ -22,12 +22,12 @@
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import as_map, at_provider
+from modelplane.core.observed import as_map, at_provider, count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.gke_gpu import (
@@ -315,15 +315,20 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         at = at_provider(observed)
         if not at:
             return None
-        per_zone = int(at.get("nodeCount") or 0)
-        groups: Sequence[Any] = (
-            at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
-        )
+        # A field that is no count or list (only an edited world has one) reports
+        # nothing rather than fail the whole cluster's composition.
+        reported = at.get("nodeCount")
+        per_zone = 0 if reported is None else count(reported)
+        if per_zone is None:
+            return None
+        groups = at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
+        if not isinstance(groups, Sequence) or isinstance(groups, str):
+            return None
         # The GCP provider's nodeCount is its managed instance groups' target size (what
         # GKE is bringing up, not nodes Ready), summed and divided by the groups with
         # integer division (terraform-provider-google flattenNodePool): a pool spread
         # unevenly over its zones (locationPolicy ANY) reads low by the remainder, 3
         # nodes over 2 zones as 2 and 1 as 0. Its total limit bounds it all the same.
-        nodes = per_zone * max(1, len(groups))
-        limit = as_map(at.get("autoscaling")).get("totalMaxNodeCount")
-        return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes
+        nodes = per_zone * max(1, len(cast(Sequence[Any], groups)))
+        limit = count(as_map(at.get("autoscaling")).get("totalMaxNodeCount"))
+        return nodes if limit is None else min(nodes, limit)
