@@ -497,3 +497,35 @@ def test_a_size_the_world_reports_that_is_no_count_fails_nothing(
     assert resources(rsp) == resources(good)
     pools = rsp["desired"]["composite"]["resource"]["status"]["capacity"]["pools"]
     assert [p["nodes"] for p in pools if p["name"] == "h100"] in ([], [0])
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "key", "at_provider"),
+    [
+        (
+            "EKS",
+            EKS_PROVISIONING,
+            "eks-nodegroup-h100",
+            {"status": "ACTIVE", "scalingConfig": {"desiredSize": 1}},
+        ),
+        ("GKE", GKE_PROVISIONING, "gke-nodepool-h100", {"nodeCount": 1}),
+    ],
+)
+def test_a_pool_that_may_never_have_a_node_is_refused_on_every_cloud(
+    source: str, provisioning: Obj, key: str, at_provider: Obj
+) -> None:
+    # Both clouds refuse a node group or pool whose maximum is zero: named on
+    # Provisioned with a Warning event, and the running pool kept as it is.
+    klass = inference_class(provisioning)
+    good = respond(cluster(source, {"nodeCount": 1}), klass)
+    running = with_status(resources(good)[key], at_provider)
+    rsp = respond(cluster(source, {"nodeCount": 0}), klass, {key: running})
+    provisioned = condition(rsp, "Provisioned")
+    assert (provisioned["status"], provisioned["reason"]) == (
+        "STATUS_CONDITION_FALSE",
+        "InvalidProvisioning",
+    )
+    assert provisioned["message"].startswith("spec.nodePools[0].maxNodes: must be at least 1")
+    (event,) = [r for r in rsp["results"] if "spec.nodePools[0].maxNodes" in r["message"]]
+    assert event["severity"] == "SEVERITY_WARNING"
+    assert resources(rsp)[key]["spec"] == resources(good)[key]["spec"]

@@ -100,6 +100,13 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                     Reason.CLASS_NOT_PROVISIONABLE,
                 )
             ]
+        if pool.max_nodes < 1:
+            # GKE refuses a pool whose total maximum is zero (as it refuses the per-zone
+            # maximum at zero), so such a pool would never be created, or a running one
+            # never shrunk, while its managed resource says only "not synced".
+            return [
+                Issue(f"{path}.maxNodes", "must be at least 1: GKE refuses a node pool of none")
+            ]
         return []
 
     def compose(self, plan: ClusterPlan) -> Composed:
