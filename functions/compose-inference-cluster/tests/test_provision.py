@@ -529,3 +529,48 @@ def test_a_pool_that_may_never_have_a_node_is_refused_on_every_cloud(
     (event,) = [r for r in rsp["results"] if "spec.nodePools[0].maxNodes" in r["message"]]
     assert event["severity"] == "SEVERITY_WARNING"
     assert resources(rsp)[key]["spec"] == resources(good)[key]["spec"]
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "field", "running", "path"),
+    [
+        ("EKS", EKS_PROVISIONING, "version", {"version": "1.34"}, "spec.cluster.eks.version"),
+        ("EKS", EKS_PROVISIONING, "version", {"version": "1.34"}, "spec.kubernetesVersion"),
+        (
+            "GKE",
+            GKE_PROVISIONING,
+            "minMasterVersion",
+            {"masterVersion": "1.34.1-gke.1200"},
+            "spec.cluster.gke.version",
+        ),
+    ],
+)
+def test_a_version_the_cloud_cannot_reach_keeps_the_running_one(
+    source: str, provisioning: Obj, field: str, running: Obj, path: str
+) -> None:
+    # Both clouds upgrade one minor at a time and never downgrade: a jump is named on
+    # Provisioned, and the cluster (and every EKS node group) keeps its version.
+    klass = inference_class(provisioning)
+    composite = cluster(source, {"nodeCount": 1})
+    good = resources(respond(composite, klass))
+    key = f"{source.lower()}-cluster"
+    observed = {key: with_status(good[key], running)}
+    if path == "spec.kubernetesVersion":
+        composite["spec"]["kubernetesVersion"] = "1.36"
+    else:
+        composite["spec"]["cluster"][source.lower()]["version"] = "1.36"
+    rsp = respond(composite, klass, observed)
+    provisioned = condition(rsp, "Provisioned")
+    assert (provisioned["status"], provisioned["reason"]) == (
+        "STATUS_CONDITION_FALSE",
+        "InvalidProvisioning",
+    )
+    assert provisioned["message"].startswith(f"{path}: cannot change from the running 1.34")
+    (event,) = [r for r in rsp["results"] if r["message"].startswith(path)]
+    assert (event["severity"], event["reason"]) == ("SEVERITY_WARNING", "UnsupportedVersionChange")
+    assert resources(rsp) == good
+    # One minor up is made.
+    composite["spec"]["kubernetesVersion"] = "1.35"
+    composite["spec"]["cluster"][source.lower()].pop("version", None)
+    raised = resources(respond(composite, klass, observed))
+    assert raised[key]["spec"]["forProvider"][field] == "1.35"

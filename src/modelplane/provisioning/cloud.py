@@ -11,8 +11,15 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from modelplane_models.inference_cluster import EKSCluster, GKECluster, InferenceCluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import at_provider
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
+from modelplane.core.observed import as_map, at_provider
+from modelplane.provisioning.model import (
+    ClusterPlan,
+    Composed,
+    Manifest,
+    ObservedVersion,
+    PoolPlan,
+    provider_config,
+)
 from modelplane.provisioning.names import kubeconfig_secret
 
 Block = TypeVar("Block", EKSCluster, GKECluster)
@@ -25,6 +32,10 @@ class CloudProvisioner(Generic[Block]):
     """The `spec.cluster` field of this cloud's sub-block (`eks`)."""
     pool_resource: ClassVar[str]
     """What a pool's composition resource name calls it (`nodegroup`)."""
+    version_field: ClassVar[str]
+    """The cloud cluster's `forProvider` field the Kubernetes version is composed in."""
+    running_version_field: ClassVar[str]
+    """The cloud cluster's `atProvider` field the version it runs is reported in."""
 
     @property
     def key_prefix(self) -> str:
@@ -71,6 +82,19 @@ class CloudProvisioner(Generic[Block]):
 
     def owns(self, key: str) -> bool:
         return key.startswith(self.key_prefix)
+
+    def cluster_key(self) -> str:
+        return f"{self.key_prefix}cluster"
+
+    def observed_version(self, observed: Mapping[str, Any]) -> ObservedVersion:
+        composed = as_map(as_map(as_map(observed.get("spec")).get("forProvider"))).get(
+            self.version_field
+        )
+        running = at_provider(observed).get(self.running_version_field)
+        return ObservedVersion(
+            composed if isinstance(composed, str) else None,
+            running if isinstance(running, str) else None,
+        )
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
         value = at_provider(observed).get("endpoint")

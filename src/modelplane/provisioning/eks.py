@@ -75,6 +75,8 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
     source = "EKS"
     block_field = "eks"
     pool_resource = "nodegroup"
+    version_field = "version"
+    running_version_field = "version"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         long = [taint.key for taint in pool.class_taints if len(taint.key) > TAINT_KEY_LIMIT]
@@ -162,7 +164,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 )
 
         put(
-            "cluster",
+            "cluster",  # `cluster_key`
             body(
                 EKS,
                 "Cluster",
@@ -186,7 +188,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.cluster = self.key_prefix + "cluster"
+        out.cluster = self.cluster_key()
         out.connection = self.key_prefix + "cluster-auth"
         out.identities = tuple(self.key_prefix + key for key in identities)
         on_cluster = {"region": region, "clusterNameRef": ref(cluster_name)}

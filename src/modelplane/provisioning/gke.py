@@ -88,6 +88,9 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
     source = "GKE"
     block_field = "gke"
     pool_resource = "nodepool"
+    version_field = "minMasterVersion"
+    # What the control plane runs (`1.34.1-gke.1200`), auto-upgrades included.
+    running_version_field = "masterVersion"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         gke = pool.provisioning.gke
@@ -198,7 +201,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
 
         cluster_name = cloud_name(name, "", 40)
         put(
-            "cluster",
+            "cluster",  # `cluster_key`
             body(
                 CONTAINER,
                 "Cluster",
@@ -219,7 +222,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 writeConnectionSecretToRef={"name": out.connection_secret["name"]},
             ),
         )
-        out.cluster = out.connection = self.key_prefix + "cluster"
+        out.cluster = out.connection = self.cluster_key()
         zones = [zone.root for zone in block.zones] if block.zones else []
         zone_count = len(zones) or (1 if _is_zone(block.location) else REGIONAL_ZONES)
         pool_base: dict[str, Any] = {

@@ -75,6 +75,15 @@ class ClusterPlan:
 
 
 @dataclass(frozen=True)
+class ObservedVersion:
+    """A created cluster's versions as observed: the one composed before (its managed
+    resource's spec) and the one the cloud reports it runs, each None until known."""
+
+    composed: str | None = None
+    running: str | None = None
+
+
+@dataclass(frozen=True)
 class InClusterObject:
     """A Kubernetes object a provisioner applies inside the cluster it creates, through
     provider-kubernetes: the function wraps `manifest` in an Object named `name`."""
@@ -171,6 +180,15 @@ class Provisioner(Protocol):
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
         """The API server endpoint an observed cloud cluster reports, if any."""
+        ...
+
+    def cluster_key(self) -> str:
+        """The composition resource name of the cloud cluster."""
+        ...
+
+    def observed_version(self, observed: Mapping[str, Any]) -> ObservedVersion:
+        """The Kubernetes version an observed cloud cluster was composed with, and the
+        one it reports running (`versions.judge` weighs a change against them)."""
         ...
 
 

@@ -44,6 +44,7 @@ from modelplane.provisioning import (
     check_pools,
     provisioner_for,
 )
+from modelplane.provisioning.versions import planned_version
 from modelplane.traffic.names import SYSTEM_NAMESPACE
 from modelplane.xfn import objects, report, structs
 from modelplane.xfn.runner import keep_observed, observed_resources
@@ -272,7 +273,9 @@ def compose_cloud(
             check.kept.append(pool.name)
         else:
             plans.append(pool)
-    version = provisioner.version(cluster) or str(spec.kubernetesVersion or DEFAULT_VERSION)
+    # A version change the cloud cannot make keeps the version composed before.
+    version, version_issue = planned_version(provisioner, cluster, observed, DEFAULT_VERSION)
+    check.issues.extend([version_issue] if version_issue else [])
     plan = ClusterPlan(
         name, SYSTEM_NAMESPACE, version, cluster, tuple(plans), kept_pools=tuple(check.kept)
     )
