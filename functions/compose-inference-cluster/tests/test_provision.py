@@ -574,3 +574,33 @@ def test_a_version_the_cloud_cannot_reach_keeps_the_running_one(
     composite["spec"]["cluster"][source.lower()].pop("version", None)
     raised = resources(respond(composite, klass, observed))
     assert raised[key]["spec"]["forProvider"][field] == "1.35"
+
+
+def test_the_clusters_gateway_keeps_envoy_gateway_and_the_cluster_until_it_is_gone() -> None:
+    # Envoy Gateway's proxy Service (a cloud load balancer in the cluster's network) is
+    # owned by the GatewayClass, not the Gateway: the Gateway must be deleted while
+    # the controller and the cluster still run, or the load balancer is orphaned.
+    composite = cluster("EKS", {"nodeCount": 1})
+    composite["spec"]["stack"] = {"mode": "Managed"}
+    composite["spec"]["gateway"] = {"gatewayClassName": "eg"}
+    klass = inference_class(EKS_PROVISIONING)
+    composed = resources(respond(composite, klass, system_ready("EKS")))
+    gateway = composed["gateway"]
+    assert "release-envoy-gateway" in composed
+    by_gateway = {
+        (u["spec"]["of"]["kind"], u["spec"]["of"]["resourceRef"]["name"])
+        for u in composed.values()
+        if u["kind"] == "Usage"
+        and u["spec"]["by"]
+        == {
+            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+            "kind": "Object",
+            "resourceRef": {"name": gateway["metadata"]["name"]},
+        }
+    }
+    envoy = composed["release-envoy-gateway"]["metadata"]["name"]
+    assert by_gateway == {("Cluster", NAME), ("ClusterAuth", NAME), ("Release", envoy)}
+    for usage in composed.values():
+        if usage["kind"] == "Usage" and usage["spec"]["by"]["kind"] == "Object":
+            assert usage["metadata"]["namespace"] == gateway["metadata"]["namespace"]
+            assert usage["spec"]["replayDeletion"] is True

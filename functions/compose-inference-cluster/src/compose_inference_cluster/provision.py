@@ -30,6 +30,7 @@ from typing import Any, Final
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
+from compose_inference_cluster.gateway import GATEWAY_KEY
 from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG, RELEASE_PREFIX
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.issues import Issue
@@ -209,24 +210,28 @@ def protect_from_replicas(
 def protect_from_stack(
     req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str, cloud: Cloud
 ) -> None:
-    """Each Release of the serving stack keeps the cloud cluster, and what writes its
-    kubeconfig, until it is uninstalled: provider-helm reaches the cluster through that
-    kubeconfig to uninstall it, and a Release whose cluster went first stays
-    Terminating. As `_order` keeps them for the releases the cloud itself installs."""
+    """Each Release of the serving stack, and the cluster's Gateway Object, keeps the
+    cloud cluster, and what writes its kubeconfig, until it is gone: provider-helm and
+    provider-kubernetes reach the cluster through that kubeconfig to delete what they
+    made, and one whose cluster went first stays Terminating. The Gateway's Service is
+    a cloud load balancer in the cluster's network: deleted after the cluster, it is
+    orphaned and holds the network's deletion up for good. As `_order` keeps them for
+    what the cloud itself installs."""
     observed = observed_resources(req)
     protected = sorted({cloud.composed.cluster, cloud.composed.connection} - {""})
-    releases = sorted(k for k in rsp.desired.resources if k.startswith(RELEASE_PREFIX))
-    for by_key in releases:
-        release = structs.pick(
+    users = sorted(k for k in rsp.desired.resources if k.startswith(RELEASE_PREFIX))
+    users += [GATEWAY_KEY] if GATEWAY_KEY in rsp.desired.resources else []
+    for by_key in users:
+        user = structs.pick(
             rsp.desired.resources[by_key].resource,
             ("apiVersion",),
             ("kind",),
             ("metadata", "name"),
         )
-        meta: Mapping[str, Any] = release.get("metadata") or {}
+        meta: Mapping[str, Any] = user.get("metadata") or {}
         by = ObjectRef(
-            str(release.get("apiVersion", "")),
-            str(release.get("kind", "")),
+            str(user.get("apiVersion", "")),
+            str(user.get("kind", "")),
             str(meta.get("name", "")),
         )
         for of_key in protected:

@@ -26,6 +26,7 @@ from typing import Any, Final, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from compose_inference_cluster.gateway import GATEWAY_KEY
 from compose_inference_cluster.prerequisites import observer_key
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
@@ -179,6 +180,8 @@ def compose_managed(
         for name in needs.get(f"{replica.namespace}/{replica.name}", ()):
             if name in composed:
                 _protect(rsp, observed, cluster, namespace, by_name[name], replica)
+    if ENVOY_GATEWAY_RELEASE in composed and GATEWAY_KEY in rsp.desired.resources:
+        _keep_for_gateway(rsp, observed, cluster, namespace, by_name[ENVOY_GATEWAY_RELEASE])
     # What the plan no longer holds leaves Usages first, its Release in a later
     # reconcile; a replica that cannot be read may still need what its Usages protect.
     installed.retiring = retire(
@@ -273,6 +276,40 @@ def _protect(
                 "apiVersion": API_VERSION,
                 "kind": MODEL_REPLICA,
                 "resourceRef": {"name": replica.name},
+            },
+            "replayDeletion": True,
+        },
+    }
+    structs.update(rsp.desired.resources[key].resource, body)
+    _created(rsp, key, observed)
+
+
+def _keep_for_gateway(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    cluster: str,
+    namespace: str,
+    release: PlannedRelease,
+) -> None:
+    """Envoy Gateway stays installed until the cluster's Gateway Object is gone. Its
+    proxy Service (a cloud load balancer) is owned by the platform's GatewayClass, not
+    the Gateway: uninstalled first, the controller would never delete it, and the load
+    balancer would outlive the Gateway (and hold up a created cluster's network)."""
+    key = f"{USAGE_PREFIX}{release.name}-by-{GATEWAY_KEY}"
+    gateway = structs.pick(rsp.desired.resources[GATEWAY_KEY].resource, ("metadata", "name"))
+    body = {
+        "apiVersion": USAGE_API_VERSION,
+        "kind": "Usage",
+        "metadata": {
+            "name": hashed_name(f"{cluster}-{release.name}", cluster, key),
+            "namespace": namespace,
+        },
+        "spec": {
+            "of": _release_ref(cluster, namespace, release),
+            "by": {
+                "apiVersion": objects.OBJECT_API_VERSION,
+                "kind": "Object",
+                "resourceRef": {"name": str(mapping(gateway.get("metadata")).get("name", ""))},
             },
             "replayDeletion": True,
         },
