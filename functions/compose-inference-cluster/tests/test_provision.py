@@ -141,7 +141,10 @@ def test_each_pool_is_built_from_its_class(
     )
     pool = resources(rsp)[key]
     assert pool["kind"] == kind
-    assert pool["metadata"] == {"name": f"{NAME}-h100", "namespace": "modelplane-system"}
+    assert pool["metadata"]["namespace"] == "modelplane-system"
+    # The cloud-side name is `<cluster>-<pool>`; the resource's own name adds a digest.
+    assert pool["metadata"]["annotations"] == {"crossplane.io/external-name": f"{NAME}-h100"}
+    assert pool["metadata"]["name"].startswith(f"{NAME}-h100-")
     assert condition(rsp, "Provisioned")["reason"] == "Provisioning"
     status = rsp["desired"]["composite"]["resource"]["status"]
     # Placeable up to maxNodes; nothing ready until the cloud reports.
@@ -604,3 +607,49 @@ def test_the_clusters_gateway_keeps_envoy_gateway_and_the_cluster_until_it_is_go
         if usage["kind"] == "Usage" and usage["spec"]["by"]["kind"] == "Object":
             assert usage["metadata"]["namespace"] == gateway["metadata"]["namespace"]
             assert usage["spec"]["replayDeletion"] is True
+
+
+def named(name: str, pool: str, source: str) -> Obj:
+    composite = cluster(source, {"nodeCount": 1})
+    composite["metadata"]["name"] = name
+    composite["spec"]["nodePools"][0]["name"] = pool
+    return composite
+
+
+@pytest.mark.parametrize(
+    ("source", "provisioning", "kind"),
+    [("EKS", EKS_PROVISIONING, "NodeGroup"), ("GKE", GKE_PROVISIONING, "NodePool")],
+)
+def test_two_clusters_pools_never_share_a_managed_resource_name(
+    source: str, provisioning: Obj, kind: str
+) -> None:
+    # `gpu` + `us-east-l4` and `gpu-us-east` + `l4` are both `gpu-us-east-l4` in their
+    # own cloud clusters (node group names are scoped per cluster), but every created
+    # cluster's managed resources share one namespace: the later one's pool would
+    # never be built.
+    klass = inference_class(provisioning)
+    names: list[str] = []
+    for name, pool in (("gpu", "us-east-l4"), ("gpu-us-east", "l4")):
+        composed = resources(respond(named(name, pool, source), klass))
+        (group,) = [
+            r for k, r in composed.items() if r["kind"] == kind and not k.endswith("-system")
+        ]
+        assert group["metadata"]["annotations"] == {"crossplane.io/external-name": "gpu-us-east-l4"}
+        names.append(group["metadata"]["name"])
+    assert names[0] != names[1]
+
+
+def test_a_node_group_observed_under_its_old_name_keeps_it() -> None:
+    # Renaming a managed resource would have Crossplane delete it, and the node group.
+    klass = inference_class(EKS_PROVISIONING)
+    composite = cluster("EKS", {"nodeCount": 1})
+    good = resources(respond(composite, klass))
+    old = deepcopy(good["eks-nodegroup-h100"])
+    old["metadata"] = {"name": f"{NAME}-h100", "namespace": "modelplane-system"}
+    running = with_status(old, {"status": "ACTIVE", "scalingConfig": {"desiredSize": 1}})
+    composed = resources(respond(composite, klass, {"eks-nodegroup-h100": running}))
+    assert composed["eks-nodegroup-h100"]["metadata"]["name"] == f"{NAME}-h100"
+    usages = [
+        u for k, u in composed.items() if k == "usage-cloud-eks-cluster-by-eks-nodegroup-h100"
+    ]
+    assert [u["spec"]["by"]["resourceRef"]["name"] for u in usages] == [f"{NAME}-h100"]

@@ -237,8 +237,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             "version": plan.version,
             "tags": tags,
         }
-        put(
-            f"nodegroup-{SYSTEM_POOL}",
+        system = self.pool_key(SYSTEM_POOL)
+        out.resources[system] = self.name_pool(
+            plan,
+            system,
             body(
                 EKS,
                 "NodeGroup",
@@ -257,8 +259,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.system_pools = (self.pool_key(SYSTEM_POOL),)
-        self.put_pools(out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool))
+        out.system_pools = (system,)
+        self.put_pools(
+            plan, out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool)
+        )
         return out
 
     def _pool(

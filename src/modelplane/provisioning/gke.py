@@ -240,8 +240,10 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             "oauthScopes": list(SCOPES),
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
         }
-        put(
-            f"nodepool-{SYSTEM_POOL}",
+        system = self.pool_key(SYSTEM_POOL)
+        out.resources[system] = self.name_pool(
+            plan,
+            system,
             body(
                 CONTAINER,
                 "NodePool",
@@ -256,8 +258,9 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 initProvider={"initialNodeCount": 1},
             ),
         )
-        out.system_pools = (self.pool_key(SYSTEM_POOL),)
+        out.system_pools = (system,)
         self.put_pools(
+            plan,
             out,
             plan.pools,
             lambda pool: self._pool(plan, provider, pool_base, node_base, pool, zone_count),

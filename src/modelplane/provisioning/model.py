@@ -72,6 +72,9 @@ class ClusterPlan:
     kept_pools: tuple[str, ...] = ()
     """Pools that cannot be planned now (their class is missing or bad): their node
     groups are kept as they are, and so is whatever may serve their nodes."""
+    observed_names: Mapping[str, str] = field(default_factory=dict[str, str])
+    """The `metadata.name` of each composed resource observed, by composition resource
+    name: a node group keeps the name it was created under (`CloudProvisioner.name_pool`)."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG, RELEASE_PRE
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
+from modelplane.core.observed import as_map
 from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
 from modelplane.provisioning import (
@@ -119,6 +120,12 @@ def _usage(
 
 def _usage_key(of_key: str, by_key: str) -> str:
     return f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}"
+
+
+def _name(observed: object) -> str:
+    """An observed resource's `metadata.name`; empty when it has none (or not a string)."""
+    name = as_map(as_map(observed).get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
 
 
 def _observed_ref(observed: Mapping[str, Any]) -> ObjectRef:
@@ -282,7 +289,13 @@ def compose_cloud(
     version, version_issue = planned_version(provisioner, cluster, observed, DEFAULT_VERSION)
     check.issues.extend([version_issue] if version_issue else [])
     plan = ClusterPlan(
-        name, SYSTEM_NAMESPACE, version, cluster, tuple(plans), kept_pools=tuple(check.kept)
+        name,
+        SYSTEM_NAMESPACE,
+        version,
+        cluster,
+        tuple(plans),
+        kept_pools=tuple(check.kept),
+        observed_names={k: n for k, v in observed.items() if (n := _name(v))},
     )
     composed = provisioner.compose(plan)
     _hold(composed, observed)
