@@ -653,3 +653,18 @@ def test_a_node_group_observed_under_its_old_name_keeps_it() -> None:
         u for k, u in composed.items() if k == "usage-cloud-eks-cluster-by-eks-nodegroup-h100"
     ]
     assert [u["spec"]["by"]["resourceRef"]["name"] for u in usages] == [f"{NAME}-h100"]
+
+
+def test_the_nat_gateway_waits_for_the_internet_gateway() -> None:
+    # A NAT gateway made before its VPC has an internet gateway fails, and AWS deletes
+    # it only about an hour later: the nodes' subnets would have no way out until then.
+    composite = cluster("EKS", {"nodeCount": 1})
+    klass = inference_class(EKS_PROVISIONING)
+    first = resources(respond(composite, klass))
+    assert "eks-network-internet-gateway" in first
+    assert "eks-network-nat-gateway" not in first
+    assert not [k for k in first if k.startswith("usage-") and "nat-gateway-by" in k]
+    igw = with_status(first["eks-network-internet-gateway"], {})
+    ready = resources(respond(composite, klass, {"eks-network-internet-gateway": igw}))
+    assert ready["eks-network-nat-gateway"]["kind"] == "NATGateway"
+    assert "usage-cloud-eks-network-nat-gateway-by-eks-cluster" in ready

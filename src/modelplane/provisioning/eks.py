@@ -130,6 +130,12 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 f"{self.key_prefix}network-{key}" for key in sorted(network.resources)
             )
             subnets = {"subnetIdRefs": [ref(subnet) for subnet in network.private_subnets]}
+            # AWS fails a NAT gateway created in a VPC with no internet gateway attached
+            # yet, and deletes it only about an hour later: the private subnets (the
+            # nodes') would have no way out meanwhile, so node groups fail to create.
+            out.after[f"{self.key_prefix}network-nat-gateway"] = (
+                f"{self.key_prefix}network-internet-gateway",
+            )
 
         roles = {"cluster": "eks.amazonaws.com", "node": "ec2.amazonaws.com"}
         policies = {"cluster": CLUSTER_POLICIES, "node": NODE_POLICIES}

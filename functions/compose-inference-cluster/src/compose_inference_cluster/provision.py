@@ -364,6 +364,7 @@ def _hold(composed: Composed, observed: Mapping[str, Any]) -> None:
     for key in held:
         del composed.resources[key]
     composed.inside = tuple(key for key in composed.inside if key not in held)
+    composed.network = tuple(key for key in composed.network if key not in held)
 
 
 def _provisioned(
