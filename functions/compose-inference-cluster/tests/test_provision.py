@@ -229,7 +229,18 @@ def test_capacity_is_what_the_cloud_reports_ready(
 
 # A qualified name Kubernetes takes as a taint key, 64 characters long.
 LONG_TAINT_KEY = "inference.platform-teams.example.com/dedicated-for-model-serving"
+BOTTLEROCKET: Obj = {
+    **EKS_PROVISIONING,
+    "eks": {**EKS_PROVISIONING["eks"], "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
+}
 BAD = [
+    pytest.param(
+        {"nodeCount": 1},
+        inference_class(BOTTLEROCKET),
+        "spec.nodePools[0].className: InferenceClass 'h100' claims NVIDIA GPUs through DRA "
+        "on spec.provisioning.eks.amiType 'BOTTLEROCKET_x86_64_NVIDIA'",
+        id="a Bottlerocket NVIDIA AMI, whose device plugin the DRA driver cannot run beside",
+    ),
     pytest.param(
         {"nodeCount": 1},
         inference_class(None),

@@ -89,6 +89,21 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                     Reason.CLASS_NOT_PROVISIONABLE,
                 )
             ]
+        eks = pool.provisioning.eks
+        ami = str(eks.amiType) if eks is not None and eks.amiType is not None else ""
+        if pool.nvidia_dra and ami.startswith("BOTTLEROCKET_"):
+            # Bottlerocket's NVIDIA variants run NVIDIA's device plugin on every node,
+            # which the NVIDIA DRA driver must not run beside (its chart says so), and
+            # Modelplane composes no launch template or settings that turn it off.
+            return [
+                Issue(
+                    f"{path}.className",
+                    f"InferenceClass {pool.class_name!r} claims NVIDIA GPUs through DRA on "
+                    f"spec.provisioning.eks.amiType {ami!r}, whose nodes run NVIDIA's device "
+                    "plugin, which the DRA driver cannot run beside: use an AL2023 NVIDIA AMI",
+                    Reason.CLASS_NOT_PROVISIONABLE,
+                )
+            ]
         if pool.max_nodes < 1:
             return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
         if pool.autoscaled and pool.min_nodes < 1 and pool.dra:
