@@ -679,3 +679,49 @@ def test_the_nat_gateway_waits_for_the_internet_gateway() -> None:
     ready = resources(respond(composite, klass, {"eks-network-internet-gateway": igw}))
     assert ready["eks-network-nat-gateway"]["kind"] == "NATGateway"
     assert "usage-cloud-eks-network-nat-gateway-by-eks-cluster" in ready
+
+
+@pytest.mark.parametrize(
+    ("auth", "status", "reason"),
+    [
+        (None, "STATUS_CONDITION_UNKNOWN", "Provisioning"),
+        ({"status": "False", "reason": "Creating"}, "STATUS_CONDITION_UNKNOWN", "Provisioning"),
+        ({"status": "True", "reason": "Available"}, "STATUS_CONDITION_FALSE", "ClusterUnreachable"),
+        (
+            {"status": "False", "reason": "Unavailable"},
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+    ],
+)
+def test_a_cluster_being_created_is_not_called_unreachable(
+    auth: Obj | None, status: str, reason: str
+) -> None:
+    # Its Objects cannot connect until its kubeconfig is written (EKS takes 10 to 15
+    # minutes): Reachable says it is being created rather than raise an outage; once
+    # the kubeconfig writer has existed, Objects that stop syncing are an outage again.
+    composite = cluster("EKS", {"nodeCount": 1})
+    klass = inference_class(EKS_PROVISIONING)
+    first = resources(respond(composite, klass))
+    failing = {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "connect failed: cannot create new client: dial tcp 10.0.0.1:443: i/o timeout",
+        "lastTransitionTime": "2020-01-01T00:00:00Z",
+    }
+    observed = {
+        k: {**r, "status": {"conditions": [failing]}}
+        for k, r in first.items()
+        if r["kind"] == "Object"
+    }
+    assert observed
+    if auth is not None:
+        writer = deepcopy(first["eks-cluster-auth"])
+        writer["status"] = {"conditions": [{"type": "Ready", **auth}]}
+        observed["eks-cluster-auth"] = writer
+    rsp = respond(composite, klass, observed)
+    reachable = condition(rsp, "Reachable")
+    assert (reachable["status"], reachable["reason"]) == (status, reason)
+    published = rsp["desired"]["composite"]["resource"]["status"]
+    assert ("reachability" in published) == (reason == "ClusterUnreachable")
