@@ -93,7 +93,9 @@ def _clamp(value: int, low: int, high: int) -> int:
 def _node_group(for_provider: Mapping[str, Any], init: Mapping[str, Any]) -> dict[str, Any]:
     scaling = {**_map(init.get("scalingConfig")), **_map(for_provider.get("scalingConfig"))}
     low, high = int(scaling.get("minSize") or 0), int(scaling.get("maxSize") or 0)
-    # The group keeps its size within its bounds, as EKS does when they change.
+    # The simulated group's size is clamped into its bounds. EKS does not do that: it
+    # refuses bounds that leave an autoscaled group's current size outside them, so a
+    # preview shows such a change applied where EKS would refuse it (design/limits.md).
     scaling["desiredSize"] = _clamp(int(scaling.get("desiredSize") or 0), low, high)
     return {
         "status": "ACTIVE",
