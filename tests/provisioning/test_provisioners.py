@@ -13,7 +13,9 @@ from modelplane_models.inference_cluster import InferenceCluster
 
 from modelplane.core.naming import HELM_RELEASE_MAX, is_dns_label
 from modelplane.provisioning import PROVISIONERS, ClusterPlan, PoolPlan, check_pools
+from modelplane.provisioning.model import ObservedVersion
 from modelplane.provisioning.names import cloud_name
+from modelplane.provisioning.versions import judge
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW: dict[str, dict[str, Any]] = {
@@ -197,3 +199,94 @@ def test_the_eks_autoscaler_sees_dra_claims() -> None:
     assert rule["apiGroups"] == ["resource.k8s.io"]
     assert set(rule["resources"]) >= {"deviceclasses", "resourceclaims", "resourceslices"}
     assert set(rule["verbs"]) == {"get", "list", "watch"}
+
+
+def reported(at_provider: Any) -> dict[str, Any]:
+    return {"status": {"atProvider": at_provider}}
+
+
+# What a provider reported of a node group (EKS) or pool (GKE) -> the nodes read from it.
+# An edited world may hold anything there: what is no count reports nothing, never raises.
+READ_BACK = [
+    pytest.param("EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": 3.0}}, 3, id="eks"),
+    pytest.param("EKS", {"status": "ACTIVE", "scalingConfig": {}}, 0, id="eks-no-size"),
+    pytest.param("EKS", {"status": "CREATING"}, 0, id="eks-creating"),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": "lots"}}, None, id="eks-word"
+    ),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": 2.5}}, None, id="eks-fraction"
+    ),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": -1}}, None, id="eks-negative"
+    ),
+    pytest.param(
+        "EKS", {"status": "ACTIVE", "scalingConfig": {"desiredSize": True}}, None, id="eks-bool"
+    ),
+    pytest.param("EKS", {"status": {"state": "ACTIVE"}}, 0, id="eks-state-not-a-string"),
+    pytest.param("GKE", {"nodeCount": 2, "managedInstanceGroupUrls": ["a", "b"]}, 4, id="gke"),
+    pytest.param("GKE", {"nodeCount": "lots"}, None, id="gke-word"),
+    pytest.param("GKE", {"nodeCount": 2, "managedInstanceGroupUrls": 5}, None, id="gke-groups"),
+    pytest.param(
+        "GKE",
+        {"nodeCount": 2, "autoscaling": {"totalMaxNodeCount": "x"}},
+        2,
+        id="gke-limit-not-a-count",
+    ),
+    pytest.param(
+        "GKE",
+        {"nodeCount": 2, "autoscaling": {"totalMaxNodeCount": float("inf")}},
+        2,
+        id="gke-limit-infinite",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "at_provider", "nodes"), READ_BACK)
+def test_a_node_group_size_that_is_no_count_reports_nothing(
+    source: str, at_provider: dict[str, Any], nodes: int | None
+) -> None:
+    assert PROVISIONERS[source].ready_nodes(reported(at_provider)) == nodes
+
+
+# requested, (composed before, running) -> the version composed, and the refusal if any.
+VERSION_CHANGES = [
+    pytest.param("1.34", (None, None), "1.34", None, id="a new cluster"),
+    pytest.param("1.34", ("1.34", "1.34"), "1.34", None, id="unchanged"),
+    pytest.param("1.35", ("1.34", "1.34"), "1.35", None, id="one minor up"),
+    pytest.param("1.35", ("1.34", None), "1.35", None, id="one up from the composed"),
+    pytest.param("1.36", ("1.34", "1.34"), "1.34", "raise it to 1.35 first", id="two up"),
+    pytest.param("1.36", ("1.34", None), "1.34", "raise it to 1.35 first", id="two up, unread"),
+    pytest.param("1.34", ("1.35", "1.35"), "1.35", "never downgrades", id="a downgrade"),
+    pytest.param(
+        "1.36", ("1.34", "1.35.2-gke.1200"), "1.36", None, id="one up from an auto-upgrade"
+    ),
+    pytest.param(
+        "1.34",
+        ("1.34", "1.35.2-gke.1200"),
+        "1.34",
+        None,
+        id="unchanged behind an auto-upgrade",
+    ),
+    pytest.param(
+        "1.37", ("1.34", "1.35.2-gke.1200"), "1.34", "raise it to 1.36 first", id="gke skip"
+    ),
+    pytest.param("1.35", ("1.34", "garbage"), "1.35", None, id="running unreadable"),
+    pytest.param("2.0", ("1.34", "1.34"), "1.34", "raise it to 1.35 first", id="a new major"),
+]
+
+
+@pytest.mark.parametrize(("requested", "seen", "composed", "refusal"), VERSION_CHANGES)
+def test_a_version_change_the_cloud_cannot_make_keeps_the_composed_version(
+    requested: str, seen: tuple[str | None, str | None], composed: str, refusal: str | None
+) -> None:
+    version, issue = judge("spec.cluster.eks.version", requested, ObservedVersion(*seen))
+    assert version == composed
+    if refusal is None:
+        assert issue is None
+    else:
+        assert issue is not None
+        assert issue.path == "spec.cluster.eks.version"
+        assert issue.reason == "UnsupportedVersionChange"
+        assert refusal in issue.message
+        assert f"the cluster keeps {composed}" in issue.message

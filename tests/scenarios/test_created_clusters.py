@@ -40,8 +40,15 @@ def cloud(fleet: Fleet, group: str, kind: str) -> list[Obj]:
     ]
 
 
+def cloud_name(obj: Obj) -> str:
+    """The name the cloud knows a resource by: its external name (a node group's,
+    beside a `metadata.name` with a digest no other cluster's can take), else its name."""
+    meta = obj["metadata"]
+    return meta.get("annotations", {}).get("crossplane.io/external-name") or meta["name"]
+
+
 def by_name(objects: list[Obj]) -> dict[str, Obj]:
-    return {o["metadata"]["name"]: o for o in objects}
+    return {cloud_name(o): o for o in objects}
 
 
 def edited(fleet: Fleet, change: Callable[[list[Obj]], None]) -> Fleet:
@@ -53,7 +60,7 @@ def edited(fleet: Fleet, change: Callable[[list[Obj]], None]) -> Fleet:
 
 def cloud_keys(fleet: Fleet) -> set[tuple[str, str]]:
     return {
-        (o["kind"], o["metadata"]["name"])
+        (o["kind"], cloud_name(o))
         for o in fleet.objects
         if o["apiVersion"].split("/")[0].endswith((".aws.m.upbound.io", ".gcp.m.upbound.io"))
     }
@@ -206,7 +213,7 @@ def test_an_added_pool_gets_its_node_group_and_nothing_else_changes(gke: Fleet) 
     assert pool["spec"]["forProvider"]["nodeConfig"]["labels"]["modelplane.ai/pool"] == "l4-batch"
     assert pool_capacity(grown, GKE_CLUSTER)["l4-batch"]["nodes"] == 1
     usages = [u["spec"] for u in grown.all("Usage")]
-    assert any(u["by"]["resourceRef"]["name"] == f"{GKE_CLUSTER}-l4-batch" for u in usages)
+    assert any(u["by"]["resourceRef"]["name"] == pool["metadata"]["name"] for u in usages)
 
 
 def test_a_removed_pool_loses_only_its_node_pool(gke: Fleet) -> None:
@@ -217,8 +224,9 @@ def test_a_removed_pool_loses_only_its_node_pool(gke: Fleet) -> None:
     shrunk = edited(gke, remove)
     assert cloud_keys(gke) - cloud_keys(shrunk) == {("NodePool", f"{GKE_CLUSTER}-l4")}
     assert cloud_keys(shrunk) <= cloud_keys(gke)
+    gone = by_name(cloud(gke, GKE_GROUP, "NodePool"))[f"{GKE_CLUSTER}-l4"]["metadata"]["name"]
     usages = [u["spec"] for u in shrunk.all("Usage")]
-    assert not any(u["by"]["resourceRef"]["name"] == f"{GKE_CLUSTER}-l4" for u in usages)
+    assert not any(u["by"]["resourceRef"]["name"] == gone for u in usages)
 
 
 def test_a_pool_whose_class_cannot_be_built_keeps_its_node_group(eks: Fleet) -> None:
@@ -303,7 +311,7 @@ def test_the_cluster_keeps_its_system_nodes_and_its_identities_keep_the_cluster(
     (cluster,) = cloud(fleet, group, "Cluster")
     kept = ("Cluster", cluster["metadata"]["name"])
     kind = "NodeGroup" if group == EKS_GROUP else "NodePool"
-    (system,) = [p for p in cloud(fleet, group, kind) if p["metadata"]["name"].endswith("-system")]
+    (system,) = [p for p in cloud(fleet, group, kind) if cloud_name(p).endswith("-system")]
     assert (kept, (kind, system["metadata"]["name"])) in usages
     if group == EKS_GROUP:
         # The roles the cluster and its nodes assume, and their policies (the

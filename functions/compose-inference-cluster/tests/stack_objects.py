@@ -96,6 +96,8 @@ def release(name: str, chart: Obj, namespace: str, values: Obj | None = None) ->
         "spec": {
             "forProvider": for_provider,
             "providerConfigRef": {"kind": "ClusterProviderConfig", "name": NAME},
+            # provider-helm retries a failed install or upgrade only with a limit set.
+            "rollbackLimit": 10,
         },
     }
 

@@ -18,6 +18,7 @@ from .test_provision import (
     inference_class,
     resources,
     respond,
+    system_ready,
     with_status,
 )
 
@@ -192,9 +193,9 @@ def dra_driver_values(source: str, provisioning: Obj) -> dict[str, Any]:
     composite = cluster(source, {"nodeCount": 1})
     composite["spec"]["stack"] = {"mode": "Managed"}
     klass = inference_class(provisioning)
-    first = respond(composite, klass)
+    first = respond(composite, klass, system_ready(source))
     nfd = deepcopy(resources(first)["release-node-feature-discovery"])
-    observed = {"release-node-feature-discovery": with_status(nfd, {})}
+    observed = {**system_ready(source), "release-node-feature-discovery": with_status(nfd, {})}
     release = resources(respond(composite, klass, observed))["release-nvidia-dra-driver-gpu"]
     return release["spec"]["forProvider"]["values"]
 

@@ -15,6 +15,7 @@ from .test_provision import (
     inference_class,
     resources,
     respond,
+    system_ready,
     with_status,
 )
 
@@ -42,9 +43,10 @@ def gpu_daemon_set_tolerations(source: str, klass: Obj) -> tuple[list[Obj], list
     composed once Node Feature Discovery reports Ready)."""
     composite = cluster(source, {"nodeCount": 1})
     composite["spec"]["stack"] = {"mode": "Managed"}
-    first = resources(respond(composite, klass))
+    first = resources(respond(composite, klass, system_ready(source)))
     observed = {
-        "release-node-feature-discovery": with_status(first["release-node-feature-discovery"], {})
+        **system_ready(source),
+        "release-node-feature-discovery": with_status(first["release-node-feature-discovery"], {}),
     }
     second = resources(respond(composite, klass, observed))
     nfd = second["release-node-feature-discovery"]["spec"]["forProvider"]["values"]

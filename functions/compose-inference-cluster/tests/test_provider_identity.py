@@ -10,7 +10,7 @@ from compose_inference_cluster.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .test_provision import SOURCE_BLOCKS
+from .test_provision import SOURCE_BLOCKS, system_ready
 
 Obj = dict[str, Any]
 NAME = "gpu-east"
@@ -98,6 +98,8 @@ def respond(composite: Obj, source: str, gcp: list[Obj] | None, observed: Obj | 
     }
     if gcp is not None:
         required["gcp-provider-config"] = gcp
+    # The system nodes Ready: a created cluster's stack is installed from then on.
+    observed = {**system_ready(source), **(observed or {})}
     return as_dict(run(FunctionRunner(), request(composite, observed=observed, required=required)))
 
 

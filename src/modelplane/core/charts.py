@@ -16,6 +16,13 @@ from typing import Any, Final
 
 # provider-helm's namespaced Release, which installs every chart Modelplane installs.
 RELEASE_API_VERSION: Final = "helm.m.crossplane.io/v1beta1"
+# Every composed Release's `spec.rollbackLimit`. provider-helm (v1.4) treats a release
+# in state `failed` whose chart and values are unchanged as up to date, and retries
+# (uninstalls a failed first install, rolls back a failed upgrade, then installs
+# again) only when `rollbackLimit` is set: without it an install that timed out once
+# (pods Pending while nodes come up) stays failed until its spec changes. The count
+# resets once the release is deployed, so this is a budget per failure episode.
+RELEASE_ROLLBACK_LIMIT: Final = 10
 
 
 @dataclass(frozen=True)

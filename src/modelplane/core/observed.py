@@ -246,6 +246,18 @@ def as_map(value: object) -> Mapping[str, Any]:
     return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
+def count(value: object) -> int | None:
+    """A read-back field that should be a count of things (a node group's size): a
+    non-negative whole number (an integral double, as a Struct carries it, included);
+    None for anything else (a string, a fraction, a boolean, an edited world's
+    nonsense), which a reader takes as "nothing reported" rather than fail on."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
 def _integers(value: object) -> dict[str, Any]:
     """The integer fields of a mapping (integral doubles, as a Struct carries them,
     restored), the rest left out."""

@@ -126,6 +126,9 @@ class Reason:
     # A created cluster's provider credentials cannot be handed to provider-kubernetes
     # and provider-helm (a GKE cluster's GCP provider config): nothing is installed inside.
     UNUSABLE_CREDENTIALS: Final = "UnusableCredentials"
+    # A created cluster's Kubernetes version edited further than its cloud upgrades
+    # (more than one minor up) or down: the version composed before is kept.
+    UNSUPPORTED_VERSION_CHANGE: Final = "UnsupportedVersionChange"
 
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"

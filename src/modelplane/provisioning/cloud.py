@@ -6,16 +6,25 @@ only what is its own: `pool_issues`, `compose`, `ready_nodes`.
 """
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Final, Generic, TypeVar, cast
 
 from modelplane_models.inference_cluster import EKSCluster, GKECluster, InferenceCluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import at_provider
-from modelplane.provisioning.model import ClusterPlan, Composed, Manifest, PoolPlan, provider_config
+from modelplane.core.naming import hashed_name
+from modelplane.core.observed import as_map, at_provider
+from modelplane.provisioning.model import (
+    ClusterPlan,
+    Composed,
+    Manifest,
+    ObservedVersion,
+    PoolPlan,
+    provider_config,
+)
 from modelplane.provisioning.names import kubeconfig_secret
 
 Block = TypeVar("Block", EKSCluster, GKECluster)
+EXTERNAL_NAME: Final = "crossplane.io/external-name"
 
 
 class CloudProvisioner(Generic[Block]):
@@ -25,6 +34,10 @@ class CloudProvisioner(Generic[Block]):
     """The `spec.cluster` field of this cloud's sub-block (`eks`)."""
     pool_resource: ClassVar[str]
     """What a pool's composition resource name calls it (`nodegroup`)."""
+    version_field: ClassVar[str]
+    """The cloud cluster's `forProvider` field the Kubernetes version is composed in."""
+    running_version_field: ClassVar[str]
+    """The cloud cluster's `atProvider` field the version it runs is reported in."""
 
     @property
     def key_prefix(self) -> str:
@@ -62,15 +75,50 @@ class CloudProvisioner(Generic[Block]):
         return f"{self.key_prefix}{self.pool_resource}-{pool}"
 
     def put_pools(
-        self, out: Composed, pools: Iterable[PoolPlan], build: Callable[[PoolPlan], Manifest]
+        self,
+        plan: ClusterPlan,
+        out: Composed,
+        pools: Iterable[PoolPlan],
+        build: Callable[[PoolPlan], Manifest],
     ) -> None:
         """Compose each pool's node group or node pool under its `pool_key`."""
         for pool in pools:
             out.pools[pool.name] = key = self.pool_key(pool.name)
-            out.resources[key] = build(pool)
+            out.resources[key] = self.name_pool(plan, key, build(pool))
+
+    def name_pool(self, plan: ClusterPlan, key: str, manifest: Manifest) -> Manifest:
+        """A node group or pool composed with its cloud-side name (`metadata.name` as
+        built) as its external name, and a `metadata.name` no other cluster's can take.
+
+        Node group names are scoped per cloud cluster, so `<cluster>-<pool>` never
+        collides in the cloud; but every created cluster's managed resources share one
+        namespace, where cluster `gpu`'s pool `us-east-l4` and cluster `gpu-us-east`'s
+        pool `l4` would both be `gpu-us-east-l4`, and the second cluster's pool would
+        never be built. The external name (the provider's `node_group_name` or `name`)
+        carries the cloud-side name; `metadata.name` adds a digest of the cluster and the
+        key. A resource observed under another name keeps it: renaming one would have
+        Crossplane delete it, and with it the node group."""
+        meta = manifest["metadata"]
+        cloud_side = str(meta["name"])
+        meta["name"] = plan.observed_names.get(key) or hashed_name(cloud_side, plan.name, key)
+        meta["annotations"] = {EXTERNAL_NAME: cloud_side}
+        return manifest
 
     def owns(self, key: str) -> bool:
         return key.startswith(self.key_prefix)
+
+    def cluster_key(self) -> str:
+        return f"{self.key_prefix}cluster"
+
+    def observed_version(self, observed: Mapping[str, Any]) -> ObservedVersion:
+        composed = as_map(as_map(as_map(observed.get("spec")).get("forProvider"))).get(
+            self.version_field
+        )
+        running = at_provider(observed).get(self.running_version_field)
+        return ObservedVersion(
+            composed if isinstance(composed, str) else None,
+            running if isinstance(running, str) else None,
+        )
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
         value = at_provider(observed).get("endpoint")

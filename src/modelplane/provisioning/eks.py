@@ -30,7 +30,7 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import as_map, at_provider
+from modelplane.core.observed import as_map, at_provider, count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.cloud import CloudProvisioner
@@ -75,6 +75,8 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
     source = "EKS"
     block_field = "eks"
     pool_resource = "nodegroup"
+    version_field = "version"
+    running_version_field = "version"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         long = [taint.key for taint in pool.class_taints if len(taint.key) > TAINT_KEY_LIMIT]
@@ -84,6 +86,21 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                     f"{path}.className",
                     f"InferenceClass {pool.class_name!r} declares the node taint {long[0]!r}; "
                     f"an EKS node group's taint keys are at most {TAINT_KEY_LIMIT} characters",
+                    Reason.CLASS_NOT_PROVISIONABLE,
+                )
+            ]
+        eks = pool.provisioning.eks
+        ami = str(eks.amiType) if eks is not None and eks.amiType is not None else ""
+        if pool.nvidia_dra and ami.startswith("BOTTLEROCKET_"):
+            # Bottlerocket's NVIDIA variants run NVIDIA's device plugin on every node,
+            # which the NVIDIA DRA driver must not run beside (its chart says so), and
+            # Modelplane composes no launch template or settings that turn it off.
+            return [
+                Issue(
+                    f"{path}.className",
+                    f"InferenceClass {pool.class_name!r} claims NVIDIA GPUs through DRA on "
+                    f"spec.provisioning.eks.amiType {ami!r}, whose nodes run NVIDIA's device "
+                    "plugin, which the DRA driver cannot run beside: use an AL2023 NVIDIA AMI",
                     Reason.CLASS_NOT_PROVISIONABLE,
                 )
             ]
@@ -128,6 +145,12 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 f"{self.key_prefix}network-{key}" for key in sorted(network.resources)
             )
             subnets = {"subnetIdRefs": [ref(subnet) for subnet in network.private_subnets]}
+            # AWS fails a NAT gateway created in a VPC with no internet gateway attached
+            # yet, and deletes it only about an hour later: the private subnets (the
+            # nodes') would have no way out meanwhile, so node groups fail to create.
+            out.after[f"{self.key_prefix}network-nat-gateway"] = (
+                f"{self.key_prefix}network-internet-gateway",
+            )
 
         roles = {"cluster": "eks.amazonaws.com", "node": "ec2.amazonaws.com"}
         policies = {"cluster": CLUSTER_POLICIES, "node": NODE_POLICIES}
@@ -162,7 +185,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 )
 
         put(
-            "cluster",
+            "cluster",  # `cluster_key`
             body(
                 EKS,
                 "Cluster",
@@ -186,7 +209,7 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.cluster = self.key_prefix + "cluster"
+        out.cluster = self.cluster_key()
         out.connection = self.key_prefix + "cluster-auth"
         out.identities = tuple(self.key_prefix + key for key in identities)
         on_cluster = {"region": region, "clusterNameRef": ref(cluster_name)}
@@ -221,8 +244,13 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         release = self.key_prefix + "autoscaler-release"
         out.inside = (release,)
         # EKS Pod Identity gives a pod its credentials when the pod is admitted: an
-        # autoscaler started before its association exists never gets them.
-        out.after[release] = (self.key_prefix + "autoscaler-pod-identity",)
+        # autoscaler started before its association exists never gets them. And its
+        # pod needs a node: installed (with `wait`) before the system group has one,
+        # the release would time out while EKS is still bringing the group up.
+        out.after[release] = (
+            self.key_prefix + "autoscaler-pod-identity",
+            self.pool_key(SYSTEM_POOL),
+        )
         node_group: dict[str, Any] = {
             **on_cluster,
             "nodeRoleArnRef": ref(role_names["node"]),
@@ -230,8 +258,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             "version": plan.version,
             "tags": tags,
         }
-        put(
-            f"nodegroup-{SYSTEM_POOL}",
+        system = self.pool_key(SYSTEM_POOL)
+        out.resources[system] = self.name_pool(
+            plan,
+            system,
             body(
                 EKS,
                 "NodeGroup",
@@ -250,8 +280,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.system_pools = (self.pool_key(SYSTEM_POOL),)
-        self.put_pools(out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool))
+        out.system_pools = (system,)
+        self.put_pools(
+            plan, out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool)
+        )
         return out
 
     def _pool(
@@ -293,7 +325,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         at = at_provider(observed)
         if not at:
             return None
-        if at.get("status") not in _SERVING_STATES:
+        state = at.get("status")
+        if not isinstance(state, str) or state not in _SERVING_STATES:
             return 0
         # EKS reports no count of Ready nodes: the group's desired size is the figure.
-        return int(as_map(at.get("scalingConfig")).get("desiredSize") or 0)
+        # A size that is no count (only an edited world has one) reports nothing.
+        size = as_map(at.get("scalingConfig")).get("desiredSize")
+        return 0 if size is None else count(size)

@@ -20,7 +20,7 @@ from the project's chart at a pinned version.
 
 from typing import Any, Final
 
-from modelplane.core.charts import RELEASE_API_VERSION, Chart
+from modelplane.core.charts import RELEASE_API_VERSION, RELEASE_ROLLBACK_LIMIT, Chart
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted
 from modelplane.provisioning.aws import EKS, IAM, policy_document, trust_policy
 from modelplane.provisioning.model import Manifest, body, ref
@@ -155,6 +155,7 @@ def compose_autoscaler(
                 "values": values,
             },
             "providerConfigRef": {"kind": "ClusterProviderConfig", "name": cluster},
+            "rollbackLimit": RELEASE_ROLLBACK_LIMIT,
         },
     }
     return out

@@ -22,12 +22,12 @@
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import as_map, at_provider
+from modelplane.core.observed import as_map, at_provider, count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.gke_gpu import (
@@ -88,6 +88,9 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
     source = "GKE"
     block_field = "gke"
     pool_resource = "nodepool"
+    version_field = "minMasterVersion"
+    # What the control plane runs (`1.34.1-gke.1200`), auto-upgrades included.
+    running_version_field = "masterVersion"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         gke = pool.provisioning.gke
@@ -99,6 +102,13 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                     "GKE attaches and installs drivers for the accelerators it names",
                     Reason.CLASS_NOT_PROVISIONABLE,
                 )
+            ]
+        if pool.max_nodes < 1:
+            # GKE refuses a pool whose total maximum is zero (as it refuses the per-zone
+            # maximum at zero), so such a pool would never be created, or a running one
+            # never shrunk, while its managed resource says only "not synced".
+            return [
+                Issue(f"{path}.maxNodes", "must be at least 1: GKE refuses a node pool of none")
             ]
         return []
 
@@ -191,7 +201,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
 
         cluster_name = cloud_name(name, "", 40)
         put(
-            "cluster",
+            "cluster",  # `cluster_key`
             body(
                 CONTAINER,
                 "Cluster",
@@ -212,7 +222,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 writeConnectionSecretToRef={"name": out.connection_secret["name"]},
             ),
         )
-        out.cluster = out.connection = self.key_prefix + "cluster"
+        out.cluster = out.connection = self.cluster_key()
         zones = [zone.root for zone in block.zones] if block.zones else []
         zone_count = len(zones) or (1 if _is_zone(block.location) else REGIONAL_ZONES)
         pool_base: dict[str, Any] = {
@@ -230,8 +240,10 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             "oauthScopes": list(SCOPES),
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
         }
-        put(
-            f"nodepool-{SYSTEM_POOL}",
+        system = self.pool_key(SYSTEM_POOL)
+        out.resources[system] = self.name_pool(
+            plan,
+            system,
             body(
                 CONTAINER,
                 "NodePool",
@@ -246,8 +258,9 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 initProvider={"initialNodeCount": 1},
             ),
         )
-        out.system_pools = (self.pool_key(SYSTEM_POOL),)
+        out.system_pools = (system,)
         self.put_pools(
+            plan,
             out,
             plan.pools,
             lambda pool: self._pool(plan, provider, pool_base, node_base, pool, zone_count),
@@ -315,15 +328,20 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         at = at_provider(observed)
         if not at:
             return None
-        per_zone = int(at.get("nodeCount") or 0)
-        groups: Sequence[Any] = (
-            at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
-        )
+        # A field that is no count or list (only an edited world has one) reports
+        # nothing rather than fail the whole cluster's composition.
+        reported = at.get("nodeCount")
+        per_zone = 0 if reported is None else count(reported)
+        if per_zone is None:
+            return None
+        groups = at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
+        if not isinstance(groups, Sequence) or isinstance(groups, str):
+            return None
         # The GCP provider's nodeCount is its managed instance groups' target size (what
         # GKE is bringing up, not nodes Ready), summed and divided by the groups with
         # integer division (terraform-provider-google flattenNodePool): a pool spread
         # unevenly over its zones (locationPolicy ANY) reads low by the remainder, 3
         # nodes over 2 zones as 2 and 1 as 0. Its total limit bounds it all the same.
-        nodes = per_zone * max(1, len(groups))
-        limit = as_map(at.get("autoscaling")).get("totalMaxNodeCount")
-        return min(nodes, int(limit)) if isinstance(limit, int | float) else nodes
+        nodes = per_zone * max(1, len(cast(Sequence[Any], groups)))
+        limit = count(as_map(at.get("autoscaling")).get("totalMaxNodeCount"))
+        return nodes if limit is None else min(nodes, limit)

@@ -72,6 +72,18 @@ class ClusterPlan:
     kept_pools: tuple[str, ...] = ()
     """Pools that cannot be planned now (their class is missing or bad): their node
     groups are kept as they are, and so is whatever may serve their nodes."""
+    observed_names: Mapping[str, str] = field(default_factory=dict[str, str])
+    """The `metadata.name` of each composed resource observed, by composition resource
+    name: a node group keeps the name it was created under (`CloudProvisioner.name_pool`)."""
+
+
+@dataclass(frozen=True)
+class ObservedVersion:
+    """A created cluster's versions as observed: the one composed before (its managed
+    resource's spec) and the one the cloud reports it runs, each None until known."""
+
+    composed: str | None = None
+    running: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +183,15 @@ class Provisioner(Protocol):
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:
         """The API server endpoint an observed cloud cluster reports, if any."""
+        ...
+
+    def cluster_key(self) -> str:
+        """The composition resource name of the cloud cluster."""
+        ...
+
+    def observed_version(self, observed: Mapping[str, Any]) -> ObservedVersion:
+        """The Kubernetes version an observed cloud cluster was composed with, and the
+        one it reports running (`versions.judge` weighs a change against them)."""
         ...
 
 

@@ -28,6 +28,7 @@ from modelplane.core.naming import digest
 from modelplane_cli.render.world import Obj, ObjectKey, View, fake_uid, group_of
 
 _AWS: Final = "aws.m.upbound.io"
+EXTERNAL_NAME: Final = "crossplane.io/external-name"
 _GCP: Final = "gcp.m.upbound.io"
 # The identifier prefix AWS gives each EC2 kind.
 _EC2_IDS: Final = {
@@ -58,6 +59,14 @@ def _name(obj: View) -> str:
     return str(_map(obj.get("metadata")).get("name", ""))
 
 
+def _cloud_name(obj: View) -> str:
+    """The name the cloud knows a resource by: its external name when it sets one (a
+    node group's, which differs from its `metadata.name`), else `metadata.name`, which
+    Crossplane takes as the external name of a resource created without one."""
+    external = _map(_map(obj.get("metadata")).get("annotations")).get(EXTERNAL_NAME)
+    return external if isinstance(external, str) and external else _name(obj)
+
+
 def _id(obj: View, length: int = 17) -> str:
     meta = _map(obj.get("metadata"))
     return digest(str(meta.get("namespace", "")), _name(obj), str(obj.get("kind")), length=length)
@@ -84,7 +93,9 @@ def _clamp(value: int, low: int, high: int) -> int:
 def _node_group(for_provider: Mapping[str, Any], init: Mapping[str, Any]) -> dict[str, Any]:
     scaling = {**_map(init.get("scalingConfig")), **_map(for_provider.get("scalingConfig"))}
     low, high = int(scaling.get("minSize") or 0), int(scaling.get("maxSize") or 0)
-    # The group keeps its size within its bounds, as EKS does when they change.
+    # The simulated group's size is clamped into its bounds. EKS does not do that: it
+    # refuses bounds that leave an autoscaled group's current size outside them, so a
+    # preview shows such a change applied where EKS would refuse it (design/limits.md).
     scaling["desiredSize"] = _clamp(int(scaling.get("desiredSize") or 0), low, high)
     return {
         "status": "ACTIVE",
@@ -105,7 +116,7 @@ def _node_pool(
     project = str(for_provider.get("project", ""))
     groups = [
         f"https://www.googleapis.com/compute/v1/projects/{project}/zones/{zone}/"
-        f"instanceGroupManagers/gke-{_name(obj)}-{_id(obj, 8)}-grp"
+        f"instanceGroupManagers/gke-{_cloud_name(obj)}-{_id(obj, 8)}-grp"
         for zone in zones
     ]
     per_zone = int(init.get("initialNodeCount") or for_provider.get("nodeCount") or 0)
@@ -135,8 +146,8 @@ def at_provider(obj: View) -> dict[str, Any] | None:
     region = str(for_provider.get("region", ""))
     if group.startswith("eks.") and kind == "Cluster":
         return {
-            "id": _name(obj),
-            "arn": f"arn:aws:eks:{region}:000000000000:cluster/{_name(obj)}",
+            "id": _cloud_name(obj),
+            "arn": f"arn:aws:eks:{region}:000000000000:cluster/{_cloud_name(obj)}",
             "endpoint": _eks_endpoint(obj, region),
             "status": "ACTIVE",
             "version": for_provider.get("version"),
@@ -148,7 +159,7 @@ def at_provider(obj: View) -> dict[str, Any] | None:
         version = str(for_provider.get("minMasterVersion", ""))
         return {
             "id": f"projects/{for_provider.get('project')}/locations/"
-            f"{for_provider.get('location')}/clusters/{_name(obj)}",
+            f"{for_provider.get('location')}/clusters/{_cloud_name(obj)}",
             "endpoint": _gke_endpoint(obj),
             "masterVersion": f"{version}.0-gke.1000" if version else None,
         }
@@ -160,8 +171,8 @@ def at_provider(obj: View) -> dict[str, Any] | None:
         # It reports only when it last refreshed the token; a preview has no such time.
         return {}
     if group.startswith("iam.") and kind == "Role":
-        return {"id": _name(obj), "arn": f"arn:aws:iam::000000000000:role/{_name(obj)}"}
-    return {"id": _name(obj)}
+        return {"id": _cloud_name(obj), "arn": f"arn:aws:iam::000000000000:role/{_cloud_name(obj)}"}
+    return {"id": _cloud_name(obj)}
 
 
 def _kubeconfig(name: str, server: str) -> str:
@@ -194,7 +205,7 @@ def connection_secret(obj: View) -> Obj | None:
         return None
     if not isinstance(namespace, str) or not namespace:
         return None
-    kubeconfig = _kubeconfig(_name(obj), _server(obj))
+    kubeconfig = _kubeconfig(_cloud_name(obj), _server(obj))
     # crossplane-runtime's connection publisher makes the managed resource the
     # Secret's controller, so the Secret goes when the resource does.
     owner: dict[str, Any] = {

@@ -189,6 +189,7 @@ class FunctionRunner(ComposeFunction):
             ready_nodes=cloud.ready_nodes if cloud is not None else None,
             identity=provider_identity,
             cloud_values=cloud.composed.stack_values if cloud is not None else None,
+            nodes_ready=cloud is None or cloud.system_nodes_ready(observed),
         )
         compose_stack(req, rsp, cluster, inputs, status)
         if cloud is not None:
@@ -200,7 +201,8 @@ class FunctionRunner(ComposeFunction):
             hold_inside(req, rsp, name, (PROVIDER_CONFIG, HELM_PROVIDER_CONFIG))
         # Read from the composite as observed, so a start it carries survives even a
         # response that stops early: the runner re-publishes the observed status then.
-        reachability = report_reachable(req, rsp, observed, cluster)
+        connection = cloud.composed.connection if cloud is not None else ""
+        reachability = report_reachable(req, rsp, observed, cluster, connection)
         if reachability is not None:
             status.reachability = reachability
         set_status(rsp, status)

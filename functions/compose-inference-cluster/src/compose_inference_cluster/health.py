@@ -25,14 +25,16 @@ Warning naming the field: the grace then starts from the Objects' own times agai
 # pyright: reportMissingTypeStubs=false
 # (the SDK's generated protobuf package ships .pyi files but is not marked typed)
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
 from modelplane_models.inference_cluster import ReachabilityStatus
 
 from modelplane.core.kinds.base import mapping
+from modelplane.core.observed import find_condition
 from modelplane.core.vocabulary import LABEL_CLUSTER, REACHABLE, Reason
 from modelplane.fleet.health import (
     assess,
@@ -46,6 +48,11 @@ from modelplane.xfn import clock, objects, report, required
 
 REPLICA_OBJECTS = "replica-objects"
 _READ = (("apiVersion",), ("kind",), ("spec", "providerConfigRef"), ("status", "conditions"))
+
+
+# crossplane-runtime's Ready reason while a managed resource's external resource is
+# first being created (`xpv1.Creating()`).
+_CREATING: Final = "Creating"
 
 
 def _is_object(obj: dict[str, Any]) -> bool:
@@ -135,14 +142,32 @@ def _carried(rsp: fnv1.RunFunctionResponse, field: str, value: str | None) -> da
     return since
 
 
+def being_created(observed: Mapping[str, Any], connection: str) -> bool:
+    """Whether a created cluster's kubeconfig writer (`connection`, its composition
+    resource name) has never existed: not observed, no Ready condition yet, or Ready
+    with crossplane-runtime's `Creating` reason, which a managed resource carries only
+    until its external resource first exists."""
+    found = find_condition(observed.get(connection), "Ready")
+    return found is None or (found.status != "True" and found.reason == _CREATING)
+
+
 def report_reachable(
     req: fnv1.RunFunctionRequest,
     rsp: fnv1.RunFunctionResponse,
     observed: dict[str, dict[str, Any]],
     composite: InferenceCluster,
+    kubeconfig_writer: str = "",
 ) -> ReachabilityStatus | None:
     """Set `Reachable` from the observed Objects this cluster and its replicas composed,
-    and return what `status.reachability` publishes (None: nothing fails)."""
+    and return what `status.reachability` publishes (None: nothing fails). On a cluster
+    Modelplane creates (`kubeconfig_writer` names that resource's key) that is still being
+    created, Reachable is Unknown (`Provisioning`) and no outage is dated: its Objects
+    cannot connect before its kubeconfig exists, which takes EKS 10 to 15 minutes, and
+    no replica runs there to move."""
+    if kubeconfig_writer and being_created(observed, kubeconfig_writer):
+        message = "the cluster is being created; its kubeconfig is not written yet"
+        report.set_condition(rsp, report.Condition(REACHABLE, None, Reason.PROVISIONING, message))
+        return None
     now = clock.now(req)
     name = (composite.metadata.name if composite.metadata else None) or ""
     before = composite.status.reachability if composite.status else None

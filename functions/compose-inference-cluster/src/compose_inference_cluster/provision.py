@@ -30,10 +30,12 @@ from typing import Any, Final
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceClass, InferenceCluster
 
+from compose_inference_cluster.gateway import GATEWAY_KEY
 from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG, RELEASE_PREFIX
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
+from modelplane.core.observed import as_map
 from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
 from modelplane.provisioning import (
@@ -42,9 +44,9 @@ from modelplane.provisioning import (
     PoolPlan,
     Provisioner,
     check_pools,
-    kubernetes_version,
     provisioner_for,
 )
+from modelplane.provisioning.versions import planned_version
 from modelplane.traffic.names import SYSTEM_NAMESPACE
 from modelplane.xfn import objects, report, structs
 from modelplane.xfn.runner import keep_observed, observed_resources
@@ -61,6 +63,11 @@ class Cloud:
     provisioner: Provisioner
     composed: Composed
     ready_nodes: dict[str, int] = field(default_factory=dict[str, int])
+
+    def system_nodes_ready(self, observed: Mapping[str, Any]) -> bool:
+        """Whether the provisioner's own node groups (where the stack's controllers
+        run) report Ready: before that the cluster has no node for a chart's pods."""
+        return all(objects.is_ready(observed.get(key)) for key in self.composed.system_pools)
 
 
 def source_of(cluster: InferenceCluster) -> str:
@@ -113,6 +120,12 @@ def _usage(
 
 def _usage_key(of_key: str, by_key: str) -> str:
     return f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}"
+
+
+def _name(observed: object) -> str:
+    """An observed resource's `metadata.name`; empty when it has none (or not a string)."""
+    name = as_map(as_map(observed).get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
 
 
 def _observed_ref(observed: Mapping[str, Any]) -> ObjectRef:
@@ -204,24 +217,28 @@ def protect_from_replicas(
 def protect_from_stack(
     req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, name: str, cloud: Cloud
 ) -> None:
-    """Each Release of the serving stack keeps the cloud cluster, and what writes its
-    kubeconfig, until it is uninstalled: provider-helm reaches the cluster through that
-    kubeconfig to uninstall it, and a Release whose cluster went first stays
-    Terminating. As `_order` keeps them for the releases the cloud itself installs."""
+    """Each Release of the serving stack, and the cluster's Gateway Object, keeps the
+    cloud cluster, and what writes its kubeconfig, until it is gone: provider-helm and
+    provider-kubernetes reach the cluster through that kubeconfig to delete what they
+    made, and one whose cluster went first stays Terminating. The Gateway's Service is
+    a cloud load balancer in the cluster's network: deleted after the cluster, it is
+    orphaned and holds the network's deletion up for good. As `_order` keeps them for
+    what the cloud itself installs."""
     observed = observed_resources(req)
     protected = sorted({cloud.composed.cluster, cloud.composed.connection} - {""})
-    releases = sorted(k for k in rsp.desired.resources if k.startswith(RELEASE_PREFIX))
-    for by_key in releases:
-        release = structs.pick(
+    users = sorted(k for k in rsp.desired.resources if k.startswith(RELEASE_PREFIX))
+    users += [GATEWAY_KEY] if GATEWAY_KEY in rsp.desired.resources else []
+    for by_key in users:
+        user = structs.pick(
             rsp.desired.resources[by_key].resource,
             ("apiVersion",),
             ("kind",),
             ("metadata", "name"),
         )
-        meta: Mapping[str, Any] = release.get("metadata") or {}
+        meta: Mapping[str, Any] = user.get("metadata") or {}
         by = ObjectRef(
-            str(release.get("apiVersion", "")),
-            str(release.get("kind", "")),
+            str(user.get("apiVersion", "")),
+            str(user.get("kind", "")),
             str(meta.get("name", "")),
         )
         for of_key in protected:
@@ -268,9 +285,17 @@ def compose_cloud(
             check.kept.append(pool.name)
         else:
             plans.append(pool)
-    version = kubernetes_version(cluster) or DEFAULT_VERSION
+    # A version change the cloud cannot make keeps the version composed before.
+    version, version_issue = planned_version(provisioner, cluster, observed, DEFAULT_VERSION)
+    check.issues.extend([version_issue] if version_issue else [])
     plan = ClusterPlan(
-        name, SYSTEM_NAMESPACE, version, cluster, tuple(plans), kept_pools=tuple(check.kept)
+        name,
+        SYSTEM_NAMESPACE,
+        version,
+        cluster,
+        tuple(plans),
+        kept_pools=tuple(check.kept),
+        observed_names={k: n for k, v in observed.items() if (n := _name(v))},
     )
     composed = provisioner.compose(plan)
     _hold(composed, observed)
@@ -339,6 +364,7 @@ def _hold(composed: Composed, observed: Mapping[str, Any]) -> None:
     for key in held:
         del composed.resources[key]
     composed.inside = tuple(key for key in composed.inside if key not in held)
+    composed.network = tuple(key for key in composed.network if key not in held)
 
 
 def _provisioned(

@@ -26,10 +26,11 @@ from typing import Any, Final, cast
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from compose_inference_cluster.gateway import GATEWAY_KEY
 from compose_inference_cluster.prerequisites import observer_key
 from compose_inference_cluster.replicas import PlacedReplica
 from compose_inference_cluster.retiring import retire
-from modelplane.core.charts import RELEASE_API_VERSION
+from modelplane.core.charts import RELEASE_API_VERSION, RELEASE_ROLLBACK_LIMIT
 from modelplane.core.kinds.base import mapping
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted, hashed_name
 from modelplane.core.refs import USAGE_API_VERSION, crd
@@ -72,6 +73,8 @@ class Installed:
     unready: list[str] = field(default_factory=list[str])
     retiring: list[str] = field(default_factory=list[str])
     """Releases no longer planned, kept while a Usage still names them (`retiring`)."""
+    awaiting_nodes: bool = False
+    """Whether some release waits for the created cluster's system nodes (`nodes_ready`)."""
 
 
 def _ready(rsp: fnv1.RunFunctionResponse, key: str, observed: Mapping[str, Any]) -> None:
@@ -119,7 +122,11 @@ def _release(
         "apiVersion": RELEASE_API_VERSION,
         "kind": "Release",
         "metadata": {"name": release_name(cluster, planned.name), "namespace": namespace},
-        "spec": {"forProvider": for_provider, "providerConfigRef": provider},
+        "spec": {
+            "forProvider": for_provider,
+            "providerConfigRef": provider,
+            "rollbackLimit": RELEASE_ROLLBACK_LIMIT,
+        },
     }
 
 
@@ -136,9 +143,13 @@ def compose_managed(
     needs: Mapping[str, tuple[str, ...]],
     keep_replica_usages: bool,
     req: fnv1.RunFunctionRequest,
+    nodes_ready: bool = True,
 ) -> Installed:
     """Compose the releases whose prerequisites are Ready (and every one composed before),
-    their ProviderConfig and the Usages that order and protect them."""
+    their ProviderConfig and the Usages that order and protect them. `nodes_ready` is
+    False while a cluster Modelplane creates has no system node to run a chart's pods:
+    no release is installed for the first time then, since one installed with `wait`
+    on a cluster without nodes times out and fails."""
     installed = Installed()
     provider = {"kind": objects.CLUSTER_PROVIDER_CONFIG_KIND, "name": cluster}
     by_name = {planned.name: planned for planned in plan}
@@ -147,8 +158,9 @@ def compose_managed(
         prerequisites_ready = all(
             objects.is_ready(observed.get(release_key(name))) for name in planned.after
         )
-        if key not in observed and not prerequisites_ready:
+        if key not in observed and not (prerequisites_ready and nodes_ready):
             installed.waiting.append(planned.name)
+            installed.awaiting_nodes |= not nodes_ready
             continue
         structs.update(
             rsp.desired.resources[key].resource, _release(cluster, namespace, planned, provider)
@@ -168,6 +180,8 @@ def compose_managed(
         for name in needs.get(f"{replica.namespace}/{replica.name}", ()):
             if name in composed:
                 _protect(rsp, observed, cluster, namespace, by_name[name], replica)
+    if ENVOY_GATEWAY_RELEASE in composed and GATEWAY_KEY in rsp.desired.resources:
+        _keep_for_gateway(rsp, observed, cluster, namespace, by_name[ENVOY_GATEWAY_RELEASE])
     # What the plan no longer holds leaves Usages first, its Release in a later
     # reconcile; a replica that cannot be read may still need what its Usages protect.
     installed.retiring = retire(
@@ -262,6 +276,40 @@ def _protect(
                 "apiVersion": API_VERSION,
                 "kind": MODEL_REPLICA,
                 "resourceRef": {"name": replica.name},
+            },
+            "replayDeletion": True,
+        },
+    }
+    structs.update(rsp.desired.resources[key].resource, body)
+    _created(rsp, key, observed)
+
+
+def _keep_for_gateway(
+    rsp: fnv1.RunFunctionResponse,
+    observed: Mapping[str, Any],
+    cluster: str,
+    namespace: str,
+    release: PlannedRelease,
+) -> None:
+    """Envoy Gateway stays installed until the cluster's Gateway Object is gone. Its
+    proxy Service (a cloud load balancer) is owned by the platform's GatewayClass, not
+    the Gateway: uninstalled first, the controller would never delete it, and the load
+    balancer would outlive the Gateway (and hold up a created cluster's network)."""
+    key = f"{USAGE_PREFIX}{release.name}-by-{GATEWAY_KEY}"
+    gateway = structs.pick(rsp.desired.resources[GATEWAY_KEY].resource, ("metadata", "name"))
+    body = {
+        "apiVersion": USAGE_API_VERSION,
+        "kind": "Usage",
+        "metadata": {
+            "name": hashed_name(f"{cluster}-{release.name}", cluster, key),
+            "namespace": namespace,
+        },
+        "spec": {
+            "of": _release_ref(cluster, namespace, release),
+            "by": {
+                "apiVersion": objects.OBJECT_API_VERSION,
+                "kind": "Object",
+                "resourceRef": {"name": str(mapping(gateway.get("metadata")).get("name", ""))},
             },
             "replayDeletion": True,
         },

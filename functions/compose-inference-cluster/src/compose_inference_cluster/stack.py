@@ -63,6 +63,9 @@ class StackInputs:
     """The ClusterProviderConfigs' `identity`, on a created GKE cluster (`access`)."""
     cloud_values: Mapping[str, Mapping[str, Any]] | None = None
     """On a created cluster, the Helm values its cloud adds to the stack's components."""
+    nodes_ready: bool = True
+    """False on a created cluster whose system node group or pool is not Ready yet:
+    no release is installed for the first time until it is (`compose_managed`)."""
 
     @property
     def namespace(self) -> str:
@@ -183,6 +186,7 @@ def compose_stack(
             needs={f"{r.namespace}/{r.name}": _needs(r, facts, plan) for r in placed.replicas},
             keep_replica_usages=placed.unreadable > 0,
             req=req,
+            nodes_ready=inputs.nodes_ready,
         )
     else:
         releases.hand_over(req, rsp, observed)
@@ -234,6 +238,8 @@ def _condition(findings: Findings, installed: releases.Installed | None) -> repo
         # progress, not a fault (new replicas are still kept away from it).
         pending = sorted(installed.waiting + installed.unready)
         message = f"installing: {', '.join(pending)}"
+        if installed.awaiting_nodes:
+            message += " (new releases wait for the cluster's system nodes)"
         if findings.missing:
             message += f"; missing until then: {findings.describe_missing()}"
         return report.Condition(STACK_READY, None, Reason.INSTALLING_STACK, message)
