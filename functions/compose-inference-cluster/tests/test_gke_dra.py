@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .test_provision import (
+from .provisioned import (
     EKS_PROVISIONING,
     GKE_PROVISIONING,
     GPU,

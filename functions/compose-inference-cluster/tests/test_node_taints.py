@@ -7,7 +7,7 @@ from copy import deepcopy
 
 import pytest
 
-from .test_provision import (
+from .provisioned import (
     EKS_PROVISIONING,
     GKE_PROVISIONING,
     Obj,

@@ -10,7 +10,7 @@ from compose_inference_cluster.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .test_provision import SOURCE_BLOCKS, system_ready
+from .provisioned import SOURCE_BLOCKS, system_ready
 
 Obj = dict[str, Any]
 NAME = "gpu-east"
