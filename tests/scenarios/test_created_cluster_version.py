@@ -5,8 +5,8 @@ everything on it is rendered for.
 `spec.kubernetesVersion`, which the XRD defaults to 1.34, is the version of an
 Existing cluster and of a created one whose sub-block names none
 (design/provisioning.md). Gangs through the Workload API show which version a
-cluster's replicas are rendered for: 1.34 serves no Workload version, 1.36 serves
-v1alpha2.
+cluster's replicas are rendered for: 1.34 serves no Workload version, 1.35 serves
+v1alpha1.
 """
 
 from typing import Any
@@ -78,17 +78,18 @@ def _eks_cluster_version(fleet: Fleet) -> str:
     return str(cluster["spec"]["forProvider"]["version"])
 
 
-def test_a_cluster_created_at_a_newer_version_is_rendered_for_it(eks: Fleet) -> None:
-    """kubernetesVersion left at its 1.34 default: the cluster runs 1.36, so its
-    replicas gang through the Workload API 1.36 serves."""
-    fleet = _versions(eks, kubernetes="1.34", cloud="1.36")
+def test_a_cluster_upgraded_a_minor_version_is_rendered_for_it(eks: Fleet) -> None:
+    """kubernetesVersion left at its 1.34 default: the running 1.34 cluster is upgraded
+    to 1.35 (one minor version, as the cloud allows), so its replicas gang through the
+    Workload API 1.35 serves."""
+    fleet = _versions(eks, kubernetes="1.34", cloud="1.35")
 
-    assert _eks_cluster_version(fleet) == "1.36"
+    assert _eks_cluster_version(fleet) == "1.35"
     condition = fleet.condition("InferenceCluster", CLUSTER, "SchedulingConfigured")
     assert condition["reason"] != Reason.GANG_API_UNAVAILABLE, condition
     workloads = fleet.manifests("Workload")
     assert workloads
-    assert {w["apiVersion"] for w in workloads} == {"scheduling.k8s.io/v1alpha2"}
+    assert {w["apiVersion"] for w in workloads} == {"scheduling.k8s.io/v1alpha1"}
 
 
 def test_kubernetes_version_does_not_outrun_the_version_the_cloud_runs(eks: Fleet) -> None:

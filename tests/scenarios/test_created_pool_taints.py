@@ -22,8 +22,9 @@ def gke(renderer: Renderer) -> Fleet:
 
 
 def node_pools(fleet: Fleet) -> dict[str, Obj]:
+    """By the name GKE knows each pool by (its external name)."""
     return {
-        o["metadata"]["name"]: o["spec"]
+        o["metadata"]["annotations"]["crossplane.io/external-name"]: o["spec"]
         for o in fleet.all("NodePool")
         if o["apiVersion"].startswith("container.gcp.m.upbound.io/")
     }
