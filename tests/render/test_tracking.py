@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelplane_cli.render.tracking import Owner, keep_marks, owner, prune_disabled
+from modelplane_cli.render.tracking import Owner, applied_by, keep_marks, owner, prune_disabled
 
 
 def obj(labels: dict[str, Any] | None = None, annotations: Any = None) -> dict[str, Any]:
@@ -87,3 +87,13 @@ def test_the_tools_marks_stay_on_an_applied_source_that_leaves_them_out() -> Non
     assert applied["metadata"]["annotations"] == {ARGO_ID: "team-a:g/K:ns/x"}
     assert set_by_source["metadata"]["labels"] == {FLUX: "mine", INSTANCE: "team-a"}
     assert set_by_source["metadata"]["annotations"] == {ARGO_ID: "mine:g/K:ns/x"}
+
+
+def test_a_mark_the_source_carries_itself_is_not_a_syncs() -> None:
+    tracked = obj(annotations={ARGO_ID: "team-a:g/K:ns/x"})
+    assert applied_by(tracked, obj()) == Owner("Argo CD Application", "team-a")
+    labelled = obj({INSTANCE: "llama"})
+    assert applied_by(labelled, obj({INSTANCE: "llama"})) is None
+    # Argo CD's label tracking overwrites the label with its Application's name.
+    assert applied_by(obj({INSTANCE: "team-a"}), labelled) == Owner("Argo CD Application", "team-a")
+    assert owner(labelled, instance_label=False) is None

@@ -15,6 +15,7 @@ from modelplane_cli import yamlio
 from .cli import Fleet, Obj, preview
 
 Mark = Callable[[Obj], None]
+INSTANCE = "app.kubernetes.io/instance"
 
 
 def argo(application: str) -> Mark:
@@ -151,19 +152,66 @@ def test_a_referenced_object_the_sync_applied_and_the_repository_dropped_dangles
     assert all("prod-us-east-kubeconfig" in x for x in dangling), dangling
 
 
-def test_sources_the_world_does_not_track_prune_nothing_and_say_so(
+def test_without_marks_on_the_sources_another_syncs_objects_are_left_alone(
     world: Path, repo: Fleet
 ) -> None:
-    """Tracking marks on the world, but none on the sources' objects (a first sync, or
-    a world exported from another Application): which objects are this repository's
-    is unknown, so nothing is pruned, and the job log says why."""
+    """Marks on the world, none on the sources' copies (a first sync, or a repository
+    no tool marks): pruning is by kind, but what a tool marked as another sync's is
+    not this repository's to delete."""
     _mark(world, None, llama_8b=argo("team-b"))
     _drop(repo, "fleet/deployments.yaml", "llama-8b")
     _drop(repo, "fleet/deployments.yaml", "kimi-k2")
 
     run = preview(world, repo)
 
-    assert (run.code, run.out) == (0, "No changes.\n"), run.err
-    (note,) = run.err.splitlines()
-    assert note.startswith("note: the running world's objects record which sync applied them")
-    assert note.endswith("so none is pruned")
+    assert run.code == 1
+    (line,) = run.errors()
+    assert "ModelDeployment ml-team-prod/kimi-k2: no source holds it" in line, line
+    assert "llama-8b" not in run.out
+
+
+def test_a_helm_instance_label_in_the_world_does_not_turn_pruning_off(
+    world: Path, repo: Fleet
+) -> None:
+    """Helm writes `app.kubernetes.io/instance` on what it installs: a PriorityClass the
+    platform's chart put there is not a sign that the world records which sync applied
+    the sources, so a deleted deployment is still caught."""
+    docs: list[Obj] = [d for d in yamlio.load_all(world.read_text()) if d is not None]
+    docs.append(
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "platform-critical", "labels": {INSTANCE: "platform"}},
+            "value": 1000000,
+        }
+    )
+    world.write_text(yamlio.dump_all(docs))
+    _drop(repo, "fleet/deployments.yaml", "llama-8b")
+
+    run = preview(world, repo)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert "ModelDeployment ml-team-prod/llama-8b: no source holds it" in line, line
+
+
+def test_an_instance_label_the_repository_writes_itself_is_not_a_syncs_mark(
+    world: Path, repo: Fleet
+) -> None:
+    """Sources that carry the recommended `app.kubernetes.io/instance` label themselves,
+    over the world their last render wrote: the label is the repository's, so a
+    deleted deployment is pruned by kind and caught."""
+
+    def labelled(doc: Obj) -> None:
+        doc["metadata"].setdefault("labels", {})[INSTANCE] = doc["metadata"]["name"]
+
+    for name in ("llama-8b", "kimi-k2", "deepseek-r1"):
+        repo.edit("fleet/deployments.yaml", "ModelDeployment", name, labelled)
+    _mark(world, None, llama_8b=labelled, kimi_k2=labelled, deepseek_r1=labelled)
+    _drop(repo, "fleet/deployments.yaml", "llama-8b")
+
+    run = preview(world, repo)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert "ModelDeployment ml-team-prod/llama-8b: no source holds it" in line, line

@@ -20,9 +20,10 @@ A composite of a kind the sources hold none of is left alone: the repository
 does not manage that kind (the contract's rule). A sync that applied them prunes
 them all the same, so `uncompared` names each such kind in a note.
 
-Where the world's objects carry a sync tool's marks (`tracking`), the kind rule
-gives way to what the sync does: the candidates are exactly the objects the syncs
-that applied the sources' objects marked, of any kind, and no source holds.
+Where the world's copies of the sources carry a sync tool's marks (`tracking`), the
+kind rule gives way to what the sync does: the candidates are exactly the objects
+the syncs that applied the sources marked, of any kind, and no source holds.
+Otherwise, by kind, an object a tool marked as another sync's is left alone.
 
 Other objects (PriorityClasses, kubeconfig Secrets) are not deleted from the
 render's world, but the sync deletes them just the same: `left_behind` names
@@ -123,35 +124,33 @@ class Sync:
             key = ObjectKey.of(obj)
             self._read.append(_Read(doc, obj, key, apis.is_composite(key.api_version, key.kind)))
         self._composite_kinds = {kind for _, kind in apis.types}
-        # Where the world's objects record the sync that applied them, a sync prunes
-        # only its own: those of the syncs that applied the sources' objects.
-        sources = {read.key for read in self._read if not read.doc.observed}
-        owners: dict[ObjectKey, tracking.Owner | None] = {
-            read.key: tracking.owner(read.obj)
-            for read in self._read
-            if read.doc.observed and controller_reference(read.obj) is None
-        }
-        self._tracked = any(found is not None for found in owners.values())
-        self._owners = frozenset(
-            found for key, found in owners.items() if found is not None and key in sources
-        )
+        # Where the world's copies of the sources record the sync that applied them, a
+        # sync prunes only its own: what those syncs marked.
+        sources = {read.key: read.obj for read in self._read if not read.doc.observed}
+        owners: set[tracking.Owner] = set()
+        for read in self._read:
+            if read.doc.observed and read.key in sources and not controller_reference(read.obj):
+                found = tracking.applied_by(read.obj, sources[read.key])
+                owners.update([found] if found is not None else [])
+        self._owners = frozenset(owners)
 
     def _prunes(self, read: _Read, *, held_kind: bool) -> bool:
         """Whether a sync with pruning deletes this uncontrolled world object that no
-        source holds: its own, where the world records which sync applied what, else
-        one of a kind the sources hold (`held_kind`); never one its tool must keep."""
+        source holds: its own, where the world records which sync applied the sources,
+        else one of a kind the sources hold (`held_kind`) that no tool marked as another
+        sync's; never one its tool must keep."""
         if tracking.prune_disabled(read.obj):
             return False
-        if self._tracked:
+        if self._owners:
             return tracking.owner(read.obj) in self._owners
-        return held_kind
+        return held_kind and tracking.owner(read.obj, instance_label=False) is None
 
     def uncompared(self) -> list[str]:
         """One note per composite kind the running world holds uncontrolled objects of
         and the sources hold none of: the render leaves them as they are, which is
         what a sync does only if it never applied them."""
-        if self._tracked:
-            return [] if self._owners else [_UNOWNED]
+        if self._owners:
+            return []
         held: set[tuple[str, str]] = set()
         counts: dict[tuple[str, str], set[ObjectKey]] = {}
         for read in self._read:
@@ -175,7 +174,7 @@ class Sync:
         namespace (the kind, when cluster-scoped): references to them resolve against the
         world, as a sync that never applied them leaves them; one that did deletes them.
         None where the world records which sync applied what: `left_behind` knows."""
-        if self._tracked:
+        if self._owners:
             return []
         desired: list[View] = []
         held: set[tuple[str, str]] = set()
@@ -257,7 +256,7 @@ class Sync:
             composed = len(World(world.objects()).delete_cascade(key)) - 1
             usages = usages_of(world, key)
             refused = refusal(usages) if usages else None
-            owner = tracking.owner(read.obj) if self._tracked else None
+            owner = tracking.owner(read.obj) if self._owners else None
             pruned.append(Pruned(key, read.doc.source, composed, refused, owner=owner))
         deletions = [
             Document(p.source, observed[p.key].obj, deleted=True)
@@ -265,14 +264,6 @@ class Sync:
             if p.refused is None
         ]
         return [*self._documents, *deletions], pruned
-
-
-# The one note where the world records which sync applied what but not the sources'.
-_UNOWNED = (
-    "the running world's objects record which sync applied them (Argo CD, Flux), but none "
-    "of the sources' objects is among them: which of them this repository's sync prunes "
-    "is unknown, so none is pruned"
-)
 
 
 def _counted(count: int, kind: str) -> str:

@@ -45,8 +45,10 @@ class Owner:
         return f"{self.tool} {self.name}"
 
 
-def owner(obj: View) -> Owner | None:
-    """The sync that marked `obj` as applied by it, if any."""
+def owner(obj: View, *, instance_label: bool = True) -> Owner | None:
+    """The sync that marked `obj` as applied by it, if any. `instance_label`: whether
+    Argo CD's label tracking counts; Helm and the Kubernetes recommended labels write
+    the same `app.kubernetes.io/instance`, so alone it says less than the others."""
     meta = metadata(obj)
     annotations = _strings(meta.get("annotations"))
     labels = _strings(meta.get("labels"))
@@ -58,10 +60,17 @@ def owner(obj: View) -> Owner | None:
     if flux:
         namespace = labels.get(FLUX_NAMESPACE, "")
         return Owner("Flux Kustomization", f"{namespace}/{flux}" if namespace else flux)
-    instance = labels.get(ARGO_INSTANCE)
+    instance = labels.get(ARGO_INSTANCE) if instance_label else None
     if instance:
         return Owner("Argo CD Application", instance)
     return None
+
+
+def applied_by(world: View, source: View) -> Owner | None:
+    """The sync that applied `source`, read off its copy in the running world: a mark
+    the source carries itself is the repository's own label, not a tool's."""
+    found = owner(world)
+    return None if found is None or found == owner(source) else found
 
 
 def prune_disabled(obj: View) -> bool:
