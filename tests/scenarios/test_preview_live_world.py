@@ -92,6 +92,20 @@ def test_replicas_left_to_an_autoscaler_are_kept(world: Path, repo: Fleet) -> No
     assert "spec.replicas" not in run.err, run.err  # the scale write says who owns them
 
 
+def test_replicas_kept_at_the_default_need_no_note(world: Path, repo: Fleet) -> None:
+    """deepseek-r1 runs 1 replica, the default: kept or reset, it stays 1, so the
+    preview says nothing about it."""
+
+    def without(deployment: Obj) -> None:
+        assert deployment["spec"].pop("replicas") == 1
+
+    repo.edit("fleet/deployments.yaml", "ModelDeployment", "deepseek-r1", without)
+
+    run = preview(world, repo, "--fail-on", "error")
+
+    assert (run.code, run.out, run.err) == (0, "No changes.\n", ""), (run.out, run.err)
+
+
 def test_replicas_removed_from_a_source_that_set_them_go_back_to_the_default(
     world: Path, repo: Fleet
 ) -> None:

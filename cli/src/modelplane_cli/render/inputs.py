@@ -20,7 +20,7 @@ The observed documents, normalized, are the baseline `-o diff` compares against.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -85,9 +85,8 @@ def load(documents: Sequence[Document], apis: Apis, admission: Admission) -> Loa
         if key not in observed:
             merged[key] = (source, written)
             continue
-        applied = _replace(observed[key][1], written, apis)
+        applied, unsure = _replace(observed[key][1], written, apis)
         merged[key] = (source, applied)
-        unsure = _unsure_replicas(observed[key][1], written, applied, apis)
         if unsure is not None:
             loaded.notes.append(f"{source}: {key}: {unsure}")
     for key in deleted - desired.keys():
@@ -160,12 +159,13 @@ def _unknown_kind(key: ObjectKey, apis: Apis) -> str | None:
     return f"{what}: no kind {key.kind!r} in {key.group} (its kinds: {kinds})"
 
 
-def _replace(observed: View, source: View, apis: Apis) -> Obj:
+def _replace(observed: View, source: View, apis: Apis) -> tuple[Obj, str | None]:
     """`source` applied over the observed object: server-written fields stay. A
     composite's status is its status subresource's, which an apply of the main
     resource never writes (Crossplane writes it through `Status()`), and a field of
     its scale subresource that the source leaves out stays when an autoscaler set it
-    (`_scaled`)."""
+    (`_scaled`). With it, a note when that field was kept though nothing says who set
+    it (`_unsure`)."""
     out = clone(dict(source))
     meta: Obj = out.setdefault("metadata", {})
     observed_meta = observed.get("metadata") or {}
@@ -179,11 +179,14 @@ def _replace(observed: View, source: View, apis: Apis) -> Obj:
     if "status" not in out and "status" in observed:
         out["status"] = clone(observed["status"])
     replicas = apis.replicas_path(api_version, kind) if composite else None
-    if replicas and _scaled(observed):
-        _keep_unset(observed, out, replicas)
+    note = None
+    if replicas and _scaled(observed) and _at(out, replicas) is None:
+        kept = _at(observed, replicas)
+        if kept is not None and _put(out, replicas, clone(kept)):
+            note = _unsure(observed, replicas, kept, apis.schema_for(api_version, kind))
     _keep_crossplane_fields(observed, out)
     tracking.keep_marks(observed, out)
-    return out
+    return out, note
 
 
 def _scaled(observed: View) -> bool:
@@ -207,17 +210,13 @@ def _managers(observed: View) -> list[Any] | None:
     return cast(list[Any], fields)
 
 
-def _unsure_replicas(observed: View, written: View, applied: View, apis: Apis) -> str | None:
-    """Why a composite's replicas kept from the running world may not be what a sync
-    leaves: the source leaves them out and the world records no managedFields, so the
-    render cannot tell an autoscaler's value (which stays) from the sync's own earlier
-    apply (which the sync resets), and keeps it (`_scaled`)."""
-    api_version, kind = str(applied.get("apiVersion", "")), str(applied.get("kind", ""))
-    path = apis.replicas_path(api_version, kind) if apis.is_composite(api_version, kind) else None
-    if path is None or _managers(observed) is not None or _at(written, path) is not None:
-        return None
-    kept = _at(applied, path)
-    if kept is None:
+def _unsure(observed: View, path: tuple[str, ...], kept: object, schema: View | None) -> str | None:
+    """Why replicas kept from the running world may not be what a sync leaves: the
+    source leaves them out and the world records no managedFields, so the render
+    cannot tell an autoscaler's value (which stays) from the sync's own earlier apply
+    (which the sync resets to the default), and keeps it. None when it records them,
+    or when the kept value is the default anyway."""
+    if _managers(observed) is not None or kept == _schema_default(schema, path):
         return None
     return (
         f"the source leaves {'.'.join(path)} out and the running world records no "
@@ -225,6 +224,15 @@ def _unsure_replicas(observed: View, written: View, applied: View, apis: Apis) -
         "default unless an autoscaler or `kubectl scale` set it (export the world with "
         "--show-managed-fields for the preview to tell)"
     )
+
+
+def _schema_default(schema: View | None, path: tuple[str, ...]) -> object:
+    """The default the schema declares at `path`, or None."""
+    node: object = schema
+    for name in path:
+        properties = node.get("properties") if isinstance(node, Mapping) else None
+        node = properties.get(name) if isinstance(properties, Mapping) else None
+    return node.get("default") if isinstance(node, Mapping) else None
 
 
 def _at(obj: View, path: tuple[str, ...]) -> object:
@@ -237,18 +245,17 @@ def _at(obj: View, path: tuple[str, ...]) -> object:
     return have
 
 
-def _keep_unset(observed: View, out: Obj, path: tuple[str, ...]) -> None:
-    """The observed value at `path` where `out` leaves it out."""
-    have = _at(observed, path)
-    if have is None:
-        return
+def _put(out: Obj, path: tuple[str, ...], value: object) -> bool:
+    """Set `value` at `path` in `out`, making the objects on the way; False when
+    something on the way is not an object."""
     target: dict[str, Any] = out
     for name in path[:-1]:
         child = target.setdefault(name, {})
         if not isinstance(child, dict):
-            return
+            return False
         target = cast(dict[str, Any], child)
-    target.setdefault(path[-1], clone(have))
+    target[path[-1]] = value
+    return True
 
 
 def _keep_crossplane_fields(observed: View, out: Obj) -> None:
