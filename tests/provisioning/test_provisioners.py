@@ -272,6 +272,10 @@ VERSION_CHANGES = [
         "1.37", ("1.34", "1.35.2-gke.1200"), "1.34", "raise it to 1.36 first", id="gke skip"
     ),
     pytest.param("1.35", ("1.34", "garbage"), "1.35", None, id="running unreadable"),
+    pytest.param(
+        "1.34", ("1.35", "1.34"), "1.35", "never downgrades", id="undoing an upgrade in flight"
+    ),
+    pytest.param("1.36", ("1.35", "1.34"), "1.36", None, id="one up from an upgrade in flight"),
     pytest.param("2.0", ("1.34", "1.34"), "1.34", "raise it to 1.35 first", id="a new major"),
 ]
 
