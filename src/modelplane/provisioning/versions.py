@@ -20,7 +20,6 @@ from modelplane_models.inference_cluster import InferenceCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
-from modelplane.provisioning import kubernetes_version
 from modelplane.provisioning.model import ObservedVersion, Provisioner
 
 # `1.34`, `v1.34`, or what a cloud reports with a patch and build (`1.34.1-gke.1200`,
@@ -87,7 +86,7 @@ def planned_version(
     none, which is where a platform sets one)."""
     own = provisioner.version(cluster)
     inherited = cluster.spec.kubernetesVersion if cluster.spec else None
-    requested = kubernetes_version(cluster) or default
+    requested = own or inherited or default
     path = (
         f"{provisioner.block_path()}.version" if own or not inherited else "spec.kubernetesVersion"
     )
