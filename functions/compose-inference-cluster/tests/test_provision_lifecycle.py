@@ -342,3 +342,65 @@ def test_a_cluster_being_created_is_not_called_unreachable(
     assert (reachable["status"], reachable["reason"]) == (status, reason)
     published = rsp["desired"]["composite"]["resource"]["status"]
     assert ("reachability" in published) == (reason == "ClusterUnreachable")
+
+
+LOST = {"status": "False", "reason": "Creating"}
+
+
+@pytest.mark.parametrize(
+    ("before", "status", "reason"),
+    [
+        (
+            {"conditions": [{"type": "Reachable", "status": "Unknown", "reason": "Provisioning"}]},
+            "STATUS_CONDITION_UNKNOWN",
+            "Provisioning",
+        ),
+        (
+            {"conditions": [{"type": "Reachable", "status": "True", "reason": "ClusterReachable"}]},
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+        (
+            {
+                "conditions": [
+                    {"type": "Reachable", "status": "False", "reason": "ClusterUnreachable"}
+                ]
+            },
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+        (
+            {"reachability": {"objectsFailingSince": "2020-01-01T00:00:00Z"}},
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+    ],
+)
+def test_a_cluster_lost_after_it_was_reached_is_unreachable_not_new(
+    before: Obj, status: str, reason: str
+) -> None:
+    # crossplane-runtime says `Creating` again for a cluster deleted or lost out of
+    # band (on GKE the kubeconfig writer is the Cluster itself): once the composite
+    # has been judged, that is an outage to report, not a first creation.
+    composite = cluster("GKE", {"nodeCount": 1})
+    composite["status"] = before
+    klass = inference_class(GKE_PROVISIONING)
+    first = resources(respond(composite, klass))
+    failing = {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "connect failed: dial tcp 10.0.0.1:443: i/o timeout",
+        "lastTransitionTime": "2020-01-01T00:00:00Z",
+    }
+    observed = {
+        k: {**r, "status": {"conditions": [failing]}}
+        for k, r in first.items()
+        if r["kind"] == "Object"
+    }
+    assert observed
+    writer = deepcopy(first["gke-cluster"])
+    writer["status"] = {"conditions": [{"type": "Ready", **LOST}]}
+    observed["gke-cluster"] = writer
+    reachable = condition(respond(composite, klass, observed), "Reachable")
+    assert (reachable["status"], reachable["reason"]) == (status, reason)
