@@ -148,15 +148,15 @@ class FunctionRunner(ComposeFunction):
         view = publish_pools(cluster, lookups, previous, created=creates(cluster))
         reference = ProviderConfigRef(kind=objects.CLUSTER_PROVIDER_CONFIG_KIND, name=name)
         provider_config = reference.model_dump(mode="json", exclude_none=True)
-        # Published once, after compose_stack has added the stack and capacity: bad
-        # input found in between starts the response over (the runner re-publishes
-        # the observed status), and nothing here waits, so publishing it earlier too
-        # would only be overwritten.
         # The version a created cluster is composed with is what it runs: published so
         # that whatever renders on it (`kubernetes_version`) follows a refused change's
         # kept version, not the spec. A cloud held on bad input keeps what it published.
         published_version = cluster.status.kubernetesVersion if cluster.status else None
         version = cloud.version if cloud is not None else kubernetes_version(cluster)
+        # Published once, after compose_stack has added the stack and capacity: bad
+        # input found in between starts the response over (the runner re-publishes
+        # the observed status), and nothing here waits, so publishing it earlier too
+        # would only be overwritten.
         status = Status(
             gpuPools=[PublishedPool.model_validate(p) for p in view.pools],
             providerConfigRef=reference,
