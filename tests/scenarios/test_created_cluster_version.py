@@ -102,3 +102,20 @@ def test_kubernetes_version_does_not_outrun_the_version_the_cloud_runs(eks: Flee
     assert condition["reason"] == Reason.GANG_API_UNAVAILABLE
     assert "Kubernetes 1.34 serves no scheduling.k8s.io Workload version" in condition["message"]
     assert fleet.manifests("Workload") == []
+
+
+def test_a_version_the_cloud_refuses_renders_nothing_for_it(eks: Fleet) -> None:
+    """A jump from the running 1.34 to 1.36 is refused and the cluster kept at 1.34:
+    its replicas are rendered for the 1.34 it runs (no Workload API), as its status
+    says, not for the 1.36 the spec asks."""
+    fleet = _versions(eks, kubernetes="1.34", cloud="1.36")
+
+    assert _eks_cluster_version(fleet) == "1.34"
+    provisioned = fleet.condition("InferenceCluster", CLUSTER, "Provisioned")
+    assert provisioned["reason"] == Reason.INVALID_PROVISIONING
+    (cluster,) = [o for o in fleet.all("InferenceCluster") if o["metadata"]["name"] == CLUSTER]
+    assert cluster["status"]["kubernetesVersion"] == "1.34"
+    condition = fleet.condition("InferenceCluster", CLUSTER, "SchedulingConfigured")
+    assert condition["reason"] == Reason.GANG_API_UNAVAILABLE
+    assert fleet.manifests("Workload") == []
+    assert fleet.manifests("PodGroup") == []

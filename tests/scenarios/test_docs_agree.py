@@ -6,6 +6,7 @@ from typing import Any
 
 from modelplane.cel import device_from_spec, evaluate
 from modelplane.conventions.template import parse_template
+from modelplane.core.charts import RELEASE_ROLLBACK_LIMIT
 from modelplane.core.vocabulary import LABEL_TENANT_NAMESPACE
 from modelplane_cli import yamlio
 from modelplane_cli.schema import ManifestValidator, SchemaRegistry
@@ -143,3 +144,11 @@ def test_the_serving_guide_writes_what_the_serving_example_runs() -> None:
 
 def _without_pod_security(labels: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in labels.items() if not k.startswith("pod-security.kubernetes.io/")}
+
+
+def test_the_cluster_guide_states_how_often_a_failed_release_is_retried() -> None:
+    # provider-helm stops retrying a failed release after `rollbackLimit` attempts and
+    # then reports it up to date until its spec changes: the guide says both.
+    guide = " ".join((DOCS / "guides" / "creating-clusters.md").read_text().split())
+    assert f"is retried up to {RELEASE_ROLLBACK_LIMIT} times" in guide
+    assert "stays failed until its spec changes" in guide

@@ -259,20 +259,28 @@ def test_fleet_shares_equal_hardware() -> None:
 
 
 @pytest.mark.parametrize(
-    ("source", "declared", "cloud", "runs"),
+    ("source", "declared", "cloud", "published", "runs"),
     [
-        ("EKS", "1.34", "1.36", "1.36"),
-        ("EKS", "1.36", "1.34", "1.34"),
-        ("EKS", "1.35", None, "1.35"),
-        ("Existing", "1.36", None, "1.36"),
+        ("EKS", "1.34", "1.36", None, "1.36"),
+        ("EKS", "1.36", "1.34", None, "1.34"),
+        ("EKS", "1.35", None, None, "1.35"),
+        ("Existing", "1.36", None, None, "1.36"),
+        # A change the cloud refused: the cluster runs what its function composed.
+        ("EKS", "1.34", "1.36", "1.34", "1.34"),
+        ("EKS", "1.36", None, "1.34", "1.34"),
+        # Only a created cluster is composed with a version.
+        ("Existing", "1.36", None, "1.34", "1.36"),
     ],
 )
 def test_a_cluster_s_selectors_are_judged_at_the_version_it_runs(
-    source: str, declared: str, cloud: str | None, runs: str
+    source: str, declared: str, cloud: str | None, published: str | None, runs: str
 ) -> None:
-    """A created cluster whose sub-block names a version runs it, whatever
-    spec.kubernetesVersion says (modelplane.provisioning.kubernetes_version)."""
+    """A created cluster runs the version its function published it composed, else
+    (before the first status) its sub-block's version, whatever spec.kubernetesVersion
+    says (modelplane.provisioning.kubernetes_version)."""
     obj = _with(CLUSTER, declared, "spec", "kubernetesVersion")
+    if published is not None:
+        obj = _with(obj, published, "status", "kubernetesVersion")
     if source == "EKS":
         eks: Obj = {"region": "us-east-1", "providerConfigRef": {"name": "aws"}}
         if cloud is not None:

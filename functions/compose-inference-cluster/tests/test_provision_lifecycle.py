@@ -172,11 +172,39 @@ def test_a_version_the_cloud_cannot_reach_keeps_the_running_one(
     (event,) = [r for r in rsp["results"] if r["message"].startswith(path)]
     assert (event["severity"], event["reason"]) == ("SEVERITY_WARNING", "UnsupportedVersionChange")
     assert resources(rsp) == good
-    # One minor up is made.
+    # The kept version is the one published, and the one the cluster's own scheduling
+    # is checked for: 1.34 serves no Workload API, whatever the spec asks.
+    assert published_version(rsp) == "1.34"
+    # One minor up is made, and published.
     composite["spec"]["kubernetesVersion"] = "1.35"
     composite["spec"]["cluster"][source.lower()].pop("version", None)
-    raised = resources(respond(composite, klass, observed))
-    assert raised[key]["spec"]["forProvider"][field] == "1.35"
+    rsp = respond(composite, klass, observed)
+    assert resources(rsp)[key]["spec"]["forProvider"][field] == "1.35"
+    assert published_version(rsp) == "1.35"
+
+
+def published_version(rsp: Obj) -> object:
+    return rsp["desired"]["composite"]["resource"]["status"].get("kubernetesVersion")
+
+
+def test_the_cluster_s_scheduling_is_checked_for_the_version_it_keeps() -> None:
+    # A refused jump to 1.36 keeps the cluster at 1.34, which serves no Workload API:
+    # the gang is not composed for an API the cluster would refuse.
+    klass = inference_class(EKS_PROVISIONING)
+    composite = deepcopy(cluster("EKS", {"nodeCount": 1}))
+    composite["spec"]["scheduling"] = {"provider": "Default", "gang": {"api": "Workload"}}
+    good = resources(respond(composite, klass))
+    observed = {"eks-cluster": with_status(good["eks-cluster"], {"version": "1.34"})}
+    composite["spec"]["cluster"]["eks"]["version"] = "1.36"
+    composite["status"] = {"kubernetesVersion": "1.34"}
+    rsp = respond(composite, klass, observed)
+    assert condition(rsp, "SchedulingConfigured")["reason"] == "GangAPIUnavailable"
+    assert published_version(rsp) == "1.34"
+    # A cluster held on bad input (its sub-block gone) keeps the version it published.
+    del composite["spec"]["cluster"]["eks"]
+    held = respond(composite, klass, observed)
+    assert condition(held, "Provisioned")["reason"] == "InvalidProvisioning"
+    assert published_version(held) == "1.34"
 
 
 def test_the_clusters_gateway_keeps_envoy_gateway_and_the_cluster_until_it_is_gone() -> None:
@@ -314,3 +342,65 @@ def test_a_cluster_being_created_is_not_called_unreachable(
     assert (reachable["status"], reachable["reason"]) == (status, reason)
     published = rsp["desired"]["composite"]["resource"]["status"]
     assert ("reachability" in published) == (reason == "ClusterUnreachable")
+
+
+LOST = {"status": "False", "reason": "Creating"}
+
+
+@pytest.mark.parametrize(
+    ("before", "status", "reason"),
+    [
+        (
+            {"conditions": [{"type": "Reachable", "status": "Unknown", "reason": "Provisioning"}]},
+            "STATUS_CONDITION_UNKNOWN",
+            "Provisioning",
+        ),
+        (
+            {"conditions": [{"type": "Reachable", "status": "True", "reason": "ClusterReachable"}]},
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+        (
+            {
+                "conditions": [
+                    {"type": "Reachable", "status": "False", "reason": "ClusterUnreachable"}
+                ]
+            },
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+        (
+            {"reachability": {"objectsFailingSince": "2020-01-01T00:00:00Z"}},
+            "STATUS_CONDITION_FALSE",
+            "ClusterUnreachable",
+        ),
+    ],
+)
+def test_a_cluster_lost_after_it_was_reached_is_unreachable_not_new(
+    before: Obj, status: str, reason: str
+) -> None:
+    # crossplane-runtime says `Creating` again for a cluster deleted or lost out of
+    # band (on GKE the kubeconfig writer is the Cluster itself): once the composite
+    # has been judged, that is an outage to report, not a first creation.
+    composite = cluster("GKE", {"nodeCount": 1})
+    composite["status"] = before
+    klass = inference_class(GKE_PROVISIONING)
+    first = resources(respond(composite, klass))
+    failing = {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "connect failed: dial tcp 10.0.0.1:443: i/o timeout",
+        "lastTransitionTime": "2020-01-01T00:00:00Z",
+    }
+    observed = {
+        k: {**r, "status": {"conditions": [failing]}}
+        for k, r in first.items()
+        if r["kind"] == "Object"
+    }
+    assert observed
+    writer = deepcopy(first["gke-cluster"])
+    writer["status"] = {"conditions": [{"type": "Ready", **LOST}]}
+    observed["gke-cluster"] = writer
+    reachable = condition(respond(composite, klass, observed), "Reachable")
+    assert (reachable["status"], reachable["reason"]) == (status, reason)

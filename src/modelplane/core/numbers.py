@@ -10,6 +10,13 @@ is read into one only after its integral doubles are turned back into ints.
 from typing import Any, cast
 
 
+def integer(value: object) -> int | None:
+    """`value` when it is an integer (a boolean is not, though Python says so); else
+    None. The one check every reader of an integer field makes, after `restore_ints`
+    where the value came through a Struct."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def restore_ints(value: Any) -> Any:
     """`value` with every integral float (at any depth) an int; booleans stay booleans.
     A dict or list (a subclass too) comes back a new plain dict or list; anything else

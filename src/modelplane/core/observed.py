@@ -22,7 +22,7 @@ from modelplane_models.object import Object
 from modelplane_models.shapes import Condition
 from pydantic import ValidationError
 
-from modelplane.core.numbers import restore_ints
+from modelplane.core.numbers import integer, restore_ints
 
 
 def _status(obj: Mapping[str, Any] | None) -> object:
@@ -246,23 +246,20 @@ def as_map(value: object) -> Mapping[str, Any]:
     return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
-def count(value: object) -> int | None:
+def reported_count(value: object) -> int | None:
     """A read-back field that should be a count of things (a node group's size): a
     non-negative whole number (an integral double, as a Struct carries it, included);
     None for anything else (a string, a fraction, a boolean, an edited world's
     nonsense), which a reader takes as "nothing reported" rather than fail on."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
+    found = integer(restore_ints(value))
+    return found if found is not None and found >= 0 else None
 
 
 def _integers(value: object) -> dict[str, Any]:
     """The integer fields of a mapping (integral doubles, as a Struct carries them,
     restored), the rest left out."""
     restored = restore_ints(dict(as_map(value)))
-    return {k: v for k, v in restored.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return {k: v for k, v in restored.items() if integer(v) is not None}
 
 
 def generations(observed: Mapping[str, Any]) -> tuple[int | None, int | None]:

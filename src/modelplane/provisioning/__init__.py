@@ -32,17 +32,22 @@ def kubernetes_version(cluster: InferenceCluster) -> str | None:
     """The Kubernetes minor version the cluster runs, which everything on it is
     rendered and checked for (DRA and Workload API versions, gangs, core kinds).
 
-    A created cluster whose sub-block names a `version` runs that one: the cloud
-    creates and upgrades it there, so `spec.kubernetesVersion` (which the XRD
-    defaults to 1.34 whether or not anyone wrote it) cannot say otherwise. Any other
-    cluster runs `spec.kubernetesVersion`. None without a spec (unknown).
+    A created cluster runs the version compose-inference-cluster composed it with,
+    which it publishes as `status.kubernetesVersion`: a change the cloud cannot make
+    keeps the version composed before (`versions.planned_version`), so the spec may
+    name one the cluster never runs. Before that status is first published, the
+    version asked for: its sub-block's `version`, else `spec.kubernetesVersion` (which
+    the XRD defaults to 1.34 whether or not anyone wrote it). Any other cluster runs
+    `spec.kubernetesVersion`. None without a spec (unknown).
     """
     spec = cluster.spec
     if spec is None:
         return None
     provisioner = provisioner_for(str(spec.cluster.source))
-    created = provisioner.version(cluster) if provisioner is not None else None
-    return created or spec.kubernetesVersion
+    if provisioner is None:
+        return spec.kubernetesVersion
+    composed = cluster.status.kubernetesVersion if cluster.status else None
+    return composed or provisioner.version(cluster) or spec.kubernetesVersion
 
 
 __all__ = [

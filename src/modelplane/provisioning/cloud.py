@@ -24,6 +24,8 @@ from modelplane.provisioning.model import (
 from modelplane.provisioning.names import kubeconfig_secret
 
 Block = TypeVar("Block", EKSCluster, GKECluster)
+# The annotation crossplane-runtime reads a managed resource's cloud-side name from
+# (the render's simulated providers read it too).
 EXTERNAL_NAME: Final = "crossplane.io/external-name"
 
 

@@ -30,7 +30,7 @@ from typing import Any, Final
 from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import as_map, at_provider, count
+from modelplane.core.observed import as_map, at_provider, reported_count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
 from modelplane.provisioning.cloud import CloudProvisioner
@@ -104,8 +104,6 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                     Reason.CLASS_NOT_PROVISIONABLE,
                 )
             ]
-        if pool.max_nodes < 1:
-            return [Issue(f"{path}.maxNodes", "must be at least 1: an EKS node group has a node")]
         if pool.autoscaled and pool.min_nodes < 1 and pool.dra:
             # The Cluster Autoscaler's AWS provider builds a group's template node without
             # ResourceSlices, so a DRA claim never fits it: a group at zero never grows,
@@ -331,4 +329,4 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         # EKS reports no count of Ready nodes: the group's desired size is the figure.
         # A size that is no count (only an edited world has one) reports nothing.
         size = as_map(at.get("scalingConfig")).get("desiredSize")
-        return 0 if size is None else count(size)
+        return 0 if size is None else reported_count(size)

@@ -27,7 +27,7 @@ from typing import Any, Final, cast
 from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
-from modelplane.core.observed import as_map, at_provider, count
+from modelplane.core.observed import as_map, at_provider, reported_count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
 from modelplane.provisioning.cloud import CloudProvisioner
 from modelplane.provisioning.gke_gpu import (
@@ -102,13 +102,6 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                     "GKE attaches and installs drivers for the accelerators it names",
                     Reason.CLASS_NOT_PROVISIONABLE,
                 )
-            ]
-        if pool.max_nodes < 1:
-            # GKE refuses a pool whose total maximum is zero (as it refuses the per-zone
-            # maximum at zero), so such a pool would never be created, or a running one
-            # never shrunk, while its managed resource says only "not synced".
-            return [
-                Issue(f"{path}.maxNodes", "must be at least 1: GKE refuses a node pool of none")
             ]
         return []
 
@@ -331,7 +324,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         # A field that is no count or list (only an edited world has one) reports
         # nothing rather than fail the whole cluster's composition.
         reported = at.get("nodeCount")
-        per_zone = 0 if reported is None else count(reported)
+        per_zone = 0 if reported is None else reported_count(reported)
         if per_zone is None:
             return None
         groups = at.get("managedInstanceGroupUrls") or at.get("instanceGroupUrls") or ()
@@ -343,5 +336,5 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         # unevenly over its zones (locationPolicy ANY) reads low by the remainder, 3
         # nodes over 2 zones as 2 and 1 as 0. Its total limit bounds it all the same.
         nodes = per_zone * max(1, len(cast(Sequence[Any], groups)))
-        limit = count(as_map(at.get("autoscaling")).get("totalMaxNodeCount"))
+        limit = reported_count(as_map(at.get("autoscaling")).get("totalMaxNodeCount"))
         return nodes if limit is None else min(nodes, limit)

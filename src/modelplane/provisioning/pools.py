@@ -34,9 +34,16 @@ def bounds(pool: NodePool) -> tuple[int, int]:
 
 
 def size_issues(path: str, pool: NodePool) -> list[Issue]:
+    """What is wrong with a created pool's size, on any cloud."""
     low, high = bounds(pool)
     if high < low:
         return [Issue(f"{path}.maxNodes", f"must be at least minNodes ({low}), not {high}")]
+    if high < 1:
+        # Neither cloud makes a pool that may have no node: an EKS node group's maxSize
+        # is at least 1, and GKE refuses a total (or per-zone) maximum of zero. Composed,
+        # such a pool is never created, or a running one never shrunk, while its managed
+        # resource says only "not synced".
+        return [Issue(f"{path}.maxNodes", "must be at least 1: the cloud makes no pool of none")]
     if not low <= pool.nodeCount <= high:
         return [
             Issue(

@@ -20,7 +20,6 @@ from modelplane_models.inference_cluster import InferenceCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
-from modelplane.provisioning import kubernetes_version
 from modelplane.provisioning.model import ObservedVersion, Provisioner
 
 # `1.34`, `v1.34`, or what a cloud reports with a patch and build (`1.34.1-gke.1200`,
@@ -42,7 +41,11 @@ def judge(path: str, requested: str, observed: ObservedVersion) -> tuple[str, Is
     if observed.composed is None or requested == observed.composed:
         return requested, None
     want = minor_of(requested)
-    base = minor_of(observed.running) or minor_of(observed.composed)
+    # Judge against the higher of what runs and what is composed: a composed upgrade
+    # still in flight cannot be cancelled, so once it finishes the cluster runs the
+    # composed minor, and going back below it would be a downgrade the cloud refuses.
+    known = [v for v in (minor_of(observed.running), minor_of(observed.composed)) if v]
+    base = max(known) if known else None
     if want is None or base is None:
         # Nothing to judge against (or admission's pattern let through no version):
         # the cloud answers as it will.
@@ -50,6 +53,12 @@ def judge(path: str, requested: str, observed: ObservedVersion) -> tuple[str, Is
     if want[0] == base[0] and base[1] <= want[1] <= base[1] + 1:
         return requested, None
     shown = f"{base[0]}.{base[1]}"
+    running = minor_of(observed.running)
+    since = (
+        f"the running {shown}"
+        if running is None or running == base
+        else f"{shown}, which the cloud is upgrading to from {running[0]}.{running[1]}"
+    )
     if want < base:
         why = "the cloud never downgrades a cluster"
     else:
@@ -59,8 +68,7 @@ def judge(path: str, requested: str, observed: ObservedVersion) -> tuple[str, Is
         )
     return observed.composed, Issue(
         path,
-        f"cannot change from the running {shown} to {requested}: {why}; the cluster keeps "
-        f"{observed.composed}",
+        f"cannot change from {since} to {requested}: {why}; the cluster keeps {observed.composed}",
         Reason.UNSUPPORTED_VERSION_CHANGE,
     )
 
@@ -78,7 +86,7 @@ def planned_version(
     none, which is where a platform sets one)."""
     own = provisioner.version(cluster)
     inherited = cluster.spec.kubernetesVersion if cluster.spec else None
-    requested = kubernetes_version(cluster) or default
+    requested = own or inherited or default
     path = (
         f"{provisioner.block_path()}.version" if own or not inherited else "spec.kubernetesVersion"
     )

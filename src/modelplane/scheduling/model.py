@@ -138,7 +138,8 @@ class Cluster:
     """`spec.backend.type`: what renders its replicas (`backends` says what each refuses)."""
     kubernetes_version: str | None = None
     """The version it runs (`modelplane.provisioning.kubernetes_version`: a created
-    cluster's own `version`, else `spec.kubernetesVersion`): its API server admits only
+    cluster's published `status.kubernetesVersion`, else its own `version`, else
+    `spec.kubernetesVersion`): its API server admits only
     the selectors that version's environment compiles (`fleet`). None: unknown, so
     selectors are checked as stored."""
 

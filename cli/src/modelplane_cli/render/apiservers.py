@@ -169,8 +169,9 @@ def _definition_files(directory: Path) -> list[Path]:
 
 def kubernetes_version(world: World, provider_config_ref: object) -> str:
     """The Kubernetes version of the cluster whose composite composed the ProviderConfig
-    (`modelplane.provisioning.kubernetes_version`: a created cluster's own version
-    when its sub-block names one, else `spec.kubernetesVersion`)."""
+    (`modelplane.provisioning.kubernetes_version`: a created cluster's published
+    `status.kubernetesVersion`, else its sub-block's version, else
+    `spec.kubernetesVersion`)."""
     if not isinstance(provider_config_ref, Mapping):
         return DEFAULT_KUBERNETES_VERSION
     name = str(provider_config_ref.get("name", ""))  # pyright: ignore[reportUnknownMemberType]

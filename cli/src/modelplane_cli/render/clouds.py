@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from typing import Any, Final, cast
 
 from modelplane.core.naming import digest
+from modelplane.provisioning.cloud import EXTERNAL_NAME
 from modelplane_cli.render.world import Obj, ObjectKey, View, fake_uid, group_of
 
 _AWS: Final = "aws.m.upbound.io"
-EXTERNAL_NAME: Final = "crossplane.io/external-name"
 _GCP: Final = "gcp.m.upbound.io"
 # The identifier prefix AWS gives each EC2 kind.
 _EC2_IDS: Final = {

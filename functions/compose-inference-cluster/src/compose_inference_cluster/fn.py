@@ -148,6 +148,11 @@ class FunctionRunner(ComposeFunction):
         view = publish_pools(cluster, lookups, previous, created=creates(cluster))
         reference = ProviderConfigRef(kind=objects.CLUSTER_PROVIDER_CONFIG_KIND, name=name)
         provider_config = reference.model_dump(mode="json", exclude_none=True)
+        # The version a created cluster is composed with is what it runs: published so
+        # that whatever renders on it (`kubernetes_version`) follows a refused change's
+        # kept version, not the spec. A cloud held on bad input keeps what it published.
+        published_version = cluster.status.kubernetesVersion if cluster.status else None
+        version = cloud.version if cloud is not None else kubernetes_version(cluster)
         # Published once, after compose_stack has added the stack and capacity: bad
         # input found in between starts the response over (the runner re-publishes
         # the observed status), and nothing here waits, so publishing it earlier too
@@ -156,11 +161,12 @@ class FunctionRunner(ComposeFunction):
             gpuPools=[PublishedPool.model_validate(p) for p in view.pools],
             providerConfigRef=reference,
             gateway=compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"]),
+            kubernetesVersion=cloud.version if cloud is not None else published_version,
         )
         report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
-        config, findings = parse_scheduling(scheduling, kubernetes_version(cluster))
+        config, findings = parse_scheduling(scheduling, version)
         report.report_issues(
             rsp,
             SCHEDULING_CONFIGURED,

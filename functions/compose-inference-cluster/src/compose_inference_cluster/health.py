@@ -142,13 +142,38 @@ def _carried(rsp: fnv1.RunFunctionResponse, field: str, value: str | None) -> da
     return since
 
 
-def being_created(observed: Mapping[str, Any], connection: str) -> bool:
-    """Whether a created cluster's kubeconfig writer (`connection`, its composition
-    resource name) has never existed: not observed, no Ready condition yet, or Ready
-    with crossplane-runtime's `Creating` reason, which a managed resource carries only
-    until its external resource first exists."""
+def being_created(
+    observed: Mapping[str, Any], connection: str, composite: InferenceCluster
+) -> bool:
+    """Whether a created cluster is still being created for the first time: it has
+    never been judged reachable or unreachable (`never_reached`) and its kubeconfig
+    writer (`connection`, its composition resource name) is not observed, has no Ready
+    condition yet, or is Ready False with crossplane-runtime's `Creating` reason.
+
+    `Creating` alone does not say "first": crossplane-runtime sets it whenever the
+    provider observes no external resource and creates one, so also for a cluster
+    deleted or lost out of band, whose outage must be reported (on GKE the writer is
+    the `Cluster` itself). What tells a first creation apart is the composite's own
+    record: once its Objects have been judged, it is never new again."""
+    if not never_reached(composite):
+        return False
     found = find_condition(observed.get(connection), "Ready")
     return found is None or (found.status != "True" and found.reason == _CREATING)
+
+
+def never_reached(composite: InferenceCluster) -> bool:
+    """Whether the composite carries no judgement of its Objects: no outage start in
+    `status.reachability`, and a Reachable condition that is absent or still says
+    `Provisioning` (the only verdict given before the kubeconfig first exists)."""
+    status = composite.status
+    if status is None:
+        return True
+    if status.reachability is not None and (
+        status.reachability.objectsFailingSince or status.reachability.replicaObjectsFailingSince
+    ):
+        return False
+    said = next((c for c in status.conditions or () if c.type == REACHABLE), None)
+    return said is None or said.reason == Reason.PROVISIONING
 
 
 def report_reachable(
@@ -161,10 +186,11 @@ def report_reachable(
     """Set `Reachable` from the observed Objects this cluster and its replicas composed,
     and return what `status.reachability` publishes (None: nothing fails). On a cluster
     Modelplane creates (`kubeconfig_writer` names that resource's key) that is still being
-    created, Reachable is Unknown (`Provisioning`) and no outage is dated: its Objects
-    cannot connect before its kubeconfig exists, which takes EKS 10 to 15 minutes, and
-    no replica runs there to move."""
-    if kubeconfig_writer and being_created(observed, kubeconfig_writer):
+    created for the first time (`being_created`), Reachable is Unknown (`Provisioning`)
+    and no outage is dated: its Objects cannot connect before its kubeconfig exists,
+    which takes EKS 10 to 15 minutes, and no replica runs there to move. A cluster
+    re-created after it was lost is judged as any other: its outage is reported."""
+    if kubeconfig_writer and being_created(observed, kubeconfig_writer, composite):
         message = "the cluster is being created; its kubeconfig is not written yet"
         report.set_condition(rsp, report.Condition(REACHABLE, None, Reason.PROVISIONING, message))
         return None

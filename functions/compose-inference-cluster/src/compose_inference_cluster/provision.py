@@ -62,6 +62,9 @@ class Cloud:
 
     provisioner: Provisioner
     composed: Composed
+    # The Kubernetes version composed (`planned_version`): what the cluster runs, or
+    # is being upgraded to, and what everything rendered on it is rendered for.
+    version: str
     ready_nodes: dict[str, int] = field(default_factory=dict[str, int])
 
     def system_nodes_ready(self, observed: Mapping[str, Any]) -> bool:
@@ -331,7 +334,7 @@ def compose_cloud(
     # A pool that cannot be built now keeps the node group it has, and its Usage.
     kept = keep_observed(req, rsp, {provisioner.pool_key(pool) for pool in check.kept})
     _order(rsp, observed, name, composed, {key: _observed_ref(observed[key]) for key in kept})
-    cloud = Cloud(provisioner, composed)
+    cloud = Cloud(provisioner, composed, version)
     # A kept pool's node group still runs what it ran: its capacity is what it reports.
     # Not a pool refused for the system group's name: those nodes are not its.
     kept_pools = {pool: provisioner.pool_key(pool) for pool in check.kept}

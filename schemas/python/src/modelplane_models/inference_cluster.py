@@ -738,6 +738,12 @@ class Status(BaseModel):
             description="The pools the fleet scheduler places replicas on, with their hardware."
         ),
     ] = None
+    kubernetesVersion: Annotated[
+        StrictStr | None,
+        Field(
+            description="The Kubernetes version a created cluster (source EKS or GKE) is composed with: the version asked for, or the one composed before when the cloud cannot make the change asked for (Provisioned names it). Everything Modelplane renders on the cluster follows it. Absent for an existing cluster (spec.kubernetesVersion is its version)."
+        ),
+    ] = None
     providerConfigRef: Annotated[
         ProviderConfigRef | None,
         Field(

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
+from modelplane.core.numbers import integer
 from modelplane.core.observed import (
     ObservedWorkload,
     find_condition,
@@ -259,7 +260,8 @@ def mapping(value: object) -> dict[str, Any]:
 
 def count(value: object, default: int) -> int:
     """An integer field as written, or `default` when absent or not an integer."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+    found = integer(value)
+    return default if found is None else found
 
 
 def every_replica_serving(
