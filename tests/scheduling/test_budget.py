@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 from modelplane_models.model_deployment import MatchTraceEntry
 
 from modelplane.cel import CostBudget
+from modelplane.core.devices import ClaimRequest
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling import (
     DECISION_COST_LIMIT,
+    RECORDED_COST_LIMIT,
     Decision,
     EventType,
     Origin,
@@ -19,6 +21,8 @@ from modelplane.scheduling import (
     default_engine,
     schedule,
 )
+from modelplane.scheduling.matching import Matcher
+from modelplane.scheduling.selectors import SelectorEvaluator
 
 from .builders import (
     PRIORITIES,
@@ -29,6 +33,7 @@ from .builders import (
     l4,
     read_clusters,
     read_dep,
+    read_pool,
     read_replicas,
     replica,
     request,
@@ -183,3 +188,58 @@ def test_other_tenants_selectors_never_stop_a_decision_and_still_hold_their_devi
     assert decision.condition.reason != Reason.CEL_BUDGET_EXCEEDED, decision.condition
     # One node is left beside the sixteen the other teams hold: no overcommit.
     assert [(r.cluster, r.new) for r in decision.replicas] == [("a", True)]
+
+
+def _team_claims(teams: range, count: int) -> list[dict[str, object]]:
+    return [
+        replica(
+            "a",
+            0,
+            "h100",
+            claim("gpu", count, _long_selector(team)),
+            deployment_name=f"small-{team}",
+            namespace=f"team-{team}",
+        )
+        for team in teams
+    ]
+
+
+# Forty-eight teams' distinct selectors of equal parsing cost (final-t-b F1).
+_TEAMS = range(10, 58)
+
+
+def test_recorded_selectors_past_their_budget_go_unread_and_never_stop_anything() -> None:
+    engine = default_engine()
+    (parsing,) = {engine.compile_cost(_long_selector(team)) for team in _TEAMS}
+    assert RECORDED_COST_LIMIT // parsing == 40 < len(_TEAMS)
+    hardware = read_pool(h100()).hardware
+    device = hardware.devices[0]
+
+    def read(evaluator: SelectorEvaluator) -> list[bool | None]:
+        results = [evaluator.evaluate_recorded(_long_selector(t), device) for t in _TEAMS]
+        return [None if r is None else r.holds for r in results]
+
+    evaluator = SelectorEvaluator(engine)
+    assert read(evaluator) == [True] * 40 + [None] * 8
+    assert evaluator.budget.spent == 0
+    assert evaluator.recorded.spent <= RECORDED_COST_LIMIT
+    # Charged from the text: a warm engine and a cold one read the same ones.
+    assert read(SelectorEvaluator(engine)) == read(SelectorEvaluator(default_engine()))
+    # A replica with a selector left unread is charged whole nodes (None).
+    claims = (ClaimRequest("gpu", "gpu.nvidia.com", 4, (_long_selector(57),)),)
+    assert Matcher(evaluator).recorded_demand(claims, hardware) is None
+    assert Matcher(SelectorEvaluator(engine)).recorded_demand(claims, hardware) == ((4,),)
+
+
+def test_replicas_whose_selectors_go_unread_are_charged_whole_nodes() -> None:
+    """Forty-eight teams hold half a node each, by selectors whose parsing costs more
+    than the decision's budget for recorded selectors: the 40 it can read take 20
+    nodes, the 8 it cannot take a node each, and the decision places on the 2 left,
+    neither stopped nor overcommitting (final-t-b F1)."""
+    dep = deployment(3, request("gpu", 8, 'device.driver == "gpu.nvidia.com"'))
+    fleet = [cluster("a", h100(nodes=20 + 8 + 2))]
+
+    decision = run(dep, fleet, _team_claims(_TEAMS, 4), engine=default_engine())
+
+    assert decision.condition.reason != Reason.CEL_BUDGET_EXCEEDED, decision.condition
+    assert [(r.cluster, r.new) for r in decision.replicas] == [("a", True)] * 2

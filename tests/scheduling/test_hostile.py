@@ -1,7 +1,7 @@
 """A hostile but admissible ModelDeployment: the decision stops by its cost budget.
 
-16 requests of 8 selectors, each selector just under Kubernetes' per-expression
-cost limit, all of it admitted by the ModelDeployment XRD. Without a budget per
+16 requests of 8 selectors, each selector costing 433,330 units, the costliest of
+its shape the API server admits, all of it admitted by the ModelDeployment XRD. Without a budget per
 decision this was over a hundred million cost units (30 s and more) in one
 RunFunction. The test asserts the bound by the budget's counter, never by time.
 """
@@ -36,10 +36,12 @@ def _list(size: int) -> str:
 
 
 def costly(tag: str) -> str:
-    """A selector that holds on every device and costs 999,991 units: nested `all`
-    over 10 x 10 x 10 x 10 x 30 elements, each innermost step comparing the driver."""
+    """A selector that holds on every device and costs 433,330 units: nested `all`
+    over 10 x 10 x 10 x 10 x 13 elements, each innermost step comparing the driver.
+    The costliest of its shape the API server admits: cel-go estimates 982,213
+    (design/cel-divergences.md #2); at 30 it would be over 2,000,000."""
     expression = f'device.driver != "{tag}"'
-    for level, size in enumerate((10, 10, 10, 10, 30)):
+    for level, size in enumerate((10, 10, 10, 10, 13)):
         expression = f"{_list(size)}.all(v{level}, {expression})"
     return expression
 
@@ -61,14 +63,15 @@ def fleet() -> list[Obj]:
     return [cluster(f"gpu-{i:02d}", *shapes[i % 3]) for i in range(12)]
 
 
-def test_each_selector_is_admissible_and_just_under_the_per_expression_limit() -> None:
+def test_each_selector_is_admissible_and_far_beyond_what_a_decision_evaluates() -> None:
     registry = SchemaRegistry.from_files(sorted((REPO / "apis").glob("*/definition.yaml")))
     assert ManifestValidator(registry).validate(hostile(4)) == []
     device = device_from_spec({"driver": "gpu.nvidia.com"})
     selector = compile_device_selector(costly("r0s0"))
     budget = CostBudget(COST_LIMIT, 60.0, clock=lambda: 0.0)  # time stands still
     assert selector.matches(device, budget) is True
-    assert COST_LIMIT - 10 <= budget.spent < COST_LIMIT
+    assert budget.spent == 433_330
+    assert compile_device_selector(costly("r0s0"), "1.34").cost_error is None
     assert budget.exhausted_by is None
 
 

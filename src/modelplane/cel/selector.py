@@ -19,12 +19,11 @@ import lark
 
 from modelplane.cel import environment as environments
 from modelplane.cel import types as t
-from modelplane.cel.budget import CostBudget
+from modelplane.cel.budget import COST_LIMIT, CostBudget
 from modelplane.cel.chrono import Duration, Timestamp
 from modelplane.cel.device import Device, activation
 from modelplane.cel.environment import CACHE_SIZE, LruCache, Program, compile_program
 from modelplane.cel.errors import CelCompileError, CelRuntimeError
-from modelplane.cel.estimate import SELECTOR_MAX_COST
 from modelplane.cel.quantity import Quantity
 from modelplane.cel.semver import Semver
 from modelplane.cel.values import to_python, type_name
@@ -100,11 +99,11 @@ class DeviceSelector:
         resource.k8s.io's limit, when cel-go's estimate surely does (`estimate`); the
         kube-scheduler runs a stored one, cut off at run time instead."""
         floor = self._program.cost_floor
-        if floor <= SELECTOR_MAX_COST:
+        if floor <= COST_LIMIT:
             return None
         return (
             f"too complex, exceeds cost limit: its estimated cost is at least {floor:,} "
-            f"units, over the limit of {SELECTOR_MAX_COST:,}"
+            f"units, over the limit of {COST_LIMIT:,}"
         )
 
     def __repr__(self) -> str:

@@ -45,9 +45,11 @@ from modelplane.scheduling.adapt import (
 from modelplane.scheduling.budget import (
     DECISION_COST_LIMIT,
     EVALUATION_WEIGHT,
+    RECORDED_COST_LIMIT,
     DecisionStopped,
     Stop,
     decision_budget,
+    recorded_budget,
 )
 from modelplane.scheduling.cache import CacheView
 from modelplane.scheduling.decision import (
@@ -92,6 +94,7 @@ __all__ = [
     "DECODE_ROLE",
     "EVALUATION_WEIGHT",
     "PREFILL_ROLE",
+    "RECORDED_COST_LIMIT",
     "UNIFIED_ROLE",
     "CacheView",
     "Claim",
@@ -142,6 +145,7 @@ __all__ = [
     "read_fleet",
     "read_priorities",
     "read_replica",
+    "recorded_budget",
     "replica_name",
     "schedule",
     "unreachable_clusters",

@@ -17,10 +17,14 @@ parsed, by its text (`modelplane.cel.lexical`), so what a selector costs does no
 depend on whether this process compiled it before. Realistic decisions spend up to
 a couple of hundred thousand, nearly all of it parsing (see docs/performance.md).
 The selectors other replicas recorded, read to tell which devices they hold, are
-not this decision's: their own decisions paid for them, and one tenant's
-selectors must not hold another's deployment, so they are parsed free of this
-budget and each of their evaluations runs under a fresh one
-(`SelectorEvaluator.evaluate_recorded`). No clock
+not this decision's to stop on: one tenant's selectors must not hold another's
+deployment. They draw on a second budget of the decision's own
+(`recorded_budget`, `RECORDED_COST_LIMIT`), charged as the first is (parsing each
+distinct one by its text, then its evaluations), and when that runs dry the
+replicas whose selectors are left unread are charged whole nodes
+(`SelectorEvaluator.evaluate_recorded`): the decision goes on, placing less, and
+never overcommits. Nothing else bounds them: the selectors of a whole fleet's
+replicas outgrow any compile cache. No clock
 is read: the count alone stops a decision, so the same inputs give the same
 answer, byte for byte, on every machine and every call, however loaded (the only
 clock left is Crossplane's: the composite reconcile's 2-minute context, which
@@ -49,9 +53,27 @@ can pay for run in under 100 ms, as the parsing it can pay for does
 (`modelplane.cel.lexical`). Realistic decisions evaluate a few dozen units."""
 
 
+RECORDED_COST_LIMIT: Final = 10 * DECISION_COST_LIMIT
+"""Cost units one decision may spend reading the selectors other replicas recorded.
+
+Ten decisions' worth: parsing is charged 4,000 units a token, so 2,500 tokens of
+distinct recorded selectors, about 140 realistic ones of 18 tokens (final-t-b's
+measure: 1.2 to 1.6 ms each to parse cold, so about 0.2 s), and at most about a
+second by the calibration of a unit (100 ms a decision budget, cold, loaded).
+Unbounded, 2,000 distinct ones took 2.7 s on every decision once they outgrew the
+1,024-entry compile cache, and a few thousand hostile ones would reach
+Crossplane's 2-minute reconcile. Past it, replicas are charged whole nodes: a
+fleet's capacity is under-used, never overcommitted (design/limits.md)."""
+
+
 def decision_budget() -> CostBudget:
     """A fresh budget for one decision: units only, no deadline."""
     return CostBudget(DECISION_COST_LIMIT, weight=EVALUATION_WEIGHT)
+
+
+def recorded_budget() -> CostBudget:
+    """A fresh budget for the recorded selectors one decision reads: units only."""
+    return CostBudget(RECORDED_COST_LIMIT, weight=EVALUATION_WEIGHT)
 
 
 class Stop(StrEnum):

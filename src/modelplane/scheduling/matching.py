@@ -35,7 +35,7 @@ from modelplane.core.devices import CLAIM_DEVICE_LIMIT, ClaimRequest, Constraint
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.constraints import Aligned
 from modelplane.scheduling.ledger import Demand, Vector, minimal
-from modelplane.scheduling.model import DeviceRequest, PoolHardware
+from modelplane.scheduling.model import DeviceRequest, DeviceSpec, PoolHardware
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
 
@@ -338,28 +338,20 @@ class Matcher:
 
         Each claim may take any DRA kind of its device class on which its selectors
         hold, so a pod may take any of the minimal per-kind vectors. None when
-        the claims no longer fit the pool's hardware (the pool was redefined):
-        the caller then charges whole nodes, since which devices the replica
+        the claims no longer fit the pool's hardware (the pool was redefined), or
+        when the decision's budget for recorded selectors could not pay to read
+        one: the caller then charges whole nodes, since which devices the replica
         holds can no longer be told.
         """
         key = (hardware, claims, constraints)
         if key in self._claims:
             return self._claims[key]
+        candidates = self._recorded_candidates(claims, hardware.devices)
+        if candidates is None:
+            self._claims[key] = None
+            return None
         devices = hardware.devices
         claimable = [device.claimable for device in devices]
-        # Another replica's selectors are read free of this decision's budget.
-        recorded = self._evaluator.evaluate_recorded
-        candidates = [
-            [
-                index
-                for index, device in enumerate(devices)
-                if device.claimable
-                and device.device_class_name == claim.device_class_name
-                and device.count >= claim.count
-                and all(recorded(e, device).holds for e in claim.selectors)
-            ]
-            for claim in claims
-        ]
         counts = [claim.count for claim in claims]
         capacity = [device.count for device in devices]
         aligned = Aligned(constraints, [claim.name for claim in claims], devices)
@@ -367,3 +359,31 @@ class Matcher:
         demand = minimal([_demand(a, counts, claimable) for a in found]) if found else None
         self._claims[key] = demand
         return demand
+
+    def _recorded_candidates(
+        self, claims: tuple[ClaimRequest, ...], devices: tuple[DeviceSpec, ...]
+    ) -> list[list[int]] | None:
+        """The device kinds each recorded claim may take; None when a selector went
+        unread (`SelectorEvaluator.evaluate_recorded`)."""
+        candidates: list[list[int]] = []
+        for claim in claims:
+            fits: list[int] = []
+            for index, device in enumerate(devices):
+                if not (
+                    device.claimable
+                    and device.device_class_name == claim.device_class_name
+                    and device.count >= claim.count
+                ):
+                    continue
+                held = True
+                for expression in claim.selectors:
+                    result = self._evaluator.evaluate_recorded(expression, device)
+                    if result is None:
+                        return None
+                    if not result.holds:
+                        held = False
+                        break
+                if held:
+                    fits.append(index)
+            candidates.append(fits)
+        return candidates

@@ -60,7 +60,6 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 
 from modelplane.core.placement import PlacedRole
-from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     DesiredReplica,
     Origin,
@@ -102,17 +101,15 @@ def recorded_charges(
     replica: ExistingReplica, cluster: Cluster, matcher: Matcher
 ) -> tuple[Charge, ...]:
     """What a replica holds by its recorded claims; a pod whose claims no longer fit
-    its pool's hardware (the pool was redefined) is charged a whole node."""
+    its pool's hardware (the pool was redefined), or whose selectors the decision's
+    budget for recorded selectors could not read, is charged a whole node."""
     charges: list[Charge] = []
     for role in replica.roles:
         pool = cluster.pool(role.pool)
         if pool is None:
             continue  # Its pool is gone, and with it the devices it held.
-        try:
-            demand = matcher.recorded_demand(role.device_requests, pool.hardware, role.constraints)
-        except DecisionStopped as stop:
-            stop.locate(cluster=cluster.name, pool=pool.name)
-            raise
+        # Never stops the decision: selectors it cannot pay to read give None.
+        demand = matcher.recorded_demand(role.device_requests, pool.hardware, role.constraints)
         if demand is None:
             demand = (PoolLedger.empty(pool).capacity,)
         charges.append((pool.name, demand, role.pods, role.topology.nodes_per_worker > 1))

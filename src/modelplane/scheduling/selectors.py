@@ -14,18 +14,24 @@ Every evaluation of the deciding deployment's own selectors draws on one
 distinct expression costs (`compile_cost`, known from the text before parsing),
 and the engine what each evaluation costs. When it runs out the decision stops
 (`DecisionStopped`). The selectors other replicas recorded (`evaluate_recorded`,
-to tell what they hold) are not this decision's to pay for: their own decisions
-paid to check them, and another tenant's selectors must never stop this one.
-Each of their evaluations gets a budget of its own, as Kubernetes gives each
-evaluation. No clock is read: the same inputs stop at the same place on every
-machine.
+to tell what they hold) must never stop this decision: another tenant's selectors
+would hold it. They draw on a second budget (`recorded`), charged the same way;
+when it cannot pay, the selector is left unread (None), and its replica is
+charged whole nodes. No clock is read: the same inputs stop at the same place on
+every machine.
 """
 
 from dataclasses import dataclass
 from typing import Protocol
 
 from modelplane.cel.budget import CostBudget
-from modelplane.scheduling.budget import decision_budget, stopped
+from modelplane.scheduling.budget import (
+    DECISION_COST_LIMIT,
+    EVALUATION_WEIGHT,
+    decision_budget,
+    recorded_budget,
+    stopped,
+)
 from modelplane.scheduling.model import DeviceSpec
 
 
@@ -90,15 +96,23 @@ FALSE = SelectorResult(False)
 class SelectorEvaluator:
     """Memoised selector evaluation for one scheduling decision."""
 
-    def __init__(self, engine: SelectorEngine, budget: CostBudget | None = None) -> None:
+    def __init__(
+        self,
+        engine: SelectorEngine,
+        budget: CostBudget | None = None,
+        recorded: CostBudget | None = None,
+    ) -> None:
         self._engine = engine
         self.budget = budget if budget is not None else decision_budget()
+        self.recorded = recorded if recorded is not None else recorded_budget()
         self._compiled: dict[str, CompiledSelector | SelectorCompileError] = {}
         # The expressions this decision paid to parse and check.
         self._paid: set[str] = set()
         self._devices: dict[DeviceSpec, object | ValueError] = {}
         self._results: dict[tuple[str, DeviceSpec], SelectorResult] = {}
-        self._recorded: dict[tuple[str, DeviceSpec], SelectorResult] = {}
+        # The recorded selectors whose parsing `recorded` paid for, and what they read.
+        self._recorded_paid: set[str] = set()
+        self._recorded: dict[tuple[str, DeviceSpec], SelectorResult | None] = {}
         self._served: dict[tuple[str, str], str | None] = {}
 
     def compile_error(self, expression: str) -> str | None:
@@ -162,33 +176,69 @@ class SelectorEvaluator:
         self._devices[device] = converted
         return converted
 
-    def evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
-        return self._memoised(expression, device, recorded=False)
+    def evaluate_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult | None:
+        """A selector an existing replica recorded, against `device`, paid from the
+        `recorded` budget: None when that cannot pay (it never stops the decision).
 
-    def evaluate_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult:
-        """A selector an existing replica recorded, against `device`: parsed free of
-        this decision's budget and evaluated under a fresh decision's budget of its
-        own, so it never stops this decision; running that dry is an error, which
-        reads as no match."""
-        return self._memoised(expression, device, recorded=True)
-
-    def _memoised(self, expression: str, device: DeviceSpec, *, recorded: bool) -> SelectorResult:
-        memo = self._recorded if recorded else self._results
+        Each evaluation may spend at most what a whole decision may, as the replica's
+        own decision allowed it; running out of that is an error (no match). Once
+        `recorded` has run dry every selector not yet read is unread, so which ones
+        are depends only on the inputs and the order they are read in.
+        """
         key = (expression, device)
-        result = memo.get(key)
-        if result is None:
-            result = self._evaluate(expression, device, recorded=recorded)
-            memo[key] = result
+        if key in self._recorded:
+            return self._recorded[key]
+        result = self._read_recorded(expression, device)
+        self._recorded[key] = result
         return result
 
-    def _evaluate(self, expression: str, device: DeviceSpec, *, recorded: bool) -> SelectorResult:
-        compiled = self._compile(expression, charged=not recorded)
+    def _read_recorded(self, expression: str, device: DeviceSpec) -> SelectorResult | None:
+        budget = self.recorded
+        if budget.exhausted_by is not None:
+            return None
+        if expression not in self._recorded_paid:
+            cost = self._engine.compile_cost(expression)
+            if cost > budget.remaining:
+                budget.charge(budget.remaining)
+                budget.exhaust(expression)
+                return None
+            budget.charge(cost)
+            self._recorded_paid.add(expression)
+        compiled = self._compile(expression, charged=False)
         if isinstance(compiled, SelectorCompileError):
             return SelectorResult(False, f"does not compile: {compiled}")
         converted = self._device(device)
         if isinstance(converted, ValueError):
             return SelectorResult(False, f"device {device.name} is malformed: {converted}")
-        budget = decision_budget() if recorded else self.budget
+        own = CostBudget(min(DECISION_COST_LIMIT, budget.remaining), weight=EVALUATION_WEIGHT)
+        try:
+            return HOLDS if compiled.matches(converted, own) else FALSE
+        except SelectorRuntimeError as error:
+            return SelectorResult(False, str(error))
+        except SelectorBudgetExhausted:
+            if own.limit < DECISION_COST_LIMIT:
+                # What is left of `recorded` ran out, not the evaluation's own limit.
+                budget.exhaust(expression)
+                return None
+            return SelectorResult(False, f"ran out of its budget of {own.limit:,} cost units")
+        finally:
+            budget.charge(own.spent)
+
+    def evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
+        result = self._results.get((expression, device))
+        if result is None:
+            result = self._evaluate(expression, device)
+            self._results[(expression, device)] = result
+        return result
+
+    def _evaluate(self, expression: str, device: DeviceSpec) -> SelectorResult:
+        compiled = self._compile(expression)
+        if isinstance(compiled, SelectorCompileError):
+            return SelectorResult(False, f"does not compile: {compiled}")
+        converted = self._device(device)
+        if isinstance(converted, ValueError):
+            return SelectorResult(False, f"device {device.name} is malformed: {converted}")
+        budget = self.budget
         if budget.exhausted_by is not None:
             raise stopped(budget, budget.exhaust(expression), device.name)
         try:
@@ -198,8 +248,4 @@ class SelectorEvaluator:
         except SelectorRuntimeError as error:
             return SelectorResult(False, str(error))
         except SelectorBudgetExhausted:
-            if recorded:
-                return SelectorResult(
-                    False, f"ran out of its budget of {budget.limit:,} cost units"
-                )
             raise stopped(budget, budget.exhaust(expression), device.name) from None
