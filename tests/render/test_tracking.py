@@ -97,3 +97,12 @@ def test_a_mark_the_source_carries_itself_is_not_a_syncs() -> None:
     # Argo CD's label tracking overwrites the label with its Application's name.
     assert applied_by(obj({INSTANCE: "team-a"}), labelled) == Owner("Argo CD Application", "team-a")
     assert owner(labelled, instance_label=False) is None
+
+
+def test_a_tools_annotation_counts_though_the_source_labels_the_same_application() -> None:
+    """Argo CD's annotation tracking on the world's copy, and the repository's own
+    `app.kubernetes.io/instance` naming the same Application: the annotation is the
+    tool's mark, whatever the label says (final-t-d F1)."""
+    source = obj({INSTANCE: "team-a"})
+    world = obj({INSTANCE: "team-a"}, {ARGO_ID: "team-a:g/K:ns/x"})
+    assert applied_by(world, source) == Owner("Argo CD Application", "team-a")

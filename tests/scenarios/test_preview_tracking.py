@@ -215,3 +215,31 @@ def test_an_instance_label_the_repository_writes_itself_is_not_a_syncs_mark(
     assert run.code == 1
     (line,) = run.errors()
     assert "ModelDeployment ml-team-prod/llama-8b: no source holds it" in line, line
+
+
+def test_the_tools_annotation_counts_beside_the_repositorys_own_instance_label(
+    world: Path, repo: Fleet
+) -> None:
+    """Argo CD 3's annotation tracking, and sources that label themselves with the same
+    Application's name: the annotation still says which sync applied them, so a
+    deleted deployment is that sync's to prune (final-t-d F1)."""
+
+    def team_a(doc: Obj) -> None:
+        doc["metadata"].setdefault("labels", {})[INSTANCE] = "team-a"
+
+    for name in ("llama-8b", "kimi-k2", "deepseek-r1"):
+        repo.edit("fleet/deployments.yaml", "ModelDeployment", name, team_a)
+    marked = argo("team-a")
+
+    def both(doc: Obj) -> None:
+        marked(doc)
+        team_a(doc)
+
+    _mark(world, None, llama_8b=both, kimi_k2=both, deepseek_r1=both)
+    _drop(repo, "fleet/deployments.yaml", "llama-8b")
+
+    run = preview(world, repo)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert "llama-8b (applied by Argo CD Application team-a): no source holds it" in line, line

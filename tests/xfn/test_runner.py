@@ -242,6 +242,7 @@ def test_published_status_is_every_status_field_but_the_conditions() -> None:
         "capacity",
         "gateway",
         "gpuPools",
+        "kubernetesVersion",
         "providerConfigRef",
         "reachability",
         "stack",

@@ -67,10 +67,16 @@ def owner(obj: View, *, instance_label: bool = True) -> Owner | None:
 
 
 def applied_by(world: View, source: View) -> Owner | None:
-    """The sync that applied `source`, read off its copy in the running world: a mark
-    the source carries itself is the repository's own label, not a tool's."""
-    found = owner(world)
-    return None if found is None or found == owner(source) else found
+    """The sync that applied `source`, read off its copy in the running world: a label
+    or annotation the source carries itself, with the same value, is the repository's
+    own, not a tool's mark, and is left out before the marks are read."""
+    own = metadata(source)
+    have = metadata(world)
+    kept: dict[str, Any] = {}
+    for field in ("labels", "annotations"):
+        mine = _strings(own.get(field))
+        kept[field] = {k: v for k, v in _strings(have.get(field)).items() if mine.get(k) != v}
+    return owner({"metadata": kept})
 
 
 def prune_disabled(obj: View) -> bool:
