@@ -282,6 +282,13 @@ LOST = {"status": "False", "reason": "Creating"}
             "STATUS_CONDITION_UNKNOWN",
             "Provisioning",
         ),
+        # A failed reconcile: Crossplane v2.3 writes every condition the pipeline did
+        # not return as Unknown with its own reason, which is no verdict (final-t-d F3).
+        (
+            {"conditions": [{"type": "Reachable", "status": "Unknown", "reason": "FatalError"}]},
+            "STATUS_CONDITION_UNKNOWN",
+            "Provisioning",
+        ),
         (
             {"conditions": [{"type": "Reachable", "status": "True", "reason": "ClusterReachable"}]},
             "STATUS_CONDITION_FALSE",

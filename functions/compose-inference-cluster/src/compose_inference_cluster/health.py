@@ -161,10 +161,24 @@ def being_created(
     return found is None or (found.status != "True" and found.reason == _CREATING)
 
 
+# The reasons of a verdict on the cluster's Objects (`modelplane.fleet.health`); any
+# other Reachable reason is no verdict: `Provisioning` before the kubeconfig exists, or
+# Crossplane's own `FatalError`, which v2.3 writes over every condition the pipeline
+# did not return when a reconcile fails (composite/reconciler.go).
+_VERDICTS = frozenset(
+    {
+        Reason.CLUSTER_REACHABLE,
+        Reason.CLUSTER_UNREACHABLE,
+        Reason.SYNC_FAILING,
+        Reason.REPLICA_OBJECTS_FAILING,
+    }
+)
+
+
 def never_reached(composite: InferenceCluster) -> bool:
     """Whether the composite carries no judgement of its Objects: no outage start in
-    `status.reachability`, and a Reachable condition that is absent or still says
-    `Provisioning` (the only verdict given before the kubeconfig first exists)."""
+    `status.reachability`, and a Reachable condition that is absent or gives no
+    verdict (`_VERDICTS`)."""
     status = composite.status
     if status is None:
         return True
@@ -173,7 +187,7 @@ def never_reached(composite: InferenceCluster) -> bool:
     ):
         return False
     said = next((c for c in status.conditions or () if c.type == REACHABLE), None)
-    return said is None or said.reason == Reason.PROVISIONING
+    return said is None or said.reason not in _VERDICTS
 
 
 def report_reachable(
