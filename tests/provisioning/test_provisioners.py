@@ -277,15 +277,25 @@ VERSION_CHANGES = [
         "1.34", ("1.35", "1.34"), "1.35", "never downgrades", id="undoing an upgrade in flight"
     ),
     pytest.param("1.36", ("1.35", "1.34"), "1.36", None, id="one up from an upgrade in flight"),
+    # The cloud refused the composed 1.35 (Synced False): nothing is in flight, so going
+    # back to what runs is no downgrade (final-t-d F4).
+    pytest.param("1.34", ("1.35", "1.34", True), "1.34", None, id="undoing a refused upgrade"),
+    pytest.param(
+        "1.36", ("1.35", "1.34", True), "1.35", "raise it to 1.35 first", id="two up, refused"
+    ),
     pytest.param("2.0", ("1.34", "1.34"), "1.34", "raise it to 1.35 first", id="a new major"),
 ]
 
 
 @pytest.mark.parametrize(("requested", "seen", "composed", "refusal"), VERSION_CHANGES)
 def test_a_version_change_the_cloud_cannot_make_keeps_the_composed_version(
-    requested: str, seen: tuple[str | None, str | None], composed: str, refusal: str | None
+    requested: str,
+    seen: tuple[str | None, str | None] | tuple[str, str, bool],
+    composed: str,
+    refusal: str | None,
 ) -> None:
-    version, issue = judge("spec.cluster.eks.version", requested, ObservedVersion(*seen))
+    observed = ObservedVersion(seen[0], seen[1], refused=len(seen) > 2)
+    version, issue = judge("spec.cluster.eks.version", requested, observed)
     assert version == composed
     if refusal is None:
         assert issue is None

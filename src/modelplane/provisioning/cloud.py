@@ -12,7 +12,7 @@ from modelplane_models.inference_cluster import EKSCluster, GKECluster, Inferenc
 
 from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
-from modelplane.core.observed import as_map, at_provider
+from modelplane.core.observed import as_map, at_provider, condition_is
 from modelplane.provisioning.model import (
     ClusterPlan,
     Composed,
@@ -120,6 +120,7 @@ class CloudProvisioner(Generic[Block]):
         return ObservedVersion(
             composed if isinstance(composed, str) else None,
             running if isinstance(running, str) else None,
+            refused=condition_is(observed, "Synced", "False"),
         )
 
     def endpoint(self, observed: Mapping[str, Any]) -> str | None:

@@ -80,10 +80,13 @@ class ClusterPlan:
 @dataclass(frozen=True)
 class ObservedVersion:
     """A created cluster's versions as observed: the one composed before (its managed
-    resource's spec) and the one the cloud reports it runs, each None until known."""
+    resource's spec) and the one the cloud reports it runs, each None until known;
+    `refused`: the managed resource reports Synced False, so the cloud did not take
+    what was composed."""
 
     composed: str | None = None
     running: str | None = None
+    refused: bool = False
 
 
 @dataclass(frozen=True)

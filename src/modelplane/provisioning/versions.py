@@ -44,7 +44,9 @@ def judge(path: str, requested: str, observed: ObservedVersion) -> tuple[str, Is
     # Judge against the higher of what runs and what is composed: a composed upgrade
     # still in flight cannot be cancelled, so once it finishes the cluster runs the
     # composed minor, and going back below it would be a downgrade the cloud refuses.
-    known = [v for v in (minor_of(observed.running), minor_of(observed.composed)) if v]
+    # One the cloud refused (Synced False) is not in flight: what runs is the base.
+    composed = None if observed.refused else observed.composed
+    known = [v for v in (minor_of(observed.running), minor_of(composed)) if v]
     base = max(known) if known else None
     if want is None or base is None:
         # Nothing to judge against (or admission's pattern let through no version):
