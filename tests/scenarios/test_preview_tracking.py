@@ -205,15 +205,8 @@ def test_an_instance_label_the_repository_writes_itself_is_not_a_syncs_mark(
     def labelled(doc: Obj) -> None:
         doc["metadata"].setdefault("labels", {})[INSTANCE] = doc["metadata"]["name"]
 
-    for name in ("llama-8b", "kimi-k2", "deepseek-r1"):
-        repo.edit("fleet/deployments.yaml", "ModelDeployment", name, labelled)
-    _mark(world, None, llama_8b=labelled, kimi_k2=labelled, deepseek_r1=labelled)
-    _drop(repo, "fleet/deployments.yaml", "llama-8b")
+    line = _delete_llama_from_labelled_sources(world, repo, labelled, labelled)
 
-    run = preview(world, repo)
-
-    assert run.code == 1
-    (line,) = run.errors()
     assert "ModelDeployment ml-team-prod/llama-8b: no source holds it" in line, line
 
 
@@ -224,22 +217,38 @@ def test_the_tools_annotation_counts_beside_the_repositorys_own_instance_label(
     Application's name: the annotation still says which sync applied them, so a
     deleted deployment is that sync's to prune (final-t-d F1)."""
 
-    def team_a(doc: Obj) -> None:
-        doc["metadata"].setdefault("labels", {})[INSTANCE] = "team-a"
-
-    for name in ("llama-8b", "kimi-k2", "deepseek-r1"):
-        repo.edit("fleet/deployments.yaml", "ModelDeployment", name, team_a)
+    team_a = labelled_with(INSTANCE, "team-a")
     marked = argo("team-a")
 
     def both(doc: Obj) -> None:
         marked(doc)
         team_a(doc)
 
-    _mark(world, None, llama_8b=both, kimi_k2=both, deepseek_r1=both)
+    line = _delete_llama_from_labelled_sources(world, repo, team_a, both)
+
+    assert "llama-8b (applied by Argo CD Application team-a): no source holds it" in line, line
+
+
+def labelled_with(key: str, value: str) -> Mark:
+    def mark(doc: Obj) -> None:
+        doc["metadata"].setdefault("labels", {})[key] = value
+
+    return mark
+
+
+def _delete_llama_from_labelled_sources(
+    world: Path, repo: Fleet, source_label: Mark, world_marks: Mark
+) -> str:
+    """The three deployments labelled by `source_label` in the repository and marked by
+    `world_marks` in the world, then llama-8b deleted: the one error line."""
+    deployments = ("llama-8b", "kimi-k2", "deepseek-r1")
+    for name in deployments:
+        repo.edit("fleet/deployments.yaml", "ModelDeployment", name, source_label)
+    _mark(world, None, **{name.replace("-", "_"): world_marks for name in deployments})
     _drop(repo, "fleet/deployments.yaml", "llama-8b")
 
     run = preview(world, repo)
 
     assert run.code == 1
     (line,) = run.errors()
-    assert "llama-8b (applied by Argo CD Application team-a): no source holds it" in line, line
+    return line

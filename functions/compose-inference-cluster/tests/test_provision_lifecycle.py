@@ -225,6 +225,24 @@ def test_the_nat_gateway_waits_for_the_internet_gateway() -> None:
     assert "usage-cloud-eks-network-nat-gateway-by-eks-cluster" in ready
 
 
+def objects_failing_to_connect(composed: dict[str, Obj]) -> dict[str, Obj]:
+    """Every Object composed, observed failing to reach the cluster's API server."""
+    failing = {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "connect failed: cannot create new client: dial tcp 10.0.0.1:443: i/o timeout",
+        "lastTransitionTime": "2020-01-01T00:00:00Z",
+    }
+    observed = {
+        k: {**r, "status": {"conditions": [failing]}}
+        for k, r in composed.items()
+        if r["kind"] == "Object"
+    }
+    assert observed
+    return observed
+
+
 @pytest.mark.parametrize(
     ("auth", "status", "reason"),
     [
@@ -247,19 +265,7 @@ def test_a_cluster_being_created_is_not_called_unreachable(
     composite = cluster("EKS", {"nodeCount": 1})
     klass = inference_class(EKS_PROVISIONING)
     first = resources(respond(composite, klass))
-    failing = {
-        "type": "Synced",
-        "status": "False",
-        "reason": "ReconcileError",
-        "message": "connect failed: cannot create new client: dial tcp 10.0.0.1:443: i/o timeout",
-        "lastTransitionTime": "2020-01-01T00:00:00Z",
-    }
-    observed = {
-        k: {**r, "status": {"conditions": [failing]}}
-        for k, r in first.items()
-        if r["kind"] == "Object"
-    }
-    assert observed
+    observed = objects_failing_to_connect(first)
     if auth is not None:
         writer = deepcopy(first["eks-cluster-auth"])
         writer["status"] = {"conditions": [{"type": "Ready", **auth}]}
@@ -320,19 +326,7 @@ def test_a_cluster_lost_after_it_was_reached_is_unreachable_not_new(
     composite["status"] = before
     klass = inference_class(GKE_PROVISIONING)
     first = resources(respond(composite, klass))
-    failing = {
-        "type": "Synced",
-        "status": "False",
-        "reason": "ReconcileError",
-        "message": "connect failed: dial tcp 10.0.0.1:443: i/o timeout",
-        "lastTransitionTime": "2020-01-01T00:00:00Z",
-    }
-    observed = {
-        k: {**r, "status": {"conditions": [failing]}}
-        for k, r in first.items()
-        if r["kind"] == "Object"
-    }
-    assert observed
+    observed = objects_failing_to_connect(first)
     writer = deepcopy(first["gke-cluster"])
     writer["status"] = {"conditions": [{"type": "Ready", **LOST}]}
     observed["gke-cluster"] = writer
