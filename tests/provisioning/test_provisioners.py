@@ -284,6 +284,11 @@ VERSION_CHANGES = [
         "1.36", ("1.35", "1.34", True), "1.35", "raise it to 1.35 first", id="two up, refused"
     ),
     pytest.param("2.0", ("1.34", "1.34"), "1.34", "raise it to 1.35 first", id="a new major"),
+    # What is kept is its major.minor, whatever the managed resource's text carried, and
+    # an observed string of thousands of digits is no version rather than a raise
+    # (final-t-e F1, F2).
+    pytest.param("1.34", ("1.36-x", "1.36"), "1.36", "never downgrades", id="kept normalised"),
+    pytest.param("1.34", ("1.33", "1." + "1" * 5000), "1.34", None, id="a huge running version"),
 ]
 
 

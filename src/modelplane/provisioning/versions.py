@@ -23,8 +23,9 @@ from modelplane.core.vocabulary import Reason
 from modelplane.provisioning.model import ObservedVersion, Provisioner
 
 # `1.34`, `v1.34`, or what a cloud reports with a patch and build (`1.34.1-gke.1200`,
-# `1.34.2-eks-abcdef`).
-_MINOR: Final = re.compile(r"v?(\d+)\.(\d+)(?:[.\-+].*)?")
+# `1.34.2-eks-abcdef`). The digits are bounded: an observed string no schema limits
+# must not reach int() with thousands of them (it raises past 4,300).
+_MINOR: Final = re.compile(r"v?(\d{1,9})\.(\d{1,9})(?:[.\-+].*)?")
 
 
 def minor_of(version: object) -> tuple[int, int] | None:
@@ -68,9 +69,13 @@ def judge(path: str, requested: str, observed: ObservedVersion) -> tuple[str, Is
             "the cloud upgrades a cluster one minor version at a time: "
             f"raise it to {base[0]}.{base[1] + 1} first"
         )
-    return observed.composed, Issue(
+    # What is kept is published and rendered for: its major.minor, whatever else the
+    # managed resource's text carried.
+    kept = minor_of(observed.composed) or base
+    keeps = f"{kept[0]}.{kept[1]}"
+    return keeps, Issue(
         path,
-        f"cannot change from {since} to {requested}: {why}; the cluster keeps {observed.composed}",
+        f"cannot change from {since} to {requested}: {why}; the cluster keeps {keeps}",
         Reason.UNSUPPORTED_VERSION_CHANGE,
     )
 
