@@ -249,23 +249,26 @@ def response(
     """The whole response (`asked`: its requirements). With a status, it also carries the rollout's fields: the
     selector, updatedReplicas (every placed replica, unless the status says) and, after
     the given conditions, Progressing as a deployment at rest reports it (complete once
-    every placed replica serves, else waiting for those that do not)."""
+    every wanted replica is placed and serves, else waiting for those that do not, or
+    stalled on those not placed)."""
     desired: dict[str, Any] = {}
     if status is not None:
         total = status["replicas"]["total"]
         status = {"updatedReplicas": total, "selector": "modelplane.ai/deployment=kimi", **status}
         updated = status["updatedReplicas"]
         waiting = sorted(p["replica"] for p in status["placements"] if not p["serving"])
-        head = (
-            f"{updated} of {total if wanted is None else wanted} replicas run revision {revision}"
+        target = total if wanted is None else wanted
+        head = f"{updated} of {target} replicas run revision {revision}"
+        unplaced = target - updated
+        short = (
+            f"{unplaced} replica{'' if unplaced == 1 else 's'} not placed (see ReplicasScheduled)"
         )
         if waiting:
-            progress = condition(
-                "Progressing",
-                True,
-                "RollingUpdate",
-                f"{head}; waiting for {', '.join(waiting)} to serve",
-            )
+            notes = [f"waiting for {', '.join(waiting)} to serve"]
+            notes += [short] if unplaced > 0 else []
+            progress = condition("Progressing", True, "RollingUpdate", "; ".join([head, *notes]))
+        elif unplaced > 0:
+            progress = condition("Progressing", False, "RolloutStalled", f"{head}; {short}")
         else:
             progress = condition("Progressing", True, "RolloutComplete", head)
         conditions = [*conditions, progress]

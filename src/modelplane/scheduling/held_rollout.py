@@ -35,7 +35,7 @@ def held_rollout(
     # An edit that cannot be placed outdates every replica, and its pools may no longer
     # match: the spec is the cause then, not where the replicas run.
     edited = any(revisions.get(k.replica.name) != deployment.revision for k in kept)
-    if len(current) == len(kept):
+    if len(current) == len(kept) and len(current) >= deployment.replicas:
         condition = Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
     elif stuck and not edited:
         why = (

@@ -44,12 +44,14 @@ once (as a ReplicaSet replaces a lost node's pods); it stays, in case only the
 control plane lost it, until the current revision's serving replicas cover it.
 
 The `Progressing` condition follows, as a Deployment's: True with RolloutComplete
-when no old replica remains and every replica serves, True with RollingUpdate
-while the decision changed something or waits for updated replicas to serve,
-and False with RolloutStalled, saying why, when old replicas remain and nothing
-can proceed (no room for a surge or a move, the unavailability budget spent by
-replicas not serving). There is no progress deadline: an updated replica that
-never serves keeps the rollout waiting, named in the condition.
+when no old replica remains and every desired replica is placed and serves, True
+with RollingUpdate while the decision changed something or waits for updated
+replicas to serve, and False with RolloutStalled, saying why, when old replicas
+remain and nothing can proceed (no room for a surge or a move, the unavailability
+budget spent by replicas not serving) or when nothing old remains but replicas
+could not be placed (counted; ReplicasScheduled says why). There is no progress
+deadline: an updated replica that never serves keeps the rollout waiting, named in
+the condition.
 """
 
 from collections import Counter
@@ -139,6 +141,10 @@ def _beside_first(old: list[Kept], current: Sequence[Kept]) -> list[Kept]:
 
 def _negated(text: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in text)
+
+
+def _not_placed(count: int) -> str:
+    return f"{_plural(count, 'replica')} not placed (see ReplicasScheduled)"
 
 
 def _plural(count: int, word: str) -> str:
@@ -321,13 +327,22 @@ class _Roll:
             | {k.replica.name for k in self.current if not k.serving}
             | {k.replica.name for k in self.updated_now}
         )
+        unplaced = self.wanted - updated
         if not self.old and not waiting:
-            return Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
+            if unplaced <= 0:
+                return Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
+            # Every replica placed runs the revision, but some could not be placed: the
+            # rollout is not complete, and nothing proceeds until room appears.
+            return Condition(
+                PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {_not_placed(unplaced)}"
+            )
         notes: list[str] = []
         if self.old:
             notes.append(f"{_plural(len(self.old), 'replica')} to go")
         if waiting:
             notes.append(f"waiting for {', '.join(waiting[:5])} to serve")
+        if unplaced > 0 and not self.old:
+            notes.append(_not_placed(unplaced))
         if not self.old or self.changed or waiting:
             return Condition(
                 PROGRESSING, True, Reason.ROLLING_UPDATE, f"{head}; {'; '.join(notes)}"
