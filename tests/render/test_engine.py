@@ -201,9 +201,10 @@ def test_namespaced_composite_cannot_compose_cluster_scoped_kinds(apis_dir: Path
     assert find(result, "PriorityClass") == []
     synced = condition(one(result, "XParent"), "Synced")
     assert synced["status"] == "False"
-    assert (
-        'cannot apply composed resource "priority": PriorityClass is cluster-scoped'
-        in (synced["message"])
+    # Crossplane's errFmtNamespacedXRClusterResource.
+    assert synced["message"] == (
+        'cannot compose resources: cannot apply cluster scoped composed resource "priority" '
+        "(a PriorityClass named high) for a namespaced composite resource."
     )
 
 

@@ -230,36 +230,56 @@ def test_a_function_that_is_not_installed_is_reported(tmp_path: Path, in_process
         ),
         (
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_Valid"}},
-            'metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain',
-        ),
-        (
-            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"a": "b c"}}},
-            'metadata.labels: Invalid value: "b c"',
-        ),
-        (
-            {
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {"annotations": {"big": "x" * (256 * 1024)}},
-            },
-            "metadata.annotations: Too long: may not be more than 262144 bytes",
+            ' because it has an invalid name "Not_Valid". Must be a valid RFC 1123 subdomain',
         ),
     ],
 )
 def test_malformed_desired_resources_are_refused_not_crashed_on(
     tmp_path: Path, desired: dict[str, Any], error: str
 ) -> None:
-    class Sloppy(FakeFunction):
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            resource.update(rsp.desired.resources["thing"], desired)
-
-    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": Sloppy()})
+    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": _Sloppy(desired)})
 
     assert not result.ok
     message = condition(one(result, "XParent"), "Synced")["message"]
-    assert message.startswith('cannot compose resources: cannot apply composed resource "thing": ')
+    assert message.startswith('cannot compose resources: cannot apply composed resource "thing"')
     assert error in message
     assert find(result, "ConfigMap") == []
+
+
+@pytest.mark.parametrize(
+    ("meta", "error"),
+    [
+        ({"labels": {"a": "b c"}}, 'metadata.labels: Invalid value: "b c"'),
+        (
+            {"annotations": {"big": "x" * (256 * 1024)}},
+            "metadata.annotations: Too long: may not be more than 262144 bytes",
+        ),
+    ],
+)
+def test_metadata_the_api_server_refuses_fails_only_that_apply(
+    tmp_path: Path, meta: dict[str, Any], error: str
+) -> None:
+    desired = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", **meta}}
+    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": _Sloppy(desired)})
+
+    parent = one(result, "XParent")
+    assert condition(parent, "Synced")["message"] == "Unsynced resources: thing"
+    warnings = [e["message"] for e in result.events if e["type"] == "Warning"]
+    assert any(
+        m.startswith('cannot apply composed resource "thing": ConfigMap "x" is invalid: ')
+        and error in m
+        for m in warnings
+    )
+    assert find(result, "ConfigMap") == []
+
+
+class _Sloppy(FakeFunction):
+    def __init__(self, desired: dict[str, Any]) -> None:
+        super().__init__()
+        self.desired = desired
+
+    def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        resource.update(rsp.desired.resources["thing"], self.desired)
 
 
 def test_step_input_reaches_the_function(tmp_path: Path) -> None:

@@ -51,15 +51,20 @@ from modelplane_cli.render.world import (
 # Kubernetes keeps 5 characters of a generated name for its random suffix.
 _GENERATED_SUFFIX = 5
 _GENERATED_PREFIX_MAX = naming.DNS_LABEL_MAX - _GENERATED_SUFFIX
+# The kinds whose names may hold `:` (system:...), as Crossplane's `names.ValidateName` allows.
+_RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
 
 
 @dataclass
 class Plan:
     """One composite's desired state, rendered: what to apply, and what cannot be.
 
-    `errors` stop the compose before anything is deleted or applied (Crossplane
-    returns from `Compose` while rendering metadata); `refused` are the resources
-    the API server would answer Invalid on apply, each reported on itself.
+    `errors` stop the compose before anything is deleted or applied: only the
+    checks Crossplane's `Compose` itself makes while it builds the desired
+    resources (a resource it cannot read, scope, a foreign controller reference,
+    the name); `Compose` returns at the first, so the reconcile reports only that
+    one. `refused` are the resources the API server would answer Invalid on apply
+    (schema, labels and annotations, a second controller), each reported on itself.
     """
 
     objects: dict[str, Obj] = field(default_factory=dict[str, Obj])
@@ -168,15 +173,15 @@ def plan(
     result = Plan()
     targets: dict[ObjectKey, str] = {}
     for name in sorted(desired):
-        obj, errors = _render(xr, name, desired[name].obj, observed.get(name), apis, result)
-        if errors:
-            result.errors.extend(
-                f"cannot apply composed resource {quote(name)}: {e}" for e in errors
-            )
+        obj, error = _render(xr, name, desired[name].obj, observed.get(name), apis, result)
+        if error is not None:
+            result.errors.append(error)
             continue
         key = ObjectKey.of(obj)
         existing = world.get(key)
-        refused = _conflicts(xr, key, existing, targets.get(key))
+        # Labels, annotations and the namespace are the API server's to check, on
+        # the apply: an Invalid of this resource alone (Compose never looks at them).
+        refused = metadata_errors(obj) or _conflicts(xr, key, existing, targets.get(key))
         targets[key] = name
         if not refused:
             obj = _merge(obj, existing)
@@ -245,17 +250,20 @@ def _render(
     observed: View | None,
     apis: Apis,
     result: Plan,
-) -> tuple[Obj, list[str]]:
+) -> tuple[Obj, str | None]:
     # `desired` is the pipeline's own fresh dict and nothing below changes what it
     # nests (metadata is rebuilt, and the world copies what it stores), so no deep copy.
     obj: Obj = {k: v for k, v in desired.items() if k != "status"}
     api_version = obj.get("apiVersion")
     kind = obj.get("kind")
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
-        return obj, ["apiVersion and kind are required"]
+        return (
+            obj,
+            f"cannot apply composed resource {quote(name)}: apiVersion and kind are required",
+        )
     shape = shape_error(obj)
     if shape is not None:
-        return obj, [shape]
+        return obj, f"cannot apply composed resource {quote(name)}: {shape}"
     meta: Obj = dict(obj.get("metadata") or {})
     obj["metadata"] = meta
     xr_key = ObjectKey.of(xr)
@@ -279,10 +287,10 @@ def _render(
     if xr_key.namespace:
         scope = apis.is_namespaced_composite_kind(api_version, kind)
         if scope is False or (scope is None and is_cluster_scoped(api_version, kind)):
-            return obj, [
-                f"{kind} is cluster-scoped; a namespaced composite composes only namespaced "
-                "resources, in its own namespace"
-            ]
+            return obj, (
+                f"cannot apply cluster scoped composed resource {quote(name)} (a {kind} named "
+                f"{meta.get('name', '')}) for a namespaced composite resource."
+            )
         if namespace and namespace != xr_key.namespace:
             result.events.append(
                 Event(
@@ -295,16 +303,46 @@ def _render(
             )
         meta["namespace"] = xr_key.namespace
     elif not namespace and apis.is_namespaced_composite_kind(api_version, kind):
-        return obj, [f"{kind} is namespaced; metadata.namespace is required"]
+        return obj, (
+            f"cannot apply composed resource {quote(name)}: {kind} is namespaced; "
+            "metadata.namespace is required"
+        )
 
     meta["labels"] = {**(meta.get("labels") or {}), LABEL_COMPOSITE: root_name(xr)}
     meta["annotations"] = {
         **(meta.get("annotations") or {}),
         ANNOTATION_COMPOSITION_RESOURCE_NAME: name,
     }
-    others = [r for r in meta.get("ownerReferences") or [] if r.get("controller") is not True]
-    meta["ownerReferences"] = [*others, _controller_reference(xr)]
-    return obj, metadata_errors(obj)
+    owner = _controller_reference(xr)
+    references = list(meta.get("ownerReferences") or [])
+    foreign = next(
+        (r for r in references if r.get("controller") is True and r.get("uid") != owner["uid"]),
+        None,
+    )
+    if foreign is not None:
+        # crossplane-runtime's AddControllerReference refuses a second controller.
+        return obj, (
+            f"cannot render metadata for composed resource {quote(name)}: cannot set controller "
+            f"reference: {meta.get('name', '')} is already controlled by {foreign.get('kind')} "
+            f"{foreign.get('name')} (UID {foreign.get('uid')})"
+        )
+    others = [r for r in references if r.get("uid") != owner["uid"]]
+    meta["ownerReferences"] = [*others, owner]
+    return obj, _name_error(name, obj)
+
+
+def _name_error(name: str, obj: View) -> str | None:
+    """Compose's own name check (`names.ValidateName`): DNS-1123 subdomain, `:` ok in RBAC."""
+    key = ObjectKey.of(obj)
+    value = key.name
+    if key.group == "rbac.authorization.k8s.io" and key.kind in _RBAC_KINDS:
+        value = value.replace(":", "")
+    if not naming.is_dns_subdomain(value):
+        return (
+            f"cannot apply composed resource {quote(name)} because it has an invalid name "
+            f"{quote(key.name)}. Must be a valid RFC 1123 subdomain name."
+        )
+    return None
 
 
 def _generated_name(xr: ObjectKey, prefix: str, resource_name: str) -> str:

@@ -78,6 +78,8 @@ class PipelineOutcome:
     conditions: list[Condition] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     error: str | None = None
+    # The error is a step's fatal result, which keeps the events and conditions so far.
+    fatal: bool = False
     # The smallest non-zero `meta.ttl` any step returned, in seconds (Crossplane's
     # pipeline TTL, after which the composite is requeued); None when none did.
     ttl: float | None = None
@@ -127,6 +129,7 @@ async def run_pipeline(
         fatal = _collect(step, response, outcome)
         if fatal is not None:
             outcome.error = f"pipeline step {quote(step.name)} returned a fatal result: {fatal}"
+            outcome.fatal = True
             return outcome
         desired = response.desired
         # What the step answered is what the next step gets: no context when it sent

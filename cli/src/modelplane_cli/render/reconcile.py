@@ -113,19 +113,23 @@ async def reconcile(
 
     observed, observe_errors = composed.observe(seen, xr)
     if observe_errors:
-        errors = [f"cannot observe composed resources: {e}" for e in observe_errors]
-        return _fail(world, xr, errors, [], [])
+        return _fail(world, xr, f"cannot observe composed resources: {observe_errors[0]}")
 
     outcome = await run_pipeline(
         xr, composition, observed, seen, apis, functions, now=now, traced=traced
     )
     if outcome.error is not None:
-        return _fail(world, xr, [outcome.error], outcome.events, outcome.conditions)
+        # Only a fatal result keeps what the steps said (`CompositionResult{Events,
+        # Conditions}`); any other failure returns an empty result.
+        if outcome.fatal:
+            return _fail(world, xr, outcome.error, outcome.events, outcome.conditions)
+        return _fail(world, xr, outcome.error)
 
     planned = composed.plan(xr, outcome.resources, observed, world, apis, admission)
     events = [*outcome.events, *planned.events]
     if planned.errors:
-        return _fail(world, xr, planned.errors, events, outcome.conditions)
+        # `Compose` returns `CompositionResult{}` at its first such error.
+        return _fail(world, xr, planned.errors[0])
 
     collect_error = garbage.collect(world, observed, planned.objects)
     if collect_error is not None:
@@ -192,21 +196,19 @@ def _synced(unsynced: list[str]) -> Condition:
 def _fail(
     world: World,
     xr: Obj,
-    errors: Sequence[str],
-    events: Sequence[Event],
-    conditions: Sequence[Condition],
+    error: str,
+    events: Sequence[Event] = (),
+    conditions: Sequence[Condition] = (),
 ) -> Report:
     """Report a compose failure: nothing is applied, unseen custom conditions go Unknown.
 
-    Each error becomes a Warning event; the Synced condition names the first.
+    `events` and `conditions` are what `Compose` returned with its error (only a
+    fatal result returns any): they are reported and set, then the error as one
+    Warning and Synced=False; every custom condition they did not set goes
+    Unknown (`Reconcile`'s `conditionTypesSeen`).
     """
-    message = f"cannot compose resources: {errors[0]}"
-    if len(errors) > 1:
-        message += f" (and {len(errors) - 1} more, see events)"
-    reported = [
-        *events,
-        *(Event("Warning", REASON_COMPOSE, f"cannot compose resources: {e}") for e in errors),
-    ]
+    message = f"{ERR_COMPOSE}: {error}"
+    reported = [*events, Event("Warning", REASON_COMPOSE, message)]
     seen = drop_reserved_conditions(conditions)
     _set(xr, [Condition("Synced", "False", "ReconcileError", message), *seen])
     seen_types = {c.type for c in seen}
