@@ -11,6 +11,7 @@ from pathlib import Path
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
+import yaml
 from crossplane.function import resource, response
 
 from modelplane_cli import render_command
@@ -334,3 +335,37 @@ def test_the_cyclic_collector_is_off_while_a_render_works_and_as_before_after(
     assert code == 0, err
     assert during and not any(during)
     assert after is enabled
+
+
+def test_diff_keeps_what_other_field_managers_own(fleet: tuple[Path, Path], tmp_path: Path) -> None:
+    apis, inputs = fleet
+    _, world, _ = cli([str(inputs), "--apis", str(apis), "-o", "yaml"])
+    documents = [d for d in yaml.safe_load_all(world) if d]
+    objects = [d for d in documents if d["kind"] == "Object"]
+    assert objects
+    for obj in objects:
+        meta = obj["metadata"]
+        # What crossplane-runtime's managed reconciler writes, recorded with no
+        # managedFields, and a label another manager's managedFields say it owns.
+        meta["annotations"] = {
+            **meta["annotations"],
+            "crossplane.io/external-name": meta["name"],
+            "crossplane.io/external-create-succeeded": "2026-01-01T00:00:00Z",
+        }
+        meta["labels"] = {**meta["labels"], "team": "a"}
+        meta["managedFields"] = [
+            {
+                "manager": "kubectl-label",
+                "operation": "Update",
+                "apiVersion": obj["apiVersion"],
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:labels": {"f:team": {}}}},
+            }
+        ]
+    (tmp_path / "world.yaml").write_text(yaml.safe_dump_all(documents))
+
+    status, out, _ = cli(
+        ["--observed", str(tmp_path / "world.yaml"), "--apis", str(apis), "-o", "diff"]
+    )
+
+    assert (status, out) == (0, "No changes.\n")

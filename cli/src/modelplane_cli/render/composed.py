@@ -31,7 +31,7 @@ from modelplane.core import naming
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
-from modelplane_cli.render.objects import SERVER_METADATA
+from modelplane_cli.render.merge import merge, resource_refs
 from modelplane_cli.render.pipeline import REASON_COMPOSE, DesiredResource, Event, quote
 from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.simulate import is_cluster_scoped
@@ -76,15 +76,6 @@ class Plan:
 def root_name(xr: View) -> str:
     """The root composite's name, which Crossplane carries down in the composite label."""
     return labels_of(xr).get(LABEL_COMPOSITE) or str(metadata(xr).get("name", ""))
-
-
-def resource_refs(xr: View) -> list[Mapping[str, Any]] | None:
-    """The composite's `spec.crossplane.resourceRefs`; None when it has never had any."""
-    crossplane = (xr.get("spec") or {}).get("crossplane")
-    refs = crossplane.get("resourceRefs") if isinstance(crossplane, Mapping) else None
-    if not isinstance(refs, list):
-        return None
-    return [ref for ref in refs if isinstance(ref, Mapping)]  # pyright: ignore[reportUnknownVariableType]
 
 
 def observe(world: World, xr: View) -> tuple[dict[str, View], list[str]]:
@@ -184,7 +175,7 @@ def plan(
         refused = metadata_errors(obj) or _conflicts(xr, key, existing, targets.get(key))
         targets[key] = name
         if not refused:
-            obj = _merge(obj, existing)
+            obj = merge(ObjectKey.of(xr), obj, existing)
             if apis.is_composite(key.api_version, key.kind):
                 # The API server gives every new object a uid; owner references need it.
                 obj["metadata"].setdefault("uid", fake_uid(key))
@@ -378,35 +369,3 @@ def _conflicts(
             f"existing {key} is controlled by {controller.get('kind')} {controller.get('name')}"
         ]
     return []
-
-
-def _merge(desired: Obj, existing: View | None) -> Obj:
-    """Server-side apply of the composite's intent: its fields win, status is kept.
-
-    The kept status is shared with the stored object until `World.put` copies it.
-    """
-    merged = desired
-    if existing is not None:
-        if "status" in existing:
-            merged["status"] = existing["status"]
-        _keep_resource_refs(merged, existing)
-        kept = metadata(existing)
-        written = merged["metadata"]
-        for name in SERVER_METADATA:
-            if kept.get(name) and name not in written:
-                written[name] = kept[name]
-    return merged
-
-
-def _keep_resource_refs(merged: Obj, existing: View) -> None:
-    """A composed composite keeps the references its own reconciler wrote.
-
-    They are another field manager's under server-side apply, so the parent's
-    apply, which does not set them, leaves them as they are.
-    """
-    refs = resource_refs(existing)
-    if refs is None or resource_refs(merged) is not None:
-        return
-    spec: Obj = dict(merged.get("spec") or {})
-    spec["crossplane"] = {**(spec.get("crossplane") or {}), "resourceRefs": refs}
-    merged["spec"] = spec
