@@ -253,7 +253,7 @@ def test_generated_names_are_stable_and_kept(apis_dir: Path) -> None:
 
     names = sorted(o["metadata"]["name"] for o in find(first, "Object"))
     assert names == sorted(o["metadata"]["name"] for o in find(again, "Object"))
-    assert all(len(n) == len("web-") + 5 for n in names)
+    assert all(len(n) == len("web-") + 12 for n in names)  # names.ChildName's 12 hex
     assert len(set(names)) == 2
 
 

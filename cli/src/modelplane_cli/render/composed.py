@@ -17,8 +17,8 @@ Mirrors the second half of Crossplane v2.3's `FunctionComposer.Compose`
 - **apply**: then each desired resource is applied on its own; a refused one is
   reported (Warning event, the composite not Synced) and the others still land.
 
-A name Crossplane would allocate from `generateName` is a stable hash instead,
-so output is deterministic.
+A resource without a name is named as Crossplane names it (`childnames`), and
+keeps the `generateName` it was named from.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from modelplane.core import naming
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
+from modelplane_cli.render import childnames
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.merge import merge, resource_refs
@@ -47,12 +47,6 @@ from modelplane_cli.render.world import (
     metadata,
     reference_matches,
 )
-
-# Kubernetes keeps 5 characters of a generated name for its random suffix.
-_GENERATED_SUFFIX = 5
-_GENERATED_PREFIX_MAX = naming.DNS_LABEL_MAX - _GENERATED_SUFFIX
-# The kinds whose names may hold `:` (system:...), as Crossplane's `names.ValidateName` allows.
-_RBAC_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
 
 
 @dataclass
@@ -266,13 +260,11 @@ def _render(
         # (`composition_functions.go`, "maintain its name and namespace").
         kept = metadata(observed)
         meta["name"] = kept.get("name")
-        if kept.get("namespace"):
-            meta["namespace"] = kept["namespace"]
-        else:
-            meta.pop("namespace", None)
-    elif not meta.get("name"):
-        meta["name"] = _generated_name(xr_key, root_name(xr), name)
-    meta.pop("generateName", None)
+        for field in ("namespace", "generateName"):
+            if kept.get(field):
+                meta[field] = kept[field]
+            else:
+                meta.pop(field, None)
 
     namespace = str(meta.get("namespace") or "")
     if xr_key.namespace:
@@ -319,29 +311,22 @@ def _render(
         )
     others = [r for r in references if r.get("uid") != owner["uid"]]
     meta["ownerReferences"] = [*others, owner]
+    if not meta.get("name"):
+        # `RenderComposedResourceMetadata` then `GenerateName`: one deterministic try.
+        if not meta.get("generateName"):
+            meta["generateName"] = f"{root_name(xr)}-"
+        meta["name"] = childnames.child_name(str(meta["generateName"]), str(owner["uid"]), name)
     return obj, _name_error(name, obj)
 
 
 def _name_error(name: str, obj: View) -> str | None:
-    """Compose's own name check (`names.ValidateName`): DNS-1123 subdomain, `:` ok in RBAC."""
     key = ObjectKey.of(obj)
-    value = key.name
-    if key.group == "rbac.authorization.k8s.io" and key.kind in _RBAC_KINDS:
-        value = value.replace(":", "")
-    if not naming.is_dns_subdomain(value):
-        return (
-            f"cannot apply composed resource {quote(name)} because it has an invalid name "
-            f"{quote(key.name)}. Must be a valid RFC 1123 subdomain name."
-        )
-    return None
-
-
-def _generated_name(xr: ObjectKey, prefix: str, resource_name: str) -> str:
-    head = f"{prefix}-"[:_GENERATED_PREFIX_MAX]
-    suffix = naming.digest(
-        xr.api_version, xr.kind, xr.namespace, xr.name, resource_name, length=_GENERATED_SUFFIX
+    if childnames.valid_name(key.name, key.group, key.kind):
+        return None
+    return (
+        f"cannot apply composed resource {quote(name)} because it has an invalid name "
+        f"{quote(key.name)}. Must be a valid RFC 1123 subdomain name."
     )
-    return head + suffix
 
 
 def _controller_reference(xr: View) -> Obj:
