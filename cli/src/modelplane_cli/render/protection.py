@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from modelplane_cli.render.objects import group_of
 from modelplane_cli.render.pipeline import quote
-from modelplane_cli.render.world import ObjectKey, View, World, labels_of, metadata
+from modelplane_cli.render.world import ObjectKey, View, World, labels_of
 
 # The kinds whose objects protect what their `spec.of` names.
 USAGE_TYPES: Final = (
@@ -31,6 +32,11 @@ USAGE_TYPES: Final = (
     ("apiextensions.crossplane.io/v1beta1", "Usage"),
 )
 WEBHOOK_NAME: Final = "nousages.protection.crossplane.io"
+# The kinds the webhook's index keys with namespace "" and looks up with "" whatever
+# the deleted object's namespace: they protect an object of that name in any namespace.
+_INDEXED_WITHOUT_NAMESPACE: Final = frozenset(
+    {("protection.crossplane.io", "ClusterUsage"), ("apiextensions.crossplane.io", "Usage")}
+)
 # The Go type names `inUseMessage` prints with %T, by Usage kind and group.
 _GO_TYPES: Final = {
     ("protection.crossplane.io", "Usage"): "*v1beta1.Usage",
@@ -66,14 +72,20 @@ def usages_of(world: World, target: ObjectKey, leaving: Iterable[View] = ()) -> 
 
 def _references(usage: View, target: ObjectKey, used: View) -> bool:
     of: Mapping[str, Any] = (usage.get("spec") or {}).get("of") or {}
-    if of.get("apiVersion") != target.api_version or of.get("kind") != target.kind:
+    # The webhook's index (`finder.go` `indexVal`) keys by group, not version.
+    if group_of(str(of.get("apiVersion") or "")) != target.group or of.get("kind") != target.kind:
         return False
-    usage_namespace = str(metadata(usage).get("namespace") or "")
+    usage_key = ObjectKey.of(usage)
+    usage_namespace = usage_key.namespace
     ref: Mapping[str, Any] | None = of.get("resourceRef")
     if ref is not None:
+        if ref.get("name") != target.name:
+            return False
+        if (usage_key.group, usage_key.kind) in _INDEXED_WITHOUT_NAMESPACE:
+            return True
         # The Usage controller reads `of` in the Usage's namespace unless it names one.
         namespace = str(ref.get("namespace") or usage_namespace)
-        return ref.get("name") == target.name and namespace == target.namespace
+        return namespace == target.namespace
     selector: Mapping[str, Any] = of.get("resourceSelector") or {}
     namespace = str(selector.get("namespace") or usage_namespace)
     wanted: Mapping[str, str] = selector.get("matchLabels") or {}
