@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
@@ -341,29 +340,6 @@ def test_metadata_the_api_server_accepts_is_composed(tmp_path: Path) -> None:
     assert result.ok, result.errors
     annotations = one(result, "ConfigMap", "tidy.config")["metadata"]["annotations"]
     assert annotations["Example.com/Owner"] == "Team A"
-
-
-def test_meta_tag_is_the_hash_of_the_request_without_its_tag(tmp_path: Path) -> None:
-    class Recorder(FakeFunction):
-        def __init__(self) -> None:
-            self.tags: list[str] = []
-            self.expected: list[str] = []
-
-        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-            untagged = fnv1.RunFunctionRequest()
-            untagged.CopyFrom(request)
-            untagged.meta.tag = ""
-            digest = hashlib.sha256(untagged.SerializeToString(deterministic=True)).hexdigest()
-            self.tags.append(request.meta.tag)
-            self.expected.append(digest)
-            response.require_resources(rsp, "x", "v1", "ConfigMap", match_name="x")
-
-    recorder = Recorder()
-    render_text(write_apis(tmp_path), PARENT + WORLD, {"fn-parent": recorder}, max_rounds=1)
-
-    assert recorder.tags == recorder.expected
-    # The second call carries the required resources, so it is a different request.
-    assert len(set(recorder.tags)) == 2
 
 
 def test_each_function_is_served_once_per_render(

@@ -5,6 +5,7 @@ and bootstrap requirements come from the world too."""
 from __future__ import annotations
 
 import base64
+import hashlib
 from pathlib import Path
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
@@ -232,3 +233,25 @@ def test_requirements_that_depend_on_what_was_fetched_settle_in_three_calls(
     assert result.ok
     # Each list is every namespace's objects with the label; a (tier b) is never asked.
     assert one(result, "ConfigMap", "answer")["data"] == {"b": "b-1", "z": "z-1"}
+
+
+def test_every_iteration_carries_the_tag_of_the_steps_first_request(tmp_path: Path) -> None:
+    class Tags(Selector):
+        def __init__(self) -> None:
+            super().__init__()
+            self.requests: list[fnv1.RunFunctionRequest] = []
+
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            self.requests.append(request)
+            super().compose(request, rsp)
+
+    tags = Tags()
+    render_text(write_apis(tmp_path), WORLD + "---" + PARENT, {"fn-parent": tags}, max_rounds=1)
+
+    first = fnv1.RunFunctionRequest()
+    first.CopyFrom(tags.requests[0])
+    # Crossplane's Tag(fnreq) hashes the request before its meta is set.
+    first.ClearField("meta")
+    expected = hashlib.sha256(first.SerializeToString(deterministic=True)).hexdigest()
+    assert len(tags.requests) == 2
+    assert [r.meta.tag for r in tags.requests] == [expected, expected]

@@ -85,8 +85,11 @@ def test_assembled_bytes_are_the_deterministic_serialization_with_crossplanes_ta
     drawn: tuple[wire.RequestParts, fnv1.RunFunctionRequest],
 ) -> None:
     parts, whole = drawn
-    untagged = whole.SerializeToString(deterministic=True)
-    whole.meta.tag = hashlib.sha256(untagged).hexdigest()
+    # Crossplane's Tag hashes the request before its meta is set.
+    untagged = fnv1.RunFunctionRequest()
+    untagged.CopyFrom(whole)
+    untagged.ClearField("meta")
+    whole.meta.tag = hashlib.sha256(untagged.SerializeToString(deterministic=True)).hexdigest()
 
     assembled = parts.serialize()
 
@@ -134,3 +137,12 @@ def test_a_state_written_from_struct_bytes_is_the_states_serialization(
     )
 
     assert written == message.SerializeToString(deterministic=True)
+
+
+def test_a_given_tag_is_sent_as_is() -> None:
+    parts = wire.RequestParts(_CAPABILITIES, fnv1.RunFunctionRequest(), {"r": b""})
+
+    request = fnv1.RunFunctionRequest.FromString(parts.serialize("first-call"))
+
+    assert request.meta.tag == "first-call"
+    assert list(request.meta.capabilities) == list(_CAPABILITIES)

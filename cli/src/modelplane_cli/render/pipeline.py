@@ -163,11 +163,15 @@ async def _run_step(
         for r in step.requirements
     }
     request = wire.RequestParts(_CAPABILITIES, body, dict(bootstrap), observed=observed)
+    # Crossplane tags the step's request once, before its first call, over what it
+    # holds then (bootstrap requirements only); every requirements iteration is
+    # sent with that tag (`FetchingFunctionRunner` never touches `req.Meta`).
+    tag = request.tag()
 
     previous: bytes | None = None
     for _ in range(MAX_REQUIREMENTS_ITERATIONS + 1):
         try:
-            response = await functions.run(step.function, request.serialize())
+            response = await functions.run(step.function, request.serialize(tag))
         except (FunctionCallError, FunctionNotFoundError) as exc:
             raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
         if any(r.severity == fnv1.SEVERITY_FATAL for r in response.results):

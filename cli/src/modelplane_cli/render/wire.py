@@ -12,7 +12,7 @@ those, and only the small rest (the composite, its composed resources, the
 desired state, context, input) serialized per call.
 
 `RequestParts.serialize` gives exactly what `SerializeToString(deterministic=True)`
-gives for the same request with its tag set (tests/render/test_wire.py holds
+gives for the same request with its tag and capabilities set (tests/render/test_wire.py holds
 the two to it), so nothing a function sees changes.
 """
 
@@ -107,15 +107,29 @@ class RequestParts:
     schemas: dict[str, fnv1.Schema] = field(default_factory=dict[str, fnv1.Schema])
     observed: bytes | None = None
 
-    def serialize(self) -> bytes:
-        """The request's bytes, with `meta.tag` set as Crossplane sets it.
+    def tag(self) -> str:
+        """Crossplane's tag for this request: the SHA-256 of its deterministic
+        serialization without `meta` (`Tag(fnreq)` runs before `fnreq.Meta` is set,
+        so the capabilities are not hashed either)."""
+        return _digest(self._parts())
 
-        The tag is the SHA-256 of the request's deterministic serialization
-        without its tag. Fields are written in field-number order: the meta
-        (field 1) leads, the observed state (field 2) and the body's other fields
-        follow, then the required resources (field 8) and the required schemas
-        (field 9).
+    def serialize(self, tag: str | None = None) -> bytes:
+        """The request's bytes, with `meta` carrying `tag` (this request's own `tag()`
+        unless given: Crossplane tags a step's first request and sends every
+        requirements iteration with that tag) and the capabilities.
+
+        Fields are written in field-number order: the meta (field 1) leads, the
+        observed state (field 2) and the body's other fields follow, then the
+        required resources (field 8) and the required schemas (field 9).
         """
+        parts = self._parts()
+        meta = fnv1.RequestMeta(
+            tag=_digest(parts) if tag is None else tag, capabilities=self.capabilities
+        )
+        return b"".join([embedded(_META, meta.SerializeToString(deterministic=True)), *parts])
+
+    def _parts(self) -> list[bytes]:
+        """Every field but `meta`, serialized, in field-number order."""
         body = self.body
         if body.HasField("meta") or body.required_resources or body.required_schemas:
             raise ValueError("the body holds fields the request is assembled around")
@@ -136,10 +150,13 @@ class RequestParts:
         if self.schemas:
             schemas = fnv1.RunFunctionRequest(required_schemas=self.schemas)
             parts.append(schemas.SerializeToString(deterministic=True))
-        meta = fnv1.RequestMeta(capabilities=self.capabilities)
-        # Hashed part by part: the fleet's megabytes are joined once, for the answer.
-        tag = hashlib.sha256(embedded(_META, meta.SerializeToString(deterministic=True)))
-        for part in parts:
-            tag.update(part)
-        meta.tag = tag.hexdigest()
-        return b"".join([embedded(_META, meta.SerializeToString(deterministic=True)), *parts])
+        return parts
+
+
+def _digest(parts: list[bytes]) -> str:
+    """SHA-256 of the parts as joined, hashed part by part: the fleet's megabytes
+    are joined once, for the answer."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
+    return digest.hexdigest()
