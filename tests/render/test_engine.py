@@ -178,8 +178,13 @@ def test_namespaced_composite_overrides_a_foreign_namespace_with_a_warning(
 
     assert result.ok
     assert {o["metadata"]["namespace"] for o in find(result, "Object")} == {"team-a"}
-    warnings = [e["message"] for e in result.events if e["type"] == "Warning"]
-    assert any('"kube-system" was overridden to "team-a"' in w for w in warnings)
+    warnings = [(e["reason"], e["message"]) for e in result.events if e["type"] == "Warning"]
+    # Crossplane's reasonNamespaceOverridden and errFmtNamespaceOverridden.
+    assert (
+        "NamespaceOverridden",
+        'cannot create composed resource "workload" in namespace "kube-system", using XR '
+        'namespace "team-a" instead',
+    ) in warnings
 
 
 def test_namespaced_composite_cannot_compose_cluster_scoped_kinds(apis_dir: Path) -> None:

@@ -157,8 +157,8 @@ def test_a_controlled_object_without_a_resource_name_is_an_error(apis_dir: Path)
 
     synced = condition(one(result, "XParent"), "Synced")
     assert synced["message"] == (
-        "cannot compose resources: cannot observe composed resources: composed resource "
-        "XChild team-a/web-1 has no crossplane.io/composition-resource-name annotation"
+        "cannot compose resources: cannot get existing composed resources: encountered "
+        'composed resource without required "crossplane.io/composition-resource-name" annotation'
     )
 
 

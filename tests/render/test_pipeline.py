@@ -84,7 +84,8 @@ def test_a_function_that_raises_is_a_compose_error_not_a_crash(
 
     assert not result.ok
     assert condition(one(result, "XParent"), "Synced")["message"] == (
-        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        'cannot compose resources: cannot run Composition pipeline step "step-0": '
+        'cannot run Function "fn-parent": rpc error: '
         "code = Unknown desc = Unexpected <class 'ValueError'>: boom"
     )
 
@@ -113,7 +114,8 @@ def test_a_failing_bytes_entry_is_reported_as_the_sdk_server_reports_it(
 
     assert not result.ok
     assert condition(one(result, "XParent"), "Synced")["message"] == (
-        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        'cannot compose resources: cannot run Composition pipeline step "step-0": '
+        'cannot run Function "fn-parent": rpc error: '
         "code = Unknown desc = Unexpected <class 'ValueError'>: boom"
     )
 
@@ -128,7 +130,8 @@ def test_an_answer_that_is_not_a_response_is_reported_alike_in_both_modes(
 
     assert not result.ok
     assert condition(one(result, "XParent"), "Synced")["message"] == (
-        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        'cannot compose resources: cannot run Composition pipeline step "step-0": '
+        'cannot run Function "fn-parent": rpc error: '
         "code = Unknown desc = function returned dict, not RunFunctionResponse"
     )
 
@@ -169,7 +172,8 @@ def test_an_answer_too_deep_to_decode_is_a_failed_call_alike_in_both_modes(
     assert not result.ok
     assert find(result, "ConfigMap") == []
     assert condition(one(result, "XParent"), "Synced")["message"] == (
-        'cannot compose resources: cannot run pipeline step "step-0": rpc error: '
+        'cannot compose resources: cannot run Composition pipeline step "step-0": '
+        'cannot run Function "fn-parent": rpc error: '
         "code = Internal desc = the response cannot be decoded: it nests deeper than the "
         "render's protobuf parser reads (100 levels); Crossplane's Go parser would read it"
     )
@@ -240,7 +244,12 @@ def test_malformed_desired_resources_are_refused_not_crashed_on(
 
     assert not result.ok
     message = condition(one(result, "XParent"), "Synced")["message"]
-    assert message.startswith('cannot compose resources: cannot apply composed resource "thing"')
+    assert message.startswith(
+        (
+            'cannot compose resources: cannot apply composed resource "thing"',
+            'cannot compose resources: cannot unmarshal desired composed resource "thing"',
+        )
+    )
     assert error in message
     assert find(result, "ConfigMap") == []
 

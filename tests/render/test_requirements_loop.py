@@ -110,7 +110,7 @@ def test_requirements_that_never_settle_fail_after_six_calls(tmp_path: Path) -> 
     assert restless.calls == 6
     synced = condition(one(result, "XParent"), "Synced")
     assert synced["message"] == (
-        'cannot compose resources: cannot run pipeline step "step-0": requirements '
+        'cannot compose resources: cannot run Composition pipeline step "step-0": requirements '
         "didn't stabilize after the maximum number of iterations (5)"
     )
 
@@ -176,7 +176,12 @@ stringData: {{user: admin}}
     assert one(result, "ConfigMap", "seen")["data"] == {"token": "s3cret", "user": "admin"}
 
     missing = render_text(apis, PARENT, {"fn-parent": Reader()})
-    assert any("Secret team-a/api-token not found" in e for e in missing.errors)
+    # Crossplane's errFmtGetCredentialsFromSecret around the client's NotFound.
+    message = (
+        'cannot compose resources: cannot get Composition pipeline step "step-0" credential '
+        '"token" from Secret: secrets "api-token" not found'
+    )
+    assert any(message in e for e in missing.errors), missing.errors
 
 
 class PerItem(FakeFunction):

@@ -171,7 +171,8 @@ class Apis:
         if len(candidates) == 1:
             return candidates[0]
         if not candidates:
-            raise CompositionSelectionError(f"no composition matches {kind} {api_version}")
+            # Crossplane's errNoCompatibleComposition (`api.go`).
+            raise CompositionSelectionError("no compatible Compositions found")
         names = ", ".join(sorted(c.name for c in candidates))
         raise CompositionSelectionError(
             f"{len(candidates)} compositions match {kind} ({names}); "

@@ -32,7 +32,7 @@ from modelplane_cli.render import childnames
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.merge import merge, resource_refs
-from modelplane_cli.render.pipeline import REASON_COMPOSE, DesiredResource, Event, quote
+from modelplane_cli.render.pipeline import DesiredResource, Event, quote
 from modelplane_cli.render.shapes import shape_error
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
@@ -47,6 +47,9 @@ from modelplane_cli.render.world import (
     metadata,
     reference_matches,
 )
+
+# The event reason of a namespace override (`reasonNamespaceOverridden`, reconciler.go).
+REASON_NAMESPACE_OVERRIDDEN = "NamespaceOverridden"
 
 
 @dataclass
@@ -134,8 +137,10 @@ def _observe_one(
         return
     name = annotations_of(obj).get(ANNOTATION_COMPOSITION_RESOURCE_NAME)
     if not name:
+        # Crossplane's errAnonymousCD.
         errors.append(
-            f"composed resource {key} has no {ANNOTATION_COMPOSITION_RESOURCE_NAME} annotation"
+            "encountered composed resource without required "
+            f"{quote(ANNOTATION_COMPOSITION_RESOURCE_NAME)} annotation"
         )
     elif name in observed:
         errors.append(
@@ -244,7 +249,8 @@ def _render(
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
         return (
             obj,
-            f"cannot apply composed resource {quote(name)}: apiVersion and kind are required",
+            f"cannot unmarshal desired composed resource {quote(name)} from RunFunctionResponse: "
+            "apiVersion and kind are required",
         )
     shape = shape_error(obj)
     if shape is not None:
@@ -275,13 +281,13 @@ def _render(
                 f"{meta.get('name', '')}) for a namespaced composite resource."
             )
         if namespace and namespace != xr_key.namespace:
+            # Crossplane's reasonNamespaceOverridden and errFmtNamespaceOverridden.
             result.events.append(
                 Event(
                     "Warning",
-                    REASON_COMPOSE,
-                    f"composed resource {quote(name)} namespace {quote(namespace)} was "
-                    f"overridden to {quote(xr_key.namespace)}: a namespaced composite composes "
-                    "only into its own namespace",
+                    REASON_NAMESPACE_OVERRIDDEN,
+                    f"cannot create composed resource {quote(name)} in namespace "
+                    f"{quote(namespace)}, using XR namespace {quote(xr_key.namespace)} instead",
                 )
             )
         meta["namespace"] = xr_key.namespace

@@ -153,11 +153,15 @@ async def _run_step(
         body.context.CopyFrom(context)
     if step.input is not None:
         body.input.CopyFrom(to_struct(dict(step.input)))
-    try:
-        for source in step.credentials:
+    for source in step.credentials:
+        try:
             body.credentials[source.name].CopyFrom(requirements.credentials(world, source))
-    except requirements.CredentialsError as exc:
-        raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
+        except requirements.CredentialsError as exc:
+            # Crossplane's errFmtGetCredentialsFromSecret.
+            raise _StepFailedError(
+                f"cannot get Composition pipeline step {quote(step.name)} credential "
+                f"{quote(source.name)} from Secret: {exc}"
+            ) from exc
     bootstrap = {
         r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
         for r in step.requirements
@@ -172,8 +176,16 @@ async def _run_step(
     for _ in range(MAX_REQUIREMENTS_ITERATIONS + 1):
         try:
             response = await functions.run(step.function, request.serialize(tag))
-        except (FunctionCallError, FunctionNotFoundError) as exc:
-            raise _StepFailedError(f"cannot run pipeline step {quote(step.name)}: {exc}") from exc
+        except FunctionNotFoundError as exc:
+            # Crossplane's errFmtGetClientConn: no active FunctionRevision to dial.
+            raise _StepFailedError(
+                f"{_run_step_error(step)}: cannot get gRPC client connection for Function "
+                f"{quote(step.function)}: {exc}"
+            ) from exc
+        except FunctionCallError as exc:
+            raise _StepFailedError(
+                f"{_run_step_error(step)}: cannot run Function {quote(step.function)}: {exc}"
+            ) from exc
         if any(r.severity == fnv1.SEVERITY_FATAL for r in response.results):
             return response
         current = _requirements_fingerprint(response)
@@ -194,9 +206,14 @@ async def _run_step(
         else:
             body.ClearField("context")
     raise _StepFailedError(
-        f"cannot run pipeline step {quote(step.name)}: requirements didn't stabilize after the "
+        f"{_run_step_error(step)}: requirements didn't stabilize after the "
         f"maximum number of iterations ({MAX_REQUIREMENTS_ITERATIONS})"
     )
+
+
+def _run_step_error(step: PipelineStep) -> str:
+    """Crossplane's errFmtRunPipelineStep, which wraps every failed call of a step."""
+    return f"cannot run Composition pipeline step {quote(step.name)}"
 
 
 def _requirements_fingerprint(response: fnv1.RunFunctionResponse) -> bytes | None:

@@ -106,14 +106,15 @@ async def reconcile(
     try:
         composition = apis.composition_for(xr)
     except CompositionSelectionError as exc:
-        message = f"cannot select composition: {exc}"
+        message = f"cannot select Composition: {exc}"  # errSelectComp
         _set(xr, [Condition("Synced", "False", "ReconcileError", message)])
         _store(world, xr)
         return Report(key, [Event("Warning", REASON_SELECT_COMPOSITION, message)], message)
 
     observed, observe_errors = composed.observe(seen, xr)
     if observe_errors:
-        return _fail(world, xr, f"cannot observe composed resources: {observe_errors[0]}")
+        # errGetExistingCDs, wrapping errAnonymousCD or render's own duplicate check.
+        return _fail(world, xr, f"cannot get existing composed resources: {observe_errors[0]}")
 
     outcome = await run_pipeline(
         xr, composition, observed, seen, apis, functions, now=now, traced=traced

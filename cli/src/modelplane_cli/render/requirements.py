@@ -61,18 +61,16 @@ def credentials(world: World, source: CredentialSource) -> fnv1.Credentials:
     """A step's credentials, read from the Secret it names."""
     secret = world.get(ObjectKey("v1", "Secret", source.secret_namespace, source.secret_name))
     if secret is None:
-        raise CredentialsError(
-            f"cannot get credentials {source.name!r}: Secret "
-            f"{source.secret_namespace}/{source.secret_name} not found"
-        )
+        # The client's NotFound, as apimachinery words it (resource plural, name).
+        raise CredentialsError(f'secrets "{source.secret_name}" not found')
     data: dict[str, bytes] = {}
     for key, value in (secret.get("data") or {}).items():
         try:
             data[str(key)] = base64.b64decode(str(value), validate=True)
         except (binascii.Error, ValueError) as exc:
+            # Render's own words: the API server never stores such a Secret.
             raise CredentialsError(
-                f"cannot get credentials {source.name!r}: data.{key} of Secret "
-                f"{source.secret_namespace}/{source.secret_name} is not base64"
+                f"data.{key} of Secret {source.secret_namespace}/{source.secret_name} is not base64"
             ) from exc
     # The API server folds stringData into data on write; the world may hold either.
     for key, value in (secret.get("stringData") or {}).items():
