@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from modelplane_models.model_cache import ModelCache
 
+from modelplane.cel._decimal import QuantityRangeError
 from modelplane.cel.quantity import Quantity, QuantityError
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.vocabulary import Reason
@@ -64,7 +65,8 @@ def read_cache(cache: ModelCache) -> CacheSpec:
         size_bytes = quantity.value()
         if size_bytes >= 1 << 63:
             raise QuantityError("must be at most 2^63-1 bytes, as Kubernetes counts them")
-    except QuantityError as error:
+    # A range error: a spelling such as 1e999999999 parses but has no value in bytes.
+    except (QuantityError, QuantityRangeError) as error:
         issues.append(
             Issue(
                 "spec.size",
