@@ -18,6 +18,9 @@ from typing import Any
 
 from modelplane.cel.quantity import Quantity, QuantityError
 
+_INT64_MAX = (1 << 63) - 1
+_INT64_DIGITS = len(str(_INT64_MAX))
+
 
 @dataclass(frozen=True)
 class QueueQuota:
@@ -40,6 +43,17 @@ def amount(value: object) -> Fraction | None:
         quantity = Quantity.parse(value)
     except QuantityError:
         return None
+    # The exponent is the writer's (`1e999999999`): a power of ten is only built where
+    # the answer needs it, so a reconcile stays bounded whatever the queue says.
+    if not quantity.coef:
+        return Fraction(0)
+    digits = len(str(abs(quantity.coef)))
+    if digits + quantity.exp > _INT64_DIGITS:
+        # More than int64 counts: as many as it holds, an unlimited quota in practice.
+        return Fraction(_INT64_MAX if quantity.coef > 0 else -_INT64_MAX)
+    if digits + quantity.exp < 0:
+        # Strictly between 0 and 1 in size: rounds as any such fraction does.
+        return Fraction(1 if quantity.coef > 0 else -1, 2)
     if quantity.exp >= 0:
         return Fraction(quantity.coef * 10**quantity.exp)
     return Fraction(quantity.coef, 10**-quantity.exp)
