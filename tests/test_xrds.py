@@ -371,6 +371,18 @@ SIDECAR: Obj = {"name": "proxy", "image": "envoy"}
             for name in CONTRACT_ENV
         ),
         pytest.param(
+            edited(
+                DEPLOYMENT,
+                CONTAINERS,
+                [
+                    WORKERS["template"]["spec"]["containers"][0],
+                    {**SIDECAR, "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]},
+                ],
+            ),
+            "containers[1].env: Forbidden: NVIDIA_VISIBLE_DEVICES would expose GPUs outside",
+            id="no container names the GPUs the runtime exposes",
+        ),
+        pytest.param(
             edited(DEPLOYMENT, "spec.model", {"uri": "Qwen/Qwen2.5-7B"}),
             "spec.model.uri: Invalid value",
             id="a model URI has a scheme",

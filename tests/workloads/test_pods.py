@@ -309,6 +309,47 @@ def _template(**spec: Any) -> dict[str, Any]:
         (
             {
                 "spec": {
+                    "containers": [
+                        {"name": "engine", "resources": {"limits": {"nvidia.com/mig-1g.10gb": 1}}}
+                    ]
+                }
+            },
+            "spec.workers.template.spec.containers[0].resources.limits[nvidia.com/mig-1g.10gb]",
+        ),
+        (
+            {
+                "spec": {
+                    "containers": [
+                        {"name": "engine"},
+                        {
+                            "name": "side",
+                            "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],
+                        },
+                    ]
+                }
+            },
+            "spec.workers.template.spec.containers[1].env[0].name",
+        ),
+        (
+            {
+                "spec": {
+                    "containers": [{"name": "engine"}],
+                    "initContainers": [
+                        {
+                            "name": "warm",
+                            "env": [
+                                {"name": "A", "value": "1"},
+                                {"name": "NVIDIA_VISIBLE_DEVICES", "value": "0"},
+                            ],
+                        }
+                    ],
+                }
+            },
+            "spec.workers.template.spec.initContainers[0].env[1].name",
+        ),
+        (
+            {
+                "spec": {
                     "containers": [{"name": "engine", "resources": {"claims": [{"name": "x"}]}}]
                 }
             },

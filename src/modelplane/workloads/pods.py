@@ -52,6 +52,7 @@ from .disaggregation import (
 )
 from .identity import identity_labels
 from .model import ReplicaInput, RoleInput
+from .owned_fields import check_container, check_pod_spec
 
 ENGINE_CONTAINER = "engine"
 ENGINE_PORT = 8000
@@ -79,23 +80,6 @@ CONTRACT_ENV = (
     ENV_PREFILL_ADDRESS,
     ENV_MODEL_PATH,
 )
-
-# Pod fields Modelplane (pool pin, claims, toleration) or the scheduler
-# conventions (scheduler, priority) own. Priority admission derives `priority` and
-# `preemptionPolicy` from the PriorityClass the platform names, and refuses a pod
-# whose values differ from the class's: a team's would stop every pod.
-OWNED_POD_FIELDS = (
-    "nodeName",
-    "nodeSelector",
-    "preemptionPolicy",
-    "priority",
-    "priorityClassName",
-    "resourceClaims",
-    "schedulerName",
-    "tolerations",
-)
-# GPUs bind through DRA claims only; a device-plugin request would double-book.
-DEVICE_PLUGIN_RESOURCES = ("nvidia.com/gpu",)
 
 
 @dataclass(frozen=True)
@@ -215,22 +199,6 @@ def _engine_index(containers: list[Any], path: str, container_name: str) -> int:
     return engines[0]
 
 
-def _check_container(container: Mapping[str, Any], path: str) -> None:
-    resources = _as_mapping(container.get("resources") or {}, f"{path}.resources")
-    if resources.get("claims"):
-        raise InvalidInputError.at(
-            f"{path}.resources.claims", "is set by Modelplane from deviceRequests"
-        )
-    for section in ("limits", "requests"):
-        amounts = _as_mapping(resources.get(section) or {}, f"{path}.resources.{section}")
-        for resource in DEVICE_PLUGIN_RESOURCES:
-            if resource in amounts:
-                raise InvalidInputError.at(
-                    f"{path}.resources.{section}[{resource}]",
-                    "GPUs bind through the replica's DRA claim, not a device-plugin resource",
-                )
-
-
 def _contract_env(nodes: int) -> list[dict[str, Any]]:
     if nodes == 1:
         return [
@@ -324,18 +292,14 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     """A PodTemplateSpec for one pod of a role; `path` locates `template` in the replica."""
     metadata = _as_mapping(template.get("metadata") or {}, f"{path}.metadata")
     spec = copy.deepcopy(dict(_as_mapping(template.get("spec"), f"{path}.spec")))
-    for owned in OWNED_POD_FIELDS:
-        if owned in spec:
-            raise InvalidInputError.at(
-                f"{path}.spec.{owned}", "is set by Modelplane, not the template"
-            )
+    check_pod_spec(spec, f"{path}.spec")
 
     containers = _as_list(spec.get("containers"), f"{path}.spec.containers")
     engine_at = _engine_index(containers, f"{path}.spec.containers", shape.container_name)
     for section in ("initContainers", "containers"):
         for i, container in enumerate(_as_list(spec.get(section), f"{path}.spec.{section}")):
             where = f"{path}.spec.{section}[{i}]"
-            _check_container(_as_mapping(container, where), where)
+            check_container(_as_mapping(container, where), where)
     containers[engine_at] = _engine(
         containers[engine_at], f"{path}.spec.containers[{engine_at}]", shape
     )
