@@ -97,6 +97,22 @@ def test_same_value_is_not_reported(build: Any) -> None:
             "labels",
             "project",
         ),
+        # KAI's GPU sharing would bind a slice of a GPU outside the replica's claim.
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "annotations",
+            "gpu-fraction",
+        ),
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "annotations",
+            "gpu-memory",
+        ),
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "labels",
+            "runai-gpu-group/0",
+        ),
         ({"provider": "Kueue", "queue": "q"}, "labels", "kueue.x-k8s.io/queue-name"),
         ({"provider": "Kueue"}, "labels", "kueue.x-k8s.io/priority-class"),
         ({"provider": "Volcano"}, "annotations", "scheduling.volcano.sh/queue-name"),

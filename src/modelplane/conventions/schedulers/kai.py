@@ -56,6 +56,22 @@ PREEMPTIBILITY_LABEL: Final = "kai.scheduler/preemptibility"
 PRIORITY_LABEL: Final = "priorityClassName"
 SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION: Final = "pod-group-name"
+# The pod keys of KAI's GPU sharing (its `pkg/common/constants`): a fraction or an
+# amount of memory of a GPU, on how many devices, in which container, and the GPU
+# group KAI records. With sharing enabled KAI binds such a pod to a slice of a GPU
+# through its own reservation pods, outside the replica's DRA claim and outside what
+# the placement counted, so no team template may set them.
+GPU_SHARING_KEYS: Final = (
+    "gpu-fraction",
+    "gpu-fraction.limit",
+    "gpu-fraction-container-name",
+    "gpu-fraction-num-devices",
+    "gpu-memory",
+    "gpu-memory.limit",
+    "mps",
+    "runai-gpu-group",
+    "runai-gpu-group/",
+)
 PREEMPTIBLE: Final = "preemptible"
 NON_PREEMPTIBLE: Final = "non-preemptible"
 # A Queue's quota that means no limit (KAI's UnlimitedResourceQuantity).
@@ -97,6 +113,7 @@ class KAI(Scheduler):
         LEGACY_QUEUE_LABEL,
         PRIORITY_LABEL,
         POD_GROUP_ANNOTATION,
+        *GPU_SHARING_KEYS,
     )
     gang_keys = (POD_GROUP_ANNOTATION, SUBGROUP_LABEL)
     reads_priority_classes = True
