@@ -104,6 +104,14 @@ def test_the_host_of_any_text_is_read_without_raising(text: str, host: str) -> N
         ("http://[::1]/v1", "not a public IP address"),
         ("http://[fd00::5]", "not a public IP address"),
         ("http://0.0.0.0", "not a public IP address"),
+        ("http://100.64.0.10", "not a public IP address"),
+        # IPv6 addresses that carry a private IPv4 address to a translator or tunnel.
+        ("http://[::ffff:10.0.0.1]", "not a public IP address"),
+        ("http://[64:ff9b::a9fe:a9fe]", "not a public IP address"),
+        ("http://[2002:a00:1::1]", "not a public IP address"),
+        ("http://[::a00:1]", "not a public IP address"),
+        ("http://[64:ff9b:1::808:808]", "not a public IP address"),
+        ("http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]", "not a public IP address"),
     ],
 )
 def test_an_external_url_into_a_cluster_is_refused(text: str, why: str) -> None:
@@ -118,6 +126,10 @@ def test_an_external_url_into_a_cluster_is_refused(text: str, why: str) -> None:
         "https://api.example-saas.com/v1",
         "http://8.8.8.8:8080",
         "https://svc.example.com",
+        "http://[2606:4700:4700::1111]",
+        # A translator's or tunnel's address for a public IPv4 host is public.
+        "http://[64:ff9b::808:808]",
+        "http://[2002:808:808::1]",
     ],
 )
 def test_an_external_url_outside_every_cluster_is_taken(text: str) -> None:

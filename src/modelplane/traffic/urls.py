@@ -18,6 +18,7 @@ from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import Reason
 
 from .names import HTTP_PORT, HTTPS_PORT
+from .public_ips import is_public
 
 SCHEMES: Final = {"http": HTTP_PORT, "https": HTTPS_PORT}
 OPENAI_BASE_PATHS: Final = ("", "/", "/v1", "/v1/")
@@ -117,10 +118,11 @@ def _unroutable(url: URL) -> str | None:
     service through the platform's public entry."""
     host = url.host.strip("[]")
     if url.ip:
-        if not ipaddress.ip_address(host).is_global:
+        if not is_public(ipaddress.ip_address(host)):
             return (
                 "is not a public IP address (private, loopback, link-local and reserved "
-                "ranges may name a cluster's own Services, pods and nodes)"
+                "ranges, and IPv6 addresses carrying one, may name a cluster's own "
+                "Services, pods and nodes)"
             )
         return None
     labels = host.split(".")
