@@ -93,6 +93,9 @@ class PoolTrace:
     reason: Rejection
     message: str
     role: str | None = None
+    # Set when the role's selectors failed with an error on every device of the pool
+    # (`matching.Mismatch.selector_error`).
+    selector_error: str | None = None
 
     def label(self) -> str:
         return f"pool {self.pool}" if self.role is None else f"pool {self.pool} ({self.role})"

@@ -146,7 +146,13 @@ class FleetFilter:
         if traces is None:
             results = self.matches(pool.hardware)
             traces = tuple(
-                PoolTrace(pool.name, result.reason, result.message, trace_role(role.name))
+                PoolTrace(
+                    pool.name,
+                    result.reason,
+                    result.message,
+                    trace_role(role.name),
+                    result.selector_error,
+                )
                 for role, result in zip(self._roles, results, strict=True)
                 if isinstance(result, Mismatch)
             )

@@ -96,6 +96,10 @@ class Mismatch:
 
     reason: Rejection
     message: str
+    # When a request's selectors failed with an error on every device the pool
+    # declares: the first failure. A spec error (a misspelt attribute) rather than
+    # hardware that does not fit, which the condition's message then names.
+    selector_error: str | None = None
 
 
 ASSIGNMENT_LIMIT = 64
@@ -224,6 +228,7 @@ class Matcher:
         # that fails with an error on every kind of a class (a GPU selector on a
         # NIC) is about another class, and saying so for each NIC is noise.
         readable: set[str | None] = set()
+        first_error: str | None = None
         too_small = False
         for index, device in enumerate(hardware.devices):
             failed = None
@@ -240,6 +245,8 @@ class Matcher:
             if failed is not None:
                 if failed[0].error is None:
                     readable.add(kind_class)
+                elif first_error is None:
+                    first_error = failed[0].describe(failed[1])
                 reasons.append((kind_class, f"{device.name}: {failed[0].describe(failed[1])}"))
             elif device.count < request.count:
                 too_small = True
@@ -259,6 +266,7 @@ class Matcher:
             Rejection.TOO_FEW_DEVICES if too_small else Rejection.SELECTOR_MISMATCH,
             f"request {request.name!r} (count {request.count}): "
             + "; ".join(reason for _, reason in reasons),
+            None if readable else f"request {request.name!r}: {first_error}",
         )
 
     def _match(

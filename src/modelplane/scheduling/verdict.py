@@ -35,7 +35,19 @@ def _lacking(views: dict[str, ClusterView], *reasons: Rejection) -> int:
     )
 
 
-def _none_eligible(views: dict[str, ClusterView], selected: int) -> str:
+def _selector_errors(trace: Sequence[ClusterTrace]) -> str:
+    """When every pool was turned down because the selectors failed to evaluate on all
+    its devices (a misspelt attribute, not hardware that does not fit), the first
+    failure, to follow the message; else nothing."""
+    errors = [pool.selector_error for cluster in trace for pool in cluster.pools]
+    if not errors or not all(errors):
+        return ""
+    return f": its selectors failed to evaluate on every device ({errors[0]})"
+
+
+def _none_eligible(
+    views: dict[str, ClusterView], selected: int, trace: Sequence[ClusterTrace]
+) -> str:
     """Why none of the `selected` clusters can take a new replica."""
     unadmitted = _lacking(views, *_UNADMITTED)
     if _lacking(views, Rejection.STACK_INCOMPLETE) == selected:
@@ -58,7 +70,10 @@ def _none_eligible(views: dict[str, ClusterView], selected: int) -> str:
             f"{plural(unadmitted, 'selected cluster')} {verb} {what}, and no pool on {others} "
             "matches the nodeSelector (see the match trace)"
         )
-    return f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+    return (
+        f"no pool on the {plural(selected, 'selected cluster')} matches the nodeSelector"
+        f"{_selector_errors(trace)}"
+    )
 
 
 def scheduled_condition(
@@ -92,7 +107,7 @@ def scheduled_condition(
             f"({plural(len(views), 'cluster')} checked)"
         )
     elif eligible == 0:
-        reason, why = Reason.INSUFFICIENT_CAPACITY, _none_eligible(views, selected)
+        reason, why = Reason.INSUFFICIENT_CAPACITY, _none_eligible(views, selected, trace)
     elif short and (
         preempted_by or any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools)
     ):
