@@ -103,7 +103,9 @@ def test_fatal_result_applies_and_deletes_nothing(apis_dir: Path) -> None:
     assert condition(parent, "Ready")["status"] == "True"
     assert parent["status"]["readyChildren"] == 2
     warnings = [e["message"] for e in result.events if e["type"] == "Warning"]
-    assert warnings == ['Pipeline step "step-0": looking closely', message]
+    # `Reconcile` records the compose error before `handleCommonCompositionResult`
+    # reports the results that came before the fatal one.
+    assert warnings == [message, 'Pipeline step "step-0": looking closely']
     assert any(message in e for e in result.errors)
 
 

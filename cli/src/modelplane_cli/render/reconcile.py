@@ -204,12 +204,13 @@ def _fail(
     """Report a compose failure: nothing is applied, unseen custom conditions go Unknown.
 
     `events` and `conditions` are what `Compose` returned with its error (only a
-    fatal result returns any): they are reported and set, then the error as one
-    Warning and Synced=False; every custom condition they did not set goes
-    Unknown (`Reconcile`'s `conditionTypesSeen`).
+    fatal result returns any). As `Reconcile` does, the error is recorded first, as
+    one Warning, with Synced=False; then `handleCommonCompositionResult` reports the
+    result's events and sets its conditions; every custom condition they did not set
+    goes Unknown (`conditionTypesSeen`).
     """
     message = f"{ERR_COMPOSE}: {error}"
-    reported = [*events, Event("Warning", REASON_COMPOSE, message)]
+    reported = [Event("Warning", REASON_COMPOSE, message), *events]
     seen = drop_reserved_conditions(conditions)
     _set(xr, [Condition("Synced", "False", "ReconcileError", message), *seen])
     seen_types = {c.type for c in seen}
