@@ -208,6 +208,17 @@ EMBEDDED = [
         ],
     ),
     (
+        # Go validation of the pod a controller creates, not only its schema.
+        "LWS volume mount naming no volume",
+        lws,
+        ["spec", "leaderWorkerTemplate", "workerTemplate", "spec", "containers", 0, "volumeMounts"],
+        [{"name": "models", "mountPath": "/models"}],
+        [
+            "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].volumeMounts[0].name: "
+            'Not found: "models"'
+        ],
+    ),
+    (
         # The block's labels reach the pods of its template and its worker: one report.
         "KServe block label",
         llmisvc,

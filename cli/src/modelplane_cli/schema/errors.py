@@ -193,6 +193,10 @@ def duplicate(value: Any) -> str:
     return f"Duplicate value: {render(value)}"
 
 
+def not_found(value: Any) -> str:
+    return f"Not found: {render(value)}"
+
+
 def forbidden(detail: str = "") -> str:
     return _with_detail("Forbidden", detail)
 

@@ -11,6 +11,11 @@ server's wording. Resource quantities are checked by the schema validator itself
 A pod template owned by a workload controller (Deployment, ReplicaSet,
 StatefulSet, DaemonSet, and the LeaderWorkerSet and KServe controllers, which
 create StatefulSets and Deployments from theirs) must restart Always.
+
+Per container (`validateContainerCommon`): env var names and envFrom prefixes
+(`ValidateEnv`, `ValidateEnvFrom`), port names (`validateContainerPorts`: an
+IANA service name, unique within the container) and volume mounts naming a volume
+of the pod (`ValidateVolumeMounts`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from modelplane_cli.schema.errors import (
     duplicate,
     index,
     invalid,
+    not_found,
     not_supported,
     required,
 )
@@ -45,6 +51,19 @@ CONTROLLER_KINDS = frozenset(
 )
 _CONTAINER_LISTS = ("initContainers", "containers")
 _MAX_PORT = 65535
+# apimachinery's IsRelaxedEnvVarName. RelaxedEnvironmentVariableValidation is GA and
+# locked on from Kubernetes 1.34, the oldest `spec.kubernetesVersion` admits
+# (design/apis.md) and the version render validates built-ins against, so every
+# cluster Modelplane targets takes any printable ASCII name but '='. (Before 1.32,
+# where the gate went beta and on by default, IsEnvVarName's
+# `[-._a-zA-Z][-._a-zA-Z0-9]*` applied.)
+ENV_VAR_NAME_RULE = (
+    "a valid environment variable name must consist only of printable ASCII characters "
+    "other than '='"
+)
+# apimachinery's IsValidPortName (IANA_SVC_NAME, RFC 6335, lowercase only).
+_MAX_PORT_NAME = 15
+_PORT_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 def builtin_problems(obj: Mapping[str, Any]) -> list[FieldError]:
@@ -120,6 +139,10 @@ def pod_spec_problems(spec: Mapping[str, Any], path: str, *, controller: bool) -
     if isinstance(policy, str) and policy not in allowed:
         problems.append(FieldError(child(path, "restartPolicy"), not_supported(policy, allowed)))
     names: set[str] = set()
+    # A mount may only name one of the pod's volumes, whichever container it is in.
+    volumes = {
+        v["name"] for v in _list_of_mappings(spec.get("volumes")) if isinstance(v.get("name"), str)
+    }
     for container_path, container in _containers(spec, path):
         name = container.get("name")
         if isinstance(name, str):
@@ -127,6 +150,8 @@ def pod_spec_problems(spec: Mapping[str, Any], path: str, *, controller: bool) -
                 problems.append(FieldError(child(container_path, "name"), duplicate(name)))
             names.add(name)
         problems.extend(_container_problems(container, container_path))
+        problems.extend(_env_problems(container, container_path))
+        problems.extend(_volume_mount_problems(container, container_path, volumes))
     return problems
 
 
@@ -144,9 +169,17 @@ def _container_problems(container: Mapping[str, Any], path: str) -> list[FieldEr
         port_path = index(child(path, "ports"), i)
         name = port.get("name")
         if isinstance(name, str) and name:
-            if name in port_names:
+            # As validateContainerPorts: a name that is no IANA service name is reported
+            # as such and not counted; names need only be unique within the container
+            # (across containers the API server only warns about duplicate ports).
+            refusals = _port_name_problems(name)
+            problems.extend(
+                FieldError(child(port_path, "name"), invalid(name, why)) for why in refusals
+            )
+            if not refusals and name in port_names:
                 problems.append(FieldError(child(port_path, "name"), duplicate(name)))
-            port_names.add(name)
+            elif not refusals:
+                port_names.add(name)
         number = port.get("containerPort")
         if isinstance(number, int) and not 1 <= number <= _MAX_PORT:
             problems.append(
@@ -160,6 +193,64 @@ def _container_problems(container: Mapping[str, Any], path: str) -> list[FieldEr
             problems.append(
                 FieldError(child(port_path, "protocol"), not_supported(protocol, PROTOCOLS))
             )
+    return problems
+
+
+def _port_name_problems(name: str) -> list[str]:
+    """Why `name` is no IANA service name, in IsValidPortName's words and order."""
+    why: list[str] = []
+    if len(name) > _MAX_PORT_NAME:
+        why.append(f"must be no more than {_MAX_PORT_NAME} characters")
+    if not name or any(c not in _PORT_NAME_CHARS for c in name):
+        why.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not any("a" <= c <= "z" for c in name):
+        why.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        why.append("must not contain consecutive hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        why.append("must not begin or end with a hyphen")
+    return why
+
+
+def _env_var_name_ok(name: str) -> bool:
+    """IsRelaxedEnvVarName (see ENV_VAR_NAME_RULE): printable ASCII, no '='."""
+    return bool(name) and all(" " <= c <= "~" and c != "=" for c in name)
+
+
+def _env_problems(container: Mapping[str, Any], path: str) -> list[FieldError]:
+    """`ValidateEnv` and `ValidateEnvFrom`'s name rules: an env var's name is required
+    and an envFrom prefix, when set, is held to the same rule as a name."""
+    problems: list[FieldError] = []
+    for i, var in enumerate(_list_of_mappings(container.get("env"))):
+        name_path = child(index(child(path, "env"), i), "name")
+        name = var.get("name")
+        if name == "":
+            problems.append(FieldError(name_path, required()))
+        elif isinstance(name, str) and not _env_var_name_ok(name):
+            problems.append(FieldError(name_path, invalid(name, ENV_VAR_NAME_RULE)))
+    for i, source in enumerate(_list_of_mappings(container.get("envFrom"))):
+        prefix = source.get("prefix")
+        if isinstance(prefix, str) and prefix and not _env_var_name_ok(prefix):
+            prefix_path = child(index(child(path, "envFrom"), i), "prefix")
+            problems.append(FieldError(prefix_path, invalid(prefix, ENV_VAR_NAME_RULE)))
+    return problems
+
+
+def _volume_mount_problems(
+    container: Mapping[str, Any], path: str, volumes: set[str]
+) -> list[FieldError]:
+    """`ValidateVolumeMounts`: each mount names one of the pod's volumes. (The API
+    server counts only the volumes it accepts; one it refuses fails the object anyway.)"""
+    problems: list[FieldError] = []
+    for j, mount in enumerate(_list_of_mappings(container.get("volumeMounts"))):
+        name = mount.get("name")
+        if not isinstance(name, str):
+            continue  # absent or mistyped: the schema reports it
+        name_path = child(index(child(path, "volumeMounts"), j), "name")
+        if not name:
+            problems.append(FieldError(name_path, required()))
+        if name not in volumes:
+            problems.append(FieldError(name_path, not_found(name)))
     return problems
 
 
