@@ -166,6 +166,40 @@ def _eks(name: str) -> dict[str, Any]:
     return PROVISIONERS["EKS"].compose(plan).resources
 
 
+@pytest.mark.parametrize(
+    ("running", "sent"),
+    [
+        (None, None),  # not created yet: initProvider's size
+        (3, None),  # inside the bounds: the autoscaler's
+        (1, 2),  # below the new minimum: moved up with it
+        (6, 4),  # above the new maximum: moved down with it
+    ],
+)
+def test_an_autoscaled_eks_group_sends_a_size_only_to_follow_its_bounds(
+    running: int | None, sent: int | None
+) -> None:
+    provisioner = PROVISIONERS["EKS"]
+    key = provisioner.pool_key("p")
+    observed = {} if running is None else {key: _group_running(running)}
+    plan = ClusterPlan(
+        "gpu",
+        "modelplane-system",
+        "1.34",
+        _cluster("EKS", [{"name": "p", "className": "c", "nodeCount": 2}]),
+        (PoolPlan("p", "c", 2, 2, 4, CLASSES["EKS"]),),
+        observed=observed,
+    )
+    group = provisioner.compose(plan).resources[key]
+    assert group["spec"]["initProvider"] == {"scalingConfig": {"desiredSize": 2}}
+    scaling = group["spec"]["forProvider"]["scalingConfig"]
+    assert scaling.get("desiredSize") == sent
+    assert (scaling["minSize"], scaling["maxSize"]) == (2, 4)
+
+
+def _group_running(size: int) -> dict[str, Any]:
+    return {"status": {"atProvider": {"status": "ACTIVE", "scalingConfig": {"desiredSize": size}}}}
+
+
 @pytest.mark.parametrize("name", ["gpu", "gpu.us-east", "1gpu", "g" * 120])
 def test_subnets_are_tagged_with_the_eks_clusters_own_name(name: str) -> None:
     # The AWS cloud provider keeps only subnets tagged for its own cluster (or for none).

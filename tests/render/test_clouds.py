@@ -3,7 +3,9 @@
 import base64
 from typing import Any
 
-from modelplane_cli.render.clouds import at_provider, connection_secret
+import pytest
+
+from modelplane_cli.render.clouds import at_provider, connection_secret, refusal
 
 NS = "modelplane-system"
 
@@ -65,6 +67,53 @@ def test_a_node_group_reports_its_size_within_its_bounds() -> None:
     reported = at_provider(group) or {}
     assert reported["status"] == "ACTIVE"
     assert reported["scalingConfig"] == {"minSize": 1, "maxSize": 4, "desiredSize": 1}
+
+
+def _running_group(scaling: dict[str, int], size: int) -> dict[str, Any]:
+    """An autoscaled node group that runs `size` nodes, asked for `scaling` now."""
+    group = managed(
+        "eks.aws.m.upbound.io/v1beta1",
+        "NodeGroup",
+        "gpu-h100",
+        {
+            "forProvider": {"region": "us-east-1", "scalingConfig": scaling},
+            "initProvider": {"scalingConfig": {"desiredSize": 1}},
+        },
+    )
+    group["status"] = {"atProvider": {"scalingConfig": {"desiredSize": size}}}
+    return group
+
+
+def test_an_existing_group_keeps_its_size_when_initprovider_changes() -> None:
+    # upjet sends initProvider only on create: the group runs what it runs.
+    group = _running_group({"minSize": 1, "maxSize": 8}, 3)
+    group["spec"]["initProvider"]["scalingConfig"]["desiredSize"] = 6
+    assert (at_provider(group) or {})["scalingConfig"]["desiredSize"] == 3
+    assert refusal(group) is None
+
+
+@pytest.mark.parametrize(
+    ("scaling", "size", "why"),
+    [
+        (
+            {"minSize": 2, "maxSize": 4},
+            1,
+            "Minimum capacity 2 can't be greater than desired size 1",
+        ),
+        ({"minSize": 1, "maxSize": 2}, 3, "desiredSize can't be greater than maxSize"),
+    ],
+)
+def test_bounds_that_leave_the_size_outside_them_are_refused(
+    scaling: dict[str, int], size: int, why: str
+) -> None:
+    refused = refusal(_running_group(scaling, size))
+    assert refused is not None
+    assert refused.startswith("async update failed: ")
+    assert refused.endswith(f"InvalidParameterException: {why}")
+    # With a size of its own, in the bounds, EKS takes them.
+    asked = _running_group({**scaling, "desiredSize": scaling["minSize"]}, size)
+    assert refusal(asked) is None
+    assert (at_provider(asked) or {})["scalingConfig"]["desiredSize"] == scaling["minSize"]
 
 
 def test_a_node_pool_reports_nodes_per_zone_within_its_total() -> None:

@@ -200,6 +200,24 @@ def test_a_fixed_pool_is_resized_in_place(eks: Fleet) -> None:
     assert pool_capacity(resized, EKS_CLUSTER)["l4"]["nodes"] == 3
 
 
+def test_an_autoscaled_pools_minimum_raised_past_its_size_moves_the_size(eks: Fleet) -> None:
+    """EKS refuses bounds that leave an autoscaled group's size outside them, so the
+    size goes with the bounds once, and then is the autoscaler's again."""
+
+    def raise_minimum(objects: list[Obj]) -> None:
+        pools = find(objects, "InferenceCluster", EKS_CLUSTER)["spec"]["nodePools"]
+        pools[0].update(minNodes=2, nodeCount=2)
+
+    raised = edited(eks, raise_minimum)
+    group = by_name(cloud(raised, EKS_GROUP, "NodeGroup"))[f"{EKS_CLUSTER}-h100"]
+    synced = next(c for c in group["status"]["conditions"] if c["type"] == "Synced")
+    assert synced["status"] == "True", synced
+    assert group["status"]["atProvider"]["scalingConfig"]["desiredSize"] == 2
+    # Back in the bounds, the size is left to the autoscaler (initProvider alone).
+    assert group["spec"]["forProvider"]["scalingConfig"] == {"minSize": 2, "maxSize": 4}
+    assert pool_capacity(raised, EKS_CLUSTER)["h100"]["nodes"] == 2
+
+
 def test_an_added_pool_gets_its_node_group_and_nothing_else_changes(gke: Fleet) -> None:
     def add(objects: list[Obj]) -> None:
         pools = find(objects, "InferenceCluster", GKE_CLUSTER)["spec"]["nodePools"]

@@ -102,7 +102,7 @@ class CloudProvisioner(Generic[Block]):
         Crossplane delete it, and with it the node group."""
         meta = manifest["metadata"]
         cloud_side = str(meta["name"])
-        meta["name"] = plan.observed_names.get(key) or hashed_name(cloud_side, plan.name, key)
+        meta["name"] = plan.observed_name(key) or hashed_name(cloud_side, plan.name, key)
         meta["annotations"] = {EXTERNAL_NAME: cloud_side}
         return manifest
 

@@ -19,7 +19,8 @@
   class declares that key, `nvidia.com/gpu=true:NoSchedule` (`taints`).
 - A fixed-size pool (minNodes == maxNodes) has its size in `forProvider`, so an
   edit resizes it; an autoscaled pool has its desired size in `initProvider`
-  only, so the provider never fights the autoscaler over it. The Cluster
+  only, so the provider never fights the autoscaler over it, except to move the
+  size into new bounds EKS would otherwise refuse (`_pool`). The Cluster
   Autoscaler (`eks_autoscaler`) grows and shrinks it; from zero only when its
   class claims no device through DRA (`pool_issues` refuses `minNodes: 0` then).
 """
@@ -307,6 +308,16 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         spec: dict[str, Any] = {}
         if pool.autoscaled:
             spec["initProvider"] = {"scalingConfig": {"desiredSize": pool.desired}}
+            current = _reported_size(plan.observed.get(self.pool_key(pool.name)))
+            if current is not None and not pool.min_nodes <= current <= pool.max_nodes:
+                # EKS refuses bounds that leave the group's size outside them
+                # (UpdateNodegroupConfig: "Minimum capacity 4 can't be greater than
+                # desired size 2"), and the provider sends the size it last read while
+                # desiredSize is only in initProvider. Sent in forProvider, clamped, the
+                # size moves with the bounds; once the cloud reports it inside them it is
+                # left out again (upjet ignores an initProvider field forProvider lacks),
+                # so the autoscaler owns it as before.
+                scaling["desiredSize"] = min(max(current, pool.min_nodes), pool.max_nodes)
         else:
             scaling["desiredSize"] = pool.desired
         return body(
@@ -330,3 +341,10 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
         # A size that is no count (only an edited world has one) reports nothing.
         size = as_map(at.get("scalingConfig")).get("desiredSize")
         return 0 if size is None else reported_count(size)
+
+
+def _reported_size(observed: Mapping[str, Any] | None) -> int | None:
+    """The desired size EKS reports for a node group, None before it reports one (or
+    when what it reports is no count)."""
+    size = as_map(at_provider(observed or {}).get("scalingConfig")).get("desiredSize")
+    return None if size is None else reported_count(size)

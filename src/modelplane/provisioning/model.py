@@ -72,9 +72,16 @@ class ClusterPlan:
     kept_pools: tuple[str, ...] = ()
     """Pools that cannot be planned now (their class is missing or bad): their node
     groups are kept as they are, and so is whatever may serve their nodes."""
-    observed_names: Mapping[str, str] = field(default_factory=dict[str, str])
-    """The `metadata.name` of each composed resource observed, by composition resource
-    name: a node group keeps the name it was created under (`CloudProvisioner.name_pool`)."""
+    observed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict[str, Mapping[str, Any]])
+    """The composed resources observed, by composition resource name: a node group
+    keeps the name it was created under (`CloudProvisioner.name_pool`), and what the
+    cloud reports of it bounds what a change may ask for (an EKS group's size)."""
+
+    def observed_name(self, key: str) -> str | None:
+        """The `metadata.name` the resource composed under `key` was observed with."""
+        meta = (self.observed.get(key) or {}).get("metadata")
+        name = meta.get("name") if isinstance(meta, Mapping) else None
+        return name if isinstance(name, str) and name else None
 
 
 @dataclass(frozen=True)

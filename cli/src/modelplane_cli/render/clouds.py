@@ -8,9 +8,11 @@ deterministically (identifiers are digests of the resource's name):
 - an EKS Cluster its endpoint, version and ACTIVE status; a GKE Cluster its
   endpoint and master version;
 - an EKS NodeGroup ACTIVE at the size it was asked for (`scalingConfig`, or
-  `initProvider` for an autoscaled group); a GKE NodePool its per-zone
-  `nodeCount` and one managed instance group per zone. The cloud's autoscaler is
-  not simulated: a group stays at the size it was created with;
+  `initProvider` for an autoscaled group when it is created); a GKE NodePool its
+  per-zone `nodeCount` and one managed instance group per zone. The cloud's
+  autoscaler is not simulated: an autoscaled group stays at the size it has. As EKS
+  does, an update whose bounds leave that size outside them, with no size of its
+  own, is refused (`refusal`), the group left as it was;
 - every other kind the identifier its cloud assigns (`vpc-...`, `subnet-...`);
 - a resource with `writeConnectionSecretToRef` (EKS ClusterAuth, GKE Cluster)
   writes its connection Secret, with a `kubeconfig` key that reaches the
@@ -90,13 +92,24 @@ def _clamp(value: int, low: int, high: int) -> int:
     return max(low, min(value, high))
 
 
-def _node_group(for_provider: Mapping[str, Any], init: Mapping[str, Any]) -> dict[str, Any]:
-    scaling = {**_map(init.get("scalingConfig")), **_map(for_provider.get("scalingConfig"))}
+def _reported_size(obj: View) -> int | None:
+    """The size the simulated cloud last reported for a node group, None before."""
+    reported = _map(_map(_map(obj.get("status")).get("atProvider")).get("scalingConfig"))
+    size = reported.get("desiredSize")
+    return int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else None
+
+
+def _node_group(
+    obj: View, for_provider: Mapping[str, Any], init: Mapping[str, Any]
+) -> dict[str, Any]:
+    asked = _map(for_provider.get("scalingConfig"))
+    scaling = {**_map(init.get("scalingConfig")), **asked}
     low, high = int(scaling.get("minSize") or 0), int(scaling.get("maxSize") or 0)
-    # The simulated group's size is clamped into its bounds. EKS does not do that: it
-    # refuses bounds that leave an autoscaled group's current size outside them, so a
-    # preview shows such a change applied where EKS would refuse it (design/limits.md).
-    scaling["desiredSize"] = _clamp(int(scaling.get("desiredSize") or 0), low, high)
+    # A size in forProvider is set; without one, an existing group keeps its own
+    # (upjet leaves initProvider to creation), and one being created takes initProvider's.
+    current = _reported_size(obj)
+    size = asked.get("desiredSize") if "desiredSize" in asked or current is None else current
+    scaling["desiredSize"] = _clamp(int(size or 0), low, high)
     return {
         "status": "ACTIVE",
         "scalingConfig": dict(scaling),
@@ -154,7 +167,7 @@ def at_provider(obj: View) -> dict[str, Any] | None:
             "certificateAuthority": [{"data": base64.b64encode(b"simulated CA").decode()}],
         }
     if group.startswith("eks.") and kind == "NodeGroup":
-        return _node_group(for_provider, init)
+        return _node_group(obj, for_provider, init)
     if group.startswith("container.") and kind == "Cluster":
         version = str(for_provider.get("minMasterVersion", ""))
         return {
@@ -173,6 +186,33 @@ def at_provider(obj: View) -> dict[str, Any] | None:
     if group.startswith("iam.") and kind == "Role":
         return {"id": _cloud_name(obj), "arn": f"arn:aws:iam::000000000000:role/{_cloud_name(obj)}"}
     return {"id": _cloud_name(obj)}
+
+
+def refusal(obj: View) -> str | None:
+    """Why the cloud refuses the update `obj` asks for, in its provider's words, or None.
+
+    EKS refuses a node group's bounds that leave its current size outside them unless
+    the update sets a size too (UpdateNodegroupConfig's InvalidParameterException, which
+    the AWS provider reports as its async update's failure)."""
+    if not (is_cloud(obj) and obj.get("kind") == "NodeGroup"):
+        return None
+    if not group_of(str(obj.get("apiVersion", ""))).startswith("eks."):
+        return None
+    current = _reported_size(obj)
+    asked = _map(_fields(obj)[0].get("scalingConfig"))
+    if current is None or "desiredSize" in asked:
+        return None
+    low, high = int(asked.get("minSize") or 0), int(asked.get("maxSize") or 0)
+    if current < low:
+        why = f"Minimum capacity {low} can't be greater than desired size {current}"
+    elif current > high:
+        why = "desiredSize can't be greater than maxSize"
+    else:
+        return None
+    return (
+        f"async update failed: failed to update the resource: updating EKS Node Group "
+        f"({_cloud_name(obj)}) config: InvalidParameterException: {why}"
+    )
 
 
 def _kubeconfig(name: str, server: str) -> str:

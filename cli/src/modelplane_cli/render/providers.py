@@ -30,7 +30,9 @@ resource composed or changed in the previous round:
   templates its controller cannot use is Synced but never available.
 - **Cloud kinds** (the upjet AWS and GCP providers) report what the cloud would
   (`clouds`), and write their connection Secret, which they control, so it is
-  garbage-collected with them.
+  garbage-collected with them. An update the cloud refuses (`clouds.refusal`) is
+  `Synced=False` with the provider's error, Ready and what it reported kept, and is
+  retried each round.
 - **Observe-only Objects** (`managementPolicies: ["Observe"]`) apply nothing, so no
   API server checks their manifest: the simulated cluster has what they read. One
   given with a status keeps it, found or not (`Synced=False`, the object absent),
@@ -45,6 +47,7 @@ from typing import Any
 
 from modelplane_cli.render.apiservers import Answer, WorkloadApiServers
 from modelplane_cli.render.clouds import connection_secret
+from modelplane_cli.render.clouds import refusal as cloud_refusal
 from modelplane_cli.render.nodes import UNSCHEDULABLE, waiting_for_node
 from modelplane_cli.render.simulate import (
     OBJECT_GROUPS,
@@ -143,6 +146,12 @@ class Providers:
             return False
         updating = key in self._applied
         if self._failed_apply is not None and self._failed_apply(world, key, updating):
+            return False
+        refused = cloud_refusal(obj) if updating else None
+        if refused is not None:
+            # The cloud keeps what it runs; the provider retries the update each poll.
+            self.rejected[key] = refused
+            world.put(_unsynced(obj, refused))
             return False
         answer = self._apply(world, obj)
         self.rejected.pop(key, None)
@@ -288,6 +297,23 @@ def _with_conditions(obj: View, ready: Obj, synced: Obj) -> Obj:
     status: Obj = dict(out.get("status") or {})
     kept = [c for c in status.get("conditions") or [] if c.get("type") not in ("Ready", "Synced")]
     status["conditions"] = [*kept, ready, synced]
+    out["status"] = status
+    return out
+
+
+def _unsynced(obj: View, message: str) -> Obj:
+    """A cloud resource whose update the cloud refused: Synced=False with the error, its
+    Ready and what it reported back kept, since what it ran before still runs."""
+    synced = {
+        "type": "Synced",
+        "status": "False",
+        "reason": REASON_RECONCILE_ERROR,
+        "message": message,
+    }
+    out: Obj = dict(obj)
+    status: Obj = dict(out.get("status") or {})
+    kept = [c for c in status.get("conditions") or [] if c.get("type") != "Synced"]
+    status["conditions"] = [*kept, synced]
     out["status"] = status
     return out
 

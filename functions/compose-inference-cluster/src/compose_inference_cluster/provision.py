@@ -35,7 +35,6 @@ from compose_inference_cluster.releases import HELM_PROVIDER_CONFIG, RELEASE_PRE
 from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
-from modelplane.core.observed import as_map
 from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
 from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
 from modelplane.provisioning import (
@@ -123,12 +122,6 @@ def _usage(
 
 def _usage_key(of_key: str, by_key: str) -> str:
     return f"{CLOUD_USAGE_PREFIX}{of_key}-by-{by_key}"
-
-
-def _name(observed: object) -> str:
-    """An observed resource's `metadata.name`; empty when it has none (or not a string)."""
-    name = as_map(as_map(observed).get("metadata")).get("name")
-    return name if isinstance(name, str) else ""
 
 
 def _observed_ref(observed: Mapping[str, Any]) -> ObjectRef:
@@ -298,7 +291,7 @@ def compose_cloud(
         cluster,
         tuple(plans),
         kept_pools=tuple(check.kept),
-        observed_names={k: n for k, v in observed.items() if (n := _name(v))},
+        observed=observed,
     )
     composed = provisioner.compose(plan)
     _hold(composed, observed)
