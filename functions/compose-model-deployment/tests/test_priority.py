@@ -125,7 +125,8 @@ PREEMPTS = "replica batchjob-0 of ModelDeployment batchjob"
 RUNNING_BATCH = observed_in_namespace(with_priority(replica(A0, "a", 0, serving=True), "batch"))
 NOPE = revision_of(with_priority(deployment(1), "nope"))
 NO_SUCH_CLASS = (
-    "spec.priority: no PriorityClass 'nope' exists: pods naming it are refused; "
+    "spec.priority: no PriorityClass 'nope' exists (the control plane has: batch, critical): "
+    "pods naming it are refused; "
     "keeping 1 existing replica as recorded and placing nothing new"
 )
 

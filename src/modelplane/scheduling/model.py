@@ -307,6 +307,14 @@ class Priorities:
         be said (as the CLI's reference check, `render/references.py`)."""
         return bool(name) and bool(self.values) and name not in self.values
 
+    def choices(self, limit: int = 10) -> str:
+        """The classes a team may name, for a message: sorted, without Kubernetes' own
+        `system-` classes (which `spec.priority` may not name), at most `limit`."""
+        names = sorted(n for n in self.values if not n.startswith("system-"))
+        shown = ", ".join(names[:limit])
+        more = f" and {len(names) - limit} more" if len(names) > limit else ""
+        return f"{shown}{more}" if names else "none but Kubernetes' system- classes"
+
     def value(self, name: str | None) -> int:
         """A class's value; a pod naming none gets `default`, and so does a name the
         control plane has no class for (its value cannot be known here)."""

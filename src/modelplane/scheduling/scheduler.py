@@ -211,7 +211,10 @@ def schedule(
         if priorities is not None and priorities.unknown(deployment.priority):
             # Placed or updated, its pods would be refused at admission: a serving
             # replica lost. Held as a bad selector is.
-            why = f"no PriorityClass {deployment.priority!r} exists: pods naming it are refused"
+            why = (
+                f"no PriorityClass {deployment.priority!r} exists (the control plane has: "
+                f"{priorities.choices()}): pods naming it are refused"
+            )
             problems.append(Issue("spec.priority", why, Reason.PRIORITY_NOT_FOUND))
         if cache is not None and cache.problem is not None:
             problems.append(cache.problem)
