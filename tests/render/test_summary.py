@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from modelplane_cli.render import RenderResult
+from modelplane_cli.render.pipeline import Event
+from modelplane_cli.render.reconcile import Report
 from modelplane_cli.render.summary import summarize, table
+from modelplane_cli.render.world import ObjectKey
 
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "modelplane.ai/v1alpha1",
@@ -91,7 +94,7 @@ KSERVE = {
         "prefill": {"replicas": 3, "parallelism": {"tensor": 8}},
     },
 }
-WARNING = {
+WARNING: dict[str, Any] = {
     "apiVersion": "v1",
     "kind": "Event",
     "type": "Warning",
@@ -101,11 +104,20 @@ WARNING = {
 }
 
 
-def render_summary() -> str:
+KIMI = ObjectKey("modelplane.ai/v1alpha1", "ModelDeployment", "ml", "kimi")
+# What the last round's reconcile of kimi raised: the Warning above, still standing.
+LAST_ROUND = Report(KIMI, [Event("Warning", WARNING["reason"], WARNING["message"])])
+
+
+def render_summary(
+    events: list[dict[str, Any]] | None = None, reports: list[Report] | None = None
+) -> str:
     result = RenderResult(
         objects=[DEPLOYMENT, REPLICA, _object("a", LWS), _object("b", CLAIM), _object("c", KSERVE)],
-        events=[WARNING, {**WARNING, "type": "Normal", "message": "fine"}],
-        reports=[],
+        events=[WARNING, {**WARNING, "type": "Normal", "message": "fine"}]
+        if events is None
+        else events,
+        reports=[LAST_ROUND] if reports is None else reports,
         converged=True,
         rounds=3,
     )
@@ -162,6 +174,37 @@ def test_only_warning_events_are_listed() -> None:
         'ModelDeployment ml/kimi  InsufficientCapacity  Pipeline step "schedule": replica 2' in text
     )
     assert "fine" not in text
+
+
+def test_warnings_only_earlier_rounds_raised_are_counted_not_listed() -> None:
+    """An event is kept from every round; one the last round no longer raised (a
+    later round resolved it) would contradict the final state beside it (rev-ml F4)."""
+    earlier = {**WARNING, "reason": "TLSPolicyPending", "message": "gets no traffic"}
+    other = {**WARNING, "message": "replica 3 does not fit"}
+
+    text = render_summary(events=[WARNING, earlier, other])
+
+    assert text.endswith(
+        "WARNINGS\n"
+        "COMPOSITE                REASON                MESSAGE\n"
+        'ModelDeployment ml/kimi  InsufficientCapacity  Pipeline step "schedule": replica 2 '
+        "does not fit\n"
+        "(2 earlier warnings, no longer raised in the last round: -o yaml lists every Event)\n"
+    )
+
+
+def test_with_no_warning_left_in_the_last_round_the_table_says_so() -> None:
+    text = render_summary(events=[WARNING], reports=[Report(KIMI)])
+
+    assert text.endswith(
+        "WARNINGS\nNone in the last round.\n"
+        "(1 earlier warning, no longer raised in the last round: -o yaml lists every Event)\n"
+    )
+    assert "replica 2" not in text
+
+
+def test_no_warning_at_all_prints_no_warnings_section() -> None:
+    assert "WARNINGS" not in render_summary(events=[], reports=[])
 
 
 def test_table_pads_all_but_the_last_column() -> None:

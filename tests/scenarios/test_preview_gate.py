@@ -103,7 +103,7 @@ def test_a_misspelt_priority_fails_with_its_field_and_value(world: Path, repo: F
     assert run.code == 1
     lines = [x for x in run.errors() if "super-urgent" in x and "PriorityClass" in x]
     assert lines == [
-        f"error: {repo.path('fleet/deployments.yaml')}:33: ModelDeployment "
+        f"error: {repo.path('fleet/deployments.yaml')}:42: ModelDeployment "
         'ml-team-prod/kimi-k2: spec.priority: "super-urgent": no PriorityClass super-urgent '
         "in the input (the input has: inference, train)"
     ]
@@ -161,7 +161,7 @@ def test_a_kubeconfig_secret_without_its_key_fails(
     assert run.code == 1
     (line,) = [x for x in run.errors() if "prod-eu-west:" in x]
     assert line == (
-        f"error: {repo.path('fleet/clusters.yaml')}:32: InferenceCluster prod-eu-west: "
+        f"error: {repo.path('fleet/clusters.yaml')}:43: InferenceCluster prod-eu-west: "
         f'spec.cluster.existing.secretRef.key: "{key}": Secret '
         f"modelplane-system/prod-eu-west-kubeconfig holds no key {key} "
         f"(it has: {'kubeconfig' if key == 'config' else 'config'})"

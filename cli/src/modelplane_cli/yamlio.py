@@ -17,7 +17,7 @@ Writing is `yaml_writer`'s: PyYAML's safe dumper's bytes, several times faster.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,48 @@ def _construct(loader: Any, root: nodes.Node | None) -> Any:
         return build(root)
     except (_Irregular, RecursionError):
         return loader.construct_document(root)
+
+
+def field_line(text: str, document: int, path: Sequence[str | int]) -> int | None:
+    """The 1-based line of the field at `path` (mapping keys and list indexes) in the
+    `document`-th document of a stream, counted as `load_documents` counts them; None
+    when the stream does not hold it. A mapping key's line is the key's own.
+
+    The stream is composed again, without construction: loading keeps no marks,
+    since a message needs them for a field or two and loading is a render's hot path.
+    """
+    loader = _loader(text)
+    try:
+        node: nodes.Node | None = None
+        for _ in range(document + 1):
+            if not loader.check_node():
+                return None
+            node = loader.get_node()
+    except (yaml.YAMLError, RecursionError):
+        return None
+    finally:
+        loader.dispose()
+    line: int | None = None
+    for part in path:
+        found = _child(node, part)
+        if found is None:
+            return None
+        line, node = found
+    return line
+
+
+def _child(node: nodes.Node | None, part: str | int) -> tuple[int, nodes.Node] | None:
+    """The line and node of one step of a field path below `node`, None when absent."""
+    if isinstance(part, int):
+        if isinstance(node, nodes.SequenceNode) and 0 <= part < len(node.value):
+            item: nodes.Node = node.value[part]
+            return _line(item), item
+        return None
+    if isinstance(node, nodes.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, nodes.ScalarNode) and key_node.value == part:
+                return _line(key_node), value_node
+    return None
 
 
 def load_all(text: str, origin: str = "<input>") -> list[Any]:

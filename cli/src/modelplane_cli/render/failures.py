@@ -22,7 +22,7 @@ from typing import Any, Final
 from modelplane.core.vocabulary import PROGRESS_REASONS, RESERVED_CONDITION_TYPES
 from modelplane_cli.render.capacity import overcommitted
 from modelplane_cli.render.mistakes import Mistakes
-from modelplane_cli.render.result import RenderResult
+from modelplane_cli.render.result import RenderResult, identity
 from modelplane_cli.render.world import ObjectKey, View
 
 NEVER: Final = "never"
@@ -76,17 +76,11 @@ def standing_warnings(result: RenderResult) -> list[str]:
     way; a Warning a later round resolved (a cluster not connected yet in the
     first round of a concurrent render) is history, not a failure.
     """
-    standing = {
-        (str(report.key), event.reason, event.message)
-        for report in result.reports
-        for event in report.events
-        if event.type == "Warning"
-    }
+    standing = result.standing()
     return [
         line
         for event, line in zip(result.events, warnings_per_event(result.events), strict=True)
-        if line is not None
-        and (_involved(event), event.get("reason"), event.get("message")) in standing
+        if line is not None and identity(event) in standing
     ]
 
 

@@ -11,7 +11,7 @@ from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.failures import NEVER, failures
 from modelplane_cli.render.inputs import normalize_scope
-from modelplane_cli.render.loader import Document
+from modelplane_cli.render.loader import Document, Sources
 from modelplane_cli.render.result import RenderResult
 from modelplane_cli.render.world import ObjectKey
 
@@ -20,7 +20,7 @@ def problems(
     level: str,
     result: RenderResult,
     kinds: list[str],
-    sources: dict[ObjectKey, str],
+    sources: Sources,
     servers: WorkloadApiServers,
     pruned: list[prune.Pruned],
     left_behind: frozenset[ObjectKey],
@@ -56,9 +56,9 @@ def pruned(
     return notes, [p for p in settled if p.refused is not None]
 
 
-def sources(documents: list[Document], apis: Apis) -> dict[ObjectKey, str]:
+def sources(documents: list[Document], apis: Apis) -> Sources:
     """Where each object was read (its desired source first), for messages."""
-    found: dict[ObjectKey, str] = {}
+    found: dict[ObjectKey, Document] = {}
     for doc in sorted(documents, key=lambda d: d.observed):
-        found.setdefault(ObjectKey.of(normalize_scope(doc.obj, apis)), doc.source)
-    return found
+        found.setdefault(ObjectKey.of(normalize_scope(doc.obj, apis)), doc)
+    return Sources(found)

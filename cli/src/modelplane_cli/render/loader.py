@@ -8,8 +8,10 @@ are read recursively in path order, skipping hidden files and directories (`.git
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,19 +39,74 @@ class InputError(Exception):
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a document sits in the text it was read from: the stream's name and text,
+    the document's index among the stream's documents and, for an item of a `v1 List`,
+    the item's index. Enough to find a field's line when a message names one
+    (`field_source`), at no cost to reading."""
+
+    origin: str
+    text: str = dataclasses.field(repr=False)
+    index: int
+    item: int | None = None
+
+    def field_source(self, path: str) -> str | None:
+        """`file:line` of the field at a dotted `path` (`spec.a[2].b`), None when the
+        document does not spell it out (a default, a merge key)."""
+        parts: list[str | int] = [] if self.item is None else ["items", self.item]
+        for match in _PATH_STEP.finditer(path):
+            name, index = match.group(1, 2)
+            parts.append(name if index is None else int(index))
+        line = yamlio.field_line(self.text, self.index, parts)
+        return f"{self.origin}:{line}" if line is not None else None
+
+
+# One step of a dotted field path: a name, or a list index (`[2]`).
+_PATH_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+@dataclass(frozen=True)
 class Document:
     """One input object; `source` is `file:line`. `observed` marks the running world
     (`--observed`, or a file that carries observed state) as opposed to desired sources.
-    `deleted` marks a desired deletion (`prune`): the object leaves the world."""
+    `deleted` marks a desired deletion (`prune`): the object leaves the world. `place`
+    finds the line of one of its fields (`field_source`)."""
 
     source: str
     obj: Obj
     observed: bool = False
     deleted: bool = False
+    place: Place | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> ObjectKey:
         return ObjectKey.of(self.obj)
+
+    def field_source(self, path: str) -> str:
+        """`file:line` of the field at `path`, or of the document where it has none."""
+        found = self.place.field_source(path) if self.place is not None else None
+        return found or self.source
+
+
+class Sources(dict[ObjectKey, str]):
+    """Where each object was read (`file:line` of its document), and the documents,
+    so that a message naming one field can cite that field's line (`field`)."""
+
+    def __init__(self, documents: Mapping[ObjectKey, Document]) -> None:
+        super().__init__((key, doc.source) for key, doc in documents.items())
+        self._documents = dict(documents)
+
+    def field(self, key: ObjectKey, *paths: str) -> str | None:
+        """`file:line` of the first of `key`'s fields at `paths` its document spells out,
+        else of its document (None when `key` was not read)."""
+        doc = self._documents.get(key)
+        place = doc.place if doc is not None else None
+        if place is not None:
+            for path in paths:
+                found = place.field_source(path)
+                if found is not None:
+                    return found
+        return self.get(key)
 
 
 def read_documents(
@@ -125,7 +182,7 @@ def _read_stream(
         problems.append(str(exc))
         return
     found: list[Document] = []
-    for doc in loaded:
+    for number, doc in enumerate(loaded):
         raw = doc.value
         if raw is None:
             continue
@@ -137,20 +194,22 @@ def _read_stream(
                 continue
             for index, item in enumerate(items):
                 line = doc.item_lines[index] if index < len(doc.item_lines) else doc.line
-                _add(item, f"{origin}:{line}", found, problems)
+                place = Place(origin, text, number, index)
+                _add(item, f"{origin}:{line}", place, found, problems)
         else:
-            _add(raw, source, found, problems)
+            _add(raw, source, Place(origin, text, number), found, problems)
     found = [d for d in found if not _is_render_event(d.obj)]
     is_observed = observed if observed is not None else any(_carries_state(d.obj) for d in found)
-    documents.extend(Document(d.source, d.obj, is_observed) for d in found)
+    documents.extend(Document(d.source, d.obj, is_observed, place=d.place) for d in found)
 
 
-def _add(raw: Any, source: str, found: list[Document], problems: list[str]) -> None:
+def _add(raw: Any, source: str, place: Place, found: list[Document], problems: list[str]) -> None:
     problem = _document_problem(raw)
     if problem is not None:
         problems.append(f"{source}: {problem}")
     else:
-        found.append(Document(source=source, obj={str(k): v for k, v in raw.items()}))
+        obj = {str(k): v for k, v in raw.items()}
+        found.append(Document(source=source, obj=obj, place=place))
 
 
 def _document_problem(raw: Any) -> str | None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelplane.core.vocabulary import INFERENCE_CLUSTER, MODEL_CACHE, MODEL_DEPLOYMENT
+from modelplane_cli.render.loader import Sources
 from modelplane_cli.render.world import ObjectKey, View, controller_reference
 
 
@@ -85,8 +86,9 @@ def unresolved_by_object(
 
     Composed objects are skipped: a reference they carry was copied from the
     composite that composed them, which is where the mistake was made.
-    `sources` maps a key to the `file:line` it was read from; objects in `absent`
-    are taken to be gone.
+    `sources` maps a key to the `file:line` it was read from; as `Sources`, a line
+    cites the line of the field it names where the document spells it out. Objects
+    in `absent` are taken to be gone.
     """
     everything = list(objects)
     present: dict[str, dict[tuple[str, str], View]] = {}
@@ -102,25 +104,36 @@ def unresolved_by_object(
             continue
         for key, path, target, value in _referring(everything, ref):
             namespace, name = target.namespace, target.name
-            where = sources.get(key) if sources else None
-            prefix = f"{where}: " if where else ""
             scope = f"{namespace}/" if namespace else ""
             held = names.get((namespace, name))
             if held is not None:
                 missing = _missing_key(value, path, ref, held)
                 if missing:
-                    found.append((key, f"{prefix}{key}: {missing}"))
+                    # The key field's own line; the reference's when the key is a
+                    # default the source does not spell out.
+                    where = _where(sources, key, f"{path}.{ref.key_field}", path)
+                    found.append((key, f"{where}{key}: {missing}"))
                 continue
             known = sorted(n for ns, n in names if ns == namespace)
             hint = f" (the input has: {', '.join(known)})" if known else ""
             found.append(
                 (
                     key,
-                    f'{prefix}{key}: {path}: "{name}": no {ref.target} {scope}{name} '
-                    f"in the input{hint}",
+                    f'{_where(sources, key, path)}{key}: {path}: "{name}": no {ref.target} '
+                    f"{scope}{name} in the input{hint}",
                 )
             )
     return found
+
+
+def _where(sources: Mapping[ObjectKey, str] | None, key: ObjectKey, *paths: str) -> str:
+    """`file:line: ` of the first field of `key` at `paths` its source spells out (of
+    its document when none, or only that, is known), "" when `key` was not read."""
+    if isinstance(sources, Sources):
+        where = sources.field(key, *paths)
+    else:
+        where = sources.get(key) if sources else None
+    return f"{where}: " if where else ""
 
 
 def _missing_key(value: Any, path: str, ref: Reference, target: View) -> str:

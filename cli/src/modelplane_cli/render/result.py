@@ -3,13 +3,15 @@ every reason it fails (`errors`) or only warns."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from modelplane_cli.render.faults import Injected
 from modelplane_cli.render.invariants import Violation
 from modelplane_cli.render.reconcile import Report, first_n
 from modelplane_cli.render.timeline import Timeline
-from modelplane_cli.render.world import Obj
+from modelplane_cli.render.world import Obj, ObjectKey, View
 
 
 @dataclass
@@ -74,3 +76,27 @@ class RenderResult:
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    def standing(self) -> frozenset[EventIdentity]:
+        """Every event the last reconcile of each composite raised (`identity`).
+
+        `events` are kept from every round, so a Warning a later round resolved (an
+        external endpoint pending its BackendTLSPolicy until the policy is observed)
+        is among them; it is history, not the state the render ends in.
+        """
+        return frozenset(
+            (str(report.key), event.type, event.reason, event.message)
+            for report in self.reports
+            for event in report.events
+        )
+
+
+# An event's composite (`Kind namespace/name`), type, reason and message.
+EventIdentity = tuple[str, str, str, str]
+
+
+def identity(event: View) -> EventIdentity:
+    """What `RenderResult.standing` knows an event of `RenderResult.events` by."""
+    ref: Mapping[str, Any] = event.get("involvedObject") or {}
+    key = ObjectKey("", str(ref.get("kind")), str(ref.get("namespace") or ""), str(ref.get("name")))
+    return (str(key), str(event.get("type")), str(event.get("reason")), str(event.get("message")))

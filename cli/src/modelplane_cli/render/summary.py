@@ -6,7 +6,7 @@ generically, whatever their shape); the workloads each composite puts on its
 clusters through provider-kubernetes Objects, with the pods they run; each
 ModelService's address and backends (`services`); why each replica is where it
 is, each cluster's capacity and queues, and a Managed stack's Helm Releases
-(`fleet_tables`); and the Warning events of the render.
+(`fleet_tables`); and the Warning events the last round still raised.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from modelplane.core import kinds
 from modelplane.core.vocabulary import RESERVED_CONDITION_TYPES
 from modelplane_cli.render import fleet_tables
-from modelplane_cli.render.result import RenderResult
+from modelplane_cli.render.result import RenderResult, identity
 from modelplane_cli.render.services import services
 from modelplane_cli.render.simulate import OBJECT_GROUPS
 from modelplane_cli.render.timeline import listing, priced
@@ -69,7 +69,7 @@ def summarize(
         _workloads(world, composites),
         fleet_tables.releases(world, composites, table),
         services(composites, table),
-        _warnings(result.events),
+        _warnings(result),
         _conflicts(result.conflicts),
         listing(result.timeline, table) if with_timeline else "",
     ]
@@ -212,15 +212,32 @@ def _pods(manifest: Mapping[str, Any]) -> int:
     return kinds.pods(manifest)
 
 
-def _warnings(events: Sequence[View]) -> str:
+def _warnings(result: RenderResult) -> str:
+    """The Warnings the last reconcile of each composite raised, beside the state the
+    render ends in; those only earlier rounds raised (a later one resolved them) are
+    counted in one line, since read beside the final state they would say what is
+    no longer true."""
+    standing = result.standing()
+    warnings = [e for e in result.events if e.get("type") == "Warning"]
     rows = [
         [_involved(e), str(e.get("reason", "")), str(e.get("message", ""))]
-        for e in events
-        if e.get("type") == "Warning"
+        for e in warnings
+        if identity(e) in standing
     ]
-    if not rows:
+    earlier = len(warnings) - len(rows)
+    if not warnings:
         return ""
-    return "WARNINGS\n" + table(["COMPOSITE", "REASON", "MESSAGE"], rows)
+    lines = ["WARNINGS"]
+    if rows:
+        lines.append(table(["COMPOSITE", "REASON", "MESSAGE"], rows))
+    else:
+        lines.append("None in the last round.")
+    if earlier:
+        lines.append(
+            f"({_count(earlier, 'earlier warning')}, no longer raised in the last round: "
+            "-o yaml lists every Event)"
+        )
+    return "\n".join(lines)
 
 
 def _involved(event: View) -> str:
