@@ -1,9 +1,9 @@
 """The entries of a pod spec that must be unique, and the check of them.
 
-A team's pod spec keeps fields the XRD does not know, and a CEL rule over
-`x-kubernetes-preserve-unknown-fields` cannot reach every list Kubernetes keys
-(volumes, init containers), so two entries with the same key pass admission. They
-are refused only later, on the workload cluster: the API server refuses a pod (or a
+A team's pod spec keeps fields the XRD does not know, and the XRD refuses none of
+these repeats (volumes and init containers are not even in its schema, so no CEL
+rule of it can see them): two entries with the same key pass admission. They are
+refused only later, on the workload cluster: the API server refuses a pod (or a
 Deployment's, LeaderWorkerSet's or KServe LLMInferenceService's template) with two
 containers of one name, two ports of one name in a container, or two volume mounts
 at one path; and a template's lists keyed by `listMapKey`s (a container's `env` by
