@@ -108,3 +108,26 @@ def test_a_mistake_in_a_cluster_s_templates_is_one_line_at_the_cluster(
     assert line.startswith(
         f"error: {repo.path('fleet/clusters.yaml')}:4: InferenceCluster prod-us-east: {said}"
     )
+
+
+def test_a_refused_value_is_located_where_its_path_matches_not_where_it_first_occurs(
+    tmp_path: Path,
+) -> None:
+    # `1` is also llama-8b's device count and worker count: an argument of 1 is a
+    # mistake in args, which the refused field's path (…containers[0].args[0]) says.
+    repo = Fleet(tmp_path / "my-fleet", "catalog", "fleet")
+    repo.replace(
+        "fleet/deployments.yaml",
+        'args: ["--model=meta-llama/Llama-3.1-8B-Instruct", "--max-model-len=8192"]',
+        "args: [1]",
+    )
+
+    run = modelplane("render", repo.root)
+
+    assert run.code == 1
+    (line,) = run.errors()
+    assert (
+        "ModelDeployment ml-team-prod/llama-8b: spec.workers.template.spec.containers[0].args[0]: "
+        '"1": Invalid value: "integer": spec.template.containers[0].args[0] in body must be of '
+        'type string: "integer"'
+    ) in line

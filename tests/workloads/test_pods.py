@@ -272,9 +272,11 @@ def _template(**spec: Any) -> dict[str, Any]:
             {"spec": {"containers": [{"name": "vllm", "image": "i"}]}},
             "spec.workers.template.spec.containers",
         ),
+        # Two engines are two containers of one name: refused as a repeat
+        # (core/pod_keys), at the second, with the template's other checks.
         (
             {"spec": {"containers": [{"name": "engine"}, {"name": "engine"}]}},
-            "spec.workers.template.spec.containers",
+            "spec.workers.template.spec.containers[1].name",
         ),
         ({"metadata": {}}, "spec.workers.template.spec"),
         (_template(nodeSelector={"a": "b"}), "spec.workers.template.spec.nodeSelector"),

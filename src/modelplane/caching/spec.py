@@ -1,5 +1,6 @@
 """A ModelCache's spec, read once and checked where its schema cannot check it."""
 
+import re
 from dataclasses import dataclass
 
 from modelplane_models.model_cache import ModelCache
@@ -15,6 +16,37 @@ from modelplane.scheduling.model import LabelSelector
 SCHEMES = ("hf", "s3", "gs")
 """The URI schemes the download Job can fetch (`native.DOWNLOADERS`). KServe's
 LocalModelNamespaceCache fetches these too, with its own storage initializer."""
+
+
+# One part of a Hugging Face repo id, as the Hub names repos (huggingface_hub's
+# validate_repo_id): letters, digits, `_`, `-` and `.`, at most 96, neither starting
+# nor ending with `-` or `.`, with no `--` or `..` (checked apart).
+_HF_PART = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?")
+
+
+def _uri_problem(scheme: str, uri: str) -> str | None:
+    """Why the downloaders cannot fetch `uri` of a known scheme, or None. An hf:// URI
+    is `org/model[:revision]` with exactly one `/`: KServe's storage initializer, which
+    fills a KServe cluster's cache, refuses any other shape, and the Hub any other repo
+    id; s3:// and gs:// name a bucket."""
+    rest = uri[len(scheme) + len("://") :]
+    if scheme != "hf":
+        if rest.split("/", 1)[0]:
+            return None
+        return f"{scheme}://bucket/path names no bucket"
+    shape = "an hf:// URI is hf://org/model, optionally followed by :revision"
+    parts = rest.split("/")
+    if len(parts) != 2:
+        return f"{shape}, with exactly one '/'"
+    org, (model, _, _revision) = parts[0], parts[1].partition(":")
+    for what, part in (("org", org), ("model", model)):
+        if not _HF_PART.fullmatch(part) or "--" in part or ".." in part:
+            return (
+                f"{shape}: the {what} {part!r} is not a Hugging Face repo name (letters, "
+                "digits, '_', '-' and '.', at most 96, not starting or ending with '-' or "
+                "'.', no '--' or '..')"
+            )
+    return None
 
 
 @dataclass(frozen=True)
@@ -34,8 +66,8 @@ class CacheSpec:
 
 def read_cache(cache: ModelCache) -> CacheSpec:
     """The ModelCache's spec; InvalidInputError naming each bad field (a scheme the
-    downloader does not fetch, a size that is not a positive quantity, a clusterSelector
-    the API server would refuse)."""
+    downloader does not fetch, a URI of its scheme it cannot fetch, a size that is not
+    a positive quantity, a clusterSelector the API server would refuse)."""
     issues: list[Issue] = []
     metadata = cache.metadata
     name = (metadata.name if metadata else None) or ""
@@ -55,6 +87,8 @@ def read_cache(cache: ModelCache) -> CacheSpec:
                 Reason.UNSUPPORTED_URI_SCHEME,
             )
         )
+    elif problem := _uri_problem(scheme, spec.uri):
+        issues.append(Issue("spec.uri", f"{spec.uri!r}: {problem}", Reason.INVALID_URI))
     size_bytes = 0
     try:
         quantity = Quantity.parse(spec.size)

@@ -12,7 +12,8 @@ another team's deployment request 133 MiB, past the functions' 128 MiB
 
 `MAX_TEMPLATE_BYTES` bounds a template to what a pod needs (design/template-size.md);
 `template_issues` checks both of a template's bounds, its size and its pod spec's
-depth (`nesting`), where a ModelDeployment's and a ModelReplica's roles are read.
+depth (`nesting`), and then the entries its pod spec may not repeat (`pod_keys`),
+where a ModelDeployment's and a ModelReplica's roles are read.
 """
 
 import json
@@ -21,6 +22,7 @@ from typing import Any, Final
 
 from modelplane.core.issues import Issue
 from modelplane.core.nesting import pod_spec_depth_issue
+from modelplane.core.pod_keys import key_issues
 
 MAX_TEMPLATE_BYTES: Final = 32 * 1024
 """A role's pod template, as compact JSON (any key order), in bytes. An engine's template with its
@@ -42,12 +44,15 @@ def template_bytes(template: object) -> int:
 
 def template_issues(template: Mapping[str, Any], path: str) -> list[Issue]:
     """What is wrong with the pod template at `path`: its pod spec nested too deep,
-    the template too large. Checked before any replica carries it."""
+    the template too large, an entry of its pod spec repeated (`pod_keys`). Checked
+    before any replica carries it."""
     found = [
         pod_spec_depth_issue(template.get("spec"), f"{path}.spec"),
         template_size_issue(template, path),
     ]
-    return [issue for issue in found if issue is not None]
+    bounded = [issue for issue in found if issue is not None]
+    # Within its bounds only: the walk then costs at most a 32 KiB template's.
+    return bounded or key_issues(template.get("spec"), f"{path}.spec")
 
 
 def template_size_issue(template: object, path: str) -> Issue | None:

@@ -215,6 +215,7 @@ class Reason:
 
     # Model caches (ModelCache; a deployment's cacheRef; a replica waiting for its cache).
     UNSUPPORTED_URI_SCHEME: Final = "UnsupportedURIScheme"
+    INVALID_URI: Final = "InvalidURI"
     INVALID_QUANTITY: Final = "InvalidQuantity"
     CACHES_READY: Final = "CachesReady"
     CACHE_DOWNLOADING: Final = "CacheDownloading"

@@ -101,7 +101,7 @@ def locate(
             value = _at(manifest, error.path)
             if not isinstance(value, str | int | float) or root_obj is None or root == key:
                 continue
-            paths = sorted(_paths_of(root_obj.get("spec"), str(value), "spec"))
+            paths = _likeliest(_paths_of(root_obj.get("spec"), str(value), "spec"), error.path)
             if not paths:
                 continue
             located = True
@@ -232,6 +232,31 @@ def _at(value: Any, path: str) -> Any:
         else:
             return None
     return value  # pyright: ignore[reportUnknownVariableType]
+
+
+def _likeliest(paths: Iterator[str], refused: str) -> list[str]:
+    """`paths` (where the refused value occurs in the root's spec), likeliest first:
+    the most trailing field names in common with the refused field's path, then by
+    name. A value is often written in several places (a `1` as a device count and as
+    an argument), and the workload's path (`spec.template.containers[0].args[0]`) ends
+    as the template's does, though its list indices may differ (Modelplane puts its
+    own env entries first)."""
+    tail = _names(refused)
+
+    def shared(path: str) -> int:
+        names = _names(path)
+        count = 0
+        while count < min(len(names), len(tail)) and names[-1 - count] == tail[-1 - count]:
+            count += 1
+        return count
+
+    return sorted(paths, key=lambda path: (-shared(path), path))
+
+
+def _names(path: str) -> list[str]:
+    """A field path's segments, every list index the same (`[]`)."""
+    segments = [match.group(1) or match.group(2) or "" for match in _SEGMENT.finditer(path)]
+    return ["[]" if segment.isdigit() else segment for segment in segments]
 
 
 def _paths_of(value: Any, wanted: str, path: str) -> Iterator[str]:

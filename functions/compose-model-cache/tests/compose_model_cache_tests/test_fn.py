@@ -194,3 +194,49 @@ def test_until_the_fleet_is_fetched_it_asks_for_it_and_nothing_else() -> None:
     # Its users are in its own namespace: another tenant's replicas are never fetched.
     namespace = cache()["metadata"]["namespace"]
     assert rsp["requirements"]["resources"]["modelreplicas"]["namespace"] == namespace
+
+
+HF_SHAPE = "an hf:// URI is hf://org/model, optionally followed by :revision"
+
+
+@pytest.mark.parametrize(
+    ("uri", "problem"),
+    [
+        ("hf://:", f"{HF_SHAPE}, with exactly one '/'"),
+        ("hf://gpt2", f"{HF_SHAPE}, with exactly one '/'"),
+        ("hf://org/model/file:main", f"{HF_SHAPE}, with exactly one '/'"),
+        ("hf://org/:main", f"{HF_SHAPE}: the model '' is not a Hugging Face repo name"),
+        ("hf://org/" + "m" * 97, f"{HF_SHAPE}: the model '{'m' * 97}' is not a Hugging Face"),
+        ("hf://\u00fc/model", f"{HF_SHAPE}: the org '\u00fc' is not a Hugging Face repo name"),
+        ("hf://org/a--b", f"{HF_SHAPE}: the model 'a--b' is not a Hugging Face repo name"),
+        ("s3:///path", "s3://bucket/path names no bucket"),
+    ],
+)
+def test_a_uri_no_downloader_can_fetch_is_refused_naming_it(uri: str, problem: str) -> None:
+    """Not left to fail as a download on every cluster (three attempts each), or on
+    KServe clusters only: refused at once, naming spec.uri, with what runs kept."""
+    _, observed = unused(None)
+    req = request(
+        cache(uri=uri), observed=observed, required={CLUSTERS: [cluster(storage=EFS)], REPLICAS: []}
+    )
+    rsp = as_dict(run(FunctionRunner(), req))
+    status, reason, message = conditions(rsp)["Valid"]
+    assert (status, reason) == ("FALSE", "InvalidURI")
+    assert message.startswith(f"spec.uri: {uri!r}: {problem}")
+    assert [r["reason"] for r in rsp["results"]] == ["InvalidURI"]
+    assert sorted(rsp["desired"]["resources"]) == sorted(observed)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "hf://Qwen/Qwen2.5-7B-Instruct",
+        "hf://meta-llama/Llama-3.1-8B-Instruct:0e9e39f249a16976918f6564b8830bc894c89659",
+        "hf://org_1/model.v2_final:main",
+        "s3://bucket",
+        "gs://bucket/path/to/weights",
+    ],
+)
+def test_a_uri_a_downloader_fetches_is_valid(uri: str) -> None:
+    rsp = call(cache(uri=uri), clusters=[cluster(storage=EFS)], replicas=[replica()])
+    assert conditions(rsp)["Valid"][:2] == ("TRUE", "Valid")
