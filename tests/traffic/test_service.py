@@ -66,6 +66,9 @@ def test_every_reachable_serving_replica_is_a_backend_and_the_weights_add_up(
     else:
         assert len(routes.endpoints) == MAX_BACKENDS
         assert [i.reason for i in routes.issues] == ["TooManyBackends"]
+        # However many replicas one deployment has, none pushes another out of the route.
+        routed = {e["deployment"] for e in routes.endpoints if "deployment" in e}
+        assert routed == {name for name in DEPLOYMENTS if serving[name]}
     weights = [e["weight"] for e in routes.endpoints]
     assert sum(weights) in (0, SCALE)
     rule = routes.objects["route"]["spec"]["rules"][0]
@@ -200,3 +203,24 @@ def test_an_https_endpoint_at_an_ip_address_gets_no_traffic_ever() -> None:
             "EndpointSlice",
             "Service",
         ]
+
+
+def test_a_rule_full_of_one_deployments_replicas_keeps_every_endpoints_weight() -> None:
+    svc = service(Entry("e0", 50, deployment="a"), Entry("e1", 50, deployment="b"))
+    serving = {
+        "a": [endpoint("a", i) for i in range(20)],
+        "b": [endpoint("b", i) for i in range(3)],
+    }
+    routes = plan(svc, HUB, serving, created)
+    per_deployment: dict[str, list[int]] = {}
+    for e in routes.endpoints:
+        per_deployment.setdefault(e["deployment"], []).append(e["weight"])
+    # b's three replicas all stay; a keeps the rest; each deployment still gets half.
+    assert [len(per_deployment["a"]), len(per_deployment["b"])] == [13, 3]
+    # (to the unit: the largest remainder rounds 13 equal parts of half)
+    assert all(abs(sum(weights) - SCALE // 2) <= 1 for weights in per_deployment.values())
+    (issue,) = routes.issues
+    assert issue.message == (
+        "23 backends resolve but a Gateway API rule holds 16; the route sends to a 13 of "
+        "its 20 serving replicas, every endpoint keeping its weight"
+    )

@@ -13,6 +13,7 @@ on the one after it serves again.
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final
 
 from modelplane.conventions.tenancy import DEFAULT_POD_SECURITY
@@ -174,20 +175,34 @@ def _entry_backends(
 
 
 def _limit(groups: list[list[Backend]], entries: Sequence[Entry], issues: list[Issue]) -> None:
-    """Keep at most MAX_BACKENDS: external models first, then replicas in order."""
-    room = MAX_BACKENDS - sum(len(g) for g, e in zip(groups, entries, strict=True) if e.external)
+    """Keep at most MAX_BACKENDS, so that every endpoint keeps the weight it was given.
+
+    Each endpoint with a backend keeps one (there are at most MAX_BACKENDS endpoints),
+    so none drops out of the route because another has many replicas. The slots left
+    go one at a time to the deployment whose kept replicas would each carry the most
+    traffic (its weight over how many it keeps; the earlier endpoint on a tie), which
+    evens out the load per replica; within a deployment, replicas in name order.
+    """
     total = sum(len(g) for g in groups)
     if total <= MAX_BACKENDS:
         return
-    for group, entry in zip(groups, entries, strict=True):
-        if entry.external is None:
-            del group[max(room, 0) :]
-            room -= len(group)
+    kept = [min(len(group), 1) for group in groups]
+    for _ in range(MAX_BACKENDS - sum(kept)):
+        growing = [i for i, group in enumerate(groups) if kept[i] < len(group)]
+        heaviest = max(growing, key=lambda i: (Fraction(entries[i].weight, kept[i]), -i))
+        kept[heaviest] += 1
+    cut = [
+        f"{entry.deployment} {count} of its {len(group)} serving replicas"
+        for entry, group, count in zip(entries, groups, kept, strict=True)
+        if entry.deployment is not None and count < len(group)
+    ]
+    for group, count in zip(groups, kept, strict=True):
+        del group[count:]
     issues.append(
         warning(
             "spec.endpoints",
-            f"{total} backends resolve but a Gateway API rule holds {MAX_BACKENDS}; "
-            f"the route sends to the first {MAX_BACKENDS}",
+            f"{total} backends resolve but a Gateway API rule holds {MAX_BACKENDS}; the "
+            f"route sends to {', '.join(cut)}, every endpoint keeping its weight",
             Reason.TOO_MANY_BACKENDS,
         )
     )
