@@ -328,3 +328,27 @@ def test_a_render_leaves_the_event_loop_without_its_result_being_formatted(
 
     assert result.converged, result.errors
     assert formatted == []
+
+
+def test_a_cluster_scoped_kind_given_a_namespace_is_applied_without_it(apis_dir: Path) -> None:
+    # Crossplane checks the scope only when the function set no namespace; with one
+    # set it overrides it with the composite's, applies, and the API server stores the
+    # cluster-scoped object without a namespace.
+    class Clustered(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            resource.update(
+                rsp.desired.resources["priority"],
+                {
+                    "apiVersion": "scheduling.k8s.io/v1",
+                    "kind": "PriorityClass",
+                    "metadata": {"name": "high", "namespace": "team-a"},
+                    "value": 1000,
+                },
+            )
+
+    result = render_text(apis_dir, PARENT, {"fn-parent": Clustered()})
+
+    assert condition(one(result, "XParent"), "Synced")["status"] == "True"
+    priority = one(result, "PriorityClass", "high")
+    assert "namespace" not in priority["metadata"]
+    assert priority["metadata"]["labels"][LABEL_COMPOSITE] == "web"

@@ -275,7 +275,10 @@ def _render(
     namespace = str(meta.get("namespace") or "")
     if xr_key.namespace:
         scope = apis.is_namespaced_composite_kind(api_version, kind)
-        if scope is False or (scope is None and is_cluster_scoped(api_version, kind)):
+        cluster_scoped = scope is False or (scope is None and is_cluster_scoped(api_version, kind))
+        # Crossplane checks the scope only of a resource the function gave no
+        # namespace (`composition_functions.go`); one with a namespace is applied.
+        if cluster_scoped and not namespace:
             return obj, (
                 f"cannot apply cluster scoped composed resource {quote(name)} (a {kind} named "
                 f"{meta.get('name', '')}) for a namespaced composite resource."
@@ -291,6 +294,9 @@ def _render(
                 )
             )
         meta["namespace"] = xr_key.namespace
+        if cluster_scoped:
+            # The API server clears the namespace of a cluster-scoped object it stores.
+            del meta["namespace"]
     elif not namespace and apis.is_namespaced_composite_kind(api_version, kind):
         return obj, (
             f"cannot apply composed resource {quote(name)}: {kind} is namespaced; "
