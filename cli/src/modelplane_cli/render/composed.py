@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane_cli.render import childnames
@@ -33,7 +33,7 @@ from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.merge import merge, resource_refs
 from modelplane_cli.render.pipeline import DesiredResource, Event, quote
-from modelplane_cli.render.shapes import shape_error
+from modelplane_cli.render.shapes import shape_error, without_unreadable_metadata
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
     Obj,
@@ -252,6 +252,8 @@ def _render(
             f"cannot unmarshal desired composed resource {quote(name)} from RunFunctionResponse: "
             "apiVersion and kind are required",
         )
+    if isinstance(obj.get("metadata"), dict):
+        obj["metadata"] = without_unreadable_metadata(cast(Obj, obj["metadata"]))
     shape = shape_error(obj)
     if shape is not None:
         return obj, f"cannot apply composed resource {quote(name)}: {shape}"
