@@ -60,6 +60,13 @@ class RequiredResource:
 
 
 @dataclass(frozen=True)
+class RequiredSchema:
+    name: str
+    api_version: str
+    kind: str
+
+
+@dataclass(frozen=True)
 class CredentialSource:
     name: str
     secret_namespace: str
@@ -73,6 +80,7 @@ class PipelineStep:
     input: Mapping[str, Any] | None = None
     credentials: tuple[CredentialSource, ...] = ()
     requirements: tuple[RequiredResource, ...] = ()
+    schemas: tuple[RequiredSchema, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -338,6 +346,14 @@ def _parse_step(step: Mapping[str, Any], path: Path) -> PipelineStep:
         )
         for r in _objects(step, path, "requirements", "requiredResources")
     )
+    schemas = tuple(
+        RequiredSchema(
+            _require(r, path, "requirementName"),
+            _require(r, path, "apiVersion"),
+            _require(r, path, "kind"),
+        )
+        for r in _objects(step, path, "requirements", "requiredSchemas")
+    )
     step_input = step.get("input")
     if step_input is not None and not isinstance(step_input, Mapping):
         raise ApiError(f"{path}: the input of step {step.get('step')!r} must be an object")
@@ -347,6 +363,7 @@ def _parse_step(step: Mapping[str, Any], path: Path) -> PipelineStep:
         input=step_input,
         credentials=credentials,
         requirements=requirements,
+        schemas=schemas,
     )
 
 

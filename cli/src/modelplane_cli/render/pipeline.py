@@ -166,7 +166,15 @@ async def _run_step(
         r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
         for r in step.requirements
     }
-    request = wire.RequestParts(_CAPABILITIES, body, dict(bootstrap), observed=observed)
+    bootstrap_schemas = {
+        s.name: requirements.schema(
+            apis, fnv1.SchemaSelector(api_version=s.api_version, kind=s.kind)
+        )
+        for s in step.schemas
+    }
+    request = wire.RequestParts(
+        _CAPABILITIES, body, dict(bootstrap), dict(bootstrap_schemas), observed=observed
+    )
     # Crossplane tags the step's request once, before its first call, over what it
     # holds then (bootstrap requirements only); every requirements iteration is
     # sent with that tag (`FetchingFunctionRunner` never touches `req.Meta`).
@@ -195,10 +203,10 @@ async def _run_step(
         request.required = dict(bootstrap)
         for name, selector in sorted(response.requirements.resources.items()):
             request.required[name] = requirements.fetch(world, selector)
-        request.schemas = {
-            name: requirements.schema(apis, schema_selector)
-            for name, schema_selector in sorted(response.requirements.schemas.items())
-        }
+        # The bootstrap schemas stay on every iteration, as the bootstrap resources do.
+        request.schemas = dict(bootstrap_schemas)
+        for name, schema_selector in sorted(response.requirements.schemas.items()):
+            request.schemas[name] = requirements.schema(apis, schema_selector)
         # Crossplane carries the answer's context to the next call, none included
         # (`req.Context = rsp.GetContext()`).
         if response.HasField("context"):
