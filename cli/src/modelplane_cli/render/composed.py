@@ -247,6 +247,8 @@ def _render(
     api_version = obj.get("apiVersion")
     kind = obj.get("kind")
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
+        # Render's own words under errFmtUnmarshalDesiredCD: Crossplane's FromStruct
+        # cannot fail here and the resource fails later, at scope or apply.
         return (
             obj,
             f"cannot unmarshal desired composed resource {quote(name)} from RunFunctionResponse: "
