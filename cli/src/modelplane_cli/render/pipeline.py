@@ -7,7 +7,6 @@ result (or failed call) stops the pipeline, and the caller then applies nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -277,9 +276,42 @@ def _note_ttl(response: fnv1.RunFunctionResponse, outcome: PipelineOutcome) -> N
         outcome.ttl = seconds
 
 
+# Go's strconv.Quote names these escapes; the rest of the unprintable use hex.
+_GO_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
+
+
 def quote(text: str) -> str:
-    """Quote a name the way Go's %q does in Crossplane's messages."""
-    return json.dumps(text, ensure_ascii=False)
+    """Quote a name the way Go's %q (`strconv.Quote`) does in Crossplane's messages.
+
+    Printable characters stay as they are (Python's `isprintable` and Go's
+    `IsPrint` both leave out the control, format, surrogate, private, unassigned and
+    separator characters but the ASCII space); an ASCII control or DEL is `\\xNN`,
+    any other unprintable one `\\uNNNN` or `\\UNNNNNNNN`.
+    """
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 def _read_desired(desired: fnv1.State, outcome: PipelineOutcome, memos: Memos) -> None:
