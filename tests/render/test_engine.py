@@ -18,6 +18,7 @@ from .support import (
     ChildRunner,
     FakeFunction,
     ParentRunner,
+    PlatformRunner,
     condition,
     default_runners,
     docs,
@@ -291,8 +292,15 @@ def test_cluster_scoped_composite_composes_cluster_scoped_config(apis_dir: Path)
 
 
 def test_events_are_valid_v1_events(apis_dir: Path) -> None:
-    # Warnings and Normals, on a namespaced and on a cluster-scoped composite.
-    result = render_text(apis_dir, PARENT + "---" + PLATFORM)
+    # Warnings and Normals, on a namespaced and on a cluster-scoped composite (its
+    # provider config left unready, so it gets a Normal `... is not yet ready`).
+    class UnreadyPlatform(PlatformRunner):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
+            rsp.desired.resources["provider-config"].ready = fnv1.READY_UNSPECIFIED
+
+    runners = {**default_runners(), "fn-platform": UnreadyPlatform()}
+    result = render_text(apis_dir, PARENT + "---" + PLATFORM, runners)
 
     assert {e["type"] for e in result.events} == {"Normal", "Warning"}
     assert {e["involvedObject"]["kind"] for e in result.events} >= {"XParent", "XPlatform"}
