@@ -10,12 +10,15 @@ provider-kubernetes Object wrapping a Deployment and is ready when the Object is
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import yaml
 from crossplane.function import request as sdk_request
 from crossplane.function import resource, response
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
@@ -340,3 +343,32 @@ def config_map(rsp: fnv1.RunFunctionResponse, key: str, data: dict[str, str]) ->
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": key}, "data": data},
     )
     rsp.desired.resources[key].ready = fnv1.READY_TRUE
+
+
+def split_events(text: str) -> tuple[str, list[str]]:
+    """A `-o yaml` or `-o json` output as its objects (text, Events left out) and its
+    Events' messages. A re-render of a converged world keeps the objects byte for
+    byte; its events are the last round's, a subset of the first render's, which
+    also holds what earlier rounds said (a resource not yet ready)."""
+    if text.startswith("{"):
+        listing = json.loads(text)
+        items = listing.pop("items")
+        objects = [i for i in items if i["kind"] != "Event"]
+        events = [i["message"] for i in items if i["kind"] == "Event"]
+        return json.dumps({**listing, "items": objects}, sort_keys=True), events
+    documents = re.split(r"^---\n", text, flags=re.MULTILINE)
+    objects = [d for d in documents if not re.search(r"^kind: Event$", d, flags=re.MULTILINE)]
+    events = [
+        str(yaml.safe_load(d)["message"])
+        for d in documents
+        if re.search(r"^kind: Event$", d, flags=re.MULTILINE)
+    ]
+    return "---\n".join(objects), events
+
+
+def assert_same_world(again: str, first: str) -> None:
+    """`again` re-rendered from `first`'s output: the same objects, events out of its."""
+    objects, events = split_events(again)
+    first_objects, first_events = split_events(first)
+    assert objects == first_objects
+    assert set(events) <= set(first_events)

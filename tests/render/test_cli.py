@@ -18,7 +18,14 @@ from modelplane_cli import render_command
 from modelplane_cli.render import FunctionRegistry, parse_stream
 from modelplane_cli.render.runners import Runner
 
-from .support import PARENT, ChildRunner, ParentRunner, default_runners, write_apis
+from .support import (
+    PARENT,
+    ChildRunner,
+    ParentRunner,
+    assert_same_world,
+    default_runners,
+    write_apis,
+)
 
 SETTINGS = """
 apiVersion: v1
@@ -63,7 +70,7 @@ def test_yaml_output_reads_back_to_the_same_world(fleet: tuple[Path, Path], tmp_
     rendered.write_text(out)
     again_code, again, _ = cli([str(rendered), "--apis", str(apis), "-o", "yaml"])
     assert again_code == 0
-    assert again == out
+    assert_same_world(again, out)
 
 
 def test_json_output_is_a_v1_list(fleet: tuple[Path, Path]) -> None:

@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import crossplane.function.proto.v1.run_function_pb2 as fnv1
+import pytest
 from crossplane.function import resource
+
+from modelplane_cli.render.pipeline import quote
 
 from .support import PARENT, ParentRunner, condition, default_runners, find, one, render_text
 
@@ -122,3 +125,21 @@ def test_a_compose_error_turns_every_custom_condition_unknown(apis_dir: Path) ->
         "message": "A fatal error occurred before the status of this condition could be "
         "determined.",
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "quoted"),
+    [
+        # What Go's fmt %q (strconv.Quote) gives for each.
+        ("plain", '"plain"'),
+        ('say "hi" \\ there', '"say \\"hi\\" \\\\ there"'),
+        ("tab\tnew\nline", '"tab\\tnew\\nline"'),
+        ("bell\a vt\v", '"bell\\a vt\\v"'),
+        ("esc\x1b nul\x00 del\x7f", '"esc\\x1b nul\\x00 del\\x7f"'),
+        ("nbsp\u00a0 ls\u2028 zwsp\u200b", '"nbsp\\u00a0 ls\\u2028 zwsp\\u200b"'),
+        ("private\U000f0000", '"private\\U000f0000"'),
+        ("café ☃ 模型", '"café ☃ 模型"'),
+    ],
+)
+def test_names_are_quoted_as_go_s_percent_q(name: str, quoted: str) -> None:
+    assert quote(name) == quoted

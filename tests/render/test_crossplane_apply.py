@@ -15,6 +15,7 @@ from modelplane_cli.render import SchemaAdmission
 
 from .support import (
     PARENT,
+    FakeFunction,
     ParentRunner,
     condition,
     config_map,
@@ -121,3 +122,23 @@ def test_unknown_status_fields_are_pruned_not_refused(tmp_path: Path) -> None:
     status = one(result, "XParent")["status"]
     assert status["readyChildren"] == 2
     assert "undeclared" not in status
+
+
+def test_unready_resources_get_an_event_each_and_success_none(tmp_path: Path) -> None:
+    # v2.3's reconciler records `Composed resource %q is not yet ready` per unready
+    # resource (readiness only as the function reports it) and only logs
+    # "Successfully composed resources".
+    class HalfReady(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            config_map(rsp, "ready", {"k": "v"})
+            config_map(rsp, "unspecified", {"k": "v"})
+            rsp.desired.resources["unspecified"].ready = fnv1.READY_UNSPECIFIED
+            config_map(rsp, "waiting", {"k": "v"})
+            rsp.desired.resources["waiting"].ready = fnv1.READY_FALSE
+
+    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": HalfReady()})
+
+    assert sorted((e["type"], e["message"]) for e in result.events) == [
+        ("Normal", 'Composed resource "unspecified" is not yet ready'),
+        ("Normal", 'Composed resource "waiting" is not yet ready'),
+    ]

@@ -18,6 +18,7 @@ from .support import (
     ChildRunner,
     FakeFunction,
     ParentRunner,
+    PlatformRunner,
     condition,
     default_runners,
     docs,
@@ -291,8 +292,15 @@ def test_cluster_scoped_composite_composes_cluster_scoped_config(apis_dir: Path)
 
 
 def test_events_are_valid_v1_events(apis_dir: Path) -> None:
-    # Warnings and Normals, on a namespaced and on a cluster-scoped composite.
-    result = render_text(apis_dir, PARENT + "---" + PLATFORM)
+    # Warnings and Normals, on a namespaced and on a cluster-scoped composite (its
+    # provider config left unready, so it gets a Normal `... is not yet ready`).
+    class UnreadyPlatform(PlatformRunner):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            super().compose(request, rsp)
+            rsp.desired.resources["provider-config"].ready = fnv1.READY_UNSPECIFIED
+
+    runners = {**default_runners(), "fn-platform": UnreadyPlatform()}
+    result = render_text(apis_dir, PARENT + "---" + PLATFORM, runners)
 
     assert {e["type"] for e in result.events} == {"Normal", "Warning"}
     assert {e["involvedObject"]["kind"] for e in result.events} >= {"XParent", "XPlatform"}
@@ -328,3 +336,27 @@ def test_a_render_leaves_the_event_loop_without_its_result_being_formatted(
 
     assert result.converged, result.errors
     assert formatted == []
+
+
+def test_a_cluster_scoped_kind_given_a_namespace_is_applied_without_it(apis_dir: Path) -> None:
+    # Crossplane checks the scope only when the function set no namespace; with one
+    # set it overrides it with the composite's, applies, and the API server stores the
+    # cluster-scoped object without a namespace.
+    class Clustered(FakeFunction):
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            resource.update(
+                rsp.desired.resources["priority"],
+                {
+                    "apiVersion": "scheduling.k8s.io/v1",
+                    "kind": "PriorityClass",
+                    "metadata": {"name": "high", "namespace": "team-a"},
+                    "value": 1000,
+                },
+            )
+
+    result = render_text(apis_dir, PARENT, {"fn-parent": Clustered()})
+
+    assert condition(one(result, "XParent"), "Synced")["status"] == "True"
+    priority = one(result, "PriorityClass", "high")
+    assert "namespace" not in priority["metadata"]
+    assert priority["metadata"]["labels"][LABEL_COMPOSITE] == "web"

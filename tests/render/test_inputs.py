@@ -19,6 +19,10 @@ _REQUIRED = """
       requiredResources:
       - {requirementName: x, apiVersion: v1, kind: ConfigMap, %s}
 """
+_CREDENTIAL = """
+    credentials:
+    - %s
+"""
 
 CM = """
 apiVersion: v1
@@ -161,6 +165,19 @@ def test_composition_selection_by_reference_and_ambiguity(tmp_path: Path) -> Non
         ),
         (lambda t: t[: t.index("  pipeline:")] + "  pipeline: []\n", "spec.pipeline is required"),
         (lambda t: t + "\n    credentials: [token]\n", "credentials must be a list of objects"),
+        # v2.3's Composition CRD: source is a required enum, and its CEL rule holds
+        # only for a Secret with a secretRef (Crossplane's skip of other sources is
+        # never reached).
+        (lambda t: t + _CREDENTIAL % "{name: c}", "source is required"),
+        (lambda t: t + _CREDENTIAL % "{name: c, source: Vault}", "must be None or Secret"),
+        (lambda t: t + _CREDENTIAL % "{name: c, source: None}", "requires a secretRef"),
+        (
+            lambda t: (
+                t + _CREDENTIAL % "{name: c, source: None, secretRef: {namespace: a, name: b}}"
+            ),
+            "requires a secretRef",
+        ),
+        (lambda t: t + _CREDENTIAL % "{name: c, source: Secret}", "requires a secretRef"),
         (lambda t: t + _REQUIRED % "matchLabels: [a]", "matchLabels must be an object"),
         (lambda t: t + _REQUIRED % "matchLabels: {a: 1}", "matchLabels must be a map of strings"),
         (lambda t: t + _REQUIRED % "name: a, namespace: 3", "namespace must be a string"),

@@ -11,6 +11,7 @@ import grpc
 import pytest
 from crossplane.function import resource, response
 
+from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane_cli.render import FunctionRegistry, runners
 from modelplane_cli.render.runners import ENTRY_POINT_GROUP, FunctionNotFoundError
 
@@ -224,14 +225,6 @@ def test_a_function_that_is_not_installed_is_reported(tmp_path: Path, in_process
         ({"kind": "ConfigMap", "metadata": {"name": "x"}}, "apiVersion and kind are required"),
         ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": "x"}, "metadata: must be an object"),
         (
-            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": ["a"]}},
-            "metadata.labels: must be a map of strings",
-        ),
-        (
-            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"a": 1}}},
-            "metadata.labels: must be a map of strings",
-        ),
-        (
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_Valid"}},
             ' because it has an invalid name "Not_Valid". Must be a valid RFC 1123 subdomain',
         ),
@@ -252,6 +245,33 @@ def test_malformed_desired_resources_are_refused_not_crashed_on(
     )
     assert error in message
     assert find(result, "ConfigMap") == []
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"labels": ["a"]},
+        {"labels": {"a": 1, "b": "kept-not"}},
+        {"annotations": "a"},
+        {"annotations": {"a": None}},
+        {"ownerReferences": "x"},
+        {"ownerReferences": [{"kind": "Other", "uid": "u1"}, "x"]},
+    ],
+)
+def test_metadata_go_cannot_read_is_replaced_and_the_resource_applied(
+    tmp_path: Path, meta: dict[str, Any]
+) -> None:
+    # apimachinery's Unstructured getters answer nil for a map that is not all
+    # strings or a list that is not all objects; crossplane-runtime then sets only
+    # Crossplane's own keys and controller reference, and the apply goes ahead.
+    desired = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", **meta}}
+    result = render_text(write_apis(tmp_path), PARENT, {"fn-parent": _Sloppy(desired)})
+
+    assert condition(one(result, "XParent"), "Synced")["status"] == "True"
+    written = one(result, "ConfigMap", "x")["metadata"]
+    assert written["labels"] == {LABEL_COMPOSITE: "web"}
+    assert written["annotations"] == {ANNOTATION_COMPOSITION_RESOURCE_NAME: "thing"}
+    assert [r["kind"] for r in written["ownerReferences"]] == ["XParent"]
 
 
 @pytest.mark.parametrize(

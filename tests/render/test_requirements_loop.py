@@ -260,3 +260,42 @@ def test_every_iteration_carries_the_tag_of_the_steps_first_request(tmp_path: Pa
     expected = hashlib.sha256(first.SerializeToString(deterministic=True)).hexdigest()
     assert len(tags.requests) == 2
     assert [r.meta.tag for r in tags.requests] == [expected, expected]
+
+
+def test_bootstrap_schemas_are_sent_on_every_call_and_tagged(tmp_path: Path) -> None:
+    # Crossplane fetches a step's `requirements.requiredSchemas` before tagging its
+    # first request, and keeps them on every requirements iteration.
+    apis = write_apis(tmp_path / "with")
+    plain = write_apis(tmp_path / "without")
+    composition = apis / "xparents" / "composition.yaml"
+    composition.write_text(
+        composition.read_text()
+        + """
+    requirements:
+      requiredSchemas:
+      - {requirementName: child, apiVersion: example.org/v1, kind: XChild}
+"""
+    )
+
+    class Schemas(FakeFunction):
+        def __init__(self) -> None:
+            self.seen: list[tuple[str, ...]] = []
+            self.tags: list[str] = []
+            self.child_schema_type = ""
+
+        def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+            self.seen.append(tuple(sorted(request.required_schemas)))
+            self.tags.append(request.meta.tag)
+            if "child" in request.required_schemas:
+                openapi = request.required_schemas["child"].openapi_v3
+                self.child_schema_type = openapi.fields["type"].string_value
+            response.require_schema(rsp, "own", "example.org/v1", "XParent")
+
+    schemas, without = Schemas(), Schemas()
+    render_text(apis, PARENT, {"fn-parent": schemas})
+    render_text(plain, PARENT, {"fn-parent": without})
+
+    assert schemas.seen[:2] == [("child",), ("child", "own")]
+    assert schemas.child_schema_type == "object"
+    # One tag per step, over a first request that holds the bootstrap schema.
+    assert schemas.tags[0] == schemas.tags[1] != without.tags[0]

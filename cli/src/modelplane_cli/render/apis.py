@@ -60,6 +60,13 @@ class RequiredResource:
 
 
 @dataclass(frozen=True)
+class RequiredSchema:
+    name: str
+    api_version: str
+    kind: str
+
+
+@dataclass(frozen=True)
 class CredentialSource:
     name: str
     secret_namespace: str
@@ -73,6 +80,7 @@ class PipelineStep:
     input: Mapping[str, Any] | None = None
     credentials: tuple[CredentialSource, ...] = ()
     requirements: tuple[RequiredResource, ...] = ()
+    schemas: tuple[RequiredSchema, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -326,14 +334,7 @@ def _parse_composition(doc: Mapping[str, Any], path: Path) -> Composition:
 
 
 def _parse_step(step: Mapping[str, Any], path: Path) -> PipelineStep:
-    credentials = tuple(
-        CredentialSource(
-            name=_require(c, path, "name"),
-            secret_namespace=_require(c, path, "secretRef", "namespace"),
-            secret_name=_require(c, path, "secretRef", "name"),
-        )
-        for c in _objects(step, path, "credentials")
-    )
+    credentials = tuple(_parse_credential(c, path) for c in _objects(step, path, "credentials"))
     requirements = tuple(
         RequiredResource(
             name=_require(r, path, "requirementName"),
@@ -345,6 +346,14 @@ def _parse_step(step: Mapping[str, Any], path: Path) -> PipelineStep:
         )
         for r in _objects(step, path, "requirements", "requiredResources")
     )
+    schemas = tuple(
+        RequiredSchema(
+            _require(r, path, "requirementName"),
+            _require(r, path, "apiVersion"),
+            _require(r, path, "kind"),
+        )
+        for r in _objects(step, path, "requirements", "requiredSchemas")
+    )
     step_input = step.get("input")
     if step_input is not None and not isinstance(step_input, Mapping):
         raise ApiError(f"{path}: the input of step {step.get('step')!r} must be an object")
@@ -354,4 +363,29 @@ def _parse_step(step: Mapping[str, Any], path: Path) -> PipelineStep:
         input=step_input,
         credentials=credentials,
         requirements=requirements,
+        schemas=schemas,
+    )
+
+
+def _parse_credential(credential: Mapping[str, Any], path: Path) -> CredentialSource:
+    """A step's credential, refused as v2.3's Composition CRD refuses it.
+
+    Crossplane's Compose skips a credential whose source is not Secret or that has
+    no secretRef, but none reaches it: the CRD's CEL rule (`self.source == 'Secret'
+    && has(self.secretRef)`) holds only for a Secret with a secretRef, so the API
+    server refuses every other Composition, `source: None` included.
+    """
+    name = _require(credential, path, "name")
+    source = _require(credential, path, "source")
+    if source not in ("None", "Secret"):
+        raise ApiError(
+            f"{path}: credential {name!r}: source must be None or Secret, not {source!r}"
+        )
+    if source != "Secret" or credential.get("secretRef") is None:
+        # The CRD rule's own message.
+        raise ApiError(f"{path}: credential {name!r}: the Secret source requires a secretRef")
+    return CredentialSource(
+        name=name,
+        secret_namespace=_require(credential, path, "secretRef", "namespace"),
+        secret_name=_require(credential, path, "secretRef", "name"),
     )

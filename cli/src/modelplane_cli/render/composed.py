@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from modelplane.core.vocabulary import ANNOTATION_COMPOSITION_RESOURCE_NAME, LABEL_COMPOSITE
 from modelplane_cli.render import childnames
@@ -33,7 +33,7 @@ from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.merge import merge, resource_refs
 from modelplane_cli.render.pipeline import DesiredResource, Event, quote
-from modelplane_cli.render.shapes import shape_error
+from modelplane_cli.render.shapes import shape_error, without_unreadable_metadata
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
     Obj,
@@ -247,11 +247,15 @@ def _render(
     api_version = obj.get("apiVersion")
     kind = obj.get("kind")
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
+        # Render's own words under errFmtUnmarshalDesiredCD: Crossplane's FromStruct
+        # cannot fail here and the resource fails later, at scope or apply.
         return (
             obj,
             f"cannot unmarshal desired composed resource {quote(name)} from RunFunctionResponse: "
             "apiVersion and kind are required",
         )
+    if isinstance(obj.get("metadata"), dict):
+        obj["metadata"] = without_unreadable_metadata(cast(Obj, obj["metadata"]))
     shape = shape_error(obj)
     if shape is not None:
         return obj, f"cannot apply composed resource {quote(name)}: {shape}"
@@ -275,7 +279,10 @@ def _render(
     namespace = str(meta.get("namespace") or "")
     if xr_key.namespace:
         scope = apis.is_namespaced_composite_kind(api_version, kind)
-        if scope is False or (scope is None and is_cluster_scoped(api_version, kind)):
+        cluster_scoped = scope is False or (scope is None and is_cluster_scoped(api_version, kind))
+        # Crossplane checks the scope only of a resource the function gave no
+        # namespace (`composition_functions.go`); one with a namespace is applied.
+        if cluster_scoped and not namespace:
             return obj, (
                 f"cannot apply cluster scoped composed resource {quote(name)} (a {kind} named "
                 f"{meta.get('name', '')}) for a namespaced composite resource."
@@ -291,6 +298,9 @@ def _render(
                 )
             )
         meta["namespace"] = xr_key.namespace
+        if cluster_scoped:
+            # The API server clears the namespace of a cluster-scoped object it stores.
+            del meta["namespace"]
     elif not namespace and apis.is_namespaced_composite_kind(api_version, kind):
         return obj, (
             f"cannot apply composed resource {quote(name)}: {kind} is namespaced; "

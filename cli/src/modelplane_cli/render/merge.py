@@ -1,12 +1,19 @@
 """What a composed resource's apply leaves of the object it lands on.
 
 Crossplane applies a composed resource with server-side apply under the
-composite's own field manager (`ComposedFieldOwnerName`), so what other managers
-own stays: the status, the metadata the API server and controllers write, a
-composed composite's own `resourceRefs`, and the labels and annotations another
-manager set, crossplane-runtime's above all (every managed resource's
-`crossplane.io/external-name`, `external-create-*`). Dropping those would make
-`-o diff` against a live export report every managed resource as changed.
+composite's own field manager (`ComposedFieldOwnerName`), with ForceOwnership.
+What other managers own stays: the status, the metadata the API server and
+controllers write, a composed composite's own `resourceRefs`. Labels, annotations
+and finalizers follow SSA's rule (`fieldowners`): one the desired object leaves
+out is removed only when the composite's manager owns it and no other manager
+does, so a key nobody owns stays, and one the composite took by force goes when
+it stops desiring it. An object that records no managedFields (`kubectl get -o
+yaml` leaves them out) cannot tell owners: it keeps crossplane-runtime's
+annotations (every managed resource's `crossplane.io/external-name`,
+`external-create-*`) and every finalizer, and drops the other labels and
+annotations. Dropping the runtime's would make `-o diff` against a live export
+report every managed resource as changed. Finalizers are a set: another
+manager's stay in place, desired ones are added after them.
 """
 
 from __future__ import annotations
@@ -15,21 +22,20 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, cast
 
+from modelplane_cli.render import fieldowners
+from modelplane_cli.render.fieldowners import FIELD_OWNER_COMPOSED_PREFIX, Owners, item_key
 from modelplane_cli.render.objects import SERVER_METADATA, View, group_of
 from modelplane_cli.render.world import Obj, ObjectKey, metadata
 
 # crossplane-runtime's managed reconciler writes these on every managed resource
 # (`NewNameAsExternalName`, the create bookkeeping); a composition rarely sets them.
-# They are kept even when the object records no managedFields (`kubectl get -o yaml`
-# leaves them out), where no other owner can be told.
+# Kept when the object records no managedFields, where no other owner can be told.
 RUNTIME_ANNOTATIONS = (
     "crossplane.io/external-name",
     "crossplane.io/external-create-pending",
     "crossplane.io/external-create-succeeded",
     "crossplane.io/external-create-failed",
 )
-# Crossplane's `FieldOwnerComposedPrefix`: the field manager of a composite's applies.
-FIELD_OWNER_COMPOSED_PREFIX = "apiextensions.crossplane.io/composed"
 
 
 def composed_field_owner(xr: ObjectKey) -> str:
@@ -55,25 +61,69 @@ def merge(xr: ObjectKey, desired: Obj, existing: View | None) -> Obj:
     The kept status is shared with the stored object until `World.put` copies it.
     """
     merged = desired
-    if existing is not None:
-        if "status" in existing:
-            merged["status"] = existing["status"]
-        _keep_resource_refs(merged, existing)
-        kept = metadata(existing)
-        written = merged["metadata"]
-        for name in SERVER_METADATA:
-            if kept.get(name) and name not in written:
-                written[name] = kept[name]
-        for field, keys in _others_keys(xr, existing).items():
-            have = kept.get(field)
-            if not isinstance(have, Mapping):
-                continue
-            have = cast(Mapping[str, Any], have)
-            mine: dict[str, Any] = dict(written.get(field) or {})
-            extra = {k: have[k] for k in sorted(keys) if k in have and k not in mine}
-            if extra:
-                written[field] = {**mine, **extra}
+    if existing is None:
+        return merged
+    if "status" in existing:
+        merged["status"] = existing["status"]
+    _keep_resource_refs(merged, existing)
+    kept = metadata(existing)
+    written = merged["metadata"]
+    applied = {"metadata": dict(written)}
+    for name in SERVER_METADATA:
+        if kept.get(name) and name not in written:
+            written[name] = kept[name]
+    mine = composed_field_owner(xr)
+    entries = fieldowners.entries_of(existing)
+    owners = fieldowners.owners(entries, mine) if entries is not None else None
+    for name in ("labels", "annotations"):
+        have = kept.get(name)
+        if not isinstance(have, Mapping):
+            continue
+        have = cast(Mapping[str, Any], have)
+        ours: dict[str, Any] = dict(applied["metadata"].get(name) or {})
+        extra = {k: have[k] for k in sorted(have) if k not in ours and _stays(owners, name, k)}
+        if extra:
+            written[name] = {**ours, **extra}
+    _merge_finalizers(written, applied["metadata"], kept, owners)
+    if entries is not None:
+        record = fieldowners.record_apply(
+            entries, mine, str(desired.get("apiVersion", "")), applied, existing
+        )
+        if record is not None:
+            written["managedFields"] = record
     return merged
+
+
+def _stays(owners: Owners | None, name: str, key: str) -> bool:
+    """Whether an existing label or annotation the desired object leaves out stays."""
+    if owners is None:
+        return name == "annotations" and key in RUNTIME_ANNOTATIONS
+    return not owners.removes(name, item_key(name, key))
+
+
+def _merge_finalizers(written: Obj, applied: View, kept: View, owners: Owners | None) -> None:
+    """Finalizers as a set: the existing ones that stay, in place, then the desired new ones.
+
+    Without managedFields every existing one stays: they are controllers' (and
+    the API server's) far more often than a composition's.
+    """
+    have = kept.get("finalizers")
+    if not isinstance(have, list) or not have:
+        return
+    want = applied.get("finalizers")
+    wanted = cast(list[Any], want) if isinstance(want, list) else []
+    stays = [
+        f
+        for f in cast(list[Any], have)
+        if f in wanted
+        or owners is None
+        or not owners.removes("finalizers", item_key("finalizers", f))
+    ]
+    merged = [*stays, *(f for f in wanted if f not in stays)]
+    if merged:
+        written["finalizers"] = merged
+    else:
+        written.pop("finalizers", None)
 
 
 def _keep_resource_refs(merged: Obj, existing: View) -> None:
@@ -88,29 +138,3 @@ def _keep_resource_refs(merged: Obj, existing: View) -> None:
     spec: Obj = dict(merged.get("spec") or {})
     spec["crossplane"] = {**(spec.get("crossplane") or {}), "resourceRefs": refs}
     merged["spec"] = spec
-
-
-def _others_keys(xr: ObjectKey, existing: View) -> dict[str, set[str]]:
-    """The label and annotation keys of `existing` some other field manager owns.
-
-    Read from its managedFields (`f:metadata` of every entry not the composite's
-    own), plus crossplane-runtime's annotations, whose writer is known without them.
-    """
-    keys: dict[str, set[str]] = {"labels": set(), "annotations": set(RUNTIME_ANNOTATIONS)}
-    mine = composed_field_owner(xr)
-    entries = metadata(existing).get("managedFields")
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, Mapping):
-            continue
-        entry = cast(Mapping[str, Any], entry)
-        if entry.get("manager") == mine:
-            continue
-        fields = entry.get("fieldsV1")
-        meta = fields.get("f:metadata") if isinstance(fields, Mapping) else None
-        if not isinstance(meta, Mapping):
-            continue
-        for field, found in keys.items():
-            owned = cast(Mapping[str, Any], meta).get(f"f:{field}")
-            if isinstance(owned, Mapping):
-                found.update(k[2:] for k in owned if isinstance(k, str) and k.startswith("f:"))
-    return keys

@@ -7,7 +7,6 @@ result (or failed call) stops the pipeline, and the caller then applies nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -166,7 +165,15 @@ async def _run_step(
         r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
         for r in step.requirements
     }
-    request = wire.RequestParts(_CAPABILITIES, body, dict(bootstrap), observed=observed)
+    bootstrap_schemas = {
+        s.name: requirements.schema(
+            apis, fnv1.SchemaSelector(api_version=s.api_version, kind=s.kind)
+        )
+        for s in step.schemas
+    }
+    request = wire.RequestParts(
+        _CAPABILITIES, body, dict(bootstrap), dict(bootstrap_schemas), observed=observed
+    )
     # Crossplane tags the step's request once, before its first call, over what it
     # holds then (bootstrap requirements only); every requirements iteration is
     # sent with that tag (`FetchingFunctionRunner` never touches `req.Meta`).
@@ -195,10 +202,10 @@ async def _run_step(
         request.required = dict(bootstrap)
         for name, selector in sorted(response.requirements.resources.items()):
             request.required[name] = requirements.fetch(world, selector)
-        request.schemas = {
-            name: requirements.schema(apis, schema_selector)
-            for name, schema_selector in sorted(response.requirements.schemas.items())
-        }
+        # The bootstrap schemas stay on every iteration, as the bootstrap resources do.
+        request.schemas = dict(bootstrap_schemas)
+        for name, schema_selector in sorted(response.requirements.schemas.items()):
+            request.schemas[name] = requirements.schema(apis, schema_selector)
         # Crossplane carries the answer's context to the next call, none included
         # (`req.Context = rsp.GetContext()`).
         if response.HasField("context"):
@@ -269,9 +276,42 @@ def _note_ttl(response: fnv1.RunFunctionResponse, outcome: PipelineOutcome) -> N
         outcome.ttl = seconds
 
 
+# Go's strconv.Quote names these escapes; the rest of the unprintable use hex.
+_GO_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
+
+
 def quote(text: str) -> str:
-    """Quote a name the way Go's %q does in Crossplane's messages."""
-    return json.dumps(text, ensure_ascii=False)
+    """Quote a name the way Go's %q (`strconv.Quote`) does in Crossplane's messages.
+
+    Printable characters stay as they are (Python's `isprintable` and Go's
+    `IsPrint` both leave out the control, format, surrogate, private, unassigned and
+    separator characters but the ASCII space); an ASCII control or DEL is `\\xNN`,
+    any other unprintable one `\\uNNNN` or `\\UNNNNNNNN`.
+    """
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 def _read_desired(desired: fnv1.State, outcome: PipelineOutcome, memos: Memos) -> None:

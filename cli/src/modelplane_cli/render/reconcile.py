@@ -162,12 +162,19 @@ async def reconcile(
         return Report(key, [Event("Warning", REASON_COMPOSE, message)], message, ttl=outcome.ttl)
     _store(world, xr)
 
-    events.extend(
-        Event("Normal", REASON_COMPOSE, f"Composed resource {quote(name)} is not yet valid")
-        for name in unsynced
-    )
-    if not any(e.type == "Warning" for e in events):
-        events.append(Event("Normal", REASON_COMPOSE, "Successfully composed resources"))
+    # Crossplane's reconciler walks the composed resources (in its map's random
+    # order; here by name) and records, for each, that it is not yet valid, then
+    # that it is not yet ready. "Successfully composed resources" is only logged
+    # since crossplane 667ac6eb2, so it is no event.
+    for name in sorted(outcome.resources):
+        if name in planned.refused:
+            events.append(
+                Event("Normal", REASON_COMPOSE, f"Composed resource {quote(name)} is not yet valid")
+            )
+        if not outcome.resources[name].ready:
+            events.append(
+                Event("Normal", REASON_COMPOSE, f"Composed resource {quote(name)} is not yet ready")
+            )
     return Report(key, events, unsynced=unsynced, ttl=outcome.ttl)
 
 

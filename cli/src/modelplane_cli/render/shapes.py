@@ -48,3 +48,22 @@ def _is_list_of_objects(value: object) -> bool:
     return value is None or (
         isinstance(value, list) and all(isinstance(v, dict) for v in cast(list[Any], value))
     )
+
+
+def without_unreadable_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    """`meta` less the labels, annotations and ownerReferences Go's accessors cannot read.
+
+    Crossplane renders a composed resource's metadata through apimachinery's
+    `Unstructured` getters, which answer nil for a labels or annotations map that
+    is not all strings and for ownerReferences that are not a list of objects;
+    crossplane-runtime then sets only its own keys and reference. So a malformed
+    one is replaced, not refused (`metadata.labels: {tier: 1}` becomes Crossplane's
+    composite label alone), and the resource is applied.
+    """
+    kept = dict(meta)
+    for name in ("labels", "annotations"):
+        if name in kept and not _is_string_map(kept[name]):
+            del kept[name]
+    if not _is_list_of_objects(kept.get("ownerReferences")):
+        del kept["ownerReferences"]
+    return kept

@@ -14,6 +14,13 @@ desired state, context, input) serialized per call.
 `RequestParts.serialize` gives exactly what `SerializeToString(deterministic=True)`
 gives for the same request with its tag and capabilities set (tests/render/test_wire.py holds
 the two to it), so nothing a function sees changes.
+
+The tag is computed as Crossplane computes it (SHA-256 of the deterministic
+serialization without `meta`), but over this protobuf runtime's bytes: upb
+writes a map key that is a prefix of another after it (`namespace` before
+`name`), where Go's deterministic marshal sorts keys bytewise. So the tag is
+deterministic within render, not byte-equal to the one Crossplane would send for
+the same request; functions here only log it.
 """
 
 from __future__ import annotations
@@ -69,8 +76,8 @@ def state(composite: bytes, composed: Mapping[str, bytes]) -> bytes:
 def map_order(names: Iterable[str]) -> list[str]:
     """The order this protobuf runtime's deterministic serialization writes map keys in.
 
-    Read back from the runtime rather than assumed: some upb releases do not sort
-    keys bytewise, and the tag must hash exactly what the message would serialize to.
+    Read back from the runtime rather than assumed: upb does not sort keys bytewise
+    (Go does), and the assembled bytes must equal what the message serializes to.
     """
     return list(_map_order(tuple(sorted(names))))
 
@@ -108,9 +115,10 @@ class RequestParts:
     observed: bytes | None = None
 
     def tag(self) -> str:
-        """Crossplane's tag for this request: the SHA-256 of its deterministic
+        """The request's tag, by Crossplane's algorithm: the SHA-256 of its deterministic
         serialization without `meta` (`Tag(fnreq)` runs before `fnreq.Meta` is set,
-        so the capabilities are not hashed either)."""
+        so the capabilities are not hashed either). The bytes are upb's, whose map
+        key order is not Go's, so the value is not the one Crossplane computes."""
         return _digest(self._parts())
 
     def serialize(self, tag: str | None = None) -> bytes:
