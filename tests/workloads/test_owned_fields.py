@@ -94,3 +94,13 @@ def test_a_route_to_gpus_around_the_claim_is_refused(
     with pytest.raises(InvalidInputError) as caught:
         render_replica(read_replica(obj), read_cluster(build.cluster()))
     assert caught.value.issues[0].path == field
+
+
+def test_an_rdma_nic_the_device_plugin_advertises_stays_the_teams(build: Any) -> None:
+    """The Network Operator's NICs are `nvidia.com/` too, and a pool's Synthetic devices
+    stand for them: the template requests them itself."""
+    nic = {"limits": {"nvidia.com/hostdev": 8}, "requests": {"nvidia.com/hostdev": 8}}
+    template = {"spec": {"containers": [{"name": "engine", "resources": nic}]}}
+    obj = build.replica(workers=build.role(template=template))
+    rendered = render_replica(read_replica(obj), read_cluster(build.cluster())).objects()
+    assert "nvidia.com/hostdev" in repr([o.manifest for o in rendered])

@@ -25,11 +25,14 @@ OWNED_POD_FIELDS: Final = (
     "schedulerName",
     "tolerations",
 )
-# GPUs bind through DRA claims only. Every resource NVIDIA's device plugin
-# advertises lives under this prefix (`nvidia.com/gpu`, MIG profiles such as
-# `nvidia.com/mig-1g.10gb`, shared `nvidia.com/gpu.shared`): a request for any of
-# them would take devices the placement counted as free for someone else.
-DEVICE_PLUGIN_PREFIX: Final = "nvidia.com/"
+# GPUs bind through DRA claims only. The GPU resources NVIDIA's device plugin
+# advertises: whole GPUs (`nvidia.com/gpu`), shared ones (`nvidia.com/gpu.shared`) and
+# MIG profiles (`nvidia.com/mig-1g.10gb`); a request for any of them would take devices
+# the placement counted as free for someone else. Other `nvidia.com/` resources are not
+# GPUs: the Network Operator's RDMA NICs (`nvidia.com/hostdev`) are what a pool's
+# `claim: Synthetic` devices are, requested by the template itself.
+GPU_RESOURCES: Final = ("nvidia.com/gpu",)
+GPU_RESOURCE_PREFIXES: Final = ("nvidia.com/gpu.", "nvidia.com/mig-")
 # The NVIDIA container runtime exposes the GPUs this variable names (`all`, indices,
 # UUIDs) to a container whatever the container claimed, unless the node's toolkit
 # sets accept-nvidia-visible-devices-envvar-when-unprivileged = false (its default
@@ -56,7 +59,7 @@ def check_container(container: Mapping[str, Any], path: str) -> None:
     for section in ("limits", "requests"):
         amounts = _mapping(resources.get(section) or {}, f"{path}.resources.{section}")
         for resource in sorted(amounts):
-            if resource.startswith(DEVICE_PLUGIN_PREFIX):
+            if resource in GPU_RESOURCES or resource.startswith(GPU_RESOURCE_PREFIXES):
                 raise InvalidInputError.at(
                     f"{path}.resources.{section}[{resource}]",
                     "GPUs bind through the replica's DRA claim, not a device-plugin resource",
