@@ -17,6 +17,10 @@ from .test_fn import SERVING
 ENGINE = {"name": "engine", "image": "vllm/vllm-openai:v0.7.3"}
 SIDE = {"name": "side", "image": "busybox:1.36"}
 WHY = "the workload cluster's API server refuses a pod template that repeats it"
+KEYED = (
+    "LeaderWorkerSet and LLMInferenceService refuse a template that repeats it and a "
+    "Deployment's pods keep only the last, so it is refused wherever the replica lands"
+)
 AT = "spec.workers.template.spec"
 
 
@@ -60,7 +64,7 @@ CASES = [
             ]
         },
         f"{AT}.containers[0].ports[1].containerPort: duplicate port '9000/TCP' (also "
-        f"{AT}.containers[0].ports[0]): " + WHY,
+        f"{AT}.containers[0].ports[0]): " + KEYED,
         "one port twice, the default protocol",
     ),
     refused(
@@ -82,7 +86,7 @@ CASES = [
     refused(
         {"containers": [{**ENGINE, "env": [{"name": "A", "value": "1"}, {"name": "A"}]}]},
         f"{AT}.containers[0].env[1].name: duplicate env name 'A' (also "
-        f"{AT}.containers[0].env[0]): " + WHY,
+        f"{AT}.containers[0].env[0]): " + KEYED,
         "one env name twice",
     ),
     refused(

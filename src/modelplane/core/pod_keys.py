@@ -5,11 +5,15 @@ these repeats (volumes and init containers are not even in its schema, so no CEL
 rule of it can see them): two entries with the same key pass admission. They are
 refused only later, on the workload cluster: the API server refuses a pod (or a
 Deployment's, LeaderWorkerSet's or KServe LLMInferenceService's template) with two
-containers of one name, two ports of one name in a container, or two volume mounts
-at one path; and a template's lists keyed by `listMapKey`s (a container's `env` by
-name, its `ports` by port and protocol, the pod's `volumes` by name) refuse
-duplicates when applied. Each replica's workload then fails to apply, or applies and
-never starts a pod, with nothing on the ModelDeployment naming the field.
+containers of one name, two volumes of one name, two ports of one name in a
+container, or two volume mounts at one path. A container's `env` by name and its
+`ports` by port and protocol are keyed lists in the LeaderWorkerSet and
+LLMInferenceService schemas, which refuse a repeat; a Deployment takes one with a
+warning and its pods keep the last. Since the same template may land on any of them
+(a multi-node or KServe cluster, or a single-node Native one), those repeats are
+refused wherever the replica lands. Before, each replica's workload failed to apply,
+or applied and never started a pod, with nothing on the ModelDeployment naming the
+field.
 
 `key_issues` names the first repeat of each list where the deployment's and the
 replica's roles are read (`template_size.template_issues`), so the template is
@@ -44,20 +48,29 @@ def key_issues(spec: object, path: str) -> list[Issue]:
         for section in _CONTAINER_LISTS
         for i, container in _entries(pod.get(section))
     ]
-    issues.extend(_repeats(containers, "name", "container name", _field("name")))
+    issues.extend(_repeats(containers, "name", "container name", _field("name"), _REFUSED))
     volumes = [(f"{path}.volumes[{i}]", volume) for i, volume in _entries(pod.get("volumes"))]
-    issues.extend(_repeats(volumes, "name", "volume name", _field("name")))
+    issues.extend(_repeats(volumes, "name", "volume name", _field("name"), _REFUSED))
     for where, container in containers:
         env = [(f"{where}.env[{i}]", e) for i, e in _entries(container.get("env"))]
-        issues.extend(_repeats(env, "name", "env name", _field("name")))
+        issues.extend(_repeats(env, "name", "env name", _field("name"), _KEYED))
         ports = [(f"{where}.ports[{i}]", p) for i, p in _entries(container.get("ports"))]
-        issues.extend(_repeats(ports, "name", "port name", _field("name")))
-        issues.extend(_repeats(ports, "containerPort", "port", _port))
+        issues.extend(_repeats(ports, "name", "port name", _field("name"), _REFUSED))
+        issues.extend(_repeats(ports, "containerPort", "port", _port, _KEYED))
         mounts = [
             (f"{where}.volumeMounts[{i}]", m) for i, m in _entries(container.get("volumeMounts"))
         ]
-        issues.extend(_repeats(mounts, "mountPath", "mount path", _field("mountPath")))
+        issues.extend(_repeats(mounts, "mountPath", "mount path", _field("mountPath"), _REFUSED))
     return issues
+
+
+# Why a repeat is refused: every kind's pod validation refuses it, or the keyed lists
+# of the LeaderWorkerSet and LLMInferenceService schemas do (a Deployment keeps the last).
+_REFUSED = "the workload cluster's API server refuses a pod template that repeats it"
+_KEYED = (
+    "LeaderWorkerSet and LLMInferenceService refuse a template that repeats it and a "
+    "Deployment's pods keep only the last, so it is refused wherever the replica lands"
+)
 
 
 def _entries(value: object) -> Iterator[tuple[int, Mapping[str, Any]]]:
@@ -86,7 +99,7 @@ def _port(entry: Mapping[str, Any]) -> str | None:
 
 
 def _repeats(
-    entries: list[tuple[str, Mapping[str, Any]]], field: str, what: str, key: Key
+    entries: list[tuple[str, Mapping[str, Any]]], field: str, what: str, key: Key, why: str
 ) -> list[Issue]:
     first: dict[str, str] = {}
     issues: list[Issue] = []
@@ -98,8 +111,7 @@ def _repeats(
             issues.append(
                 Issue(
                     f"{where}.{field}",
-                    f"duplicate {what} {value!r} (also {first[value]}): the workload "
-                    "cluster's API server refuses a pod template that repeats it",
+                    f"duplicate {what} {value!r} (also {first[value]}): {why}",
                 )
             )
             continue
