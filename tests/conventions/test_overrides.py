@@ -113,6 +113,11 @@ def test_same_value_is_not_reported(build: Any) -> None:
             "labels",
             "runai-gpu-group/0",
         ),
+        (
+            {"provider": "KAI", "kai": {"queuesWithQuota": ["default-queue"]}},
+            "annotations",
+            "nvidia.com/container.engine.gpu-memory.request",
+        ),
         ({"provider": "Kueue", "queue": "q"}, "labels", "kueue.x-k8s.io/queue-name"),
         ({"provider": "Kueue"}, "labels", "kueue.x-k8s.io/priority-class"),
         ({"provider": "Volcano"}, "annotations", "scheduling.volcano.sh/queue-name"),

@@ -58,10 +58,14 @@ SUBGROUP_LABEL: Final = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION: Final = "pod-group-name"
 # The pod keys of KAI's GPU sharing (its `pkg/common/constants`): a fraction or an
 # amount of memory of a GPU, on how many devices, in which container, and the GPU
-# group KAI records. With sharing enabled KAI binds such a pod to a slice of a GPU
-# through its own reservation pods, outside the replica's DRA claim and outside what
-# the placement counted, so no team template may set them.
+# group KAI records; and under `nvidia.com/`, the per-container fraction requests
+# (`nvidia.com/container.<name>.gpu-memory.request` and its siblings) and the legacy
+# MIG annotations (`nvidia.com/mig-1g.10gb`) KAI's admission reads as GPU requests.
+# With sharing enabled KAI binds such a pod to a slice of a GPU through its own
+# reservation pods, outside the replica's DRA claim and outside what the placement
+# counted, so no team template may set them.
 GPU_SHARING_KEYS: Final = (
+    "nvidia.com/",
     "gpu-fraction",
     "gpu-fraction.limit",
     "gpu-fraction-container-name",
