@@ -5,7 +5,9 @@ registries, rather than read from `ipaddress`'s `is_global`: Python has changed
 those lists in patch releases (3.11.10 and 3.12.4 among them), and the same
 ModelService must get the same answer on every machine. An IPv6 address that
 carries an IPv4 address a translator or tunnel delivers to (IPv4-mapped, NAT64's
-well-known prefix, 6to4) is as public as the IPv4 address it carries.
+well-known prefix, 6to4) is as public as the IPv4 address it carries. A block is
+refused whole, with the few globally reachable assignments inside it (192.0.0.9/32,
+2001:20::/28 and the like: anycast and protocol services, where no model is served).
 """
 
 import ipaddress
