@@ -338,10 +338,12 @@ def test_a_render_leaves_the_event_loop_without_its_result_being_formatted(
     assert formatted == []
 
 
-def test_a_cluster_scoped_kind_given_a_namespace_is_applied_without_it(apis_dir: Path) -> None:
-    # Crossplane checks the scope only when the function set no namespace; with one
-    # set it overrides it with the composite's, applies, and the API server stores the
-    # cluster-scoped object without a namespace.
+def test_a_cluster_scoped_kind_given_a_namespace_is_created_then_refused(apis_dir: Path) -> None:
+    # Crossplane checks the scope only when the desired resource has no namespace: the
+    # first reconcile overrides the function's with the composite's and applies, and the
+    # API server stores the cluster-scoped object without one. Every later reconcile
+    # reads it back (a Get ignores the namespace of a cluster-scoped kind), keeps its
+    # empty namespace ("maintain its name and namespace") and fails the check.
     class Clustered(FakeFunction):
         def compose(self, request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             resource.update(
@@ -356,7 +358,13 @@ def test_a_cluster_scoped_kind_given_a_namespace_is_applied_without_it(apis_dir:
 
     result = render_text(apis_dir, PARENT, {"fn-parent": Clustered()})
 
-    assert condition(one(result, "XParent"), "Synced")["status"] == "True"
+    assert condition(one(result, "XParent"), "Synced") == {
+        "type": "Synced",
+        "status": "False",
+        "reason": "ReconcileError",
+        "message": "cannot compose resources: cannot apply cluster scoped composed resource "
+        '"priority" (a PriorityClass named high) for a namespaced composite resource.',
+    }
     priority = one(result, "PriorityClass", "high")
     assert "namespace" not in priority["metadata"]
     assert priority["metadata"]["labels"][LABEL_COMPOSITE] == "web"

@@ -120,6 +120,11 @@ def _observe_refs(
         namespace = xr_key.namespace or str(ref.get("namespace") or "")
         key = ObjectKey(str(ref.get("apiVersion", "")), str(ref.get("kind", "")), namespace, name)
         obj = world.get(key)
+        if obj is None and namespace:
+            # A cluster-scoped kind (a namespaced composite's function gave it a
+            # namespace): the client ignores the namespace of a Get for one.
+            key = ObjectKey(key.api_version, key.kind, "", name)
+            obj = world.get(key)
         if obj is None:
             continue
         controller = controller_reference(obj)
