@@ -178,6 +178,25 @@ def test_composition_selection_by_reference_and_ambiguity(tmp_path: Path) -> Non
             "requires a secretRef",
         ),
         (lambda t: t + _CREDENTIAL % "{name: c, source: Secret}", "requires a secretRef"),
+        # The CRD's keyed lists: a repeated key is the API server's Duplicate value.
+        (
+            lambda t: t + "\n  - step: step-0\n    functionRef: {name: fn-child}\n",
+            r'spec.pipeline\[1\]: Duplicate value: \{"step":"step-0"\}',
+        ),
+        (
+            lambda t: (
+                t + _CREDENTIAL % "{name: c, source: Secret, secretRef: {namespace: a, "
+                "name: b}}\n    - {name: c, source: Secret, secretRef: {namespace: a, name: d}}"
+            ),
+            r'spec.pipeline\[0\].credentials\[1\]: Duplicate value: \{"name":"c"\}',
+        ),
+        (
+            lambda t: (
+                t + _REQUIRED % "name: a" + "      - {requirementName: x, apiVersion: v1, "
+                "kind: Secret, name: b}\n"
+            ),
+            r"requirements.requiredResources\[1\]: Duplicate value",
+        ),
         (lambda t: t + _REQUIRED % "matchLabels: [a]", "matchLabels must be an object"),
         (lambda t: t + _REQUIRED % "matchLabels: {a: 1}", "matchLabels must be a map of strings"),
         (lambda t: t + _REQUIRED % "name: a, namespace: 3", "namespace must be a string"),

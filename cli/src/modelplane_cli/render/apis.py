@@ -9,6 +9,7 @@ from typing import Any
 
 import modelplane_cli
 from modelplane_cli import yamlio
+from modelplane_cli.render.composition_keys import repeated_keys
 from modelplane_cli.render.world import View, group_of
 
 XRD_KIND = "CompositeResourceDefinition"
@@ -324,12 +325,15 @@ def _parse_composition(doc: Mapping[str, Any], path: Path) -> Composition:
     pipeline = _objects(doc, path, "spec", "pipeline")
     if not pipeline:
         raise ApiError(f"{path}: spec.pipeline is required")
+    steps = tuple(_parse_step(step, path) for step in pipeline)
+    if repeats := repeated_keys(doc):
+        raise ApiError(f"{path}: composition {name!r} is invalid: {'; '.join(repeats)}")
     return Composition(
         name=name,
         labels=_string_map(doc, path, "metadata", "labels") or {},
         composite_api_version=_require(doc, path, "spec", "compositeTypeRef", "apiVersion"),
         composite_kind=_require(doc, path, "spec", "compositeTypeRef", "kind"),
-        steps=tuple(_parse_step(step, path) for step in pipeline),
+        steps=steps,
     )
 
 
