@@ -39,7 +39,9 @@ def service(*entries: Entry, hostname: str | None = None) -> Service:
 
 
 @st.composite
-def fleets(draw: st.DrawFn) -> tuple[Service, dict[str, list[Endpoint]]]:
+def fleets(draw: st.DrawFn, most: int = 6) -> tuple[Service, dict[str, list[Endpoint]]]:
+    """A service over three deployments (and maybe an external model), each with up to
+    `most` serving replicas: past 16 backends when `most` is large enough."""
     entries = [
         Entry(f"spec.endpoints[{i}]", draw(st.integers(0, 100)), deployment=name)
         for i, name in enumerate(DEPLOYMENTS)
@@ -48,12 +50,12 @@ def fleets(draw: st.DrawFn) -> tuple[Service, dict[str, list[Endpoint]]]:
         external = parse_url("https://api.example.com/v1", "u")
         entries.append(Entry("spec.endpoints[3]", draw(st.integers(0, 100)), external=external))
     serving = {
-        name: [endpoint(name, i) for i in range(draw(st.integers(0, 6)))] for name in DEPLOYMENTS
+        name: [endpoint(name, i) for i in range(draw(st.integers(0, most)))] for name in DEPLOYMENTS
     }
     return service(*entries), serving
 
 
-@given(fleets())
+@given(fleets(most=14))
 def test_every_reachable_serving_replica_is_a_backend_and_the_weights_add_up(
     drawn: tuple[Service, dict[str, list[Endpoint]]],
 ) -> None:
