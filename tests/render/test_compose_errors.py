@@ -13,7 +13,7 @@ import crossplane.function.proto.v1.run_function_pb2 as fnv1
 import pytest
 from crossplane.function import resource
 
-from modelplane_cli.render.pipeline import quote
+from modelplane_cli.schema.errors import go_quote
 
 from .support import PARENT, ParentRunner, condition, default_runners, find, one, render_text
 
@@ -142,4 +142,4 @@ def test_a_compose_error_turns_every_custom_condition_unknown(apis_dir: Path) ->
     ],
 )
 def test_names_are_quoted_as_go_s_percent_q(name: str, quoted: str) -> None:
-    assert quote(name) == quoted
+    assert go_quote(name) == quoted

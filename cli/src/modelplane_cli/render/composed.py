@@ -32,7 +32,7 @@ from modelplane_cli.render import childnames
 from modelplane_cli.render.admission import Admission, metadata_errors
 from modelplane_cli.render.apis import Apis
 from modelplane_cli.render.merge import merge, resource_refs
-from modelplane_cli.render.pipeline import DesiredResource, Event, quote
+from modelplane_cli.render.pipeline import DesiredResource, Event
 from modelplane_cli.render.shapes import shape_error, without_unreadable_metadata
 from modelplane_cli.render.simulate import is_cluster_scoped
 from modelplane_cli.render.world import (
@@ -47,6 +47,7 @@ from modelplane_cli.render.world import (
     metadata,
     reference_matches,
 )
+from modelplane_cli.schema.errors import go_quote
 
 # The event reason of a namespace override (`reasonNamespaceOverridden`, reconciler.go).
 REASON_NAMESPACE_OVERRIDDEN = "NamespaceOverridden"
@@ -145,12 +146,12 @@ def _observe_one(
         # Crossplane's errAnonymousCD.
         errors.append(
             "encountered composed resource without required "
-            f"{quote(ANNOTATION_COMPOSITION_RESOURCE_NAME)} annotation"
+            f"{go_quote(ANNOTATION_COMPOSITION_RESOURCE_NAME)} annotation"
         )
     elif name in observed:
         errors.append(
             f"composed resources {ObjectKey.of(observed[name])} and {key} are both named "
-            f"{quote(name)}"
+            f"{go_quote(name)}"
         )
     else:
         observed[name] = obj
@@ -256,14 +257,14 @@ def _render(
         # cannot fail here and the resource fails later, at scope or apply.
         return (
             obj,
-            f"cannot unmarshal desired composed resource {quote(name)} from RunFunctionResponse: "
-            "apiVersion and kind are required",
+            f"cannot unmarshal desired composed resource {go_quote(name)} from "
+            "RunFunctionResponse: apiVersion and kind are required",
         )
     if isinstance(obj.get("metadata"), dict):
         obj["metadata"] = without_unreadable_metadata(cast(Obj, obj["metadata"]))
     shape = shape_error(obj)
     if shape is not None:
-        return obj, f"cannot apply composed resource {quote(name)}: {shape}"
+        return obj, f"cannot apply composed resource {go_quote(name)}: {shape}"
     meta: Obj = dict(obj.get("metadata") or {})
     obj["metadata"] = meta
     xr_key = ObjectKey.of(xr)
@@ -289,7 +290,7 @@ def _render(
         # namespace (`composition_functions.go`); one with a namespace is applied.
         if cluster_scoped and not namespace:
             return obj, (
-                f"cannot apply cluster scoped composed resource {quote(name)} (a {kind} named "
+                f"cannot apply cluster scoped composed resource {go_quote(name)} (a {kind} named "
                 f"{meta.get('name', '')}) for a namespaced composite resource."
             )
         if namespace and namespace != xr_key.namespace:
@@ -298,8 +299,9 @@ def _render(
                 Event(
                     "Warning",
                     REASON_NAMESPACE_OVERRIDDEN,
-                    f"cannot create composed resource {quote(name)} in namespace "
-                    f"{quote(namespace)}, using XR namespace {quote(xr_key.namespace)} instead",
+                    f"cannot create composed resource {go_quote(name)} in namespace "
+                    f"{go_quote(namespace)}, using XR namespace {go_quote(xr_key.namespace)} "
+                    "instead",
                 )
             )
         meta["namespace"] = xr_key.namespace
@@ -308,7 +310,7 @@ def _render(
             del meta["namespace"]
     elif not namespace and apis.is_namespaced_composite_kind(api_version, kind):
         return obj, (
-            f"cannot apply composed resource {quote(name)}: {kind} is namespaced; "
+            f"cannot apply composed resource {go_quote(name)}: {kind} is namespaced; "
             "metadata.namespace is required"
         )
 
@@ -326,7 +328,7 @@ def _render(
     if foreign is not None:
         # crossplane-runtime's AddControllerReference refuses a second controller.
         return obj, (
-            f"cannot render metadata for composed resource {quote(name)}: cannot set controller "
+            f"cannot render metadata for composed resource {go_quote(name)}: cannot set controller "
             f"reference: {meta.get('name', '')} is already controlled by {foreign.get('kind')} "
             f"{foreign.get('name')} (UID {foreign.get('uid')})"
         )
@@ -345,8 +347,8 @@ def _name_error(name: str, obj: View) -> str | None:
     if childnames.valid_name(key.name, key.group, key.kind):
         return None
     return (
-        f"cannot apply composed resource {quote(name)} because it has an invalid name "
-        f"{quote(key.name)}. Must be a valid RFC 1123 subdomain name."
+        f"cannot apply composed resource {go_quote(name)} because it has an invalid name "
+        f"{go_quote(key.name)}. Must be a valid RFC 1123 subdomain name."
     )
 
 
@@ -366,7 +368,7 @@ def _conflicts(
     xr: View, key: ObjectKey, existing: View | None, claimed_by: str | None
 ) -> list[str]:
     if claimed_by is not None:
-        return [f"{key} is also composed as {quote(claimed_by)}"]
+        return [f"{key} is also composed as {go_quote(claimed_by)}"]
     if existing is None:
         return []
     controller = controller_reference(existing)

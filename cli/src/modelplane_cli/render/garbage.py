@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from modelplane.core.vocabulary import LABEL_COMPOSITE
-from modelplane_cli.render.pipeline import quote
 from modelplane_cli.render.protection import is_usage, refusal, usages_of
 from modelplane_cli.render.world import Obj, ObjectKey, View, World, labels_of, metadata
+from modelplane_cli.schema.errors import go_quote
 
 ERR_GARBAGE_COLLECT = "cannot garbage collect composed resources that are no longer desired"
 # The labels Crossplane's garbage collector removes before a delete (xcrd's
@@ -48,7 +48,7 @@ def collect(world: World, observed: Mapping[str, View], desired: Collection[str]
         usages = usages_of(world, key, leaving)
         if usages:
             return (
-                f"{ERR_GARBAGE_COLLECT}: cannot delete composed resource {quote(name)} "
+                f"{ERR_GARBAGE_COLLECT}: cannot delete composed resource {go_quote(name)} "
                 f"(a {key.kind} named {key.name}): {refusal(usages)}"
             )
         if is_usage(key):

@@ -21,6 +21,7 @@ from modelplane_cli.render.apis import Apis, Composition, PipelineStep
 from modelplane_cli.render.clock import EPOCH
 from modelplane_cli.render.runners import FunctionCallError, FunctionClient, FunctionNotFoundError
 from modelplane_cli.render.world import Obj, ObjectKey, View, World
+from modelplane_cli.schema.errors import go_quote
 
 # Crossplane's MaxRequirementsIterations: one call plus this many re-calls.
 MAX_REQUIREMENTS_ITERATIONS = 5
@@ -127,7 +128,7 @@ async def run_pipeline(
         _note_ttl(response, outcome)
         fatal = _collect(step, response, outcome)
         if fatal is not None:
-            outcome.error = f"pipeline step {quote(step.name)} returned a fatal result: {fatal}"
+            outcome.error = f"pipeline step {go_quote(step.name)} returned a fatal result: {fatal}"
             outcome.fatal = True
             return outcome
         desired = response.desired
@@ -158,8 +159,8 @@ async def _run_step(
         except requirements.CredentialsError as exc:
             # Crossplane's errFmtGetCredentialsFromSecret.
             raise _StepFailedError(
-                f"cannot get Composition pipeline step {quote(step.name)} credential "
-                f"{quote(source.name)} from Secret: {exc}"
+                f"cannot get Composition pipeline step {go_quote(step.name)} credential "
+                f"{go_quote(source.name)} from Secret: {exc}"
             ) from exc
     bootstrap = {
         r.name: requirements.fetch(world, requirements.bootstrap_selector(r))
@@ -187,11 +188,11 @@ async def _run_step(
             # Crossplane's errFmtGetClientConn: no active FunctionRevision to dial.
             raise _StepFailedError(
                 f"{_run_step_error(step)}: cannot get gRPC client connection for Function "
-                f"{quote(step.function)}: {exc}"
+                f"{go_quote(step.function)}: {exc}"
             ) from exc
         except FunctionCallError as exc:
             raise _StepFailedError(
-                f"{_run_step_error(step)}: cannot run Function {quote(step.function)}: {exc}"
+                f"{_run_step_error(step)}: cannot run Function {go_quote(step.function)}: {exc}"
             ) from exc
         if any(r.severity == fnv1.SEVERITY_FATAL for r in response.results):
             return response
@@ -220,7 +221,7 @@ async def _run_step(
 
 def _run_step_error(step: PipelineStep) -> str:
     """Crossplane's errFmtRunPipelineStep, which wraps every failed call of a step."""
-    return f"cannot run Composition pipeline step {quote(step.name)}"
+    return f"cannot run Composition pipeline step {go_quote(step.name)}"
 
 
 def _requirements_fingerprint(response: fnv1.RunFunctionResponse) -> bytes | None:
@@ -256,14 +257,14 @@ def _collect(
             # What a function built against a newer protocol might send: a Warning on
             # the composite, in the composer's own words (`composition_functions.go`).
             message = (
-                f"Pipeline step {quote(step.name)} returned a result of unknown severity "
+                f"Pipeline step {go_quote(step.name)} returned a result of unknown severity "
                 f"(assuming warning): {result.message}"
             )
             outcome.events.append(Event("Warning", reason, message))
             continue
         kind = _EVENT_TYPE.get(result.severity)
         if kind is not None:
-            message = f"Pipeline step {quote(step.name)}: {result.message}"
+            message = f"Pipeline step {go_quote(step.name)}: {result.message}"
             outcome.events.append(Event(kind, reason, message))
     return None
 
@@ -274,44 +275,6 @@ def _note_ttl(response: fnv1.RunFunctionResponse, outcome: PipelineOutcome) -> N
     seconds = response.meta.ttl.seconds + response.meta.ttl.nanos / 1e9
     if seconds > 0 and (outcome.ttl is None or seconds < outcome.ttl):
         outcome.ttl = seconds
-
-
-# Go's strconv.Quote names these escapes; the rest of the unprintable use hex.
-_GO_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-}
-
-
-def quote(text: str) -> str:
-    """Quote a name the way Go's %q (`strconv.Quote`) does in Crossplane's messages.
-
-    Printable characters stay as they are (Python's `isprintable` and Go's
-    `IsPrint` both leave out the control, format, surrogate, private, unassigned and
-    separator characters but the ASCII space); an ASCII control or DEL is `\\xNN`,
-    any other unprintable one `\\uNNNN` or `\\UNNNNNNNN`.
-    """
-    out: list[str] = []
-    for char in text:
-        code = ord(char)
-        if char in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    return '"' + "".join(out) + '"'
 
 
 def _read_desired(desired: fnv1.State, outcome: PipelineOutcome, memos: Memos) -> None:

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from modelplane_cli.render.objects import group_of
-from modelplane_cli.render.pipeline import quote
 from modelplane_cli.render.world import ObjectKey, View, World, labels_of
+from modelplane_cli.schema.errors import go_quote
 
 # The kinds whose objects protect what their `spec.of` names.
 USAGE_TYPES: Final = (
@@ -97,9 +97,9 @@ def refusal(usages: list[View]) -> str:
     """The API server's message for a DELETE the webhook refused (HTTP 409 Conflict)."""
     first = usages[0]
     key = ObjectKey.of(first)
-    ident = quote(key.name)
+    ident = go_quote(key.name)
     if key.namespace:
-        ident = f"{quote(key.name)} (in namespace {quote(key.namespace)})"
+        ident = f"{go_quote(key.name)} (in namespace {go_quote(key.namespace)})"
     go_type = _GO_TYPES.get((key.group, key.kind), f"*v1beta1.{key.kind}")
     spec: Mapping[str, Any] = first.get("spec") or {}
     by: Mapping[str, Any] | None = spec.get("by")
@@ -108,7 +108,7 @@ def refusal(usages: list[View]) -> str:
         name = (by.get("resourceRef") or {}).get("name", "")
         detail = f"{head} by resource {by.get('kind')}/{name}."
     elif spec.get("reason"):
-        detail = f"{head} with reason: {quote(str(spec['reason']))}."
+        detail = f"{head} with reason: {go_quote(str(spec['reason']))}."
     else:
         detail = f"{head}."
-    return f"admission webhook {quote(WEBHOOK_NAME)} denied the request: {detail}"
+    return f"admission webhook {go_quote(WEBHOOK_NAME)} denied the request: {detail}"

@@ -21,9 +21,10 @@ from modelplane_cli.render import composed, garbage
 from modelplane_cli.render.admission import Admission
 from modelplane_cli.render.apis import Apis, CompositionSelectionError
 from modelplane_cli.render.clock import EPOCH
-from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, quote, run_pipeline
+from modelplane_cli.render.pipeline import REASON_COMPOSE, Condition, Event, run_pipeline
 from modelplane_cli.render.runners import FunctionClient
 from modelplane_cli.render.world import Obj, ObjectKey, View, World, annotations_of, fake_uid
+from modelplane_cli.schema.errors import go_quote
 
 REASON_SELECT_COMPOSITION = "SelectComposition"
 REASON_FATAL_ERROR = "FatalError"
@@ -141,7 +142,9 @@ async def reconcile(
     composed.apply(world, planned)
     unsynced = sorted(planned.refused)
     events.extend(
-        Event("Warning", REASON_COMPOSE, f"cannot apply composed resource {quote(name)}: {message}")
+        Event(
+            "Warning", REASON_COMPOSE, f"cannot apply composed resource {go_quote(name)}: {message}"
+        )
         for name, message in sorted(planned.refused.items())
     )
 
@@ -169,11 +172,15 @@ async def reconcile(
     for name in sorted(outcome.resources):
         if name in planned.refused:
             events.append(
-                Event("Normal", REASON_COMPOSE, f"Composed resource {quote(name)} is not yet valid")
+                Event(
+                    "Normal", REASON_COMPOSE, f"Composed resource {go_quote(name)} is not yet valid"
+                )
             )
         if not outcome.resources[name].ready:
             events.append(
-                Event("Normal", REASON_COMPOSE, f"Composed resource {quote(name)} is not yet ready")
+                Event(
+                    "Normal", REASON_COMPOSE, f"Composed resource {go_quote(name)} is not yet ready"
+                )
             )
     return Report(key, events, unsynced=unsynced, ttl=outcome.ttl)
 
