@@ -51,13 +51,13 @@ def check_pod_spec(spec: Mapping[str, Any], path: str) -> None:
 
 def check_container(container: Mapping[str, Any], path: str) -> None:
     """Refuse a container's own route to devices; `path` locates `container`."""
-    resources = _mapping(container.get("resources") or {}, f"{path}.resources")
+    resources = as_mapping(container.get("resources") or {}, f"{path}.resources")
     if resources.get("claims"):
         raise InvalidInputError.at(
             f"{path}.resources.claims", "is set by Modelplane from deviceRequests"
         )
     for section in ("limits", "requests"):
-        amounts = _mapping(resources.get(section) or {}, f"{path}.resources.{section}")
+        amounts = as_mapping(resources.get(section) or {}, f"{path}.resources.{section}")
         for resource in sorted(amounts):
             if resource in GPU_RESOURCES or resource.startswith(GPU_RESOURCE_PREFIXES):
                 raise InvalidInputError.at(
@@ -78,7 +78,8 @@ def check_container(container: Mapping[str, Any], path: str) -> None:
             )
 
 
-def _mapping(value: object, path: str) -> Mapping[str, Any]:
+def as_mapping(value: object, path: str) -> Mapping[str, Any]:
+    """`value` as an object, or the input error naming `path`."""
     if not isinstance(value, Mapping):
         raise InvalidInputError.at(path, "must be an object")
     return cast(Mapping[str, Any], value)

@@ -52,7 +52,7 @@ from .disaggregation import (
 )
 from .identity import identity_labels
 from .model import ReplicaInput, RoleInput
-from .owned_fields import check_container, check_pod_spec
+from .owned_fields import as_mapping, check_container, check_pod_spec
 
 ENGINE_CONTAINER = "engine"
 ENGINE_PORT = 8000
@@ -151,12 +151,6 @@ def role_shape(
     )
 
 
-def _as_mapping(value: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidInputError.at(path, "must be an object")
-    return cast(Mapping[str, Any], value)
-
-
 def _as_list(value: object, path: str) -> list[Any]:
     if value is None:
         return []
@@ -169,7 +163,7 @@ def _string_map(raw: object, path: str, *, values_are_labels: bool) -> dict[str,
     checked: dict[str, str] = {}
     # By key, so the key a message names is the same whatever order the map arrived
     # in (upb walks a Struct's map in another order in every process).
-    given = _as_mapping(raw if raw is not None else {}, path)
+    given = as_mapping(raw if raw is not None else {}, path)
     for key, value in sorted(given.items(), key=lambda item: str(item[0])):
         where = f"{path}[{key}]"
         if not isinstance(value, str):
@@ -184,7 +178,7 @@ def _string_map(raw: object, path: str, *, values_are_labels: bool) -> dict[str,
 
 
 def _engine_index(containers: list[Any], path: str, container_name: str) -> int:
-    names = [_as_mapping(c, f"{path}[{i}]").get("name") for i, c in enumerate(containers)]
+    names = [as_mapping(c, f"{path}[{i}]").get("name") for i, c in enumerate(containers)]
     engines = [i for i, name in enumerate(names) if name == ENGINE_CONTAINER]
     if len(engines) != 1:
         raise InvalidInputError.at(
@@ -215,7 +209,7 @@ def _contract_env(nodes: int) -> list[dict[str, Any]]:
 
 def _serving_port(ports: list[Any], path: str, port: int, port_name: str) -> list[Any]:
     for i, declared in enumerate(ports):
-        entry = _as_mapping(declared, f"{path}[{i}]")
+        entry = as_mapping(declared, f"{path}[{i}]")
         if entry.get("containerPort") == port:
             return ports
         if entry.get("name") == port_name:
@@ -235,7 +229,7 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
     engine = copy.deepcopy(dict(container))
     env = _as_list(engine.get("env"), f"{path}.env")
     for i, entry in enumerate(env):
-        name = _as_mapping(entry, f"{path}.env[{i}]").get("name")
+        name = as_mapping(entry, f"{path}.env[{i}]").get("name")
         if name in CONTRACT_ENV or (shape.pd_role is not None and name == NIXL_HOST_ENV):
             raise InvalidInputError.at(f"{path}.env[{i}].name", f"{name} is set by Modelplane")
     engine["name"] = shape.container_name
@@ -252,7 +246,7 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
         if template is not None
     ]
     if claims:
-        resources = dict(_as_mapping(engine.get("resources") or {}, f"{path}.resources"))
+        resources = dict(as_mapping(engine.get("resources") or {}, f"{path}.resources"))
         resources["claims"] = claims
         engine["resources"] = resources
     if shape.cache_claim is not None:
@@ -290,8 +284,8 @@ def _engine(container: Mapping[str, Any], path: str, shape: PodShape) -> dict[st
 
 def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[str, Any]:
     """A PodTemplateSpec for one pod of a role; `path` locates `template` in the replica."""
-    metadata = _as_mapping(template.get("metadata") or {}, f"{path}.metadata")
-    spec = copy.deepcopy(dict(_as_mapping(template.get("spec"), f"{path}.spec")))
+    metadata = as_mapping(template.get("metadata") or {}, f"{path}.metadata")
+    spec = copy.deepcopy(dict(as_mapping(template.get("spec"), f"{path}.spec")))
     check_pod_spec(spec, f"{path}.spec")
 
     containers = _as_list(spec.get("containers"), f"{path}.spec.containers")
@@ -299,7 +293,7 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     for section in ("initContainers", "containers"):
         for i, container in enumerate(_as_list(spec.get(section), f"{path}.spec.{section}")):
             where = f"{path}.spec.{section}[{i}]"
-            check_container(_as_mapping(container, where), where)
+            check_container(as_mapping(container, where), where)
     containers[engine_at] = _engine(
         containers[engine_at], f"{path}.spec.containers[{engine_at}]", shape
     )
@@ -307,7 +301,7 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     if _behind_sidecar(shape):
         inits = f"{path}.spec.initContainers"
         init_containers = _as_list(spec.get("initContainers"), inits)
-        names = [_as_mapping(c, f"{inits}[{i}]").get("name") for i, c in enumerate(init_containers)]
+        names = [as_mapping(c, f"{inits}[{i}]").get("name") for i, c in enumerate(init_containers)]
         check_sidecar_name(names, inits)
         check_sidecar_name([c.get("name") for c in containers], f"{path}.spec.containers")
         sidecar = routing_sidecar(ENGINE_PORT, ENGINE_PORT_NAME)
@@ -316,7 +310,7 @@ def shape_pod(template: Mapping[str, Any], path: str, shape: PodShape) -> dict[s
     if shape.cache_claim is not None:
         volumes = _as_list(spec.get("volumes"), f"{path}.spec.volumes")
         for i, volume in enumerate(volumes):
-            if _as_mapping(volume, f"{path}.spec.volumes[{i}]").get("name") == CACHE_VOLUME:
+            if as_mapping(volume, f"{path}.spec.volumes[{i}]").get("name") == CACHE_VOLUME:
                 raise InvalidInputError.at(
                     f"{path}.spec.volumes[{i}].name", f"{CACHE_VOLUME} is set by Modelplane"
                 )
