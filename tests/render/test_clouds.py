@@ -140,3 +140,12 @@ def test_kinds_of_other_providers_are_not_the_clouds_business() -> None:
     release = managed("helm.m.crossplane.io/v1beta1", "Release", "r", {"forProvider": {}})
     assert at_provider(release) is None
     assert connection_secret(release) is None
+
+
+@pytest.mark.parametrize("size", [float("inf"), float("nan"), 2.5, "3", True])
+def test_a_reported_size_that_is_no_count_is_taken_as_none_reported(size: object) -> None:
+    # An edited world's nonsense: the group is read as not created yet, never a crash.
+    group = _running_group({"minSize": 2, "maxSize": 4}, 1)
+    group["status"]["atProvider"]["scalingConfig"]["desiredSize"] = size
+    assert refusal(group) is None
+    assert (at_provider(group) or {})["scalingConfig"]["desiredSize"] == 2

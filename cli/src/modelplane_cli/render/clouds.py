@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any, Final, cast
 
 from modelplane.core.naming import digest
+from modelplane.core.observed import reported_count
 from modelplane.provisioning.cloud import EXTERNAL_NAME
 from modelplane_cli.render.world import Obj, ObjectKey, View, fake_uid, group_of
 
@@ -95,8 +96,7 @@ def _clamp(value: int, low: int, high: int) -> int:
 def _reported_size(obj: View) -> int | None:
     """The size the simulated cloud last reported for a node group, None before."""
     reported = _map(_map(_map(obj.get("status")).get("atProvider")).get("scalingConfig"))
-    size = reported.get("desiredSize")
-    return int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else None
+    return reported_count(reported.get("desiredSize"))
 
 
 def _node_group(
