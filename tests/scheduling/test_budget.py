@@ -190,13 +190,18 @@ def test_other_tenants_selectors_never_stop_a_decision_and_still_hold_their_devi
     assert [(r.cluster, r.new) for r in decision.replicas] == [("a", True)]
 
 
-def _team_claims(teams: range, count: int) -> list[dict[str, object]]:
+def _team_claims(
+    teams: range, count: int, resolved: dict[str, object] | None = None
+) -> list[dict[str, object]]:
+    """Each team's replica holding `count` GPUs by its own selector; `resolved` is the
+    resolution its claim records (none by default, as a replica from before them)."""
+    extra = {} if resolved is None else {"resolved": resolved}
     return [
         replica(
             "a",
             0,
             "h100",
-            claim("gpu", count, _long_selector(team)),
+            {**claim("gpu", count, _long_selector(team)), **extra},
             deployment_name=f"small-{team}",
             namespace=f"team-{team}",
         )
@@ -243,3 +248,22 @@ def test_replicas_whose_selectors_go_unread_are_charged_whole_nodes() -> None:
 
     assert decision.condition.reason != Reason.CEL_BUDGET_EXCEEDED, decision.condition
     assert [(r.cluster, r.new) for r in decision.replicas] == [("a", True)] * 2
+
+
+def test_replicas_whose_claims_record_their_resolution_cost_no_budget() -> None:
+    """The same forty-eight teams, their claims as their own decisions recorded them
+    (the kinds their selectors held on, on this hardware): nothing of theirs is
+    evaluated, so none is charged whole nodes, and the six nodes left beside their
+    twenty-four take all three replicas."""
+    resolved: dict[str, object] = {
+        "hardware": read_pool(h100()).hardware.digest,
+        "devices": ["gpu"],
+    }
+    teams = _team_claims(_TEAMS, 4, resolved)
+    dep = deployment(3, request("gpu", 8, 'device.driver == "gpu.nvidia.com"'))
+    fleet = [cluster("a", h100(nodes=20 + 8 + 2))]
+
+    decision = run(dep, fleet, teams, engine=default_engine())
+
+    assert decision.condition.reason != Reason.CEL_BUDGET_EXCEEDED, decision.condition
+    assert [(r.cluster, r.new) for r in decision.replicas] == [("a", True)] * 3

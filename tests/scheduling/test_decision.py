@@ -60,6 +60,8 @@ def test_placed_replica_roles() -> None:
                 "deviceClassName": "gpu.nvidia.com",
                 "count": 8,
                 "selectors": [{"cel": "arch == Hopper"}],
+                # What its selectors held on, read by other decisions on this hardware.
+                "resolved": {"hardware": "fae815fdf7934c8c", "devices": ["gpu"]},
             }
         ],
     }
@@ -69,6 +71,8 @@ def test_retained_replica_follows_the_current_spec_and_keeps_its_name() -> None:
     """What a running replica's cluster can change in place (here a single-node role's
     worker count: a Deployment's replicas) it follows under its name."""
     dep = deployment(1, request("gpu", 8, "arch == Hopper"), workers=2)
+    # Its claim records no resolution (as before they were recorded): the one the
+    # decision adds is not a change of what it claims, so it is not replaced.
     existing = replica("a", 5, "h100", claim("gpu", 8, "arch == Hopper"), name="kept-name")
     decision = run(dep, [cluster("a", h100(nodes=2))], [existing])
     (kept,) = decision.replicas
@@ -103,6 +107,7 @@ def test_a_replica_whose_claims_change_is_replaced_under_a_new_name() -> None:
             "deviceClassName": "gpu.nvidia.com",
             "count": 4,
             "selectors": [{"cel": "capacity.memory >= 40"}],
+            "resolved": {"hardware": "fae815fdf7934c8c", "devices": ["gpu"]},
         }
     ]
 

@@ -1,8 +1,10 @@
 """Matching a role's device requests against one node of a pool."""
 
+from dataclasses import replace
+
 import pytest
 
-from modelplane.core.devices import ClaimRequest
+from modelplane.core.devices import ClaimRequest, Resolution
 from modelplane.scheduling.matching import Matcher, Mismatch, RoleMatch
 from modelplane.scheduling.model import DeviceRequest
 from modelplane.scheduling.rejections import Rejection
@@ -207,15 +209,77 @@ def test_mismatches(
 
 
 def test_claims_carry_the_matched_kind_device_class() -> None:
-    result = _match([gpu(8, device_class="h100.example.com")], ("g", 2, HOPPER))
+    devices = [gpu(8, device_class="h100.example.com")]
+    digest = read_pool(pool("p", 1, *devices)).hardware.digest
+    result = _match(devices, ("g", 2, HOPPER))
     assert isinstance(result, RoleMatch)
-    assert result.claims == (ClaimRequest("g", "h100.example.com", 2, HOPPER),)
+    resolved = Resolution(digest, ("gpu",))
+    assert result.claims == (ClaimRequest("g", "h100.example.com", 2, HOPPER, resolved),)
     assert result.claims[0].as_dict() == {
         "name": "g",
         "deviceClassName": "h100.example.com",
         "count": 2,
         "selectors": [{"cel": "arch == Hopper"}],
+        "resolved": {"hardware": digest, "devices": ["gpu"]},
     }
+
+
+# Four kinds: two of the claimed class (one too small for the selector), one of
+# another class, a Synthetic NIC; the claim may only ever take `big`.
+_MIXED = [
+    gpu(4, memory=40, name="small"),
+    gpu(4, memory=80, name="big"),
+    gpu(8, memory=80, name="other", device_class="other.example.com"),
+    nic(8),
+]
+_BIG = ("g", 4, ("capacity.memory >= 80", "arch == Hopper"))
+
+
+def test_a_claim_records_the_kinds_of_its_class_its_selectors_hold_on() -> None:
+    result = _match(_MIXED, _BIG)
+    assert isinstance(result, RoleMatch)
+    (claim,) = result.options[0].claims
+    assert claim.device_class_name == "gpu.nvidia.com"
+    assert claim.resolved == Resolution(read_pool(pool("p", 1, *_MIXED)).hardware.digest, ("big",))
+    # Without selectors there is nothing to evaluate, so nothing is recorded.
+    plain = _match(_MIXED, ("g", 4, ()))
+    assert isinstance(plain, RoleMatch)
+    assert all(c.resolved is None for o in plain.options for c in o.claims)
+
+
+def _recorded(claims: tuple[ClaimRequest, ...], devices: list[Obj]) -> tuple[object, int]:
+    """What a fresh decision reads a replica with `claims` to hold on `devices`, and how
+    many selector evaluations that took."""
+    engine = FakeEngine()
+    hardware = read_pool(pool("p", 1, *devices)).hardware
+    demand = Matcher(SelectorEvaluator(engine)).recorded_demand(claims, hardware)
+    return demand, engine.evaluations
+
+
+def test_a_resolved_claim_is_read_on_the_same_hardware_without_its_selectors() -> None:
+    """Another decision takes the kinds the claim recorded, evaluating none of another
+    tenant's selectors, and reads exactly what evaluating them would give."""
+    result = _match(_MIXED, _BIG)
+    assert isinstance(result, RoleMatch)
+    claims = result.options[0].claims
+    unresolved = tuple(replace(c, resolved=None) for c in claims)
+    read, evaluations = _recorded(claims, _MIXED)
+    evaluated, spent = _recorded(unresolved, _MIXED)
+    assert (read, evaluations) == (evaluated, 0)
+    assert read == ((0, 4, 0, 0),) and spent > 0
+
+
+def test_a_resolution_read_on_other_hardware_gives_way_to_the_selectors() -> None:
+    """The class changed since the claim was resolved (the big kind now has 40 GB):
+    the recorded kinds no longer say what the selectors hold on, so they are read."""
+    result = _match(_MIXED, _BIG)
+    assert isinstance(result, RoleMatch)
+    claims = result.options[0].claims
+    shrunk = [gpu(4, memory=40, name="small"), gpu(4, memory=40, name="big"), *_MIXED[2:]]
+    read, evaluations = _recorded(claims, shrunk)
+    assert read is None and evaluations > 0  # no kind holds: charged whole nodes
+    tampered = tuple(replace(c, resolved=Resolution("0" * 16, ("small",))) for c in claims)
+    assert _recorded(tampered, _MIXED)[0] == ((0, 4, 0, 0),)
 
 
 def test_each_expression_and_device_is_evaluated_once_per_decision() -> None:

@@ -17,6 +17,9 @@ GPU: dict[str, Any] = {
     "attributes": {"architecture": {"string": "Hopper"}},
     "capacity": {"memory": {"value": "81559Mi"}},
 }
+# What the scheduler records of HOPPER on a pool of GPU nodes: the kind it holds on,
+# and the digest of that hardware (core.devices.hardware_digest).
+RESOLVED: dict[str, Any] = {"hardware": "179e351c9595c8fc", "devices": ["gpu"]}
 KIMI_UID = "5e0b2a4c-6f0e-4c7e-9d11-2f3a1b0c9d8e"
 TEMPLATE = {"spec": {"containers": [{"name": "engine", "image": "vllm/vllm-openai:v0.7.3"}]}}
 
@@ -95,6 +98,7 @@ def replica(
                         "count": 8,
                         "deviceClassName": "gpu.nvidia.com",
                         "name": "gpu",
+                        "resolved": RESOLVED,
                         "selectors": [{"cel": HOPPER}],
                     }
                 ],

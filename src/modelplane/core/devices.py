@@ -14,6 +14,7 @@ shares a handful of classes: a lookup must cost a pointer comparison, not a
 walk over nested tuples.
 """
 
+import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from modelplane_models.shapes import Claim, Device, DeviceAttribute, DeviceConst
 
 from modelplane.cel.device import Device as CelDevice
 from modelplane.cel.device import device_from_fields
+from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 
 AttributeValue = str | int | bool
@@ -190,21 +192,72 @@ def claimed_constraints(
     return tuple(kept)
 
 
+RESOLUTION_DIGEST_LEN = 16
+"""Hex digits of a `hardware_digest` (the ModelReplica schema's `resolved.hardware`)."""
+
+
+def hardware_digest(devices: Sequence[DeviceSpec]) -> str:
+    """A digest of a pool's device kinds as selectors read them: equal for equal
+    hardware in every process, different when any kind's name, class, driver, count,
+    attribute or capacity differs."""
+    kinds = [
+        [
+            device.name,
+            device.claim.value,
+            device.driver,
+            device.device_class_name,
+            device.count,
+            [list(attribute) for attribute in device.attributes],
+            [list(entry) for entry in device.capacity],
+            device.allow_multiple_allocations,
+        ]
+        for device in devices
+    ]
+    return naming.digest(json.dumps(kinds, separators=(",", ":")), length=RESOLUTION_DIGEST_LEN)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Which of a pool's device kinds a claim's selectors hold on (`devices`, by name),
+    and the pool's hardware they were evaluated against (`hardware`, its
+    `hardware_digest`). The deciding deployment records it with the claim, so that
+    other deployments' decisions read which devices the replica may hold instead of
+    evaluating its selectors, while that hardware stands."""
+
+    hardware: str
+    devices: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"hardware": self.hardware, "devices": list(self.devices)}
+
+
 @dataclass(frozen=True)
 class ClaimRequest:
     """A DRA request a replica's ResourceClaimTemplate carries, per pod (one node of a
     worker): what the scheduler resolves a role's request to on a pool and records in
-    the ModelReplica (`as_dict`), and what the renderer reads back and claims."""
+    the ModelReplica (`as_dict`), and what the renderer reads back and claims.
+
+    `resolved` is what the selectors held on when it was resolved (a claim with
+    selectors only); it is not part of what the claim asks (`asks`)."""
 
     name: str
     device_class_name: str
     count: int
     selectors: tuple[str, ...]
+    resolved: Resolution | None = None
+
+    @property
+    def asks(self) -> tuple[str, str, int, tuple[str, ...]]:
+        """What the claim asks of DRA: a change here changes the ResourceClaimTemplate."""
+        return (self.name, self.device_class_name, self.count, self.selectors)
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        fields: dict[str, object] = {
             "name": self.name,
             "deviceClassName": self.device_class_name,
             "count": self.count,
             "selectors": [{"cel": expression} for expression in self.selectors],
         }
+        if self.resolved is not None:
+            fields["resolved"] = self.resolved.as_dict()
+        return fields

@@ -11,9 +11,9 @@ fields, and only the renderer reads it.
 
 from dataclasses import dataclass
 
-from modelplane_models.model_replica import ReplicaRole
+from modelplane_models.model_replica import ClaimResolution, ReplicaRole
 
-from modelplane.core.devices import ClaimRequest, Constraint, claimed_constraints
+from modelplane.core.devices import ClaimRequest, Constraint, Resolution, claimed_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.node_taints import NodeTaint, tolerations
 from modelplane.core.topology import RoleSize, Topology
@@ -73,6 +73,7 @@ class PlacedRole(RoleSize):
                     device_class_name=request.deviceClassName,
                     count=request.count,
                     selectors=tuple(selector.cel for selector in request.selectors or ()),
+                    resolved=_resolution(request.resolved),
                 )
                 for request in model.deviceRequests or ()
             ),
@@ -87,3 +88,9 @@ class PlacedRole(RoleSize):
                 for constraint in model.constraints or ()
             ),
         )
+
+
+def _resolution(model: ClaimResolution | None) -> Resolution | None:
+    if model is None:
+        return None
+    return Resolution(model.hardware, tuple(name.root for name in model.devices))

@@ -16,9 +16,11 @@ each distinct selector of the deciding deployment is charged too, before it is
 parsed, by its text (`modelplane.cel.lexical`), so what a selector costs does not
 depend on whether this process compiled it before. Realistic decisions spend up to
 a couple of hundred thousand, nearly all of it parsing (see docs/performance.md).
-The selectors other replicas recorded, read to tell which devices they hold, are
-not this decision's to stop on: one tenant's selectors must not hold another's
-deployment. They draw on a second budget of the decision's own
+The selectors other replicas recorded, read to tell which devices they hold where
+their claims carry no resolution valid for the pool's hardware
+(`modelplane.scheduling.matching`), are not this decision's to stop on: one
+tenant's selectors must not hold another's deployment. They draw on a second
+budget of the decision's own
 (`recorded_budget`, `RECORDED_COST_LIMIT`), charged as the first is (parsing each
 distinct one by its text, then its evaluations), and when that runs dry the
 replicas whose selectors are left unread are charged whole nodes

@@ -5,13 +5,11 @@ requested count and on which every selector holds. Requests consume counts: two
 requests may share a kind only while their counts fit its per-node count. Each
 request takes a single kind because its DRA claim names a single device class.
 
-Which kind each request takes is a small bin-packing problem (requests are items,
-kinds are bins, selectors decide which bins an item may enter), so greedy
-first-fit can reject a node that has a valid assignment. The search here is
-exact: depth-first over requests in decreasing count, pruned by a memo of dead
-states, so a pool is rejected only when no assignment exists. Node shapes are
-tiny (at most 16 requests and 16 kinds, usually one or two), so this costs
-microseconds, and results are memoised per distinct hardware.
+Which kind each request takes is a small bin-packing problem, searched exactly
+(`modelplane.scheduling.assignments`), so a pool is rejected only when no
+assignment exists. Node shapes are tiny (at most 16 requests and 16 kinds, usually
+one or two), so this costs microseconds, and results are memoised per distinct
+hardware.
 
 An assignment must put at least one request on a claimable (DRA) kind, or the
 replica would get no ResourceClaim at all; the search prefers DRA kinds, in
@@ -27,14 +25,22 @@ their claims name (a `ClaimOption` each), and keeps, per option, the minimal
 per-pod demand vectors; the ledger charges whichever fits best. Recorded claims
 (`recorded_demand`) name their classes already, so they give one option's
 vectors.
+
+A claim the deciding deployment records carries the kinds its selectors held on
+and a digest of the hardware it read them on (`core.devices.Resolution`). Another
+decision reading that replica's claim on the same hardware takes those kinds as
+they are, evaluating none of another tenant's CEL; on other hardware (the class
+changed since), or for a claim recorded without one, it evaluates the selectors
+from its budget for recorded selectors (`SelectorEvaluator.evaluate_recorded`).
 """
 
 from dataclasses import dataclass
 
-from modelplane.core.devices import CLAIM_DEVICE_LIMIT, ClaimRequest, Constraint
+from modelplane.core.devices import CLAIM_DEVICE_LIMIT, ClaimRequest, Constraint, Resolution
+from modelplane.scheduling.assignments import assignments, per_pod
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.constraints import Aligned
-from modelplane.scheduling.ledger import Demand, Vector, minimal
+from modelplane.scheduling.ledger import Demand, minimal
 from modelplane.scheduling.model import DeviceRequest, DeviceSpec, PoolHardware
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.selectors import SelectorEvaluator
@@ -102,70 +108,34 @@ class Mismatch:
     selector_error: str | None = None
 
 
-ASSIGNMENT_LIMIT = 64
-"""At most this many assignments are enumerated per (requests, hardware): every
-alternative found is a real assignment, so a bound only costs flexibility."""
-
-
-def _assignments(
-    candidates: list[list[int]],
-    counts: list[int],
-    capacity: list[int],
-    aligned: Aligned | None = None,
-) -> list[list[int]]:
-    """Assignments of each request to one candidate kind within capacity, in search order
-    (the first is what a depth-first search over the candidates' order finds first).
-    With `aligned`, only assignments meeting the role's DRA constraints."""
-    order = sorted(range(len(counts)), key=lambda i: (-counts[i], i))
-    chosen = [-1] * len(counts)
-    remaining = list(capacity)
-    dead: set[tuple[int, tuple[int, ...], tuple[int, ...]]] = set()
-    found: list[list[int]] = []
-
-    def search(position: int) -> bool:
-        """Whether some completion exists from here; records each one found."""
-        if len(found) >= ASSIGNMENT_LIMIT:
-            return True
-        if position == len(order):
-            found.append(list(chosen))
-            return True
-        # Under constraints what may follow depends on the kinds chosen, not only on
-        # what remains, so they are part of the state.
-        state = (position, tuple(remaining), tuple(chosen) if aligned else ())
-        if state in dead:
-            return False
-        request = order[position]
-        any_found = False
-        for kind in candidates[request]:
-            if remaining[kind] < counts[request]:
-                continue
-            if aligned and not aligned.admits(request, kind, chosen):
-                continue
-            remaining[kind] -= counts[request]
-            chosen[request] = kind
-            any_found = search(position + 1) or any_found
-            remaining[kind] += counts[request]
-            chosen[request] = -1
-            if len(found) >= ASSIGNMENT_LIMIT:
-                break
-        if not any_found:
-            dead.add(state)
-        return any_found
-
-    search(0)
-    return found
-
-
-def _demand(assignment: list[int], counts: list[int], claimable: list[bool]) -> Vector:
-    per_kind = [0] * len(claimable)
-    for count, kind in zip(counts, assignment, strict=True):
-        if claimable[kind]:
-            per_kind[kind] += count
-    return tuple(per_kind)
-
-
 def _ordered(kinds: list[int], claimable: list[bool]) -> list[int]:
     return [k for k in kinds if claimable[k]] + [k for k in kinds if not claimable[k]]
+
+
+def _claimable_by(device: DeviceSpec, claim: ClaimRequest) -> bool:
+    """Whether DRA may allocate `device` to `claim` by its class and count alone."""
+    return (
+        device.claimable
+        and device.device_class_name == claim.device_class_name
+        and device.count >= claim.count
+    )
+
+
+def _resolution(
+    request: DeviceRequest, taken: DeviceSpec, fits: list[int], hardware: PoolHardware
+) -> Resolution | None:
+    """What `request`'s selectors hold on among the kinds of the class it claims (the
+    class of the kind it `takes`), for other decisions to read (`Resolution`); none
+    for a request without selectors, which any kind of its class satisfies."""
+    if not request.selectors:
+        return None
+    devices = hardware.devices
+    names = tuple(
+        devices[k].name
+        for k in sorted(fits)
+        if devices[k].claimable and devices[k].device_class_name == taken.device_class_name
+    )
+    return Resolution(hardware.digest, names)
 
 
 def _claimed(claims: tuple[ClaimRequest, ...]) -> int:
@@ -293,8 +263,8 @@ class Matcher:
         counts = [request.count for request in requests]
         capacity = [device.count for device in devices]
         aligned = Aligned(constraints, [request.name for request in requests], devices)
-        found = _assignments(candidates, counts, capacity, aligned or None)
-        if not found and aligned and _assignments(candidates, counts, capacity):
+        found = assignments(candidates, counts, capacity, aligned or None)
+        if not found and aligned and assignments(candidates, counts, capacity):
             return Mismatch(Rejection.DEVICES_NOT_ALIGNED, aligned.explain())
         claimed = [sum(claimable[k] for k in assignment) for assignment in found]
         best = max(claimed, default=0)
@@ -317,19 +287,20 @@ class Matcher:
                 )
                 grouped.setdefault(signature, []).append(assignment)
         options: list[ClaimOption] = []
-        for assignments in grouped.values():
-            first = assignments[0]
+        for group in grouped.values():
+            first = group[0]
             claims = tuple(
                 ClaimRequest(
                     name=request.name,
                     device_class_name=devices[kind].device_class_name or "",
                     count=request.count,
                     selectors=request.selectors,
+                    resolved=_resolution(request, devices[kind], fits, hardware),
                 )
-                for request, kind in zip(requests, first, strict=True)
+                for request, kind, fits in zip(requests, first, candidates, strict=True)
                 if claimable[kind]
             )
-            demand = minimal([_demand(a, counts, claimable) for a in assignments])
+            demand = minimal([per_pod(a, counts, claimable) for a in group])
             options.append(ClaimOption(tuple(first), claims, demand))
         fitting = tuple(o for o in options if _claimed(o.claims) <= CLAIM_DEVICE_LIMIT)
         if not fitting:
@@ -354,7 +325,7 @@ class Matcher:
         key = (hardware, claims, constraints)
         if key in self._claims:
             return self._claims[key]
-        candidates = self._recorded_candidates(claims, hardware.devices)
+        candidates = self._recorded_candidates(claims, hardware)
         if candidates is None:
             self._claims[key] = None
             return None
@@ -363,25 +334,29 @@ class Matcher:
         counts = [claim.count for claim in claims]
         capacity = [device.count for device in devices]
         aligned = Aligned(constraints, [claim.name for claim in claims], devices)
-        found = _assignments(candidates, counts, capacity, aligned or None)
-        demand = minimal([_demand(a, counts, claimable) for a in found]) if found else None
+        found = assignments(candidates, counts, capacity, aligned or None)
+        demand = minimal([per_pod(a, counts, claimable) for a in found]) if found else None
         self._claims[key] = demand
         return demand
 
     def _recorded_candidates(
-        self, claims: tuple[ClaimRequest, ...], devices: tuple[DeviceSpec, ...]
+        self, claims: tuple[ClaimRequest, ...], hardware: PoolHardware
     ) -> list[list[int]] | None:
-        """The device kinds each recorded claim may take; None when a selector went
-        unread (`SelectorEvaluator.evaluate_recorded`)."""
+        """The device kinds each recorded claim may take: those its resolution names
+        when it was resolved on this very hardware, else those its selectors hold on;
+        None when a selector went unread (`SelectorEvaluator.evaluate_recorded`)."""
         candidates: list[list[int]] = []
         for claim in claims:
             fits: list[int] = []
-            for index, device in enumerate(devices):
-                if not (
-                    device.claimable
-                    and device.device_class_name == claim.device_class_name
-                    and device.count >= claim.count
-                ):
+            resolved = claim.resolved
+            if resolved is not None and resolved.hardware != hardware.digest:
+                resolved = None  # evaluated on other hardware: read the selectors
+            for index, device in enumerate(hardware.devices):
+                if not _claimable_by(device, claim):
+                    continue
+                if resolved is not None:
+                    if device.name in resolved.devices:
+                        fits.append(index)
                     continue
                 held = True
                 for expression in claim.selectors:

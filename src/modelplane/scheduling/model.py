@@ -14,7 +14,7 @@ from modelplane_models.inference_cluster import BackendType
 from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfiable
 from modelplane_models.shapes import TaintEffect
 
-from modelplane.core.devices import Constraint, DeviceSpec
+from modelplane.core.devices import Constraint, DeviceSpec, hardware_digest
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.placement import PlacedRole
 from modelplane.core.topology import RoleSize, Topology
@@ -32,12 +32,21 @@ class PoolHardware:
 
     devices: tuple[DeviceSpec, ...]
     _hash: int = field(init=False, repr=False, compare=False)
+    _digest: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash(self.devices))
 
     def __hash__(self) -> int:
         return self._hash
+
+    @property
+    def digest(self) -> str:
+        """`hardware_digest` of the devices, computed once: what a claim's `Resolution`
+        was evaluated against."""
+        if not self._digest:
+            object.__setattr__(self, "_digest", hardware_digest(self.devices))
+        return self._digest
 
 
 @dataclass(frozen=True)

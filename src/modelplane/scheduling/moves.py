@@ -139,7 +139,7 @@ def pool_changed(
 
 
 def _changed_in_place(role: Role, was: PlacedRole, claims: tuple[ClaimRequest, ...]) -> str | None:
-    if claims != was.device_requests:
+    if [c.asks for c in claims] != [c.asks for c in was.device_requests]:
         return "device requests"
     if claimed_constraints(role.constraints, {c.name for c in claims}) != was.constraints:
         return "device constraints"

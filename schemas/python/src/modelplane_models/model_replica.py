@@ -5,9 +5,13 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, Field, RootModel, StrictBool, StrictInt, StrictStr
 
 from . import shapes
+
+
+class DeviceName(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=63, min_length=1, title="DeviceName")]
 
 
 class Effect(StrEnum):
@@ -61,10 +65,30 @@ class Status(BaseModel):
     ] = None
 
 
+class ClaimResolution(BaseModel):
+    devices: Annotated[
+        list[DeviceName],
+        Field(
+            description="The pool's device kinds (names in its class) the selectors hold on.",
+            max_length=16,
+        ),
+    ]
+    hardware: Annotated[
+        StrictStr,
+        Field(
+            description="A digest of the pool's device kinds the selectors were evaluated against; another hardware makes this unread.",
+            max_length=16,
+            min_length=16,
+            pattern="^[0-9a-f]{16}$",
+        ),
+    ]
+
+
 class ClaimRequest(BaseModel):
     count: Annotated[StrictInt, Field(ge=1, le=64)]
     deviceClassName: Annotated[StrictStr, Field(max_length=253, min_length=1)]
     name: Annotated[StrictStr, Field(max_length=63, min_length=1)]
+    resolved: ClaimResolution | None = None
     selectors: Annotated[list[shapes.DeviceSelector] | None, Field(max_length=8)] = None
 
 
