@@ -128,3 +128,28 @@ def test_a_switch_with_running_replicas_never_deletes_a_protected_release(
     assert not replicas_on(emptied)
     assert not leaving & names(emptied.objects)
     assert arriving <= names(emptied.objects)
+
+
+def test_a_backend_switch_replaces_each_replica_make_before_break(stack: Fleet) -> None:
+    """KServe to Native under running replicas: each is replaced by one rendered with
+    Native where there is room, and the others keep running as KServe placed them
+    (their workload's kind never changes under its Object), their rollout stalled."""
+    switched, _ = step(stack, to_native)
+
+    backends = {
+        r["metadata"]["name"]: r["metadata"]["annotations"]["modelplane.ai/backend"]
+        for r in replicas_on(switched)
+    }
+    moved = {r["metadata"]["name"] for r in replicas_on(stack)} - set(backends)
+    assert moved, "some replica was replaced"
+    assert "Native" in backends.values()
+    stalled = switched.condition("ModelDeployment", "split", "Progressing")
+    for name, backend in backends.items():
+        assert backend == "Native" or name in stalled["message"], (name, stalled)
+    kinds = {
+        o["spec"]["forProvider"]["manifest"]["kind"]
+        for o in switched.all("Object")
+        if o["metadata"]["name"].startswith(tuple(backends))
+        and o["spec"]["forProvider"]["manifest"]["kind"] in ("Deployment", "LLMInferenceService")
+    }
+    assert kinds == {"Deployment", "LLMInferenceService"}

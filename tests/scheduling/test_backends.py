@@ -110,3 +110,42 @@ def test_a_refused_replica_with_nowhere_to_go_is_held_not_dropped() -> None:
     assert placements(decision) == ["a-kserve/0:h100"]
     assert decision.removed == ()
     assert decision.condition.status is False
+
+
+def _renders_with(obj: Obj, backend: str) -> Obj:
+    """The replica as placed on a cluster whose backend was `backend` then."""
+    annotations = {**obj["metadata"]["annotations"], "modelplane.ai/backend": backend}
+    return {**obj, "metadata": {**obj["metadata"], "annotations": annotations}}
+
+
+def test_a_replica_keeps_its_backend_until_a_replacement_with_the_new_one_serves() -> None:
+    """Cluster a switched from Native to KServe under a serving replica: rendering it
+    with KServe would change its workload's kind under one Object (orphaning the old
+    one), so it is replaced make-before-break, the replacement rendered with KServe."""
+    fleet = [cluster("a", h100(2), backend="KServe")]
+    old = _renders_with(replica("a", 0, serving=True), "Native")
+    first = run(deployment(1, model_uri=URI), fleet, [old])
+
+    assert [(r.cluster, r.origin, r.backend) for r in first.replicas] == [
+        ("a", Origin.PENDING, "Native"),
+        ("a", Origin.PLACED, "KServe"),
+    ]
+    assert first.removed == ()
+
+    new = _renders_with(replica("a", 1, serving=True), "KServe")
+    second = run(deployment(1, model_uri=URI), fleet, [old, new])
+    assert [(r.index, r.origin, r.backend) for r in second.replicas] == [
+        (1, Origin.RETAINED, "KServe")
+    ]
+    (gone,) = second.removed
+    assert "its cluster's backend changed from Native to KServe" in gone.reason
+
+
+def test_a_replica_recording_no_backend_renders_with_its_clusters() -> None:
+    """Placed before replicas recorded their backend: nothing says it renders with
+    another, so it is kept, and now records its cluster's."""
+    fleet = [cluster("a", h100(2), backend="KServe")]
+    decision = run(deployment(1, model_uri=URI), fleet, [replica("a", 0, serving=True)])
+
+    assert [(r.origin, r.backend) for r in decision.replicas] == [(Origin.RETAINED, "KServe")]
+    assert decision.removed == ()

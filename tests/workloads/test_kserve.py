@@ -181,3 +181,40 @@ def test_without_a_cache_kserve_gets_no_model_path(build: Any) -> None:
     objects = _render(build, build.replica())
     (engine,) = objects["workload-workers"].manifest["spec"]["template"]["containers"]
     assert "MODELPLANE_MODEL_PATH" not in {e["name"] for e in engine["env"]}
+
+
+def _recording(obj: dict[str, Any], backend: str) -> dict[str, Any]:
+    return {
+        **obj,
+        "metadata": {**obj["metadata"], "annotations": {"modelplane.ai/backend": backend}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("recorded", "cluster_backend", "kind"),
+    [
+        ("Native", "KServe", "Deployment"),
+        ("KServe", "Native", "LLMInferenceService"),
+        (None, "KServe", "LLMInferenceService"),
+    ],
+)
+def test_a_replica_renders_with_the_backend_it_records(
+    build: Any, recorded: str | None, cluster_backend: str, kind: str
+) -> None:
+    """Its cluster's backend changed since it was placed: it keeps its workload's kind
+    until the fleet scheduler replaces it; recording none, it takes its cluster's."""
+    obj = build.replica(workers=build.role(count=1, topology={"tensor": 8}))
+    if recorded is not None:
+        obj = _recording(obj, recorded)
+    cluster = read_cluster(build.cluster(backend=cluster_backend))
+    objects = {o.key: o for o in render_replica(read_replica(obj), cluster).objects()}
+    assert objects["workload-workers"].manifest["kind"] == kind
+
+
+def test_a_backend_no_cluster_can_have_is_refused_at_its_annotation(build: Any) -> None:
+    obj = _recording(build.replica(), "Triton")
+    with pytest.raises(InvalidInputError) as raised:
+        read_replica(obj)
+    (issue,) = raised.value.issues
+    assert issue.path == "metadata.annotations[modelplane.ai/backend]"
+    assert "'Triton'" in issue.message

@@ -85,7 +85,8 @@ def replica(
                 "modelplane.ai/deployment": "kimi",
                 "modelplane.ai/replica-index": str(index),
             },
-            "annotations": {"modelplane.ai/revision": revision},
+            # The backend of the clusters of `cluster(...)`, which it renders with.
+            "annotations": {"modelplane.ai/revision": revision, "modelplane.ai/backend": "Native"},
         },
         "spec": {
             "clusterName": cluster_name,

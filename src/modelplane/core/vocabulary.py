@@ -275,6 +275,9 @@ LABEL_MANAGED_BY: Final = "app.kubernetes.io/managed-by"
 LABEL_MODEL_CACHE: Final = f"{GROUP}/model-cache"
 # On a ModelReplica: the revision of its deployment it renders (see scheduling.rollout).
 ANNOTATION_REVISION: Final = f"{GROUP}/revision"
+# On a ModelReplica: the backend (`spec.backend.type` of its cluster when it was placed)
+# it renders with; another backend on its cluster replaces it (see scheduling.moves).
+ANNOTATION_BACKEND: Final = f"{GROUP}/backend"
 # On each workload manifest a replica composes: a digest of that manifest, which the
 # workload read back from its cluster carries only once the provider applied it
 # (see core.applied).

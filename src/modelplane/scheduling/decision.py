@@ -44,6 +44,9 @@ class DesiredReplica:
     preempts: tuple[str, ...] = ()
     """The serving replicas a new replica preempts (`preemption`), as the deployment's
     namespace may name them."""
+    backend: str = ""
+    """The backend it renders with (`modelplane.ai/backend`): its cluster's, placed or
+    kept current; a replica held as recorded keeps what it records ("" for none)."""
 
     @property
     def retained(self) -> bool:

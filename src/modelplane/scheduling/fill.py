@@ -292,7 +292,15 @@ class Filling:
         )
         index = self._index(name)
         self.placed.append(
-            DesiredReplica(self.name_for(name, index), name, index, roles, Origin.PLACED, why)
+            DesiredReplica(
+                self.name_for(name, index),
+                name,
+                index,
+                roles,
+                Origin.PLACED,
+                why,
+                backend=view.cluster.backend,
+            )
         )
         self.load[name] = hosted + 1
         self.new[name] = self.new.get(name, 0) + 1

@@ -279,6 +279,9 @@ class ExistingReplica:
     revision: str = ""
     """The deployment revision it renders (its `modelplane.ai/revision` annotation);
     empty when it records none."""
+    backend: str | None = None
+    """The backend it renders with (its `modelplane.ai/backend` annotation); None when
+    it records none, and then it renders with its cluster's."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,10 @@ What is *not* a move, because nothing is left running to keep: a cluster that no
 longer exists, a pool that is gone from the cluster's spec (`retain` removes
 those replicas), and a duplicate identity.
 
-A replica whose roles the current deployment would claim or shape differently on the
+A replica whose cluster's backend is no longer the one it renders with (its
+`modelplane.ai/backend` annotation) must move too (`backend_changed`): the
+replacement renders with the new backend, the replica keeps its old workload until
+then. A replica whose roles the current deployment would claim or shape differently on the
 same pool (other device requests or constraints, another topology, or another worker
 count for a multi-node role) must move too (`pool_changed`): those are what its
 cluster cannot change under a running workload. A ResourceClaimTemplate's spec is
@@ -55,6 +58,7 @@ def must_move(
         eviction(view.cluster, deployment)
         or unrunnable(deployment, replica, view)
         or roles_differ(deployment, replica)
+        or backend_changed(replica, view)
         or pool_changed(deployment, replica, view, fleet)
     )
 
@@ -109,6 +113,19 @@ def roles_differ(deployment: Deployment, replica: ExistingReplica) -> str | None
     if recorded == wanted:
         return None
     return f"its roles ({', '.join(recorded) or 'none'}) differ from the deployment's"
+
+
+def backend_changed(replica: ExistingReplica, view: ClusterView) -> str | None:
+    """Its cluster's backend is not the one it renders with: the workload would change
+    kind (a Deployment or LeaderWorkerSet against an LLMInferenceService) under one
+    Object, which provider-kubernetes applies without deleting the old kind. A replica
+    recording none renders with its cluster's, whatever it is."""
+    if replica.backend is None or replica.backend == view.cluster.backend:
+        return None
+    return (
+        f"its cluster's backend changed from {replica.backend} to {view.cluster.backend}, "
+        "which its cluster cannot change under a running workload"
+    )
 
 
 def pool_changed(

@@ -185,7 +185,12 @@ def _retain_one(
         )
         charges.append((pinned, option.demand, role.pods, role.topology.nodes_per_worker > 1))
     desired = DesiredReplica(
-        replica.name, view.cluster.name, replica.index, tuple(placements), Origin.RETAINED
+        replica.name,
+        view.cluster.name,
+        replica.index,
+        tuple(placements),
+        Origin.RETAINED,
+        backend=view.cluster.backend,
     )
     current = Kept(desired, tuple(charges), replica.serving, replica.created)
     if replica.revision == deployment.revision:
@@ -263,7 +268,14 @@ def _removed(replica: ExistingReplica, reason: str) -> RemovedReplica:
 def _as_recorded(replica: ExistingReplica, origin: Origin = Origin.HELD) -> Kept:
     """The replica exactly as its ModelReplica records it, charged nothing: held."""
     return Kept(
-        DesiredReplica(replica.name, replica.cluster, replica.index, replica.roles, origin),
+        DesiredReplica(
+            replica.name,
+            replica.cluster,
+            replica.index,
+            replica.roles,
+            origin,
+            backend=replica.backend or "",
+        ),
         (),
         replica.serving,
         replica.created,

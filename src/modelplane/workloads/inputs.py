@@ -9,6 +9,7 @@ identity a renderer needs from metadata.
 """
 
 import copy
+from collections.abc import Mapping
 
 from modelplane_models import model_replica
 from modelplane_models.inference_cluster import BackendType, EndpointPicker, InferenceCluster
@@ -21,7 +22,7 @@ from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.placement import PlacedRole
 from modelplane.core.template_size import template_issues
-from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
+from modelplane.core.vocabulary import ANNOTATION_BACKEND, ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 from modelplane.provisioning import kubernetes_version
 
 from .model import (
@@ -125,6 +126,7 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
     if spec is None:
         raise InvalidInputError([*issues, Issue("spec", "is required")])
     roles = _roles(spec, issues)
+    backend = _recorded_backend((metadata.annotations if metadata else None) or {}, issues)
     if issues:
         raise InvalidInputError(issues)
     model = spec.model
@@ -140,7 +142,26 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
         # The scheduler writes the served name resolved; a replica without one
         # serves under its deployment's name, as the API's default says.
         model=None if model is None else ModelInput(model.name or spec.deploymentName, model.uri),
+        backend=backend,
     )
+
+
+def _recorded_backend(annotations: Mapping[str, str], issues: list[Issue]) -> BackendType | None:
+    """The backend the fleet scheduler recorded; an issue for one no cluster can have."""
+    value = annotations.get(ANNOTATION_BACKEND)
+    if not value:
+        return None
+    try:
+        return BackendType(value)
+    except ValueError:
+        known = ", ".join(b.value for b in BackendType)
+        issues.append(
+            Issue(
+                f"metadata.annotations[{ANNOTATION_BACKEND}]",
+                f"names backend {value!r}; the fleet scheduler writes one of {known}",
+            )
+        )
+        return None
 
 
 def cluster_input(cluster: InferenceCluster) -> ClusterInput:

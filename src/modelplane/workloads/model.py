@@ -114,6 +114,9 @@ class ReplicaInput:
     decode: RoleInput | None = None
     prefill: RoleInput | None = None
     model: ModelInput | None = None
+    backend: BackendType | None = None
+    """The backend it renders with (`modelplane.ai/backend`), whatever its cluster's is
+    now; None: its cluster's."""
 
     @property
     def disaggregated(self) -> bool:

@@ -1,5 +1,6 @@
 """Render what one ModelReplica runs on its cluster."""
 
+from dataclasses import replace
 from typing import Any
 
 from modelplane_models.inference_cluster import BackendType
@@ -134,6 +135,10 @@ def render_replica(replica: ReplicaInput, cluster: ClusterInput) -> RenderedRepl
     backend cannot run).
     """
     check_identity(replica)
+    if replica.backend is not None:
+        # What it was placed to render with: a cluster whose backend changed since keeps
+        # it as it runs until its replacement serves (`scheduling.moves`).
+        cluster = replace(cluster, backend=replica.backend)
     _check_placement(replica, cluster)
     tenant = tenant_namespace(replica.namespace, cluster)
     namespace: str = tenant.manifest["metadata"]["name"]

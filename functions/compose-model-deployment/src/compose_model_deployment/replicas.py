@@ -22,6 +22,7 @@ from modelplane.core.observed import (
     first_condition,
 )
 from modelplane.core.vocabulary import (
+    ANNOTATION_BACKEND,
     ANNOTATION_REVISION,
     API_VERSION,
     LABEL_MODEL_CACHE,
@@ -63,7 +64,8 @@ def replica_object(
     Its labels say where it runs, for people and selectors; the scheduler reads a
     replica's identity from its spec and from Crossplane, never from them. Its
     revision annotation records which revision of the deployment it renders, so a
-    rollout knows which replicas it has reached.
+    rollout knows which replicas it has reached; its backend annotation, the backend it
+    renders with, so another backend on its cluster replaces it (`scheduling.moves`).
     """
     name = deployment.metadata.name if deployment.metadata else None
     spec: dict[str, Any] = {
@@ -88,13 +90,16 @@ def replica_object(
             labels[LABEL_MODEL_CACHE] = model.cacheRef.name
     for role in replica.roles:
         spec[role.role] = {**role.as_dict(), "template": role_template(deployment, role.role)}
+    annotations = {ANNOTATION_REVISION: revision}
+    if replica.backend:
+        annotations[ANNOTATION_BACKEND] = replica.backend
     return {
         "apiVersion": API_VERSION,
         "kind": MODEL_REPLICA,
         "metadata": {
             "name": replica.name,
             "labels": labels,
-            "annotations": {ANNOTATION_REVISION: revision},
+            "annotations": annotations,
         },
         "spec": spec,
     }

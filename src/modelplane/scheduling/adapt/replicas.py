@@ -11,6 +11,7 @@ from modelplane.core.bounded import ByIdentity
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.placement import PlacedRole
 from modelplane.core.vocabulary import (
+    ANNOTATION_BACKEND,
     ANNOTATION_COMPOSITION_RESOURCE_NAME,
     ANNOTATION_REVISION,
     API_VERSION,
@@ -55,6 +56,7 @@ def read_replica(
         serving=serving,
         created=created or None,
         revision=annotations.get(ANNOTATION_REVISION, ""),
+        backend=annotations.get(ANNOTATION_BACKEND) or None,
     )
 
 
