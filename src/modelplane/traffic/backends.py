@@ -10,10 +10,13 @@ validates against core Kubernetes, the Gateway API CRDs or Envoy Gateway's:
   Gateway reports an IP address, which ExternalName cannot hold; on a hub served
   by Envoy Gateway, which does not route to ExternalName Services, an Envoy
   Gateway `Backend` with the host as its `fqdn` endpoint instead), and on the
-  backendRef a `RequestHeaderModifier` setting `x-modelplane-route` to the
-  replica's route prefix, which the replica's own HTTPRoute matches. The request
-  keeps its `/v1/...` path: a per-backend path rewrite is implementation-specific
-  in Gateway API and refused by common implementations, a header is not.
+  backendRef a `URLRewrite` of the hostname to the one only the replica's hub
+  HTTPRoute lists (`names.hub_hostname`), which outranks every other replica's
+  path there, and a `RequestHeaderModifier` setting `x-modelplane-route` to the
+  replica's route prefix, which its path route matches for a cluster that has not
+  composed the hub route yet. The request keeps its `/v1/...` path: a per-backend
+  path rewrite is implementation-specific in Gateway API and refused by common
+  implementations, a hostname rewrite and a header are not.
 - **A replica on the hub cluster without a Gateway**: its own Service, when it is
   in the same tenant namespace (a Native replica's Service; KServe's workload
   Service speaks TLS, which a plain backend cannot).
@@ -37,7 +40,7 @@ from modelplane.core import naming
 from modelplane.core.kinds import SERVICE
 from modelplane.core.vocabulary import CLUSTER_DOMAIN, LABEL_MANAGED_BY, MANAGED_BY
 
-from .names import GATEWAY_GROUP, ROUTE_HEADER, object_name
+from .names import GATEWAY_GROUP, ROUTE_HEADER, hub_hostname, object_name
 from .urls import URL
 
 CLUSTER_DOMAIN_SUFFIX: Final = f".{CLUSTER_DOMAIN}"
@@ -214,6 +217,9 @@ def replica_backend(
     filters: list[dict[str, Any]] = []
     prefix = url.path.rstrip("/")
     if prefix:
+        # The hostname only this replica's hub route lists (`hub_hostname`); the header
+        # for a replica whose cluster has not composed that route yet.
+        filters.append({"type": "URLRewrite", "urlRewrite": {"hostname": hub_hostname(prefix)}})
         filters.append(
             {
                 "type": "RequestHeaderModifier",

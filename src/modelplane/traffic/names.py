@@ -26,9 +26,9 @@ HTTPS_PORT: Final = 443
 GATEWAY_GROUP: Final = "gateway.networking.k8s.io"
 INFERENCE_GROUP: Final = "inference.networking.k8s.io"
 # The header a hub route sets on a request it sends to a replica through the
-# replica's cluster Gateway: the replica's route prefix, which the replica's own
-# HTTPRoute matches. A per-backend header is the one request change Gateway API
-# implementations apply per backendRef (a per-backend path rewrite is not).
+# replica's cluster Gateway: the replica's route prefix, which the replica's path
+# route matches, for a replica whose cluster has not composed its hub route yet
+# (`hub_hostname` is what reaches it once it has).
 ROUTE_HEADER: Final = "x-modelplane-route"
 # Generation may stream for minutes: a gateway's default request timeout (Envoy's
 # is 15 seconds) would cut it, so routes disable it, as KServe's own do.
@@ -46,6 +46,18 @@ def object_name(readable: str, *identity: str) -> str:
     if not head[:1].isalpha():
         head = f"mp-{head}"
     return naming.hashed_name(head, *identity)
+
+
+def hub_hostname(prefix: str) -> str:
+    """The hostname hub traffic for the replica whose route prefix is `prefix`
+    (`/<namespace>/<replica>`) carries on its cluster's Gateway.
+
+    A hub route rewrites each request's hostname to it per backend, and only that
+    replica's hub HTTPRoute lists it: Gateway API ranks a Route's matching hostname
+    above every path match, so a hub request reaches its own replica whatever path
+    it carries. Under `.internal`, reserved for private use and never resolved
+    publicly: it is only ever a Host header."""
+    return f"{naming.digest(prefix)}.hub.modelplane.internal"
 
 
 def entry_gateway_name(gateway: str) -> str:

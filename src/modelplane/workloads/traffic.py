@@ -40,6 +40,7 @@ from modelplane.traffic.names import (
     NO_TIMEOUT,
     ROUTE_HEADER,
     SYSTEM_NAMESPACE,
+    hub_hostname,
     object_name,
 )
 
@@ -53,6 +54,9 @@ SERVICE_KEY: Final = "service"
 PREFILL_SERVICE_KEY: Final = "service-prefill"
 POOL_KEY: Final = "inference-pool"
 ROUTE_KEY: Final = "route"
+HUB_ROUTE_KEY: Final = "hub-route"
+# Generation may stream for minutes: no request timeout on either route (`NO_TIMEOUT`).
+TIMEOUTS: Final = {"request": NO_TIMEOUT, "backendRequest": NO_TIMEOUT}
 # KServe names what it makes for an LLMInferenceService after the service.
 KSERVE_POOL_SUFFIX: Final = "-inference-pool"
 KSERVE_WORKLOAD_SERVICE_SUFFIX: Final = "-kserve-workload-svc"
@@ -145,56 +149,77 @@ def _backend(replica: ReplicaInput, cluster: ClusterInput) -> dict[str, Any]:
     return {"group": INFERENCE_GROUP, "kind": INFERENCE_POOL.kind, "name": pool}
 
 
-def http_route(replica: ReplicaInput, cluster: ClusterInput, namespace: str) -> dict[str, Any]:
-    """The replica's route on its cluster's Gateway: by path prefix, or by the header
-    a hub route sets."""
-    prefix = route_prefix(replica, namespace)
-    backend = _backend(replica, cluster)
-    timeouts = {"request": NO_TIMEOUT, "backendRequest": NO_TIMEOUT}
+def _route(
+    replica: ReplicaInput,
+    name: str,
+    namespace: str,
+    rules: list[dict[str, Any]],
+    hostnames: list[str] | None = None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "parentRefs": [
+            {
+                "group": GATEWAY_GROUP,
+                "kind": "Gateway",
+                "name": CLUSTER_GATEWAY_NAME,
+                "namespace": SYSTEM_NAMESPACE,
+            }
+        ]
+    }
+    if hostnames:
+        spec["hostnames"] = hostnames
+    spec["rules"] = rules
     return {
         "apiVersion": HTTP_ROUTE.api_version,
         "kind": HTTP_ROUTE.kind,
         "metadata": {
-            "name": route_name(replica),
+            "name": name,
             "namespace": namespace,
             "labels": identity_labels(replica, main_role(replica)),
         },
-        "spec": {
-            "parentRefs": [
-                {
-                    "group": GATEWAY_GROUP,
-                    "kind": "Gateway",
-                    "name": CLUSTER_GATEWAY_NAME,
-                    "namespace": SYSTEM_NAMESPACE,
-                }
-            ],
-            "rules": [
-                {
-                    "matches": [{"path": {"type": "PathPrefix", "value": prefix}}],
-                    "filters": [
-                        {
-                            "type": "URLRewrite",
-                            "urlRewrite": {
-                                "path": {"type": "ReplacePrefixMatch", "replacePrefixMatch": "/"}
-                            },
-                        }
-                    ],
-                    "backendRefs": [backend],
-                    "timeouts": timeouts,
-                },
-                {
-                    "matches": [
-                        {
-                            "path": {"type": "PathPrefix", "value": "/"},
-                            "headers": [{"type": "Exact", "name": ROUTE_HEADER, "value": prefix}],
-                        }
-                    ],
-                    "backendRefs": [backend],
-                    "timeouts": timeouts,
-                },
-            ],
-        },
+        "spec": spec,
     }
+
+
+def http_route(replica: ReplicaInput, cluster: ClusterInput, namespace: str) -> dict[str, Any]:
+    """The replica's route on its cluster's Gateway: by path prefix, or by the header
+    a hub route sets (what a hub reconciled before hub routes existed still sends)."""
+    prefix = route_prefix(replica, namespace)
+    backend = _backend(replica, cluster)
+    rewrite = {"path": {"type": "ReplacePrefixMatch", "replacePrefixMatch": "/"}}
+    header = {"type": "Exact", "name": ROUTE_HEADER, "value": prefix}
+    rules: list[dict[str, Any]] = [
+        {
+            "matches": [{"path": {"type": "PathPrefix", "value": prefix}}],
+            "filters": [{"type": "URLRewrite", "urlRewrite": rewrite}],
+            "backendRefs": [backend],
+            "timeouts": dict(TIMEOUTS),
+        },
+        {
+            "matches": [{"path": {"type": "PathPrefix", "value": "/"}, "headers": [header]}],
+            "backendRefs": [backend],
+            "timeouts": dict(TIMEOUTS),
+        },
+    ]
+    return _route(replica, route_name(replica), namespace, rules)
+
+
+def hub_route(replica: ReplicaInput, cluster: ClusterInput, namespace: str) -> dict[str, Any]:
+    """The replica's route for hub traffic on its cluster's Gateway: every path of the
+    hostname a hub route gives its requests (`hub_hostname`). A Route's matching
+    hostname outranks any path (Gateway API's HTTPRoute precedence; on Envoy, the
+    most specific virtual host), so a hub request for this replica never reaches
+    another replica by carrying its path."""
+    prefix = route_prefix(replica, namespace)
+    rules: list[dict[str, Any]] = [
+        {
+            "matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
+            "backendRefs": [_backend(replica, cluster)],
+            "timeouts": dict(TIMEOUTS),
+        }
+    ]
+    name = object_name(f"{replica.name}-hub", replica.namespace, replica.name, "hub")
+    return _route(replica, name, namespace, rules, [hub_hostname(prefix)])
 
 
 def _pool(
@@ -251,6 +276,11 @@ def traffic_objects(
     if cluster.gateway is not None:
         found.append(
             RemoteObject(ROUTE_KEY, http_route(replica, cluster, namespace), HTTP_ROUTE.readiness())
+        )
+        found.append(
+            RemoteObject(
+                HUB_ROUTE_KEY, hub_route(replica, cluster, namespace), HTTP_ROUTE.readiness()
+            )
         )
     return sorted(found, key=lambda o: o.key)
 

@@ -19,6 +19,7 @@ COMPOSITE = {
     "metadata": {**replica()["metadata"], "annotations": {"modelplane.ai/revision": "rev-1"}},
 }
 ROUTE = "route"
+HUB_ROUTE = "hub-route"
 GATEWAY_NAME = "modelplane-replicas"
 REFUSED = {
     "type": "ResolvedRefs",
@@ -48,17 +49,23 @@ def running(manifest: dict[str, Any]) -> dict[str, Any]:
     return read
 
 
-def observed(route_conditions: list[dict[str, Any]] | None) -> dict[str, Any]:
-    """Every Object composed, Synced; the route read back with `route_conditions` under
-    its one parent (None: not read back yet), the rest running."""
+Conditions = list[dict[str, Any]] | None
+ROUTED: Conditions = [ACCEPTED, RESOLVED]
+
+
+def observed(route_conditions: Conditions, hub: Conditions = ROUTED) -> dict[str, Any]:
+    """Every Object composed, Synced; the path route read back with `route_conditions`
+    under its one parent (None: not read back yet), the hub route with `hub`, the
+    rest running."""
     response = as_dict(run(FunctionRunner(), request(COMPOSITE, required=CLUSTERS)))
     out: dict[str, Any] = {}
     for key, value in response["desired"]["resources"].items():
         obj = value["resource"]
         read = running(obj["spec"]["forProvider"]["manifest"])
         status: dict[str, Any] = {"conditions": [{"type": "Synced", "status": "True"}]}
-        if key == ROUTE:
-            if route_conditions is None:
+        if key in (ROUTE, HUB_ROUTE):
+            said = route_conditions if key == ROUTE else hub
+            if said is None:
                 out[key] = {**obj, "status": status}
                 continue
             read = {
@@ -68,7 +75,7 @@ def observed(route_conditions: list[dict[str, Any]] | None) -> dict[str, Any]:
                         {
                             "parentRef": read["spec"]["parentRefs"][0],
                             "controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
-                            "conditions": route_conditions,
+                            "conditions": said,
                         }
                     ]
                 },
@@ -78,8 +85,8 @@ def observed(route_conditions: list[dict[str, Any]] | None) -> dict[str, Any]:
     return out
 
 
-def respond(route_conditions: list[dict[str, Any]] | None) -> dict[str, Any]:
-    req = request(COMPOSITE, observed=observed(route_conditions), required=CLUSTERS)
+def respond(route_conditions: Conditions, hub: Conditions = ROUTED) -> dict[str, Any]:
+    req = request(COMPOSITE, observed=observed(route_conditions, hub), required=CLUSTERS)
     return as_dict(run(FunctionRunner(), req))
 
 
@@ -138,3 +145,12 @@ def test_a_replica_its_gateway_does_not_route_to_does_not_serve(
     got = respond(route_conditions)
     got["conditions"] = [c for c in got["conditions"] if c["type"] != "Serving"] + [serving(got)]
     assert got == want
+
+
+def test_a_replica_whose_hub_route_is_not_routed_does_not_serve() -> None:
+    """Its path route routes, but the hub's requests (by its hub hostname) reach
+    nothing: Serving False with the hub route's words."""
+    got = respond([ACCEPTED, RESOLVED], hub=[ACCEPTED, REFUSED])
+    assert serving(got)["reason"] == "RouteNotReady"
+    assert serving(got)["message"].startswith(f"HTTPRoute {REPLICA}-hub has backends")
+    assert got["desired"]["composite"]["resource"]["status"]["servingRevision"] == ""

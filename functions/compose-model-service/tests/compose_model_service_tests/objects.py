@@ -5,6 +5,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from modelplane.core.naming import digest
 from modelplane_dev import testing
 
 Obj = dict[str, Any]
@@ -247,10 +248,15 @@ def external_name(name: str, host: str, port: int) -> Obj:
 def replica_ref(name: str, prefix: str, weight: int) -> Obj:
     return {
         "filters": [
+            # The hostname only the replica's hub route lists (names.hub_hostname).
+            {
+                "type": "URLRewrite",
+                "urlRewrite": {"hostname": f"{digest(prefix)}.hub.modelplane.internal"},
+            },
             {
                 "type": "RequestHeaderModifier",
                 "requestHeaderModifier": {"set": [{"name": "x-modelplane-route", "value": prefix}]},
-            }
+            },
         ],
         "group": "",
         "kind": "Service",
