@@ -8,7 +8,7 @@ from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_DEPLOYMENT, LABEL_REPLICA
 from modelplane.workloads import RemoteObject, RenderedReplica, ReplicaInput
-from modelplane.workloads.traffic import HUB_ROUTE_KEY, ROUTE_KEY
+from modelplane.workloads.traffic import ROUTE_KEY
 from modelplane.xfn import objects
 
 GANG_KEY_PREFIX = "gang-"
@@ -68,14 +68,11 @@ def remote_observed(observed: dict[str, Any] | None) -> dict[str, Any] | None:
 def route_verdict(
     remote: list[RemoteObject], observed: Mapping[str, dict[str, Any]]
 ) -> tuple[bool, str] | None:
-    """Whether the replica's HTTPRoutes on its cluster's Gateway route (every parent
-    `Accepted` and `ResolvedRefs`): its path route's verdict, unless its hub route's
-    is not; None for a replica without them (its cluster declares no gateway)."""
-    keys = [o.key for o in remote if o.key in (ROUTE_KEY, HUB_ROUTE_KEY)]
-    if ROUTE_KEY not in keys:
+    """Whether the replica's path HTTPRoute on its cluster's Gateway routes (every parent
+    `Accepted` and `ResolvedRefs`), and why; None for a replica without one (its
+    cluster declares no gateway). Its hub route is not waited for: until that routes,
+    the hub's requests reach the replica through the path route's header rule, so a
+    replica serving before its hub route existed keeps serving (and its traffic)."""
+    if not any(o.key == ROUTE_KEY for o in remote):
         return None
-    verdicts = {key: HTTP_ROUTE.serving(remote_observed(observed.get(key))) for key in keys}
-    hub = verdicts.get(HUB_ROUTE_KEY)
-    if hub is not None and not hub[0] and verdicts[ROUTE_KEY][0]:
-        return hub
-    return verdicts[ROUTE_KEY]
+    return HTTP_ROUTE.serving(remote_observed(observed.get(ROUTE_KEY)))

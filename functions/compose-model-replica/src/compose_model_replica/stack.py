@@ -3,8 +3,10 @@
 The cluster publishes each missing prerequisite with the replicas it keeps away;
 the replica checks them against what it renders: the CRDs of its workload kinds
 (and of the kinds KServe creates for it) and of its gang objects, the DeviceClasses
-its claims name, its resolved priority, and its own queue object. Anything
-cluster-wide counts. The replica's Serving condition then says what is missing.
+its claims name, its resolved priority, and its own queue object. Anything else
+cluster-wide counts, except another workload kind's CRD: a replica placed before its
+cluster's backend changed renders its own kind until it is replaced. The replica's
+Serving condition then says what is missing.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -13,10 +15,13 @@ from typing import Any
 from modelplane_models.inference_cluster import InferenceCluster, MissingPrerequisite, Scope
 
 from modelplane.conventions import SchedulingConfig, TemplateContext, replica_prerequisites
-from modelplane.core.kinds import pod_sets
+from modelplane.core.kinds import WORKLOAD_KINDS, pod_sets
 from modelplane.core.priority import resolve_priority
 from modelplane.core.refs import CRD_KIND, ObjectRef
 from modelplane.workloads import RenderedReplica, ReplicaInput
+
+# The CRDs of the workload kinds a replica may render (a backend's or a topology's).
+_WORKLOAD_CRDS = frozenset(kind.crd for kind in WORKLOAD_KINDS if kind.crd)
 
 
 def _crds(replica: RenderedReplica, gangs: Iterable[Mapping[str, Any]]) -> set[str]:
@@ -59,6 +64,10 @@ def lacking(
         ref = ObjectRef(
             entry.apiVersion or "", entry.kind or "", entry.name or "", entry.namespace or ""
         )
+        if entry.kind == CRD_KIND and entry.name in _WORKLOAD_CRDS and entry.name not in crds:
+            # Another workload kind's CRD (another backend's): the cluster's backend
+            # changed since this replica was placed, and it renders its own kind.
+            continue
         needed = (
             {
                 Scope.MULTI_NODE: entry.kind == CRD_KIND and entry.name in crds,

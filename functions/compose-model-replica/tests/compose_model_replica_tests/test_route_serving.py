@@ -147,10 +147,16 @@ def test_a_replica_its_gateway_does_not_route_to_does_not_serve(
     assert got == want
 
 
-def test_a_replica_whose_hub_route_is_not_routed_does_not_serve() -> None:
-    """Its path route routes, but the hub's requests (by its hub hostname) reach
-    nothing: Serving False with the hub route's words."""
-    got = respond([ACCEPTED, RESOLVED], hub=[ACCEPTED, REFUSED])
-    assert serving(got)["reason"] == "RouteNotReady"
-    assert serving(got)["message"].startswith(f"HTTPRoute {REPLICA}-hub has backends")
-    assert got["desired"]["composite"]["resource"]["status"]["servingRevision"] == ""
+@pytest.mark.parametrize(
+    "hub", [None, [], [ACCEPTED, REFUSED]], ids=["absent", "pending", "refused"]
+)
+def test_a_replica_serves_whatever_its_hub_route_says(hub: Conditions) -> None:
+    """Its hub route not read back yet (the first reconcile after an upgrade), not
+    accepted yet, or refused: the hub still reaches the replica through its path
+    route's header rule, so it serves as before and keeps its traffic (s-three F1)."""
+    got = respond([ACCEPTED, RESOLVED], hub=hub)
+    assert (serving(got)["status"], serving(got)["reason"]) == (
+        "STATUS_CONDITION_TRUE",
+        "WorkloadAvailable",
+    )
+    assert got["desired"]["composite"]["resource"]["status"]["servingRevision"] == "rev-1"

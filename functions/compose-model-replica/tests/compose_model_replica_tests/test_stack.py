@@ -136,3 +136,26 @@ def test_a_tenancy_that_cannot_place_the_namespace_refuses_and_names_the_cluster
     assert accepted["message"].startswith(
         "spec.clusterName: InferenceCluster 'a' spec.tenancy.namespace: renders 'default_x'"
     )
+
+
+KSERVE_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "name": "llminferenceservices.serving.kserve.io",
+}
+
+
+@pytest.mark.parametrize(("recorded", "held"), [("Native", False), ("KServe", True), (None, True)])
+def test_a_replica_placed_before_a_backend_switch_needs_only_its_own_kind(
+    recorded: str | None, held: bool
+) -> None:
+    """The cluster switched to KServe and is installing it: a replica still rendering
+    its Deployment (until its replacement serves) does not need KServe's CRD, and keeps
+    serving; one rendering an LLMInferenceService does (s-three F2)."""
+    obj = replica()
+    if recorded is not None:
+        obj["metadata"]["annotations"] = {"modelplane.ai/backend": recorded}
+    on = lacking(KSERVE_CRD)
+    on["spec"]["backend"] = {"type": "KServe"}
+    req = request(obj, required={"inferencecluster": [on], "priorityclasses": []})
+    assert (serving(req)["reason"] == "PrerequisitesMissing") is held
