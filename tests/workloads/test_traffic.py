@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from modelplane.core.kinds import HTTP_ROUTE
+from modelplane.traffic.names import hub_hostname
 from modelplane.workloads import render_replica
 from modelplane_cli.schema import ManifestValidator
 
@@ -69,6 +70,15 @@ def test_the_route_serves_the_path_and_the_header_a_hub_sets(build: Any, backend
         == by_header["backendRefs"]
         == [{"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": pool}]
     )
+    # On either backend the hub's traffic has a route of its own: every path of the
+    # hostname only this replica's hub backends carry, to the same pool.
+    (hub,) = [o for o in rendered.traffic if o.key == "hub-route"]
+    assert hub.readiness == HTTP_ROUTE.readiness()
+    assert hub.manifest["metadata"]["name"] == "kimi-k2-5ab63-hub"
+    assert hub.manifest["spec"]["hostnames"] == [hub_hostname(prefix)]
+    (rule,) = hub.manifest["spec"]["rules"]
+    assert rule["matches"] == [{"path": {"type": "PathPrefix", "value": "/"}}]
+    assert rule["backendRefs"] == by_path["backendRefs"]
 
 
 def test_kserve_routes_through_the_clusters_gateway_with_its_own_scheduler(build: Any) -> None:
