@@ -236,3 +236,65 @@ def test_bad_cache_input_names_the_field(renderer: Renderer) -> None:
     assert "spec.uri: scheme 'oci' is not one the cache downloads" in condition["message"]
     assert "spec.size: 'lots' is not a storage quantity" in condition["message"]
     assert fleet.all("Object", **{"modelplane.ai/model-cache": "weights"}) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "old_kinds"),
+    [
+        (KSERVE_STORAGE, NATIVE_STORAGE, {"LocalModelNamespaceCache"}),
+        (NATIVE_STORAGE, KSERVE_STORAGE, {"Job", "PersistentVolumeClaim"}),
+    ],
+    ids=["kserve-to-native", "native-to-kserve"],
+)
+def test_a_backend_switch_keeps_the_old_storage_while_its_replicas_serve(
+    renderer: Renderer, before: str, after: str, old_kinds: set[str]
+) -> None:
+    """The cluster's backend switches under a cached replica: its replacement is rendered
+    with the new backend and waits for the new backend's download, while the old replica
+    keeps serving from the old backend's storage, kept until it retires."""
+    text = (
+        h100_cluster("a", 2, spec=before) + cache() + h100_model("first", NAMESPACE, spec=CACHE_REF)
+    )
+    placed = render(renderer, text)
+    assert placed.result.converged and placed.result.ok, placed.result.errors
+    (old,) = [r["metadata"]["name"] for r in placed.all("ModelReplica")]
+
+    def switch(objects: list[Obj]) -> None:
+        cluster = find(objects, "InferenceCluster", "a")
+        spec = yamlio.load_all(h100_cluster("a", 2, spec=after))[1]["spec"]
+        cluster["spec"]["backend"] = spec.get("backend", {"type": "Native"})
+        cluster["spec"]["storage"] = spec["storage"]
+
+    worlds = placed.edit_rounds(switch, 12)
+    assert worlds[-1].result.converged and worlds[-1].result.ok, worlds[-1].result.errors
+    seen_waiting, rounds_beside = False, 0
+    for number, world in enumerate(worlds, start=1):
+        replicas = {r["metadata"]["name"]: r for r in world.all("ModelReplica")}
+        if old not in replicas:
+            continue
+        rounds_beside += len(replicas) > 1
+        # The old replica serves in every round it exists, reading its old storage.
+        conditions = replicas[old].get("status", {}).get("conditions", [])
+        (condition,) = [c for c in conditions if c["type"] == "Serving"]
+        assert condition["status"] == "True", (number, condition)
+        kinds = {
+            o["spec"]["forProvider"]["manifest"]["kind"]
+            for o in world.all("Object", **{"modelplane.ai/model-cache": "weights"})
+        }
+        assert old_kinds <= kinds, (number, kinds)
+        for name, replica in replicas.items():
+            serving_now = [
+                c for c in replica.get("status", {}).get("conditions", []) if c["type"] == "Serving"
+            ]
+            if name != old and serving_now and serving_now[0]["reason"] == "ModelCacheNotReady":
+                seen_waiting = True
+    assert seen_waiting, "the replacement waited for the new backend's download"
+    assert rounds_beside >= 2, "the old replica served beside its replacement"
+    final = worlds[-1]
+    assert old not in {r["metadata"]["name"] for r in final.all("ModelReplica")}
+    kinds = {
+        o["spec"]["forProvider"]["manifest"]["kind"]
+        for o in final.all("Object", **{"modelplane.ai/model-cache": "weights"})
+    }
+    assert not old_kinds & kinds, kinds
+    assert [c["status"] for c in serving(final, "first")] == ["True"]

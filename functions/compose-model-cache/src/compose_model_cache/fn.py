@@ -18,19 +18,27 @@ of an observation.
 
 # pyright: reportMissingTypeStubs=false
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster, ModelCache, ModelReplica
-from modelplane_models.model_cache import ModelCacheClusterStatus, Status
+from modelplane_models.inference_cluster import BackendType
+from modelplane_models.model_cache import (
+    Backend,
+    ModelCacheClusterStatus,
+    ModelCacheFormerBackend,
+    Status,
+)
 from modelplane_models.model_cache import Phase as PublishedPhase
 
+from compose_model_cache.former import former_storage
 from compose_model_cache.onecluster import Placed, cluster_of, compose_cluster
 from modelplane.caching import CacheSpec, CacheStorage, Phase, cache_storage, keeps, read_cache
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import (
+    ANNOTATION_BACKEND,
     API_VERSION,
     CACHED,
     INFERENCE_CLUSTER,
@@ -81,11 +89,13 @@ class FunctionRunner(ComposeFunction):
         )
 
         users = users_by_cluster(replicas.items, cache)
+        recorded = recorded_backends(replicas.items, cache)
         observed = observed_resources(req)
         status = composite.status.clusters if composite.status else None
         fleet = Fleet(
             cache=cache,
             users=users,
+            recorded=recorded,
             observed=observed,
             present={c for obj in observed.values() if (c := cluster_of(obj)) is not None},
             before={entry.name: entry for entry in status or () if entry.name},
@@ -126,12 +136,33 @@ def users_by_cluster(replicas: list[ModelReplica], cache: CacheSpec) -> dict[str
     return users
 
 
+def recorded_backends(
+    replicas: list[ModelReplica], cache: CacheSpec
+) -> dict[str, set[BackendType]]:
+    """The backends the cache's users were placed with (`modelplane.ai/backend`), per
+    cluster. A replica that records none, or one no cluster can have, renders with its
+    cluster's backend, so it reads the cluster's own storage."""
+    found: dict[str, set[BackendType]] = {}
+    for replica in replicas:
+        metadata, spec = replica.metadata, replica.spec
+        if metadata is None or spec is None or metadata.namespace != cache.namespace:
+            continue
+        ref = spec.model.cacheRef if spec.model else None
+        value = (metadata.annotations or {}).get(ANNOTATION_BACKEND)
+        backend = next((b for b in BackendType if b.value == value), None)
+        if ref is None or ref.name != cache.name or backend is None:
+            continue
+        found.setdefault(spec.clusterName, set()).add(backend)
+    return found
+
+
 @dataclass
 class Fleet:
     """One call's view of the fleet for the cache, and what it composed so far."""
 
     cache: CacheSpec
     users: dict[str, set[str]]
+    recorded: dict[str, set[BackendType]]
     observed: dict[str, dict[str, Any]]
     present: set[str]
     before: dict[str, ModelCacheClusterStatus]
@@ -186,7 +217,15 @@ class Fleet:
         done = compose_cluster(
             rsp, self.observed, cache, name, storage, tenant, reference, self.now
         )
-        self.placed.append(done)
+        # The storage of a backend the cluster switched from stays while a replica
+        # placed with it reads it (`former`).
+        formers = [
+            found
+            for backend in sorted(self.recorded.get(name, set()) - {storage.backend})
+            if (found := former_storage(self.observed, name, backend, cache.uri)) is not None
+        ]
+        kept = frozenset(k for former in formers for k in former.keys)
+        self.placed.append(replace(done, kept=done.kept | kept))
         self.entries.append(
             ModelCacheClusterStatus(
                 name=name,
@@ -196,6 +235,16 @@ class Fleet:
                 attempt=done.attempt,
                 users=len(self.users.get(name, ())),
                 unusedSince=use.unused_since,
+                backend=Backend(storage.backend.value),
+                formerBackends=[
+                    ModelCacheFormerBackend(
+                        backend=Backend(former.backend.value),
+                        phase=PublishedPhase(former.progress.phase.value),
+                        message=former.progress.message,
+                    )
+                    for former in formers
+                ]
+                or None,
             )
         )
         if done.progress.phase is Phase.FAILED:

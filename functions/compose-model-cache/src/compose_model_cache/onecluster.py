@@ -89,7 +89,7 @@ def _read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return read_back(observed)
 
 
-def _attempts(
+def attempts(
     observed: Mapping[str, Mapping[str, Any]], cluster: str, part: str
 ) -> list[tuple[int, str]]:
     """`part`'s observed attempts on `cluster` (by the Object's cluster label, so a
@@ -111,24 +111,24 @@ def current_attempt(
 ) -> int:
     """The download attempt composed last on `cluster`, read from the composition keys
     Crossplane observed (1 when none is): what runs, never what status claims."""
-    return max((n for n, _ in _attempts(observed, cluster, part)), default=1)
+    return max((n for n, _ in attempts(observed, cluster, part)), default=1)
 
 
-def _manifest(observed: Mapping[str, Any]) -> dict[str, Any]:
+def wrapped_manifest(observed: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest an observed Object wraps (empty when it has none)."""
     return mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
 
 
-def _manifest_kind(observed: Mapping[str, Any]) -> str | None:
-    kind = _manifest(observed).get("kind")
+def manifest_kind(observed: Mapping[str, Any]) -> str | None:
+    kind = wrapped_manifest(observed).get("kind")
     return kind if isinstance(kind, str) else None
 
 
 def legacy_caches(observed: Mapping[str, Mapping[str, Any]], cluster: str) -> list[str]:
     """The keys of cluster-scoped LocalModelCaches an earlier Modelplane composed on
     `cluster` (a KServe cluster's `download-<n>` parts)."""
-    found = _attempts(observed, cluster, DOWNLOAD)
-    return [k for _, k in found if _manifest_kind(observed[k]) == kserve.LEGACY_KIND]
+    found = attempts(observed, cluster, DOWNLOAD)
+    return [k for _, k in found if manifest_kind(observed[k]) == kserve.LEGACY_KIND]
 
 
 def _download(
@@ -159,7 +159,7 @@ def _running_earlier(
     revision in the key) that have not ended yet."""
     return [
         k
-        for n, k in _attempts(observed, cluster, DOWNLOAD)
+        for n, k in attempts(observed, cluster, DOWNLOAD)
         if n == attempt
         and k != current
         and download_progress(_read_back(observed[k])).phase in (Phase.PENDING, Phase.DOWNLOADING)
@@ -170,7 +170,7 @@ def _holds_here(observed: Mapping[str, Any], uri: str, node_group: str | None) -
     """Whether a download Object fetched `uri` where this cluster's engines now read
     it: a Job into the claim on a Native cluster (`node_group` None), a KServe cache
     onto the cluster's node group. A backend switched since holds nothing."""
-    manifest = _manifest(observed)
+    manifest = wrapped_manifest(observed)
     if fetched_uri(manifest) != uri:
         return False
     if node_group is None:
@@ -194,7 +194,7 @@ def _ready_earlier(
     return frozenset(
         k
         for part in (DOWNLOAD, LOCAL_CACHE)
-        for _, k in _attempts(observed, cluster, part)
+        for _, k in attempts(observed, cluster, part)
         if k != current
         and _holds_here(observed[k], uri, node_group)
         and download_progress(_read_back(observed[k])).phase is Phase.READY

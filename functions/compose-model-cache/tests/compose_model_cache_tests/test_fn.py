@@ -36,6 +36,7 @@ def test_a_used_native_cluster_gets_its_claim_and_download() -> None:
             "message": "the download Job is not created yet",
             "attempt": 1,
             "users": 1,
+            "backend": "Native",
         }
     ]
     assert conditions(rsp)["Cached"][:2] == ("FALSE", "CacheDownloading")

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelCache
+from modelplane_models.inference_cluster import BackendType
+from modelplane_models.model_cache import ModelCacheClusterStatus, ModelCacheFormerBackend
 from modelplane_models.model_replica import ModelReplica
 
 from modelplane.caching import Phase, read_cache
@@ -91,10 +93,9 @@ def with_cache(
         ),
         None,
     )
-    phase = entry.phase.value if entry is not None and entry.phase is not None else None
+    phase, detail = _progress(entry, replica.backend)
     if phase == Phase.READY.value:
         return CacheState(cached, None)
-    detail = entry.message if entry is not None and entry.message else "not created there yet"
     message = (
         f"model cache {name} is {phase or Phase.PENDING.value} on InferenceCluster "
         f"{replica.cluster_name} ({detail}): the engines start once it is Ready"
@@ -102,3 +103,25 @@ def with_cache(
     return CacheState(
         cached, report.Condition(SERVING, False, Reason.MODEL_CACHE_NOT_READY, message)
     )
+
+
+def _progress(
+    entry: ModelCacheClusterStatus | None, backend: BackendType | None
+) -> tuple[str | None, str]:
+    """The phase and message of the storage the replica's engines read on its cluster:
+    the cluster's own, or, for a replica placed with a backend the cluster switched
+    from, that backend's storage, kept while it reads it (`formerBackends`). A replica
+    that records no backend, or an entry published before entries named theirs, reads
+    the cluster's own."""
+    if entry is None:
+        return None, "not created there yet"
+    found: ModelCacheClusterStatus | ModelCacheFormerBackend = entry
+    if backend is not None and entry.backend is not None and entry.backend.value != backend.value:
+        former = next(
+            (f for f in entry.formerBackends or () if f.backend.value == backend.value), None
+        )
+        if former is None:
+            return None, f"no storage of the {backend.value} backend it was placed with is left"
+        found = former
+    phase = found.phase.value if found.phase is not None else None
+    return phase, found.message or "not created there yet"

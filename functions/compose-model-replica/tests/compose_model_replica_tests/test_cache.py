@@ -108,3 +108,50 @@ def test_an_unknown_cache_is_named_and_what_runs_is_kept() -> None:
         rsp["desired"]["resources"]["workload-workers"]["resource"]["spec"]
         == (RUNNING["workload-workers"]["spec"])
     )
+
+
+def switched_cache(formers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cache on cluster a, which switched to KServe: its own download under way, and
+    `formers` kept for replicas placed with another backend."""
+    obj = cache(None)
+    entry = {"name": "a", "phase": "Downloading", "message": "LocalModelNamespaceCache busy"}
+    obj["status"] = {"clusters": [{**entry, "backend": "KServe", "formerBackends": formers}]}
+    return obj
+
+
+NATIVE_READY = {"backend": "Native", "phase": "Ready", "message": "kept"}
+NATIVE_BUSY = {"backend": "Native", "phase": "Downloading", "message": "Job y is busy"}
+
+
+@pytest.mark.parametrize(
+    ("recorded", "formers", "waits_for"),
+    [
+        # Placed with Native before the switch: it reads the Native storage kept for it.
+        ("Native", [NATIVE_READY], None),
+        ("Native", [NATIVE_BUSY], "is Downloading on InferenceCluster a (Job y is busy)"),
+        ("Native", [], "is Pending on InferenceCluster a (no storage of the Native backend"),
+        # Placed with KServe, or recording nothing: the cluster's own storage.
+        ("KServe", [NATIVE_READY], "is Downloading on InferenceCluster a (LocalModelNamespace"),
+        (None, [NATIVE_READY], "is Downloading on InferenceCluster a (LocalModelNamespace"),
+    ],
+    ids=["native-kept-ready", "native-kept-busy", "native-gone", "kserve", "unrecorded"],
+)
+def test_a_replica_reads_the_storage_of_the_backend_it_was_placed_with(
+    recorded: str | None, formers: list[dict[str, Any]], waits_for: str | None
+) -> None:
+    composite = replica(CACHED_MODEL)
+    if recorded is not None:
+        composite["metadata"]["annotations"] = {"modelplane.ai/backend": recorded}
+    req = request(
+        composite,
+        required={"inferencecluster": [cluster("KServe")], "modelcache": [switched_cache(formers)]},
+    )
+    rsp = as_dict(run(FunctionRunner(), req))
+    if waits_for is None:
+        assert workload(rsp)["kind"] == "Deployment"  # rendered with Native, as placed
+        assert serving(rsp)[1] != "ModelCacheNotReady"
+        return
+    assert "workload-workers" not in rsp["desired"]["resources"]
+    status, reason, message = serving(rsp)
+    assert (status, reason) == ("FALSE", "ModelCacheNotReady")
+    assert f"model cache weights {waits_for}" in message

@@ -14,6 +14,11 @@ class CredentialsSecretRef(BaseModel):
     name: Annotated[StrictStr, Field(max_length=253, min_length=1)]
 
 
+class Backend(StrEnum):
+    NATIVE = "Native"
+    K_SERVE = "KServe"
+
+
 class Phase(StrEnum):
     PENDING = "Pending"
     DOWNLOADING = "Downloading"
@@ -21,11 +26,29 @@ class Phase(StrEnum):
     FAILED = "Failed"
 
 
+class ModelCacheFormerBackend(BaseModel):
+    backend: Backend
+    message: StrictStr | None = None
+    phase: Phase | None = None
+
+
 class ModelCacheClusterStatus(BaseModel):
     attempt: Annotated[
         StrictInt | None,
         Field(
             description="The download attempt (1 for the first); a failed attempt is retried with the next."
+        ),
+    ] = None
+    backend: Annotated[
+        Backend | None,
+        Field(
+            description="The cluster's backend, whose storage `phase` describes (a PersistentVolumeClaim filled by a Job on Native, a LocalModelNamespaceCache on KServe)."
+        ),
+    ] = None
+    formerBackends: Annotated[
+        list[ModelCacheFormerBackend] | None,
+        Field(
+            description="The storage of a backend the cluster switched from, kept while a ModelReplica placed with that backend reads it, and removed once none does."
         ),
     ] = None
     message: StrictStr | None = None
@@ -43,14 +66,6 @@ class ModelCacheClusterStatus(BaseModel):
     users: Annotated[
         StrictInt | None, Field(description="The ModelReplicas using the cache there.")
     ] = None
-
-
-class Status(BaseModel):
-    clusters: Annotated[
-        list[ModelCacheClusterStatus] | None,
-        Field(description="The cache on each cluster that holds it, by cluster name."),
-    ] = None
-    conditions: list[shapes.Condition] | None = None
 
 
 class Spec(BaseModel):
@@ -78,6 +93,14 @@ class Spec(BaseModel):
             pattern="^[a-z][a-z0-9+.-]*://[^\\s]+$",
         ),
     ]
+
+
+class Status(BaseModel):
+    clusters: Annotated[
+        list[ModelCacheClusterStatus] | None,
+        Field(description="The cache on each cluster that holds it, by cluster name."),
+    ] = None
+    conditions: list[shapes.Condition] | None = None
 
 
 class ModelCache(BaseModel):
