@@ -18,6 +18,10 @@ NAMES = {*SCHEDULERS, *(b.value for b in BackendType), "coscheduling"}
 # The scheduler registry. The backends' names are written only in the XRD and its
 # generated models (`schemas/python`), which the scan does not read.
 REGISTRIES = ("src/modelplane/conventions/schedulers/",)
+# Literals that spell a scheduler's name but mean something else, by module.
+OTHER_MEANINGS = {
+    ("src/modelplane/core/pod_security.py", "Default"): "Kubernetes' default procMount type",
+}
 
 
 def _sources() -> list[Path]:
@@ -51,6 +55,7 @@ def test_no_module_outside_the_registries_names_a_scheduler_or_backend() -> None
         for path in _sources()
         if not str(path.relative_to(ROOT)).startswith(REGISTRIES)
         for line, value in _literals(path)
+        if (str(path.relative_to(ROOT)), value) not in OTHER_MEANINGS
     ]
     assert found == []
 

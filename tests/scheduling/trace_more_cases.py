@@ -109,6 +109,21 @@ MORE_CASES.append(
     )
 )
 
+_HOST_NETWORK = deployment(1)
+_HOST_NETWORK["spec"]["workers"]["template"] = {
+    "spec": {"hostNetwork": True, "containers": [{"name": "engine", "image": "vllm"}]}
+}
+MORE_CASES.append(
+    Case(
+        "a template with host access is kept off a cluster whose tenants run baseline",
+        _HOST_NETWORK,
+        [cluster("a", h100())],
+        [("a", None, None, Rejection.POD_SECURITY_VIOLATION)],
+        "its tenant namespaces run Pod Security baseline: "
+        "spec.workers.template.spec.hostNetwork: Pod Security baseline forbids host namespaces",
+    )
+)
+
 MORE_CASES.append(
     Case(
         "a serving replica is preempted on a cluster that allows it",

@@ -43,6 +43,7 @@ from modelplane.conventions.template import (
 from modelplane.core import naming
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error, value_error
+from modelplane.core.pod_security import LEVELS
 from modelplane.core.vocabulary import (
     GROUP,
     LABEL_MANAGED_BY,
@@ -72,17 +73,26 @@ _LABEL_SHAPED: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _POD_SECURITY_MODES: Final = frozenset(
     {LABEL_POD_SECURITY_ENFORCE, LABEL_POD_SECURITY_AUDIT, LABEL_POD_SECURITY_WARN}
 )
-_POD_SECURITY_LEVELS: Final = ("privileged", "baseline", "restricted")
 # And the version of each mode's level, which it refuses the same way unless it is
 # `latest` or `v1.<minor>` (pod-security-admission `api.ParseVersion`).
 _POD_SECURITY_VERSIONS: Final = frozenset(f"{mode}-version" for mode in _POD_SECURITY_MODES)
 _POD_SECURITY_VERSION: Final = re.compile(r"^(latest|v1\.(0|[1-9][0-9]*))$")
 
 
+def enforced_level(tenancy: TenancyModel | None) -> str:
+    """The Pod Security level a team's template must meet on the cluster: the one the
+    platform's `labels` enforce, else `baseline`, which tenant namespaces enforce on
+    Native clusters and Modelplane checks alone on KServe ones (whose namespaces only
+    warn: `workloads.kserve`). A label naming no level is refused with the tenancy
+    (`_label_problem`) and read as the default."""
+    value = ((tenancy.labels if tenancy else None) or {}).get(LABEL_POD_SECURITY_ENFORCE)
+    return value if value in LEVELS else POD_SECURITY_DEFAULT_LEVEL
+
+
 def _label_problem(key: str, value: str) -> str | None:
     """What is wrong with `value` as the rendered value of label `key`, or None."""
     problem = value_error(value)
-    if problem is None and key in _POD_SECURITY_MODES and value not in _POD_SECURITY_LEVELS:
+    if problem is None and key in _POD_SECURITY_MODES and value not in LEVELS:
         problem = "is not a Pod Security level (privileged, baseline or restricted)"
     if problem is None and key in _POD_SECURITY_VERSIONS and not _POD_SECURITY_VERSION.match(value):
         problem = "is not a Pod Security version (latest, or v1.<minor>)"

@@ -133,6 +133,8 @@ class Reason:
     # ModelDeployment (the fleet scheduler).
     ALL_SCHEDULED: Final = "AllReplicasScheduled"
     INSUFFICIENT_CAPACITY: Final = "InsufficientCapacity"
+    # Every selected cluster's tenants run a Pod Security level its template breaks.
+    POD_SECURITY_VIOLATION: Final = "PodSecurityViolation"
     NO_CLUSTERS: Final = "NoClusters"
     INVALID_NODE_SELECTOR: Final = "InvalidNodeSelector"
     INVALID_CLUSTER_SELECTOR: Final = "InvalidClusterSelector"

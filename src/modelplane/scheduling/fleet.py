@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from modelplane_models.inference_cluster import BackendType
 
 from modelplane.core.priority import priority_allowed, resolve_priority
+from modelplane.scheduling import pod_security
 from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import PoolTrace
@@ -273,6 +274,9 @@ class FleetFilter:
         if tainted is None and cluster.backend != BackendType.NATIVE:
             # Its backend cannot render the replica (`backends`): filtered before placing.
             tainted = refusal(cluster, self._deployment)
+        if tainted is None and self._deployment.baseline_issues:
+            # Its tenant namespaces must not run the template (`pod_security`).
+            tainted = pod_security.refusal(cluster, self._deployment)
         if tainted is not None and layout.unmatched is None:
             return ClusterView(cluster, None, tainted, layout.options, layout.rejected)
         room, full = queue_room(cluster, self._deployment) if cluster.queues else (None, None)

@@ -15,8 +15,10 @@ from modelplane_models.model_deployment import TolerationOperator, WhenUnsatisfi
 from modelplane_models.shapes import TaintEffect
 
 from modelplane.core.devices import Constraint, DeviceSpec, hardware_digest
+from modelplane.core.issues import Issue
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.placement import PlacedRole
+from modelplane.core.pod_security import LEVEL_BASELINE
 from modelplane.core.topology import RoleSize, Topology
 from modelplane.core.vocabulary import ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
 
@@ -151,6 +153,9 @@ class Cluster:
     `spec.kubernetesVersion`): its API server admits only
     the selectors that version's environment compiles (`fleet`). None: unknown, so
     selectors are checked as stored."""
+    pod_security: str = LEVEL_BASELINE
+    """The Pod Security level its tenant namespaces stand for (`conventions.tenancy`): a
+    team's template that breaks it is not run there (`pod_security`)."""
 
     def pool(self, name: str) -> Pool | None:
         for pool in self.pools:
@@ -246,6 +251,9 @@ class Deployment:
     revision: str = ""
     """A digest of everything a replica renders from the deployment (template, model,
     devices, workers, priority): a replica recording another runs an older spec."""
+    baseline_issues: tuple[Issue, ...] = ()
+    """What the Pod Security baseline level refuses in its roles' templates
+    (`core.pod_security`), each naming its field."""
 
 
 @dataclass(frozen=True)

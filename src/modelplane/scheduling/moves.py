@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 
 from modelplane.core.devices import ClaimRequest, claimed_constraints
 from modelplane.core.placement import PlacedRole
+from modelplane.scheduling import pod_security
 from modelplane.scheduling.backends import refusal
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.matching import Mismatch
@@ -88,7 +89,7 @@ def unrunnable(deployment: Deployment, replica: ExistingReplica, view: ClusterVi
     """Its cluster refuses to run it: its backend cannot (`backends`), its stack lacks
     what the replica needs (`stack`: on the cluster, or the DeviceClass of its pool),
     or its Kubernetes version does not compile the replica's selectors."""
-    refused = refusal(view.cluster, deployment)
+    refused = refusal(view.cluster, deployment) or pod_security.refusal(view.cluster, deployment)
     if refused is not None:
         return f"its cluster cannot run it: {refused.message}"
     # A cluster-wide SelectorMismatch is its Kubernetes version refusing the selectors

@@ -9,6 +9,8 @@ decision it is found.
 from dataclasses import dataclass
 from enum import StrEnum
 
+from modelplane.core.vocabulary import Reason
+
 
 class Rejection(StrEnum):
     """A kind of rejection, as `status.matchTrace[].reason` spells it."""
@@ -33,6 +35,13 @@ class Rejection(StrEnum):
     one worker, or with a multi-node pipeline-parallel worker (`workloads.kserve`).
     Nothing new is placed there; a replica already there moves,
     make-before-break."""
+
+    POD_SECURITY_VIOLATION = Reason.POD_SECURITY_VIOLATION
+    """A role's pod template breaks the Pod Security level the cluster's tenant
+    namespaces stand for (`baseline` unless the platform's `spec.tenancy.labels` enforce
+    `privileged`): host namespaces, privileged containers, hostPath volumes, added
+    capabilities and the rest of baseline (`core.pod_security`). Nothing new is placed
+    there; a replica already there moves, make-before-break."""
 
     TAINTED = "Tainted"
     """The cluster carries a taint (`spec.taints`) the deployment does not tolerate:

@@ -22,6 +22,7 @@ _UNADMITTED = (
     Rejection.TAINTED,
     Rejection.CLUSTER_UNREACHABLE,
     Rejection.BACKEND_UNSUPPORTED,
+    Rejection.POD_SECURITY_VIOLATION,
 )
 
 
@@ -56,6 +57,15 @@ def _none_eligible(
             f"the {plural(selected, 'selected cluster')} {verb} prerequisites its replicas "
             "need (see the match trace)"
         )
+    refusing = [
+        view.unmatched.message
+        for view in views.values()
+        if view.unmatched is not None and view.unmatched.reason is Rejection.POD_SECURITY_VIOLATION
+    ]
+    if refusing and len(refusing) == selected:
+        # The template, not the fleet: say what to change in it.
+        verb = "refuses" if selected == 1 else "refuse"
+        return f"the {plural(selected, 'selected cluster')} {verb} its template: {refusing[0]}"
     what = "tainted, unreachable, lacking prerequisites its replicas need or unable to run them"
     if unadmitted == selected:
         verb = "is" if selected == 1 else "are"
@@ -107,7 +117,10 @@ def scheduled_condition(
             f"({plural(len(views), 'cluster')} checked)"
         )
     elif eligible == 0:
-        reason, why = Reason.INSUFFICIENT_CAPACITY, _none_eligible(views, selected, trace)
+        reason = Reason.INSUFFICIENT_CAPACITY
+        if _lacking(views, Rejection.POD_SECURITY_VIOLATION) == selected:
+            reason = Reason.POD_SECURITY_VIOLATION  # the template, not the fleet
+        why = _none_eligible(views, selected, trace)
     elif short and (
         preempted_by or any(p.reason == Rejection.PREEMPTED for entry in trace for p in entry.pools)
     ):

@@ -20,6 +20,7 @@ from modelplane.core.devices import Constraint, read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error
 from modelplane.core.naming import digest, is_dns_label
+from modelplane.core.pod_security import baseline_issues
 from modelplane.core.template_size import template_issues
 from modelplane.core.written import as_written
 from modelplane.scheduling.adapt.checks import object_name, topology
@@ -82,6 +83,7 @@ def _role(
     workers: Workers | None,
     path: str,
     problems: list[Issue],
+    baseline: list[Issue],
 ) -> Role:
     prefix = f"{path}."
     if node_selector is None:
@@ -101,6 +103,7 @@ def _role(
     # What the replicas render is checked here, before any replica carries it.
     template = as_written(workers.template)
     problems.extend(template_issues(template, f"{prefix}workers.template"))
+    baseline.extend(baseline_issues(template, f"{prefix}workers.template"))
     return Role(
         name,
         tuple(requests),
@@ -233,6 +236,7 @@ def read_deployment(model: ModelDeployment) -> Deployment:
     if spec is None:
         raise InvalidInputError([*problems, Issue("spec", "is required")])
     roles: list[Role] = []
+    baseline: list[Issue] = []
     if spec.decode is not None or spec.prefill is not None:
         for key, value in (("nodeSelector", spec.nodeSelector), ("workers", spec.workers)):
             if value is not None:
@@ -244,10 +248,19 @@ def read_deployment(model: ModelDeployment) -> Deployment:
                 )
             else:
                 roles.append(
-                    _role(role_name, role.nodeSelector, role.workers, f"spec.{role_name}", problems)
+                    _role(
+                        role_name,
+                        role.nodeSelector,
+                        role.workers,
+                        f"spec.{role_name}",
+                        problems,
+                        baseline,
+                    )
                 )
     else:
-        roles.append(_role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems))
+        roles.append(
+            _role(UNIFIED_ROLE, spec.nodeSelector, spec.workers, "spec", problems, baseline)
+        )
     tolerations = _tolerations(spec.tolerations or (), problems)
     strategy = _strategy(model, problems)
     placement = spec.placement
@@ -271,4 +284,5 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         if spec.model is not None and spec.model.cacheRef is not None
         else None,
         revision=revision(model),
+        baseline_issues=tuple(baseline),
     )

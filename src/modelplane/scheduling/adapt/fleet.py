@@ -10,6 +10,7 @@ from modelplane_models.shapes import Device
 from pydantic import TypeAdapter
 
 from modelplane.conventions import SchedulingConfig, parse_scheduling
+from modelplane.conventions.tenancy import enforced_level
 from modelplane.core.bounded import ByIdentity
 from modelplane.core.devices import DeviceSpec, read_device
 from modelplane.core.issues import InvalidInputError, Issue
@@ -172,6 +173,7 @@ def read_cluster(
         else BackendType.NATIVE.value,
         # The XRD defaults it, so a cluster read before defaulting runs the default.
         kubernetes_version=kubernetes_version(model) or DEFAULT_KUBERNETES_VERSION,
+        pod_security=enforced_level(spec.tenancy if spec else None),
     )
 
 
