@@ -149,3 +149,30 @@ def test_a_replica_recording_no_backend_renders_with_its_clusters() -> None:
 
     assert [(r.origin, r.backend) for r in decision.replicas] == [(Origin.RETAINED, "KServe")]
     assert decision.removed == ()
+
+
+def _published(obj: Obj, *kinds: str) -> Obj:
+    """The replica with the workloads it published (`status.workloads`)."""
+    workloads = [{"role": "workers", "kind": kind, "name": "w"} for kind in kinds]
+    return {**obj, "status": {**obj.get("status", {}), "workloads": workloads}}
+
+
+@pytest.mark.parametrize(
+    ("backend", "kind", "was"),
+    [("KServe", "Deployment", "Native"), ("Native", "LLMInferenceService", "KServe")],
+)
+def test_a_replica_recording_no_backend_is_read_by_the_workloads_it_published(
+    backend: str, kind: str, was: str
+) -> None:
+    """Placed before replicas recorded their backend, and its cluster switched since: what
+    it published says what renders it, so it is replaced make-before-break rather than
+    stamped with its cluster's new backend (which would change its workload's kind)."""
+    fleet = [cluster("a", h100(2), backend=backend)]
+    old = _published(replica("a", 0, serving=True), kind)
+    decision = run(deployment(1, model_uri=URI), fleet, [old])
+
+    assert [(r.cluster, r.origin, r.backend) for r in decision.replicas] == [
+        ("a", Origin.PENDING, was),
+        ("a", Origin.PLACED, backend),
+    ]
+    assert decision.removed == ()

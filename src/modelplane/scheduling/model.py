@@ -288,8 +288,9 @@ class ExistingReplica:
     """The deployment revision it renders (its `modelplane.ai/revision` annotation);
     empty when it records none."""
     backend: str | None = None
-    """The backend it renders with (its `modelplane.ai/backend` annotation); None when
-    it records none, and then it renders with its cluster's."""
+    """The backend it renders with (its `modelplane.ai/backend` annotation, else what its
+    published workloads were rendered with: `workloads.inputs.replica_backend`); None
+    when neither says, and then it renders with its cluster's."""
 
 
 @dataclass(frozen=True)

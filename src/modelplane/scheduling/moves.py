@@ -120,7 +120,8 @@ def backend_changed(replica: ExistingReplica, view: ClusterView) -> str | None:
     """Its cluster's backend is not the one it renders with: the workload would change
     kind (a Deployment or LeaderWorkerSet against an LLMInferenceService) under one
     Object, which provider-kubernetes applies without deleting the old kind. A replica
-    recording none renders with its cluster's, whatever it is."""
+    for which nothing says (`ExistingReplica.backend`) renders with its cluster's,
+    whatever it is."""
     if replica.backend is None or replica.backend == view.cluster.backend:
         return None
     return (

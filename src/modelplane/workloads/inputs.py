@@ -9,7 +9,7 @@ identity a renderer needs from metadata.
 """
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable
 
 from modelplane_models import model_replica
 from modelplane_models.inference_cluster import BackendType, EndpointPicker, InferenceCluster
@@ -20,6 +20,7 @@ from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core import naming
 from modelplane.core.devices import read_constraints
 from modelplane.core.issues import InvalidInputError, Issue
+from modelplane.core.kinds import LLM_INFERENCE_SERVICE
 from modelplane.core.placement import PlacedRole
 from modelplane.core.template_size import template_issues
 from modelplane.core.vocabulary import ANNOTATION_BACKEND, ROLE_DECODE, ROLE_PREFILL, ROLE_WORKERS
@@ -126,7 +127,7 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
     if spec is None:
         raise InvalidInputError([*issues, Issue("spec", "is required")])
     roles = _roles(spec, issues)
-    backend = _recorded_backend((metadata.annotations if metadata else None) or {}, issues)
+    backend = _recorded_backend(replica, issues)
     if issues:
         raise InvalidInputError(issues)
     model = spec.model
@@ -146,11 +147,41 @@ def replica_input(replica: ModelReplica) -> ReplicaInput:
     )
 
 
-def _recorded_backend(annotations: Mapping[str, str], issues: list[Issue]) -> BackendType | None:
-    """The backend the fleet scheduler recorded; an issue for one no cluster can have."""
-    value = annotations.get(ANNOTATION_BACKEND)
-    if not value:
+def rendered_with(kinds: Iterable[str]) -> BackendType | None:
+    """The backend that rendered workloads of these kinds (a replica's published
+    `status.workloads[].kind`): KServe for an LLMInferenceService, Native for the rest;
+    None for none. A replica placed before replicas recorded their backend
+    (`modelplane.ai/backend`) is read by it, so a switch of its cluster's backend moves
+    it as it moves a replica that records one, instead of changing its workload's kind
+    under its Object."""
+    found = set(kinds)
+    if not found:
         return None
+    return BackendType.K_SERVE if LLM_INFERENCE_SERVICE.kind in found else BackendType.NATIVE
+
+
+def _published_kinds(replica: ModelReplica) -> list[str]:
+    """The kinds of the workloads the replica last published (`status.workloads`)."""
+    status = replica.status
+    return [w.kind for w in (status.workloads if status else None) or () if w.kind]
+
+
+def replica_backend(replica: ModelReplica) -> BackendType | None:
+    """The backend a replica renders with: the one the fleet scheduler recorded
+    (`modelplane.ai/backend`), else the one its published workloads were rendered with
+    (`rendered_with`); None when neither says (it then renders with its cluster's). A
+    recorded value no cluster can have reads as None here; `replica_input` refuses it."""
+    issues: list[Issue] = []
+    found = _recorded_backend(replica, issues)
+    return None if issues else found
+
+
+def _recorded_backend(replica: ModelReplica, issues: list[Issue]) -> BackendType | None:
+    """`replica_backend`, with an issue for a recorded value no cluster can have."""
+    metadata = replica.metadata
+    value = ((metadata.annotations if metadata else None) or {}).get(ANNOTATION_BACKEND)
+    if not value:
+        return rendered_with(_published_kinds(replica))
     try:
         return BackendType(value)
     except ValueError:

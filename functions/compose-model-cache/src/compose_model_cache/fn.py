@@ -38,7 +38,6 @@ from compose_model_cache.onecluster import Placed, cluster_of, compose_cluster
 from modelplane.caching import CacheSpec, CacheStorage, Phase, cache_storage, keeps, read_cache
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import (
-    ANNOTATION_BACKEND,
     API_VERSION,
     CACHED,
     INFERENCE_CLUSTER,
@@ -49,6 +48,7 @@ from modelplane.core.vocabulary import (
 )
 from modelplane.scheduling.label_selector import CompiledLabelSelector, compile_label_selector
 from modelplane.workloads import cluster_input
+from modelplane.workloads.inputs import replica_backend
 from modelplane.workloads.render import tenant_namespace
 from modelplane.xfn import clock, report, required
 from modelplane.xfn.runner import (
@@ -139,17 +139,17 @@ def users_by_cluster(replicas: list[ModelReplica], cache: CacheSpec) -> dict[str
 def recorded_backends(
     replicas: list[ModelReplica], cache: CacheSpec
 ) -> dict[str, set[BackendType]]:
-    """The backends the cache's users were placed with (`modelplane.ai/backend`), per
-    cluster. A replica that records none, or one no cluster can have, renders with its
-    cluster's backend, so it reads the cluster's own storage."""
+    """The backends the cache's users render with (`workloads.inputs.replica_backend`:
+    recorded, else read from what they published), per cluster. A replica for which
+    neither says renders with its cluster's backend, so it reads the cluster's own
+    storage."""
     found: dict[str, set[BackendType]] = {}
     for replica in replicas:
         metadata, spec = replica.metadata, replica.spec
         if metadata is None or spec is None or metadata.namespace != cache.namespace:
             continue
         ref = spec.model.cacheRef if spec.model else None
-        value = (metadata.annotations or {}).get(ANNOTATION_BACKEND)
-        backend = next((b for b in BackendType if b.value == value), None)
+        backend = replica_backend(replica)
         if ref is None or ref.name != cache.name or backend is None:
             continue
         found.setdefault(spec.clusterName, set()).add(backend)

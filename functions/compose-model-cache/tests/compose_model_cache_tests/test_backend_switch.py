@@ -26,11 +26,14 @@ RUNNING = {"active": 1}
 CACHED_ON_ONE_NODE = {"nodeStatus": {"node-1": "NodeDownloaded"}}
 
 
-def placed_with(backend: str | None) -> Obj:
-    """The cache's user on east, placed with `backend` (None: it records none)."""
+def placed_with(backend: str | None, published: str | None = None) -> Obj:
+    """The cache's user on east, placed with `backend` (None: it records none), its
+    published workload of kind `published`."""
     found = replica()
     if backend is not None:
         found["metadata"]["annotations"] = {"modelplane.ai/backend": backend}
+    if published is not None:
+        found["status"] = {"workloads": [{"role": "workers", "kind": published, "name": "w"}]}
     return found
 
 
@@ -65,6 +68,9 @@ KSERVE_PARTS = [local_key(1)]
         ("KServe", CACHED_ON_ONE_NODE, "Native", [], None),
         # A replica that records no backend renders with the cluster's: nothing is kept.
         ("Native", COMPLETE, None, [], None),
+        # Unless what it published says it renders with the other (placed before
+        # replicas recorded their backend).
+        ("Native", COMPLETE, "Deployment", NATIVE_PARTS, ("Native", "Ready")),
     ],
     ids=[
         "native-read",
@@ -73,6 +79,7 @@ KSERVE_PARTS = [local_key(1)]
         "native-unread",
         "kserve-unread",
         "unrecorded",
+        "unrecorded-published",
     ],
 )
 def test_a_former_backends_storage_stays_while_a_replica_placed_with_it_reads_it(
@@ -85,7 +92,8 @@ def test_a_former_backends_storage_stays_while_a_replica_placed_with_it_reads_it
     after = "KServe" if before == "Native" else "Native"
     observed = observed_on(before, download)
     clusters = [cluster(backend=after, storage=EFS if after == "Native" else KSERVE)]
-    rsp = call(cache(), clusters=clusters, replicas=[placed_with(recorded)], observed=observed)
+    user = placed_with(None, recorded) if recorded == "Deployment" else placed_with(recorded)
+    rsp = call(cache(), clusters=clusters, replicas=[user], observed=observed)
 
     own = call(cache(), clusters=clusters, replicas=[replica()])
     composed = manifests(rsp)

@@ -145,9 +145,19 @@ KSERVE_CRD = {
 }
 
 
-@pytest.mark.parametrize(("recorded", "held"), [("Native", False), ("KServe", True), (None, True)])
+@pytest.mark.parametrize(
+    ("recorded", "published", "held"),
+    [
+        ("Native", None, False),
+        ("KServe", None, True),
+        (None, None, True),
+        # Placed before replicas recorded their backend: its published workloads say.
+        (None, "Deployment", False),
+        (None, "LLMInferenceService", True),
+    ],
+)
 def test_a_replica_placed_before_a_backend_switch_needs_only_its_own_kind(
-    recorded: str | None, held: bool
+    recorded: str | None, published: str | None, held: bool
 ) -> None:
     """The cluster switched to KServe and is installing it: a replica still rendering
     its Deployment (until its replacement serves) does not need KServe's CRD, and keeps
@@ -155,7 +165,14 @@ def test_a_replica_placed_before_a_backend_switch_needs_only_its_own_kind(
     obj = replica()
     if recorded is not None:
         obj["metadata"]["annotations"] = {"modelplane.ai/backend": recorded}
+    if published is not None:
+        obj["status"] = {"workloads": [{"role": "workers", "kind": published, "name": "w"}]}
     on = lacking(KSERVE_CRD)
     on["spec"]["backend"] = {"type": "KServe"}
     req = request(obj, required={"inferencecluster": [on], "priorityclasses": []})
     assert (serving(req)["reason"] == "PrerequisitesMissing") is held
+    if not held:
+        # And it renders what it runs: its workload keeps its kind under its Object.
+        got = as_dict(run(FunctionRunner(), req))
+        manifest = got["desired"]["resources"]["workload-workers"]["resource"]["spec"]
+        assert manifest["forProvider"]["manifest"]["kind"] == "Deployment"

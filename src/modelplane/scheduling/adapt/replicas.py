@@ -22,6 +22,7 @@ from modelplane.scheduling.model import (
     Deployment,
     ExistingReplica,
 )
+from modelplane.workloads.inputs import replica_backend
 
 
 def read_replica(
@@ -56,8 +57,15 @@ def read_replica(
         serving=serving,
         created=created or None,
         revision=annotations.get(ANNOTATION_REVISION, ""),
-        backend=annotations.get(ANNOTATION_BACKEND) or None,
+        backend=annotations.get(ANNOTATION_BACKEND) or _rendered_with(model),
     )
+
+
+def _rendered_with(model: ModelReplica) -> str | None:
+    """What a replica that records no backend was rendered with, as its published
+    workloads say (`workloads.inputs.replica_backend`); None when it published none."""
+    found = replica_backend(model)
+    return None if found is None else found.value
 
 
 def composer(replica: ModelReplica) -> ReplicaOwner | None:
