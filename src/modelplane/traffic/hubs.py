@@ -10,8 +10,10 @@ route, backends or Gateway running on the old hub, still holding its hostname.
 
 So the hub objects of one hub go under keys of their own. Crossplane deletes an
 observed composed resource that is no longer desired (through its old
-ProviderConfig), and creates the desired ones under new keys, so a move is
-delete-there and create-here in one reconcile.
+ProviderConfig), and creates the desired ones under new keys. A move is
+make-before-break: what runs on the old hub is kept as it runs (`left_behind`) until
+what the composite composes on the new one serves, and then no longer emitted, so
+Crossplane deletes it there.
 
 The keys stay plain (`route`) for the hub a composite is on when nothing of it runs
 on another: an upgrade renames nothing, and every Object keeps its name. Only when
@@ -39,3 +41,12 @@ def hub_suffix(observed: Mapping[str, str | None], provider: str, cluster: str) 
         for key, ref in observed.items()
     )
     return mine if elsewhere else ""
+
+
+def left_behind(observed: Mapping[str, str | None], provider: str) -> set[str]:
+    """The keys of observed objects applied through another ProviderConfig than `provider`:
+    what a composite left on the hub it moved from. A move is make-before-break: the
+    caller keeps them, as they run, until what it composes on its new hub serves (a
+    ModelService's route accepted, an InferenceGateway's Gateway programmed), and then
+    stops emitting them, so Crossplane deletes them through their own ProviderConfig."""
+    return {key for key, ref in observed.items() if ref is not None and ref != provider}

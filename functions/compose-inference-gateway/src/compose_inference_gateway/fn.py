@@ -39,12 +39,13 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 from modelplane.traffic import gateways
-from modelplane.traffic.hubs import hub_suffix
+from modelplane.traffic.hubs import hub_suffix, left_behind
 from modelplane.traffic.names import SYSTEM_NAMESPACE, entry_gateway_name
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.runner import (
     ComposeFunction,
+    keep_observed,
     observed_composite,
     observed_resources,
     published,
@@ -126,6 +127,15 @@ class FunctionRunner(ComposeFunction):
         here = observed.get(GATEWAY_KEY + suffix)
         seen = _read_back(here)
         programmed, why = GATEWAY.serving(seen or None)
+        # Make-before-break: what runs on the cluster it moved from (its Gateway, and the
+        # address clients still use) stays until the Gateway here is programmed.
+        kept = (
+            []
+            if programmed
+            else keep_observed(
+                req, rsp, left_behind(objects.provider_configs(observed), provider_config["name"])
+            )
+        )
         reported = address(seen)
         previous = gateway.status.address if gateway.status else None
         reached: str | None = None
@@ -164,9 +174,10 @@ class FunctionRunner(ComposeFunction):
                 f"Gateway {gateway_name} is programmed; reached at {reached}",
             )
         else:
-            condition = report.Condition(
-                PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, why or "no address reported yet"
-            )
+            message = why or "no address reported yet"
+            if kept:
+                message += "; the Gateway on the cluster it moved from serves until then"
+            condition = report.Condition(PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, message)
         report.set_condition(rsp, condition)
 
 

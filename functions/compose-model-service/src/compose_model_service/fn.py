@@ -60,13 +60,14 @@ from modelplane.core.vocabulary import (
     Reason,
 )
 from modelplane.traffic import gateways
-from modelplane.traffic.hubs import hub_suffix
+from modelplane.traffic.hubs import hub_suffix, left_behind
 from modelplane.traffic.service import NAMESPACE_KEY, ROUTE_KEY, Hub, RoutePlan, Service, plan
 from modelplane.workloads import SHARED_MANAGEMENT_POLICIES
 from modelplane.xfn import objects, report, required, structs
 from modelplane.xfn.runner import (
     ComposeFunction,
     Waiting,
+    keep_observed,
     observed_composite,
     observed_resources,
     published,
@@ -174,6 +175,17 @@ class FunctionRunner(ComposeFunction):
             ready=lambda key: objects.is_ready(observed.get(key + suffix)),
         )
         self.emit(req, rsp, service, routes, (provider, suffix), hub.name)
+        moving = ROUTE_KEY + suffix in rsp.desired.resources and not objects.is_ready(route)
+        if moving:
+            # Make-before-break: what runs on the hub it moved from stays until the
+            # route here is accepted (`hubs.left_behind`).
+            moving = bool(
+                keep_observed(
+                    req,
+                    rsp,
+                    left_behind(objects.provider_configs(observed), provider.get("name", "")),
+                )
+            )
         names_served = sorted(set(served))
         if len(names_served) > 1:
             issues.append(
@@ -190,7 +202,7 @@ class FunctionRunner(ComposeFunction):
             ENDPOINTS_RESOLVED, True, Reason.ENDPOINTS_FOUND, _resolved_message(routes)
         )
         report.report_issues(rsp, ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved)
-        report.set_condition(rsp, routed_condition(routes, observed.get(ROUTE_KEY + suffix)))
+        report.set_condition(rsp, routed_condition(routes, route, moved_from=moving))
 
     @staticmethod
     def on_hub_cluster(
@@ -287,8 +299,11 @@ def _resolved_message(routes: RoutePlan) -> str:
     return f"{replicas} serving replicas and {external} external endpoints resolved"
 
 
-def routed_condition(routes: RoutePlan, route: dict[str, Any] | None) -> report.Condition:
-    """Routed, from the plan and the route's Object as observed on the hub."""
+def routed_condition(
+    routes: RoutePlan, route: dict[str, Any] | None, *, moved_from: bool = False
+) -> report.Condition:
+    """Routed, from the plan and the route's Object as observed on the hub; `moved_from`:
+    the objects on the hub it moved from are kept until this route is accepted."""
     if routes.routed == 0:
         return report.Condition(
             ROUTED,
@@ -304,6 +319,8 @@ def routed_condition(routes: RoutePlan, route: dict[str, Any] | None) -> report.
     # Once read back, the Gateway's own words: a backend it refuses shows here.
     seen = read_back(route)
     why = HTTP_ROUTE.serving(seen)[1] if seen else "the route is not accepted by its Gateway yet"
+    if moved_from:
+        why += "; the route on the hub it moved from serves until then"
     return report.Condition(ROUTED, None, Reason.ROUTE_PENDING, f"{why}; {summary}")
 
 

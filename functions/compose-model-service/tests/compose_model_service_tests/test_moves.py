@@ -52,27 +52,55 @@ def _on_eu(want: Obj) -> Obj:
     return moved
 
 
-def test_a_move_to_another_hub_composes_there_and_drops_the_old_hub_objects() -> None:
-    req = request(
-        {**service(), "status": PUBLISHED},
-        observed=RUNNING,
-        required=required(gateways=[_gateway_on_eu()], hub=[_hub_eu()]),
-    )
+def _ready(want: Obj) -> Obj:
+    """What `want` composes, observed Ready on its hub."""
+    return {
+        key: {**value["resource"], "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+        for key, value in want["desired"]["resources"].items()
+    }
+
+
+def _routed(got: Obj) -> Obj:
+    (found,) = [c for c in got["conditions"] if c["type"] == "Routed"]
+    return found
+
+
+def test_a_move_to_another_hub_composes_there_and_keeps_the_old_hub_until_it_routes() -> None:
+    """Make-before-break: the old hub's route, backends and Namespace Object stay as
+    they run until the route on the new hub is accepted, so the old address serves
+    while the new one comes up; then they are no longer emitted, and Crossplane
+    deletes them through their own ProviderConfig."""
+    on_eu = required(gateways=[_gateway_on_eu()], hub=[_hub_eu()])
+    req = request({**service(), "status": PUBLISHED}, observed=RUNNING, required=on_eu)
     # Nothing of it runs on the new hub yet: the https endpoint waits for its new
     # BackendTLSPolicy there, as on a first reconcile.
     want = _on_eu(pending_response())
-    assert as_dict(run(FunctionRunner(), req)) == want
-    assert as_dict(run_over_grpc(FunctionRunner(), req)) == want
+    got = as_dict(run(FunctionRunner(), req))
+    assert as_dict(run_over_grpc(FunctionRunner(), req)) == got
+    resources = got["desired"]["resources"]
+    new = {k: v for k, v in resources.items() if k.endswith(f"@{EU}")}
+    assert new == want["desired"]["resources"]
+    kept = {k: v["resource"] for k, v in resources.items() if k not in new}
+    assert sorted(kept) == sorted(RUNNING)
+    for key, obj in kept.items():
+        assert obj["spec"] == RUNNING[key]["spec"], key  # as it runs, on the old hub
+    assert (got["desired"]["composite"], got["requirements"]) == (
+        want["desired"]["composite"],
+        want["requirements"],
+    )
+    assert "the route on the hub it moved from serves until then" in _routed(got)["message"]
+
+    # The route on the new hub is accepted: the old hub's objects go.
+    there = {**RUNNING, **_ready(_on_eu(STEADY))}
+    settled = as_dict(run(FunctionRunner(), request(service(), observed=there, required=on_eu)))
+    assert sorted(settled["desired"]["resources"]) == sorted(
+        f"{k}@{EU}" for k in STEADY["desired"]["resources"]
+    )
+    assert _routed(settled)["status"] == "STATUS_CONDITION_TRUE"
 
 
 def test_once_moved_the_keys_stay_and_a_move_back_uses_plain_keys() -> None:
-    there = {
-        key: {
-            **value["resource"],
-            "status": {"conditions": [{"type": "Ready", "status": "True"}]},
-        }
-        for key, value in _on_eu(STEADY)["desired"]["resources"].items()
-    }
+    there = _ready(_on_eu(STEADY))
     on_eu = required(gateways=[_gateway_on_eu()], hub=[_hub_eu()])
     got = as_dict(run(FunctionRunner(), request(service(), observed=there, required=on_eu)))
     assert sorted(got["desired"]["resources"]) == sorted(
@@ -81,8 +109,12 @@ def test_once_moved_the_keys_stay_and_a_move_back_uses_plain_keys() -> None:
     # The policy observed under the new hub's key: the endpoint has its share again.
     assert got["desired"]["composite"] == STEADY["desired"]["composite"]
     back = as_dict(run(FunctionRunner(), request(service(), observed=there, required=required())))
-    assert sorted(back["desired"]["resources"]) == sorted(STEADY["desired"]["resources"])
+    # Plain keys again, the new hub's kept until the route back is accepted.
+    assert set(back["desired"]["resources"]) == set(STEADY["desired"]["resources"]) | set(there)
     assert TLS_POLICY_KEY in back["desired"]["resources"]
+    home = {**there, **_ready(STEADY)}
+    settled = as_dict(run(FunctionRunner(), request(service(), observed=home, required=required())))
+    assert sorted(settled["desired"]["resources"]) == sorted(STEADY["desired"]["resources"])
 
 
 def test_the_hub_it_stays_on_keeps_plain_keys() -> None:
