@@ -91,13 +91,18 @@ class FunctionRunner(ComposeFunction):
         users = users_by_cluster(replicas.items, cache)
         recorded = recorded_backends(replicas.items, cache)
         observed = observed_resources(req)
+        present = {c for obj in observed.values() if (c := cluster_of(obj)) is not None}
+        if replicas.unreadable:
+            # Which backend an unreadable replica renders with is not known: every
+            # cluster keeps the storage of every backend it still holds (`former`).
+            recorded = {c: set(BackendType) for c in present}
         status = composite.status.clusters if composite.status else None
         fleet = Fleet(
             cache=cache,
             users=users,
             recorded=recorded,
             observed=observed,
-            present={c for obj in observed.values() if (c := cluster_of(obj)) is not None},
+            present=present,
             before={entry.name: entry for entry in status or () if entry.name},
             selector=compile_label_selector(cache.cluster_selector),
             now=clock.now(req),

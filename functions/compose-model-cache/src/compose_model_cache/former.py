@@ -7,7 +7,8 @@ rendering with it until its replacement, rendered with the new backend, serves
 (design/scheduling.md). Its engines read the old backend's storage meanwhile: a
 Native engine mounts the claim, KServe serves from the namespace cache of the URI.
 So that storage is kept, as Crossplane observed it, while a replica using the cache
-on the cluster records that backend; once none does it is no longer emitted, and
+on the cluster renders with that backend (`workloads.inputs.replica_backend`: its
+annotation, else the kinds it published); once none does it is no longer emitted, and
 Crossplane deletes it. Its phase is published apart from the cluster's own
 (`status.clusters[].formerBackends`), which is what such a replica waits on.
 

@@ -110,8 +110,16 @@ def current_attempt(
     observed: Mapping[str, Mapping[str, Any]], cluster: str, part: str = DOWNLOAD
 ) -> int:
     """The download attempt composed last on `cluster`, read from the composition keys
-    Crossplane observed (1 when none is): what runs, never what status claims."""
-    return max((n for n, _ in attempts(observed, cluster, part)), default=1)
+    Crossplane observed (1 when none is): what runs, never what status claims. A
+    `download` part counts Jobs only: a cluster-scoped LocalModelCache an earlier
+    release composed under the same part is KServe's, not this cluster's Native one."""
+    return max(
+        (n for n, k in attempts(observed, cluster, part) if _counts(observed[k], part)), default=1
+    )
+
+
+def _counts(observed: Mapping[str, Any], part: str) -> bool:
+    return part != DOWNLOAD or manifest_kind(observed) == JOB_KIND
 
 
 def wrapped_manifest(observed: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,6 +170,7 @@ def _running_earlier(
         for n, k in attempts(observed, cluster, DOWNLOAD)
         if n == attempt
         and k != current
+        and manifest_kind(observed[k]) == JOB_KIND
         and download_progress(_read_back(observed[k])).phase in (Phase.PENDING, Phase.DOWNLOADING)
     ]
 

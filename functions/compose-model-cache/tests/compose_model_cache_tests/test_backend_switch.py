@@ -20,6 +20,7 @@ from compose_model_cache_tests.calls import (
     observed_object,
     replica,
 )
+from compose_model_cache_tests.test_kserve import legacy_cache
 
 COMPLETE = {"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]}
 RUNNING = {"active": 1}
@@ -109,3 +110,34 @@ def test_a_former_backends_storage_stays_while_a_replica_placed_with_it_reads_it
     assert [(f["backend"], f["phase"]) for f in formers] == ([former] if former else [])
     if former:
         assert f"placed with the {before} backend" in formers[0]["message"]
+
+
+def test_a_kept_cluster_scoped_cache_is_not_taken_for_a_running_native_job() -> None:
+    """A KServe cluster of an earlier release switched to Native: the cluster-scoped
+    LocalModelCache (under a `download-<n>` key) is kept for the replica still on KServe,
+    still downloading; it is no Job, so the Native download starts beside it."""
+    observed = {"download-1-east": legacy_cache({"nodeStatus": {"n": "NodeDownloading"}})}
+    clusters = [cluster(backend="Native", storage={**EFS, **KSERVE})]
+    rsp = call(cache(), clusters=clusters, replicas=[placed_with("KServe")], observed=observed)
+
+    composed = manifests(rsp)
+    assert composed[job_key(1)]["kind"] == "Job"
+    assert composed["download-1-east"]["kind"] == "LocalModelCache"
+    (entry,) = clusters_status(rsp)
+    assert "spec changed" not in entry["message"]
+    assert [(f["backend"], f["phase"]) for f in entry["formerBackends"]] == [
+        ("KServe", "Downloading")
+    ]
+
+
+def test_while_a_user_cannot_be_read_every_backend_s_storage_stays() -> None:
+    """Which backend an unreadable replica renders with is not known, so nothing that
+    one may read goes: the old backend's storage is kept, as the cluster's own is."""
+    observed = observed_on("Native", COMPLETE)
+    clusters = [cluster(backend="KServe", storage=KSERVE)]
+    unreadable = placed_with("Native")
+    unreadable["spec"]["index"] = "first"  # not an integer: the replica cannot be read
+    rsp = call(
+        cache(), clusters=clusters, replicas=[placed_with("KServe"), unreadable], observed=observed
+    )
+    assert set(NATIVE_PARTS) <= set(manifests(rsp))
