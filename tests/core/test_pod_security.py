@@ -175,3 +175,66 @@ def test_exactly_the_capabilities_beyond_the_default_set_are_refused(
     assert [issue.path for issue in issues] == [
         f"{SC}.capabilities.add[{i}]" for i, name in enumerate(added) if name in forbidden
     ]
+
+
+def test_the_allowed_lists_are_pod_security_admissions() -> None:
+    """Pinned to k8s.io/pod-security-admission (`capabilities_allowed_1_0`,
+    `sysctlsAllowedV1Dot37`): a list that shrinks refuses templates every cluster
+    admits, one that grows admits what they refuse."""
+    assert {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    } == ALLOWED_CAPABILITIES
+    assert {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+        "net.ipv4.tcp_rmem",
+        "net.ipv4.tcp_wmem",
+        "net.ipv4.tcp_slow_start_after_idle",
+        "net.ipv4.tcp_notsent_lowat",
+    } == ALLOWED_SYSCTLS
+
+
+@pytest.mark.parametrize("profile", ["runtime/default", "localhost/engine", ""])
+def test_an_apparmor_annotation_of_the_runtime_or_a_node_profile_is_admitted(profile: str) -> None:
+    key = "container.apparmor.security.beta.kubernetes.io/engine"
+    assert baseline_issues({**pod(), "metadata": {"annotations": {key: profile}}}, PATH) == []
+
+
+def test_an_ephemeral_container_is_checked_as_the_others() -> None:
+    template = pod(ephemeralContainers=[{"name": "debug", "securityContext": {"privileged": True}}])
+    (issue,) = baseline_issues(template, PATH)
+    assert issue.path == f"{PATH}.spec.ephemeralContainers[0].securityContext.privileged"
+
+
+def test_capabilities_a_backend_grants_a_container_may_be_repeated_there_only() -> None:
+    granted = {"engine": frozenset({"IPC_LOCK"})}
+    own = context(capabilities={"add": ["IPC_LOCK"]})
+    assert baseline_issues(own, PATH, granted) == []
+    sidecar = pod(
+        containers=[
+            {"name": "engine"},
+            {"name": "helper", "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}}},
+        ]
+    )
+    (issue,) = baseline_issues(sidecar, PATH, granted)
+    assert issue.path == f"{PATH}.spec.containers[1].securityContext.capabilities.add[0]"

@@ -105,3 +105,54 @@ def test_with_nowhere_to_go_the_running_replica_is_held() -> None:
     assert placements(decision) == ["a/0:h100"]
     assert decision.removed == ()
     assert decision.condition.status is False
+
+
+def with_capability(dep: Obj, capability: str, container: str = "engine") -> Obj:
+    """The deployment, `container` of its template (added beside the engine when it is
+    not the engine) adding `capability`."""
+    spec: dict[str, Any] = dep["spec"]
+    template = spec["workers"]["template"]
+    context = {"capabilities": {"add": [capability]}}
+    containers = [
+        {**c, "securityContext": context} if c["name"] == container else c
+        for c in template["spec"]["containers"]
+    ]
+    if container != "engine":
+        containers.append({"name": container, "image": "sidecar", "securityContext": context})
+    spec["workers"] = {
+        **spec["workers"],
+        "template": {**template, "spec": {"containers": containers}},
+    }
+    return dep
+
+
+TWO_NODES = {"tensor": 8, "data": 2, "dataLocal": 1}
+
+
+@pytest.mark.parametrize(
+    ("topology", "container", "on_kserve"),
+    [
+        # KServe's multi-node presets add IPC_LOCK to the engine themselves.
+        (TWO_NODES, "engine", True),
+        # A single-node engine gets no preset capabilities: it would gain one.
+        (None, "engine", False),
+        # Nor does any container but the engine.
+        (TWO_NODES, "rdma-helper", False),
+    ],
+    ids=["multi-node-engine", "single-node-engine", "sidecar"],
+)
+def test_kserve_lets_a_template_repeat_what_its_presets_grant_the_engine(
+    topology: Obj | None, container: str, on_kserve: bool
+) -> None:
+    dep = with_capability(deployment(1, model_uri=URI, topology=topology), "IPC_LOCK", container)
+    fleet = [cluster("a-kserve", h100(4), backend="KServe"), cluster("b-native", h100(4))]
+    decision = run(dep, fleet)
+
+    placed = {p.split("/")[0] for p in placements(decision)}
+    assert placed == ({"a-kserve"} if on_kserve else set())
+    # Native clusters give no capabilities: b-native refuses it either way (alone, or
+    # in one entry with a-kserve for the same words).
+    (entry,) = decision.match_trace()
+    assert entry.reason == Rejection.POD_SECURITY_VIOLATION
+    assert entry.cluster == ("b-native" if on_kserve else "a-kserve")
+    assert "adding capability IPC_LOCK" in (entry.message or "")

@@ -88,7 +88,9 @@ def _containers(spec: Mapping[str, Any], path: str) -> Iterator[tuple[str, dict[
             yield f"{path}.{field}[{i}]", mapping(container)
 
 
-def _context_issues(context: Mapping[str, Any], path: str, *, pod: bool) -> list[Issue]:
+def _context_issues(
+    context: Mapping[str, Any], path: str, *, pod: bool, granted: frozenset[str] = frozenset()
+) -> list[Issue]:
     """A pod's or container's securityContext: Windows HostProcess, AppArmor, SELinux,
     seccomp; a container's also privileged, capabilities and `/proc` mounts."""
     found: list[Issue] = []
@@ -116,7 +118,9 @@ def _context_issues(context: Mapping[str, Any], path: str, *, pod: bool) -> list
         found.append(_issue(f"{path}.privileged", "privileged containers"))
     added = as_list(mapping(context.get("capabilities")).get("add"))
     for i, capability in enumerate(added):
-        if isinstance(capability, str) and capability not in ALLOWED_CAPABILITIES:
+        if not isinstance(capability, str):
+            continue
+        if capability not in ALLOWED_CAPABILITIES and capability not in granted:
             found.append(_issue(f"{path}.capabilities.add[{i}]", f"adding capability {capability}"))
     return found
 
@@ -135,9 +139,15 @@ def _hosts(container: Mapping[str, Any], path: str) -> list[Issue]:
     return found
 
 
-def baseline_issues(template: Mapping[str, Any], path: str) -> list[Issue]:
+def baseline_issues(
+    template: Mapping[str, Any],
+    path: str,
+    granted: Mapping[str, frozenset[str]] | None = None,
+) -> list[Issue]:
     """What in the pod template at `path` the baseline level refuses, each naming its
-    field (empty when it meets the level)."""
+    field (empty when it meets the level). `granted`: capabilities the backend gives a
+    container anyway, by container name (KServe's multi-node presets, the engine's),
+    which the template may repeat there."""
     spec = mapping(template.get("spec"))
     prefix = f"{path}." if path else ""
     at = f"{prefix}spec"
@@ -157,7 +167,8 @@ def baseline_issues(template: Mapping[str, Any], path: str) -> list[Issue]:
     user_namespace = spec.get("hostUsers") is False
     for container_path, container in _containers(spec, at):
         own = mapping(container.get("securityContext"))
-        found += _context_issues(own, f"{container_path}.securityContext", pod=False)
+        given = (granted or {}).get(str(container.get("name")), frozenset[str]())
+        found += _context_issues(own, f"{container_path}.securityContext", pod=False, granted=given)
         mount = own.get("procMount")
         if isinstance(mount, str) and mount != "Default" and not user_namespace:
             found.append(

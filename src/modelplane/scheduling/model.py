@@ -254,6 +254,9 @@ class Deployment:
     baseline_issues: tuple[Issue, ...] = ()
     """What the Pod Security baseline level refuses in its roles' templates
     (`core.pod_security`), each naming its field."""
+    kserve_baseline_issues: tuple[Issue, ...] = ()
+    """The same on a KServe cluster, whose multi-node presets give the engine
+    capabilities of their own (`workloads.kserve.granted_capabilities`)."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ rolled out in place there. `restricted`'s further rules are the cluster's own
 admission's to enforce.
 """
 
+from modelplane_models.inference_cluster import BackendType
+
 from modelplane.core.pod_security import LEVEL_PRIVILEGED
 from modelplane.scheduling.model import Cluster, Deployment
 from modelplane.scheduling.rejections import Rejected, Rejection
@@ -22,7 +24,9 @@ def refusal(cluster: Cluster, deployment: Deployment) -> Rejected | None:
     """Why the cluster's tenant namespaces must not run the deployment's template, if so."""
     if cluster.pod_security == LEVEL_PRIVILEGED:
         return None
-    first, *rest = deployment.baseline_issues or (None,)
+    kserve = cluster.backend == BackendType.K_SERVE.value
+    issues = deployment.kserve_baseline_issues if kserve else deployment.baseline_issues
+    first, *rest = issues or (None,)
     if first is None:
         return None
     more = f" (and {len(rest)} more)" if rest else ""

@@ -48,6 +48,18 @@ POD_SECURITY: Final[Mapping[str, str]] = {
     LABEL_POD_SECURITY_AUDIT: POD_SECURITY_DEFAULT_LEVEL,
     LABEL_POD_SECURITY_WARN: POD_SECURITY_DEFAULT_LEVEL,
 }
+PRESET_CAPABILITIES: Final = frozenset({"IPC_LOCK", "SYS_RAWIO", "NET_RAW"})
+"""What those multi-node presets add to the engine container."""
+
+
+def granted_capabilities(topology: Topology) -> frozenset[str]:
+    """The capabilities KServe gives a role's engine itself: a worker spanning nodes runs
+    with a multi-node preset (data-parallel: the pipeline-parallel one is never placed
+    here, `unsupported`), which adds `PRESET_CAPABILITIES`. A team's template asking
+    for them there asks for nothing more than it gets, so the fleet scheduler's Pod
+    Security check lets them pass (`scheduling.pod_security`)."""
+    return PRESET_CAPABILITIES if topology.nodes_per_worker > 1 else frozenset()
+
 
 KSERVE_ENGINE_CONTAINER = "main"
 KSERVE_MODEL_PATH = "/mnt/models"

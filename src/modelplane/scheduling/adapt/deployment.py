@@ -38,6 +38,8 @@ from modelplane.scheduling.model import (
     SpreadConstraint,
     Toleration,
 )
+from modelplane.workloads.kserve import granted_capabilities
+from modelplane.workloads.pods import ENGINE_CONTAINER
 
 _PERCENT = re.compile(r"^(100|[1-9]?[0-9])%$")
 _ZERO = (0, "0%")
@@ -83,8 +85,11 @@ def _role(
     workers: Workers | None,
     path: str,
     problems: list[Issue],
-    baseline: list[Issue],
+    baseline: tuple[list[Issue], list[Issue]],
 ) -> Role:
+    """One role; `baseline` gathers what Pod Security baseline refuses in its template,
+    as a Native cluster renders it and as a KServe one does (whose multi-node presets
+    give the engine capabilities of their own: `workloads.kserve.granted_capabilities`)."""
     prefix = f"{path}."
     if node_selector is None:
         problems.append(Issue(f"{prefix}nodeSelector", "is required"))
@@ -103,12 +108,16 @@ def _role(
     # What the replicas render is checked here, before any replica carries it.
     template = as_written(workers.template)
     problems.extend(template_issues(template, f"{prefix}workers.template"))
-    baseline.extend(baseline_issues(template, f"{prefix}workers.template"))
+    shape = topology(workers.topology, f"{prefix}workers.topology", problems)
+    at = f"{prefix}workers.template"
+    baseline[0].extend(baseline_issues(template, at))
+    granted = {ENGINE_CONTAINER: granted_capabilities(shape)}
+    baseline[1].extend(baseline_issues(template, at, granted))
     return Role(
         name,
         tuple(requests),
         workers=1 if workers.count is None else workers.count,
-        topology=topology(workers.topology, f"{prefix}workers.topology", problems),
+        topology=shape,
         constraints=constraints,
     )
 
@@ -236,7 +245,7 @@ def read_deployment(model: ModelDeployment) -> Deployment:
     if spec is None:
         raise InvalidInputError([*problems, Issue("spec", "is required")])
     roles: list[Role] = []
-    baseline: list[Issue] = []
+    baseline: tuple[list[Issue], list[Issue]] = ([], [])
     if spec.decode is not None or spec.prefill is not None:
         for key, value in (("nodeSelector", spec.nodeSelector), ("workers", spec.workers)):
             if value is not None:
@@ -284,5 +293,6 @@ def read_deployment(model: ModelDeployment) -> Deployment:
         if spec.model is not None and spec.model.cacheRef is not None
         else None,
         revision=revision(model),
-        baseline_issues=tuple(baseline),
+        baseline_issues=tuple(baseline[0]),
+        kserve_baseline_issues=tuple(baseline[1]),
     )
