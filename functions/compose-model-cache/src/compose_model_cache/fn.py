@@ -32,6 +32,7 @@ from modelplane_models.model_cache import (
     Status,
 )
 from modelplane_models.model_cache import Phase as PublishedPhase
+from modelplane_models.model_replica import Spec as ModelReplicaSpec
 
 from compose_model_cache.former import former_storage
 from compose_model_cache.onecluster import Placed, cluster_of, compose_cluster
@@ -127,17 +128,27 @@ class FunctionRunner(ComposeFunction):
             report.warning(rsp, Reason.CACHE_IN_USE, in_use(users))
 
 
-def users_by_cluster(replicas: list[ModelReplica], cache: CacheSpec) -> dict[str, set[str]]:
-    """The deployments whose placed replicas use the cache, per cluster (this namespace's
-    only: the label alone does not say whose cache it names)."""
-    users: dict[str, set[str]] = {}
+def _using(
+    replicas: list[ModelReplica], cache: CacheSpec
+) -> list[tuple[ModelReplicaSpec, ModelReplica]]:
+    """The replicas that use the cache, with their specs (this namespace's only: the
+    label alone does not say whose cache it names)."""
+    found: list[tuple[ModelReplicaSpec, ModelReplica]] = []
     for replica in replicas:
         metadata, spec = replica.metadata, replica.spec
         if metadata is None or spec is None or metadata.namespace != cache.namespace:
             continue
         ref = spec.model.cacheRef if spec.model else None
         if ref is not None and ref.name == cache.name:
-            users.setdefault(spec.clusterName, set()).add(spec.deploymentName)
+            found.append((spec, replica))
+    return found
+
+
+def users_by_cluster(replicas: list[ModelReplica], cache: CacheSpec) -> dict[str, set[str]]:
+    """The deployments whose placed replicas use the cache, per cluster."""
+    users: dict[str, set[str]] = {}
+    for spec, _ in _using(replicas, cache):
+        users.setdefault(spec.clusterName, set()).add(spec.deploymentName)
     return users
 
 
@@ -149,15 +160,10 @@ def recorded_backends(
     neither says renders with its cluster's backend, so it reads the cluster's own
     storage."""
     found: dict[str, set[BackendType]] = {}
-    for replica in replicas:
-        metadata, spec = replica.metadata, replica.spec
-        if metadata is None or spec is None or metadata.namespace != cache.namespace:
-            continue
-        ref = spec.model.cacheRef if spec.model else None
+    for spec, replica in _using(replicas, cache):
         backend = replica_backend(replica)
-        if ref is None or ref.name != cache.name or backend is None:
-            continue
-        found.setdefault(spec.clusterName, set()).add(backend)
+        if backend is not None:
+            found.setdefault(spec.clusterName, set()).add(backend)
     return found
 
 
