@@ -304,3 +304,35 @@ def test_a_cluster_back_mid_failover_adds_no_replicas_to_the_surge() -> None:
         cluster("west", nodes=4),
     ]
     assert broken(before, [*back, *stay]) == []
+
+
+def failed_reconcile(name: str, cluster_name: str, served: bool = True) -> Obj:
+    """A replica whose last reconcile failed (a function call answered Unavailable):
+    Crossplane v2.3 wrote Unknown (`FatalError`) over Serving and kept the rest of its
+    status, the revision of its last verdict (empty when that verdict was False)."""
+    obj = replica(name, cluster_name)
+    obj["status"] = {
+        "servingRevision": "1" if served else "",
+        "conditions": [{"type": "Serving", "status": "Unknown", "reason": "FatalError"}],
+    }
+    return obj
+
+
+def test_a_replica_whose_reconcile_failed_serves_as_last_read() -> None:
+    """Seed 5007 of `bench faults --set kai`, rounds 6 and 7: a failed reconcile stops
+    no workload, so the replica serves as its last verdict said."""
+    fleet = [lost("east"), cluster("west", nodes=4)]
+    head = [deployment(2, unavailable=0), *fleet, stranded("a")]
+    # Failover unroutes the stranded replica: the one elsewhere is routed and served
+    # when its deployment decided, and its own reconcile failed later in the round.
+    before = [*head, replica("w", "west"), endpoint("a"), endpoint("w")]
+    assert broken(before, [*head, failed_reconcile("w", "west"), endpoint("w")]) == []
+    # Unrouting it for the failed reconcile takes a serving replica off its route.
+    reachable = [deployment(2, unavailable=0), *CLUSTERS, replica("a"), endpoint("a")]
+    faulted = [*reachable, failed_reconcile("w", "west")]
+    assert broken([*faulted, endpoint("w")], [*reachable, replica("w", "west")]) == [
+        (SERVING_KEPT, "ModelReplica ns/w")
+    ]
+    # One whose last verdict was False never served: nothing to keep.
+    unserved = [*reachable, failed_reconcile("w", "west", served=False)]
+    assert broken(unserved, [*reachable, replica("w", "west", serving=False)]) == []

@@ -66,6 +66,28 @@ def test_every_example_keeps_its_invariants_under_faults(renderer: Renderer, nam
     assert injected >= len(SEEDS)  # the faults did happen
 
 
+# Seeds `bench faults` found where a serving replica lost its route because its own
+# reconcile failed (Crossplane writes Serving Unknown, FatalError, over the verdict):
+# `core.applied.served_as_last_read` reads the last verdict through it.
+FAILED_RECONCILE_SEEDS = [
+    ("kai", 5007),
+    ("kai", 5039),
+    ("kueue", 5044),
+    ("fleet", 7005),
+    ("serving", 8030),
+    ("default", 8049),
+]
+
+
+@pytest.mark.parametrize(("name", "seed"), FAILED_RECONCILE_SEEDS)
+def test_a_failed_replica_reconcile_unroutes_no_serving_replica(
+    renderer: Renderer, name: str, seed: int
+) -> None:
+    result = faulted(renderer, name, seed)
+    assert result.ok, result.errors
+    assert result.converged
+
+
 def test_the_same_seed_renders_the_same_world(renderer: Renderer) -> None:
     # The render the examples' test read, when this process ran it, and a new one.
     first = kept(renderer, *SAME_SEED)

@@ -38,6 +38,10 @@ def said(serving: str, reason: str, revision: str | None = REVISION) -> Obj:
 SERVED = said("True", "WorkloadAvailable")
 STRANDED = said("Unknown", "ClusterUnreachable")
 NEVER_SERVED = said("Unknown", "ClusterUnreachable", "")
+# A reconcile of the replica failed (compose-model-replica restarting): Crossplane wrote
+# Unknown over Serving and kept the rest of the status, the revision of its last verdict.
+FAILED_RECONCILE = said("Unknown", "FatalError")
+FAILED_NOT_SERVING = said("Unknown", "FatalError", "")
 
 
 def on(name: str, cluster_name: str, index: int, status: Obj) -> Obj:
@@ -135,6 +139,42 @@ BOTH_ON_A = [("a", NOT_READY), ("a", NOT_READY), ("b", NOT_READY), ("b", NOT_REA
                 "ready": ("STATUS_CONDITION_FALSE", "1 of 3 placed replicas serving (2 desired)"),
             },
             id="one replacement serves: one stranded replica goes, routes leave the cluster",
+        ),
+        pytest.param(
+            # A failed reconcile says nothing new: the replica serves as it last did.
+            True,
+            {A0: on(A0, "a", 0, SERVED), A1: on(A1, "a", 1, FAILED_RECONCILE)},
+            {
+                "replicas": [("a", READY), ("a", READY)],
+                "endpoints": sorted([A0, A1]),
+                "listed": [(A0, True), (A1, True)],
+                "ready": ("STATUS_CONDITION_TRUE", "2 of 2 replicas serving"),
+            },
+            id="a serving replica's reconcile failed (FatalError): still ready and routed",
+        ),
+        pytest.param(
+            True,
+            {A0: on(A0, "a", 0, SERVED), A1: on(A1, "a", 1, FAILED_NOT_SERVING)},
+            {
+                "replicas": [("a", NOT_READY), ("a", READY)],
+                "endpoints": [A0],
+                "listed": [(A0, True), (A1, False)],
+                "ready": ("STATUS_CONDITION_FALSE", "1 of 2 replicas serving"),
+            },
+            id="a replica that did not serve failed its reconcile: still not serving",
+        ),
+        pytest.param(
+            # Seed 5039 of `bench faults --set kai`: read as not serving, the replica on
+            # the reachable cluster lost its route and the stranded one was routed alone.
+            False,
+            {A0: on(A0, "a", 0, STRANDED), B0: on(B0, "b", 0, FAILED_RECONCILE)},
+            {
+                "replicas": [("a", NOT_READY), ("b", NOT_READY), ("b", READY)],
+                "endpoints": [B0],
+                "listed": [(A0, False), (B0, True)],
+                "ready": ("STATUS_CONDITION_FALSE", "1 of 3 placed replicas serving (2 desired)"),
+            },
+            id="failover: a replica elsewhere whose reconcile failed still takes the routes",
         ),
     ],
 )

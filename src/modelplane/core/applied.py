@@ -24,7 +24,7 @@ from typing import Any, cast
 
 from modelplane_models.shapes import Condition
 
-from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST, Reason
+from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST, CROSSPLANE_FATAL_ERROR, Reason
 
 _DIGEST_LEN = 16
 
@@ -102,9 +102,20 @@ def served_as_last_read(
     (`Reason.CLUSTER_UNREACHABLE`: the replica still publishes the revision its
     workloads last served), and the verdict is current (`verdict_current`). Whether
     such a replica counts as available is its deployment's call: it does not, on a
-    cluster that is not Reachable."""
+    cluster that is not Reachable.
+
+    Unknown with Crossplane's `FatalError` is no verdict either: a reconcile of the
+    replica failed (compose-model-replica restarting, a fatal result) and Crossplane
+    wrote Unknown over the condition, keeping the rest of the status. Its workloads
+    run as they did, so the last verdict stands, read from `status.servingRevision`,
+    which compose-model-replica publishes only beside a True one: a failed reconcile
+    must not read as a replica that stopped serving (its deployment would unroute it),
+    any more than a reconcile that never ran does. A status with no revision (from an
+    earlier release) names no verdict: not serving, as before."""
     if serving is None:
         return False
+    if serving.status == "Unknown" and serving.reason == CROSSPLANE_FATAL_ERROR:
+        return bool(serving_revision) and serving_revision == revision
     unreachable = serving.status == "Unknown" and serving.reason == Reason.CLUSTER_UNREACHABLE
     if serving.status != "True" and not unreachable:
         return False

@@ -306,6 +306,11 @@ CONTEXT_NOW: Final = f"{GROUP}/now"
 # render --trace` sets it; Crossplane does not, so a control plane's status stays small.
 CONTEXT_MATCH_TRACE: Final = f"{GROUP}/match-trace"
 
+# The reason Crossplane v2.3 writes over every condition a failed reconcile's pipeline
+# did not return (a function call that failed, a fatal result), status Unknown: no
+# verdict, the status fields of the last good reconcile kept (composite/reconciler.go).
+CROSSPLANE_FATAL_ERROR: Final = "FatalError"
+
 # Crossplane's composed-resource metadata.
 LABEL_COMPOSITE: Final = "crossplane.io/composite"
 ANNOTATION_COMPOSITION_RESOURCE_NAME: Final = "crossplane.io/composition-resource-name"

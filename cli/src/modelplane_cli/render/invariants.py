@@ -7,7 +7,9 @@ function that breaks a rule cannot explain the breach away.
 
 - `ServingKept`: a ModelReplica that served (`Serving=True`, for the revision it
   carries: `status.servingRevision`; or, on an unreachable cluster, `Unknown` with
-  `ClusterUnreachable` and that revision: it may still serve) is removed, or taken
+  `ClusterUnreachable` and that revision: it may still serve; or `Unknown` with
+  Crossplane's `FatalError` and that revision: its last reconcile failed, which stops
+  no workload: `core.applied.served_as_last_read`) is removed, or taken
   out of routing while it still serves (its ModelEndpoint gone: a retiring
   replica), only by a
   scale-down, a move whose replacement serves, a move within the rollout's
