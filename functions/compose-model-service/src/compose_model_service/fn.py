@@ -174,18 +174,17 @@ class FunctionRunner(ComposeFunction):
             # A backend's TLS policy must exist on the hub before it gets traffic.
             ready=lambda key: objects.is_ready(observed.get(key + suffix)),
         )
-        self.emit(req, rsp, service, routes, (provider, suffix), hub.name)
-        moving = ROUTE_KEY + suffix in rsp.desired.resources and not objects.is_ready(route)
+        # Make-before-break: what runs on the hub it moved from stays until the route
+        # here is accepted and sends somewhere (`hubs.left_behind`).
+        behind = left_behind(objects.provider_configs(observed), provider.get("name", ""))
+        serves_here = objects.is_ready(route) and routes.routed > 0
+        moving = bool(behind) and ROUTE_KEY in routes.objects and not serves_here
+        # Meanwhile the replicas the old route sends to stay listed (weight 0 where the
+        # new plan drops them), so none is retired while it still gets traffic.
+        before = (composite.status.endpoints if composite.status else None) or []
+        self.emit(req, rsp, service, routes, (provider, suffix), hub.name, before if moving else [])
         if moving:
-            # Make-before-break: what runs on the hub it moved from stays until the
-            # route here is accepted (`hubs.left_behind`).
-            moving = bool(
-                keep_observed(
-                    req,
-                    rsp,
-                    left_behind(objects.provider_configs(observed), provider.get("name", "")),
-                )
-            )
+            moving = bool(keep_observed(req, rsp, behind))
         names_served = sorted(set(served))
         if len(names_served) > 1:
             issues.append(
@@ -263,9 +262,12 @@ class FunctionRunner(ComposeFunction):
         routes: RoutePlan,
         on_hub: tuple[dict[str, str], str],
         hub: str,
+        still_routed: Sequence[ServiceBackend] = (),
     ) -> None:
         """Compose the plan's objects through the hub's ProviderConfig, each under its
-        key with the hub's suffix (`hubs.hub_suffix`)."""
+        key with the hub's suffix (`hubs.hub_suffix`). `still_routed`: the backends a
+        route kept on the hub it moved from still sends to, listed at weight 0 where the
+        plan drops them."""
         provider, suffix = on_hub
         observed = observed_resources(req)
         for base, manifest in routes.objects.items():
@@ -285,6 +287,12 @@ class FunctionRunner(ComposeFunction):
             desired.ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE
         # The traffic core speaks plain data; the model checks its shape here.
         backends = [ServiceBackend.model_validate(e) for e in routes.endpoints]
+        listed = {(b.replica, b.url) for b in backends}
+        backends += [
+            b.model_copy(update={"weight": 0})
+            for b in still_routed
+            if b.replica and (b.replica, b.url) not in listed
+        ]
         # The gateway the address is served on, which is what holds a hostname
         # (`read.hostname_issues`): only with an address.
         gateway_name = hub if routes.address is not None else None

@@ -13,7 +13,7 @@ from compose_model_service.fn import FunctionRunner
 from modelplane.core import naming
 from modelplane_dev.testing import as_dict, run, run_over_grpc
 
-from .objects import TLS_POLICY_KEY, gateway, hub_cluster, request, required, service
+from .objects import SERVING, TLS_POLICY_KEY, gateway, hub_cluster, request, required, service
 from .test_bad_edits import PUBLISHED, RUNNING
 from .test_fn import STEADY
 from .test_tls import pending_response
@@ -146,3 +146,33 @@ def test_a_gateway_moving_on_before_its_new_hub_is_connected_churns_nothing() ->
     composed = {k: v["resource"] for k, v in got["desired"]["resources"].items()}
     assert composed == {k: v["resource"] for k, v in staying["desired"]["resources"].items()}
     assert got["requirements"] == staying["requirements"]
+
+
+def test_while_moving_the_replicas_the_old_route_sends_to_stay_listed() -> None:
+    """A replica the new plan drops (its endpoint gone) while the old hub's route is kept
+    still gets that route's traffic: it stays in `status.endpoints` at weight 0, so its
+    deployment does not retire it yet; once the move is done it is not listed."""
+    first, *rest = SERVING
+    on_eu = required(endpoints=rest, gateways=[_gateway_on_eu()], hub=[_hub_eu()])
+    got = as_dict(
+        run(
+            FunctionRunner(),
+            request({**service(), "status": PUBLISHED}, observed=RUNNING, required=on_eu),
+        )
+    )
+    listed = {
+        e.get("replica"): e["weight"]
+        for e in got["desired"]["composite"]["resource"]["status"]["endpoints"]
+    }
+    dropped = first["spec"]["replicaName"]
+    assert listed[dropped] == 0
+
+    there = {**RUNNING, **_ready(_on_eu(STEADY))}
+    done = as_dict(
+        run(
+            FunctionRunner(),
+            request({**service(), "status": PUBLISHED}, observed=there, required=on_eu),
+        )
+    )
+    endpoints = done["desired"]["composite"]["resource"]["status"]["endpoints"]
+    assert dropped not in {e.get("replica") for e in endpoints}
