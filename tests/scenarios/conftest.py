@@ -23,6 +23,14 @@ def fleet(renderer: Renderer) -> Fleet:
     return rendered
 
 
+@pytest.fixture(scope="session")
+def serving(renderer: Renderer) -> Fleet:
+    """examples/serving (one address across clusters), rendered to its fixed point."""
+    rendered = renderer.paths("catalog", "serving")
+    assert rendered.result.ok, rendered.result.errors
+    return rendered
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> cli.Fleet:
     """A fleet repository: the example catalog and fleet, as files to edit."""

@@ -2,18 +2,7 @@
 InferenceGateway fleet moves from serve-us-east to serve-eu-west, and the chat
 ModelService's route with it, make-before-break (`modelplane.traffic.hubs`)."""
 
-import pytest
-
-from .fleets import Fleet, Obj, Renderer
-
-SERVING = ("catalog", "serving")
-
-
-@pytest.fixture(scope="module")
-def serving(renderer: Renderer) -> Fleet:
-    rendered = renderer.paths(*SERVING)
-    assert rendered.result.ok, rendered.result.errors
-    return rendered
+from .fleets import Fleet, Obj
 
 
 def _hub_routes(fleet: Fleet) -> dict[str, bool]:

@@ -6,20 +6,11 @@ Gateway and every replica's HTTPRoutes on its cluster Gateway, routed by Gateway
 precedence as `modelplane_dev.gateway_routing` models it.
 """
 
-import pytest
-
 from modelplane_dev.gateway_routing import Obj, Request, route_to, through
 
-from .fleets import Fleet, Renderer
+from .fleets import Fleet
 
 HUB_SUFFIX = ".hub.modelplane.internal"
-
-
-@pytest.fixture(scope="module")
-def serving(renderer: Renderer) -> Fleet:
-    rendered = renderer.paths("catalog", "serving")
-    assert rendered.result.ok, rendered.result.errors
-    return rendered
 
 
 def _routes(fleet: Fleet) -> tuple[dict[str, list[Obj]], list[Obj]]:

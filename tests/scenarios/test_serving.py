@@ -11,17 +11,9 @@ from typing import Any
 
 import pytest
 
-from .fleets import Fleet, Obj, Renderer
+from .fleets import Fleet, Obj
 
-SERVING = ("catalog", "serving")
 EXTERNAL = "https://api.example-saas.com/v1"
-
-
-@pytest.fixture(scope="module")
-def serving(renderer: Renderer) -> Fleet:
-    rendered = renderer.paths(*SERVING)
-    assert rendered.result.ok, rendered.result.errors
-    return rendered
 
 
 def shares(fleet: Fleet) -> dict[str, int]:
