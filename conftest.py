@@ -8,6 +8,7 @@ CRDs the run fails before any test runs, on a laptop as in CI: a validation
 skipped would pass unnoticed.
 """
 
+import gc
 import os
 from pathlib import Path
 
@@ -36,7 +37,19 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+# CPython's cyclic collector runs its youngest generation every 700 allocations by
+# default. The suite's renders and fuzzers allocate millions of dicts that reference
+# counting frees, so those passes find little, and each older pass walks everything a
+# worker keeps (the session fixtures, the CRD schemas, every module). Rarer passes cut
+# about 15% of the suite's CPU (docs/performance.md, seventh session). Cycles are still
+# collected, later; no test depends on when (the tests of the functions' and the
+# render's own pauses check that the collector is on or off, not how often it runs).
+_YOUNG_PASS_EVERY = 20_000  # allocations
+_OLDER_PASSES = (50, 100)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    gc.set_threshold(_YOUNG_PASS_EVERY, *_OLDER_PASSES)
     config.addinivalue_line(
         "markers", "needs_crds: validates against the upstream CRDs beside the checkout"
     )
