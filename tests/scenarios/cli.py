@@ -25,7 +25,15 @@ from unittest import mock
 
 from modelplane_cli import yamlio
 from modelplane_cli.main import main
-from modelplane_cli.render import Apis, FunctionRegistry, RenderResult, SchemaAdmission, render
+from modelplane_cli.render import (
+    Apis,
+    FunctionRegistry,
+    RenderResult,
+    SchemaAdmission,
+    apiservers,
+    render,
+)
+from modelplane_cli.schema import SchemaRegistry
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 Obj = dict[str, Any]
@@ -63,8 +71,10 @@ class Run:
 _Files = tuple[tuple[str, bytes], ...]
 _APIS: dict[tuple[str, _Files], Apis] = {}
 _ADMISSIONS: dict[_Files, SchemaAdmission] = {}
+_DEFINITIONS: dict[tuple[str, bytes], SchemaRegistry] = {}
 _LOAD_APIS = Apis.load
 _ADMISSION_FROM = SchemaAdmission.from_files
+_DEFINITIONS_IN = apiservers._definitions_in  # pyright: ignore[reportPrivateUsage]
 # The installed functions, loaded once: each runner's memos and caches are keyed by
 # the exact bytes or values they were computed from (modelplane.xfn.memo), so what a
 # render reuses from an earlier one is what it would compute.
@@ -94,23 +104,36 @@ def shared_admission(xrd_files: Sequence[Path]) -> SchemaAdmission:
     return _ADMISSIONS[key]
 
 
+def shared_definitions(file: Path) -> SchemaRegistry:
+    """The CRDs of one file as a command's workload API servers read them, read once
+    per process for the same path and bytes (the upstream CRDs are megabytes of YAML;
+    KServe's alone took a command about 0.1 CPU seconds to read again)."""
+    key = (str(file), file.read_bytes())
+    if key not in _DEFINITIONS:
+        _DEFINITIONS[key] = _DEFINITIONS_IN(file)
+    return _DEFINITIONS[key]
+
+
 @contextlib.contextmanager
 def shared_setup() -> Generator[None]:
     """While open, a `render` command reads its XRDs and Compositions and builds its
     admission as `shared_apis` and `shared_admission` do (what an earlier command or
-    the session's `Renderer` built from the same paths and bytes), and calls the
-    installed functions through `REGISTRY`.
+    the session's `Renderer` built from the same paths and bytes), reads the CRDs its
+    workload API servers check manifests against as `shared_definitions` does, and
+    calls the installed functions through `REGISTRY`.
 
     Both are deterministic functions of those files, and the render engine only
     reads them. The admission keeps, as within one command, its answer per exact body
     (`SchemaAdmission`), so a later command admitting a body admitted before gets the
-    answer the schema gave it then. What else a command builds (its workload API
-    servers, the documents it reads) is its own, as in a process of its own; a load
-    that fails is not kept and fails again. A test that patches product code for
+    answer the schema gave it then. A CRD's `Schema` compiles its nodes and rules
+    once, on first use, from the definition alone. What else a command builds (its
+    workload API servers and what they hold, the documents it reads) is its own, as
+    in a process of its own; a load that fails is not kept and fails again. A test that patches product code for
     part of a session must patch what no memo keeps (a decision, not a reading)."""
     with (
         mock.patch.object(Apis, "load", staticmethod(shared_apis)),
         mock.patch.object(SchemaAdmission, "from_files", staticmethod(shared_admission)),
+        mock.patch.object(apiservers, "_definitions_in", shared_definitions),
         mock.patch("modelplane_cli.render_command.FunctionRegistry", lambda: REGISTRY),
     ):
         yield
