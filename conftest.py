@@ -37,11 +37,12 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
-# CPython's cyclic collector runs its youngest generation every 700 allocations by
-# default. The suite's renders and fuzzers allocate millions of dicts that reference
-# counting frees, so those passes find little, and each older pass walks everything a
-# worker keeps (the session fixtures, the CRD schemas, every module). Rarer passes cut
-# about 15% of the suite's CPU (docs/performance.md, seventh session). Cycles are still
+# CPython's cyclic collector runs its youngest generation once 700 more container
+# objects are allocated than freed. The suite's renders and fuzzers keep most of what
+# they build until they end, so passes come often, find few cycles, and each older pass
+# walks everything a worker keeps (the session fixtures, the CRD schemas, every
+# module). Rarer passes cut 7-9% of the whole suite's CPU, 15% of the scenario, render
+# and function tests' (docs/performance.md, seventh session). Cycles are still
 # collected, later; no test depends on when (the tests of the functions' and the
 # render's own pauses check that the collector is on or off, not how often it runs).
 _YOUNG_PASS_EVERY = 20_000  # allocations

@@ -107,7 +107,7 @@ def shared_admission(xrd_files: Sequence[Path]) -> SchemaAdmission:
 def shared_definitions(file: Path) -> SchemaRegistry:
     """The CRDs of one file as a command's workload API servers read them, read once
     per process for the same path and bytes (the upstream CRDs are megabytes of YAML;
-    KServe's alone took a command about 0.1 CPU seconds to read again)."""
+    KServe's alone took a command 0.5-0.75 CPU seconds to read again)."""
     key = (str(file), file.read_bytes())
     if key not in _DEFINITIONS:
         _DEFINITIONS[key] = _DEFINITIONS_IN(file)
@@ -122,7 +122,7 @@ def shared_setup() -> Generator[None]:
     workload API servers check manifests against as `shared_definitions` does, and
     calls the installed functions through `REGISTRY`.
 
-    Both are deterministic functions of those files, and the render engine only
+    All three are deterministic functions of those files, and the render engine only
     reads them. The admission keeps, as within one command, its answer per exact body
     (`SchemaAdmission`), so a later command admitting a body admitted before gets the
     answer the schema gave it then. A CRD's `Schema` compiles its nodes and rules

@@ -10,7 +10,7 @@ from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.world import World
 from modelplane_cli.schema.definitions import DefinitionError
 
-from .cli import shared_definitions, shared_setup
+from .cli import _DEFINITIONS, shared_definitions, shared_setup
 
 
 def _crd(kind: str) -> str:
@@ -70,4 +70,6 @@ def test_a_command_checks_against_what_it_would_read_alone(tmp_path: Path) -> No
         with shared_setup():
             shared = WorkloadApiServers([file]).apply(World([]), obj)
         assert shared == alone
+    # The commands read the file through the shared reading: the same registry.
+    assert _DEFINITIONS[(str(file), file.read_bytes())] is shared_definitions(file)
     assert alone.rejected is not None and "spec.size" in alone.rejected
