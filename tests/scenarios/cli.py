@@ -128,8 +128,9 @@ def shared_setup() -> Generator[None]:
     answer the schema gave it then. A CRD's `Schema` compiles its nodes and rules
     once, on first use, from the definition alone. What else a command builds (its
     workload API servers and what they hold, the documents it reads) is its own, as
-    in a process of its own; a load that fails is not kept and fails again. A test that patches product code for
-    part of a session must patch what no memo keeps (a decision, not a reading)."""
+    in a process of its own; a load that fails is not kept and fails again. A test
+    that patches product code for part of a session must patch what no memo keeps (a
+    decision, not a reading)."""
     with (
         mock.patch.object(Apis, "load", staticmethod(shared_apis)),
         mock.patch.object(SchemaAdmission, "from_files", staticmethod(shared_admission)),

@@ -204,10 +204,10 @@ def test_bench_call_sends_go_order_bytes_and_reports_the_ratios(
     steady = result["steady_median_ms"]
     for name in ("stable_order", "unchanged_fleet"):
         shown = result[f"{name}_median_ms"]
-        assert shown > 0
+        assert shown >= 0.1
         # The ratio divides by the unrounded median, which lies within 0.05 ms of the one
         # shown (rounded to 0.1 ms); the ratio itself is rounded to 0.01.
-        lowest, highest = steady / (shown + 0.05), steady / max(shown - 0.05, 1e-9)
+        lowest, highest = steady / (shown + 0.05), steady / (shown - 0.05)
         assert lowest - 0.005 <= result[f"steady_to_{name}"] <= highest + 0.005
     assert result["steady_cpu_median_ms"] > 0
 
