@@ -252,6 +252,10 @@ def test_bench_fleet_asks_the_function_what_to_fetch_and_models_a_minute(
     assert settled["calls"] == 2
     assert settled["fetched_objects"]["inferenceclusters"] == 2
     assert 2 <= settled["fetched_objects"]["modelreplicas"] < 3 * 2
+    # Loading (its replicas placed, none serving yet): as narrow as settled.
+    loading = result["loading"]
+    assert loading["calls"] == 2
+    assert loading["fetched_objects"] == settled["fetched_objects"]
     # Unsettled (scaled up): every cluster, every deployment's replicas.
     assert unsettled["calls"] == 2
     assert unsettled["fetched_objects"]["inferenceclusters"] == 4

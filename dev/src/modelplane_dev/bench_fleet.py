@@ -13,8 +13,9 @@ compose-model-deployment's own server (the fleet-sized function):
 - **Calls.** A reconcile calls a function until its requirements stop changing
   (Crossplane's fetch loop, at most 5 calls; `../shared/reference/crossplane.md`).
   The bench runs that loop against the function: a settled deployment asks for its
-  own clusters and the replicas on them, two calls; an unsettled one (here: scaled
-  up by one replica) asks for the fleet, two calls.
+  own clusters and the replicas on them, two calls, whether its replicas serve
+  (`settled`) or still load their model (`loading`, measured beside it); an
+  unsettled one (here: scaled up by one replica) asks for the fleet, two calls.
 - **Churn.** The steady line has every deployment settled; the churn line has
   `--churn` of them (default 5%) unsettled each minute, each a wide reconcile.
 - **Request bytes.** Taken from what the function asks for: the bench serves the
@@ -257,9 +258,16 @@ def measure(
         churned.CopyFrom(steady)
         spec = churned.observed.composite.resource.fields["spec"].struct_value.fields
         spec["replicas"].number_value += 1
-        loops: dict[str, list[list[Call]]] = {"settled": [], "unsettled": []}
+        # Loading: the same replicas composed, none serving yet (after a placement, for
+        # as long as a model takes to load). It decides on its own clusters, as settled.
+        loading = fnv1.RunFunctionRequest()
+        loading.CopyFrom(steady)
+        for observed in loading.observed.resources.values():
+            observed.resource.fields["status"].struct_value.Clear()
+            observed.resource.fields["status"].struct_value.update(bench_requests.LOADING)
+        loops: dict[str, list[list[Call]]] = {"settled": [], "loading": [], "unsettled": []}
         for run in range(args.runs + 1):
-            for kind, req in (("settled", steady), ("unsettled", churned)):
+            for kind, req in (("settled", steady), ("loading", loading), ("unsettled", churned)):
                 calls = fetch_loop(server, req, world, rng, run)
                 if run:  # the first round warms what the changed fleet needs
                     loops[kind].append(calls)

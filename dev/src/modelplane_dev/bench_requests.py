@@ -67,6 +67,13 @@ SERVING = {
         for kind in ("Ready", "Synced", "Accepted", "Serving")
     ]
 }
+LOADING = {
+    "conditions": [
+        *({"type": kind, "status": "True", "reason": "Bench"} for kind in ("Synced", "Accepted")),
+        *({"type": kind, "status": "False", "reason": "Bench"} for kind in ("Ready", "Serving")),
+    ]
+}
+"""A replica placed and accepted whose model is still loading."""
 
 
 def steady_request(

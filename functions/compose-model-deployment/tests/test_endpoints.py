@@ -8,7 +8,17 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import A0, A1, B0, FLEET, deployment, fetched, observed_in_namespace, replica
+from .objects import (
+    A0,
+    A1,
+    B0,
+    FLEET,
+    deployment,
+    fetched,
+    narrow_fetched,
+    observed_in_namespace,
+    replica,
+)
 
 
 def with_url(obj: dict[str, Any], url: str) -> dict[str, Any]:
@@ -39,9 +49,12 @@ def endpoint_object(name: str, cluster: str) -> dict[str, Any]:
 
 def _run(observed: dict[str, Any], obj: dict[str, Any] | None = None) -> dict[str, Any]:
     replicas = [o for o in observed.values() if o["kind"] == "ModelReplica"]
+    # The last call of a fetch loop that widened: its own clusters by name (asked for
+    # first, since every replica records its cluster) and the fleet. A narrow loop
+    # decides the same (test_settled).
     req = request(
         obj or deployment(3),
-        required=fetched(FLEET, replicas),
+        required={**narrow_fetched(FLEET, replicas), **fetched(FLEET, replicas)},
         observed=observed,
     )
     return as_dict(run(FunctionRunner(), req))

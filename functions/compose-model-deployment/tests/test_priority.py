@@ -22,6 +22,8 @@ from .objects import (
     deployment,
     event,
     fetched,
+    narrow_fetched,
+    narrow_requirements,
     observed_in_namespace,
     placement,
     replica,
@@ -281,10 +283,22 @@ CASES = [
     pytest.param(
         request(
             with_priority(deployment(1), "batch"),
-            required={**fetched(TWO_CLUSTERS, [URGENT]), "priorityclasses": PRIORITY_CLASSES},
+            # Its one replica records its cluster and revision, so the fetch loop began
+            # narrow (cluster a by name): the yield widened it to the fleet.
+            required={
+                **narrow_fetched(ONE_CLUSTER, [URGENT]),
+                **fetched(TWO_CLUSTERS, [URGENT]),
+                "priorityclasses": PRIORITY_CLASSES,
+            },
             observed={A0: observed_in_namespace(with_priority(replica(A0, "a", 0), "batch"))},
         ),
         response(
+            asked={
+                "resources": {
+                    **narrow_requirements("a")["resources"],
+                    **requirements("a", "b")["resources"],
+                }
+            },
             revision=BATCH_REVISION,
             resources={B0: composed(with_priority(replica(B0, "b", 0), "batch"), ready=False)},
             status={

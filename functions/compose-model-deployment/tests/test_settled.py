@@ -36,7 +36,18 @@ HIGH = {
     "value": 1000000,
 }
 TRACE = ("matchTrace", "matchTraceOmitted")
-CHANGES = ["none", "drain", "delete", "shrink", "relabel", "preempt", "scale", "template", "stop"]
+CHANGES = [
+    "none",
+    "drain",
+    "delete",
+    "shrink",
+    "relabel",
+    "preempt",
+    "race",
+    "scale",
+    "template",
+    "stop",
+]
 
 
 def fetch_loop(
@@ -115,16 +126,25 @@ def without(rsp: dict[str, Any], trace: bool) -> dict[str, Any]:
     return got
 
 
+def loading(obj: dict[str, Any]) -> dict[str, Any]:
+    """A composed replica that exists but does not serve yet (its model loading)."""
+    running = as_running(obj)
+    running["status"] = {"conditions": [{"type": "Serving", "status": "False"}]}
+    return running
+
+
 def settled_world(
-    nodes: list[int], wanted: int
+    nodes: list[int], wanted: int, loaded: bool = True
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
-    """A fleet with the deployment placed by a wide decision and every replica serving."""
+    """A fleet with the deployment placed by a wide decision, every replica serving
+    (`loaded`) or none yet."""
     clusters = [cluster(f"c{i}", n) for i, n in enumerate(nodes)]
     composite = deployment(wanted)
     composite["status"] = {"matchTrace": []}
     first, _ = fetch_loop([*clusters, HIGH], composite, {})
     placed = first.get("desired", {}).get("resources", {})
-    observed = {key: serving(body["resource"]) for key, body in placed.items()}
+    state = serving if loaded else loading
+    observed = {key: state(body["resource"]) for key, body in placed.items()}
     trace = first["desired"]["composite"]["resource"]["status"]
     composite["status"] = {k: trace[k] for k in TRACE if k in trace}
     return [*clusters, HIGH, *observed.values()], composite, observed
@@ -154,6 +174,10 @@ def changed(
     elif change == "preempt":
         target["spec"]["scheduling"] = {"preemption": "LowerPriority"}
         world.append(other(f"other-{name}", name, priority="high", serves=serves))
+    elif change == "race":
+        # Placed on the same pool at the same moment by a deployment that precedes
+        # (higher priority, no preemption): the pool holds more than it can.
+        world.append(other(f"race-{name}", name, priority="high", serves=serves))
     elif change == "scale":
         composite["spec"]["replicas"] += 1 if serves else -1
     elif change == "template":
@@ -172,6 +196,7 @@ def changed(
     change=st.sampled_from(CHANGES),
     pick=st.integers(0, 7),
     serves=st.booleans(),
+    loaded=st.booleans(),
 )
 def test_the_narrow_path_decides_as_the_whole_fleet(
     nodes: list[int],
@@ -180,8 +205,9 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     change: str,
     pick: int,
     serves: bool,
+    loaded: bool,
 ) -> None:
-    world, composite, observed = settled_world(nodes, wanted)
+    world, composite, observed = settled_world(nodes, wanted, loaded)
     for i, (at, others_serve) in enumerate(others):
         world.append(other(f"low-{i}", f"c{at % len(nodes)}", priority=None, serves=others_serve))
     world, composite, observed = changed(world, composite, observed, change, pick, serves)
@@ -197,16 +223,23 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     assert without(narrow, kept_narrow) == without(wide, kept_narrow)
 
 
-@pytest.mark.parametrize("change", ["none", "drain", "preempt", "scale", "template"])
-def test_the_narrow_path_is_taken_only_when_nothing_changes(change: str) -> None:
+@pytest.mark.parametrize("loaded", [True, False], ids=["serving", "loading"])
+@pytest.mark.parametrize(
+    "change", ["none", "stop", "drain", "preempt", "race", "scale", "template"]
+)
+def test_the_narrow_path_is_taken_only_when_nothing_changes(change: str, loaded: bool) -> None:
     """The property above is not vacuous: a settled deployment with nothing changed
-    keeps on the narrow path in two calls; each change widens (one call more for the
-    fleet, one for the lists of its clusters' replicas)."""
-    world, composite, observed = settled_world([2, 2], 2)
-    world, composite, observed = changed(world, composite, observed, change, 0, change != "preempt")
+    keeps on the narrow path in two calls, whether its replicas serve or are still
+    loading (a replica that stops serving changes nothing the fleet decides); each
+    other change widens (one call more for the fleet, one for the lists of its
+    clusters' replicas). A loading replica yields to a racing one that precedes it,
+    which a replica already serving does not."""
+    world, composite, observed = settled_world([2, 2], 2, loaded)
+    racing = change in ("preempt", "race")
+    world, composite, observed = changed(world, composite, observed, change, 0, not racing)
     got, calls = fetch_loop(world, composite, observed)
     asked = got["requirements"]["resources"]
-    if change == "none":
+    if change in ("none", "stop") or (change == "race" and loaded):
         assert "inferenceclusters" not in asked
         assert sorted(asked) == [
             "inferenceclusters/c0",

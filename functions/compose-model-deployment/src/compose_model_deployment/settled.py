@@ -1,7 +1,8 @@
 """A steady deployment asks only for the clusters its replicas run on.
 
-Most reconciles of a deployment change nothing: every replica it wants runs, serves
-and renders the current revision. Such a deployment is *settled*, decided before
+Most reconciles of a deployment change nothing: every replica it wants runs and
+renders the current revision, and serves or is still loading its model. Such a
+deployment is *settled*, decided before
 anything is fetched from the composite and the observed ModelReplicas alone
 (`settled_clusters`). A settled deployment asks for its own replicas' clusters by
 name and the replicas on each (so a drain, a shrunk pool, an unreachable cluster,
@@ -40,9 +41,12 @@ def settled_clusters(
 ) -> frozenset[str] | None:
     """The clusters a settled deployment's replicas run on, or None when it is not
     settled: the spec's replica count differs from the composed replicas (a scale, or
-    a move make-before-break), one of them does not serve, does not record the current
-    revision (a rollout), or names no cluster; or the spec cannot be read (the wide
-    path refuses it, naming the field)."""
+    a move make-before-break), one of them does not record the current revision (a
+    rollout) or names no cluster; or the spec cannot be read (the wide path refuses
+    it, naming the field). Whether a replica serves does not matter: what the
+    scheduler decides of one that does not (kept, or yielding its pool to a replica
+    that precedes it) depends on its own cluster alone (design/requirements.md, "A
+    replica that does not serve")."""
     try:
         # The composite's model, read once per composite's bytes (`observed_composite`),
         # and what the scheduler reads of it once per model: the decision reads the same.
@@ -67,8 +71,6 @@ def settled_clusters(
         )
         name = recorded_cluster(obj)
         if obj.get("kind") != MODEL_REPLICA or recorded != wanted.revision or name is None:
-            return None
-        if not statuses.serves(key):
             return None
         clusters.add(name)
         replicas += 1

@@ -5,7 +5,7 @@ What a status says (whether it can be read, whether the replica serves, whether 
 cluster refused it) is a function of the observed object alone, so it is read once
 per distinct object and kept by the runner (`Kept.statuses`, keyed by
 `content_key`), and once per call for each name: a deciding call asks whether the
-same replica serves up to three times (settled, running, emitted).
+same replica serves twice (running, emitted).
 """
 
 import marshal
