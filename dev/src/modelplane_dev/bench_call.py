@@ -244,6 +244,13 @@ def compare_workers(
             measured["load"] = load
             found[workers].append(measured)
     rates = {w: statistics.median(m["calls_per_second"] for m in found[w]) for w in found}
+    # The server's CPU per call: if it stays level from one worker to two, the function
+    # uses a second core as well as the first, and a ratio below two is the cores the
+    # machine had left beside the callers (on two cores, the callers' share).
+    cpu = {
+        w: statistics.median(1000 * m["cores_used"] / m["calls_per_second"] for m in found[w])
+        for w in found
+    }
     return {
         "callers": callers,
         "workers_1": found["1"],
@@ -251,6 +258,8 @@ def compare_workers(
         "calls_per_second_1": round(rates["1"], 2),
         "calls_per_second_2": round(rates["2"], 2),
         "workers_ratio": round(rates["2"] / rates["1"], 2),
+        "server_cpu_ms_per_call_1": round(cpu["1"], 2),
+        "server_cpu_ms_per_call_2": round(cpu["2"], 2),
     }
 
 
