@@ -180,6 +180,24 @@ def narrow_fetched(
     return answer
 
 
+def widened(
+    clusters: list[dict[str, Any]], replicas: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """What the last call of a loop that began narrow and widened carries: its own
+    clusters' answers (`narrow_fetched`, of every one of `clusters`) and the fleet's."""
+    return {**narrow_fetched(clusters, replicas), **fetched(clusters, replicas)}
+
+
+def widened_requirements(own: list[str], clusters: list[str]) -> dict[str, Any]:
+    """What such a call asks for: its own clusters' and the fleet's requirements."""
+    return {
+        "resources": {
+            **narrow_requirements(*own)["resources"],
+            **requirements(*clusters)["resources"],
+        }
+    }
+
+
 def traced_before(obj: dict[str, Any], trace: list[dict[str, Any]]) -> dict[str, Any]:
     """The deployment with the match trace the last decision over the fleet published."""
     return {**obj, "status": {"matchTrace": trace}}

@@ -35,6 +35,8 @@ from .objects import (
     response,
     revision_of,
     traced_before,
+    widened,
+    widened_requirements,
 )
 
 # Twelve clusters too small for the deployment: every one is turned down alike.
@@ -175,7 +177,7 @@ def _surging() -> dict[str, Any]:
             ALL_ACCEPTED,
         ],
         results=[event("NORMAL", "ReplicaPlaced", f"Placed replica {A1} on cluster a (pool h100)")],
-        asked=requirements("a", "b"),
+        asked=widened_requirements(["a"], ["a", "b"]),
     )
     want["conditions"][-1] = condition(
         "Progressing",
@@ -277,7 +279,8 @@ CASES = [
         id="held where it must move: not updated, the rollout stalled, naming it",
     ),
     pytest.param(
-        request(deployment(1), required=fetched(FLEET, [OUTDATED]), observed={A0: OUTDATED}),
+        # The rollout looks for room for its surge, so it widened from its own cluster.
+        request(deployment(1), required=widened(FLEET, [OUTDATED]), observed={A0: OUTDATED}),
         _surging(),
         id="a surge: ReplicasReady counts the placed replicas, not the desired",
     ),

@@ -21,6 +21,7 @@ from .objects import (
     fetched,
     observed_in_namespace,
     replica,
+    widened,
 )
 
 
@@ -32,7 +33,7 @@ def test_bad_selector_keeps_running_replicas() -> None:
     }
     req = request(
         deployment(2, selector="device.attributes[ == 1"),
-        required=fetched(FLEET, list(running.values())),
+        required=widened(FLEET, list(running.values())),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))

@@ -14,12 +14,13 @@ from .objects import (
     A0,
     B0,
     FLEET,
-    REQUIREMENTS,
     as_running,
     cluster,
     deployment,
     fetched,
     replica,
+    widened,
+    widened_requirements,
 )
 
 
@@ -83,9 +84,11 @@ def test_an_unreadable_own_replica_keeps_everything() -> None:
     broken = as_running(replica(B0, "b", 0, serving=True))
     broken["spec"]["index"] = "zero"
     running = {A0: as_running(replica(A0, "a", 0, serving=True)), B0: broken}
+    # Both replicas name their cluster, so the loop began narrow; the decision cannot
+    # keep an unreadable replica, so it widened.
     req = request(
         deployment(1),
-        required=fetched(FLEET, list(running.values())),
+        required=widened(FLEET, list(running.values())),
         observed=running,
     )
     got = as_dict(run(FunctionRunner(), req))
@@ -95,4 +98,4 @@ def test_an_unreadable_own_replica_keeps_everything() -> None:
     assert scheduled["status"] == "STATUS_CONDITION_FALSE"
     assert scheduled["message"].startswith(f"modelreplicas[{B0}].spec.index: ")
     # Asked for on every call, so Crossplane's fetch loop settles.
-    assert got["requirements"] == REQUIREMENTS
+    assert got["requirements"] == widened_requirements(["a", "b"], ["a", "b"])

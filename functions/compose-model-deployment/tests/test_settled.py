@@ -1,12 +1,13 @@
 """The safety argument of the settled path (compose_model_deployment.settled).
 
-A deployment is placed over a random fleet and its replicas serve; then the world
-changes at random (a cluster drained, deleted, shrunk or relabelled; another
-deployment's higher-priority replica on one of its clusters; a scale; a template
-change; a replica that stops serving; or nothing). One reconcile's fetch loop is run
-as Crossplane runs it, answered from that world, once by the function as it is and
-once with the settled path turned off (the whole fleet always). Whenever the narrow
-path keeps everything, the wide decision keeps the same replicas on the same
+A deployment is placed over a random fleet and its replicas serve or still load;
+then the world changes at random (a cluster drained, deleted, shrunk or relabelled;
+another deployment's higher-priority replica on one of its clusters; a scale; a
+template change; a replica that stops serving; or nothing), and reconciles over the
+fleet may carry the change on (a rollout in flight). One reconcile's fetch loop is
+run as Crossplane runs it, answered from that world, once by the function as it is
+and once with the settled path turned off (the whole fleet always). Whenever the
+narrow path keeps everything, the wide decision keeps the same replicas on the same
 clusters and pools with the same status apart from the carried match trace; and
 whenever they would differ, the narrow path has widened and decided as the wide one.
 """
@@ -78,9 +79,12 @@ def fetch_loop(
     raise AssertionError("requirements did not settle in 5 calls")
 
 
+SERVES = {"conditions": [{"type": "Serving", "status": "True"}]}
+
+
 def serving(obj: dict[str, Any]) -> dict[str, Any]:
     running = as_running(obj)
-    running["status"] = {"conditions": [{"type": "Serving", "status": "True"}]}
+    running["status"] = copy.deepcopy(SERVES)
     return running
 
 
@@ -188,6 +192,46 @@ def changed(
     return world, composite, observed
 
 
+def advanced(
+    world: list[dict[str, Any]],
+    composite: dict[str, Any],
+    observed: dict[str, dict[str, Any]],
+    serve: bool,
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
+    """The world after one reconcile over the whole fleet is applied: what it composed
+    exists, a replica it left unchanged that served serves on, and any other (new,
+    changed, or loading before) serves if `serve` (its model loaded by the next
+    reconcile) and is loading otherwise; the composite carries the status it published
+    (a retirement's record included)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fn, "settled_clusters", lambda *_: None)
+        rsp, _ = fetch_loop(world, composite, observed)
+    desired = rsp.get("desired", {})
+    composite = {
+        **composite,
+        "status": desired.get("composite", {}).get("resource", {}).get("status", {}),
+    }
+    now: dict[str, dict[str, Any]] = {}
+    for key, body in desired.get("resources", {}).items():
+        before = observed.get(key)
+        obj = as_running(body["resource"])
+        unchanged = before is not None and before.get("spec") == obj.get("spec")
+        obj["status"] = before.get("status", {}) if before is not None and unchanged else {}
+        if obj["kind"] == "ModelReplica" and not (unchanged and obj["status"] == SERVES):
+            obj["status"] = {"conditions": [{"type": "Serving", "status": str(serve)}]}
+        now[key] = obj
+    mine = {id(o) for o in observed.values()}
+    world = [o for o in world if id(o) not in mine] + list(now.values())
+    return world, composite, now
+
+
+STRATEGIES = [
+    None,  # maxSurge and maxUnavailable 25%: a surge, no replica unavailable
+    {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},  # in place, one at a time
+    {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     nodes=st.lists(st.integers(0, 3), min_size=1, max_size=4),
@@ -197,6 +241,8 @@ def changed(
     pick=st.integers(0, 7),
     serves=st.booleans(),
     loaded=st.booleans(),
+    strategy=st.sampled_from(STRATEGIES),
+    steps=st.lists(st.booleans(), max_size=2),
 )
 def test_the_narrow_path_decides_as_the_whole_fleet(
     nodes: list[int],
@@ -206,12 +252,27 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     pick: int,
     serves: bool,
     loaded: bool,
+    strategy: dict[str, Any] | None,
+    steps: list[bool],
 ) -> None:
     world, composite, observed = settled_world(nodes, wanted, loaded)
+    if strategy is not None:
+        composite["spec"]["strategy"] = strategy
     for i, (at, others_serve) in enumerate(others):
         world.append(other(f"low-{i}", f"c{at % len(nodes)}", priority=None, serves=others_serve))
     world, composite, observed = changed(world, composite, observed, change, pick, serves)
+    # A change in flight: reconciles over the fleet applied, each replica they place or
+    # update loading or serving by then (a rollout waiting for its surge, say).
+    for serve in steps:
+        world, composite, observed = advanced(world, composite, observed, serve)
+    decides_as_the_whole_fleet(world, composite, observed)
 
+
+def decides_as_the_whole_fleet(
+    world: list[dict[str, Any]], composite: dict[str, Any], observed: dict[str, dict[str, Any]]
+) -> bool:
+    """One reconcile with the settled path and one without answer alike; whether the
+    first stayed narrow."""
     narrow, _ = fetch_loop(world, composite, observed)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fn, "settled_clusters", lambda *_: None)
@@ -221,6 +282,7 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     # Kept on the narrow path: the same answer as over the whole fleet, the trace
     # aside (carried forward). Widened: exactly the wide answer, trace included.
     assert without(narrow, kept_narrow) == without(wide, kept_narrow)
+    return kept_narrow
 
 
 @pytest.mark.parametrize("loaded", [True, False], ids=["serving", "loading"])
@@ -228,31 +290,38 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     "change", ["none", "stop", "drain", "preempt", "race", "scale", "template"]
 )
 def test_the_narrow_path_is_taken_only_when_nothing_changes(change: str, loaded: bool) -> None:
-    """The property above is not vacuous: a settled deployment with nothing changed
+    """The properties above are not vacuous: a settled deployment with nothing changed
     keeps on the narrow path in two calls, whether its replicas serve or are still
     loading (a replica that stops serving changes nothing the fleet decides); each
     other change widens (one call more for the fleet, one for the lists of its
     clusters' replicas). A loading replica yields to a racing one that precedes it,
-    which a replica already serving does not."""
+    which a replica already serving does not; a template change updates loading
+    replicas in place, but surges beside serving ones, which looks for room."""
     world, composite, observed = settled_world([2, 2], 2, loaded)
     racing = change in ("preempt", "race")
     world, composite, observed = changed(world, composite, observed, change, 0, not racing)
     got, calls = fetch_loop(world, composite, observed)
+    narrow = change in ("none", "stop") or (change, loaded) in (("race", True), ("template", False))
+    assert_narrow(got, calls) if narrow else assert_wide(got, calls)
+
+
+def assert_narrow(got: dict[str, Any], calls: int) -> None:
     asked = got["requirements"]["resources"]
-    if change in ("none", "stop") or (change == "race" and loaded):
-        assert "inferenceclusters" not in asked
-        assert sorted(asked) == [
-            "inferenceclusters/c0",
-            "modelreplicas/c0",
-            "priorityclasses",
-        ] or sorted(asked) == [
-            "inferenceclusters/c0",
-            "inferenceclusters/c1",
-            "modelreplicas/c0",
-            "modelreplicas/c1",
-            "priorityclasses",
-        ]
-        assert calls == 2
-    else:
-        assert "inferenceclusters" in asked
-        assert calls <= 5
+    assert "inferenceclusters" not in asked
+    assert sorted(asked) == [
+        "inferenceclusters/c0",
+        "modelreplicas/c0",
+        "priorityclasses",
+    ] or sorted(asked) == [
+        "inferenceclusters/c0",
+        "inferenceclusters/c1",
+        "modelreplicas/c0",
+        "modelreplicas/c1",
+        "priorityclasses",
+    ]
+    assert calls == 2
+
+
+def assert_wide(got: dict[str, Any], calls: int) -> None:
+    assert "inferenceclusters" in got["requirements"]["resources"]
+    assert calls <= 5

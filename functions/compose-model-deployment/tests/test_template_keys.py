@@ -11,7 +11,7 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import FLEET, composed, condition, deployment, event, fetched, response
+from .objects import FLEET, composed, condition, deployment, event, fetched, response, widened
 from .test_fn import SERVING
 
 ENGINE = {"name": "engine", "image": "vllm/vllm-openai:v0.7.3"}
@@ -133,7 +133,7 @@ def test_the_same_keys_in_different_places_are_not_repeats() -> None:
         ]
     }
     req = request(
-        with_spec(spec), required=fetched(FLEET, list(SERVING.values())), observed=SERVING
+        with_spec(spec), required=widened(FLEET, list(SERVING.values())), observed=SERVING
     )
     scheduled = as_dict(run(FunctionRunner(), req))["conditions"][0]
     assert (scheduled["type"], scheduled["reason"]) == ("ReplicasScheduled", "AllReplicasScheduled")

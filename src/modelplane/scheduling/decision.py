@@ -177,6 +177,9 @@ class Decision:
     """Replicas that run the deployment's current revision and placement."""
     progress: Condition | None = None
     """The `Progressing` condition: how far the rollout of the current revision got."""
+    sought_room: bool = False
+    """Whether the decision looked for room for a replica (to place, surge or move one):
+    what it found depends on every cluster it could use, not only those it runs on."""
 
     @property
     def placed(self) -> int:

@@ -72,6 +72,7 @@ def assemble(
     trace: tuple[ClusterTrace, ...],
     condition: Condition,
     warnings: Sequence[Event] = (),
+    sought_room: bool = False,
 ) -> Decision:
     replicas = sorted(
         [item.replica for item in rollout.kept] + rollout.placed,
@@ -87,6 +88,7 @@ def assemble(
         tuple(events),
         rollout.updated,
         rollout.condition,
+        sought_room,
     )
 
 

@@ -18,7 +18,6 @@ from modelplane.scheduling.decision import (
     PoolTrace,
     RemovedReplica,
 )
-from modelplane.scheduling.fill import fill, leaving, taken_identities
 from modelplane.scheduling.fleet import ClusterView, FleetFilter, trace_role
 from modelplane.scheduling.held_rollout import held_rollout
 from modelplane.scheduling.label_selector import (
@@ -29,7 +28,6 @@ from modelplane.scheduling.label_selector import (
 from modelplane.scheduling.ledger import ChargedLedgers
 from modelplane.scheduling.matching import Matcher
 from modelplane.scheduling.model import (
-    UNIFIED_ROLE,
     Cluster,
     Deployment,
     ExistingReplica,
@@ -39,12 +37,13 @@ from modelplane.scheduling.model import (
 from modelplane.scheduling.moves import held_moves
 from modelplane.scheduling.no_room import CapacityRejection
 from modelplane.scheduling.outcome import assemble, held
+from modelplane.scheduling.placers import Placers
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Existence, Kept, hold, retain, scale_down
-from modelplane.scheduling.rollout import Placed, roll
+from modelplane.scheduling.rollout import roll
 from modelplane.scheduling.selectors import SelectorEngine, SelectorEvaluator
 from modelplane.scheduling.spread import shrinker
-from modelplane.scheduling.verdict import scheduled_condition
+from modelplane.scheduling.verdict import node_selector_problems, scheduled_condition
 
 
 def replica_name(deployment: Deployment, cluster: str, index: int) -> str:
@@ -60,28 +59,6 @@ def default_engine() -> SelectorEngine:
     from modelplane.scheduling.cel_engine import CelEngine
 
     return CelEngine()
-
-
-def _node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
-    problems: list[Issue] = []
-    for role in deployment.roles:
-        base = (
-            "spec.nodeSelector" if role.name == UNIFIED_ROLE else f"spec.{role.name}.nodeSelector"
-        )
-        for i, request in enumerate(role.requests):
-            for j, expression in enumerate(request.selectors):
-                try:
-                    error = evaluator.compile_error(expression)
-                except DecisionStopped as stop:
-                    stop.locate(
-                        request=request.name,
-                        role=trace_role(role.name),
-                    )
-                    raise
-                if error is not None:
-                    path = f"{base}.devices[{i}].selectors[{j}].cel"
-                    problems.append(Issue(path, error, Reason.INVALID_NODE_SELECTOR))
-    return problems
 
 
 def _trace(
@@ -207,7 +184,7 @@ def schedule(
     try:
         # The clusterSelector's problems come first, so the first one's reason is the
         # condition's. Compiling the selectors is charged to the budget, so it may stop.
-        problems = selector_problems + _node_selector_problems(deployment, evaluator)
+        problems = selector_problems + node_selector_problems(deployment, evaluator)
         if priorities is not None and priorities.unknown(deployment.priority):
             # Placed or updated, its pods would be refused at admission: a serving
             # replica lost. Held as a bad selector is.
@@ -281,25 +258,9 @@ def _decide(
     def named(cluster: str, index: int) -> str:
         return replica_name(deployment, cluster, index)
 
-    def charged_others() -> Sequence[ExistingReplica]:
-        going = leaving(own, removed)
-        return sorted([*others, *going], key=lambda r: (r.namespace, r.name)) if going else others
-
-    def place(keep: Sequence[Kept], count: int) -> Placed:
-        holders = charged_others()
-        book = CapacityBook(views, keep, holders, matcher, contention, charged)
-        taken = taken_identities(deployment.namespace, own, holders, named)
-        return fill(deployment, views, keep, book, count, named, cache, taken)
-
-    def place_on(keep: Sequence[Kept], count: int, cluster: str) -> Placed:
-        view = views.get(cluster)
-        if view is None or not view.eligible:
-            return [], {}
-        holders = charged_others()
-        book = CapacityBook(views, keep, holders, matcher, contention, charged)
-        taken = taken_identities(deployment.namespace, own, holders, named)
-        return fill(deployment, {cluster: view}, keep, book, count, named, taken=taken)
-
+    placers = Placers(
+        deployment, views, own, others, removed, matcher, contention, charged, cache, named
+    )
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)
         moving = held_moves(deployment, own, views, fleet)
@@ -308,8 +269,8 @@ def _decide(
         shrink = shrinker(deployment, views) if deployment.spread else scale_down
         # A surge beside its outdated replica sees one cluster only; under spread
         # constraints the fleet-wide fill places it, where every domain is counted.
-        beside = None if deployment.spread else place_on
-        rollout = roll(deployment, kept, removed, place, beside, shrink)
+        beside = None if deployment.spread else placers.place_on
+        rollout = roll(deployment, kept, removed, placers.place, beside, shrink)
     trace = _trace(views, rollout.capacity, unreadable, yielded)
     hosts = {r.cluster for r in rollout.placed} | {k.replica.cluster for k in rollout.kept}
     cold = cold_trace(views, cache, hosts, {entry.cluster for entry in trace})
@@ -332,7 +293,8 @@ def _decide(
         trace=trace,
         preempted_by=preempted_by,
     )
-    return assemble(rollout, removed, trace, condition, [*warnings, *condition_warnings])
+    warned = [*warnings, *condition_warnings]
+    return assemble(rollout, removed, trace, condition, warned, placers.sought)
 
 
 def _yield(

@@ -3,18 +3,21 @@
 from collections.abc import Sequence
 
 from modelplane.core.condition import Condition
+from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import REPLICAS_SCHEDULED, Reason
+from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     ClusterTrace,
     DesiredReplica,
     Event,
     EventType,
 )
-from modelplane.scheduling.fleet import ClusterView
-from modelplane.scheduling.model import Deployment
+from modelplane.scheduling.fleet import ClusterView, trace_role
+from modelplane.scheduling.model import UNIFIED_ROLE, Deployment
 from modelplane.scheduling.outcome import hold_note, plural
 from modelplane.scheduling.rejections import Rejection
 from modelplane.scheduling.retain import Kept
+from modelplane.scheduling.selectors import SelectorEvaluator
 from modelplane.scheduling.trace import availability
 
 _UNADMITTED = (
@@ -160,3 +163,28 @@ def scheduled_condition(
     return Condition(REPLICAS_SCHEDULED, False, reason, message), [
         Event(EventType.WARNING, reason, message)
     ]
+
+
+def node_selector_problems(deployment: Deployment, evaluator: SelectorEvaluator) -> list[Issue]:
+    """InvalidNodeSelector, naming the field, for each device selector that does not
+    compile; DecisionStopped, located at its request and role, when compiling runs
+    out of the decision's budget."""
+    problems: list[Issue] = []
+    for role in deployment.roles:
+        base = (
+            "spec.nodeSelector" if role.name == UNIFIED_ROLE else f"spec.{role.name}.nodeSelector"
+        )
+        for i, request in enumerate(role.requests):
+            for j, expression in enumerate(request.selectors):
+                try:
+                    error = evaluator.compile_error(expression)
+                except DecisionStopped as stop:
+                    stop.locate(
+                        request=request.name,
+                        role=trace_role(role.name),
+                    )
+                    raise
+                if error is not None:
+                    path = f"{base}.devices[{i}].selectors[{j}].cel"
+                    problems.append(Issue(path, error, Reason.INVALID_NODE_SELECTOR))
+    return problems

@@ -48,7 +48,12 @@ from compose_model_deployment.retiring import (
     require_services,
     starting,
 )
-from compose_model_deployment.settled import carries_wide, keeps, settled_clusters
+from compose_model_deployment.settled import (
+    carried_trace,
+    carries_wide,
+    keeps,
+    settled_clusters,
+)
 from compose_model_deployment.statuses import (
     Statuses,
     accepted_condition,
@@ -141,7 +146,9 @@ class FunctionRunner(ComposeFunction):
         retiring = recorded(composite, observed)
         if retiring:
             require_services(rsp, composite)
-        own = None if _traced_raw(req, composite) else settled_clusters(req, statuses, self.kept)
+        # A retirement under way (a replica unrouted, waiting to go) decides over the fleet.
+        wide = bool(retiring) or _traced_raw(req, composite)
+        own = None if wide else settled_clusters(req, statuses, self.kept)
         narrow = require_own(req, rsp, own, self.kept) if own is not None else None
         required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
         require_cache(rsp, composite)
@@ -150,7 +157,7 @@ class FunctionRunner(ComposeFunction):
             # every replica where it runs stands, any other widens to the fleet below.
             required.stop_unless_fetched(req, rsp)
             outcome = self.decide(req, narrow, statuses, retiring)
-            if keeps(outcome.decision, outcome.wanted.replicas, outcome.composed):
+            if keeps(outcome.decision, outcome.composed):
                 self.finish(req, rsp, outcome, statuses, narrow=True)
                 return
         found = require_fleet(req, rsp, composite, observed, self.kept)
@@ -354,8 +361,7 @@ def emit(
     name = (deployment.metadata.name if deployment.metadata else None) or ""
     compose_endpoints(rsp, name, endpoints, observed, kept, routed(serving_now, last_read))
     if carried is not None:
-        match_trace = carried.matchTrace
-        match_omitted = carried.matchTraceOmitted
+        match_trace, match_omitted = carried_trace(carried), carried.matchTraceOmitted
     else:
         trace = decision.status_trace(complete=traced(req, read))
         match_trace, match_omitted = trace.entries, trace.omitted
