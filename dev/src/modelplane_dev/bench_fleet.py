@@ -250,7 +250,8 @@ def measure(
         world[MODEL_REPLICA] = stamp_replicas(own[0], names, args.deployments, args.replicas)
         # The steady reconcile: its own replicas composed and serving, its status published.
         steady = bench_requests.steady_request(bare, first)
-        for replica in steady.required_resources[bench_requests.REPLICAS].items:
+        own_listed = list(steady.required_resources[bench_requests.REPLICAS].items)
+        for replica in own_listed:
             world[MODEL_REPLICA].append(to_dict(replica.resource))
         steady.ClearField("required_resources")
         # Unsettled: the same deployment scaled up by one replica (a wide reconcile).
@@ -265,10 +266,20 @@ def measure(
         for observed in loading.observed.resources.values():
             observed.resource.fields["status"].struct_value.Clear()
             observed.resource.fields["status"].struct_value.update(bench_requests.LOADING)
+        # The lists it is answered from say so too (the listed copies of its replicas).
+        mine = {to_dict(listed.resource)["metadata"]["name"] for listed in own_listed}
+        loading_world = {
+            **world,
+            MODEL_REPLICA: [
+                {**r, "status": bench_requests.LOADING} if r["metadata"]["name"] in mine else r
+                for r in world[MODEL_REPLICA]
+            ],
+        }
+        worlds = {"settled": world, "loading": loading_world, "unsettled": world}
         loops: dict[str, list[list[Call]]] = {"settled": [], "loading": [], "unsettled": []}
         for run in range(args.runs + 1):
             for kind, req in (("settled", steady), ("loading", loading), ("unsettled", churned)):
-                calls = fetch_loop(server, req, world, rng, run)
+                calls = fetch_loop(server, req, worlds[kind], rng, run)
                 if run:  # the first round warms what the changed fleet needs
                     loops[kind].append(calls)
         for kind, measured in loops.items():
