@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelplane.scheduling import Rejection
+from modelplane.scheduling import Origin, Rejection
 
 from .builders import Obj, cluster, deployment, h100, placements, replica, run
 
@@ -67,3 +67,34 @@ def test_what_does_not_bound_a_cluster(
     decision = run(deployment(2, priority=priority), fleet(*queues, over_quota=over_quota))
 
     assert placements(decision) == ["a/0:h100", "b/0:h100"]
+
+
+def test_replicas_that_fill_their_queue_everywhere_are_kept_not_held() -> None:
+    """A full queue is capacity: when the deployment's own replicas use up its queue on
+    every cluster, nothing is eligible for a new replica, yet the spec matches and the
+    decision keeps them (re-derived, Retained) with ReplicasScheduled True, rather than
+    holding them as it does for an edit that matches nothing."""
+    clusters = [cluster(name, h100(4), queues=[queue(8, 8)]) for name in ("a", "b")]
+    decision = run(
+        deployment(2), clusters, [replica("a", 0, serving=True), replica("b", 0, serving=True)]
+    )
+
+    assert placements(decision) == ["a/0:h100", "b/0:h100"]
+    assert {r.origin for r in decision.replicas} == {Origin.RETAINED}
+    assert decision.removed == ()
+    assert decision.condition.status is True
+
+
+def test_a_replica_more_than_the_queues_let_in_is_named_as_quota() -> None:
+    clusters = [cluster(name, h100(4), queues=[queue(8, 8)]) for name in ("a", "b")]
+    decision = run(
+        deployment(3), clusters, [replica("a", 0, serving=True), replica("b", 0, serving=True)]
+    )
+
+    assert placements(decision) == ["a/0:h100", "b/0:h100"]
+    assert decision.condition.status is False
+    assert decision.condition.message == (
+        "2 of 3 replicas scheduled: the 2 selected clusters have no quota left for it in the "
+        "namespace's in-cluster queue (see the match trace); 0/2 clusters available: "
+        "2 QueueFull"
+    )

@@ -69,6 +69,12 @@ def _none_eligible(
         # The template, not the fleet: say what to change in it.
         verb = "refuses" if selected == 1 else "refuse"
         return f"the {plural(selected, 'selected cluster')} {verb} its template: {refusing[0]}"
+    if _lacking(views, Rejection.QUEUE_FULL) == selected:
+        verb = "has" if selected == 1 else "have"
+        return (
+            f"the {plural(selected, 'selected cluster')} {verb} no quota left for it in "
+            "the namespace's in-cluster queue (see the match trace)"
+        )
     what = "tainted, unreachable, lacking prerequisites its replicas need or unable to run them"
     if unadmitted == selected:
         verb = "is" if selected == 1 else "are"
