@@ -109,11 +109,12 @@ def test_a_request_over_grpcs_usual_4_mib_is_served_by_default(
     # By the server's own process and by a worker process alike.
     for stub in (one_worker, two_workers):
         rsp: fnv1.RunFunctionResponse = stub.RunFunction(req, timeout=30)
-        # Served: the fleet is not fetched yet, so the function asks for it, and only
-        # that (a call Crossplane never keeps: design/required-resources.md).
+        # Served: nothing is fetched yet, so the function asks for what it decides on,
+        # and only that (a call Crossplane never keeps: design/required-resources.md):
+        # its replica names cluster a, so the cluster and the replicas on it first.
         assert sorted(rsp.requirements.resources) == [
-            "inferenceclusters",
-            "modelreplicas",
+            "inferenceclusters/a",
+            "modelreplicas/a",
             "priorityclasses",
         ]
         assert not rsp.conditions
@@ -136,15 +137,15 @@ def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
     assert [(r.severity, r.reason) for r in rsp.results] == [
         (fnv1.SEVERITY_WARNING, "RequestTooLarge")
     ]
-    # What runs stays, with its status; the fleet is still asked for.
+    # What runs stays, with its status; what it decides on is still asked for.
     kept = to_dict(rsp.desired.resources["m-1"].resource)
     assert kept["spec"] == REPLICA["spec"]
     assert rsp.desired.resources["m-1"].ready == fnv1.READY_TRUE
     status = to_dict(rsp.desired.composite.resource)["status"]
     assert status == {"placements": DEPLOYMENT["status"]["placements"]}
     assert sorted(rsp.requirements.resources) == [
-        "inferenceclusters",
-        "modelreplicas",
+        "inferenceclusters/a",
+        "modelreplicas/a",
         "priorityclasses",
     ]
 
@@ -155,8 +156,15 @@ def test_worker_processes_answer_what_the_server_process_answers(
 ) -> None:
     """Several processes compose calls at once (--workers); any of them answers a
     request with the same answer as the server's own process, sent as the same bytes."""
-    # Everything it asks for fetched (nothing exists): a whole answer, not a request.
-    fetched = {"inferenceclusters": [], "modelreplicas": [], "priorityclasses": []}
+    # Everything it asks for fetched (nothing exists: cluster a is gone, so the loop
+    # widened to the fleet): a whole answer, not a request.
+    fetched = {
+        "inferenceclusters/a": [],
+        "modelreplicas/a": [],
+        "inferenceclusters": [],
+        "modelreplicas": [],
+        "priorityclasses": [],
+    }
     req = request(DEPLOYMENT, observed={"m-1": REPLICA}, required=fetched)
     answers: list[bytes] = []
     answers.extend(one_worker.raw(req, timeout=60) for _ in range(3))  # type: ignore[attr-defined]
