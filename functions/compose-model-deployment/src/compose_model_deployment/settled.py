@@ -100,6 +100,7 @@ rollout reaches it."""
 
 
 _GAVE_UP = frozenset({Rejection.YIELDED.value, Rejection.PREEMPTED.value})
+"""Trace reasons that record a replica of this deployment giving up its place."""
 
 
 def carried_trace(status: Status) -> list[MatchTraceEntry] | None:
