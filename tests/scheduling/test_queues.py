@@ -8,7 +8,7 @@ import pytest
 
 from modelplane.scheduling import Origin, Rejection
 
-from .builders import Obj, cluster, deployment, h100, placements, replica, run
+from .builders import Obj, cluster, deployment, h100, l4, placements, replica, run
 
 
 def queue(quota: int | None, used: int, namespaces: tuple[str, ...] = ("ml",)) -> Obj:
@@ -97,4 +97,17 @@ def test_a_replica_more_than_the_queues_let_in_is_named_as_quota() -> None:
         "2 of 3 replicas scheduled: the 2 selected clusters have no quota left for it in the "
         "namespace's in-cluster queue (see the match trace); 0/2 clusters available: "
         "2 QueueFull"
+    )
+
+
+def test_a_full_queue_beside_clusters_that_do_not_match_is_not_blamed_on_the_selector() -> None:
+    """One cluster's queue is full, the other has no pool the nodeSelector matches: the
+    message names the quota, not the selector, for the full one."""
+    full = cluster("a", h100(4), queues=[queue(8, 8)])
+    decision = run(deployment(2), [full, cluster("b", l4(4))], [replica("a", 0, serving=True)])
+
+    assert placements(decision) == ["a/0:h100"]
+    assert decision.condition.message.startswith(
+        "1 of 2 replicas scheduled: 1 selected cluster has no quota left for it in the "
+        "namespace's in-cluster queue, and the other cluster takes no new replica of it"
     )

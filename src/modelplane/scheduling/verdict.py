@@ -69,12 +69,20 @@ def _none_eligible(
         # The template, not the fleet: say what to change in it.
         verb = "refuses" if selected == 1 else "refuse"
         return f"the {plural(selected, 'selected cluster')} {verb} its template: {refusing[0]}"
-    if _lacking(views, Rejection.QUEUE_FULL) == selected:
-        verb = "has" if selected == 1 else "have"
-        return (
-            f"the {plural(selected, 'selected cluster')} {verb} no quota left for it in "
-            "the namespace's in-cluster queue (see the match trace)"
+    full = _lacking(views, Rejection.QUEUE_FULL)
+    if full:
+        # A full queue is capacity: blaming the nodeSelector for those clusters would
+        # send the team to fix a spec that matches them.
+        verb = "has" if full == 1 else "have"
+        quota = (
+            f"{plural(full, 'selected cluster')} {verb} no quota left for it in the "
+            "namespace's in-cluster queue"
         )
+        if full == selected:
+            return f"the {quota} (see the match trace)"
+        rest = selected - full
+        others = "the other cluster takes" if rest == 1 else f"the other {rest} clusters take"
+        return f"{quota}, and {others} no new replica of it (see the match trace)"
     what = "tainted, unreachable, lacking prerequisites its replicas need or unable to run them"
     if unadmitted == selected:
         verb = "is" if selected == 1 else "are"
