@@ -195,7 +195,7 @@ def _apply(
     obj_annotations = {**platform.annotations, **on_object.annotations}
     wanted = set(obj_labels)
     if observed is not None:
-        issues.extend(scheduler.keep_running(workload.kind, obj_labels, observed, workload.title))
+        issues.extend(scheduler.keep_running(workload, obj_labels, observed))
     md.write(meta, "labels", obj_labels, "metadata", workload.title, issues)
     # A label kept absent stays absent, whatever the rendered manifest carried.
     md.remove(meta, "labels", wanted - set(obj_labels))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from modelplane.conventions.config import SchedulingConfig
-from modelplane.conventions.schedulers import ROOT, Platform, Scheduler
+from modelplane.conventions.schedulers import ROOT, Platform, ReplicaPods, Scheduler
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds.base import mapping
@@ -114,11 +114,15 @@ def plan_replica_gang(
     if len(roles) < 2 or not config.gang_enabled or config.workload_api is not None:
         return None, []
     if not any(u.pod_set.leader_ready for _, u in units):
-        minimums = {role: sum(u.pod_set.pods for _, u in units if u.role == role) for role in roles}
-        owners = frozenset(u.pod_set.owner for _, u in units)
+        pods = ReplicaPods(
+            minimums={
+                role: sum(u.pod_set.pods for _, u in units if u.role == role) for role in roles
+            },
+            owners=frozenset(u.pod_set.owner for _, u in units),
+        )
         namespace = units[0][0].namespace
         name = hashed_name(replica, scheduler.name, namespace or "", replica)
-        group = scheduler.replica_gang(name, minimums, owners, platform)
+        group = scheduler.replica_gang(name, pods, platform)
         if group is not None:
             metadata = _metadata(units[0][0], None, name)
             replica_gang = ReplicaGang(

@@ -11,7 +11,7 @@ and the renderer's name limits then follow it.
 from collections.abc import Mapping
 from typing import Final
 
-from .base import ROOT, GangObject, Keys, Platform, Scheduler
+from .base import ROOT, GangObject, Keys, Platform, ReplicaPods, Scheduler
 from .coscheduling import Coscheduling
 from .default import Default
 from .kai import KAI
@@ -43,6 +43,7 @@ __all__ = [
     "Keys",
     "Kueue",
     "Platform",
+    "ReplicaPods",
     "Scheduler",
     "Volcano",
     "strictest_lws_name_max",

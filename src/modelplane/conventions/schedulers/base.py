@@ -13,7 +13,7 @@ workload, and its limit on LeaderWorkerSet names.
 import abc
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, Literal, NamedTuple
 
 from modelplane_models.inference_cluster import Scheduling
 
@@ -67,6 +67,20 @@ class GangObject:
     spec: dict[str, Any] = field(hash=False)
     pod_labels: dict[str, str] = field(hash=False, default_factory=dict[str, str])
     pod_annotations: dict[str, str] = field(hash=False, default_factory=dict[str, str])
+
+
+@dataclass(frozen=True)
+class ReplicaPods:
+    """The pods of one disaggregated replica, as its one gang object sees them."""
+
+    minimums: Mapping[str, int]
+    """The pods each role needs (its sub-group's minimum)."""
+    owners: Collection[WorkloadKind]
+    """The kinds the scheduler sees owning the pods."""
+
+
+# The two fields of default keys a platform sets for every workload.
+DefaultKeys = Literal["defaultLabels", "defaultAnnotations"]
 
 
 class Scheduler(abc.ABC):
@@ -144,13 +158,9 @@ class Scheduler(abc.ABC):
         return no_keys()
 
     def keep_running(
-        self,
-        kind: WorkloadKind,
-        labels: dict[str, str],
-        observed: Mapping[str, Any],
-        title: str,
+        self, workload: Workload, labels: dict[str, str], observed: Mapping[str, Any]
     ) -> list[Issue]:
-        """Put back into `labels` (what the workload object is to carry) the observed
+        """Put back into `labels` (what `workload`'s object is to carry) the observed
         value of each label the scheduler refuses to change on the object as it runs
         (`observed`, read back from the cluster); a Warning for each label kept."""
         return []
@@ -179,17 +189,10 @@ class Scheduler(abc.ABC):
         """The gang object for `pods`, named `name`, when `composes_gang()`."""
         return None
 
-    def replica_gang(
-        self,
-        name: str,
-        minimums: Mapping[str, int],
-        owners: Collection[WorkloadKind],
-        platform: Platform,
-    ) -> GangObject | None:
-        """One gang object named `name` for a disaggregated replica, with a sub-group
-        per role needing `minimums[role]` pods, when the scheduler has sub-groups and
-        nothing else groups the replica's pods; `owners` are the kinds the scheduler
-        sees owning them."""
+    def replica_gang(self, name: str, pods: ReplicaPods, platform: Platform) -> GangObject | None:
+        """One gang object named `name` for the pods of a disaggregated replica, with
+        a sub-group per role, when the scheduler has sub-groups and nothing else
+        groups those pods."""
         return None
 
     def sub_group_keys(self, role: str) -> Keys:
@@ -249,18 +252,19 @@ class Scheduler(abc.ABC):
         return None
 
 
+# Where a default key is read when it is misplaced in the other default field.
+_READ_AS: Final = {"defaultLabels": "an annotation", "defaultAnnotations": "a label"}
+
+
 def misplaced_keys(
-    scheduler: Scheduler,
-    present: Collection[str],
-    keys: tuple[str, ...],
-    field_name: str,
-    form: str,
+    scheduler: Scheduler, present: Collection[str], keys: tuple[str, ...], field_name: DefaultKeys
 ) -> list[Issue]:
-    """A warning for each of `keys` among `present` (defaultLabels or defaultAnnotations)."""
+    """A warning for each of `keys` among `present`, the keys of `field_name`, which
+    the scheduler reads only in the other form."""
     return [
         warning(
             f"{ROOT}.{field_name}[{key}]",
-            f"{scheduler.name} reads {key} only as {form}",
+            f"{scheduler.name} reads {key} only as {_READ_AS[field_name]}",
             Reason.SCHEDULING_FIELD_IGNORED,
         )
         for key in keys

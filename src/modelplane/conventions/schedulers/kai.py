@@ -223,7 +223,6 @@ class KAI(Scheduler):
             annotations,
             (self.queue_label_key, PROJECT_LABEL),
             "defaultAnnotations",
-            "a label",
         )
         if LEGACY_QUEUE_LABEL in labels and self.queue_label_key != LEGACY_QUEUE_LABEL:
             found.append(

@@ -16,6 +16,7 @@ from modelplane_models.deployment import Deployment as DeploymentModel
 from modelplane_models.inference_cluster import Scheduling
 from modelplane_models.leader_worker_set import LeaderWorkerSet as LeaderWorkerSetModel
 
+from modelplane.conventions.workload import Workload
 from modelplane.core.charts import Chart, Component
 from modelplane.core.issues import Issue, warning
 from modelplane.core.kinds import LLM_INFERENCE_SERVICE, WorkloadKind
@@ -184,11 +185,7 @@ class Kueue(Scheduler):
         return keys
 
     def keep_running(
-        self,
-        kind: WorkloadKind,
-        labels: dict[str, str],
-        observed: Mapping[str, Any],
-        title: str,
+        self, workload: Workload, labels: dict[str, str], observed: Mapping[str, Any]
     ) -> list[Issue]:
         # Kueue's Deployment and LWS webhooks (v0.19.2) refuse, on update: a queue-name
         # change once the object has ready replicas, and its removal at any time; adding
@@ -198,6 +195,7 @@ class Kueue(Scheduler):
         # one, for a change refused only while replicas are ready, once none is). KServe
         # copies these labels onto its own Deployment or LWS, whose readiness is not
         # read here: an LLMInferenceService counts as running once it exists.
+        kind = workload.kind
         running = kind is LLM_INFERENCE_SERVICE or _has_ready_replicas(observed)
         seen = _observed_labels(observed)
         issues: list[Issue] = []
@@ -222,7 +220,7 @@ class Kueue(Scheduler):
             issues.append(
                 warning(
                     path,
-                    f"{title}: keeps {_shown(key, old)}, since Kueue refuses that change "
+                    f"{workload.title}: keeps {_shown(key, old)}, since Kueue refuses that change "
                     f"on it as it runs and would then refuse every later update to it; {later}",
                     Reason.SCHEDULING_LABEL_KEPT,
                 )
@@ -237,7 +235,7 @@ class Kueue(Scheduler):
 
     def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
         return misplaced_keys(
-            self, annotations, (QUEUE_LABEL, PRIORITY_LABEL), "defaultAnnotations", "a label"
+            self, annotations, (QUEUE_LABEL, PRIORITY_LABEL), "defaultAnnotations"
         )
 
 

@@ -22,7 +22,7 @@ from modelplane.core.observed import as_map
 from modelplane.core.refs import ObjectRef
 from modelplane.core.vocabulary import Reason
 
-from .base import ROOT, GangObject, Keys, Platform, Scheduler, misplaced_keys, no_keys
+from .base import ROOT, GangObject, Keys, Platform, ReplicaPods, Scheduler, misplaced_keys, no_keys
 from .quota import QueueQuota, gpus, reported
 
 QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
@@ -96,7 +96,7 @@ class Volcano(Scheduler):
         return frozenset({QUEUE_ANNOTATION}) if queued else frozenset()
 
     def misplaced(self, labels: Collection[str], annotations: Collection[str]) -> list[Issue]:
-        return misplaced_keys(self, labels, (QUEUE_ANNOTATION,), "defaultLabels", "an annotation")
+        return misplaced_keys(self, labels, (QUEUE_ANNOTATION,), "defaultLabels")
 
     def composes_gang(self) -> bool:
         return not self.lws_gang_scheduling
@@ -125,22 +125,16 @@ class Volcano(Scheduler):
             spec["priorityClassName"] = platform.priority
         return GangObject(API, spec, pod_annotations={GROUP_ANNOTATION: name})
 
-    def replica_gang(
-        self,
-        name: str,
-        minimums: Mapping[str, int],
-        owners: Collection[WorkloadKind],
-        platform: Platform,
-    ) -> GangObject | None:
+    def replica_gang(self, name: str, pods: ReplicaPods, platform: Platform) -> GangObject | None:
         # The LWS provider's pod webhook points every LWS pod at its own per-group
         # PodGroup, over any annotation Modelplane set; pods of other owners (a
         # replica of Deployments only) it leaves alone, and Volcano's controller makes
         # no PodGroup of its own for a pod that already names one.
-        if self.lws_gang_scheduling and LEADER_WORKER_SET in owners:
+        if self.lws_gang_scheduling and LEADER_WORKER_SET in pods.owners:
             return None
         spec: dict[str, Any] = {
-            "minMember": sum(minimums.values()),
-            "minTaskMember": dict(sorted(minimums.items())),
+            "minMember": sum(pods.minimums.values()),
+            "minTaskMember": dict(sorted(pods.minimums.items())),
         }
         if platform.queue:
             spec["queue"] = platform.queue
