@@ -8,15 +8,10 @@ from typing import Final
 
 from modelplane_models.inference_cluster import InferenceCluster
 
-from modelplane.provisioning.eks import EksProvisioner
-from modelplane.provisioning.gke import GkeProvisioner
-from modelplane.provisioning.model import (
-    ClusterPlan,
-    Composed,
-    PoolPlan,
-    Provisioner,
-)
-from modelplane.provisioning.pools import PoolCheck, bounds, check_pools, size_issues
+from .eks import EksProvisioner
+from .gke import GkeProvisioner
+from .model import ClusterPlan, Composed, PoolPlan, Provisioner
+from .pools import PoolCheck, bounds, check_pools, size_issues
 
 PROVISIONERS: Final[dict[str, Provisioner]] = {
     provisioner.source: provisioner for provisioner in (EksProvisioner(), GkeProvisioner())

@@ -13,7 +13,9 @@ from modelplane_models.inference_cluster import EKSCluster, GKECluster, Inferenc
 from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import as_map, at_provider, condition_is
-from modelplane.provisioning.model import (
+
+from .model import (
+    SYSTEM_POOL,
     ClusterPlan,
     Composed,
     Manifest,
@@ -21,7 +23,7 @@ from modelplane.provisioning.model import (
     PoolPlan,
     provider_config,
 )
-from modelplane.provisioning.names import kubeconfig_secret
+from .names import kubeconfig_secret
 
 Block = TypeVar("Block", EKSCluster, GKECluster)
 # The annotation crossplane-runtime reads a managed resource's cloud-side name from
@@ -36,9 +38,9 @@ class CloudProvisioner(Generic[Block]):
     """The `spec.cluster` field of this cloud's sub-block (`eks`)."""
     pool_resource: ClassVar[str]
     """What a pool's composition resource name calls it (`nodegroup`)."""
-    version_field: ClassVar[str]
+    version_field: ClassVar[str] = "version"
     """The cloud cluster's `forProvider` field the Kubernetes version is composed in."""
-    running_version_field: ClassVar[str]
+    running_version_field: ClassVar[str] = "version"
     """The cloud cluster's `atProvider` field the version it runs is reported in."""
 
     @property
@@ -87,6 +89,12 @@ class CloudProvisioner(Generic[Block]):
         for pool in pools:
             out.pools[pool.name] = key = self.pool_key(pool.name)
             out.resources[key] = self.name_pool(plan, key, build(pool))
+
+    def put_system_pool(self, plan: ClusterPlan, out: Composed, manifest: Manifest) -> None:
+        """Compose the system pool, where the stack's controllers run, from `manifest`."""
+        key = self.pool_key(SYSTEM_POOL)
+        out.resources[key] = self.name_pool(plan, key, manifest)
+        out.system_pools = (key,)
 
     def name_pool(self, plan: ClusterPlan, key: str, manifest: Manifest) -> Manifest:
         """A node group or pool composed with its cloud-side name (`metadata.name` as

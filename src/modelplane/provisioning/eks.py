@@ -33,21 +33,14 @@ from modelplane_models.inference_cluster import EKSCluster
 from modelplane.core.issues import Issue
 from modelplane.core.observed import as_map, at_provider, reported_count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
-from modelplane.provisioning.aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
-from modelplane.provisioning.cloud import CloudProvisioner
-from modelplane.provisioning.eks_autoscaler import compose_autoscaler
-from modelplane.provisioning.eks_network import compose_network
-from modelplane.provisioning.model import (
-    SYSTEM_POOL,
-    ClusterPlan,
-    Composed,
-    Manifest,
-    PoolPlan,
-    body,
-    ref,
-)
-from modelplane.provisioning.names import cloud_name
-from modelplane.provisioning.taints import cloud_taints
+
+from .aws import EKS, IAM, MANAGED_BY_TAG, trust_policy
+from .cloud import CloudProvisioner
+from .eks_autoscaler import compose_autoscaler
+from .eks_network import compose_network
+from .model import SYSTEM_POOL, ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from .names import cloud_name
+from .taints import cloud_taints
 
 # The value of the GPU taint of a node group (`nvidia.com/gpu=true:NoSchedule`).
 GPU_TAINT_VALUE: Final = "true"
@@ -76,8 +69,6 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
     source = "EKS"
     block_field = "eks"
     pool_resource = "nodegroup"
-    version_field = "version"
-    running_version_field = "version"
 
     def pool_issues(self, path: str, pool: PoolPlan) -> list[Issue]:
         long = [taint.key for taint in pool.class_taints if len(taint.key) > TAINT_KEY_LIMIT]
@@ -257,10 +248,9 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             "version": plan.version,
             "tags": tags,
         }
-        system = self.pool_key(SYSTEM_POOL)
-        out.resources[system] = self.name_pool(
+        self.put_system_pool(
             plan,
-            system,
+            out,
             body(
                 EKS,
                 "NodeGroup",
@@ -279,7 +269,6 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
                 },
             ),
         )
-        out.system_pools = (system,)
         self.put_pools(
             plan, out, plan.pools, lambda pool: self._pool(plan, provider, node_group, pool)
         )

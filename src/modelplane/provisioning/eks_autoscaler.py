@@ -22,9 +22,10 @@ from typing import Any, Final
 
 from modelplane.core.charts import RELEASE_API_VERSION, RELEASE_ROLLBACK_LIMIT, Chart
 from modelplane.core.naming import HELM_RELEASE_MAX, fitted
-from modelplane.provisioning.aws import EKS, IAM, policy_document, trust_policy
-from modelplane.provisioning.model import Manifest, body, ref
-from modelplane.provisioning.names import cloud_name
+
+from .aws import EKS, IAM, policy_document, trust_policy
+from .model import Manifest, body, ref
+from .names import cloud_name
 
 CHART: Final = Chart("cluster-autoscaler", repository="https://kubernetes.github.io/autoscaler")
 CHART_VERSION: Final = "9.52.1"

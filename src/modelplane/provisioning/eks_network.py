@@ -13,9 +13,9 @@ any other cluster), and the `role/elb` or `role/internal-elb` marker.
 
 from dataclasses import dataclass, field
 
-from modelplane.provisioning.aws import EC2, MANAGED_BY_TAG
-from modelplane.provisioning.model import Manifest, body, ref
-from modelplane.provisioning.names import cloud_name
+from .aws import EC2, MANAGED_BY_TAG
+from .model import Manifest, body, ref
+from .names import cloud_name
 
 VPC_CIDR = "10.0.0.0/16"
 

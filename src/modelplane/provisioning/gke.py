@@ -29,25 +29,18 @@ from modelplane_models.inference_cluster import GKECluster
 from modelplane.core.issues import Issue
 from modelplane.core.observed import as_map, at_provider, reported_count
 from modelplane.core.vocabulary import LABEL_POOL, Reason
-from modelplane.provisioning.cloud import CloudProvisioner
-from modelplane.provisioning.gke_gpu import (
+
+from .cloud import CloudProvisioner
+from .gke_gpu import (
     DRA_DRIVER_VALUES,
     INSTALLATION_DISABLED,
     dra_node_config,
     driver_version,
     installers,
 )
-from modelplane.provisioning.model import (
-    SYSTEM_POOL,
-    ClusterPlan,
-    Composed,
-    Manifest,
-    PoolPlan,
-    body,
-    ref,
-)
-from modelplane.provisioning.names import cloud_name
-from modelplane.provisioning.taints import cloud_taints
+from .model import SYSTEM_POOL, ClusterPlan, Composed, Manifest, PoolPlan, body, ref
+from .names import cloud_name
+from .taints import cloud_taints
 
 COMPUTE: Final = "compute.gcp.m.upbound.io/v1beta1"
 CONTAINER: Final = "container.gcp.m.upbound.io/v1beta1"
@@ -233,10 +226,9 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             "oauthScopes": list(SCOPES),
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
         }
-        system = self.pool_key(SYSTEM_POOL)
-        out.resources[system] = self.name_pool(
+        self.put_system_pool(
             plan,
-            system,
+            out,
             body(
                 CONTAINER,
                 "NodePool",
@@ -251,7 +243,6 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
                 initProvider={"initialNodeCount": 1},
             ),
         )
-        out.system_pools = (system,)
         self.put_pools(
             plan,
             out,

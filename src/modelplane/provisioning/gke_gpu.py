@@ -30,9 +30,10 @@ priority class, as GKE's DRA page installs it (`DRA_DRIVER_VALUES`).
 from typing import Any, Final
 
 from modelplane.core.vocabulary import LABEL_MANAGED_BY, LABEL_NVIDIA_DRIVER, MANAGED_BY
-from modelplane.provisioning.model import InClusterObject, Manifest, PoolPlan
-from modelplane.provisioning.names import cloud_name
 from modelplane.stack.components import NVIDIA_DRA_DRIVER
+
+from .model import InClusterObject, Manifest, PoolPlan
+from .names import cloud_name
 
 # Where GKE's COS installer puts the driver on the host, and the stack reads it from.
 DRIVER_DIR: Final = "/home/kubernetes/bin/nvidia"

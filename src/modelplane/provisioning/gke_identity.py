@@ -24,7 +24,8 @@ from modelplane_models.inference_cluster import GKECluster
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.observed import as_map
 from modelplane.core.vocabulary import Reason
-from modelplane.provisioning.model import provider_config
+
+from .model import provider_config
 
 GCP_PROVIDER_CONFIG_API_VERSION: Final = "gcp.m.upbound.io/v1beta1"
 CLUSTER_PROVIDER_CONFIG: Final = "ClusterProviderConfig"

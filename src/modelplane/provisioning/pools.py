@@ -14,7 +14,8 @@ from modelplane_models.inference_cluster import NodePool
 from modelplane.core.issues import Issue
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER, Reason
-from modelplane.provisioning.model import SYSTEM_POOL, PoolPlan
+
+from .model import SYSTEM_POOL, PoolPlan
 
 
 @dataclass

@@ -20,7 +20,8 @@ from modelplane_models.inference_cluster import InferenceCluster
 
 from modelplane.core.issues import Issue
 from modelplane.core.vocabulary import Reason
-from modelplane.provisioning.model import ObservedVersion, Provisioner
+
+from .model import ObservedVersion, Provisioner
 
 # `1.34`, `v1.34`, or what a cloud reports with a patch and build (`1.34.1-gke.1200`,
 # `1.34.2-eks-abcdef`). The digits are bounded: an observed string no schema limits
