@@ -4,7 +4,12 @@ import re
 from pathlib import Path
 
 from modelplane.core import vocabulary
-from modelplane.core.vocabulary import CONDITION_TYPES, RESERVED_CONDITION_TYPES, Reason
+from modelplane.core.vocabulary import (
+    CONDITION_TYPES,
+    RESERVED_CONDITION_TYPES,
+    ConditionType,
+    Reason,
+)
 
 
 def _constants(namespace: object) -> dict[str, str]:
@@ -22,7 +27,7 @@ def test_no_condition_type_is_reserved() -> None:
 
 def test_no_word_of_the_vocabulary_is_a_reserved_type() -> None:
     # A constant spelling `Healthy` would be one import away from being set as a condition.
-    words = {**_constants(vocabulary), **_constants(Reason)}
+    words = {**_constants(vocabulary), **_constants(ConditionType), **_constants(Reason)}
     assert {name: v for name, v in words.items() if v in RESERVED_CONDITION_TYPES} == {}
 
 
@@ -32,8 +37,8 @@ def test_condition_types_are_camel_case_words() -> None:
 
 
 def test_the_reachability_condition_is_reachable() -> None:
-    assert vocabulary.REACHABLE == "Reachable"
-    assert vocabulary.REACHABLE in CONDITION_TYPES
+    assert ConditionType.REACHABLE == "Reachable"
+    assert ConditionType.REACHABLE in CONDITION_TYPES
 
 
 ROOT = Path(__file__).resolve().parents[2]

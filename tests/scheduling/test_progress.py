@@ -3,7 +3,7 @@ is complete only when every desired replica runs the current revision (and serve
 
 import pytest
 
-from modelplane.core.vocabulary import PROGRESSING, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 
 from .builders import Obj, cluster, deployment, h100, replica, run
 
@@ -58,7 +58,7 @@ def test_progress_counts_what_is_not_placed(
 ) -> None:
     decision = run(dep, [cluster("a", h100(nodes=nodes))], existing)
     progress = decision.progress
-    assert progress is not None and progress.type == PROGRESSING
+    assert progress is not None and progress.type == ConditionType.PROGRESSING
     assert (progress.status, progress.reason) == (status, reason), progress.message
     count, _, rest = tail.partition(";")
     revision = progress.message.split(" run revision ")[1].split(";")[0]

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from modelplane_models import ModelReplica
 
 from modelplane.core.issues import parse_object
-from modelplane.core.vocabulary import PROGRESSING, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.scheduling import Cluster, Decision, Deployment, ExistingReplica, schedule
 from modelplane.scheduling.adapt import existing_replicas
 from modelplane.scheduling.rollout import budget
@@ -99,7 +99,7 @@ def _roll(clusters: list[Cluster], start: Obj, edit: Obj, hold: Callable[[], int
                 retiring.append(Retiring(replace(old, owner=None), hold()))
         world = after
     assert decision is not None
-    assert decision.progress is not None and decision.progress.type == PROGRESSING
+    assert decision.progress is not None and decision.progress.type == ConditionType.PROGRESSING
     assert decision.progress.reason == Reason.ROLLOUT_COMPLETE or not retiring
     return met
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelplane.core.vocabulary import PROGRESSING, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.scheduling import (
     Cluster,
     Decision,
@@ -206,7 +206,7 @@ def _rolls_within_budget(clusters: list[Cluster], start: Deployment, edited: Dep
         world = after
     assert decision is not None
     progress = decision.progress
-    assert progress is not None and progress.type == PROGRESSING
+    assert progress is not None and progress.type == ConditionType.PROGRESSING
     pending = [r for r in decision.replicas if r.origin is Origin.PENDING]
     if progress.status:
         assert not pending

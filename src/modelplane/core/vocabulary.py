@@ -40,53 +40,39 @@ RESERVED_CONDITION_TYPES: Final = frozenset(
     {"Ready", "Synced", "Healthy", "UpToDate", "Responsive"}
 )
 
-# Condition types Modelplane's functions set. None is reserved (above).
-VALID: Final = "Valid"
-POOLS_RESOLVED: Final = "PoolsResolved"
-SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
-STACK_READY: Final = "StackReady"
-# Whether Modelplane still reaches a workload cluster (`fleet.health`): False evacuates
-# it. Not `Healthy`, which Crossplane reserves and drops from function results.
-REACHABLE: Final = "Reachable"
-TENANCY_CONFIGURED: Final = "TenancyConfigured"
-# A cluster Modelplane creates (source EKS or GKE): its cloud resources exist and are ready.
-PROVISIONED: Final = "Provisioned"
-REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
-REPLICAS_READY: Final = "ReplicasReady"
-ACCEPTED: Final = "Accepted"
-REPLICAS_ACCEPTED: Final = "ReplicasAccepted"
-SERVING: Final = "Serving"
-# A ModelDeployment's rollout, as a Kubernetes Deployment's: True while it progresses
-# or once complete, False when it is stalled.
-PROGRESSING: Final = "Progressing"
-# The traffic path: an InferenceGateway's Gateway, a ModelService's backends and route.
-PROGRAMMED: Final = "Programmed"
-ENDPOINTS_RESOLVED: Final = "EndpointsResolved"
-ROUTED: Final = "Routed"
-# A ModelCache: its weights are on every cluster that holds it.
-CACHED: Final = "Cached"
+
+class ConditionType:
+    """Condition types Modelplane's functions set. None is reserved (above)."""
+
+    VALID: Final = "Valid"
+    POOLS_RESOLVED: Final = "PoolsResolved"
+    SCHEDULING_CONFIGURED: Final = "SchedulingConfigured"
+    STACK_READY: Final = "StackReady"
+    # Whether Modelplane still reaches a workload cluster (`fleet.health`): False evacuates
+    # it. Not `Healthy`, which Crossplane reserves and drops from function results.
+    REACHABLE: Final = "Reachable"
+    TENANCY_CONFIGURED: Final = "TenancyConfigured"
+    # A cluster Modelplane creates (source EKS or GKE): its cloud resources exist and are ready.
+    PROVISIONED: Final = "Provisioned"
+    REPLICAS_SCHEDULED: Final = "ReplicasScheduled"
+    REPLICAS_READY: Final = "ReplicasReady"
+    ACCEPTED: Final = "Accepted"
+    REPLICAS_ACCEPTED: Final = "ReplicasAccepted"
+    SERVING: Final = "Serving"
+    # A ModelDeployment's rollout, as a Kubernetes Deployment's: True while it progresses
+    # or once complete, False when it is stalled.
+    PROGRESSING: Final = "Progressing"
+    # The traffic path: an InferenceGateway's Gateway, a ModelService's backends and route.
+    PROGRAMMED: Final = "Programmed"
+    ENDPOINTS_RESOLVED: Final = "EndpointsResolved"
+    ROUTED: Final = "Routed"
+    # A ModelCache: its weights are on every cluster that holds it.
+    CACHED: Final = "Cached"
+
 
 # Every type above: the only ones a function may set.
-CONDITION_TYPES: Final = frozenset(
-    {
-        VALID,
-        POOLS_RESOLVED,
-        SCHEDULING_CONFIGURED,
-        STACK_READY,
-        REACHABLE,
-        TENANCY_CONFIGURED,
-        REPLICAS_SCHEDULED,
-        REPLICAS_READY,
-        ACCEPTED,
-        REPLICAS_ACCEPTED,
-        SERVING,
-        PROGRESSING,
-        PROGRAMMED,
-        ENDPOINTS_RESOLVED,
-        ROUTED,
-        CACHED,
-        PROVISIONED,
-    }
+CONDITION_TYPES: Final[frozenset[str]] = frozenset(
+    value for name, value in vars(ConditionType).items() if name.isupper()
 )
 
 

@@ -8,7 +8,7 @@ already run the current revision and placement, and why nothing proceeds.
 from collections.abc import Mapping, Sequence
 
 from modelplane.core.condition import Condition
-from modelplane.core.vocabulary import PROGRESSING, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.scheduling.model import Deployment
 from modelplane.scheduling.retain import Kept
 from modelplane.scheduling.rollout import Rollout
@@ -36,14 +36,18 @@ def held_rollout(
     # match: the spec is the cause then, not where the replicas run.
     edited = any(revisions.get(k.replica.name) != deployment.revision for k in kept)
     if len(current) == len(kept) and len(current) >= deployment.replicas:
-        condition = Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
+        condition = Condition(ConditionType.PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
     elif stuck and not edited:
         why = (
             f"no selected cluster admits a replacement for {', '.join(stuck[:5])}, which must "
             "move, so every replica is held (see ReplicasScheduled)"
         )
-        condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")
+        condition = Condition(
+            ConditionType.PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}"
+        )
     else:
         why = "the spec cannot be placed (see ReplicasScheduled), so every replica is held"
-        condition = Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}")
+        condition = Condition(
+            ConditionType.PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {why}"
+        )
     return Rollout(list(kept), [], {}, len(current), condition)

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 
 from modelplane.core.condition import Condition
-from modelplane.core.vocabulary import REPLICAS_SCHEDULED, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.scheduling.decision import (
     ClusterTrace,
     Decision,
@@ -111,6 +111,6 @@ def held(
     kept = scale_down(kept, deployment.replicas, removed)
     message = why + hold_note(kept)
     warning = Event(EventType.WARNING, reason, message)
-    condition = Condition(REPLICAS_SCHEDULED, False, reason, message)
+    condition = Condition(ConditionType.REPLICAS_SCHEDULED, False, reason, message)
     rollout = held_rollout(deployment, kept, {r.name: r.revision for r in own})
     return assemble(rollout, removed, trace, condition, [*warnings, warning])

@@ -59,7 +59,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from modelplane.core.condition import Condition
-from modelplane.core.vocabulary import PROGRESSING, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.scheduling.decision import (
     DesiredReplica,
     Event,
@@ -330,11 +330,14 @@ class _Roll:
         unplaced = self.wanted - updated
         if not self.old and not waiting:
             if unplaced <= 0:
-                return Condition(PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
+                return Condition(ConditionType.PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
             # Every replica placed runs the revision, but some could not be placed: the
             # rollout is not complete, and nothing proceeds until room appears.
             return Condition(
-                PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {_not_placed(unplaced)}"
+                ConditionType.PROGRESSING,
+                False,
+                Reason.ROLLOUT_STALLED,
+                f"{head}; {_not_placed(unplaced)}",
             )
         notes: list[str] = []
         if self.old:
@@ -345,9 +348,14 @@ class _Roll:
             notes.append(_not_placed(unplaced))
         if not self.old or self.changed or waiting:
             return Condition(
-                PROGRESSING, True, Reason.ROLLING_UPDATE, f"{head}; {'; '.join(notes)}"
+                ConditionType.PROGRESSING,
+                True,
+                Reason.ROLLING_UPDATE,
+                f"{head}; {'; '.join(notes)}",
             )
-        return Condition(PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}")
+        return Condition(
+            ConditionType.PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}"
+        )
 
     def _stalled(self) -> str:
         why: list[str] = []

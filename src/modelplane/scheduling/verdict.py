@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from modelplane.core.condition import Condition
 from modelplane.core.issues import Issue
-from modelplane.core.vocabulary import REPLICAS_SCHEDULED, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.scheduling.budget import DecisionStopped
 from modelplane.scheduling.decision import (
     ClusterTrace,
@@ -160,7 +160,7 @@ def scheduled_condition(
         message = f"{why}{hold_note(kept)}"
     elif wanted == 0:
         return Condition(
-            REPLICAS_SCHEDULED, True, Reason.ALL_SCHEDULED, "no replicas requested"
+            ConditionType.REPLICAS_SCHEDULED, True, Reason.ALL_SCHEDULED, "no replicas requested"
         ), []
     elif scheduled >= wanted:
         hosts = {item.replica.cluster for item in kept} | {r.cluster for r in placed}
@@ -168,13 +168,13 @@ def scheduled_condition(
         if scheduled > wanted:
             # Old replicas a rollout keeps beside their replacements (`rollout`).
             message += f", and {scheduled - wanted} more while a rollout replaces old ones"
-        return Condition(REPLICAS_SCHEDULED, True, Reason.ALL_SCHEDULED, message), []
+        return Condition(ConditionType.REPLICAS_SCHEDULED, True, Reason.ALL_SCHEDULED, message), []
     else:
         message = f"{scheduled} of {wanted} replicas scheduled: {why}"
     named = len({entry.cluster for entry in trace} | set(views))
     if named:
         message = f"{message}; {availability(trace, named)}"
-    return Condition(REPLICAS_SCHEDULED, False, reason, message), [
+    return Condition(ConditionType.REPLICAS_SCHEDULED, False, reason, message), [
         Event(EventType.WARNING, reason, message)
     ]
 

@@ -53,8 +53,7 @@ from modelplane.core.vocabulary import (
     MODEL_DEPLOYMENT,
     MODEL_ENDPOINT,
     MODEL_REPLICA,
-    REACHABLE,
-    SERVING,
+    ConditionType,
 )
 from modelplane.scheduling.model import RollingUpdate
 from modelplane.scheduling.rollout import Budget, budget
@@ -134,7 +133,7 @@ def snapshot(objects: Iterable[View]) -> Snapshot:
         namespace = str(meta.get("namespace") or "")
         if kind == INFERENCE_CLUSTER:
             clusters.add(str(meta.get("name")))
-            reachable = find_condition(obj, REACHABLE)
+            reachable = find_condition(obj, ConditionType.REACHABLE)
             if reachable is not None and reachable.status == "False":
                 unreachable.add(str(meta.get("name")))
         elif kind == MODEL_DEPLOYMENT:
@@ -175,7 +174,7 @@ def _serving(obj: View) -> bool:
     status: Mapping[str, Any] = obj.get("status") or {}
     annotations: Mapping[str, Any] = (obj.get("metadata") or {}).get("annotations") or {}
     return served_as_last_read(
-        find_condition(obj, SERVING),
+        find_condition(obj, ConditionType.SERVING),
         status.get("servingRevision"),
         annotations.get(ANNOTATION_REVISION),
     )

@@ -31,12 +31,7 @@ from modelplane_models import InferenceCluster
 from modelplane.conventions.parse import parse_scheduling
 from modelplane.conventions.tenancy import read_tenancy
 from modelplane.core.issues import InvalidInputError, Issue, errors, parse_object
-from modelplane.core.vocabulary import (
-    GROUP,
-    INFERENCE_CLUSTER,
-    SCHEDULING_CONFIGURED,
-    TENANCY_CONFIGURED,
-)
+from modelplane.core.vocabulary import GROUP, INFERENCE_CLUSTER, ConditionType
 from modelplane.provisioning import kubernetes_version
 from modelplane_cli.render.apiservers import WorkloadApiServers
 from modelplane_cli.render.simulate import OBJECT_GROUPS
@@ -146,7 +141,8 @@ def _cluster_settings(
             c
             for c in conditions
             if isinstance(c, Mapping)
-            and c.get("type") in (SCHEDULING_CONFIGURED, TENANCY_CONFIGURED)
+            and c.get("type")
+            in (ConditionType.SCHEDULING_CONFIGURED, ConditionType.TENANCY_CONFIGURED)
             and c.get("status") == "False"
         ]
         if not failed:

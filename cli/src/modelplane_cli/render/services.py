@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from modelplane.core.observed import find_condition
-from modelplane.core.vocabulary import MODEL_SERVICE, ROUTED
+from modelplane.core.vocabulary import MODEL_SERVICE, ConditionType
 from modelplane.traffic.weights import SCALE
 from modelplane_cli.render.world import ObjectKey, View
 
@@ -39,7 +39,7 @@ def services(composites: Sequence[View], table: Table) -> str:
 
 
 def _routed(obj: View) -> str:
-    condition = find_condition(obj, ROUTED)
+    condition = find_condition(obj, ConditionType.ROUTED)
     if condition is None:
         return "-"
     reason = condition.reason

@@ -41,13 +41,7 @@ from compose_inference_cluster.stack import StackInputs, compose_stack
 from compose_inference_cluster.tenancy import report_tenancy
 from modelplane.conventions import parse_scheduling
 from modelplane.core.issues import InvalidInputError, Issue, has_errors
-from modelplane.core.vocabulary import (
-    API_VERSION,
-    INFERENCE_CLASS,
-    POOLS_RESOLVED,
-    SCHEDULING_CONFIGURED,
-    Reason,
-)
+from modelplane.core.vocabulary import API_VERSION, INFERENCE_CLASS, ConditionType, Reason
 from modelplane.fleet.classes import class_issues
 from modelplane.fleet.pools import ClassLookup, PoolView, publish_pools
 from modelplane.provisioning import kubernetes_version
@@ -63,7 +57,10 @@ from modelplane.xfn.runner import (
 
 PROVIDER_CONFIG = "provider-config"
 SCHEDULING_VALID = report.Condition(
-    SCHEDULING_CONFIGURED, True, Reason.SCHEDULING_VALID, "scheduling conventions valid"
+    ConditionType.SCHEDULING_CONFIGURED,
+    True,
+    Reason.SCHEDULING_VALID,
+    "scheduling conventions valid",
 )
 
 
@@ -74,7 +71,7 @@ def scheduling_valid(findings: list[Issue]) -> report.Condition:
     if not lacking:
         return SCHEDULING_VALID
     return report.Condition(
-        SCHEDULING_CONFIGURED,
+        ConditionType.SCHEDULING_CONFIGURED,
         True,
         Reason.GANG_API_UNAVAILABLE,
         f"{SCHEDULING_VALID.message}; " + "; ".join(lacking),
@@ -86,7 +83,7 @@ def class_requirement(class_name: str) -> str:
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = POOLS_RESOLVED
+    validity_condition = ConditionType.POOLS_RESOLVED
     # Not `reachability`: a reconcile held on bad input or a wait observes no Object,
     # and carrying an outage's start through it would date a later outage from the
     # earlier one (unreachable at once); dropped, the grace restarts from the
@@ -163,13 +160,13 @@ class FunctionRunner(ComposeFunction):
             gateway=compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"]),
             kubernetesVersion=cloud.version if cloud is not None else published_version,
         )
-        report.report_issues(rsp, POOLS_RESOLVED, view.issues, pools_condition(view))
+        report.report_issues(rsp, ConditionType.POOLS_RESOLVED, view.issues, pools_condition(view))
 
         scheduling = spec.scheduling if spec and "scheduling" in spec.model_fields_set else None
         config, findings = parse_scheduling(scheduling, version)
         report.report_issues(
             rsp,
-            SCHEDULING_CONFIGURED,
+            ConditionType.SCHEDULING_CONFIGURED,
             findings,
             scheduling_valid(findings),
             failed_reason=Reason.INVALID_SCHEDULING,
@@ -254,5 +251,8 @@ def pools_condition(view: PoolView) -> report.Condition:
     """PoolsResolved when no class is missing or invalid: every pool published. Every
     class is fetched by then (`required.stop_unless_fetched`), so none is waited for."""
     return report.Condition(
-        POOLS_RESOLVED, True, Reason.CLASSES_RESOLVED, f"{len(view.pools)} pools published"
+        ConditionType.POOLS_RESOLVED,
+        True,
+        Reason.CLASSES_RESOLVED,
+        f"{len(view.pools)} pools published",
     )

@@ -35,7 +35,7 @@ from modelplane_models.inference_cluster import ReachabilityStatus
 
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import find_condition
-from modelplane.core.vocabulary import LABEL_CLUSTER, REACHABLE, Reason
+from modelplane.core.vocabulary import LABEL_CLUSTER, ConditionType, Reason
 from modelplane.fleet.health import (
     assess,
     assess_replicas,
@@ -186,7 +186,7 @@ def never_reached(composite: InferenceCluster) -> bool:
         status.reachability.objectsFailingSince or status.reachability.replicaObjectsFailingSince
     ):
         return False
-    said = next((c for c in status.conditions or () if c.type == REACHABLE), None)
+    said = next((c for c in status.conditions or () if c.type == ConditionType.REACHABLE), None)
     return said is None or said.reason not in _VERDICTS
 
 
@@ -206,7 +206,9 @@ def report_reachable(
     re-created after it was lost is judged as any other: its outage is reported."""
     if kubeconfig_writer and being_created(observed, kubeconfig_writer, composite):
         message = "the cluster is being created; its kubeconfig is not written yet"
-        report.set_condition(rsp, report.Condition(REACHABLE, None, Reason.PROVISIONING, message))
+        report.set_condition(
+            rsp, report.Condition(ConditionType.REACHABLE, None, Reason.PROVISIONING, message)
+        )
         return None
     now = clock.now(req)
     name = (composite.metadata.name if composite.metadata else None) or ""
@@ -222,7 +224,10 @@ def report_reachable(
     replicas = assess_replicas(replica_objects(req, name), now, replicas_since)
     health = combine(connection, replicas)
     report.set_condition(
-        rsp, report.Condition(REACHABLE, health.reachable, reason_for(health), health.message)
+        rsp,
+        report.Condition(
+            ConditionType.REACHABLE, health.reachable, reason_for(health), health.message
+        ),
     )
     replicas_began = replicas.since if replicas is not None else None
     if connection.since is None and replicas_began is None:

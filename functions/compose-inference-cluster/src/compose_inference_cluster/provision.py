@@ -36,7 +36,7 @@ from compose_inference_cluster.replicas import PlacedReplica
 from modelplane.core.issues import Issue
 from modelplane.core.naming import hashed_name
 from modelplane.core.refs import USAGE_API_VERSION, ObjectRef
-from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, PROVISIONED, Reason
+from modelplane.core.vocabulary import API_VERSION, MODEL_REPLICA, ConditionType, Reason
 from modelplane.provisioning import (
     ClusterPlan,
     Composed,
@@ -266,7 +266,10 @@ def compose_cloud(
             report.warning(rsp, issue.reason, str(issue))
         message = "; ".join(map(str, issues))
         report.set_condition(
-            rsp, report.Condition(PROVISIONED, False, Reason.INVALID_PROVISIONING, message)
+            rsp,
+            report.Condition(
+                ConditionType.PROVISIONED, False, Reason.INVALID_PROVISIONING, message
+            ),
         )
         return None
     spec = cluster.spec
@@ -341,7 +344,7 @@ def compose_cloud(
             cloud.ready_nodes[pool] = nodes
     report.report_issues(
         rsp,
-        PROVISIONED,
+        ConditionType.PROVISIONED,
         [*check.issues, *access_issues],
         _provisioned(provisioner, composed, observed, check.kept),
         failed_reason=Reason.INVALID_PROVISIONING,
@@ -374,12 +377,15 @@ def _provisioned(
         what = [*unready, *(f"pool {pool} (waiting for its InferenceClass)" for pool in waiting)]
         shown = ", ".join(what[:5]) + (f" and {len(what) - 5} more" if len(what) > 5 else "")
         return report.Condition(
-            PROVISIONED, False, Reason.PROVISIONING, f"{provisioner.source}: waiting for {shown}"
+            ConditionType.PROVISIONED,
+            False,
+            Reason.PROVISIONING,
+            f"{provisioner.source}: waiting for {shown}",
         )
     endpoint = provisioner.endpoint(observed.get(composed.cluster) or {})
     at = f" at {endpoint}" if endpoint else ""
     return report.Condition(
-        PROVISIONED,
+        ConditionType.PROVISIONED,
         True,
         Reason.CLUSTER_PROVISIONED,
         f"{provisioner.source} cluster{at} and {len(composed.pools)} node pools ready",

@@ -26,7 +26,7 @@ from compose_inference_cluster.replicas import Placed, PlacedReplica
 from modelplane.conventions import SchedulingConfig
 from modelplane.core.issues import has_errors
 from modelplane.core.node_taints import NodeTaint
-from modelplane.core.vocabulary import STACK_READY, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.stack import (
     AI_GATEWAY_RELEASE,
     ENVOY_GATEWAY_RELEASE,
@@ -224,7 +224,7 @@ def compose_stack(
     )
     report.report_issues(
         rsp,
-        STACK_READY,
+        ConditionType.STACK_READY,
         issues,
         _condition(findings, installed),
         failed_reason=Reason.INVALID_STACK,
@@ -242,10 +242,10 @@ def _condition(findings: Findings, installed: releases.Installed | None) -> repo
             message += " (new releases wait for the cluster's system nodes)"
         if findings.missing:
             message += f"; missing until then: {findings.describe_missing()}"
-        return report.Condition(STACK_READY, None, Reason.INSTALLING_STACK, message)
+        return report.Condition(ConditionType.STACK_READY, None, Reason.INSTALLING_STACK, message)
     if findings.missing:
         return report.Condition(
-            STACK_READY,
+            ConditionType.STACK_READY,
             False,
             Reason.PREREQUISITES_MISSING,
             f"missing: {findings.describe_missing()}",
@@ -253,7 +253,7 @@ def _condition(findings: Findings, installed: releases.Installed | None) -> repo
     if findings.unknown:
         total = findings.checked + len(findings.unknown)
         return report.Condition(
-            STACK_READY,
+            ConditionType.STACK_READY,
             None,
             Reason.CHECKING_PREREQUISITES,
             f"{findings.checked} of {total} prerequisites observed",
@@ -262,7 +262,7 @@ def _condition(findings: Findings, installed: releases.Installed | None) -> repo
     if installed and installed.retiring:
         installs += f"; retiring once no Usage names them: {', '.join(installed.retiring)}"
     return report.Condition(
-        STACK_READY,
+        ConditionType.STACK_READY,
         True,
         Reason.STACK_COMPLETE,
         f"{findings.present} prerequisites present{installs}",

@@ -13,11 +13,14 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
 
 from modelplane.conventions.tenancy import Tenancy, read_tenancy
-from modelplane.core.vocabulary import TENANCY_CONFIGURED, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.xfn import report
 
 TENANCY_VALID = report.Condition(
-    TENANCY_CONFIGURED, True, Reason.TENANCY_VALID, "tenant namespaces and their metadata valid"
+    ConditionType.TENANCY_CONFIGURED,
+    True,
+    Reason.TENANCY_VALID,
+    "tenant namespaces and their metadata valid",
 )
 
 
@@ -27,6 +30,10 @@ def report_tenancy(
     """Set TenancyConfigured; the tenancy when it is valid, else None."""
     tenancy, issues = read_tenancy(cluster.spec.tenancy if cluster.spec else None, name)
     valid = report.report_issues(
-        rsp, TENANCY_CONFIGURED, issues, TENANCY_VALID, failed_reason=Reason.INVALID_TENANCY
+        rsp,
+        ConditionType.TENANCY_CONFIGURED,
+        issues,
+        TENANCY_VALID,
+        failed_reason=Reason.INVALID_TENANCY,
     )
     return tenancy if valid else None

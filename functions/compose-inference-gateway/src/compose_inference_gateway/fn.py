@@ -34,8 +34,7 @@ from modelplane.core.vocabulary import (
     API_VERSION,
     INFERENCE_CLUSTER,
     INFERENCE_GATEWAY,
-    PROGRAMMED,
-    VALID,
+    ConditionType,
     Reason,
 )
 from modelplane.traffic import gateways
@@ -59,7 +58,7 @@ CLASS_KEY = "gateway-class"
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = VALID
+    validity_condition = ConditionType.VALID
     published_status = published(InferenceGateway)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
@@ -164,11 +163,13 @@ class FunctionRunner(ComposeFunction):
 
         report.set_condition(
             rsp,
-            report.Condition(VALID, True, Reason.VALID, f"entry Gateway on InferenceCluster {hub}"),
+            report.Condition(
+                ConditionType.VALID, True, Reason.VALID, f"entry Gateway on InferenceCluster {hub}"
+            ),
         )
         if programmed and reached:
             condition = report.Condition(
-                PROGRAMMED,
+                ConditionType.PROGRAMMED,
                 True,
                 Reason.GATEWAY_PROGRAMMED,
                 f"Gateway {gateway_name} is programmed; reached at {reached}",
@@ -177,7 +178,9 @@ class FunctionRunner(ComposeFunction):
             message = why or "no address reported yet"
             if kept:
                 message += "; the Gateway on the cluster it moved from serves until then"
-            condition = report.Condition(PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, message)
+            condition = report.Condition(
+                ConditionType.PROGRAMMED, False, Reason.GATEWAY_NOT_PROGRAMMED, message
+            )
         report.set_condition(rsp, condition)
 
 

@@ -40,11 +40,10 @@ from modelplane.caching import CacheSpec, CacheStorage, Phase, cache_storage, ke
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.vocabulary import (
     API_VERSION,
-    CACHED,
     INFERENCE_CLUSTER,
     LABEL_MODEL_CACHE,
     MODEL_REPLICA,
-    VALID,
+    ConditionType,
     Reason,
 )
 from modelplane.scheduling.label_selector import CompiledLabelSelector, compile_label_selector
@@ -66,7 +65,7 @@ REPLICAS = "modelreplicas"
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = VALID
+    validity_condition = ConditionType.VALID
     published_status = published(ModelCache)
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
@@ -86,7 +85,7 @@ class FunctionRunner(ComposeFunction):
         clusters = required.resolve(req, CLUSTERS, InferenceCluster)
         replicas = required.resolve(req, REPLICAS, ModelReplica)
         report.set_condition(
-            rsp, report.Condition(VALID, True, Reason.VALID, f"caches {cache.uri}")
+            rsp, report.Condition(ConditionType.VALID, True, Reason.VALID, f"caches {cache.uri}")
         )
 
         users = users_by_cluster(replicas.items, cache)
@@ -281,10 +280,12 @@ def cached_condition(
     failed = [p for p in placed if p.progress.phase is Phase.FAILED]
     if failed:
         message = "; ".join(f"{p.cluster}: {p.progress.message}" for p in failed)
-        return report.Condition(CACHED, False, Reason.CACHE_DOWNLOAD_FAILED, message + note)
+        return report.Condition(
+            ConditionType.CACHED, False, Reason.CACHE_DOWNLOAD_FAILED, message + note
+        )
     if not placed:
         return report.Condition(
-            CACHED,
+            ConditionType.CACHED,
             False,
             Reason.CACHE_NOT_PLACED,
             "on no cluster yet: no replica using it is placed and no clusterSelector picks "
@@ -293,10 +294,14 @@ def cached_condition(
     waiting = [p for p in placed if p.progress.phase is not Phase.READY]
     if waiting:
         message = "; ".join(f"{p.cluster}: {p.progress.message}" for p in waiting)
-        return report.Condition(CACHED, False, Reason.CACHE_DOWNLOADING, message + note)
+        return report.Condition(
+            ConditionType.CACHED, False, Reason.CACHE_DOWNLOADING, message + note
+        )
     ready = ", ".join(p.cluster for p in placed)
     used = f" (in use by {in_use_names(users)})" if users else ""
-    return report.Condition(CACHED, True, Reason.CACHES_READY, f"Ready on {ready}{used}{note}")
+    return report.Condition(
+        ConditionType.CACHED, True, Reason.CACHES_READY, f"Ready on {ready}{used}{note}"
+    )
 
 
 def in_use_names(users: dict[str, set[str]]) -> str:

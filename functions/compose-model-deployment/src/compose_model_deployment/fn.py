@@ -62,12 +62,7 @@ from compose_model_deployment.statuses import (
 )
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
-from modelplane.core.vocabulary import (
-    CONTEXT_MATCH_TRACE,
-    LABEL_DEPLOYMENT,
-    REPLICAS_SCHEDULED,
-    Reason,
-)
+from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE, LABEL_DEPLOYMENT, ConditionType, Reason
 from modelplane.scheduling import (
     CacheView,
     Decision,
@@ -115,7 +110,7 @@ class Outcome:
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = REPLICAS_SCHEDULED
+    validity_condition = ConditionType.REPLICAS_SCHEDULED
     published_status = published(ModelDeployment)
     # Readiness follows the replicas that serve (ReplicasReady), not whether the
     # latest edit could be placed: an edit that cannot be placed keeps what runs.

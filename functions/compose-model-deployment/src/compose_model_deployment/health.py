@@ -10,12 +10,14 @@ condition has status "False".
 from modelplane_models import InferenceCluster
 
 from modelplane.core.observed import first_condition
-from modelplane.core.vocabulary import REACHABLE
+from modelplane.core.vocabulary import ConditionType
 from modelplane.xfn.required import Required
 
 
 def _unreachable_name(cluster: InferenceCluster) -> str | None:
-    found = first_condition(cluster.status.conditions if cluster.status else None, REACHABLE)
+    found = first_condition(
+        cluster.status.conditions if cluster.status else None, ConditionType.REACHABLE
+    )
     if found is None or found.status != "False":
         return None
     return cluster.metadata.name if cluster.metadata else None

@@ -27,7 +27,7 @@ from modelplane.core.vocabulary import (
     API_VERSION,
     LABEL_MODEL_CACHE,
     MODEL_REPLICA,
-    SERVING,
+    ConditionType,
 )
 from modelplane.core.written import as_written
 from modelplane.scheduling import UNIFIED_ROLE, Decision, DesiredReplica
@@ -123,7 +123,7 @@ def serving_replicas(replicas: Required[ModelReplica]) -> frozenset[tuple[str, s
         status, metadata = replica.status, replica.metadata
         if metadata is None:
             continue
-        serving = first_condition(status.conditions if status else None, SERVING)
+        serving = first_condition(status.conditions if status else None, ConditionType.SERVING)
         revision = (metadata.annotations or {}).get(ANNOTATION_REVISION)
         if served_as_last_read(serving, status.servingRevision if status else None, revision):
             found.add((metadata.namespace or "", metadata.name or ""))

@@ -17,14 +17,7 @@ from modelplane.core.applied import served_as_last_read
 from modelplane.core.bounded import BoundedMemo
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import conditions_problem, find_condition
-from modelplane.core.vocabulary import (
-    ACCEPTED,
-    ANNOTATION_REVISION,
-    REPLICAS_ACCEPTED,
-    REPLICAS_READY,
-    SERVING,
-    Reason,
-)
+from modelplane.core.vocabulary import ANNOTATION_REVISION, ConditionType, Reason
 from modelplane.xfn import report
 from modelplane.xfn.memo import digest_bytes
 
@@ -39,7 +32,7 @@ def content_key(obj: Any) -> bytes:
 
 def refusal(observed: dict[str, Any] | None) -> str | None:
     """Why an observed ModelReplica's cluster did not accept it, or None."""
-    accepted = find_condition(observed, ACCEPTED)
+    accepted = find_condition(observed, ConditionType.ACCEPTED)
     if accepted is None or accepted.status != "False":
         return None
     return f"{accepted.reason or ''}: {accepted.message or ''}"
@@ -57,7 +50,9 @@ def serving(observed: dict[str, Any] | None) -> bool:
     annotations = mapping(mapping(obj.get("metadata")).get("annotations"))
     judged = mapping(obj.get("status")).get("servingRevision")
     return served_as_last_read(
-        find_condition(observed, SERVING), judged, annotations.get(ANNOTATION_REVISION)
+        find_condition(observed, ConditionType.SERVING),
+        judged,
+        annotations.get(ANNOTATION_REVISION),
     )
 
 
@@ -145,10 +140,13 @@ def accepted_condition(refusals: dict[str, str | None]) -> report.Condition:
     refused = [f"{name}: {why}" for name, why in sorted(refusals.items()) if why]
     if refused:
         return report.Condition(
-            REPLICAS_ACCEPTED, False, Reason.REPLICAS_NOT_ACCEPTED, "; ".join(refused)
+            ConditionType.REPLICAS_ACCEPTED, False, Reason.REPLICAS_NOT_ACCEPTED, "; ".join(refused)
         )
     return report.Condition(
-        REPLICAS_ACCEPTED, True, Reason.ALL_ACCEPTED, "no replica was refused by its cluster"
+        ConditionType.REPLICAS_ACCEPTED,
+        True,
+        Reason.ALL_ACCEPTED,
+        "no replica was refused by its cluster",
     )
 
 
@@ -161,5 +159,5 @@ def ready_condition(ready: int, placed: int, wanted: int) -> report.Condition:
     else:
         message = f"{ready} of {wanted} replicas serving"
     if ready == placed and placed >= wanted:
-        return report.Condition(REPLICAS_READY, True, Reason.ALL_READY, message)
-    return report.Condition(REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, message)
+        return report.Condition(ConditionType.REPLICAS_READY, True, Reason.ALL_READY, message)
+    return report.Condition(ConditionType.REPLICAS_READY, False, Reason.REPLICAS_NOT_READY, message)

@@ -16,14 +16,14 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import ModelEndpoint
 
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, VALID, Reason
+from modelplane.core.vocabulary import API_VERSION, MODEL_DEPLOYMENT, ConditionType, Reason
 from modelplane.traffic.urls import parse_url
 from modelplane.xfn import report
 from modelplane.xfn.runner import ComposeFunction, observed_composite
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = VALID
+    validity_condition = ConditionType.VALID
 
     def compose(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         endpoint = observed_composite(req, ModelEndpoint)
@@ -51,7 +51,9 @@ class FunctionRunner(ComposeFunction):
             f"replica {spec.replicaName} of ModelDeployment {spec.deploymentName} on "
             f"InferenceCluster {spec.clusterName} is reached at {url}"
         )
-        report.set_condition(rsp, report.Condition(VALID, True, Reason.VALID, message))
+        report.set_condition(
+            rsp, report.Condition(ConditionType.VALID, True, Reason.VALID, message)
+        )
 
 
 def composed_by(endpoint: ModelEndpoint, deployment: str) -> bool:

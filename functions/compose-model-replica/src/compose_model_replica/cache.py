@@ -26,7 +26,7 @@ from modelplane_models.model_replica import ModelReplica
 from modelplane.caching import Phase, read_cache
 from modelplane.caching.native import claim_name
 from modelplane.core.issues import InvalidInputError, Issue
-from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, SERVING, Reason
+from modelplane.core.vocabulary import API_VERSION, MODEL_CACHE, ConditionType, Reason
 from modelplane.workloads import CacheMount, ReplicaInput
 from modelplane.xfn import report, required
 
@@ -101,7 +101,8 @@ def with_cache(
         f"{replica.cluster_name} ({detail}): the engines start once it is Ready"
     )
     return CacheState(
-        cached, report.Condition(SERVING, False, Reason.MODEL_CACHE_NOT_READY, message)
+        cached,
+        report.Condition(ConditionType.SERVING, False, Reason.MODEL_CACHE_NOT_READY, message),
     )
 
 

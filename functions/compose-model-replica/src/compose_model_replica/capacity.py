@@ -9,7 +9,7 @@ that nothing is wrong but the cloud's lead time.
 
 from modelplane_models.inference_cluster import InferenceCluster
 
-from modelplane.core.vocabulary import SERVING, Reason
+from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.workloads import ReplicaInput
 from modelplane.xfn import report
 
@@ -46,4 +46,4 @@ def waiting_for_capacity(
     if not short:
         return serving
     why = f"{'; '.join(sorted(short))}: waiting for the cloud to add a node ({serving.message})"
-    return report.Condition(SERVING, False, Reason.WAITING_FOR_CAPACITY, why)
+    return report.Condition(ConditionType.SERVING, False, Reason.WAITING_FOR_CAPACITY, why)

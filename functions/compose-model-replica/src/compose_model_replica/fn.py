@@ -47,11 +47,11 @@ from modelplane.core.applied import stamped
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.observed import conditions, first_condition
 from modelplane.core.vocabulary import (
-    ACCEPTED,
     ANNOTATION_REVISION,
     API_VERSION,
     INFERENCE_CLUSTER,
     MODEL_DEPLOYMENT,
+    ConditionType,
     Reason,
 )
 from modelplane.provisioning import kubernetes_version
@@ -76,7 +76,7 @@ PRIORITY_CLASSES = "priorityclasses"
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = ACCEPTED
+    validity_condition = ConditionType.ACCEPTED
     # What runs, and where it is reached, stay published while the replica is refused:
     # a ModelEndpoint, and every route to it, follow status.url.
     published_status = published(ModelReplica)

@@ -10,13 +10,7 @@ from modelplane_models.shapes import Condition
 from modelplane.core.applied import carried_digest, spec_digest, stale_read_back
 from modelplane.core.kinds.base import mapping
 from modelplane.core.observed import first_condition
-from modelplane.core.vocabulary import (
-    ACCEPTED,
-    ANNOTATION_SPEC_DIGEST,
-    REACHABLE,
-    SERVING,
-    Reason,
-)
+from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST, ConditionType, Reason
 from modelplane.workloads import RenderedReplica, replica_serving
 from modelplane.xfn import report
 
@@ -67,13 +61,13 @@ def serving_condition(
     """
     if unapplied:
         why = "; ".join(unapplied)
-        return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
+        return report.Condition(ConditionType.SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
     serving, why = replica_serving(replica.workloads, served)
     if not serving:
-        return report.Condition(SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
+        return report.Condition(ConditionType.SERVING, False, Reason.WORKLOAD_NOT_AVAILABLE, why)
     if route is not None and not route[0]:
-        return report.Condition(SERVING, False, Reason.ROUTE_NOT_READY, route[1])
-    return report.Condition(SERVING, True, Reason.WORKLOAD_AVAILABLE, why)
+        return report.Condition(ConditionType.SERVING, False, Reason.ROUTE_NOT_READY, route[1])
+    return report.Condition(ConditionType.SERVING, True, Reason.WORKLOAD_AVAILABLE, why)
 
 
 def unapplied(
@@ -124,12 +118,12 @@ def unreachable_condition(
     node lifecycle controller sets an unreachable node's pods' Ready to Unknown. The
     message keeps the last verdict, whose revision status.servingRevision keeps."""
     status = cluster.status
-    reachable = first_condition(status.conditions if status else None, REACHABLE)
+    reachable = first_condition(status.conditions if status else None, ConditionType.REACHABLE)
     if reachable is None or reachable.status != "False":
         return None
     name = (cluster.metadata.name if cluster.metadata else None) or ""
     return report.Condition(
-        SERVING,
+        ConditionType.SERVING,
         None,
         Reason.CLUSTER_UNREACHABLE,
         f"InferenceCluster {name} is unreachable (Reachable=False), so whether this "
@@ -142,7 +136,7 @@ def lacking_condition(cluster: str, missing: list[str]) -> report.Condition | No
     if not missing:
         return None
     return report.Condition(
-        SERVING,
+        ConditionType.SERVING,
         False,
         Reason.PREREQUISITES_MISSING,
         f"InferenceCluster {cluster} lacks {', '.join(missing)}, which this replica needs",
@@ -166,18 +160,20 @@ def accepted_condition(
         if synced is not None and synced.status == "False"
     ]
     if refused:
-        return report.Condition(ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused))
+        return report.Condition(
+            ConditionType.ACCEPTED, False, Reason.WORKLOAD_REJECTED, "; ".join(refused)
+        )
     applied = [key for key, synced in found if synced is not None and synced.status == "True"]
     if len(applied) == len(keys):
         return report.Condition(
-            ACCEPTED,
+            ConditionType.ACCEPTED,
             True,
             Reason.WORKLOAD_APPLIED,
             f"{len(keys)} objects applied to InferenceCluster {cluster}",
         )
     waiting = len(keys) - len(applied)
     return report.Condition(
-        ACCEPTED,
+        ConditionType.ACCEPTED,
         None,
         Reason.WORKLOAD_COMPOSED,
         f"{waiting} of {len(keys)} objects not yet applied to InferenceCluster {cluster}",

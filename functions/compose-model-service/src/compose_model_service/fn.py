@@ -49,14 +49,12 @@ from modelplane.core.kinds import HTTP_ROUTE
 from modelplane.core.observed import read_back
 from modelplane.core.vocabulary import (
     API_VERSION,
-    ENDPOINTS_RESOLVED,
     INFERENCE_CLUSTER,
     INFERENCE_GATEWAY,
     MODEL_DEPLOYMENT,
     MODEL_ENDPOINT,
     MODEL_SERVICE,
-    ROUTED,
-    VALID,
+    ConditionType,
     Reason,
 )
 from modelplane.traffic import gateways
@@ -85,9 +83,9 @@ def deployment_requirement(name: str) -> str:
 
 
 class FunctionRunner(ComposeFunction):
-    validity_condition = VALID
+    validity_condition = ConditionType.VALID
     # The service waits for its gateway, its hub and its deployments to route.
-    waiting_condition = ROUTED
+    waiting_condition = ConditionType.ROUTED
     published_status = published(ModelService)
     # An edit that cannot be routed keeps routing what it did: readiness follows the
     # route that runs, not whether the latest edit is valid.
@@ -196,11 +194,18 @@ class FunctionRunner(ComposeFunction):
                 )
             )
         message = f"routed on InferenceGateway {hub.name}"
-        report.set_condition(rsp, report.Condition(VALID, True, Reason.VALID, message))
-        resolved = report.Condition(
-            ENDPOINTS_RESOLVED, True, Reason.ENDPOINTS_FOUND, _resolved_message(routes)
+        report.set_condition(
+            rsp, report.Condition(ConditionType.VALID, True, Reason.VALID, message)
         )
-        report.report_issues(rsp, ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved)
+        resolved = report.Condition(
+            ConditionType.ENDPOINTS_RESOLVED,
+            True,
+            Reason.ENDPOINTS_FOUND,
+            _resolved_message(routes),
+        )
+        report.report_issues(
+            rsp, ConditionType.ENDPOINTS_RESOLVED, [*issues, *routes.issues], resolved
+        )
         report.set_condition(rsp, routed_condition(routes, route, moved_from=moving))
 
     @staticmethod
@@ -314,7 +319,7 @@ def routed_condition(
     the objects on the hub it moved from are kept until this route is accepted."""
     if routes.routed == 0:
         return report.Condition(
-            ROUTED,
+            ConditionType.ROUTED,
             False,
             Reason.NO_SERVING_BACKENDS,
             "no backend can take traffic: no named deployment has a serving replica the "
@@ -323,13 +328,13 @@ def routed_condition(
         )
     summary = _weights(routes.endpoints)
     if objects.is_ready(route):
-        return report.Condition(ROUTED, True, Reason.ROUTE_ACCEPTED, summary)
+        return report.Condition(ConditionType.ROUTED, True, Reason.ROUTE_ACCEPTED, summary)
     # Once read back, the Gateway's own words: a backend it refuses shows here.
     seen = read_back(route)
     why = HTTP_ROUTE.serving(seen)[1] if seen else "the route is not accepted by its Gateway yet"
     if moved_from:
         why += "; the route on the hub it moved from serves until then"
-    return report.Condition(ROUTED, None, Reason.ROUTE_PENDING, f"{why}; {summary}")
+    return report.Condition(ConditionType.ROUTED, None, Reason.ROUTE_PENDING, f"{why}; {summary}")
 
 
 def _weights(endpoints: Sequence[dict[str, Any]]) -> str:

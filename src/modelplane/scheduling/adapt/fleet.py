@@ -17,7 +17,7 @@ from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.naming import is_dns_label
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.observed import condition_is
-from modelplane.core.vocabulary import REACHABLE
+from modelplane.core.vocabulary import ConditionType
 from modelplane.provisioning import kubernetes_version
 from modelplane.scheduling.adapt.checks import object_name
 from modelplane.scheduling.adapt.stack import read_gaps
@@ -275,6 +275,6 @@ def unreachable_clusters(objects: Iterable[Mapping[str, Any]]) -> frozenset[str]
         name = (
             cast(Mapping[str, Any], metadata).get("name") if isinstance(metadata, Mapping) else None
         )
-        if isinstance(name, str) and condition_is(obj, REACHABLE, "False"):
+        if isinstance(name, str) and condition_is(obj, ConditionType.REACHABLE, "False"):
             found.add(name)
     return frozenset(found)
