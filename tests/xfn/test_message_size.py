@@ -13,7 +13,10 @@ import grpc
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+from modelplane_models import ModelDeployment
 
+from modelplane.core.issues import parse_object
+from modelplane.scheduling import spec_digest
 from modelplane.xfn.structs import to_dict
 from modelplane_cli.render.runners import RUN_FUNCTION_METHOD
 from modelplane_dev.bench_server import wait_until_serving
@@ -30,6 +33,8 @@ DEPLOYMENT: dict[str, Any] = {
     },
     "status": {"placements": [{"replica": "m-1", "cluster": "a", "index": 0}]},
 }
+# Decided over the fleet for this spec before, so settled: it asks for its cluster first.
+DEPLOYMENT["status"]["matchTraceSpec"] = spec_digest(parse_object(ModelDeployment, DEPLOYMENT))
 REPLICA: dict[str, Any] = {
     "apiVersion": "modelplane.ai/v1alpha1",
     "kind": "ModelReplica",
@@ -142,7 +147,7 @@ def test_a_request_over_the_limit_is_a_condition_and_keeps_what_runs() -> None:
     assert kept["spec"] == REPLICA["spec"]
     assert rsp.desired.resources["m-1"].ready == fnv1.READY_TRUE
     status = to_dict(rsp.desired.composite.resource)["status"]
-    assert status == {"placements": DEPLOYMENT["status"]["placements"]}
+    assert status == DEPLOYMENT["status"]
     assert sorted(rsp.requirements.resources) == [
         "inferenceclusters/a",
         "modelreplicas/a",

@@ -5,7 +5,7 @@ from typing import Any
 from modelplane_models import ModelDeployment
 
 from modelplane.core.issues import parse_object
-from modelplane.scheduling.adapt.deployment import revision
+from modelplane.scheduling.adapt.deployment import revision, spec_digest
 
 HOPPER = 'device.attributes["gpu.nvidia.com"].architecture == "Hopper"'
 GPU: dict[str, Any] = {
@@ -68,6 +68,18 @@ def revision_of(obj: dict[str, Any]) -> str:
 
 
 REVISION = revision_of(deployment(1))
+
+
+def spec_of(obj: dict[str, Any]) -> str:
+    """The digest of a ModelDeployment's spec that a decision over the fleet records
+    (`status.matchTraceSpec`)."""
+    return spec_digest(parse_object(ModelDeployment, obj))
+
+
+def decided(obj: dict[str, Any]) -> dict[str, Any]:
+    """The deployment as a decision over the fleet left it: its status records the
+    spec that decision was for, so a reconcile with nothing changed may stay narrow."""
+    return {**obj, "status": {**obj.get("status", {}), "matchTraceSpec": spec_of(obj)}}
 
 
 def replica(
@@ -200,7 +212,7 @@ def widened_requirements(own: list[str], clusters: list[str]) -> dict[str, Any]:
 
 def traced_before(obj: dict[str, Any], trace: list[dict[str, Any]]) -> dict[str, Any]:
     """The deployment with the match trace the last decision over the fleet published."""
-    return {**obj, "status": {"matchTrace": trace}}
+    return decided({**obj, "status": {"matchTrace": trace}})
 
 
 def fetched(
@@ -268,16 +280,23 @@ def response(
     wanted: int | None = None,
     revision: str = REVISION,
     asked: dict[str, Any] = REQUIREMENTS,
+    of: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole response (`asked`: its requirements). With a status, it also carries the rollout's fields: the
     selector, updatedReplicas (every placed replica, unless the status says) and, after
     the given conditions, Progressing as a deployment at rest reports it (complete once
     every wanted replica is placed and serves, else waiting for those that do not, or
-    stalled on those not placed)."""
+    stalled on those not placed). The status records the spec of `of`, the deployment
+    asked about (by default `deployment(3)`)."""
     desired: dict[str, Any] = {}
     if status is not None:
         total = status["replicas"]["total"]
-        status = {"updatedReplicas": total, "selector": "modelplane.ai/deployment=kimi", **status}
+        status = {
+            "updatedReplicas": total,
+            "selector": "modelplane.ai/deployment=kimi",
+            "matchTraceSpec": spec_of(deployment(3) if of is None else of),
+            **status,
+        }
         updated = status["updatedReplicas"]
         waiting = sorted(p["replica"] for p in status["placements"] if not p["serving"])
         target = total if wanted is None else wanted

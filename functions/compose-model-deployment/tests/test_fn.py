@@ -23,6 +23,7 @@ from .objects import (
     cluster,
     composed,
     condition,
+    decided,
     deployment,
     event,
     fetched,
@@ -35,8 +36,6 @@ from .objects import (
     response,
     revision_of,
     traced_before,
-    widened,
-    widened_requirements,
 )
 
 # Twelve clusters too small for the deployment: every one is turned down alike.
@@ -73,6 +72,7 @@ def _unscheduled(listed: int, context: dict[str, Any] | None = None) -> dict[str
         wanted=1,
         revision=revision_of(deployment(1, pipeline=8)),
         asked=requirements(*(f"c{i:02d}" for i in range(12))),
+        of=deployment(1, pipeline=8),
     )
     want["context"] = context or {}
     return want
@@ -135,6 +135,7 @@ def _held_on_drained() -> dict[str, Any]:
         asked={
             "resources": {**narrow_requirements("a")["resources"], **requirements("a")["resources"]}
         },
+        of=deployment(1),
     )
     want["conditions"][-1] = condition(
         "Progressing",
@@ -148,12 +149,16 @@ def _held_on_drained() -> dict[str, Any]:
 
 
 OUTDATED = observed_in_namespace(replica(A0, "a", 0, serving=True, revision="0ld0ld0ld0"))
+# The deployment just edited: its status still records the spec before the edit.
+EDITED = {**deployment(1), "status": traced_before(deployment(1, pipeline=8), [])["status"]}
 SURGED = "1 of 1 replicas scheduled across 1 cluster, and 1 more while a rollout replaces old ones"
 
 
 def _surging() -> dict[str, Any]:
     """A template change surges one replica beside the outdated one, which serves on: two
-    placed for one desired, and ReplicasReady counts the placed, since one does not serve."""
+    placed for one desired, and ReplicasReady counts the placed, since one does not serve.
+    The edit is decided over the whole fleet from the first call: the status records
+    the spec before it (`status.matchTraceSpec`)."""
     want = response(
         resources={
             A0: composed(OUTDATED, ready=True),
@@ -177,7 +182,7 @@ def _surging() -> dict[str, Any]:
             ALL_ACCEPTED,
         ],
         results=[event("NORMAL", "ReplicaPlaced", f"Placed replica {A1} on cluster a (pool h100)")],
-        asked=widened_requirements(["a"], ["a", "b"]),
+        of=deployment(1),
     )
     want["conditions"][-1] = condition(
         "Progressing",
@@ -268,7 +273,7 @@ CASES = [
     ),
     pytest.param(
         request(
-            deployment(1),
+            decided(deployment(1)),
             required={
                 **narrow_fetched([DRAINED], [SERVING[A0]]),
                 **fetched([DRAINED], [SERVING[A0]]),
@@ -279,8 +284,11 @@ CASES = [
         id="held where it must move: not updated, the rollout stalled, naming it",
     ),
     pytest.param(
-        # The rollout looks for room for its surge, so it widened from its own cluster.
-        request(deployment(1), required=widened(FLEET, [OUTDATED]), observed={A0: OUTDATED}),
+        request(
+            EDITED,
+            required=fetched(FLEET, [OUTDATED]),
+            observed={A0: OUTDATED},
+        ),
         _surging(),
         id="a surge: ReplicasReady counts the placed replicas, not the desired",
     ),
@@ -310,6 +318,7 @@ CASES = [
                 condition("ReplicasReady", True, "AllReplicasReady", "0 of 0 replicas serving"),
                 ALL_ACCEPTED,
             ],
+            of=deployment(0),
         ),
         id="replicas 0 is valid",
     ),

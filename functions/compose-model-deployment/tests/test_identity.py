@@ -16,6 +16,7 @@ from .objects import (
     FLEET,
     as_running,
     cluster,
+    decided,
     deployment,
     fetched,
     replica,
@@ -87,7 +88,7 @@ def test_an_unreadable_own_replica_keeps_everything() -> None:
     # Both replicas name their cluster, so the loop began narrow; the decision cannot
     # keep an unreadable replica, so it widened.
     req = request(
-        deployment(1),
+        decided(deployment(1)),
         required=widened(FLEET, list(running.values())),
         observed=running,
     )

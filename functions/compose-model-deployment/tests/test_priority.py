@@ -19,6 +19,7 @@ from .objects import (
     cluster,
     composed,
     condition,
+    decided,
     deployment,
     event,
     fetched,
@@ -98,10 +99,11 @@ CRITICAL = revision_of(with_priority(deployment(1), "critical"))
 BATCH_REVISION = revision_of(with_priority(deployment(1), "batch"))
 
 
-def nothing_placed(revision: str = CRITICAL) -> dict[str, Any]:
+def nothing_placed(revision: str = CRITICAL, priority: str = "critical") -> dict[str, Any]:
     return response(
         wanted=1,
         revision=revision,
+        of=with_priority(deployment(1), priority),
         asked=requirements("a"),
         status={
             "replicas": {"total": 0, "ready": 0},
@@ -137,6 +139,7 @@ def held_for_priority() -> dict[str, Any]:
     """A running replica kept exactly as it runs, the spec's priority named as the cause."""
     want = response(
         revision=NOPE,
+        of=with_priority(deployment(1), "nope"),
         asked={
             "resources": {
                 **narrow_requirements("a")["resources"],
@@ -171,7 +174,7 @@ def held_for_priority() -> dict[str, Any]:
 CASES = [
     pytest.param(
         request(
-            with_priority(deployment(1), "nope"),
+            decided(with_priority(deployment(1), "nope")),
             # Its replica names its cluster: the loop began there, and the hold widened it.
             required={
                 **narrow_fetched(ONE_CLUSTER, [RUNNING_BATCH]),
@@ -188,7 +191,7 @@ CASES = [
             with_priority(deployment(1), "nope"),
             required=fetched(ONE_CLUSTER, [BATCH]),
         ),
-        nothing_placed(revision=NOPE),
+        nothing_placed(revision=NOPE, priority="nope"),
         id="with no PriorityClass known, an unknown priority is not judged (as the CLI)",
     ),
     pytest.param(
@@ -199,6 +202,7 @@ CASES = [
         response(
             revision=CRITICAL,
             asked=requirements("a"),
+            of=with_priority(deployment(1), "critical"),
             resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},
@@ -242,6 +246,7 @@ CASES = [
         response(
             revision=CRITICAL,
             asked=requirements("a"),
+            of=with_priority(deployment(1), "critical"),
             resources={A0: composed(with_priority(replica(A0, "a", 0), "critical"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},
@@ -292,7 +297,7 @@ CASES = [
     ),
     pytest.param(
         request(
-            with_priority(deployment(1), "batch"),
+            decided(with_priority(deployment(1), "batch")),
             # Its one replica records its cluster and revision, so the fetch loop began
             # narrow (cluster a by name): the yield widened it to the fleet.
             required={
@@ -310,6 +315,7 @@ CASES = [
                 }
             },
             revision=BATCH_REVISION,
+            of=with_priority(deployment(1), "batch"),
             resources={B0: composed(with_priority(replica(B0, "b", 0), "batch"), ready=False)},
             status={
                 "replicas": {"total": 1, "ready": 0},

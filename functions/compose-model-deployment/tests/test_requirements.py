@@ -26,6 +26,7 @@ from .objects import (
     A0,
     B0,
     cluster,
+    decided,
     deployment,
     fetched,
     observed_in_namespace,
@@ -124,7 +125,7 @@ def test_a_cluster_the_list_missed_is_fetched_by_name_and_its_replicas_move() ->
     first = as_dict(
         run(
             FunctionRunner(),
-            request(deployment(2), required=fetched([cluster("a", 4)]), observed=running),
+            request(decided(deployment(2)), required=fetched([cluster("a", 4)]), observed=running),
         )
     )
     # Both replicas serve, so the deployment is settled and also asks for its own
@@ -150,7 +151,7 @@ def test_a_cluster_the_list_missed_is_fetched_by_name_and_its_replicas_move() ->
         "modelreplicas/b": [running[B0]],
     }
     settled = as_dict(
-        run(FunctionRunner(), request(deployment(2), required=answer, observed=running))
+        run(FunctionRunner(), request(decided(deployment(2)), required=answer, observed=running))
     )
     assert _asked(settled) == asked  # the same: Crossplane's fetch loop ends
     resources = settled["desired"]["resources"]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from .test_settled import (
     CHANGES,
+    HIGH,
     STRATEGIES,
     advanced,
     assert_narrow,
@@ -43,9 +44,7 @@ def test_a_rollout_in_flight_decides_as_the_whole_fleet(
     """A template change rolled over the fleet for a few reconciles (surges placed,
     replicas updated in place, each loading or serving), then any change: the narrow
     path decides as the whole fleet does, waiting for an updated replica included."""
-    world, composite, observed = settled_world(nodes, wanted)
-    if strategy is not None:
-        composite["spec"]["strategy"] = strategy
+    world, composite, observed = settled_world(nodes, wanted, strategy=strategy)
     world, composite, observed = changed(world, composite, observed, "template", 0, True)
     for serve in steps:
         world, composite, observed = advanced(world, composite, observed, serve)
@@ -93,3 +92,35 @@ def test_a_replacement_loading_on_its_own_cluster_carries_no_yield() -> None:
     assert calls == 2
     carried = got["desired"]["composite"]["resource"]["status"]["matchTrace"]
     assert carried == [e for e in composite["status"]["matchTrace"] if e["reason"] != "Yielded"]
+
+
+def test_an_edit_is_decided_over_the_fleet_once_with_a_trace_of_its_own() -> None:
+    """An edit the decision applies where each replica runs (maxSurge 0: a priority
+    change updates a replica in place) is decided over the whole fleet once, so the
+    match trace names what the spec as it now is meets, not the spec before it; the
+    reconcile after it decides on the deployment's own cluster again."""
+    in_place = {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}
+    world, composite, observed = settled_world([2, 2], 1, strategy=in_place)
+    (placed,) = observed.values()
+    assert placed["spec"]["clusterName"] == "c0"
+    only_high = next(o for o in world if o["metadata"]["name"] == "c1")
+    only_high["spec"]["scheduling"] = {"allowedPriorities": ["high"]}
+    world.append({**HIGH, "metadata": {"name": "low"}, "value": 10})
+    composite["spec"]["priority"] = "low"
+    world, composite, observed = advanced(world, composite, observed, serve=True)
+    before = {(e["cluster"], e["reason"]) for e in composite["status"]["matchTrace"]}
+    assert ("c1", "PriorityNotAllowed") in before
+
+    composite["spec"]["priority"] = "high"
+    got, calls = fetch_loop(world, composite, observed)
+    assert_wide(got, calls)
+    status = got["desired"]["composite"]["resource"]["status"]
+    assert ("c1", "PriorityNotAllowed") not in {
+        (e["cluster"], e["reason"]) for e in status["matchTrace"]
+    }
+    assert status["matchTraceSpec"] != composite["status"]["matchTraceSpec"]
+
+    world, composite, observed = advanced(world, composite, observed, serve=True)
+    got, calls = fetch_loop(world, composite, observed)
+    assert_narrow(got, calls)
+    assert got["desired"]["composite"]["resource"]["status"]["matchTrace"] == status["matchTrace"]

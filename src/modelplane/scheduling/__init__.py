@@ -40,6 +40,7 @@ from modelplane.scheduling.adapt import (
     read_fleet,
     read_priorities,
     read_replica,
+    spec_digest,
     unreachable_clusters,
 )
 from modelplane.scheduling.budget import (
@@ -148,5 +149,6 @@ __all__ = [
     "recorded_budget",
     "replica_name",
     "schedule",
+    "spec_digest",
     "unreachable_clusters",
 ]

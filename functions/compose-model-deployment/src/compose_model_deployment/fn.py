@@ -371,6 +371,7 @@ def emit(
             matchTrace=match_trace,
             endpoints=endpoints,
             matchTraceOmitted=match_omitted,
+            matchTraceSpec=kept.spec_digest(deployment),
             preemptions=preemptions or None,
             retiring=retirement.status(observed),
         ),

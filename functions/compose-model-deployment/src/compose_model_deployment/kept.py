@@ -9,9 +9,9 @@ a pure function of its key, so a kept value is what reading again would give; a
 miss costs what reading always cost. Every memo is bounded and owned by the runner
 (`FunctionRunner.kept`), never a module global, so a fresh runner reads cold.
 
-- A composite's `Deployment` (`read_deployment`), by the very model it was read
-  from: `observed_composite` hands out one shared model per composite's bytes, and
-  models are never changed once read.
+- A composite's `Deployment` (`read_deployment`) and its spec's digest
+  (`spec_digest`), by the very model it was read from: `observed_composite` hands
+  out one shared model per composite's bytes, and models are never changed once read.
 - Facts of a fetched list (its unreachable clusters, its serving replicas), by the
   digests of the list's objects (`required.Required.digests`).
 - This deployment's observed replicas read into their model, and what their
@@ -33,7 +33,7 @@ from modelplane_models import ModelDeployment, ModelReplica
 
 from compose_model_deployment.statuses import StatusFacts, content_key
 from modelplane.core.bounded import BoundedMemo, ByIdentity
-from modelplane.scheduling import Deployment, read_deployment
+from modelplane.scheduling import Deployment, read_deployment, spec_digest
 from modelplane.xfn.required import Required
 
 B = TypeVar("B")
@@ -52,6 +52,7 @@ class Kept:
 
     def __init__(self) -> None:
         self.deployments = ByIdentity[ModelDeployment, Deployment](DEPLOYMENTS)
+        self.spec_digests = ByIdentity[ModelDeployment, str](DEPLOYMENTS)
         self.lists = BoundedMemo[tuple[str, tuple[bytes, ...]], frozenset[Any]](LISTS)
         self.replicas = BoundedMemo[bytes, ModelReplica](REPLICAS)
         self.structs = BoundedMemo[tuple[str, bytes], struct_pb2.Struct](REPLICAS)
@@ -60,6 +61,10 @@ class Kept:
     def deployment(self, model: ModelDeployment) -> Deployment:
         """`read_deployment(model)`; InvalidInputError as it raises it (never kept)."""
         return self.deployments.get_or_make(model, read_deployment)
+
+    def spec_digest(self, model: ModelDeployment) -> str:
+        """`spec_digest(model)`: what `status.matchTraceSpec` records of a spec."""
+        return self.spec_digests.get_or_make(model, spec_digest)
 
     def of_list(
         self, fact: str, found: Required[T], read: Callable[[Required[T]], frozenset[Any]]

@@ -39,9 +39,11 @@ def settled_clusters(
     req: fnv1.RunFunctionRequest, statuses: Statuses, kept: Kept
 ) -> frozenset[str] | None:
     """The clusters a settled deployment's replicas run on, or None when it is not
-    settled: fewer replicas are composed than the spec wants (a scale up, or a replica
-    lost: the decision places, which needs the fleet), or one of them names no
-    cluster; or the spec cannot be read (the wide path refuses it, naming the field).
+    settled: the spec is not the one the last decision over the fleet was made for
+    (`status.matchTraceSpec`, so that an edit gets a trace of its own); fewer
+    replicas are composed than the spec wants (a scale up, or a replica lost: the
+    decision places, which needs the fleet), or one of them names no cluster; or the
+    spec cannot be read (the wide path refuses it, naming the field).
     Neither serving nor the revision a replica records decides it: a replica loading
     its model or failing, and a rollout waiting for updated replicas to serve, are
     decided on their own clusters, and `keeps` widens whatever needs more
@@ -49,8 +51,13 @@ def settled_clusters(
     try:
         # The composite's model, read once per composite's bytes (`observed_composite`),
         # and what the scheduler reads of it once per model: the decision reads the same.
-        wanted = kept.deployment(observed_composite(req, ModelDeployment))
+        model = observed_composite(req, ModelDeployment)
+        wanted = kept.deployment(model)
     except InvalidInputError:
+        return None
+    if model.status is None or model.status.matchTraceSpec != kept.spec_digest(model):
+        # The spec was edited since the last decision over the fleet, whose trace the
+        # status still shows: decide over the fleet once for the spec as it is now.
         return None
     clusters: set[str] = set()
     replicas = 0

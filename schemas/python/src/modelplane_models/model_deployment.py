@@ -226,6 +226,12 @@ class Status(BaseModel):
         MatchTraceOmitted | None,
         Field(description="What the cap on matchTrace left out, when it applied."),
     ] = None
+    matchTraceSpec: Annotated[
+        StrictStr | None,
+        Field(
+            description="A digest of the spec the last decision over the whole fleet, which matchTrace describes, was made for. A deployment whose spec no longer has this digest decides over the whole fleet again."
+        ),
+    ] = None
     placements: Annotated[
         list[Placement] | None, Field(description="Where each replica runs.")
     ] = None

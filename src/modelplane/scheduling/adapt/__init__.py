@@ -12,7 +12,7 @@ raises `InvalidInputError` naming every such field.
 Replica identity comes from Crossplane, not from labels (`existing_replicas`).
 """
 
-from modelplane.scheduling.adapt.deployment import read_deployment
+from modelplane.scheduling.adapt.deployment import read_deployment, spec_digest
 from modelplane.scheduling.adapt.fleet import (
     Fleet,
     FleetMemo,
@@ -43,5 +43,6 @@ __all__ = [
     "read_fleet",
     "read_priorities",
     "read_replica",
+    "spec_digest",
     "unreachable_clusters",
 ]

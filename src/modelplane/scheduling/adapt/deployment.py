@@ -226,6 +226,17 @@ def revision(model: ModelDeployment) -> str:
     return digest(json.dumps(rendered, sort_keys=True, separators=(",", ":")), length=10)
 
 
+def spec_digest(model: ModelDeployment) -> str:
+    """A digest of the whole spec, which a decision over the fleet records with the
+    match trace it publishes (`status.matchTraceSpec`): any edit changes it, those
+    that change no replica's revision (a clusterSelector, tolerations, spread) too."""
+    spec = model.spec
+    if spec is None:
+        return ""
+    written = spec.model_dump(mode="json", by_alias=True, exclude_none=True, warnings=False)
+    return digest(json.dumps(written, sort_keys=True, separators=(",", ":")), length=10)
+
+
 def read_deployment(model: ModelDeployment) -> Deployment:
     """What the scheduler needs of a ModelDeployment; InvalidInputError naming every
     field its CEL rules would refuse (both roles or neither, a role's parts together,
