@@ -16,6 +16,7 @@ from .objects import (
     A1,
     FLEET,
     cluster,
+    decided,
     deployment,
     fetched,
     narrow_fetched,
@@ -281,3 +282,15 @@ def test_a_scale_up_while_a_replica_retires_never_takes_its_name() -> None:
     assert got["desired"]["composite"]["resource"]["status"]["retiring"] == [
         {"replica": A1, "cluster": "a", "since": A_MINUTE_AGO}
     ]
+
+
+def test_a_retirement_under_way_decides_over_the_fleet() -> None:
+    """A replica retiring (unrouted, waiting to go) was removed by a decision over the
+    fleet, and what releases it is decided there too: the deployment asks for the
+    whole fleet from the first call, though it is otherwise settled (its spec decided,
+    more replicas composed than it wants, each naming its cluster)."""
+    req = request(decided(retiring_since(A_MINUTE_AGO)), observed=ONE_ROUTED)
+    req.context.update({CONTEXT_NOW: NOW})
+    asked = as_dict(run(FunctionRunner(), req))["requirements"]["resources"]
+    # The fleet's cluster list, and no cluster by name: the narrow path was never taken.
+    assert sorted(asked) == ["inferenceclusters", SERVICES, "priorityclasses"]
