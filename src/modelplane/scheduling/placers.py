@@ -24,7 +24,7 @@ from modelplane.scheduling.retain import Kept
 from modelplane.scheduling.rollout import Placed
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Placers:
     """One decision's placers (`rollout.Placer`, `rollout.LocalPlacer`)."""
 

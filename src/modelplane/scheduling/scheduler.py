@@ -262,7 +262,16 @@ def _decide(
         return replica_name(deployment, cluster, index)
 
     placers = Placers(
-        deployment, views, own, others, removed, matcher, contention, charged, cache, named
+        deployment=deployment,
+        views=views,
+        own=own,
+        others=others,
+        removed=removed,
+        matcher=matcher,
+        contention=contention,
+        charged=charged,
+        cache=cache,
+        named=named,
     )
     if holding:
         kept = scale_down(kept, deployment.replicas, removed)
