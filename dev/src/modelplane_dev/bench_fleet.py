@@ -11,7 +11,8 @@ compose-model-deployment's own server (the fleet-sized function):
   one resync an hour, under 2% more; it is left out. So every composite is
   reconciled once a minute in the steady state.
 - **Calls.** A reconcile calls a function until its requirements stop changing
-  (Crossplane's fetch loop, at most 5 calls; `../shared/reference/crossplane.md`).
+  (Crossplane's fetch loop: one call and at most `MaxRequirementsIterations = 5`
+  re-calls, six in all; `../shared/reference/crossplane.md`; the bench allows five).
   The bench runs that loop against the function: a settled deployment asks for its
   own clusters and the replicas on them, two calls, whether its replicas serve
   (`settled`) or still load their model (`loading`, measured beside it); an
@@ -53,6 +54,8 @@ RECONCILE_SECONDS = 60.0
 """Crossplane's steady requeue: the response TTL (60 s, the SDK's default) with
 realtime compositions, `--poll-interval` (1m) without."""
 FETCH_LOOP_LIMIT = 5
+"""Calls of one fetch loop the bench allows: one under Crossplane's six, since the
+function needs four at the most (design/requirements.md)."""
 """Crossplane v2.3's fetch loop calls a function at most this many times a reconcile
 (`internal/xfn/required_resources.go`)."""
 DEFAULT_CHURN = 0.05

@@ -56,8 +56,10 @@ def fetch_loop(
     composite: dict[str, Any],
     observed: dict[str, dict[str, Any]],
 ) -> tuple[dict[str, Any], int]:
-    """The last response of one reconcile's fetch loop (at most 5 calls, as Crossplane
-    v2.3 internal/xfn/required_resources.go), and how many calls it took."""
+    """The last response of one reconcile's fetch loop, run as Crossplane v2.3 runs it
+    (internal/xfn/required_resources.go), and how many calls it took. Crossplane makes
+    six calls at the most (one and five re-calls); this allows five, and the function
+    needs four."""
     answered = World(world)
     req = fnv1.RunFunctionRequest()
     req.observed.composite.resource.CopyFrom(to_struct(composite))
