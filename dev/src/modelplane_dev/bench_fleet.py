@@ -56,8 +56,6 @@ realtime compositions, `--poll-interval` (1m) without."""
 FETCH_LOOP_LIMIT = 5
 """Calls of one fetch loop the bench allows: one under Crossplane's six, since the
 function needs four at the most (design/requirements.md)."""
-"""Crossplane v2.3's fetch loop calls a function at most this many times a reconcile
-(`internal/xfn/required_resources.go`)."""
 DEFAULT_CHURN = 0.05
 GOAL_CORES = 1.0
 GOAL_REQUEST_MB_PER_MINUTE = 100.0
