@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from modelplane_models.inference_cluster import Scheduling
+from modelplane_models.inference_cluster import PodGrouper, Scheduling
 
 from modelplane.conventions.workload import Unit, Workload
 from modelplane.core.charts import Chart, Component
@@ -94,8 +94,6 @@ KIND_DEFAULT_PRIORITY: Final[Mapping[str, str]] = {
     "Deployment": "inference",
     "LeaderWorkerSet": "train",
 }
-AUTOMATIC: Final = "Automatic"
-MODELPLANE: Final = "Modelplane"
 QUEUE_API: Final = "scheduling.run.ai/v2"
 CHART: Final = Chart("kai-scheduler", repository="oci://ghcr.io/kai-scheduler/kai-scheduler")
 
@@ -178,8 +176,8 @@ class KAI(Scheduler):
         preemptible = read_names(
             raw.preemptiblePriorities, f"{path}.preemptiblePriorities", "PriorityClass", issues
         )
-        # str(): an unvalidated schema default is the plain string, not the enum.
-        if str(raw.podGrouper or AUTOMATIC) == MODELPLANE:
+        # A StrEnum: an unvalidated schema default (the plain string) compares alike.
+        if raw.podGrouper == PodGrouper.MODELPLANE:
             issues.append(
                 warning(
                     f"{path}.podGrouper",
