@@ -24,6 +24,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
+from modelplane_models.inference_class import GpuDriverVersion
 from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
@@ -33,7 +34,6 @@ from modelplane.core.vocabulary import LABEL_POOL, Reason
 from .cloud import CloudProvisioner
 from .gke_gpu import (
     DRA_DRIVER_VALUES,
-    INSTALLATION_DISABLED,
     dra_node_config,
     driver_version,
     installers,
@@ -270,11 +270,13 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
         assert gke is not None and gke.accelerator is not None  # pool_issues holds the rest
         # GKE's own driver installation does not work with DRA: a DRA pool's driver
         # comes from Modelplane's installer (or the platform's).
-        installs = INSTALLATION_DISABLED if pool.nvidia_dra else driver_version(pool)
+        installs = (
+            GpuDriverVersion.INSTALLATION_DISABLED if pool.nvidia_dra else driver_version(pool)
+        )
         accelerator = {
             "type": gke.accelerator.type,
             "count": gke.accelerator.count,
-            "gpuDriverInstallationConfig": {"gpuDriverVersion": installs},
+            "gpuDriverInstallationConfig": {"gpuDriverVersion": installs.value},
         }
         node_config: dict[str, Any] = {
             **node_base,

@@ -29,6 +29,8 @@ priority class, as GKE's DRA page installs it (`DRA_DRIVER_VALUES`).
 
 from typing import Any, Final
 
+from modelplane_models.inference_class import GpuDriverVersion
+
 from modelplane.core.vocabulary import LABEL_MANAGED_BY, LABEL_NVIDIA_DRIVER, MANAGED_BY
 from modelplane.stack.components import NVIDIA_DRA_DRIVER
 
@@ -38,9 +40,8 @@ from .names import cloud_name
 # Where GKE's COS installer puts the driver on the host, and the stack reads it from.
 DRIVER_DIR: Final = "/home/kubernetes/bin/nvidia"
 IMAGE_TYPE: Final = "COS_CONTAINERD"
-INSTALLATION_DISABLED: Final = "INSTALLATION_DISABLED"
 # The class's gpuDriverVersion Modelplane installs, by the node label value naming it.
-DRIVERS: Final = {"DEFAULT": "default", "LATEST": "latest"}
+DRIVERS: Final = {GpuDriverVersion.DEFAULT: "default", GpuDriverVersion.LATEST: "latest"}
 DRA_NODE_LABELS: Final = {
     "gke-no-default-nvidia-gpu-device-plugin": "true",
     "nvidia.com/gpu.present": "true",
@@ -79,10 +80,10 @@ _ENV: Final = {
 }
 
 
-def driver_version(pool: PoolPlan) -> str:
+def driver_version(pool: PoolPlan) -> GpuDriverVersion:
     """The class's gpuDriverVersion (DEFAULT when it names none)."""
     gke = pool.provisioning.gke
-    return str((gke.gpuDriverVersion if gke else None) or "DEFAULT")
+    return GpuDriverVersion((gke.gpuDriverVersion if gke else None) or GpuDriverVersion.DEFAULT)
 
 
 def dra_node_config(pool: PoolPlan) -> dict[str, Any]:

@@ -10,17 +10,16 @@ absent or empty selector selects every cluster.
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from modelplane_models.shapes import Operator
+
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.labels import key_error, value_error
 from modelplane.core.vocabulary import Reason
 from modelplane.scheduling.model import LabelRequirement, LabelSelector
 
-IN = "In"
-NOT_IN = "NotIn"
-EXISTS = "Exists"
-DOES_NOT_EXIST = "DoesNotExist"
-_WITH_VALUES = (IN, NOT_IN)
-_WITHOUT_VALUES = (EXISTS, DOES_NOT_EXIST)
+# The operators, as the XRDs' LabelSelector declares them (`shapes.Operator`).
+_WITH_VALUES = (Operator.IN, Operator.NOT_IN)
+_WITHOUT_VALUES = (Operator.EXISTS, Operator.DOES_NOT_EXIST)
 _REASON = Reason.INVALID_CLUSTER_SELECTOR
 
 
@@ -34,11 +33,11 @@ class _Requirement:
     def explain(self, labels: Mapping[str, str]) -> str | None:
         """None when the labels satisfy this requirement, else why not."""
         value = labels.get(self.key)
-        if self.operator == IN:
+        if self.operator == Operator.IN:
             ok = value is not None and value in self.values
-        elif self.operator == NOT_IN:
+        elif self.operator == Operator.NOT_IN:
             ok = value is None or value not in self.values
-        elif self.operator == EXISTS:
+        elif self.operator == Operator.EXISTS:
             ok = value is not None
         else:
             ok = value is None
@@ -71,7 +70,7 @@ class CompiledLabelSelector:
         return {
             r.key: next(iter(r.values))
             for r in self.requirements
-            if r.operator == IN and len(r.values) == 1
+            if r.operator == Operator.IN and len(r.values) == 1
         }
 
 
@@ -114,7 +113,7 @@ def _expression(
         problems.append(
             Issue(
                 f"{where}.operator",
-                f"{operator!r} is not one of In, NotIn, Exists, DoesNotExist",
+                f"{operator!r} is not one of {', '.join(Operator)}",
                 _REASON,
             )
         )
@@ -135,7 +134,7 @@ def compile_label_selector(
         where = f"{path}.matchLabels.{key}"
         _check_key(key, where, problems)
         _check_value(value, where, problems)
-        requirements.append(_Requirement(key, IN, frozenset((value,)), f"{key}={value}"))
+        requirements.append(_Requirement(key, Operator.IN, frozenset((value,)), f"{key}={value}"))
     for i, requirement in enumerate(selector.match_expressions):
         compiled = _expression(requirement, f"{path}.matchExpressions[{i}]", problems)
         if compiled is not None:
