@@ -19,7 +19,7 @@ cluster also reaches it, as on EKS, and nothing is declared twice.
 from collections.abc import Mapping
 from typing import Any, Final
 
-from modelplane_models.inference_cluster import GKECluster
+from modelplane_models.inference_cluster import GKECluster, Kind
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.core.observed import as_map
@@ -28,8 +28,6 @@ from modelplane.core.vocabulary import Reason
 from .model import provider_config
 
 GCP_PROVIDER_CONFIG_API_VERSION: Final = "gcp.m.upbound.io/v1beta1"
-CLUSTER_PROVIDER_CONFIG: Final = "ClusterProviderConfig"
-PROVIDER_CONFIG: Final = "ProviderConfig"
 IDENTITY_TYPE: Final = "GoogleApplicationCredentials"
 SECRET: Final = "Secret"
 INJECTED_IDENTITY: Final = "InjectedIdentity"
@@ -42,7 +40,7 @@ def provider_config_ref(block: GKECluster, namespace: str) -> tuple[str, str, st
     that name it (in `namespace`, where the kubeconfig Secret is written)."""
     ref = provider_config(block.providerConfigRef)
     kind = ref["kind"]
-    return kind, ref["name"], namespace if kind == PROVIDER_CONFIG else None
+    return kind, ref["name"], namespace if kind == Kind.PROVIDER_CONFIG else None
 
 
 def provider_identity(

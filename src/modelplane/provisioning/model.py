@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from modelplane_models.inference_class import Provisioning
-from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster
+from modelplane_models.inference_cluster import CloudProviderConfigReference, InferenceCluster, Kind
 
 from modelplane.core.issues import Issue
 from modelplane.core.node_taints import NodeTaint, created_node_taints
@@ -25,7 +25,7 @@ would be: no `nodePools` entry may take it."""
 
 def provider_config(ref: CloudProviderConfigReference) -> dict[str, str]:
     """The `providerConfigRef` every managed resource of a created cluster carries."""
-    return {"kind": str(ref.kind or "ClusterProviderConfig"), "name": ref.name}
+    return {"kind": str(ref.kind or Kind.CLUSTER_PROVIDER_CONFIG), "name": ref.name}
 
 
 @dataclass(frozen=True)

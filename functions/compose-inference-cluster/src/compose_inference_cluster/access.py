@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
-from modelplane_models.inference_cluster import GKECluster
+from modelplane_models.inference_cluster import GKECluster, Kind
 
 from compose_inference_cluster.provision import source_of
 from modelplane.core.charts import RELEASE_API_VERSION
@@ -29,9 +29,7 @@ from modelplane.core.observed import as_map
 from modelplane.core.refs import USAGE_API_VERSION
 from modelplane.provisioning.gke import GkeProvisioner
 from modelplane.provisioning.gke_identity import (
-    CLUSTER_PROVIDER_CONFIG,
     GCP_PROVIDER_CONFIG_API_VERSION,
-    PROVIDER_CONFIG,
     provider_config_ref,
     provider_identity,
 )
@@ -57,18 +55,22 @@ def require_identity(
     # One call per kind, each naming its kind: tests/install/test_rbac.py reads the
     # kinds a function requires from these calls.
     kind, name, in_namespace = provider_config_ref(block, namespace)
-    if kind == PROVIDER_CONFIG:
+    if kind == Kind.PROVIDER_CONFIG:
         required.require_named(
             rsp,
             GCP_PROVIDER_CONFIG,
             GCP_PROVIDER_CONFIG_API_VERSION,
-            PROVIDER_CONFIG,
+            Kind.PROVIDER_CONFIG.value,
             name,
             namespace=in_namespace,
         )
     else:
         required.require_named(
-            rsp, GCP_PROVIDER_CONFIG, GCP_PROVIDER_CONFIG_API_VERSION, CLUSTER_PROVIDER_CONFIG, name
+            rsp,
+            GCP_PROVIDER_CONFIG,
+            GCP_PROVIDER_CONFIG_API_VERSION,
+            Kind.CLUSTER_PROVIDER_CONFIG.value,
+            name,
         )
 
 
