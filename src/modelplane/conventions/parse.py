@@ -10,7 +10,7 @@ nothing for the chosen provider.
 
 from dataclasses import replace
 
-from modelplane_models.inference_cluster import Preemption, Scheduling
+from modelplane_models.inference_cluster import Api, Preemption, Scheduling
 
 from modelplane.conventions.config import SchedulingConfig, priority_error
 from modelplane.conventions.schedulers import ROOT, SCHEDULERS, Default, Scheduler
@@ -134,7 +134,7 @@ def _workload_api(
 ) -> str | None:
     """The Workload API version gangs are composed in, warning where gang.api: Workload
     cannot be honoured (nothing that runs changes: the pods just are not ganged)."""
-    if block.gang is None or str(block.gang.api or "Scheduler") != "Workload":
+    if block.gang is None or block.gang.api != Api.WORKLOAD:
         return None
     if not enabled:
         c.warn(WORKLOAD_FIELD, "gang.enabled is false; no Workload is composed")

@@ -28,6 +28,7 @@
 from collections.abc import Mapping
 from typing import Any, Final
 
+from modelplane_models.inference_class import CapacityType
 from modelplane_models.inference_cluster import EKSCluster
 
 from modelplane.core.issues import Issue
@@ -56,7 +57,8 @@ NODE_POLICIES: Final = (
 ADDONS: Final = ("vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent")
 SYSTEM_INSTANCE_TYPE: Final = "m7i.large"
 SYSTEM_NODES: Final = 2
-CAPACITY_TYPES: Final = {"OnDemand": "ON_DEMAND", "Spot": "SPOT"}
+# The class's capacityType as the EKS API writes it.
+CAPACITY_TYPES: Final = {CapacityType.ON_DEMAND: "ON_DEMAND", CapacityType.SPOT: "SPOT"}
 # Node group states in which its desired size is what runs (or is being rolled).
 _SERVING_STATES: Final = frozenset({"ACTIVE", "UPDATING"})
 
@@ -288,7 +290,9 @@ class EksProvisioner(CloudProvisioner[EKSCluster]):
             **node_group,
             "instanceTypes": [eks.instanceType],
             "amiType": str(eks.amiType or "AL2023_x86_64_NVIDIA"),
-            "capacityType": CAPACITY_TYPES[str(eks.capacityType or "OnDemand")],
+            "capacityType": CAPACITY_TYPES[
+                CapacityType(eks.capacityType or CapacityType.ON_DEMAND)
+            ],
             "diskSize": eks.diskSizeGb or 200,
             "labels": {LABEL_POOL: pool.name},
             "taint": cloud_taints(pool.node_taints, GPU_TAINT_VALUE),

@@ -24,7 +24,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
-from modelplane_models.inference_class import GpuDriverVersion
+from modelplane_models.inference_class import CapacityType, GpuDriverVersion
 from modelplane_models.inference_cluster import GKECluster
 
 from modelplane.core.issues import Issue
@@ -290,7 +290,7 @@ class GkeProvisioner(CloudProvisioner[GKECluster]):
             dra = dra_node_config(pool)
             node_config["imageType"] = dra["imageType"]
             node_config["labels"] |= dra["labels"]
-        if str(gke.capacityType or "OnDemand") == "Spot":
+        if gke.capacityType == CapacityType.SPOT:
             node_config["spot"] = True
         return body(
             CONTAINER,
