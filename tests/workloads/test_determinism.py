@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from modelplane_models.inference_cluster import BackendType
+from modelplane_models.inference_cluster import BackendType, FailureMode
 
 from modelplane.core.issues import InvalidInputError
 from modelplane.workloads import ClusterInput, RenderedReplica, render_replica
@@ -76,7 +76,10 @@ def _replica(draw: st.DrawFn) -> dict[str, Any]:
 
 
 GATEWAY = GatewayInput(
-    class_name="eg", picker_image="epp:v1", failure_mode="FailOpen", address="gw.example"
+    class_name="eg",
+    picker_image="epp:v1",
+    failure_mode=FailureMode.FAIL_OPEN,
+    address="gw.example",
 )
 
 

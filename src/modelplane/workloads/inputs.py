@@ -12,7 +12,12 @@ import copy
 from collections.abc import Iterable
 
 from modelplane_models import model_replica
-from modelplane_models.inference_cluster import BackendType, EndpointPicker, InferenceCluster
+from modelplane_models.inference_cluster import (
+    BackendType,
+    EndpointPicker,
+    FailureMode,
+    InferenceCluster,
+)
 from modelplane_models.model_replica import ModelReplica, ReplicaRole
 from modelplane_models.model_replica import Spec as ReplicaSpec
 
@@ -251,6 +256,6 @@ def _gateway(cluster: InferenceCluster) -> GatewayInput | None:
         ),
         # The enum member or, as an unvalidated schema default, the plain string: a
         # StrEnum prints as its value either way.
-        failure_mode=str(picker.failureMode or "FailOpen"),
+        failure_mode=FailureMode(picker.failureMode or FailureMode.FAIL_OPEN),
         address=(published.address or None) if published else None,
     )

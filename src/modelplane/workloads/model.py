@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from modelplane_models.inference_cluster import BackendType
+from modelplane_models.inference_cluster import BackendType, FailureMode
 
 from modelplane.conventions.tenancy import DEFAULT_TENANCY, Tenancy
 from modelplane.core.kinds import RenderedWorkload
@@ -137,7 +137,7 @@ class GatewayInput:
 
     class_name: str
     picker_image: str
-    failure_mode: str
+    failure_mode: FailureMode
     address: str | None = None
     pd_picker_image: str | None = None
 

@@ -246,7 +246,7 @@ def _pool(
                 "kind": "Service",
                 "name": picker_name(replica),
                 "port": {"number": PICKER_GRPC_PORT},
-                "failureMode": gateway.failure_mode,
+                "failureMode": gateway.failure_mode.value,
             },
         },
     }
