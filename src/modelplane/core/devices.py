@@ -36,6 +36,12 @@ role's claimed requests all go into one claim per pod, so their counts may sum t
 at most this."""
 
 
+def claimed_through_dra(claim: object) -> bool:
+    """Whether a device whose `claim` field holds `claim` is claimed through DRA: when
+    it says DRA, or nothing (the schema's default); a Synthetic one never is."""
+    return claim is None or claim == Claim.DRA
+
+
 def _attribute(attribute: DeviceAttribute) -> tuple[str, AttributeValue] | None:
     """The one (kind, value) an attribute sets, or None when it sets none or several."""
     found = [

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from modelplane_models.inference_class import InferenceClass
 from modelplane_models.inference_cluster import NodePool
 
+from modelplane.core.devices import claimed_through_dra
 from modelplane.core.issues import Issue
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER, Reason
@@ -60,7 +61,7 @@ def claims_nvidia_gpus(found: InferenceClass) -> bool:
     never claimed, so it asks nothing of the driver)."""
     devices = found.spec.devices if found.spec else []
     return any(
-        str(device.claim or "DRA") == "DRA" and device.driver == NVIDIA_GPU_DRIVER
+        claimed_through_dra(device.claim) and device.driver == NVIDIA_GPU_DRIVER
         for device in devices
     )
 
@@ -68,7 +69,7 @@ def claims_nvidia_gpus(found: InferenceClass) -> bool:
 def claims_dra_devices(found: InferenceClass) -> bool:
     """Whether a class declares any device claimed through DRA (not Synthetic)."""
     devices = found.spec.devices if found.spec else []
-    return any(str(device.claim or "DRA") == "DRA" for device in devices)
+    return any(claimed_through_dra(device.claim) for device in devices)
 
 
 def declared_taints(found: InferenceClass) -> tuple[NodeTaint, ...]:

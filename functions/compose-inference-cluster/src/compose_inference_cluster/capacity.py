@@ -37,6 +37,7 @@ from modelplane_models.inference_cluster import (
 
 from compose_inference_cluster.prerequisites import compose_observer, prerequisite_key
 from compose_inference_cluster.replicas import PlacedReplica
+from modelplane.core.devices import claimed_through_dra
 from modelplane.core.naming import hashed_name
 from modelplane.core.observed import read_back
 from modelplane.core.refs import ObjectRef
@@ -77,7 +78,7 @@ def _pools(
         devices: dict[str, Any] = {}
         counted: set[str] = set()
         for device in pool.get("devices") or ():
-            if device.get("claim", "DRA") != "DRA":
+            if not claimed_through_dra(device.get("claim")):
                 continue
             device_class = str(device.get("deviceClassName", ""))
             used = 0 if device_class in counted else committed.get((name, device_class), 0)

@@ -24,6 +24,7 @@ from compose_inference_cluster.capacity import publish_capacity
 from compose_inference_cluster.prerequisites import Findings, observe
 from compose_inference_cluster.replicas import Placed, PlacedReplica
 from modelplane.conventions import SchedulingConfig
+from modelplane.core.devices import claimed_through_dra
 from modelplane.core.issues import has_errors
 from modelplane.core.node_taints import NodeTaint
 from modelplane.core.vocabulary import ConditionType, Reason
@@ -80,17 +81,13 @@ def gateway_class(cluster: InferenceCluster) -> str | None:
     return gateway.gatewayClassName if gateway is not None else None
 
 
-def _dra(device: Mapping[str, Any]) -> bool:
-    return device.get("claim", "DRA") == "DRA"
-
-
 def _device_classes(pools: Sequence[Mapping[str, Any]]) -> list[str]:
     return sorted(
         {
             str(device["deviceClassName"])
             for pool in pools
             for device in pool.get("devices") or ()
-            if _dra(device) and device.get("deviceClassName")
+            if claimed_through_dra(device.get("claim")) and device.get("deviceClassName")
         }
     )
 
@@ -100,7 +97,7 @@ def _nvidia_pools(pools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
         pool
         for pool in pools
         if any(
-            _dra(device) and device.get("driver") == NVIDIA_GPU_DRIVER
+            claimed_through_dra(device.get("claim")) and device.get("driver") == NVIDIA_GPU_DRIVER
             for device in pool.get("devices") or ()
         )
     ]
