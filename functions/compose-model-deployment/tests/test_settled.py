@@ -1,10 +1,11 @@
 """The safety argument of the settled path (compose_model_deployment.settled).
 
-A deployment is placed over a random fleet and its replicas serve or still load;
-then the world changes at random (a cluster drained, deleted, shrunk or relabelled;
-another deployment's higher-priority replica on one of its clusters; a scale; a
-template change; a replica that stops serving; or nothing), and reconciles over the
-fleet may carry the change on (a rollout in flight). One reconcile's fetch loop is
+A deployment, spread over clusters or not, is placed over a random fleet and its
+replicas serve or still load; then the world changes at random (a cluster drained,
+deleted, shrunk, relabelled or unreachable; another deployment's higher-priority
+replica on one of its clusters; a scale; a template change; a replica that stops
+serving; or nothing), and reconciles over the fleet may carry the change on (a
+rollout in flight). One reconcile's fetch loop is
 run as Crossplane runs it, answered from that world, once by the function as it is
 and once with the settled path turned off (the whole fleet always). Whenever the
 narrow path keeps everything, the wide decision keeps the same replicas on the same
@@ -48,6 +49,15 @@ CHANGES = [
     "scale",
     "template",
     "stop",
+    "unreachable",
+]
+UNREACHABLE = {"type": "Reachable", "status": "False", "reason": "ClusterUnreachable"}
+# Spread over clusters, one replica apart at the most: kept where it runs (the scheduler
+# never rebalances), placed under it.
+SPREADS = [
+    None,
+    {"topologyKey": "modelplane.ai/cluster", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"},
+    {"topologyKey": "modelplane.ai/cluster", "maxSkew": 1, "whenUnsatisfiable": "ScheduleAnyway"},
 ]
 
 
@@ -140,14 +150,20 @@ def loading(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def settled_world(
-    nodes: list[int], wanted: int, loaded: bool = True, strategy: dict[str, Any] | None = None
+    nodes: list[int],
+    wanted: int,
+    loaded: bool = True,
+    strategy: dict[str, Any] | None = None,
+    spread: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
-    """A fleet with the deployment (rolled out by `strategy`) placed by a wide decision,
-    every replica serving (`loaded`) or none yet."""
+    """A fleet with the deployment (rolled out by `strategy`, spread by `spread`) placed
+    by a wide decision, every replica serving (`loaded`) or none yet."""
     clusters = [cluster(f"c{i}", n) for i, n in enumerate(nodes)]
     composite = deployment(wanted)
     if strategy is not None:
         composite["spec"]["strategy"] = strategy
+    if spread is not None:
+        composite["spec"]["placement"] = {"spreadConstraints": [spread]}
     composite["status"] = {"matchTrace": []}
     first, _ = fetch_loop([*clusters, HIGH], composite, {})
     placed = first.get("desired", {}).get("resources", {})
@@ -190,6 +206,8 @@ def changed(
         composite["spec"]["replicas"] += 1 if serves else -1
     elif change == "template":
         composite["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "vllm:next"
+    elif change == "unreachable":
+        target["status"]["conditions"] = [UNREACHABLE]
     elif change == "stop" and observed:
         key = sorted(observed)[pick % len(observed)]
         observed[key]["status"] = {"conditions": [{"type": "Serving", "status": "False"}]}
@@ -246,6 +264,7 @@ STRATEGIES = [
     serves=st.booleans(),
     loaded=st.booleans(),
     strategy=st.sampled_from(STRATEGIES),
+    spread=st.sampled_from(SPREADS),
     steps=st.lists(st.booleans(), max_size=2),
 )
 def test_the_narrow_path_decides_as_the_whole_fleet(
@@ -257,9 +276,10 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     serves: bool,
     loaded: bool,
     strategy: dict[str, Any] | None,
+    spread: dict[str, Any] | None,
     steps: list[bool],
 ) -> None:
-    world, composite, observed = settled_world(nodes, wanted, loaded, strategy)
+    world, composite, observed = settled_world(nodes, wanted, loaded, strategy, spread)
     for i, (at, others_serve) in enumerate(others):
         world.append(other(f"low-{i}", f"c{at % len(nodes)}", priority=None, serves=others_serve))
     world, composite, observed = changed(world, composite, observed, change, pick, serves)
