@@ -2,10 +2,10 @@
 
 A deployment, spread over clusters or not, is placed over a random fleet and its
 replicas serve or still load; then the world changes at random (a cluster drained,
-deleted, shrunk, relabelled or unreachable; another deployment's higher-priority
-replica on one of its clusters; a scale; a template change; a replica that stops
-serving; or nothing), and reconciles over the fleet may carry the change on (a
-rollout in flight). One reconcile's fetch loop is
+deleted, shrunk, relabelled or unreachable, or its in-cluster queue full or not;
+another deployment's higher-priority replica on one of its clusters; a scale; a
+template change; a replica that stops serving; or nothing), and reconciles over
+the fleet may carry the change on (a rollout in flight). One reconcile's fetch loop is
 run as Crossplane runs it, answered from that world, once by the function as it is
 and once with the settled path turned off (the whole fleet always). Whenever the
 narrow path keeps everything, the wide decision keeps the same replicas on the same
@@ -50,6 +50,7 @@ CHANGES = [
     "template",
     "stop",
     "unreachable",
+    "queue",
 ]
 UNREACHABLE = {"type": "Reachable", "status": "False", "reason": "ClusterUnreachable"}
 # Spread over clusters, one replica apart at the most: kept where it runs (the scheduler
@@ -208,6 +209,11 @@ def changed(
         composite["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "vllm:next"
     elif change == "unreachable":
         target["status"]["conditions"] = [UNREACHABLE]
+    elif change == "queue":
+        # The namespace's in-cluster queue there: full, or room for one replica more.
+        gpu = {"quota": 16, "used": 16 if serves else 8}
+        queue = {"name": "ml", "provider": "KAI", "namespaces": ["ml"], "gpu": gpu}
+        target["status"]["capacity"] = {"queues": [queue]}
     elif change == "stop" and observed:
         key = sorted(observed)[pick % len(observed)]
         observed[key]["status"] = {"conditions": [{"type": "Serving", "status": "False"}]}
