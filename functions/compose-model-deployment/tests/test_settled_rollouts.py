@@ -5,7 +5,7 @@ holds the argument and its helpers)."""
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from .test_settled import (
@@ -23,6 +23,17 @@ from .test_settled import (
 
 
 @settings(max_examples=40, deadline=None)
+# A surge of a cluster made unreachable mid-rollout: found by hypothesis, kept so that
+# a `keeps` which forgets `Decision.sought_room` fails every run, not one in seven.
+@example(
+    nodes=[2, 4, 2],
+    wanted=2,
+    strategy=None,
+    steps=[False],
+    change="unreachable",
+    pick=0,
+    serves=False,
+)
 @given(
     nodes=st.lists(st.integers(2, 6), min_size=1, max_size=3),
     wanted=st.integers(1, 3),
