@@ -72,6 +72,19 @@ def test_a_cluster_without_cache_storage_takes_no_new_replica_but_keeps_its_own(
     assert decision.match_trace()[0].reason == Rejection.NO_MODEL_CACHE_STORAGE.value
 
 
+def test_a_full_queue_never_hides_a_cluster_without_cache_storage() -> None:
+    """Its queue is full now, but it could never hold the cache: the trace gives the
+    lasting reason, and the cluster is no spread domain, so it keeps no decision from
+    holding (a drain onto it would otherwise remove the replicas that must move)."""
+    full = {"name": "team", "provider": "KAI", "namespaces": ["ml"], "gpu": {"quota": 8, "used": 8}}
+    clusters = [cluster("a", h100(), queues=[full]), cluster("b", h100())]
+    cache = CacheView(CACHE, unable={"a": "holds no model caches"})
+    decision = run(deployment(1, HOPPER), clusters, cache=cache)
+    assert placements(decision) == ["b/0:h100"]
+    (entry,) = decision.match_trace()
+    assert (entry.cluster, entry.reason) == ("a", Rejection.NO_MODEL_CACHE_STORAGE.value)
+
+
 def test_an_unknown_cache_places_nothing_and_keeps_what_runs() -> None:
     problem = Issue(
         "spec.model.cacheRef.name", "ModelCache 'kimi' not found", Reason.MODEL_CACHE_NOT_FOUND

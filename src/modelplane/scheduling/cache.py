@@ -49,12 +49,14 @@ class CacheView:
 
 
 def filter_storage(views: dict[str, ClusterView], cache: CacheView | None) -> None:
-    """Turn clusters that cannot hold the cache down for new replicas (in place)."""
+    """Turn clusters that cannot hold the cache down for new replicas (in place): the
+    eligible ones, and those refused only for a full queue, since storage is the
+    lasting reason and a full queue counts as a spread domain (`spread_domain`)."""
     if cache is None or not cache.unable:
         return
     for name, view in views.items():
         why = cache.unable.get(name)
-        if why is None or not view.eligible:
+        if why is None or not view.spread_domain:
             continue
         views[name] = ClusterView(
             view.cluster,

@@ -242,8 +242,8 @@ def _decide(
 
     # A cluster whose in-cluster queue is full (often by this deployment's own replicas)
     # is out of capacity, not ruled out by the spec: it keeps the decision from holding.
-    open_ = any(view.spread_domain for view in views.values())
-    holding = not open_ and bool(own) and deployment.replicas > 0
+    any_open = any(view.spread_domain for view in views.values())
+    holding = not any_open and bool(own) and deployment.replicas > 0
     removed: list[RemovedReplica]
     if holding:
         # An edit that leaves nothing eligible is far likelier a mistake than a
