@@ -15,7 +15,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_dev.fuzz import run_function
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import A0, B0, FLEET, deployment, fetched, observed_in_namespace, replica
+from .asked import fetched
+from .objects import A0, B0, FLEET, deployment, observed_in_namespace, replica
 
 
 def _costly(tag: str) -> str:

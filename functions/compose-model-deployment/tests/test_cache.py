@@ -7,7 +7,8 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import cluster, deployment, fetched
+from .asked import fetched
+from .objects import cluster, deployment
 
 STORAGE = {"modelCache": {"storageClassName": "efs-rwx"}}
 

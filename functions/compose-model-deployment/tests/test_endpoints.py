@@ -8,17 +8,8 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import (
-    A0,
-    A1,
-    B0,
-    FLEET,
-    deployment,
-    narrow_fetched,
-    observed_in_namespace,
-    replica,
-    widened,
-)
+from .asked import narrow_fetched, widened
+from .objects import A0, A1, B0, FLEET, deployment, observed_in_namespace, replica
 
 
 def with_url(obj: dict[str, Any], url: str) -> dict[str, Any]:

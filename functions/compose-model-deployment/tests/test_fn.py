@@ -9,6 +9,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE
 from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
+from .asked import fetched, narrow_fetched, narrow_requirements, requirements
 from .objects import (
     A0,
     A1,
@@ -26,13 +27,9 @@ from .objects import (
     decided,
     deployment,
     event,
-    fetched,
-    narrow_fetched,
-    narrow_requirements,
     observed_in_namespace,
     placement,
     replica,
-    requirements,
     response,
     revision_of,
     traced_before,

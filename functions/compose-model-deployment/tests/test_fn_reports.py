@@ -10,6 +10,7 @@ from compose_model_deployment.statuses import ready_condition
 from modelplane_dev.fuzz import final_response
 from modelplane_dev.testing import as_dict, request, run
 
+from .asked import fetched, widened
 from .objects import (
     A0,
     A1,
@@ -18,10 +19,8 @@ from .objects import (
     cluster,
     condition,
     deployment,
-    fetched,
     observed_in_namespace,
     replica,
-    widened,
 )
 
 

@@ -10,19 +10,8 @@ from compose_model_deployment.fn import FunctionRunner
 from modelplane_dev.fuzz import final_response
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import (
-    A0,
-    B0,
-    FLEET,
-    as_running,
-    cluster,
-    decided,
-    deployment,
-    fetched,
-    replica,
-    widened,
-    widened_requirements,
-)
+from .asked import fetched, widened, widened_requirements
+from .objects import A0, B0, FLEET, as_running, cluster, decided, deployment, replica
 
 
 def test_a_replica_labelled_as_this_deployments_is_not_adopted() -> None:

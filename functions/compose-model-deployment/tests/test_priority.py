@@ -12,6 +12,7 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run, run_over_grpc
 
+from .asked import fetched, narrow_fetched, narrow_requirements, requirements
 from .objects import (
     A0,
     ALL_ACCEPTED,
@@ -22,13 +23,9 @@ from .objects import (
     decided,
     deployment,
     event,
-    fetched,
-    narrow_fetched,
-    narrow_requirements,
     observed_in_namespace,
     placement,
     replica,
-    requirements,
     response,
     revision_of,
 )

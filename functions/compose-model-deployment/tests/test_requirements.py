@@ -22,16 +22,8 @@ from modelplane_cli.render.world import World
 from modelplane_dev.fuzz import final_response
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import (
-    A0,
-    B0,
-    cluster,
-    decided,
-    deployment,
-    fetched,
-    observed_in_namespace,
-    replica,
-)
+from .asked import fetched
+from .objects import A0, B0, cluster, decided, deployment, observed_in_namespace, replica
 
 
 def selecting(selector: Any) -> dict[str, Any]:

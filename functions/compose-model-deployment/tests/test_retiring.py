@@ -11,18 +11,8 @@ from compose_model_deployment.fn import FunctionRunner
 from modelplane.core.vocabulary import CONTEXT_NOW
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import (
-    A0,
-    A1,
-    FLEET,
-    cluster,
-    decided,
-    deployment,
-    fetched,
-    narrow_fetched,
-    observed_in_namespace,
-    replica,
-)
+from .asked import fetched, narrow_fetched
+from .objects import A0, A1, FLEET, cluster, decided, deployment, observed_in_namespace, replica
 from .test_endpoints import endpoint_object, url, with_url
 
 NOW = "2026-11-27T12:00:00Z"

@@ -10,7 +10,8 @@ from compose_model_deployment.fn import FunctionRunner
 from modelplane.core.template_size import MAX_TEMPLATE_BYTES, template_bytes
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import FLEET, composed, condition, deployment, event, fetched, response, widened
+from .asked import fetched, widened
+from .objects import FLEET, composed, condition, deployment, event, response
 from .test_fn import SERVING
 
 

@@ -11,7 +11,8 @@ from compose_model_deployment.fn import FunctionRunner
 
 from modelplane_dev.testing import as_dict, request, run
 
-from .objects import FLEET, composed, condition, deployment, event, fetched, response, widened
+from .asked import fetched, widened
+from .objects import FLEET, composed, condition, deployment, event, response
 from .test_fn import SERVING
 
 ENGINE = {"name": "engine", "image": "vllm/vllm-openai:v0.7.3"}

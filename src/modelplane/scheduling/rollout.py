@@ -156,6 +156,10 @@ Shrink = Callable[[list[Kept], int, list[RemovedReplica]], list[Kept]]
 spread constraints `spread.shrinker`)."""
 
 
+def _progressing(status: bool, reason: str, message: str) -> Condition:
+    return Condition(ConditionType.PROGRESSING, status, reason, message)
+
+
 class _Roll:
     def __init__(
         self,
@@ -330,15 +334,10 @@ class _Roll:
         unplaced = self.wanted - updated
         if not self.old and not waiting:
             if unplaced <= 0:
-                return Condition(ConditionType.PROGRESSING, True, Reason.ROLLOUT_COMPLETE, head)
+                return _progressing(True, Reason.ROLLOUT_COMPLETE, head)
             # Every replica placed runs the revision, but some could not be placed: the
             # rollout is not complete, and nothing proceeds until room appears.
-            return Condition(
-                ConditionType.PROGRESSING,
-                False,
-                Reason.ROLLOUT_STALLED,
-                f"{head}; {_not_placed(unplaced)}",
-            )
+            return _progressing(False, Reason.ROLLOUT_STALLED, f"{head}; {_not_placed(unplaced)}")
         notes: list[str] = []
         if self.old:
             notes.append(f"{_plural(len(self.old), 'replica')} to go")
@@ -347,15 +346,8 @@ class _Roll:
         if unplaced > 0 and not self.old:
             notes.append(_not_placed(unplaced))
         if not self.old or self.changed or waiting:
-            return Condition(
-                ConditionType.PROGRESSING,
-                True,
-                Reason.ROLLING_UPDATE,
-                f"{head}; {'; '.join(notes)}",
-            )
-        return Condition(
-            ConditionType.PROGRESSING, False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}"
-        )
+            return _progressing(True, Reason.ROLLING_UPDATE, f"{head}; {'; '.join(notes)}")
+        return _progressing(False, Reason.ROLLOUT_STALLED, f"{head}; {self._stalled()}")
 
     def _stalled(self) -> str:
         why: list[str] = []
