@@ -85,6 +85,21 @@ def test_a_full_queue_never_hides_a_cluster_without_cache_storage() -> None:
     assert (entry.cluster, entry.reason) == ("a", Rejection.NO_MODEL_CACHE_STORAGE.value)
 
 
+def test_a_replica_on_a_cluster_without_cache_storage_is_held_naming_no_selector() -> None:
+    """Its only cluster cannot hold the cache (its queue full of the replica or not):
+    nowhere takes a new replica, so the replica is held where it runs, and the message
+    does not send the team to a nodeSelector that matches."""
+    full = {"name": "team", "provider": "KAI", "namespaces": ["ml"], "gpu": {"quota": 8, "used": 8}}
+    cache = CacheView(CACHE, unable={"a": "holds no model caches"})
+    for queues in ([], [full]):
+        clusters = [cluster("a", h100(), queues=queues)]
+        decision = run(deployment(1, HOPPER), clusters, [replica("a", 0)], cache=cache)
+        assert placements(decision) == ["a/0:h100"]
+        assert decision.condition.status is False
+        assert "nodeSelector" not in decision.condition.message
+        assert "unable to run them" in decision.condition.message
+
+
 def test_an_unknown_cache_places_nothing_and_keeps_what_runs() -> None:
     problem = Issue(
         "spec.model.cacheRef.name", "ModelCache 'kimi' not found", Reason.MODEL_CACHE_NOT_FOUND

@@ -26,6 +26,7 @@ _UNADMITTED = (
     Rejection.CLUSTER_UNREACHABLE,
     Rejection.BACKEND_UNSUPPORTED,
     Rejection.POD_SECURITY_VIOLATION,
+    Rejection.NO_MODEL_CACHE_STORAGE,
 )
 
 
