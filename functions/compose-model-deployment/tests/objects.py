@@ -4,7 +4,7 @@ from typing import Any
 
 from modelplane_models import ModelDeployment
 
-from modelplane.core.issues import parse_object
+from modelplane.core.issues import InvalidInputError, parse_object
 from modelplane.scheduling.adapt.deployment import revision, spec_digest
 
 from .asked import REQUIREMENTS, narrow_requirements
@@ -80,8 +80,13 @@ def spec_of(obj: dict[str, Any]) -> str:
 
 def decided(obj: dict[str, Any]) -> dict[str, Any]:
     """The deployment as a decision over the fleet left it: its status records the
-    spec that decision was for, so a reconcile with nothing changed may stay narrow."""
-    return {**obj, "status": {**obj.get("status", {}), "matchTraceSpec": spec_of(obj)}}
+    spec that decision was for, so a reconcile with nothing changed may stay narrow.
+    A spec that does not read was never decided: `obj` as it is."""
+    try:
+        spec = spec_of(obj)
+    except InvalidInputError:
+        return obj
+    return {**obj, "status": {**obj.get("status", {}), "matchTraceSpec": spec}}
 
 
 def replica(

@@ -9,7 +9,7 @@ from compose_model_deployment.fn import FunctionRunner
 from modelplane_dev.testing import as_dict, request, run
 
 from .asked import narrow_fetched, widened
-from .objects import A0, A1, B0, FLEET, deployment, observed_in_namespace, replica
+from .objects import A0, A1, B0, FLEET, decided, deployment, observed_in_namespace, replica
 
 
 def with_url(obj: dict[str, Any], url: str) -> dict[str, Any]:
@@ -38,12 +38,15 @@ def endpoint_object(name: str, cluster: str) -> dict[str, Any]:
     }
 
 
-def _run(observed: dict[str, Any], obj: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The response to the last call of the reconcile's fetch loop: its own clusters
-    alone when the decision keeps (these replicas all name a cluster, so the loop
-    begins there), else with the fleet besides; the endpoints are the same either way."""
+def _run(
+    observed: dict[str, Any], obj: dict[str, Any] | None = None, *, keeps: bool = False
+) -> dict[str, Any]:
+    """The response to the last call of the reconcile's fetch loop of a deployment
+    decided before (`decided`): its own clusters alone when the decision keeps (which
+    `keeps` requires; these replicas all name a cluster, so the loop begins there),
+    else with the fleet besides; the endpoints are the same either way."""
     replicas = [o for o in observed.values() if o["kind"] == "ModelReplica"]
-    composite = obj or deployment(3)
+    composite = decided(obj or deployment(3))
     wide = as_dict(
         run(
             FunctionRunner(),
@@ -57,6 +60,7 @@ def _run(observed: dict[str, Any], obj: dict[str, Any] | None = None) -> dict[st
         )
     )
     if "inferenceclusters" in narrow.get("requirements", {}).get("resources", {}):
+        assert not keeps, "the decision on its own clusters widened"
         return wide
     status = narrow["desired"]["composite"]["resource"]["status"]
     assert narrow["desired"]["resources"] == wide["desired"]["resources"]
@@ -74,7 +78,7 @@ RUNNING = {
 
 
 def test_a_serving_replica_with_a_url_gets_an_endpoint() -> None:
-    got = _run(RUNNING)
+    got = _run(RUNNING, keeps=True)
     assert got["desired"]["composite"]["resource"]["status"]["endpoints"] == [
         {"replica": A0, "cluster": "a", "url": url(A0, "a"), "serving": True},
         {"replica": A1, "cluster": "a", "url": url(A1, "a"), "serving": False},
@@ -95,7 +99,7 @@ def test_an_endpoint_is_ready_once_crossplane_reports_it_ready() -> None:
             "status": {"conditions": [{"type": "Ready", "status": "True"}]},
         },
     }
-    got = _run(observed)
+    got = _run(observed, keeps=True)
     assert got["desired"]["resources"][f"endpoint-{A0}"]["ready"] == "READY_TRUE"
 
 
@@ -105,7 +109,7 @@ def test_a_replica_that_stops_serving_loses_its_endpoint_in_the_same_reconcile()
         A0: observed_in_namespace(with_url(replica(A0, "a", 0), url(A0, "a"))),
         f"endpoint-{A0}": endpoint_object(A0, "a"),
     }
-    got = _run(stopped)
+    got = _run(stopped, keeps=True)
     assert not any(key.startswith("endpoint-") for key in got["desired"]["resources"])
     assert [
         e["serving"] for e in got["desired"]["composite"]["resource"]["status"]["endpoints"]
@@ -159,7 +163,7 @@ def test_a_replica_whose_status_cannot_be_read_keeps_its_endpoint(
     broken = observed_in_namespace(replica(A0, "a", 0))
     broken["status"] = status
     observed = {**RUNNING, A0: broken, f"endpoint-{A0}": endpoint_object(A0, "a")}
-    got = _run(observed)
+    got = _run(observed, keeps=True)
     resources = got["desired"]["resources"]
     assert resources[f"endpoint-{A0}"]["resource"] == endpoint_object(A0, "a")
     assert resources[A0]["ready"] == "READY_TRUE"
@@ -175,7 +179,7 @@ def test_an_unreadable_status_composes_no_endpoint_that_was_not_there() -> None:
     """Holding is keeping, not inventing: no endpoint was composed, none appears."""
     broken = observed_in_namespace(with_url(replica(A0, "a", 0), url(A0, "a")))
     broken["status"]["conditions"] = "Serving"
-    got = _run({**RUNNING, A0: broken})
+    got = _run({**RUNNING, A0: broken}, keeps=True)
     assert f"endpoint-{A0}" not in got["desired"]["resources"]
     (warning,) = [r for r in got["results"] if r["severity"] == "SEVERITY_WARNING"]
     assert warning["message"].endswith("it is read as not serving until it can be read")

@@ -46,12 +46,13 @@ def test_an_unreadable_cluster_keeps_its_replica_and_says_so() -> None:
         B0: as_running(replica(B0, "b", 0, serving=True)),
     }
     req = request(
-        deployment(2),
+        decided(deployment(2)),
         required=fetched([cluster("a", 4), garbage_b], list(running.values())),
         observed=running,
     )
-    # The answer Crossplane keeps: its own clusters are asked for by name too.
+    # The answer Crossplane keeps: settled, its own clusters are asked for by name too.
     got = as_dict(final_response(FunctionRunner(), req))
+    assert {"inferenceclusters/a", "inferenceclusters/b"} <= set(got["requirements"]["resources"])
     assert sorted(got["desired"]["resources"]) == [A0, B0]
     assert got["desired"]["resources"][B0]["resource"]["spec"] == running[B0]["spec"]
     assert got["conditions"][0]["reason"] == "AllReplicasScheduled"

@@ -49,8 +49,8 @@ def reconcile(composite: dict[str, Any], observed: dict[str, dict[str, Any]]) ->
 
 
 def first_batch() -> tuple[dict[str, Any], dict[str, dict[str, Any]], str, dict[str, Any]]:
-    """NEW's composite, its replicas serving OLD, the replica its first reconcile
-    updates in place, and that replica as written."""
+    """NEW's composite as its first reconcile left it, its replicas serving OLD, the
+    replica that reconcile updates in place, and that replica as written."""
     composite = copy.deepcopy(OLD)
     composite["status"] = {"matchTrace": []}
     placed = reconcile(composite, {})
@@ -68,7 +68,10 @@ def first_batch() -> tuple[dict[str, Any], dict[str, dict[str, Any]], str, dict[
     }
     assert len(written) == 1, "maxUnavailable 1 updates one replica first"
     ((key, body),) = written.items()
-    return bumped, observed, key, body
+    # What that reconcile published, as the next one observes it (NEW decided over the fleet).
+    published = rsp["desired"]["composite"]["resource"]["status"]
+    edited = {**copy.deepcopy(NEW), "status": {k: published[k] for k in TRACE if k in published}}
+    return edited, observed, key, body
 
 
 def revisions(rsp: dict[str, Any]) -> dict[str, str]:
@@ -79,10 +82,14 @@ def revisions(rsp: dict[str, Any]) -> dict[str, str]:
 
 
 def after(serving: bool, revision: str | None) -> dict[str, Any]:
-    """The next reconcile, the updated replica's status judged as given."""
-    bumped, observed, key, body = first_batch()
+    """The next reconcile, the updated replica's status judged as given: decided on
+    the deployment's own clusters, as on a control plane (the edit was decided over
+    the fleet by the reconcile before)."""
+    edited, observed, key, body = first_batch()
     observed = {**observed, key: judged(body, serving, revision)}
-    return reconcile(bumped, observed)
+    got = reconcile(edited, observed)
+    assert "inferenceclusters" not in got["requirements"]["resources"]
+    return got
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .objects import A0, A1, B0, REVISION, as_running, cluster, deployment
+from .objects import A0, A1, B0, REVISION, as_running, cluster, decided, deployment
 from .objects import replica as placed
 from .test_endpoints import url, with_url
 from .test_settled import fetch_loop
@@ -51,7 +51,7 @@ def on(name: str, cluster_name: str, index: int, status: Obj) -> Obj:
 
 
 def reconcile(reachable: bool, observed: dict[str, Obj]) -> Obj:
-    return fetch_loop([*fleet(reachable), *observed.values()], deployment(2), observed)[0]
+    return fetch_loop([*fleet(reachable), *observed.values()], decided(deployment(2)), observed)[0]
 
 
 def summary(rsp: Obj) -> Obj:
