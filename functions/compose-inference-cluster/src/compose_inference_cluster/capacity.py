@@ -32,6 +32,7 @@ from modelplane_models.inference_cluster import (
     CapacityStatus,
     NodePool,
     PoolCapacity,
+    PublishedPool,
     QueueCapacity,
 )
 
@@ -55,7 +56,7 @@ def _manifest(observed: object) -> Mapping[str, Any]:
 
 
 def _pools(
-    pools: Sequence[Mapping[str, Any]],
+    pools: Sequence[PublishedPool],
     replicas: Sequence[PlacedReplica],
     ready_nodes: Mapping[str, int] | None,
     spec_pools: Sequence[NodePool],
@@ -68,23 +69,23 @@ def _pools(
             committed[key] = committed.get(key, 0) + claimed
     out: list[dict[str, Any]] = []
     for pool in pools:
-        name = str(pool.get("name", ""))
+        name = pool.name or ""
         spec = declared.get(name)
         if ready_nodes is not None:
             # A created cluster: the size the cloud reports, nothing until it reports.
             nodes = ready_nodes.get(name, 0)
         else:
-            nodes = spec.nodeCount if spec is not None else int(pool.get("nodes") or 0)
+            nodes = spec.nodeCount if spec is not None else pool.nodes or 0
         devices: dict[str, Any] = {}
         counted: set[str] = set()
-        for device in pool.get("devices") or ():
-            if not claimed_through_dra(device.get("claim")):
+        for device in pool.devices or ():
+            if not claimed_through_dra(device.claim):
                 continue
-            device_class = str(device.get("deviceClassName", ""))
+            device_class = device.deviceClassName or ""
             used = 0 if device_class in counted else committed.get((name, device_class), 0)
             counted.add(device_class)
-            total = nodes * int(device.get("count") or 1)
-            devices[str(device["name"])] = {"total": total, "committed": used}
+            total = nodes * (device.count or 1)
+            devices[device.name] = {"total": total, "committed": used}
         entry: dict[str, Any] = {"name": name, "nodes": nodes, "devices": devices}
         if spec is not None and spec.maxNodes is not None:
             entry["maxNodes"] = spec.maxNodes
@@ -153,7 +154,7 @@ def publish_capacity(
     *,
     cluster: str,
     namespace: str,
-    pools: Sequence[Mapping[str, Any]],
+    pools: Sequence[PublishedPool],
     replicas: Sequence[PlacedReplica],
     ready_nodes: Mapping[str, int] | None = None,
     spec_pools: Sequence[NodePool] = (),

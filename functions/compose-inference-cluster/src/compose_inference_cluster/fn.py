@@ -154,8 +154,10 @@ class FunctionRunner(ComposeFunction):
         # input found in between starts the response over (the runner re-publishes
         # the observed status), and nothing here waits, so publishing it earlier too
         # would only be overwritten.
+        # Read into their model once: the status publishes them, the stack reads them.
+        published = [PublishedPool.model_validate(p) for p in view.pools]
         status = Status(
-            gpuPools=[PublishedPool.model_validate(p) for p in view.pools],
+            gpuPools=published,
             providerConfigRef=reference,
             gateway=compose_gateway(req, rsp, cluster, provider_config, secret_ref["namespace"]),
             kubernetesVersion=cloud.version if cloud is not None else published_version,
@@ -184,7 +186,7 @@ class FunctionRunner(ComposeFunction):
             name,
             secret_ref,
             config,
-            view.pools,
+            published,
             placed,
             tenancy is not None,
             observed,

@@ -13,11 +13,11 @@ True otherwise (`StackComplete`).
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from modelplane_models import InferenceCluster
-from modelplane_models.inference_cluster import BackendType, StackStatus, Status
+from modelplane_models.inference_cluster import BackendType, PublishedPool, StackStatus, Status
 
 from compose_inference_cluster import releases
 from compose_inference_cluster.capacity import publish_capacity
@@ -50,7 +50,7 @@ class StackInputs:
     name: str
     secret_ref: dict[str, str]
     scheduling: SchedulingConfig
-    pools: Sequence[Mapping[str, Any]]
+    pools: Sequence[PublishedPool]
     placed: Placed
     tenancy_ok: bool
     observed: Mapping[str, Mapping[str, Any]]
@@ -81,40 +81,32 @@ def gateway_class(cluster: InferenceCluster) -> str | None:
     return gateway.gatewayClassName if gateway is not None else None
 
 
-def _device_classes(pools: Sequence[Mapping[str, Any]]) -> list[str]:
+def _device_classes(pools: Sequence[PublishedPool]) -> list[str]:
     return sorted(
         {
-            str(device["deviceClassName"])
+            device.deviceClassName
             for pool in pools
-            for device in pool.get("devices") or ()
-            if claimed_through_dra(device.get("claim")) and device.get("deviceClassName")
+            for device in pool.devices or ()
+            if claimed_through_dra(device.claim) and device.deviceClassName
         }
     )
 
 
-def _nvidia_pools(pools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _nvidia_pools(pools: Sequence[PublishedPool]) -> list[PublishedPool]:
     return [
         pool
         for pool in pools
         if any(
-            claimed_through_dra(device.get("claim")) and device.get("driver") == NVIDIA_GPU_DRIVER
-            for device in pool.get("devices") or ()
+            claimed_through_dra(device.claim) and device.driver == NVIDIA_GPU_DRIVER
+            for device in pool.devices or ()
         )
     ]
 
 
-def _gpu_taints(pools: Sequence[Mapping[str, Any]]) -> tuple[NodeTaint, ...]:
+def _gpu_taints(pools: Sequence[PublishedPool]) -> tuple[NodeTaint, ...]:
     """The taints the NVIDIA GPU pools publish (their classes' and, on a cluster
     Modelplane creates, the GPU taint it adds), once each, sorted."""
-    found: set[NodeTaint] = set()
-    for pool in _nvidia_pools(pools):
-        for taint in pool.get("nodeTaints") or ():
-            if not isinstance(taint, Mapping):
-                continue
-            fields = cast(Mapping[str, Any], taint)
-            key, effect = fields.get("key"), fields.get("effect")
-            if key and effect:
-                found.add(NodeTaint(str(key), str(effect), str(fields.get("value") or "")))
+    found = {NodeTaint.declared(t) for pool in _nvidia_pools(pools) for t in pool.nodeTaints or ()}
     return tuple(sorted(found, key=lambda t: (t.key, t.effect, t.value)))
 
 
