@@ -289,6 +289,14 @@ def read_back(observed: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return dict(atp.manifest) if atp is not None and atp.manifest else None
 
 
+def wrapped_manifest(observed: Mapping[str, Any]) -> object:
+    """The manifest an observed provider-kubernetes Object wraps
+    (`spec.forProvider.manifest`: what was composed, not what the cluster holds), as
+    written; None when it has none. Its reader decides what a manifest that is no
+    object means."""
+    return as_map(as_map(observed.get("spec")).get("forProvider")).get("manifest")
+
+
 def at_provider(observed: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """What a cloud provider's managed resource reports it observed
     (`status.atProvider`), as written; empty until it has. Each cloud's fields are

@@ -27,10 +27,10 @@ from compose_model_cache.onecluster import (
     DOWNLOAD,
     LOCAL_CACHE,
     attempts,
+    composed_manifest,
     key,
     legacy_caches,
     manifest_kind,
-    wrapped_manifest,
 )
 from modelplane.caching import Phase, Progress, download_progress
 from modelplane.caching.progress import JOB_KIND, fetched_uri
@@ -78,7 +78,7 @@ def former_storage(
     ready = sorted(
         k
         for k in downloads
-        if read[k].phase is Phase.READY and fetched_uri(wrapped_manifest(observed[k])) == uri
+        if read[k].phase is Phase.READY and fetched_uri(composed_manifest(observed[k])) == uri
     )
     reading = f"kept while replicas placed with the {backend.value} backend read it"
     if ready:

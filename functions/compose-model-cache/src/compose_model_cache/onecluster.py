@@ -50,7 +50,7 @@ from modelplane.caching import (
 from modelplane.caching.progress import JOB_KIND, fetched_uri
 from modelplane.core.kinds.base import as_list, mapping
 from modelplane.core.naming import hashed_name
-from modelplane.core.observed import read_back
+from modelplane.core.observed import read_back, wrapped_manifest
 from modelplane.core.vocabulary import LABEL_CLUSTER, LABEL_MODEL_CACHE
 from modelplane.fleet.health import format_time
 from modelplane.workloads.model import RemoteObject
@@ -122,13 +122,13 @@ def _counts(observed: Mapping[str, Any], part: str) -> bool:
     return part != DOWNLOAD or manifest_kind(observed) == JOB_KIND
 
 
-def wrapped_manifest(observed: Mapping[str, Any]) -> dict[str, Any]:
+def composed_manifest(observed: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest an observed Object wraps (empty when it has none)."""
-    return mapping(mapping(mapping(observed.get("spec")).get("forProvider")).get("manifest"))
+    return mapping(wrapped_manifest(observed))
 
 
 def manifest_kind(observed: Mapping[str, Any]) -> str | None:
-    kind = wrapped_manifest(observed).get("kind")
+    kind = composed_manifest(observed).get("kind")
     return kind if isinstance(kind, str) else None
 
 
@@ -179,7 +179,7 @@ def _holds_here(observed: Mapping[str, Any], uri: str, node_group: str | None) -
     """Whether a download Object fetched `uri` where this cluster's engines now read
     it: a Job into the claim on a Native cluster (`node_group` None), a KServe cache
     onto the cluster's node group. A backend switched since holds nothing."""
-    manifest = wrapped_manifest(observed)
+    manifest = composed_manifest(observed)
     if fetched_uri(manifest) != uri:
         return False
     if node_group is None:

@@ -9,7 +9,7 @@ from modelplane_models.shapes import Condition
 
 from modelplane.core.applied import carried_digest, spec_digest, stale_read_back
 from modelplane.core.kinds.base import mapping
-from modelplane.core.observed import first_condition
+from modelplane.core.observed import first_condition, wrapped_manifest
 from modelplane.core.vocabulary import ANNOTATION_SPEC_DIGEST, ConditionType, Reason
 from modelplane.workloads import RenderedReplica, replica_serving
 from modelplane.xfn import report
@@ -83,8 +83,8 @@ def unapplied(
     its spec says nothing either way."""
     changed: list[str] = []
     for key, wrapped in sorted(workloads.items()):
-        composed = mapping(_manifest(wrapped))
-        applied = _manifest(observed.get(key) or {})
+        composed = mapping(wrapped_manifest(wrapped))
+        applied = wrapped_manifest(observed.get(key) or {})
         # Compared without the digest annotation: an Object written before workloads
         # carried one (an upgrade) holds the same manifest without it, and is applied.
         if applied is not None and (
@@ -101,10 +101,6 @@ def unapplied(
                 f"carries {ANNOTATION_SPEC_DIGEST} {have}, not {want})"
             )
     return changed
-
-
-def _manifest(obj: Mapping[str, Any]) -> object:
-    return mapping(mapping(obj.get("spec")).get("forProvider")).get("manifest")
 
 
 def unreachable_condition(
