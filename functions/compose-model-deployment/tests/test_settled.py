@@ -1,8 +1,9 @@
 """The safety argument of the settled path (compose_model_deployment.settled).
 
-A deployment, spread over clusters or not, is placed over a random fleet and its
-replicas serve or still load; then the world changes at random (a cluster drained,
-deleted, shrunk, relabelled or unreachable, or its in-cluster queue full or not;
+A deployment, spread over clusters or not, its weights in a model cache or not, is
+placed over a random fleet and its replicas serve or still load; then the world
+changes at random (a cluster drained, deleted, shrunk, relabelled or unreachable,
+its in-cluster queue full or not, its cache storage gone or the cache Ready on it;
 another deployment's higher-priority replica on one of its clusters; a scale; a
 template change; a replica that stops serving; or nothing), and reconciles over
 the fleet may carry the change on (a rollout in flight). One reconcile's fetch loop is
@@ -51,8 +52,24 @@ CHANGES = [
     "stop",
     "unreachable",
     "queue",
+    "unstored",
+    "warm",
 ]
 UNREACHABLE = {"type": "Reachable", "status": "False", "reason": "ClusterUnreachable"}
+STORAGE = {"modelCache": {"storageClassName": "efs-rwx"}}
+
+
+def model_cache(ready_on: list[str]) -> dict[str, Any]:
+    """The deployment's ModelCache, its weights Ready on `ready_on`."""
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelCache",
+        "metadata": {"name": "weights", "namespace": "ml"},
+        "spec": {"uri": "hf://org/model", "size": "200Gi"},
+        "status": {"clusters": [{"name": c, "phase": "Ready"} for c in ready_on]},
+    }
+
+
 # Spread over clusters, one replica apart at the most: kept where it runs (the scheduler
 # never rebalances), placed under it.
 SPREADS = [
@@ -156,23 +173,31 @@ def settled_world(
     loaded: bool = True,
     strategy: dict[str, Any] | None = None,
     spread: dict[str, Any] | None = None,
+    cached: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
-    """A fleet with the deployment (rolled out by `strategy`, spread by `spread`) placed
-    by a wide decision, every replica serving (`loaded`) or none yet."""
+    """A fleet with the deployment (rolled out by `strategy`, spread by `spread`, its
+    weights in a ModelCache Ready on c0 when `cached`, every cluster able to hold it)
+    placed by a wide decision, every replica serving (`loaded`) or none yet."""
     clusters = [cluster(f"c{i}", n) for i, n in enumerate(nodes)]
     composite = deployment(wanted)
+    caches: list[dict[str, Any]] = []
+    if cached:
+        composite["spec"]["model"] = {"cacheRef": {"name": "weights"}}
+        for obj in clusters:
+            obj["spec"]["storage"] = STORAGE
+        caches.append(model_cache(["c0"]))
     if strategy is not None:
         composite["spec"]["strategy"] = strategy
     if spread is not None:
         composite["spec"]["placement"] = {"spreadConstraints": [spread]}
     composite["status"] = {"matchTrace": []}
-    first, _ = fetch_loop([*clusters, HIGH], composite, {})
+    first, _ = fetch_loop([*clusters, HIGH, *caches], composite, {})
     placed = first.get("desired", {}).get("resources", {})
     state = serving if loaded else loading
     observed = {key: state(body["resource"]) for key, body in placed.items()}
     trace = first["desired"]["composite"]["resource"]["status"]
     composite["status"] = {k: trace[k] for k in TRACE if k in trace}
-    return [*clusters, HIGH, *observed.values()], composite, observed
+    return [*clusters, HIGH, *caches, *observed.values()], composite, observed
 
 
 def changed(
@@ -209,6 +234,14 @@ def changed(
         composite["spec"]["workers"]["template"]["spec"]["containers"][0]["image"] = "vllm:next"
     elif change == "unreachable":
         target["status"]["conditions"] = [UNREACHABLE]
+    elif change == "unstored":
+        # It can no longer hold the deployment's model cache (when it has one).
+        target["spec"].pop("storage", None)
+    elif change == "warm":
+        # The cache is Ready on it too (when the deployment has one).
+        for obj in world:
+            if obj["kind"] == "ModelCache":
+                obj["status"]["clusters"].append({"name": name, "phase": "Ready"})
     elif change == "queue":
         # The namespace's in-cluster queue there: full, or room for one replica more.
         gpu = {"quota": 16, "used": 16 if serves else 8}
@@ -271,6 +304,7 @@ STRATEGIES = [
     loaded=st.booleans(),
     strategy=st.sampled_from(STRATEGIES),
     spread=st.sampled_from(SPREADS),
+    cached=st.booleans(),
     steps=st.lists(st.booleans(), max_size=2),
 )
 def test_the_narrow_path_decides_as_the_whole_fleet(
@@ -283,9 +317,10 @@ def test_the_narrow_path_decides_as_the_whole_fleet(
     loaded: bool,
     strategy: dict[str, Any] | None,
     spread: dict[str, Any] | None,
+    cached: bool,
     steps: list[bool],
 ) -> None:
-    world, composite, observed = settled_world(nodes, wanted, loaded, strategy, spread)
+    world, composite, observed = settled_world(nodes, wanted, loaded, strategy, spread, cached)
     for i, (at, others_serve) in enumerate(others):
         world.append(other(f"low-{i}", f"c{at % len(nodes)}", priority=None, serves=others_serve))
     world, composite, observed = changed(world, composite, observed, change, pick, serves)
