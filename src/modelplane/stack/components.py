@@ -59,6 +59,11 @@ CERT_MANAGER: Final = Component.helm(
     chart=Chart("cert-manager", repository="https://charts.jetstack.io"),
     values={"crds": {"enabled": True}},
 )
+# Where KServe and the Envoy projects publish their charts, each project's releases
+# from one registry.
+KSERVE_CHARTS: Final = "oci://ghcr.io/kserve/charts"
+ENVOY_CHARTS: Final = "oci://docker.io/envoyproxy"
+KSERVE_NAMESPACE: Final = "kserve"
 KSERVE: Final = Component(
     key="kserve",
     title="KServe LLMInferenceService",
@@ -66,13 +71,13 @@ KSERVE: Final = Component(
     releases=(
         ReleaseSpec(
             "kserve-llmisvc-crd",
-            Chart("kserve-llmisvc-crd", repository="oci://ghcr.io/kserve/charts"),
-            namespace="kserve",
+            Chart("kserve-llmisvc-crd", repository=KSERVE_CHARTS),
+            namespace=KSERVE_NAMESPACE,
         ),
         ReleaseSpec(
             "kserve-llmisvc",
-            Chart("kserve-llmisvc-resources", repository="oci://ghcr.io/kserve/charts"),
-            namespace="kserve",
+            Chart("kserve-llmisvc-resources", repository=KSERVE_CHARTS),
+            namespace=KSERVE_NAMESPACE,
         ),
         # The LLMInferenceServiceConfig presets every LLMInferenceService is built
         # from (kserve-config-llm-template and the rest of the controller's
@@ -84,8 +89,8 @@ KSERVE: Final = Component(
         # not serve yet on the first try; provider-helm retries the install.
         ReleaseSpec(
             "kserve-llmisvc-configs",
-            Chart("kserve-runtime-configs", repository="oci://ghcr.io/kserve/charts"),
-            namespace="kserve",
+            Chart("kserve-runtime-configs", repository=KSERVE_CHARTS),
+            namespace=KSERVE_NAMESPACE,
             values={
                 "kserve": {
                     "llmisvcConfigs": {"enabled": True},
@@ -104,7 +109,7 @@ ENVOY_GATEWAY: Final = Component(
     releases=(
         ReleaseSpec(
             ENVOY_GATEWAY_RELEASE,
-            Chart("gateway-helm", repository="oci://docker.io/envoyproxy"),
+            Chart("gateway-helm", repository=ENVOY_CHARTS),
             namespace=ENVOY_GATEWAY_NAMESPACE,
             # Envoy Gateway routes to no ExternalName Service, so a hub's routes reach
             # DNS-named backends through its Backend kind, which it serves only when
@@ -137,12 +142,12 @@ ENVOY_AI_GATEWAY: Final = Component(
     releases=(
         ReleaseSpec(
             "ai-gateway-crds",
-            Chart("ai-gateway-crds-helm", repository="oci://docker.io/envoyproxy"),
+            Chart("ai-gateway-crds-helm", repository=ENVOY_CHARTS),
             namespace=AI_GATEWAY_NAMESPACE,
         ),
         ReleaseSpec(
             AI_GATEWAY_RELEASE,
-            Chart("ai-gateway-helm", repository="oci://docker.io/envoyproxy"),
+            Chart("ai-gateway-helm", repository=ENVOY_CHARTS),
             namespace=AI_GATEWAY_NAMESPACE,
             # Said outright, not left to the chart's defaults: Envoy Gateway's extension
             # manager dials this Service by name, and the chart grants Envoy Gateway's
