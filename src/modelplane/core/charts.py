@@ -63,6 +63,13 @@ class Component:
     version: str
     releases: tuple[ReleaseSpec, ...]
 
+    @property
+    def release(self) -> str:
+        """The name of its release, for a component of one (`helm`); a component of
+        several names each where it declares them."""
+        (only,) = self.releases
+        return only.name
+
     @classmethod
     def helm(
         cls,

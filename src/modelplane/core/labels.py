@@ -2,11 +2,12 @@
 
 import re
 
+from modelplane.core.naming import DNS_SUBDOMAIN_MAX, is_dns_subdomain
+
 _NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 LABEL_VALUE_MAX = 63
 NAME_MAX = 63
-PREFIX_MAX = 253
+PREFIX_MAX = DNS_SUBDOMAIN_MAX
 ANNOTATIONS_TOTAL_MAX = 256 * 1024
 
 
@@ -17,7 +18,7 @@ def key_error(key: str) -> str | None:
         return "a key holds at most one '/'"
     if key.startswith("/"):
         return "the prefix before '/' must not be empty"
-    if prefix and (len(prefix) > PREFIX_MAX or not _PREFIX.match(prefix)):
+    if prefix and not is_dns_subdomain(prefix):
         return f"prefix {prefix!r} must be a DNS subdomain of at most {PREFIX_MAX} characters"
     if not name or len(name) > NAME_MAX or not _NAME.match(name):
         return (

@@ -11,6 +11,9 @@ from modelplane.core.vocabulary import NVIDIA_GPU_DRIVER
 from modelplane.stack.components import (
     AI_GATEWAY_RELEASE,
     ENVOY_GATEWAY_RELEASE,
+    KSERVE_RELEASE,
+    LEADER_WORKER_SET,
+    NVIDIA_DRA_DRIVER,
     all_components,
     calls_extension,
 )
@@ -30,6 +33,9 @@ __all__ = [
     "AI_GATEWAY_RELEASE",
     "ENVOY_GATEWAY_RELEASE",
     "INFERENCE_POOL_CRD",
+    "KSERVE_RELEASE",
+    "LEADER_WORKER_SET",
+    "NVIDIA_DRA_DRIVER",
     "NVIDIA_GPU_DRIVER",
     "ClusterFacts",
     "Mode",

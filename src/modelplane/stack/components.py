@@ -64,6 +64,8 @@ CERT_MANAGER: Final = Component.helm(
 KSERVE_CHARTS: Final = "oci://ghcr.io/kserve/charts"
 ENVOY_CHARTS: Final = "oci://docker.io/envoyproxy"
 KSERVE_NAMESPACE: Final = "kserve"
+# The release of KServe's LLMInferenceService controller, which its replicas need.
+KSERVE_RELEASE: Final = "kserve-llmisvc"
 KSERVE: Final = Component(
     key="kserve",
     title="KServe LLMInferenceService",
@@ -75,7 +77,7 @@ KSERVE: Final = Component(
             namespace=KSERVE_NAMESPACE,
         ),
         ReleaseSpec(
-            "kserve-llmisvc",
+            KSERVE_RELEASE,
             Chart("kserve-llmisvc-resources", repository=KSERVE_CHARTS),
             namespace=KSERVE_NAMESPACE,
         ),

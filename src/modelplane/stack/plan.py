@@ -56,6 +56,7 @@ from modelplane.stack.components import (
     GPU_NODE_TOLERATIONS,
     INFERENCE_POOL_EXTENSION,
     KSERVE,
+    KSERVE_RELEASE,
     LEADER_WORKER_SET,
     NODE_FEATURE_DISCOVERY,
     NVIDIA_DRA_DRIVER,
@@ -135,17 +136,17 @@ def _after(facts: ClusterFacts, names: set[str]) -> dict[str, set[str]]:
         if dependent in names and prerequisite in names:
             edges.setdefault(dependent, set()).add(prerequisite)
 
-    edge("nvidia-dra-driver-gpu", "node-feature-discovery")
-    for prerequisite in ("cert-manager", "lws", ENVOY_GATEWAY_RELEASE):
-        edge("kserve-llmisvc", prerequisite)
+    edge(NVIDIA_DRA_DRIVER.release, NODE_FEATURE_DISCOVERY.release)
+    for prerequisite in (CERT_MANAGER.release, LEADER_WORKER_SET.release, ENVOY_GATEWAY_RELEASE):
+        edge(KSERVE_RELEASE, prerequisite)
     edge(ENVOY_AI_GATEWAY.releases[0].name, ENVOY_GATEWAY_RELEASE)
     install = facts.scheduler.install
     if install is not None:
         for release in install.releases:
             if facts.scheduler.installs_after_lws:
-                edge(release.name, "lws")
+                edge(release.name, LEADER_WORKER_SET.release)
             if facts.scheduler.installs_before_lws():
-                edge("lws", release.name)
+                edge(LEADER_WORKER_SET.release, release.name)
     return edges
 
 

@@ -9,12 +9,12 @@ path rewrite, which Gateway API implementations do not apply portably.
 """
 
 import ipaddress
-import re
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
 from modelplane.core.issues import InvalidInputError
+from modelplane.core.naming import is_dns_subdomain
 from modelplane.core.vocabulary import Reason
 
 from .names import HTTP_PORT, HTTPS_PORT
@@ -22,7 +22,6 @@ from .public_ips import is_public
 
 SCHEMES: Final = {"http": HTTP_PORT, "https": HTTPS_PORT}
 OPENAI_BASE_PATHS: Final = ("", "/", "/v1", "/v1/")
-_HOSTNAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ def parse_url(text: str, path: str) -> URL:
 
 
 def _is_host(host: str) -> bool:
-    return is_ip(host) or (len(host) <= 253 and bool(_HOSTNAME.match(host)))
+    return is_ip(host) or is_dns_subdomain(host)
 
 
 def is_ip(host: str) -> bool:

@@ -31,6 +31,9 @@ from modelplane.core.vocabulary import ConditionType, Reason
 from modelplane.stack import (
     AI_GATEWAY_RELEASE,
     ENVOY_GATEWAY_RELEASE,
+    KSERVE_RELEASE,
+    LEADER_WORKER_SET,
+    NVIDIA_DRA_DRIVER,
     NVIDIA_GPU_DRIVER,
     ClusterFacts,
     Mode,
@@ -124,8 +127,11 @@ def _needs(
     planned = {r.name for r in plan}
     names: list[str] = []
     if replica.claims:
-        names.append("nvidia-dra-driver-gpu")
-    names.append("kserve-llmisvc" if facts.kserve else ("lws" if replica.multi_node else ""))
+        names.append(NVIDIA_DRA_DRIVER.release)
+    if facts.kserve:
+        names.append(KSERVE_RELEASE)
+    elif replica.multi_node:
+        names.append(LEADER_WORKER_SET.release)
     if facts.scheduler.install is not None:
         names.append(facts.scheduler.install.releases[-1].name)
     if facts.gateway_class:

@@ -62,6 +62,7 @@ from compose_model_deployment.statuses import (
 )
 from modelplane.cel.environment import warm as warm_cel
 from modelplane.core.issues import InvalidInputError, Issue, parse_object
+from modelplane.core.refs import PRIORITY_CLASS_API_VERSION, PRIORITY_CLASS_KIND
 from modelplane.core.vocabulary import CONTEXT_MATCH_TRACE, LABEL_DEPLOYMENT, ConditionType, Reason
 from modelplane.scheduling import (
     CacheView,
@@ -145,7 +146,7 @@ class FunctionRunner(ComposeFunction):
         wide = bool(retiring) or _traced_raw(req, composite)
         own = None if wide else settled_clusters(req, statuses, self.kept)
         narrow = require_own(req, rsp, own, self.kept) if own is not None else None
-        required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
+        required.require_all(rsp, PRIORITY_CLASSES, PRIORITY_CLASS_API_VERSION, PRIORITY_CLASS_KIND)
         require_cache(rsp, composite)
         if narrow is not None and not carries_wide(req):
             # A settled deployment decides on its own clusters; a decision that keeps

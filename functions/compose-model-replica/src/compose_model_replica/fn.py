@@ -46,6 +46,7 @@ from modelplane.conventions import (
 from modelplane.core.applied import stamped
 from modelplane.core.issues import InvalidInputError, Issue
 from modelplane.core.observed import conditions, first_condition
+from modelplane.core.refs import PRIORITY_CLASS_API_VERSION, PRIORITY_CLASS_KIND
 from modelplane.core.vocabulary import (
     ANNOTATION_REVISION,
     API_VERSION,
@@ -228,7 +229,7 @@ class FunctionRunner(ComposeFunction):
         """PriorityClasses, for schedulers whose rules weigh priorities by value (KAI)."""
         if not config.scheduler.reads_priority_classes:
             return []
-        required.require_all(rsp, PRIORITY_CLASSES, "scheduling.k8s.io/v1", "PriorityClass")
+        required.require_all(rsp, PRIORITY_CLASSES, PRIORITY_CLASS_API_VERSION, PRIORITY_CLASS_KIND)
         required.stop_unless_fetched(req, rsp)
         return required.resolve(req, PRIORITY_CLASSES).items
 
