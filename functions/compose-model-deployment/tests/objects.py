@@ -327,3 +327,18 @@ RELABELLED = {
         **{"modelplane.ai/cluster": "a", "modelplane.ai/replica-index": "1"},
     ),
 }
+
+
+# A cluster's storage for model caches, and a deployment's ModelCache (`weights`, in ml)
+# with its weights Ready on `ready_on`.
+CACHE_STORAGE = {"modelCache": {"storageClassName": "efs-rwx"}}
+
+
+def model_cache(ready_on: list[str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "modelplane.ai/v1alpha1",
+        "kind": "ModelCache",
+        "metadata": {"name": "weights", "namespace": "ml"},
+        "spec": {"uri": "hf://org/model", "size": "200Gi"},
+        "status": {"clusters": [{"name": c, "phase": "Ready"} for c in ready_on]},
+    }

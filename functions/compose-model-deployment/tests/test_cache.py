@@ -8,9 +8,7 @@ from compose_model_deployment.fn import FunctionRunner
 from modelplane_dev.testing import as_dict, request, run
 
 from .asked import fetched
-from .objects import cluster, deployment
-
-STORAGE = {"modelCache": {"storageClassName": "efs-rwx"}}
+from .objects import CACHE_STORAGE, cluster, deployment, model_cache
 
 
 def with_cache(obj: dict[str, Any]) -> dict[str, Any]:
@@ -19,18 +17,8 @@ def with_cache(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def stored(obj: dict[str, Any]) -> dict[str, Any]:
-    obj["spec"]["storage"] = STORAGE
+    obj["spec"]["storage"] = CACHE_STORAGE
     return obj
-
-
-def cache(ready_on: list[str]) -> dict[str, Any]:
-    return {
-        "apiVersion": "modelplane.ai/v1alpha1",
-        "kind": "ModelCache",
-        "metadata": {"name": "weights", "namespace": "ml"},
-        "spec": {"uri": "hf://org/model", "size": "200Gi"},
-        "status": {"clusters": [{"name": c, "phase": "Ready"} for c in ready_on]},
-    }
 
 
 def call(caches: list[dict[str, Any]], clusters: list[dict[str, Any]]) -> dict[str, Any]:
@@ -71,7 +59,7 @@ def test_an_unknown_cache_places_nothing() -> None:
 
 
 def test_an_invalid_cache_places_nothing() -> None:
-    bad = cache([])
+    bad = model_cache([])
     bad["spec"]["uri"] = "ftp://host/model"
     status, reason, message = scheduled(call([bad], [stored(cluster("a", 2))]))
     assert (status, reason) == ("FALSE", "ModelCacheInvalid")
@@ -79,7 +67,7 @@ def test_an_invalid_cache_places_nothing() -> None:
 
 
 def test_the_replica_goes_where_the_cache_is_ready_and_holds_it() -> None:
-    rsp = call([cache(["b"])], [stored(cluster("a", 2)), stored(cluster("b", 2))])
+    rsp = call([model_cache(["b"])], [stored(cluster("a", 2)), stored(cluster("b", 2))])
     resources = rsp["desired"]["resources"]
     (replica,) = [r["resource"] for k, r in resources.items() if k != "usage-modelcache"]
     assert replica["spec"]["clusterName"] == "b"
@@ -104,7 +92,7 @@ def test_the_replica_goes_where_the_cache_is_ready_and_holds_it() -> None:
 
 
 def test_a_cluster_without_cache_storage_gets_no_replica() -> None:
-    rsp = call([cache([])], [cluster("a", 2), stored(cluster("b", 2))])
+    rsp = call([model_cache([])], [cluster("a", 2), stored(cluster("b", 2))])
     resources = rsp["desired"]["resources"]
     (replica,) = [r["resource"] for k, r in resources.items() if k != "usage-modelcache"]
     assert replica["spec"]["clusterName"] == "b"

@@ -29,7 +29,7 @@ from modelplane_cli.render import requirements as render_requirements
 from modelplane_cli.render.world import World
 from modelplane_dev.testing import as_dict, run
 
-from .objects import as_running, cluster, deployment
+from .objects import CACHE_STORAGE, as_running, cluster, deployment, model_cache
 
 DRAIN = {"key": "example.com/maintenance", "value": "2026-12-01", "effect": "NoExecute"}
 HIGH = {
@@ -56,20 +56,6 @@ CHANGES = [
     "warm",
 ]
 UNREACHABLE = {"type": "Reachable", "status": "False", "reason": "ClusterUnreachable"}
-STORAGE = {"modelCache": {"storageClassName": "efs-rwx"}}
-
-
-def model_cache(ready_on: list[str]) -> dict[str, Any]:
-    """The deployment's ModelCache, its weights Ready on `ready_on`."""
-    return {
-        "apiVersion": "modelplane.ai/v1alpha1",
-        "kind": "ModelCache",
-        "metadata": {"name": "weights", "namespace": "ml"},
-        "spec": {"uri": "hf://org/model", "size": "200Gi"},
-        "status": {"clusters": [{"name": c, "phase": "Ready"} for c in ready_on]},
-    }
-
-
 # Spread over clusters, one replica apart at the most: kept where it runs (the scheduler
 # never rebalances), placed under it.
 SPREADS = [
@@ -184,7 +170,7 @@ def settled_world(
     if cached:
         composite["spec"]["model"] = {"cacheRef": {"name": "weights"}}
         for obj in clusters:
-            obj["spec"]["storage"] = STORAGE
+            obj["spec"]["storage"] = CACHE_STORAGE
         caches.append(model_cache(["c0"]))
     if strategy is not None:
         composite["spec"]["strategy"] = strategy
