@@ -246,7 +246,7 @@ def _decide(
     holding = not any_open and bool(own) and deployment.replicas > 0
     removed: list[RemovedReplica]
     if holding:
-        # An edit that leaves nothing eligible is far likelier a mistake than a
+        # An edit that leaves no cluster open is far likelier a mistake than a
         # wish to tear the deployment down: keep what runs, and say so.
         kept, removed = hold(own, existence)
     else:
